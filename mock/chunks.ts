@@ -1,0 +1,40 @@
+// How the mock splits text and JSON into stream deltas.
+
+/** Word-sized chunks ("Hello", " world", "!") whose concatenation is exactly `text`. */
+export function wordChunks(text: string): string[] {
+  return text.match(/\s*\S+|\s+/g) ?? [];
+}
+
+/** Split serialized JSON into fragments of at most `size` code points (never splitting a surrogate pair). */
+export function jsonChunks(json: string, size = 10): string[] {
+  const points = Array.from(json);
+  const out: string[] = [];
+  for (let i = 0; i < points.length; i += size) out.push(points.slice(i, i + size).join(""));
+  return out;
+}
+
+/** Rough token estimate used for usage numbers (4 characters per token, at least 1). */
+export function estimateTokens(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+const TO_ANTHROPIC: Record<string, string> = { stop: "end_turn", tool_calls: "tool_use", length: "max_tokens" };
+const TO_OPENAI: Record<string, string> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  tool_use: "tool_calls",
+  max_tokens: "length",
+  refusal: "content_filter",
+};
+
+/** Stop reason in Anthropic vocabulary, accepting either vocabulary as input. */
+export function anthropicStopReason(given: string | undefined, hasToolCalls: boolean): string {
+  if (given === undefined) return hasToolCalls ? "tool_use" : "end_turn";
+  return TO_ANTHROPIC[given] ?? given;
+}
+
+/** finish_reason in OpenAI vocabulary, accepting either vocabulary as input. */
+export function openaiFinishReason(given: string | undefined, hasToolCalls: boolean): string {
+  if (given === undefined) return hasToolCalls ? "tool_calls" : "stop";
+  return TO_OPENAI[given] ?? given;
+}

@@ -1,0 +1,176 @@
+// Scripting state keyed by model (step queues, request records, counters) and the /_mock control API.
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import { isRecord, type Protocol, type Rejection, type Step } from "./types.ts";
+
+export const MAX_RECORDS_PER_MODEL = 2000;
+const REDACTED_HEADERS = ["authorization", "x-api-key", "api-key", "proxy-authorization", "cookie"];
+
+export interface RequestRecord {
+  seq: number;
+  protocol: Protocol;
+  path: string;
+  model: string;
+  headers: Record<string, string>;
+  body: unknown;
+  raw: string;
+  rejected: { status: number; message: string } | null;
+  /** Which answer the request got: a scripted step kind, the default brain, or null when rejected. */
+  served: "reply" | "error" | "raw" | "stream_error" | "default" | null;
+  at: string;
+}
+
+interface Counters {
+  requests: number;
+  rejected: number;
+  rejected_p: number;
+}
+
+interface ModelState {
+  queue: Step[];
+  records: RequestRecord[];
+  counters: Counters;
+}
+
+export function redactHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const key = name.toLowerCase();
+    out[key] = REDACTED_HEADERS.includes(key) ? "[redacted]" : Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+export class MockState {
+  private readonly models = new Map<string, ModelState>();
+  private seq = 0;
+
+  private model(name: string): ModelState {
+    let state = this.models.get(name);
+    if (!state) {
+      state = { queue: [], records: [], counters: { requests: 0, rejected: 0, rejected_p: 0 } };
+      this.models.set(name, state);
+    }
+    return state;
+  }
+
+  enqueue(model: string, steps: Step[]): number {
+    const state = this.model(model);
+    state.queue.push(...steps);
+    return state.queue.length;
+  }
+
+  pop(model: string): Step | undefined {
+    return this.models.get(model)?.queue.shift();
+  }
+
+  record(entry: Omit<RequestRecord, "seq" | "at" | "served">, rejection: Rejection | null): RequestRecord {
+    const state = this.model(entry.model);
+    const record: RequestRecord = { ...entry, seq: ++this.seq, served: null, at: new Date().toISOString() };
+    state.records.push(record);
+    if (state.records.length > MAX_RECORDS_PER_MODEL) state.records.shift();
+    state.counters.requests++;
+    if (rejection) {
+      state.counters.rejected++;
+      if (rejection.pairing) state.counters.rejected_p++;
+    }
+    return record;
+  }
+
+  reset(model?: string): void {
+    if (model === undefined) this.models.clear();
+    else this.models.delete(model);
+  }
+
+  requests(model?: string): RequestRecord[] {
+    if (model !== undefined) return [...(this.models.get(model)?.records ?? [])];
+    return [...this.models.values()].flatMap((m) => m.records).sort((a, b) => a.seq - b.seq);
+  }
+
+  stats(model?: string): Record<string, unknown> {
+    const total: Counters = { requests: 0, rejected: 0, rejected_p: 0 };
+    for (const state of this.models.values()) {
+      total.requests += state.counters.requests;
+      total.rejected += state.counters.rejected;
+      total.rejected_p += state.counters.rejected_p;
+    }
+    if (model === undefined) return { ...total };
+    const state = this.models.get(model);
+    const counters = state?.counters ?? { requests: 0, rejected: 0, rejected_p: 0 };
+    return { ...total, model: { name: model, ...counters, queued: state?.queue.length ?? 0 } };
+  }
+}
+
+const STEP_KINDS = ["reply", "error", "raw", "stream_error"] as const;
+
+/** Checks a script step's outer shape; returns an error text or null. */
+export function stepProblem(step: unknown, i: number): string | null {
+  if (!isRecord(step)) return `steps[${i}] must be an object`;
+  const kinds = STEP_KINDS.filter((k) => k in step);
+  if (kinds.length !== 1) return `steps[${i}] must have exactly one of ${STEP_KINDS.join(", ")}`;
+  if ("reply" in step && !isRecord(step.reply)) return `steps[${i}].reply must be an object`;
+  if ("error" in step && !(isRecord(step.error) && typeof step.error.status === "number"))
+    return `steps[${i}].error.status must be a number`;
+  if ("raw" in step && typeof step.raw !== "string") return `steps[${i}].raw must be a string`;
+  if ("stream_error" in step && !(isRecord(step.stream_error) && typeof step.stream_error.after_events === "number"))
+    return `steps[${i}].stream_error.after_events must be a number`;
+  if ("reply" in step && isRecord(step.reply) && step.reply.tool_calls !== undefined) {
+    const calls = step.reply.tool_calls;
+    if (!Array.isArray(calls) || !calls.every((c) => isRecord(c) && typeof c.name === "string" && isRecord(c.input)))
+      return `steps[${i}].reply.tool_calls must be [{name, input: {...}}]`;
+  }
+  return null;
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Serves /_mock/*; returns false when the path is not a control route. */
+export function handleControl(state: MockState, method: string, url: URL, raw: string, res: ServerResponse): boolean {
+  const model = url.searchParams.get("model") ?? undefined;
+  let body: unknown = {};
+  if (method === "POST" && raw.trim().length > 0) {
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      json(res, 400, { error: "body must be JSON" });
+      return true;
+    }
+  }
+  const route = `${method} ${url.pathname}`;
+  switch (route) {
+    case "POST /_mock/script": {
+      if (!isRecord(body) || typeof body.model !== "string" || !Array.isArray(body.steps)) {
+        json(res, 400, { error: 'expected {"model": string, "steps": [Step, ...]}' });
+        return true;
+      }
+      const steps: unknown[] = body.steps;
+      for (let i = 0; i < steps.length; i++) {
+        const problem = stepProblem(steps[i], i);
+        if (problem) {
+          json(res, 400, { error: problem });
+          return true;
+        }
+      }
+      json(res, 200, { ok: true, queued: state.enqueue(body.model, steps as Step[]) });
+      return true;
+    }
+    case "POST /_mock/reset": {
+      const target = isRecord(body) && typeof body.model === "string" ? body.model : model;
+      state.reset(target);
+      json(res, 200, { ok: true });
+      return true;
+    }
+    case "GET /_mock/requests":
+      json(res, 200, { requests: state.requests(model) });
+      return true;
+    case "GET /_mock/stats":
+      json(res, 200, state.stats(model));
+      return true;
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,97 @@
+import { ApiError } from "../http/errors";
+import { check } from "../http/validate";
+import type { JsonObject } from "../session/history/parts";
+import { agentBodySchema } from "./schema";
+import { type AgentConfig, type AgentTool, BUILTIN_TOOL_NAMES, DEFAULT_MAX_STEPS } from "./types";
+
+interface AgentBody {
+  model: {
+    provider: "anthropic" | "openai";
+    name: string;
+    max_tokens?: number;
+    capabilities?: Partial<AgentConfig["model"]["capabilities"]>;
+  };
+  system?: string;
+  max_steps?: number;
+  tools?: AgentTool[];
+  mcp_servers?: AgentConfig["mcp_servers"];
+  disclosure?: Partial<AgentConfig["disclosure"]>;
+  webhook_secrets?: string[];
+}
+
+export const AGENT_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+function assertUrl(url: string, where: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ApiError(400, "invalid_request", `${where}: not a valid URL`);
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    throw new ApiError(400, "invalid_request", `${where}: only http(s) URLs are allowed`);
+  }
+  if (parsed.username || parsed.password) {
+    throw new ApiError(400, "invalid_request", `${where}: credentials in URLs are not allowed`);
+  }
+}
+
+function assertObjectSchema(schema: JsonObject, where: string): void {
+  const type = schema.type;
+  const isObject = type === "object" || (Array.isArray(type) && type.includes("object"));
+  if (!isObject) throw new ApiError(422, "invalid_schema", `${where}: the root of a tool input schema must be an object schema`);
+}
+
+/** Validates an agent body and fills defaults; throws ApiError on the first problem. */
+export function normalizeAgent(name: string, raw: unknown): AgentConfig {
+  if (!AGENT_NAME.test(name)) throw new ApiError(400, "invalid_request", "agent name must match ^[a-zA-Z0-9_-]{1,64}$");
+  const body = check<AgentBody>(agentBodySchema, raw);
+  const tools = body.tools ?? [];
+  const seen = new Set<string>();
+  tools.forEach((tool, i) => {
+    const where = `tools.${i}`;
+    if ((BUILTIN_TOOL_NAMES as readonly string[]).includes(tool.name)) {
+      throw new ApiError(400, "reserved_tool_name", `${where}.name: "${tool.name}" is a built-in tool name and cannot be used`);
+    }
+    if (tool.name.startsWith("mcp__")) {
+      throw new ApiError(400, "reserved_tool_name", `${where}.name: the mcp__ prefix is reserved for MCP server tools`);
+    }
+    if (seen.has(tool.name)) throw new ApiError(400, "duplicate_tool", `${where}.name: duplicate tool name "${tool.name}"`);
+    seen.add(tool.name);
+    assertObjectSchema(tool.input_schema, `${where}.input_schema`);
+    if (tool.discovery_schema) assertObjectSchema(tool.discovery_schema, `${where}.discovery_schema`);
+    if (tool.execution.type === "http") assertUrl(tool.execution.url, `${where}.execution.url`);
+  });
+  const servers = body.mcp_servers ?? [];
+  const serverNames = new Set<string>();
+  servers.forEach((s, i) => {
+    if (serverNames.has(s.name)) throw new ApiError(400, "invalid_request", `mcp_servers.${i}.name: duplicate server`);
+    serverNames.add(s.name);
+    assertUrl(s.url, `mcp_servers.${i}.url`);
+  });
+  const caps = body.model.capabilities ?? {};
+  return {
+    name,
+    model: {
+      provider: body.model.provider,
+      name: body.model.name,
+      ...(body.model.max_tokens ? { max_tokens: body.model.max_tokens } : {}),
+      capabilities: {
+        message_level_tools: caps.message_level_tools ?? false,
+        native_tool_search: caps.native_tool_search ?? false,
+        prompt_cache: caps.prompt_cache ?? body.model.provider === "anthropic",
+        thinking: caps.thinking ?? false,
+      },
+    },
+    system: body.system ?? "",
+    max_steps: body.max_steps ?? DEFAULT_MAX_STEPS,
+    tools: tools.map((t) => ({ ...t, description: t.description ?? "" })),
+    mcp_servers: servers,
+    disclosure: {
+      tool_search: body.disclosure?.tool_search ?? true,
+      tool_info: body.disclosure?.tool_info ?? true,
+      select_tools: body.disclosure?.select_tools ?? "auto",
+    },
+    webhook_secrets: body.webhook_secrets ?? [],
+  };
+}

@@ -1,0 +1,93 @@
+/** JSON Schema of `PUT /v1/agents/{agent}`; validated with @cfworker/json-schema (no code generation). */
+export const agentBodySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["model"],
+  properties: {
+    model: {
+      type: "object",
+      additionalProperties: false,
+      required: ["provider", "name"],
+      properties: {
+        provider: { enum: ["anthropic", "openai"] },
+        name: { type: "string", minLength: 1, maxLength: 200 },
+        max_tokens: { type: "integer", minimum: 1, maximum: 200000 },
+        capabilities: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            message_level_tools: { type: "boolean" },
+            native_tool_search: { type: "boolean" },
+            prompt_cache: { type: "boolean" },
+            thinking: { type: "boolean" },
+          },
+        },
+      },
+    },
+    system: { type: "string", maxLength: 200000 },
+    max_steps: { type: "integer", minimum: 1, maximum: 64 },
+    tools: {
+      type: "array",
+      maxItems: 1000,
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["name", "input_schema", "execution"],
+        properties: {
+          name: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
+          description: { type: "string", maxLength: 10000 },
+          input_schema: { type: "object" },
+          discovery_schema: { type: "object" },
+          defer: { type: "boolean" },
+          always_load: { type: "boolean" },
+          search_hint: { type: "string", maxLength: 1000 },
+          execution: {
+            oneOf: [
+              {
+                type: "object",
+                additionalProperties: false,
+                required: ["type", "url"],
+                properties: {
+                  type: { const: "http" },
+                  url: { type: "string", minLength: 1, maxLength: 2048 },
+                  timeout_ms: { type: "integer", minimum: 100, maximum: 300000 },
+                },
+              },
+              {
+                type: "object",
+                additionalProperties: false,
+                required: ["type"],
+                properties: { type: { const: "client" } },
+              },
+            ],
+          },
+        },
+      },
+    },
+    mcp_servers: {
+      type: "array",
+      maxItems: 20,
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["name", "url"],
+        properties: {
+          name: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,32}$" },
+          url: { type: "string", minLength: 1, maxLength: 2048 },
+          headers: { type: "object", additionalProperties: { type: "string" } },
+          defer: { type: "boolean" },
+        },
+      },
+    },
+    disclosure: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        tool_search: { type: "boolean" },
+        tool_info: { type: "boolean" },
+        select_tools: { anyOf: [{ const: "auto" }, { type: "boolean" }] },
+      },
+    },
+    webhook_secrets: { type: "array", maxItems: 10, items: { type: "string", minLength: 8, maxLength: 500 } },
+  },
+} as const;

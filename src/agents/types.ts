@@ -1,0 +1,55 @@
+import type { JsonObject } from "../session/history/parts";
+import type { ModelConfig } from "../providers/types";
+
+export type ToolExecution = { type: "http"; url: string; timeout_ms?: number } | { type: "client" };
+
+export interface AgentTool {
+  name: string;
+  description: string;
+  input_schema: JsonObject;
+  discovery_schema?: JsonObject;
+  defer?: boolean;
+  always_load?: boolean;
+  search_hint?: string;
+  execution: ToolExecution;
+}
+
+export interface McpServerConfig {
+  name: string;
+  url: string;
+  headers?: Record<string, string>;
+  defer?: boolean;
+}
+
+export interface DisclosureConfig {
+  tool_search: boolean;
+  tool_info: boolean;
+  select_tools: "auto" | boolean;
+}
+
+export interface AgentConfig {
+  name: string;
+  model: ModelConfig;
+  system: string;
+  max_steps: number;
+  tools: AgentTool[];
+  mcp_servers: McpServerConfig[];
+  disclosure: DisclosureConfig;
+  webhook_secrets: string[];
+}
+
+/** Names the service reserves for its own tools (DESIGN §5). */
+export const BUILTIN_TOOL_NAMES = ["tool_search", "tool_info", "select_tools", "structured_output"] as const;
+
+export const DEFAULT_MAX_STEPS = 16;
+export const MAX_STEPS_LIMIT = 64;
+
+/** The agent as reads return it: write-only secrets removed. */
+export function publicAgent(agent: AgentConfig): Omit<AgentConfig, "webhook_secrets"> & { webhook_secrets_count: number } {
+  const { webhook_secrets, mcp_servers, ...rest } = agent;
+  return {
+    ...rest,
+    mcp_servers: mcp_servers.map(({ headers, ...s }) => ({ ...s, header_names: Object.keys(headers ?? {}) })),
+    webhook_secrets_count: webhook_secrets.length,
+  };
+}

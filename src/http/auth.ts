@@ -1,0 +1,47 @@
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "./app";
+import { ApiError } from "./errors";
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Constant-time comparison of two secrets (hashed first, so lengths never leak). */
+async function sameSecret(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([sha256Hex(a), sha256Hex(b)]);
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= x.charCodeAt(i) ^ y.charCodeAt(i);
+  return diff === 0;
+}
+
+function bearer(c: Context): string {
+  const header = c.req.header("authorization") ?? "";
+  const m = header.match(/^Bearer\s+(\S+)$/i);
+  if (!m?.[1]) throw new ApiError(401, "unauthorized", "missing or malformed Authorization: Bearer header");
+  return m[1];
+}
+
+export function newApiKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const b64 = btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+  return `sk_sb_${b64}`;
+}
+
+export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = bearer(c);
+  const admin = c.env.SWITCHBOARD_ADMIN_KEY;
+  if (!admin || !(await sameSecret(token, admin))) throw new ApiError(401, "unauthorized", "an admin key is required");
+  await next();
+};
+
+/** Resolves the tenant of an API key; keys are stored only as SHA-256 hashes. */
+export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = bearer(c);
+  const row = await c.env.DB.prepare("SELECT tenant FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
+    .bind(await sha256Hex(token))
+    .first<{ tenant: string }>();
+  if (!row) throw new ApiError(401, "unauthorized", "invalid or revoked API key");
+  c.set("tenant", row.tenant);
+  await next();
+};

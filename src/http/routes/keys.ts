@@ -1,0 +1,41 @@
+import { Hono } from "hono";
+import { nowIso } from "../../storage/sql";
+import type { AppEnv } from "../app";
+import { newApiKey, requireAdmin, sha256Hex } from "../auth";
+import { ApiError } from "../errors";
+import { readBody } from "../validate";
+
+const createKeySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["tenant"],
+  properties: {
+    tenant: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
+    name: { type: "string", maxLength: 200 },
+  },
+} as const;
+
+export const keysRoutes = new Hono<AppEnv>()
+  .use(requireAdmin)
+  .post("/", async (c) => {
+    const body = await readBody<{ tenant: string; name?: string }>(c, createKeySchema);
+    const id = `key_${crypto.randomUUID().replaceAll("-", "")}`;
+    const key = newApiKey();
+    await c.env.DB.prepare("INSERT INTO api_keys (id, tenant, name, key_hash, created_at) VALUES (?, ?, ?, ?, ?)")
+      .bind(id, body.tenant, body.name ?? null, await sha256Hex(key), nowIso())
+      .run();
+    return c.json({ id, key, tenant: body.tenant, name: body.name ?? null }, 201);
+  })
+  .get("/", async (c) => {
+    const { results } = await c.env.DB.prepare(
+      "SELECT id, tenant, name, created_at, revoked_at FROM api_keys ORDER BY created_at",
+    ).all();
+    return c.json({ keys: results });
+  })
+  .delete("/:id", async (c) => {
+    const res = await c.env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
+      .bind(nowIso(), c.req.param("id"))
+      .run();
+    if (!res.meta.changes) throw new ApiError(404, "not_found", "no active key with that id");
+    return c.json({ id: c.req.param("id"), revoked: true });
+  });

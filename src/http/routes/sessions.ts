@@ -1,0 +1,101 @@
+import { Hono } from "hono";
+import { nowIso } from "../../storage/sql";
+import type { AppEnv } from "../app";
+import { requireTenant } from "../auth";
+import { ApiError } from "../errors";
+import { SESSION_ID, sessionRef, sessionStub, unwrap } from "../session-ref";
+import { readBody } from "../validate";
+
+const createSessionSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["agent"],
+  properties: {
+    agent: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
+    id: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,128}$" },
+    metadata: { type: "object", maxProperties: 50 },
+  },
+} as const;
+
+function intParam(raw: string | undefined, fallback: number, min: number, max: number, name: string): number {
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ApiError(400, "invalid_request", `${name} must be an integer between ${min} and ${max}`);
+  }
+  return n;
+}
+
+export const sessionsRoutes = new Hono<AppEnv>()
+  .use(requireTenant)
+  .post("/", async (c) => {
+    const body = await readBody<{ agent: string; id?: string; metadata?: Record<string, unknown> }>(
+      c,
+      createSessionSchema,
+      64 * 1024,
+    );
+    const tenant = c.get("tenant");
+    const agent = await c.env.DB.prepare("SELECT 1 AS x FROM agents WHERE name = ?").bind(body.agent).first();
+    if (!agent) throw new ApiError(404, "agent_not_found", `agent "${body.agent}" does not exist`);
+    const id = body.id ?? `ses_${crypto.randomUUID().replaceAll("-", "")}`;
+    const created_at = nowIso();
+    const ins = await c.env.DB.prepare(
+      "INSERT INTO sessions (tenant, id, agent, metadata, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    )
+      .bind(tenant, id, body.agent, body.metadata ? JSON.stringify(body.metadata) : null, created_at)
+      .run();
+    if (!ins.meta.changes) throw new ApiError(409, "session_exists", `session "${id}" already exists`);
+    const stub = sessionStub(c.env, tenant, id);
+    try {
+      unwrap(await stub.init({ tenant, id, agent: body.agent, created_at, metadata: body.metadata ?? null }));
+    } catch (e) {
+      // Keep the index and the object in step: no index row without an object.
+      await c.env.DB.prepare("DELETE FROM sessions WHERE tenant = ? AND id = ?").bind(tenant, id).run();
+      throw e;
+    }
+    return c.json({ id, agent: body.agent, created_at, metadata: body.metadata ?? null }, 201);
+  })
+  .get("/", async (c) => {
+    const limit = intParam(c.req.query("limit"), 50, 1, 200, "limit");
+    const after = c.req.query("after") ?? "";
+    const { results } = await c.env.DB.prepare(
+      "SELECT id, agent, created_at FROM sessions WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?",
+    )
+      .bind(c.get("tenant"), after, limit + 1)
+      .all<{ id: string; agent: string; created_at: string }>();
+    const more = results.length > limit;
+    const sessions = more ? results.slice(0, limit) : results;
+    return c.json({ sessions, next: more ? (sessions[sessions.length - 1]?.id ?? null) : null });
+  })
+  .get("/:id", async (c) => {
+    const ref = await sessionRef(c);
+    const { ok: _ok, ...state } = unwrap(await ref.stub.state());
+    return c.json(state);
+  })
+  .get("/:id/messages", async (c) => {
+    const ref = await sessionRef(c);
+    const after = intParam(c.req.query("after"), 0, 0, Number.MAX_SAFE_INTEGER, "after");
+    const limit = intParam(c.req.query("limit"), 100, 1, 1000, "limit");
+    const { ok: _ok, ...page } = unwrap(await ref.stub.messages(after, limit));
+    return c.json(page);
+  })
+  .get("/:id/events", async (c) => {
+    const ref = await sessionRef(c);
+    const after = intParam(c.req.query("after"), 0, 0, Number.MAX_SAFE_INTEGER, "after");
+    const limit = intParam(c.req.query("limit"), 100, 1, 1000, "limit");
+    const { ok: _ok, ...page } = unwrap(await ref.stub.events(after, limit));
+    return c.json(page);
+  })
+  .post("/:id/clear", async (c) => {
+    const ref = await sessionRef(c);
+    unwrap(await ref.stub.clear());
+    return c.json({ id: ref.id, cleared: true });
+  })
+  .delete("/:id", async (c) => {
+    const ref = await sessionRef(c);
+    unwrap(await ref.stub.destroy());
+    await c.env.DB.prepare("DELETE FROM sessions WHERE tenant = ? AND id = ?").bind(ref.tenant, ref.id).run();
+    return c.json({ id: ref.id, deleted: true });
+  });
+
+export { SESSION_ID };

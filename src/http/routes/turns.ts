@@ -1,0 +1,169 @@
+import { type Context, Hono } from "hono";
+import type { Part, ToolResultContent } from "../../session/history/parts";
+import type { SuppliedResult } from "../../session/history/store";
+import type { Mode, Result, TurnAnswer } from "../../session/rpc-types";
+import { UI_STREAM_HEADERS } from "../../session/stream/sse";
+import type { AppEnv } from "../app";
+import { requireTenant, sha256Hex } from "../auth";
+import { ApiError } from "../errors";
+import { requireAgent, sessionRef, unwrap } from "../session-ref";
+import { check, readJson } from "../validate";
+import { chatBodyToInput } from "./chat-body";
+
+const resultContent = {
+  anyOf: [
+    { type: "string", maxLength: 1_000_000 },
+    {
+      type: "array",
+      maxItems: 100,
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["type", "text"],
+        properties: { type: { const: "text" }, text: { type: "string" } },
+      },
+    },
+  ],
+} as const;
+
+const toolResultsSchema = {
+  type: "array",
+  maxItems: 128,
+  items: {
+    type: "object",
+    additionalProperties: false,
+    required: ["tool_use_id", "content"],
+    properties: {
+      tool_use_id: { type: "string", minLength: 1, maxLength: 256 },
+      content: resultContent,
+      is_error: { type: "boolean" },
+    },
+  },
+} as const;
+
+const messageSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["content"],
+  properties: {
+    content: {
+      anyOf: [
+        { type: "string", maxLength: 200_000 },
+        {
+          type: "array",
+          maxItems: 100,
+          items: {
+            type: "object",
+            additionalProperties: false,
+            required: ["type", "text"],
+            properties: { type: { const: "text" }, text: { type: "string", maxLength: 200_000 } },
+          },
+        },
+      ],
+    },
+    tool_results: toolResultsSchema,
+    max_steps: { type: "integer", minimum: 1, maximum: 64 },
+  },
+} as const;
+
+const toolResultsBodySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["results"],
+  properties: { results: { ...toolResultsSchema, minItems: 1 } },
+} as const;
+
+interface RawResult {
+  tool_use_id: string;
+  content: ToolResultContent;
+  is_error?: boolean;
+}
+
+export function toSupplied(results: RawResult[] | undefined): SuppliedResult[] {
+  return (results ?? []).map((r) => ({ tool_use_id: r.tool_use_id, content: r.content, is_error: r.is_error ?? false }));
+}
+
+function modeOf(c: Context): Mode {
+  return (c.req.header("accept") ?? "").includes("application/json") ? "json" : "stream";
+}
+
+/** Renders a turn answer: an SSE UI message stream, or the JSON result. */
+export function respond(c: Context, answer: TurnAnswer, created = true): Response {
+  if (answer.stream) {
+    return new Response(answer.stream, { status: 200, headers: { ...UI_STREAM_HEADERS, "x-turn-id": answer.turn_id } });
+  }
+  const status = created && !answer.replayed ? 201 : 200;
+  return c.json(answer.result ?? { turn_id: answer.turn_id }, status);
+}
+
+function after(c: Context): number | null {
+  const raw = c.req.header("last-event-id") ?? c.req.query("after");
+  if (raw === undefined || raw === "") return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new ApiError(400, "invalid_request", "Last-Event-ID / after must be a non-negative integer");
+  return n;
+}
+
+export const turnsRoutes = new Hono<AppEnv>()
+  .use(requireTenant)
+  .post("/:id/messages", async (c) => {
+    const ref = await sessionRef(c);
+    const agent = requireAgent(ref);
+    const raw = await readJson(c);
+    const body = check<{ content: string | Part[]; tool_results?: RawResult[]; max_steps?: number }>(messageSchema, raw);
+    const content: Part[] = typeof body.content === "string" ? [{ type: "text", text: body.content }] : body.content;
+    const nonEmpty = content.filter((p) => p.type !== "text" || p.text.length > 0);
+    if (nonEmpty.length === 0 && !body.tool_results?.length) {
+      throw new ApiError(400, "invalid_request", "content: must not be empty");
+    }
+    const key = c.req.header("idempotency-key");
+    if (key !== undefined && (key.length === 0 || key.length > 255)) {
+      throw new ApiError(400, "invalid_request", "Idempotency-Key must be 1..255 characters");
+    }
+    const answer = unwrap(
+      await ref.stub.sendMessage(
+        agent,
+        {
+          content: nonEmpty,
+          tool_results: toSupplied(body.tool_results),
+          ...(body.max_steps ? { max_steps: body.max_steps } : {}),
+          ...(key ? { idempotency_key: key, body_hash: await sha256Hex(JSON.stringify(raw)) } : {}),
+        },
+        modeOf(c),
+      ),
+    );
+    return respond(c, answer);
+  })
+  .post("/:id/tool-results", async (c) => {
+    const ref = await sessionRef(c);
+    const agent = requireAgent(ref);
+    const body = check<{ results: RawResult[] }>(toolResultsBodySchema, await readJson(c));
+    const answer = unwrap(await ref.stub.submitToolResults(agent, toSupplied(body.results), modeOf(c)));
+    return respond(c, answer, false);
+  })
+  .post("/:id/chat", async (c) => {
+    const ref = await sessionRef(c);
+    const agent = requireAgent(ref);
+    const input = chatBodyToInput(await readJson(c));
+    const result: Result<TurnAnswer> =
+      input.kind === "tool_results"
+        ? await ref.stub.submitToolResults(agent, input.results, "stream")
+        : await ref.stub.sendMessage(agent, { content: input.content, tool_results: [] }, "stream");
+    return respond(c, unwrap(result));
+  })
+  .get("/:id/stream", async (c) => {
+    const ref = await sessionRef(c);
+    const { stream } = unwrap(await ref.stub.openStream(after(c)));
+    if (!stream) return c.body(null, 204);
+    return new Response(stream, { status: 200, headers: UI_STREAM_HEADERS });
+  })
+  .post("/:id/retry", async (c) => {
+    const ref = await sessionRef(c);
+    const agent = requireAgent(ref);
+    return respond(c, unwrap(await ref.stub.retry(agent, modeOf(c))));
+  })
+  .post("/:id/cancel", async (c) => {
+    const ref = await sessionRef(c);
+    const { ok: _ok, ...res } = unwrap(await ref.stub.cancel());
+    return c.json(res);
+  });

@@ -1,0 +1,66 @@
+import type { Context } from "hono";
+import type { AgentConfig } from "../agents/types";
+import type { Env } from "../env";
+import type { Result } from "../session/rpc-types";
+import type { Session } from "../session/session";
+import type { AppEnv } from "./app";
+import { ApiError, toApiError } from "./errors";
+
+export const SESSION_ID = /^[a-zA-Z0-9_-]{1,128}$/;
+
+export interface SessionRef {
+  tenant: string;
+  id: string;
+  agentName: string;
+  /** The agent's current configuration; null when the agent was deleted. */
+  agent: AgentConfig | null;
+  stub: SessionRpc;
+}
+
+/**
+ * The session's RPC surface as plain method types. The generated Rpc stub
+ * types recurse through JSON-shaped results too deeply for the checker; the
+ * runtime object is the real stub.
+ */
+export type SessionRpc = Pick<
+  Session,
+  "init" | "state" | "messages" | "events" | "sendMessage" | "submitToolResults" | "retry" | "cancel" | "openStream" | "clear" | "destroy"
+>;
+
+export function sessionStub(env: Env, tenant: string, id: string): SessionRpc {
+  return env.SESSION.getByName(`${tenant}:${id}`) as unknown as SessionRpc;
+}
+
+/**
+ * Finds a session of the caller's tenant. Another tenant's session is
+ * indistinguishable from a missing one (404). A fresh stub per request.
+ */
+export async function sessionRef(c: Context<AppEnv>): Promise<SessionRef> {
+  const tenant = c.get("tenant");
+  const id = c.req.param("id") ?? "";
+  if (!SESSION_ID.test(id)) throw new ApiError(404, "not_found", "session not found");
+  const row = await c.env.DB.prepare(
+    "SELECT s.agent AS agent, a.config AS config FROM sessions s LEFT JOIN agents a ON a.name = s.agent WHERE s.tenant = ? AND s.id = ?",
+  )
+    .bind(tenant, id)
+    .first<{ agent: string; config: string | null }>();
+  if (!row) throw new ApiError(404, "not_found", "session not found");
+  return {
+    tenant,
+    id,
+    agentName: row.agent,
+    agent: row.config ? (JSON.parse(row.config) as AgentConfig) : null,
+    stub: sessionStub(c.env, tenant, id),
+  };
+}
+
+export function requireAgent(ref: SessionRef): AgentConfig {
+  if (!ref.agent) throw new ApiError(409, "agent_missing", `agent "${ref.agentName}" no longer exists`);
+  return ref.agent;
+}
+
+/** Unwraps a DO result union or throws its failure as an ApiError. */
+export function unwrap<R extends Result<object>>(r: R): Extract<R, { ok: true }> {
+  if (!r.ok) throw toApiError(r);
+  return r as Extract<R, { ok: true }>;
+}

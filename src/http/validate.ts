@@ -1,0 +1,64 @@
+import { type Schema, Validator } from "@cfworker/json-schema";
+import type { Context } from "hono";
+import { ApiError } from "./errors";
+
+const validators = new WeakMap<object, Validator>();
+
+/** Largest JSON body any route accepts; routes may set lower limits. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Deeper JSON is refused before it reaches any recursive code. */
+export const MAX_JSON_DEPTH = 64;
+
+function depthOf(value: unknown, limit: number): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop() as [unknown, number];
+    if (d > max) max = d;
+    if (max > limit) return max;
+    if (v && typeof v === "object") for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return max;
+}
+
+/** Reads and parses a JSON body with a size cap, a depth cap and a clear error for each failure. */
+export async function readJson(c: Context, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
+  const declared = Number(c.req.header("content-length") ?? "0");
+  if (declared > maxBytes) throw new ApiError(413, "payload_too_large", `request body exceeds ${maxBytes} bytes`);
+  const text = await c.req.text();
+  if (new TextEncoder().encode(text).byteLength > maxBytes) {
+    throw new ApiError(413, "payload_too_large", `request body exceeds ${maxBytes} bytes`);
+  }
+  if (text.trim() === "") throw new ApiError(400, "invalid_json", "request body is empty; a JSON object is required");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new ApiError(400, "invalid_json", `request body is not valid JSON: ${(e as Error).message}`);
+  }
+  if (depthOf(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    throw new ApiError(400, "invalid_request", `JSON nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  return value;
+}
+
+/** Validates against a fixed JSON Schema; the first error becomes a 400 naming the field. */
+export function check<T>(schema: object, value: unknown): T {
+  let v = validators.get(schema);
+  if (!v) {
+    v = new Validator(schema as Schema, "2020-12", false);
+    validators.set(schema, v);
+  }
+  const result = v.validate(value);
+  if (!result.valid) {
+    const specific = result.errors.filter((e) => !["properties", "items", "allOf", "oneOf", "anyOf"].includes(e.keyword));
+    const first = specific[0] ?? result.errors[0];
+    const where = first?.instanceLocation.replace(/^#\/?/, "").replaceAll("/", ".") || "body";
+    throw new ApiError(400, "invalid_request", `${where}: ${first?.error ?? "invalid"}`);
+  }
+  return value as T;
+}
+
+export async function readBody<T>(c: Context, schema: object, maxBytes?: number): Promise<T> {
+  return check<T>(schema, await readJson(c, maxBytes));
+}

@@ -1,0 +1,62 @@
+import { all, nowIso, one, run } from "../storage/sql";
+
+/** Typed session events, served by GET /events. Secrets never go in `data`. */
+export type SessionEventType =
+  | "turn_started"
+  | "turn_finished"
+  | "turn_interrupted"
+  | "stream_error"
+  | "partial_tool_use_persisted"
+  | "partial_text_dropped"
+  | "tool_use_stripped"
+  | "tool_result_synthesized"
+  | "late_result_dropped"
+  | "tool_call_invalid"
+  | "tool_executed"
+  | "tools_loaded"
+  | "provider_retry"
+  | "invariant_violation"
+  | "session_cleared";
+
+export interface SessionEvent {
+  seq: number;
+  type: SessionEventType;
+  at: string;
+  turn_id: string | null;
+  data: unknown;
+}
+
+/** Newest events kept; older rows are swept when a turn starts. */
+export const MAX_EVENTS = 5000;
+
+export class EventLog {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly sessionName: () => string,
+  ) {}
+
+  record(type: SessionEventType, turnId: string | null, data: Record<string, unknown>): void {
+    const at = nowIso();
+    run(this.sql, "INSERT INTO events (type, at, turn_id, data) VALUES (?, ?, ?, ?)", type, at, turnId, JSON.stringify(data));
+    // One structured line per event, so `wrangler tail` and log drains see the same facts.
+    console.log(JSON.stringify({ level: "info", msg: type, session: this.sessionName(), turn_id: turnId, ...data }));
+  }
+
+  list(after: number, limit: number): SessionEvent[] {
+    return all<{ seq: number; type: string; at: string; turn_id: string | null; data: string }>(
+      this.sql,
+      "SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+      after,
+      limit,
+    ).map((r) => ({ seq: r.seq, type: r.type as SessionEventType, at: r.at, turn_id: r.turn_id, data: JSON.parse(r.data) }));
+  }
+
+  sweep(): void {
+    const cutoff = one<{ seq: number }>(this.sql, "SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?", MAX_EVENTS);
+    if (cutoff) run(this.sql, "DELETE FROM events WHERE seq <= ?", cutoff.seq);
+  }
+
+  clear(): void {
+    run(this.sql, "DELETE FROM events");
+  }
+}

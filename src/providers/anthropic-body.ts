@@ -1,0 +1,110 @@
+import type { Part, ToolDeclaration } from "../session/history/parts";
+import type { StepRequest } from "./types";
+
+/** Messages API request body (the subset we send). */
+export type AnthropicBlock =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
+  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
+  | {
+      type: "tool_result";
+      tool_use_id: string;
+      content: string | Array<{ type: "text"; text: string }>;
+      is_error?: true;
+    };
+
+export interface AnthropicMessage {
+  role: "user" | "assistant";
+  content: AnthropicBlock[];
+}
+
+const EPHEMERAL = { type: "ephemeral" } as const;
+const DEFAULT_MAX_TOKENS = 8192;
+const THINKING_BUDGET = 4096;
+/** The API refuses a smaller thinking budget. */
+const MIN_THINKING_BUDGET = 1024;
+
+export function buildAnthropicBody(req: StepRequest): Record<string, unknown> {
+  const { model } = req;
+  const maxTokens = model.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const body: Record<string, unknown> = { model: model.name, max_tokens: maxTokens };
+  if (req.system !== "") {
+    body.system = model.capabilities.prompt_cache
+      ? [{ type: "text", text: req.system, cache_control: EPHEMERAL }]
+      : req.system;
+  }
+  body.messages = projectMessages(req.messages);
+  if (req.tools.length > 0) body.tools = projectTools(req.tools, model.capabilities.prompt_cache);
+  body.stream = true;
+  // The budget must stay below max_tokens; a model configured too small runs without thinking.
+  const budget = Math.min(THINKING_BUDGET, maxTokens - 1);
+  if (model.capabilities.thinking && budget >= MIN_THINKING_BUDGET) {
+    body.thinking = { type: "enabled", budget_tokens: budget };
+  }
+  return body;
+}
+
+function projectTools(tools: ToolDeclaration[], cache: boolean): Array<Record<string, unknown>> {
+  return tools.map((tool, i) => {
+    const wire: Record<string, unknown> = {
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.input_schema,
+    };
+    // One breakpoint on the last tool caches the whole tools prefix.
+    if (cache && i === tools.length - 1) wire.cache_control = EPHEMERAL;
+    return wire;
+  });
+}
+
+/**
+ * Maps parts to blocks, drops messages left empty, then merges neighbours of
+ * the same role: the API requires alternation, while canonical history may
+ * hold e.g. a tool-results user message followed by the user's own text.
+ */
+export function projectMessages(messages: StepRequest["messages"]): AnthropicMessage[] {
+  const out: AnthropicMessage[] = [];
+  for (const message of messages) {
+    const content = message.parts.flatMap(projectPart);
+    if (content.length === 0) continue;
+    const last = out[out.length - 1];
+    if (last && last.role === message.role) {
+      last.content = mergeContent(last.content, content);
+    } else {
+      out.push({ role: message.role, content });
+    }
+  }
+  return out;
+}
+
+/** tool_result blocks must lead a user message, so results from both halves go first, in order. */
+function mergeContent(a: AnthropicBlock[], b: AnthropicBlock[]): AnthropicBlock[] {
+  const all = [...a, ...b];
+  return [...all.filter((x) => x.type === "tool_result"), ...all.filter((x) => x.type !== "tool_result")];
+}
+
+function projectPart(part: Part): AnthropicBlock[] {
+  switch (part.type) {
+    case "text":
+    case "notice":
+      // The API refuses empty and whitespace-only text blocks.
+      return part.text.trim() === "" ? [] : [{ type: "text", text: part.text }];
+    case "thinking":
+      if (part.redacted !== undefined) return [{ type: "redacted_thinking", data: part.redacted }];
+      // Unsigned thinking (e.g. from an OpenAI-compatible model) cannot be verified by Anthropic.
+      return part.signature === undefined
+        ? []
+        : [{ type: "thinking", thinking: part.thinking, signature: part.signature }];
+    case "tool_use":
+      return [{ type: "tool_use", id: part.id, name: part.name, input: part.input }];
+    case "tool_result":
+      return [
+        part.is_error
+          ? { type: "tool_result", tool_use_id: part.tool_use_id, content: part.content, is_error: true }
+          : { type: "tool_result", tool_use_id: part.tool_use_id, content: part.content },
+      ];
+    case "tool_declarations":
+      return [];
+  }
+}

@@ -1,0 +1,208 @@
+import type { Part } from "../session/history/parts";
+import { asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
+import type { EventSourceMessage } from "./sse";
+import type { WireParser } from "./stream-driver";
+import { ProviderFailure, type StopReason, type StreamEvent, type Usage } from "./types";
+
+type Block =
+  | { kind: "text"; index: number; text: string }
+  | { kind: "thinking"; index: number; thinking: string; signature: string | undefined }
+  | { kind: "redacted"; index: number; data: string }
+  | { kind: "tool_use"; index: number; id: string; name: string; json: string; initial: Obj | undefined };
+
+/**
+ * Messages API stream → canonical events. Wire indexes are remapped to
+ * sequential canonical ones because blocks we do not surface (server tools,
+ * their results, future block types) are skipped entirely: surfacing a
+ * `server_tool_use` as a tool_use would have us answer it (invariant P6).
+ */
+export class AnthropicStreamParser implements WireParser {
+  private readonly blocks = new Map<number, Block>();
+  private nextIndex = 0;
+  private stopReason: StopReason = "other";
+  done = false;
+
+  push(message: EventSourceMessage): StreamEvent[] {
+    const data = asObj(parseEventData(message.data));
+    if (!data) throw badResponse(`event payload is not an object: ${message.data.slice(0, 200)}`);
+    switch (asStr(data.type) ?? message.event) {
+      case "message_start":
+        return this.onMessageStart(asObj(data.message));
+      case "content_block_start":
+        return this.onBlockStart(asNum(data.index), asObj(data.content_block));
+      case "content_block_delta":
+        return this.onBlockDelta(asNum(data.index), asObj(data.delta));
+      case "content_block_stop":
+        return this.onBlockStop(asNum(data.index));
+      case "message_delta":
+        return this.onMessageDelta(asObj(data.delta), asObj(data.usage));
+      case "message_stop":
+        this.done = true;
+        return [{ type: "message_stop", stop_reason: this.stopReason }];
+      case "error":
+        throw streamError(asObj(data.error));
+      default:
+        // ping and event types newer than this code.
+        return [];
+    }
+  }
+
+  /** Called at EOF: anything short of message_stop is a cut stream. */
+  end(): StreamEvent[] {
+    if (this.done) return [];
+    throw new ProviderFailure({
+      code: "provider_stream_cut",
+      message: "provider stream ended before message_stop",
+      retryable: true,
+    });
+  }
+
+  private onMessageStart(msg: Obj | undefined): StreamEvent[] {
+    const events: StreamEvent[] = [{ type: "message_start", id: asStr(msg?.id) ?? "", model: asStr(msg?.model) ?? "" }];
+    const usage = readUsage(asObj(msg?.usage));
+    if (usage) events.push({ type: "usage", usage });
+    return events;
+  }
+
+  private onBlockStart(wireIndex: number | undefined, block: Obj | undefined): StreamEvent[] {
+    if (wireIndex === undefined || !block) throw badResponse("content_block_start without index or block");
+    const type = asStr(block.type);
+    if (type !== "text" && type !== "thinking" && type !== "redacted_thinking" && type !== "tool_use") return [];
+    const index = this.nextIndex++;
+    if (type === "tool_use") {
+      const id = asStr(block.id);
+      const name = asStr(block.name);
+      if (!id || !name) throw badResponse("tool_use block without id or name");
+      this.blocks.set(wireIndex, { kind: "tool_use", index, id, name, json: "", initial: asObj(block.input) });
+      return [{ type: "block_start", index, kind: "tool_use", id, name }];
+    }
+    if (type === "redacted_thinking") {
+      this.blocks.set(wireIndex, { kind: "redacted", index, data: asStr(block.data) ?? "" });
+      return [{ type: "block_start", index, kind: "thinking" }];
+    }
+    if (type === "thinking") {
+      const thinking = asStr(block.thinking) ?? "";
+      const signature = asStr(block.signature) || undefined;
+      this.blocks.set(wireIndex, { kind: "thinking", index, thinking, signature });
+      const events: StreamEvent[] = [{ type: "block_start", index, kind: "thinking" }];
+      if (thinking) events.push({ type: "thinking_delta", index, thinking });
+      return events;
+    }
+    const text = asStr(block.text) ?? "";
+    this.blocks.set(wireIndex, { kind: "text", index, text });
+    const events: StreamEvent[] = [{ type: "block_start", index, kind: "text" }];
+    if (text) events.push({ type: "text_delta", index, text });
+    return events;
+  }
+
+  private onBlockDelta(wireIndex: number | undefined, delta: Obj | undefined): StreamEvent[] {
+    const block = wireIndex === undefined ? undefined : this.blocks.get(wireIndex);
+    if (!block || !delta) return [];
+    const type = asStr(delta.type);
+    if (type === "text_delta" && block.kind === "text") {
+      const text = asStr(delta.text) ?? "";
+      block.text += text;
+      return text ? [{ type: "text_delta", index: block.index, text }] : [];
+    }
+    if (type === "thinking_delta" && block.kind === "thinking") {
+      const thinking = asStr(delta.thinking) ?? "";
+      block.thinking += thinking;
+      return thinking ? [{ type: "thinking_delta", index: block.index, thinking }] : [];
+    }
+    if (type === "signature_delta" && block.kind === "thinking") {
+      block.signature = (block.signature ?? "") + (asStr(delta.signature) ?? "");
+      return [];
+    }
+    if (type === "input_json_delta" && block.kind === "tool_use") {
+      const partial = asStr(delta.partial_json) ?? "";
+      block.json += partial;
+      return partial ? [{ type: "tool_input_delta", index: block.index, partial_json: partial }] : [];
+    }
+    // citations_delta and anything newer: the assembled part does not carry them yet.
+    return [];
+  }
+
+  private onBlockStop(wireIndex: number | undefined): StreamEvent[] {
+    const block = wireIndex === undefined ? undefined : this.blocks.get(wireIndex);
+    if (!block || wireIndex === undefined) return [];
+    this.blocks.delete(wireIndex);
+    if (block.kind === "tool_use") {
+      const raw = block.json === "" && block.initial ? JSON.stringify(block.initial) : block.json;
+      const parsed = parseToolInput(raw);
+      if (!parsed.ok) {
+        return [
+          { type: "block_invalid", index: block.index, id: block.id, name: block.name, raw, reason: parsed.reason },
+        ];
+      }
+      const part: Part = { type: "tool_use", id: block.id, name: block.name, input: parsed.input };
+      return [{ type: "block_stop", index: block.index, part }];
+    }
+    return [{ type: "block_stop", index: block.index, part: partOf(block) }];
+  }
+
+  private onMessageDelta(delta: Obj | undefined, usage: Obj | undefined): StreamEvent[] {
+    const reason = asStr(delta?.stop_reason);
+    if (reason) this.stopReason = mapStopReason(reason);
+    const read = readUsage(usage);
+    return read ? [{ type: "usage", usage: read }] : [];
+  }
+}
+
+function partOf(block: Exclude<Block, { kind: "tool_use" }>): Part {
+  switch (block.kind) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "thinking":
+      return block.signature === undefined
+        ? { type: "thinking", thinking: block.thinking }
+        : { type: "thinking", thinking: block.thinking, signature: block.signature };
+    case "redacted":
+      return { type: "thinking", thinking: "", redacted: block.data };
+  }
+}
+
+function mapStopReason(reason: string): StopReason {
+  switch (reason) {
+    case "end_turn":
+    case "tool_use":
+    case "max_tokens":
+    case "stop_sequence":
+    case "refusal":
+      return reason;
+    case "model_context_window_exceeded":
+      return "max_tokens";
+    default:
+      return "other";
+  }
+}
+
+const USAGE_FIELDS = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+] as const satisfies ReadonlyArray<keyof Usage>;
+
+function readUsage(usage: Obj | undefined): Partial<Usage> | undefined {
+  if (!usage) return undefined;
+  const out: Partial<Usage> = {};
+  for (const field of USAGE_FIELDS) {
+    const value = asNum(usage[field]);
+    if (value !== undefined) out[field] = value;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function streamError(error: Obj | undefined): ProviderFailure {
+  const type = asStr(error?.type) ?? "unknown_error";
+  const message = `provider stream error ${type}: ${asStr(error?.message) ?? ""}`.trim();
+  return new ProviderFailure({
+    code: type === "overloaded_error" ? "provider_overloaded" : "provider_stream_error",
+    message,
+    retryable: true,
+  });
+}
+
+function badResponse(message: string): ProviderFailure {
+  return new ProviderFailure({ code: "provider_bad_response", message, retryable: true });
+}

@@ -1,0 +1,28 @@
+import { buildAnthropicBody } from "./anthropic-body";
+import { AnthropicStreamParser } from "./anthropic-stream";
+import { driveStream, resolveFetch, trimBaseUrl } from "./stream-driver";
+import type { ProviderAdapter, ProviderEndpoint, RetryPolicy, StepRequest, StreamEvent } from "./types";
+
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+/** Anthropic Messages API over SSE. */
+export const anthropic: ProviderAdapter = {
+  name: "anthropic",
+  buildBody: buildAnthropicBody,
+  async *stream(
+    req: StepRequest,
+    endpoint: ProviderEndpoint,
+    policy: RetryPolicy,
+    signal: AbortSignal,
+  ): AsyncGenerator<StreamEvent, void, void> {
+    const headers: Record<string, string> = {
+      "anthropic-version": ANTHROPIC_VERSION,
+      "content-type": "application/json",
+      accept: "text/event-stream",
+    };
+    if (endpoint.apiKey) headers["x-api-key"] = endpoint.apiKey;
+    const init: RequestInit = { method: "POST", headers, body: JSON.stringify(buildAnthropicBody(req)) };
+    const url = `${trimBaseUrl(endpoint.baseUrl)}/v1/messages`;
+    yield* driveStream(new AnthropicStreamParser(), url, init, policy, signal, resolveFetch(endpoint.fetch));
+  },
+};

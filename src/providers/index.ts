@@ -1,0 +1,46 @@
+import { anthropic } from "./anthropic";
+import { openai } from "./openai";
+import { trimBaseUrl } from "./stream-driver";
+import type { ProviderAdapter, ProviderEndpoint, ProviderName, RetryPolicy } from "./types";
+
+export { checkInvariant, checkWireInvariant, type InvariantViolation } from "./check-invariant";
+export * from "./types";
+
+const ADAPTERS: Record<ProviderName, ProviderAdapter> = { anthropic, openai };
+
+export function getAdapter(name: ProviderName): ProviderAdapter {
+  return ADAPTERS[name];
+}
+
+export interface ProviderEnv {
+  ANTHROPIC_API_KEY?: string;
+  ANTHROPIC_BASE_URL?: string;
+  OPENAI_API_KEY?: string;
+  OPENAI_BASE_URL?: string;
+}
+
+export const DEFAULT_BASE_URLS: Record<ProviderName, string> = {
+  anthropic: "https://api.anthropic.com",
+  openai: "https://api.openai.com/v1",
+};
+
+/**
+ * A missing key is passed on as empty (and its header left out) rather than
+ * refused: local servers such as Ollama or a mock need none, and the real
+ * APIs answer 401 with a clear message.
+ */
+export function endpointFromEnv(provider: ProviderName, env: ProviderEnv): ProviderEndpoint {
+  const [baseUrl, apiKey] =
+    provider === "anthropic"
+      ? [env.ANTHROPIC_BASE_URL, env.ANTHROPIC_API_KEY]
+      : [env.OPENAI_BASE_URL, env.OPENAI_API_KEY];
+  return { baseUrl: trimBaseUrl(baseUrl || DEFAULT_BASE_URLS[provider]), apiKey: apiKey ?? "" };
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  maxAttempts: 4,
+  baseDelayMs: 250,
+  maxDelayMs: 8000,
+  idleTimeoutMs: 60_000,
+  connectTimeoutMs: 30_000,
+});

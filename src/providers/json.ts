@@ -1,0 +1,58 @@
+import type { JsonObject } from "../session/history/parts";
+import { ProviderFailure } from "./types";
+
+/**
+ * Narrowing helpers for provider JSON. Wire payloads are untrusted `unknown`;
+ * these keep the parsers free of casts while tolerating fields we do not know.
+ */
+
+export type Obj = Record<string, unknown>;
+
+export function asObj(value: unknown): Obj | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : undefined;
+}
+
+export function asStr(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+export function asNum(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+export function asArr(value: unknown): unknown[] | undefined {
+  return Array.isArray(value) ? value : undefined;
+}
+
+/** Parses one SSE data payload; a payload that is not JSON means the provider broke its protocol. */
+export function parseEventData(data: string): unknown {
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    throw new ProviderFailure({
+      code: "provider_bad_response",
+      message: `provider sent a stream event that is not JSON: ${data.slice(0, 200)}`,
+      retryable: true,
+    });
+  }
+}
+
+export type ToolInputResult = { ok: true; input: JsonObject } | { ok: false; reason: string };
+
+/**
+ * Tool arguments arrive as concatenated JSON fragments. Anthropic streams `""`
+ * for a call without arguments, so empty text stands for `{}`; anything else
+ * must be a complete JSON object or the call is unusable.
+ */
+export function parseToolInput(raw: string): ToolInputResult {
+  if (raw.trim() === "") return { ok: true, input: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw) as unknown;
+  } catch (err) {
+    return { ok: false, reason: `tool input is not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const obj = asObj(value);
+  if (!obj) return { ok: false, reason: "tool input is not a JSON object" };
+  return { ok: true, input: obj as JsonObject };
+}

@@ -1,0 +1,104 @@
+import type { Message, ToolResultContent } from "../session/history/parts";
+import type { StepRequest } from "./types";
+
+/** Chat Completions messages (the subset we send). */
+export type OpenAIMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "tool"; tool_call_id: string; content: string }
+  | {
+      role: "assistant";
+      content: string | null;
+      tool_calls?: OpenAIToolCall[];
+      reasoning_content?: string;
+    };
+
+export interface OpenAIToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+/** Separator for several text parts of one message; the wire wants one string. */
+const TEXT_JOINER = "\n\n";
+
+export function buildOpenAIBody(req: StepRequest): Record<string, unknown> {
+  const messages: OpenAIMessage[] = [];
+  if (req.system !== "") messages.push({ role: "system", content: req.system });
+  for (const message of mergeSameRole(req.messages)) {
+    messages.push(...(message.role === "assistant" ? projectAssistant(message, req) : projectUser(message)));
+  }
+  const body: Record<string, unknown> = { model: req.model.name, messages };
+  if (req.tools.length > 0) {
+    body.tools = req.tools.map((tool) => ({
+      type: "function",
+      function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
+    }));
+  }
+  body.stream = true;
+  body.stream_options = { include_usage: true };
+  if (req.model.max_tokens !== undefined) body.max_completion_tokens = req.model.max_tokens;
+  return body;
+}
+
+type Merged = Pick<Message, "role" | "parts">;
+
+/**
+ * Tool messages must directly follow the assistant that called them, so a
+ * user turn split over two canonical messages (results, then text) is
+ * projected as one: all results first, then the text.
+ */
+function mergeSameRole(messages: Message[]): Merged[] {
+  const out: Merged[] = [];
+  for (const message of messages) {
+    const last = out[out.length - 1];
+    if (last && last.role === message.role) {
+      last.parts = [...last.parts, ...message.parts];
+    } else {
+      out.push({ role: message.role, parts: [...message.parts] });
+    }
+  }
+  return out;
+}
+
+function projectAssistant(message: Merged, req: StepRequest): OpenAIMessage[] {
+  const texts: string[] = [];
+  const reasoning: string[] = [];
+  const toolCalls: OpenAIToolCall[] = [];
+  for (const part of message.parts) {
+    if (part.type === "text" && part.text !== "") texts.push(part.text);
+    else if (part.type === "thinking" && part.thinking !== "") reasoning.push(part.thinking);
+    else if (part.type === "tool_use") {
+      toolCalls.push({
+        id: part.id,
+        type: "function",
+        function: { name: part.name, arguments: JSON.stringify(part.input) },
+      });
+    }
+  }
+  // An assistant message with neither content nor calls is refused by most servers.
+  if (texts.length === 0 && toolCalls.length === 0) return [];
+  const wire: OpenAIMessage = { role: "assistant", content: texts.length > 0 ? texts.join(TEXT_JOINER) : null };
+  if (toolCalls.length > 0) wire.tool_calls = toolCalls;
+  // Reasoning models that accept their reasoning back (DeepSeek, Kimi) need it across tool calls.
+  if (req.model.capabilities.thinking && reasoning.length > 0) wire.reasoning_content = reasoning.join(TEXT_JOINER);
+  return [wire];
+}
+
+function projectUser(message: Merged): OpenAIMessage[] {
+  const out: OpenAIMessage[] = [];
+  const texts: string[] = [];
+  for (const part of message.parts) {
+    if (part.type === "tool_result") {
+      out.push({ role: "tool", tool_call_id: part.tool_use_id, content: resultText(part.content) });
+    } else if ((part.type === "text" || part.type === "notice") && part.text !== "") {
+      texts.push(part.text);
+    }
+  }
+  if (texts.length > 0) out.push({ role: "user", content: texts.join(TEXT_JOINER) });
+  return out;
+}
+
+function resultText(content: ToolResultContent): string {
+  return typeof content === "string" ? content : content.map((block) => block.text).join("\n");
+}

@@ -1,0 +1,206 @@
+import { asArr, asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
+import type { EventSourceMessage } from "./sse";
+import type { WireParser } from "./stream-driver";
+import { ProviderFailure, type StopReason, type StreamEvent, type Usage } from "./types";
+
+type ContentBlock = { kind: "text" | "thinking"; index: number; text: string };
+type Call = { index: number; id: string; name: string; args: string; closed: boolean };
+
+/**
+ * Chat Completions chunks → canonical events. This wire has no block
+ * boundaries, so they are synthesized: text and reasoning blocks run until
+ * something else starts; a tool call is complete only once a later call
+ * starts or finish_reason arrives. Until then its arguments may be a prefix
+ * that happens to parse, so a cut stream never closes an open call.
+ */
+export class OpenAIStreamParser implements WireParser {
+  private started = false;
+  private open: ContentBlock | undefined;
+  private readonly calls = new Map<number, Call>();
+  private lastCallKey: number | undefined;
+  private nextIndex = 0;
+  private finish: StopReason | undefined;
+  private validCalls = 0;
+  done = false;
+
+  push(message: EventSourceMessage): StreamEvent[] {
+    if (message.data.trim() === "[DONE]") {
+      // The end marker proves nothing about the answer: without finish_reason it is still cut.
+      const events = this.end();
+      this.done = true;
+      return events;
+    }
+    const chunk = asObj(parseEventData(message.data));
+    if (!chunk) throw badResponse(`chunk is not an object: ${message.data.slice(0, 200)}`);
+    const error = asObj(chunk.error);
+    if (error) throw streamError(error);
+    const events: StreamEvent[] = [];
+    if (!this.started) {
+      this.started = true;
+      events.push({ type: "message_start", id: asStr(chunk.id) ?? "", model: asStr(chunk.model) ?? "" });
+    }
+    const choice = asObj(asArr(chunk.choices)?.[0]);
+    if (choice) this.onChoice(choice, events);
+    const usage = readUsage(asObj(chunk.usage));
+    if (usage) events.push({ type: "usage", usage });
+    return events;
+  }
+
+  end(): StreamEvent[] {
+    if (this.done) return [];
+    if (this.finish === undefined) {
+      throw new ProviderFailure({
+        code: "provider_stream_cut",
+        message: "provider stream ended before finish_reason",
+        retryable: true,
+      });
+    }
+    this.done = true;
+    return [{ type: "message_stop", stop_reason: this.finish }];
+  }
+
+  private onChoice(choice: Obj, events: StreamEvent[]): void {
+    const delta = asObj(choice.delta);
+    if (delta && this.finish === undefined) {
+      // DeepSeek/Kimi/Qwen call it reasoning_content; vLLM and some proxies call it reasoning.
+      const reasoning = asStr(delta.reasoning_content) ?? asStr(delta.reasoning);
+      if (reasoning) this.appendContent("thinking", reasoning, events);
+      const text = asStr(delta.content) || asStr(delta.refusal);
+      if (text) this.appendContent("text", text, events);
+      for (const item of asArr(delta.tool_calls) ?? []) {
+        const call = asObj(item);
+        if (call) this.onToolCallDelta(call, events);
+      }
+    }
+    const reason = asStr(choice.finish_reason);
+    if (reason && this.finish === undefined) {
+      this.closeContent(events);
+      this.closeCalls(events);
+      const mapped = mapFinishReason(reason);
+      // Some servers (older vLLM, Qwen templates) report "stop" after emitting calls.
+      this.finish = mapped === "end_turn" && this.validCalls > 0 ? "tool_use" : mapped;
+    }
+  }
+
+  private appendContent(kind: ContentBlock["kind"], text: string, events: StreamEvent[]): void {
+    if (this.open?.kind !== kind) {
+      this.closeContent(events);
+      this.open = { kind, index: this.nextIndex++, text: "" };
+      events.push({ type: "block_start", index: this.open.index, kind });
+    }
+    this.open.text += text;
+    events.push(
+      kind === "text"
+        ? { type: "text_delta", index: this.open.index, text }
+        : { type: "thinking_delta", index: this.open.index, thinking: text },
+    );
+  }
+
+  private onToolCallDelta(delta: Obj, events: StreamEvent[]): void {
+    const fn = asObj(delta.function);
+    const id = asStr(delta.id);
+    // Servers that omit `index` send one call per id; a new id then means a new call.
+    let key = asNum(delta.index);
+    if (key === undefined) {
+      const last = this.lastCallKey === undefined ? undefined : this.calls.get(this.lastCallKey);
+      key = last && (!id || id === last.id) ? this.lastCallKey! : this.calls.size;
+    }
+    let call = this.calls.get(key);
+    if (!call) {
+      this.closeContent(events);
+      this.closeCalls(events);
+      call = {
+        index: this.nextIndex++,
+        id: id || `call_${crypto.randomUUID().replaceAll("-", "")}`,
+        name: asStr(fn?.name) ?? "",
+        args: "",
+        closed: false,
+      };
+      this.calls.set(key, call);
+      this.lastCallKey = key;
+      events.push({ type: "block_start", index: call.index, kind: "tool_use", id: call.id, name: call.name });
+    } else if (call.closed) {
+      throw badResponse(`tool call ${call.id} continued after a later call started`);
+    } else if (!call.name) {
+      call.name = asStr(fn?.name) ?? "";
+    }
+    const args = asStr(fn?.arguments) ?? "";
+    if (args) {
+      call.args += args;
+      events.push({ type: "tool_input_delta", index: call.index, partial_json: args });
+    }
+  }
+
+  private closeContent(events: StreamEvent[]): void {
+    const block = this.open;
+    if (!block) return;
+    this.open = undefined;
+    events.push({
+      type: "block_stop",
+      index: block.index,
+      part: block.kind === "text" ? { type: "text", text: block.text } : { type: "thinking", thinking: block.text },
+    });
+  }
+
+  private closeCalls(events: StreamEvent[]): void {
+    const open = [...this.calls.values()].filter((c) => !c.closed).sort((a, b) => a.index - b.index);
+    for (const call of open) {
+      call.closed = true;
+      const parsed = parseToolInput(call.args);
+      if (parsed.ok && call.name) {
+        this.validCalls++;
+        events.push({
+          type: "block_stop",
+          index: call.index,
+          part: { type: "tool_use", id: call.id, name: call.name, input: parsed.input },
+        });
+      } else {
+        const reason = parsed.ok ? "tool call without a function name" : parsed.reason;
+        events.push({ type: "block_invalid", index: call.index, id: call.id, name: call.name, raw: call.args, reason });
+      }
+    }
+  }
+}
+
+function mapFinishReason(reason: string): StopReason {
+  switch (reason) {
+    case "stop":
+      return "end_turn";
+    case "tool_calls":
+    case "function_call":
+      return "tool_use";
+    case "length":
+      return "max_tokens";
+    case "content_filter":
+      return "refusal";
+    default:
+      return "other";
+  }
+}
+
+function readUsage(usage: Obj | undefined): Partial<Usage> | undefined {
+  if (!usage) return undefined;
+  const out: Partial<Usage> = {};
+  const input = asNum(usage.prompt_tokens);
+  const output = asNum(usage.completion_tokens);
+  // OpenAI nests cached tokens; DeepSeek reports them flat.
+  const cached = asNum(asObj(usage.prompt_tokens_details)?.cached_tokens) ?? asNum(usage.prompt_cache_hit_tokens);
+  // prompt_tokens includes cache hits; canonical input_tokens (Anthropic's meaning) does not.
+  if (input !== undefined) out.input_tokens = Math.max(0, input - (cached ?? 0));
+  if (output !== undefined) out.output_tokens = output;
+  if (cached !== undefined) out.cache_read_input_tokens = cached;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function streamError(error: Obj): ProviderFailure {
+  const message = asStr(error.message) ?? JSON.stringify(error).slice(0, 300);
+  return new ProviderFailure({
+    code: "provider_stream_error",
+    message: `provider stream error: ${message}`,
+    retryable: true,
+  });
+}
+
+function badResponse(message: string): ProviderFailure {
+  return new ProviderFailure({ code: "provider_bad_response", message, retryable: true });
+}

@@ -1,0 +1,277 @@
+import type { AgentConfig } from "../agents/types";
+import { MAX_STEPS_LIMIT } from "../agents/types";
+import type { Env } from "../env";
+import { fail } from "../http/errors";
+import { EventLog } from "../observability/events";
+import { all } from "../storage/sql";
+import type { Part } from "./history/parts";
+import { HistoryStore, type SuppliedResult } from "./history/store";
+import type { Mode, Result, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
+import { StreamLog } from "./stream/log";
+import type { TurnStatus } from "./stream/turn-events";
+import { TurnRunner } from "./turn/runner";
+import { type TurnKind, type TurnRow, TurnStore } from "./turn/turns";
+
+/** How often a running turn re-arms the alarm that detects eviction. */
+export const HEARTBEAT_MS = 30_000;
+
+/**
+ * The session's state machine for turns: admission (one turn at a time,
+ * idempotency, repair of open calls in the same transaction as the new user
+ * message), runners, waiters and stream subscriptions. The DO class is a thin
+ * RPC surface over this.
+ */
+export class SessionEngine {
+  readonly history: HistoryStore;
+  readonly turns: TurnStore;
+  readonly events: EventLog;
+  readonly log: StreamLog;
+  #runner: TurnRunner | null = null;
+  #waiters = new Map<string, Array<() => void>>();
+
+  constructor(
+    readonly storage: DurableObjectStorage,
+    readonly env: Env,
+    name: () => string,
+  ) {
+    this.history = new HistoryStore(storage.sql);
+    this.turns = new TurnStore(storage.sql);
+    this.events = new EventLog(storage.sql, name);
+    this.log = new StreamLog(storage.sql);
+  }
+
+  get running(): TurnRunner | null {
+    return this.#runner;
+  }
+
+  tx<T>(fn: () => T): T {
+    try {
+      return this.storage.transactionSync(fn);
+    } catch (e) {
+      this.history.invalidate();
+      throw e;
+    }
+  }
+
+  /** Validates results supplied by a client; late ones are recorded and refused. */
+  #checkSupplied(results: SuppliedResult[], turnId: string | null): Result<object> {
+    const seen = new Set<string>();
+    for (const r of results) {
+      if (seen.has(r.tool_use_id)) return fail(400, "invalid_request", `duplicate result for ${r.tool_use_id}`);
+      seen.add(r.tool_use_id);
+    }
+    for (const r of results) {
+      const call = this.history.call(r.tool_use_id);
+      if (!call) return fail(404, "unknown_tool_use", `no tool call with id ${r.tool_use_id} in this session`);
+      if (call.state !== "pending" || call.answered_seq !== null) {
+        this.events.record("late_result_dropped", turnId, { tool_use_id: r.tool_use_id, state: call.state });
+        return fail(
+          409,
+          "late_result",
+          `tool call ${r.tool_use_id} was already ${call.state === "resolved" ? "answered" : "repaired"}; the result was not written`,
+        );
+      }
+    }
+    return { ok: true };
+  }
+
+  async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
+    if (input.idempotency_key) {
+      const prior = this.turns.byIdempotencyKey(input.idempotency_key);
+      if (prior) {
+        if (prior.body_hash !== (input.body_hash ?? null)) {
+          return fail(409, "idempotency_conflict", "this Idempotency-Key was used with a different request body");
+        }
+        return { ok: true, ...(await this.#answer(prior, mode, prior.first_message_seq ?? 0, true, prior.log_start)) };
+      }
+    }
+    const latest = this.turns.latest();
+    if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
+    const checked = this.#checkSupplied(input.tool_results, latest?.id ?? null);
+    if (!checked.ok) return checked;
+    const supplied = new Map(input.tool_results.map((r) => [r.tool_use_id, r]));
+    const turn = this.#begin(agent, "message", input, latest, {
+      supplied,
+      extra: input.content,
+      reason: "no result was provided before the next user message",
+    });
+    return { ok: true, ...(await this.#answer(turn, mode, turn.first_message_seq ?? 0, false, turn.log_start)) };
+  }
+
+  async retry(agent: AgentConfig, mode: Mode): Promise<Result<TurnAnswer>> {
+    const latest = this.turns.latest();
+    if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
+    const open = this.history.openCalls().length > 0;
+    const last = this.history.last();
+    if (!latest || latest.status === "completed" || (!open && last?.role !== "user")) {
+      return fail(409, "nothing_to_retry", "the last turn did not fail or get interrupted; send a new message instead");
+    }
+    const turn = this.#begin(agent, "retry", {}, latest, { reason: "the call was superseded by a retry" });
+    return { ok: true, ...(await this.#answer(turn, mode, turn.first_message_seq ?? 0, false, turn.log_start)) };
+  }
+
+  /** Admits a turn: one transaction closes open calls, writes the user message and the turn row. */
+  #begin(
+    agent: AgentConfig,
+    kind: TurnKind,
+    input: { max_steps?: number; idempotency_key?: string; body_hash?: string },
+    previous: TurnRow | null,
+    close: { supplied?: ReadonlyMap<string, SuppliedResult>; extra?: Part[]; reason: string },
+  ): TurnRow {
+    const id = `turn_${crypto.randomUUID().replaceAll("-", "")}`;
+    const maxSteps = Math.min(input.max_steps ?? agent.max_steps, MAX_STEPS_LIMIT);
+    this.events.sweep();
+    this.log.sweep();
+    const { turn, synthesized } = this.tx(() => {
+      if (previous?.status === "awaiting_tool_results") {
+        this.turns.finish(previous.id, "completed", "superseded", null);
+      }
+      const turn = this.turns.create({
+        id,
+        kind,
+        max_steps: maxSteps,
+        log_start: this.log.head(),
+        idempotency_key: input.idempotency_key ?? null,
+        body_hash: input.body_hash ?? null,
+      });
+      const { message, synthesized } = this.history.closeOpenCalls({ turnId: id, ...close });
+      if (message) this.turns.setFirstMessage(id, message.seq);
+      return { turn, synthesized };
+    });
+    this.events.record("turn_started", id, { kind, max_steps: maxSteps });
+    if (synthesized.length > 0) {
+      this.events.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
+    }
+    this.#start(agent, id);
+    return this.turns.get(id) ?? turn;
+  }
+
+  #start(agent: AgentConfig, turnId: string): void {
+    const runner = new TurnRunner(
+      {
+        storage: this.storage,
+        history: this.history,
+        turns: this.turns,
+        events: this.events,
+        log: this.log,
+        env: this.env,
+        agent,
+        onSettled: (id, status) => this.#settled(id, status),
+      },
+      turnId,
+    );
+    this.#runner = runner;
+    this.storage.setAlarm(Date.now() + HEARTBEAT_MS).catch(() => {});
+    // Detached from the request on purpose: a client that disconnects does not stop the turn.
+    runner.run().catch((e) => console.error("runner escaped", e));
+  }
+
+  #settled(turnId: string, _status: TurnStatus): void {
+    if (this.#runner?.turnId === turnId) this.#runner = null;
+    this.storage.deleteAlarm().catch(() => {});
+    const ws = this.#waiters.get(turnId) ?? [];
+    this.#waiters.delete(turnId);
+    for (const w of ws) w();
+  }
+
+  /** Resolves when the turn is no longer running (ended or paused). */
+  waitFor(turnId: string): Promise<void> {
+    if (this.#runner?.turnId !== turnId) return Promise.resolve();
+    return new Promise((resolve) => {
+      const list = this.#waiters.get(turnId) ?? [];
+      list.push(resolve);
+      this.#waiters.set(turnId, list);
+    });
+  }
+
+  async #answer(turn: TurnRow, mode: Mode, sinceSeq: number, replayed: boolean, logAfter: number): Promise<TurnAnswer> {
+    if (mode === "stream") {
+      return { turn_id: turn.id, replayed, stream: this.log.open(turn.id, logAfter, this.#runner?.turnId === turn.id) };
+    }
+    await this.waitFor(turn.id);
+    return { turn_id: turn.id, replayed, result: this.result(turn.id, sinceSeq) };
+  }
+
+  result(turnId: string, sinceSeq: number): TurnResult {
+    const t = this.turns.get(turnId) as TurnRow;
+    const messages = this.history.messages().filter((m) => m.seq >= sinceSeq && m.seq > 0);
+    const pending = this.history.openCalls().filter((c) => c.state === "pending");
+    return {
+      turn_id: t.id,
+      status: t.status,
+      finish_reason: t.finish_reason,
+      messages,
+      usage: JSON.parse(t.usage) as Record<string, number>,
+      ...(t.error ? { error: JSON.parse(t.error) as TurnResult["error"] } : {}),
+      ...(t.status === "awaiting_tool_results" ? { pending_tool_calls: pending.map((c) => ({ id: c.id, name: c.name })) } : {}),
+    };
+  }
+
+  async submitToolResults(agent: AgentConfig, results: SuppliedResult[], mode: Mode): Promise<Result<TurnAnswer>> {
+    const latest = this.turns.latest();
+    const checked = this.#checkSupplied(results, latest?.id ?? null);
+    if (!checked.ok) return checked;
+    const since = (this.history.last()?.seq ?? 0) + 1;
+    this.tx(() => {
+      for (const r of results) this.history.storeResult(r.tool_use_id, "resolved", r.content, r.is_error);
+    });
+    if (latest?.status === "awaiting_tool_results" && this.history.openCallsSettled()) {
+      this.tx(() => {
+        this.turns.resume(latest.id, this.log.head());
+        this.history.closeOpenCalls({ turnId: latest.id, reason: "no result was recorded" });
+      });
+      this.#start(agent, latest.id);
+      const resumed = this.turns.get(latest.id) as TurnRow;
+      return { ok: true, ...(await this.#answer(resumed, mode, since, false, resumed.segment_start)) };
+    }
+    const current = latest ? this.result(latest.id, since) : null;
+    return {
+      ok: true,
+      turn_id: latest?.id ?? "",
+      replayed: false,
+      ...(current ? { result: current } : {}),
+    };
+  }
+
+  async cancel(): Promise<Result<{ status: TurnStatus; turn_id: string }>> {
+    const latest = this.turns.latest();
+    if (!latest || (latest.status !== "running" && latest.status !== "awaiting_tool_results")) {
+      return fail(409, "no_active_turn", "there is no running turn to cancel");
+    }
+    const runner = this.#runner;
+    if (runner && runner.turnId === latest.id) {
+      runner.cancel("the turn was cancelled");
+      await this.waitFor(latest.id);
+    } else {
+      const reason = "the turn was cancelled";
+      const { synthesized } = this.tx(() => {
+        const r = this.history.closeOpenCalls({ turnId: latest.id, reason });
+        this.turns.finish(latest.id, "cancelled", "cancelled", null);
+        return r;
+      });
+      if (synthesized.length) this.events.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
+      this.events.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });
+    }
+    return { ok: true, status: this.turns.get(latest.id)?.status ?? "cancelled", turn_id: latest.id };
+  }
+
+  openStream(after: number | null): ReadableStream<Uint8Array> | null {
+    const latest = this.turns.latest();
+    if (!latest) return null;
+    const live = this.#runner?.turnId === latest.id;
+    if (after === null) return live ? this.log.open(latest.id, latest.segment_start, true) : null;
+    if (!live && this.log.rows(latest.id, after).length === 0) return null;
+    return this.log.open(latest.id, after, live);
+  }
+
+  pendingCalls(): Array<{ id: string; name: string; execution: string }> {
+    return this.history
+      .openCalls()
+      .filter((c) => c.state === "pending")
+      .map((c) => ({ id: c.id, name: c.name, execution: c.execution }));
+  }
+
+  loadedTools(): string[] {
+    return all<{ name: string }>(this.storage.sql, "SELECT name FROM loaded_tools ORDER BY name").map((r) => r.name);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Canonical, provider-neutral history (DESIGN §3). Every adapter projects
+ * these parts onto its own wire format; nothing here is provider specific
+ * except the opaque thinking signature, which is kept verbatim.
+ */
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export interface TextPart {
+  type: "text";
+  text: string;
+}
+
+export interface ThinkingPart {
+  type: "thinking";
+  thinking: string;
+  /** Provider signature, replayed byte-for-byte. Absent for providers without one. */
+  signature?: string;
+  /** Anthropic redacted_thinking blocks carry only opaque data. */
+  redacted?: string;
+}
+
+export interface ToolUsePart {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: JsonObject;
+}
+
+/** Tool result content: a plain string or a list of text blocks. */
+export type ToolResultContent = string | Array<{ type: "text"; text: string }>;
+
+export interface ToolResultPart {
+  type: "tool_result";
+  tool_use_id: string;
+  content: ToolResultContent;
+  is_error: boolean;
+}
+
+export interface ToolDeclarationsPart {
+  type: "tool_declarations";
+  tools: ToolDeclaration[];
+}
+
+export interface NoticePart {
+  type: "notice";
+  text: string;
+}
+
+export type Part = TextPart | ThinkingPart | ToolUsePart | ToolResultPart | ToolDeclarationsPart | NoticePart;
+
+export type Role = "user" | "assistant";
+export type Origin = "client" | "model" | "tool" | "synthetic" | "system";
+
+export interface Message {
+  seq: number;
+  role: Role;
+  parts: Part[];
+  origin: Origin;
+  turn_id: string | null;
+  created_at: string;
+}
+
+/** What a provider needs to declare one tool. */
+export interface ToolDeclaration {
+  name: string;
+  description: string;
+  input_schema: JsonObject;
+}

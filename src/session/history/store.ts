@@ -1,0 +1,246 @@
+import { all, nowIso, one, run } from "../../storage/sql";
+import type { Message, Origin, Part, Role, ToolResultContent, ToolResultPart, ToolUsePart } from "./parts";
+import { boundResultContent } from "./truncate";
+
+export type CallState = "pending" | "resolved" | "synthesized" | "skipped";
+export type Execution = "http" | "client" | "builtin" | "unknown";
+
+export interface ToolCallRow {
+  id: string;
+  message_seq: number;
+  idx: number;
+  turn_id: string | null;
+  name: string;
+  execution: Execution;
+  state: CallState;
+  result: string | null;
+  is_error: number;
+  answered_seq: number | null;
+  [key: string]: string | number | null;
+}
+
+interface MessageRow {
+  seq: number;
+  role: string;
+  origin: string;
+  turn_id: string | null;
+  parts: string;
+  created_at: string;
+  [key: string]: string | number | null;
+}
+
+export interface SuppliedResult {
+  tool_use_id: string;
+  content: ToolResultContent;
+  is_error: boolean;
+}
+
+function toMessage(row: MessageRow): Message {
+  return {
+    seq: row.seq,
+    role: row.role as Role,
+    origin: row.origin as Origin,
+    turn_id: row.turn_id,
+    parts: JSON.parse(row.parts) as Part[],
+    created_at: row.created_at,
+  };
+}
+
+/**
+ * The canonical history and the `tool_calls` ledger that keeps invariant P.
+ *
+ * A tool call is "open" until its result is written to history
+ * (`answered_seq IS NULL`). Open calls only ever belong to the newest
+ * assistant message, because every write of a user message goes through
+ * `closeOpenCalls`, which answers all of them first. Every method that writes
+ * must be called inside `storage.transactionSync` by its caller when it is
+ * part of a larger change; the methods themselves only run SQL.
+ */
+export class HistoryStore {
+  #cache: Message[] | null = null;
+
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** Whole history, oldest first. Cached in memory; the cache follows every write. */
+  messages(): Message[] {
+    if (!this.#cache) {
+      this.#cache = all<MessageRow>(this.sql, "SELECT * FROM messages ORDER BY seq").map(toMessage);
+    }
+    return this.#cache;
+  }
+
+  page(after: number, limit: number): Message[] {
+    return all<MessageRow>(this.sql, "SELECT * FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", after, limit).map(
+      toMessage,
+    );
+  }
+
+  count(): number {
+    return one<{ n: number }>(this.sql, "SELECT count(*) AS n FROM messages")?.n ?? 0;
+  }
+
+  last(): Message | null {
+    const cached = this.#cache;
+    if (cached) return cached[cached.length - 1] ?? null;
+    const row = one<MessageRow>(this.sql, "SELECT * FROM messages ORDER BY seq DESC LIMIT 1");
+    return row ? toMessage(row) : null;
+  }
+
+  /** Drops the in-memory copy, e.g. after a transaction that may have rolled back. */
+  invalidate(): void {
+    this.#cache = null;
+  }
+
+  #insert(role: Role, origin: Origin, turnId: string | null, parts: Part[]): Message {
+    const created_at = nowIso();
+    const row = one<{ seq: number }>(
+      this.sql,
+      "INSERT INTO messages (role, origin, turn_id, parts, created_at) VALUES (?, ?, ?, ?, ?) RETURNING seq",
+      role,
+      origin,
+      turnId,
+      JSON.stringify(parts),
+      created_at,
+    );
+    const msg: Message = { seq: row?.seq ?? 0, role, origin, turn_id: turnId, parts, created_at };
+    this.#cache?.push(msg);
+    return msg;
+  }
+
+  /**
+   * Writes completed assistant blocks of a step. The first call creates the
+   * message, later calls append to it. New tool_use parts are registered as
+   * `pending` calls in the same transaction as the history write.
+   */
+  appendAssistantParts(
+    turnId: string,
+    messageSeq: number | null,
+    parts: Part[],
+    executionOf: (name: string) => Execution,
+  ): number {
+    let seq: number;
+    let offset = 0;
+    if (messageSeq === null) {
+      seq = this.#insert("assistant", "model", turnId, parts).seq;
+    } else {
+      const msg = this.#find(messageSeq);
+      offset = msg.parts.length;
+      msg.parts = [...msg.parts, ...parts];
+      run(this.sql, "UPDATE messages SET parts = ? WHERE seq = ?", JSON.stringify(msg.parts), messageSeq);
+      seq = messageSeq;
+    }
+    const at = nowIso();
+    parts.forEach((part, i) => {
+      if (part.type !== "tool_use") return;
+      run(
+        this.sql,
+        `INSERT INTO tool_calls (id, message_seq, idx, turn_id, name, execution, state, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+        part.id,
+        seq,
+        offset + i,
+        turnId,
+        part.name,
+        executionOf(part.name),
+        at,
+        at,
+      );
+    });
+    return seq;
+  }
+
+  #find(seq: number): Message {
+    const cached = this.messages().find((m) => m.seq === seq);
+    if (!cached) throw new Error(`message ${seq} not found`);
+    return cached;
+  }
+
+  /** Open calls (not yet written to history), in tool_use order. Uses the partial index only. */
+  openCalls(): ToolCallRow[] {
+    return all<ToolCallRow>(
+      this.sql,
+      "SELECT * FROM tool_calls WHERE answered_seq IS NULL ORDER BY message_seq, idx",
+    );
+  }
+
+  call(id: string): ToolCallRow | null {
+    return one<ToolCallRow>(this.sql, "SELECT * FROM tool_calls WHERE id = ?", id);
+  }
+
+  hasToolUseId(id: string): boolean {
+    return one(this.sql, "SELECT 1 AS x FROM tool_calls WHERE id = ?", id) !== null;
+  }
+
+  /** Stores a result without writing history yet (siblings may still be running). */
+  storeResult(id: string, state: Exclude<CallState, "pending">, content: ToolResultContent, isError: boolean): void {
+    run(
+      this.sql,
+      "UPDATE tool_calls SET state = ?, result = ?, is_error = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
+      state,
+      JSON.stringify(boundResultContent(content)),
+      isError ? 1 : 0,
+      nowIso(),
+      id,
+    );
+  }
+
+  /** True when every open call has a result (real, synthetic or skipped). */
+  openCallsSettled(): boolean {
+    return one(this.sql, "SELECT 1 AS x FROM tool_calls WHERE answered_seq IS NULL AND state = 'pending'") === null;
+  }
+
+  /**
+   * Answers every open call and writes one user message: the tool_results
+   * first, in tool_use order, then `extra` (the user's own parts). A pending
+   * call takes the result supplied with this message if any, else a synthetic
+   * `is_error` result. Returns the message and which calls were synthesized.
+   */
+  closeOpenCalls(opts: {
+    turnId: string | null;
+    reason: string;
+    supplied?: ReadonlyMap<string, SuppliedResult>;
+    extra?: Part[];
+    origin?: Origin;
+  }): { message: Message | null; synthesized: string[] } {
+    const open = this.openCalls();
+    const synthesized: string[] = [];
+    const results: ToolResultPart[] = open.map((call) => {
+      if (call.state === "pending") {
+        const given = opts.supplied?.get(call.id);
+        if (given) {
+          this.storeResult(call.id, "resolved", given.content, given.is_error);
+          return { type: "tool_result", tool_use_id: call.id, content: boundResultContent(given.content), is_error: given.is_error };
+        }
+        const content = `tool result unavailable: ${opts.reason}`;
+        this.storeResult(call.id, "synthesized", content, true);
+        synthesized.push(call.id);
+        return { type: "tool_result", tool_use_id: call.id, content, is_error: true };
+      }
+      return {
+        type: "tool_result",
+        tool_use_id: call.id,
+        content: JSON.parse(call.result ?? '""') as ToolResultContent,
+        is_error: call.is_error === 1,
+      };
+    });
+    const parts: Part[] = [...results, ...(opts.extra ?? [])];
+    if (parts.length === 0) return { message: null, synthesized };
+    const origin: Origin = opts.origin ?? (opts.extra?.length ? "client" : synthesized.length ? "synthetic" : "tool");
+    const message = this.#insert("user", origin, opts.turnId, parts);
+    if (open.length > 0) {
+      run(this.sql, "UPDATE tool_calls SET answered_seq = ? WHERE answered_seq IS NULL", message.seq);
+    }
+    return { message, synthesized };
+  }
+
+  /** Tool uses of a message, for executing a step's calls. */
+  toolUsesOf(seq: number): ToolUsePart[] {
+    return this.#find(seq).parts.filter((p): p is ToolUsePart => p.type === "tool_use");
+  }
+
+  clear(): void {
+    run(this.sql, "DELETE FROM messages");
+    run(this.sql, "DELETE FROM tool_calls");
+    this.#cache = [];
+  }
+}

@@ -1,0 +1,66 @@
+import type { Failure } from "../http/errors";
+import type { SessionEvent } from "../observability/events";
+import type { Message, Part } from "./history/parts";
+import type { SuppliedResult } from "./history/store";
+import type { TurnStatus } from "./stream/turn-events";
+
+/** Result unions returned over RPC; the worker maps failures to HTTP. */
+export type Result<T> = ({ ok: true } & T) | Failure;
+
+export type Mode = "stream" | "json";
+
+export interface SessionInfo {
+  tenant: string;
+  id: string;
+  agent: string;
+  created_at: string;
+  metadata: Record<string, unknown> | null;
+}
+
+export interface SendInput {
+  content: Part[];
+  tool_results: SuppliedResult[];
+  max_steps?: number;
+  idempotency_key?: string;
+  body_hash?: string;
+}
+
+export interface TurnResult {
+  turn_id: string;
+  status: TurnStatus;
+  finish_reason: string | null;
+  messages: Message[];
+  error?: { code: string; message: string; retryable?: boolean };
+  usage: Record<string, number>;
+  pending_tool_calls?: Array<{ id: string; name: string }>;
+}
+
+export interface TurnAnswer {
+  turn_id: string;
+  replayed: boolean;
+  stream?: ReadableStream<Uint8Array>;
+  result?: TurnResult;
+}
+
+export interface SessionState {
+  id: string;
+  agent: string;
+  status: "idle" | "running" | "awaiting_tool_results" | "failed";
+  created_at: string;
+  metadata: Record<string, unknown> | null;
+  turns: number;
+  messages: number;
+  last_turn: { id: string; status: TurnStatus; finish_reason: string | null; error: unknown } | null;
+  loaded_tools: string[];
+  pending_tool_calls: Array<{ id: string; name: string; execution: string }>;
+}
+
+export interface EventsPage {
+  events: SessionEvent[];
+  next: number | null;
+}
+
+export interface MessagesPage {
+  messages: Message[];
+  next: number | null;
+}

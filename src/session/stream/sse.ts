@@ -1,0 +1,69 @@
+import type { UiChunk } from "./ui-chunks";
+
+/**
+ * One SSE event per chunk. `id` is the chunk's stream-log id, so a client that
+ * reconnects with `Last-Event-ID` gets exactly the chunks after it. A single
+ * `data:` line is enough: JSON.stringify escapes every CR and LF, so the JSON
+ * can never break the frame.
+ */
+export function sseFrame(id: number, chunk: UiChunk): string {
+  return `id: ${id}\ndata: ${JSON.stringify(chunk)}\n\n`;
+}
+
+/**
+ * End of the response, deliberately without an id. The AI SDK client ignores
+ * ids and skips `[DONE]` by its data alone, so an id would buy nothing there.
+ * For `Last-Event-ID` an id would hurt: [DONE] is not a stream-log row, so any
+ * id we gave it would either collide with the next turn's first chunk or
+ * point at a row that does not exist. Without one, the SSE rule that an
+ * id-less event keeps the previous last-event-id leaves the client resuming
+ * from the last real chunk, which replays nothing missing and ends with
+ * [DONE] again.
+ */
+export const SSE_DONE = "data: [DONE]\n\n";
+
+export const UI_STREAM_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  // Tells the AI SDK (and our own clients) that the body is a UI message stream, protocol v1.
+  "x-vercel-ai-ui-message-stream": "v1",
+  // Stops nginx-style proxies from buffering, which would turn a live stream into one late burst.
+  "x-accel-buffering": "no",
+};
+
+export interface SseFrame {
+  /** The event's own `id` field, or null when it had none (e.g. [DONE]). */
+  id: number | null;
+  data: string;
+}
+
+/**
+ * Parses SSE text into events, following the WHATWG rules that matter here:
+ * comments are skipped, multiple data lines join with LF, an event without
+ * data is not dispatched, and an unterminated last event is dropped because a
+ * live stream that ends mid-event was cut.
+ */
+export function parseSseFrames(text: string): SseFrame[] {
+  const frames: SseFrame[] = [];
+  let id: number | null = null;
+  let data: string[] = [];
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  // The element after the last LF is either "" (terminated) or an unterminated line; neither completes an event.
+  lines.pop();
+  for (const line of lines) {
+    if (line === "") {
+      if (data.length > 0) frames.push({ id, data: data.join("\n") });
+      id = null;
+      data = [];
+      continue;
+    }
+    if (line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "data") data.push(value);
+    else if (field === "id" && /^\d+$/.test(value)) id = Number(value);
+  }
+  return frames;
+}

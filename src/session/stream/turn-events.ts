@@ -1,0 +1,31 @@
+import type { StreamEvent } from "../../providers/types";
+import type { ToolResultContent } from "../history/parts";
+
+export type TurnStatus = "running" | "awaiting_tool_results" | "completed" | "failed" | "cancelled" | "interrupted";
+
+/**
+ * Everything that happens in a turn, in order, as the runner sees it. The
+ * stream encoder turns these into AI SDK UI message chunks; they are not sent
+ * to clients as-is.
+ */
+export type TurnEvent =
+  | { type: "turn_start"; turn_id: string; message_id: string }
+  | { type: "step_start"; step: number }
+  | { type: "provider"; event: StreamEvent }
+  /** The step ended early: blocks that had started but not finished are abandoned. */
+  | { type: "step_abandoned"; reason: string }
+  | { type: "tool_output"; tool_use_id: string; content: ToolResultContent; is_error: boolean }
+  | { type: "step_finish"; step: number }
+  /** Custom data for clients (`data-<name>` chunks), e.g. turn status. */
+  | {
+      type: "data";
+      name: string;
+      data: unknown;
+      transient?: boolean;
+      /** Parts with the same name and id replace each other on the client (e.g. one live status part). */
+      id?: string;
+    }
+  | { type: "turn_finish"; status: TurnStatus; finish_reason: UiFinishReason }
+  | { type: "turn_error"; code: string; message: string };
+
+export type UiFinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other";

@@ -1,0 +1,50 @@
+import type { UiFinishReason } from "./turn-events";
+
+/**
+ * The subset of the AI SDK v6 UI message stream chunks (`UIMessageChunk` /
+ * `uiMessageChunkSchema` in the `ai` package) that Switchboard emits. Field
+ * names and optionality mirror that schema one-to-one so `useChat` parses our
+ * stream unchanged; the tests validate every emitted chunk against it and
+ * check at compile time that this union is assignable to `UIMessageChunk`.
+ *
+ * Declared here rather than imported because `ai` is a dev dependency: the
+ * worker must not pull it into its bundle just for types it never calls.
+ */
+export type UiChunk =
+  | { type: "start"; messageId?: string; messageMetadata?: unknown }
+  | { type: "start-step" }
+  | { type: "text-start"; id: string }
+  | { type: "text-delta"; id: string; delta: string }
+  | { type: "text-end"; id: string }
+  | { type: "reasoning-start"; id: string }
+  | { type: "reasoning-delta"; id: string; delta: string }
+  | { type: "reasoning-end"; id: string }
+  | { type: "tool-input-start"; toolCallId: string; toolName: string; dynamic?: boolean }
+  | { type: "tool-input-delta"; toolCallId: string; inputTextDelta: string }
+  | { type: "tool-input-available"; toolCallId: string; toolName: string; input: unknown; dynamic?: boolean }
+  | {
+      type: "tool-input-error";
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      errorText: string;
+      dynamic?: boolean;
+    }
+  | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic?: boolean }
+  | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic?: boolean }
+  | { type: "finish-step" }
+  | { type: "finish"; finishReason?: UiFinishReason; messageMetadata?: unknown }
+  | { type: "error"; errorText: string }
+  | { type: "abort"; reason?: string }
+  | UiDataChunk;
+
+/** Custom data for clients; with an `id`, a later chunk replaces the part client-side. */
+export interface UiDataChunk {
+  type: `data-${string}`;
+  id?: string;
+  data: unknown;
+  /** Delivered to `onData` only, never added to the message. */
+  transient?: boolean;
+}
+
+export type UiChunkType = UiChunk["type"];

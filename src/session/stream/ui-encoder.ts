@@ -1,0 +1,268 @@
+import type { StreamEvent } from "../../providers/types";
+import type { Part, ToolResultContent } from "../history/parts";
+import type { TurnEvent } from "./turn-events";
+import type { UiChunk } from "./ui-chunks";
+
+/** A block the client has seen start but not yet end. */
+type OpenBlock =
+  | { kind: "text"; id: string }
+  | { kind: "reasoning"; id: string }
+  | { kind: "tool"; toolCallId: string; toolName: string; raw: string };
+
+/**
+ * Turns the runner's TurnEvents into AI SDK UI message chunks. Pure and
+ * synchronous so the session can encode, coalesce and log in one step.
+ *
+ * The AI SDK client throws on a delta or end whose part it never saw start,
+ * and leaves parts "streaming" forever if they are never ended. So the encoder
+ * tracks what it opened and guarantees: nothing references an id whose start
+ * was not sent, and every open part is closed before finish-step, error or
+ * finish, whatever order (or omission) the runner's events come in.
+ */
+export class UiEncoder {
+  private messageId = "";
+  private step = 0;
+  private stepOpen = false;
+  /** Keyed by provider block index; Map order is start order, which keeps closing deterministic. */
+  private readonly open = new Map<number, OpenBlock>();
+  private readonly usedIds = new Set<string>();
+  /** Tool calls the client knows about; outputs for any other id would make the client throw. */
+  private readonly startedTools = new Set<string>();
+
+  push(ev: TurnEvent): UiChunk[] {
+    switch (ev.type) {
+      case "turn_start":
+        this.reset(ev.message_id);
+        return [{ type: "start", messageId: ev.message_id }];
+      case "step_start": {
+        const out = this.endStep("a new step started");
+        this.step = ev.step;
+        this.stepOpen = true;
+        out.push({ type: "start-step" });
+        return out;
+      }
+      case "provider":
+        return this.provider(ev.event);
+      case "step_abandoned":
+        return this.closeAll(ev.reason);
+      case "tool_output":
+        return this.toolOutput(ev.tool_use_id, ev.content, ev.is_error);
+      case "step_finish":
+        return this.endStep("the step finished first");
+      case "data":
+        return [
+          {
+            type: `data-${ev.name}`,
+            ...(ev.id !== undefined ? { id: ev.id } : {}),
+            // JSON drops undefined, which would leave the required `data` key missing on the wire.
+            data: ev.data ?? null,
+            ...(ev.transient ? { transient: true } : {}),
+          },
+        ];
+      case "turn_error": {
+        // Clients stop processing at an error chunk, so the message must already be consistent.
+        const out = this.endStep(ev.code);
+        out.push({ type: "error", errorText: `${ev.code}: ${ev.message}` });
+        return out;
+      }
+      case "turn_finish": {
+        const out = this.endStep("the turn ended first");
+        // `finish` alone cannot say "cancelled"; `abort` is how the AI SDK marks it, and useChat ignores it.
+        if (ev.status === "cancelled") out.push({ type: "abort", reason: "cancelled" });
+        out.push({ type: "finish", finishReason: ev.finish_reason });
+        return out;
+      }
+    }
+  }
+
+  private reset(messageId: string): void {
+    this.messageId = messageId;
+    this.step = 0;
+    this.stepOpen = false;
+    this.open.clear();
+    this.usedIds.clear();
+    this.startedTools.clear();
+  }
+
+  private provider(e: StreamEvent): UiChunk[] {
+    switch (e.type) {
+      case "block_start": {
+        const out = this.closeIndex(e.index, "another block started at its index");
+        if (e.kind === "tool_use") {
+          this.open.set(e.index, { kind: "tool", toolCallId: e.id, toolName: e.name, raw: "" });
+          out.push(this.toolStart(e.id, e.name));
+        } else {
+          out.push(this.openPart(e.index, e.kind === "text" ? "text" : "reasoning"));
+        }
+        return out;
+      }
+      case "text_delta":
+        return this.partDelta(e.index, "text", e.text);
+      case "thinking_delta":
+        return this.partDelta(e.index, "reasoning", e.thinking);
+      case "tool_input_delta": {
+        const block = this.open.get(e.index);
+        // Without a block_start we know neither the call id nor the tool name, so there is nothing to attach to.
+        if (block?.kind !== "tool" || e.partial_json === "") return [];
+        block.raw += e.partial_json;
+        return [{ type: "tool-input-delta", toolCallId: block.toolCallId, inputTextDelta: e.partial_json }];
+      }
+      case "block_stop":
+        return this.blockStop(e.index, e.part);
+      case "block_invalid": {
+        const block = this.open.get(e.index);
+        const out: UiChunk[] = [];
+        if (block?.kind !== "tool" || block.toolCallId !== e.id) {
+          out.push(...this.closeIndex(e.index, "its block was replaced"), this.toolStart(e.id, e.name));
+        }
+        this.open.delete(e.index);
+        out.push({
+          type: "tool-input-error",
+          toolCallId: e.id,
+          toolName: e.name,
+          input: e.raw,
+          errorText: `The input JSON for tool ${e.name} was invalid (${e.reason}), so the call was dropped.`,
+          dynamic: true,
+        });
+        return out;
+      }
+      case "retry":
+        return [
+          {
+            type: "data-provider-retry",
+            data: { attempt: e.attempt, delay_ms: e.delay_ms, status: e.status, reason: e.reason },
+            transient: true,
+          },
+        ];
+      case "message_start":
+      case "usage":
+      case "message_stop":
+        return [];
+    }
+  }
+
+  private blockStop(index: number, part: Part): UiChunk[] {
+    const block = this.open.get(index);
+    if (block === undefined) return this.wholePart(part);
+    if (block.kind === "tool" && part.type === "tool_use") {
+      this.open.delete(index);
+      return [
+        {
+          type: "tool-input-available",
+          toolCallId: block.toolCallId,
+          toolName: block.toolName,
+          input: part.input,
+          dynamic: true,
+        },
+      ];
+    }
+    return this.closeIndex(index, "its block ended without a tool call");
+  }
+
+  /** A part that completed without its start having been seen: send it whole so it is not lost. */
+  private wholePart(part: Part): UiChunk[] {
+    if (part.type === "tool_use") {
+      return [
+        this.toolStart(part.id, part.name),
+        { type: "tool-input-available", toolCallId: part.id, toolName: part.name, input: part.input, dynamic: true },
+      ];
+    }
+    const kind = part.type === "text" ? "text" : part.type === "thinking" ? "reasoning" : undefined;
+    const text = part.type === "text" ? part.text : part.type === "thinking" ? part.thinking : "";
+    // Redacted thinking has no readable text; an empty reasoning part would only clutter the UI.
+    if (kind === undefined || text === "") return [];
+    const id = this.allocId(kind === "text" ? "t" : "r", -1);
+    return [
+      { type: `${kind}-start`, id },
+      { type: `${kind}-delta`, id, delta: text },
+      { type: `${kind}-end`, id },
+    ];
+  }
+
+  private partDelta(index: number, kind: "text" | "reasoning", delta: string): UiChunk[] {
+    if (delta === "") return [];
+    const block = this.open.get(index);
+    const out: UiChunk[] = [];
+    let id: string;
+    if (block === undefined) {
+      // A delta without its block_start still carries content worth showing; open the part implicitly.
+      const start = this.openPart(index, kind);
+      out.push(start);
+      id = start.id;
+    } else if (block.kind === kind) {
+      id = block.id;
+    } else {
+      return [];
+    }
+    out.push({ type: `${kind}-delta`, id, delta });
+    return out;
+  }
+
+  private openPart(index: number, kind: "text" | "reasoning"): UiChunk & { id: string } {
+    const id = this.allocId(kind === "text" ? "t" : "r", index);
+    this.open.set(index, { kind, id });
+    return { type: `${kind}-start`, id };
+  }
+
+  private toolStart(toolCallId: string, toolName: string): UiChunk {
+    this.startedTools.add(toolCallId);
+    // Our tools are declared server-side, not typed on the client, so they render as dynamic-tool parts.
+    return { type: "tool-input-start", toolCallId, toolName, dynamic: true };
+  }
+
+  private toolOutput(toolCallId: string, content: ToolResultContent, isError: boolean): UiChunk[] {
+    if (!this.startedTools.has(toolCallId)) return [];
+    // Blocks are separate pieces of output; a newline keeps them from running into each other.
+    const text = typeof content === "string" ? content : content.map((b) => b.text).join("\n");
+    return isError
+      ? [{ type: "tool-output-error", toolCallId, errorText: text, dynamic: true }]
+      : [{ type: "tool-output-available", toolCallId, output: text, dynamic: true }];
+  }
+
+  private endStep(reason: string): UiChunk[] {
+    const out = this.closeAll(reason);
+    if (this.stepOpen) {
+      this.stepOpen = false;
+      out.push({ type: "finish-step" });
+    }
+    return out;
+  }
+
+  private closeAll(reason: string): UiChunk[] {
+    const out: UiChunk[] = [];
+    for (const index of [...this.open.keys()]) out.push(...this.closeIndex(index, reason));
+    return out;
+  }
+
+  private closeIndex(index: number, reason: string): UiChunk[] {
+    const block = this.open.get(index);
+    if (block === undefined) return [];
+    this.open.delete(index);
+    switch (block.kind) {
+      case "text":
+        return [{ type: "text-end", id: block.id }];
+      case "reasoning":
+        return [{ type: "reasoning-end", id: block.id }];
+      case "tool":
+        return [
+          {
+            type: "tool-input-error",
+            toolCallId: block.toolCallId,
+            toolName: block.toolName,
+            input: block.raw,
+            errorText: `The input JSON for tool ${block.toolName} was incomplete (${reason}), so the call was dropped.`,
+            dynamic: true,
+          },
+        ];
+    }
+  }
+
+  /** Part ids must be unique within the turn: the client keys live parts by id, and replays must not merge parts. */
+  private allocId(kind: "t" | "r", index: number): string {
+    const base = `${this.messageId}-${kind}${this.step}-${index < 0 ? "x" : index}`;
+    let id = base;
+    for (let n = 2; this.usedIds.has(id); n++) id = `${base}-${n}`;
+    this.usedIds.add(id);
+    return id;
+  }
+}

@@ -1,0 +1,58 @@
+import { coalesce } from "../stream/coalesce";
+import type { StreamLog } from "../stream/log";
+import type { TurnEvent } from "../stream/turn-events";
+import type { UiChunk } from "../stream/ui-chunks";
+import { UiEncoder } from "../stream/ui-encoder";
+
+/** Deltas wait at most this long before they are written, so one row carries many tokens. */
+const DELTA_FLUSH_MS = 25;
+
+const DELTAS = new Set(["text-delta", "reasoning-delta", "tool-input-delta"]);
+
+/**
+ * The turn's way out to clients: TurnEvents → UI chunks → coalesced rows in
+ * the stream log (which fans them out live). Structural chunks are written at
+ * once; deltas are batched.
+ */
+export class TurnOutput {
+  #encoder = new UiEncoder();
+  #pending: UiChunk[] = [];
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  rowsWritten = 0;
+  deltaChars = 0;
+
+  constructor(
+    private readonly log: StreamLog,
+    private readonly turnId: string,
+  ) {}
+
+  emit(ev: TurnEvent): void {
+    const chunks = this.#encoder.push(ev);
+    if (chunks.length === 0) return;
+    this.#pending.push(...chunks);
+    if (ev.type === "provider" && ev.event.type === "text_delta") this.deltaChars += ev.event.text.length;
+    if (chunks.every((c) => DELTAS.has(c.type))) {
+      this.#timer ??= setTimeout(() => this.flush(), DELTA_FLUSH_MS);
+    } else {
+      this.flush();
+    }
+  }
+
+  flush(): void {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    if (this.#pending.length === 0) return;
+    const rows = coalesce(this.#pending);
+    this.#pending = [];
+    this.log.append(this.turnId, rows);
+    this.rowsWritten += rows.length;
+  }
+
+  /** Flushes and ends every live stream of the turn. */
+  close(): void {
+    this.flush();
+    this.log.end(this.turnId);
+  }
+}

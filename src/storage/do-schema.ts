@@ -1,0 +1,90 @@
+import { one, run } from "./sql";
+
+/**
+ * Session Durable Object schema, append-only: a deployed migration is never
+ * edited, a change is a new entry. `meta.schema_version` records how many ran.
+ * Documented in docs/STORAGE.md.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    role TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    turn_id TEXT,
+    parts TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE tool_calls (
+    id TEXT PRIMARY KEY,
+    message_seq INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    turn_id TEXT,
+    name TEXT NOT NULL,
+    execution TEXT NOT NULL,
+    state TEXT NOT NULL,
+    result TEXT,
+    is_error INTEGER NOT NULL DEFAULT 0,
+    answered_seq INTEGER,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX tool_calls_open ON tool_calls (state, message_seq, idx) WHERE answered_seq IS NULL;
+  CREATE TABLE turns (
+    id TEXT PRIMARY KEY,
+    ord INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    steps INTEGER NOT NULL DEFAULT 0,
+    max_steps INTEGER NOT NULL,
+    first_message_seq INTEGER,
+    log_start INTEGER NOT NULL,
+    segment_start INTEGER NOT NULL,
+    error TEXT,
+    finish_reason TEXT,
+    usage TEXT NOT NULL DEFAULT '{}',
+    idempotency_key TEXT,
+    body_hash TEXT,
+    started_at TEXT NOT NULL,
+    ended_at TEXT
+  );
+  CREATE UNIQUE INDEX turns_ord ON turns (ord);
+  CREATE UNIQUE INDEX turns_idem ON turns (idempotency_key) WHERE idempotency_key IS NOT NULL;
+  CREATE TABLE stream_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    turn_id TEXT NOT NULL,
+    chunk TEXT NOT NULL
+  );
+  CREATE INDEX stream_log_turn ON stream_log (turn_id, id);
+  CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    type TEXT NOT NULL,
+    at TEXT NOT NULL,
+    turn_id TEXT,
+    data TEXT NOT NULL
+  );
+  CREATE TABLE loaded_tools (
+    name TEXT PRIMARY KEY,
+    loaded_at TEXT NOT NULL,
+    via TEXT NOT NULL
+  );
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Runs the migrations this object has not seen yet, each in its own transaction. */
+export function migrate(storage: DurableObjectStorage): void {
+  const sql = storage.sql;
+  sql.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  const row = one<{ value: string }>(sql, "SELECT value FROM meta WHERE key = 'schema_version'");
+  const current = row ? Number(row.value) : 0;
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    const ddl = MIGRATIONS[v] as string;
+    storage.transactionSync(() => {
+      sql.exec(ddl);
+      run(sql, "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", String(v + 1));
+    });
+  }
+}

@@ -1,0 +1,85 @@
+import type { JsonObject, ToolResultContent } from "../session/history/parts";
+import { resultText } from "../session/history/truncate";
+import { checkOutboundUrl } from "./outbound";
+
+export interface ToolOutcome {
+  content: ToolResultContent;
+  is_error: boolean;
+  status?: number;
+  ms: number;
+}
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
+
+function contentFromJson(value: unknown): ToolResultContent {
+  if (value && typeof value === "object" && !Array.isArray(value) && "content" in value) {
+    const content = (value as { content: unknown }).content;
+    if (typeof content === "string") return content;
+    if (Array.isArray(content) && content.every((b) => b && typeof b === "object" && typeof b.text === "string")) {
+      return content.map((b: { text: string }) => ({ type: "text" as const, text: b.text }));
+    }
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Calls an `http` tool: POST {tool_use_id, name, input}. Any failure becomes
+ * an is_error result the model can read; this function never throws except
+ * for cancellation of the whole turn.
+ */
+export async function callHttpTool(opts: {
+  url: string;
+  timeoutMs: number | undefined;
+  toolUseId: string;
+  name: string;
+  input: JsonObject;
+  signal: AbortSignal;
+  allowPrivate: boolean;
+}): Promise<ToolOutcome> {
+  const started = Date.now();
+  const ms = () => Date.now() - started;
+  const blocked = checkOutboundUrl(opts.url, opts.allowPrivate);
+  if (blocked) return { content: `tool endpoint refused: ${blocked}`, is_error: true, ms: ms() };
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const signal = AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]);
+  try {
+    const res = await fetch(opts.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/plain" },
+      body: JSON.stringify({ tool_use_id: opts.toolUseId, name: opts.name, input: opts.input }),
+      signal,
+      redirect: "manual",
+    });
+    const text = await res.text();
+    if (res.status < 200 || res.status >= 300) {
+      return {
+        content: `tool endpoint answered HTTP ${res.status}: ${text.slice(0, 2000)}`,
+        is_error: true,
+        status: res.status,
+        ms: ms(),
+      };
+    }
+    const isJson = (res.headers.get("content-type") ?? "").includes("json");
+    let content: ToolResultContent = text;
+    if (isJson) {
+      try {
+        content = contentFromJson(JSON.parse(text));
+      } catch {
+        content = text;
+      }
+    }
+    return { content, is_error: false, status: res.status, ms: ms() };
+  } catch (e) {
+    if (opts.signal.aborted) throw e;
+    const timedOut = (e as Error).name === "TimeoutError" || signal.aborted;
+    return {
+      content: timedOut ? `tool timed out after ${timeoutMs} ms` : `tool endpoint unreachable: ${(e as Error).message}`,
+      is_error: true,
+      ms: ms(),
+    };
+  }
+}
+
+export function outcomeText(o: ToolOutcome): string {
+  return resultText(o.content);
+}

@@ -1,0 +1,98 @@
+// Shared helpers for the mock model server tests.
+export interface SseEvent {
+  event: string | undefined;
+  data: string;
+}
+
+/** Minimal spec-style SSE parsing of a complete text (events end at a blank line; comments skipped). */
+export function parseSse(text: string): SseEvent[] {
+  const events: SseEvent[] = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    if (block.trim() === "") continue;
+    let event: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith(":")) continue;
+      const colon = line.indexOf(":");
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "event") event = value;
+      if (field === "data") data.push(value);
+    }
+    if (data.length > 0 || event !== undefined) events.push({ event, data: data.join("\n") });
+  }
+  return events;
+}
+
+export const anthropicHeaders = {
+  "content-type": "application/json",
+  "x-api-key": "test-key",
+  "anthropic-version": "2023-06-01",
+};
+export const openaiHeaders = { "content-type": "application/json", authorization: "Bearer test-key" };
+
+export function postAnthropic(url: string, body: unknown, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${url}/v1/messages`, {
+    method: "POST",
+    headers: anthropicHeaders,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    ...init,
+  });
+}
+
+export function postOpenAI(url: string, body: unknown, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: openaiHeaders,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    ...init,
+  });
+}
+
+export async function script(url: string, model: string, steps: unknown[]): Promise<void> {
+  const res = await fetch(`${url}/_mock/script`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, steps }),
+  });
+  if (res.status !== 200) throw new Error(`script failed: ${res.status} ${await res.text()}`);
+}
+
+/** Reads a body to the end; returns the bytes received and the read error (if the stream did not end cleanly). */
+export async function readAll(res: Response): Promise<{ bytes: Uint8Array; error: unknown }> {
+  const reader = res.body!.getReader();
+  const parts: Uint8Array[] = [];
+  let error: unknown = null;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+    }
+  } catch (e) {
+    error = e;
+  }
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const p of parts) {
+    bytes.set(p, offset);
+    offset += p.length;
+  }
+  return { bytes, error };
+}
+
+export const anthropicRequest = (model: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  max_tokens: 1024,
+  stream: true,
+  messages: [{ role: "user", content: "Hello" }],
+  ...extra,
+});
+
+export const openaiRequest = (model: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  stream: true,
+  messages: [{ role: "user", content: "Hello" }],
+  ...extra,
+});

@@ -1,0 +1,181 @@
+import { describe, expect, it } from "vitest";
+import { validateAnthropicRequest } from "../../../mock/validate-anthropic.ts";
+
+const tool = { name: "get_weather", input_schema: { type: "object" } };
+const use = (id: string, name = "get_weather") => ({ type: "tool_use", id, name, input: {} });
+const result = (id: string) => ({ type: "tool_result", tool_use_id: id, content: "ok" });
+const req = (messages: unknown[], extra: Record<string, unknown> = {}) => ({
+  model: "m",
+  max_tokens: 100,
+  tools: [tool],
+  messages,
+  ...extra,
+});
+
+describe("validateAnthropicRequest", () => {
+  it("accepts a well paired conversation", () => {
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [{ type: "text", text: "checking" }, use("toolu_a"), use("toolu_b")] },
+      { role: "user", content: [result("toolu_b"), result("toolu_a"), { type: "text", text: "thanks" }] },
+      { role: "assistant", content: "done" },
+    ]);
+    expect(validateAnthropicRequest(body)).toBeNull();
+  });
+
+  it("reports tool_use ids without results at the assistant index, comma-separated", () => {
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [use("toolu_a"), use("toolu_b"), use("toolu_c")] },
+      { role: "user", content: [result("toolu_b")] },
+    ]);
+    expect(validateAnthropicRequest(body)).toEqual({
+      status: 400,
+      pairing: true,
+      message:
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a, toolu_c. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+    });
+  });
+
+  it("reports a trailing assistant tool_use with no next message", () => {
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "a" },
+      { role: "user", content: "again" },
+      { role: "assistant", content: [use("toolu_x")] },
+    ]);
+    expect(validateAnthropicRequest(body)?.message).toBe(
+      "messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_x. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+    );
+  });
+
+  it("reports an unexpected tool_use_id with message and block index", () => {
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [use("toolu_a")] },
+      { role: "user", content: [result("toolu_a"), result("toolu_zzz")] },
+    ]);
+    expect(validateAnthropicRequest(body)).toEqual({
+      status: 400,
+      pairing: true,
+      message:
+        "messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_zzz. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+    });
+  });
+
+  it("rejects a tool_result answering a tool_use two messages back", () => {
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [use("toolu_a")] },
+      { role: "user", content: [result("toolu_a")] },
+      { role: "assistant", content: "ok" },
+      { role: "user", content: [result("toolu_a")] },
+    ]);
+    expect(validateAnthropicRequest(body)?.message).toMatch(/^messages\.4\.content\.0: unexpected `tool_use_id`/);
+  });
+
+  it("rejects text before a tool_result", () => {
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [use("toolu_a")] },
+      { role: "user", content: [{ type: "text", text: "here" }, result("toolu_a")] },
+    ]);
+    expect(validateAnthropicRequest(body)).toEqual({
+      status: 400,
+      pairing: true,
+      message: "messages.2: `tool_result` blocks must come first in the user message content, before any other blocks.",
+    });
+  });
+
+  it("rejects duplicate tool_use ids across the conversation", () => {
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [use("toolu_a")] },
+      { role: "user", content: [result("toolu_a")] },
+      { role: "assistant", content: [{ type: "text", text: "again" }, use("toolu_a")] },
+      { role: "user", content: [result("toolu_a")] },
+    ]);
+    expect(validateAnthropicRequest(body)).toEqual({
+      status: 400,
+      pairing: true,
+      message: "messages.3.content.1: `tool_use` ids must be unique",
+    });
+  });
+
+  it("rejects two results for one tool_use", () => {
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [use("toolu_a")] },
+      { role: "user", content: [result("toolu_a"), result("toolu_a")] },
+    ]);
+    expect(validateAnthropicRequest(body)?.pairing).toBe(true);
+    expect(validateAnthropicRequest(body)?.message).toMatch(/^messages\.2\.content\.1: each tool_use must have a single/);
+  });
+
+  it("allows history calls to tools that are not declared", () => {
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [use("toolu_a", "removed_tool")] },
+      { role: "user", content: [result("toolu_a")] },
+    ]);
+    expect(validateAnthropicRequest(body)).toBeNull();
+  });
+
+  it("requires a signature on thinking blocks", () => {
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "x" }] },
+    ]);
+    expect(validateAnthropicRequest(body)).toEqual({
+      status: 400,
+      message: "messages.1.content.0.thinking.signature: Field required",
+    });
+  });
+
+  it("checks the basic shape", () => {
+    expect(validateAnthropicRequest({ max_tokens: 1, messages: [] })?.message).toBe("model: Field required");
+    expect(validateAnthropicRequest({ model: "m", messages: [] })?.message).toBe("max_tokens: Field required");
+    expect(validateAnthropicRequest({ model: "m", max_tokens: 1 })?.message).toBe("messages: Field required");
+    expect(validateAnthropicRequest(req([{ role: "system", content: "x" }]))?.message).toBe(
+      "messages.0.role: Input should be 'user' or 'assistant'",
+    );
+    expect(validateAnthropicRequest(req([{ role: "assistant", content: "x" }]))?.message).toBe(
+      'messages: first message must use the "user" role',
+    );
+    expect(validateAnthropicRequest(req([{ role: "user", content: 5 }]))?.message).toBe(
+      "messages.0.content: Input should be a valid list",
+    );
+    expect(validateAnthropicRequest(req([{ role: "user", content: [] }]))?.message).toBe(
+      "messages.0: all messages must have non-empty content except for the optional final assistant message",
+    );
+    expect(validateAnthropicRequest(req([{ role: "user", content: [{ type: "text", text: "" }] }]))?.message).toBe(
+      "messages: text content blocks must be non-empty",
+    );
+  });
+
+  it("rejects tool_reference to an undeclared tool and invalid defer_loading use", () => {
+    const ref = (name: string) => ({
+      type: "tool_result",
+      tool_use_id: "toolu_a",
+      content: [{ type: "tool_reference", tool_name: name }],
+    });
+    const messages = (name: string) => [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [use("toolu_a", "tool_search")] },
+      { role: "user", content: [ref(name)] },
+    ];
+    const deferred = { name: "mcp__gh__issues", input_schema: { type: "object" }, defer_loading: true };
+    const tools = [{ name: "tool_search", input_schema: { type: "object" } }, deferred];
+    expect(validateAnthropicRequest(req(messages("mcp__gh__issues"), { tools }))).toBeNull();
+    expect(validateAnthropicRequest(req(messages("nope"), { tools }))?.message).toBe(
+      "messages.2.content.0.content.0: `tool_reference` names unknown tool 'nope'. Each referenced tool must be defined in `tools`.",
+    );
+    expect(validateAnthropicRequest(req([{ role: "user", content: "hi" }], { tools: [deferred] }))?.message).toBe(
+      "tools: At least one tool must have defer_loading=false. All tools cannot be deferred",
+    );
+    const cached = { ...deferred, cache_control: { type: "ephemeral" } };
+    expect(validateAnthropicRequest(req([{ role: "user", content: "hi" }], { tools: [tool, cached] }))?.message).toBe(
+      "tools.1: `defer_loading` and `cache_control` cannot be used together on the same tool",
+    );
+  });
+});

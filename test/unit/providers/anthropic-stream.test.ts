@@ -1,0 +1,220 @@
+import { describe, expect, it } from "vitest";
+import { anthropic } from "../../../src/providers/anthropic";
+import type { StreamEvent } from "../../../src/providers/types";
+import { fixture, run, scriptedFetch, squash, sseResponse } from "./helpers";
+
+const MODEL = "claude-sonnet-4-5-20250929";
+
+async function replay(name: string, chunkSize?: number) {
+  const bytes = fixture(name);
+  const fetch = scriptedFetch([() => sseResponse(bytes, chunkSize === undefined ? {} : { chunkSize })]);
+  const outcome = await run(anthropic, fetch);
+  return { ...outcome, squashed: squash(outcome.events), fetch };
+}
+
+function sse(events: Array<Record<string, unknown>>): Uint8Array {
+  return new TextEncoder().encode(
+    events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join(""),
+  );
+}
+
+const START = { type: "message_start", message: { id: "msg_x", model: "m", usage: { input_tokens: 3 } } };
+const STOP = [{ type: "message_delta", delta: { stop_reason: "end_turn" } }, { type: "message_stop" }];
+
+async function runEvents(events: Array<Record<string, unknown>>) {
+  return run(anthropic, scriptedFetch([() => sseResponse(sse(events))]));
+}
+
+describe("anthropic adapter: fixture replay", () => {
+  it("anthropic-stream-text.sse", async () => {
+    const { squashed, failure, fetch } = await replay("anthropic-stream-text.sse");
+    expect(failure).toBeUndefined();
+    expect(squashed).toEqual<StreamEvent[]>([
+      { type: "message_start", id: "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY", model: MODEL },
+      { type: "usage", usage: { input_tokens: 25, output_tokens: 1 } },
+      { type: "block_start", index: 0, kind: "text" },
+      { type: "text_delta", index: 0, text: "Hello!" },
+      { type: "block_stop", index: 0, part: { type: "text", text: "Hello!" } },
+      { type: "usage", usage: { output_tokens: 15 } },
+      { type: "message_stop", stop_reason: "end_turn" },
+    ]);
+    const call = fetch.calls[0]!;
+    expect(call.url).toBe("https://provider.test/v1/messages");
+    expect(call.init.headers).toMatchObject({
+      "x-api-key": "k",
+      "anthropic-version": "2023-06-01",
+      "content-type": "application/json",
+    });
+    expect(JSON.parse(String(call.init.body))).toMatchObject({ model: "claude-test", stream: true });
+  });
+
+  it("anthropic-stream-tool-use.sse", async () => {
+    const { squashed, failure } = await replay("anthropic-stream-tool-use.sse");
+    expect(failure).toBeUndefined();
+    expect(squashed).toEqual<StreamEvent[]>([
+      { type: "message_start", id: "msg_014p7gG3wDgGV9EUtLvnow3U", model: MODEL },
+      { type: "usage", usage: { input_tokens: 472, output_tokens: 2 } },
+      { type: "block_start", index: 0, kind: "text" },
+      { type: "text_delta", index: 0, text: "Okay, let's check the weather for San Francisco, CA:" },
+      { type: "block_stop", index: 0, part: { type: "text", text: "Okay, let's check the weather for San Francisco, CA:" } },
+      { type: "block_start", index: 1, kind: "tool_use", id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_weather" },
+      { type: "tool_input_delta", index: 1, partial_json: '{"location": "San Francisco, CA", "unit": "fahrenheit"}' },
+      {
+        type: "block_stop",
+        index: 1,
+        part: {
+          type: "tool_use",
+          id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+          name: "get_weather",
+          input: { location: "San Francisco, CA", unit: "fahrenheit" },
+        },
+      },
+      { type: "usage", usage: { output_tokens: 89 } },
+      { type: "message_stop", stop_reason: "tool_use" },
+    ]);
+  });
+
+  it("anthropic-stream-thinking.sse keeps the signature", async () => {
+    const { squashed, failure } = await replay("anthropic-stream-thinking.sse");
+    expect(failure).toBeUndefined();
+    const thinking =
+      "Let me solve this step by step:\n\n1. First break down 27 * 453\n2. 453 = 400 + 50 + 3\n3. 27 * 400 = 10,800" +
+      "\n4. 27 * 50 = 1,350\n5. 27 * 3 = 81\n6. 10,800 + 1,350 + 81 = 12,231";
+    expect(squashed).toEqual<StreamEvent[]>([
+      { type: "message_start", id: "msg_01...", model: MODEL },
+      { type: "block_start", index: 0, kind: "thinking" },
+      { type: "thinking_delta", index: 0, thinking },
+      {
+        type: "block_stop",
+        index: 0,
+        part: { type: "thinking", thinking, signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds..." },
+      },
+      { type: "block_start", index: 1, kind: "text" },
+      { type: "text_delta", index: 1, text: "27 * 453 = 12,231" },
+      { type: "block_stop", index: 1, part: { type: "text", text: "27 * 453 = 12,231" } },
+      { type: "message_stop", stop_reason: "end_turn" },
+    ]);
+  });
+
+  it("anthropic-sdk-fixture-tool-use.sse (newer fields)", async () => {
+    const { squashed, failure } = await replay("anthropic-sdk-fixture-tool-use.sse");
+    expect(failure).toBeUndefined();
+    const text = "I'll check the current weather in Paris for you.";
+    expect(squashed).toEqual<StreamEvent[]>([
+      { type: "message_start", id: "msg_019Q1hrJbZG26Fb9BQhrkHEr", model: "claude-sonnet-4-20250514" },
+      {
+        type: "usage",
+        usage: { input_tokens: 377, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      },
+      { type: "block_start", index: 0, kind: "text" },
+      { type: "text_delta", index: 0, text },
+      { type: "block_stop", index: 0, part: { type: "text", text } },
+      { type: "block_start", index: 1, kind: "tool_use", id: "toolu_01NRLabsLyVHZPKxbKvkfSMn", name: "get_weather" },
+      { type: "tool_input_delta", index: 1, partial_json: '{"location": "Paris"}' },
+      {
+        type: "block_stop",
+        index: 1,
+        part: { type: "tool_use", id: "toolu_01NRLabsLyVHZPKxbKvkfSMn", name: "get_weather", input: { location: "Paris" } },
+      },
+      { type: "usage", usage: { output_tokens: 65 } },
+      { type: "message_stop", stop_reason: "tool_use" },
+    ]);
+  });
+
+  it("anthropic-stream-error.sse → provider_overloaded", async () => {
+    const { events, failure } = await replay("anthropic-stream-error.sse");
+    expect(events).toEqual([]);
+    expect(failure?.error).toMatchObject({ code: "provider_overloaded", retryable: true });
+  });
+
+  it.each([
+    "anthropic-stream-text.sse",
+    "anthropic-stream-tool-use.sse",
+    "anthropic-stream-thinking.sse",
+    "anthropic-sdk-fixture-tool-use.sse",
+  ])("%s gives the same events when fed one byte at a time", async (name) => {
+    const whole = await replay(name);
+    const bytewise = await replay(name, 1);
+    expect(bytewise.squashed).toEqual(whole.squashed);
+  });
+});
+
+describe("anthropic adapter: stream edge cases", () => {
+  it("ignores server_tool_use and unknown blocks, renumbering the rest", async () => {
+    const { events, failure } = await runEvents([
+      START,
+      { type: "content_block_start", index: 0, content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} } },
+      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"q":"x"}' } },
+      { type: "content_block_stop", index: 0 },
+      { type: "content_block_start", index: 1, content_block: { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] } },
+      { type: "content_block_stop", index: 1 },
+      { type: "some_future_event", foo: 1 },
+      { type: "content_block_start", index: 2, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 2, delta: { type: "citations_delta", citation: {} } },
+      { type: "content_block_delta", index: 2, delta: { type: "text_delta", text: "found" } },
+      { type: "content_block_stop", index: 2 },
+      ...STOP,
+    ]);
+    expect(failure).toBeUndefined();
+    expect(events.filter((e) => e.type === "block_start" || e.type === "block_stop")).toEqual([
+      { type: "block_start", index: 0, kind: "text" },
+      { type: "block_stop", index: 0, part: { type: "text", text: "found" } },
+    ]);
+    expect(JSON.stringify(events)).not.toContain("srvtoolu_");
+  });
+
+  it("empty tool input means {}, unparseable or non-object input is block_invalid", async () => {
+    const tool = (index: number, id: string, json: string[]) => [
+      { type: "content_block_start", index, content_block: { type: "tool_use", id, name: "t", input: {} } },
+      ...json.map((partial_json) => ({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } })),
+      { type: "content_block_stop", index },
+    ];
+    const { events, failure } = await runEvents([
+      START,
+      ...tool(0, "toolu_a", [""]),
+      ...tool(1, "toolu_b", ['{"a":', "1"]),
+      ...tool(2, "toolu_c", ["[1,2]"]),
+      ...STOP,
+    ]);
+    expect(failure).toBeUndefined();
+    const ends = events.filter((e) => e.type === "block_stop" || e.type === "block_invalid");
+    expect(ends[0]).toEqual({ type: "block_stop", index: 0, part: { type: "tool_use", id: "toolu_a", name: "t", input: {} } });
+    expect(ends[1]).toMatchObject({ type: "block_invalid", index: 1, id: "toolu_b", name: "t", raw: '{"a":1' });
+    expect(ends[2]).toMatchObject({ type: "block_invalid", index: 2, id: "toolu_c", reason: "tool input is not a JSON object" });
+  });
+
+  it("redacted_thinking becomes a thinking part with its data", async () => {
+    const { events } = await runEvents([
+      START,
+      { type: "content_block_start", index: 0, content_block: { type: "redacted_thinking", data: "opaque" } },
+      { type: "content_block_stop", index: 0 },
+      ...STOP,
+    ]);
+    expect(events).toContainEqual({ type: "block_stop", index: 0, part: { type: "thinking", thinking: "", redacted: "opaque" } });
+  });
+
+  it("an error event other than overloaded is provider_stream_error, after the completed blocks", async () => {
+    const { events, failure } = await runEvents([
+      START,
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "partial" } },
+      { type: "content_block_stop", index: 0 },
+      { type: "error", error: { type: "api_error", message: "boom" } },
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: "block_stop", index: 0 });
+    expect(failure?.error).toMatchObject({ code: "provider_stream_error", retryable: true });
+    expect(failure?.message).toContain("boom");
+  });
+
+  it("a data line that is not JSON is provider_bad_response", async () => {
+    const body = new TextEncoder().encode("event: message_start\ndata: {not json\n\n");
+    const { failure } = await run(anthropic, scriptedFetch([() => sseResponse(body)]));
+    expect(failure?.error.code).toBe("provider_bad_response");
+  });
+
+  it("a 200 JSON answer instead of a stream is provider_bad_response", async () => {
+    const fetch = scriptedFetch([() => new Response("{}", { headers: { "content-type": "application/json" } })]);
+    const { failure } = await run(anthropic, fetch);
+    expect(failure?.error.code).toBe("provider_bad_response");
+  });
+});

@@ -1,0 +1,185 @@
+import { describe, expect, it } from "vitest";
+import type { StreamEvent } from "../../../src/providers/types";
+import type { TurnEvent } from "../../../src/session/stream/turn-events";
+import { UiEncoder } from "../../../src/session/stream/ui-encoder";
+import { encodeAll } from "./assemble";
+import { ODDITIES } from "./fixtures";
+
+const p = (event: StreamEvent): TurnEvent => ({ type: "provider", event });
+const START: TurnEvent[] = [
+  { type: "turn_start", turn_id: "t", message_id: "m" },
+  { type: "step_start", step: 1 },
+];
+
+function encoderAfter(events: TurnEvent[]): UiEncoder {
+  const encoder = new UiEncoder();
+  for (const ev of events) encoder.push(ev);
+  return encoder;
+}
+
+describe("UiEncoder", () => {
+  it("starts the message with its id and a step with start-step", () => {
+    const encoder = new UiEncoder();
+    expect(encoder.push({ type: "turn_start", turn_id: "t", message_id: "m" })).toEqual([
+      { type: "start", messageId: "m" },
+    ]);
+    expect(encoder.push({ type: "step_start", step: 1 })).toEqual([{ type: "start-step" }]);
+  });
+
+  it("maps text and thinking blocks to parts with turn-unique ids and drops the signature", () => {
+    const chunks = encodeAll([
+      ...START,
+      p({ type: "block_start", index: 0, kind: "thinking" }),
+      p({ type: "thinking_delta", index: 0, thinking: "hm" }),
+      p({ type: "block_stop", index: 0, part: { type: "thinking", thinking: "hm", signature: "SIG" } }),
+      p({ type: "block_start", index: 1, kind: "text" }),
+      p({ type: "text_delta", index: 1, text: "" }),
+      p({ type: "text_delta", index: 1, text: "hi" }),
+      p({ type: "block_stop", index: 1, part: { type: "text", text: "hi" } }),
+    ]);
+    expect(chunks.slice(2)).toEqual([
+      { type: "reasoning-start", id: "m-r1-0" },
+      { type: "reasoning-delta", id: "m-r1-0", delta: "hm" },
+      { type: "reasoning-end", id: "m-r1-0" },
+      { type: "text-start", id: "m-t1-1" },
+      { type: "text-delta", id: "m-t1-1", delta: "hi" },
+      { type: "text-end", id: "m-t1-1" },
+    ]);
+    expect(JSON.stringify(chunks)).not.toContain("SIG");
+  });
+
+  it("never reuses a part id, even if a step number and index repeat", () => {
+    const block = [
+      p({ type: "block_start", index: 0, kind: "text" }),
+      p({ type: "block_stop", index: 0, part: { type: "text", text: "" } }),
+    ];
+    const chunks = encodeAll([...START, ...block, { type: "step_start", step: 1 }, ...block]);
+    const ids = chunks.flatMap((c) => (c.type === "text-start" ? [c.id] : []));
+    expect(ids).toEqual(["m-t1-0", "m-t1-0-2"]);
+  });
+
+  it("streams tool input as a dynamic tool and sends the parsed input at block_stop", () => {
+    const encoder = encoderAfter(START);
+    expect(encoder.push(p({ type: "block_start", index: 0, kind: "tool_use", id: "c1", name: "f" }))).toEqual([
+      { type: "tool-input-start", toolCallId: "c1", toolName: "f", dynamic: true },
+    ]);
+    expect(encoder.push(p({ type: "tool_input_delta", index: 0, partial_json: "" }))).toEqual([]);
+    expect(encoder.push(p({ type: "tool_input_delta", index: 0, partial_json: '{"a":1}' }))).toEqual([
+      { type: "tool-input-delta", toolCallId: "c1", inputTextDelta: '{"a":1}' },
+    ]);
+    const part = { type: "tool_use" as const, id: "c1", name: "f", input: { a: 1 } };
+    expect(encoder.push(p({ type: "block_stop", index: 0, part }))).toEqual([
+      { type: "tool-input-available", toolCallId: "c1", toolName: "f", input: { a: 1 }, dynamic: true },
+    ]);
+  });
+
+  it("reports invalid tool input as tool-input-error, starting the call first if needed", () => {
+    const chunks = encodeAll(ODDITIES);
+    const errors = chunks.filter((c) => c.type === "tool-input-error");
+    expect(errors.map((c) => c.toolCallId)).toEqual(["toolu_bad", "toolu_nostart"]);
+    for (const c of errors) expect(c.errorText).toMatch(/invalid \(unexpected end\).*dropped/);
+    const nostart = chunks.findIndex((c) => c.type === "tool-input-start" && c.toolCallId === "toolu_nostart");
+    expect(nostart).toBeGreaterThan(-1);
+  });
+
+  it("sends nothing for message_start, usage and message_stop, and a transient data chunk for retry", () => {
+    const encoder = encoderAfter(START);
+    expect(encoder.push(p({ type: "message_start", id: "x", model: "y" }))).toEqual([]);
+    expect(encoder.push(p({ type: "usage", usage: { output_tokens: 3 } }))).toEqual([]);
+    expect(encoder.push(p({ type: "message_stop", stop_reason: "end_turn" }))).toEqual([]);
+    expect(encoder.push(p({ type: "retry", attempt: 2, delay_ms: 900, status: 429, reason: "rate" }))).toEqual([
+      {
+        type: "data-provider-retry",
+        data: { attempt: 2, delay_ms: 900, status: 429, reason: "rate" },
+        transient: true,
+      },
+    ]);
+  });
+
+  it("abandons a step: ends open parts, errors open tool inputs, in start order", () => {
+    const encoder = encoderAfter([
+      ...START,
+      p({ type: "block_start", index: 0, kind: "thinking" }),
+      p({ type: "block_start", index: 1, kind: "text" }),
+      p({ type: "block_start", index: 2, kind: "tool_use", id: "c1", name: "f" }),
+      p({ type: "tool_input_delta", index: 2, partial_json: '{"a' }),
+    ]);
+    const out = encoder.push({ type: "step_abandoned", reason: "provider_stream_cut" });
+    expect(out).toEqual([
+      { type: "reasoning-end", id: "m-r1-0" },
+      { type: "text-end", id: "m-t1-1" },
+      {
+        type: "tool-input-error",
+        toolCallId: "c1",
+        toolName: "f",
+        input: '{"a',
+        errorText: "The input JSON for tool f was incomplete (provider_stream_cut), so the call was dropped.",
+        dynamic: true,
+      },
+    ]);
+    expect(encoder.push({ type: "step_finish", step: 1 })).toEqual([{ type: "finish-step" }]);
+    expect(encoder.push({ type: "step_finish", step: 1 })).toEqual([]);
+  });
+
+  it("closes anything still open before finish-step", () => {
+    const encoder = encoderAfter([...START, p({ type: "text_delta", index: 0, text: "implicit" })]);
+    expect(encoder.push({ type: "step_finish", step: 1 })).toEqual([
+      { type: "text-end", id: "m-t1-0" },
+      { type: "finish-step" },
+    ]);
+  });
+
+  it("maps tool output to output-available (blocks joined) or output-error, and drops unknown calls", () => {
+    const encoder = encoderAfter([
+      ...START,
+      p({ type: "block_stop", index: 0, part: { type: "tool_use", id: "c1", name: "f", input: {} } }),
+    ]);
+    const content = [
+      { type: "text" as const, text: "a" },
+      { type: "text" as const, text: "b" },
+    ];
+    expect(encoder.push({ type: "tool_output", tool_use_id: "c1", content, is_error: false })).toEqual([
+      { type: "tool-output-available", toolCallId: "c1", output: "a\nb", dynamic: true },
+    ]);
+    expect(encoder.push({ type: "tool_output", tool_use_id: "c1", content: "boom", is_error: true })).toEqual([
+      { type: "tool-output-error", toolCallId: "c1", errorText: "boom", dynamic: true },
+    ]);
+    expect(encoder.push({ type: "tool_output", tool_use_id: "nope", content: "x", is_error: false })).toEqual([]);
+  });
+
+  it("sends data-<name> chunks with optional id and transient", () => {
+    const encoder = new UiEncoder();
+    expect(encoder.push({ type: "data", name: "status", data: { s: 1 }, id: "s" })).toEqual([
+      { type: "data-status", id: "s", data: { s: 1 } },
+    ]);
+    expect(encoder.push({ type: "data", name: "ping", data: undefined, transient: true })).toEqual([
+      { type: "data-ping", data: null, transient: true },
+    ]);
+  });
+
+  it("ends the turn: error text is code: message; cancelled adds abort before finish", () => {
+    const encoder = encoderAfter(START);
+    expect(encoder.push({ type: "turn_error", code: "provider_overloaded", message: "try later" })).toEqual([
+      { type: "finish-step" },
+      { type: "error", errorText: "provider_overloaded: try later" },
+    ]);
+    expect(encoder.push({ type: "turn_finish", status: "failed", finish_reason: "error" })).toEqual([
+      { type: "finish", finishReason: "error" },
+    ]);
+    const cancelled = encoderAfter(START);
+    expect(cancelled.push({ type: "turn_finish", status: "cancelled", finish_reason: "other" })).toEqual([
+      { type: "finish-step" },
+      { type: "abort", reason: "cancelled" },
+      { type: "finish", finishReason: "other" },
+    ]);
+  });
+
+  it("a new turn_start resets state, so earlier tool calls are unknown", () => {
+    const encoder = encoderAfter([
+      ...START,
+      p({ type: "block_stop", index: 0, part: { type: "tool_use", id: "c1", name: "f", input: {} } }),
+    ]);
+    encoder.push({ type: "turn_start", turn_id: "t2", message_id: "m2" });
+    expect(encoder.push({ type: "tool_output", tool_use_id: "c1", content: "x", is_error: false })).toEqual([]);
+  });
+});

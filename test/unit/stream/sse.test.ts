@@ -1,0 +1,73 @@
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import { describe, expect, it } from "vitest";
+import { parseSseFrames, SSE_DONE, sseFrame, UI_STREAM_HEADERS } from "../../../src/session/stream/sse";
+import { encodeAll, toSse } from "./assemble";
+import { FULL_TURN } from "./fixtures";
+
+async function parseWithEventsourceParser(text: string): Promise<Array<{ id: string | undefined; data: string }>> {
+  const events: Array<{ id: string | undefined; data: string }> = [];
+  const stream = new ReadableStream<string>({
+    start(controller) {
+      controller.enqueue(text);
+      controller.close();
+    },
+  }).pipeThrough(new EventSourceParserStream());
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return events;
+    events.push({ id: value.id, data: value.data });
+  }
+}
+
+describe("sse", () => {
+  it("frames a chunk as id + one data line", () => {
+    expect(sseFrame(7, { type: "text-delta", id: "a", delta: "x\ny\r\n" })).toBe(
+      'id: 7\ndata: {"type":"text-delta","id":"a","delta":"x\\ny\\r\\n"}\n\n',
+    );
+    expect(SSE_DONE).toBe("data: [DONE]\n\n");
+  });
+
+  it("sends the headers the AI SDK and proxies need", () => {
+    expect(UI_STREAM_HEADERS).toEqual({
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      "x-vercel-ai-ui-message-stream": "v1",
+      "x-accel-buffering": "no",
+    });
+  });
+
+  it("parseSseFrames agrees with eventsource-parser on a full turn", async () => {
+    const sse = toSse(encodeAll(FULL_TURN));
+    const ours = parseSseFrames(sse);
+    const theirs = await parseWithEventsourceParser(sse);
+    expect(ours.map((f) => ({ id: f.id === null ? undefined : String(f.id), data: f.data }))).toEqual(theirs);
+    expect(ours.at(-1)).toEqual({ id: null, data: "[DONE]" });
+  });
+
+  it("parses the AI SDK's own fixture stream, skipping comments", () => {
+    const text = [
+      ": source: test",
+      'data: {"type":"start"}',
+      "",
+      'data: {"type":"finish","finishReason":"stop"}',
+      "",
+      "data: [DONE]",
+      "",
+      "",
+    ].join("\n");
+    expect(parseSseFrames(text)).toEqual([
+      { id: null, data: '{"type":"start"}' },
+      { id: null, data: '{"type":"finish","finishReason":"stop"}' },
+      { id: null, data: "[DONE]" },
+    ]);
+  });
+
+  it("handles CRLF, multi-line data, id-only events and an unterminated tail", () => {
+    const text = "id: 1\r\ndata: a\r\ndata: b\r\n\r\nid: 2\n\n:comment\ndata:c\n\nid: 3\ndata: cut";
+    expect(parseSseFrames(text)).toEqual([
+      { id: 1, data: "a\nb" },
+      { id: null, data: "c" },
+    ]);
+  });
+});

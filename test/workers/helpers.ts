@@ -1,0 +1,105 @@
+import { env, exports } from "cloudflare:workers";
+
+/** Helpers for workers-pool tests: drive the public HTTP API in-process and script the mock model. */
+
+export const ADMIN = "test-admin-key";
+
+let counter = 0;
+export function uid(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${Date.now().toString(36)}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export async function api(path: string, init: RequestInit & { key?: string; json?: unknown } = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (init.key) headers.set("authorization", `Bearer ${init.key}`);
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers.set("content-type", "application/json");
+    body = JSON.stringify(init.json);
+  }
+  return exports.default.fetch(new Request(`http://sb.test${path}`, { ...init, headers, body }));
+}
+
+export async function apiJson<T = Record<string, unknown>>(
+  path: string,
+  init: RequestInit & { key?: string; json?: unknown } = {},
+): Promise<{ status: number; body: T }> {
+  const headers = new Headers(init.headers);
+  headers.set("accept", "application/json");
+  const res = await api(path, { ...init, headers });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+export async function tenantKey(tenant = uid("t")): Promise<string> {
+  const res = await apiJson<{ key: string }>("/v1/keys", { method: "POST", key: ADMIN, json: { tenant } });
+  if (res.status !== 201) throw new Error(`key: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.key;
+}
+
+export interface Setup {
+  key: string;
+  agent: string;
+  model: string;
+  session: string;
+}
+
+/** A fresh tenant key, agent (with a unique mock model name) and session. */
+export async function setup(agentBody: Record<string, unknown> = {}, provider: "anthropic" | "openai" = "anthropic"): Promise<Setup> {
+  const key = await tenantKey();
+  const agent = uid("agent");
+  const model = uid(`mock-${provider}`);
+  const put = await apiJson(`/v1/agents/${agent}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: { model: { provider, name: model }, system: "You are a test agent.", ...agentBody },
+  });
+  if (put.status !== 201) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
+  const ses = await apiJson<{ id: string }>("/v1/sessions", { method: "POST", key, json: { agent } });
+  if (ses.status !== 201) throw new Error(`session: ${ses.status} ${JSON.stringify(ses.body)}`);
+  return { key, agent, model, session: ses.body.id };
+}
+
+export async function script(model: string, steps: unknown[]): Promise<void> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/script`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, steps }),
+  });
+  if (!res.ok) throw new Error(`mock script: ${res.status} ${await res.text()}`);
+}
+
+export interface MockRecord {
+  protocol: string;
+  body: Record<string, unknown>;
+  rejected: null | { status: number; message: string };
+}
+
+export async function mockRequests(model: string): Promise<MockRecord[]> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/requests?model=${encodeURIComponent(model)}`);
+  return ((await res.json()) as { requests: MockRecord[] }).requests;
+}
+
+export const clientTool = (name: string) => ({
+  name,
+  description: `client tool ${name}`,
+  input_schema: { type: "object", properties: { q: { type: "string" } } },
+  execution: { type: "client" },
+});
+
+export async function sseFrames(res: Response): Promise<Array<{ id: number | null; data: string }>> {
+  const text = await res.text();
+  return text
+    .split("\n\n")
+    .filter((b) => b.trim())
+    .map((block) => {
+      let id: number | null = null;
+      const data: string[] = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("id: ")) id = Number(line.slice(4));
+        else if (line.startsWith("data: ")) data.push(line.slice(6));
+      }
+      return { id, data: data.join("\n") };
+    });
+}

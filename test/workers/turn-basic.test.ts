@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { apiJson, clientTool, mockRequests, script, setup } from "./helpers";
+
+describe("a basic turn", () => {
+  it("answers a text message and stores both messages", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "Hello there." } }]);
+    const res = await apiJson<{ status: string; messages: Array<{ role: string; parts: unknown[] }> }>(
+      `/v1/sessions/${s.session}/messages`,
+      { method: "POST", key: s.key, json: { content: "hi" } },
+    );
+    expect(res.status).toBe(201);
+    expect(res.body.status).toBe("completed");
+    expect(res.body.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(res.body.messages[1]?.parts).toEqual([{ type: "text", text: "Hello there." }]);
+  });
+
+  it("pauses for a client tool and continues with /tool-results", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    await script(s.model, [
+      { reply: { text: "Let me ask.", tool_calls: [{ id: "toolu_client_1", name: "ask_user", input: { q: "color?" } }] } },
+      { reply: { text: "Blue it is." } },
+    ]);
+    const first = await apiJson<{ status: string; pending_tool_calls: Array<{ id: string }> }>(
+      `/v1/sessions/${s.session}/messages`,
+      { method: "POST", key: s.key, json: { content: "pick a color" } },
+    );
+    expect(first.body.status).toBe("awaiting_tool_results");
+    expect(first.body.pending_tool_calls).toEqual([{ id: "toolu_client_1", name: "ask_user" }]);
+    const second = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_client_1", content: "blue" }] },
+    });
+    expect(second.body.status).toBe("completed");
+    const reqs = await mockRequests(s.model);
+    expect(reqs.every((r) => r.rejected === null)).toBe(true);
+    expect(reqs).toHaveLength(2);
+  });
+});

@@ -1,0 +1,37 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Durable Object behaviour inside the Workers runtime (miniflare). The mock
+// model server runs in the Node side (globalSetup) and is reached over loopback.
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  return {
+    plugins: [
+      cloudflareTest(({ inject }) => ({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            ANTHROPIC_BASE_URL: inject<string>("mockUrl"),
+            OPENAI_BASE_URL: `${inject<string>("mockUrl")}/v1`,
+            ANTHROPIC_API_KEY: "test-anthropic-key",
+            OPENAI_API_KEY: "test-openai-key",
+            SWITCHBOARD_ADMIN_KEY: "test-admin-key",
+            SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
+            SWITCHBOARD_DEBUG_CHECKS: "true",
+            MOCK_URL: inject<string>("mockUrl"),
+          },
+        },
+      })),
+    ],
+    test: {
+      include: ["test/workers/**/*.test.ts"],
+      globalSetup: ["test/workers/global-setup.ts"],
+      setupFiles: ["test/workers/apply-migrations.ts"],
+      testTimeout: 60_000,
+      // Structured event lines are for log drains; keep test output readable.
+      onConsoleLog: (log: string) => !log.startsWith('{"level":"info"'),
+    },
+  };
+});
