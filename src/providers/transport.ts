@@ -40,6 +40,7 @@ export async function* openSseStream(
       );
       let settled: Awaited<typeof pending> | undefined;
       while (settled === undefined) {
+        // Resolves to undefined, which keeps the loop going: a notice arrived, the fetch is still on.
         const woke = new Promise<undefined>((resolve) => {
           wake = () => resolve(undefined);
         });

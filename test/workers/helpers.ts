@@ -103,3 +103,78 @@ export async function sseFrames(res: Response): Promise<Array<{ id: number | nul
       return { id, data: data.join("\n") };
     });
 }
+
+/** Fetches a complete stream for `reply` straight from the mock, so tests can replay it with cuts. */
+export async function recordStream(protocol: "anthropic" | "openai", reply: Record<string, unknown>): Promise<string> {
+  const model = uid("probe");
+  await script(model, [{ reply }]);
+  const anthropic = protocol === "anthropic";
+  const res = await fetch(anthropic ? `${env.MOCK_URL}/v1/messages` : `${env.MOCK_URL}/v1/chat/completions`, {
+    method: "POST",
+    headers: anthropic
+      ? { "content-type": "application/json", "x-api-key": "k", "anthropic-version": "2023-06-01" }
+      : { "content-type": "application/json", authorization: "Bearer k" },
+    body: JSON.stringify(
+      anthropic
+        ? { model, max_tokens: 100, stream: true, messages: [{ role: "user", content: "x" }] }
+        : { model, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "x" }] },
+    ),
+  });
+  if (!res.ok) throw new Error(`probe: ${res.status} ${await res.text()}`);
+  return res.text();
+}
+
+export interface Msg {
+  seq: number;
+  role: string;
+  origin: string;
+  parts: Array<Record<string, unknown> & { type: string }>;
+}
+
+export async function history(s: Setup): Promise<Msg[]> {
+  const res = await apiJson<{ messages: Msg[] }>(`/v1/sessions/${s.session}/messages?limit=1000`, { key: s.key });
+  return res.body.messages;
+}
+
+export async function events(s: Setup): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
+  const res = await apiJson<{ events: Array<{ type: string; data: Record<string, unknown> }> }>(
+    `/v1/sessions/${s.session}/events?limit=1000`,
+    { key: s.key },
+  );
+  return res.body.events;
+}
+
+export function send(s: Setup, body: Record<string, unknown>) {
+  return apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: body });
+}
+
+export interface TurnJson {
+  turn_id: string;
+  status: string;
+  finish_reason: string | null;
+  messages: Msg[];
+  error?: { code: string; message: string };
+  pending_tool_calls?: Array<{ id: string; name: string }>;
+}
+
+/** Checks invariant P on canonical history: each tool_use answered once, first, in order, in the next message. */
+export function pairingProblems(msgs: Msg[]): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  msgs.forEach((m, i) => {
+    const uses = m.parts.filter((p) => p.type === "tool_use").map((p) => p.id as string);
+    for (const id of uses) {
+      if (seen.has(id)) problems.push(`duplicate tool_use ${id}`);
+      seen.add(id);
+    }
+    if (m.role !== "assistant" || uses.length === 0) return;
+    const next = msgs[i + 1];
+    if (!next) return; // the newest message may still wait for results
+    const results = next.parts.slice(0, uses.length);
+    const ids = results.filter((p) => p.type === "tool_result").map((p) => p.tool_use_id as string);
+    if (JSON.stringify(ids) !== JSON.stringify(uses)) problems.push(`message ${m.seq}: results ${ids} != uses ${uses}`);
+    const extra = next.parts.slice(uses.length).filter((p) => p.type === "tool_result");
+    if (extra.length) problems.push(`message ${next.seq}: extra tool_results`);
+  });
+  return problems;
+}

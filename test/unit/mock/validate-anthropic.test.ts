@@ -109,7 +109,9 @@ describe("validateAnthropicRequest", () => {
       { role: "user", content: [result("toolu_a"), result("toolu_a")] },
     ]);
     expect(validateAnthropicRequest(body)?.pairing).toBe(true);
-    expect(validateAnthropicRequest(body)?.message).toMatch(/^messages\.2\.content\.1: each tool_use must have a single/);
+    expect(validateAnthropicRequest(body)?.message).toMatch(
+      /^messages\.2\.content\.1: each tool_use must have a single/,
+    );
   });
 
   it("allows history calls to tools that are not declared", () => {
@@ -124,7 +126,13 @@ describe("validateAnthropicRequest", () => {
   it("requires a signature on thinking blocks", () => {
     const body = req([
       { role: "user", content: "hi" },
-      { role: "assistant", content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "x" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "hmm" },
+          { type: "text", text: "x" },
+        ],
+      },
     ]);
     expect(validateAnthropicRequest(body)).toEqual({
       status: 400,

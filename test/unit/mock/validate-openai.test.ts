@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { validateOpenAIRequest } from "../../../mock/validate-openai.ts";
 
-const call = (id: string, args = "{}") => ({ id, type: "function", function: { name: "get_weather", arguments: args } });
-const assistantCalls = (...ids: string[]) => ({ role: "assistant", content: null, tool_calls: ids.map((id) => call(id)) });
+const call = (id: string, args = "{}") => ({
+  id,
+  type: "function",
+  function: { name: "get_weather", arguments: args },
+});
+const assistantCalls = (...ids: string[]) => ({
+  role: "assistant",
+  content: null,
+  tool_calls: ids.map((id) => call(id)),
+});
 const toolMsg = (id: string) => ({ role: "tool", tool_call_id: id, content: "ok" });
 const req = (messages: unknown[]) => ({ model: "m", messages });
 
@@ -51,7 +59,8 @@ describe("validateOpenAIRequest", () => {
       pairing: true,
       code: null,
       param: "messages.[2].role",
-      message: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+      message:
+        "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
     });
   });
 
@@ -108,9 +117,14 @@ describe("validateOpenAIRequest", () => {
     expect(validateOpenAIRequest(req([{ role: "user" }]))?.message).toBe(
       "Missing required parameter: 'messages[0].content'.",
     );
-    expect(validateOpenAIRequest(req([{ role: "user", content: "a" }, { role: "assistant", content: null }]))?.message).toBe(
-      "Invalid value for 'content': expected a string, got null.",
-    );
+    expect(
+      validateOpenAIRequest(
+        req([
+          { role: "user", content: "a" },
+          { role: "assistant", content: null },
+        ]),
+      )?.message,
+    ).toBe("Invalid value for 'content': expected a string, got null.");
     expect(validateOpenAIRequest({ ...req([{ role: "user", content: "a" }]), stream_options: {} })?.message).toBe(
       "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
     );

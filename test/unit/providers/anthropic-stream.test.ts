@@ -56,7 +56,11 @@ describe("anthropic adapter: fixture replay", () => {
       { type: "usage", usage: { input_tokens: 472, output_tokens: 2 } },
       { type: "block_start", index: 0, kind: "text" },
       { type: "text_delta", index: 0, text: "Okay, let's check the weather for San Francisco, CA:" },
-      { type: "block_stop", index: 0, part: { type: "text", text: "Okay, let's check the weather for San Francisco, CA:" } },
+      {
+        type: "block_stop",
+        index: 0,
+        part: { type: "text", text: "Okay, let's check the weather for San Francisco, CA:" },
+      },
       { type: "block_start", index: 1, kind: "tool_use", id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_weather" },
       { type: "tool_input_delta", index: 1, partial_json: '{"location": "San Francisco, CA", "unit": "fahrenheit"}' },
       {
@@ -114,7 +118,12 @@ describe("anthropic adapter: fixture replay", () => {
       {
         type: "block_stop",
         index: 1,
-        part: { type: "tool_use", id: "toolu_01NRLabsLyVHZPKxbKvkfSMn", name: "get_weather", input: { location: "Paris" } },
+        part: {
+          type: "tool_use",
+          id: "toolu_01NRLabsLyVHZPKxbKvkfSMn",
+          name: "get_weather",
+          input: { location: "Paris" },
+        },
       },
       { type: "usage", usage: { output_tokens: 65 } },
       { type: "message_stop", stop_reason: "tool_use" },
@@ -143,10 +152,18 @@ describe("anthropic adapter: stream edge cases", () => {
   it("ignores server_tool_use and unknown blocks, renumbering the rest", async () => {
     const { events, failure } = await runEvents([
       START,
-      { type: "content_block_start", index: 0, content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} } },
+      {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} },
+      },
       { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"q":"x"}' } },
       { type: "content_block_stop", index: 0 },
-      { type: "content_block_start", index: 1, content_block: { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] } },
+      {
+        type: "content_block_start",
+        index: 1,
+        content_block: { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] },
+      },
       { type: "content_block_stop", index: 1 },
       { type: "some_future_event", foo: 1 },
       { type: "content_block_start", index: 2, content_block: { type: "text", text: "" } },
@@ -166,7 +183,11 @@ describe("anthropic adapter: stream edge cases", () => {
   it("empty tool input means {}, unparseable or non-object input is block_invalid", async () => {
     const tool = (index: number, id: string, json: string[]) => [
       { type: "content_block_start", index, content_block: { type: "tool_use", id, name: "t", input: {} } },
-      ...json.map((partial_json) => ({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } })),
+      ...json.map((partial_json) => ({
+        type: "content_block_delta",
+        index,
+        delta: { type: "input_json_delta", partial_json },
+      })),
       { type: "content_block_stop", index },
     ];
     const { events, failure } = await runEvents([
@@ -178,9 +199,18 @@ describe("anthropic adapter: stream edge cases", () => {
     ]);
     expect(failure).toBeUndefined();
     const ends = events.filter((e) => e.type === "block_stop" || e.type === "block_invalid");
-    expect(ends[0]).toEqual({ type: "block_stop", index: 0, part: { type: "tool_use", id: "toolu_a", name: "t", input: {} } });
+    expect(ends[0]).toEqual({
+      type: "block_stop",
+      index: 0,
+      part: { type: "tool_use", id: "toolu_a", name: "t", input: {} },
+    });
     expect(ends[1]).toMatchObject({ type: "block_invalid", index: 1, id: "toolu_b", name: "t", raw: '{"a":1' });
-    expect(ends[2]).toMatchObject({ type: "block_invalid", index: 2, id: "toolu_c", reason: "tool input is not a JSON object" });
+    expect(ends[2]).toMatchObject({
+      type: "block_invalid",
+      index: 2,
+      id: "toolu_c",
+      reason: "tool input is not a JSON object",
+    });
   });
 
   it("redacted_thinking becomes a thinking part with its data", async () => {
@@ -190,7 +220,11 @@ describe("anthropic adapter: stream edge cases", () => {
       { type: "content_block_stop", index: 0 },
       ...STOP,
     ]);
-    expect(events).toContainEqual({ type: "block_stop", index: 0, part: { type: "thinking", thinking: "", redacted: "opaque" } });
+    expect(events).toContainEqual({
+      type: "block_stop",
+      index: 0,
+      part: { type: "thinking", thinking: "", redacted: "opaque" },
+    });
   });
 
   it("an error event other than overloaded is provider_stream_error, after the completed blocks", async () => {

@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import type { Message, Part, Role } from "../../../src/session/history/parts";
 import {
   type FetchLike,
   type ModelCapabilities,
@@ -10,6 +9,7 @@ import {
   type StepRequest,
   type StreamEvent,
 } from "../../../src/providers/types";
+import type { Message, Part, Role } from "../../../src/session/history/parts";
 
 /** Tiny delays so retry tests run in milliseconds. */
 export const FAST_POLICY: RetryPolicy = {
@@ -70,7 +70,9 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 export type Reply = Response | Error | ((init: RequestInit) => Promise<Response>);
 
 /** A fetch that answers from a script, one entry per call, and records what it was sent. */
-export function scriptedFetch(replies: Array<() => Reply>): FetchLike & { calls: Array<{ url: string; init: RequestInit }> } {
+export function scriptedFetch(
+  replies: Array<() => Reply>,
+): FetchLike & { calls: Array<{ url: string; init: RequestInit }> } {
   const calls: Array<{ url: string; init: RequestInit }> = [];
   const fn = async (url: string, init: RequestInit): Promise<Response> => {
     calls.push({ url, init });

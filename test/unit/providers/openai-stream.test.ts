@@ -49,7 +49,11 @@ describe("openai adapter: fixture replay", () => {
       { type: "message_start", id: "chatcmpl-ABfwERreu9s99xXsVuOWtIB2UOx62", model: MODEL },
       { type: "block_start", index: 0, kind: "tool_use", id, name: "get_weather" },
       { type: "tool_input_delta", index: 0, partial_json: '{"city":"New York City"}' },
-      { type: "block_stop", index: 0, part: { type: "tool_use", id, name: "get_weather", input: { city: "New York City" } } },
+      {
+        type: "block_stop",
+        index: 0,
+        part: { type: "tool_use", id, name: "get_weather", input: { city: "New York City" } },
+      },
       { type: "usage", usage: { input_tokens: 44, output_tokens: 16 } },
       { type: "message_stop", stop_reason: "tool_use" },
     ]);
@@ -86,15 +90,14 @@ describe("openai adapter: fixture replay", () => {
     ]);
   });
 
-  it.each([
-    "openai-chat-stream-text.sse",
-    "openai-chat-stream-tools.sse",
-    "openai-chat-stream-parallel-tools.sse",
-  ])("%s gives the same events when fed one byte at a time", async (name) => {
-    const whole = await replay(name);
-    const bytewise = await replay(name, 1);
-    expect(bytewise.squashed).toEqual(whole.squashed);
-  });
+  it.each(["openai-chat-stream-text.sse", "openai-chat-stream-tools.sse", "openai-chat-stream-parallel-tools.sse"])(
+    "%s gives the same events when fed one byte at a time",
+    async (name) => {
+      const whole = await replay(name);
+      const bytewise = await replay(name, 1);
+      expect(bytewise.squashed).toEqual(whole.squashed);
+    },
+  );
 });
 
 describe("openai adapter: synthesized blocks", () => {
@@ -106,7 +109,11 @@ describe("openai adapter: synthesized blocks", () => {
       chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "f", arguments: "" } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"x":1}' } }] }),
       chunk({}, "tool_calls"),
-      { id: "c1", choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } } },
+      {
+        id: "c1",
+        choices: [],
+        usage: { prompt_tokens: 10, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } },
+      },
       "[DONE]",
     ]);
     expect(failure).toBeUndefined();

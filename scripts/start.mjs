@@ -1,0 +1,447 @@
+#!/usr/bin/env node
+// `npm start`: run Switchboard locally in real workerd (wrangler dev), offline unless provider keys are set.
+//
+// - With neither ANTHROPIC_API_KEY nor OPENAI_API_KEY in the environment, starts the bundled mock model
+//   server (mock/server.ts) on a free port and points both provider base URLs at it.
+// - Admin key: SWITCHBOARD_ADMIN_KEY, or a development key generated once and kept in the state dir.
+// - SWITCHBOARD_ALLOW_PRIVATE_URLS defaults to "true"; PORT defaults to 8787 (always on 127.0.0.1).
+// - State persists in .wrangler/state (SWITCHBOARD_STATE_DIR overrides); D1 migrations are applied first.
+// - Bootstraps a demo, idempotently: an API key for tenant "dev", an agent "demo" with one http tool
+//   `get_weather` (served by a tiny endpoint this script runs), and a session "demo"; then prints a curl.
+// - Ctrl-C stops everything: wrangler (and workerd), the mock, the tool endpoint.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import { createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const env = process.env;
+const HOST = "127.0.0.1";
+const port = Number(env.PORT || 8787);
+const stateDir = path.resolve(root, env.SWITCHBOARD_STATE_DIR || ".wrangler/state");
+const credentialsFile = path.join(stateDir, "switchboard-dev.json");
+const useMock = !env.ANTHROPIC_API_KEY && !env.OPENAI_API_KEY;
+const quiet = env.SWITCHBOARD_QUIET === "1";
+
+/** @type {Array<() => Promise<void> | void>} */
+const cleanups = [];
+let stopping = false;
+
+function log(message) {
+  console.log(`[start] ${message}`);
+}
+
+function fail(message) {
+  console.error(`[start] error: ${message}`);
+  return shutdown(1);
+}
+
+// ---------------------------------------------------------------- processes
+
+/** A Node that can run wrangler (>= 22.12) and the TypeScript mock (type stripping, >= 22.18). */
+function nodeBinary() {
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major > 22 || (major === 22 && minor >= 18)) return process.execPath;
+  const local = path.join(root, "node_modules", ".bin", "node");
+  if (existsSync(local)) return local;
+  throw new Error(`Node ${process.versions.node} is too old (need >= 22.18) and node_modules/.bin/node is missing`);
+}
+
+const childEnv = {
+  ...env,
+  WRANGLER_SEND_METRICS: "false",
+  WRANGLER_SEND_ERROR_REPORTS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+};
+
+function killGroup(child, signal) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    // The leader is gone; workerd may still be alive in its group.
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+    return;
+  }
+  try {
+    process.kill(-child.pid, signal);
+  } catch {}
+}
+
+function waitExit(child, ms) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** Spawns a child in its own process group and registers its teardown (group kill). */
+function spawnGroup(name, command, args, options) {
+  const child = spawn(command, args, { ...options, detached: true });
+  child.on("error", (error) => {
+    if (!stopping) fail(`could not start ${name}: ${error.message}`);
+  });
+  child.on("exit", (code, signal) => {
+    if (!stopping) {
+      console.error(`[start] ${name} exited unexpectedly (code ${code}, signal ${signal})`);
+      shutdown(1);
+    }
+  });
+  cleanups.push(async () => {
+    if (child.pid === undefined) return;
+    killGroup(child, "SIGTERM");
+    if (!(await waitExit(child, 5000))) killGroup(child, "SIGKILL");
+    await waitExit(child, 2000);
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  });
+  // Even a crash of this script must not leave workerd behind.
+  process.on("exit", () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  });
+  return child;
+}
+
+function prefixLines(stream, prefix, out) {
+  let pending = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk) => {
+    pending += chunk;
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) out.write(`${prefix}${line}\n`);
+  });
+  stream.on("end", () => {
+    if (pending) out.write(`${prefix}${pending}\n`);
+  });
+}
+
+function run(command, args, options) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (c) => {
+      output += c;
+    });
+    child.stderr.on("data", (c) => {
+      output += c;
+    });
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`${path.basename(args[0] ?? command)} failed:\n${output}`)),
+    );
+  });
+}
+
+// ---------------------------------------------------------------- helpers
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once("error", reject);
+    server.listen(0, HOST, () => {
+      const { port: p } = server.address();
+      server.close(() => resolve(p));
+    });
+  });
+}
+
+function portIsFree(p) {
+  return new Promise((resolve) => {
+    const server = createNetServer();
+    server.once("error", () => resolve(false));
+    server.listen(p, HOST, () => server.close(() => resolve(true)));
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(url, what, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last = "no answer";
+  while (Date.now() < deadline) {
+    if (stopping) throw new Error("stopped");
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.status === 200) return;
+      last = `HTTP ${res.status}`;
+    } catch (error) {
+      last = error?.cause?.code ?? error?.message ?? String(error);
+    }
+    await sleep(250);
+  }
+  throw new Error(`${what} did not answer at ${url} within ${timeoutMs / 1000} s (${last})`);
+}
+
+/** Writes a dotenv file wrangler reads as the worker's local vars/secrets (keeps keys out of argv). */
+function dotenv(vars) {
+  return Object.entries(vars)
+    .map(([k, v]) => {
+      if (/['\n\r$]/.test(v))
+        throw new Error(`${k} contains a character this script cannot pass safely ( ' $ or newline)`);
+      return `${k}='${v}'`;
+    })
+    .join("\n");
+}
+
+async function api(baseUrl, method, p, key, body) {
+  const res = await fetch(`${baseUrl}${p}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      accept: "application/json",
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text };
+}
+
+async function readCredentials() {
+  try {
+    return JSON.parse(await readFile(credentialsFile, "utf8"));
+  } catch {
+    return {};
+  }
+}
+
+async function saveCredentials(credentials) {
+  await mkdir(stateDir, { recursive: true });
+  await writeFile(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+}
+
+// ---------------------------------------------------------------- the demo tool
+
+function startWeatherTool() {
+  const server = createServer((req, res) => {
+    let raw = "";
+    req.setEncoding("utf8");
+    req.on("data", (c) => {
+      raw += c;
+    });
+    req.on("end", () => {
+      let city = "Paris";
+      try {
+        const input = JSON.parse(raw).input ?? {};
+        if (typeof input.city === "string" && input.city.trim()) city = input.city.trim();
+      } catch {}
+      const body = JSON.stringify({ city, forecast: "sunny", temp_c: 21 });
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      res.end(body);
+      if (!quiet) log(`tool get_weather called for ${city}`);
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, HOST, () => {
+      cleanups.push(
+        () =>
+          new Promise((r) => {
+            server.close(() => r());
+            server.closeAllConnections();
+          }),
+      );
+      resolve(`http://${HOST}:${server.address().port}`);
+    });
+  });
+}
+
+// ---------------------------------------------------------------- main
+
+async function shutdown(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  for (const cleanup of cleanups.reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      console.error(`[start] cleanup failed: ${error?.message ?? error}`);
+    }
+  }
+  process.exit(code);
+}
+
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    if (!stopping) log(`${signal}: stopping…`);
+    shutdown(0);
+  });
+}
+
+async function main() {
+  const node = nodeBinary();
+  const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+  if (!existsSync(wrangler)) return fail("node_modules/wrangler is missing; run `npm ci` first");
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) return fail(`PORT must be a TCP port, got ${env.PORT}`);
+  if (!(await portIsFree(port))) return fail(`port ${port} on ${HOST} is in use; set PORT to another one`);
+
+  const credentials = await readCredentials();
+  const adminKey =
+    env.SWITCHBOARD_ADMIN_KEY || credentials.admin_key || `sb_admin_dev_${randomBytes(18).toString("base64url")}`;
+  if (!env.SWITCHBOARD_ADMIN_KEY && credentials.admin_key !== adminKey) {
+    credentials.admin_key = adminKey;
+    await saveCredentials(credentials);
+  }
+
+  // 1. The model provider: the bundled mock, unless real keys are set.
+  const vars = {
+    SWITCHBOARD_ADMIN_KEY: adminKey,
+    SWITCHBOARD_ALLOW_PRIVATE_URLS: env.SWITCHBOARD_ALLOW_PRIVATE_URLS || "true",
+  };
+  for (const name of [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "SWITCHBOARD_DEBUG_CHECKS",
+    "SWITCHBOARD_IDLE_TIMEOUT_MS",
+  ]) {
+    if (env[name]) vars[name] = env[name];
+  }
+  let demoModel;
+  if (useMock) {
+    const mockPort = await freePort();
+    const mockUrl = `http://${HOST}:${mockPort}`;
+    const mock = spawnGroup("mock model server", node, ["--no-warnings", path.join(root, "mock", "server.ts")], {
+      cwd: root,
+      env: { ...childEnv, MOCK_PORT: String(mockPort) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    prefixLines(mock.stdout, "[mock] ", process.stdout);
+    prefixLines(mock.stderr, "[mock] ", process.stderr);
+    await waitFor(`${mockUrl}/healthz`, "the mock model server", 20_000);
+    Object.assign(vars, {
+      ANTHROPIC_API_KEY: "mock-anthropic-key",
+      ANTHROPIC_BASE_URL: mockUrl,
+      OPENAI_API_KEY: "mock-openai-key",
+      OPENAI_BASE_URL: `${mockUrl}/v1`,
+    });
+    demoModel = { provider: "anthropic", name: "mock-demo" };
+    log(`no ANTHROPIC_API_KEY / OPENAI_API_KEY set: using the mock model server at ${mockUrl}`);
+  } else if (env.ANTHROPIC_API_KEY) {
+    demoModel = { provider: "anthropic", name: env.SWITCHBOARD_DEMO_MODEL || "claude-sonnet-4-5" };
+  } else {
+    demoModel = { provider: "openai", name: env.SWITCHBOARD_DEMO_MODEL || "gpt-4o-mini" };
+  }
+
+  // 2. The demo tool endpoint.
+  const toolUrl = await startWeatherTool();
+
+  // 3. Local D1 migrations, then wrangler dev.
+  await mkdir(stateDir, { recursive: true });
+  log(`applying D1 migrations into ${path.relative(root, stateDir) || stateDir}`);
+  await run(node, [wrangler, "d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
+    cwd: root,
+    env: { ...childEnv, CI: "true" },
+  });
+
+  const varsDir = await mkdtemp(path.join(tmpdir(), "switchboard-start-"));
+  cleanups.push(() => rm(varsDir, { recursive: true, force: true }));
+  const varsFile = path.join(varsDir, "worker.env");
+  await writeFile(varsFile, `${dotenv(vars)}\n`, { mode: 0o600 });
+  await chmod(varsFile, 0o600);
+
+  const baseUrl = `http://${HOST}:${port}`;
+  const wranglerArgs = [
+    wrangler,
+    "dev",
+    "--ip",
+    HOST,
+    "--port",
+    String(port),
+    "--local",
+    "--persist-to",
+    stateDir,
+    "--env-file",
+    varsFile,
+    "--show-interactive-dev-session=false",
+    "--log-level",
+    env.WRANGLER_LOG_LEVEL || "info",
+  ];
+  spawnGroup("wrangler", node, wranglerArgs, { cwd: root, env: childEnv, stdio: ["ignore", "inherit", "inherit"] });
+  await waitFor(`${baseUrl}/healthz`, "wrangler dev", 90_000);
+
+  // 4. Bootstrap the demo (idempotent).
+  const agent = {
+    model: demoModel,
+    system: "You are a helpful assistant. Use get_weather for any question about the weather.",
+    tools: [
+      {
+        name: "get_weather",
+        description: "Current weather for a city.",
+        input_schema: {
+          type: "object",
+          properties: { city: { type: "string", description: "City name, e.g. Paris" } },
+          required: ["city"],
+          additionalProperties: false,
+        },
+        execution: { type: "http", url: `${toolUrl}/get_weather` },
+      },
+    ],
+  };
+  const put = await api(baseUrl, "PUT", "/v1/agents/demo", adminKey, agent);
+  if (put.status >= 300) throw new Error(`PUT /v1/agents/demo → ${put.status}: ${put.text}`);
+
+  let devKey = credentials.dev_key;
+  if (devKey) {
+    // Still valid in this state dir? (401 means the key is unknown or revoked.)
+    const probe = await api(baseUrl, "GET", "/v1/sessions/demo", devKey);
+    if (probe.status === 401) devKey = undefined;
+  }
+  if (!devKey) {
+    const created = await api(baseUrl, "POST", "/v1/keys", adminKey, { tenant: "dev", name: "npm start" });
+    if (created.status !== 201) throw new Error(`POST /v1/keys → ${created.status}: ${created.text}`);
+    devKey = created.json.key;
+    credentials.dev_key = devKey;
+    await saveCredentials(credentials);
+  }
+
+  const session = await api(baseUrl, "POST", "/v1/sessions", devKey, { agent: "demo", id: "demo" });
+  if (session.status !== 201 && session.status !== 409) {
+    throw new Error(`POST /v1/sessions → ${session.status}: ${session.text}`);
+  }
+
+  const curl =
+    `curl -N -H "authorization: Bearer ${devKey}" -H 'content-type: application/json' ` +
+    `-d '{"content":"What is the weather in Paris? use get_weather"}' ${baseUrl}/v1/sessions/demo/messages`;
+  console.log(
+    [
+      "",
+      "──────────────────────────────────────────────────────────────────────────",
+      ` Switchboard is running at ${baseUrl}`,
+      `   model provider: ${useMock ? "bundled mock (offline)" : demoModel.provider} · agent "demo" (${demoModel.name})`,
+      `   admin key:      ${adminKey}`,
+      `   dev API key:    ${devKey}   (tenant "dev")`,
+      `   demo session:   demo`,
+      "",
+      " Stream a turn that calls the get_weather tool:",
+      "",
+      `   ${curl}`,
+      "",
+      " Ctrl-C stops everything.",
+      "──────────────────────────────────────────────────────────────────────────",
+      "",
+    ].join("\n"),
+  );
+}
+
+main().catch((error) => fail(error?.message ?? String(error)));

@@ -1,0 +1,50 @@
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { startMock } from "../../mock/server.ts";
+import { startWrangler } from "../helpers/wrangler.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    baseUrl: string;
+    mockUrl: string;
+    adminKey: string;
+  }
+}
+
+export const ADMIN_KEY = "e2e-admin-key";
+
+// One mock model server and one `wrangler dev` (real workerd) for the whole e2e run.
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const mock = await startMock({ port: 0 });
+  let worker: Awaited<ReturnType<typeof startWrangler>>;
+  try {
+    worker = await startWrangler({
+      vars: {
+        SWITCHBOARD_ADMIN_KEY: ADMIN_KEY,
+        ANTHROPIC_API_KEY: "e2e-anthropic-key",
+        ANTHROPIC_BASE_URL: mock.url,
+        OPENAI_API_KEY: "e2e-openai-key",
+        OPENAI_BASE_URL: `${mock.url}/v1`,
+        SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
+        SWITCHBOARD_DEBUG_CHECKS: "true",
+        SWITCHBOARD_IDLE_TIMEOUT_MS: "3000",
+      },
+    });
+  } catch (error) {
+    await mock.close();
+    throw error;
+  }
+  project.provide("baseUrl", worker.url);
+  project.provide("mockUrl", mock.url);
+  project.provide("adminKey", ADMIN_KEY);
+  return async () => {
+    await worker.stop();
+    await mock.close();
+    // The worker's own logs (requests, console output, uncaught errors) for post-mortems.
+    const logFile = path.join(tmpdir(), "switchboard-e2e-wrangler.log");
+    await writeFile(logFile, worker.output());
+    console.log(`e2e: wrangler output saved to ${logFile} (set E2E_WRANGLER_LOGS=1 to stream it live)`);
+  };
+}

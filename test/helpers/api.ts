@@ -1,0 +1,292 @@
+// A thin client for the Switchboard HTTP API (shared/API.md), written against the contract, not src/.
+import { type ReadSseOptions, readSse, type SseRead } from "./sse.ts";
+
+export interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+export interface KeyInfo {
+  id: string;
+  key: string;
+  tenant: string;
+  name?: string | null;
+}
+
+export type ToolExecution = { type: "http"; url: string; timeout_ms?: number } | { type: "client" };
+
+export interface AgentTool {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  execution: ToolExecution;
+  discovery_schema?: Record<string, unknown>;
+  defer?: boolean;
+  always_load?: boolean;
+  search_hint?: string;
+}
+
+export interface AgentConfig {
+  model: {
+    provider: "anthropic" | "openai";
+    name: string;
+    capabilities?: {
+      message_level_tools?: boolean;
+      native_tool_search?: boolean;
+      prompt_cache?: boolean;
+      thinking?: boolean;
+    };
+  };
+  system?: string;
+  max_steps?: number;
+  tools?: AgentTool[];
+  mcp_servers?: Array<{ name: string; url: string; headers?: Record<string, string>; defer?: boolean }>;
+  disclosure?: { tool_search?: boolean; tool_info?: boolean; select_tools?: string };
+  webhook_secrets?: string[];
+}
+
+export interface SessionCreated {
+  id: string;
+  agent: string;
+  created_at: string;
+}
+
+export type ToolResultContent = string | Array<{ type: "text"; text: string }>;
+
+export type Part =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string; signature?: string }
+  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
+  | { type: "tool_result"; tool_use_id: string; content: ToolResultContent; is_error?: boolean }
+  | { type: "tool_declarations"; tools: unknown[] }
+  | { type: "notice"; text: string };
+
+export interface HistoryMessage {
+  seq: number;
+  role: "user" | "assistant";
+  parts: Part[];
+  origin: string;
+  created_at: string;
+}
+
+export type TurnStatus = "completed" | "awaiting_tool_results" | "failed" | "cancelled";
+
+export interface TurnResult {
+  turn_id: string;
+  status: TurnStatus;
+  messages: HistoryMessage[];
+  structured_result?: unknown;
+  error?: { code: string; message: string };
+  usage?: Record<string, number>;
+}
+
+export interface ToolResultInput {
+  tool_use_id: string;
+  content: ToolResultContent;
+  is_error?: boolean;
+}
+
+export interface SendBody {
+  content: string | Array<{ type: "text"; text: string }>;
+  tool_results?: ToolResultInput[];
+  json_schema?: Record<string, unknown>;
+  max_steps?: number;
+}
+
+export interface RequestOptions {
+  /** Bearer token; omit for no Authorization header. */
+  key?: string;
+  /** JSON-serialised into the body (with content-type: application/json). */
+  body?: unknown;
+  /** Sent verbatim instead of `body` (content-type application/json unless headers say otherwise). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface JsonResponse<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface SendOptions {
+  /** true: `Accept: application/json` (wait for the turn); default: SSE. */
+  json?: boolean;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** A non-2xx answer where a success was expected. */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly text: string;
+
+  constructor(what: string, status: number, text: string) {
+    super(`${what} → HTTP ${status}: ${text.slice(0, 2000)}`);
+    this.name = "HttpError";
+    this.status = status;
+    this.text = text;
+  }
+}
+
+export function isErrorBody(value: unknown): value is ErrorBody {
+  if (typeof value !== "object" || value === null || !("error" in value)) return false;
+  const error: unknown = value.error;
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    "code" in error &&
+    typeof error.code === "string" &&
+    "message" in error &&
+    typeof error.message === "string"
+  );
+}
+
+export class Api {
+  readonly baseUrl: string;
+  readonly admin: string;
+
+  constructor(baseUrl: string, adminKey: string) {
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.admin = adminKey;
+  }
+
+  url(path: string): string {
+    return `${this.baseUrl}${path.startsWith("/") ? path : `/${path}`}`;
+  }
+
+  /** Any request; never throws on HTTP status. */
+  request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined;
+    if (opts.rawBody !== undefined) body = opts.rawBody;
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+    if (body !== undefined) headers["content-type"] = "application/json";
+    Object.assign(headers, opts.headers);
+    return fetch(this.url(path), { method, headers, body, signal: opts.signal });
+  }
+
+  /** A request whose answer is JSON; the body is parsed (throws if it is not JSON). */
+  async json<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<JsonResponse<T>> {
+    const res = await this.request(method, path, {
+      ...opts,
+      headers: { accept: "application/json", ...opts.headers },
+    });
+    return parseJsonResponse<T>(`${method} ${path}`, res);
+  }
+
+  /** Like json() but throws HttpError unless the status is 2xx. */
+  async ok<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const res = await this.json<T>(method, path, opts);
+    if (res.status < 200 || res.status > 299) throw new HttpError(`${method} ${path}`, res.status, res.text);
+    return res.body;
+  }
+
+  createKey(tenant: string, name?: string): Promise<KeyInfo> {
+    return this.ok<KeyInfo>("POST", "/v1/keys", {
+      key: this.admin,
+      body: name === undefined ? { tenant } : { tenant, name },
+    });
+  }
+
+  putAgent(name: string, body: AgentConfig): Promise<unknown> {
+    return this.ok("PUT", `/v1/agents/${encodeURIComponent(name)}`, { key: this.admin, body });
+  }
+
+  createSession(key: string, agent: string, id?: string, metadata?: Record<string, unknown>): Promise<SessionCreated> {
+    const body: Record<string, unknown> = { agent };
+    if (id !== undefined) body.id = id;
+    if (metadata !== undefined) body.metadata = metadata;
+    return this.ok<SessionCreated>("POST", "/v1/sessions", { key, body });
+  }
+
+  getSession(key: string, sessionId: string): Promise<JsonResponse<unknown>> {
+    return this.json("GET", `/v1/sessions/${encodeURIComponent(sessionId)}`, { key });
+  }
+
+  history(
+    key: string,
+    sessionId: string,
+    after?: number,
+  ): Promise<{ messages: HistoryMessage[]; next: number | null }> {
+    const query = after === undefined ? "" : `?after=${after}`;
+    return this.ok("GET", `/v1/sessions/${encodeURIComponent(sessionId)}/messages${query}`, { key });
+  }
+
+  events(key: string, sessionId: string, after?: number): Promise<{ events: unknown[]; next: number | null }> {
+    const query = after === undefined ? "" : `?after=${after}`;
+    return this.ok("GET", `/v1/sessions/${encodeURIComponent(sessionId)}/events${query}`, { key });
+  }
+
+  /**
+   * POST /messages; returns the raw Response (SSE by default, JSON with {json: true}).
+   * A string body is sent verbatim (for malformed-input tests).
+   */
+  send(key: string, sessionId: string, body: SendBody | string, opts: SendOptions = {}): Promise<Response> {
+    return this.turnRequest(`/v1/sessions/${encodeURIComponent(sessionId)}/messages`, key, body, opts);
+  }
+
+  /** POST /messages in JSON mode; throws HttpError unless 2xx. */
+  async sendJson(
+    key: string,
+    sessionId: string,
+    body: SendBody,
+    headers?: Record<string, string>,
+  ): Promise<TurnResult> {
+    const res = await this.send(key, sessionId, body, { json: true, headers });
+    return expectJson<TurnResult>(`POST /v1/sessions/${sessionId}/messages`, res);
+  }
+
+  /** POST /messages in SSE mode and read the whole stream (throws HttpError unless 2xx). */
+  async sendSse(key: string, sessionId: string, body: SendBody, opts: ReadSseOptions = {}): Promise<SseRead> {
+    const res = await this.send(key, sessionId, body);
+    if (!res.ok) throw new HttpError(`POST /v1/sessions/${sessionId}/messages`, res.status, await res.text());
+    return readSse(res, opts);
+  }
+
+  toolResults(key: string, sessionId: string, results: ToolResultInput[], opts: SendOptions = {}): Promise<Response> {
+    return this.turnRequest(`/v1/sessions/${encodeURIComponent(sessionId)}/tool-results`, key, { results }, opts);
+  }
+
+  retry(key: string, sessionId: string, opts: SendOptions = {}): Promise<Response> {
+    return this.turnRequest(`/v1/sessions/${encodeURIComponent(sessionId)}/retry`, key, undefined, opts);
+  }
+
+  cancel(key: string, sessionId: string): Promise<JsonResponse<unknown>> {
+    return this.json("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/cancel`, { key });
+  }
+
+  /** GET /stream, resuming after `lastEventId` when given. */
+  stream(key: string, sessionId: string, lastEventId?: string | number, signal?: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = { accept: "text/event-stream" };
+    if (lastEventId !== undefined) headers["last-event-id"] = String(lastEventId);
+    return this.request("GET", `/v1/sessions/${encodeURIComponent(sessionId)}/stream`, { key, headers, signal });
+  }
+
+  private turnRequest(path: string, key: string, body: unknown, opts: SendOptions): Promise<Response> {
+    const accept = opts.json ? "application/json" : "text/event-stream";
+    const common = { key, headers: { accept, ...opts.headers }, signal: opts.signal };
+    if (typeof body === "string") return this.request("POST", path, { ...common, rawBody: body });
+    return this.request("POST", path, body === undefined ? common : { ...common, body });
+  }
+}
+
+export async function parseJsonResponse<T>(what: string, res: Response): Promise<JsonResponse<T>> {
+  const text = await res.text();
+  let body: T;
+  try {
+    body = JSON.parse(text) as T;
+  } catch {
+    throw new HttpError(`${what} (answer is not JSON)`, res.status, text);
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}
+
+/** Reads a JSON answer and throws HttpError unless it is 2xx. */
+export async function expectJson<T>(what: string, res: Response): Promise<T> {
+  const parsed = await parseJsonResponse<T>(what, res);
+  if (parsed.status < 200 || parsed.status > 299) throw new HttpError(what, parsed.status, parsed.text);
+  return parsed.body;
+}

@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import { anthropic } from "../../../src/providers/anthropic";
+import { checkInvariant } from "../../../src/providers/check-invariant";
+import type { ToolDeclaration } from "../../../src/session/history/parts";
+import { capabilities, msg, request } from "./helpers";
+
+const TOOLS: ToolDeclaration[] = [
+  { name: "a", description: "tool a", input_schema: { type: "object" } },
+  { name: "b", description: "tool b", input_schema: { type: "object", properties: { x: { type: "string" } } } },
+];
+
+const toolUse = (id: string) => ({ type: "tool_use" as const, id, name: "a", input: { q: id } });
+const result = (id: string, is_error = false) => ({
+  type: "tool_result" as const,
+  tool_use_id: id,
+  content: `r-${id}`,
+  is_error,
+});
+
+describe("anthropic buildBody", () => {
+  it("projects the request with defaults", () => {
+    const body = anthropic.buildBody(request("anthropic", { system: "be brief", tools: TOOLS }));
+    expect(body).toEqual({
+      model: "claude-test",
+      max_tokens: 8192,
+      system: "be brief",
+      messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      tools: [
+        { name: "a", description: "tool a", input_schema: { type: "object" } },
+        { name: "b", description: "tool b", input_schema: { type: "object", properties: { x: { type: "string" } } } },
+      ],
+      stream: true,
+    });
+  });
+
+  it("omits an empty system prompt and an empty tool list", () => {
+    const body = anthropic.buildBody(request("anthropic"));
+    expect(body).not.toHaveProperty("system");
+    expect(body).not.toHaveProperty("tools");
+  });
+
+  it("puts cache_control on the system block and on the last tool only", () => {
+    const req = request("anthropic", { system: "sys", tools: TOOLS });
+    req.model = { ...req.model, capabilities: capabilities({ prompt_cache: true }) };
+    const body = anthropic.buildBody(req);
+    expect(body.system).toEqual([{ type: "text", text: "sys", cache_control: { type: "ephemeral" } }]);
+    const tools = body.tools as Array<Record<string, unknown>>;
+    expect(tools[0]).not.toHaveProperty("cache_control");
+    expect(tools[1]?.cache_control).toEqual({ type: "ephemeral" });
+  });
+
+  it("enables thinking with a budget below max_tokens", () => {
+    const req = request("anthropic");
+    req.model = { ...req.model, capabilities: capabilities({ thinking: true }) };
+    expect(anthropic.buildBody(req).thinking).toEqual({ type: "enabled", budget_tokens: 4096 });
+    expect(anthropic.buildBody({ ...req, model: { ...req.model, max_tokens: 2000 } }).thinking).toEqual({
+      type: "enabled",
+      budget_tokens: 1999,
+    });
+    expect(anthropic.buildBody({ ...req, model: { ...req.model, max_tokens: 1000 } })).not.toHaveProperty("thinking");
+  });
+
+  it("merges consecutive user messages with tool_results first, in the order given", () => {
+    const req = request("anthropic", {
+      messages: [
+        msg("user", [{ type: "text", text: "weather?" }]),
+        msg("assistant", [{ type: "text", text: "checking" }, toolUse("toolu_1"), toolUse("toolu_2")]),
+        msg("user", [{ type: "text", text: "typed while the tools ran" }]),
+        msg("user", [result("toolu_1"), result("toolu_2", true)]),
+      ],
+    });
+    const body = anthropic.buildBody(req);
+    expect(body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "weather?" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "checking" },
+          { type: "tool_use", id: "toolu_1", name: "a", input: { q: "toolu_1" } },
+          { type: "tool_use", id: "toolu_2", name: "a", input: { q: "toolu_2" } },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_1", content: "r-toolu_1" },
+          { type: "tool_result", tool_use_id: "toolu_2", content: "r-toolu_2", is_error: true },
+          { type: "text", text: "typed while the tools ran" },
+        ],
+      },
+    ]);
+    expect(checkInvariant("anthropic", body)).toEqual([]);
+  });
+
+  it("keeps signed thinking, drops unsigned thinking, maps redacted thinking", () => {
+    const req = request("anthropic", {
+      messages: [
+        msg("user", [{ type: "text", text: "q" }]),
+        msg("assistant", [
+          { type: "thinking", thinking: "from an openai model" },
+          { type: "thinking", thinking: "signed", signature: "sig==" },
+          { type: "thinking", thinking: "", redacted: "blob" },
+          { type: "text", text: "answer" },
+        ]),
+      ],
+    });
+    const messages = anthropic.buildBody(req).messages as Array<{ content: unknown[] }>;
+    expect(messages[1]?.content).toEqual([
+      { type: "thinking", thinking: "signed", signature: "sig==" },
+      { type: "redacted_thinking", data: "blob" },
+      { type: "text", text: "answer" },
+    ]);
+  });
+
+  it("skips empty text and tool declarations, maps notices to text, drops empty messages", () => {
+    const req = request("anthropic", {
+      messages: [
+        msg("user", [{ type: "text", text: "one" }]),
+        msg("assistant", [
+          { type: "text", text: "" },
+          { type: "thinking", thinking: "unsigned" },
+        ]),
+        msg("user", [
+          { type: "tool_declarations", tools: TOOLS },
+          { type: "notice", text: "tools changed" },
+          { type: "text", text: "  " },
+        ]),
+      ],
+    });
+    expect(anthropic.buildBody(req).messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "one" },
+          { type: "text", text: "tools changed" },
+        ],
+      },
+    ]);
+  });
+
+  it("passes block-list tool result content through", () => {
+    const req = request("anthropic", {
+      messages: [
+        msg("user", [{ type: "text", text: "q" }]),
+        msg("assistant", [toolUse("toolu_1")]),
+        msg("user", [
+          { type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "line" }], is_error: false },
+        ]),
+      ],
+    });
+    const messages = anthropic.buildBody(req).messages as Array<{ content: unknown[] }>;
+    expect(messages[2]?.content).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "line" }] },
+    ]);
+  });
+});

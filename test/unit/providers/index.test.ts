@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter } from "../../../src/providers/index";
+
+describe("providers/index", () => {
+  it("returns the adapter for each protocol", () => {
+    expect(getAdapter("anthropic").name).toBe("anthropic");
+    expect(getAdapter("openai").name).toBe("openai");
+  });
+
+  it("reads endpoints from the environment with defaults", () => {
+    expect(endpointFromEnv("anthropic", {})).toEqual({ baseUrl: "https://api.anthropic.com", apiKey: "" });
+    expect(endpointFromEnv("openai", { OPENAI_API_KEY: "sk" })).toEqual({
+      baseUrl: "https://api.openai.com/v1",
+      apiKey: "sk",
+    });
+    expect(
+      endpointFromEnv("anthropic", { ANTHROPIC_BASE_URL: "http://127.0.0.1:8787/", ANTHROPIC_API_KEY: "ak" }),
+    ).toEqual({ baseUrl: "http://127.0.0.1:8787", apiKey: "ak" });
+    expect(endpointFromEnv("openai", { OPENAI_BASE_URL: "http://mock/v1//" }).baseUrl).toBe("http://mock/v1");
+  });
+
+  it("has the documented default retry policy", () => {
+    expect(DEFAULT_RETRY_POLICY).toEqual({
+      maxAttempts: 4,
+      baseDelayMs: 250,
+      maxDelayMs: 8000,
+      idleTimeoutMs: 60000,
+      connectTimeoutMs: 30000,
+    });
+  });
+});

@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { checkInvariant } from "../../../src/providers/check-invariant";
+import { openai } from "../../../src/providers/openai";
+import { capabilities, msg, request } from "./helpers";
+
+const toolUse = (id: string, input: Record<string, string> = { q: id }) => ({
+  type: "tool_use" as const,
+  id,
+  name: "lookup",
+  input,
+});
+const result = (id: string, content: string) => ({
+  type: "tool_result" as const,
+  tool_use_id: id,
+  content,
+  is_error: false,
+});
+
+describe("openai buildBody", () => {
+  it("projects model, system, tools, streaming options", () => {
+    const req = request("openai", {
+      system: "be brief",
+      tools: [{ name: "lookup", description: "find", input_schema: { type: "object" } }],
+    });
+    req.model = { ...req.model, max_tokens: 512 };
+    expect(openai.buildBody(req)).toEqual({
+      model: "gpt-test",
+      messages: [
+        { role: "system", content: "be brief" },
+        { role: "user", content: "hi" },
+      ],
+      tools: [{ type: "function", function: { name: "lookup", description: "find", parameters: { type: "object" } } }],
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 512,
+    });
+  });
+
+  it("omits an empty system prompt, tools and max_completion_tokens", () => {
+    const body = openai.buildBody(request("openai"));
+    expect(body.messages).toEqual([{ role: "user", content: "hi" }]);
+    expect(body).not.toHaveProperty("tools");
+    expect(body).not.toHaveProperty("max_completion_tokens");
+  });
+
+  it("answers tool calls with tool messages in order, before the user's text", () => {
+    const req = request("openai", {
+      messages: [
+        msg("user", [{ type: "text", text: "compare" }]),
+        msg("assistant", [{ type: "text", text: "looking" }, toolUse("call_1"), toolUse("call_2", { q: 'ü"' })]),
+        msg("user", [
+          result("call_1", "one"),
+          {
+            type: "tool_result",
+            tool_use_id: "call_2",
+            content: [
+              { type: "text", text: "a" },
+              { type: "text", text: "b" },
+            ],
+            is_error: true,
+          },
+        ]),
+        msg("user", [
+          { type: "notice", text: "tool set changed" },
+          { type: "text", text: "and now?" },
+        ]),
+        msg("assistant", [toolUse("call_3")]),
+        msg("user", [result("call_3", "three")]),
+      ],
+    });
+    const body = openai.buildBody(req);
+    expect(body.messages).toEqual([
+      { role: "user", content: "compare" },
+      {
+        role: "assistant",
+        content: "looking",
+        tool_calls: [
+          { id: "call_1", type: "function", function: { name: "lookup", arguments: '{"q":"call_1"}' } },
+          { id: "call_2", type: "function", function: { name: "lookup", arguments: '{"q":"ü\\""}' } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_1", content: "one" },
+      { role: "tool", tool_call_id: "call_2", content: "a\nb" },
+      { role: "user", content: "tool set changed\n\nand now?" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_3", type: "function", function: { name: "lookup", arguments: '{"q":"call_3"}' } }],
+      },
+      { role: "tool", tool_call_id: "call_3", content: "three" },
+    ]);
+    expect(checkInvariant("openai", body)).toEqual([]);
+  });
+
+  it("sends reasoning_content back only for thinking models", () => {
+    const messages = [
+      msg("user", [{ type: "text", text: "q" }]),
+      msg("assistant", [
+        { type: "thinking" as const, thinking: "hmm", signature: "anthropic-sig" },
+        { type: "text" as const, text: "a" },
+      ]),
+    ];
+    const plain = openai.buildBody(request("openai", { messages })).messages as Array<Record<string, unknown>>;
+    expect(plain[1]).toEqual({ role: "assistant", content: "a" });
+    const req = request("openai", { messages });
+    req.model = { ...req.model, capabilities: capabilities({ thinking: true }) };
+    const thinking = openai.buildBody(req).messages as Array<Record<string, unknown>>;
+    expect(thinking[1]).toEqual({ role: "assistant", content: "a", reasoning_content: "hmm" });
+  });
+
+  it("drops assistant messages with neither text nor calls", () => {
+    const req = request("openai", {
+      messages: [
+        msg("user", [{ type: "text", text: "q" }]),
+        msg("assistant", [{ type: "thinking", thinking: "only thoughts" }]),
+        msg("user", [{ type: "text", text: "again" }]),
+      ],
+    });
+    expect(openai.buildBody(req).messages).toEqual([
+      { role: "user", content: "q" },
+      { role: "user", content: "again" },
+    ]);
+  });
+});

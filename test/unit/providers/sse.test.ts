@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { anthropic } from "../../../src/providers/anthropic";
+import { readSse, type SseProgress } from "../../../src/providers/sse";
+import { ProviderFailure } from "../../../src/providers/types";
+import { bodyStream, collect, FAST_POLICY, fixture, request, run, scriptedFetch, sseResponse } from "./helpers";
+
+const text = fixture("anthropic-stream-text.sse");
+const afterFirstEvent = new TextDecoder().decode(text).indexOf("event: content_block_start");
+
+describe("readSse", () => {
+  it("counts bytes and drops an unterminated last event", async () => {
+    const bytes = new TextEncoder().encode(": c\n\ndata: one\n\ndata: two");
+    const progress: SseProgress = { bytes: 0 };
+    const seen: string[] = [];
+    for await (const e of readSse(bodyStream(bytes, { chunkSize: 3 }), 1000, new AbortController().signal, progress)) {
+      seen.push(e.data);
+    }
+    expect(seen).toEqual(["one"]);
+    expect(progress.bytes).toBe(bytes.length);
+  });
+
+  it("decodes multi-byte characters split across chunks", async () => {
+    const bytes = new TextEncoder().encode('data: {"t":"héllo ☃ 🎉"}\n\n');
+    const seen: string[] = [];
+    const progress: SseProgress = { bytes: 0 };
+    for await (const e of readSse(bodyStream(bytes, { chunkSize: 1 }), 1000, new AbortController().signal, progress)) {
+      seen.push(e.data);
+    }
+    expect(seen).toEqual(['{"t":"héllo ☃ 🎉"}']);
+  });
+});
+
+describe("idle watchdog", () => {
+  it("fires on a stalled body, after yielding what arrived, and cancels the body", async () => {
+    let cancelled = false;
+    const policy = { ...FAST_POLICY, idleTimeoutMs: 30 };
+    const fetch = scriptedFetch([
+      () => sseResponse(text, { cutAt: afterFirstEvent, ending: "stall", onCancel: () => (cancelled = true) }),
+    ]);
+    const started = Date.now();
+    const { events, failure } = await run(anthropic, fetch, policy);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(events.map((e) => e.type)).toEqual(["message_start", "usage"]);
+    expect(failure?.error).toMatchObject({ code: "provider_idle_timeout", retryable: true });
+    expect(cancelled).toBe(true);
+    expect(fetch.calls).toHaveLength(1);
+  });
+
+  it("a body that stalls before its first byte is retried like a failed connect", async () => {
+    const policy = { ...FAST_POLICY, idleTimeoutMs: 20, maxAttempts: 2 };
+    const fetch = scriptedFetch([() => sseResponse(text, { cutAt: 0, ending: "stall" }), () => sseResponse(text)]);
+    const { events, failure } = await run(anthropic, fetch, policy);
+    expect(failure).toBeUndefined();
+    expect(events[0]).toMatchObject({ type: "retry", attempt: 1, reason: "empty_body" });
+  });
+});
+
+describe("cancellation", () => {
+  it("an abort while streaming ends the step with code aborted", async () => {
+    const controller = new AbortController();
+    const fetch = scriptedFetch([() => sseResponse(text, { cutAt: afterFirstEvent, ending: "stall" })]);
+    setTimeout(() => controller.abort(), 20);
+    const { failure } = await run(anthropic, fetch, { ...FAST_POLICY, idleTimeoutMs: 5_000 }, controller.signal);
+    expect(failure?.error).toMatchObject({ code: "aborted", retryable: false });
+  });
+
+  it("a consumer that stops early releases the connection", async () => {
+    let cancelled = false;
+    const fetch = scriptedFetch([
+      () => sseResponse(text, { cutAt: afterFirstEvent, ending: "stall", onCancel: () => (cancelled = true) }),
+    ]);
+    const endpoint = { baseUrl: "https://p.test", apiKey: "k", fetch };
+    const gen = anthropic.stream(request("anthropic"), endpoint, FAST_POLICY, new AbortController().signal);
+    const first = await gen.next();
+    expect(first.value).toMatchObject({ type: "message_start" });
+    await gen.return();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(cancelled).toBe(true);
+    expect(fetch.calls[0]?.init.signal?.aborted).toBe(true);
+  });
+
+  it("an already aborted signal sends nothing", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const fetch = scriptedFetch([() => sseResponse(text)]);
+    const { failure } = await collect(
+      anthropic.stream(
+        request("anthropic"),
+        { baseUrl: "https://p.test", apiKey: "", fetch },
+        FAST_POLICY,
+        controller.signal,
+      ),
+    );
+    expect(failure).toBeInstanceOf(ProviderFailure);
+    expect(failure?.error.code).toBe("aborted");
+    expect(fetch.calls).toHaveLength(0);
+  });
+});

@@ -1,0 +1,128 @@
+import { env } from "cloudflare:workers";
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import {
+  api,
+  apiJson,
+  clientTool,
+  events,
+  history,
+  mockRequests,
+  pairingProblems,
+  recordStream,
+  script,
+  send,
+  setup,
+  type Setup,
+} from "./helpers";
+
+const toolA = clientTool("slow_lookup");
+
+/** Starts a turn whose model announces a tool_use and then stalls forever; returns once the call is persisted. */
+async function stalledAfterToolUse(s: Setup): Promise<Response> {
+  const body = await recordStream("anthropic", {
+    text: "Working.",
+    tool_calls: [{ id: "toolu_stall_1", name: "slow_lookup", input: { q: "z" } }],
+  });
+  const frames = body.split("\n\n");
+  const toolStop = frames.findIndex((f, i) => f.includes("content_block_stop") && frames.slice(0, i).some((g) => g.includes('"tool_use"')));
+  await script(s.model, [{ raw: body, faults: { stall_after_events: toolStop + 1 } }]);
+  const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "go" } });
+  for (let i = 0; i < 100; i++) {
+    const state = await apiJson<{ pending_tool_calls: unknown[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    if (state.body.pending_tool_calls.length > 0) return res;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("tool_use was never persisted");
+}
+
+function stub(s: Setup, tenantOf: (key: string) => string) {
+  return env.SESSION.getByName(`${tenantOf(s.key)}:${s.session}`);
+}
+
+describe("one turn at a time", () => {
+  it("refuses a second message while a turn runs with 409 turn_in_progress", async () => {
+    const s = await setup({ tools: [toolA] });
+    const running = await stalledAfterToolUse(s);
+    const second = await send(s, { content: "me too" });
+    expect(second.status).toBe(409);
+    expect((second.body as unknown as { error: { code: string } }).error.code).toBe("turn_in_progress");
+    await apiJson(`/v1/sessions/${s.session}/cancel`, { method: "POST", key: s.key });
+    await running.body?.cancel();
+  });
+});
+
+describe("cancel", () => {
+  it("stops a running step and answers its persisted calls synthetically", async () => {
+    const s = await setup({ tools: [toolA] });
+    const running = await stalledAfterToolUse(s);
+    const cancel = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/cancel`, { method: "POST", key: s.key });
+    expect(cancel.body.status).toBe("cancelled");
+    await running.body?.cancel();
+    const msgs = await history(s);
+    expect(pairingProblems(msgs)).toEqual([]);
+    expect(msgs[msgs.length - 1]?.parts[0]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_stall_1", is_error: true });
+    await script(s.model, [{ reply: { text: "fresh start" } }]);
+    const next = await send(s, { content: "new question" });
+    expect(next.body.status).toBe("completed");
+    expect((await mockRequests(s.model)).filter((r) => r.rejected)).toEqual([]);
+  });
+
+  it("answers 409 when nothing is running", async () => {
+    const s = await setup();
+    const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/cancel`, { method: "POST", key: s.key });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("no_active_turn");
+  });
+});
+
+describe("crash or eviction mid-turn", () => {
+  it("marks the turn interrupted, repairs it on wake-up, and accepts the next turn", async () => {
+    const s = await setup({ tools: [toolA] });
+    const keyTenant = await tenantOfKey(s);
+    const running = await stalledAfterToolUse(s);
+    const object = stub(s, () => keyTenant);
+    await running.body?.cancel().catch(() => {});
+    // A crash: the instance is torn down mid-turn, storage survives. (Graceful
+    // eviction waits for the turn's open stream, so it cannot interrupt it.)
+    await abortAllDurableObjects();
+    void object;
+
+    const state = await apiJson<{ status: string; last_turn: { status: string }; pending_tool_calls: unknown[] }>(
+      `/v1/sessions/${s.session}`,
+      { key: s.key },
+    );
+    expect(state.body.last_turn.status).toBe("interrupted");
+    expect(state.body.status).toBe("failed");
+    expect(state.body.pending_tool_calls).toEqual([]);
+    expect((await events(s)).map((e) => e.type)).toContain("turn_interrupted");
+
+    await script(s.model, [{ reply: { text: "Recovered." } }]);
+    const retry = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/retry`, { method: "POST", key: s.key });
+    expect(retry.body.status).toBe("completed");
+    expect(pairingProblems(await history(s))).toEqual([]);
+    expect((await mockRequests(s.model)).filter((r) => r.rejected)).toEqual([]);
+  });
+
+  it("the heartbeat alarm of a fresh instance finds nothing running and stops", async () => {
+    const s = await setup({ tools: [toolA] });
+    const keyTenant = await tenantOfKey(s);
+    const object = stub(s, () => keyTenant);
+    const running = await stalledAfterToolUse(s);
+    const alarm = await runInDurableObject(object, (_i, state) => state.storage.getAlarm());
+    expect(alarm).not.toBeNull();
+    await running.body?.cancel().catch(() => {});
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(stub(s, () => keyTenant))).toBe(true);
+    const after = await runInDurableObject(stub(s, () => keyTenant), (_i, state) => state.storage.getAlarm());
+    expect(after).toBeNull();
+    const state = await apiJson<{ last_turn: { status: string } }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.last_turn.status).toBe("interrupted");
+  });
+});
+
+async function tenantOfKey(s: Setup): Promise<string> {
+  const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?").bind(s.session).first<{ tenant: string }>();
+  if (!row) throw new Error("session row missing");
+  return row.tenant;
+}

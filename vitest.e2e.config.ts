@@ -1,0 +1,17 @@
+import { defineConfig } from "vitest/config";
+
+// End to end: the public HTTP API of the real worker in workerd (`wrangler dev`), with the mock model
+// server behind both provider base URLs. One wrangler for the whole run (global setup); files run one
+// after another because they share it.
+export default defineConfig({
+  test: {
+    include: ["test/e2e/**/*.test.ts"],
+    environment: "node",
+    globalSetup: ["test/e2e/global-setup.ts"],
+    fileParallelism: false,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    teardownTimeout: 30_000,
+    retry: 0,
+  },
+});
