@@ -20,6 +20,7 @@ export default defineConfig(async () => {
             SWITCHBOARD_ADMIN_KEY: "test-admin-key",
             SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
             SWITCHBOARD_DEBUG_CHECKS: "true",
+            SWITCHBOARD_LOG_EVENTS: "false",
             MOCK_URL: inject<string>("mockUrl"),
           },
         },

@@ -45,8 +45,8 @@ function write(res: ServerResponse, chunk: Buffer): Promise<void> {
 }
 
 /** Drop the connection without the terminating chunk: the client sees the bytes sent so far, then an error. */
-async function cut(res: ServerResponse, signal: AbortSignal): Promise<WriteOutcome> {
-  await sleep(CUT_GRACE_MS, signal);
+async function cut(res: ServerResponse, signal: AbortSignal, graceMs = CUT_GRACE_MS): Promise<WriteOutcome> {
+  await sleep(graceMs, signal);
   if (res.socket) res.socket.destroy();
   else res.destroy();
   return "cut";
@@ -75,7 +75,7 @@ export async function writeWithFaults(res: ServerResponse, plan: WritePlan): Pro
       await write(res, bad);
       bytes += bad.length;
     }
-    if (i === f.cut_after_events) return cut(res, signal);
+    if (i === f.cut_after_events) return cut(res, signal, f.cut_grace_ms);
     const text = plan.frames[i];
     if (text === undefined) break;
     if (i > 0 && delay > 0) await sleep(delay, signal);
@@ -84,12 +84,12 @@ export async function writeWithFaults(res: ServerResponse, plan: WritePlan): Pro
     if (f.cut_after_bytes !== undefined && bytes + chunk.length >= f.cut_after_bytes) {
       const rest = f.cut_after_bytes - bytes;
       if (rest > 0) await write(res, chunk.subarray(0, rest));
-      return cut(res, signal);
+      return cut(res, signal, f.cut_grace_ms);
     }
     await write(res, chunk);
     bytes += chunk.length;
   }
-  if (f.cut_after_bytes !== undefined) return cut(res, signal);
+  if (f.cut_after_bytes !== undefined) return cut(res, signal, f.cut_grace_ms);
   res.end();
   return "complete";
 }

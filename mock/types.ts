@@ -12,6 +12,8 @@ export type Protocol = "anthropic" | "openai";
 export interface Faults {
   /** Write exactly this many body bytes, then drop the connection (no clean end). */
   cut_after_bytes?: number;
+  /** Pause between the last byte of a cut and the teardown (default 50 ms); sweeps use a few ms. */
+  cut_grace_ms?: number;
   /** Write this many complete frames, then drop the connection. */
   cut_after_events?: number;
   /** Wait this long before sending anything (status line and headers included). */

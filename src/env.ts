@@ -11,6 +11,8 @@ export interface Env {
   SWITCHBOARD_ALLOW_PRIVATE_URLS?: string;
   /** "true": validate invariant P on every outbound provider body and refuse to send a violating one. */
   SWITCHBOARD_DEBUG_CHECKS?: string;
+  /** "false" turns off the structured log line per session event (tests and benches). */
+  SWITCHBOARD_LOG_EVENTS?: string;
   /** Provider idle watchdog in ms (tests shorten it). */
   SWITCHBOARD_IDLE_TIMEOUT_MS?: string;
 }

@@ -33,13 +33,14 @@ export class EventLog {
   constructor(
     private readonly sql: SqlStorage,
     private readonly sessionName: () => string,
+    private readonly logLines = true,
   ) {}
 
   record(type: SessionEventType, turnId: string | null, data: Record<string, unknown>): void {
     const at = nowIso();
     run(this.sql, "INSERT INTO events (type, at, turn_id, data) VALUES (?, ?, ?, ?)", type, at, turnId, JSON.stringify(data));
     // One structured line per event, so `wrangler tail` and log drains see the same facts.
-    console.log(JSON.stringify({ level: "info", msg: type, session: this.sessionName(), turn_id: turnId, ...data }));
+    if (this.logLines) console.log(JSON.stringify({ level: "info", msg: type, session: this.sessionName(), turn_id: turnId, ...data }));
   }
 
   list(after: number, limit: number): SessionEvent[] {

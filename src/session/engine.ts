@@ -36,7 +36,7 @@ export class SessionEngine {
   ) {
     this.history = new HistoryStore(storage.sql);
     this.turns = new TurnStore(storage.sql);
-    this.events = new EventLog(storage.sql, name);
+    this.events = new EventLog(storage.sql, name, env.SWITCHBOARD_LOG_EVENTS !== "false");
     this.log = new StreamLog(storage.sql);
   }
 

@@ -227,7 +227,15 @@ export class TurnRunner {
 
   #finish(status: TurnStatus, reason: string, finish: UiFinishReason, error: TurnError | null): void {
     this.d.turns.finish(this.turnId, status, reason, error);
-    this.d.events.record("turn_finished", this.turnId, { status, finish_reason: reason, ...(error ? { error } : {}) });
+    this.out.flush();
+    this.d.events.record("turn_finished", this.turnId, {
+      status,
+      finish_reason: reason,
+      // Stream-log rows this segment wrote and the text they carried: the coalescing figure.
+      stream_rows: this.out.rowsWritten,
+      text_chars: this.out.deltaChars,
+      ...(error ? { error } : {}),
+    });
     if (error) this.out.emit({ type: "turn_error", code: error.code, message: error.message });
     this.out.emit({ type: "data", name: "turn", data: { turn_id: this.turnId, status, finish_reason: reason } });
     this.out.emit({ type: "turn_finish", status, finish_reason: finish });

@@ -1,0 +1,249 @@
+// Shared plumbing for the benchmarks: one mock model server (own process) + one `wrangler dev` (real workerd),
+// timing helpers, percentiles and table printing. Benchmarks print figures; they never assert.
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { Api, freePort, Mock, repoRoot, SseParser, startWrangler } from "../test/helpers/index.ts";
+
+export { performance };
+
+export const ADMIN_KEY = "bench-admin-key";
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function requireNode() {
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major < 22 || (major === 22 && minor < 18)) {
+    console.error(
+      `bench needs Node >= 22.18 (type stripping); this is ${process.version}. ` +
+        "Run it through `npm run bench` or with node_modules/.bin/node.",
+    );
+    process.exit(2);
+  }
+}
+
+export function log(message) {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+/**
+ * The mock model server in its own Node process, so its event loop does not share a core with the
+ * benchmark client (the client measures both paths, through Switchboard and direct).
+ */
+async function startMockProcess() {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--no-warnings", path.join(repoRoot, "mock", "server.ts")], {
+    cwd: repoRoot,
+    env: { ...process.env, MOCK_PORT: String(port), MOCK_QUIET: "1" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr = (stderr + chunk.toString()).slice(-8000);
+  });
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
+  process.on("exit", kill);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`mock server exited (code ${child.exitCode}): ${stderr}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      await res.text();
+      if (res.ok) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      kill();
+      throw new Error(`mock server did not answer on ${url}: ${stderr}`);
+    }
+    await sleep(100);
+  }
+  return {
+    url,
+    pid: child.pid,
+    async stop() {
+      process.off("exit", kill);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await Promise.race([exited, sleep(3000)]);
+      kill();
+    },
+  };
+}
+
+/** Starts the mock and the worker; returns clients and a stop() that ends both. */
+export async function startEnv() {
+  const t0 = performance.now();
+  const mockProc = await startMockProcess();
+  let worker;
+  try {
+    worker = await startWrangler({
+      vars: {
+        SWITCHBOARD_ADMIN_KEY: ADMIN_KEY,
+        ANTHROPIC_API_KEY: "bench-anthropic-key",
+        ANTHROPIC_BASE_URL: mockProc.url,
+        OPENAI_API_KEY: "bench-openai-key",
+        OPENAI_BASE_URL: `${mockProc.url}/v1`,
+        SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
+      },
+    });
+  } catch (error) {
+    await mockProc.stop();
+    throw error;
+  }
+  const api = new Api(worker.url, ADMIN_KEY);
+  const { key } = await api.createKey(`bench-${randomUUID().slice(0, 8)}`);
+  log(`mock on ${mockProc.url}, worker on ${worker.url} (ready in ${Math.round(performance.now() - t0)} ms)`);
+  return {
+    api,
+    key,
+    mock: new Mock(mockProc.url),
+    mockUrl: mockProc.url,
+    workerUrl: worker.url,
+    worker,
+    async stop() {
+      await worker.stop();
+      await mockProc.stop();
+    },
+  };
+}
+
+/** Runs `fn(env)` with a private environment when a bench file is started on its own. */
+export async function standalone(name, fn) {
+  requireNode();
+  const env = await startEnv();
+  let figures;
+  try {
+    figures = await fn(env);
+  } finally {
+    await env.stop();
+  }
+  console.log(JSON.stringify({ bench: name, ...figures }));
+}
+
+/** An agent on the Anthropic adapter whose model name no other bench uses; returns the model name. */
+export async function makeAgent(env, prefix) {
+  const model = `${prefix}-${randomUUID().slice(0, 8)}`;
+  await env.api.putAgent(model, {
+    model: { provider: "anthropic", name: model },
+    system: "You are a benchmark agent.",
+    max_steps: 4,
+  });
+  return { agent: model, model };
+}
+
+export async function newSession(env, agent) {
+  return (await env.api.createSession(env.key, agent)).id;
+}
+
+/**
+ * Reads an SSE body as it arrives. `isContent(frame)` marks the first frame that carries model content;
+ * returns times (ms, relative to `t0`) of the first content frame and of the end, plus frame counts.
+ */
+export async function readTimedSse(res, t0, isContent) {
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  let firstContent = null;
+  let frames = 0;
+  let contentFrames = 0;
+  let done = false;
+  const kinds = {};
+  for (;;) {
+    const { value, done: eof } = await reader.read();
+    if (eof) break;
+    const now = performance.now();
+    for (const frame of parser.feed(decoder.decode(value, { stream: true }))) {
+      if (frame.data === "[DONE]") {
+        done = true;
+        continue;
+      }
+      frames++;
+      const kind = frame.json?.type ?? frame.event ?? "?";
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+      if (isContent(frame)) {
+        contentFrames++;
+        if (firstContent === null) firstContent = now - t0;
+      }
+    }
+    if (done) {
+      await reader.cancel().catch(() => {});
+      break;
+    }
+  }
+  return { firstContent, end: performance.now() - t0, frames, contentFrames, done, kinds };
+}
+
+/** Deterministic prose of `n` words (each word is one delta in the mock's word chunking). */
+export function words(n, seed = 0) {
+  const vocab = [
+    "the", "switchboard", "routes", "every", "chat", "session", "to", "its", "own", "durable", "object,",
+    "which", "streams", "model", "output", "and", "keeps", "history", "in", "sqlite.",
+  ];
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(vocab[(i + seed) % vocab.length]);
+  return out.join(" ");
+}
+
+/** Nearest-rank percentile of a numeric array (p in 0..100). */
+export function pct(values, p) {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(sorted.length, rank) - 1];
+}
+
+export function mean(values) {
+  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+export function round(value, digits = 1) {
+  if (value === null || value === undefined || !Number.isFinite(value)) return null;
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** Prints a plain aligned table: headers + rows of cells (numbers right-aligned). */
+export function table(title, headers, rows) {
+  const cells = [headers, ...rows.map((r) => r.map((c) => (c === null || c === undefined ? "-" : String(c))))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  const line = (r, isHeader) =>
+    r
+      .map((c, i) => (isHeader || i === 0 || Number.isNaN(Number(c)) ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join("  ");
+  console.log(`\n${title}`);
+  console.log(line(cells[0], true));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const r of cells.slice(1)) console.log(line(r, false));
+}
+
+/** Runs `tasks` (functions returning promises) with at most `limit` in flight. */
+export async function pool(tasks, limit) {
+  const results = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+/** Turn events of a session after `after` (pages through the whole list). */
+export async function eventsAfter(env, sessionId, after = 0) {
+  const out = [];
+  let cursor = after;
+  for (let i = 0; i < 100; i++) {
+    const page = await env.api.events(env.key, sessionId, cursor);
+    out.push(...page.events);
+    if (page.events.length === 0 || page.next === null || page.next === undefined) break;
+    cursor = page.next;
+  }
+  return out;
+}

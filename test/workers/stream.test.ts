@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { api, script, setup, sseFrames } from "./helpers";
+
+const decoder = new TextDecoder();
+
+/** Reads SSE frames from a live response until `count` frames arrived, then hangs up. */
+async function readFrames(res: Response, count: number): Promise<Array<{ id: number | null; data: string }>> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  let text = "";
+  const frames: Array<{ id: number | null; data: string }> = [];
+  while (frames.length < count) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    let cut = text.indexOf("\n\n");
+    while (cut >= 0 && frames.length < count) {
+      const block = text.slice(0, cut);
+      text = text.slice(cut + 2);
+      const id = block.match(/^id: (\d+)$/m)?.[1];
+      const data = block
+        .split("\n")
+        .filter((l) => l.startsWith("data: "))
+        .map((l) => l.slice(6))
+        .join("\n");
+      frames.push({ id: id ? Number(id) : null, data });
+      cut = text.indexOf("\n\n");
+    }
+  }
+  await reader.cancel();
+  return frames;
+}
+
+describe("SSE turn stream", () => {
+  it("speaks the UI message stream protocol with an id on every frame and [DONE] last", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { thinking: "hmm", text: "Hello world, this is a reply." } }]);
+    const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "hi" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    expect(res.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
+    const frames = await sseFrames(res);
+    expect(frames[frames.length - 1]).toEqual({ id: null, data: "[DONE]" });
+    const body = frames.slice(0, -1);
+    const ids = body.map((f) => f.id as number);
+    expect(ids.every((id) => Number.isInteger(id))).toBe(true);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    const types = body.map((f) => (JSON.parse(f.data) as { type: string }).type);
+    expect(types[0]).toBe("start");
+    expect(types).toContain("reasoning-delta");
+    expect(types).toContain("text-delta");
+    expect(types[types.length - 1]).toBe("finish");
+  });
+
+  it("resumes with Last-Event-ID: replayed + live frames equal the uninterrupted stream", async () => {
+    const s = await setup();
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+    await script(s.model, [{ reply: { text: words }, faults: { event_delay_ms: 15 } }]);
+    const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "go" } });
+    const head = await readFrames(res, 4);
+    const lastId = head[head.length - 1]?.id as number;
+    const resumed = await api(`/v1/sessions/${s.session}/stream`, { key: s.key, headers: { "last-event-id": String(lastId) } });
+    expect(resumed.status).toBe(200);
+    const tail = await sseFrames(resumed);
+    const full = await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }));
+    expect([...head, ...tail]).toEqual(full);
+    const text = [...head, ...tail]
+      .filter((f) => f.data !== "[DONE]")
+      .map((f) => JSON.parse(f.data) as { type: string; delta?: string })
+      .filter((c) => c.type === "text-delta")
+      .map((c) => c.delta)
+      .join("");
+    expect(text).toBe(words);
+  });
+
+  it("answers 204 when nothing is active and nothing was missed", async () => {
+    const s = await setup();
+    const none = await api(`/v1/sessions/${s.session}/stream`, { key: s.key });
+    expect(none.status).toBe(204);
+    await script(s.model, [{ reply: { text: "done" } }]);
+    await (await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "x" } })).text();
+    expect((await api(`/v1/sessions/${s.session}/stream`, { key: s.key })).status).toBe(204);
+  });
+
+  it("keeps running when the client disconnects, and the result is in history", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "one two three four five six seven eight" }, faults: { event_delay_ms: 10 } }]);
+    const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "go" } });
+    await readFrames(res, 2);
+    for (let i = 0; i < 100; i++) {
+      const state = (await (await api(`/v1/sessions/${s.session}`, { key: s.key })).json()) as { status: string };
+      if (state.status === "idle") break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const msgs = (await (await api(`/v1/sessions/${s.session}/messages`, { key: s.key })).json()) as {
+      messages: Array<{ role: string; parts: Array<{ text?: string }> }>;
+    };
+    expect(msgs.messages[1]?.parts[0]?.text).toBe("one two three four five six seven eight");
+  });
+});
