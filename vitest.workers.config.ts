@@ -21,6 +21,7 @@ export default defineConfig(async () => {
             SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
             SWITCHBOARD_DEBUG_CHECKS: "true",
             SWITCHBOARD_LOG_EVENTS: "false",
+            SWITCHBOARD_IDLE_TIMEOUT_MS: "1500",
             MOCK_URL: inject<string>("mockUrl"),
           },
         },

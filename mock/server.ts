@@ -10,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { anthropicCodec } from "./anthropic.ts";
 import { handleControl, MockState } from "./control.ts";
 import { openaiCodec } from "./openai.ts";
+import { handleToolEndpoint } from "./tool-endpoint.ts";
 import { handleProvider } from "./respond.ts";
 
 export interface MockServer {
@@ -47,6 +48,10 @@ async function route(state: MockState, req: IncomingMessage, res: ServerResponse
   if (method === "GET" && url.pathname === "/healthz") {
     res.writeHead(200, { "content-type": "application/json" });
     res.end('{"ok":true}');
+    return;
+  }
+  if (method === "POST" && url.pathname === "/_tool") {
+    await handleToolEndpoint(url, raw, res);
     return;
   }
   if (url.pathname.startsWith("/_mock/")) {

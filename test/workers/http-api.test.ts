@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import { ADMIN, api, apiJson, history, mockRequests, script, setup, tenantKey } from "./helpers";
+
+type ErrorBody = { error: { code: string; message: string } };
+
+describe("authentication", () => {
+  it("refuses a missing key with 401 and the JSON error shape", async () => {
+    const res = await apiJson<ErrorBody>("/v1/sessions", { method: "POST", json: { agent: "x" } });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe("unauthorized");
+    expect(typeof res.body.error.message).toBe("string");
+  });
+
+  it("refuses a wrong key with 401", async () => {
+    const res = await apiJson<ErrorBody>("/v1/sessions", { method: "POST", key: "sk_sb_wrong", json: { agent: "x" } });
+    expect(res.status).toBe(401);
+  });
+
+  it("refuses a tenant key on admin routes", async () => {
+    const key = await tenantKey();
+    const res = await apiJson<ErrorBody>("/v1/agents/x", { method: "PUT", key, json: { model: { provider: "anthropic", name: "m" } } });
+    expect(res.status).toBe(401);
+  });
+
+  it("stops accepting a revoked key", async () => {
+    const created = await apiJson<{ id: string; key: string }>("/v1/keys", { method: "POST", key: ADMIN, json: { tenant: "revoke-me" } });
+    expect((await apiJson("/v1/sessions", { key: created.body.key })).status).toBe(200);
+    await apiJson(`/v1/keys/${created.body.id}`, { method: "DELETE", key: ADMIN });
+    expect((await apiJson("/v1/sessions", { key: created.body.key })).status).toBe(401);
+  });
+
+  it("never lists key secrets", async () => {
+    await apiJson("/v1/keys", { method: "POST", key: ADMIN, json: { tenant: "listing" } });
+    const list = await apiJson<{ keys: Array<Record<string, unknown>> }>("/v1/keys", { key: ADMIN });
+    expect(list.body.keys.length).toBeGreaterThan(0);
+    for (const k of list.body.keys) {
+      expect(k).not.toHaveProperty("key");
+      expect(k).not.toHaveProperty("key_hash");
+    }
+  });
+});
+
+describe("tenant isolation", () => {
+  it("answers 404 (not 403) for another tenant's session and changes nothing", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "mine" } }]);
+    await apiJson(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "hi" } });
+    const before = await history(s);
+    const other = await tenantKey();
+    for (const [method, path, json] of [
+      ["GET", "", undefined],
+      ["GET", "/messages", undefined],
+      ["GET", "/events", undefined],
+      ["POST", "/messages", { content: "intrude" }],
+      ["POST", "/clear", undefined],
+      ["DELETE", "", undefined],
+    ] as const) {
+      const res = await apiJson<ErrorBody>(`/v1/sessions/${s.session}${path}`, { method, key: other, json });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.body.error.code).toBe("not_found");
+    }
+    expect(await history(s)).toEqual(before);
+  });
+
+  it("lets two tenants use the same session id independently", async () => {
+    const a = await setup({}, "anthropic");
+    const keyB = await tenantKey();
+    const res = await apiJson<{ id: string }>("/v1/sessions", { method: "POST", key: keyB, json: { agent: a.agent, id: a.session } });
+    expect(res.status).toBe(201);
+    const dup = await apiJson<ErrorBody>("/v1/sessions", { method: "POST", key: keyB, json: { agent: a.agent, id: a.session } });
+    expect(dup.status).toBe(409);
+  });
+});
+
+describe("bad input changes nothing", () => {
+  it.each([
+    ["malformed JSON", "{not json", 400, "invalid_json"],
+    ["an empty body", "", 400, "invalid_json"],
+    ["a wrong type", JSON.stringify({ content: 42 }), 400, "invalid_request"],
+    ["an unknown field", JSON.stringify({ content: "x", contnet: "y" }), 400, "invalid_request"],
+    ["empty content", JSON.stringify({ content: "" }), 400, "invalid_request"],
+    ["max_steps out of range", JSON.stringify({ content: "x", max_steps: 0 }), 400, "invalid_request"],
+    ["deeply nested JSON", `${"[".repeat(200)}${"]".repeat(200)}`, 400, "invalid_request"],
+    ["an oversized body", JSON.stringify({ content: "x".repeat(1_100_000) }), 413, "payload_too_large"],
+  ])("POST /messages with %s → %i %s", async (_name, body, status, code) => {
+    const s = await setup();
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      body,
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.status).toBe(status);
+    expect(((await res.json()) as ErrorBody).error.code).toBe(code);
+    expect(await history(s)).toEqual([]);
+    expect(await mockRequests(s.model)).toEqual([]);
+  });
+
+  it("answers 404 for an unknown session", async () => {
+    const key = await tenantKey();
+    const res = await apiJson<ErrorBody>("/v1/sessions/does-not-exist/messages", { method: "POST", key, json: { content: "x" } });
+    expect(res.status).toBe(404);
+  });
+
+  it("refuses an agent that uses a built-in tool name", async () => {
+    const res = await apiJson<ErrorBody>("/v1/agents/bad-builtin", {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider: "anthropic", name: "m" },
+        tools: [{ name: "tool_search", input_schema: { type: "object" }, execution: { type: "client" } }],
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("reserved_tool_name");
+    expect((await apiJson("/v1/agents/bad-builtin", { key: ADMIN })).status).toBe(404);
+  });
+
+  it("refuses a session for an unknown agent", async () => {
+    const key = await tenantKey();
+    const res = await apiJson<ErrorBody>("/v1/sessions", { method: "POST", key, json: { agent: "nope-agent" } });
+    expect(res.status).toBe(404);
+    expect((await apiJson<{ sessions: unknown[] }>("/v1/sessions", { key })).body.sessions).toEqual([]);
+  });
+
+  it("rejects an unknown route with a JSON 404", async () => {
+    const res = await apiJson<ErrorBody>("/v1/nowhere");
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("not_found");
+  });
+});
+
+describe("agents", () => {
+  it("never returns write-only secrets", async () => {
+    const put = await apiJson<Record<string, unknown>>("/v1/agents/with-secrets", {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider: "anthropic", name: "m" },
+        webhook_secrets: ["whsec_supersecretvalue"],
+        mcp_servers: [{ name: "gh", url: "https://mcp.example.com/mcp", headers: { authorization: "Bearer hidden-token" } }],
+      },
+    });
+    const got = await apiJson<Record<string, unknown>>("/v1/agents/with-secrets", { key: ADMIN });
+    for (const body of [put.body, got.body]) {
+      const text = JSON.stringify(body);
+      expect(text).not.toContain("supersecretvalue");
+      expect(text).not.toContain("hidden-token");
+    }
+  });
+});

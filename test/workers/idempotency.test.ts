@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { apiJson, history, mockRequests, script, setup } from "./helpers";
+
+describe("Idempotency-Key", () => {
+  it("returns the same turn for a repeat and writes no second user message", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "Once." } }, { reply: { text: "Twice?" } }]);
+    const init = { method: "POST", key: s.key, json: { content: "hello" }, headers: { "idempotency-key": "k-1" } };
+    const first = await apiJson<{ turn_id: string; status: string }>(`/v1/sessions/${s.session}/messages`, init);
+    const again = await apiJson<{ turn_id: string; status: string }>(`/v1/sessions/${s.session}/messages`, init);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(200);
+    expect(again.body.turn_id).toBe(first.body.turn_id);
+    expect((await history(s)).filter((m) => m.role === "user")).toHaveLength(1);
+    expect(await mockRequests(s.model)).toHaveLength(1);
+  });
+
+  it("answers 409 for the same key with a different body", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "Once." } }]);
+    const headers = { "idempotency-key": "k-2" };
+    await apiJson(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "a" }, headers });
+    const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "b" },
+      headers,
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("idempotency_conflict");
+    expect((await history(s)).filter((m) => m.role === "user")).toHaveLength(1);
+  });
+});
