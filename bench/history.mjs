@@ -5,7 +5,7 @@
 // per session so every timed turn sees exactly 10 prior messages); the big session holds 10,000 messages
 // (5,000 seeded turns, seeded through the public API as fast as it answers). Timed turns alternate
 // small/big. The mock's request log gives the provider request size and when the provider request arrived.
-import { makeAgent, newSession, pct, performance, log, round, standalone, table } from "./lib.mjs";
+import { log, makeAgent, newSession, pct, performance, round, standalone, table } from "./lib.mjs";
 
 const BIG_TURNS = Number(process.env.BENCH_HISTORY_TURNS ?? 5000);
 const SMALL_TURNS = 5;

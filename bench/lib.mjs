@@ -181,8 +181,26 @@ export async function readTimedSse(res, t0, isContent) {
 /** Deterministic prose of `n` words (each word is one delta in the mock's word chunking). */
 export function words(n, seed = 0) {
   const vocab = [
-    "the", "switchboard", "routes", "every", "chat", "session", "to", "its", "own", "durable", "object,",
-    "which", "streams", "model", "output", "and", "keeps", "history", "in", "sqlite.",
+    "the",
+    "switchboard",
+    "routes",
+    "every",
+    "chat",
+    "session",
+    "to",
+    "its",
+    "own",
+    "durable",
+    "object,",
+    "which",
+    "streams",
+    "model",
+    "output",
+    "and",
+    "keeps",
+    "history",
+    "in",
+    "sqlite.",
   ];
   const out = [];
   for (let i = 0; i < n; i++) out.push(vocab[(i + seed) % vocab.length]);

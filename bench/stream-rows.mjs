@@ -79,7 +79,19 @@ export async function run(env) {
   ]);
   table(
     "3. Stream-log rows per streamed token (scripted replies, one mock delta per word)",
-    ["mode", "words", "delay ms", "deltas", "out tokens", "stream_rows", "sse frames", "text-delta frames", "rows/token", "rows/delta", "turn ms"],
+    [
+      "mode",
+      "words",
+      "delay ms",
+      "deltas",
+      "out tokens",
+      "stream_rows",
+      "sse frames",
+      "text-delta frames",
+      "rows/token",
+      "rows/delta",
+      "turn ms",
+    ],
     rows,
   );
 
@@ -91,18 +103,48 @@ export async function run(env) {
     const j = json.filter((t) => t.delay === d);
     const all = turns.filter((t) => t.delay === d);
     byDelay[`delay_${d}ms`] = {
-      rows_per_token: round(ratio(sum(j, (t) => t.stream_rows), sum(j, (t) => t.output_tokens)), 4),
-      rows_per_delta: round(ratio(sum(all, (t) => t.stream_rows), sum(all, (t) => t.deltas)), 4),
+      rows_per_token: round(
+        ratio(
+          sum(j, (t) => t.stream_rows),
+          sum(j, (t) => t.output_tokens),
+        ),
+        4,
+      ),
+      rows_per_delta: round(
+        ratio(
+          sum(all, (t) => t.stream_rows),
+          sum(all, (t) => t.deltas),
+        ),
+        4,
+      ),
       rows_per_turn: round(sum(all, (t) => t.stream_rows) / all.length, 1),
     };
   }
   const figures = {
     turns: turns.length,
     seconds: round(seconds, 1),
-    rows_per_token: round(ratio(sum(json, (t) => t.stream_rows), sum(json, (t) => t.output_tokens)), 4),
-    rows_per_delta: round(ratio(sum(turns, (t) => t.stream_rows), sum(turns, (t) => t.deltas)), 4),
+    rows_per_token: round(
+      ratio(
+        sum(json, (t) => t.stream_rows),
+        sum(json, (t) => t.output_tokens),
+      ),
+      4,
+    ),
+    rows_per_delta: round(
+      ratio(
+        sum(turns, (t) => t.stream_rows),
+        sum(turns, (t) => t.deltas),
+      ),
+      4,
+    ),
     rows_per_turn_mean: round(sum(turns, (t) => t.stream_rows) / turns.length, 1),
-    tokens_per_delta: round(ratio(sum(json, (t) => t.output_tokens), sum(json, (t) => t.deltas)), 3),
+    tokens_per_delta: round(
+      ratio(
+        sum(json, (t) => t.output_tokens),
+        sum(json, (t) => t.deltas),
+      ),
+      3,
+    ),
     sse_frames_minus_stream_rows: sum(sse, (t) => t.sse_frames - t.stream_rows) / (sse.length || 1),
     by_delay: byDelay,
     per_turn: turns.map((t) => ({ ...t, ms: round(t.ms, 1) })),

@@ -173,9 +173,34 @@ export async function run(env) {
     const ss = summary(s);
     const added50 = round(ss.ttfb_p50_ms - ds.ttfb_p50_ms, 2);
     const added99 = round(ss.ttfb_p99_ms - ds.ttfb_p99_ms, 2);
-    rows.push([`c=${c}`, "direct (mock)", ds.n, ds.ttfb_p50_ms, ds.ttfb_p99_ms, ds.headers_p50_ms, ds.total_p50_ms, "", ""]);
-    rows.push([`c=${c}`, "switchboard", ss.n, ss.ttfb_p50_ms, ss.ttfb_p99_ms, ss.headers_p50_ms, ss.total_p50_ms, added50, added99]);
-    figures[`c${c.replace("-", "_")}`] = { direct: ds, switchboard: ss, added_ttfb_p50_ms: added50, added_ttfb_p99_ms: added99 };
+    rows.push([
+      `c=${c}`,
+      "direct (mock)",
+      ds.n,
+      ds.ttfb_p50_ms,
+      ds.ttfb_p99_ms,
+      ds.headers_p50_ms,
+      ds.total_p50_ms,
+      "",
+      "",
+    ]);
+    rows.push([
+      `c=${c}`,
+      "switchboard",
+      ss.n,
+      ss.ttfb_p50_ms,
+      ss.ttfb_p99_ms,
+      ss.headers_p50_ms,
+      ss.total_p50_ms,
+      added50,
+      added99,
+    ]);
+    figures[`c${c.replace("-", "_")}`] = {
+      direct: ds,
+      switchboard: ss,
+      added_ttfb_p50_ms: added50,
+      added_ttfb_p99_ms: added99,
+    };
   }
   table(
     `1. Time to first model content (ms) — Anthropic protocol, default mock reply (${PROMPT.split(" ").length + 2} deltas)`,
@@ -186,8 +211,20 @@ export async function run(env) {
     "   Same stack, no model: plain requests (ms)",
     ["request", "c=1 p50", "c=1 p99", "c=50 p50", "c=50 p99"],
     [
-      ["GET /healthz (wrangler dev proxy + worker)", base.healthz_c1.p50_ms, base.healthz_c1.p99_ms, base.healthz_c50.p50_ms, base.healthz_c50.p99_ms],
-      ["GET /v1/sessions/{id} (+ auth, D1, DO RPC)", base.get_session_c1.p50_ms, base.get_session_c1.p99_ms, base.get_session_c50.p50_ms, base.get_session_c50.p99_ms],
+      [
+        "GET /healthz (wrangler dev proxy + worker)",
+        base.healthz_c1.p50_ms,
+        base.healthz_c1.p99_ms,
+        base.healthz_c50.p50_ms,
+        base.healthz_c50.p99_ms,
+      ],
+      [
+        "GET /v1/sessions/{id} (+ auth, D1, DO RPC)",
+        base.get_session_c1.p50_ms,
+        base.get_session_c1.p99_ms,
+        base.get_session_c50.p50_ms,
+        base.get_session_c50.p99_ms,
+      ],
     ],
   );
   figures.baselines = base;

@@ -10,8 +10,8 @@ import { pathToFileURL } from "node:url";
 import { anthropicCodec } from "./anthropic.ts";
 import { handleControl, MockState } from "./control.ts";
 import { openaiCodec } from "./openai.ts";
-import { handleToolEndpoint } from "./tool-endpoint.ts";
 import { handleProvider } from "./respond.ts";
+import { handleToolEndpoint } from "./tool-endpoint.ts";
 
 export interface MockServer {
   url: string;
@@ -106,7 +106,7 @@ if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
     (mock) => {
       console.log(`mock model server listening on ${mock.url}`);
       const stop = (): void => {
-        mock.close().then(() => process.exit(0));
+        void mock.close().then(() => process.exit(0));
       };
       process.on("SIGINT", stop);
       process.on("SIGTERM", stop);

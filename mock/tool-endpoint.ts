@@ -12,7 +12,9 @@ export async function handleToolEndpoint(url: URL, raw: string, res: ServerRespo
   } catch {
     call = raw;
   }
-  const body = JSON.stringify(status >= 200 && status < 300 ? { echo: call, at: Date.now() } : { error: "scripted failure" });
+  const body = JSON.stringify(
+    status >= 200 && status < 300 ? { echo: call, at: Date.now() } : { error: "scripted failure" },
+  );
   if (res.destroyed) return;
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);

@@ -87,12 +87,12 @@ function waitExit(child, ms) {
 function spawnGroup(name, command, args, options) {
   const child = spawn(command, args, { ...options, detached: true });
   child.on("error", (error) => {
-    if (!stopping) fail(`could not start ${name}: ${error.message}`);
+    if (!stopping) void fail(`could not start ${name}: ${error.message}`);
   });
   child.on("exit", (code, signal) => {
     if (!stopping) {
       console.error(`[start] ${name} exited unexpectedly (code ${code}, signal ${signal})`);
-      shutdown(1);
+      void shutdown(1);
     }
   });
   cleanups.push(async () => {
@@ -283,7 +283,7 @@ async function shutdown(code = 0) {
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => {
     if (!stopping) log(`${signal}: stopping…`);
-    shutdown(0);
+    void shutdown(0);
   });
 }
 

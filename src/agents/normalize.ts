@@ -39,7 +39,8 @@ function assertUrl(url: string, where: string): void {
 function assertObjectSchema(schema: JsonObject, where: string): void {
   const type = schema.type;
   const isObject = type === "object" || (Array.isArray(type) && type.includes("object"));
-  if (!isObject) throw new ApiError(422, "invalid_schema", `${where}: the root of a tool input schema must be an object schema`);
+  if (!isObject)
+    throw new ApiError(422, "invalid_schema", `${where}: the root of a tool input schema must be an object schema`);
 }
 
 /** Validates an agent body and fills defaults; throws ApiError on the first problem. */
@@ -51,12 +52,17 @@ export function normalizeAgent(name: string, raw: unknown): AgentConfig {
   tools.forEach((tool, i) => {
     const where = `tools.${i}`;
     if ((BUILTIN_TOOL_NAMES as readonly string[]).includes(tool.name)) {
-      throw new ApiError(400, "reserved_tool_name", `${where}.name: "${tool.name}" is a built-in tool name and cannot be used`);
+      throw new ApiError(
+        400,
+        "reserved_tool_name",
+        `${where}.name: "${tool.name}" is a built-in tool name and cannot be used`,
+      );
     }
     if (tool.name.startsWith("mcp__")) {
       throw new ApiError(400, "reserved_tool_name", `${where}.name: the mcp__ prefix is reserved for MCP server tools`);
     }
-    if (seen.has(tool.name)) throw new ApiError(400, "duplicate_tool", `${where}.name: duplicate tool name "${tool.name}"`);
+    if (seen.has(tool.name))
+      throw new ApiError(400, "duplicate_tool", `${where}.name: duplicate tool name "${tool.name}"`);
     seen.add(tool.name);
     assertObjectSchema(tool.input_schema, `${where}.input_schema`);
     if (tool.discovery_schema) assertObjectSchema(tool.discovery_schema, `${where}.discovery_schema`);

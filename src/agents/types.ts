@@ -1,5 +1,5 @@
-import type { JsonObject } from "../session/history/parts";
 import type { ModelConfig } from "../providers/types";
+import type { JsonObject } from "../session/history/parts";
 
 export type ToolExecution = { type: "http"; url: string; timeout_ms?: number } | { type: "client" };
 
@@ -45,7 +45,9 @@ export const DEFAULT_MAX_STEPS = 16;
 export const MAX_STEPS_LIMIT = 64;
 
 /** The agent as reads return it: write-only secrets removed. */
-export function publicAgent(agent: AgentConfig): Omit<AgentConfig, "webhook_secrets"> & { webhook_secrets_count: number } {
+export function publicAgent(
+  agent: AgentConfig,
+): Omit<AgentConfig, "webhook_secrets"> & { webhook_secrets_count: number } {
   const { webhook_secrets, mcp_servers, ...rest } = agent;
   return {
     ...rest,

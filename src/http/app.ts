@@ -19,13 +19,17 @@ export function buildApp(): Hono<AppEnv> {
   app.route("/v1/agents", agentsRoutes);
   app.route("/v1/sessions", sessionsRoutes);
   app.route("/v1/sessions", turnsRoutes);
-  app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
+  app.notFound((c) =>
+    c.json(errorBody("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404),
+  );
   app.onError((err, c) => {
     if (err instanceof ApiError) {
       for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
       return c.json(errorBody(err.code, err.message), err.status);
     }
-    console.error(JSON.stringify({ level: "error", msg: "unhandled", error: String(err), stack: (err as Error).stack }));
+    console.error(
+      JSON.stringify({ level: "error", msg: "unhandled", error: String(err), stack: (err as Error).stack }),
+    );
     return c.json(errorBody("internal_error", "internal error"), 500);
   });
   return app;

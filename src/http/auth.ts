@@ -24,7 +24,10 @@ function bearer(c: Context): string {
 
 export function newApiKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  const b64 = btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+  const b64 = btoa(String.fromCharCode(...bytes))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replaceAll("=", "");
   return `sk_sb_${b64}`;
 }
 

@@ -24,7 +24,17 @@ export interface SessionRef {
  */
 export type SessionRpc = Pick<
   Session,
-  "init" | "state" | "messages" | "events" | "sendMessage" | "submitToolResults" | "retry" | "cancel" | "openStream" | "clear" | "destroy"
+  | "init"
+  | "state"
+  | "messages"
+  | "events"
+  | "sendMessage"
+  | "submitToolResults"
+  | "retry"
+  | "cancel"
+  | "openStream"
+  | "clear"
+  | "destroy"
 >;
 
 export function sessionStub(env: Env, tenant: string, id: string): SessionRpc {

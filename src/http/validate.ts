@@ -51,7 +51,9 @@ export function check<T>(schema: object, value: unknown): T {
   }
   const result = v.validate(value);
   if (!result.valid) {
-    const specific = result.errors.filter((e) => !["properties", "items", "allOf", "oneOf", "anyOf"].includes(e.keyword));
+    const specific = result.errors.filter(
+      (e) => !["properties", "items", "allOf", "oneOf", "anyOf"].includes(e.keyword),
+    );
     const first = specific[0] ?? result.errors[0];
     const where = first?.instanceLocation.replace(/^#\/?/, "").replaceAll("/", ".") || "body";
     throw new ApiError(400, "invalid_request", `${where}: ${first?.error ?? "invalid"}`);

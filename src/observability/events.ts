@@ -38,9 +38,17 @@ export class EventLog {
 
   record(type: SessionEventType, turnId: string | null, data: Record<string, unknown>): void {
     const at = nowIso();
-    run(this.sql, "INSERT INTO events (type, at, turn_id, data) VALUES (?, ?, ?, ?)", type, at, turnId, JSON.stringify(data));
+    run(
+      this.sql,
+      "INSERT INTO events (type, at, turn_id, data) VALUES (?, ?, ?, ?)",
+      type,
+      at,
+      turnId,
+      JSON.stringify(data),
+    );
     // One structured line per event, so `wrangler tail` and log drains see the same facts.
-    if (this.logLines) console.log(JSON.stringify({ level: "info", msg: type, session: this.sessionName(), turn_id: turnId, ...data }));
+    if (this.logLines)
+      console.log(JSON.stringify({ level: "info", msg: type, session: this.sessionName(), turn_id: turnId, ...data }));
   }
 
   list(after: number, limit: number): SessionEvent[] {
@@ -49,11 +57,21 @@ export class EventLog {
       "SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
       after,
       limit,
-    ).map((r) => ({ seq: r.seq, type: r.type as SessionEventType, at: r.at, turn_id: r.turn_id, data: JSON.parse(r.data) }));
+    ).map((r) => ({
+      seq: r.seq,
+      type: r.type as SessionEventType,
+      at: r.at,
+      turn_id: r.turn_id,
+      data: JSON.parse(r.data),
+    }));
   }
 
   sweep(): void {
-    const cutoff = one<{ seq: number }>(this.sql, "SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?", MAX_EVENTS);
+    const cutoff = one<{ seq: number }>(
+      this.sql,
+      "SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?",
+      MAX_EVENTS,
+    );
     if (cutoff) run(this.sql, "DELETE FROM events WHERE seq <= ?", cutoff.seq);
   }
 

@@ -203,7 +203,9 @@ export class SessionEngine {
       messages,
       usage: JSON.parse(t.usage) as Record<string, number>,
       ...(t.error ? { error: JSON.parse(t.error) as TurnResult["error"] } : {}),
-      ...(t.status === "awaiting_tool_results" ? { pending_tool_calls: pending.map((c) => ({ id: c.id, name: c.name })) } : {}),
+      ...(t.status === "awaiting_tool_results"
+        ? { pending_tool_calls: pending.map((c) => ({ id: c.id, name: c.name })) }
+        : {}),
     };
   }
 
@@ -249,7 +251,8 @@ export class SessionEngine {
         this.turns.finish(latest.id, "cancelled", "cancelled", null);
         return r;
       });
-      if (synthesized.length) this.events.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
+      if (synthesized.length)
+        this.events.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
       this.events.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });
     }
     return { ok: true, status: this.turns.get(latest.id)?.status ?? "cancelled", turn_id: latest.id };

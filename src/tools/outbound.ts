@@ -11,7 +11,8 @@ export function checkOutboundUrl(raw: string, allowPrivate: boolean): string | n
     return "not a valid URL";
   }
   if (url.username || url.password) return "credentials in URLs are not allowed";
-  if (allowPrivate) return url.protocol === "https:" || url.protocol === "http:" ? null : "only http(s) URLs are allowed";
+  if (allowPrivate)
+    return url.protocol === "https:" || url.protocol === "http:" ? null : "only http(s) URLs are allowed";
   if (url.protocol !== "https:") return "only https URLs are allowed";
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
   if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal")) {

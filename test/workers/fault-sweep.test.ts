@@ -74,7 +74,10 @@ async function lane(protocol: "anthropic" | "openai", body: string, offsets: num
     if (!page.ok) throw new Error("messages failed");
     const msgs = page.messages as unknown as Msg[];
     counts.pairing_problems += pairingProblems(msgs).length;
-    const results = msgs.flatMap((m) => m.parts).filter((p) => p.type === "tool_result").map((p) => p.tool_use_id);
+    const results = msgs
+      .flatMap((m) => m.parts)
+      .filter((p) => p.type === "tool_result")
+      .map((p) => p.tool_use_id);
     counts.duplicate_tool_results += results.length - new Set(results).size;
     const userTexts = msgs.flatMap((m) => (m.role === "user" ? m.parts : [])).map((p) => p.text);
     if (!userTexts.includes(`question at offset ${n}`)) counts.user_messages_lost += 1;
@@ -106,7 +109,14 @@ async function sweep(protocol: "anthropic" | "openai"): Promise<{ counts: Counts
   };
   const offsets = Array.from({ length: size + 1 }, (_, i) => i);
   await Promise.all(
-    Array.from({ length: LANES }, (_, l) => lane(protocol, body, offsets.filter((n) => n % LANES === l), counts)),
+    Array.from({ length: LANES }, (_, l) =>
+      lane(
+        protocol,
+        body,
+        offsets.filter((n) => n % LANES === l),
+        counts,
+      ),
+    ),
   );
   console.warn(`fault sweep ${protocol}: stream of ${size} bytes cut at every offset: ${JSON.stringify(counts)}`);
   return { counts, size };
@@ -114,7 +124,9 @@ async function sweep(protocol: "anthropic" | "openai"): Promise<{ counts: Counts
 
 describe("fault sweep: cut at every byte offset", () => {
   for (const protocol of ["anthropic", "openai"] as const) {
-    it(`${protocol}: zero P rejections, zero duplicate results, zero lost user messages`, { timeout: 600_000 }, async () => {
+    it(`${protocol}: zero P rejections, zero duplicate results, zero lost user messages`, {
+      timeout: 600_000,
+    }, async () => {
       const { counts, size } = await sweep(protocol);
       expect(counts.offsets).toBe(size + 1);
       expect(counts.rejected_p).toBe(0);

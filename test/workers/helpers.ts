@@ -18,7 +18,9 @@ export async function api(path: string, init: RequestInit & { key?: string; json
     headers.set("content-type", "application/json");
     body = JSON.stringify(init.json);
   }
-  return exports.default.fetch(new Request(`http://sb.test${path}`, { ...init, headers, body }));
+  return (exports as unknown as { default: Fetcher }).default.fetch(
+    new Request(`http://sb.test${path}`, { ...init, headers, body }),
+  );
 }
 
 export async function apiJson<T = Record<string, unknown>>(
@@ -46,7 +48,10 @@ export interface Setup {
 }
 
 /** A fresh tenant key, agent (with a unique mock model name) and session. */
-export async function setup(agentBody: Record<string, unknown> = {}, provider: "anthropic" | "openai" = "anthropic"): Promise<Setup> {
+export async function setup(
+  agentBody: Record<string, unknown> = {},
+  provider: "anthropic" | "openai" = "anthropic",
+): Promise<Setup> {
   const key = await tenantKey();
   const agent = uid("agent");
   const model = uid(`mock-${provider}`);

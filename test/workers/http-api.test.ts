@@ -18,12 +18,20 @@ describe("authentication", () => {
 
   it("refuses a tenant key on admin routes", async () => {
     const key = await tenantKey();
-    const res = await apiJson<ErrorBody>("/v1/agents/x", { method: "PUT", key, json: { model: { provider: "anthropic", name: "m" } } });
+    const res = await apiJson<ErrorBody>("/v1/agents/x", {
+      method: "PUT",
+      key,
+      json: { model: { provider: "anthropic", name: "m" } },
+    });
     expect(res.status).toBe(401);
   });
 
   it("stops accepting a revoked key", async () => {
-    const created = await apiJson<{ id: string; key: string }>("/v1/keys", { method: "POST", key: ADMIN, json: { tenant: "revoke-me" } });
+    const created = await apiJson<{ id: string; key: string }>("/v1/keys", {
+      method: "POST",
+      key: ADMIN,
+      json: { tenant: "revoke-me" },
+    });
     expect((await apiJson("/v1/sessions", { key: created.body.key })).status).toBe(200);
     await apiJson(`/v1/keys/${created.body.id}`, { method: "DELETE", key: ADMIN });
     expect((await apiJson("/v1/sessions", { key: created.body.key })).status).toBe(401);
@@ -65,9 +73,17 @@ describe("tenant isolation", () => {
   it("lets two tenants use the same session id independently", async () => {
     const a = await setup({}, "anthropic");
     const keyB = await tenantKey();
-    const res = await apiJson<{ id: string }>("/v1/sessions", { method: "POST", key: keyB, json: { agent: a.agent, id: a.session } });
+    const res = await apiJson<{ id: string }>("/v1/sessions", {
+      method: "POST",
+      key: keyB,
+      json: { agent: a.agent, id: a.session },
+    });
     expect(res.status).toBe(201);
-    const dup = await apiJson<ErrorBody>("/v1/sessions", { method: "POST", key: keyB, json: { agent: a.agent, id: a.session } });
+    const dup = await apiJson<ErrorBody>("/v1/sessions", {
+      method: "POST",
+      key: keyB,
+      json: { agent: a.agent, id: a.session },
+    });
     expect(dup.status).toBe(409);
   });
 });
@@ -98,7 +114,11 @@ describe("bad input changes nothing", () => {
 
   it("answers 404 for an unknown session", async () => {
     const key = await tenantKey();
-    const res = await apiJson<ErrorBody>("/v1/sessions/does-not-exist/messages", { method: "POST", key, json: { content: "x" } });
+    const res = await apiJson<ErrorBody>("/v1/sessions/does-not-exist/messages", {
+      method: "POST",
+      key,
+      json: { content: "x" },
+    });
     expect(res.status).toBe(404);
   });
 
@@ -138,7 +158,9 @@ describe("agents", () => {
       json: {
         model: { provider: "anthropic", name: "m" },
         webhook_secrets: ["whsec_supersecretvalue"],
-        mcp_servers: [{ name: "gh", url: "https://mcp.example.com/mcp", headers: { authorization: "Bearer hidden-token" } }],
+        mcp_servers: [
+          { name: "gh", url: "https://mcp.example.com/mcp", headers: { authorization: "Bearer hidden-token" } },
+        ],
       },
     });
     const got = await apiJson<Record<string, unknown>>("/v1/agents/with-secrets", { key: ADMIN });

@@ -19,7 +19,12 @@ describe("Idempotency-Key", () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "Once." } }]);
     const headers = { "idempotency-key": "k-2" };
-    await apiJson(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "a" }, headers });
+    await apiJson(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "a" },
+      headers,
+    });
     const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/messages`, {
       method: "POST",
       key: s.key,

@@ -1,5 +1,5 @@
-import { env } from "cloudflare:workers";
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
   api,
@@ -10,10 +10,10 @@ import {
   mockRequests,
   pairingProblems,
   recordStream,
+  type Setup,
   script,
   send,
   setup,
-  type Setup,
 } from "./helpers";
 
 const toolA = clientTool("slow_lookup");
@@ -25,7 +25,9 @@ async function stalledAfterToolUse(s: Setup): Promise<Response> {
     tool_calls: [{ id: "toolu_stall_1", name: "slow_lookup", input: { q: "z" } }],
   });
   const frames = body.split("\n\n");
-  const toolStop = frames.findIndex((f, i) => f.includes("content_block_stop") && frames.slice(0, i).some((g) => g.includes('"tool_use"')));
+  const toolStop = frames.findIndex(
+    (f, i) => f.includes("content_block_stop") && frames.slice(0, i).some((g) => g.includes('"tool_use"')),
+  );
   await script(s.model, [{ raw: body, faults: { stall_after_events: toolStop + 1 } }]);
   const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "go" } });
   for (let i = 0; i < 100; i++) {
@@ -56,12 +58,19 @@ describe("cancel", () => {
   it("stops a running step and answers its persisted calls synthetically", async () => {
     const s = await setup({ tools: [toolA] });
     const running = await stalledAfterToolUse(s);
-    const cancel = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/cancel`, { method: "POST", key: s.key });
+    const cancel = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/cancel`, {
+      method: "POST",
+      key: s.key,
+    });
     expect(cancel.body.status).toBe("cancelled");
     await running.body?.cancel();
     const msgs = await history(s);
     expect(pairingProblems(msgs)).toEqual([]);
-    expect(msgs[msgs.length - 1]?.parts[0]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_stall_1", is_error: true });
+    expect(msgs[msgs.length - 1]?.parts[0]).toMatchObject({
+      type: "tool_result",
+      tool_use_id: "toolu_stall_1",
+      is_error: true,
+    });
     await script(s.model, [{ reply: { text: "fresh start" } }]);
     const next = await send(s, { content: "new question" });
     expect(next.body.status).toBe("completed");
@@ -70,7 +79,10 @@ describe("cancel", () => {
 
   it("answers 409 when nothing is running", async () => {
     const s = await setup();
-    const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/cancel`, { method: "POST", key: s.key });
+    const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/cancel`, {
+      method: "POST",
+      key: s.key,
+    });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("no_active_turn");
   });
@@ -114,7 +126,10 @@ describe("crash or eviction mid-turn", () => {
     await running.body?.cancel().catch(() => {});
     await abortAllDurableObjects();
     expect(await runDurableObjectAlarm(stub(s, () => keyTenant))).toBe(true);
-    const after = await runInDurableObject(stub(s, () => keyTenant), (_i, state) => state.storage.getAlarm());
+    const after = await runInDurableObject(
+      stub(s, () => keyTenant),
+      (_i, state) => state.storage.getAlarm(),
+    );
     expect(after).toBeNull();
     const state = await apiJson<{ last_turn: { status: string } }>(`/v1/sessions/${s.session}`, { key: s.key });
     expect(state.body.last_turn.status).toBe("interrupted");
@@ -122,7 +137,9 @@ describe("crash or eviction mid-turn", () => {
 });
 
 async function tenantOfKey(s: Setup): Promise<string> {
-  const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?").bind(s.session).first<{ tenant: string }>();
+  const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
+    .bind(s.session)
+    .first<{ tenant: string }>();
   if (!row) throw new Error("session row missing");
   return row.tenant;
 }

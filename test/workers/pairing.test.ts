@@ -28,7 +28,10 @@ describe("invariant P under stream faults", () => {
     });
     const stop = body.indexOf("event: content_block_stop", body.indexOf('"type":"tool_use"'));
     const cutAt = body.indexOf("\n\n", stop) + 2;
-    await script(s.model, [{ raw: body, faults: { cut_after_bytes: cutAt } }, { reply: { text: "Sorry about that." } }]);
+    await script(s.model, [
+      { raw: body, faults: { cut_after_bytes: cutAt } },
+      { reply: { text: "Sorry about that." } },
+    ]);
 
     const first = await send(s, { content: "weather?" });
     expect(first.body.status).toBe("failed");
@@ -124,7 +127,11 @@ describe("late, duplicate and superseded results", () => {
     const s = await paused();
     await script(s.model, [{ reply: { text: "Thanks." } }]);
     const body = { results: [{ tool_use_id: "toolu_pending_1", content: "42" }] };
-    const ok = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/tool-results`, { method: "POST", key: s.key, json: body });
+    const ok = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: body,
+    });
     expect(ok.body.status).toBe("completed");
     const dup = await apiJson(`/v1/sessions/${s.session}/tool-results`, { method: "POST", key: s.key, json: body });
     expect(dup.status).toBe(409);

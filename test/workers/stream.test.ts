@@ -34,7 +34,11 @@ describe("SSE turn stream", () => {
   it("speaks the UI message stream protocol with an id on every frame and [DONE] last", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { thinking: "hmm", text: "Hello world, this is a reply." } }]);
-    const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "hi" } });
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "hi" },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     expect(res.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
@@ -56,10 +60,17 @@ describe("SSE turn stream", () => {
     const s = await setup();
     const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
     await script(s.model, [{ reply: { text: words }, faults: { event_delay_ms: 15 } }]);
-    const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "go" } });
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "go" },
+    });
     const head = await readFrames(res, 4);
     const lastId = head[head.length - 1]?.id as number;
-    const resumed = await api(`/v1/sessions/${s.session}/stream`, { key: s.key, headers: { "last-event-id": String(lastId) } });
+    const resumed = await api(`/v1/sessions/${s.session}/stream`, {
+      key: s.key,
+      headers: { "last-event-id": String(lastId) },
+    });
     expect(resumed.status).toBe(200);
     const tail = await sseFrames(resumed);
     const full = await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }));
@@ -78,14 +89,22 @@ describe("SSE turn stream", () => {
     const none = await api(`/v1/sessions/${s.session}/stream`, { key: s.key });
     expect(none.status).toBe(204);
     await script(s.model, [{ reply: { text: "done" } }]);
-    await (await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "x" } })).text();
+    await (
+      await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "x" } })
+    ).text();
     expect((await api(`/v1/sessions/${s.session}/stream`, { key: s.key })).status).toBe(204);
   });
 
   it("keeps running when the client disconnects, and the result is in history", async () => {
     const s = await setup();
-    await script(s.model, [{ reply: { text: "one two three four five six seven eight" }, faults: { event_delay_ms: 10 } }]);
-    const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "go" } });
+    await script(s.model, [
+      { reply: { text: "one two three four five six seven eight" }, faults: { event_delay_ms: 10 } },
+    ]);
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "go" },
+    });
     await readFrames(res, 2);
     for (let i = 0; i < 100; i++) {
       const state = (await (await api(`/v1/sessions/${s.session}`, { key: s.key })).json()) as { status: string };

@@ -28,7 +28,9 @@ describe("http tools", () => {
     const msgs = await history(s);
     const results = msgs[2]?.parts ?? [];
     expect(results.map((p) => p.tool_use_id)).toEqual(["toolu_slow", "toolu_fast"]);
-    expect(JSON.parse(String(results[0]?.content))).toMatchObject({ echo: { tool_use_id: "toolu_slow", name: "slow", input: { q: "1" } } });
+    expect(JSON.parse(String(results[0]?.content))).toMatchObject({
+      echo: { tool_use_id: "toolu_slow", name: "slow", input: { q: "1" } },
+    });
     // The fast call finished first although it was second: the calls ran concurrently.
     const executed = (await events(s)).filter((e) => e.type === "tool_executed").map((e) => e.data.tool_use_id);
     expect(executed).toEqual(["toolu_fast", "toolu_slow"]);
@@ -73,7 +75,11 @@ describe("http tools", () => {
 describe("provider faults", () => {
   it("retries a 429 before the first byte, honouring retry-after, and records provider_retry", async () => {
     const s = await setup();
-    await script(s.model, [{ error: { status: 429, retry_after: 0 } }, { error: { status: 529 } }, { reply: { text: "Finally." } }]);
+    await script(s.model, [
+      { error: { status: 429, retry_after: 0 } },
+      { error: { status: 529 } },
+      { reply: { text: "Finally." } },
+    ]);
     const res = await send(s, { content: "hi" });
     expect(res.body.status).toBe("completed");
     expect((await events(s)).filter((e) => e.type === "provider_retry")).toHaveLength(2);
@@ -91,7 +97,10 @@ describe("provider faults", () => {
 
   it("aborts a silent stream with the idle watchdog and keeps the session usable", async () => {
     const s = await setup();
-    await script(s.model, [{ reply: { text: "never finishes" }, faults: { stall_after_events: 3 } }, { reply: { text: "ok" } }]);
+    await script(s.model, [
+      { reply: { text: "never finishes" }, faults: { stall_after_events: 3 } },
+      { reply: { text: "ok" } },
+    ]);
     const res = await send(s, { content: "hi" });
     expect(res.body.status).toBe("failed");
     expect(res.body.error?.code).toBe("provider_idle_timeout");

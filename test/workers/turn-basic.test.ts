@@ -18,7 +18,12 @@ describe("a basic turn", () => {
   it("pauses for a client tool and continues with /tool-results", async () => {
     const s = await setup({ tools: [clientTool("ask_user")] });
     await script(s.model, [
-      { reply: { text: "Let me ask.", tool_calls: [{ id: "toolu_client_1", name: "ask_user", input: { q: "color?" } }] } },
+      {
+        reply: {
+          text: "Let me ask.",
+          tool_calls: [{ id: "toolu_client_1", name: "ask_user", input: { q: "color?" } }],
+        },
+      },
       { reply: { text: "Blue it is." } },
     ]);
     const first = await apiJson<{ status: string; pending_tool_calls: Array<{ id: string }> }>(

@@ -35,7 +35,12 @@ export function chatBodyToInput(body: unknown): ChatInput {
       .filter((p) => typeof p.toolCallId === "string" && (p.state === "output-available" || p.state === "output-error"))
       .map((p) => ({
         tool_use_id: p.toolCallId as string,
-        content: p.state === "output-error" ? String(p.errorText ?? "error") : typeof p.output === "string" ? p.output : JSON.stringify(p.output ?? null),
+        content:
+          p.state === "output-error"
+            ? String(p.errorText ?? "error")
+            : typeof p.output === "string"
+              ? p.output
+              : JSON.stringify(p.output ?? null),
         is_error: p.state === "output-error",
       }));
     if (results.length > 0) return { kind: "tool_results", results };

@@ -80,7 +80,11 @@ interface RawResult {
 }
 
 export function toSupplied(results: RawResult[] | undefined): SuppliedResult[] {
-  return (results ?? []).map((r) => ({ tool_use_id: r.tool_use_id, content: r.content, is_error: r.is_error ?? false }));
+  return (results ?? []).map((r) => ({
+    tool_use_id: r.tool_use_id,
+    content: r.content,
+    is_error: r.is_error ?? false,
+  }));
 }
 
 function modeOf(c: Context): Mode {
@@ -100,7 +104,8 @@ function after(c: Context): number | null {
   const raw = c.req.header("last-event-id") ?? c.req.query("after");
   if (raw === undefined || raw === "") return null;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new ApiError(400, "invalid_request", "Last-Event-ID / after must be a non-negative integer");
+  if (!Number.isInteger(n) || n < 0)
+    throw new ApiError(400, "invalid_request", "Last-Event-ID / after must be a non-negative integer");
   return n;
 }
 
@@ -110,7 +115,10 @@ export const turnsRoutes = new Hono<AppEnv>()
     const ref = await sessionRef(c);
     const agent = requireAgent(ref);
     const raw = await readJson(c);
-    const body = check<{ content: string | Part[]; tool_results?: RawResult[]; max_steps?: number }>(messageSchema, raw);
+    const body = check<{ content: string | Part[]; tool_results?: RawResult[]; max_steps?: number }>(
+      messageSchema,
+      raw,
+    );
     const content: Part[] = typeof body.content === "string" ? [{ type: "text", text: body.content }] : body.content;
     const nonEmpty = content.filter((p) => p.type !== "text" || p.text.length > 0);
     if (nonEmpty.length === 0 && !body.tool_results?.length) {

@@ -157,10 +157,7 @@ export class HistoryStore {
 
   /** Open calls (not yet written to history), in tool_use order. Uses the partial index only. */
   openCalls(): ToolCallRow[] {
-    return all<ToolCallRow>(
-      this.sql,
-      "SELECT * FROM tool_calls WHERE answered_seq IS NULL ORDER BY message_seq, idx",
-    );
+    return all<ToolCallRow>(this.sql, "SELECT * FROM tool_calls WHERE answered_seq IS NULL ORDER BY message_seq, idx");
   }
 
   call(id: string): ToolCallRow | null {
@@ -209,7 +206,12 @@ export class HistoryStore {
         const given = opts.supplied?.get(call.id);
         if (given) {
           this.storeResult(call.id, "resolved", given.content, given.is_error);
-          return { type: "tool_result", tool_use_id: call.id, content: boundResultContent(given.content), is_error: given.is_error };
+          return {
+            type: "tool_result",
+            tool_use_id: call.id,
+            content: boundResultContent(given.content),
+            is_error: given.is_error,
+          };
         }
         const content = `tool result unavailable: ${opts.reason}`;
         this.storeResult(call.id, "synthesized", content, true);

@@ -144,7 +144,12 @@ export class TurnRunner {
       messageSeq = this.#tx(() => history.appendAssistantParts(this.turnId, messageSeq, parts, this.#executionOf));
     };
     try {
-      for await (const ev of adapter.stream(req, endpointFromEnv(agent.model.provider, env), this.#policy(), this.#abort.signal)) {
+      for await (const ev of adapter.stream(
+        req,
+        endpointFromEnv(agent.model.provider, env),
+        this.#policy(),
+        this.#abort.signal,
+      )) {
         this.out.emit({ type: "provider", event: ev });
         switch (ev.type) {
           case "block_stop":
@@ -162,7 +167,13 @@ export class TurnRunner {
             stop = ev.stop_reason;
             break;
           case "retry":
-            events.record("provider_retry", this.turnId, { step, attempt: ev.attempt, delay_ms: ev.delay_ms, status: ev.status, reason: ev.reason });
+            events.record("provider_retry", this.turnId, {
+              step,
+              attempt: ev.attempt,
+              delay_ms: ev.delay_ms,
+              status: ev.status,
+              reason: ev.reason,
+            });
             break;
           default:
             break;
@@ -173,7 +184,8 @@ export class TurnRunner {
     } catch (e) {
       this.out.emit({ type: "step_abandoned", reason: e instanceof Error ? e.message : String(e) });
       const dropped = buffer.filter((p) => p.type === "text").map((p) => (p.type === "text" ? p.text : ""));
-      if (dropped.length > 0) events.record("partial_text_dropped", this.turnId, { step, text: dropped.join("").slice(0, 2000) });
+      if (dropped.length > 0)
+        events.record("partial_text_dropped", this.turnId, { step, text: dropped.join("").slice(0, 2000) });
       if (messageSeq !== null) {
         const ids = history.toolUsesOf(messageSeq).map((t) => t.id);
         events.record("partial_tool_use_persisted", this.turnId, { step, tool_use_ids: ids });
@@ -201,7 +213,12 @@ export class TurnRunner {
       onResult: (call, outcome) => {
         if (this.cancelled) return;
         this.#tx(() => history.storeResult(call.id, "resolved", outcome.content, outcome.is_error));
-        this.out.emit({ type: "tool_output", tool_use_id: call.id, content: outcome.content, is_error: outcome.is_error });
+        this.out.emit({
+          type: "tool_output",
+          tool_use_id: call.id,
+          content: outcome.content,
+          is_error: outcome.is_error,
+        });
       },
     });
     return !history.openCallsSettled();
@@ -209,7 +226,10 @@ export class TurnRunner {
 
   #pause(): void {
     this.d.turns.setStatus(this.turnId, "awaiting_tool_results");
-    const pending = this.d.history.openCalls().filter((c) => c.state === "pending").map((c) => ({ id: c.id, name: c.name }));
+    const pending = this.d.history
+      .openCalls()
+      .filter((c) => c.state === "pending")
+      .map((c) => ({ id: c.id, name: c.name }));
     this.out.emit({ type: "data", name: "awaiting-tool-results", data: { tool_calls: pending } });
     this.out.emit({ type: "turn_finish", status: "awaiting_tool_results", finish_reason: "tool-calls" });
     this.out.close();
