@@ -10,8 +10,12 @@ import { log, makeAgent, newSession, pct, performance, round, standalone, table 
 const BIG_TURNS = Number(process.env.BENCH_HISTORY_TURNS ?? 5000);
 const SMALL_TURNS = 5;
 const MEASURE = Number(process.env.BENCH_HISTORY_MEASURE ?? 20);
-/** Seeding stops here even if BIG_TURNS is not reached (the measured size is then reported as is). */
-const SEED_BUDGET_S = Number(process.env.BENCH_HISTORY_SEED_BUDGET_S ?? 170);
+/**
+ * Seeding stops after this many seconds even if BIG_TURNS is not reached (the size reached is then measured and
+ * reported, with a projection of the full seeding time). Run on its own the bench seeds all 10,000 messages;
+ * bench/run.mjs passes what is left of its overall budget instead.
+ */
+const SEED_BUDGET_S = Number(process.env.BENCH_HISTORY_SEED_BUDGET_S ?? 420);
 const BATCH = 100;
 const OK = { reply: { text: "ok" } };
 
@@ -57,7 +61,7 @@ async function seed(env, model, sessionId, turns, { budgetS = Infinity, progress
   return { turns: done, seconds: (performance.now() - t0) / 1000, rates };
 }
 
-/** `opts.seedBudgetS` caps the big session's seeding time (default BENCH_HISTORY_SEED_BUDGET_S or 170 s). */
+/** `opts.seedBudgetS` caps the big session's seeding time (default BENCH_HISTORY_SEED_BUDGET_S or 420 s). */
 export async function run(env, opts = {}) {
   const budgetS = opts.seedBudgetS ?? SEED_BUDGET_S;
   const small = await makeAgent(env, "bench-hist-small");
@@ -115,6 +119,23 @@ export async function run(env, opts = {}) {
     mockDirectMs = pct(times, 50);
   }
 
+  // Seeding doubles as a coarse curve: ms per turn of the 100-turn batch ending at each size.
+  const curve = seeded.rates
+    .filter((r) => r.at_messages % 1000 === 0 || r === seeded.rates.at(-1))
+    .map((r) => ({ messages: r.at_messages, ms_per_turn: round(r.ms_per_turn, 1) }));
+  // When seeding was cut short: a linear fit of ms/turn over history size, extrapolated to BIG_TURNS.
+  let projectedSeedS = null;
+  if (seeded.turns < BIG_TURNS && seeded.rates.length >= 3) {
+    const xs = seeded.rates.map((r) => r.at_messages);
+    const ys = seeded.rates.map((r) => r.ms_per_turn);
+    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+    const slope = xs.reduce((a, x, i) => a + (x - mx) * (ys[i] - my), 0) / xs.reduce((a, x) => a + (x - mx) ** 2, 0);
+    let rest = 0;
+    for (let t = seeded.turns; t < BIG_TURNS; t += BATCH) rest += (my + slope * ((t + BATCH) * 2 - mx)) * BATCH;
+    projectedSeedS = seeded.seconds + rest / 1000;
+  }
+
   const smallP50 = pct(smallMs, 50);
   const bigP50 = pct(bigMs, 50);
   const early = seeded.rates.slice(0, 3);
@@ -135,6 +156,8 @@ export async function run(env, opts = {}) {
     seed_turns: seeded.turns,
     seed_ms_per_turn_first_300: round(avg(early), 2),
     seed_ms_per_turn_last_300: round(avg(late), 2),
+    seed_projected_seconds_full: round(projectedSeedS, 0),
+    seed_curve: curve,
     big_request_bytes_p50: pct(requestBytes, 50),
     big_to_provider_request_p50_ms: toProvider.length ? pct(toProvider, 50) : null,
     mock_direct_same_body_p50_ms: round(mockDirectMs, 2),
@@ -153,6 +176,14 @@ export async function run(env, opts = {}) {
       `(${figures.seed_ms_per_turn_first_300} ms/turn for the first ${early.length * BATCH} turns, ` +
       `${figures.seed_ms_per_turn_last_300} ms/turn for the last ${late.length * BATCH})`,
   );
+  if (projectedSeedS !== null) {
+    console.log(
+      `   seeding stopped at the time budget: ${bigMessages} of ${BIG_TURNS * 2} messages; ` +
+        `projected time to seed all ${BIG_TURNS * 2}: ~${figures.seed_projected_seconds_full} s ` +
+        "(run `node bench/history.mjs` alone for the full size)",
+    );
+  }
+  console.log(`   seeding curve, ms/turn: ${curve.map((c) => `${c.messages}→${c.ms_per_turn}`).join("  ")}`);
   console.log(
     `   big turn: provider request ${(figures.big_request_bytes_p50 / 1024).toFixed(0)} KiB; ` +
       `client → provider request logged by mock p50 ${figures.big_to_provider_request_p50_ms} ms; ` +

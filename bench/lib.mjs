@@ -1,10 +1,22 @@
 // Shared plumbing for the benchmarks: one mock model server (own process) + one `wrangler dev` (real workerd),
 // timing helpers, percentiles and table printing. Benchmarks print figures; they never assert.
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { Api, freePort, Mock, repoRoot, SseParser, startWrangler } from "../test/helpers/index.ts";
+import {
+  Api,
+  freePort,
+  Mock,
+  nodeBinary,
+  repoRoot,
+  SseParser,
+  startWrangler,
+  wranglerEntry,
+  wranglerEnv,
+} from "../test/helpers/index.ts";
 
 export { performance };
 
@@ -75,13 +87,43 @@ async function startMockProcess() {
   };
 }
 
+/**
+ * Bundles the worker once (`wrangler deploy --dry-run --outdir`) and writes a config that serves that bundle
+ * unbundled. `wrangler dev` watches its sources and restarts the worker when one changes; serving a snapshot
+ * keeps edits made in src/ while a bench runs from restarting the worker mid-request (and the figures all
+ * describe one version of the code).
+ */
+async function snapshotWorker() {
+  const dir = await mkdtemp(path.join(tmpdir(), "switchboard-bench-"));
+  const outdir = path.join(dir, "dist");
+  await new Promise((resolve, reject) => {
+    execFile(
+      nodeBinary(),
+      [wranglerEntry(), "deploy", "--dry-run", "--outdir", outdir],
+      { cwd: repoRoot, env: wranglerEnv(), maxBuffer: 16 * 1024 * 1024, timeout: 120_000 },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`bundling the worker failed: ${error.message}\n${stdout}${stderr}`)) : resolve(),
+    );
+  });
+  const toml = await readFile(path.join(repoRoot, "wrangler.toml"), "utf8");
+  if (!/^main\s*=.*$/m.test(toml)) throw new Error("wrangler.toml has no main = line");
+  const config = toml
+    .replace(/^main\s*=.*$/m, `main = ${JSON.stringify(path.join(outdir, "index.js"))}\nno_bundle = true`)
+    .replace(/^migrations_dir\s*=\s*"([^"]*)"/m, (_, dir) => `migrations_dir = ${JSON.stringify(path.resolve(repoRoot, dir))}`);
+  const configPath = path.join(dir, "wrangler.toml");
+  await writeFile(configPath, config);
+  return { configPath, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
 /** Starts the mock and the worker; returns clients and a stop() that ends both. */
 export async function startEnv() {
   const t0 = performance.now();
+  const snapshot = await snapshotWorker();
   const mockProc = await startMockProcess();
   let worker;
   try {
     worker = await startWrangler({
+      extraArgs: ["--config", snapshot.configPath],
       vars: {
         SWITCHBOARD_ADMIN_KEY: ADMIN_KEY,
         ANTHROPIC_API_KEY: "bench-anthropic-key",
@@ -93,6 +135,7 @@ export async function startEnv() {
     });
   } catch (error) {
     await mockProc.stop();
+    await snapshot.cleanup();
     throw error;
   }
   const api = new Api(worker.url, ADMIN_KEY);
@@ -108,6 +151,7 @@ export async function startEnv() {
     async stop() {
       await worker.stop();
       await mockProc.stop();
+      await snapshot.cleanup();
     },
   };
 }

@@ -8,10 +8,8 @@ import { makeAgent, newSession, performance, round, standalone, table, words } f
 
 const CONFIGS = [
   { words: 300, delay: 0 },
-  { words: 600, delay: 0 },
   { words: 1000, delay: 0 },
   { words: 300, delay: 5 },
-  { words: 600, delay: 5 },
   { words: 1000, delay: 5 },
   { words: 200, delay: 20 },
 ];

@@ -7,11 +7,11 @@
 // Concurrency 1: sequential turns over a few sessions. Concurrency 50: 50 sessions, one turn each per round.
 import { makeAgent, newSession, pct, performance, readTimedSse, round, standalone, table } from "./lib.mjs";
 
-const C1_TURNS = Number(process.env.BENCH_TTFB_C1 ?? 200);
+const C1_TURNS = Number(process.env.BENCH_TTFB_C1 ?? 120);
 const C50_ROUNDS = Number(process.env.BENCH_TTFB_ROUNDS ?? 5);
 const C1_SESSIONS = 10;
 const WARMUP_C1 = 10;
-const PACED_TURNS = Number(process.env.BENCH_TTFB_PACED ?? 40);
+const PACED_TURNS = Number(process.env.BENCH_TTFB_PACED ?? 30);
 const PACED_DELAY_MS = 10;
 const PACED_REPLY = "a paced reply of eight words, like a model";
 const PROMPT = "hello there switchboard, please echo these few words back";

@@ -209,8 +209,22 @@ export class SessionEngine {
     };
   }
 
-  async submitToolResults(agent: AgentConfig, results: SuppliedResult[], mode: Mode): Promise<Result<TurnAnswer>> {
+  async submitToolResults(
+    agent: AgentConfig,
+    supplied: SuppliedResult[],
+    mode: Mode,
+    onlyPending = false,
+  ): Promise<Result<TurnAnswer>> {
     const latest = this.turns.latest();
+    // A useChat body repeats every tool output of the conversation; only the still-pending ones are new.
+    const results = onlyPending
+      ? supplied.filter((r) => {
+          const call = this.history.call(r.tool_use_id);
+          return call?.state === "pending" && call.answered_seq === null;
+        })
+      : supplied;
+    if (results.length === 0)
+      return fail(409, "late_result", "none of the supplied results answers a pending tool call");
     const checked = this.#checkSupplied(results, latest?.id ?? null);
     if (!checked.ok) return checked;
     const since = (this.history.last()?.seq ?? 0) + 1;

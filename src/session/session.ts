@@ -126,10 +126,15 @@ export class Session extends DurableObject<Env> {
     return this.#engine.sendMessage(agent, input, mode);
   }
 
-  async submitToolResults(agent: AgentConfig, results: SuppliedResult[], mode: Mode): Promise<Result<TurnAnswer>> {
+  async submitToolResults(
+    agent: AgentConfig,
+    results: SuppliedResult[],
+    mode: Mode,
+    onlyPending = false,
+  ): Promise<Result<TurnAnswer>> {
     this.#ready();
     if (!this.#info()) return this.#missing();
-    return this.#engine.submitToolResults(agent, results, mode);
+    return this.#engine.submitToolResults(agent, results, mode, onlyPending);
   }
 
   async retry(agent: AgentConfig, mode: Mode): Promise<Result<TurnAnswer>> {

@@ -155,7 +155,7 @@ export const turnsRoutes = new Hono<AppEnv>()
     const input = chatBodyToInput(await readJson(c));
     const result: Result<TurnAnswer> =
       input.kind === "tool_results"
-        ? await ref.stub.submitToolResults(agent, input.results, "stream")
+        ? await ref.stub.submitToolResults(agent, input.results, "stream", true)
         : await ref.stub.sendMessage(agent, { content: input.content, tool_results: [] }, "stream");
     return respond(c, unwrap(result));
   })

@@ -216,7 +216,7 @@ export class UiEncoder {
     const text = typeof content === "string" ? content : content.map((b) => b.text).join("\n");
     return isError
       ? [{ type: "tool-output-error", toolCallId, errorText: text, dynamic: true }]
-      : [{ type: "tool-output-available", toolCallId, output: text, dynamic: true }];
+      : [{ type: "tool-output-available", toolCallId, output: structured(text), dynamic: true }];
   }
 
   private endStep(reason: string): UiChunk[] {
@@ -264,5 +264,16 @@ export class UiEncoder {
     for (let n = 2; this.usedIds.has(id); n++) id = `${base}-${n}`;
     this.usedIds.add(id);
     return id;
+  }
+}
+
+/** Tool outputs that are JSON objects or arrays reach clients as values, so UIs need not parse them. */
+function structured(text: string): unknown {
+  const t = text.trimStart();
+  if (!t.startsWith("{") && !t.startsWith("[")) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
   }
 }

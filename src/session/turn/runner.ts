@@ -230,7 +230,7 @@ export class TurnRunner {
       .openCalls()
       .filter((c) => c.state === "pending")
       .map((c) => ({ id: c.id, name: c.name }));
-    this.out.emit({ type: "data", name: "awaiting-tool-results", data: { tool_calls: pending } });
+    this.out.emit({ type: "data", name: "awaiting-tool-results", data: { tool_calls: pending }, transient: true });
     this.out.emit({ type: "turn_finish", status: "awaiting_tool_results", finish_reason: "tool-calls" });
     this.out.close();
     this.d.onSettled(this.turnId, "awaiting_tool_results");
@@ -257,7 +257,12 @@ export class TurnRunner {
       ...(error ? { error } : {}),
     });
     if (error) this.out.emit({ type: "turn_error", code: error.code, message: error.message });
-    this.out.emit({ type: "data", name: "turn", data: { turn_id: this.turnId, status, finish_reason: reason } });
+    this.out.emit({
+      type: "data",
+      name: "turn",
+      data: { turn_id: this.turnId, status, finish_reason: reason },
+      transient: true,
+    });
     this.out.emit({ type: "turn_finish", status, finish_reason: finish });
     this.out.close();
     this.d.onSettled(this.turnId, status);

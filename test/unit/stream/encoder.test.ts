@@ -147,6 +147,19 @@ describe("UiEncoder", () => {
     expect(encoder.push({ type: "tool_output", tool_use_id: "nope", content: "x", is_error: false })).toEqual([]);
   });
 
+  it("sends a JSON object or array output as a value and anything else as text", () => {
+    const encoder = encoderAfter([
+      ...START,
+      p({ type: "block_stop", index: 0, part: { type: "tool_use", id: "c1", name: "f", input: {} } }),
+    ]);
+    expect(encoder.push({ type: "tool_output", tool_use_id: "c1", content: '{"temp":21}', is_error: false })).toEqual([
+      { type: "tool-output-available", toolCallId: "c1", output: { temp: 21 }, dynamic: true },
+    ]);
+    expect(encoder.push({ type: "tool_output", tool_use_id: "c1", content: "{not json", is_error: false })).toEqual([
+      { type: "tool-output-available", toolCallId: "c1", output: "{not json", dynamic: true },
+    ]);
+  });
+
   it("sends data-<name> chunks with optional id and transient", () => {
     const encoder = new UiEncoder();
     expect(encoder.push({ type: "data", name: "status", data: { s: 1 }, id: "s" })).toEqual([
