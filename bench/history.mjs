@@ -136,6 +136,24 @@ export async function run(env, opts = {}) {
     projectedSeedS = seeded.seconds + rest / 1000;
   }
 
+  // Cold: restart workerd on the same state, so each session's Durable Object wakes up and loads its history.
+  // One turn on a small session first (it also warms the worker isolate), then one on the big session.
+  let cold = null;
+  if (opts.cold !== false) {
+    await env.restartWorker();
+    await env.mock.script(small.model, [OK, OK]);
+    await env.mock.script(big.model, [OK]);
+    const warmIsolate = await timedTurn(env, smallSessions[0], "cold message");
+    const smallCold = await timedTurn(env, smallSessions[1], "cold message");
+    const bigCold = await timedTurn(env, bigSession, "cold message");
+    await env.mock.reset(big.model);
+    cold = {
+      first_turn_after_restart_ms: round(warmIsolate.ms, 1),
+      small_ms: round(smallCold.ms, 1),
+      big_ms: round(bigCold.ms, 1),
+    };
+  }
+
   const smallP50 = pct(smallMs, 50);
   const bigP50 = pct(bigMs, 50);
   const early = seeded.rates.slice(0, 3);
@@ -158,6 +176,7 @@ export async function run(env, opts = {}) {
     seed_ms_per_turn_last_300: round(avg(late), 2),
     seed_projected_seconds_full: round(projectedSeedS, 0),
     seed_curve: curve,
+    cold_do: cold,
     big_request_bytes_p50: pct(requestBytes, 50),
     big_to_provider_request_p50_ms: toProvider.length ? pct(toProvider, 50) : null,
     mock_direct_same_body_p50_ms: round(mockDirectMs, 2),
@@ -176,6 +195,12 @@ export async function run(env, opts = {}) {
       `(${figures.seed_ms_per_turn_first_300} ms/turn for the first ${early.length * BATCH} turns, ` +
       `${figures.seed_ms_per_turn_last_300} ms/turn for the last ${late.length * BATCH})`,
   );
+  if (cold) {
+    console.log(
+      `   cold Durable Object (after a workerd restart, one turn each): ${SMALL_TURNS * 2} messages ${cold.small_ms} ms, ` +
+        `${bigMessages} messages ${cold.big_ms} ms (very first request after the restart: ${cold.first_turn_after_restart_ms} ms)`,
+    );
+  }
   if (projectedSeedS !== null) {
     console.log(
       `   seeding stopped at the time budget: ${bigMessages} of ${BIG_TURNS * 2} messages; ` +

@@ -112,18 +112,19 @@ async function snapshotWorker() {
     .replace(/^migrations_dir\s*=\s*"([^"]*)"/m, (_, dir) => `migrations_dir = ${JSON.stringify(path.resolve(repoRoot, dir))}`);
   const configPath = path.join(dir, "wrangler.toml");
   await writeFile(configPath, config);
-  return { configPath, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  return { configPath, persistDir: path.join(dir, "state"), cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Starts the mock and the worker; returns clients and a stop() that ends both. */
+/** Starts the mock and the worker; returns clients, restartWorker() and a stop() that ends both. */
 export async function startEnv() {
   const t0 = performance.now();
   const snapshot = await snapshotWorker();
   const mockProc = await startMockProcess();
-  let worker;
-  try {
-    worker = await startWrangler({
+  const launch = (migrate) =>
+    startWrangler({
       extraArgs: ["--config", snapshot.configPath],
+      persistDir: snapshot.persistDir,
+      migrate: migrate ? "DB" : false,
       vars: {
         SWITCHBOARD_ADMIN_KEY: ADMIN_KEY,
         ANTHROPIC_API_KEY: "bench-anthropic-key",
@@ -133,6 +134,9 @@ export async function startEnv() {
         SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
       },
     });
+  let worker;
+  try {
+    worker = await launch(true);
   } catch (error) {
     await mockProc.stop();
     await snapshot.cleanup();
@@ -141,19 +145,28 @@ export async function startEnv() {
   const api = new Api(worker.url, ADMIN_KEY);
   const { key } = await api.createKey(`bench-${randomUUID().slice(0, 8)}`);
   log(`mock on ${mockProc.url}, worker on ${worker.url} (ready in ${Math.round(performance.now() - t0)} ms)`);
-  return {
+  const env = {
     api,
     key,
     mock: new Mock(mockProc.url),
     mockUrl: mockProc.url,
     workerUrl: worker.url,
     worker,
+    /** Stops workerd and starts it again on the same state: every Durable Object wakes up cold. */
+    async restartWorker() {
+      await worker.stop();
+      worker = await launch(false);
+      env.worker = worker;
+      env.workerUrl = worker.url;
+      env.api = new Api(worker.url, ADMIN_KEY);
+    },
     async stop() {
       await worker.stop();
       await mockProc.stop();
       await snapshot.cleanup();
     },
   };
+  return env;
 }
 
 /** Runs `fn(env)` with a private environment when a bench file is started on its own. */
