@@ -109,7 +109,10 @@ async function snapshotWorker() {
   if (!/^main\s*=.*$/m.test(toml)) throw new Error("wrangler.toml has no main = line");
   const config = toml
     .replace(/^main\s*=.*$/m, `main = ${JSON.stringify(path.join(outdir, "index.js"))}\nno_bundle = true`)
-    .replace(/^migrations_dir\s*=\s*"([^"]*)"/m, (_, dir) => `migrations_dir = ${JSON.stringify(path.resolve(repoRoot, dir))}`);
+    .replace(
+      /^migrations_dir\s*=\s*"([^"]*)"/m,
+      (_, dir) => `migrations_dir = ${JSON.stringify(path.resolve(repoRoot, dir))}`,
+    );
   const configPath = path.join(dir, "wrangler.toml");
   await writeFile(configPath, config);
   return { configPath, persistDir: path.join(dir, "state"), cleanup: () => rm(dir, { recursive: true, force: true }) };

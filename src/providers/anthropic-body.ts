@@ -1,4 +1,4 @@
-import type { Part, ToolDeclaration } from "../session/history/parts";
+import type { Part, ToolDeclaration, ToolResultContent } from "../session/history/parts";
 import type { StepRequest } from "./types";
 
 /** Messages API request body (the subset we send). */
@@ -10,7 +10,7 @@ export type AnthropicBlock =
   | {
       type: "tool_result";
       tool_use_id: string;
-      content: string | Array<{ type: "text"; text: string }>;
+      content: ToolResultContent;
       is_error?: true;
     };
 
@@ -46,14 +46,20 @@ export function buildAnthropicBody(req: StepRequest): Record<string, unknown> {
 }
 
 function projectTools(tools: ToolDeclaration[], cache: boolean): Array<Record<string, unknown>> {
+  // One breakpoint on the last loaded tool caches the tools prefix; the API refuses
+  // cache_control on a deferred tool, which is not part of the prompt until referenced.
+  let breakpoint = -1;
+  tools.forEach((tool, i) => {
+    if (!tool.defer_loading) breakpoint = i;
+  });
   return tools.map((tool, i) => {
     const wire: Record<string, unknown> = {
       name: tool.name,
       description: tool.description,
       input_schema: tool.input_schema,
     };
-    // One breakpoint on the last tool caches the whole tools prefix.
-    if (cache && i === tools.length - 1) wire.cache_control = EPHEMERAL;
+    if (tool.defer_loading) wire.defer_loading = true;
+    if (cache && i === breakpoint) wire.cache_control = EPHEMERAL;
     return wire;
   });
 }

@@ -4,6 +4,8 @@ import { driveStream, resolveFetch, trimBaseUrl } from "./stream-driver";
 import type { ProviderAdapter, ProviderEndpoint, RetryPolicy, StepRequest, StreamEvent } from "./types";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
+/** Deferred tools (`defer_loading`) and `tool_reference` blocks are a beta of the Messages API. */
+export const TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20";
 
 /** Anthropic Messages API over SSE. */
 export const anthropic: ProviderAdapter = {
@@ -21,6 +23,7 @@ export const anthropic: ProviderAdapter = {
       accept: "text/event-stream",
     };
     if (endpoint.apiKey) headers["x-api-key"] = endpoint.apiKey;
+    if (req.tools.some((t) => t.defer_loading)) headers["anthropic-beta"] = TOOL_SEARCH_BETA;
     const init: RequestInit = { method: "POST", headers, body: JSON.stringify(buildAnthropicBody(req)) };
     const url = `${trimBaseUrl(endpoint.baseUrl)}/v1/messages`;
     yield* driveStream(new AnthropicStreamParser(), url, init, policy, signal, resolveFetch(endpoint.fetch));

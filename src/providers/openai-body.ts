@@ -1,9 +1,12 @@
-import type { Message, ToolResultContent } from "../session/history/parts";
+import type { Message, ToolDeclaration, ToolResultContent } from "../session/history/parts";
+import { blockText } from "../session/history/truncate";
 import type { StepRequest } from "./types";
 
 /** Chat Completions messages (the subset we send). */
 export type OpenAIMessage =
   | { role: "system"; content: string }
+  /** Kimi's message-level tools: declarations usable from this point on; no `content` key at all. */
+  | { role: "system"; tools: OpenAITool[] }
   | { role: "user"; content: string }
   | { role: "tool"; tool_call_id: string; content: string }
   | {
@@ -12,6 +15,18 @@ export type OpenAIMessage =
       tool_calls?: OpenAIToolCall[];
       reasoning_content?: string;
     };
+
+export interface OpenAITool {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+function wireTool(tool: ToolDeclaration): OpenAITool {
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
+  };
+}
 
 export interface OpenAIToolCall {
   id: string;
@@ -26,14 +41,15 @@ export function buildOpenAIBody(req: StepRequest): Record<string, unknown> {
   const messages: OpenAIMessage[] = [];
   if (req.system !== "") messages.push({ role: "system", content: req.system });
   for (const message of mergeSameRole(req.messages)) {
-    messages.push(...(message.role === "assistant" ? projectAssistant(message, req) : projectUser(message)));
+    messages.push(
+      ...(message.role === "assistant"
+        ? projectAssistant(message, req)
+        : projectUser(message, req.model.capabilities.message_level_tools)),
+    );
   }
   const body: Record<string, unknown> = { model: req.model.name, messages };
   if (req.tools.length > 0) {
-    body.tools = req.tools.map((tool) => ({
-      type: "function",
-      function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
-    }));
+    body.tools = req.tools.map(wireTool);
   }
   body.stream = true;
   body.stream_options = { include_usage: true };
@@ -85,12 +101,15 @@ function projectAssistant(message: Merged, req: StepRequest): OpenAIMessage[] {
   return [wire];
 }
 
-function projectUser(message: Merged): OpenAIMessage[] {
+function projectUser(message: Merged, messageLevelTools: boolean): OpenAIMessage[] {
   const out: OpenAIMessage[] = [];
   const texts: string[] = [];
   for (const part of message.parts) {
     if (part.type === "tool_result") {
       out.push({ role: "tool", tool_call_id: part.tool_use_id, content: resultText(part.content) });
+    } else if (part.type === "tool_declarations") {
+      // Declarations follow the tool messages they came with; other projections carry loaded tools in tools[].
+      if (messageLevelTools && part.tools.length > 0) out.push({ role: "system", tools: part.tools.map(wireTool) });
     } else if ((part.type === "text" || part.type === "notice") && part.text !== "") {
       texts.push(part.text);
     }
@@ -100,5 +119,5 @@ function projectUser(message: Merged): OpenAIMessage[] {
 }
 
 function resultText(content: ToolResultContent): string {
-  return typeof content === "string" ? content : content.map((block) => block.text).join("\n");
+  return typeof content === "string" ? content : content.map(blockText).join("\n");
 }

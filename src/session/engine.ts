@@ -3,12 +3,12 @@ import { MAX_STEPS_LIMIT } from "../agents/types";
 import type { Env } from "../env";
 import { fail } from "../http/errors";
 import { EventLog } from "../observability/events";
-import { all } from "../storage/sql";
 import type { Part } from "./history/parts";
 import { HistoryStore, type SuppliedResult } from "./history/store";
 import type { Mode, Result, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { StreamLog } from "./stream/log";
 import type { TurnStatus } from "./stream/turn-events";
+import { SessionTools } from "./tools-state";
 import { TurnRunner } from "./turn/runner";
 import { type TurnKind, type TurnRow, TurnStore } from "./turn/turns";
 
@@ -26,6 +26,7 @@ export class SessionEngine {
   readonly turns: TurnStore;
   readonly events: EventLog;
   readonly log: StreamLog;
+  readonly tools: SessionTools;
   #runner: TurnRunner | null = null;
   #waiters = new Map<string, Array<() => void>>();
 
@@ -38,6 +39,7 @@ export class SessionEngine {
     this.turns = new TurnStore(storage.sql);
     this.events = new EventLog(storage.sql, name, env.SWITCHBOARD_LOG_EVENTS !== "false");
     this.log = new StreamLog(storage.sql);
+    this.tools = new SessionTools(storage.sql, this.history);
   }
 
   get running(): TurnRunner | null {
@@ -122,10 +124,11 @@ export class SessionEngine {
     const maxSteps = Math.min(input.max_steps ?? agent.max_steps, MAX_STEPS_LIMIT);
     this.events.sweep();
     this.log.sweep();
-    const { turn, synthesized } = this.tx(() => {
+    const { turn, synthesized, rederived } = this.tx(() => {
       if (previous?.status === "awaiting_tool_results") {
         this.turns.finish(previous.id, "completed", "superseded", null);
       }
+      const { notices, rederived } = this.tools.admit(agent);
       const turn = this.turns.create({
         id,
         kind,
@@ -134,10 +137,18 @@ export class SessionEngine {
         idempotency_key: input.idempotency_key ?? null,
         body_hash: input.body_hash ?? null,
       });
-      const { message, synthesized } = this.history.closeOpenCalls({ turnId: id, ...close });
+      const { message, synthesized } = this.history.closeOpenCalls({
+        turnId: id,
+        reason: close.reason,
+        ...(close.supplied ? { supplied: close.supplied } : {}),
+        declarations: this.tools.takeDeclarations(agent),
+        extra: [...notices, ...(close.extra ?? [])],
+        ...(close.extra?.length ? { origin: "client" as const } : {}),
+      });
       if (message) this.turns.setFirstMessage(id, message.seq);
-      return { turn, synthesized };
+      return { turn, synthesized, rederived };
     });
+    if (rederived.length) this.events.record("tools_loaded", id, { names: rederived, via: "history" });
     this.events.record("turn_started", id, { kind, max_steps: maxSteps });
     if (synthesized.length > 0) {
       this.events.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
@@ -154,6 +165,7 @@ export class SessionEngine {
         turns: this.turns,
         events: this.events,
         log: this.log,
+        tools: this.tools,
         env: this.env,
         agent,
         onSettled: (id, status) => this.#settled(id, status),
@@ -234,7 +246,11 @@ export class SessionEngine {
     if (latest?.status === "awaiting_tool_results" && this.history.openCallsSettled()) {
       this.tx(() => {
         this.turns.resume(latest.id, this.log.head());
-        this.history.closeOpenCalls({ turnId: latest.id, reason: "no result was recorded" });
+        this.history.closeOpenCalls({
+          turnId: latest.id,
+          reason: "no result was recorded",
+          declarations: this.tools.takeDeclarations(agent),
+        });
       });
       this.#start(agent, latest.id);
       const resumed = this.turns.get(latest.id) as TurnRow;
@@ -289,6 +305,6 @@ export class SessionEngine {
   }
 
   loadedTools(): string[] {
-    return all<{ name: string }>(this.storage.sql, "SELECT name FROM loaded_tools ORDER BY name").map((r) => r.name);
+    return this.tools.loaded.list();
   }
 }

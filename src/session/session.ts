@@ -165,7 +165,7 @@ export class Session extends DurableObject<Env> {
       if (latest?.status === "awaiting_tool_results") e.turns.finish(latest.id, "cancelled", "cleared", null);
       e.history.clear();
       e.log.clear();
-      run(this.ctx.storage.sql, "DELETE FROM loaded_tools");
+      e.tools.clear();
       e.turns.clear();
     });
     e.events.record("session_cleared", null, { at: nowIso() });

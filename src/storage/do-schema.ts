@@ -70,6 +70,8 @@ const MIGRATIONS: readonly string[] = [
     via TEXT NOT NULL
   );
   `,
+  // v2: whether a loaded tool's schema was already written to history as a tool_declarations part.
+  `ALTER TABLE loaded_tools ADD COLUMN declared INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -28,8 +28,15 @@ export interface ToolUsePart {
   input: JsonObject;
 }
 
-/** Tool result content: a plain string or a list of text blocks. */
-export type ToolResultContent = string | Array<{ type: "text"; text: string }>;
+/**
+ * A block of tool result content. `tool_reference` names a deferred tool the
+ * result makes available (our tool_search answers with these; Anthropic
+ * expands them inline, other projections render them as text).
+ */
+export type ToolResultBlock = { type: "text"; text: string } | { type: "tool_reference"; tool_name: string };
+
+/** Tool result content: a plain string or a list of blocks. */
+export type ToolResultContent = string | ToolResultBlock[];
 
 export interface ToolResultPart {
   type: "tool_result";
@@ -43,9 +50,19 @@ export interface ToolDeclarationsPart {
   tools: ToolDeclaration[];
 }
 
+/**
+ * A service-written note. `tools_changed` notices announce tool-set changes
+ * to the model; a `tools_baseline` notice (empty text, never projected)
+ * records the tool set the session started from, so changes are derived
+ * from history alone.
+ */
 export interface NoticePart {
   type: "notice";
   text: string;
+  kind?: "tools_changed" | "tools_baseline";
+  added?: string[];
+  removed?: string[];
+  tools?: string[];
 }
 
 export type Part = TextPart | ThinkingPart | ToolUsePart | ToolResultPart | ToolDeclarationsPart | NoticePart;
@@ -67,4 +84,6 @@ export interface ToolDeclaration {
   name: string;
   description: string;
   input_schema: JsonObject;
+  /** Anthropic projection: declared but not loaded until a tool_reference names it. */
+  defer_loading?: boolean;
 }

@@ -1,5 +1,14 @@
 import { all, nowIso, one, run } from "../../storage/sql";
-import type { Message, Origin, Part, Role, ToolResultContent, ToolResultPart, ToolUsePart } from "./parts";
+import type {
+  Message,
+  Origin,
+  Part,
+  Role,
+  ToolDeclaration,
+  ToolResultContent,
+  ToolResultPart,
+  ToolUsePart,
+} from "./parts";
 import { boundResultContent } from "./truncate";
 
 export type CallState = "pending" | "resolved" | "synthesized" | "skipped";
@@ -196,6 +205,8 @@ export class HistoryStore {
     turnId: string | null;
     reason: string;
     supplied?: ReadonlyMap<string, SuppliedResult>;
+    /** Schemas loaded since the last user message (message-level projection reads them). */
+    declarations?: ToolDeclaration[];
     extra?: Part[];
     origin?: Origin;
   }): { message: Message | null; synthesized: string[] } {
@@ -225,9 +236,10 @@ export class HistoryStore {
         is_error: call.is_error === 1,
       };
     });
-    const parts: Part[] = [...results, ...(opts.extra ?? [])];
+    const decl: Part[] = opts.declarations?.length ? [{ type: "tool_declarations", tools: opts.declarations }] : [];
+    const parts: Part[] = [...results, ...decl, ...(opts.extra ?? [])];
     if (parts.length === 0) return { message: null, synthesized };
-    const origin: Origin = opts.origin ?? (opts.extra?.length ? "client" : synthesized.length ? "synthetic" : "tool");
+    const origin: Origin = opts.origin ?? (synthesized.length ? "synthetic" : results.length ? "tool" : "system");
     const message = this.#insert("user", origin, opts.turnId, parts);
     if (open.length > 0) {
       run(this.sql, "UPDATE tool_calls SET answered_seq = ? WHERE answered_seq IS NULL", message.seq);

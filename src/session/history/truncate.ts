@@ -1,4 +1,4 @@
-import type { ToolResultContent } from "./parts";
+import type { ToolResultBlock, ToolResultContent } from "./parts";
 
 /** Stored tool output is capped so a message row stays far below SQLite's 2 MB row limit. */
 export const MAX_RESULT_CHARS = 256 * 1024;
@@ -10,10 +10,14 @@ function cut(text: string): string {
 
 export function boundResultContent(content: ToolResultContent): ToolResultContent {
   if (typeof content === "string") return cut(content);
-  const total = content.reduce((n, b) => n + b.text.length, 0);
+  const total = content.reduce((n, b) => n + (b.type === "text" ? b.text.length : b.tool_name.length), 0);
   return total <= MAX_RESULT_CHARS ? content : cut(resultText(content));
 }
 
 export function resultText(content: ToolResultContent): string {
-  return typeof content === "string" ? content : content.map((b) => b.text).join("\n");
+  return typeof content === "string" ? content : content.map(blockText).join("\n");
+}
+
+export function blockText(b: ToolResultBlock): string {
+  return b.type === "text" ? b.text : `[tool loaded: ${b.tool_name}]`;
 }

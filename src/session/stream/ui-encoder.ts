@@ -1,5 +1,6 @@
 import type { StreamEvent } from "../../providers/types";
 import type { Part, ToolResultContent } from "../history/parts";
+import { resultText } from "../history/truncate";
 import type { TurnEvent } from "./turn-events";
 import type { UiChunk } from "./ui-chunks";
 
@@ -213,7 +214,7 @@ export class UiEncoder {
   private toolOutput(toolCallId: string, content: ToolResultContent, isError: boolean): UiChunk[] {
     if (!this.startedTools.has(toolCallId)) return [];
     // Blocks are separate pieces of output; a newline keeps them from running into each other.
-    const text = typeof content === "string" ? content : content.map((b) => b.text).join("\n");
+    const text = resultText(content);
     return isError
       ? [{ type: "tool-output-error", toolCallId, errorText: text, dynamic: true }]
       : [{ type: "tool-output-available", toolCallId, output: structured(text), dynamic: true }];

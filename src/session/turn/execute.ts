@@ -1,43 +1,89 @@
-import type { AgentConfig } from "../../agents/types";
 import type { EventLog } from "../../observability/events";
+import { checkArguments } from "../../tools/arguments";
+import type { BuiltinOutcome } from "../../tools/builtins/run";
 import { callHttpTool, type ToolOutcome } from "../../tools/http-tool";
-import type { ToolUsePart } from "../history/parts";
+import { fullSchema, type ToolRegistry } from "../../tools/registry";
+import type { ToolResultContent, ToolUsePart } from "../history/parts";
 
-/**
- * Dispatches one step's tool calls. Server-side calls run concurrently and
- * report through `onResult` as each finishes (history orders them by
- * tool_use position later); client calls are left pending for /tool-results.
- */
-export async function executeCalls(opts: {
+export interface ExecuteOptions {
   calls: ToolUsePart[];
-  agent: AgentConfig;
+  registry: ToolRegistry;
+  loaded: ReadonlySet<string>;
+  runBuiltin(call: ToolUsePart): BuiltinOutcome;
   signal: AbortSignal;
   allowPrivate: boolean;
   events: EventLog;
   turnId: string;
-  onResult(call: ToolUsePart, outcome: ToolOutcome): void;
-}): Promise<void> {
-  const { agent, events, turnId } = opts;
+  /** A server-side result; `load` names deferred tools it makes available. */
+  onResult(call: ToolUsePart, outcome: ToolOutcome, load: string[]): void;
+  /** A client-executed call that loads a deferred tool (its result comes later). */
+  onLoad(call: ToolUsePart, load: string[]): void;
+}
+
+function withReference(content: ToolResultContent, name: string): ToolResultContent {
+  const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
+  return [...blocks, { type: "tool_reference", tool_name: name }];
+}
+
+/**
+ * Dispatches one step's tool calls. Every call is checked first (unknown
+ * tool, arguments against the tool's full schema); an invalid call becomes an
+ * is_error result the model can correct from plus a `tool_call_invalid`
+ * event, never a silent failure. Server-side calls run concurrently and report
+ * through `onResult` as each finishes (history orders them by tool_use
+ * position later); client calls are left pending for /tool-results.
+ */
+export async function executeCalls(opts: ExecuteOptions): Promise<void> {
+  const { registry, events, turnId } = opts;
+  const invalid = (call: ToolUsePart, errors: string[], message: string) => {
+    events.record("tool_call_invalid", turnId, {
+      tool: call.name,
+      tool_use_id: call.id,
+      errors,
+      arguments: JSON.stringify(call.input).slice(0, 1000),
+    });
+    opts.onResult(call, { content: message, is_error: true, ms: 0 }, []);
+  };
   await Promise.all(
     opts.calls.map(async (call) => {
-      const tool = agent.tools.find((t) => t.name === call.name);
+      const tool = registry.get(call.name);
       if (!tool) {
-        const available = agent.tools.map((t) => t.name).slice(0, 50);
-        const message = `unknown tool "${call.name}". Available tools: ${available.join(", ") || "(none)"}`;
-        events.record("tool_call_invalid", turnId, {
-          tool: call.name,
-          tool_use_id: call.id,
-          errors: [message],
-          arguments: JSON.stringify(call.input).slice(0, 1000),
-        });
-        opts.onResult(call, { content: message, is_error: true, ms: 0 });
+        const names = [...registry.core(), ...registry.builtins].map((t) => t.name).slice(0, 50);
+        const hint = registry.hasDeferred() ? " More tools can be found with tool_search." : "";
+        return invalid(
+          call,
+          [`unknown tool "${call.name}"`],
+          `unknown tool "${call.name}". Available tools: ${names.join(", ") || "(none)"}.${hint}`,
+        );
+      }
+      if (tool.source === "builtin") {
+        const out = opts.runBuiltin(call);
+        return opts.onResult(call, { content: out.content, is_error: out.is_error, ms: 0 }, out.load);
+      }
+      const check = checkArguments(fullSchema(tool), call.input);
+      const notLoaded = tool.deferred && !opts.loaded.has(tool.name);
+      if (!check.valid) {
+        const how = notLoaded
+          ? `Tool "${tool.name}" exists but is not loaded, and these arguments do not match its schema. ` +
+            `Load it with tool_search (query: "select:${tool.name}") or select_tools(names: ["${tool.name}"]), then call it again.`
+          : `Invalid arguments for "${tool.name}".`;
+        return invalid(
+          call,
+          check.errors,
+          `${how}\n${check.errors.map((e) => `- ${e}`).join("\n")}\ntool_info(name: "${tool.name}", include_schema: true) shows the schema.`,
+        );
+      }
+      // A valid call to a deferred tool that was not loaded runs and loads it: never an opaque failure.
+      const load = notLoaded ? [tool.name] : [];
+      const execution = tool.execution;
+      if (!execution || execution.type === "client") {
+        if (load.length) opts.onLoad(call, load);
         return;
       }
-      if (tool.execution.type === "client") return;
       try {
         const outcome = await callHttpTool({
-          url: tool.execution.url,
-          timeoutMs: tool.execution.timeout_ms,
+          url: execution.url,
+          timeoutMs: execution.timeout_ms,
           toolUseId: call.id,
           name: call.name,
           input: call.input,
@@ -51,7 +97,8 @@ export async function executeCalls(opts: {
           ms: outcome.ms,
           ...(outcome.status ? { status: outcome.status } : {}),
         });
-        opts.onResult(call, outcome);
+        const content = load.length ? withReference(outcome.content, tool.name) : outcome.content;
+        opts.onResult(call, { ...outcome, content }, load);
       } catch {
         // Only cancellation of the turn lands here; the runner synthesizes the result.
       }

@@ -4,11 +4,13 @@ import type { EventLog } from "../../observability/events";
 import { checkWireInvariant } from "../../providers/check-invariant";
 import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter } from "../../providers/index";
 import { ProviderFailure, type RetryPolicy, type StepRequest, type StopReason } from "../../providers/types";
-import { declarationsFor } from "../../tools/declarations";
+import { runBuiltin } from "../../tools/builtins/run";
+import { deferredListing, projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import type { Part, ToolUsePart } from "../history/parts";
 import type { Execution, HistoryStore } from "../history/store";
 import type { StreamLog } from "../stream/log";
 import type { TurnStatus, UiFinishReason } from "../stream/turn-events";
+import type { SessionTools } from "../tools-state";
 import { executeCalls } from "./execute";
 import { TurnOutput } from "./output";
 import type { TurnError, TurnStore } from "./turns";
@@ -19,6 +21,7 @@ export interface RunnerDeps {
   turns: TurnStore;
   events: EventLog;
   log: StreamLog;
+  tools: SessionTools;
   env: Env;
   agent: AgentConfig;
   /** Called once when the turn ends or pauses; the session wakes waiters and clears its heartbeat. */
@@ -48,6 +51,8 @@ export class TurnRunner {
   readonly #abort = new AbortController();
   #cancelReason: string | null = null;
   readonly out: TurnOutput;
+  /** The deferred-tools listing is fixed for the turn, so the system prompt stays byte-stable across steps. */
+  #listing: string | null = null;
 
   constructor(
     private readonly d: RunnerDeps,
@@ -89,7 +94,13 @@ export class TurnRunner {
         this.out.emit({ type: "step_finish", step });
         if (this.cancelled) return this.#finishCancelled();
         if (waiting) return this.#pause();
-        this.#tx(() => this.d.history.closeOpenCalls({ turnId: this.turnId, reason: "no result was recorded" }));
+        this.#tx(() =>
+          this.d.history.closeOpenCalls({
+            turnId: this.turnId,
+            reason: "no result was recorded",
+            declarations: this.d.tools.takeDeclarations(this.d.agent),
+          }),
+        );
       }
     } catch (e) {
       // A bug must not leave the turn "running" forever: fail it visibly.
@@ -108,8 +119,15 @@ export class TurnRunner {
   }
 
   #request(): StepRequest {
-    const { agent, history } = this.d;
-    return { model: agent.model, system: agent.system, messages: history.messages(), tools: declarationsFor(agent) };
+    const { agent, history, tools } = this.d;
+    const reg = tools.registry(agent);
+    this.#listing ??= deferredListing(reg, tools.baseline());
+    return {
+      model: agent.model,
+      system: systemPrompt(agent.system, [this.#listing]),
+      messages: history.messages(),
+      tools: stepTools(reg, tools.loaded.list(), projectionFor(agent.model)),
+    };
   }
 
   #policy(): RetryPolicy {
@@ -118,8 +136,9 @@ export class TurnRunner {
   }
 
   #executionOf = (name: string): Execution => {
-    const tool = this.d.agent.tools.find((t) => t.name === name);
-    return tool ? tool.execution.type : "unknown";
+    const tool = this.d.tools.registry(this.d.agent).get(name);
+    if (!tool) return "unknown";
+    return tool.source === "builtin" ? "builtin" : (tool.execution?.type ?? "unknown");
   };
 
   /** One provider request. Completed blocks are persisted as they complete; see DESIGN §3. */
@@ -202,17 +221,29 @@ export class TurnRunner {
 
   /** Runs server-side calls concurrently; returns true when client-executed calls remain. */
   async #runTools(calls: ToolUsePart[]): Promise<boolean> {
-    const { history } = this.d;
+    const { history, tools, agent, events } = this.d;
+    const registry = tools.registry(agent);
+    const loaded = new Set(tools.loaded.list());
+    const loadedNow = (names: string[], via: string) => {
+      if (names.length) events.record("tools_loaded", this.turnId, { names, via });
+    };
     await executeCalls({
       calls,
-      agent: this.d.agent,
+      registry,
+      loaded,
+      runBuiltin: (call) => runBuiltin(call.name, call.input, { registry, loaded, index: () => tools.index(agent) }),
       signal: this.#abort.signal,
       allowPrivate: flag(this.d.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
-      events: this.d.events,
+      events,
       turnId: this.turnId,
-      onResult: (call, outcome) => {
+      onResult: (call, outcome, load) => {
         if (this.cancelled) return;
-        this.#tx(() => history.storeResult(call.id, "resolved", outcome.content, outcome.is_error));
+        // The result and the loads it announces commit together: no tool is marked loaded without it.
+        const added = this.#tx(() => {
+          history.storeResult(call.id, "resolved", outcome.content, outcome.is_error);
+          return tools.loaded.add(load, call.name);
+        });
+        loadedNow(added, call.name);
         this.out.emit({
           type: "tool_output",
           tool_use_id: call.id,
@@ -220,6 +251,11 @@ export class TurnRunner {
           is_error: outcome.is_error,
         });
       },
+      onLoad: (call, load) =>
+        loadedNow(
+          this.#tx(() => tools.loaded.add(load, call.name)),
+          call.name,
+        ),
     });
     return !history.openCallsSettled();
   }

@@ -1,0 +1,70 @@
+import type { JsonObject } from "../../session/history/parts";
+import type { RegisteredTool } from "../registry";
+import { TOOL_SEARCH_INPUT_SCHEMA } from "../search/index";
+
+export const TOOL_INFO_INPUT_SCHEMA: JsonObject = {
+  type: "object",
+  properties: {
+    name: { type: "string", minLength: 1, description: "Exact tool name." },
+    include_schema: { type: "boolean", description: "Return the full input schema (default false)." },
+  },
+  required: ["name"],
+  additionalProperties: false,
+};
+
+export const SELECT_TOOLS_INPUT_SCHEMA: JsonObject = {
+  type: "object",
+  properties: {
+    names: {
+      type: "array",
+      items: { type: "string", minLength: 1 },
+      minItems: 1,
+      maxItems: 20,
+      description: "Exact names of tools to load.",
+    },
+  },
+  required: ["names"],
+  additionalProperties: false,
+};
+
+const builtin = (name: string, description: string, input_schema: JsonObject): RegisteredTool => ({
+  name,
+  description,
+  input_schema,
+  source: "builtin",
+  deferred: false,
+});
+
+/** Built-in disclosure tools, in a fixed order so the tools prefix stays byte-stable. */
+export function builtinTools(on: { search: boolean; info: boolean; select: boolean }): RegisteredTool[] {
+  const out: RegisteredTool[] = [];
+  if (on.search) {
+    out.push(
+      builtin(
+        "tool_search",
+        "Find tools that are available but not loaded yet. Keywords are ranked (prefix a word with + to require it); " +
+          "`select:name_a,name_b` loads exact names. Matching tools can be called from the next step on.",
+        TOOL_SEARCH_INPUT_SCHEMA as JsonObject,
+      ),
+    );
+  }
+  if (on.info) {
+    out.push(
+      builtin(
+        "tool_info",
+        "Describe one tool: its description and parameter names, or with include_schema: true its full input schema.",
+        TOOL_INFO_INPUT_SCHEMA,
+      ),
+    );
+  }
+  if (on.select) {
+    out.push(
+      builtin(
+        "select_tools",
+        "Load tools by exact name so they can be called from the next step on. Answers per name: loaded, already available or unknown.",
+        SELECT_TOOLS_INPUT_SCHEMA,
+      ),
+    );
+  }
+  return out;
+}

@@ -1,0 +1,117 @@
+import { Validator } from "@cfworker/json-schema";
+import type { JsonObject, ToolResultBlock, ToolResultContent } from "../../session/history/parts";
+import { declaration, fullSchema, type RegisteredTool, type ToolRegistry } from "../registry";
+import { parseSelect, selectTools, TOOL_SEARCH_INPUT_SCHEMA, type ToolIndex } from "../search/index";
+import { SELECT_TOOLS_INPUT_SCHEMA, TOOL_INFO_INPUT_SCHEMA } from "./declarations";
+
+export interface BuiltinOutcome {
+  content: ToolResultContent;
+  is_error: boolean;
+  /** Deferred tools this call loads for the next step. */
+  load: string[];
+}
+
+export interface BuiltinContext {
+  registry: ToolRegistry;
+  index: () => ToolIndex;
+  loaded: ReadonlySet<string>;
+}
+
+const validators = new Map<string, Validator>();
+
+function invalid(name: string, schema: object, input: unknown): string | null {
+  let v = validators.get(name);
+  if (!v) {
+    v = new Validator(schema as Record<string, unknown>, "2020-12", false);
+    validators.set(name, v);
+  }
+  const r = v.validate(input);
+  if (r.valid) return null;
+  const errors = r.errors.filter((e) => !["properties", "allOf", "anyOf"].includes(e.keyword)).slice(0, 5);
+  return `invalid arguments for ${name}: ${errors.map((e) => `${e.instanceLocation.replace(/^#/, "") || "(root)"}: ${e.error}`).join("; ")}. tool_info(name: "${name}", include_schema: true) shows the schema.`;
+}
+
+const text = (value: unknown): ToolResultBlock => ({ type: "text", text: JSON.stringify(value) });
+const refs = (names: string[]): ToolResultBlock[] => names.map((n) => ({ type: "tool_reference", tool_name: n }));
+const fail = (message: string): BuiltinOutcome => ({ content: message, is_error: true, load: [] });
+
+function searchTools(input: { query: string; max_results?: number }, ctx: BuiltinContext): BuiltinOutcome {
+  const limit = input.max_results ?? 5;
+  const selected = parseSelect(input.query);
+  const candidates = [...ctx.registry.tools.map((t) => t.name)];
+  const names =
+    selected !== null
+      ? selectTools(candidates, selected, limit)
+      : ctx
+          .index()
+          .search(input.query, { limit, exclude: ctx.loaded })
+          .map((m) => m.name);
+  const tools = names.map((n) => ctx.registry.get(n)).filter((t): t is RegisteredTool => t !== undefined);
+  if (tools.length === 0) {
+    const hint =
+      selected !== null
+        ? `none of ${selected.join(", ")} is a tool of this session`
+        : `no tool matched "${input.query}"; try other keywords, fewer required (+) terms, or select:<exact name>`;
+    return { content: [text({ matches: [], note: hint })], is_error: false, load: [] };
+  }
+  const load = tools.filter((t) => t.deferred).map((t) => t.name);
+  return {
+    content: [text({ matches: tools.map(declaration) }), ...refs(load)],
+    is_error: false,
+    load,
+  };
+}
+
+function toolInfo(input: { name: string; include_schema?: boolean }, ctx: BuiltinContext): BuiltinOutcome {
+  const tool = ctx.registry.get(input.name);
+  if (!tool) {
+    const near = ctx
+      .index()
+      .search(input.name, { limit: 3 })
+      .map((m) => m.name);
+    return fail(`unknown tool "${input.name}"${near.length ? `; similar tools: ${near.join(", ")}` : ""}`);
+  }
+  const schema = fullSchema(tool);
+  const props = (schema.properties ?? {}) as Record<string, unknown>;
+  const status = !tool.deferred ? "available" : ctx.loaded.has(tool.name) ? "loaded" : "deferred (not loaded)";
+  const info: JsonObject = { name: tool.name, description: tool.description, status, parameters: Object.keys(props) };
+  if (input.include_schema) info.input_schema = schema;
+  return { content: [text(info)], is_error: false, load: [] };
+}
+
+function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinOutcome {
+  const result: Record<string, "loaded" | "already available" | "unknown"> = {};
+  const load: string[] = [];
+  for (const raw of input.names) {
+    const name = raw.trim();
+    const tool = ctx.registry.get(name) ?? ctx.registry.tools.find((t) => t.name.toLowerCase() === name.toLowerCase());
+    if (!tool) result[name] = "unknown";
+    else if (!tool.deferred || ctx.loaded.has(tool.name) || load.includes(tool.name))
+      result[tool.name] = "already available";
+    else {
+      result[tool.name] = "loaded";
+      load.push(tool.name);
+    }
+  }
+  return { content: [text(result), ...refs(load)], is_error: false, load };
+}
+
+/** Runs a built-in disclosure tool. Pure: the caller persists the result and the loads together. */
+export function runBuiltin(name: string, input: JsonObject, ctx: BuiltinContext): BuiltinOutcome {
+  switch (name) {
+    case "tool_search": {
+      const bad = invalid(name, TOOL_SEARCH_INPUT_SCHEMA, input);
+      return bad ? fail(bad) : searchTools(input as unknown as { query: string; max_results?: number }, ctx);
+    }
+    case "tool_info": {
+      const bad = invalid(name, TOOL_INFO_INPUT_SCHEMA, input);
+      return bad ? fail(bad) : toolInfo(input as unknown as { name: string; include_schema?: boolean }, ctx);
+    }
+    case "select_tools": {
+      const bad = invalid(name, SELECT_TOOLS_INPUT_SCHEMA, input);
+      return bad ? fail(bad) : selectByName(input as unknown as { names: string[] }, ctx);
+    }
+    default:
+      return fail(`unknown built-in tool ${name}`);
+  }
+}

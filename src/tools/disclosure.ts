@@ -1,0 +1,112 @@
+import type { ModelConfig } from "../providers/types";
+import type { Message, NoticePart, ToolDeclaration } from "../session/history/parts";
+import { declaration, type RegisteredTool, type ToolRegistry } from "./registry";
+
+/**
+ * How the loaded set reaches the model, chosen from declared capabilities
+ * (DESIGN §5), preferring forms that keep the prompt-cache prefix stable.
+ */
+export type Projection = "anthropic" | "message_level" | "plain";
+
+export function projectionFor(model: ModelConfig): Projection {
+  if (model.provider === "anthropic") return "anthropic";
+  return model.capabilities.message_level_tools ? "message_level" : "plain";
+}
+
+/**
+ * tools[] for one step:
+ * - anthropic: every tool, deferred ones with defer_loading (our tool_search answers
+ *   with tool_reference blocks), so tools[] never changes as tools load;
+ * - message_level: core + built-ins only, never changing; loaded schemas travel in
+ *   history as tool_declarations parts;
+ * - plain: core + built-ins + loaded tools appended in load order (the accepted cost).
+ */
+export function stepTools(reg: ToolRegistry, loaded: readonly string[], projection: Projection): ToolDeclaration[] {
+  const head = [...reg.core(), ...reg.builtins].map(declaration);
+  if (projection === "anthropic") {
+    return [...head, ...reg.deferred().map((t) => ({ ...declaration(t), defer_loading: true }))];
+  }
+  if (projection === "message_level") return head;
+  const extra = loaded.map((n) => reg.get(n)).filter((t): t is RegisteredTool => t?.deferred === true);
+  return [...head, ...extra.map(declaration)];
+}
+
+/** Hard cap on the deferred-tools listing in the system prompt. */
+export const LISTING_MAX_CHARS = 4000;
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+/**
+ * The system prompt's section on deferred tools: name and first description
+ * line of the deferred tools among those the session started with (its
+ * baseline), so the text stays byte-stable while tools come and go (changes
+ * travel as notices).
+ */
+export function deferredListing(reg: ToolRegistry, baseline: readonly string[] | null): string {
+  if (!reg.hasDeferred()) return "";
+  const names = baseline ?? reg.deferred().map((t) => t.name);
+  const tools = names.map((n) => reg.get(n)).filter((t): t is RegisteredTool => t?.deferred === true);
+  const head =
+    "<deferred_tools>\nThese tools exist but their schemas are not loaded. Load them with tool_search " +
+    '(keywords, or "select:name_a,name_b") or select_tools, then call them.\n';
+  const tail = "</deferred_tools>";
+  let body = "";
+  let shown = 0;
+  for (const t of tools) {
+    const line = `- ${t.name}: ${firstLine(t.description)}\n`;
+    // Leave room for the "more" line so the cap is never exceeded.
+    if (head.length + body.length + line.length + tail.length + 120 > LISTING_MAX_CHARS) break;
+    body += line;
+    shown++;
+  }
+  const more = tools.length - shown;
+  if (more > 0) body += `...and ${more} more deferred tools not listed here; tool_search finds them.\n`;
+  return head + body + tail;
+}
+
+export function systemPrompt(agentSystem: string, sections: string[]): string {
+  return [agentSystem, ...sections].filter((s) => s !== "").join("\n\n");
+}
+
+/** The tool names the session knows of: its baseline plus every change announced since, from history. */
+export function announcedTools(messages: readonly Message[]): { baseline: string[] | null; known: Set<string> } {
+  let baseline: string[] | null = null;
+  const known = new Set<string>();
+  for (const m of messages) {
+    for (const p of m.parts) {
+      if (p.type !== "notice") continue;
+      if (p.kind === "tools_baseline" && p.tools) {
+        baseline = [...p.tools];
+        known.clear();
+        for (const n of p.tools) known.add(n);
+      } else if (p.kind === "tools_changed") {
+        for (const n of p.added ?? []) known.add(n);
+        for (const n of p.removed ?? []) known.delete(n);
+      }
+    }
+  }
+  return { baseline, known };
+}
+
+/**
+ * Notice parts for the next user message: a silent baseline when history has
+ * none (new or cleared session), else one announcement of what changed since
+ * the last one. Quiet turns get nothing.
+ */
+export function toolSetNotices(reg: ToolRegistry, messages: readonly Message[]): NoticePart[] {
+  const current = reg.tools.map((t) => t.name);
+  const { baseline, known } = announcedTools(messages);
+  // Sessions without deferred tools need no bookkeeping: every tool is in tools[] already.
+  if (baseline === null) return reg.hasDeferred() ? [{ type: "notice", kind: "tools_baseline", text: "", tools: current }] : [];
+  const now = new Set(current);
+  const added = current.filter((n) => !known.has(n));
+  const removed = [...known].filter((n) => !now.has(n));
+  if (added.length === 0 && removed.length === 0) return [];
+  const lines: string[] = [];
+  if (added.length) lines.push(`<tools_added>${added.join(", ")}</tools_added>`);
+  if (removed.length) lines.push(`<tools_removed>${removed.join(", ")}</tools_removed>`);
+  return [{ type: "notice", kind: "tools_changed", text: lines.join("\n"), added, removed }];
+}

@@ -1,0 +1,94 @@
+import { isPlainObject, setOwn } from "./json";
+import { isRefSchema, REF_SCHEMA } from "./sentinel";
+
+/**
+ * Widens a tool's input schema so that every value position also accepts a reference sentinel.
+ * This is what the model is shown; after resolution the arguments are checked against the original.
+ *
+ * Value positions get `{anyOf: [original, REF_SCHEMA]}`. The root is never wrapped: the arguments
+ * object itself cannot be a reference, and providers require `type: "object"` at the root.
+ */
+
+/** Keys that constrain nothing, so a node made only of these plus `anyOf` can take REF as one more branch. */
+const ANNOTATIONS = new Set([
+  "title",
+  "description",
+  "default",
+  "examples",
+  "$comment",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "$defs",
+  "definitions",
+]);
+
+/** Schemas passed in are compiled ones (nesting already bounded); this guards direct callers too. */
+const MAX_DEPTH = 200;
+
+/** Keywords whose subschemas describe values nested in the instance (positions a reference may fill). */
+const VALUE_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions"]);
+const VALUE_SINGLES = new Set(["additionalProperties", "unevaluatedProperties", "additionalItems", "unevaluatedItems", "contains"]);
+/** Keywords whose subschemas apply to the same instance: widen inside them, never wrap them. */
+const SAME_INSTANCE_ARRAYS = new Set(["allOf", "anyOf", "oneOf"]);
+const SAME_INSTANCE_SINGLES = new Set(["then", "else"]);
+
+function mapValues(
+  value: unknown,
+  fn: (v: unknown, depth: number) => unknown,
+  depth: number,
+): unknown {
+  if (Array.isArray(value)) return value.map((v) => fn(v, depth));
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, fn(v, depth));
+  return out;
+}
+
+/**
+ * Widens what is inside a schema without making the schema itself accept a reference.
+ * `if` and `not` are left alone: widening a condition or a negation would change what it means.
+ */
+function widenInside(node: unknown, depth: number): unknown {
+  if (!isPlainObject(node) || isRefSchema(node) || depth > MAX_DEPTH) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    let next = value;
+    if (VALUE_MAPS.has(key)) next = mapValues(value, widenValue, depth + 1);
+    else if (key === "items" || key === "prefixItems") {
+      next = Array.isArray(value) ? mapValues(value, widenValue, depth + 1) : widenValue(value, depth + 1);
+    } else if (VALUE_SINGLES.has(key)) next = widenValue(value, depth + 1);
+    else if (SAME_INSTANCE_ARRAYS.has(key) || key === "dependentSchemas") next = mapValues(value, widenInside, depth + 1);
+    else if (SAME_INSTANCE_SINGLES.has(key)) next = widenInside(value, depth + 1);
+    setOwn(out, key, next);
+  }
+  return out;
+}
+
+/** A node that is only an `anyOf` (plus annotations): REF can be one more alternative. */
+function isBareAnyOf(node: Record<string, unknown>): node is Record<string, unknown> & { anyOf: unknown[] } {
+  return Array.isArray(node.anyOf) && Object.keys(node).every((k) => k === "anyOf" || ANNOTATIONS.has(k) || k.startsWith("x-"));
+}
+
+/** Widens a value position: the node itself also accepts a reference. */
+function widenValue(node: unknown, depth: number): unknown {
+  // `true` already accepts anything; `false` forbids the value outright, a reference included.
+  if (!isPlainObject(node) || depth > MAX_DEPTH) return node;
+  const inside = widenInside(node, depth) as Record<string, unknown>;
+  if (isBareAnyOf(inside)) {
+    // Appending keeps one flat anyOf; already containing REF means already widened (idempotence).
+    if (inside.anyOf.some(isRefSchema)) return inside;
+    setOwn(inside, "anyOf", [...inside.anyOf, REF_SCHEMA]);
+    return inside;
+  }
+  // oneOf/allOf and anything with constraints of its own are wrapped once: appending to a oneOf
+  // could make a sentinel match two branches, and siblings like `required` would reject it.
+  return { anyOf: [inside, REF_SCHEMA] };
+}
+
+/** Returns a new schema in which every value below the root may be a reference sentinel. */
+export function widenSchema<T>(schema: T): T {
+  // Work on a private copy so nothing shared (REF_SCHEMA is frozen; the input is the caller's) is mutated.
+  const copy: unknown = JSON.parse(JSON.stringify(schema) ?? "null");
+  return widenInside(copy, 0) as T;
+}

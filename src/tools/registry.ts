@@ -1,0 +1,79 @@
+import type { AgentConfig, ToolExecution } from "../agents/types";
+import type { JsonObject, ToolDeclaration } from "../session/history/parts";
+import { builtinTools } from "./builtins/declarations";
+
+export type ToolSource = "builtin" | "http" | "client" | "mcp";
+
+/** One tool as the session sees it, whatever its source. */
+export interface RegisteredTool {
+  name: string;
+  description: string;
+  /** Advertised schema: compact, sent in declarations. */
+  input_schema: JsonObject;
+  /** Richer schema for tool_info and validation, when the tool has one. */
+  discovery_schema?: JsonObject;
+  source: ToolSource;
+  /** Announced by name only until loaded (DESIGN §5). */
+  deferred: boolean;
+  search_hint?: string;
+  execution?: ToolExecution;
+}
+
+export function declaration(tool: RegisteredTool): ToolDeclaration {
+  return { name: tool.name, description: tool.description, input_schema: tool.input_schema };
+}
+
+/** The schema arguments are validated against: the discovery schema when present. */
+export function fullSchema(tool: RegisteredTool): JsonObject {
+  return tool.discovery_schema ?? tool.input_schema;
+}
+
+/**
+ * Every tool a step may use: the agent's (and, later, external sources'),
+ * in their configured order, plus the built-ins disclosure needs. With
+ * tool_search disabled nothing is deferred, so every tool stays callable.
+ */
+export class ToolRegistry {
+  readonly tools: readonly RegisteredTool[];
+  readonly builtins: readonly RegisteredTool[];
+  readonly searchEnabled: boolean;
+  readonly #byName = new Map<string, RegisteredTool>();
+
+  constructor(agent: AgentConfig, external: RegisteredTool[] = []) {
+    this.searchEnabled = agent.disclosure.tool_search;
+    const own: RegisteredTool[] = agent.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.input_schema,
+      ...(t.discovery_schema ? { discovery_schema: t.discovery_schema } : {}),
+      source: t.execution.type,
+      deferred: this.searchEnabled && t.defer === true && t.always_load !== true,
+      ...(t.search_hint ? { search_hint: t.search_hint } : {}),
+      execution: t.execution,
+    }));
+    this.tools = [...own, ...external.map((t) => ({ ...t, deferred: this.searchEnabled && t.deferred }))];
+    const anyDeferred = this.tools.some((t) => t.deferred);
+    this.builtins = builtinTools({
+      search: anyDeferred,
+      info: anyDeferred && agent.disclosure.tool_info,
+      select: anyDeferred && agent.disclosure.select_tools !== false,
+    });
+    for (const t of [...this.tools, ...this.builtins]) this.#byName.set(t.name, t);
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.#byName.get(name);
+  }
+
+  deferred(): RegisteredTool[] {
+    return this.tools.filter((t) => t.deferred);
+  }
+
+  core(): RegisteredTool[] {
+    return this.tools.filter((t) => !t.deferred);
+  }
+
+  hasDeferred(): boolean {
+    return this.tools.some((t) => t.deferred);
+  }
+}

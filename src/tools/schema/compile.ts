@@ -1,0 +1,192 @@
+import { type Schema, type SchemaDraft, Validator } from "@cfworker/json-schema";
+import { formatIssues, MAX_ISSUES, toIssues, type ValidationIssue } from "./issues";
+import { checkSchemaTree } from "./walk";
+
+/**
+ * Compiles JSON Schemas that arrive at run time (agent tool schemas, MCP tools, structured output).
+ *
+ * Validation runs inside workerd, which refuses eval/new Function at request time, so this uses
+ * @cfworker/json-schema (an interpreter, no code generation). That validator is permissive about
+ * what it is given — unknown keywords are silently ignored, bad `$ref`s only throw when reached —
+ * so everything it would not catch is checked here, before a schema is accepted.
+ */
+
+export type { ValidationIssue } from "./issues";
+export { formatIssues, MAX_ISSUES };
+
+export const DEFAULT_MAX_SCHEMA_BYTES = 4 * 1024 * 1024;
+/** The walker and the validator recurse; bounding nesting keeps both far from the stack limit. */
+export const MAX_SCHEMA_DEPTH = 128;
+
+export type ValidationResult = { valid: true } | { valid: false; errors: ValidationIssue[]; omitted: number };
+
+export interface CompiledSchema {
+  /** A private copy of the schema as given (the validator works on its own pruned copy). */
+  readonly source: unknown;
+  readonly draft: SchemaDraft;
+  validate(value: unknown): ValidationResult;
+}
+
+export type CompileResult = { ok: true; schema: CompiledSchema } | { ok: false; error: string };
+
+export interface CompileOptions {
+  /** Tool parameters must be objects: providers require `type: "object"` at the root. */
+  requireObjectRoot: boolean;
+  maxBytes?: number;
+}
+
+function draftFor(root: unknown, lenient: boolean): SchemaDraft | undefined {
+  const uri = typeof root === "object" && root !== null ? (root as { $schema?: unknown }).$schema : undefined;
+  if (uri === undefined) return "2020-12";
+  if (typeof uri !== "string") return undefined;
+  if (/draft-0[67]\b/.test(uri)) return "7";
+  if (uri.includes("draft/2019-09")) return "2019-09";
+  if (uri.includes("draft/2020-12")) return "2020-12";
+  // MCP servers still ship draft-04 schemas; the validator understands them, but we only promise 07+.
+  if (lenient) return uri.includes("draft-04") ? "4" : "2020-12";
+  return undefined;
+}
+
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).byteLength;
+}
+
+/** Iterative, so a hostile 4 MiB `{"not":{"not":…}}` cannot overflow the stack before it is refused. */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (depth > limit) return true;
+    if (typeof v === "object" && v !== null) for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Cached compilations are shared, so the source they expose must not be mutable by any one caller. */
+function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {
+      Object.freeze(v);
+      stack.push(...Object.values(v));
+    }
+  }
+  return value;
+}
+
+function objectRootProblem(root: unknown): string | undefined {
+  if (typeof root !== "object" || root === null || Array.isArray(root)) {
+    return 'the schema root must be an object schema with "type": "object"';
+  }
+  const type = (root as { type?: unknown }).type;
+  const isObject = type === "object" || (Array.isArray(type) && type.includes("object"));
+  return isObject ? undefined : 'the schema root must have "type": "object" (tool arguments are always an object)';
+}
+
+class Compiled implements CompiledSchema {
+  constructor(
+    readonly source: unknown,
+    readonly draft: SchemaDraft,
+    private readonly validator: Validator,
+  ) {}
+
+  validate(value: unknown): ValidationResult {
+    let result: ReturnType<Validator["validate"]>;
+    try {
+      result = this.validator.validate(value);
+    } catch (e) {
+      // Non-JSON values (undefined, bigint) and pathological recursion end up here, not as a crash.
+      const reason = e instanceof Error ? e.message.split("\n")[0] : String(e);
+      return { valid: false, errors: [{ path: "(root)", message: `could not be validated: ${reason}` }], omitted: 0 };
+    }
+    if (result.valid) return { valid: true };
+    const { issues, omitted } = toIssues(result.errors, value);
+    if (issues.length === 0) issues.push({ path: "(root)", message: "does not match the schema" });
+    return { valid: false, errors: issues, omitted };
+  }
+}
+
+/** Compiled schemas keyed by mode and text; bounded by entries and by total text held. */
+const CACHE_ENTRIES = 256;
+const CACHE_CHARS = 16 * 1024 * 1024;
+const cache = new Map<string, CompiledSchema>();
+let cachedChars = 0;
+
+function remember(key: string, compiled: CompiledSchema): void {
+  if (key.length > CACHE_CHARS / 4) return;
+  cache.set(key, compiled);
+  cachedChars += key.length;
+  for (const oldest of cache.keys()) {
+    if (cache.size <= CACHE_ENTRIES && cachedChars <= CACHE_CHARS) break;
+    cache.delete(oldest);
+    cachedChars -= oldest.length;
+  }
+}
+
+function compile(schema: unknown, opts: CompileOptions, lenient: boolean): CompileResult {
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_SCHEMA_BYTES;
+  if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+    return { ok: false, error: "a schema must be a JSON object (or a boolean)" };
+  }
+  let text: string;
+  try {
+    text = JSON.stringify(schema);
+  } catch (e) {
+    return { ok: false, error: `the schema is not serializable JSON: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  // UTF-8 never takes fewer bytes than UTF-16 code units, so the cheap length check is exact when it refuses.
+  if (text.length > maxBytes || (text.length * 3 > maxBytes && utf8Length(text) > maxBytes)) {
+    return { ok: false, error: `the schema is larger than ${maxBytes} bytes` };
+  }
+  const key = `${lenient ? "L" : "S"}${opts.requireObjectRoot ? "O" : "-"}${text}`;
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key); // re-insert: most recently used last
+    cache.set(key, hit);
+    return { ok: true, schema: hit };
+  }
+
+  // Work on fresh parses: the caller's object is never touched, and JSON.parse yields plain data.
+  const working: unknown = JSON.parse(text);
+  if (deeperThan(working, MAX_SCHEMA_DEPTH)) {
+    return { ok: false, error: `the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels` };
+  }
+  if (opts.requireObjectRoot) {
+    const problem = objectRootProblem(working);
+    if (problem) return { ok: false, error: problem };
+  }
+  const draft = draftFor(working, lenient);
+  if (draft === undefined) {
+    const uri = JSON.stringify((working as { $schema?: unknown }).$schema);
+    return { ok: false, error: `unsupported $schema ${uri}; use draft-07 or 2020-12` };
+  }
+  const problems = checkSchemaTree(working, lenient);
+  if (problems.length > 0) return { ok: false, error: problems.join("; ") };
+
+  let validator: Validator;
+  try {
+    validator = new Validator(working as Schema | boolean, draft, false);
+  } catch (e) {
+    return { ok: false, error: `invalid schema: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  const compiled = new Compiled(deepFreeze(JSON.parse(text) as unknown), draft, validator);
+  remember(key, compiled);
+  return { ok: true, schema: compiled };
+}
+
+/**
+ * Compiles a user-supplied schema strictly: unknown keywords (typos such as "requird") are refused
+ * with the pointer where they are, every `$ref` must resolve inside the schema, size is capped.
+ */
+export function compileStrict(schema: unknown, opts: CompileOptions): CompileResult {
+  return compile(schema, opts, false);
+}
+
+/**
+ * For schemas we do not own (MCP servers are often sloppy): unknown keywords are dropped instead of
+ * refused; everything else — object root, value shapes, local resolvable refs, size — still holds.
+ */
+export function compileLenient(schema: unknown, opts: Partial<CompileOptions> = {}): CompileResult {
+  return compile(schema, { requireObjectRoot: opts.requireObjectRoot ?? true, maxBytes: opts.maxBytes }, true);
+}

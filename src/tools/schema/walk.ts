@@ -1,0 +1,258 @@
+import { isExtension, KEYWORDS, type KeywordKind, suggestKeyword, TYPE_NAMES } from "./keywords";
+
+/**
+ * Walks a schema tree knowing which keywords hold subschemas, checks every keyword's value, and
+ * collects what is needed to prove each `$ref` resolves. The walked tree is the compiler's private
+ * copy: vendor extensions (and, when lenient, unknown keywords) are deleted from it so the validator
+ * never sees them — @cfworker/json-schema's dereference otherwise descends into any object it finds.
+ */
+
+/** Stop after a handful of problems: enough to fix several typos at once, short enough to read. */
+const MAX_PROBLEMS = 5;
+
+interface RefUse {
+  at: string;
+  resource: string;
+  ref: string;
+}
+
+interface Walk {
+  lenient: boolean;
+  problems: string[];
+  /** Absolute JSON pointers of every subschema position (what the validator can resolve a $ref to). */
+  positions: Set<string>;
+  /** `${resourcePointer}#${name}` (for `$anchor` and draft-07 `$id: "#name"`) → the anchored position. */
+  anchors: Map<string, string>;
+  refs: RefUse[];
+  /** Subschemas applied to the same instance (allOf, not, if, $ref…); a cycle here never terminates. */
+  inPlace: Map<string, string[]>;
+}
+
+export function where(pointer: string): string {
+  return pointer === "" ? "(root)" : pointer;
+}
+
+function escapeSegment(segment: string): string {
+  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function problem(w: Walk, message: string): void {
+  if (w.problems.length < MAX_PROBLEMS) w.problems.push(message);
+}
+
+function link(w: Walk, from: string, to: string): void {
+  const list = w.inPlace.get(from);
+  if (list) list.push(to);
+  else w.inPlace.set(from, [to]);
+}
+
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((s) => typeof s === "string");
+}
+
+function validRegex(source: string): boolean {
+  try {
+    // The validator builds patterns with the `u` flag, so they must be valid in that mode.
+    new RegExp(source, "u");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Checks a non-subschema keyword value; returns what it must be when it is wrong. */
+function valueProblem(kind: KeywordKind, v: unknown): string | undefined {
+  switch (kind) {
+    case "string":
+      return typeof v === "string" ? undefined : "a string";
+    case "boolean":
+      return typeof v === "boolean" ? undefined : "a boolean";
+    case "number":
+      return typeof v === "number" && Number.isFinite(v) ? undefined : "a number";
+    case "numberOrBoolean":
+      return typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) ? undefined : "a number";
+    case "positiveNumber":
+      return typeof v === "number" && Number.isFinite(v) && v > 0 ? undefined : "a number greater than 0";
+    case "nonNegativeInteger":
+      return Number.isSafeInteger(v) && (v as number) >= 0 ? undefined : "a non-negative integer";
+    case "regex":
+      return typeof v === "string" && validRegex(v) ? undefined : "a valid regular expression";
+    case "stringArray":
+      return isStringArray(v) && new Set(v).size === v.length ? undefined : "an array of unique strings";
+    case "stringArrayMap":
+      return isPlainObject(v) && Object.values(v).every(isStringArray) ? undefined : "an object of string arrays";
+    case "booleanMap":
+      return isPlainObject(v) && Object.values(v).every((b) => typeof b === "boolean")
+        ? undefined
+        : "an object of booleans";
+    case "array":
+      return Array.isArray(v) ? undefined : "an array";
+    case "type":
+      return typeProblem(v);
+    default:
+      return undefined;
+  }
+}
+
+function typeProblem(v: unknown): string | undefined {
+  const names = typeof v === "string" ? [v] : v;
+  if (!isStringArray(names) || names.length === 0) return "a type name or a non-empty array of type names";
+  const bad = names.find((n) => !TYPE_NAMES.has(n));
+  if (bad !== undefined) return `one of ${[...TYPE_NAMES].join(", ")} (got "${bad}")`;
+  if (new Set(names).size !== names.length) return "an array of distinct type names";
+  return undefined;
+}
+
+function walkNode(w: Walk, node: unknown, pointer: string, resource: string): void {
+  if (typeof node === "boolean") {
+    w.positions.add(pointer);
+    return;
+  }
+  if (!isPlainObject(node)) {
+    problem(w, `expected a schema (an object or a boolean) at ${where(pointer)}`);
+    return;
+  }
+  w.positions.add(pointer);
+  let base = resource;
+  const id = node.$id;
+  if (typeof id === "string") {
+    // Draft-07 `$id: "#name"` is an anchor; any other nested $id starts a new resource, and "#/…"
+    // pointers inside it resolve against that resource (as the validator resolves them).
+    if (id.startsWith("#")) w.anchors.set(`${resource}${id}`, pointer);
+    else if (id.includes("#") && !id.endsWith("#")) problem(w, `$id "${id}" at ${where(pointer)} has a fragment`);
+    else if (pointer !== "") base = pointer;
+  }
+  if (typeof node.$anchor === "string") w.anchors.set(`${base}#${node.$anchor}`, pointer);
+
+  for (const key of Object.keys(node)) {
+    const value = node[key];
+    const here = `${pointer}/${escapeSegment(key)}`;
+    if (isExtension(key)) {
+      delete node[key];
+      continue;
+    }
+    const kind = KEYWORDS.get(key);
+    if (kind === undefined) {
+      if (w.lenient) {
+        delete node[key];
+        continue;
+      }
+      const guess = suggestKeyword(key);
+      problem(w, `unknown keyword "${key}" at ${where(pointer)}${guess ? ` (did you mean "${guess}"?)` : ""}`);
+      continue;
+    }
+    walkKeyword(w, key, kind, value, pointer, here, base);
+  }
+}
+
+const IN_PLACE = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies"]);
+
+function walkKeyword(
+  w: Walk,
+  key: string,
+  kind: KeywordKind,
+  value: unknown,
+  pointer: string,
+  here: string,
+  base: string,
+) {
+  const child = (v: unknown, p: string) => {
+    if (IN_PLACE.has(key)) link(w, pointer, p);
+    walkNode(w, v, p, base);
+  };
+  const must = (what: string) => problem(w, `"${key}" at ${where(pointer)} must be ${what}`);
+  switch (kind) {
+    case "schema":
+      child(value, here);
+      return;
+    case "items":
+      if (Array.isArray(value)) for (const [i, s] of value.entries()) child(s, `${here}/${i}`);
+      else child(value, here);
+      return;
+    case "schemaArray":
+      if (!Array.isArray(value) || value.length === 0) must("a non-empty array of schemas");
+      else for (const [i, s] of value.entries()) child(s, `${here}/${i}`);
+      return;
+    case "schemaMap":
+    case "patternMap":
+    case "dependencies":
+      if (!isPlainObject(value)) {
+        must("an object whose values are schemas");
+        return;
+      }
+      for (const [name, sub] of Object.entries(value)) {
+        if (kind === "patternMap" && !validRegex(name)) must(`keyed by valid regular expressions (not "${name}")`);
+        // Draft-07 `dependencies` values may be property-name lists rather than schemas.
+        else if (kind === "dependencies" && Array.isArray(sub)) {
+          if (!isStringArray(sub)) must("an object of schemas or string arrays");
+        } else child(sub, `${here}/${escapeSegment(name)}`);
+      }
+      return;
+    default: {
+      const wanted = valueProblem(kind, value);
+      if (wanted !== undefined) must(wanted);
+      else if (key === "$ref") w.refs.push({ at: pointer, resource: base, ref: value as string });
+    }
+  }
+}
+
+function resolveRefs(w: Walk): void {
+  for (const { at, resource, ref } of w.refs) {
+    if (!ref.startsWith("#")) {
+      problem(w, `$ref "${ref}" at ${where(at)} is not local; only "#/…" pointers into this schema are allowed`);
+      continue;
+    }
+    let fragment: string;
+    try {
+      fragment = decodeURIComponent(ref.slice(1));
+    } catch {
+      problem(w, `$ref "${ref}" at ${where(at)} is not a valid URI fragment`);
+      continue;
+    }
+    const isPointer = fragment === "" || fragment.startsWith("/");
+    const target = isPointer ? `${resource}${fragment}` : w.anchors.get(`${resource}#${fragment}`);
+    if (target === undefined || !w.positions.has(target)) {
+      problem(w, `$ref "${ref}" at ${where(at)} does not resolve to a subschema of this schema`);
+    } else link(w, at, target);
+  }
+}
+
+/** A schema that reaches itself through $ref without consuming input would recurse forever. */
+function findCycle(w: Walk): string | undefined {
+  const state = new Map<string, 1 | 2>(); // 1 = on the current path, 2 = finished
+  for (const start of w.inPlace.keys()) {
+    if (state.has(start)) continue;
+    const stack: Array<[string, number]> = [[start, 0]];
+    state.set(start, 1);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const next = w.inPlace.get(top[0])?.[top[1]++];
+      if (next === undefined) {
+        state.set(top[0], 2);
+        stack.pop();
+      } else if (state.get(next) === 1) {
+        return next;
+      } else if (!state.has(next)) {
+        state.set(next, 1);
+        stack.push([next, 0]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Checks (and prunes, see above) a parsed schema; returns the problems found, empty when it is usable. */
+export function checkSchemaTree(root: unknown, lenient: boolean): string[] {
+  const w: Walk = { lenient, problems: [], positions: new Set(), anchors: new Map(), refs: [], inPlace: new Map() };
+  walkNode(w, root, "", "");
+  if (w.problems.length === 0) resolveRefs(w);
+  if (w.problems.length === 0) {
+    const cycle = findCycle(w);
+    if (cycle !== undefined) problem(w, `$ref cycle at ${where(cycle)}: the schema refers to itself without nesting`);
+  }
+  return w.problems;
+}

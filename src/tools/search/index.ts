@@ -1,0 +1,47 @@
+// Tool search for the `tool_search` built-in: exact `select:` lookups and ranked keyword search over a catalog.
+// Pure code (no Node built-ins, no eval, no I/O), so the same module runs in workerd, in Node tests and in the bench.
+
+import type { ToolIndex } from "./engine.ts";
+import { parseSelect, selectTools } from "./query.ts";
+import { MAX_RESULTS_DEFAULT, type ToolSearchInput } from "./schema.ts";
+
+export {
+  DEFAULT_TUNING,
+  type SearchDoc,
+  type SearchHit,
+  type SearchOptions,
+  ToolIndex,
+  type Tuning,
+} from "./engine.ts";
+export { type NameSource, type ParsedQuery, parseQuery, parseSelect, selectTools } from "./query.ts";
+export {
+  MAX_RESULTS_DEFAULT,
+  MAX_RESULTS_MAX,
+  MAX_RESULTS_MIN,
+  TOOL_SEARCH_INPUT_SCHEMA,
+  type ToolSearchInput,
+  withDefaults,
+} from "./schema.ts";
+export { porterStem, stem } from "./stem.ts";
+export { analyze, STOPWORDS, tokenize } from "./tokenize.ts";
+
+export interface ToolSearchResult {
+  mode: "select" | "keyword";
+  /** Tool names, best first (select: in request order). */
+  names: string[];
+}
+
+/**
+ * Answers a validated tool_search input: `select:` queries resolve exact names (loaded tools included); keyword
+ * queries are ranked and leave out the tools in `loaded`.
+ */
+export function runToolSearch(
+  index: ToolIndex,
+  input: ToolSearchInput,
+  loaded: ReadonlySet<string> = new Set(),
+): ToolSearchResult {
+  const limit = input.max_results ?? MAX_RESULTS_DEFAULT;
+  const selected = parseSelect(input.query);
+  if (selected) return { mode: "select", names: selectTools(index, selected, limit) };
+  return { mode: "keyword", names: index.search(input.query, { limit, exclude: loaded }).map((h) => h.name) };
+}

@@ -1,0 +1,39 @@
+// JSON Schema of tool_search's input. Plain data, validated with @cfworker/json-schema (no code generation).
+// Out-of-range `max_results` fails validation; nothing is clamped. The default is applied by the caller
+// (`withDefaults`, or `runToolSearch`), since the validator does not fill it in.
+
+export const MAX_RESULTS_MIN = 1;
+export const MAX_RESULTS_MAX = 20;
+export const MAX_RESULTS_DEFAULT = 5;
+
+export const TOOL_SEARCH_INPUT_SCHEMA = {
+  type: "object",
+  properties: {
+    query: {
+      type: "string",
+      minLength: 1,
+      description:
+        'Either "select:name_a,name_b" to load tools by exact name, or keywords describing the capability needed. ' +
+        'Prefix a word with + to require it (e.g. "+github create issue").',
+    },
+    max_results: {
+      type: "integer",
+      minimum: MAX_RESULTS_MIN,
+      maximum: MAX_RESULTS_MAX,
+      default: MAX_RESULTS_DEFAULT,
+      description: `Maximum number of tools to return (${MAX_RESULTS_MIN}-${MAX_RESULTS_MAX}, default ${MAX_RESULTS_DEFAULT}).`,
+    },
+  },
+  required: ["query"],
+  additionalProperties: false,
+};
+
+export interface ToolSearchInput {
+  query: string;
+  max_results?: number;
+}
+
+/** Fills the documented default of a validated tool_search input. */
+export function withDefaults(input: ToolSearchInput): Required<ToolSearchInput> {
+  return { query: input.query, max_results: input.max_results ?? MAX_RESULTS_DEFAULT };
+}

@@ -1,0 +1,278 @@
+import { describe, expect, it } from "vitest";
+import { type CompileResult, compileLenient, compileStrict } from "../../../src/tools/schema";
+
+const strict = (schema: unknown, requireObjectRoot = true) => compileStrict(schema, { requireObjectRoot });
+
+function errorOf(r: CompileResult): string {
+  if (r.ok) throw new Error("expected the schema to be refused");
+  return r.error;
+}
+
+describe("compileStrict: the root", () => {
+  it("accepts an object root, and a type union containing object", () => {
+    expect(strict({ type: "object", properties: { a: { type: "string" } } }).ok).toBe(true);
+    expect(strict({ type: ["object", "null"] }).ok).toBe(true);
+  });
+
+  it("refuses non-object roots when an object root is required", () => {
+    for (const bad of [true, {}, [], { type: "array", items: { type: "string" } }, { type: "string" }]) {
+      expect(errorOf(strict(bad))).toMatch(/root must|must be a JSON object/);
+    }
+  });
+
+  it("refuses values that are not schemas at all", () => {
+    for (const bad of [null, 3, "object", [{ type: "object" }]]) {
+      expect(errorOf(strict(bad, false))).toMatch(/must be a JSON object/);
+    }
+  });
+
+  it("accepts boolean and non-object roots when no object root is required", () => {
+    expect(strict(true, false).ok).toBe(true);
+    expect(strict({ type: "array", items: { type: "integer" } }, false).ok).toBe(true);
+  });
+});
+
+describe("compileStrict: keywords", () => {
+  it("refuses typos at depth, naming the keyword and the pointer", () => {
+    const schema = {
+      type: "object",
+      properties: { user: { type: "object", propertees: { name: { type: "string" } } } },
+    };
+    const error = errorOf(strict(schema));
+    expect(error).toContain('unknown keyword "propertees" at /properties/user');
+    expect(error).toContain('did you mean "properties"');
+  });
+
+  it("finds typos inside arrays, maps and items", () => {
+    const base = (inner: object) => ({ type: "object", properties: { list: { type: "array", items: inner } } });
+    expect(errorOf(strict(base({ type: "object", requird: ["a"] })))).toContain(
+      'unknown keyword "requird" at /properties/list/items',
+    );
+    const anyOf = { type: "object", anyOf: [{ type: "object" }, { type: "object", maxLenght: 3 }] };
+    expect(errorOf(strict(anyOf))).toContain('unknown keyword "maxLenght" at /anyOf/1');
+    const defs = { type: "object", $defs: { "a/b": { tpye: "string" } } };
+    expect(errorOf(strict(defs))).toContain("at /$defs/a~1b");
+  });
+
+  it("reports several problems at once", () => {
+    const error = errorOf(strict({ type: "object", titel: "x", descripton: "y" }));
+    expect(error).toContain('"titel"');
+    expect(error).toContain('"descripton"');
+  });
+
+  it("treats property names and data as data, not keywords", () => {
+    const schema = {
+      type: "object",
+      properties: { propertees: { type: "string" }, constructor: { type: "string" } },
+      default: { requird: 1 },
+      examples: [{ propertees: 2 }],
+      const: { anything: true },
+    };
+    expect(strict(JSON.parse(JSON.stringify(schema))).ok).toBe(true);
+    expect(strict(JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}')).ok).toBe(true);
+  });
+
+  it("refuses keyword names inherited from Object.prototype", () => {
+    expect(errorOf(strict(JSON.parse('{"type":"object","constructor":{}}')))).toContain('"constructor"');
+    expect(errorOf(strict(JSON.parse('{"type":"object","__proto__":{}}')))).toContain('"__proto__"');
+  });
+
+  it("accepts type unions and refuses invalid type names", () => {
+    expect(strict({ type: "object", properties: { a: { type: ["string", "null"] } } }).ok).toBe(true);
+    expect(errorOf(strict({ type: "object", properties: { a: { type: "int" } } }))).toMatch(
+      /"type" at \/properties\/a must be one of .*got "int"/,
+    );
+    expect(errorOf(strict({ type: "object", properties: { a: { type: [] } } }))).toContain('"type"');
+    expect(errorOf(strict({ type: "object", properties: { a: { type: ["string", "string"] } } }))).toContain(
+      "distinct",
+    );
+  });
+
+  it("checks keyword value shapes", () => {
+    const cases: Array<[object, RegExp]> = [
+      [{ required: "a" }, /"required" at \(root\) must be an array of unique strings/],
+      [{ minLength: -1 }, /non-negative integer/],
+      [{ multipleOf: 0 }, /greater than 0/],
+      [{ properties: [] }, /"properties" .* must be an object whose values are schemas/],
+      [{ properties: { a: 3 } }, /expected a schema .* at \/properties\/a/],
+      [{ anyOf: [] }, /non-empty array/],
+      [{ pattern: "(" }, /regular expression/],
+      [{ patternProperties: { "[": {} } }, /regular expression/],
+      [{ enum: "a" }, /"enum" .* must be an array/],
+    ];
+    for (const [extra, message] of cases) expect(errorOf(strict({ type: "object", ...extra }))).toMatch(message);
+  });
+
+  it("allows x- vendor extensions anywhere, without looking inside them", () => {
+    const schema = {
+      type: "object",
+      "x-vendor": { propertees: 1, $ref: "http://remote/x" },
+      properties: { a: { type: "string", "x-order": 1 } },
+    };
+    expect(strict(schema).ok).toBe(true);
+  });
+
+  it("accepts annotations of both drafts", () => {
+    const schema = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://example.com/tool",
+      $comment: "c",
+      title: "t",
+      description: "d",
+      type: "object",
+      deprecated: false,
+      readOnly: false,
+      writeOnly: false,
+      properties: {
+        blob: { type: "string", contentEncoding: "base64", contentMediaType: "image/png", format: "byte" },
+        when: { type: "string", format: "date-time", examples: ["2024-01-01T00:00:00Z"], default: "now" },
+      },
+    };
+    expect(strict(schema).ok).toBe(true);
+  });
+});
+
+describe("compileStrict: drafts", () => {
+  it("accepts draft-07 definitions, tuple items and dependencies", () => {
+    const schema = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      definitions: {
+        point: { type: "array", items: [{ type: "number" }, { type: "number" }], additionalItems: false },
+      },
+      properties: { at: { $ref: "#/definitions/point" }, a: {}, b: {} },
+      dependencies: { a: ["b"], b: { required: ["a"] } },
+    };
+    const r = strict(schema);
+    expect(r.ok && r.schema.draft).toBe("7");
+    if (!r.ok) return;
+    expect(r.schema.validate({ at: [1, 2] })).toEqual({ valid: true });
+    expect(r.schema.validate({ at: [1, 2, 3] }).valid).toBe(false);
+    expect(r.schema.validate({ at: [1, "x"] }).valid).toBe(false);
+  });
+
+  it("accepts 2020-12 $defs and prefixItems", () => {
+    const schema = {
+      type: "object",
+      $defs: { pair: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }], items: false } },
+      properties: { kv: { $ref: "#/$defs/pair" } },
+    };
+    const r = strict(schema);
+    expect(r.ok && r.schema.draft).toBe("2020-12");
+    if (!r.ok) return;
+    expect(r.schema.validate({ kv: ["a", 1] })).toEqual({ valid: true });
+    expect(r.schema.validate({ kv: ["a", "b"] }).valid).toBe(false);
+    expect(r.schema.validate({ kv: ["a", 1, 2] }).valid).toBe(false);
+  });
+
+  it("refuses unsupported $schema values strictly, tolerates them leniently", () => {
+    const schema = { $schema: "http://json-schema.org/draft-04/schema#", type: "object" };
+    expect(errorOf(strict(schema))).toContain("unsupported $schema");
+    const lenient = compileLenient(schema);
+    expect(lenient.ok && lenient.schema.draft).toBe("4");
+  });
+});
+
+describe("compileStrict: $ref", () => {
+  const withRef = (ref: string) => ({
+    type: "object",
+    $defs: { name: { type: "string" }, "a b": { type: "integer" } },
+    properties: { x: { $ref: ref } },
+  });
+
+  it("accepts local pointers that resolve, including percent-encoded ones and anchors", () => {
+    expect(strict(withRef("#/$defs/name")).ok).toBe(true);
+    expect(strict(withRef("#/$defs/a%20b")).ok).toBe(true);
+    const anchored = {
+      type: "object",
+      $defs: { n: { $anchor: "num", type: "number" } },
+      properties: { x: { $ref: "#num" } },
+    };
+    expect(strict(anchored).ok).toBe(true);
+  });
+
+  it("allows recursion through properties (a tree)", () => {
+    const tree = {
+      type: "object",
+      properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#" } } },
+    };
+    const r = strict(tree);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.schema.validate({ name: "a", children: [{ name: "b", children: [] }] })).toEqual({ valid: true });
+    expect(r.schema.validate({ children: [{ name: 3 }] }).valid).toBe(false);
+  });
+
+  it("refuses refs that do not resolve, remote refs, and refs into data", () => {
+    expect(errorOf(strict(withRef("#/$defs/missing")))).toContain(
+      '$ref "#/$defs/missing" at /properties/x does not resolve',
+    );
+    expect(errorOf(strict(withRef("https://example.com/schema.json")))).toContain("is not local");
+    expect(errorOf(strict(withRef("other.json#/a")))).toContain("is not local");
+    expect(errorOf(strict(withRef("#nope")))).toContain("does not resolve");
+    const intoData = { type: "object", default: { a: {} }, properties: { x: { $ref: "#/default/a" } } };
+    expect(errorOf(strict(intoData))).toContain("does not resolve");
+  });
+
+  it("refuses a schema that refers to itself without nesting", () => {
+    expect(errorOf(strict({ type: "object", $ref: "#" }))).toContain("cycle");
+    const mutual = {
+      type: "object",
+      $defs: { a: { $ref: "#/$defs/b" }, b: { allOf: [{ $ref: "#/$defs/a" }] } },
+      $ref: "#/$defs/a",
+    };
+    expect(errorOf(strict(mutual))).toContain("cycle");
+  });
+});
+
+describe("compileStrict: size and depth", () => {
+  it("refuses schemas larger than 4 MiB", () => {
+    const properties: Record<string, object> = {};
+    const description = "d".repeat(1000);
+    for (let i = 0; i < 4300; i++) properties[`p${i}`] = { type: "string", description };
+    const error = errorOf(strict({ type: "object", properties }));
+    expect(error).toContain(`larger than ${4 * 1024 * 1024} bytes`);
+  });
+
+  it("honours a smaller maxBytes, counting UTF-8 bytes", () => {
+    const schema = { type: "object", description: "é".repeat(600) };
+    expect(compileStrict(schema, { requireObjectRoot: true, maxBytes: 1000 }).ok).toBe(false);
+    expect(compileStrict(schema, { requireObjectRoot: true, maxBytes: 2000 }).ok).toBe(true);
+  });
+
+  it("refuses absurd nesting instead of overflowing the stack", () => {
+    let deep: object = { type: "string" };
+    for (let i = 0; i < 200; i++) deep = { not: deep };
+    expect(errorOf(strict({ type: "object", properties: { a: deep } }))).toContain("nests deeper");
+  });
+});
+
+describe("compileLenient", () => {
+  it("drops unknown keywords but still requires an object root and resolvable refs", () => {
+    const sloppy = {
+      type: "object",
+      nullable: true,
+      properties: { a: { type: "string", example: "x", propertees: {} } },
+      required: ["a"],
+    };
+    const r = compileLenient(sloppy);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.schema.validate({ a: 1 }).valid).toBe(false);
+    expect(compileLenient({ type: "array" }).ok).toBe(false);
+    expect(compileLenient({ type: "object", properties: { a: { $ref: "#/nope" } } }).ok).toBe(false);
+  });
+
+  it("does not touch the caller's schema and exposes a frozen copy", () => {
+    const schema = { type: "object", extra: 1, properties: { a: { type: "string" } } };
+    const r = compileLenient(schema);
+    expect(schema.extra).toBe(1);
+    expect(r.ok && Object.isFrozen(r.schema.source)).toBe(true);
+    expect(r.ok && r.schema.source).toEqual(schema);
+  });
+
+  it("caches compilations by content", () => {
+    const a = compileStrict({ type: "object", title: "cache me" }, { requireObjectRoot: true });
+    const b = compileStrict({ type: "object", title: "cache me" }, { requireObjectRoot: true });
+    expect(a.ok && b.ok && a.schema === b.schema).toBe(true);
+  });
+});

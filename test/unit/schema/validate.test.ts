@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { type CompiledSchema, compileStrict, formatIssues, type ValidationIssue } from "../../../src/tools/schema";
+
+function compiled(schema: unknown): CompiledSchema {
+  const r = compileStrict(schema, { requireObjectRoot: true });
+  if (!r.ok) throw new Error(r.error);
+  return r.schema;
+}
+
+function issues(schema: CompiledSchema, value: unknown): ValidationIssue[] {
+  const r = schema.validate(value);
+  if (r.valid) throw new Error("expected the value to be invalid");
+  return r.errors;
+}
+
+const order = compiled({
+  type: "object",
+  additionalProperties: false,
+  required: ["customer", "items"],
+  properties: {
+    customer: {
+      type: "object",
+      required: ["id"],
+      properties: { id: { type: "string" }, tier: { enum: ["free", "pro", "team"] } },
+    },
+    items: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["id", "qty"],
+        additionalProperties: false,
+        properties: {
+          id: { type: "string" },
+          qty: { type: "integer", minimum: 1 },
+          tags: { type: "array", items: { type: "string" } },
+        },
+      },
+    },
+    note: { type: ["string", "null"] },
+  },
+});
+
+describe("CompiledSchema.validate", () => {
+  it("accepts valid values", () => {
+    expect(order.validate({ customer: { id: "c1" }, items: [{ id: "i1", qty: 2 }], note: null })).toEqual({
+      valid: true,
+    });
+  });
+
+  it("reports missing required properties at the object that lacks them", () => {
+    expect(issues(order, { items: [] })).toEqual([{ path: "(root)", message: 'missing required property "customer"' }]);
+    expect(issues(order, { customer: {}, items: [] })).toEqual([
+      { path: "/customer", message: 'missing required property "id"' },
+    ]);
+  });
+
+  it("reports wrong types with the expected and actual type, without wrapper noise", () => {
+    expect(issues(order, { customer: { id: 7 }, items: [] })).toEqual([
+      { path: "/customer/id", message: "expected string, got integer" },
+    ]);
+    expect(issues(order, { customer: { id: "c" }, items: [], note: 3 })).toEqual([
+      { path: "/note", message: "expected string or null, got integer" },
+    ]);
+  });
+
+  it("reports enum violations with the allowed values", () => {
+    expect(issues(order, { customer: { id: "c", tier: "gold" }, items: [] })).toEqual([
+      { path: "/customer/tier", message: 'must be one of "free", "pro", "team" (got "gold")' },
+    ]);
+  });
+
+  it("reports properties that additionalProperties: false forbids", () => {
+    expect(issues(order, { customer: { id: "c" }, items: [], extra: 1 })).toEqual([
+      { path: "(root)", message: 'property "extra" is not allowed' },
+    ]);
+  });
+
+  it("points into nested arrays", () => {
+    const value = {
+      customer: { id: "c" },
+      items: [
+        { id: "a", qty: 1 },
+        { id: 2, qty: 0, tags: ["x", 5] },
+      ],
+    };
+    expect(issues(order, value)).toEqual([
+      { path: "/items/1/id", message: "expected string, got integer" },
+      { path: "/items/1/qty", message: "must be at least 1 (got 0)" },
+      { path: "/items/1/tags/1", message: "expected string, got integer" },
+    ]);
+  });
+
+  it("reports several problems, deduplicated, and caps them", () => {
+    const items = Array.from({ length: 30 }, () => ({ id: 1, qty: 1 }));
+    const r = order.validate({ customer: { id: "c" }, items });
+    expect(r.valid).toBe(false);
+    if (r.valid) return;
+    expect(r.errors).toHaveLength(10);
+    expect(r.omitted).toBe(20);
+    expect(new Set(r.errors.map((e) => e.path)).size).toBe(10);
+  });
+
+  it("keeps a wrapper error when nothing more specific explains it", () => {
+    const one = compiled({ type: "object", properties: { v: { oneOf: [{ type: "number" }, { type: "integer" }] } } });
+    expect(issues(one, { v: 1 })).toEqual([
+      { path: "/v", message: "matches more than one of the alternatives (exactly one must match)" },
+    ]);
+  });
+
+  it("escapes and decodes property names in paths", () => {
+    const s = compiled({ type: "object", properties: { "a b/c": { type: "string" } } });
+    expect(issues(s, { "a b/c": 1 })).toEqual([{ path: "/a b~1c", message: "expected string, got integer" }]);
+  });
+
+  it("turns validator exceptions into issues", () => {
+    const s = compiled({ type: "object" });
+    const r = s.validate(undefined);
+    expect(r.valid).toBe(false);
+    if (!r.valid) expect(r.errors[0]?.message).toMatch(/could not be validated/);
+  });
+
+  it("formats issues for a tool_result", () => {
+    const text = formatIssues(
+      [
+        { path: "(root)", message: 'missing required property "city"' },
+        { path: "/days", message: "expected integer, got string" },
+      ],
+      3,
+    );
+    expect(text).toBe(
+      '- (root): missing required property "city"\n- /days: expected integer, got string\n- …and 3 more problems',
+    );
+  });
+});
