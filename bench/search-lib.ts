@@ -120,6 +120,44 @@ export function plainBm25For(catalog: CatalogTool[], withParams = false): PlainB
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Noisy queries, to measure robustness: the same queries with one typo in a content word (a letter dropped, doubled,
+// swapped with its neighbour or replaced), or with one space removed between two words. Deterministic.
+
+const NOISE_STOP = new Set("the and for with that this from what have your about would could should there".split(" "));
+
+export function perturb(queries: Query[], kind: "typo" | "glue", seed = 7): Query[] {
+  const rnd = mulberry32(seed);
+  return queries.map((q) => {
+    const words = q.query.split(" ");
+    const content = words
+      .map((w, i) => [w, i] as const)
+      .filter(([w]) => /^[A-Za-z]{5,}$/.test(w) && !NOISE_STOP.has(w.toLowerCase()));
+    if (content.length === 0) return q;
+    const [w, i] = content[Math.floor(rnd() * content.length)]!;
+    if (kind === "glue") {
+      const j = i + 1 < words.length ? i : i - 1;
+      if (j < 0) return q;
+      const glued = [...words.slice(0, j), words[j]! + words[j + 1]!, ...words.slice(j + 2)];
+      return { ...q, query: glued.join(" ") };
+    }
+    const p = 1 + Math.floor(rnd() * (w.length - 2)); // never the first letter
+    const op = Math.floor(rnd() * 4);
+    const letter = "abcdefghijklmnopqrstuvwxyz"[Math.floor(rnd() * 26)]!;
+    const typo =
+      op === 0
+        ? w.slice(0, p) + w.slice(p + 1)
+        : op === 1
+          ? w.slice(0, p) + w[p] + w.slice(p)
+          : op === 2
+            ? w.slice(0, p) + w[p + 1] + w[p] + w.slice(p + 2)
+            : w.slice(0, p) + letter + w.slice(p + 1);
+    const out = words.slice();
+    out[i] = typo;
+    return { ...q, query: out.join(" ") };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Synthetic catalog for the latency bench: deterministic (seeded PRNG), MCP-style names, Zipf-distributed words.
 
 function mulberry32(seed: number): () => number {

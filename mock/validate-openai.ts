@@ -109,6 +109,14 @@ function checkMessage(message: unknown, n: number): Rejection | null {
     if (typeof message.tool_call_id !== "string")
       return wrongType(`${loc}.tool_call_id`, "a string", message.tool_call_id);
   }
+  // Message-level tools (Kimi): a system message that only declares tools, with no content key at all.
+  if (message.role === "system" && message.tools !== undefined) {
+    if (!Array.isArray(message.tools) || message.tools.length === 0)
+      return bad(`'${loc}.tools' must be a non-empty array.`, `${loc}.tools`, "invalid_value");
+    if ("content" in message)
+      return bad(`A tool declaration message must not have 'content'.`, `${loc}.content`, "invalid_value");
+    return null;
+  }
   if (message.content === undefined) return missing(`${loc}.content`);
   return checkContent(message.content, loc);
 }

@@ -34,7 +34,7 @@ export function buildAnthropicBody(req: StepRequest): Record<string, unknown> {
       ? [{ type: "text", text: req.system, cache_control: EPHEMERAL }]
       : req.system;
   }
-  body.messages = projectMessages(req.messages);
+  body.messages = projectMessages(req.messages, new Set(req.tools.map((t) => t.name)));
   if (req.tools.length > 0) body.tools = projectTools(req.tools, model.capabilities.prompt_cache);
   body.stream = true;
   // The budget must stay below max_tokens; a model configured too small runs without thinking.
@@ -69,10 +69,13 @@ function projectTools(tools: ToolDeclaration[], cache: boolean): Array<Record<st
  * the same role: the API requires alternation, while canonical history may
  * hold e.g. a tool-results user message followed by the user's own text.
  */
-export function projectMessages(messages: StepRequest["messages"]): AnthropicMessage[] {
+export function projectMessages(
+  messages: StepRequest["messages"],
+  declared: ReadonlySet<string> = new Set(),
+): AnthropicMessage[] {
   const out: AnthropicMessage[] = [];
   for (const message of messages) {
-    const content = message.parts.flatMap(projectPart);
+    const content = message.parts.flatMap((p) => projectPart(p, declared));
     if (content.length === 0) continue;
     const last = out[out.length - 1];
     if (last && last.role === message.role) {
@@ -90,7 +93,21 @@ function mergeContent(a: AnthropicBlock[], b: AnthropicBlock[]): AnthropicBlock[
   return [...all.filter((x) => x.type === "tool_result"), ...all.filter((x) => x.type !== "tool_result")];
 }
 
-function projectPart(part: Part): AnthropicBlock[] {
+/**
+ * A tool_reference must name a tool in tools[]; one whose tool was removed
+ * since (agent reconfigured, server gone) would make the API refuse the whole
+ * request, so it is replaced by a short text.
+ */
+function resultContent(content: ToolResultContent, declared: ReadonlySet<string>): ToolResultContent {
+  if (typeof content === "string") return content;
+  return content.map((b) =>
+    b.type === "tool_reference" && !declared.has(b.tool_name)
+      ? { type: "text", text: `[tool ${b.tool_name} is no longer available]` }
+      : b,
+  );
+}
+
+function projectPart(part: Part, declared: ReadonlySet<string>): AnthropicBlock[] {
   switch (part.type) {
     case "text":
     case "notice":
@@ -107,8 +124,13 @@ function projectPart(part: Part): AnthropicBlock[] {
     case "tool_result":
       return [
         part.is_error
-          ? { type: "tool_result", tool_use_id: part.tool_use_id, content: part.content, is_error: true }
-          : { type: "tool_result", tool_use_id: part.tool_use_id, content: part.content },
+          ? {
+              type: "tool_result",
+              tool_use_id: part.tool_use_id,
+              content: resultContent(part.content, declared),
+              is_error: true,
+            }
+          : { type: "tool_result", tool_use_id: part.tool_use_id, content: resultContent(part.content, declared) },
       ];
     case "tool_declarations":
       return [];

@@ -51,9 +51,9 @@ export class SessionTools {
     return this.#index;
   }
 
-  /** Baseline of the deferred listing, from history (stable for the whole turn). */
-  baseline(): string[] | null {
-    return announcedTools(this.history.messages()).baseline;
+  /** The frozen deferred-tools section of the system prompt, from the baseline in history. */
+  listing(): string {
+    return announcedTools(this.history.messages()).listing;
   }
 
   /**

@@ -41,14 +41,13 @@ function firstLine(text: string): string {
 
 /**
  * The system prompt's section on deferred tools: name and first description
- * line of the deferred tools among those the session started with (its
- * baseline), so the text stays byte-stable while tools come and go (changes
- * travel as notices).
+ * line of each, under a hard size cap. It is rendered once, when the session's
+ * baseline is recorded, and reused verbatim, so the prompt stays byte-stable
+ * while tools come and go (changes travel as notices).
  */
-export function deferredListing(reg: ToolRegistry, baseline: readonly string[] | null): string {
+export function deferredListing(reg: ToolRegistry): string {
   if (!reg.hasDeferred()) return "";
-  const names = baseline ?? reg.deferred().map((t) => t.name);
-  const tools = names.map((n) => reg.get(n)).filter((t): t is RegisteredTool => t?.deferred === true);
+  const tools = reg.deferred();
   const head =
     "<deferred_tools>\nThese tools exist but their schemas are not loaded. Load them with tool_search " +
     '(keywords, or "select:name_a,name_b") or select_tools, then call them.\n';
@@ -72,14 +71,20 @@ export function systemPrompt(agentSystem: string, sections: string[]): string {
 }
 
 /** The tool names the session knows of: its baseline plus every change announced since, from history. */
-export function announcedTools(messages: readonly Message[]): { baseline: string[] | null; known: Set<string> } {
+export function announcedTools(messages: readonly Message[]): {
+  baseline: string[] | null;
+  listing: string;
+  known: Set<string>;
+} {
   let baseline: string[] | null = null;
+  let listing = "";
   const known = new Set<string>();
   for (const m of messages) {
     for (const p of m.parts) {
       if (p.type !== "notice") continue;
       if (p.kind === "tools_baseline" && p.tools) {
         baseline = [...p.tools];
+        listing = p.listing ?? "";
         known.clear();
         for (const n of p.tools) known.add(n);
       } else if (p.kind === "tools_changed") {
@@ -88,7 +93,7 @@ export function announcedTools(messages: readonly Message[]): { baseline: string
       }
     }
   }
-  return { baseline, known };
+  return { baseline, listing, known };
 }
 
 /**
@@ -100,7 +105,11 @@ export function toolSetNotices(reg: ToolRegistry, messages: readonly Message[]):
   const current = reg.tools.map((t) => t.name);
   const { baseline, known } = announcedTools(messages);
   // Sessions without deferred tools need no bookkeeping: every tool is in tools[] already.
-  if (baseline === null) return reg.hasDeferred() ? [{ type: "notice", kind: "tools_baseline", text: "", tools: current }] : [];
+  if (baseline === null) {
+    return reg.hasDeferred()
+      ? [{ type: "notice", kind: "tools_baseline", text: "", tools: current, listing: deferredListing(reg) }]
+      : [];
+  }
   const now = new Set(current);
   const added = current.filter((n) => !known.has(n));
   const removed = [...known].filter((n) => !now.has(n));

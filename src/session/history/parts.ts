@@ -63,6 +63,8 @@ export interface NoticePart {
   added?: string[];
   removed?: string[];
   tools?: string[];
+  /** Baseline only: the deferred-tools section of the system prompt, frozen for cache stability. */
+  listing?: string;
 }
 
 export type Part = TextPart | ThinkingPart | ToolUsePart | ToolResultPart | ToolDeclarationsPart | NoticePart;

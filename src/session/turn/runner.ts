@@ -5,7 +5,7 @@ import { checkWireInvariant } from "../../providers/check-invariant";
 import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter } from "../../providers/index";
 import { ProviderFailure, type RetryPolicy, type StepRequest, type StopReason } from "../../providers/types";
 import { runBuiltin } from "../../tools/builtins/run";
-import { deferredListing, projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
+import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import type { Part, ToolUsePart } from "../history/parts";
 import type { Execution, HistoryStore } from "../history/store";
 import type { StreamLog } from "../stream/log";
@@ -121,7 +121,7 @@ export class TurnRunner {
   #request(): StepRequest {
     const { agent, history, tools } = this.d;
     const reg = tools.registry(agent);
-    this.#listing ??= deferredListing(reg, tools.baseline());
+    this.#listing ??= reg.searchEnabled ? tools.listing() : "";
     return {
       model: agent.model,
       system: systemPrompt(agent.system, [this.#listing]),

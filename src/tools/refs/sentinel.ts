@@ -46,11 +46,15 @@ export function refShape(node: Record<string, unknown>): RefShape {
   if (!Object.hasOwn(node, "$tool")) return { kind: "none" };
   const extra = Object.keys(node).filter((k) => k !== "$tool" && k !== "$path");
   if (extra.length > 0) {
-    return { kind: "malformed", problem: `has other keys (${extra.slice(0, 5).join(", ")}) besides "$tool" and "$path"` };
+    return {
+      kind: "malformed",
+      problem: `has other keys (${extra.slice(0, 5).join(", ")}) besides "$tool" and "$path"`,
+    };
   }
   const { $tool, $path } = node;
   if (typeof $tool !== "string" || $tool === "") return { kind: "malformed", problem: '"$tool" must be a tool_use id' };
-  if ($path !== undefined && typeof $path !== "string") return { kind: "malformed", problem: '"$path" must be a string' };
+  if ($path !== undefined && typeof $path !== "string")
+    return { kind: "malformed", problem: '"$path" must be a string' };
   return { kind: "ref", ref: $path === undefined ? { $tool } : { $tool, $path } };
 }
 

@@ -1,6 +1,11 @@
 import { isPlainObject, setOwn } from "./json";
 import { isRefSchema, REF_SCHEMA } from "./sentinel";
 
+/** A fresh copy each time: validators annotate schema objects in place, which a frozen one would refuse. */
+function refSchema(): unknown {
+  return JSON.parse(JSON.stringify(REF_SCHEMA));
+}
+
 /**
  * Widens a tool's input schema so that every value position also accepts a reference sentinel.
  * This is what the model is shown; after resolution the arguments are checked against the original.
@@ -28,16 +33,20 @@ const MAX_DEPTH = 200;
 
 /** Keywords whose subschemas describe values nested in the instance (positions a reference may fill). */
 const VALUE_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions"]);
-const VALUE_SINGLES = new Set(["additionalProperties", "unevaluatedProperties", "additionalItems", "unevaluatedItems", "contains"]);
+const VALUE_SINGLES = new Set([
+  "additionalProperties",
+  "unevaluatedProperties",
+  "additionalItems",
+  "unevaluatedItems",
+  "contains",
+]);
 /** Keywords whose subschemas apply to the same instance: widen inside them, never wrap them. */
 const SAME_INSTANCE_ARRAYS = new Set(["allOf", "anyOf", "oneOf"]);
 const SAME_INSTANCE_SINGLES = new Set(["then", "else"]);
+/** Draft-07 `dependencies` may hold property-name arrays; those pass through unchanged. */
+const SAME_INSTANCE_MAPS = new Set(["dependentSchemas", "dependencies"]);
 
-function mapValues(
-  value: unknown,
-  fn: (v: unknown, depth: number) => unknown,
-  depth: number,
-): unknown {
+function mapValues(value: unknown, fn: (v: unknown, depth: number) => unknown, depth: number): unknown {
   if (Array.isArray(value)) return value.map((v) => fn(v, depth));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
@@ -58,7 +67,8 @@ function widenInside(node: unknown, depth: number): unknown {
     else if (key === "items" || key === "prefixItems") {
       next = Array.isArray(value) ? mapValues(value, widenValue, depth + 1) : widenValue(value, depth + 1);
     } else if (VALUE_SINGLES.has(key)) next = widenValue(value, depth + 1);
-    else if (SAME_INSTANCE_ARRAYS.has(key) || key === "dependentSchemas") next = mapValues(value, widenInside, depth + 1);
+    else if (SAME_INSTANCE_ARRAYS.has(key) || SAME_INSTANCE_MAPS.has(key))
+      next = mapValues(value, widenInside, depth + 1);
     else if (SAME_INSTANCE_SINGLES.has(key)) next = widenInside(value, depth + 1);
     setOwn(out, key, next);
   }
@@ -67,7 +77,10 @@ function widenInside(node: unknown, depth: number): unknown {
 
 /** A node that is only an `anyOf` (plus annotations): REF can be one more alternative. */
 function isBareAnyOf(node: Record<string, unknown>): node is Record<string, unknown> & { anyOf: unknown[] } {
-  return Array.isArray(node.anyOf) && Object.keys(node).every((k) => k === "anyOf" || ANNOTATIONS.has(k) || k.startsWith("x-"));
+  return (
+    Array.isArray(node.anyOf) &&
+    Object.keys(node).every((k) => k === "anyOf" || ANNOTATIONS.has(k) || k.startsWith("x-"))
+  );
 }
 
 /** Widens a value position: the node itself also accepts a reference. */
@@ -78,12 +91,12 @@ function widenValue(node: unknown, depth: number): unknown {
   if (isBareAnyOf(inside)) {
     // Appending keeps one flat anyOf; already containing REF means already widened (idempotence).
     if (inside.anyOf.some(isRefSchema)) return inside;
-    setOwn(inside, "anyOf", [...inside.anyOf, REF_SCHEMA]);
+    setOwn(inside, "anyOf", [...inside.anyOf, refSchema()]);
     return inside;
   }
   // oneOf/allOf and anything with constraints of its own are wrapped once: appending to a oneOf
   // could make a sentinel match two branches, and siblings like `required` would reject it.
-  return { anyOf: [inside, REF_SCHEMA] };
+  return { anyOf: [inside, refSchema()] };
 }
 
 /** Returns a new schema in which every value below the root may be a reference sentinel. */

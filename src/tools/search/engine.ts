@@ -30,7 +30,7 @@ export interface SearchOptions {
 /** Scoring knobs. The defaults are the tuned values; the bench passes variants to measure each technique. */
 export interface Tuning {
   k1: number;
-  /** Field weights and length-normalisation strengths: name, hint, description, parameters. */
+  /** Field weights and length-normalisation strengths, in field order: name, search_hint, description, parameters. */
   weights: [number, number, number, number];
   b: [number, number, number, number];
   stem: boolean;
@@ -39,21 +39,17 @@ export interface Tuning {
   exactNameBoost: number;
   /** Added, times the summed idf of the name's parts, when the name's parts appear in order in the query. */
   namePhraseBoost: number;
-  /** Multiplies the score by (1 + this × share of the name's distinctive parts the query covers). */
-  nameCoverageBoost: number;
   /** Weight of a vocabulary term one edit away from (or extending) a query term that the catalog lacks; 0 = off. */
   fuzzyWeight: number;
   /** Split lowercase concatenated name chunks ("airqualityforecast") with the catalog's own vocabulary. */
   splitCompounds: boolean;
-  /** Pseudo-relevance feedback: expansion terms taken from the top `prfDocs` hits, weighted `prfWeight`; 0 = off. */
-  prfDocs: number;
-  prfTerms: number;
-  prfWeight: number;
   /** Weight of catalog terms sharing the first `prefixLength` letters with a query term (truncation stemming); 0 = off. */
   prefixWeight: number;
   prefixLength: number;
   /** Split a query word the catalog lacks into catalog words ("milesfrom" → miles from). */
   splitQuery: boolean;
+  /** Weight of adjacent query-term pairs found adjacent in a tool's text; 0 = off. */
+  bigramWeight: number;
 }
 
 export const DEFAULT_TUNING: Tuning = {
@@ -63,23 +59,19 @@ export const DEFAULT_TUNING: Tuning = {
   stem: true,
   stopwords: true,
   exactNameBoost: 1000,
-  namePhraseBoost: 0,
-  nameCoverageBoost: 0,
-  fuzzyWeight: 0,
+  namePhraseBoost: 0.5,
+  fuzzyWeight: 0.4,
   splitCompounds: false,
-  prfDocs: 0,
-  prfTerms: 0,
-  prfWeight: 0,
   prefixWeight: 0,
   prefixLength: 6,
   splitQuery: false,
+  bigramWeight: 0,
 };
 
 const NF = 4;
 const F_NAME = 0;
 const F_HINT = 1;
 const F_DESC = 2;
-const F_PARAM = 3;
 
 /** Caps on what one tool contributes, so a huge schema cannot blow up the index. */
 const MAX_FIELD_CHARS = 8_000;
@@ -93,6 +85,10 @@ interface Doc {
   name: string;
   /** Name tokens joined, lowercase ("mcp__github__create_issue" → "mcpgithubcreateissue"). */
   key: string;
+  /** `key`, and for namespaced names (`server__tool`) the key of the part after the last `__` ("createissue"). */
+  keys: string[];
+  /** Whether a query containing the name is naming this tool: the name has several parts or is not a prose word. */
+  mention: boolean;
   /** Distinct analysed name terms, in name order. */
   nameTerms: string[];
   /** Field lengths in terms. */
@@ -135,6 +131,16 @@ function schemaText(schema: unknown, depth = 0, budget = { props: 0 }): string {
   return parts.filter(Boolean).join(" ").slice(0, MAX_FIELD_CHARS);
 }
 
+function keysOf(name: string, nameToks: readonly string[]): string[] {
+  const keys = [nameToks.join("")];
+  const at = name.lastIndexOf("__");
+  if (at > 0) {
+    const tail = tokenize(name.slice(at + 2)).join("");
+    if (tail && tail !== keys[0]) keys.push(tail);
+  }
+  return keys;
+}
+
 /** Damerau–Levenshtein distance ≤ 1 (one insertion, deletion, substitution or adjacent transposition). */
 function withinOneEdit(a: string, b: string): boolean {
   const la = a.length;
@@ -154,8 +160,8 @@ export class ToolIndex {
   private readonly tuning: Tuning;
   private readonly docs: Array<Doc | undefined> = [];
   private readonly byName = new Map<string, number>();
-  /** Name key (tokens joined) → first tool with it, for "the query is the name" matches. */
-  private readonly byKey = new Map<string, number>();
+  /** Name key (tokens joined) → tools with it, for "the query is the name" matches. */
+  private readonly byKey = new Map<string, number[]>();
   private readonly postings = new Map<string, Posting>();
   private readonly lenSum = new Float64Array(NF);
   private live = 0;
@@ -299,9 +305,9 @@ export class ToolIndex {
     for (let i = 1; i <= n; i++) {
       for (let j = Math.max(0, i - 24); j < i; j++) {
         const b = best[j];
-        if (!b || i - j < 2) continue;
+        if (!b) continue;
         const w = raw.slice(j, i);
-        if (!known(w)) continue;
+        if (!(w.length >= 3 ? known(w) : STOPWORDS.has(w) && w.length === 2)) continue;
         const cur = best[i];
         if (!cur || b.length + 1 < cur.length) best[i] = [...b, w];
       }
@@ -323,25 +329,34 @@ export class ToolIndex {
     const fields = [nameTerms, this.analyzeList(hintToks), this.analyzeList(descToks), this.analyzeList(paramToks)];
     const tf = new Map<string, Float64Array>();
     const len = new Float64Array(NF);
+    const bump = (term: string, f: number) => {
+      let v = tf.get(term);
+      if (!v) tf.set(term, (v = new Float64Array(NF)));
+      v[f]! += 1;
+    };
     fields.forEach((terms, f) => {
       len[f] = terms.length;
-      for (const term of terms) {
-        let v = tf.get(term);
-        if (!v) tf.set(term, (v = new Float64Array(NF)));
-        v[f]! += 1;
-      }
+      for (const term of terms) bump(term, f);
+      // Adjacent pairs ("air quality"), kept as extra terms that do not count towards the field length.
+      if (this.tuning.bigramWeight > 0) for (let i = 1; i < terms.length; i++) bump(`${terms[i - 1]} ${terms[i]}`, f);
     });
     const doc: Doc = {
       id,
       name: d.name,
       key: nameToks.join(""),
+      keys: keysOf(d.name, nameToks),
+      mention: nameToks.length >= 2 || (nameToks.length === 1 && nameToks[0]!.length >= 3 && !this.proseWords.has(nameToks[0]!)),
       nameTerms: [...new Set(this.analyzeList(nameToks))],
       len,
       tf,
     };
     this.docs.push(doc);
     this.byName.set(d.name, id);
-    if (doc.key && !this.byKey.has(doc.key)) this.byKey.set(doc.key, id);
+    if (doc.key) {
+      const list = this.byKey.get(doc.key);
+      if (list) list.push(id);
+      else this.byKey.set(doc.key, [id]);
+    }
     this.live++;
     for (let f = 0; f < NF; f++) this.lenSum[f]! += len[f]!;
     for (const [term, v] of tf) {
@@ -349,7 +364,7 @@ export class ToolIndex {
       if (!p) {
         this.postings.set(term, (p = { docs: [], tf: [] }));
         const L = this.tuning.prefixLength;
-        if (term.length >= L) {
+        if (term.length >= L && !term.includes(" ")) {
           const key = term.slice(0, L);
           const list = this.prefixes.get(key);
           if (list) list.push(term);
@@ -387,10 +402,11 @@ export class ToolIndex {
     for (let f = 0; f < NF; f++) this.lenSum[f]! -= doc.len[f]!;
     this.docs[id] = undefined;
     this.byName.delete(name);
-    if (this.byKey.get(doc.key) === id) {
-      this.byKey.delete(doc.key);
-      const other = this.docs.find((d) => d?.key === doc.key);
-      if (other) this.byKey.set(doc.key, other.id);
+    const same = this.byKey.get(doc.key);
+    if (same) {
+      const at = same.indexOf(id);
+      if (at >= 0) same.splice(at, 1);
+      if (same.length === 0) this.byKey.delete(doc.key);
     }
     this.live--;
   }
@@ -406,6 +422,7 @@ export class ToolIndex {
     v = [];
     if (term.length >= 4 && /^[a-z]+$/.test(term)) {
       for (const w of this.postings.keys()) {
+        if (w.includes(" ")) continue;
         if (w.length >= 4 && withinOneEdit(term, w)) v.push([w, 1]);
         else if (term.length >= 5 && w.length > term.length && w.startsWith(term)) v.push([w, 0.8]);
       }
@@ -460,7 +477,13 @@ export class ToolIndex {
       }
       if (t.fuzzyWeight > 0) addGroup(term, () => this.variants(term).map(([w, sim]) => [w, sim * t.fuzzyWeight]));
     }
-    const qTerms = [...groups.keys()];
+    if (t.bigramWeight > 0) {
+      const seq = words.slice(0, MAX_QUERY_TERMS).map((w) => this.term(w));
+      for (let i = 1; i < seq.length; i++) {
+        const bi = `${seq[i - 1]} ${seq[i]}`;
+        if (this.postings.has(bi) && !groups.has(bi)) groups.set(bi, { count: 1, alts: [[bi, t.bigramWeight]] });
+      }
+    }
 
     const scores = new Map<number, number>();
     const avg = new Float64Array(NF);
@@ -491,51 +514,28 @@ export class ToolIndex {
       for (const [id, s] of per) scores.set(id, (scores.get(id) ?? 0) + s);
     }
 
-    if (t.prfDocs > 0 && t.prfTerms > 0 && t.prfWeight > 0 && scores.size > 0) {
-      const top = [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, t.prfDocs);
-      const cand = new Map<string, number>();
-      for (const [id, s] of top) {
-        const doc = this.docs[id]!;
-        for (const [term, v] of doc.tf) {
-          if (groups.has(term)) continue;
-          const p = this.postings.get(term)!;
-          const w = (v[F_NAME]! * 2 + v[F_HINT]! + v[F_DESC]!) * this.idf(p.docs.length) * s;
-          if (w > 0) cand.set(term, (cand.get(term) ?? 0) + w);
-        }
-      }
-      const exp = [...cand].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, t.prfTerms);
-      const max = exp[0]?.[1] ?? 1;
-      for (const [term, w] of exp) {
-        const per = new Map<number, number>();
-        addTerm(term, (t.prfWeight * w) / max, per);
-        for (const [id, s] of per) scores.set(id, (scores.get(id) ?? 0) + s);
-      }
+    // Name boosts. Windows of up to 6 consecutive query tokens, joined, are compared with each tool's name key
+    // (tokens joined), so "Able Style", "able-style" and "AbleStyle" all meet the tool `AbleStyle`.
+    const windows = new Set<string>();
+    const qt = parsed.terms;
+    for (let i = 0; i < qt.length && i < MAX_QUERY_TERMS; i++) {
+      let k = "";
+      for (let j = i; j < qt.length && j < i + 6; j++) windows.add((k += qt[j]!));
     }
-
-    // Name boosts.
-    const qKey = parsed.terms.join("");
-    const qTermSet = new Set(qTerms);
-    if (t.exactNameBoost > 0 || t.namePhraseBoost > 0 || t.nameCoverageBoost > 0) {
-      for (const [id, s] of scores) {
-        const doc = this.docs[id]!;
-        let boosted = s;
-        if (t.nameCoverageBoost > 0 && doc.nameTerms.length > 0) {
-          let hit = 0;
-          for (const nt of doc.nameTerms) if (qTermSet.has(nt)) hit++;
-          boosted *= 1 + (t.nameCoverageBoost * hit) / doc.nameTerms.length;
-        }
-        if (t.namePhraseBoost > 0 && doc.key.length >= 4 && qKey.includes(doc.key)) {
-          let idfSum = 0;
-          for (const nt of doc.nameTerms) idfSum += this.idf(this.postings.get(nt)?.docs.length ?? 0);
-          boosted += t.namePhraseBoost * idfSum;
-        }
-        scores.set(id, boosted);
+    for (const [id, s] of scores) {
+      const doc = this.docs[id]!;
+      let boosted = s;
+      if (t.namePhraseBoost > 0 && doc.mention && doc.keys.some((k) => windows.has(k))) {
+        let idfSum = 0;
+        for (const nt of doc.nameTerms) idfSum += this.idf(this.postings.get(nt)?.docs.length ?? 0);
+        boosted += t.namePhraseBoost * idfSum;
       }
-      if (t.exactNameBoost > 0) {
-        const exact = this.byName.get(query.trim());
-        const found = exact ?? this.findByKey(qKey);
-        if (found !== undefined) scores.set(found, (scores.get(found) ?? 0) + t.exactNameBoost);
-      }
+      scores.set(id, boosted);
+    }
+    if (t.exactNameBoost > 0) {
+      const exact = this.byName.get(query.trim());
+      const ids = exact !== undefined ? [exact] : (this.byKey.get(qt.join("")) ?? []);
+      for (const id of ids) scores.set(id, (scores.get(id) ?? 0) + t.exactNameBoost);
     }
 
     // Filters: exclude set, required terms.
@@ -550,10 +550,6 @@ export class ToolIndex {
     }
     hits.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
     return hits.slice(0, limit).map(([id, score]) => ({ name: this.docs[id]!.name, score }));
-  }
-
-  private findByKey(key: string): number | undefined {
-    return key ? this.byKey.get(key) : undefined;
   }
 
   private contains(doc: Doc, term: string, raw: string): boolean {

@@ -1,0 +1,212 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { apiJson, events, history, mockRequests, script, send, setup } from "./helpers";
+
+const tool = (name: string, description: string, defer = true, extra: Record<string, unknown> = {}) => ({
+  name,
+  description,
+  input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  defer,
+  execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+  ...extra,
+});
+
+const TOOLS = [
+  tool("echo_core", "Echo text back", false),
+  tool("get_weather", "Current weather and forecast for a city"),
+  tool("get_stock_price", "Latest stock price for a ticker symbol"),
+  tool("send_email", "Send an email to a recipient"),
+];
+
+type Body = Record<string, unknown> & { tools?: Array<Record<string, unknown>>; messages: Array<Record<string, unknown>> };
+
+function searchThenCall(id: string) {
+  return [
+    { reply: { tool_calls: [{ id: `${id}_s`, name: "tool_search", input: { query: "weather forecast" } }] } },
+    { reply: { tool_calls: [{ id: `${id}_w`, name: "get_weather", input: { city: "Paris" } }] } },
+    { reply: { text: "It is sunny." } },
+  ];
+}
+
+describe("Anthropic projection", () => {
+  it("declares deferred tools with defer_loading, answers tool_search with tool_reference, keeps tools[] byte-stable", async () => {
+    const s = await setup({ tools: TOOLS });
+    await script(s.model, searchThenCall("toolu_a"));
+    const res = await send(s, { content: "weather in Paris?" });
+    expect(res.body.status).toBe("completed");
+    const reqs = await mockRequests(s.model);
+    expect(reqs.filter((r) => r.rejected)).toEqual([]);
+    expect(reqs).toHaveLength(3);
+    const bodies = reqs.map((r) => r.body as Body);
+    const toolsBytes = bodies.map((b) => JSON.stringify(b.tools));
+    expect(new Set(toolsBytes).size).toBe(1);
+    expect(new Set(bodies.map((b) => JSON.stringify(b.system))).size).toBe(1);
+    const tools = bodies[0]?.tools ?? [];
+    expect(tools.map((t) => t.name)).toEqual(["echo_core", "tool_search", "tool_info", "select_tools", "get_weather", "get_stock_price", "send_email"]);
+    for (const t of tools) {
+      if (["get_weather", "get_stock_price", "send_email"].includes(t.name as string)) {
+        expect(t.defer_loading).toBe(true);
+        expect(t).not.toHaveProperty("cache_control");
+      } else expect(t).not.toHaveProperty("defer_loading");
+    }
+    const lastUser = (bodies[1]?.messages ?? []).at(-1) as { content: Array<{ type: string; content: unknown }> };
+    const blocks = lastUser.content[0]?.content as Array<{ type: string; tool_name?: string }>;
+    expect(blocks.filter((b) => b.type === "tool_reference").map((b) => b.tool_name)).toEqual(["get_weather"]);
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).toEqual(["get_weather"]);
+    expect((await events(s)).filter((e) => e.type === "tools_loaded").map((e) => e.data.names)).toEqual([["get_weather"]]);
+  });
+
+  it("lists deferred tools in the system prompt and never sends an all-deferred tools[]", async () => {
+    const s = await setup({ tools: TOOLS.slice(1) });
+    await script(s.model, [{ reply: { text: "ok" } }]);
+    await send(s, { content: "hi" });
+    const body = (await mockRequests(s.model))[0]?.body as Body;
+    const system = JSON.stringify(body.system);
+    expect(system).toContain("get_weather: Current weather and forecast for a city");
+    expect((body.tools ?? []).some((t) => !t.defer_loading)).toBe(true);
+  });
+});
+
+describe("OpenAI projections", () => {
+  it("message-level tools: tools[] never changes; loaded schemas arrive as a system message with tools", async () => {
+    const s = await setup({ tools: TOOLS }, "openai");
+    // Reconfigure the agent for a Kimi-style model that accepts messages[].tools.
+    await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: "test-admin-key",
+      json: { model: { provider: "openai", name: s.model, capabilities: { message_level_tools: true } }, tools: TOOLS },
+    });
+    await script(s.model, searchThenCall("call_m"));
+    const res = await send(s, { content: "weather in Paris?" });
+    expect(res.body.error).toBeUndefined();
+    expect(res.body.status).toBe("completed");
+    const reqs = await mockRequests(s.model);
+    expect(reqs.filter((r) => r.rejected)).toEqual([]);
+    const bodies = reqs.map((r) => r.body as Body);
+    expect(new Set(bodies.map((b) => JSON.stringify(b.tools))).size).toBe(1);
+    const names = (bodies[0]?.tools ?? []).map((t) => (t.function as { name: string }).name);
+    expect(names).toEqual(["echo_core", "tool_search", "tool_info", "select_tools"]);
+    const declared = bodies[1]?.messages.find((m) => m.role === "system" && Array.isArray(m.tools)) as
+      | { tools: Array<{ function: { name: string } }>; content?: unknown }
+      | undefined;
+    expect(declared?.tools.map((t) => t.function.name)).toEqual(["get_weather"]);
+    expect(declared).not.toHaveProperty("content");
+  });
+
+  it("plain Chat Completions: loaded schemas are appended to tools[]", async () => {
+    const s = await setup({ tools: TOOLS }, "openai");
+    await script(s.model, searchThenCall("call_p"));
+    expect((await send(s, { content: "weather in Paris?" })).body.status).toBe("completed");
+    const bodies = (await mockRequests(s.model)).map((r) => r.body as Body);
+    const names = bodies.map((b) => (b.tools ?? []).map((t) => (t.function as { name: string }).name));
+    expect(names[0]).toEqual(["echo_core", "tool_search", "tool_info", "select_tools"]);
+    expect(names[1]).toEqual([...(names[0] ?? []), "get_weather"]);
+  });
+});
+
+describe("deferred tools and built-ins", () => {
+  it("a valid call to a deferred tool that is not loaded runs it and loads it", async () => {
+    const s = await setup({ tools: TOOLS });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_direct", name: "get_stock_price", input: { city: "NYSE" } }] } },
+      { reply: { text: "done" } },
+    ]);
+    expect((await send(s, { content: "price?" })).body.status).toBe("completed");
+    const result = (await history(s))[2]?.parts[0] as unknown as { is_error: boolean };
+    expect(result.is_error).toBe(false);
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).toEqual(["get_stock_price"]);
+    expect((await mockRequests(s.model)).filter((r) => r.rejected)).toEqual([]);
+  });
+
+  it("an invalid call to a deferred tool that is not loaded says it exists and how to load it", async () => {
+    const s = await setup({ tools: TOOLS });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_bad", name: "send_email", input: { to: 42 } }] } },
+      { reply: { text: "sorry" } },
+    ]);
+    await send(s, { content: "mail" });
+    const result = (await history(s))[2]?.parts[0] as unknown as { is_error: boolean; content: string };
+    expect(result.is_error).toBe(true);
+    expect(result.content).toContain('Tool "send_email" exists but is not loaded');
+    expect(result.content).toContain("select:send_email");
+    expect(result.content).toContain('tool_info(name: "send_email", include_schema: true)');
+    const invalid = (await events(s)).filter((e) => e.type === "tool_call_invalid");
+    expect(invalid).toHaveLength(1);
+    expect((await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key })).body.loaded_tools).toEqual([]);
+  });
+
+  it("select_tools answers per name: loaded, already available, unknown", async () => {
+    const s = await setup({ tools: TOOLS });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_sel", name: "select_tools", input: { names: ["send_email", "echo_core", "nope"] } }] } },
+      { reply: { text: "ok" } },
+    ]);
+    await send(s, { content: "load" });
+    const result = (await history(s))[2]?.parts[0] as unknown as { content: Array<{ type: string; text?: string }> };
+    expect(JSON.parse(result.content[0]?.text ?? "{}")).toEqual({
+      send_email: "loaded",
+      echo_core: "already available",
+      nope: "unknown",
+    });
+  });
+
+  it("tool_search refuses max_results outside 1..20 instead of clamping", async () => {
+    const s = await setup({ tools: TOOLS });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_max", name: "tool_search", input: { query: "weather", max_results: 50 } }] } },
+      { reply: { text: "ok" } },
+    ]);
+    await send(s, { content: "search" });
+    const result = (await history(s))[2]?.parts[0] as unknown as { is_error: boolean; content: string };
+    expect(result.is_error).toBe(true);
+    expect(result.content).toContain("max_results");
+  });
+
+  it("with tool_search disabled every tool is declared eagerly and no built-in appears", async () => {
+    const s = await setup({ tools: TOOLS, disclosure: { tool_search: false } });
+    await script(s.model, [{ reply: { text: "ok" } }]);
+    await send(s, { content: "hi" });
+    const body = (await mockRequests(s.model))[0]?.body as Body;
+    expect((body.tools ?? []).map((t) => t.name)).toEqual(["echo_core", "get_weather", "get_stock_price", "send_email"]);
+    expect((body.tools ?? []).some((t) => t.defer_loading)).toBe(false);
+    expect(JSON.stringify(body.system ?? "")).not.toContain("deferred_tools");
+  });
+
+  it("clear empties the loaded set", async () => {
+    const s = await setup({ tools: TOOLS });
+    await script(s.model, searchThenCall("toolu_c"));
+    await send(s, { content: "weather" });
+    await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key });
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).toEqual([]);
+  });
+});
+
+describe("tool-set changes", () => {
+  it("announces an added and a removed tool once at the next turn boundary, and drops the removed tool's loaded state", async () => {
+    const s = await setup({ tools: TOOLS });
+    await script(s.model, [...searchThenCall("toolu_n"), { reply: { text: "second" } }, { reply: { text: "third" } }]);
+    await send(s, { content: "weather" });
+    const changed = [...TOOLS.filter((t) => t.name !== "get_weather"), tool("book_flight", "Book a flight")];
+    await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: "test-admin-key",
+      json: { model: { provider: "anthropic", name: s.model }, system: "You are a test agent.", tools: changed },
+    });
+    await send(s, { content: "next" });
+    await send(s, { content: "quiet turn" });
+    const msgs = await history(s);
+    const notices = msgs.flatMap((m) => m.parts).filter((p) => p.type === "notice" && p.kind === "tools_changed");
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.text).toContain("<tools_added>book_flight</tools_added>");
+    expect(notices[0]?.text).toContain("<tools_removed>get_weather</tools_removed>");
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).toEqual([]);
+    const reqs = await mockRequests(s.model);
+    expect(reqs.filter((r) => r.rejected).map((r) => r.rejected?.message)).toEqual([]);
+    // The deferred listing in the system prompt did not change with the tool set.
+    expect(new Set(reqs.map((r) => JSON.stringify((r.body as Body).system))).size).toBe(1);
+  });
+});
