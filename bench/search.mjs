@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { evaluate, loadDataset, plainBm25For, syntheticCatalog } from "./search-lib.ts";
+import { evaluate, loadDataset, perturb, plainBm25For, syntheticCatalog } from "./search-lib.ts";
 import { DEFAULT_TUNING, ToolIndex } from "../src/tools/search/index.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -29,23 +29,28 @@ const toDocs = (catalog) =>
   catalog.map((t) => ({ name: t.name, description: t.description ?? "", input_schema: t.parameters }));
 
 /** Ablations: each row switches one technique off (or changes one knob) from the defaults. */
+const W = DEFAULT_TUNING.weights;
 const ABLATIONS = [
   ["defaults", {}],
   ["no stemming", { stem: false }],
   ["no stopwords", { stopwords: false }],
-  ["no parameter field", { weights: [DEFAULT_TUNING.weights[0], DEFAULT_TUNING.weights[1], DEFAULT_TUNING.weights[2], 0] }],
-  ["name weight 1 (plain)", { weights: [1, DEFAULT_TUNING.weights[1], DEFAULT_TUNING.weights[2], DEFAULT_TUNING.weights[3]] }],
-  ["no name coverage boost", { nameCoverageBoost: 0 }],
-  ["no name phrase boost", { namePhraseBoost: 0 }],
-  ["no typo/prefix matching", { fuzzyWeight: 0 }],
-  ["no compound splitting", { splitCompounds: false }],
-  ["with pseudo-relevance feedback", { prfDocs: 3, prfTerms: 10, prfWeight: 0.3 }],
+  ["no parameter field", { weights: [W[0], W[1], W[2], 0] }],
+  ["flat field weights (all 1)", { weights: [1, 1, 1, 1] }],
+  ["no name-phrase boost", { namePhraseBoost: 0 }],
+  ["no typo matching", { fuzzyWeight: 0 }],
+  ["no query-word splitting", { splitQuery: false }],
+  ["no compound-name splitting", { splitCompounds: false }],
 ];
 
-function runQuality(dir, tuning = {}) {
+function runQuality(dir, tuning = {}, noisy = false) {
   const { catalog, queries } = loadDataset(dir);
   const index = new ToolIndex(toDocs(catalog), tuning);
-  const ours = evaluate(queries, (q) => index.search(q, { limit: 10 }).map((h) => h.name));
+  const rank = (q) => index.search(q, { limit: 10 }).map((h) => h.name);
+  const ours = evaluate(queries, rank);
+  if (noisy) {
+    ours.typo = evaluate(perturb(queries, "typo"), rank);
+    ours.glue = evaluate(perturb(queries, "glue"), rank);
+  }
   const bm25 = plainBm25For(catalog);
   const base = evaluate(queries, (q) => bm25.rank(q, 10));
   return { ours, base, queries: queries.length, tools: catalog.length };
@@ -159,13 +164,17 @@ if (flag("--latency")) {
 }
 
 function ablate(sets) {
-  const widths = [34, 10, 8, 8, 8];
-  console.log(row(["variant", "dataset", "R@1", "R@5", "MRR@10"], widths));
+  console.log("\nablations (typo / glue: the same queries with one typo, or one space removed, in a content word):");
+  const widths = [28, 10, 8, 8, 8, 10, 10];
+  console.log(row(["variant", "dataset", "R@1", "R@5", "MRR@10", "typo R@5", "glue R@5"], widths));
   for (const [label, tuning] of ABLATIONS) {
     for (const [name, dir] of sets) {
-      const r = runQuality(dir, tuning);
+      const o = runQuality(dir, tuning, true).ours;
       console.log(
-        row([label, name, r4(r.ours["recall@1"]), r4(r.ours["recall@5"]), r4(r.ours["mrr@10"])], widths),
+        row(
+          [label, name, r4(o["recall@1"]), r4(o["recall@5"]), r4(o["mrr@10"]), r4(o.typo["recall@5"]), r4(o.glue["recall@5"])],
+          widths,
+        ),
       );
     }
   }

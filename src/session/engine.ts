@@ -3,7 +3,7 @@ import { MAX_STEPS_LIMIT } from "../agents/types";
 import type { Env } from "../env";
 import { fail } from "../http/errors";
 import { EventLog } from "../observability/events";
-import type { Part } from "./history/parts";
+import type { JsonObject, Part } from "./history/parts";
 import { HistoryStore, type SuppliedResult } from "./history/store";
 import type { Mode, Result, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { StreamLog } from "./stream/log";
@@ -108,7 +108,11 @@ export class SessionEngine {
     if (!latest || latest.status === "completed" || (!open && last?.role !== "user")) {
       return fail(409, "nothing_to_retry", "the last turn did not fail or get interrupted; send a new message instead");
     }
-    const turn = this.#begin(agent, "retry", {}, latest, { reason: "the call was superseded by a retry" });
+    // A retried turn keeps the structured-output contract of the turn it re-runs.
+    const schema = latest.json_schema ? (JSON.parse(latest.json_schema) as JsonObject) : undefined;
+    const turn = this.#begin(agent, "retry", schema ? { json_schema: schema } : {}, latest, {
+      reason: "the call was superseded by a retry",
+    });
     return { ok: true, ...(await this.#answer(turn, mode, turn.first_message_seq ?? 0, false, turn.log_start)) };
   }
 
@@ -116,7 +120,7 @@ export class SessionEngine {
   #begin(
     agent: AgentConfig,
     kind: TurnKind,
-    input: { max_steps?: number; idempotency_key?: string; body_hash?: string },
+    input: { max_steps?: number; idempotency_key?: string; body_hash?: string; json_schema?: JsonObject },
     previous: TurnRow | null,
     close: { supplied?: ReadonlyMap<string, SuppliedResult>; extra?: Part[]; reason: string },
   ): TurnRow {
@@ -136,6 +140,7 @@ export class SessionEngine {
         log_start: this.log.head(),
         idempotency_key: input.idempotency_key ?? null,
         body_hash: input.body_hash ?? null,
+        json_schema: input.json_schema ? JSON.stringify(input.json_schema) : null,
       });
       const { message, synthesized } = this.history.closeOpenCalls({
         turnId: id,
@@ -215,6 +220,7 @@ export class SessionEngine {
       messages,
       usage: JSON.parse(t.usage) as Record<string, number>,
       ...(t.error ? { error: JSON.parse(t.error) as TurnResult["error"] } : {}),
+      ...(t.structured_result !== null ? { structured_result: JSON.parse(t.structured_result) as unknown } : {}),
       ...(t.status === "awaiting_tool_results"
         ? { pending_tool_calls: pending.map((c) => ({ id: c.id, name: c.name })) }
         : {}),

@@ -1,6 +1,6 @@
 import type { Failure } from "../http/errors";
 import type { SessionEvent } from "../observability/events";
-import type { Message, Part } from "./history/parts";
+import type { JsonObject, Message, Part } from "./history/parts";
 import type { SuppliedResult } from "./history/store";
 import type { TurnStatus } from "./stream/turn-events";
 
@@ -23,6 +23,8 @@ export interface SendInput {
   max_steps?: number;
   idempotency_key?: string;
   body_hash?: string;
+  /** Already compiled strictly by the worker; the turn must end with a value valid against it. */
+  json_schema?: JsonObject;
 }
 
 export interface TurnResult {
@@ -32,6 +34,7 @@ export interface TurnResult {
   messages: Message[];
   error?: { code: string; message: string; retryable?: boolean };
   usage: Record<string, number>;
+  structured_result?: unknown;
   pending_tool_calls?: Array<{ id: string; name: string }>;
 }
 

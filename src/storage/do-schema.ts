@@ -72,6 +72,9 @@ const MIGRATIONS: readonly string[] = [
   `,
   // v2: whether a loaded tool's schema was already written to history as a tool_declarations part.
   `ALTER TABLE loaded_tools ADD COLUMN declared INTEGER NOT NULL DEFAULT 0;`,
+  // v3: structured output per turn: the JSON Schema it was asked for and the delivered value.
+  `ALTER TABLE turns ADD COLUMN json_schema TEXT;
+   ALTER TABLE turns ADD COLUMN structured_result TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

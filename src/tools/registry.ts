@@ -1,6 +1,7 @@
 import type { AgentConfig, ToolExecution } from "../agents/types";
 import type { JsonObject, ToolDeclaration } from "../session/history/parts";
 import { builtinTools } from "./builtins/declarations";
+import { widenSchema } from "./refs/index";
 
 export type ToolSource = "builtin" | "http" | "client" | "mcp";
 
@@ -19,8 +20,22 @@ export interface RegisteredTool {
   execution?: ToolExecution;
 }
 
+const widened = new WeakMap<RegisteredTool, JsonObject>();
+
+/**
+ * The declaration sent to providers. Parameters of non-built-in tools are
+ * widened so a `{"$tool", "$path"}` reference is accepted at every value
+ * position (resolved and validated against the original before execution).
+ */
 export function declaration(tool: RegisteredTool): ToolDeclaration {
-  return { name: tool.name, description: tool.description, input_schema: tool.input_schema };
+  if (tool.source === "builtin")
+    return { name: tool.name, description: tool.description, input_schema: tool.input_schema };
+  let schema = widened.get(tool);
+  if (!schema) {
+    schema = widenSchema(tool.input_schema);
+    widened.set(tool, schema);
+  }
+  return { name: tool.name, description: tool.description, input_schema: schema };
 }
 
 /** The schema arguments are validated against: the discovery schema when present. */

@@ -97,7 +97,8 @@ describe("bad input changes nothing", () => {
     ["empty content", JSON.stringify({ content: "" }), 400, "invalid_request"],
     ["max_steps out of range", JSON.stringify({ content: "x", max_steps: 0 }), 400, "invalid_request"],
     ["deeply nested JSON", `${"[".repeat(200)}${"]".repeat(200)}`, 400, "invalid_request"],
-    ["an oversized body", JSON.stringify({ content: "x".repeat(1_100_000) }), 413, "payload_too_large"],
+    ["an oversized body", JSON.stringify({ content: "x".repeat(5_300_000) }), 413, "payload_too_large"],
+    ["an oversized message", JSON.stringify({ content: "x".repeat(200_001) }), 400, "invalid_request"],
   ])("POST /messages with %s → %i %s", async (_name, body, status, code) => {
     const s = await setup();
     const res = await api(`/v1/sessions/${s.session}/messages`, {

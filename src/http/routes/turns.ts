@@ -1,8 +1,9 @@
 import { type Context, Hono } from "hono";
-import type { Part, ToolResultContent } from "../../session/history/parts";
+import type { JsonObject, Part, ToolResultContent } from "../../session/history/parts";
 import type { SuppliedResult } from "../../session/history/store";
 import type { Mode, Result, TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";
+import { compileStrict } from "../../tools/schema/index";
 import type { AppEnv } from "../app";
 import { requireTenant, sha256Hex } from "../auth";
 import { ApiError } from "../errors";
@@ -63,8 +64,19 @@ const messageSchema = {
     },
     tool_results: toolResultsSchema,
     max_steps: { type: "integer", minimum: 1, maximum: 64 },
+    json_schema: { type: ["object", "boolean"] },
   },
 } as const;
+
+/** Messages may carry a JSON Schema of up to 4 MiB (checked by compileStrict), so the body may be larger than 1 MiB. */
+const MESSAGE_BODY_BYTES = 5 * 1024 * 1024;
+
+/** Compiles a structured-output schema strictly; a bad one is refused before anything is written. */
+export function strictOutputSchema(schema: unknown): JsonObject {
+  const compiled = compileStrict(schema, { requireObjectRoot: true });
+  if (!compiled.ok) throw new ApiError(422, "invalid_schema", `json_schema: ${compiled.error}`);
+  return schema as JsonObject;
+}
 
 const toolResultsBodySchema = {
   type: "object",
@@ -114,11 +126,14 @@ export const turnsRoutes = new Hono<AppEnv>()
   .post("/:id/messages", async (c) => {
     const ref = await sessionRef(c);
     const agent = requireAgent(ref);
-    const raw = await readJson(c);
-    const body = check<{ content: string | Part[]; tool_results?: RawResult[]; max_steps?: number }>(
-      messageSchema,
-      raw,
-    );
+    const raw = await readJson(c, MESSAGE_BODY_BYTES);
+    const body = check<{
+      content: string | Part[];
+      tool_results?: RawResult[];
+      max_steps?: number;
+      json_schema?: unknown;
+    }>(messageSchema, raw);
+    const jsonSchema = body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const content: Part[] = typeof body.content === "string" ? [{ type: "text", text: body.content }] : body.content;
     const nonEmpty = content.filter((p) => p.type !== "text" || p.text.length > 0);
     if (nonEmpty.length === 0 && !body.tool_results?.length) {
@@ -135,6 +150,7 @@ export const turnsRoutes = new Hono<AppEnv>()
           content: nonEmpty,
           tool_results: toSupplied(body.tool_results),
           ...(body.max_steps ? { max_steps: body.max_steps } : {}),
+          ...(jsonSchema ? { json_schema: jsonSchema } : {}),
           ...(key ? { idempotency_key: key, body_hash: await sha256Hex(JSON.stringify(raw)) } : {}),
         },
         modeOf(c),

@@ -9,7 +9,7 @@ import type {
   ToolResultPart,
   ToolUsePart,
 } from "./parts";
-import { boundResultContent } from "./truncate";
+import { boundResultContent, resultText } from "./truncate";
 
 export type CallState = "pending" | "resolved" | "synthesized" | "skipped";
 export type Execution = "http" | "client" | "builtin" | "unknown";
@@ -175,6 +175,20 @@ export class HistoryStore {
 
   hasToolUseId(id: string): boolean {
     return one(this.sql, "SELECT 1 AS x FROM tool_calls WHERE id = ?", id) !== null;
+  }
+
+  /** The value of an earlier tool result, for `$tool` references: its JSON when it parses, else its text. */
+  resultValue(id: string): { ok: true; value: unknown } | { ok: false; reason: "unknown" | "failed" | "pending" } {
+    const call = this.call(id);
+    if (!call) return { ok: false, reason: "unknown" };
+    if (call.state === "pending") return { ok: false, reason: "pending" };
+    if (call.state !== "resolved" || call.is_error === 1) return { ok: false, reason: "failed" };
+    const text = resultText(JSON.parse(call.result ?? '""') as ToolResultContent);
+    try {
+      return { ok: true, value: JSON.parse(text) as unknown };
+    } catch {
+      return { ok: true, value: text };
+    }
   }
 
   /** Stores a result without writing history yet (siblings may still be running). */

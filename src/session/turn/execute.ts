@@ -2,14 +2,19 @@ import type { EventLog } from "../../observability/events";
 import { checkArguments } from "../../tools/arguments";
 import type { BuiltinOutcome } from "../../tools/builtins/run";
 import { callHttpTool, type ToolOutcome } from "../../tools/http-tool";
+import { containsRefs, type Lookup, resolveRefs } from "../../tools/refs/index";
 import { fullSchema, type ToolRegistry } from "../../tools/registry";
-import type { ToolResultContent, ToolUsePart } from "../history/parts";
+import type { JsonObject, ToolResultContent, ToolUsePart } from "../history/parts";
 
 export interface ExecuteOptions {
   calls: ToolUsePart[];
   registry: ToolRegistry;
+  /** Calls whose arguments were not a JSON object (id → parse problem). */
+  malformed: ReadonlyMap<string, string>;
   loaded: ReadonlySet<string>;
   runBuiltin(call: ToolUsePart): BuiltinOutcome;
+  /** An earlier tool result of the session, for `$tool` references. */
+  lookup: Lookup;
   signal: AbortSignal;
   allowPrivate: boolean;
   events: EventLog;
@@ -56,17 +61,34 @@ export async function executeCalls(opts: ExecuteOptions): Promise<void> {
           `unknown tool "${call.name}". Available tools: ${names.join(", ") || "(none)"}.${hint}`,
         );
       }
+      const bad = opts.malformed.get(call.id);
+      if (bad !== undefined) {
+        return invalid(
+          call,
+          [`arguments are not a JSON object: ${bad}`],
+          `The arguments of this call were not a valid JSON object (${bad}). Call "${call.name}" again with a JSON object.`,
+        );
+      }
       if (tool.source === "builtin") {
         const out = opts.runBuiltin(call);
         return opts.onResult(call, { content: out.content, is_error: out.is_error, ms: 0 }, out.load);
       }
-      const check = checkArguments(fullSchema(tool), call.input);
+      let input = call.input;
+      if (containsRefs(input)) {
+        const resolved = resolveRefs(input, opts.lookup);
+        if (!resolved.ok) {
+          return invalid(call, [resolved.error], `Could not resolve a reference in the arguments: ${resolved.error}`);
+        }
+        input = resolved.value as JsonObject;
+      }
+      const check = checkArguments(fullSchema(tool), input);
       const notLoaded = tool.deferred && !opts.loaded.has(tool.name);
       if (!check.valid) {
+        const resolvedNote = input !== call.input ? " (after resolving references)" : "";
         const how = notLoaded
           ? `Tool "${tool.name}" exists but is not loaded, and these arguments do not match its schema. ` +
             `Load it with tool_search (query: "select:${tool.name}") or select_tools(names: ["${tool.name}"]), then call it again.`
-          : `Invalid arguments for "${tool.name}".`;
+          : `Invalid arguments for "${tool.name}"${resolvedNote}.`;
         return invalid(
           call,
           check.errors,
@@ -86,7 +108,7 @@ export async function executeCalls(opts: ExecuteOptions): Promise<void> {
           timeoutMs: execution.timeout_ms,
           toolUseId: call.id,
           name: call.name,
-          input: call.input,
+          input,
           signal: opts.signal,
           allowPrivate: opts.allowPrivate,
         });

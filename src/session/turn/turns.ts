@@ -18,6 +18,8 @@ export interface TurnRow {
   usage: string;
   idempotency_key: string | null;
   body_hash: string | null;
+  json_schema: string | null;
+  structured_result: string | null;
   started_at: string;
   ended_at: string | null;
   [key: string]: string | number | null;
@@ -63,12 +65,13 @@ export class TurnStore {
     log_start: number;
     idempotency_key: string | null;
     body_hash: string | null;
+    json_schema?: string | null;
   }): TurnRow {
     const ord = (one<{ m: number | null }>(this.sql, "SELECT max(ord) AS m FROM turns")?.m ?? 0) + 1;
     run(
       this.sql,
-      `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, idempotency_key, body_hash, started_at)
-       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, idempotency_key, body_hash, json_schema, started_at)
+       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)`,
       t.id,
       ord,
       t.kind,
@@ -77,6 +80,7 @@ export class TurnStore {
       t.log_start,
       t.idempotency_key,
       t.body_hash,
+      t.json_schema ?? null,
       nowIso(),
     );
     return this.get(t.id) as TurnRow;
@@ -84,6 +88,10 @@ export class TurnStore {
 
   setFirstMessage(id: string, seq: number): void {
     run(this.sql, "UPDATE turns SET first_message_seq = coalesce(first_message_seq, ?) WHERE id = ?", seq, id);
+  }
+
+  setStructuredResult(id: string, value: unknown): void {
+    run(this.sql, "UPDATE turns SET structured_result = ? WHERE id = ?", JSON.stringify(value), id);
   }
 
   setStatus(id: string, status: TurnStatus): void {

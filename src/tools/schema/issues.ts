@@ -106,7 +106,7 @@ const REWRITES: Array<[RegExp, (m: RegExpExecArray) => string]> = [
   [/^String is too long \((\d+) > (\d+)\)\.$/, (m) => `must be at most ${m[2]} characters long (got ${m[1]})`],
   [/^Array has too few items \((\d+) < (\d+)\)\.$/, (m) => `must have at least ${m[2]} items (got ${m[1]})`],
   [/^Array has too many items \((\d+) > (\d+)\)\.$/, (m) => `must have at most ${m[2]} items (got ${m[1]})`],
-  [/^String does not match format (.*)\.$/, (m) => `must be a valid ${m[1]} string`],
+  [/^String does not match format "(.*)"\.$/, (m) => `must be a valid ${m[1]} string`],
 ];
 
 const PROPERTY_WRAPPERS = new Set(["properties", "patternProperties", "additionalProperties", "unevaluatedProperties"]);
@@ -164,6 +164,13 @@ function describe(e: OutputUnit, previous: OutputUnit | undefined, value: unknow
       return { pointer, message: "matches none of the allowed alternatives" };
     case "not":
       return { pointer, message: "matches a schema it must not match" };
+    // The validator words these as "is less than N" although equality fails too.
+    case "exclusiveMinimum":
+    case "exclusiveMaximum": {
+      const bound = /than (?:or equal to )?(.*)\.$/.exec(e.error)?.[1] ?? "?";
+      const side = e.keyword === "exclusiveMinimum" ? "greater" : "less";
+      return { pointer, message: `must be ${side} than ${bound} (got ${show(got, 40)})` };
+    }
     case "pattern":
       return { pointer, message: `does not match the required pattern (got ${show(got, 40)})` };
     default: {
@@ -194,8 +201,13 @@ export function toIssues(errors: OutputUnit[], value: unknown): { issues: Valida
   );
   const kept = drafts.filter((d) => !d.wrapper || innermost.includes(d)).map((d) => d.draft);
 
+  // A type error at a place whose contents were also checked comes from an alternative that was
+  // rejected (anyOf/oneOf): some other branch accepted the type and failed deeper, which is the news.
+  const deeper = kept.map((d) => d.pointer);
+  const relevant = kept.filter((d) => !d.types || !deeper.some((p) => p.startsWith(`${d.pointer}/`)));
+
   const types = new Map<string, Set<string>>();
-  for (const d of kept) {
+  for (const d of relevant) {
     if (!d.types) continue;
     const set = types.get(d.pointer) ?? new Set<string>();
     for (const t of d.types) set.add(t);
@@ -203,7 +215,7 @@ export function toIssues(errors: OutputUnit[], value: unknown): { issues: Valida
   }
   const seen = new Set<string>();
   const all: ValidationIssue[] = [];
-  for (const d of kept) {
+  for (const d of relevant) {
     const set = d.types ? types.get(d.pointer) : undefined;
     const message = set ? `expected ${[...set].join(" or ")}, got ${typeOf(valueAt(value, d.pointer))}` : d.message;
     const path = d.pointer === "" ? "(root)" : d.pointer;

@@ -17,7 +17,6 @@ export type KeywordKind =
   | "string"
   | "boolean"
   | "number"
-  | "numberOrBoolean" // exclusiveMinimum/Maximum: number now, boolean in old drafts the validator still honours
   | "positiveNumber"
   | "nonNegativeInteger"
   | "regex"
@@ -70,8 +69,8 @@ export const KEYWORDS: ReadonlyMap<string, KeywordKind> = new Map<string, Keywor
   ["multipleOf", "positiveNumber"],
   ["maximum", "number"],
   ["minimum", "number"],
-  ["exclusiveMaximum", "numberOrBoolean"],
-  ["exclusiveMinimum", "numberOrBoolean"],
+  ["exclusiveMaximum", "number"],
+  ["exclusiveMinimum", "number"],
   ["maxLength", "nonNegativeInteger"],
   ["minLength", "nonNegativeInteger"],
   ["pattern", "regex"],

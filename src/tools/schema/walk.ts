@@ -73,8 +73,6 @@ function valueProblem(kind: KeywordKind, v: unknown): string | undefined {
       return typeof v === "boolean" ? undefined : "a boolean";
     case "number":
       return typeof v === "number" && Number.isFinite(v) ? undefined : "a number";
-    case "numberOrBoolean":
-      return typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) ? undefined : "a number";
     case "positiveNumber":
       return typeof v === "number" && Number.isFinite(v) && v > 0 ? undefined : "a number greater than 0";
     case "nonNegativeInteger":
@@ -107,6 +105,23 @@ function typeProblem(v: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Draft-04 wrote exclusive bounds as booleans beside minimum/maximum. Lenient compilation rewrites
+ * them to the draft-07 numeric form, which is the only form the validator checks outside draft-04.
+ */
+function modernizeBounds(node: Record<string, unknown>): void {
+  for (const [exclusive, bound] of [
+    ["exclusiveMinimum", "minimum"],
+    ["exclusiveMaximum", "maximum"],
+  ] as const) {
+    if (typeof node[exclusive] !== "boolean") continue;
+    if (node[exclusive] === true && typeof node[bound] === "number") {
+      node[exclusive] = node[bound];
+      delete node[bound];
+    } else delete node[exclusive];
+  }
+}
+
 function walkNode(w: Walk, node: unknown, pointer: string, resource: string): void {
   if (typeof node === "boolean") {
     w.positions.add(pointer);
@@ -117,6 +132,7 @@ function walkNode(w: Walk, node: unknown, pointer: string, resource: string): vo
     return;
   }
   w.positions.add(pointer);
+  if (w.lenient) modernizeBounds(node);
   let base = resource;
   const id = node.$id;
   if (typeof id === "string") {

@@ -1,9 +1,10 @@
-// The tool-search index: BM25F over four fields of each tool (name parts, search_hint, description, parameter
-// names + descriptions), with stemming, stopwords, name boosts, typo tolerance and compound-name splitting.
+// The tool-search index: BM25F over four fields of each tool — name parts, search_hint, description, parameter
+// names + descriptions — with stemming, stopwords, name boosts, typo tolerance and compound-word splitting.
 //
-// Everything is plain data (Maps and arrays) built once per catalog and updated incrementally (`add`, `remove`);
-// a query touches only the postings of its own terms (plus a scan of the distinct vocabulary for a term that is not
-// in it, to find typo/prefix variants). No Node built-ins, no eval, no I/O: it runs inside workerd as is.
+// Everything is plain data (Maps and arrays) built once per catalog and updated incrementally (`add`, `remove`).
+// A query reads only the postings of its own terms; a word the catalog lacks costs one scan of the vocabulary words
+// of similar length (typo variants). No Node built-ins, no eval, no I/O: it runs inside workerd as is.
+// Deterministic: the same catalog (in the same order) and query give the same ranking; ties keep catalog order.
 
 import { parseQuery } from "./query.ts";
 import { normalizeTerm, STOPWORDS, tokenize } from "./tokenize.ts";
@@ -29,27 +30,26 @@ export interface SearchOptions {
 
 /** Scoring knobs. The defaults are the tuned values; the bench passes variants to measure each technique. */
 export interface Tuning {
+  /** BM25 term-frequency saturation. */
   k1: number;
-  /** Field weights and length-normalisation strengths, in field order: name, search_hint, description, parameters. */
-  weights: [number, number, number, number];
-  b: [number, number, number, number];
+  /** Field weights, in field order: name, search_hint, description, parameters. */
+  weights: readonly [number, number, number, number];
+  /** Length normalisation per field (BM25 b), same order. */
+  b: readonly [number, number, number, number];
+  /** Porter stemming of index and query terms. */
   stem: boolean;
+  /** Drop English function words (from the query and the index). */
   stopwords: boolean;
-  /** Added when the whole query is the tool's name (any casing/separators): puts it first. */
+  /** Added when the whole query is a tool's name (any casing/separators): puts that tool first. */
   exactNameBoost: number;
-  /** Added, times the summed idf of the name's parts, when the name's parts appear in order in the query. */
+  /** Added, times the summed idf of the name's parts, when the query contains the tool's name ("… able style …"). */
   namePhraseBoost: number;
-  /** Weight of a vocabulary term one edit away from (or extending) a query term that the catalog lacks; 0 = off. */
+  /** Weight of catalog terms one edit away from (or extending) a query word the catalog lacks; 0 = off. */
   fuzzyWeight: number;
-  /** Split lowercase concatenated name chunks ("airqualityforecast") with the catalog's own vocabulary. */
+  /** Split lowercase run-together name parts ("airqualityforeast") into the catalog's own words. */
   splitCompounds: boolean;
-  /** Weight of catalog terms sharing the first `prefixLength` letters with a query term (truncation stemming); 0 = off. */
-  prefixWeight: number;
-  prefixLength: number;
-  /** Split a query word the catalog lacks into catalog words ("milesfrom" → miles from). */
+  /** Split a run-together query word the catalog lacks ("milesfrom") into catalog words. */
   splitQuery: boolean;
-  /** Weight of adjacent query-term pairs found adjacent in a tool's text; 0 = off. */
-  bigramWeight: number;
 }
 
 export const DEFAULT_TUNING: Tuning = {
@@ -61,11 +61,8 @@ export const DEFAULT_TUNING: Tuning = {
   exactNameBoost: 1000,
   namePhraseBoost: 0.5,
   fuzzyWeight: 0.4,
-  splitCompounds: false,
-  prefixWeight: 0,
-  prefixLength: 6,
-  splitQuery: false,
-  bigramWeight: 0,
+  splitCompounds: true,
+  splitQuery: true,
 };
 
 const NF = 4;
@@ -77,8 +74,10 @@ const F_DESC = 2;
 const MAX_FIELD_CHARS = 8_000;
 const MAX_SCHEMA_DEPTH = 4;
 const MAX_SCHEMA_PROPS = 200;
-/** Distinct words of one query that are scored; the rest are ignored (bounds the work per query). */
-const MAX_QUERY_TERMS = 64;
+/** Words of one query that are scored; the rest are ignored (bounds the work per query). */
+const MAX_QUERY_WORDS = 64;
+/** A score given to tools that only meet a `+required` word inside their name, so they can still be listed. */
+const NAME_SUBSTRING_SCORE = 1e-3;
 
 interface Doc {
   id: number;
@@ -89,12 +88,15 @@ interface Doc {
   keys: string[];
   /** Whether a query containing the name is naming this tool: the name has several parts or is not a prose word. */
   mention: boolean;
-  /** Distinct analysed name terms, in name order. */
+  /** Distinct analysed name terms. */
   nameTerms: string[];
   /** Field lengths in terms. */
   len: Float64Array;
-  /** Every distinct term of the tool with its per-field frequencies (for removal, filters and feedback). */
+  /** Each distinct term with its per-field frequencies. */
   tf: Map<string, Float64Array>;
+  /** Distinct raw words of the prose fields and of the name (vocabulary bookkeeping on removal). */
+  proseWords: string[];
+  nameWords: string[];
 }
 
 interface Posting {
@@ -103,7 +105,72 @@ interface Posting {
   tf: number[];
 }
 
-/** Text of a JSON Schema's properties: names (split) and descriptions, recursively, bounded. */
+/** A counted word set with length buckets, for "one edit away" look-ups without scanning everything. */
+class Vocab {
+  private readonly counts = new Map<string, number>();
+  private readonly byLen = new Map<number, Set<string>>();
+
+  has(w: string): boolean {
+    return this.counts.has(w);
+  }
+
+  count(w: string): number {
+    return this.counts.get(w) ?? 0;
+  }
+
+  add(w: string): void {
+    const c = this.counts.get(w);
+    if (c !== undefined) {
+      this.counts.set(w, c + 1);
+      return;
+    }
+    this.counts.set(w, 1);
+    let bucket = this.byLen.get(w.length);
+    if (!bucket) this.byLen.set(w.length, (bucket = new Set()));
+    bucket.add(w);
+  }
+
+  delete(w: string): void {
+    const c = this.counts.get(w);
+    if (c === undefined) return;
+    if (c > 1) {
+      this.counts.set(w, c - 1);
+      return;
+    }
+    this.counts.delete(w);
+    this.byLen.get(w.length)?.delete(w);
+  }
+
+  /** Words within one edit of `w` (and, with `extensions`, words of up to 4 more letters that start with `w`). */
+  near(w: string, extensions: boolean): Array<[string, number]> {
+    const out: Array<[string, number]> = [];
+    const L = w.length;
+    for (let len = L - 1; len <= L + (extensions ? 4 : 1); len++) {
+      for (const cand of this.byLen.get(len) ?? []) {
+        if (len <= L + 1 && withinOneEdit(w, cand)) out.push([cand, 1]);
+        else if (extensions && len > L && cand.startsWith(w)) out.push([cand, 0.8]);
+      }
+    }
+    out.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return out;
+  }
+}
+
+/** Damerau–Levenshtein distance ≤ 1 (one insertion, deletion, substitution or adjacent transposition), a ≠ b. */
+function withinOneEdit(a: string, b: string): boolean {
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1 || a === b) return false;
+  let i = 0;
+  while (i < la && i < lb && a[i] === b[i]) i++;
+  if (la === lb) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/** Text of a JSON Schema's properties: names and descriptions, recursively, bounded. */
 function schemaText(schema: unknown, depth = 0, budget = { props: 0 }): string {
   if (!schema || typeof schema !== "object" || depth > MAX_SCHEMA_DEPTH) return "";
   const s = schema as Record<string, unknown>;
@@ -141,20 +208,7 @@ function keysOf(name: string, nameToks: readonly string[]): string[] {
   return keys;
 }
 
-/** Damerau–Levenshtein distance ≤ 1 (one insertion, deletion, substitution or adjacent transposition). */
-function withinOneEdit(a: string, b: string): boolean {
-  const la = a.length;
-  const lb = b.length;
-  if (Math.abs(la - lb) > 1) return false;
-  let i = 0;
-  while (i < la && i < lb && a[i] === b[i]) i++;
-  if (i === la && i === lb) return true;
-  if (la === lb) {
-    if (a.slice(i + 1) === b.slice(i + 1)) return true;
-    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
-  }
-  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
-}
+const LOWER_WORD = /^[a-z]+$/;
 
 export class ToolIndex {
   private readonly tuning: Tuning;
@@ -165,12 +219,13 @@ export class ToolIndex {
   private readonly postings = new Map<string, Posting>();
   private readonly lenSum = new Float64Array(NF);
   private live = 0;
-  /** Raw (unstemmed) word counts over descriptions, hints and parameters: the vocabulary for compound splitting. */
-  private readonly proseWords = new Map<string, number>();
-  private readonly nameWords = new Map<string, number>();
-  private readonly fuzzyCache = new Map<string, Array<[string, number]>>();
-  /** First `prefixLength` letters of a term → the indexed terms starting so. */
-  private readonly prefixes = new Map<string, string[]>();
+  /** Raw words of descriptions, hints and parameters (counted per tool): the catalog's own dictionary. */
+  private readonly prose = new Vocab();
+  /** Raw words of names (counted per tool). */
+  private readonly nameVocab = new Vocab();
+  /** Indexed terms (the postings' keys), for typo variants. */
+  private readonly terms = new Vocab();
+  private readonly nearCache = new Map<string, Array<[string, number]>>();
 
   constructor(docs: readonly SearchDoc[] = [], tuning: Partial<Tuning> = {}) {
     this.tuning = { ...DEFAULT_TUNING, ...tuning };
@@ -191,31 +246,32 @@ export class ToolIndex {
     return this.byName.has(name);
   }
 
-  /** Adds tools (a tool whose name is already indexed is replaced). Cost: proportional to the added text. */
+  /**
+   * Adds tools; a tool whose name is already indexed is replaced (and moves to the end of the tie order). Cost is
+   * proportional to the added text. The words of all tools in one call are known before any of them is split into
+   * compound parts, so building in one call or in several can differ only in those splits.
+   */
   add(docs: readonly SearchDoc[]): void {
     for (const d of docs) if (this.byName.has(d.name)) this.removeOne(d.name);
-    // Vocabulary first, so compound splitting sees every new tool's words.
-    const texts = docs.map((d) => {
-      const hint = (d.search_hint ?? "").slice(0, MAX_FIELD_CHARS);
-      const desc = (d.description ?? "").slice(0, MAX_FIELD_CHARS);
-      const params = d.input_schema ? schemaText(d.input_schema) : "";
-      const toks = [tokenize(hint), tokenize(desc), tokenize(params)] as const;
-      for (const list of toks) for (const t of list) this.proseWords.set(t, (this.proseWords.get(t) ?? 0) + 1);
-      const nameToks = tokenize(d.name);
-      for (const t of nameToks) this.nameWords.set(t, (this.nameWords.get(t) ?? 0) + 1);
-      return { nameToks, toks };
+    const prepared = docs.map((d) => {
+      const hint = tokenize((d.search_hint ?? "").slice(0, MAX_FIELD_CHARS));
+      const desc = tokenize((d.description ?? "").slice(0, MAX_FIELD_CHARS));
+      const params = d.input_schema ? tokenize(schemaText(d.input_schema)) : [];
+      const name = tokenize(d.name);
+      const proseWords = [...new Set([...hint, ...desc, ...params])];
+      const nameWords = [...new Set(name)];
+      for (const w of proseWords) this.prose.add(w);
+      for (const w of nameWords) this.nameVocab.add(w);
+      return { d, name, hint, desc, params, proseWords, nameWords };
     });
-    docs.forEach((d, i) => {
-      const { nameToks, toks } = texts[i]!;
-      this.addOne(d, nameToks, toks[0], toks[1], toks[2]);
-    });
-    this.fuzzyCache.clear();
+    for (const p of prepared) this.addOne(p);
+    this.nearCache.clear();
   }
 
   /** Removes tools by exact name; unknown names are ignored. */
   remove(names: Iterable<string>): void {
     for (const n of names) this.removeOne(n);
-    this.fuzzyCache.clear();
+    this.nearCache.clear();
   }
 
   private term(raw: string): string {
@@ -223,93 +279,106 @@ export class ToolIndex {
   }
 
   private analyzeList(tokens: readonly string[]): string[] {
-    const t = this.tuning;
     const out: string[] = [];
     for (const tok of tokens) {
-      if (t.stopwords && STOPWORDS.has(tok)) continue;
-      out.push(t.stem ? normalizeTerm(tok) : tok);
+      if (this.tuning.stopwords && STOPWORDS.has(tok)) continue;
+      out.push(this.term(tok));
     }
     return out;
   }
 
-  /** Splits a lowercase name chunk into catalog words, or returns [] when no confident split exists. */
-  private splitCompound(chunk: string): string[] {
+  /** A catalog word usable as a piece of a compound: 3+ letters, not a stopword, seen in prose or in 2+ names. */
+  private isPiece(w: string): boolean {
+    return w.length >= 3 && !STOPWORDS.has(w) && (this.prose.has(w) || this.nameVocab.count(w) >= 2);
+  }
+
+  /**
+   * Splits a run-together lowercase name part into catalog words ("diceroller" → dice, roller). Either every piece
+   * is a catalog word, or all but one piece of 6+ letters that is one typo away from a prose word ("airqualityforeast"
+   * → air, quality, forecast). Parts that are prose words themselves, or stem like one, are left alone.
+   */
+  splitCompound(chunk: string): string[] {
     const n = chunk.length;
-    if (n < 6 || !/^[a-z]+$/.test(chunk) || (this.proseWords.get(chunk) ?? 0) > 0) return [];
-    const known = (w: string) =>
-      w.length >= 2 &&
-      w !== chunk &&
-      !STOPWORDS.has(w) &&
-      ((this.proseWords.get(w) ?? 0) > 0 || (this.nameWords.get(w) ?? 0) > 0);
-    // best[i]: [cost, previous cut, known?] for chunk[0..i). A known word costs 1, an unknown letter 1.5.
-    const cost = new Float64Array(n + 1).fill(Number.POSITIVE_INFINITY);
-    const prev = new Int32Array(n + 1).fill(-1);
-    cost[0] = 0;
+    if (n < 6 || n > 40 || !LOWER_WORD.test(chunk) || this.prose.has(chunk)) return [];
+    if (this.terms.has(this.term(chunk)) && this.termInProse(this.term(chunk))) return [];
+    // fwd[i]: fewest pieces covering chunk[0, i); bwd[i]: fewest covering chunk[i, n). Ties: longest first piece.
+    const INF = 1 << 20;
+    const fwd = new Array<number>(n + 1).fill(INF);
+    const fwdCut = new Array<number>(n + 1).fill(-1);
+    fwd[0] = 0;
     for (let i = 1; i <= n; i++) {
-      const unk = cost[i - 1]! + 1.5;
-      if (unk < cost[i]!) {
-        cost[i] = unk;
-        prev[i] = -(i - 1) - 2; // negative: one unknown letter
-      }
-      for (let j = Math.max(0, i - 20); j < i; j++) {
-        const c = cost[j]! + 1;
-        if (c < cost[i]! && known(chunk.slice(j, i))) {
-          cost[i] = c;
-          prev[i] = j;
+      for (let j = 0; j <= i - 3; j++) {
+        if (fwd[j]! + 1 < fwd[i]! && this.isPiece(chunk.slice(j, i))) {
+          fwd[i] = fwd[j]! + 1;
+          fwdCut[i] = j;
         }
       }
     }
-    const segs: Array<{ w: string; known: boolean }> = [];
-    let i = n;
-    while (i > 0) {
-      const p = prev[i]!;
-      if (p >= 0) {
-        segs.push({ w: chunk.slice(p, i), known: true });
-        i = p;
-      } else {
-        const j = -p - 2;
-        const last = segs[segs.length - 1];
-        if (last && !last.known) last.w = chunk[j] + last.w;
-        else segs.push({ w: chunk[j]!, known: false });
-        i = j;
-      }
-    }
-    segs.reverse();
-    const knownChars = segs.reduce((a, s) => a + (s.known ? s.w.length : 0), 0);
-    const knownSegs = segs.filter((s) => s.known);
-    if (knownSegs.length < 1 || segs.length < 2 || knownChars / n < 0.6) return [];
-    const out: string[] = [];
-    for (const s of segs) {
-      if (s.known) out.push(s.w);
-      else if (s.w.length >= 4) {
-        // An unknown piece one typo away from a catalog word ("foreast" → "forecast").
-        for (const w of this.proseWords.keys()) {
-          if (w.length >= 4 && withinOneEdit(s.w, w)) {
-            out.push(w);
-            break;
-          }
+    const pieces = (end: number): string[] => {
+      const out: string[] = [];
+      for (let i = end; i > 0; i = fwdCut[i]!) out.unshift(chunk.slice(fwdCut[i]!, i));
+      return out;
+    };
+    if (fwd[n]! >= 2 && fwd[n]! < INF) return pieces(n);
+
+    const bwd = new Array<number>(n + 1).fill(INF);
+    const bwdCut = new Array<number>(n + 1).fill(-1);
+    bwd[n] = 0;
+    for (let i = n - 1; i >= 0; i--) {
+      for (let j = i + 3; j <= n; j++) {
+        if (bwd[j]! + 1 < bwd[i]! && this.isPiece(chunk.slice(i, j))) {
+          bwd[i] = bwd[j]! + 1;
+          bwdCut[i] = j;
         }
       }
     }
-    return out;
+    // One unknown piece chunk[j, k), 6+ letters (shorter words have too many one-edit neighbours), between a covered
+    // prefix and a covered suffix.
+    let best: { cost: number; j: number; k: number; fix: string } | undefined;
+    let tries = 0;
+    for (let j = 0; j < n && tries < 64; j++) {
+      if (fwd[j]! >= INF) continue;
+      for (let k = n; k >= j + 6 && tries < 64; k--) {
+        if (bwd[k]! >= INF || fwd[j]! + bwd[k]! === 0) continue;
+        const cost = fwd[j]! + bwd[k]! + 1;
+        if (best && cost >= best.cost) continue;
+        tries++;
+        const fix = this.prose.near(chunk.slice(j, k), false)[0]?.[0];
+        if (fix) best = { cost, j, k, fix };
+      }
+    }
+    if (!best) return [];
+    const tail: string[] = [];
+    for (let i = best.k; i < n; i = bwdCut[i]!) tail.push(chunk.slice(i, bwdCut[i]!));
+    return [...pieces(best.j), best.fix, ...tail];
+  }
+
+  private termInProse(term: string): boolean {
+    const p = this.postings.get(term);
+    if (!p) return false;
+    for (let k = 0; k < p.docs.length; k++) {
+      if (p.tf[k * NF + F_HINT]! > 0 || p.tf[k * NF + F_DESC]! > 0 || p.tf[k * NF + 3]! > 0) return true;
+    }
+    return false;
   }
 
   /** A query word the catalog lacks, split into two or three catalog words ("milesfrom" → miles, from); else []. */
   private splitQueryWord(raw: string): string[] {
     const n = raw.length;
-    if (n < 5 || !/^[a-z]+$/.test(raw)) return [];
-    const known = (w: string) => (this.proseWords.get(w) ?? 0) > 0 || (this.nameWords.get(w) ?? 0) > 0;
-    // Fewest pieces, each a catalog word (stopwords allowed: "historyof" → history, of).
+    if (n < 5 || n > 40 || !LOWER_WORD.test(raw)) return [];
+    const ok = (w: string) =>
+      w.length >= 3 ? this.prose.has(w) || this.nameVocab.has(w) : w.length === 2 && STOPWORDS.has(w);
+    // Fewest pieces, each a catalog word or a two-letter function word ("historyof" → history, of).
     const best: Array<string[] | null> = new Array(n + 1).fill(null);
     best[0] = [];
-    for (let i = 1; i <= n; i++) {
-      for (let j = Math.max(0, i - 24); j < i; j++) {
+    for (let i = 2; i <= n; i++) {
+      for (let j = Math.max(0, i - 24); j <= i - 2; j++) {
         const b = best[j];
         if (!b) continue;
-        const w = raw.slice(j, i);
-        if (!(w.length >= 3 ? known(w) : STOPWORDS.has(w) && w.length === 2)) continue;
         const cur = best[i];
-        if (!cur || b.length + 1 < cur.length) best[i] = [...b, w];
+        if (cur && b.length + 1 >= cur.length) continue;
+        const w = raw.slice(j, i);
+        if (ok(w)) best[i] = [...b, w];
       }
     }
     const parts = best[n];
@@ -317,38 +386,43 @@ export class ToolIndex {
     return parts.filter((w) => !(this.tuning.stopwords && STOPWORDS.has(w)));
   }
 
-  private addOne(d: SearchDoc, nameToks: string[], hintToks: string[], descToks: string[], paramToks: string[]): void {
+  private addOne(p: {
+    d: SearchDoc;
+    name: string[];
+    hint: string[];
+    desc: string[];
+    params: string[];
+    proseWords: string[];
+    nameWords: string[];
+  }): void {
+    const { d, name } = p;
     const id = this.docs.length;
-    let nameList = nameToks.slice();
-    if (this.tuning.splitCompounds) {
-      for (const chunk of nameToks) for (const w of this.splitCompound(chunk)) nameList.push(w);
-    }
+    const nameList = name.slice();
+    if (this.tuning.splitCompounds) for (const chunk of name) nameList.push(...this.splitCompound(chunk));
     let nameTerms = this.analyzeList(nameList);
-    if (nameTerms.length === 0) nameTerms = this.analyzeList(nameToks.length ? nameToks : [d.name.toLowerCase()]);
-    if (nameTerms.length === 0) nameList = nameToks;
-    const fields = [nameTerms, this.analyzeList(hintToks), this.analyzeList(descToks), this.analyzeList(paramToks)];
+    if (nameTerms.length === 0) nameTerms = name.map((w) => this.term(w)); // a name made only of stopwords
+    const fields = [nameTerms, this.analyzeList(p.hint), this.analyzeList(p.desc), this.analyzeList(p.params)];
     const tf = new Map<string, Float64Array>();
     const len = new Float64Array(NF);
-    const bump = (term: string, f: number) => {
-      let v = tf.get(term);
-      if (!v) tf.set(term, (v = new Float64Array(NF)));
-      v[f]! += 1;
-    };
     fields.forEach((terms, f) => {
       len[f] = terms.length;
-      for (const term of terms) bump(term, f);
-      // Adjacent pairs ("air quality"), kept as extra terms that do not count towards the field length.
-      if (this.tuning.bigramWeight > 0) for (let i = 1; i < terms.length; i++) bump(`${terms[i - 1]} ${terms[i]}`, f);
+      for (const term of terms) {
+        let v = tf.get(term);
+        if (!v) tf.set(term, (v = new Float64Array(NF)));
+        v[f]! += 1;
+      }
     });
     const doc: Doc = {
       id,
       name: d.name,
-      key: nameToks.join(""),
-      keys: keysOf(d.name, nameToks),
-      mention: nameToks.length >= 2 || (nameToks.length === 1 && nameToks[0]!.length >= 3 && !this.proseWords.has(nameToks[0]!)),
-      nameTerms: [...new Set(this.analyzeList(nameToks))],
+      key: name.join(""),
+      keys: keysOf(d.name, name),
+      mention: name.length >= 2 || (name.length === 1 && name[0]!.length >= 3 && !this.prose.has(name[0]!)),
+      nameTerms: [...new Set(name.map((w) => this.term(w)))],
       len,
       tf,
+      proseWords: p.proseWords,
+      nameWords: p.nameWords,
     };
     this.docs.push(doc);
     this.byName.set(d.name, id);
@@ -360,19 +434,13 @@ export class ToolIndex {
     this.live++;
     for (let f = 0; f < NF; f++) this.lenSum[f]! += len[f]!;
     for (const [term, v] of tf) {
-      let p = this.postings.get(term);
-      if (!p) {
-        this.postings.set(term, (p = { docs: [], tf: [] }));
-        const L = this.tuning.prefixLength;
-        if (term.length >= L && !term.includes(" ")) {
-          const key = term.slice(0, L);
-          const list = this.prefixes.get(key);
-          if (list) list.push(term);
-          else this.prefixes.set(key, [term]);
-        }
+      let posting = this.postings.get(term);
+      if (!posting) {
+        this.postings.set(term, (posting = { docs: [], tf: [] }));
+        this.terms.add(term);
       }
-      p.docs.push(id);
-      for (let f = 0; f < NF; f++) p.tf.push(v[f]!);
+      posting.docs.push(id);
+      for (let f = 0; f < NF; f++) posting.tf.push(v[f]!);
     }
   }
 
@@ -390,24 +458,20 @@ export class ToolIndex {
       }
       if (p.docs.length === 0) {
         this.postings.delete(term);
-        const key = term.slice(0, this.tuning.prefixLength);
-        const list = this.prefixes.get(key);
-        if (list) {
-          const at = list.indexOf(term);
-          if (at >= 0) list.splice(at, 1);
-          if (list.length === 0) this.prefixes.delete(key);
-        }
+        this.terms.delete(term);
       }
     }
+    for (const w of doc.proseWords) this.prose.delete(w);
+    for (const w of doc.nameWords) this.nameVocab.delete(w);
     for (let f = 0; f < NF; f++) this.lenSum[f]! -= doc.len[f]!;
-    this.docs[id] = undefined;
-    this.byName.delete(name);
     const same = this.byKey.get(doc.key);
     if (same) {
       const at = same.indexOf(id);
       if (at >= 0) same.splice(at, 1);
       if (same.length === 0) this.byKey.delete(doc.key);
     }
+    this.docs[id] = undefined;
+    this.byName.delete(name);
     this.live--;
   }
 
@@ -415,59 +479,43 @@ export class ToolIndex {
     return Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
   }
 
-  /** Vocabulary terms standing in for a query term the catalog lacks: one edit away, or extending it. */
+  /** Indexed terms standing in for a query term the catalog lacks: one edit away, or extending it (5+ letters). */
   private variants(term: string): Array<[string, number]> {
-    let v = this.fuzzyCache.get(term);
+    let v = this.nearCache.get(term);
     if (v) return v;
-    v = [];
-    if (term.length >= 4 && /^[a-z]+$/.test(term)) {
-      for (const w of this.postings.keys()) {
-        if (w.includes(" ")) continue;
-        if (w.length >= 4 && withinOneEdit(term, w)) v.push([w, 1]);
-        else if (term.length >= 5 && w.length > term.length && w.startsWith(term)) v.push([w, 0.8]);
-      }
-      v.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-      v = v.slice(0, 8);
-    }
-    if (this.fuzzyCache.size > 10_000) this.fuzzyCache.clear();
-    this.fuzzyCache.set(term, v);
+    v = term.length >= 4 && LOWER_WORD.test(term) ? this.terms.near(term, term.length >= 5).slice(0, 8) : [];
+    if (this.nearCache.size >= 10_000) this.nearCache.clear();
+    this.nearCache.set(term, v);
     return v;
   }
 
   /**
    * Keyword search. Returns up to `limit` tools with a positive score, best first; ties keep catalog order.
-   * Tools in `exclude` are left out; `+term` words must occur in a returned tool's name, hint or description
-   * (as a term, or as a substring of the name).
+   * Tools in `exclude` are left out. Each `+word` must occur in a returned tool's name, search_hint or description
+   * (as a term, or as a substring of the lowercase name: "+git" admits `github_create_issue`).
    */
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
     const limit = Math.max(0, Math.floor(opts.limit ?? 5));
     if (limit === 0 || this.live === 0) return [];
     const t = this.tuning;
     const parsed = parseQuery(query);
-    // Query words → index terms; stopwords dropped unless nothing else is left.
-    let words = parsed.terms.filter((x) => !(t.stopwords && STOPWORDS.has(x)));
-    if (words.length === 0) words = parsed.terms;
+    const tokens = parsed.terms.slice(0, MAX_QUERY_WORDS);
+    // Stopwords are dropped unless nothing else is left.
+    let words = t.stopwords ? tokens.filter((x) => !STOPWORDS.has(x)) : tokens;
+    if (words.length === 0) words = tokens;
     if (words.length === 0) return [];
 
-    // One group per distinct term (repeats weigh sub-linearly); a group scores a tool by its best alternative.
+    // One group per distinct term (repeats weigh 1 + ln n); a group scores a tool by its best alternative.
     const groups = new Map<string, { count: number; alts: Array<[string, number]> }>();
     const addGroup = (term: string, alts: () => Array<[string, number]>) => {
       const g = groups.get(term);
       if (g) g.count++;
       else groups.set(term, { count: 1, alts: alts() });
     };
-    for (const raw of words.slice(0, MAX_QUERY_TERMS)) {
+    for (const raw of words) {
       const term = this.term(raw);
       if (this.postings.has(term)) {
-        addGroup(term, () => {
-          const alts: Array<[string, number]> = [[term, 1]];
-          if (t.prefixWeight > 0 && term.length >= t.prefixLength) {
-            for (const w of this.prefixes.get(term.slice(0, t.prefixLength)) ?? []) {
-              if (w !== term) alts.push([w, t.prefixWeight]);
-            }
-          }
-          return alts;
-        });
+        addGroup(term, () => [[term, 1]]);
         continue;
       }
       const parts = t.splitQuery ? this.splitQueryWord(raw) : [];
@@ -477,79 +525,101 @@ export class ToolIndex {
       }
       if (t.fuzzyWeight > 0) addGroup(term, () => this.variants(term).map(([w, sim]) => [w, sim * t.fuzzyWeight]));
     }
-    if (t.bigramWeight > 0) {
-      const seq = words.slice(0, MAX_QUERY_TERMS).map((w) => this.term(w));
-      for (let i = 1; i < seq.length; i++) {
-        const bi = `${seq[i - 1]} ${seq[i]}`;
-        if (this.postings.has(bi) && !groups.has(bi)) groups.set(bi, { count: 1, alts: [[bi, t.bigramWeight]] });
-      }
-    }
 
-    const scores = new Map<number, number>();
+    const scores = new Float64Array(this.docs.length);
+    const touched: number[] = [];
     const avg = new Float64Array(NF);
     for (let f = 0; f < NF; f++) avg[f] = this.lenSum[f]! / this.live || 1;
+    const norm = new Float64Array(NF);
+    for (let f = 0; f < NF; f++) norm[f] = t.b[f]! / avg[f]!;
 
-    const addTerm = (term: string, weight: number, into: Map<number, number>) => {
+    // BM25F: per field, weight × tf / (1 − b + b·len/avglen); summed, then saturated once with k1.
+    const termScores = (term: string, weight: number, emit: (id: number, s: number) => void) => {
       const p = this.postings.get(term);
       if (!p) return;
-      const idf = this.idf(p.docs.length);
-      for (let k = 0; k < p.docs.length; k++) {
-        const id = p.docs[k]!;
-        const doc = this.docs[id]!;
+      const w = weight * this.idf(p.docs.length) * (t.k1 + 1);
+      const docs = p.docs;
+      const tfs = p.tf;
+      for (let k = 0; k < docs.length; k++) {
+        const id = docs[k]!;
+        const len = this.docs[id]!.len;
         let x = 0;
         for (let f = 0; f < NF; f++) {
-          const freq = p.tf[k * NF + f]!;
-          if (freq > 0) x += (t.weights[f]! * freq) / (1 - t.b[f]! + (t.b[f]! * doc.len[f]!) / avg[f]!);
+          const freq = tfs[k * NF + f]!;
+          if (freq > 0) x += (t.weights[f]! * freq) / (1 - t.b[f]! + norm[f]! * len[f]!);
         }
-        const s = (weight * idf * x * (t.k1 + 1)) / (x + t.k1);
-        const prev = into.get(id);
-        if (prev === undefined || s > prev) into.set(id, s);
+        if (x > 0) emit(id, (w * x) / (x + t.k1));
       }
+    };
+    const addScore = (id: number, s: number) => {
+      if (scores[id] === 0) touched.push(id);
+      scores[id]! += s;
     };
 
     for (const { count, alts } of groups.values()) {
       const qw = 1 + Math.log(count);
-      const per = new Map<number, number>();
-      for (const [w, sim] of alts) addTerm(w, qw * sim, per);
-      for (const [id, s] of per) scores.set(id, (scores.get(id) ?? 0) + s);
+      if (alts.length === 1) {
+        termScores(alts[0]![0], qw * alts[0]![1], addScore);
+        continue;
+      }
+      const best = new Map<number, number>();
+      for (const [w, sim] of alts) {
+        termScores(w, qw * sim, (id, s) => {
+          if (s > (best.get(id) ?? 0)) best.set(id, s);
+        });
+      }
+      for (const [id, s] of best) addScore(id, s);
     }
 
-    // Name boosts. Windows of up to 6 consecutive query tokens, joined, are compared with each tool's name key
-    // (tokens joined), so "Able Style", "able-style" and "AbleStyle" all meet the tool `AbleStyle`.
-    const windows = new Set<string>();
-    const qt = parsed.terms;
-    for (let i = 0; i < qt.length && i < MAX_QUERY_TERMS; i++) {
-      let k = "";
-      for (let j = i; j < qt.length && j < i + 6; j++) windows.add((k += qt[j]!));
+    // Required words the index has no term for may still sit inside a name ("+git" → github_*).
+    const required = parsed.required.map((r) => ({ raw: r, term: this.term(r) }));
+    for (const r of required) {
+      if (this.postings.has(r.term)) continue;
+      for (const d of this.docs)
+        if (d && scores[d.id] === 0 && d.name.toLowerCase().includes(r.raw)) addScore(d.id, NAME_SUBSTRING_SCORE);
     }
-    for (const [id, s] of scores) {
-      const doc = this.docs[id]!;
-      let boosted = s;
-      if (t.namePhraseBoost > 0 && doc.mention && doc.keys.some((k) => windows.has(k))) {
-        let idfSum = 0;
-        for (const nt of doc.nameTerms) idfSum += this.idf(this.postings.get(nt)?.docs.length ?? 0);
-        boosted += t.namePhraseBoost * idfSum;
+
+    // Name boosts. Windows of up to 6 consecutive query tokens, joined, meet the tools' name keys, so "Able Style",
+    // "able-style" and "AbleStyle" all name the tool `AbleStyle`.
+    if (t.namePhraseBoost > 0) {
+      const windows = new Set<string>();
+      for (let i = 0; i < tokens.length; i++) {
+        let k = "";
+        for (let j = i; j < tokens.length && j < i + 6; j++) windows.add((k += tokens[j]!));
       }
-      scores.set(id, boosted);
+      for (const id of touched) {
+        const doc = this.docs[id]!;
+        if (!doc.mention || !doc.keys.some((k) => windows.has(k))) continue;
+        let idfSum = 0;
+        for (const nt of doc.nameTerms) idfSum += this.idf(this.postings.get(nt)?.docs.length ?? this.live);
+        scores[id]! += t.namePhraseBoost * idfSum;
+      }
     }
     if (t.exactNameBoost > 0) {
       const exact = this.byName.get(query.trim());
-      const ids = exact !== undefined ? [exact] : (this.byKey.get(qt.join("")) ?? []);
-      for (const id of ids) scores.set(id, (scores.get(id) ?? 0) + t.exactNameBoost);
+      for (const id of exact !== undefined ? [exact] : (this.byKey.get(tokens.join("")) ?? [])) {
+        addScore(id, t.exactNameBoost);
+      }
     }
 
-    // Filters: exclude set, required terms.
-    const required = parsed.required.map((r) => ({ raw: r, term: t.stem ? normalizeTerm(r) : r }));
-    const hits: Array<[number, number]> = [];
-    for (const [id, s] of scores) {
+    // Filters (exclude set, required words), then the top `limit` by score, ties in catalog order.
+    const top: Array<[number, number]> = [];
+    for (const id of touched) {
+      const s = scores[id]!;
       if (!(s > 0)) continue;
+      if (top.length === limit) {
+        const last = top[limit - 1]!;
+        if (s < last[1] || (s === last[1] && id > last[0])) continue;
+      }
       const doc = this.docs[id]!;
       if (opts.exclude?.has(doc.name)) continue;
       if (required.length > 0 && !required.every((r) => this.contains(doc, r.term, r.raw))) continue;
-      hits.push([id, s]);
+      let at = top.length;
+      while (at > 0 && (top[at - 1]![1] < s || (top[at - 1]![1] === s && top[at - 1]![0] > id))) at--;
+      top.splice(at, 0, [id, s]);
+      if (top.length > limit) top.pop();
     }
-    hits.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-    return hits.slice(0, limit).map(([id, score]) => ({ name: this.docs[id]!.name, score }));
+    return top.map(([id, score]) => ({ name: this.docs[id]!.name, score }));
   }
 
   private contains(doc: Doc, term: string, raw: string): boolean {

@@ -169,7 +169,27 @@ describe("compileStrict: drafts", () => {
     const schema = { $schema: "http://json-schema.org/draft-04/schema#", type: "object" };
     expect(errorOf(strict(schema))).toContain("unsupported $schema");
     const lenient = compileLenient(schema);
-    expect(lenient.ok && lenient.schema.draft).toBe("4");
+    expect(lenient.ok && lenient.schema.draft).toBe("7");
+  });
+
+  it("rewrites draft-04 boolean exclusive bounds leniently, refuses them strictly", () => {
+    const schema = {
+      $schema: "http://json-schema.org/draft-04/schema#",
+      type: "object",
+      properties: { n: { type: "number", minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: false } },
+    };
+    expect(errorOf(strict({ ...schema, $schema: undefined }))).toContain(
+      '"exclusiveMinimum" at /properties/n must be a number',
+    );
+    const r = compileLenient(schema);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.schema.validate({ n: 0 })).toEqual({
+      valid: false,
+      errors: [{ path: "/n", message: "must be greater than 0 (got 0)" }],
+      omitted: 0,
+    });
+    expect(r.schema.validate({ n: 10 })).toEqual({ valid: true });
+    expect(r.schema.validate({ n: 11 }).valid).toBe(false);
   });
 });
 

@@ -107,6 +107,44 @@ describe("CompiledSchema.validate", () => {
     ]);
   });
 
+  it("drops type errors of rejected alternatives when another alternative failed deeper", () => {
+    const s = compiled({
+      type: "object",
+      properties: {
+        v: { anyOf: [{ type: "array", items: { type: "number" } }, { type: "string" }] },
+        w: { anyOf: [{ type: "object", required: ["a"] }, { type: "string" }] },
+      },
+    });
+    expect(issues(s, { v: [1, "x"] })).toEqual([{ path: "/v/1", message: "expected number, got string" }]);
+    expect(issues(s, { v: true })).toEqual([{ path: "/v", message: "expected array or string, got boolean" }]);
+    expect(issues(s, { w: {} })).toEqual([
+      { path: "/w", message: 'missing required property "a"' },
+      { path: "/w", message: "expected string, got object" },
+    ]);
+  });
+
+  it("phrases bounds, lengths, formats and const", () => {
+    const s = compiled({
+      type: "object",
+      properties: {
+        email: { type: "string", format: "email" },
+        code: { type: "string", minLength: 3, maxLength: 4, pattern: "^[A-Z]+$" },
+        n: { type: "number", exclusiveMinimum: 0, maximum: 5 },
+        list: { type: "array", minItems: 1 },
+        k: { const: "x" },
+      },
+    });
+    expect(issues(s, { email: "nope", code: "ab", n: 0, list: [], k: "y" })).toEqual([
+      { path: "/email", message: "must be a valid email string" },
+      { path: "/code", message: "must be at least 3 characters long (got 2)" },
+      { path: "/code", message: 'does not match the required pattern (got "ab")' },
+      { path: "/n", message: "must be greater than 0 (got 0)" },
+      { path: "/list", message: "must have at least 1 items (got 0)" },
+      { path: "/k", message: 'must equal "x"' },
+    ]);
+    expect(issues(s, { n: 6 })).toEqual([{ path: "/n", message: "must be at most 5 (got 6)" }]);
+  });
+
   it("escapes and decodes property names in paths", () => {
     const s = compiled({ type: "object", properties: { "a b/c": { type: "string" } } });
     expect(issues(s, { "a b/c": 1 })).toEqual([{ path: "/a b~1c", message: "expected string, got integer" }]);

@@ -1,0 +1,33 @@
+import type { AgentConfig } from "../../agents/types";
+import type { Env } from "../../env";
+import type { EventLog } from "../../observability/events";
+import type { HistoryStore } from "../history/store";
+import type { StreamLog } from "../stream/log";
+import type { TurnStatus } from "../stream/turn-events";
+import type { SessionTools } from "../tools-state";
+import type { TurnOutput } from "./output";
+import type { TurnStore } from "./turns";
+
+export interface RunnerDeps {
+  storage: DurableObjectStorage;
+  history: HistoryStore;
+  turns: TurnStore;
+  events: EventLog;
+  log: StreamLog;
+  tools: SessionTools;
+  env: Env;
+  agent: AgentConfig;
+  /** Called once when the turn ends or pauses; the session wakes waiters and clears its heartbeat. */
+  onSettled(turnId: string, status: TurnStatus): void;
+}
+
+/** What the phases of a step share with the runner that owns them. */
+export interface TurnContext {
+  readonly d: RunnerDeps;
+  readonly turnId: string;
+  readonly out: TurnOutput;
+  readonly signal: AbortSignal;
+  readonly cancelled: boolean;
+  /** Runs SQL in one transaction; the in-memory history is dropped if it rolls back. */
+  tx<T>(fn: () => T): T;
+}

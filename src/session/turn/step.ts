@@ -1,0 +1,130 @@
+import { flag } from "../../env";
+import { checkWireInvariant } from "../../providers/check-invariant";
+import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter } from "../../providers/index";
+import { ProviderFailure, type RetryPolicy, type StepRequest, type StopReason } from "../../providers/types";
+import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
+import { REFS_PROMPT } from "../../tools/refs/index";
+import type { Part } from "../history/parts";
+import type { Execution } from "../history/store";
+import type { TurnContext } from "./context";
+import { type OutputContract, STRUCTURED_OUTPUT, structuredDeclaration } from "./structured";
+import type { TurnError } from "./turns";
+
+export type StepResult =
+  | { kind: "done"; stop: StopReason; messageSeq: number | null; malformed: Map<string, string> }
+  | { kind: "failed"; error: TurnError }
+  | { kind: "cancelled" };
+
+/** The request for one step: canonical history projected with the session's tool disclosure. */
+export function stepRequest(ctx: TurnContext, contract: OutputContract | null, listing: string): StepRequest {
+  const { agent, history, tools } = ctx.d;
+  const reg = tools.registry(agent);
+  const declared = stepTools(reg, tools.loaded.list(), projectionFor(agent.model));
+  return {
+    model: agent.model,
+    system: systemPrompt(agent.system, [listing, reg.tools.length > 0 ? REFS_PROMPT : ""]),
+    messages: history.messages(),
+    tools: contract ? [...declared, structuredDeclaration(contract)] : declared,
+  };
+}
+
+function policy(ctx: TurnContext): RetryPolicy {
+  const idle = Number(ctx.d.env.SWITCHBOARD_IDLE_TIMEOUT_MS);
+  return Number.isFinite(idle) && idle > 0 ? { ...DEFAULT_RETRY_POLICY, idleTimeoutMs: idle } : DEFAULT_RETRY_POLICY;
+}
+
+function executionOf(ctx: TurnContext): (name: string) => Execution {
+  return (name) => {
+    if (name === STRUCTURED_OUTPUT) return "builtin";
+    const tool = ctx.d.tools.registry(ctx.d.agent).get(name);
+    if (!tool) return "unknown";
+    return tool.source === "builtin" ? "builtin" : (tool.execution?.type ?? "unknown");
+  };
+}
+
+function numericUsage(u: Record<string, number | undefined>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(u)) if (typeof v === "number") out[k] = v;
+  return out;
+}
+
+/**
+ * One provider request. Completed blocks are persisted as they complete
+ * (DESIGN §3): a finished tool_use is flushed to history with everything
+ * before it at once, so a cut stream cannot lose it; an unfinished block never
+ * becomes a part; text after the last tool_use is kept only if the step ends.
+ */
+export async function runStep(ctx: TurnContext, step: number, req: StepRequest): Promise<StepResult> {
+  const { agent, history, events, env, turns } = ctx.d;
+  const adapter = getAdapter(agent.model.provider);
+  if (flag(env.SWITCHBOARD_DEBUG_CHECKS)) {
+    const violations = checkWireInvariant(agent.model.provider, adapter.buildBody(req));
+    if (violations.length > 0) {
+      events.record("invariant_violation", ctx.turnId, { step, violations });
+      return { kind: "failed", error: { code: "invariant_violation", message: violations.join("; ") } };
+    }
+  }
+  let messageSeq: number | null = null;
+  let buffer: Part[] = [];
+  let stop: StopReason = "end_turn";
+  const malformed = new Map<string, string>();
+  const execution = executionOf(ctx);
+  const flush = () => {
+    if (buffer.length === 0) return;
+    const parts = buffer;
+    buffer = [];
+    messageSeq = ctx.tx(() => history.appendAssistantParts(ctx.turnId, messageSeq, parts, execution));
+  };
+  try {
+    for await (const ev of adapter.stream(req, endpointFromEnv(agent.model.provider, env), policy(ctx), ctx.signal)) {
+      ctx.out.emit({ type: "provider", event: ev });
+      switch (ev.type) {
+        case "block_stop":
+          buffer.push(ev.part);
+          if (ev.part.type === "tool_use") flush();
+          break;
+        case "block_invalid":
+          // The block finished but its arguments are not a JSON object: kept with empty input and
+          // answered with an error the model can correct from, never silently dropped.
+          malformed.set(ev.id, ev.reason);
+          buffer.push({ type: "tool_use", id: ev.id, name: ev.name, input: {} });
+          flush();
+          break;
+        case "usage":
+          turns.addUsage(ctx.turnId, numericUsage(ev.usage));
+          break;
+        case "message_stop":
+          stop = ev.stop_reason;
+          break;
+        case "retry":
+          events.record("provider_retry", ctx.turnId, {
+            step,
+            attempt: ev.attempt,
+            delay_ms: ev.delay_ms,
+            status: ev.status,
+            reason: ev.reason,
+          });
+          break;
+        default:
+          break;
+      }
+    }
+    flush();
+    return { kind: "done", stop, messageSeq, malformed };
+  } catch (e) {
+    ctx.out.emit({ type: "step_abandoned", reason: e instanceof Error ? e.message : String(e) });
+    const dropped = buffer.map((p) => (p.type === "text" ? p.text : "")).join("");
+    if (dropped) events.record("partial_text_dropped", ctx.turnId, { step, text: dropped.slice(0, 2000) });
+    if (messageSeq !== null) {
+      const ids = history.toolUsesOf(messageSeq).map((t) => t.id);
+      events.record("partial_tool_use_persisted", ctx.turnId, { step, tool_use_ids: ids });
+    }
+    if (ctx.cancelled) return { kind: "cancelled" };
+    const error: TurnError =
+      e instanceof ProviderFailure
+        ? { code: e.error.code, message: e.error.message, retryable: e.error.retryable }
+        : { code: "internal_error", message: String(e), retryable: true };
+    events.record("stream_error", ctx.turnId, { step, ...error });
+    return { kind: "failed", error };
+  }
+}

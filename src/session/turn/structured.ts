@@ -1,0 +1,59 @@
+import { type CompiledSchema, compileStrict, formatIssues } from "../../tools/schema/index";
+import type { JsonObject, Message, ToolDeclaration, ToolUsePart } from "../history/parts";
+import type { TurnError, TurnRow } from "./turns";
+
+/** The synthetic tool a turn with `json_schema` offers; its first valid call ends the turn. */
+export const STRUCTURED_OUTPUT = "structured_output";
+
+export interface OutputContract {
+  schema: JsonObject;
+  compiled: CompiledSchema;
+}
+
+export function contractOf(turn: TurnRow): OutputContract | null {
+  if (!turn.json_schema) return null;
+  const schema = JSON.parse(turn.json_schema) as JsonObject;
+  // The worker compiled it strictly before the turn was admitted; this cannot fail for a stored schema.
+  const compiled = compileStrict(schema, { requireObjectRoot: true });
+  return compiled.ok ? { schema, compiled: compiled.schema } : null;
+}
+
+export function structuredDeclaration(contract: OutputContract): ToolDeclaration {
+  return {
+    name: STRUCTURED_OUTPUT,
+    description:
+      "Deliver your final answer as structured data. Call this exactly once, when you are done, " +
+      "with arguments matching the schema; the turn ends when the call is valid.",
+    input_schema: contract.schema,
+  };
+}
+
+export type StructuredCheck = { valid: true; value: JsonObject } | { valid: false; message: string; errors: string[] };
+
+export function checkStructured(call: ToolUsePart, contract: OutputContract): StructuredCheck {
+  const result = contract.compiled.validate(call.input);
+  if (result.valid) return { valid: true, value: call.input };
+  const errors = result.errors.map((e) => `${e.path}: ${e.message}`);
+  return {
+    valid: false,
+    errors,
+    message: `structured_output arguments do not match the schema:\n${formatIssues(result.errors)}\nFix them and call structured_output again.`,
+  };
+}
+
+export const SKIPPED = "skipped: the turn ended with structured output before this call ran";
+
+/** The turn ended (plain text or max_steps) without a valid structured_output call. */
+export function missingStructured(steps: number, messages: readonly Message[]): TurnError {
+  const last = [...messages].reverse().find((m) => m.role === "assistant");
+  const text = (last?.parts ?? [])
+    .map((p) => (p.type === "text" ? p.text : ""))
+    .join("")
+    .trim();
+  const preview = text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  return {
+    code: "structured_output_missing",
+    message: `the model ended the turn after ${steps} step(s) without a valid structured_output call${preview ? `; it said: "${preview}"` : ""}`,
+    retryable: true,
+  };
+}
