@@ -526,6 +526,7 @@ type Verb = (typeof VERBS)[number];
 
 const an = (word: string) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
 const human = (word: string) => word.replaceAll("_", " ");
+const cap = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 function describe(rnd: () => number, verb: Verb, s: Service, o: ObjectSpec): string {
   const one = human(o.singular);
@@ -664,7 +665,7 @@ export function compactTools(n: number, seed = 11): GenTool[] {
           : { id: { type: "string" }, [field.name]: { type: field.schema.type === "array" ? "array" : "string" } };
       out.push({
         name: `${s.key}${ws}_${verb}_${noun}`,
-        description: `${human(verb)} ${human(noun)} in ${s.title} for the ${team} team (${region} workspace ${ws}).`,
+        description: `${cap(human(verb))} ${human(noun)} in ${s.title} for the ${team} team (${region} workspace ${ws}).`,
         input_schema: { type: "object", properties },
       });
     }
@@ -796,4 +797,39 @@ export function percentile(values: number[], p: number): number | null {
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
   return sorted[Math.min(sorted.length, rank) - 1]!;
+}
+
+const QUERY_STOP = new Set(["in", "the", "for", "a", "an", "to", "of", "workspace"]);
+
+/**
+ * Keyword queries aimed at random tools of a catalog: 3–7 words of the target's description (stopwords and
+ * numbers dropped), shuffled, sometimes with a filler phrase — what a model writes into tool_search.
+ */
+export function keywordQueries(tools: readonly GenTool[], count: number, seed = 5): string[] {
+  const rnd = mulberry32(seed);
+  const fillers = ["", "", "how do I", "tool to", "I need to"];
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const target = pick(rnd, tools);
+    const words = target.description
+      .toLowerCase()
+      .replace(/[^a-z0-9 ]+/g, " ")
+      .split(/\s+/)
+      .filter((w) => w !== "" && !QUERY_STOP.has(w) && !/^\d+$/.test(w));
+    const k = Math.min(words.length, 3 + Math.floor(rnd() * 5));
+    const filler = pick(rnd, fillers);
+    out.push(`${filler ? `${filler} ` : ""}${shuffle(rnd, words).slice(0, k).join(" ")}`);
+  }
+  return out;
+}
+
+/** `count` distinct tool names per group, `groups` groups, never repeating a name across groups. */
+export function nameGroups(tools: readonly GenTool[], groups: number, count: number, seed = 9): string[][] {
+  const rnd = mulberry32(seed);
+  const names = shuffle(
+    rnd,
+    tools.map((t) => t.name),
+  );
+  if (names.length < groups * count) throw new Error("nameGroups: catalog too small");
+  return Array.from({ length: groups }, (_, g) => names.slice(g * count, (g + 1) * count));
 }

@@ -92,8 +92,9 @@ interface Doc {
   nameTerms: string[];
   /** Field lengths in terms. */
   len: Float64Array;
-  /** Each distinct term with its per-field frequencies. */
-  tf: Map<string, Float64Array>;
+  /** Distinct terms of the tool, and their per-field frequencies (NF numbers per term, in `terms` order). */
+  terms: string[];
+  tf: Float64Array;
   /** Distinct raw words of the prose fields and of the name (vocabulary bookkeeping on removal). */
   proseWords: string[];
   nameWords: string[];
@@ -103,6 +104,13 @@ interface Posting {
   docs: number[];
   /** NF frequencies per entry of `docs`. */
   tf: number[];
+  /**
+   * Per entry of `docs`: the saturated BM25F term weight x(k1+1)/(x+k1) without idf, where x is the field-weighted,
+   * length-normalised frequency. Depends on average field lengths, so it is recomputed lazily, per term, the first
+   * time the term is queried after the catalog changed (`epoch`).
+   */
+  sat: Float64Array | null;
+  epoch: number;
 }
 
 /** A counted word set with length buckets, for "one edit away" look-ups without scanning everything. */
@@ -160,14 +168,18 @@ class Vocab {
 function withinOneEdit(a: string, b: string): boolean {
   const la = a.length;
   const lb = b.length;
-  if (Math.abs(la - lb) > 1 || a === b) return false;
+  if (la - lb > 1 || lb - la > 1 || a === b) return false;
   let i = 0;
-  while (i < la && i < lb && a[i] === b[i]) i++;
+  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  const rest = (ai: number, bi: number): boolean => {
+    while (ai < la && bi < lb) if (a.charCodeAt(ai++) !== b.charCodeAt(bi++)) return false;
+    return ai === la && bi === lb;
+  };
   if (la === lb) {
-    if (a.slice(i + 1) === b.slice(i + 1)) return true;
-    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+    if (rest(i + 1, i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && rest(i + 2, i + 2);
   }
-  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+  return la > lb ? rest(i + 1, i) : rest(i, i + 1);
 }
 
 /** Text of a JSON Schema's properties: names and descriptions, recursively, bounded. */
@@ -210,15 +222,33 @@ function keysOf(name: string, nameToks: readonly string[]): string[] {
 
 const LOWER_WORD = /^[a-z]+$/;
 
+function pushTo(map: Map<string, number[]>, key: string, id: number): void {
+  const list = map.get(key);
+  if (list) list.push(id);
+  else map.set(key, [id]);
+}
+
+function pullFrom(map: Map<string, number[]>, key: string, id: number): void {
+  const list = map.get(key);
+  if (!list) return;
+  const at = list.indexOf(id);
+  if (at >= 0) list.splice(at, 1);
+  if (list.length === 0) map.delete(key);
+}
+
 export class ToolIndex {
   private readonly tuning: Tuning;
   private readonly docs: Array<Doc | undefined> = [];
   private readonly byName = new Map<string, number>();
   /** Name key (tokens joined) → tools with it, for "the query is the name" matches. */
   private readonly byKey = new Map<string, number[]>();
+  /** Every key of `Doc.keys` → tools with it, for "the query contains the name" matches. */
+  private readonly byAnyKey = new Map<string, number[]>();
   private readonly postings = new Map<string, Posting>();
   private readonly lenSum = new Float64Array(NF);
   private live = 0;
+  /** Bumped by every change to the catalog; cached per-posting weights older than this are stale. */
+  private epoch = 0;
   /** Raw words of descriptions, hints and parameters (counted per tool): the catalog's own dictionary. */
   private readonly prose = new Vocab();
   /** Raw words of names (counted per tool). */
@@ -402,16 +432,23 @@ export class ToolIndex {
     let nameTerms = this.analyzeList(nameList);
     if (nameTerms.length === 0) nameTerms = name.map((w) => this.term(w)); // a name made only of stopwords
     const fields = [nameTerms, this.analyzeList(p.hint), this.analyzeList(p.desc), this.analyzeList(p.params)];
-    const tf = new Map<string, Float64Array>();
+    const slot = new Map<string, number>();
+    const counts: number[] = [];
     const len = new Float64Array(NF);
     fields.forEach((terms, f) => {
       len[f] = terms.length;
       for (const term of terms) {
-        let v = tf.get(term);
-        if (!v) tf.set(term, (v = new Float64Array(NF)));
-        v[f]! += 1;
+        let at = slot.get(term);
+        if (at === undefined) {
+          at = slot.size;
+          slot.set(term, at);
+          for (let g = 0; g < NF; g++) counts.push(0);
+        }
+        counts[at * NF + f]! += 1;
       }
     });
+    const terms = [...slot.keys()];
+    const tf = Float64Array.from(counts);
     const doc: Doc = {
       id,
       name: d.name,
@@ -420,35 +457,35 @@ export class ToolIndex {
       mention: name.length >= 2 || (name.length === 1 && name[0]!.length >= 3 && !this.prose.has(name[0]!)),
       nameTerms: [...new Set(name.map((w) => this.term(w)))],
       len,
+      terms,
       tf,
       proseWords: p.proseWords,
       nameWords: p.nameWords,
     };
     this.docs.push(doc);
     this.byName.set(d.name, id);
-    if (doc.key) {
-      const list = this.byKey.get(doc.key);
-      if (list) list.push(id);
-      else this.byKey.set(doc.key, [id]);
-    }
+    if (doc.key) pushTo(this.byKey, doc.key, id);
+    for (const k of doc.keys) if (k) pushTo(this.byAnyKey, k, id);
     this.live++;
     for (let f = 0; f < NF; f++) this.lenSum[f]! += len[f]!;
-    for (const [term, v] of tf) {
+    this.epoch++;
+    terms.forEach((term, i) => {
       let posting = this.postings.get(term);
       if (!posting) {
-        this.postings.set(term, (posting = { docs: [], tf: [] }));
+        this.postings.set(term, (posting = { docs: [], tf: [], sat: null, epoch: -1 }));
         this.terms.add(term);
       }
       posting.docs.push(id);
-      for (let f = 0; f < NF; f++) posting.tf.push(v[f]!);
-    }
+      for (let f = 0; f < NF; f++) posting.tf.push(tf[i * NF + f]!);
+    });
   }
 
   private removeOne(name: string): void {
     const id = this.byName.get(name);
     if (id === undefined) return;
     const doc = this.docs[id]!;
-    for (const term of doc.tf.keys()) {
+    this.epoch++;
+    for (const term of doc.terms) {
       const p = this.postings.get(term);
       if (!p) continue;
       const at = p.docs.indexOf(id);
@@ -464,15 +501,33 @@ export class ToolIndex {
     for (const w of doc.proseWords) this.prose.delete(w);
     for (const w of doc.nameWords) this.nameVocab.delete(w);
     for (let f = 0; f < NF; f++) this.lenSum[f]! -= doc.len[f]!;
-    const same = this.byKey.get(doc.key);
-    if (same) {
-      const at = same.indexOf(id);
-      if (at >= 0) same.splice(at, 1);
-      if (same.length === 0) this.byKey.delete(doc.key);
-    }
+    pullFrom(this.byKey, doc.key, id);
+    for (const k of doc.keys) pullFrom(this.byAnyKey, k, id);
     this.docs[id] = undefined;
     this.byName.delete(name);
     this.live--;
+  }
+
+  /** The posting's cached saturated BM25F weights, recomputed if the catalog changed since. */
+  private saturated(p: Posting): Float64Array {
+    if (p.sat && p.epoch === this.epoch) return p.sat;
+    const t = this.tuning;
+    const norm = new Float64Array(NF);
+    for (let f = 0; f < NF; f++) norm[f] = t.b[f]! / (this.lenSum[f]! / this.live || 1);
+    const n = p.docs.length;
+    const sat = p.sat && p.sat.length === n ? p.sat : new Float64Array(n);
+    for (let k = 0; k < n; k++) {
+      const len = this.docs[p.docs[k]!]!.len;
+      let x = 0;
+      for (let f = 0; f < NF; f++) {
+        const freq = p.tf[k * NF + f]!;
+        if (freq > 0) x += (t.weights[f]! * freq) / (1 - t.b[f]! + norm[f]! * len[f]!);
+      }
+      sat[k] = (x * (t.k1 + 1)) / (x + t.k1);
+    }
+    p.sat = sat;
+    p.epoch = this.epoch;
+    return sat;
   }
 
   private idf(df: number): number {
@@ -528,28 +583,13 @@ export class ToolIndex {
 
     const scores = new Float64Array(this.docs.length);
     const touched: number[] = [];
-    const avg = new Float64Array(NF);
-    for (let f = 0; f < NF; f++) avg[f] = this.lenSum[f]! / this.live || 1;
-    const norm = new Float64Array(NF);
-    for (let f = 0; f < NF; f++) norm[f] = t.b[f]! / avg[f]!;
-
-    // BM25F: per field, weight × tf / (1 − b + b·len/avglen); summed, then saturated once with k1.
     const termScores = (term: string, weight: number, emit: (id: number, s: number) => void) => {
       const p = this.postings.get(term);
       if (!p) return;
-      const w = weight * this.idf(p.docs.length) * (t.k1 + 1);
+      const sat = this.saturated(p);
+      const w = weight * this.idf(p.docs.length);
       const docs = p.docs;
-      const tfs = p.tf;
-      for (let k = 0; k < docs.length; k++) {
-        const id = docs[k]!;
-        const len = this.docs[id]!.len;
-        let x = 0;
-        for (let f = 0; f < NF; f++) {
-          const freq = tfs[k * NF + f]!;
-          if (freq > 0) x += (t.weights[f]! * freq) / (1 - t.b[f]! + norm[f]! * len[f]!);
-        }
-        if (x > 0) emit(id, (w * x) / (x + t.k1));
-      }
+      for (let k = 0; k < docs.length; k++) emit(docs[k]!, w * sat[k]!);
     };
     const addScore = (id: number, s: number) => {
       if (scores[id] === 0) touched.push(id);
@@ -582,17 +622,20 @@ export class ToolIndex {
     // Name boosts. Windows of up to 6 consecutive query tokens, joined, meet the tools' name keys, so "Able Style",
     // "able-style" and "AbleStyle" all name the tool `AbleStyle`.
     if (t.namePhraseBoost > 0) {
-      const windows = new Set<string>();
+      const boosted = new Set<number>();
       for (let i = 0; i < tokens.length; i++) {
         let k = "";
-        for (let j = i; j < tokens.length && j < i + 6; j++) windows.add((k += tokens[j]!));
-      }
-      for (const id of touched) {
-        const doc = this.docs[id]!;
-        if (!doc.mention || !doc.keys.some((k) => windows.has(k))) continue;
-        let idfSum = 0;
-        for (const nt of doc.nameTerms) idfSum += this.idf(this.postings.get(nt)?.docs.length ?? this.live);
-        scores[id]! += t.namePhraseBoost * idfSum;
+        for (let j = i; j < tokens.length && j < i + 6; j++) {
+          k += tokens[j]!;
+          for (const id of this.byAnyKey.get(k) ?? []) {
+            const doc = this.docs[id]!;
+            if (!doc.mention || boosted.has(id)) continue;
+            boosted.add(id);
+            let idfSum = 0;
+            for (const nt of doc.nameTerms) idfSum += this.idf(this.postings.get(nt)?.docs.length ?? this.live);
+            addScore(id, t.namePhraseBoost * idfSum);
+          }
+        }
       }
     }
     if (t.exactNameBoost > 0) {
@@ -623,8 +666,10 @@ export class ToolIndex {
   }
 
   private contains(doc: Doc, term: string, raw: string): boolean {
-    const v = doc.tf.get(term);
-    if (v && (v[F_NAME]! > 0 || v[F_HINT]! > 0 || v[F_DESC]! > 0)) return true;
+    const i = doc.terms.indexOf(term);
+    if (i >= 0 && (doc.tf[i * NF + F_NAME]! > 0 || doc.tf[i * NF + F_HINT]! > 0 || doc.tf[i * NF + F_DESC]! > 0)) {
+      return true;
+    }
     return doc.name.toLowerCase().includes(raw);
   }
 }

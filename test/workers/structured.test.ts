@@ -1,0 +1,176 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { apiJson, events, history, mockRequests, pairingProblems, script, send, setup } from "./helpers";
+
+const SCHEMA = {
+  type: "object",
+  properties: { city: { type: "string" }, temp_c: { type: "number" } },
+  required: ["city", "temp_c"],
+  additionalProperties: false,
+};
+
+const echo = (name: string) => ({
+  name,
+  description: `echo ${name}`,
+  input_schema: { type: "object", properties: { q: { type: "string" } } },
+  execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+});
+
+type Turn = { status: string; structured_result?: unknown; error?: { code: string; message: string } };
+
+describe("structured output: schema compile", () => {
+  it.each([
+    ["an array root", { type: "array", items: { type: "string" } }],
+    ["a typo keyword", { type: "object", propertees: { a: { type: "string" } } }],
+    ["a non-object", "not a schema"],
+  ])("refuses %s with 422 and writes nothing", async (_n, schema) => {
+    const s = await setup();
+    const res = await apiJson<{ error: { code: string; message: string } }>(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "x", json_schema: schema },
+    });
+    expect(res.status).toBe(schema === "not a schema" ? 400 : 422);
+    expect(await history(s)).toEqual([]);
+    expect(await mockRequests(s.model)).toEqual([]);
+  });
+
+  it("names the problem of a typo", async () => {
+    const s = await setup();
+    const res = await apiJson<{ error: { code: string; message: string } }>(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "x", json_schema: { type: "object", properties: { a: { type: "string", minLenght: 2 } } } },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe("invalid_schema");
+    expect(res.body.error.message).toContain("minLenght");
+  });
+
+  it("accepts type unions at the root", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { tool_calls: [{ id: "toolu_u", name: "structured_output", input: {} }] } }]);
+    const res = await send(s, { content: "x", json_schema: { type: ["object", "null"] } });
+    expect(res.status).toBe(201);
+  });
+});
+
+describe("structured output: turns", () => {
+  it("the first valid call ends the turn with structured_result", async () => {
+    const s = await setup();
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_so", name: "structured_output", input: { city: "Oslo", temp_c: 21 } }] } },
+    ]);
+    const res = await send(s, { content: "weather as JSON", json_schema: SCHEMA });
+    const body = res.body as unknown as Turn;
+    expect(body.status).toBe("completed");
+    expect(body.structured_result).toEqual({ city: "Oslo", temp_c: 21 });
+    const declared = ((await mockRequests(s.model))[0]?.body.tools as Array<{ name: string; input_schema: unknown }>).find(
+      (t) => t.name === "structured_output",
+    );
+    expect(declared?.input_schema).toEqual(SCHEMA);
+  });
+
+  it("skips sibling calls when structured_output succeeds, keeping the pairing", async () => {
+    const s = await setup({ tools: [echo("lookup")] });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "toolu_sib", name: "lookup", input: { q: "x" } },
+            { id: "toolu_so2", name: "structured_output", input: { city: "Rome", temp_c: 30 } },
+          ],
+        },
+      },
+    ]);
+    const body = (await send(s, { content: "go", json_schema: SCHEMA })).body as unknown as Turn;
+    expect(body.status).toBe("completed");
+    const msgs = await history(s);
+    expect(pairingProblems(msgs)).toEqual([]);
+    const results = msgs[2]?.parts ?? [];
+    expect(results[0]).toMatchObject({ tool_use_id: "toolu_sib", is_error: true });
+    expect(String(results[0]?.content)).toContain("skipped");
+    expect((await events(s)).some((e) => e.type === "tool_executed")).toBe(false);
+  });
+
+  it("returns validation errors for invalid arguments and lets the model retry", async () => {
+    const s = await setup();
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_bad1", name: "structured_output", input: { city: "Oslo" } }] } },
+      { reply: { tool_calls: [{ id: "toolu_ok1", name: "structured_output", input: { city: "Oslo", temp_c: 3 } }] } },
+    ]);
+    const body = (await send(s, { content: "go", json_schema: SCHEMA })).body as unknown as Turn;
+    expect(body.status).toBe("completed");
+    expect(body.structured_result).toEqual({ city: "Oslo", temp_c: 3 });
+    const first = (await history(s))[2]?.parts[0];
+    expect(first).toMatchObject({ tool_use_id: "toolu_bad1", is_error: true });
+    expect(String(first?.content)).toContain("temp_c");
+    expect((await events(s)).filter((e) => e.type === "tool_call_invalid")).toHaveLength(1);
+  });
+
+  it("fails with structured_output_missing when the model answers in plain text", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "It is sunny in Oslo, about 21 degrees." } }]);
+    const body = (await send(s, { content: "go", json_schema: SCHEMA })).body as unknown as Turn;
+    expect(body.status).toBe("failed");
+    expect(body.error?.code).toBe("structured_output_missing");
+    expect(body.error?.message).toContain("1 step");
+    expect(body.error?.message).toContain("It is sunny in Oslo");
+  });
+});
+
+describe("chained arguments and invalid calls", () => {
+  it("resolves a $tool/$path reference to an earlier result before executing", async () => {
+    const s = await setup({ tools: [echo("first"), echo("second")] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_r1", name: "first", input: { q: "alpha" } }] } },
+      {
+        reply: {
+          tool_calls: [{ id: "toolu_r2", name: "second", input: { q: { $tool: "toolu_r1", $path: "echo.input.q" } } }],
+        },
+      },
+      { reply: { text: "chained" } },
+    ]);
+    expect((await send(s, { content: "chain" })).body.status).toBe("completed");
+    const second = (await history(s))[4]?.parts[0];
+    expect(JSON.parse(String(second?.content))).toMatchObject({ echo: { name: "second", input: { q: "alpha" } } });
+    const tools = (await mockRequests(s.model))[0]?.body.tools as Array<{ input_schema: { properties: { q: unknown } } }>;
+    expect(JSON.stringify(tools[0]?.input_schema.properties.q)).toContain("$tool");
+    expect(JSON.stringify((await mockRequests(s.model))[0]?.body.system)).toContain("$tool");
+  });
+
+  it("answers a reference to an unknown call with an error naming it", async () => {
+    const s = await setup({ tools: [echo("second")] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_r3", name: "second", input: { q: { $tool: "toolu_nope" } } }] } },
+      { reply: { text: "ok" } },
+    ]);
+    await send(s, { content: "chain" });
+    const result = (await history(s))[2]?.parts[0];
+    expect(result).toMatchObject({ is_error: true });
+    expect(String(result?.content)).toContain("toolu_nope");
+  });
+
+  it("records an invalid call as an is_error result, an event and keeps it visible in history", async () => {
+    const s = await setup({
+      tools: [
+        {
+          ...echo("typed"),
+          input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+        },
+      ],
+    });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_inv", name: "typed", input: { n: "three" } }] } },
+      { reply: { text: "fixed" } },
+    ]);
+    await send(s, { content: "go" });
+    const result = (await history(s))[2]?.parts[0];
+    expect(result).toMatchObject({ tool_use_id: "toolu_inv", is_error: true });
+    expect(String(result?.content)).toContain("/n");
+    const invalid = (await events(s)).filter((e) => e.type === "tool_call_invalid");
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]?.data).toMatchObject({ tool: "typed", tool_use_id: "toolu_inv" });
+    expect(String(invalid[0]?.data.arguments)).toContain("three");
+  });
+});
