@@ -66,6 +66,12 @@ export const DEFAULT_TUNING: Tuning = {
 };
 
 const NF = 4;
+/** Per-field term frequencies are packed 7 bits a field into one small integer (capped at 127 per field). */
+const TF_BITS = 7;
+const TF_MAX = 127;
+const fieldTf = (packed: number, f: number): number => (packed >>> (f * TF_BITS)) & TF_MAX;
+const bumpTf = (packed: number, f: number): number =>
+  fieldTf(packed, f) < TF_MAX ? packed + (1 << (f * TF_BITS)) : packed;
 const F_NAME = 0;
 const F_HINT = 1;
 const F_DESC = 2;
@@ -92,9 +98,9 @@ interface Doc {
   nameTerms: string[];
   /** Field lengths in terms. */
   len: Float64Array;
-  /** Distinct terms of the tool, and their per-field frequencies (NF numbers per term, in `terms` order). */
+  /** Distinct terms of the tool, and their packed per-field frequencies (see `packTf`), in `terms` order. */
   terms: string[];
-  tf: Float64Array;
+  tf: number[];
   /** Distinct raw words of the prose fields and of the name (vocabulary bookkeeping on removal). */
   proseWords: string[];
   nameWords: string[];
@@ -102,7 +108,7 @@ interface Doc {
 
 interface Posting {
   docs: number[];
-  /** NF frequencies per entry of `docs`. */
+  /** Packed per-field frequencies (see `packTf`) per entry of `docs`. */
   tf: number[];
   /**
    * Per entry of `docs`: the saturated BM25F term weight x(k1+1)/(x+k1) without idf, where x is the field-weighted,
@@ -387,7 +393,7 @@ export class ToolIndex {
     const p = this.postings.get(term);
     if (!p) return false;
     for (let k = 0; k < p.docs.length; k++) {
-      if (p.tf[k * NF + F_HINT]! > 0 || p.tf[k * NF + F_DESC]! > 0 || p.tf[k * NF + 3]! > 0) return true;
+      if (fieldTf(p.tf[k]!, F_NAME) < p.tf[k]!) return true; // some field other than the name
     }
     return false;
   }
@@ -433,22 +439,14 @@ export class ToolIndex {
     if (nameTerms.length === 0) nameTerms = name.map((w) => this.term(w)); // a name made only of stopwords
     const fields = [nameTerms, this.analyzeList(p.hint), this.analyzeList(p.desc), this.analyzeList(p.params)];
     const slot = new Map<string, number>();
-    const counts: number[] = [];
     const len = new Float64Array(NF);
-    fields.forEach((terms, f) => {
-      len[f] = terms.length;
-      for (const term of terms) {
-        let at = slot.get(term);
-        if (at === undefined) {
-          at = slot.size;
-          slot.set(term, at);
-          for (let g = 0; g < NF; g++) counts.push(0);
-        }
-        counts[at * NF + f]! += 1;
-      }
-    });
+    for (let f = 0; f < NF; f++) {
+      const list = fields[f]!;
+      len[f] = list.length;
+      for (const term of list) slot.set(term, bumpTf(slot.get(term) ?? 0, f));
+    }
     const terms = [...slot.keys()];
-    const tf = Float64Array.from(counts);
+    const tf = [...slot.values()];
     const doc: Doc = {
       id,
       name: d.name,
@@ -469,15 +467,16 @@ export class ToolIndex {
     this.live++;
     for (let f = 0; f < NF; f++) this.lenSum[f]! += len[f]!;
     this.epoch++;
-    terms.forEach((term, i) => {
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i]!;
       let posting = this.postings.get(term);
       if (!posting) {
         this.postings.set(term, (posting = { docs: [], tf: [], sat: null, epoch: -1 }));
         this.terms.add(term);
       }
       posting.docs.push(id);
-      for (let f = 0; f < NF; f++) posting.tf.push(tf[i * NF + f]!);
-    });
+      posting.tf.push(tf[i]!);
+    }
   }
 
   private removeOne(name: string): void {
@@ -491,7 +490,7 @@ export class ToolIndex {
       const at = p.docs.indexOf(id);
       if (at >= 0) {
         p.docs.splice(at, 1);
-        p.tf.splice(at * NF, NF);
+        p.tf.splice(at, 1);
       }
       if (p.docs.length === 0) {
         this.postings.delete(term);
@@ -518,9 +517,10 @@ export class ToolIndex {
     const sat = p.sat && p.sat.length === n ? p.sat : new Float64Array(n);
     for (let k = 0; k < n; k++) {
       const len = this.docs[p.docs[k]!]!.len;
+      const packed = p.tf[k]!;
       let x = 0;
       for (let f = 0; f < NF; f++) {
-        const freq = p.tf[k * NF + f]!;
+        const freq = fieldTf(packed, f);
         if (freq > 0) x += (t.weights[f]! * freq) / (1 - t.b[f]! + norm[f]! * len[f]!);
       }
       sat[k] = (x * (t.k1 + 1)) / (x + t.k1);
@@ -667,8 +667,9 @@ export class ToolIndex {
 
   private contains(doc: Doc, term: string, raw: string): boolean {
     const i = doc.terms.indexOf(term);
-    if (i >= 0 && (doc.tf[i * NF + F_NAME]! > 0 || doc.tf[i * NF + F_HINT]! > 0 || doc.tf[i * NF + F_DESC]! > 0)) {
-      return true;
+    if (i >= 0) {
+      const packed = doc.tf[i]!;
+      if (fieldTf(packed, F_NAME) > 0 || fieldTf(packed, F_HINT) > 0 || fieldTf(packed, F_DESC) > 0) return true;
     }
     return doc.name.toLowerCase().includes(raw);
   }

@@ -13,6 +13,7 @@ const APOSTROPHE = /(?<=[\p{L}\p{N}])['’](?=[\p{L}])/gu;
 const CAMEL =
   /(?<=[\p{Ll}])(?=[\p{Lu}])|(?<=[\p{Lu}])(?=[\p{Lu}][\p{Ll}])|(?<=[\p{L}])(?=[\p{N}])|(?<=[\p{N}])(?=[\p{L}])/u;
 
+const PLAIN = /^(?:[a-z]+|[0-9]+)$/;
 // Chinese and Japanese scripts do not separate words with spaces: each character is its own token there.
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const CJK_SPLIT = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])/u;
@@ -27,9 +28,13 @@ const CJK_SPLIT = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])/u;
  */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  const chunks = text.replace(APOSTROPHE, "").match(CHUNK);
+  const chunks = (text.includes("'") || text.includes("’") ? text.replace(APOSTROPHE, "") : text).match(CHUNK);
   if (!chunks) return out;
   for (const chunk of chunks) {
+    if (PLAIN.test(chunk)) {
+      out.push(chunk); // the common case: a lowercase word or a number, nothing to split
+      continue;
+    }
     if (CJK.test(chunk)) {
       for (const piece of chunk.split(CJK_SPLIT)) {
         if (!piece) continue;
@@ -41,11 +46,6 @@ export function tokenize(text: string): string[] {
     for (const part of chunk.split(CAMEL)) if (part) out.push(part.toLowerCase());
   }
   return out;
-}
-
-/** The lowercase alphanumeric runs of an identifier before camelCase splitting ("AirQuality_forecast" → ["airquality", "forecast"]). */
-export function identifierChunks(text: string): string[] {
-  return (text.match(CHUNK) ?? []).map((s) => s.toLowerCase());
 }
 
 // A compact English stopword list (function words and question/request filler that carries no topic). Kept short on
