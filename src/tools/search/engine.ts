@@ -119,10 +119,10 @@ interface Posting {
   epoch: number;
 }
 
-/** A counted word set with length buckets, for "one edit away" look-ups without scanning everything. */
+/** A counted word set; length buckets for "one edit away" look-ups are built on first use after a change. */
 class Vocab {
   private readonly counts = new Map<string, number>();
-  private readonly byLen = new Map<number, Set<string>>();
+  private byLen: Map<number, string[]> | null = null;
 
   has(w: string): boolean {
     return this.counts.has(w);
@@ -134,29 +134,31 @@ class Vocab {
 
   add(w: string): void {
     const c = this.counts.get(w);
-    if (c !== undefined) {
-      this.counts.set(w, c + 1);
-      return;
-    }
-    this.counts.set(w, 1);
-    let bucket = this.byLen.get(w.length);
-    if (!bucket) this.byLen.set(w.length, (bucket = new Set()));
-    bucket.add(w);
+    this.counts.set(w, c === undefined ? 1 : c + 1);
+    if (c === undefined) this.byLen = null;
   }
 
   delete(w: string): void {
     const c = this.counts.get(w);
     if (c === undefined) return;
-    if (c > 1) {
-      this.counts.set(w, c - 1);
-      return;
+    if (c > 1) this.counts.set(w, c - 1);
+    else {
+      this.counts.delete(w);
+      this.byLen = null;
     }
-    this.counts.delete(w);
-    this.byLen.get(w.length)?.delete(w);
   }
 
   /** Words within one edit of `w` (and, with `extensions`, words of up to 4 more letters that start with `w`). */
   near(w: string, extensions: boolean): Array<[string, number]> {
+    if (!this.byLen) {
+      const byLen = new Map<number, string[]>();
+      for (const word of this.counts.keys()) {
+        const bucket = byLen.get(word.length);
+        if (bucket) bucket.push(word);
+        else byLen.set(word.length, [word]);
+      }
+      this.byLen = byLen;
+    }
     const out: Array<[string, number]> = [];
     const L = w.length;
     for (let len = L - 1; len <= L + (extensions ? 4 : 1); len++) {
@@ -294,8 +296,11 @@ export class ToolIndex {
       const desc = tokenize((d.description ?? "").slice(0, MAX_FIELD_CHARS));
       const params = d.input_schema ? tokenize(schemaText(d.input_schema)) : [];
       const name = tokenize(d.name);
-      const proseWords = [...new Set([...hint, ...desc, ...params])];
-      const nameWords = [...new Set(name)];
+      const proseSet = new Set(hint);
+      for (const w of desc) proseSet.add(w);
+      for (const w of params) proseSet.add(w);
+      const proseWords = Array.from(proseSet);
+      const nameWords = Array.from(new Set(name));
       for (const w of proseWords) this.prose.add(w);
       for (const w of nameWords) this.nameVocab.add(w);
       return { d, name, hint, desc, params, proseWords, nameWords };

@@ -1,0 +1,167 @@
+import { describe, expect, it } from "vitest";
+import { normalizeAgent } from "../../../src/agents/normalize";
+import type { Message, Part } from "../../../src/session/history/parts";
+import { runBuiltin } from "../../../src/tools/builtins/run";
+import {
+  deferredListing,
+  LISTING_MAX_CHARS,
+  projectionFor,
+  stepTools,
+  toolSetNotices,
+} from "../../../src/tools/disclosure";
+import { ToolRegistry } from "../../../src/tools/registry";
+import { ToolIndex } from "../../../src/tools/search/index";
+
+const tool = (name: string, defer = true, description = `Does ${name.replaceAll("_", " ")}`) => ({
+  name,
+  description,
+  input_schema: { type: "object", properties: { q: { type: "string" } } },
+  defer,
+  execution: { type: "client" },
+});
+
+function agent(tools: unknown[], extra: Record<string, unknown> = {}) {
+  return normalizeAgent("a", { model: { provider: "anthropic", name: "m" }, tools, ...extra });
+}
+
+const msg = (parts: Part[]): Message => ({
+  seq: 1,
+  role: "user",
+  parts,
+  origin: "client",
+  turn_id: null,
+  created_at: "",
+});
+
+describe("projection choice", () => {
+  it("follows the declared capabilities, not the model name", () => {
+    const base = {
+      name: "kimi",
+      capabilities: { message_level_tools: false, native_tool_search: false, prompt_cache: false, thinking: false },
+    };
+    expect(projectionFor({ ...base, provider: "anthropic" })).toBe("anthropic");
+    expect(projectionFor({ ...base, provider: "openai" })).toBe("plain");
+    expect(
+      projectionFor({ ...base, provider: "openai", capabilities: { ...base.capabilities, message_level_tools: true } }),
+    ).toBe("message_level");
+  });
+});
+
+describe("stepTools", () => {
+  const reg = new ToolRegistry(agent([tool("core_one", false), tool("d_one"), tool("d_two")]));
+
+  it("anthropic: all tools, deferred ones flagged, order stable whatever is loaded", () => {
+    const a = stepTools(reg, [], "anthropic");
+    const b = stepTools(reg, ["d_two"], "anthropic");
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(a.map((t) => [t.name, t.defer_loading ?? false])).toEqual([
+      ["core_one", false],
+      ["tool_search", false],
+      ["tool_info", false],
+      ["select_tools", false],
+      ["d_one", true],
+      ["d_two", true],
+    ]);
+  });
+
+  it("message_level: core and built-ins only", () => {
+    expect(stepTools(reg, ["d_one"], "message_level").map((t) => t.name)).toEqual([
+      "core_one",
+      "tool_search",
+      "tool_info",
+      "select_tools",
+    ]);
+  });
+
+  it("plain: loaded tools appended in load order, unknown names ignored", () => {
+    expect(
+      stepTools(reg, ["d_two", "gone", "d_one"], "plain")
+        .map((t) => t.name)
+        .slice(4),
+    ).toEqual(["d_two", "d_one"]);
+  });
+
+  it("nothing is deferred and no built-in is added when tool_search is disabled", () => {
+    const eager = new ToolRegistry(agent([tool("d_one"), tool("d_two")], { disclosure: { tool_search: false } }));
+    expect(stepTools(eager, [], "anthropic").map((t) => [t.name, t.defer_loading ?? false])).toEqual([
+      ["d_one", false],
+      ["d_two", false],
+    ]);
+  });
+});
+
+describe("deferred listing", () => {
+  it("stays under the hard cap and says how many more exist", () => {
+    const many = Array.from({ length: 300 }, (_, i) =>
+      tool(`tool_number_${i}`, true, `Description of tool ${i}\nsecond line`),
+    );
+    const listing = deferredListing(new ToolRegistry(agent(many)));
+    expect(listing.length).toBeLessThanOrEqual(LISTING_MAX_CHARS);
+    expect(listing).toContain("- tool_number_0: Description of tool 0\n");
+    expect(listing).not.toContain("second line");
+    expect(listing).toMatch(/\.\.\.and \d+ more deferred tools not listed here; tool_search finds them/);
+  });
+
+  it("is empty without deferred tools", () => {
+    expect(deferredListing(new ToolRegistry(agent([tool("x", false)])))).toBe("");
+  });
+});
+
+describe("tool-set notices", () => {
+  it("writes a silent baseline first, then announces changes once, and nothing on quiet turns", () => {
+    const before = new ToolRegistry(agent([tool("a"), tool("b")]));
+    const baseline = toolSetNotices(before, []);
+    expect(baseline).toHaveLength(1);
+    expect(baseline[0]).toMatchObject({ kind: "tools_baseline", text: "", tools: ["a", "b"] });
+    const history = [msg(baseline)];
+    expect(toolSetNotices(before, history)).toEqual([]);
+    const after = new ToolRegistry(agent([tool("b"), tool("c")]));
+    const change = toolSetNotices(after, history);
+    expect(change[0]).toMatchObject({ kind: "tools_changed", added: ["c"], removed: ["a"] });
+    expect(change[0]?.text).toBe("<tools_added>c</tools_added>\n<tools_removed>a</tools_removed>");
+    expect(toolSetNotices(after, [...history, msg(change)])).toEqual([]);
+  });
+});
+
+describe("built-ins", () => {
+  const reg = new ToolRegistry(agent([tool("core_one", false), tool("get_weather"), tool("send_email")]));
+  const ctx = (loaded: string[] = []) => ({
+    registry: reg,
+    loaded: new Set(loaded),
+    index: () => new ToolIndex(reg.deferred().map((t) => ({ name: t.name, description: t.description }))),
+  });
+
+  it("tool_search select: loads exact names even when already loaded", () => {
+    const out = runBuiltin("tool_search", { query: 'select:"GET_WEATHER", send_email' }, ctx(["send_email"]));
+    expect(out.is_error).toBe(false);
+    expect(out.load).toEqual(["get_weather", "send_email"]);
+  });
+
+  it("tool_search keywords leave out loaded tools", () => {
+    expect(runBuiltin("tool_search", { query: "weather" }, ctx()).load).toEqual(["get_weather"]);
+    expect(runBuiltin("tool_search", { query: "weather" }, ctx(["get_weather"])).load).toEqual([]);
+  });
+
+  it("tool_info is compact by default and gives the schema on request", () => {
+    const compact = runBuiltin("tool_info", { name: "get_weather" }, ctx());
+    const text = (compact.content as Array<{ type: string; text?: string }>)[0]?.text ?? "";
+    expect(JSON.parse(text)).toEqual({
+      name: "get_weather",
+      description: "Does get weather",
+      status: "deferred (not loaded)",
+      parameters: ["q"],
+    });
+    const full = runBuiltin("tool_info", { name: "get_weather", include_schema: true }, ctx());
+    expect(JSON.parse((full.content as Array<{ text: string }>)[0]?.text ?? "").input_schema).toEqual({
+      type: "object",
+      properties: { q: { type: "string" } },
+    });
+  });
+
+  it("rejects max_results outside 1..20 and non-integers", () => {
+    for (const max_results of [0, 21, 2.5]) {
+      expect(runBuiltin("tool_search", { query: "x", max_results }, ctx()).is_error).toBe(true);
+    }
+    expect(runBuiltin("tool_search", { query: "x", max_results: 20 }, ctx()).is_error).toBe(false);
+  });
+});
