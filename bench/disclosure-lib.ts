@@ -535,8 +535,14 @@ function describe(rnd: () => number, verb: Verb, s: Service, o: ObjectSpec): str
     get: [`Retrieve ${an(one)} from ${s.title} by its ID.`, `Fetch the full details of one ${one} in ${s.title}.`],
     list: [`List ${many} in ${s.title}, newest first.`, `Page through the ${many} stored in ${s.title}.`],
     create: [`Create a new ${one} in ${s.title}.`, `Add ${an(one)} to ${s.title} and return it with its new ID.`],
-    update: [`Update fields of an existing ${one} in ${s.title}.`, `Change ${an(one)} in ${s.title}; unset fields are kept.`],
-    delete: [`Permanently delete ${an(one)} from ${s.title}.`, `Remove ${an(one)} from ${s.title}. This cannot be undone.`],
+    update: [
+      `Update fields of an existing ${one} in ${s.title}.`,
+      `Change ${an(one)} in ${s.title}; unset fields are kept.`,
+    ],
+    delete: [
+      `Permanently delete ${an(one)} from ${s.title}.`,
+      `Remove ${an(one)} from ${s.title}. This cannot be undone.`,
+    ],
     search: [`Search ${many} in ${s.title} by free text and filters.`, `Find ${many} in ${s.title} matching a query.`],
     archive: [`Archive ${an(one)} in ${s.title} so it no longer shows up in lists.`],
     export: [`Export ${many} from ${s.title} as a downloadable file.`],
@@ -551,7 +557,10 @@ function describe(rnd: () => number, verb: Verb, s: Service, o: ObjectSpec): str
   ];
   const extra = pick(rnd, second);
   // Some tools carry a second paragraph (only the first line goes into the deferred listing).
-  const notes = rnd() < 0.3 ? `\n\nNote: requires the ${s.key}:${verb === "get" || verb === "list" || verb === "search" || verb === "export" ? "read" : "write"} scope.` : "";
+  const notes =
+    rnd() < 0.3
+      ? `\n\nNote: requires the ${s.key}:${verb === "get" || verb === "list" || verb === "search" || verb === "export" ? "read" : "write"} scope.`
+      : "";
   return `${pick(rnd, first[verb])}${extra ? ` ${extra}` : ""}${notes}`;
 }
 
@@ -579,7 +588,14 @@ function parameters(rnd: () => number, verb: Verb, o: ObjectSpec): { required: F
     case "list":
       return {
         required: [],
-        optional: [limit, cursor, status, sortBy, order, f("updated_since", str("Only records changed after", { format: "date-time" }))],
+        optional: [
+          limit,
+          cursor,
+          status,
+          sortBy,
+          order,
+          f("updated_since", str("Only records changed after", { format: "date-time" })),
+        ],
       };
     case "create":
       return { required: fields.slice(0, 2), optional: [...fields.slice(2), f("notify", bool("Send notifications"))] };

@@ -78,7 +78,8 @@ async function loadedTools(env, session) {
 async function bodies(env, model) {
   const records = await env.mock.requests(model);
   const rejected = records.filter((r) => r.rejected !== null);
-  if (rejected.length > 0) throw new Error(`mock rejected ${rejected.length} request(s): ${rejected[0].rejected.message}`);
+  if (rejected.length > 0)
+    throw new Error(`mock rejected ${rejected.length} request(s): ${rejected[0].rejected.message}`);
   return records.map((r) => r.body);
 }
 
@@ -97,7 +98,9 @@ function resultText(content) {
  * before it (tool_search leaves those out).
  */
 function planLoads(catalog) {
-  const index = new ToolIndex(catalog.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })));
+  const index = new ToolIndex(
+    catalog.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })),
+  );
   const seen = new Set();
   const loaded = new Set();
   const plan = [];
@@ -136,13 +139,17 @@ function sessionScript(projection, plan) {
 }
 
 async function scriptedSession(env, projection, catalog, plan) {
-  const { model, session } = await newAgent(env, projection, agentTools(catalog, true, `${env.mockUrl}/_tool`), `disc-b-${projection.replace("_", "")}`);
+  const { model, session } = await newAgent(
+    env,
+    projection,
+    agentTools(catalog, true, `${env.mockUrl}/_tool`),
+    `disc-b-${projection.replace("_", "")}`,
+  );
   await env.mock.script(model, sessionScript(projection, plan));
   let toolErrors = 0;
   for (let n = 1; n <= TURNS; n++) {
     const result = await turn(env, session, `Turn ${n}: please help.`);
-    for (const m of result.messages)
-      for (const p of m.parts) if (p.type === "tool_result" && p.is_error) toolErrors++;
+    for (const m of result.messages) for (const p of m.parts) if (p.type === "tool_result" && p.is_error) toolErrors++;
   }
   const wire = await bodies(env, model);
   const loaded = await loadedTools(env, session);
@@ -153,7 +160,12 @@ async function scriptedSession(env, projection, catalog, plan) {
 // (a) declaration tokens
 
 async function upfrontBody(env, projection, catalog) {
-  const { model, session } = await newAgent(env, projection, agentTools(catalog, false, `${env.mockUrl}/_tool`), `disc-a-${projection}`);
+  const { model, session } = await newAgent(
+    env,
+    projection,
+    agentTools(catalog, false, `${env.mockUrl}/_tool`),
+    `disc-a-${projection}`,
+  );
   await env.mock.script(model, [{ reply: { text: "Hello." } }]);
   await turn(env, session, "Hello.");
   return (await bodies(env, model))[0];
@@ -364,7 +376,16 @@ async function run(env) {
   const d = declarations;
   table(
     `(a) Declaration tokens per request — ${CATALOG_TOOLS} tools (o200k over tools[] JSON + <deferred_tools> listing)`,
-    ["provider", "upfront tok", "deferred tok", "saved %", "in-prompt tools", "listing tok", "names listed", "tools[] bytes up/def"],
+    [
+      "provider",
+      "upfront tok",
+      "deferred tok",
+      "saved %",
+      "in-prompt tools",
+      "listing tok",
+      "names listed",
+      "tools[] bytes up/def",
+    ],
     [
       [
         "anthropic",
@@ -422,8 +443,24 @@ async function run(env) {
     `(c) tool_search turn latency, ${c.catalog_tools} deferred tools, plain projection, client-side ms (${c.turns_each} turns each; p99 of 30 = max)`,
     ["query", "first", "p50", "p99", "p50 (2..n)", "p99 (2..n)", "matches/turn"],
     [
-      ["keywords (scored)", c.keyword.first_ms, c.keyword.p50_ms, c.keyword.p99_ms, c.keyword.p50_after_first_ms, c.keyword.p99_after_first_ms, c.keyword.mean_matches],
-      ["select: (no scoring)", c.select.first_ms, c.select.p50_ms, c.select.p99_ms, c.select.p50_after_first_ms, c.select.p99_after_first_ms, c.select.mean_matches],
+      [
+        "keywords (scored)",
+        c.keyword.first_ms,
+        c.keyword.p50_ms,
+        c.keyword.p99_ms,
+        c.keyword.p50_after_first_ms,
+        c.keyword.p99_after_first_ms,
+        c.keyword.mean_matches,
+      ],
+      [
+        "select: (no scoring)",
+        c.select.first_ms,
+        c.select.p50_ms,
+        c.select.p99_ms,
+        c.select.p50_after_first_ms,
+        c.select.p99_after_first_ms,
+        c.select.mean_matches,
+      ],
       ["difference", c.diff_first_ms, c.diff_p50_ms, c.diff_p99_ms, c.diff_p50_after_first_ms, null, null],
     ],
   );

@@ -18,6 +18,8 @@ export class TurnOutput {
   #encoder = new UiEncoder();
   #pending: UiChunk[] = [];
   #timer: ReturnType<typeof setTimeout> | null = null;
+  #lastFlush = 0;
+  #lastRowsWereDeltas = false;
   rowsWritten = 0;
   deltaChars = 0;
 
@@ -31,7 +33,10 @@ export class TurnOutput {
     if (chunks.length === 0) return;
     this.#pending.push(...chunks);
     if (ev.type === "provider" && ev.event.type === "text_delta") this.deltaChars += ev.event.text.length;
-    if (chunks.every((c) => DELTAS.has(c.type))) {
+    // Leading edge: a delta after a quiet spell (e.g. the first token) goes out at once;
+    // deltas that follow within the window are batched into one row.
+    const batching = this.#lastRowsWereDeltas && Date.now() - this.#lastFlush < DELTA_FLUSH_MS;
+    if (chunks.every((c) => DELTAS.has(c.type)) && batching) {
       this.#timer ??= setTimeout(() => this.flush(), DELTA_FLUSH_MS);
     } else {
       this.flush();
@@ -44,6 +49,8 @@ export class TurnOutput {
       this.#timer = null;
     }
     if (this.#pending.length === 0) return;
+    this.#lastFlush = Date.now();
+    this.#lastRowsWereDeltas = this.#pending.every((c) => DELTAS.has(c.type));
     const rows = coalesce(this.#pending);
     this.#pending = [];
     this.log.append(this.turnId, rows);

@@ -68,6 +68,9 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
   let buffer: Part[] = [];
   let stop: StopReason = "end_turn";
   const malformed = new Map<string, string>();
+  // Providers repeat running totals within a step (Anthropic: message_start, then message_delta),
+  // so the step keeps the latest value per field and adds it to the turn once.
+  let usage: Record<string, number> = {};
   const execution = executionOf(ctx);
   const flush = () => {
     if (buffer.length === 0) return;
@@ -91,7 +94,7 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
           flush();
           break;
         case "usage":
-          turns.addUsage(ctx.turnId, numericUsage(ev.usage));
+          usage = { ...usage, ...numericUsage(ev.usage) };
           break;
         case "message_stop":
           stop = ev.stop_reason;
@@ -110,8 +113,10 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
       }
     }
     flush();
+    turns.addUsage(ctx.turnId, usage);
     return { kind: "done", stop, messageSeq, malformed };
   } catch (e) {
+    turns.addUsage(ctx.turnId, usage);
     ctx.out.emit({ type: "step_abandoned", reason: e instanceof Error ? e.message : String(e) });
     const dropped = buffer.map((p) => (p.type === "text" ? p.text : "")).join("");
     if (dropped) events.record("partial_text_dropped", ctx.turnId, { step, text: dropped.slice(0, 2000) });

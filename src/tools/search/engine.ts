@@ -70,7 +70,7 @@ const NF = 4;
 const TF_BITS = 7;
 const TF_MAX = 127;
 const fieldTf = (packed: number, f: number): number => (packed >>> (f * TF_BITS)) & TF_MAX;
-const bumpTf = (packed: number, f: number): number =>
+const addTf = (packed: number, f: number): number =>
   fieldTf(packed, f) < TF_MAX ? packed + (1 << (f * TF_BITS)) : packed;
 const F_NAME = 0;
 const F_HINT = 1;
@@ -97,10 +97,9 @@ interface Doc {
   /** Distinct analysed name terms. */
   nameTerms: string[];
   /** Field lengths in terms. */
-  len: Float64Array;
-  /** Distinct terms of the tool, and their packed per-field frequencies (see `packTf`), in `terms` order. */
+  len: number[];
+  /** Distinct terms of the tool (their frequencies live in the postings). */
   terms: string[];
-  tf: number[];
   /** Distinct raw words of the prose fields and of the name (vocabulary bookkeeping on removal). */
   proseWords: string[];
   nameWords: string[];
@@ -108,7 +107,7 @@ interface Doc {
 
 interface Posting {
   docs: number[];
-  /** Packed per-field frequencies (see `packTf`) per entry of `docs`. */
+  /** Packed per-field frequencies (see `fieldTf`) per entry of `docs`. */
   tf: number[];
   /**
    * Per entry of `docs`: the saturated BM25F term weight x(k1+1)/(x+k1) without idf, where x is the field-weighted,
@@ -121,7 +120,7 @@ interface Posting {
 
 /** A counted word set; length buckets for "one edit away" look-ups are built on first use after a change. */
 class Vocab {
-  private readonly counts = new Map<string, number>();
+  private readonly counts = new Map<string, { word: string; n: number }>();
   private byLen: Map<number, string[]> | null = null;
 
   has(w: string): boolean {
@@ -129,19 +128,25 @@ class Vocab {
   }
 
   count(w: string): number {
-    return this.counts.get(w) ?? 0;
+    return this.counts.get(w)?.n ?? 0;
   }
 
-  add(w: string): void {
-    const c = this.counts.get(w);
-    this.counts.set(w, c === undefined ? 1 : c + 1);
-    if (c === undefined) this.byLen = null;
+  /** Counts `w` once more; returns the vocabulary's own copy of the string (so callers keep one copy per word). */
+  add(w: string): string {
+    const e = this.counts.get(w);
+    if (e) {
+      e.n++;
+      return e.word;
+    }
+    this.counts.set(w, { word: w, n: 1 });
+    this.byLen = null;
+    return w;
   }
 
   delete(w: string): void {
-    const c = this.counts.get(w);
-    if (c === undefined) return;
-    if (c > 1) this.counts.set(w, c - 1);
+    const e = this.counts.get(w);
+    if (!e) return;
+    if (e.n > 1) e.n--;
     else {
       this.counts.delete(w);
       this.byLen = null;
@@ -290,8 +295,11 @@ export class ToolIndex {
    * compound parts, so building in one call or in several can differ only in those splits.
    */
   add(docs: readonly SearchDoc[]): void {
-    for (const d of docs) if (this.byName.has(d.name)) this.removeOne(d.name);
-    const prepared = docs.map((d) => {
+    // A name given twice in one call: the last description wins, at the first one's place.
+    const batch = new Map<string, SearchDoc>();
+    for (const d of docs) batch.set(d.name, d);
+    for (const name of batch.keys()) if (this.byName.has(name)) this.removeOne(name);
+    const prepared = [...batch.values()].map((d) => {
       const hint = tokenize((d.search_hint ?? "").slice(0, MAX_FIELD_CHARS));
       const desc = tokenize((d.description ?? "").slice(0, MAX_FIELD_CHARS));
       const params = d.input_schema ? tokenize(schemaText(d.input_schema)) : [];
@@ -299,10 +307,8 @@ export class ToolIndex {
       const proseSet = new Set(hint);
       for (const w of desc) proseSet.add(w);
       for (const w of params) proseSet.add(w);
-      const proseWords = Array.from(proseSet);
-      const nameWords = Array.from(new Set(name));
-      for (const w of proseWords) this.prose.add(w);
-      for (const w of nameWords) this.nameVocab.add(w);
+      const proseWords = Array.from(proseSet, (w) => this.prose.add(w));
+      const nameWords = Array.from(new Set(name), (w) => this.nameVocab.add(w));
       return { d, name, hint, desc, params, proseWords, nameWords };
     });
     for (const p of prepared) this.addOne(p);
@@ -444,11 +450,11 @@ export class ToolIndex {
     if (nameTerms.length === 0) nameTerms = name.map((w) => this.term(w)); // a name made only of stopwords
     const fields = [nameTerms, this.analyzeList(p.hint), this.analyzeList(p.desc), this.analyzeList(p.params)];
     const slot = new Map<string, number>();
-    const len = new Float64Array(NF);
+    const len = [0, 0, 0, 0];
     for (let f = 0; f < NF; f++) {
       const list = fields[f]!;
       len[f] = list.length;
-      for (const term of list) slot.set(term, bumpTf(slot.get(term) ?? 0, f));
+      for (const term of list) slot.set(term, addTf(slot.get(term) ?? 0, f));
     }
     const terms = [...slot.keys()];
     const tf = [...slot.values()];
@@ -461,7 +467,6 @@ export class ToolIndex {
       nameTerms: [...new Set(name.map((w) => this.term(w)))],
       len,
       terms,
-      tf,
       proseWords: p.proseWords,
       nameWords: p.nameWords,
     };
@@ -510,6 +515,27 @@ export class ToolIndex {
     this.docs[id] = undefined;
     this.byName.delete(name);
     this.live--;
+    if (this.docs.length - this.live > Math.max(64, this.live)) this.compact();
+  }
+
+  /** Renumbers tools densely (same order) once removals have left more holes than tools. */
+  private compact(): void {
+    const newId = new Int32Array(this.docs.length).fill(-1);
+    const kept: Doc[] = [];
+    for (const d of this.docs) {
+      if (!d) continue;
+      newId[d.id] = kept.length;
+      d.id = kept.length;
+      kept.push(d);
+    }
+    this.docs.length = 0;
+    this.docs.push(...kept);
+    for (const p of this.postings.values()) for (let k = 0; k < p.docs.length; k++) p.docs[k] = newId[p.docs[k]!]!;
+    for (const map of [this.byName]) for (const [k, v] of map) map.set(k, newId[v]!);
+    for (const map of [this.byKey, this.byAnyKey]) for (const list of map.values()) {
+      for (let i = 0; i < list.length; i++) list[i] = newId[list[i]!]!;
+    }
+    this.epoch++;
   }
 
   /** The posting's cached saturated BM25F weights, recomputed if the catalog changed since. */
@@ -671,10 +697,22 @@ export class ToolIndex {
   }
 
   private contains(doc: Doc, term: string, raw: string): boolean {
-    const i = doc.terms.indexOf(term);
-    if (i >= 0) {
-      const packed = doc.tf[i]!;
-      if (fieldTf(packed, F_NAME) > 0 || fieldTf(packed, F_HINT) > 0 || fieldTf(packed, F_DESC) > 0) return true;
+    const p = this.postings.get(term);
+    if (p) {
+      // Posting lists are in ascending tool id order (ids only grow; removal keeps the order): binary search.
+      let lo = 0;
+      let hi = p.docs.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const id = p.docs[mid]!;
+        if (id === doc.id) {
+          const packed = p.tf[mid]!;
+          if (fieldTf(packed, F_NAME) > 0 || fieldTf(packed, F_HINT) > 0 || fieldTf(packed, F_DESC) > 0) return true;
+          break;
+        }
+        if (id < doc.id) lo = mid + 1;
+        else hi = mid - 1;
+      }
     }
     return doc.name.toLowerCase().includes(raw);
   }
