@@ -16,6 +16,7 @@
 //
 // Knobs: BENCH_DISCLOSURE_TURNS (c, default 30), BENCH_DISCLOSURE_CATALOG (c, default 5000).
 import { randomUUID } from "node:crypto";
+import os from "node:os";
 import { ToolIndex } from "../src/tools/search/index.ts";
 import { HttpError } from "../test/helpers/index.ts";
 import {
@@ -171,7 +172,16 @@ async function upfrontBody(env, projection, catalog) {
   return (await bodies(env, model))[0];
 }
 
-function declarationFigures(upfront, deferred) {
+/** The catalog as the agent defines it, in the provider's wire shape (no sentinel widening): a yardstick. */
+function ownDeclarations(catalog, provider) {
+  return catalog.map((t) =>
+    provider === "anthropic"
+      ? { name: t.name, description: t.description, input_schema: t.input_schema }
+      : { type: "function", function: { name: t.name, description: t.description, parameters: t.input_schema } },
+  );
+}
+
+function declarationFigures(upfront, deferred, own) {
   const upTools = wireTools(upfront);
   const defTools = wireTools(deferred);
   const inPrompt = defTools.filter((t) => t.defer_loading !== true);
@@ -201,6 +211,9 @@ function declarationFigures(upfront, deferred) {
       system_tokens: tokens(systemText(deferred)),
     },
     saved_pct: pctOf(upfrontTokens - deferredTokens, upfrontTokens),
+    // Tokens of the agent's own schemas in the same wire shape: what the declarations would cost without the
+    // {"$tool","$path"} sentinel widening of every value position.
+    own_schemas_tokens: tokens(JSON.stringify(own)),
     tokens_per_tool_declaration: round(upfrontTokens / Math.max(1, upTools.length), 1),
   };
 }
@@ -236,11 +249,11 @@ async function putLargestAgent(env, wanted) {
 
 async function timedSearchTurn(env, session, model, query, id) {
   await env.mock.script(model, [
-    { reply: { tool_calls: [{ id, name: "tool_search", input: { query, max_results: 5 } }] } },
-    { reply: { text: "Found them." } },
+    { reply: { tool_calls: [{ id, name: "tool_search", input: { query, max_results: 1 } }] } },
+    { reply: { text: "Found it." } },
   ]);
   const t0 = performance.now();
-  const result = await turn(env, session, `Find tools: ${query}`);
+  const result = await turn(env, session, `Find a tool: ${query}`);
   const ms = performance.now() - t0;
   const part = result.messages.flatMap((m) => m.parts).find((p) => p.type === "tool_result");
   let matches = 0;
@@ -251,6 +264,22 @@ async function timedSearchTurn(env, session, model, query, id) {
   return { ms, matches, error: part?.is_error === true };
 }
 
+/**
+ * Mock-side view of each timed turn: milliseconds between the arrival of its first provider request and of its
+ * second (the one carrying the tool_search result) — the worker's tool step without the client hops. Turns run one
+ * at a time, so a turn's step-1 record is the one just before its step-2 record.
+ */
+async function stepGaps(env, model) {
+  const records = await env.mock.requests(model);
+  const gaps = new Map();
+  records.forEach((r, i) => {
+    const last = isObject(r.body) && Array.isArray(r.body.messages) ? r.body.messages.at(-1) : undefined;
+    if (!isObject(last) || last.role !== "tool" || i === 0) return;
+    gaps.set(last.tool_call_id, Date.parse(r.at) - Date.parse(records[i - 1].at));
+  });
+  return gaps;
+}
+
 function latencyFigures(times) {
   return {
     first_ms: round(times[0], 1),
@@ -258,6 +287,31 @@ function latencyFigures(times) {
     p99_ms: round(pct(times, 99), 1),
     p50_after_first_ms: round(pct(times.slice(1), 50), 1),
     p99_after_first_ms: round(pct(times.slice(1), 99), 1),
+  };
+}
+
+function nodeReference(catalog, queries) {
+  const docs = catalog.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema }));
+  const b0 = performance.now();
+  const index = new ToolIndex(docs);
+  const buildMs = performance.now() - b0;
+  const b1 = performance.now();
+  new ToolIndex(docs);
+  const rebuildMs = performance.now() - b1;
+  const times = [];
+  for (let r = 0; r < 5; r++) {
+    for (const q of queries) {
+      const s0 = performance.now();
+      index.search(q, { limit: 1 });
+      times.push(performance.now() - s0);
+    }
+  }
+  return {
+    index_build_ms: round(buildMs, 2),
+    index_rebuild_ms: round(rebuildMs, 2),
+    first_search_ms: round(times[0], 3),
+    search_p50_ms: round(pct(times, 50), 3),
+    search_p99_ms: round(pct(times, 99), 3),
   };
 }
 
@@ -273,16 +327,25 @@ async function searchLatency(env) {
     await turn(env, s, "Hello.");
   }
   const queries = keywordQueries(catalog, SEARCH_TURNS);
-  const groups = nameGroups(catalog, SEARCH_TURNS, 5);
+  const names = nameGroups(catalog, SEARCH_TURNS, 1).map((g) => g[0]);
   const keyword = [];
   const select = [];
   let keywordMatches = 0;
   let selectMatches = 0;
   let errors = 0;
-  // Alternate the two kinds so drift (GC, disk, the other processes) hits both alike.
+  // Both kinds in ABBA order (K S, S K, K S, …), so drift and "who goes first" hit both alike.
   for (let i = 0; i < SEARCH_TURNS; i++) {
-    const k = await timedSearchTurn(env, keywordSession, model, queries[i], `call_k${i}`);
-    const s = await timedSearchTurn(env, selectSession, model, `select:${groups[i].join(",")}`, `call_s${i}`);
+    const runK = () => timedSearchTurn(env, keywordSession, model, queries[i], `call_k${i}`);
+    const runS = () => timedSearchTurn(env, selectSession, model, `select:${names[i]}`, `call_s${i}`);
+    let k;
+    let s;
+    if (i % 2 === 0) {
+      k = await runK();
+      s = await runS();
+    } else {
+      s = await runS();
+      k = await runK();
+    }
     keyword.push(k.ms);
     select.push(s.ms);
     keywordMatches += k.matches;
@@ -290,20 +353,9 @@ async function searchLatency(env) {
     if (k.error || s.error) errors++;
   }
   await bodies(env, model); // throws on any rejected request
-
-  // The same catalog and queries scored in Node by the same module, for reference (no workerd, no HTTP).
-  const docs = catalog.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema }));
-  const b0 = performance.now();
-  const index = new ToolIndex(docs);
-  const buildMs = performance.now() - b0;
-  const nodeTimes = [];
-  for (let r = 0; r < 5; r++) {
-    for (const q of queries) {
-      const s0 = performance.now();
-      index.search(q, { limit: 5 });
-      nodeTimes.push(performance.now() - s0);
-    }
-  }
+  const gaps = await stepGaps(env, model);
+  const keywordGaps = keyword.map((_, i) => gaps.get(`call_k${i}`)).filter((g) => g !== undefined);
+  const selectGaps = select.map((_, i) => gaps.get(`call_s${i}`)).filter((g) => g !== undefined);
 
   const kw = latencyFigures(keyword);
   const sel = latencyFigures(select);
@@ -316,15 +368,19 @@ async function searchLatency(env) {
     keyword: { ...kw, mean_matches: round(keywordMatches / SEARCH_TURNS, 2) },
     select: { ...sel, mean_matches: round(selectMatches / SEARCH_TURNS, 2) },
     tool_errors: errors,
+    diff_first_ms: round(keyword[0] - select[0], 1),
     diff_p50_ms: round(pct(keyword, 50) - pct(select, 50), 1),
     diff_p99_ms: round(pct(keyword, 99) - pct(select, 99), 1),
     diff_p50_after_first_ms: round(pct(keyword.slice(1), 50) - pct(select.slice(1), 50), 1),
-    diff_first_ms: round(keyword[0] - select[0], 1),
-    node_reference: {
-      index_build_ms: round(buildMs, 2),
-      search_p50_ms: round(pct(nodeTimes, 50), 3),
-      search_p99_ms: round(pct(nodeTimes, 99), 3),
+    mock_step_gap: {
+      keyword: latencyFigures(keywordGaps),
+      select: latencyFigures(selectGaps),
+      diff_first_ms: round(keywordGaps[0] - selectGaps[0], 1),
+      diff_p50_ms: round(pct(keywordGaps, 50) - pct(selectGaps, 50), 1),
+      diff_p50_after_first_ms: round(pct(keywordGaps.slice(1), 50) - pct(selectGaps.slice(1), 50), 1),
     },
+    // The same catalog and queries scored in Node by the same module, for reference (no workerd, no HTTP).
+    node_reference: nodeReference(catalog, queries),
   };
 }
 
@@ -359,8 +415,16 @@ async function run(env) {
 
   log("(a) upfront agents");
   const declarations = {
-    anthropic: declarationFigures(await upfrontBody(env, "anthropic", catalog), sessions.anthropic.wire[0]),
-    openai: declarationFigures(await upfrontBody(env, "plain", catalog), sessions.plain.wire[0]),
+    anthropic: declarationFigures(
+      await upfrontBody(env, "anthropic", catalog),
+      sessions.anthropic.wire[0],
+      ownDeclarations(catalog, "anthropic"),
+    ),
+    openai: declarationFigures(
+      await upfrontBody(env, "plain", catalog),
+      sessions.plain.wire[0],
+      ownDeclarations(catalog, "openai"),
+    ),
   };
   // What one loaded tool adds on the plain projection (its declaration appended to tools[]).
   const plainFinal = wireTools(sessions.plain.wire.at(-1));
@@ -415,6 +479,11 @@ async function run(env) {
       `~${d.anthropic.tokens_per_tool_declaration} tokens per declaration once referenced. ` +
       `openai plain after 5 loads: ${d.openai.after_5_loaded_tokens} tokens.`,
   );
+  console.log(
+    `sentinel widening: the agent's own 200 schemas in wire shape are ${d.anthropic.own_schemas_tokens} (anthropic) / ` +
+      `${d.openai.own_schemas_tokens} (openai) tokens; as sent ${d.anthropic.upfront.tools_tokens} / ` +
+      `${d.openai.upfront.tools_tokens} (×${round(d.anthropic.upfront.tools_tokens / d.anthropic.own_schemas_tokens, 2)}).`,
+  );
 
   table(
     "(b) Prompt-prefix stability — 10 turns, 5 deferred tools loaded (turns 2, 3, 5, 7, 9)",
@@ -430,6 +499,10 @@ async function run(env) {
     ]),
   );
 
+  console.log(
+    `loads (turn: tool ← tool_search query): ${plan.map((p, i) => `${LOAD_TURNS[i]}: ${p.tool.name} ← "${p.query}"`).join("; ")}`,
+  );
+
   const c = search;
   if (c.catalog_tools !== c.catalog_requested) {
     console.log(
@@ -440,7 +513,7 @@ async function run(env) {
     );
   }
   table(
-    `(c) tool_search turn latency, ${c.catalog_tools} deferred tools, plain projection, client-side ms (${c.turns_each} turns each; p99 of 30 = max)`,
+    `(c) tool_search turn latency, ${c.catalog_tools} deferred tools, plain projection, client-side ms (${c.turns_each} turns each${c.turns_each <= 100 ? "; p99 = max" : ""})`,
     ["query", "first", "p50", "p99", "p50 (2..n)", "p99 (2..n)", "matches/turn"],
     [
       [
@@ -464,14 +537,45 @@ async function run(env) {
       ["difference", c.diff_first_ms, c.diff_p50_ms, c.diff_p99_ms, c.diff_p50_after_first_ms, null, null],
     ],
   );
+  const g = c.mock_step_gap;
+  table(
+    "(c') the same turns seen from the mock: ms between a turn's step-1 and step-2 provider requests (1 ms resolution)",
+    ["query", "first", "p50", "p99", "p50 (2..n)", "p99 (2..n)"],
+    [
+      [
+        "keywords (scored)",
+        g.keyword.first_ms,
+        g.keyword.p50_ms,
+        g.keyword.p99_ms,
+        g.keyword.p50_after_first_ms,
+        g.keyword.p99_after_first_ms,
+      ],
+      [
+        "select: (no scoring)",
+        g.select.first_ms,
+        g.select.p50_ms,
+        g.select.p99_ms,
+        g.select.p50_after_first_ms,
+        g.select.p99_after_first_ms,
+      ],
+      ["difference", g.diff_first_ms, g.diff_p50_ms, null, g.diff_p50_after_first_ms, null],
+    ],
+  );
+  const n = c.node_reference;
   console.log(
-    `same catalog in Node (src/tools/search): index build ${c.node_reference.index_build_ms} ms, ` +
-      `search p50 ${c.node_reference.search_p50_ms} ms, p99 ${c.node_reference.search_p99_ms} ms`,
+    `same catalog and queries in Node (src/tools/search, limit 1): index build ${n.index_build_ms} ms cold, ` +
+      `${n.index_build_ms === null ? "-" : n.index_rebuild_ms} ms warm; first search ${n.first_search_ms} ms; ` +
+      `search p50 ${n.search_p50_ms} ms, p99 ${n.search_p99_ms} ms`,
   );
 
   const seconds = round((performance.now() - started) / 1000, 1);
-  console.log(`\ndisclosure bench: ${seconds} s (without environment start/stop)`);
+  const load = os.loadavg().map((l) => round(l, 2));
+  console.log(
+    `\ndisclosure bench: ${seconds} s (without environment start/stop); ${os.cpus().length} CPUs, ` +
+      `load average ${load.join(" ")} — latency figures are noisy on a shared machine`,
+  );
   return {
+    meta: { node: process.version, cpus: os.cpus().length, loadavg: load },
     tokens: declarations,
     prefix_stability: Object.fromEntries(
       Object.entries(stability).map(([p, s]) => [

@@ -78,9 +78,9 @@ export class PlainBM25 {
       const tf = new Map<string, number>();
       for (const t of toks) tf.set(t, (tf.get(t) ?? 0) + 1);
       for (const [t, f] of tf) {
-        let p = this.postings.get(t);
-        if (!p) this.postings.set(t, (p = []));
-        p.push([doc, f]);
+        const p = this.postings.get(t);
+        if (p) p.push([doc, f]);
+        else this.postings.set(t, [[doc, f]]);
       }
     });
     this.avgdl = this.lengths.reduce((a, b) => a + b, 0) / Math.max(1, this.lengths.length);

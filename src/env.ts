@@ -1,3 +1,4 @@
+import type { RateLimiter } from "./ratelimit/rate-limiter";
 import type { Session } from "./session/session";
 
 export interface Env {
@@ -15,6 +16,14 @@ export interface Env {
   SWITCHBOARD_LOG_EVENTS?: string;
   /** Provider idle watchdog in ms (tests shorten it). */
   SWITCHBOARD_IDLE_TIMEOUT_MS?: string;
+  /** HMAC key for session tokens; when unset one is derived from SWITCHBOARD_ADMIN_KEY (HKDF). */
+  SWITCHBOARD_TOKEN_SECRET?: string;
+  /** Default requests per minute per API key / per token's session; "0" turns the default limit off. */
+  SWITCHBOARD_RATE_LIMIT_PER_MIN?: string;
+  /** Workers rate-limiting binding (wrangler.toml [[ratelimits]]); serves the default limit when present. */
+  RATE_LIMIT?: RateLimit;
+  /** Exact token-bucket limiter: per-key overrides, a configured default, or no binding. */
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
 }
 
 export function flag(value: string | undefined): boolean {

@@ -28,7 +28,7 @@ export const agentBodySchema = {
     max_steps: { type: "integer", minimum: 1, maximum: 64 },
     tools: {
       type: "array",
-      maxItems: 1000,
+      maxItems: 5000,
       items: {
         type: "object",
         additionalProperties: false,

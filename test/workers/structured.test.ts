@@ -65,9 +65,11 @@ describe("structured output: turns", () => {
     const body = res.body as unknown as Turn;
     expect(body.status).toBe("completed");
     expect(body.structured_result).toEqual({ city: "Oslo", temp_c: 21 });
-    const declared = ((await mockRequests(s.model))[0]?.body.tools as Array<{ name: string; input_schema: unknown }>).find(
-      (t) => t.name === "structured_output",
-    );
+    const tools = ((await mockRequests(s.model))[0]?.body.tools ?? []) as Array<{
+      name: string;
+      input_schema: unknown;
+    }>;
+    const declared = tools.find((t) => t.name === "structured_output");
     expect(declared?.input_schema).toEqual(SCHEMA);
   });
 
@@ -134,7 +136,9 @@ describe("chained arguments and invalid calls", () => {
     expect((await send(s, { content: "chain" })).body.status).toBe("completed");
     const second = (await history(s))[4]?.parts[0];
     expect(JSON.parse(String(second?.content))).toMatchObject({ echo: { name: "second", input: { q: "alpha" } } });
-    const tools = (await mockRequests(s.model))[0]?.body.tools as Array<{ input_schema: { properties: { q: unknown } } }>;
+    const tools = (await mockRequests(s.model))[0]?.body.tools as Array<{
+      input_schema: { properties: { q: unknown } };
+    }>;
     expect(JSON.stringify(tools[0]?.input_schema.properties.q)).toContain("$tool");
     expect(JSON.stringify((await mockRequests(s.model))[0]?.body.system)).toContain("$tool");
   });

@@ -7,17 +7,24 @@ import { requireAdmin } from "../auth";
 import { ApiError } from "../errors";
 import { readJson } from "../validate";
 
+const MAX_AGENT_BYTES = 1_900_000;
+
 export const agentsRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   .put("/:agent", async (c) => {
     const agent = normalizeAgent(c.req.param("agent"), await readJson(c, 4 * 1024 * 1024));
+    const config = JSON.stringify(agent);
+    // The agent is one D1 row; D1 rows are capped at 2 MB.
+    if (new TextEncoder().encode(config).byteLength > MAX_AGENT_BYTES) {
+      throw new ApiError(413, "payload_too_large", `agent configuration exceeds ${MAX_AGENT_BYTES} bytes once stored`);
+    }
     const now = nowIso();
     const existed = await c.env.DB.prepare("SELECT 1 AS x FROM agents WHERE name = ?").bind(agent.name).first();
     await c.env.DB.prepare(
       `INSERT INTO agents (name, config, created_at, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at`,
     )
-      .bind(agent.name, JSON.stringify(agent), now, now)
+      .bind(agent.name, config, now, now)
       .run();
     return c.json(publicAgent(agent), existed ? 200 : 201);
   })

@@ -88,6 +88,8 @@ const NAME_SUBSTRING_SCORE = 1e-3;
 interface Doc {
   id: number;
   name: string;
+  /** The name, lowercase (for `+word` substring matches). */
+  lower: string;
   /** Name tokens joined, lowercase ("mcp__github__create_issue" → "mcpgithubcreateissue"). */
   key: string;
   /** `key`, and for namespaced names (`server__tool`) the key of the part after the last `__` ("createissue"). */
@@ -195,7 +197,7 @@ function withinOneEdit(a: string, b: string): boolean {
   return la > lb ? rest(i + 1, i) : rest(i, i + 1);
 }
 
-/** Text of a JSON Schema's properties: names and descriptions, recursively, bounded. */
+/** Text of a JSON Schema's properties: names, titles, descriptions and string enum/examples values; bounded. */
 function schemaText(schema: unknown, depth = 0, budget = { props: 0 }): string {
   if (!schema || typeof schema !== "object" || depth > MAX_SCHEMA_DEPTH) return "";
   const s = schema as Record<string, unknown>;
@@ -206,8 +208,13 @@ function schemaText(schema: unknown, depth = 0, budget = { props: 0 }): string {
       if (++budget.props > MAX_SCHEMA_PROPS) break;
       parts.push(k);
       if (v && typeof v === "object") {
-        const d = (v as Record<string, unknown>).description;
-        if (typeof d === "string") parts.push(d);
+        const prop = v as Record<string, unknown>;
+        for (const key of ["title", "description"]) if (typeof prop[key] === "string") parts.push(prop[key]);
+        // Allowed values name the domain ("genre": Horror, Comedy; "format": PNG, JPEG).
+        for (const key of ["enum", "examples"]) {
+          const list = prop[key];
+          if (Array.isArray(list)) for (const x of list.slice(0, 50)) if (typeof x === "string") parts.push(x);
+        }
         parts.push(schemaText(v, depth + 1, budget));
       }
     }
@@ -461,6 +468,7 @@ export class ToolIndex {
     const doc: Doc = {
       id,
       name: d.name,
+      lower: d.name.toLowerCase(),
       key: name.join(""),
       keys: keysOf(d.name, name),
       mention: name.length >= 2 || (name.length === 1 && name[0]!.length >= 3 && !this.prose.has(name[0]!)),
@@ -481,7 +489,8 @@ export class ToolIndex {
       const term = terms[i]!;
       let posting = this.postings.get(term);
       if (!posting) {
-        this.postings.set(term, (posting = { docs: [], tf: [], sat: null, epoch: -1 }));
+        posting = { docs: [], tf: [], sat: null, epoch: -1 };
+        this.postings.set(term, posting);
         this.terms.add(term);
       }
       posting.docs.push(id);
@@ -532,9 +541,10 @@ export class ToolIndex {
     this.docs.push(...kept);
     for (const p of this.postings.values()) for (let k = 0; k < p.docs.length; k++) p.docs[k] = newId[p.docs[k]!]!;
     for (const map of [this.byName]) for (const [k, v] of map) map.set(k, newId[v]!);
-    for (const map of [this.byKey, this.byAnyKey]) for (const list of map.values()) {
-      for (let i = 0; i < list.length; i++) list[i] = newId[list[i]!]!;
-    }
+    for (const map of [this.byKey, this.byAnyKey])
+      for (const list of map.values()) {
+        for (let i = 0; i < list.length; i++) list[i] = newId[list[i]!]!;
+      }
     this.epoch++;
   }
 
@@ -642,12 +652,13 @@ export class ToolIndex {
       for (const [id, s] of best) addScore(id, s);
     }
 
-    // Required words the index has no term for may still sit inside a name ("+git" → github_*).
+    // A required word may sit inside a name without being one of its terms ("+git" → mcp__github__*): such tools
+    // are candidates too (one pass over the names, only for queries with +words).
     const required = parsed.required.map((r) => ({ raw: r, term: this.term(r) }));
     for (const r of required) {
-      if (this.postings.has(r.term)) continue;
-      for (const d of this.docs)
-        if (d && scores[d.id] === 0 && d.name.toLowerCase().includes(r.raw)) addScore(d.id, NAME_SUBSTRING_SCORE);
+      for (const d of this.docs) {
+        if (d && scores[d.id] === 0 && d.lower.includes(r.raw)) addScore(d.id, NAME_SUBSTRING_SCORE);
+      }
     }
 
     // Name boosts. Windows of up to 6 consecutive query tokens, joined, meet the tools' name keys, so "Able Style",
@@ -714,6 +725,6 @@ export class ToolIndex {
         else hi = mid - 1;
       }
     }
-    return doc.name.toLowerCase().includes(raw);
+    return doc.lower.includes(raw);
   }
 }

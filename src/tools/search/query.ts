@@ -4,6 +4,7 @@ import { tokenize } from "./tokenize.ts";
 
 const SELECT_PREFIX = /^\s*select\s*:/i;
 
+/** Strips surrounding whitespace and one layer of matching quotes (and the whitespace inside them). */
 function unquote(s: string): string {
   const t = s.trim();
   if (t.length >= 2) {
@@ -13,16 +14,26 @@ function unquote(s: string): string {
   return t;
 }
 
+/** `"a, b"` → `a, b` when the quotes wrap the whole list (no such quote inside); otherwise unchanged. */
+function unquoteList(s: string): string {
+  const t = s.trim();
+  const q = t[0];
+  if (t.length >= 2 && (q === '"' || q === "'") && t[t.length - 1] === q && !t.slice(1, -1).includes(q)) {
+    return t.slice(1, -1);
+  }
+  return t;
+}
+
 /**
- * `select:A,B` → ["A", "B"]; null when the query is not a select query. Whitespace around each name and one layer
- * of matching `"…"` or `'…'` quotes (around the whole list or around a name) are stripped; empty entries dropped.
+ * `select:A,B` → ["A", "B"]; null when the query is not a select query. The prefix is case-insensitive; whitespace
+ * around each name and one layer of matching `"…"` or `'…'` quotes around a name (or around the whole list) are
+ * stripped; empty entries are dropped.
  * Case and duplicates are resolved by `selectTools`, which knows the catalog.
  */
 export function parseSelect(query: string): string[] | null {
   const m = SELECT_PREFIX.exec(query);
   if (!m) return null;
-  const list = unquote(query.slice(m[0].length));
-  return list
+  return unquoteList(query.slice(m[0].length))
     .split(",")
     .map(unquote)
     .filter((s) => s.length > 0);

@@ -8,7 +8,7 @@ import { stem } from "./stem.ts";
 // ("don't" → "dont", "user's" → "users") so they do not leave one-letter fragments.
 const CHUNK = /[\p{L}\p{N}]+/gu;
 const CHUNK_ASCII = /[A-Za-z0-9]+/g; // same result on ASCII text, several times faster
-const ASCII = /^[\x00-\x7f]*$/;
+const NON_ASCII = /[^\p{ASCII}]/u;
 const APOSTROPHE = /(?<=[\p{L}\p{N}])['’](?=[\p{L}])/gu;
 // Boundaries inside one chunk: lower→Upper ("getUser"), Upper→Upper+lower ("HTTPServer" → HTTP|Server),
 // letter↔digit ("v2", "ipv4" → ipv|4, "3d" → 3|d).
@@ -31,7 +31,7 @@ const CJK_SPLIT = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])/u;
 export function tokenize(text: string): string[] {
   const out: string[] = [];
   const clean = text.includes("'") || text.includes("’") ? text.replace(APOSTROPHE, "") : text;
-  const chunks = clean.match(ASCII.test(clean) ? CHUNK_ASCII : CHUNK);
+  const chunks = clean.match(NON_ASCII.test(clean) ? CHUNK : CHUNK_ASCII);
   if (!chunks) return out;
   for (const chunk of chunks) {
     if (PLAIN.test(chunk)) {
@@ -54,14 +54,17 @@ export function tokenize(text: string): string[] {
 // A compact English stopword list (function words and question/request filler that carries no topic). Kept short on
 // purpose: words such as "get", "find", "search", "create" or "list" are verbs tool names use, and stay.
 const STOPWORD_LIST =
-  "a about above after again against all am an and any are aren as at be because been before being below between " +
-  "both but by can could couldn did didn do does doesn doing don down during each few for from further had hadn has " +
-  "hasn have haven having he her here hers herself him himself his how i if in into is isn it its itself just let " +
-  "me might more most must mustn my myself no nor not now of off on once only or other our ours ourselves out over " +
-  "own please same shan she should shouldn so some such than that the their theirs them themselves then there these " +
-  "they this those through to too under until up very was wasn we were weren what when where which while who whom " +
-  "why will with won would wouldn you your yours yourself yourselves s t d ll m re ve y " +
-  "also may shall us im ive id youre whats thats theres hey hi hello thanks thank kindly";
+  "a about above after again against all am an and any are as at be because been before being below between both " +
+  "but by can could did do does doing down during each few for from further had has have having he her here hers " +
+  "herself him himself his how i if in into is it its itself just let me might more most must my myself no nor not " +
+  "now of off on once only or other our ours ourselves out over own please same she should so some such than that " +
+  "the their theirs them themselves then there these they this those through to too under until up very was we " +
+  "were what when where which while who whom why will with would you your yours yourself yourselves also may shall " +
+  // Contractions, as tokenize leaves them once the apostrophe is gone ("don't" → "dont").
+  "dont doesnt didnt isnt arent wasnt werent cant couldnt wont wouldnt shouldnt hasnt havent hadnt im ive youre " +
+  "youve whats thats theres lets " +
+  // Greetings and politeness around a request.
+  "hey hi hello thanks thank kindly";
 
 export const STOPWORDS: ReadonlySet<string> = new Set(STOPWORD_LIST.split(" "));
 

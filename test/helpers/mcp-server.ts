@@ -1,0 +1,185 @@
+// A real MCP server for tests and benches: the SDK's `McpServer` behind its `StreamableHTTPServerTransport`
+// in a Node http server, stateful (one McpServer per MCP session, so `notifications/tools/list_changed`
+// reaches every connected client over its GET stream). Tools come from plain specs (JSON Schema inputs),
+// so the same specs can be handed to a child process. `/_fixture/*` is a small control API.
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+
+type Json = Record<string, unknown>;
+
+/** What a fixture tool does when called; kept as data so a child process can rebuild it from argv. */
+export type McpBehaviour =
+  | { kind: "echo" }
+  | { kind: "sum" }
+  | { kind: "fail"; message: string }
+  | { kind: "sleep" }
+  | { kind: "big" }
+  | { kind: "whoami" };
+
+export interface McpToolSpec {
+  name: string;
+  description: string;
+  inputSchema: Json;
+  outputSchema?: Json;
+  meta?: Json;
+  behaviour: McpBehaviour;
+}
+
+export interface McpRequestRecord {
+  method: string;
+  /** JSON-RPC method(s) of a POST body. */
+  rpc: string[];
+  authorization: string | undefined;
+  at: number;
+}
+
+export interface McpFixture {
+  url: string;
+  port: number;
+  requests: McpRequestRecord[];
+  /** Replaces the tool set and notifies every connected client (`notifications/tools/list_changed`). */
+  setTools(tools: McpToolSpec[]): void;
+  close(): Promise<void>;
+}
+
+function run(spec: McpToolSpec, args: Json, headers: Json): CallToolResult | Promise<CallToolResult> {
+  const b = spec.behaviour;
+  switch (b.kind) {
+    case "echo":
+      return { content: [{ type: "text", text: String(args.text ?? JSON.stringify(args)) }] };
+    case "sum": {
+      const sum = Number(args.a) + Number(args.b);
+      return { content: [{ type: "text", text: `The sum is ${sum}.` }], structuredContent: { sum } };
+    }
+    case "fail":
+      return { content: [{ type: "text", text: b.message }], isError: true };
+    case "sleep":
+      return new Promise((resolve) =>
+        setTimeout(() => resolve({ content: [{ type: "text", text: "slept" }] }), Number(args.ms ?? 1000)),
+      );
+    case "big":
+      return { content: [{ type: "text", text: "x".repeat(Number(args.chars ?? 1000)) }] };
+    case "whoami":
+      return { content: [{ type: "text", text: String(headers.authorization ?? "anonymous") }] };
+  }
+}
+
+function register(server: McpServer, spec: McpToolSpec): RegisteredTool {
+  return server.registerTool(
+    spec.name,
+    {
+      description: spec.description,
+      inputSchema: z.fromJSONSchema(spec.inputSchema) as z.ZodObject,
+      ...(spec.outputSchema ? { outputSchema: z.fromJSONSchema(spec.outputSchema) as z.ZodObject } : {}),
+      ...(spec.meta ? { _meta: spec.meta } : {}),
+    },
+    (args: Json, extra) => run(spec, args, (extra.requestInfo?.headers ?? {}) as Json),
+  );
+}
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      try {
+        resolve(text ? JSON.parse(text) : undefined);
+      } catch {
+        resolve(text);
+      }
+    });
+    req.on("error", reject);
+  });
+}
+
+function rpcMethods(body: unknown): string[] {
+  const list = Array.isArray(body) ? body : [body];
+  return list.map((m) => (m && typeof m === "object" && "method" in m ? String(m.method) : "(response)"));
+}
+
+export async function startMcpServer(opts: {
+  tools: McpToolSpec[];
+  port?: number;
+  /** When set, requests must carry `authorization: <value>` (else 401). */
+  authorization?: string;
+}): Promise<McpFixture> {
+  let tools = opts.tools;
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer; reg: RegisteredTool[] }>();
+  const requests: McpRequestRecord[] = [];
+  const http: Server = createServer((req, res) => {
+    void (async () => {
+      const body = req.method === "POST" ? await readJson(req) : undefined;
+      const path = (req.url ?? "/").split("?")[0];
+      if (path === "/_fixture/requests") {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(requests));
+        return;
+      }
+      if (path === "/_fixture/tools" && req.method === "POST") {
+        fixture.setTools(body as McpToolSpec[]);
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+        return;
+      }
+      const authorization = req.headers.authorization;
+      requests.push({ method: req.method ?? "GET", rpc: body === undefined ? [] : rpcMethods(body), authorization, at: Date.now() });
+      if (opts.authorization !== undefined && authorization !== opts.authorization) {
+        res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
+        return;
+      }
+      const sid = req.headers["mcp-session-id"];
+      const known = typeof sid === "string" ? sessions.get(sid) : undefined;
+      if (known) return known.transport.handleRequest(req, res, body);
+      if (typeof sid === "string") {
+        // A session this process never issued (e.g. after a restart): 404 tells the client to initialize again.
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
+        return;
+      }
+      const server = new McpServer({ name: "switchboard-fixture", version: "1.0.0" });
+      const entry = { transport: undefined as unknown as StreamableHTTPServerTransport, server, reg: tools.map((t) => register(server, t)) };
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, entry);
+        },
+      });
+      entry.transport = transport;
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    })().catch((e: unknown) => {
+      if (!res.headersSent) res.writeHead(500).end(String(e));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const port = (http.address() as AddressInfo).port;
+  const fixture: McpFixture = {
+    url: `http://127.0.0.1:${port}/mcp`,
+    port,
+    requests,
+    setTools(next) {
+      tools = next;
+      for (const s of sessions.values()) {
+        for (const r of s.reg) r.remove();
+        s.reg = next.map((t) => register(s.server, t));
+        s.server.sendToolListChanged();
+      }
+    },
+    async close() {
+      for (const s of sessions.values()) await s.transport.close().catch(() => {});
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+  return fixture;
+}
