@@ -37,6 +37,7 @@ export function evaluate(queries: Query[], rank: (q: string) => string[]): Metri
   let mrr = 0;
   for (const q of queries) {
     const ranked = rank(q.query);
+    if (new Set(ranked).size !== ranked.length) throw new Error(`duplicate names in the ranking for ${q.query}`);
     const rel = new Set(q.relevant);
     const hits = (k: number) => ranked.slice(0, k).filter((n) => rel.has(n)).length / rel.size;
     r1 += hits(1);

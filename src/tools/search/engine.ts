@@ -633,6 +633,7 @@ export class ToolIndex {
       for (let k = 0; k < docs.length; k++) emit(docs[k]!, w * sat[k]!);
     };
     const addScore = (id: number, s: number) => {
+      if (!(s > 0)) return; // (a field weight of 0 gives 0; keeping those out keeps `touched` free of repeats)
       if (scores[id] === 0) touched.push(id);
       scores[id]! += s;
     };
@@ -654,7 +655,7 @@ export class ToolIndex {
 
     // A required word may sit inside a name without being one of its terms ("+git" → mcp__github__*): such tools
     // are candidates too (one pass over the names, only for queries with +words).
-    const required = parsed.required.map((r) => ({ raw: r, term: this.term(r) }));
+    const required = parsed.required.slice(0, MAX_QUERY_WORDS).map((r) => ({ raw: r, term: this.term(r) }));
     for (const r of required) {
       for (const d of this.docs) {
         if (d && scores[d.id] === 0 && d.lower.includes(r.raw)) addScore(d.id, NAME_SUBSTRING_SCORE);

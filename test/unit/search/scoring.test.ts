@@ -103,6 +103,14 @@ describe("ToolIndex keyword search", () => {
     expect(index.search("github", { limit: 0 })).toEqual([]);
   });
 
+  it("never lists a tool twice, even with a field switched off", () => {
+    const noParams = new ToolIndex(CATALOG, { weights: [3, 2, 1, 0] });
+    for (const q of ["issue title", "create issue github title body", "+git issue"]) {
+      const hits = names(noParams.search(q, { limit: 20 }));
+      expect(new Set(hits).size).toBe(hits.length);
+    }
+  });
+
   it("returns nothing for empty, stopword-only or unknown queries", () => {
     expect(index.search("")).toEqual([]);
     expect(index.search("   ")).toEqual([]);
