@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { anthropicCodec } from "./anthropic.ts";
+import { handleCallbackEndpoint } from "./callback-endpoint.ts";
 import { handleControl, MockState } from "./control.ts";
 import { openaiCodec } from "./openai.ts";
 import { handleProvider } from "./respond.ts";
@@ -54,6 +55,7 @@ async function route(state: MockState, req: IncomingMessage, res: ServerResponse
     await handleToolEndpoint(url, raw, res);
     return;
   }
+  if (url.pathname.startsWith("/_callback/") && handleCallbackEndpoint(req, url, raw, res)) return;
   if (url.pathname.startsWith("/_mock/")) {
     if (!handleControl(state, method, url, raw, res)) notFound(res);
     return;

@@ -16,6 +16,10 @@ export interface Env {
   SWITCHBOARD_LOG_EVENTS?: string;
   /** Provider idle watchdog in ms (tests shorten it). */
   SWITCHBOARD_IDLE_TIMEOUT_MS?: string;
+  /** MCP: tools/list timeout, tools/call timeout and tool-list cache TTL, in ms (defaults in src/mcp/limits.ts). */
+  SWITCHBOARD_MCP_LIST_TIMEOUT_MS?: string;
+  SWITCHBOARD_MCP_CALL_TIMEOUT_MS?: string;
+  SWITCHBOARD_MCP_TTL_MS?: string;
   /** HMAC key for session tokens; when unset one is derived from SWITCHBOARD_ADMIN_KEY (HKDF). */
   SWITCHBOARD_TOKEN_SECRET?: string;
   /** Default requests per minute per API key / per token's session; "0" turns the default limit off. */

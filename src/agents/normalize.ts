@@ -1,6 +1,7 @@
 import { ApiError } from "../http/errors";
 import { check } from "../http/validate";
 import type { JsonObject } from "../session/history/parts";
+import { checkOutboundUrl } from "../tools/outbound";
 import { agentBodySchema } from "./schema";
 import { type AgentConfig, type AgentTool, BUILTIN_TOOL_NAMES, DEFAULT_MAX_STEPS } from "./types";
 
@@ -17,23 +18,19 @@ interface AgentBody {
   mcp_servers?: AgentConfig["mcp_servers"];
   disclosure?: Partial<AgentConfig["disclosure"]>;
   webhook_secrets?: string[];
+  webhook_tenant?: string;
 }
 
 export const AGENT_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-function assertUrl(url: string, where: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ApiError(400, "invalid_request", `${where}: not a valid URL`);
-  }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
-    throw new ApiError(400, "invalid_request", `${where}: only http(s) URLs are allowed`);
-  }
-  if (parsed.username || parsed.password) {
-    throw new ApiError(400, "invalid_request", `${where}: credentials in URLs are not allowed`);
-  }
+/**
+ * Agent URLs get the same outbound policy as the calls made to them, checked
+ * when the agent is saved, so a bad URL is a 400 now rather than an error
+ * result in some later turn. (Calls are checked again: the flag may change.)
+ */
+function assertUrl(url: string, where: string, allowPrivate: boolean): void {
+  const problem = checkOutboundUrl(url, allowPrivate);
+  if (problem) throw new ApiError(400, "invalid_request", `${where}: ${problem}`);
 }
 
 function assertObjectSchema(schema: JsonObject, where: string): void {
@@ -44,7 +41,13 @@ function assertObjectSchema(schema: JsonObject, where: string): void {
 }
 
 /** Validates an agent body and fills defaults; throws ApiError on the first problem. */
-export function normalizeAgent(name: string, raw: unknown): AgentConfig {
+export interface NormalizeOptions {
+  /** SWITCHBOARD_ALLOW_PRIVATE_URLS: loopback/private http(s) URLs allowed. Default false (production policy). */
+  allowPrivate?: boolean;
+}
+
+export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOptions = {}): AgentConfig {
+  const allowPrivate = opts.allowPrivate ?? false;
   if (!AGENT_NAME.test(name)) throw new ApiError(400, "invalid_request", "agent name must match ^[a-zA-Z0-9_-]{1,64}$");
   const body = check<AgentBody>(agentBodySchema, raw);
   const tools = body.tools ?? [];
@@ -66,14 +69,14 @@ export function normalizeAgent(name: string, raw: unknown): AgentConfig {
     seen.add(tool.name);
     assertObjectSchema(tool.input_schema, `${where}.input_schema`);
     if (tool.discovery_schema) assertObjectSchema(tool.discovery_schema, `${where}.discovery_schema`);
-    if (tool.execution.type === "http") assertUrl(tool.execution.url, `${where}.execution.url`);
+    if (tool.execution.type === "http") assertUrl(tool.execution.url, `${where}.execution.url`, allowPrivate);
   });
   const servers = body.mcp_servers ?? [];
   const serverNames = new Set<string>();
   servers.forEach((s, i) => {
     if (serverNames.has(s.name)) throw new ApiError(400, "invalid_request", `mcp_servers.${i}.name: duplicate server`);
     serverNames.add(s.name);
-    assertUrl(s.url, `mcp_servers.${i}.url`);
+    assertUrl(s.url, `mcp_servers.${i}.url`, allowPrivate);
   });
   const caps = body.model.capabilities ?? {};
   return {
@@ -99,5 +102,6 @@ export function normalizeAgent(name: string, raw: unknown): AgentConfig {
       select_tools: body.disclosure?.select_tools ?? "auto",
     },
     webhook_secrets: body.webhook_secrets ?? [],
+    ...(body.webhook_tenant ? { webhook_tenant: body.webhook_tenant } : {}),
   };
 }

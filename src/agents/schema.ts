@@ -89,5 +89,6 @@ export const agentBodySchema = {
       },
     },
     webhook_secrets: { type: "array", maxItems: 10, items: { type: "string", minLength: 8, maxLength: 500 } },
+    webhook_tenant: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
   },
 } as const;

@@ -36,6 +36,8 @@ export interface AgentConfig {
   mcp_servers: McpServerConfig[];
   disclosure: DisclosureConfig;
   webhook_secrets: string[];
+  /** Tenant that owns runs started by a signed webhook (no API key); default `webhook:<agent>`. */
+  webhook_tenant?: string;
 }
 
 /** Names the service reserves for its own tools (DESIGN §5). */

@@ -1,23 +1,39 @@
 import { Hono } from "hono";
 import type { Env } from "../env";
+import type { Principal } from "./access";
+import { sessionCors } from "./cors";
 import { ApiError, errorBody } from "./errors";
 import { agentsRoutes } from "./routes/agents";
 import { healthRoutes } from "./routes/health";
 import { keysRoutes } from "./routes/keys";
+import { runsRoutes } from "./routes/runs";
 import { sessionsRoutes } from "./routes/sessions";
+import { tenantsRoutes } from "./routes/tenants";
+import { tokensRoutes } from "./routes/tokens";
 import { turnsRoutes } from "./routes/turns";
 
 export interface AppEnv {
   Bindings: Env;
-  Variables: { tenant: string };
+  Variables: {
+    tenant: string;
+    principal?: Principal;
+    /** Set when a cross-origin request's Origin is allowed by its tenant (see cors.ts). */
+    corsOrigin?: string;
+  };
 }
 
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.route("/", healthRoutes);
   app.route("/v1/keys", keysRoutes);
+  // Before the agents router: its admin guard covers /v1/agents/*, and runs take API keys or signatures.
+  app.route("/", runsRoutes);
   app.route("/v1/agents", agentsRoutes);
+  app.use("/v1/sessions", sessionCors);
+  app.use("/v1/sessions/*", sessionCors);
+  app.route("/v1/tenants", tenantsRoutes);
   app.route("/v1/sessions", sessionsRoutes);
+  app.route("/v1/sessions", tokensRoutes);
   app.route("/v1/sessions", turnsRoutes);
   app.notFound((c) =>
     c.json(errorBody("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404),

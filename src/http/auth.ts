@@ -1,6 +1,9 @@
 import type { Context, MiddlewareHandler } from "hono";
+import { enforceRateLimit } from "../ratelimit/enforce";
 import type { AppEnv } from "./app";
+import { checkTenantOrigin } from "./cors";
 import { ApiError } from "./errors";
+import { isSessionToken, verifiedClaims } from "./tokens";
 
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -15,7 +18,7 @@ async function sameSecret(a: string, b: string): Promise<boolean> {
   return diff === 0;
 }
 
-function bearer(c: Context): string {
+export function bearer(c: Context): string {
   const header = c.req.header("authorization") ?? "";
   const m = header.match(/^Bearer\s+(\S+)$/i);
   if (!m?.[1]) throw new ApiError(401, "unauthorized", "missing or malformed Authorization: Bearer header");
@@ -38,13 +41,27 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** Resolves the tenant of an API key; keys are stored only as SHA-256 hashes. */
+/**
+ * Resolves the tenant of an API key (keys are stored only as SHA-256 hashes),
+ * counts the request against the key's rate limit and checks a browser
+ * Origin against the tenant's CORS list. A session token is refused here
+ * (403 once it verifies): these routes need the key itself.
+ */
 export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearer(c);
-  const row = await c.env.DB.prepare("SELECT tenant FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
+  if (isSessionToken(token)) {
+    await verifiedClaims(c.env, token);
+    throw new ApiError(403, "forbidden", "a session token cannot be used here; this route needs an API key");
+  }
+  const row = await c.env.DB.prepare(
+    "SELECT id, tenant, rate_limit_per_min FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+  )
     .bind(await sha256Hex(token))
-    .first<{ tenant: string }>();
+    .first<{ id: string; tenant: string; rate_limit_per_min: number | null }>();
   if (!row) throw new ApiError(401, "unauthorized", "invalid or revoked API key");
   c.set("tenant", row.tenant);
+  c.set("principal", { kind: "key", keyId: row.id });
+  await enforceRateLimit(c.env, `key:${row.id}`, row.rate_limit_per_min);
+  await checkTenantOrigin(c, row.tenant);
   await next();
 };

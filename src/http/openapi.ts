@@ -50,6 +50,13 @@ export const OPENAPI = {
       get: op("Read an agent (admin)", { "200": json("agent") }),
       delete: op("Delete an agent (admin)", { "200": json("deleted") }),
     },
+    "/v1/agents/{agent}/runs": {
+      post: op(
+        "Start a run (bearer key, or Standard Webhooks signature: webhook-id, webhook-timestamp, webhook-signature)",
+        { "202": json("run_id, session_id, status"), "409": error, "422": error },
+      ),
+    },
+    "/v1/runs/{id}": { get: op("Run status, result and callback attempts", { "200": json("run") }) },
     "/v1/sessions": {
       post: op("Create a session", { "201": json("session"), "409": error }),
       get: op("List the tenant's sessions", { "200": json("sessions") }),

@@ -37,8 +37,19 @@ export type SessionRpc = Pick<
   | "destroy"
 >;
 
-export function sessionStub(env: Env, tenant: string, id: string): SessionRpc {
-  return env.SESSION.getByName(`${tenant}:${id}`) as unknown as SessionRpc;
+/** Durable Object location hints (where a new session's object is created). */
+export const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
+export type LocationHint = (typeof LOCATION_HINTS)[number];
+
+/**
+ * The one naming scheme of session objects: `tenant:id`. A location hint
+ * takes effect only on the call that creates the object (POST /v1/sessions);
+ * afterwards the object stays where it was placed, so other callers omit it.
+ */
+export function sessionStub(env: Env, tenant: string, id: string, locationHint?: LocationHint): SessionRpc {
+  const name = `${tenant}:${id}`;
+  const stub = locationHint ? env.SESSION.getByName(name, { locationHint }) : env.SESSION.getByName(name);
+  return stub as unknown as SessionRpc;
 }
 
 /**

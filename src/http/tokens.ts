@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import { ApiError } from "./errors";
 
 /**
  * Session tokens: short-lived bearer tokens for mobile and browser clients
@@ -43,7 +44,9 @@ export interface TokenClaims {
   jti: string;
 }
 
-export type VerifyResult = { ok: true; claims: TokenClaims } | { ok: false; reason: "malformed" | "bad_signature" | "expired" };
+export type VerifyResult =
+  | { ok: true; claims: TokenClaims }
+  | { ok: false; reason: "malformed" | "bad_signature" | "expired" };
 
 const enc = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();
@@ -129,7 +132,11 @@ function validClaims(value: unknown): value is TokenClaims {
  * time), and only then reads its claims, so nothing unauthenticated is parsed
  * beyond base64.
  */
-export async function verifyToken(env: Env, token: string, nowS = Math.floor(Date.now() / 1000)): Promise<VerifyResult> {
+export async function verifyToken(
+  env: Env,
+  token: string,
+  nowS = Math.floor(Date.now() / 1000),
+): Promise<VerifyResult> {
   if (!isSessionToken(token) || token.length > MAX_TOKEN_CHARS) return { ok: false, reason: "malformed" };
   const [body, sig, ...rest] = token.slice(TOKEN_PREFIX.length).split(".");
   const mac = sig === undefined ? null : fromB64url(sig);
@@ -148,4 +155,12 @@ export async function verifyToken(env: Env, token: string, nowS = Math.floor(Dat
   if (!validClaims(claims)) return { ok: false, reason: "malformed" };
   if (claims.exp <= nowS) return { ok: false, reason: "expired" };
   return { ok: true, claims };
+}
+
+/** Verifies a presented token or throws the 401 a client should see (expired tokens get their own code, so apps know to mint a new one). */
+export async function verifiedClaims(env: Env, token: string): Promise<TokenClaims> {
+  const v = await verifyToken(env, token);
+  if (v.ok) return v.claims;
+  if (v.reason === "expired") throw new ApiError(401, "token_expired", "the session token has expired");
+  throw new ApiError(401, "unauthorized", "invalid session token");
 }

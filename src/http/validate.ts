@@ -9,16 +9,25 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Deeper JSON is refused before it reaches any recursive code. */
 export const MAX_JSON_DEPTH = 64;
 
-function depthOf(value: unknown, limit: number): number {
+/**
+ * Walks the parsed body once: its nesting depth, and whether any object has
+ * an own "__proto__" key. JSON.parse makes that an ordinary own property,
+ * but any later spread, merge or Object.assign would turn it into a
+ * prototype change, so no body may carry one (nothing legitimate needs it).
+ */
+function inspect(value: unknown, limit: number): { depth: number; protoKey: boolean } {
   let max = 0;
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length) {
     const [v, d] = stack.pop() as [unknown, number];
     if (d > max) max = d;
-    if (max > limit) return max;
-    if (v && typeof v === "object") for (const child of Object.values(v)) stack.push([child, d + 1]);
+    if (max > limit) return { depth: max, protoKey: false };
+    if (v && typeof v === "object") {
+      if (Object.hasOwn(v, "__proto__")) return { depth: max, protoKey: true };
+      for (const child of Object.values(v)) stack.push([child, d + 1]);
+    }
   }
-  return max;
+  return { depth: max, protoKey: false };
 }
 
 /** Reads and parses a JSON body with a size cap, a depth cap and a clear error for each failure. */
@@ -36,9 +45,11 @@ export async function readJson(c: Context, maxBytes = MAX_BODY_BYTES): Promise<u
   } catch (e) {
     throw new ApiError(400, "invalid_json", `request body is not valid JSON: ${(e as Error).message}`);
   }
-  if (depthOf(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+  const shape = inspect(value, MAX_JSON_DEPTH);
+  if (shape.depth > MAX_JSON_DEPTH) {
     throw new ApiError(400, "invalid_request", `JSON nesting deeper than ${MAX_JSON_DEPTH} levels`);
   }
+  if (shape.protoKey) throw new ApiError(400, "invalid_request", 'the key "__proto__" is not allowed in request bodies');
   return value;
 }
 

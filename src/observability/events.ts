@@ -16,7 +16,12 @@ export type SessionEventType =
   | "tools_loaded"
   | "provider_retry"
   | "invariant_violation"
-  | "session_cleared";
+  | "session_cleared"
+  | "run_queued"
+  | "run_started"
+  | "run_resumed"
+  | "run_finished"
+  | "callback_attempt";
 
 export interface SessionEvent {
   seq: number;

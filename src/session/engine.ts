@@ -12,9 +12,6 @@ import { SessionTools } from "./tools-state";
 import { TurnRunner } from "./turn/runner";
 import { type TurnKind, type TurnRow, TurnStore } from "./turn/turns";
 
-/** How often a running turn re-arms the alarm that detects eviction. */
-export const HEARTBEAT_MS = 30_000;
-
 /**
  * The session's state machine for turns: admission (one turn at a time,
  * idempotency, repair of open calls in the same transaction as the new user
@@ -29,6 +26,8 @@ export class SessionEngine {
   readonly tools: SessionTools;
   #runner: TurnRunner | null = null;
   #waiters = new Map<string, Array<() => void>>();
+  /** Set by the DO: `arm` re-arms the shared alarm (heartbeat + due jobs); `settled` lets runs see a turn stop. */
+  hooks: { arm(): void; settled(turnId: string, status: TurnStatus): void } = { arm: () => {}, settled: () => {} };
 
   constructor(
     readonly storage: DurableObjectStorage,
@@ -78,6 +77,8 @@ export class SessionEngine {
   }
 
   async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
+    // MCP tool lists need network I/O: fetched before the checks below, which then run without an await.
+    await this.tools.refresh(agent, this.env);
     if (input.idempotency_key) {
       const prior = this.turns.byIdempotencyKey(input.idempotency_key);
       if (prior) {
@@ -101,6 +102,7 @@ export class SessionEngine {
   }
 
   async retry(agent: AgentConfig, mode: Mode): Promise<Result<TurnAnswer>> {
+    await this.tools.refresh(agent, this.env);
     const latest = this.turns.latest();
     if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
     const open = this.history.openCalls().length > 0;
@@ -178,14 +180,16 @@ export class SessionEngine {
       turnId,
     );
     this.#runner = runner;
-    this.storage.setAlarm(Date.now() + HEARTBEAT_MS).catch(() => {});
+    this.hooks.arm();
     // Detached from the request on purpose: a client that disconnects does not stop the turn.
     runner.run().catch((e) => console.error("runner escaped", e));
   }
 
-  #settled(turnId: string, _status: TurnStatus): void {
+  #settled(turnId: string, status: TurnStatus): void {
     if (this.#runner?.turnId === turnId) this.#runner = null;
-    this.storage.deleteAlarm().catch(() => {});
+    // Not deleteAlarm: queued runs and callback retries share the alarm.
+    this.hooks.settled(turnId, status);
+    this.hooks.arm();
     const ws = this.#waiters.get(turnId) ?? [];
     this.#waiters.delete(turnId);
     for (const w of ws) w();
@@ -233,6 +237,8 @@ export class SessionEngine {
     mode: Mode,
     onlyPending = false,
   ): Promise<Result<TurnAnswer>> {
+    // The resumed turn keeps its pinned tool set; this only fills the cache a fresh instance lacks.
+    await this.tools.refresh(agent, this.env);
     const latest = this.turns.latest();
     // A useChat body repeats every tool output of the conversation; only the still-pending ones are new.
     const results = onlyPending

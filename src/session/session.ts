@@ -2,9 +2,11 @@ import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig } from "../agents/types";
 import type { Env } from "../env";
 import { fail } from "../http/errors";
+import { SessionRuns } from "../runs/executor";
+import type { RunSpec, RunView } from "../runs/types";
 import { migrate } from "../storage/do-schema";
 import { nowIso, one, run } from "../storage/sql";
-import { HEARTBEAT_MS, SessionEngine } from "./engine";
+import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
 import type {
@@ -17,6 +19,7 @@ import type {
   SessionState,
   TurnAnswer,
 } from "./rpc-types";
+import { Scheduler } from "./scheduler";
 
 /**
  * One chat session. A thin RPC surface: every method checks readiness and the
@@ -25,11 +28,16 @@ import type {
  */
 export class Session extends DurableObject<Env> {
   #engine: SessionEngine;
+  #scheduler: Scheduler;
+  #runs: SessionRuns;
   #initError: unknown = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#engine = new SessionEngine(ctx.storage, env, () => this.#info()?.id ?? "?");
+    this.#scheduler = new Scheduler(ctx.storage, () => this.#engine.running !== null);
+    this.#runs = new SessionRuns(this.#engine, this.#scheduler, env, () => this.#info()?.id ?? "?");
+    this.#engine.hooks = { arm: () => this.#scheduler.arm(), settled: (turnId) => this.#runs.onSettled(turnId) };
     // Startup failures are caught here and re-thrown per call, so one bad
     // migration cannot leave the object unable to even report the error.
     ctx
@@ -187,9 +195,40 @@ export class Session extends DurableObject<Env> {
     return { ok: true, deleted: true };
   }
 
-  /** Heartbeat while a turn runs: a new instance that finds no runner has already recovered in the constructor. */
+  /**
+   * Queues a webhook-triggered run; the session is created on first use (the
+   * worker has already written its index row). Idempotent per run id.
+   */
+  async enqueueRun(info: SessionInfo, spec: RunSpec): Promise<Result<{ run: RunView }>> {
+    this.#ready();
+    const current = this.#info();
+    if (!current)
+      run(this.ctx.storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
+    else if (current.agent !== spec.agent) {
+      return fail(409, "agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`);
+    }
+    return { ok: true, run: this.#runs.enqueue(spec) };
+  }
+
+  /** A run's state; `run: null` when this session does not know the run. */
+  async runView(runId: string): Promise<Result<{ run: RunView | null }>> {
+    this.#ready();
+    if (!this.#info()) return this.#missing();
+    return { ok: true, run: this.#runs.view(runId) };
+  }
+
+  /**
+   * The one alarm: the heartbeat while a turn runs (a new instance that finds
+   * no runner has already recovered in the constructor; interrupted runs are
+   * resumed or failed here), queued runs and callback retries. It is re-armed
+   * for whatever is due next.
+   */
   override async alarm(): Promise<void> {
     this.#ready();
-    if (this.#engine.running) await this.ctx.storage.setAlarm(Date.now() + HEARTBEAT_MS);
+    try {
+      await this.#runs.alarm();
+    } finally {
+      this.#scheduler.arm();
+    }
   }
 }

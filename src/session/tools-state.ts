@@ -1,18 +1,29 @@
 import type { AgentConfig } from "../agents/types";
+import type { Env } from "../env";
+import { McpCatalog, type McpSnapshot } from "../mcp/catalog";
+import { mcpLimits } from "../mcp/limits";
 import { announcedTools, toolSetNotices } from "../tools/disclosure";
+import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools, loadedFromHistory } from "../tools/loaded";
 import { declaration, fullSchema, type RegisteredTool, ToolRegistry } from "../tools/registry";
 import { ToolIndex } from "../tools/search/index";
-import type { NoticePart, ToolDeclaration } from "./history/parts";
+import type { JsonObject, NoticePart, ToolDeclaration } from "./history/parts";
 import type { HistoryStore } from "./history/store";
 
 /**
  * The session's tool state across turns: the registry for the current agent
- * config (cached, with its search index), the persisted loaded set, and the
- * tool-set baseline/notices derived from history.
+ * config and MCP tool lists (cached, with its search index), the persisted
+ * loaded set, and the tool-set baseline/notices derived from history.
+ *
+ * MCP tool lists need network I/O, so `refresh` (async) runs before a turn is
+ * admitted, and the admission transaction pins a snapshot of them: the tool set
+ * then stays fixed for the whole turn, and changes (a server drops or comes
+ * back) are announced at the next turn boundary, never mid-turn.
  */
 export class SessionTools {
   readonly loaded: LoadedTools;
+  readonly mcp: McpCatalog;
+  #pinned: McpSnapshot | null = null;
   #key = "";
   #registry: ToolRegistry | null = null;
   #index: ToolIndex | null = null;
@@ -23,13 +34,26 @@ export class SessionTools {
     private readonly history: HistoryStore,
   ) {
     this.loaded = new LoadedTools(sql);
+    this.mcp = new McpCatalog(sql);
+  }
+
+  /** Lists the agent's MCP servers whose cached tool lists are missing, expired or announced as changed. */
+  async refresh(agent: AgentConfig, env: Env): Promise<void> {
+    await this.mcp.refresh(agent.mcp_servers, mcpLimits(env));
+  }
+
+  /** The pinned MCP snapshot; a fresh instance (e.g. resuming after client tool results) pins the cache as is. */
+  #snapshot(agent: AgentConfig): McpSnapshot {
+    this.#pinned ??= this.mcp.snapshot(agent.mcp_servers);
+    return this.#pinned;
   }
 
   registry(agent: AgentConfig): ToolRegistry {
-    const key = JSON.stringify([agent.tools, agent.disclosure]);
+    const mcp = this.#snapshot(agent);
+    const key = JSON.stringify([agent.tools, agent.disclosure, mcp.version]);
     if (key !== this.#key || !this.#registry) {
       this.#key = key;
-      this.#registry = new ToolRegistry(agent);
+      this.#registry = new ToolRegistry(agent, mcp.tools);
       this.#index = null;
     }
     return this.#registry;
@@ -63,9 +87,13 @@ export class SessionTools {
    * for the new user message and the names re-derived (for an event after commit).
    */
   admit(agent: AgentConfig): { notices: NoticePart[]; rederived: string[] } {
+    this.#pinned = this.mcp.snapshot(agent.mcp_servers);
+    const down = this.#pinned.down;
     const reg = this.registry(agent);
     const current = this.loaded.list();
-    const gone = current.filter((n) => reg.get(n)?.deferred !== true);
+    // A tool whose server is down stays loaded (it is back, still loaded, when the server returns);
+    // one its server no longer lists, or of a server no longer configured, is dropped.
+    const gone = current.filter((n) => reg.get(n)?.deferred !== true && !down.has(n));
     if (gone.length) this.loaded.remove(gone);
     let rederived: string[] = [];
     if (!this.#rederived) {
@@ -83,8 +111,37 @@ export class SessionTools {
     const reg = this.registry(agent);
     const names = this.loaded.undeclared();
     const tools = names.map((n) => reg.get(n)).filter((t): t is RegisteredTool => t?.deferred === true);
-    this.loaded.markDeclared(names);
+    // Only what is declared now: a loaded tool whose server is down gets its declaration when it returns.
+    this.loaded.markDeclared(tools.map((t) => t.name));
     return tools.map(declaration);
+  }
+
+  /** The answer for a call to a tool missing from the turn's registry because its MCP server is down. */
+  missing(name: string): string | null {
+    const down = this.#pinned?.down.get(name);
+    if (!down) return null;
+    // A core tool was in tools[], so the model had it as surely as a loaded one.
+    const loaded = !down.deferred || this.loaded.list().includes(name);
+    return loaded ? this.mcp.explainDown(down, name, true) : null;
+  }
+
+  /** Calls an MCP tool of the agent's config; never throws except for cancellation of the turn. */
+  callMcp(
+    agent: AgentConfig,
+    env: Env,
+    tool: RegisteredTool,
+    input: JsonObject,
+    opts: { signal: AbortSignal; loaded: boolean },
+  ): Promise<ToolOutcome> {
+    const server = agent.mcp_servers.find((s) => s.name === tool.mcp?.server);
+    if (!server || !tool.mcp) {
+      return Promise.resolve({
+        content: `MCP server of "${tool.name}" is no longer configured.`,
+        is_error: true,
+        ms: 0,
+      });
+    }
+    return this.mcp.call(server, tool.mcp.tool, input, { ...opts, limits: mcpLimits(env) });
   }
 
   clear(): void {

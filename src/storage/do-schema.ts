@@ -75,6 +75,51 @@ const MIGRATIONS: readonly string[] = [
   // v3: structured output per turn: the JSON Schema it was asked for and the delivered value.
   `ALTER TABLE turns ADD COLUMN json_schema TEXT;
    ALTER TABLE turns ADD COLUMN structured_result TEXT;`,
+  // v4: the alarm scheduler's jobs and webhook-triggered runs with their callback attempts (src/runs).
+  `CREATE TABLE jobs (
+     id TEXT PRIMARY KEY,
+     kind TEXT NOT NULL,
+     ref TEXT NOT NULL,
+     due_at INTEGER NOT NULL,
+     created_at TEXT NOT NULL
+   );
+   CREATE INDEX jobs_due ON jobs (due_at);
+   CREATE TABLE runs (
+     id TEXT PRIMARY KEY,
+     agent TEXT NOT NULL,
+     status TEXT NOT NULL,
+     input TEXT NOT NULL,
+     json_schema TEXT,
+     callback_url TEXT,
+     webhook_id TEXT,
+     turn_id TEXT,
+     resumes INTEGER NOT NULL DEFAULT 0,
+     result TEXT,
+     error TEXT,
+     callback_status TEXT,
+     created_at TEXT NOT NULL,
+     started_at TEXT,
+     ended_at TEXT
+   );
+   CREATE INDEX runs_open ON runs (status) WHERE status IN ('queued', 'running');
+   CREATE TABLE run_callbacks (
+     run_id TEXT NOT NULL,
+     attempt INTEGER NOT NULL,
+     at TEXT NOT NULL,
+     status INTEGER,
+     error TEXT,
+     PRIMARY KEY (run_id, attempt)
+   );`,
+  // v5: MCP tool sources: per configured server its cached tool list, status and last error (src/mcp).
+  `CREATE TABLE mcp_servers (
+     name TEXT PRIMARY KEY,
+     fingerprint TEXT NOT NULL,
+     status TEXT NOT NULL,
+     tools TEXT NOT NULL,
+     fetched_at INTEGER NOT NULL,
+     error TEXT,
+     timed_out INTEGER NOT NULL DEFAULT 0
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -18,6 +18,8 @@ export interface RegisteredTool {
   deferred: boolean;
   search_hint?: string;
   execution?: ToolExecution;
+  /** For `source: "mcp"`: the server and the tool's own name there (src/mcp). */
+  mcp?: { server: string; tool: string };
 }
 
 const widened = new WeakMap<RegisteredTool, JsonObject>();
@@ -44,7 +46,7 @@ export function fullSchema(tool: RegisteredTool): JsonObject {
 }
 
 /**
- * Every tool a step may use: the agent's (and, later, external sources'),
+ * Every tool a step may use: the agent's, then external sources' (MCP servers),
  * in their configured order, plus the built-ins disclosure needs. With
  * tool_search disabled nothing is deferred, so every tool stays callable.
  */

@@ -30,6 +30,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
         SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
         SWITCHBOARD_DEBUG_CHECKS: "true",
         SWITCHBOARD_IDLE_TIMEOUT_MS: "3000",
+        // MCP calls time out fast so the timeout test stays short; lists keep the default TTL.
+        SWITCHBOARD_MCP_CALL_TIMEOUT_MS: "1500",
       },
     });
   } catch (error) {

@@ -72,16 +72,36 @@ const DOMAINS: Array<[string, string]> = [
 ];
 
 const VERBS: Array<[string, string, (noun: string) => Record<string, unknown>, string[]]> = [
-  ["list", "List every", () => ({ limit: { type: "integer", minimum: 1, maximum: 100 }, cursor: str("Page cursor") }), []],
+  [
+    "list",
+    "List every",
+    () => ({ limit: { type: "integer", minimum: 1, maximum: 100 }, cursor: str("Page cursor") }),
+    [],
+  ],
   ["get", "Fetch one", (n) => ({ id: str(`Identifier of the ${n}`) }), ["id"]],
   ["create", "Create a new", (n) => ({ title: str(`Title of the ${n}`), body: str("Free-text details") }), ["title"]],
-  ["update", "Change fields of an existing", (n) => ({ id: str(`Identifier of the ${n}`), fields: { type: "object" } }), ["id", "fields"]],
+  [
+    "update",
+    "Change fields of an existing",
+    (n) => ({ id: str(`Identifier of the ${n}`), fields: { type: "object" } }),
+    ["id", "fields"],
+  ],
   ["delete", "Permanently delete a", (n) => ({ id: str(`Identifier of the ${n}`) }), ["id"]],
   ["search", "Full-text search over", () => ({ query: str("Search terms"), limit: { type: "integer" } }), ["query"]],
   ["archive", "Archive an old", (n) => ({ id: str(`Identifier of the ${n}`) }), ["id"]],
   ["export", "Export as CSV every", () => ({ since: str("ISO date lower bound") }), []],
-  ["share", "Share with a colleague one", (n) => ({ id: str(`Identifier of the ${n}`), with: str("Email address") }), ["id", "with"]],
-  ["comment", "Add a comment to a", (n) => ({ id: str(`Identifier of the ${n}`), text: str("Comment text") }), ["id", "text"]],
+  [
+    "share",
+    "Share with a colleague one",
+    (n) => ({ id: str(`Identifier of the ${n}`), with: str("Email address") }),
+    ["id", "with"],
+  ],
+  [
+    "comment",
+    "Add a comment to a",
+    (n) => ({ id: str(`Identifier of the ${n}`), text: str("Comment text") }),
+    ["id", "text"],
+  ],
 ];
 
 /** `count` generated tools (domain × verb), starting at domain `offset`; names are unique per server. */

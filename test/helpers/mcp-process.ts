@@ -24,7 +24,9 @@ export async function spawnMcpServer(opts: {
 }): Promise<McpProcess> {
   const args = [SELF, "--port", String(opts.port ?? 0), "--preset", opts.preset];
   if (opts.authorization) args.push("--authorization", opts.authorization);
-  const child: ChildProcess = spawn(process.execPath, ["--no-warnings", ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const child: ChildProcess = spawn(process.execPath, ["--no-warnings", ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = "";
     child.stdout?.on("data", (d: Buffer) => {
@@ -46,7 +48,7 @@ export async function spawnMcpServer(opts: {
     },
     kill() {
       return new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGKILL");
       });

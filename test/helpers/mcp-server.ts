@@ -110,7 +110,10 @@ export async function startMcpServer(opts: {
   authorization?: string;
 }): Promise<McpFixture> {
   let tools = opts.tools;
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer; reg: RegisteredTool[] }>();
+  const sessions = new Map<
+    string,
+    { transport: StreamableHTTPServerTransport; server: McpServer; reg: RegisteredTool[] }
+  >();
   const requests: McpRequestRecord[] = [];
   const http: Server = createServer((req, res) => {
     void (async () => {
@@ -126,7 +129,12 @@ export async function startMcpServer(opts: {
         return;
       }
       const authorization = req.headers.authorization;
-      requests.push({ method: req.method ?? "GET", rpc: body === undefined ? [] : rpcMethods(body), authorization, at: Date.now() });
+      requests.push({
+        method: req.method ?? "GET",
+        rpc: body === undefined ? [] : rpcMethods(body),
+        authorization,
+        at: Date.now(),
+      });
       if (opts.authorization !== undefined && authorization !== opts.authorization) {
         res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
         return;
@@ -141,7 +149,11 @@ export async function startMcpServer(opts: {
         return;
       }
       const server = new McpServer({ name: "switchboard-fixture", version: "1.0.0" });
-      const entry = { transport: undefined as unknown as StreamableHTTPServerTransport, server, reg: tools.map((t) => register(server, t)) };
+      const entry = {
+        transport: undefined as unknown as StreamableHTTPServerTransport,
+        server,
+        reg: tools.map((t) => register(server, t)),
+      };
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {

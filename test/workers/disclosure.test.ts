@@ -18,7 +18,10 @@ const TOOLS = [
   tool("send_email", "Send an email to a recipient"),
 ];
 
-type Body = Record<string, unknown> & { tools?: Array<Record<string, unknown>>; messages: Array<Record<string, unknown>> };
+type Body = Record<string, unknown> & {
+  tools?: Array<Record<string, unknown>>;
+  messages: Array<Record<string, unknown>>;
+};
 
 function searchThenCall(id: string) {
   return [
@@ -42,7 +45,15 @@ describe("Anthropic projection", () => {
     expect(new Set(toolsBytes).size).toBe(1);
     expect(new Set(bodies.map((b) => JSON.stringify(b.system))).size).toBe(1);
     const tools = bodies[0]?.tools ?? [];
-    expect(tools.map((t) => t.name)).toEqual(["echo_core", "tool_search", "tool_info", "select_tools", "get_weather", "get_stock_price", "send_email"]);
+    expect(tools.map((t) => t.name)).toEqual([
+      "echo_core",
+      "tool_search",
+      "tool_info",
+      "select_tools",
+      "get_weather",
+      "get_stock_price",
+      "send_email",
+    ]);
     for (const t of tools) {
       if (["get_weather", "get_stock_price", "send_email"].includes(t.name as string)) {
         expect(t.defer_loading).toBe(true);
@@ -54,7 +65,9 @@ describe("Anthropic projection", () => {
     expect(blocks.filter((b) => b.type === "tool_reference").map((b) => b.tool_name)).toEqual(["get_weather"]);
     const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
     expect(state.body.loaded_tools).toEqual(["get_weather"]);
-    expect((await events(s)).filter((e) => e.type === "tools_loaded").map((e) => e.data.names)).toEqual([["get_weather"]]);
+    expect((await events(s)).filter((e) => e.type === "tools_loaded").map((e) => e.data.names)).toEqual([
+      ["get_weather"],
+    ]);
   });
 
   it("lists deferred tools in the system prompt and never sends an all-deferred tools[]", async () => {
@@ -134,13 +147,21 @@ describe("deferred tools and built-ins", () => {
     expect(result.content).toContain('tool_info(name: "send_email", include_schema: true)');
     const invalid = (await events(s)).filter((e) => e.type === "tool_call_invalid");
     expect(invalid).toHaveLength(1);
-    expect((await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key })).body.loaded_tools).toEqual([]);
+    expect(
+      (await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key })).body.loaded_tools,
+    ).toEqual([]);
   });
 
   it("select_tools answers per name: loaded, already available, unknown", async () => {
     const s = await setup({ tools: TOOLS });
     await script(s.model, [
-      { reply: { tool_calls: [{ id: "toolu_sel", name: "select_tools", input: { names: ["send_email", "echo_core", "nope"] } }] } },
+      {
+        reply: {
+          tool_calls: [
+            { id: "toolu_sel", name: "select_tools", input: { names: ["send_email", "echo_core", "nope"] } },
+          ],
+        },
+      },
       { reply: { text: "ok" } },
     ]);
     await send(s, { content: "load" });
@@ -155,7 +176,9 @@ describe("deferred tools and built-ins", () => {
   it("tool_search refuses max_results outside 1..20 instead of clamping", async () => {
     const s = await setup({ tools: TOOLS });
     await script(s.model, [
-      { reply: { tool_calls: [{ id: "toolu_max", name: "tool_search", input: { query: "weather", max_results: 50 } }] } },
+      {
+        reply: { tool_calls: [{ id: "toolu_max", name: "tool_search", input: { query: "weather", max_results: 50 } }] },
+      },
       { reply: { text: "ok" } },
     ]);
     await send(s, { content: "search" });
@@ -169,7 +192,12 @@ describe("deferred tools and built-ins", () => {
     await script(s.model, [{ reply: { text: "ok" } }]);
     await send(s, { content: "hi" });
     const body = (await mockRequests(s.model))[0]?.body as Body;
-    expect((body.tools ?? []).map((t) => t.name)).toEqual(["echo_core", "get_weather", "get_stock_price", "send_email"]);
+    expect((body.tools ?? []).map((t) => t.name)).toEqual([
+      "echo_core",
+      "get_weather",
+      "get_stock_price",
+      "send_email",
+    ]);
     expect((body.tools ?? []).some((t) => t.defer_loading)).toBe(false);
     expect(JSON.stringify(body.system ?? "")).not.toContain("deferred_tools");
   });

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { normalizeAgent } from "../../agents/normalize";
 import { type AgentConfig, publicAgent } from "../../agents/types";
+import { flag } from "../../env";
 import { nowIso } from "../../storage/sql";
 import type { AppEnv } from "../app";
 import { requireAdmin } from "../auth";
@@ -12,7 +13,9 @@ const MAX_AGENT_BYTES = 1_900_000;
 export const agentsRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   .put("/:agent", async (c) => {
-    const agent = normalizeAgent(c.req.param("agent"), await readJson(c, 4 * 1024 * 1024));
+    const agent = normalizeAgent(c.req.param("agent"), await readJson(c, 4 * 1024 * 1024), {
+      allowPrivate: flag(c.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
+    });
     const config = JSON.stringify(agent);
     // The agent is one D1 row; D1 rows are capped at 2 MB.
     if (new TextEncoder().encode(config).byteLength > MAX_AGENT_BYTES) {

@@ -12,23 +12,31 @@ const createKeySchema = {
   properties: {
     tenant: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
     name: { type: "string", maxLength: 200 },
+    // null/absent: the service default; 0: unlimited; N: N requests per minute (exact limiter).
+    rate_limit_per_min: { type: ["integer", "null"], minimum: 0, maximum: 1_000_000 },
   },
 } as const;
 
 export const keysRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   .post("/", async (c) => {
-    const body = await readBody<{ tenant: string; name?: string }>(c, createKeySchema);
+    const body = await readBody<{ tenant: string; name?: string; rate_limit_per_min?: number | null }>(
+      c,
+      createKeySchema,
+    );
+    const rateLimit = body.rate_limit_per_min ?? null;
     const id = `key_${crypto.randomUUID().replaceAll("-", "")}`;
     const key = newApiKey();
-    await c.env.DB.prepare("INSERT INTO api_keys (id, tenant, name, key_hash, created_at) VALUES (?, ?, ?, ?, ?)")
-      .bind(id, body.tenant, body.name ?? null, await sha256Hex(key), nowIso())
+    await c.env.DB.prepare(
+      "INSERT INTO api_keys (id, tenant, name, key_hash, created_at, rate_limit_per_min) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+      .bind(id, body.tenant, body.name ?? null, await sha256Hex(key), nowIso(), rateLimit)
       .run();
-    return c.json({ id, key, tenant: body.tenant, name: body.name ?? null }, 201);
+    return c.json({ id, key, tenant: body.tenant, name: body.name ?? null, rate_limit_per_min: rateLimit }, 201);
   })
   .get("/", async (c) => {
     const { results } = await c.env.DB.prepare(
-      "SELECT id, tenant, name, created_at, revoked_at FROM api_keys ORDER BY created_at",
+      "SELECT id, tenant, name, created_at, revoked_at, rate_limit_per_min FROM api_keys ORDER BY created_at",
     ).all();
     return c.json({ keys: results });
   })

@@ -1,9 +1,10 @@
 import { Hono } from "hono";
 import { nowIso } from "../../storage/sql";
+import { sessionAccess } from "../access";
 import type { AppEnv } from "../app";
 import { requireTenant } from "../auth";
 import { ApiError } from "../errors";
-import { SESSION_ID, sessionRef, sessionStub, unwrap } from "../session-ref";
+import { LOCATION_HINTS, type LocationHint, SESSION_ID, sessionRef, sessionStub, unwrap } from "../session-ref";
 import { readBody } from "../validate";
 
 const createSessionSchema = {
@@ -14,6 +15,7 @@ const createSessionSchema = {
     agent: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
     id: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,128}$" },
     metadata: { type: "object", maxProperties: 50 },
+    location_hint: { enum: [...LOCATION_HINTS] },
   },
 } as const;
 
@@ -27,13 +29,14 @@ function intParam(raw: string | undefined, fallback: number, min: number, max: n
 }
 
 export const sessionsRoutes = new Hono<AppEnv>()
-  .use(requireTenant)
-  .post("/", async (c) => {
-    const body = await readBody<{ agent: string; id?: string; metadata?: Record<string, unknown> }>(
-      c,
-      createSessionSchema,
-      64 * 1024,
-    );
+  // Guards are per route: session tokens reach only the read routes of their own session.
+  .post("/", requireTenant, async (c) => {
+    const body = await readBody<{
+      agent: string;
+      id?: string;
+      metadata?: Record<string, unknown>;
+      location_hint?: LocationHint;
+    }>(c, createSessionSchema, 64 * 1024);
     const tenant = c.get("tenant");
     const agent = await c.env.DB.prepare("SELECT 1 AS x FROM agents WHERE name = ?").bind(body.agent).first();
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${body.agent}" does not exist`);
@@ -45,7 +48,8 @@ export const sessionsRoutes = new Hono<AppEnv>()
       .bind(tenant, id, body.agent, body.metadata ? JSON.stringify(body.metadata) : null, created_at)
       .run();
     if (!ins.meta.changes) throw new ApiError(409, "session_exists", `session "${id}" already exists`);
-    const stub = sessionStub(c.env, tenant, id);
+    // The hint only matters here: the object is created by this first call and stays where it was placed.
+    const stub = sessionStub(c.env, tenant, id, body.location_hint);
     try {
       unwrap(await stub.init({ tenant, id, agent: body.agent, created_at, metadata: body.metadata ?? null }));
     } catch (e) {
@@ -55,7 +59,7 @@ export const sessionsRoutes = new Hono<AppEnv>()
     }
     return c.json({ id, agent: body.agent, created_at, metadata: body.metadata ?? null }, 201);
   })
-  .get("/", async (c) => {
+  .get("/", requireTenant, async (c) => {
     const limit = intParam(c.req.query("limit"), 50, 1, 200, "limit");
     const after = c.req.query("after") ?? "";
     const { results } = await c.env.DB.prepare(
@@ -67,31 +71,31 @@ export const sessionsRoutes = new Hono<AppEnv>()
     const sessions = more ? results.slice(0, limit) : results;
     return c.json({ sessions, next: more ? (sessions[sessions.length - 1]?.id ?? null) : null });
   })
-  .get("/:id", async (c) => {
+  .get("/:id", sessionAccess("read"), async (c) => {
     const ref = await sessionRef(c);
     const { ok: _ok, ...state } = unwrap(await ref.stub.state());
     return c.json(state);
   })
-  .get("/:id/messages", async (c) => {
+  .get("/:id/messages", sessionAccess("read"), async (c) => {
     const ref = await sessionRef(c);
     const after = intParam(c.req.query("after"), 0, 0, Number.MAX_SAFE_INTEGER, "after");
     const limit = intParam(c.req.query("limit"), 100, 1, 1000, "limit");
     const { ok: _ok, ...page } = unwrap(await ref.stub.messages(after, limit));
     return c.json(page);
   })
-  .get("/:id/events", async (c) => {
+  .get("/:id/events", sessionAccess("read"), async (c) => {
     const ref = await sessionRef(c);
     const after = intParam(c.req.query("after"), 0, 0, Number.MAX_SAFE_INTEGER, "after");
     const limit = intParam(c.req.query("limit"), 100, 1, 1000, "limit");
     const { ok: _ok, ...page } = unwrap(await ref.stub.events(after, limit));
     return c.json(page);
   })
-  .post("/:id/clear", async (c) => {
+  .post("/:id/clear", requireTenant, async (c) => {
     const ref = await sessionRef(c);
     unwrap(await ref.stub.clear());
     return c.json({ id: ref.id, cleared: true });
   })
-  .delete("/:id", async (c) => {
+  .delete("/:id", requireTenant, async (c) => {
     const ref = await sessionRef(c);
     unwrap(await ref.stub.destroy());
     await c.env.DB.prepare("DELETE FROM sessions WHERE tenant = ? AND id = ?").bind(ref.tenant, ref.id).run();

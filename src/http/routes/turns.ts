@@ -4,8 +4,9 @@ import type { SuppliedResult } from "../../session/history/store";
 import type { Mode, Result, TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";
 import { compileStrict } from "../../tools/schema/index";
+import { sessionAccess } from "../access";
 import type { AppEnv } from "../app";
-import { requireTenant, sha256Hex } from "../auth";
+import { sha256Hex } from "../auth";
 import { ApiError } from "../errors";
 import { requireAgent, sessionRef, unwrap } from "../session-ref";
 import { check, readJson } from "../validate";
@@ -122,8 +123,8 @@ function after(c: Context): number | null {
 }
 
 export const turnsRoutes = new Hono<AppEnv>()
-  .use(requireTenant)
-  .post("/:id/messages", async (c) => {
+  // Per-route guards: an API key, or a session token for this session with the route's action.
+  .post("/:id/messages", sessionAccess("send"), async (c) => {
     const ref = await sessionRef(c);
     const agent = requireAgent(ref);
     const raw = await readJson(c, MESSAGE_BODY_BYTES);
@@ -158,14 +159,14 @@ export const turnsRoutes = new Hono<AppEnv>()
     );
     return respond(c, answer);
   })
-  .post("/:id/tool-results", async (c) => {
+  .post("/:id/tool-results", sessionAccess("send"), async (c) => {
     const ref = await sessionRef(c);
     const agent = requireAgent(ref);
     const body = check<{ results: RawResult[] }>(toolResultsBodySchema, await readJson(c));
     const answer = unwrap(await ref.stub.submitToolResults(agent, toSupplied(body.results), modeOf(c)));
     return respond(c, answer, false);
   })
-  .post("/:id/chat", async (c) => {
+  .post("/:id/chat", sessionAccess("send"), async (c) => {
     const ref = await sessionRef(c);
     const agent = requireAgent(ref);
     const input = chatBodyToInput(await readJson(c));
@@ -175,18 +176,18 @@ export const turnsRoutes = new Hono<AppEnv>()
         : await ref.stub.sendMessage(agent, { content: input.content, tool_results: [] }, "stream");
     return respond(c, unwrap(result));
   })
-  .get("/:id/stream", async (c) => {
+  .get("/:id/stream", sessionAccess("stream"), async (c) => {
     const ref = await sessionRef(c);
     const { stream } = unwrap(await ref.stub.openStream(after(c)));
     if (!stream) return c.body(null, 204);
     return new Response(stream, { status: 200, headers: UI_STREAM_HEADERS });
   })
-  .post("/:id/retry", async (c) => {
+  .post("/:id/retry", sessionAccess("send"), async (c) => {
     const ref = await sessionRef(c);
     const agent = requireAgent(ref);
     return respond(c, unwrap(await ref.stub.retry(agent, modeOf(c))));
   })
-  .post("/:id/cancel", async (c) => {
+  .post("/:id/cancel", sessionAccess("send"), async (c) => {
     const ref = await sessionRef(c);
     const { ok: _ok, ...res } = unwrap(await ref.stub.cancel());
     return c.json(res);

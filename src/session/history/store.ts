@@ -12,7 +12,7 @@ import type {
 import { boundResultContent, resultText } from "./truncate";
 
 export type CallState = "pending" | "resolved" | "synthesized" | "skipped";
-export type Execution = "http" | "client" | "builtin" | "unknown";
+export type Execution = "http" | "client" | "builtin" | "mcp" | "unknown";
 
 export interface ToolCallRow {
   id: string;

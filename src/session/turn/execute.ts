@@ -3,7 +3,7 @@ import { checkArguments } from "../../tools/arguments";
 import type { BuiltinOutcome } from "../../tools/builtins/run";
 import { callHttpTool, type ToolOutcome } from "../../tools/http-tool";
 import { containsRefs, type Lookup, resolveRefs } from "../../tools/refs/index";
-import { fullSchema, type ToolRegistry } from "../../tools/registry";
+import { fullSchema, type RegisteredTool, type ToolRegistry } from "../../tools/registry";
 import type { JsonObject, ToolResultContent, ToolUsePart } from "../history/parts";
 
 export interface ExecuteOptions {
@@ -23,6 +23,10 @@ export interface ExecuteOptions {
   onResult(call: ToolUsePart, outcome: ToolOutcome, load: string[]): void;
   /** A client-executed call that loads a deferred tool (its result comes later). */
   onLoad(call: ToolUsePart, load: string[]): void;
+  /** For a name the registry lacks: the answer when it is a known tool whose MCP server is down, else null. */
+  missing?(name: string): string | null;
+  /** Runs an MCP tool (validated arguments); never throws except for cancellation of the turn. */
+  callMcp?(tool: RegisteredTool, input: JsonObject, loaded: boolean): Promise<ToolOutcome>;
 }
 
 function withReference(content: ToolResultContent, name: string): ToolResultContent {
@@ -52,6 +56,8 @@ export async function executeCalls(opts: ExecuteOptions): Promise<void> {
   await Promise.all(
     opts.calls.map(async (call) => {
       const tool = registry.get(call.name);
+      const down = tool ? null : (opts.missing?.(call.name) ?? null);
+      if (down !== null) return invalid(call, ["the tool's MCP server is disconnected"], down);
       if (!tool) {
         const names = [...registry.core(), ...registry.builtins].map((t) => t.name).slice(0, 50);
         const hint = registry.hasDeferred() ? " More tools can be found with tool_search." : "";
@@ -98,20 +104,23 @@ export async function executeCalls(opts: ExecuteOptions): Promise<void> {
       // A valid call to a deferred tool that was not loaded runs and loads it: never an opaque failure.
       const load = notLoaded ? [tool.name] : [];
       const execution = tool.execution;
-      if (!execution || execution.type === "client") {
+      const mcp = tool.source === "mcp" ? opts.callMcp : undefined;
+      if (!mcp && (!execution || execution.type === "client")) {
         if (load.length) opts.onLoad(call, load);
         return;
       }
       try {
-        const outcome = await callHttpTool({
-          url: execution.url,
-          timeoutMs: execution.timeout_ms,
-          toolUseId: call.id,
-          name: call.name,
-          input,
-          signal: opts.signal,
-          allowPrivate: opts.allowPrivate,
-        });
+        const outcome = mcp
+          ? await mcp(tool, input, !notLoaded)
+          : await callHttpTool({
+              url: execution?.type === "http" ? execution.url : "",
+              timeoutMs: execution?.type === "http" ? execution.timeout_ms : undefined,
+              toolUseId: call.id,
+              name: call.name,
+              input,
+              signal: opts.signal,
+              allowPrivate: opts.allowPrivate,
+            });
         events.record("tool_executed", turnId, {
           tool: call.name,
           tool_use_id: call.id,

@@ -38,7 +38,8 @@ function executionOf(ctx: TurnContext): (name: string) => Execution {
     if (name === STRUCTURED_OUTPUT) return "builtin";
     const tool = ctx.d.tools.registry(ctx.d.agent).get(name);
     if (!tool) return "unknown";
-    return tool.source === "builtin" ? "builtin" : (tool.execution?.type ?? "unknown");
+    if (tool.source === "builtin" || tool.source === "mcp") return tool.source;
+    return tool.execution?.type ?? "unknown";
   };
 }
 

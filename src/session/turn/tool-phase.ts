@@ -38,6 +38,9 @@ export async function runTools(
       loadedNow(added, call.name);
       ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content: outcome.content, is_error: outcome.is_error });
     },
+    missing: (name) => tools.missing(name),
+    callMcp: (tool, input, isLoaded) =>
+      tools.callMcp(agent, ctx.d.env, tool, input, { signal: ctx.signal, loaded: isLoaded }),
     onLoad: (call, load) =>
       loadedNow(
         ctx.tx(() => tools.loaded.add(load, call.name)),

@@ -1,0 +1,47 @@
+import type { MiddlewareHandler } from "hono";
+import { enforceRateLimit } from "../ratelimit/enforce";
+import type { AppEnv } from "./app";
+import { bearer, requireTenant } from "./auth";
+import { checkTenantOrigin } from "./cors";
+import { ApiError } from "./errors";
+import { isSessionToken, type TokenAction, verifiedClaims } from "./tokens";
+
+/** Who made the request: an API key of the tenant, or a session token minted by one. */
+export type Principal =
+  | { kind: "key"; keyId: string }
+  | { kind: "token"; keyId: string; session: string; actions: TokenAction[]; jti: string };
+
+/**
+ * Guards a route of one session (`/:id/...`): an API key of the tenant, or a
+ * session token for exactly this session that carries `action`.
+ *
+ * A valid token used on another session is refused with 403 without looking
+ * that session up, so the answer is the same whether it exists or not (no
+ * existence oracle), and it tells the app its token is the wrong one rather
+ * than that the session vanished. A token whose issuing key was revoked is
+ * dead (401): one indexed D1 read per request, the same as an API key costs.
+ */
+export function sessionAccess(action: TokenAction): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const token = bearer(c);
+    if (!isSessionToken(token)) return requireTenant(c, next);
+    const claims = await verifiedClaims(c.env, token);
+    if (c.req.param("id") !== claims.ses) {
+      throw new ApiError(403, "forbidden", "this session token is for another session");
+    }
+    if (!claims.act.includes(action)) {
+      throw new ApiError(403, "insufficient_scope", `this session token does not allow "${action}"`);
+    }
+    const key = await c.env.DB.prepare(
+      "SELECT rate_limit_per_min FROM api_keys WHERE id = ? AND tenant = ? AND revoked_at IS NULL",
+    )
+      .bind(claims.kid, claims.ten)
+      .first<{ rate_limit_per_min: number | null }>();
+    if (!key) throw new ApiError(401, "unauthorized", "the API key that issued this session token was revoked");
+    c.set("tenant", claims.ten);
+    c.set("principal", { kind: "token", keyId: claims.kid, session: claims.ses, actions: claims.act, jti: claims.jti });
+    await enforceRateLimit(c.env, `ses:${claims.ten}:${claims.ses}`, key.rate_limit_per_min);
+    await checkTenantOrigin(c, claims.ten);
+    await next();
+  };
+}

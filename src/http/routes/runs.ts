@@ -1,0 +1,168 @@
+import { type Context, Hono } from "hono";
+import type { AgentConfig } from "../../agents/types";
+import { flag } from "../../env";
+import { admitRun, handToSession, publicStatus, type RunRecord, runsStub } from "../../runs/admission";
+import { verifySigned } from "../../runs/signature";
+import type { JsonObject, Part } from "../../session/history/parts";
+import { checkOutboundUrl } from "../../tools/outbound";
+import type { AppEnv } from "../app";
+import { requireAdmin, requireTenant, sha256Hex } from "../auth";
+import { ApiError } from "../errors";
+import { SESSION_ID } from "../session-ref";
+import { check, readJson } from "../validate";
+import { strictOutputSchema } from "./turns";
+
+/** A run body is stored whole in D1 (to hand the run to its session again), so it stays well below the row limit. */
+const RUN_BODY_BYTES = 1024 * 1024;
+
+const runBodySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["input"],
+  properties: {
+    input: {
+      anyOf: [
+        { type: "string", minLength: 1, maxLength: 200_000 },
+        {
+          type: "array",
+          minItems: 1,
+          maxItems: 100,
+          items: {
+            type: "object",
+            additionalProperties: false,
+            required: ["type", "text"],
+            properties: { type: { const: "text" }, text: { type: "string", maxLength: 200_000 } },
+          },
+        },
+      ],
+    },
+    session_id: { type: "string", pattern: SESSION_ID.source },
+    json_schema: { type: ["object", "boolean"] },
+    callback_url: { type: "string", minLength: 1, maxLength: 2048 },
+  },
+} as const;
+
+interface RunBody {
+  input: string | Array<{ type: "text"; text: string }>;
+  session_id?: string;
+  json_schema?: unknown;
+  callback_url?: string;
+}
+
+function unauthorized(message: string): ApiError {
+  return new ApiError(401, "invalid_signature", message);
+}
+
+async function agentByName(c: Context<AppEnv>, name: string): Promise<AgentConfig | null> {
+  const row = await c.env.DB.prepare("SELECT config FROM agents WHERE name = ?").bind(name).first<{ config: string }>();
+  return row ? (JSON.parse(row.config) as AgentConfig) : null;
+}
+
+/** The raw body, size-capped before anything hashes it: the signature covers these exact bytes. */
+async function rawBody(c: Context<AppEnv>): Promise<string> {
+  if (Number(c.req.header("content-length") ?? "0") > RUN_BODY_BYTES) {
+    throw new ApiError(413, "payload_too_large", `request body exceeds ${RUN_BODY_BYTES} bytes`);
+  }
+  const text = await c.req.text();
+  if (new TextEncoder().encode(text).byteLength > RUN_BODY_BYTES) {
+    throw new ApiError(413, "payload_too_large", `request body exceeds ${RUN_BODY_BYTES} bytes`);
+  }
+  return text;
+}
+
+/**
+ * Who is asking. A bearer API key wins when present (the run belongs to the
+ * key's tenant). Otherwise the request must carry a valid Standard Webhooks
+ * signature by one of the agent's secrets; such a run belongs to the agent's
+ * `webhook_tenant`, or to the dedicated tenant `webhook:<agent>` (no API key
+ * can be issued for a name with a colon, so those sessions are isolated).
+ */
+async function authenticate(
+  c: Context<AppEnv>,
+  agent: AgentConfig | null,
+  raw: string,
+): Promise<{ tenant: string; auth: "key" | "signature" }> {
+  if (c.req.header("authorization") !== undefined) {
+    await requireTenant(c, async () => {});
+    return { tenant: c.get("tenant"), auth: "key" };
+  }
+  const id = c.req.header("webhook-id");
+  const timestamp = c.req.header("webhook-timestamp");
+  const signature = c.req.header("webhook-signature");
+  if (!id || !timestamp || !signature) {
+    throw new ApiError(
+      401,
+      "unauthorized",
+      "send an Authorization: Bearer API key, or webhook-id, webhook-timestamp and webhook-signature headers",
+    );
+  }
+  if (id.length > 255) throw unauthorized("webhook-id must be at most 255 characters");
+  if (!agent || agent.webhook_secrets.length === 0) throw unauthorized("this agent accepts no signed webhooks");
+  const verdict = verifySigned(agent.webhook_secrets, { id, timestamp, signature }, raw);
+  if (!verdict.ok) throw unauthorized(verdict.message);
+  return { tenant: agent.webhook_tenant ?? `webhook:${agent.name}`, auth: "signature" };
+}
+
+function idempotencyKey(c: Context<AppEnv>): string | null {
+  const key = c.req.header("webhook-id") ?? c.req.header("idempotency-key");
+  if (key === undefined) return null;
+  if (key.length === 0 || key.length > 255) {
+    throw new ApiError(400, "invalid_request", "webhook-id / Idempotency-Key must be 1..255 characters");
+  }
+  return key;
+}
+
+export const runsRoutes = new Hono<AppEnv>()
+  .post("/v1/agents/:agent/runs", async (c) => {
+    const raw = await rawBody(c);
+    const agent = await agentByName(c, c.req.param("agent"));
+    const { tenant, auth } = await authenticate(c, agent, raw);
+    if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
+    const body = check<RunBody>(runBodySchema, await readJson(c, RUN_BODY_BYTES));
+    const jsonSchema: JsonObject | undefined =
+      body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
+    const input: Part[] = typeof body.input === "string" ? [{ type: "text", text: body.input }] : body.input;
+    if (input.every((p) => p.type === "text" && p.text.trim() === "")) {
+      throw new ApiError(400, "invalid_request", "input: must not be empty");
+    }
+    if (body.callback_url !== undefined) {
+      const refused = checkOutboundUrl(body.callback_url, flag(c.env.SWITCHBOARD_ALLOW_PRIVATE_URLS));
+      if (refused) throw new ApiError(400, "invalid_request", `callback_url: ${refused}`);
+      if (agent.webhook_secrets.length === 0) {
+        throw new ApiError(400, "invalid_request", "callback_url: the agent has no webhook_secrets to sign callbacks");
+      }
+    }
+    const { run, replayed } = await admitRun(c.env, {
+      tenant,
+      agent: agent.name,
+      auth,
+      idempotencyKey: idempotencyKey(c),
+      bodyHash: await sha256Hex(raw),
+      ...(body.session_id ? { sessionId: body.session_id } : {}),
+      request: {
+        input,
+        ...(jsonSchema ? { json_schema: jsonSchema } : {}),
+        ...(body.callback_url ? { callback_url: body.callback_url } : {}),
+      },
+    });
+    if (replayed) c.header("x-run-replayed", "true");
+    return c.json(publicStatus(run), 202);
+  })
+  .get("/v1/runs/:id", async (c) => {
+    // The admin key reads any run (signed runs of the default tenant have no API key of their own).
+    let admin = true;
+    await requireAdmin(c, async () => {}).catch(async (e: unknown) => {
+      if (!(e instanceof ApiError)) throw e;
+      admin = false;
+      await requireTenant(c, async () => {});
+    });
+    const record = await c.env.DB.prepare("SELECT * FROM runs WHERE id = ?").bind(c.req.param("id")).first<RunRecord>();
+    if (!record || (!admin && record.tenant !== c.get("tenant"))) throw new ApiError(404, "not_found", "run not found");
+    const res = await runsStub(c.env, record.tenant, record.session_id).runView(record.id);
+    if (!res.ok) throw new ApiError(404, "not_found", "the run's session was deleted");
+    if (res.run) return c.json(res.run);
+    // The run was recorded but its admission never reached the session (the request died half-way and the
+    // sender did not retry): hand it over now rather than let it vanish.
+    if (!record.accepted_at) return c.json(await handToSession(c.env, record));
+    throw new ApiError(404, "not_found", "the run's record has expired from its session");
+  });

@@ -1,0 +1,75 @@
+import { Hono } from "hono";
+import { nowIso } from "../../storage/sql";
+import type { AppEnv } from "../app";
+import { requireAdmin } from "../auth";
+import { ApiError } from "../errors";
+import { readBody } from "../validate";
+
+const TENANT = /^[a-zA-Z0-9_-]{1,64}$/;
+const MAX_ORIGINS = 100;
+
+const corsSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["allowed_origins"],
+  properties: {
+    allowed_origins: {
+      type: "array",
+      maxItems: MAX_ORIGINS,
+      uniqueItems: true,
+      items: { type: "string", minLength: 1, maxLength: 300 },
+    },
+  },
+} as const;
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * An origin must be written exactly as browsers send it (scheme://host[:port],
+ * lowercase, no path), because the check is an exact string match. Plain http
+ * is accepted only for loopback hosts (local development of a web app).
+ */
+function checkOrigin(origin: string, where: string): void {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    throw new ApiError(400, "invalid_request", `${where}: not a valid origin`);
+  }
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK.has(url.hostname))) {
+    throw new ApiError(400, "invalid_request", `${where}: origins must be https (http only for localhost)`);
+  }
+  if (url.origin !== origin) {
+    throw new ApiError(400, "invalid_request", `${where}: write the origin exactly as "${url.origin}"`);
+  }
+}
+
+function tenantParam(raw: string): string {
+  if (!TENANT.test(raw)) throw new ApiError(400, "invalid_request", "tenant must match ^[a-zA-Z0-9_-]{1,64}$");
+  return raw;
+}
+
+/** Admin: per-tenant CORS origins for browser clients (see cors.ts for how they are applied). */
+export const tenantsRoutes = new Hono<AppEnv>()
+  .use(requireAdmin)
+  .put("/:tenant/cors", async (c) => {
+    const tenant = tenantParam(c.req.param("tenant"));
+    const body = await readBody<{ allowed_origins: string[] }>(c, corsSchema, 64 * 1024);
+    for (const [i, o] of body.allowed_origins.entries()) checkOrigin(o, `allowed_origins.${i}`);
+    const now = nowIso();
+    // One batch = one transaction: the list is replaced, never seen half-written.
+    await c.env.DB.batch([
+      c.env.DB.prepare("DELETE FROM cors_origins WHERE tenant = ?").bind(tenant),
+      ...body.allowed_origins.map((o) =>
+        c.env.DB.prepare("INSERT INTO cors_origins (tenant, origin, created_at) VALUES (?, ?, ?)").bind(tenant, o, now),
+      ),
+    ]);
+    return c.json({ tenant, allowed_origins: body.allowed_origins });
+  })
+  .get("/:tenant/cors", async (c) => {
+    const tenant = tenantParam(c.req.param("tenant"));
+    const { results } = await c.env.DB.prepare("SELECT origin FROM cors_origins WHERE tenant = ? ORDER BY origin")
+      .bind(tenant)
+      .all<{ origin: string }>();
+    return c.json({ tenant, allowed_origins: results.map((r) => r.origin) });
+  });

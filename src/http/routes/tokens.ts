@@ -1,0 +1,60 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../app";
+import { requireTenant } from "../auth";
+import { ApiError } from "../errors";
+import { sessionRef } from "../session-ref";
+import {
+  mintToken,
+  TOKEN_ACTIONS,
+  type TokenAction,
+  TTL_DEFAULT_S,
+  TTL_MAX_S,
+  TTL_MIN_S,
+  tokensConfigured,
+} from "../tokens";
+import { readBody } from "../validate";
+
+const createTokenSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["actions"],
+  properties: {
+    actions: { type: "array", minItems: 1, maxItems: 3, uniqueItems: true, items: { enum: [...TOKEN_ACTIONS] } },
+    ttl_s: { type: "integer", minimum: TTL_MIN_S, maximum: TTL_MAX_S },
+  },
+} as const;
+
+/**
+ * POST /v1/sessions/{id}/tokens: an API key of the session's tenant mints a
+ * short-lived token for that one session. requireTenant refuses session
+ * tokens, so a token can never mint another token (no scope or lifetime
+ * escalation).
+ */
+export const tokensRoutes = new Hono<AppEnv>().post("/:id/tokens", requireTenant, async (c) => {
+  const ref = await sessionRef(c);
+  const body = await readBody<{ actions: TokenAction[]; ttl_s?: number }>(c, createTokenSchema, 16 * 1024);
+  if (!tokensConfigured(c.env)) {
+    throw new ApiError(
+      503,
+      "tokens_unavailable",
+      "session tokens need SWITCHBOARD_TOKEN_SECRET or SWITCHBOARD_ADMIN_KEY",
+    );
+  }
+  const principal = c.get("principal");
+  if (principal?.kind !== "key") throw new ApiError(403, "forbidden", "only an API key can mint session tokens");
+  const iat = Math.floor(Date.now() / 1000);
+  const exp = iat + (body.ttl_s ?? TTL_DEFAULT_S);
+  // Stored in a fixed order so equal scopes give equal claims.
+  const act = TOKEN_ACTIONS.filter((a) => body.actions.includes(a));
+  const token = await mintToken(c.env, {
+    v: 1,
+    ten: ref.tenant,
+    ses: ref.id,
+    act,
+    kid: principal.keyId,
+    iat,
+    exp,
+    jti: crypto.randomUUID(),
+  });
+  return c.json({ token, expires_at: new Date(exp * 1000).toISOString(), session_id: ref.id, actions: act }, 201);
+});

@@ -1,0 +1,279 @@
+import type { McpServerConfig } from "../agents/types";
+import type { JsonObject } from "../session/history/parts";
+import { all, run } from "../storage/sql";
+import type { ToolOutcome } from "../tools/http-tool";
+import { checkOutboundUrl } from "../tools/outbound";
+import type { RegisteredTool } from "../tools/registry";
+import { McpConnection } from "./connection";
+import {
+  acceptTools,
+  disconnectedMessage,
+  failureKind,
+  failureOutcome,
+  type McpToolInfo,
+  qualifiedName,
+  registeredTool,
+  resultContent,
+} from "./convert";
+import { fingerprint, withTimeout } from "./fingerprint";
+import { MAX_MCP_SERVERS, type McpLimits, RETRY_AFTER_TIMEOUT_MS } from "./limits";
+
+export type ServerStatus = "connected" | "disconnected";
+
+interface ServerState {
+  fingerprint: string;
+  status: ServerStatus;
+  /** Last tool list the server gave; kept while it is down, to tell "loaded but disconnected" apart. */
+  tools: McpToolInfo[];
+  fetched_at: number;
+  /** Why it is down, or what was skipped from its list (names, schemas, the tool cap). */
+  error: string | null;
+  timed_out: boolean;
+  /** Memory only: a list_changed notification, a broken notification stream or a failed call: probe again. */
+  stale: boolean;
+}
+
+/** A tool of a configured server that is down right now. */
+export interface DownTool {
+  server: string;
+  deferred: boolean;
+  error: string | null;
+}
+
+export interface McpSnapshot {
+  version: number;
+  tools: RegisteredTool[];
+  down: ReadonlyMap<string, DownTool>;
+}
+
+/**
+ * The session's MCP tool sources: one state per configured server (tool list, status, last error),
+ * cached in memory and in the `mcp_servers` table, and one lazily opened connection per server.
+ * `refresh` does the network I/O and runs before a turn is admitted; `snapshot` is synchronous, so
+ * the admission transaction can pin a consistent tool set for the whole turn.
+ */
+export class McpCatalog {
+  #states: Map<string, ServerState> | null = null;
+  readonly #conns = new Map<string, McpConnection>();
+  readonly #inflight = new Map<string, Promise<void>>();
+  /** Bumped whenever the registered tool set could differ; the registry cache keys on it. */
+  version = 1;
+
+  constructor(private readonly sql: SqlStorage) {}
+
+  get #map(): Map<string, ServerState> {
+    if (!this.#states) {
+      this.#states = new Map();
+      type Row = {
+        name: string;
+        fingerprint: string;
+        status: string;
+        tools: string;
+        fetched_at: number;
+        error: string | null;
+        timed_out: number;
+      };
+      for (const r of all<Row>(this.sql, "SELECT * FROM mcp_servers")) {
+        this.#states.set(r.name, {
+          fingerprint: r.fingerprint,
+          status: r.status === "connected" ? "connected" : "disconnected",
+          tools: JSON.parse(r.tools) as McpToolInfo[],
+          fetched_at: r.fetched_at,
+          error: r.error,
+          timed_out: r.timed_out === 1,
+          stale: false,
+        });
+      }
+    }
+    return this.#states;
+  }
+
+  #conn(s: McpServerConfig): McpConnection {
+    const fp = fingerprint(s);
+    const have = this.#conns.get(s.name);
+    if (have && fingerprint({ ...s, url: have.target.url, headers: have.target.headers }) === fp) return have;
+    have?.close();
+    const conn = new McpConnection({ name: s.name, url: s.url, headers: s.headers ?? {} }, () =>
+      this.#markStale(s.name),
+    );
+    this.#conns.set(s.name, conn);
+    return conn;
+  }
+
+  #markStale(name: string): void {
+    const st = this.#map.get(name);
+    if (st) st.stale = true;
+  }
+
+  #save(name: string, st: ServerState, changed: boolean): void {
+    this.#map.set(name, st);
+    if (changed) this.version++;
+    run(
+      this.sql,
+      `INSERT OR REPLACE INTO mcp_servers (name, fingerprint, status, tools, fetched_at, error, timed_out)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      name,
+      st.fingerprint,
+      st.status,
+      JSON.stringify(st.tools),
+      st.fetched_at,
+      st.error,
+      st.timed_out ? 1 : 0,
+    );
+  }
+
+  /** Re-lists the servers whose cached list is missing, expired, stale or for another config; in parallel. */
+  async refresh(servers: readonly McpServerConfig[], limits: McpLimits): Promise<void> {
+    const wanted = servers.slice(0, MAX_MCP_SERVERS);
+    const names = new Set(wanted.map((s) => s.name));
+    for (const name of [...this.#map.keys()]) {
+      if (names.has(name)) continue;
+      this.#map.delete(name);
+      this.#conns.get(name)?.close();
+      this.#conns.delete(name);
+      run(this.sql, "DELETE FROM mcp_servers WHERE name = ?", name);
+    }
+    await Promise.all(
+      wanted.map((s) => {
+        const running = this.#inflight.get(s.name);
+        if (running) return running;
+        const p = this.#refreshOne(s, limits).finally(() => this.#inflight.delete(s.name));
+        this.#inflight.set(s.name, p);
+        return p;
+      }),
+    );
+  }
+
+  async #refreshOne(s: McpServerConfig, limits: McpLimits): Promise<void> {
+    const fp = fingerprint(s);
+    const st = this.#map.get(s.name);
+    const now = Date.now();
+    const conn = this.#conn(s);
+    if (st && st.fingerprint === fp && !st.stale && !conn.broken) {
+      if (st.status === "connected" && now - st.fetched_at < limits.ttlMs) return;
+      if (st.status === "disconnected" && st.timed_out && now - st.fetched_at < RETRY_AFTER_TIMEOUT_MS) return;
+    }
+    const last = st && st.fingerprint === fp ? st.tools : [];
+    const blocked = checkOutboundUrl(s.url, limits.allowPrivate);
+    if (blocked) {
+      const next: ServerState = {
+        fingerprint: fp,
+        status: "disconnected",
+        tools: [],
+        fetched_at: now,
+        error: `URL refused: ${blocked}`,
+        timed_out: false,
+        stale: false,
+      };
+      return this.#save(s.name, next, st?.status !== "disconnected" || st.fingerprint !== fp);
+    }
+    try {
+      const listed = await withTimeout(conn.list(limits.listTimeoutMs), limits.listTimeoutMs * 2);
+      const { tools, skipped } = acceptTools(s.name, listed.tools);
+      const notes = [
+        ...(listed.truncated ? [`only the first ${tools.length + skipped.length} tools are used`] : []),
+        ...(skipped.length ? [`skipped: ${skipped.join(", ").slice(0, 1000)}`] : []),
+      ];
+      const same =
+        st?.status === "connected" && st.fingerprint === fp && JSON.stringify(st.tools) === JSON.stringify(tools);
+      const next: ServerState = {
+        fingerprint: fp,
+        status: "connected",
+        tools,
+        fetched_at: Date.now(),
+        error: notes.join("; ") || null,
+        timed_out: false,
+        stale: false,
+      };
+      this.#save(s.name, next, !same);
+    } catch (e) {
+      conn.close();
+      const timedOut = failureKind(e, false) === "timeout";
+      const error = (e instanceof Error ? e.message : String(e)).slice(0, 500);
+      const next: ServerState = {
+        fingerprint: fp,
+        status: "disconnected",
+        tools: last,
+        fetched_at: Date.now(),
+        error,
+        timed_out: timedOut,
+        stale: false,
+      };
+      this.#save(s.name, next, st?.status !== "disconnected" || st.fingerprint !== fp);
+    }
+  }
+
+  /** The tools of connected servers, in configured order, and the last-known tools of servers that are down. */
+  snapshot(servers: readonly McpServerConfig[]): McpSnapshot {
+    const tools: RegisteredTool[] = [];
+    const down = new Map<string, DownTool>();
+    for (const s of servers.slice(0, MAX_MCP_SERVERS)) {
+      const st = this.#map.get(s.name);
+      if (!st || st.fingerprint !== fingerprint(s)) continue;
+      for (const info of st.tools) {
+        const t = registeredTool(s, info);
+        if (st.status === "connected") tools.push(t);
+        else down.set(t.name, { server: s.name, deferred: t.deferred, error: st.error });
+      }
+    }
+    return { version: this.version, tools, down };
+  }
+
+  /** Status per configured server, for the session's read API and events. */
+  statuses(): Array<{ name: string; status: ServerStatus; tools: number; error: string | null }> {
+    return [...this.#map.entries()].map(([name, st]) => ({
+      name,
+      status: st.status,
+      tools: st.tools.length,
+      error: st.error,
+    }));
+  }
+
+  /**
+   * tools/call. Never throws except for cancellation of the turn. A transport failure marks the server
+   * for a re-probe at the next turn boundary; the tool set of the running turn does not change under it.
+   */
+  async call(
+    s: McpServerConfig,
+    tool: string,
+    input: JsonObject,
+    opts: { signal: AbortSignal; limits: McpLimits; loaded: boolean },
+  ): Promise<ToolOutcome> {
+    const started = Date.now();
+    const name = qualifiedName(s.name, tool);
+    const timeoutMs = opts.limits.callTimeoutMs;
+    const blocked = checkOutboundUrl(s.url, opts.limits.allowPrivate);
+    if (blocked)
+      return {
+        content: `MCP server "${s.name}" refused by the outbound URL policy: ${blocked}`,
+        is_error: true,
+        ms: 0,
+      };
+    const timer = AbortSignal.timeout(timeoutMs);
+    try {
+      const res = await this.#conn(s).call(tool, input, timeoutMs, AbortSignal.any([opts.signal, timer]));
+      return { ...resultContent(res), ms: Date.now() - started };
+    } catch (e) {
+      if (opts.signal.aborted) throw e;
+      const kind = failureKind(e, timer.aborted);
+      if (kind !== "refused") this.#markStale(s.name);
+      return failureOutcome(kind, e, {
+        name,
+        server: s.name,
+        loaded: opts.loaded,
+        timeoutMs,
+        ms: Date.now() - started,
+      });
+    }
+  }
+
+  /** For a call to a tool that is not in the turn's registry because its server is down. */
+  explainDown(down: DownTool, name: string, loaded: boolean): string {
+    return disconnectedMessage(name, down.server, loaded, down.error);
+  }
+
+  close(): void {
+    for (const c of this.#conns.values()) c.close();
+    this.#conns.clear();
+  }
+}

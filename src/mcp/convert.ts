@@ -1,0 +1,151 @@
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig } from "../agents/types";
+import type { JsonObject, ToolResultContent } from "../session/history/parts";
+import type { ToolOutcome } from "../tools/http-tool";
+import type { RegisteredTool } from "../tools/registry";
+import { compileLenient } from "../tools/schema/index";
+import { MAX_MCP_OUTPUT_CHARS, MAX_TOOL_NAME } from "./limits";
+
+/** What the session keeps of one MCP tool (the cache stores this, not the server's whole answer). */
+export interface McpToolInfo {
+  name: string;
+  description: string;
+  input_schema: JsonObject;
+  always_load: boolean;
+}
+
+export const MCP_PREFIX = "mcp__";
+
+export function qualifiedName(server: string, tool: string): string {
+  return `${MCP_PREFIX}${server}__${tool}`;
+}
+
+/**
+ * Keeps the tools a provider can be sent: a valid, short-enough qualified name and an input schema that
+ * compiles (leniently: MCP servers are often sloppy). The rest are reported as skipped, not sent broken.
+ */
+export function acceptTools(server: string, tools: Tool[]): { tools: McpToolInfo[]; skipped: string[] } {
+  const out: McpToolInfo[] = [];
+  const skipped: string[] = [];
+  const seen = new Set<string>();
+  for (const t of tools) {
+    const name = qualifiedName(server, t.name);
+    if (!/^[a-zA-Z0-9_-]+$/.test(t.name) || name.length > MAX_TOOL_NAME || seen.has(t.name)) {
+      skipped.push(`${t.name} (name)`);
+      continue;
+    }
+    const { $schema: _dialect, ...schema } = t.inputSchema as JsonObject;
+    const compiled = compileLenient(schema, { maxBytes: 64 * 1024 });
+    if (!compiled.ok) {
+      skipped.push(`${t.name} (schema: ${compiled.error.slice(0, 200)})`);
+      continue;
+    }
+    seen.add(t.name);
+    out.push({
+      name: t.name,
+      description: t.description ?? t.title ?? t.annotations?.title ?? "",
+      input_schema: schema,
+      always_load: t._meta?.["anthropic/alwaysLoad"] === true,
+    });
+  }
+  return { tools: out, skipped };
+}
+
+/** MCP tools are deferred unless the server is configured `defer: false` or the tool asks to always load. */
+export function registeredTool(server: McpServerConfig, info: McpToolInfo): RegisteredTool {
+  return {
+    name: qualifiedName(server.name, info.name),
+    description: info.description,
+    input_schema: info.input_schema,
+    source: "mcp",
+    deferred: server.defer !== false && !info.always_load,
+    // The server name is a search hint, so "github" finds every tool of the github server.
+    search_hint: server.name,
+    mcp: { server: server.name, tool: info.name },
+  };
+}
+
+function blockText(b: CallToolResult["content"][number]): string {
+  switch (b.type) {
+    case "text":
+      return b.text;
+    case "image":
+    case "audio":
+      return `[${b.type}: ${b.mimeType}, ${Math.floor((b.data.length * 3) / 4)} bytes, not shown]`;
+    case "resource_link":
+      return `[resource: ${b.uri}${b.name ? ` (${b.name})` : ""}]`;
+    case "resource":
+      return "text" in b.resource && typeof b.resource.text === "string"
+        ? b.resource.text
+        : `[resource: ${b.resource.uri}, binary, not shown]`;
+    default:
+      return "[unsupported content block]";
+  }
+}
+
+function sameJson(text: string, json: string): boolean {
+  try {
+    return JSON.stringify(JSON.parse(text)) === json;
+  } catch {
+    return false;
+  }
+}
+
+/** Caps one result: the model is told how large the output really was. */
+export function capOutput(content: ToolResultContent, max = MAX_MCP_OUTPUT_CHARS): ToolResultContent {
+  const text = typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
+  if (text.length <= max) return content;
+  const bytes = new TextEncoder().encode(text).length;
+  return `${text.slice(0, max)}\n[truncated: the MCP tool returned ${text.length} characters (${bytes} bytes); the first ${max} are kept]`;
+}
+
+/**
+ * A tools/call result as tool_result content. Structured content travels as JSON text, alone when the
+ * text blocks only repeat it (so `$tool` references can address its fields), else after the text.
+ */
+export function resultContent(res: CallToolResult): { content: ToolResultContent; is_error: boolean } {
+  const texts = (res.content ?? []).map(blockText);
+  const structured = res.structuredContent === undefined ? null : JSON.stringify(res.structuredContent);
+  const rest = structured === null ? texts : texts.filter((t) => !sameJson(t, structured));
+  let content: ToolResultContent;
+  if (structured !== null && rest.length === 0) content = structured;
+  else if (rest.length === 0) content = res.isError ? "the MCP tool reported an error without a message" : "";
+  else if (rest.length === 1 && structured === null) content = rest[0] as string;
+  else
+    content = [...rest, ...(structured === null ? [] : [structured])].map((text) => ({ type: "text" as const, text }));
+  return { content: capOutput(content), is_error: res.isError === true };
+}
+
+export type CallFailure = "timeout" | "refused" | "unreachable";
+
+/** Classifies a failed call for the message and for the server's status (only `unreachable` marks it down). */
+export function failureKind(e: unknown, timedOut: boolean): CallFailure {
+  if (timedOut) return "timeout";
+  const code = (e as { code?: unknown } | null)?.code;
+  if (code === -32001) return "timeout";
+  // A JSON-RPC error code means the server answered: it is reachable, it refused this call.
+  if (typeof code === "number" && code < 0 && code !== -32000) return "refused";
+  return "unreachable";
+}
+
+export function failureOutcome(
+  kind: CallFailure,
+  e: unknown,
+  ctx: { name: string; server: string; loaded: boolean; timeoutMs: number; ms: number },
+): ToolOutcome {
+  const why = (e instanceof Error ? e.message : String(e)).slice(0, 500);
+  let content: string;
+  if (kind === "timeout")
+    content = `MCP tool "${ctx.name}" timed out after ${ctx.timeoutMs} ms (server "${ctx.server}").`;
+  else if (kind === "refused") content = `MCP server "${ctx.server}" refused the call to "${ctx.name}": ${why}`;
+  else content = disconnectedMessage(ctx.name, ctx.server, ctx.loaded, why);
+  return { content, is_error: true, ms: ctx.ms };
+}
+
+/** The answer for a tool the model knows (loaded or core) whose server cannot be reached. */
+export function disconnectedMessage(name: string, server: string, loaded: boolean, why: string | null): string {
+  const detail = why ? ` (${why})` : "";
+  return loaded
+    ? `Tool "${name}" is loaded but its server "${server}" is disconnected${detail}. It cannot be called until the server is reachable again; a notice will say when its tools are back.`
+    : `Tool "${name}" cannot be called: its MCP server "${server}" is unreachable${detail}.`;
+}

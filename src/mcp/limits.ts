@@ -1,0 +1,53 @@
+/** Servers per agent (the agent body schema caps `mcp_servers` at this many, too). */
+export const MAX_MCP_SERVERS = 20;
+/** Tools taken from one server; the rest are ignored and the server's status says so. */
+export const MAX_TOOLS_PER_SERVER = 200;
+/** tools/list pages followed before giving up on a server that keeps paginating. */
+export const MAX_LIST_PAGES = 20;
+/** Characters of one MCP tool result kept in history; the rest is cut with a marker noting the full size. */
+export const MAX_MCP_OUTPUT_CHARS = 100_000;
+/** Provider tool names are `^[a-zA-Z0-9_-]{1,64}$` (the stricter of the two wire protocols). */
+export const MAX_TOOL_NAME = 64;
+
+/** initialize + tools/list of one server; a turn waits for this at most before it starts without it. */
+export const DEFAULT_LIST_TIMEOUT_MS = 5_000;
+/** One tools/call. */
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+/** A connected server's tool list is reused this long unless it announces a change. */
+export const DEFAULT_TTL_MS = 5 * 60_000;
+/**
+ * A server whose last probe timed out is not probed again for this long, so a black-holed server does not
+ * add the list timeout to every turn. Fast failures (connection refused) are re-probed at every turn.
+ */
+export const RETRY_AFTER_TIMEOUT_MS = 30_000;
+/** An idle connection is closed after this, so its open GET stream cannot keep the object alive. */
+export const IDLE_CLOSE_MS = 60_000;
+
+export interface McpLimits {
+  listTimeoutMs: number;
+  callTimeoutMs: number;
+  ttlMs: number;
+  allowPrivate: boolean;
+}
+
+function positive(raw: string | undefined, fallback: number): number {
+  const n = Number(raw);
+  return raw !== undefined && Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+/** The worker variables read here (structural, so this module stays free of the Workers types). */
+export interface McpEnv {
+  SWITCHBOARD_ALLOW_PRIVATE_URLS?: string;
+  SWITCHBOARD_MCP_LIST_TIMEOUT_MS?: string;
+  SWITCHBOARD_MCP_CALL_TIMEOUT_MS?: string;
+  SWITCHBOARD_MCP_TTL_MS?: string;
+}
+
+export function mcpLimits(env: McpEnv): McpLimits {
+  return {
+    listTimeoutMs: positive(env.SWITCHBOARD_MCP_LIST_TIMEOUT_MS, DEFAULT_LIST_TIMEOUT_MS),
+    callTimeoutMs: positive(env.SWITCHBOARD_MCP_CALL_TIMEOUT_MS, DEFAULT_CALL_TIMEOUT_MS),
+    ttlMs: positive(env.SWITCHBOARD_MCP_TTL_MS, DEFAULT_TTL_MS),
+    allowPrivate: env.SWITCHBOARD_ALLOW_PRIVATE_URLS === "true" || env.SWITCHBOARD_ALLOW_PRIVATE_URLS === "1",
+  };
+}

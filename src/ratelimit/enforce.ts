@@ -1,0 +1,61 @@
+import type { Env } from "../env";
+import { ApiError } from "../http/errors";
+import type { TakeResult } from "./rate-limiter";
+
+/** The default when SWITCHBOARD_RATE_LIMIT_PER_MIN is unset and no binding is bound (the binding's own limit is in wrangler.toml). */
+export const DEFAULT_RATE_LIMIT_PER_MIN = 600;
+
+/** Requests per minute from an env value; undefined when unset or not a non-negative integer. */
+export function parseLimit(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** What limits a subject: the Workers binding (its configured limit), the exact DO limiter at `perMin`, or nothing. */
+export type Mechanism = { kind: "binding" } | { kind: "object"; perMin: number } | { kind: "none" };
+
+/**
+ * Chooses the mechanism. The binding is cheap (no round trip to one place)
+ * but its limit is fixed in wrangler.toml, so it serves only the default
+ * limit; a per-key override or an explicitly configured default needs the
+ * exact limiter, which takes the limit per call. 0 means unlimited.
+ */
+export function mechanismFor(env: Env, override: number | null): Mechanism {
+  const configured = parseLimit(env.SWITCHBOARD_RATE_LIMIT_PER_MIN);
+  if (override === null && configured === undefined && env.RATE_LIMIT) return { kind: "binding" };
+  const perMin = override ?? configured ?? DEFAULT_RATE_LIMIT_PER_MIN;
+  return perMin > 0 ? { kind: "object", perMin } : { kind: "none" };
+}
+
+function limited(retryAfterS: number, subject: string): ApiError {
+  const what = subject.startsWith("ses:") ? "this session's token" : "this API key";
+  return new ApiError(429, "rate_limited", `too many requests for ${what}; retry after ${retryAfterS} s`, {
+    "retry-after": String(retryAfterS),
+  });
+}
+
+/**
+ * Counts one request for `subject` (`key:<id>` or `ses:<tenant>:<id>`) and
+ * throws 429 rate_limited with Retry-After when it is over its limit.
+ */
+export async function enforceRateLimit(env: Env, subject: string, override: number | null): Promise<void> {
+  const mechanism = mechanismFor(env, override);
+  if (mechanism.kind === "none") return;
+  if (mechanism.kind === "binding") {
+    const outcome = await env.RATE_LIMIT?.limit({ key: subject });
+    // The binding does not say when its window ends; its period is 60 s, so that is the safe wait.
+    if (outcome && !outcome.success) throw limited(60, subject);
+    return;
+  }
+  const stub = env.RATE_LIMITER.getByName(subject) as unknown as { take(perMin: number): Promise<TakeResult> };
+  let result: TakeResult;
+  try {
+    result = await stub.take(mechanism.perMin);
+  } catch (e) {
+    // A limiter that cannot answer must not take the API down with it: fail open, loudly.
+    console.error(JSON.stringify({ level: "error", msg: "rate limiter unavailable", subject, error: String(e) }));
+    return;
+  }
+  if (!result.ok) throw limited(result.retry_after_s, subject);
+}

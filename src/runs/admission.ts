@@ -1,0 +1,145 @@
+import type { Env } from "../env";
+import { ApiError, toApiError } from "../http/errors";
+import type { JsonObject, Part } from "../session/history/parts";
+import type { Session } from "../session/session";
+import { nowIso } from "../storage/sql";
+import type { RunSpec, RunStatus, RunView } from "./types";
+
+/** The session's run methods as plain types (see SessionRpc in http/session-ref.ts for why). */
+export type RunsRpc = Pick<Session, "enqueueRun" | "runView">;
+
+export function runsStub(env: Env, tenant: string, sessionId: string): RunsRpc {
+  return env.SESSION.getByName(`${tenant}:${sessionId}`) as unknown as RunsRpc;
+}
+
+/** The request as stored in D1, enough to hand the run to its session again. */
+export interface RunRequest {
+  input: Part[];
+  json_schema?: JsonObject;
+  callback_url?: string;
+}
+
+export interface RunRecord {
+  id: string;
+  tenant: string;
+  agent: string;
+  session_id: string;
+  idempotency_key: string | null;
+  body_hash: string;
+  auth: string;
+  request: string;
+  created_at: string;
+  accepted_at: string | null;
+}
+
+export interface Admission {
+  tenant: string;
+  agent: string;
+  auth: "key" | "signature";
+  /** webhook-id or Idempotency-Key; null: every request is a new run. */
+  idempotencyKey: string | null;
+  bodyHash: string;
+  sessionId?: string;
+  request: RunRequest;
+}
+
+function newId(prefix: string): string {
+  return `${prefix}_${crypto.randomUUID().replaceAll("-", "")}`;
+}
+
+export function specOf(record: RunRecord): RunSpec {
+  const req = JSON.parse(record.request) as RunRequest;
+  return {
+    id: record.id,
+    agent: record.agent,
+    input: req.input,
+    ...(req.json_schema ? { json_schema: req.json_schema } : {}),
+    ...(req.callback_url ? { callback_url: req.callback_url } : {}),
+    ...(record.idempotency_key ? { webhook_id: record.idempotency_key } : {}),
+    created_at: record.created_at,
+  };
+}
+
+/**
+ * Creates a run, or finds the one a repeated webhook-id already created.
+ * D1's unique index on (tenant, agent, idempotency_key) is the arbiter: of
+ * concurrent duplicates exactly one INSERT wins; the others read the winner's
+ * row and hand the same run to the same session, where queuing is idempotent
+ * too. 202 is answered only once the session holds the run, so a sender that
+ * saw no 2xx retries and completes a half-done admission.
+ */
+export async function admitRun(env: Env, a: Admission): Promise<{ run: RunView; replayed: boolean }> {
+  const created_at = nowIso();
+  const id = newId("run");
+  const ins = await env.DB.prepare(
+    `INSERT INTO runs (id, tenant, agent, session_id, idempotency_key, body_hash, auth, request, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+  )
+    .bind(
+      id,
+      a.tenant,
+      a.agent,
+      a.sessionId ?? newId("ses"),
+      a.idempotencyKey,
+      a.bodyHash,
+      a.auth,
+      JSON.stringify(a.request),
+      created_at,
+    )
+    .run();
+  const won = ins.meta.changes > 0;
+  const record = won
+    ? await env.DB.prepare("SELECT * FROM runs WHERE id = ?").bind(id).first<RunRecord>()
+    : await env.DB.prepare("SELECT * FROM runs WHERE tenant = ? AND agent = ? AND idempotency_key = ?")
+        .bind(a.tenant, a.agent, a.idempotencyKey)
+        .first<RunRecord>();
+  if (!record) throw new ApiError(409, "conflict", "the run was being created concurrently; retry");
+  if (!won && record.body_hash !== a.bodyHash) {
+    throw new ApiError(409, "idempotency_conflict", "this webhook-id was used with a different request body");
+  }
+  try {
+    const run = await handToSession(env, record);
+    return { run, replayed: !won };
+  } catch (e) {
+    // A refused admission (4xx, the same for every duplicate) changes no state: the winner takes its
+    // record back. After a 5xx the record stays, so a duplicate that did reach the session still has it.
+    if (won && e instanceof ApiError && e.status < 500) {
+      await env.DB.prepare("DELETE FROM runs WHERE id = ?").bind(record.id).run();
+    }
+    throw e;
+  }
+}
+
+/** Writes the session's index row (first use creates the session) and queues the run in it. Idempotent. */
+export async function handToSession(env: Env, record: RunRecord): Promise<RunView> {
+  await env.DB.prepare(
+    "INSERT INTO sessions (tenant, id, agent, metadata, created_at) VALUES (?, ?, ?, NULL, ?) ON CONFLICT DO NOTHING",
+  )
+    .bind(record.tenant, record.session_id, record.agent, record.created_at)
+    .run();
+  const owner = await env.DB.prepare("SELECT agent FROM sessions WHERE tenant = ? AND id = ?")
+    .bind(record.tenant, record.session_id)
+    .first<{ agent: string }>();
+  if (owner && owner.agent !== record.agent) {
+    throw new ApiError(409, "agent_mismatch", `session "${record.session_id}" belongs to agent "${owner.agent}"`);
+  }
+  const info = {
+    tenant: record.tenant,
+    id: record.session_id,
+    agent: record.agent,
+    created_at: record.created_at,
+    metadata: null,
+  };
+  const res = await runsStub(env, record.tenant, record.session_id).enqueueRun(info, specOf(record));
+  if (!res.ok) throw toApiError(res);
+  if (!record.accepted_at) {
+    await env.DB.prepare("UPDATE runs SET accepted_at = ? WHERE id = ? AND accepted_at IS NULL")
+      .bind(nowIso(), record.id)
+      .run();
+  }
+  return res.run;
+}
+
+export function publicStatus(view: RunView): { run_id: string; session_id: string; status: RunStatus } {
+  return { run_id: view.run_id, session_id: view.session_id, status: view.status };
+}

@@ -1,0 +1,254 @@
+import type { AgentConfig } from "../agents/types";
+import { type Env, flag } from "../env";
+import type { SessionEngine } from "../session/engine";
+import type { Result, TurnAnswer } from "../session/rpc-types";
+import type { Job, Scheduler } from "../session/scheduler";
+import type { TurnStatus } from "../session/stream/turn-events";
+import type { TurnRow } from "../session/turn/turns";
+import { nowIso } from "../storage/sql";
+import { deliver } from "./callback";
+import { type RunRow, RunStore } from "./store";
+import {
+  CALLBACK_MAX_ATTEMPTS,
+  CALLBACK_TIMEOUT_MS,
+  callbackDelay,
+  MAX_RESUMES,
+  type RunError,
+  type RunOutput,
+  type RunSpec,
+  type RunView,
+} from "./types";
+
+const OUTPUT_CHARS = 100_000;
+/** A callback being delivered is leased this long; if the instance dies mid-delivery the job comes back after it. */
+const CALLBACK_LEASE_MS = CALLBACK_TIMEOUT_MS + 50_000;
+/** Delay before a job that threw is tried again. */
+const JOB_RETRY_MS = 5_000;
+
+/** The agent as configured now (runs start later than they are accepted; a reconfigured agent takes effect). */
+async function loadAgent(env: Env, name: string): Promise<AgentConfig | null> {
+  const row = await env.DB.prepare("SELECT config FROM agents WHERE name = ?").bind(name).first<{ config: string }>();
+  return row ? (JSON.parse(row.config) as AgentConfig) : null;
+}
+
+/**
+ * Webhook-triggered runs inside the session DO. A run is queued with a `run`
+ * job; the alarm starts it through the engine's normal admission path (so
+ * invariant P, one-turn-at-a-time and idempotency hold), with the run id as
+ * the turn's idempotency key, so a job retried after a crash never admits a
+ * second turn. The turn's end concludes the run and queues its callback.
+ */
+export class SessionRuns {
+  readonly store: RunStore;
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly engine: SessionEngine,
+    private readonly scheduler: Scheduler,
+    private readonly env: Env,
+    private readonly sessionId: () => string,
+  ) {
+    this.store = new RunStore(engine.storage.sql);
+  }
+
+  /** Queues a run (a second call with the same id changes nothing) and returns its view. */
+  enqueue(spec: RunSpec): RunView {
+    const inserted = this.engine.tx(() => {
+      const fresh = this.store.insert(spec);
+      if (fresh) this.scheduler.add("run", spec.id, Date.now());
+      return fresh;
+    });
+    if (inserted) {
+      this.store.sweep();
+      this.engine.events.record("run_queued", null, { run_id: spec.id, callback: Boolean(spec.callback_url) });
+      this.scheduler.arm();
+    }
+    return this.view(spec.id) as RunView;
+  }
+
+  view(id: string): RunView | null {
+    const row = this.store.get(id);
+    return row ? this.store.view(row, this.sessionId(), this.scheduler.get("callback", id)?.due_at ?? null) : null;
+  }
+
+  /** Engine hook: a turn stopped running. An interrupted turn never gets here (no runner survives a restart). */
+  onSettled(turnId: string): void {
+    // Never throws into the engine (its waiters must still be released). A run missed here stays
+    // `running` until an alarm's reconcile pass (every alarm starts with one) concludes it.
+    try {
+      const row = this.store.byTurn(turnId);
+      const turn = this.engine.turns.get(turnId);
+      if (row && turn) this.#conclude(row, turn);
+    } catch (e) {
+      console.error(JSON.stringify({ level: "error", msg: "run_settle_failed", turn_id: turnId, error: String(e) }));
+    }
+  }
+
+  /** The alarm's share: serialised, so two deliveries of the alarm never work the same job at once. */
+  alarm(): Promise<void> {
+    const work = this.#chain.then(() => this.#work());
+    this.#chain = work.catch(() => {});
+    return work;
+  }
+
+  async #work(): Promise<void> {
+    for (const row of this.store.open()) {
+      if (row.status === "running") await this.#guard(row.id, () => this.#reconcile(row));
+    }
+    for (const job of this.scheduler.due(Date.now())) {
+      const ok = await this.#guard(job.ref, () => (job.kind === "run" ? this.#start(job) : this.#callback(job)));
+      // A job that threw (D1 unreachable, say) is retried a little later, not in a hot alarm loop.
+      if (!ok && this.scheduler.get(job.kind, job.ref)) this.scheduler.reschedule(job, Date.now() + JOB_RETRY_MS);
+    }
+  }
+
+  /** One job's failure must not stop the others, nor make the platform retry the whole alarm. */
+  async #guard(runId: string, fn: () => Promise<void>): Promise<boolean> {
+    try {
+      await fn();
+      return true;
+    } catch (e) {
+      console.error(JSON.stringify({ level: "error", msg: "run_job_failed", run_id: runId, error: String(e) }));
+      return false;
+    }
+  }
+
+  async #start(job: Job): Promise<void> {
+    const row = this.store.get(job.ref);
+    if (row?.status !== "queued") return this.scheduler.remove("run", job.ref);
+    // A turn is running: the run waits; the turn's end re-arms the alarm for it.
+    if (this.engine.running) return;
+    const agent = await loadAgent(this.env, row.agent);
+    if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
+    if (this.engine.running) return; // a client turn started while the agent was read
+    const schema = this.store.schema(row);
+    const answer = await this.engine.sendMessage(
+      agent,
+      {
+        content: this.store.input(row),
+        tool_results: [],
+        idempotency_key: `run:${row.id}`,
+        body_hash: "run",
+        ...(schema ? { json_schema: schema } : {}),
+      },
+      "stream",
+    );
+    if (!answer.ok && answer.code === "turn_in_progress") return;
+    const turnId = this.#adopt(answer);
+    if (!turnId) return this.#fail(row, answer.ok ? { code: "internal_error", message: "no turn" } : answer);
+    this.engine.tx(() => {
+      this.store.started(row.id, turnId);
+      this.scheduler.remove("run", row.id);
+    });
+    this.engine.events.record("run_started", turnId, { run_id: row.id });
+    await this.#reconcile(this.store.get(row.id) as RunRow);
+  }
+
+  /** Takes the turn of an admission; the stream is not needed (the run is read from storage). */
+  #adopt(answer: Result<TurnAnswer>): string | null {
+    if (!answer.ok) return null;
+    answer.stream?.cancel().catch(() => {});
+    return answer.turn_id;
+  }
+
+  /** A running run whose turn is no longer running: conclude it, or resume it after an interruption. */
+  async #reconcile(row: RunRow): Promise<void> {
+    if (row.status !== "running" || !row.turn_id) return;
+    const turn = this.engine.turns.get(row.turn_id);
+    if (!turn) return this.#fail(row, { code: "turn_missing", message: "the run's turn was cleared" });
+    if (turn.status === "running") return;
+    if (turn.status !== "interrupted") return this.#conclude(row, turn);
+    const error = {
+      code: "interrupted",
+      message: "the session restarted while the run's turn was running",
+    };
+    if (row.resumes >= MAX_RESUMES || this.engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
+    const agent = await loadAgent(this.env, row.agent);
+    if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
+    // Re-checked after the await: a client message may have started a turn meanwhile.
+    if (this.engine.running || this.engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
+    this.store.resumed(row.id);
+    const answer = await this.engine.retry(agent, "stream");
+    const turnId = this.#adopt(answer);
+    if (!turnId) return this.#fail(row, error);
+    this.store.started(row.id, turnId);
+    this.engine.events.record("run_resumed", turnId, { run_id: row.id, interrupted_turn_id: turn.id });
+    const current = this.engine.turns.get(turnId);
+    if (current && current.status !== "running") this.#conclude(this.store.get(row.id) as RunRow, current);
+  }
+
+  /** Records the run's outcome from its ended (or paused) turn and queues the callback, in one transaction. */
+  #conclude(row: RunRow, turn: TurnRow): void {
+    const status: TurnStatus = turn.status;
+    if (status === "running" || status === "interrupted") return;
+    const r = this.engine.result(turn.id, turn.first_message_seq ?? 0);
+    const last = [...r.messages].reverse().find((m) => m.role === "assistant");
+    const text = (last?.parts ?? []).map((p) => (p.type === "text" ? p.text : "")).join("");
+    const output: RunOutput = {
+      output: text.slice(0, OUTPUT_CHARS),
+      finish_reason: r.finish_reason,
+      usage: r.usage,
+      ...(r.structured_result !== undefined ? { structured_result: r.structured_result } : {}),
+    };
+    const error: RunError | null =
+      status === "completed"
+        ? null
+        : status === "awaiting_tool_results"
+          ? {
+              code: "awaiting_tool_results",
+              message: "the agent called client-executed tools, which a run cannot answer",
+            }
+          : status === "cancelled"
+            ? { code: "cancelled", message: "the run's turn was cancelled" }
+            : { code: r.error?.code ?? "failed", message: r.error?.message ?? "the run's turn failed" };
+    this.#finish(row, error ? "failed" : "completed", output, error);
+  }
+
+  #fail(row: RunRow, error: RunError | { code: string; message: string }): void {
+    this.#finish(row, "failed", null, { code: error.code, message: error.message });
+  }
+
+  #finish(row: RunRow, status: "completed" | "failed", output: RunOutput | null, error: RunError | null): void {
+    this.engine.tx(() => {
+      this.store.finish(row.id, status, output, error);
+      this.scheduler.remove("run", row.id);
+      if (row.callback_url) this.scheduler.add("callback", row.id, Date.now());
+    });
+    this.engine.events.record("run_finished", row.turn_id, { run_id: row.id, status, ...(error ? { error } : {}) });
+    this.scheduler.arm();
+  }
+
+  async #callback(job: Job): Promise<void> {
+    const row = this.store.get(job.ref);
+    const ended = row?.status === "completed" || row?.status === "failed";
+    if (!row?.callback_url || !ended || row.callback_status !== "pending") {
+      return this.scheduler.remove("callback", job.ref);
+    }
+    const attempt = this.store.attempts(row.id).length + 1;
+    this.scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
+    const at = nowIso();
+    const agent = await loadAgent(this.env, row.agent);
+    const view = this.store.view(row, this.sessionId(), null);
+    delete view.callback; // the receiver gets the result, not our delivery bookkeeping
+    const outcome = await deliver(
+      row.callback_url,
+      agent?.webhook_secrets[0],
+      view,
+      flag(this.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
+    );
+    const done = outcome.delivered || !outcome.retryable || attempt >= CALLBACK_MAX_ATTEMPTS;
+    const status = outcome.delivered ? "delivered" : done ? "failed" : "pending";
+    this.engine.tx(() => {
+      this.store.recordAttempt(row.id, { attempt, at, status: outcome.status, error: outcome.error }, status);
+      if (done) this.scheduler.remove("callback", row.id);
+      else this.scheduler.reschedule(job, Date.now() + callbackDelay(attempt));
+    });
+    this.engine.events.record("callback_attempt", row.turn_id, {
+      run_id: row.id,
+      attempt,
+      status: outcome.status,
+      error: outcome.error,
+      callback_status: status,
+    });
+  }
+}

@@ -1,0 +1,63 @@
+import { Webhook, WebhookVerificationError } from "standardwebhooks";
+
+/**
+ * Standard Webhooks signatures (https://www.standardwebhooks.com), through the
+ * reference `standardwebhooks` library: HMAC-SHA256 over
+ * `${webhook-id}.${webhook-timestamp}.${body}` with a `whsec_`+base64 secret.
+ * The library is plain JavaScript (its own SHA-256, no WebCrypto, no eval),
+ * so the same code verifies in workerd and signs in Node tests.
+ */
+
+export const TOLERANCE_S = 5 * 60;
+
+export interface SignedHeaders {
+  id: string;
+  timestamp: string;
+  signature: string;
+}
+
+export type Verdict = { ok: true } | { ok: false; message: string };
+
+/** A secret the library cannot decode (not base64) can never verify; it is skipped, not fatal. */
+function webhookFor(secret: string): Webhook | null {
+  try {
+    return new Webhook(secret);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Verifies a request against every secret of the agent (rotation: the old
+ * and the new secret are both valid while both are listed). The timestamp is
+ * checked first so a stale request gets a precise reason.
+ */
+export function verifySigned(secrets: readonly string[], h: SignedHeaders, body: string, nowMs = Date.now()): Verdict {
+  if (!/^\d{1,12}$/.test(h.timestamp)) return { ok: false, message: "webhook-timestamp must be integer seconds" };
+  const skew = Math.floor(nowMs / 1000) - Number(h.timestamp);
+  if (skew > TOLERANCE_S) return { ok: false, message: "webhook-timestamp is more than 5 minutes old" };
+  if (skew < -TOLERANCE_S) return { ok: false, message: "webhook-timestamp is more than 5 minutes in the future" };
+  const headers = { "webhook-id": h.id, "webhook-timestamp": h.timestamp, "webhook-signature": h.signature };
+  for (const secret of secrets) {
+    const wh = webhookFor(secret);
+    if (!wh) continue;
+    try {
+      wh.verify(body, headers, { jsonParse: false });
+      return { ok: true };
+    } catch (e) {
+      if (!(e instanceof WebhookVerificationError)) throw e;
+    }
+  }
+  return { ok: false, message: "no signature matches any of the agent's webhook secrets" };
+}
+
+/** Headers for an outbound signed delivery (callbacks); null when the secret cannot sign. */
+export function signHeaders(secret: string, id: string, body: string, at = new Date()): Record<string, string> | null {
+  const wh = webhookFor(secret);
+  if (!wh) return null;
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": wh.sign(id, at, body),
+  };
+}

@@ -1,0 +1,161 @@
+import type { JsonObject, Part } from "../session/history/parts";
+import { all, nowIso, one, run } from "../storage/sql";
+import {
+  type CallbackAttempt,
+  type CallbackStatus,
+  RUNS_KEPT,
+  type RunError,
+  type RunOutput,
+  type RunSpec,
+  type RunStatus,
+  type RunView,
+} from "./types";
+
+export interface RunRow {
+  id: string;
+  agent: string;
+  status: RunStatus;
+  input: string;
+  json_schema: string | null;
+  callback_url: string | null;
+  webhook_id: string | null;
+  turn_id: string | null;
+  resumes: number;
+  result: string | null;
+  error: string | null;
+  callback_status: CallbackStatus | null;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  [key: string]: string | number | null;
+}
+
+/** The session's `runs` and `run_callbacks` tables. Every method is SQL only, so callers compose them in transactions. */
+export class RunStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  get(id: string): RunRow | null {
+    return one<RunRow>(this.sql, "SELECT * FROM runs WHERE id = ?", id);
+  }
+
+  /** Inserts a queued run; a second insert of the same id is a no-op (duplicate webhook deliveries). */
+  insert(spec: RunSpec): boolean {
+    return (
+      run(
+        this.sql,
+        `INSERT INTO runs (id, agent, status, input, json_schema, callback_url, webhook_id, callback_status, created_at)
+         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+        spec.id,
+        spec.agent,
+        JSON.stringify(spec.input),
+        spec.json_schema ? JSON.stringify(spec.json_schema) : null,
+        spec.callback_url ?? null,
+        spec.webhook_id ?? null,
+        spec.callback_url ? "pending" : null,
+        spec.created_at,
+      ) > 0
+    );
+  }
+
+  open(): RunRow[] {
+    return all<RunRow>(this.sql, "SELECT * FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at");
+  }
+
+  byTurn(turnId: string): RunRow | null {
+    return one<RunRow>(this.sql, "SELECT * FROM runs WHERE turn_id = ? AND status = 'running'", turnId);
+  }
+
+  started(id: string, turnId: string): void {
+    run(
+      this.sql,
+      "UPDATE runs SET status = 'running', turn_id = ?, started_at = coalesce(started_at, ?) WHERE id = ?",
+      turnId,
+      nowIso(),
+      id,
+    );
+  }
+
+  resumed(id: string): void {
+    run(this.sql, "UPDATE runs SET resumes = resumes + 1 WHERE id = ?", id);
+  }
+
+  finish(id: string, status: "completed" | "failed", result: RunOutput | null, error: RunError | null): void {
+    run(
+      this.sql,
+      "UPDATE runs SET status = ?, result = ?, error = ?, ended_at = ? WHERE id = ?",
+      status,
+      result ? JSON.stringify(result) : null,
+      error ? JSON.stringify(error) : null,
+      nowIso(),
+      id,
+    );
+  }
+
+  attempts(id: string): CallbackAttempt[] {
+    return all<CallbackAttempt & Record<string, string | number | null>>(
+      this.sql,
+      "SELECT attempt, at, status, error FROM run_callbacks WHERE run_id = ? ORDER BY attempt",
+      id,
+    ).map((a) => ({ attempt: a.attempt, at: a.at, status: a.status, error: a.error }));
+  }
+
+  recordAttempt(id: string, a: CallbackAttempt, callbackStatus: CallbackStatus): void {
+    run(
+      this.sql,
+      "INSERT OR REPLACE INTO run_callbacks (run_id, attempt, at, status, error) VALUES (?, ?, ?, ?, ?)",
+      id,
+      a.attempt,
+      a.at,
+      a.status,
+      a.error,
+    );
+    run(this.sql, "UPDATE runs SET callback_status = ? WHERE id = ?", callbackStatus, id);
+  }
+
+  /** Keeps the newest finished runs (and their attempts) only; open runs and pending callbacks are never swept. */
+  sweep(): void {
+    run(
+      this.sql,
+      `DELETE FROM runs WHERE status IN ('completed', 'failed') AND coalesce(callback_status, '') != 'pending'
+         AND id NOT IN (SELECT id FROM runs ORDER BY created_at DESC LIMIT ?)`,
+      RUNS_KEPT,
+    );
+    run(this.sql, "DELETE FROM run_callbacks WHERE run_id NOT IN (SELECT id FROM runs)");
+  }
+
+  input(row: RunRow): Part[] {
+    return JSON.parse(row.input) as Part[];
+  }
+
+  schema(row: RunRow): JsonObject | undefined {
+    return row.json_schema ? (JSON.parse(row.json_schema) as JsonObject) : undefined;
+  }
+
+  view(row: RunRow, sessionId: string, nextAttemptAt: number | null): RunView {
+    const result = row.result ? (JSON.parse(row.result) as RunOutput) : undefined;
+    return {
+      run_id: row.id,
+      agent: row.agent,
+      session_id: sessionId,
+      status: row.status,
+      turn_id: row.turn_id,
+      created_at: row.created_at,
+      started_at: row.started_at,
+      ended_at: row.ended_at,
+      resumes: row.resumes,
+      ...(result ? { result } : {}),
+      ...(result && result.structured_result !== undefined ? { structured_result: result.structured_result } : {}),
+      ...(row.error ? { error: JSON.parse(row.error) as RunError } : {}),
+      ...(row.callback_url
+        ? {
+            callback: {
+              url: row.callback_url,
+              status: row.callback_status ?? "pending",
+              attempts: this.attempts(row.id),
+              next_attempt_at: nextAttemptAt === null ? null : new Date(nextAttemptAt).toISOString(),
+            },
+          }
+        : {}),
+    };
+  }
+}

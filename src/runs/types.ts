@@ -1,0 +1,78 @@
+import type { JsonObject, Part } from "../session/history/parts";
+
+/** Public run states (API.md): a run is one turn started by the session's alarm, not by a client. */
+export type RunStatus = "queued" | "running" | "completed" | "failed";
+
+export type CallbackStatus = "pending" | "delivered" | "failed";
+
+/** What the worker hands the session: everything needed to start the run later, from the alarm. */
+export interface RunSpec {
+  id: string;
+  agent: string;
+  input: Part[];
+  json_schema?: JsonObject;
+  callback_url?: string;
+  /** The `webhook-id` (or Idempotency-Key) the run was created with, if any. */
+  webhook_id?: string;
+  created_at: string;
+}
+
+export interface RunError {
+  code: string;
+  message: string;
+}
+
+export interface RunOutput {
+  /** Text of the final assistant message (capped). */
+  output: string;
+  finish_reason: string | null;
+  usage: Record<string, number>;
+  structured_result?: unknown;
+}
+
+export interface CallbackAttempt {
+  attempt: number;
+  at: string;
+  /** HTTP status of the answer; null when none arrived (network error, timeout, refused URL). */
+  status: number | null;
+  error: string | null;
+}
+
+/** `GET /v1/runs/{id}` */
+export interface RunView {
+  run_id: string;
+  agent: string;
+  session_id: string;
+  status: RunStatus;
+  turn_id: string | null;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  /** Times the run was started again after its session restarted mid-turn. */
+  resumes: number;
+  result?: RunOutput;
+  structured_result?: unknown;
+  error?: RunError;
+  callback?: {
+    url: string;
+    status: CallbackStatus;
+    attempts: CallbackAttempt[];
+    next_attempt_at: string | null;
+  };
+}
+
+/** Callbacks: the first attempt when the run ends, then retries with capped exponential backoff. */
+export const CALLBACK_MAX_ATTEMPTS = 6;
+export const CALLBACK_BASE_DELAY_MS = 10_000;
+export const CALLBACK_MAX_DELAY_MS = 15 * 60_000;
+export const CALLBACK_TIMEOUT_MS = 10_000;
+/** A run interrupted by a restart is started again at most this many times, then fails. */
+export const MAX_RESUMES = 2;
+/** Finished runs kept per session (older ones are swept when a run is queued). */
+export const RUNS_KEPT = 1000;
+
+/** Delay before attempt `n + 1` after attempt `n` failed: 10 s, 30 s, 90 s, 270 s, 810 s, capped at 15 min, +0–10 % jitter. */
+export function callbackDelay(attempt: number, jitter = Math.random()): number {
+  const base = Math.min(CALLBACK_BASE_DELAY_MS * 3 ** (attempt - 1), CALLBACK_MAX_DELAY_MS);
+  return Math.round(base * (1 + 0.1 * jitter));
+}

@@ -1,0 +1,85 @@
+import { all, nowIso, one, run } from "../storage/sql";
+
+/** How often a running turn re-arms the alarm that detects eviction. */
+export const HEARTBEAT_MS = 30_000;
+
+export type JobKind = "run" | "callback";
+
+export interface Job {
+  id: string;
+  kind: JobKind;
+  ref: string;
+  due_at: number;
+  created_at: string;
+  [key: string]: string | number;
+}
+
+/**
+ * The session's one alarm, shared. Durable work (start a queued run, deliver
+ * a callback) is a row in `jobs` with a due time, written in the same
+ * transaction as the state that needs it, so it survives eviction and
+ * restarts. The heartbeat is not a row: it is derived from memory (a runner
+ * is active), because a new instance has no runner by definition.
+ *
+ * `arm` always sets the alarm to the earliest of: the heartbeat (while a turn
+ * runs) and the earliest due job. Run jobs only count while no turn runs: a
+ * run waits for the current turn, and the turn's end re-arms.
+ */
+export class Scheduler {
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly runnerActive: () => boolean,
+  ) {}
+
+  /** Adds a job (idempotent per kind and ref). SQL only: callers may run it inside their transaction. */
+  add(kind: JobKind, ref: string, dueAt: number): void {
+    run(
+      this.storage.sql,
+      "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at",
+      `${kind}:${ref}`,
+      kind,
+      ref,
+      dueAt,
+      nowIso(),
+    );
+  }
+
+  get(kind: JobKind, ref: string): Job | null {
+    return one<Job>(this.storage.sql, "SELECT * FROM jobs WHERE id = ?", `${kind}:${ref}`);
+  }
+
+  due(now: number): Job[] {
+    return all<Job>(this.storage.sql, "SELECT * FROM jobs WHERE due_at <= ? ORDER BY due_at, created_at", now);
+  }
+
+  /** Moves a job (a lease while it is being worked on, or its next retry). */
+  reschedule(job: Job, dueAt: number): void {
+    run(this.storage.sql, "UPDATE jobs SET due_at = ? WHERE id = ?", dueAt, job.id);
+  }
+
+  remove(kind: JobKind, ref: string): void {
+    run(this.storage.sql, "DELETE FROM jobs WHERE id = ?", `${kind}:${ref}`);
+  }
+
+  /** The time the alarm should fire next, or null when nothing is waiting. */
+  next(now = Date.now()): number | null {
+    const active = this.runnerActive();
+    const row = one<{ due: number | null }>(
+      this.storage.sql,
+      "SELECT min(due_at) AS due FROM jobs WHERE kind != 'run' OR ? = 0",
+      active ? 1 : 0,
+    );
+    let next = row?.due ?? null;
+    if (active) next = next === null ? now + HEARTBEAT_MS : Math.min(next, now + HEARTBEAT_MS);
+    return next === null ? null : Math.max(next, now);
+  }
+
+  /** Sets (or clears) the alarm for `next()`. Never throws: a failed write is logged, the heartbeat retries. */
+  arm(): void {
+    const next = this.next();
+    const op = next === null ? this.storage.deleteAlarm() : this.storage.setAlarm(next);
+    op.catch((e: unknown) =>
+      console.error(JSON.stringify({ level: "error", msg: "alarm_arm_failed", error: String(e) })),
+    );
+  }
+}

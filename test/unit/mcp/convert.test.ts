@@ -1,0 +1,127 @@
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import {
+  acceptTools,
+  capOutput,
+  failureKind,
+  failureOutcome,
+  registeredTool,
+  resultContent,
+} from "../../../src/mcp/convert";
+import { fingerprint } from "../../../src/mcp/fingerprint";
+import { MAX_MCP_OUTPUT_CHARS } from "../../../src/mcp/limits";
+import { ToolRegistry } from "../../../src/tools/registry";
+
+const schema = { type: "object", properties: { q: { type: "string" } } };
+
+describe("MCP tool lists", () => {
+  it("names tools mcp__<server>__<tool>, strips $schema, skips bad names and schemas", () => {
+    const { tools, skipped } = acceptTools("gh", [
+      {
+        name: "search",
+        description: "Search code",
+        inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", ...schema },
+      },
+      { name: "bad name", inputSchema: schema },
+      { name: "x".repeat(60), inputSchema: schema },
+      { name: "broken", inputSchema: { type: "object", properties: { a: { $ref: "#/nowhere" } } } },
+      {
+        name: "sloppy",
+        title: "Sloppy",
+        inputSchema: { type: "object", properties: {}, "x-vendor": 1, requird: ["a"] },
+      },
+      { name: "search", inputSchema: schema },
+    ] as never);
+    expect(tools.map((t) => t.name)).toEqual(["search", "sloppy"]);
+    expect(tools[0]?.input_schema).toEqual(schema);
+    expect(tools[1]?.description).toBe("Sloppy");
+    expect(skipped.map((s) => s.split(" ")[0])).toEqual(["bad", "x".repeat(60), "broken", "search"]);
+  });
+
+  it("defers by default; defer:false and _meta anthropic/alwaysLoad opt out; the server name is a search hint", () => {
+    const { tools } = acceptTools("docs", [
+      { name: "a", inputSchema: schema },
+      { name: "b", inputSchema: schema, _meta: { "anthropic/alwaysLoad": true } },
+    ] as never);
+    const deferred = tools.map((t) => registeredTool({ name: "docs", url: "https://x" }, t));
+    expect(deferred.map((t) => [t.name, t.deferred, t.search_hint])).toEqual([
+      ["mcp__docs__a", true, "docs"],
+      ["mcp__docs__b", false, "docs"],
+    ]);
+    const upfront = tools.map((t) => registeredTool({ name: "docs", url: "https://x", defer: false }, t));
+    expect(upfront.every((t) => !t.deferred)).toBe(true);
+    const agent = {
+      tools: [],
+      disclosure: { tool_search: true, tool_info: true, select_tools: "auto" as const },
+    } as never;
+    const reg = new ToolRegistry(agent, deferred);
+    expect(reg.deferred().map((t) => t.name)).toEqual(["mcp__docs__a"]);
+    expect(reg.builtins.map((t) => t.name)).toContain("tool_search");
+  });
+
+  it("fingerprints change with the URL or a header value, not with defer", () => {
+    const a = fingerprint({ name: "s", url: "https://a/mcp", headers: { authorization: "one" } });
+    expect(fingerprint({ name: "s", url: "https://a/mcp", headers: { authorization: "one" }, defer: false })).toBe(a);
+    expect(fingerprint({ name: "s", url: "https://a/mcp", headers: { authorization: "two" } })).not.toBe(a);
+    expect(fingerprint({ name: "s", url: "https://b/mcp", headers: { authorization: "one" } })).not.toBe(a);
+    expect(a).not.toContain("one");
+  });
+});
+
+describe("MCP call results", () => {
+  it("carries text, and structured content as JSON (alone when the text only repeats it)", () => {
+    expect(resultContent({ content: [{ type: "text", text: "hi" }] })).toEqual({ content: "hi", is_error: false });
+    expect(resultContent({ content: [{ type: "text", text: '{ "n": 1 }' }], structuredContent: { n: 1 } })).toEqual({
+      content: '{"n":1}',
+      is_error: false,
+    });
+    expect(resultContent({ content: [{ type: "text", text: "One." }], structuredContent: { n: 1 } }).content).toEqual([
+      { type: "text", text: "One." },
+      { type: "text", text: '{"n":1}' },
+    ]);
+    expect(resultContent({ content: [], isError: true })).toEqual({
+      content: "the MCP tool reported an error without a message",
+      is_error: true,
+    });
+    const media = resultContent({
+      content: [
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+        { type: "resource_link", uri: "file:///a.txt", name: "a" },
+        { type: "resource", resource: { uri: "file:///b.txt", text: "inline" } },
+      ],
+    });
+    expect(media.content).toEqual([
+      { type: "text", text: "[image: image/png, 3 bytes, not shown]" },
+      { type: "text", text: "[resource: file:///a.txt (a)]" },
+      { type: "text", text: "inline" },
+    ]);
+  });
+
+  it("caps large outputs with a marker that notes the full size", () => {
+    const text = "é".repeat(MAX_MCP_OUTPUT_CHARS + 10);
+    const out = capOutput(text);
+    expect(typeof out).toBe("string");
+    expect(String(out).startsWith("é".repeat(MAX_MCP_OUTPUT_CHARS))).toBe(true);
+    expect(String(out)).toContain(
+      `[truncated: the MCP tool returned ${MAX_MCP_OUTPUT_CHARS + 10} characters (${2 * (MAX_MCP_OUTPUT_CHARS + 10)} bytes); the first ${MAX_MCP_OUTPUT_CHARS} are kept]`,
+    );
+    expect(capOutput("small")).toBe("small");
+  });
+
+  it("tells timeouts, refusals and unreachable servers apart", () => {
+    const ctx = { name: "mcp__s__t", server: "s", loaded: true, timeoutMs: 100, ms: 100 };
+    expect(failureKind(new Error("x"), true)).toBe("timeout");
+    expect(failureKind(new McpError(-32001, "Request timed out"), false)).toBe("timeout");
+    expect(failureKind(new McpError(-32602, "Unknown tool"), false)).toBe("refused");
+    expect(failureKind(new TypeError("fetch failed"), false)).toBe("unreachable");
+    expect(failureOutcome("timeout", null, ctx).content).toBe(
+      'MCP tool "mcp__s__t" timed out after 100 ms (server "s").',
+    );
+    expect(failureOutcome("unreachable", new Error("ECONNREFUSED"), ctx).content).toMatch(
+      /^Tool "mcp__s__t" is loaded but its server "s" is disconnected \(ECONNREFUSED\)/,
+    );
+    expect(failureOutcome("unreachable", new Error("x"), { ...ctx, loaded: false }).content).toMatch(
+      /its MCP server "s" is unreachable/,
+    );
+  });
+});

@@ -1,0 +1,60 @@
+import { randomBytes } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { signHeaders, verifySigned } from "../../../src/runs/signature";
+import { CALLBACK_MAX_DELAY_MS, callbackDelay } from "../../../src/runs/types";
+
+const secret = () => `whsec_${randomBytes(24).toString("base64")}`;
+
+function signed(s: string, body: string, at = new Date()) {
+  const id = `msg_${randomBytes(6).toString("hex")}`;
+  return { id, timestamp: String(Math.floor(at.getTime() / 1000)), signature: new Webhook(s).sign(id, at, body) };
+}
+
+describe("verifySigned (Standard Webhooks)", () => {
+  it("accepts what the reference library signs, with any of the configured secrets", () => {
+    const [a, b] = [secret(), secret()];
+    expect(verifySigned([a, b], signed(b, '{"x":1}'), '{"x":1}')).toEqual({ ok: true });
+    expect(verifySigned([a, b], signed(a, '{"x":1}'), '{"x":1}')).toEqual({ ok: true });
+    expect(verifySigned([a], signed(b, '{"x":1}'), '{"x":1}').ok).toBe(false);
+  });
+
+  it("accepts a header carrying several signatures when one matches", () => {
+    const s = secret();
+    const h = signed(s, "{}");
+    expect(verifySigned([s], { ...h, signature: `v1,AAAA ${h.signature} v2,zzz` }, "{}")).toEqual({ ok: true });
+  });
+
+  it("refuses a changed body, id or timestamp, and timestamps outside 5 minutes", () => {
+    const s = secret();
+    const h = signed(s, "{}");
+    expect(verifySigned([s], h, "{ }").ok).toBe(false);
+    expect(verifySigned([s], { ...h, id: "other" }, "{}").ok).toBe(false);
+    expect(verifySigned([s], { ...h, timestamp: String(Number(h.timestamp) + 1) }, "{}").ok).toBe(false);
+    const old = signed(s, "{}", new Date(Date.now() - 301_000));
+    expect(verifySigned([s], old, "{}")).toEqual({ ok: false, message: expect.stringContaining("old") });
+    const future = signed(s, "{}", new Date(Date.now() + 301_000));
+    expect(verifySigned([s], future, "{}")).toEqual({ ok: false, message: expect.stringContaining("future") });
+    expect(verifySigned([s], { ...h, timestamp: "soon" }, "{}").ok).toBe(false);
+  });
+
+  it("skips a secret that is not base64 instead of failing", () => {
+    const s = secret();
+    expect(verifySigned(["not*base64*secret", s], signed(s, "{}"), "{}")).toEqual({ ok: true });
+  });
+
+  it("signs callbacks the reference library verifies", () => {
+    const s = secret();
+    const body = '{"type":"run.completed"}';
+    const headers = signHeaders(s, "run_1", body) as Record<string, string>;
+    expect(new Webhook(s).verify(body, headers)).toEqual({ type: "run.completed" });
+  });
+});
+
+describe("callback backoff", () => {
+  it("grows by 3x from 10 s, with at most 10 % jitter, capped at 15 min", () => {
+    expect([1, 2, 3, 4, 5].map((n) => callbackDelay(n, 0))).toEqual([10_000, 30_000, 90_000, 270_000, 810_000]);
+    expect(callbackDelay(1, 1)).toBe(11_000);
+    expect(callbackDelay(9, 0)).toBe(CALLBACK_MAX_DELAY_MS);
+  });
+});

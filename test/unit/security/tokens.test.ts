@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import type { Env } from "../../../src/env";
+import { mintToken, type TokenClaims, verifyToken } from "../../../src/http/tokens";
+import { takeFrom } from "../../../src/ratelimit/bucket";
+
+const env = (vars: Partial<Env>): Env => vars as Env;
+const now = Math.floor(Date.now() / 1000);
+const claims = (over: Partial<TokenClaims> = {}): TokenClaims => ({
+  v: 1,
+  ten: "acme",
+  ses: "s1",
+  act: ["read", "send"],
+  kid: "key_1",
+  iat: now,
+  exp: now + 900,
+  jti: "j1",
+  ...over,
+});
+
+function flipLastSigChar(token: string): string {
+  const last = token.at(-1) === "A" ? "B" : "A";
+  return token.slice(0, -1) + last;
+}
+
+describe("session tokens", () => {
+  const e = env({ SWITCHBOARD_ADMIN_KEY: "admin-secret" });
+
+  it("round-trips claims", async () => {
+    const token = await mintToken(e, claims());
+    expect(token.startsWith("sbt_")).toBe(true);
+    expect(await verifyToken(e, token)).toEqual({ ok: true, claims: claims() });
+  });
+
+  it("refuses an expired token", async () => {
+    const token = await mintToken(e, claims({ exp: now - 1 }));
+    expect(await verifyToken(e, token)).toEqual({ ok: false, reason: "expired" });
+  });
+
+  it("refuses a tampered signature or payload", async () => {
+    const token = await mintToken(e, claims());
+    expect((await verifyToken(e, flipLastSigChar(token))).ok).toBe(false);
+    const [body, sig] = token.slice(4).split(".");
+    const forged = btoa(JSON.stringify(claims({ ses: "other", act: ["send", "stream", "read"] })))
+      .replaceAll("+", "-")
+      .replaceAll("/", "_")
+      .replaceAll("=", "");
+    expect(await verifyToken(e, `sbt_${forged}.${sig}`)).toEqual({ ok: false, reason: "bad_signature" });
+    expect((await verifyToken(e, `sbt_${body}`)).ok).toBe(false);
+    expect((await verifyToken(e, `sbt_${body}.${sig}.x`)).ok).toBe(false);
+    expect((await verifyToken(e, "sbt_")).ok).toBe(false);
+    expect((await verifyToken(e, `sbt_${"a".repeat(5000)}.b`)).ok).toBe(false);
+  });
+
+  it("does not verify under another secret (admin key rotation, explicit secret)", async () => {
+    const token = await mintToken(e, claims());
+    expect((await verifyToken(env({ SWITCHBOARD_ADMIN_KEY: "rotated" }), token)).ok).toBe(false);
+    expect(
+      (await verifyToken(env({ SWITCHBOARD_ADMIN_KEY: "admin-secret", SWITCHBOARD_TOKEN_SECRET: "s" }), token)).ok,
+    ).toBe(false);
+    expect((await verifyToken(env({}), token)).ok).toBe(false);
+  });
+
+  it("an explicit secret signs and verifies on its own", async () => {
+    const e2 = env({ SWITCHBOARD_TOKEN_SECRET: "0123456789abcdef0123456789abcdef" });
+    expect((await verifyToken(e2, await mintToken(e2, claims()))).ok).toBe(true);
+  });
+});
+
+describe("token bucket", () => {
+  it("allows a burst of the limit, then refills at limit per minute", () => {
+    let bucket = null;
+    const t0 = 1_000_000;
+    for (let i = 0; i < 3; i++) {
+      const r = takeFrom(bucket, 3, t0);
+      expect(r.result.ok).toBe(true);
+      bucket = r.bucket;
+    }
+    const denied = takeFrom(bucket, 3, t0);
+    expect(denied.result).toEqual({ ok: false, retry_after_s: 20 });
+    expect(takeFrom(denied.bucket, 3, t0 + 20_000).result.ok).toBe(true);
+  });
+
+  it("a lowered limit caps the stored tokens at once", () => {
+    const full = takeFrom(null, 100, 0).bucket;
+    expect(takeFrom(full, 1, 0).result.ok).toBe(true);
+    expect(takeFrom(takeFrom(full, 1, 0).bucket, 1, 0).result.ok).toBe(false);
+  });
+});

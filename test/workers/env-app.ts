@@ -1,0 +1,16 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import type { Env } from "../../src/env";
+import { buildApp } from "../../src/http/app";
+
+/**
+ * Calls the worker's app in-process with some variables changed, e.g. the
+ * production URL policy (the suite's config allows private URLs globally) or
+ * a low default rate limit. Bindings (D1, Durable Objects) are the suite's own.
+ */
+export async function withEnv(vars: Partial<Env>, path: string, init: RequestInit = {}): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await buildApp().fetch(new Request(`http://sb.test${path}`, init), { ...env, ...vars }, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}

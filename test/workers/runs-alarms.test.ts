@@ -1,0 +1,149 @@
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { mockRequests, pairingProblems, uid } from "./helpers";
+import {
+  deliveries,
+  ended,
+  getRun,
+  type RunSetup,
+  runSetup,
+  runStub,
+  script,
+  signedRun,
+  waitRun,
+} from "./runs-helpers";
+
+async function start(s: RunSetup, body: Record<string, unknown>): Promise<{ run_id: string; session_id: string }> {
+  const res = await signedRun(s, body);
+  expect(res.status).toBe(202);
+  return (await res.json()) as { run_id: string; session_id: string };
+}
+
+const alarmOf = (s: RunSetup, session: string) =>
+  runInDurableObject(runStub(s, session), (_i, state) => state.storage.getAlarm());
+
+/** Makes the session's callback job due now and runs its alarm, as the clock would after the backoff. */
+async function advance(s: RunSetup, session: string): Promise<void> {
+  await runInDurableObject(runStub(s, session), (_i, state) => {
+    state.storage.sql.exec("UPDATE jobs SET due_at = 0 WHERE kind = 'callback'");
+  });
+  expect(await runDurableObjectAlarm(runStub(s, session))).toBe(true);
+}
+
+describe("a run interrupted by a crash", () => {
+  it("is resumed by the alarm after the restart and completes", async () => {
+    const s = await runSetup();
+    await script(s.model, [
+      { reply: { text: "never finished" }, faults: { stall_before_ms: 1000 } },
+      { reply: { text: "Recovered." } },
+    ]);
+    const a = await start(s, { input: "work" });
+    await waitRun(s, a.run_id, (r) => r.status === "running");
+    // The heartbeat is armed while the run's turn runs.
+    expect(await alarmOf(s, a.session_id)).not.toBeNull();
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(runStub(s, a.session_id))).toBe(true);
+    const run = await waitRun(s, a.run_id, ended);
+    expect(run).toMatchObject({ status: "completed", resumes: 1 });
+    expect(run.result?.output).toBe("Recovered.");
+    const state = await runInDurableObject(runStub(s, a.session_id), (_i, st) =>
+      st.storage.sql.exec<{ status: string }>("SELECT status FROM turns ORDER BY ord").toArray(),
+    );
+    expect(state.map((t) => t.status)).toEqual(["interrupted", "completed"]);
+    expect((await mockRequests(s.model)).filter((r) => r.rejected)).toEqual([]);
+  });
+
+  it("fails visibly when it cannot be resumed any more", async () => {
+    const s = await runSetup();
+    const stall = { reply: { text: "x" }, faults: { stall_before_ms: 1000 } };
+    await script(s.model, [stall, stall, stall]);
+    const a = await start(s, { input: "work" });
+    for (let i = 0; i < 3; i++) {
+      await waitRun(s, a.run_id, (r) => r.status === "running" && r.resumes === i);
+      await new Promise((r) => setTimeout(r, 100));
+      await abortAllDurableObjects();
+      expect(await runDurableObjectAlarm(runStub(s, a.session_id))).toBe(true);
+    }
+    const run = await waitRun(s, a.run_id, ended);
+    expect(run.status).toBe("failed");
+    expect(run.error?.code).toBe("interrupted");
+    expect(run.resumes).toBe(2);
+    const msgs = await runInDurableObject(runStub(s, a.session_id), (_i, st) =>
+      st.storage.sql.exec<{ role: string; parts: string }>("SELECT role, parts FROM messages ORDER BY seq").toArray(),
+    );
+    const history = msgs.map((m, i) => ({ seq: i + 1, role: m.role, origin: "x", parts: JSON.parse(m.parts) }));
+    expect(pairingProblems(history)).toEqual([]);
+  });
+});
+
+describe("callbacks", () => {
+  it("retries on schedule with capped exponential backoff, records every attempt, and is signed", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "result for the callback" } }]);
+    const name = uid("cb");
+    const a = await start(s, { input: "go", callback_url: `${env.MOCK_URL}/_callback/${name}?fail=2` });
+
+    // Attempt 1 goes out as soon as the run ends; it fails, and the next one is ~10 s later.
+    let run = await waitRun(s, a.run_id, (r) => (r.callback?.attempts.length ?? 0) >= 1);
+    expect(run.callback).toMatchObject({ status: "pending", attempts: [{ attempt: 1, status: 500 }] });
+    const first = Date.parse(run.callback?.attempts[0]?.at as string);
+    const next1 = Date.parse(run.callback?.next_attempt_at as string);
+    expect(next1 - first).toBeGreaterThanOrEqual(10_000);
+    expect(next1 - first).toBeLessThan(11_000 + 2_000);
+    expect(await alarmOf(s, a.session_id)).toBe(next1);
+
+    await advance(s, a.session_id);
+    run = await getRun(s, a.run_id);
+    expect(run.callback?.attempts.map((x) => x.status)).toEqual([500, 500]);
+    const second = Date.parse(run.callback?.attempts[1]?.at as string);
+    const next2 = Date.parse(run.callback?.next_attempt_at as string);
+    expect(next2 - second).toBeGreaterThanOrEqual(30_000);
+    expect(next2 - second).toBeLessThan(33_000 + 2_000);
+
+    await advance(s, a.session_id);
+    run = await getRun(s, a.run_id);
+    expect(run.callback).toMatchObject({ status: "delivered", next_attempt_at: null });
+    expect(run.callback?.attempts.map((x) => x.status)).toEqual([500, 500, 200]);
+    expect(await alarmOf(s, a.session_id)).toBeNull();
+
+    // Every delivery is signed with the agent's first secret and carries the run id as webhook-id.
+    const got = await deliveries(name);
+    expect(got.map((d) => d.answered)).toEqual([500, 500, 200]);
+    const wh = new Webhook(s.secrets[0] as string);
+    for (const d of got) {
+      expect(d.headers["webhook-id"]).toBe(a.run_id);
+      const payload = wh.verify(d.body, d.headers) as { type: string; data: { status: string; result: unknown } };
+      expect(payload.type).toBe("run.completed");
+      expect(payload.data).toMatchObject({ status: "completed", result: { output: "result for the callback" } });
+    }
+  });
+
+  it("gives up after six attempts and says so", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "nobody listens" } }]);
+    const name = uid("cb");
+    const a = await start(s, { input: "go", callback_url: `${env.MOCK_URL}/_callback/${name}?fail=100` });
+    await waitRun(s, a.run_id, (r) => (r.callback?.attempts.length ?? 0) >= 1);
+    const gaps: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const before = await getRun(s, a.run_id);
+      gaps.push(
+        Date.parse(before.callback?.next_attempt_at as string) - Date.parse(before.callback?.attempts[i]?.at as string),
+      );
+      await advance(s, a.session_id);
+    }
+    const run = await getRun(s, a.run_id);
+    expect(run.callback?.status).toBe("failed");
+    expect(run.callback?.attempts).toHaveLength(6);
+    expect(run.callback?.next_attempt_at).toBeNull();
+    expect(await alarmOf(s, a.session_id)).toBeNull();
+    expect((await deliveries(name)).length).toBe(6);
+    // 10 s, 30 s, 90 s, 270 s, 810 s (each +0–10 % jitter): capped exponential backoff.
+    [10, 30, 90, 270, 810].forEach((base, i) => {
+      expect(gaps[i]).toBeGreaterThanOrEqual(base * 1000);
+      expect(gaps[i]).toBeLessThan(base * 1100 + 2000);
+    });
+  });
+});

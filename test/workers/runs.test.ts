@@ -1,0 +1,237 @@
+import { describe, expect, it } from "vitest";
+import { ADMIN, api, apiJson, mockRequests, script, tenantKey, uid } from "./helpers";
+import { d1Runs, ended, getRun, newSecret, runSetup, signedRun, waitRun } from "./runs-helpers";
+
+interface Accepted {
+  run_id: string;
+  session_id: string;
+  status: string;
+}
+
+async function accepted(res: Response): Promise<Accepted> {
+  const text = await res.text();
+  expect(res.status, text).toBe(202);
+  return JSON.parse(text) as Accepted;
+}
+
+async function refused(res: Response, code = "invalid_signature"): Promise<string> {
+  expect(res.status).toBe(401);
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  expect(body.error.code).toBe(code);
+  return body.error.message;
+}
+
+describe("signature verification", () => {
+  it("accepts a valid signature and runs the agent", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "Hello from the run." } }]);
+    const a = await accepted(await signedRun(s, { input: "say hello" }));
+    expect(a.status).toBe("queued");
+    expect(a.run_id).toMatch(/^run_/);
+    const run = await waitRun(s, a.run_id, ended);
+    expect(run.status).toBe("completed");
+    expect(run.result?.output).toBe("Hello from the run.");
+    expect(run.session_id).toBe(a.session_id);
+    // The session was created for the run, in the agent's webhook tenant: its key reads the history.
+    const msgs = await apiJson<{ messages: Array<{ role: string }> }>(`/v1/sessions/${a.session_id}/messages`, {
+      key: s.key,
+    });
+    expect(msgs.body.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("refuses a tampered body, a wrong secret, stale and future timestamps with 401 and changes nothing", async () => {
+    const s = await runSetup();
+    const now = Math.floor(Date.now() / 1000);
+    const body = { input: "x" };
+    await refused(await signedRun(s, body, { body: JSON.stringify({ input: "y" }) }));
+    await refused(await signedRun(s, body, { secret: newSecret() }));
+    expect(await refused(await signedRun(s, body, { ts: now - 6 * 60 }))).toContain("old");
+    expect(await refused(await signedRun(s, body, { ts: now + 6 * 60 }))).toContain("future");
+    await refused(await signedRun(s, body, { ts: now - 6 * 60, secret: newSecret() }));
+    const unsigned = await api(`/v1/agents/${s.agent}/runs`, { method: "POST", json: body });
+    await refused(unsigned, "unauthorized");
+    expect(await d1Runs(s.agent)).toBe(0);
+    expect((await mockRequests(s.model)).length).toBe(0);
+    const sessions = await apiJson<{ sessions: unknown[] }>("/v1/sessions", { key: s.key });
+    expect(sessions.body.sessions).toEqual([]);
+  });
+
+  it("accepts either secret while two are configured (rotation)", async () => {
+    const oldSecret = newSecret();
+    const newOne = newSecret();
+    const s = await runSetup([newOne, oldSecret]);
+    await script(s.model, [{ reply: { text: "a" } }, { reply: { text: "b" } }]);
+    await accepted(await signedRun(s, { input: "one" }, { secret: oldSecret }));
+    await accepted(await signedRun(s, { input: "two" }, { secret: newOne }));
+    await refused(await signedRun(s, { input: "three" }, { secret: newSecret() }));
+    expect(await d1Runs(s.agent)).toBe(2);
+  });
+
+  it("refuses signed requests for an agent without secrets", async () => {
+    const s = await runSetup([]);
+    await refused(await signedRun(s, { input: "x" }, { secret: newSecret() }));
+  });
+});
+
+describe("idempotency by webhook-id", () => {
+  it("returns the same run for a repeated webhook-id and runs it once", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "once" } }]);
+    const id = uid("msg");
+    const first = await accepted(await signedRun(s, { input: "hi" }, { id }));
+    await waitRun(s, first.run_id, ended);
+    const again = await signedRun(s, { input: "hi" }, { id });
+    expect(again.headers.get("x-run-replayed")).toBe("true");
+    const second = await accepted(again);
+    expect(second.run_id).toBe(first.run_id);
+    expect(second.session_id).toBe(first.session_id);
+    expect(second.status).toBe("completed");
+    expect(await d1Runs(s.agent)).toBe(1);
+    expect((await mockRequests(s.model)).length).toBe(1);
+  });
+
+  it("creates exactly one run from five concurrent deliveries of one webhook", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "only one" } }, { reply: { text: "a second turn!" } }]);
+    const id = uid("msg");
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => signedRun(s, { input: "concurrent" }, { id }).then(accepted)),
+    );
+    expect(new Set(answers.map((a) => a.run_id)).size).toBe(1);
+    expect(new Set(answers.map((a) => a.session_id)).size).toBe(1);
+    const run = await waitRun(s, answers[0]?.run_id as string, ended);
+    expect(run.result?.output).toBe("only one");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await d1Runs(s.agent)).toBe(1);
+    expect((await mockRequests(s.model)).length).toBe(1);
+    const state = await apiJson<{ turns: number }>(`/v1/sessions/${run.session_id}`, { key: s.key });
+    expect(state.body.turns).toBe(1);
+  });
+
+  it("refuses the same webhook-id with a different body with 409", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "x" } }]);
+    const id = uid("msg");
+    await accepted(await signedRun(s, { input: "one" }, { id }));
+    const res = await signedRun(s, { input: "two" }, { id });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("idempotency_conflict");
+  });
+});
+
+describe("run lifecycle", () => {
+  it("goes queued → running → completed, visible through GET /v1/runs/{id}", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "slow answer" }, faults: { stall_before_ms: 600 } }]);
+    const a = await accepted(await signedRun(s, { input: "take your time" }));
+    const running = await waitRun(s, a.run_id, (r) => r.status !== "queued");
+    expect(running.status).toBe("running");
+    expect(running.turn_id).toMatch(/^turn_/);
+    expect(running.started_at).not.toBeNull();
+    const done = await waitRun(s, a.run_id, ended);
+    expect(done).toMatchObject({ status: "completed", turn_id: running.turn_id, resumes: 0 });
+    expect(done.result).toMatchObject({ output: "slow answer", finish_reason: "end_turn" });
+    expect(done.ended_at).not.toBeNull();
+  });
+
+  it("delivers structured_result for a run with json_schema", async () => {
+    const s = await runSetup();
+    const schema = {
+      type: "object",
+      properties: { city: { type: "string" }, temp: { type: "number" } },
+      required: ["city", "temp"],
+      additionalProperties: false,
+    };
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_run_so", name: "structured_output", input: { city: "Oslo", temp: 4 } }] } },
+    ]);
+    const a = await accepted(await signedRun(s, { input: "weather?", json_schema: schema }));
+    const run = await waitRun(s, a.run_id, ended);
+    expect(run.status).toBe("completed");
+    expect(run.structured_result).toEqual({ city: "Oslo", temp: 4 });
+  });
+
+  it("fails visibly when the model ends without structured output", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "no json" } }]);
+    const schema = { type: "object", properties: { a: { type: "string" } }, required: ["a"] };
+    const a = await accepted(await signedRun(s, { input: "x", json_schema: schema }));
+    const run = await waitRun(s, a.run_id, ended);
+    expect(run.status).toBe("failed");
+    expect(run.error?.code).toBe("structured_output_missing");
+  });
+
+  it("queues a run behind a running turn of the same session", async () => {
+    const s = await runSetup();
+    await script(s.model, [
+      { reply: { text: "first" }, faults: { stall_before_ms: 500 } },
+      { reply: { text: "second" } },
+    ]);
+    const first = await accepted(await signedRun(s, { input: "one", session_id: uid("ses") }));
+    await waitRun(s, first.run_id, (r) => r.status === "running");
+    const second = await accepted(await signedRun(s, { input: "two", session_id: first.session_id }));
+    expect((await getRun(s, second.run_id)).status).toBe("queued");
+    const done = await waitRun(s, second.run_id, ended);
+    expect(done.result?.output).toBe("second");
+    expect((await getRun(s, first.run_id)).result?.output).toBe("first");
+  });
+});
+
+describe("bearer-authenticated runs", () => {
+  it("runs in the key's tenant, in a named session, and is invisible to other tenants", async () => {
+    const s = await runSetup();
+    const other = await tenantKey();
+    await script(s.model, [{ reply: { text: "via key" } }]);
+    const key = await tenantKey(uid("k"));
+    const session_id = uid("ses");
+    const res = await api(`/v1/agents/${s.agent}/runs`, {
+      method: "POST",
+      key,
+      headers: { "idempotency-key": "abc" },
+      json: { input: [{ type: "text", text: "hi" }], session_id },
+    });
+    const a = await accepted(res);
+    expect(a.session_id).toBe(session_id);
+    const run = await apiJson<{ status: string }>(`/v1/runs/${a.run_id}`, { key });
+    expect(run.status).toBe(200);
+    expect((await apiJson(`/v1/runs/${a.run_id}`, { key: other })).status).toBe(404);
+    expect((await apiJson(`/v1/runs/${a.run_id}`, { key: ADMIN })).status).toBe(200);
+    expect((await apiJson(`/v1/sessions/${session_id}`, { key })).status).toBe(200);
+  });
+
+  it("refuses bad bodies before any state changes", async () => {
+    const s = await runSetup();
+    const post = (json: unknown) => apiJson(`/v1/agents/${s.agent}/runs`, { method: "POST", key: s.key, json });
+    expect((await post({})).status).toBe(400);
+    expect((await post({ input: "" })).status).toBe(400);
+    expect((await post({ input: "x", extra: 1 })).status).toBe(400);
+    expect((await post({ input: "x", json_schema: { type: "object", requird: [] } })).status).toBe(422);
+    expect((await post({ input: "x", callback_url: "ftp://example.com/x" })).status).toBe(400);
+    expect((await post({ input: "x", session_id: "bad id!" })).status).toBe(400);
+    const bad = await api(`/v1/agents/${s.agent}/runs`, { method: "POST", key: "sk_sb_nope", json: { input: "x" } });
+    expect(bad.status).toBe(401);
+    expect(
+      (await apiJson(`/v1/agents/${uid("none")}/runs`, { method: "POST", key: s.key, json: { input: "x" } })).status,
+    ).toBe(404);
+    expect(await d1Runs(s.agent)).toBe(0);
+  });
+
+  it("refuses a session of another agent with 409 and records no run", async () => {
+    const s = await runSetup();
+    const t = await runSetup();
+    await script(t.model, [{ reply: { text: "t" } }]);
+    const session_id = uid("ses");
+    await accepted(await signedRun(t, { input: "mine", session_id }));
+    // Same tenant for both? No: give s's key the session of t by creating it under s's tenant first.
+    const own = await apiJson("/v1/sessions", { method: "POST", key: s.key, json: { agent: t.agent, id: session_id } });
+    expect(own.status).toBe(201);
+    const res = await apiJson<{ error: { code: string } }>(`/v1/agents/${s.agent}/runs`, {
+      method: "POST",
+      key: s.key,
+      json: { input: "x", session_id },
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("agent_mismatch");
+    expect(await d1Runs(s.agent)).toBe(0);
+  });
+});
