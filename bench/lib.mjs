@@ -135,6 +135,8 @@ export async function startEnv() {
         OPENAI_API_KEY: "bench-openai-key",
         OPENAI_BASE_URL: `${mockProc.url}/v1`,
         SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
+        // Benches drive thousands of requests with one key; the default limit (600/min) would cut them off.
+        SWITCHBOARD_RATE_LIMIT_PER_MIN: "0",
       },
     });
   let worker;

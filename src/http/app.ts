@@ -29,7 +29,7 @@ export function buildApp(): Hono<AppEnv> {
   // Before the agents router: its admin guard covers /v1/agents/*, and runs take API keys or signatures.
   app.route("/", runsRoutes);
   app.route("/v1/agents", agentsRoutes);
-  app.use("/v1/sessions", sessionCors);
+  // "/v1/sessions/*" also matches "/v1/sessions" itself.
   app.use("/v1/sessions/*", sessionCors);
   app.route("/v1/tenants", tenantsRoutes);
   app.route("/v1/sessions", sessionsRoutes);

@@ -12,7 +12,7 @@ const turn = {
 const op = (summary: string, responses: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   summary,
   security: bearer,
-  responses: { ...responses, "400": error, "401": error, "404": error },
+  responses: { ...responses, "400": error, "401": error, "403": error, "404": error, "429": error },
   ...extra,
 });
 
@@ -80,5 +80,12 @@ export const OPENAPI = {
     "/v1/sessions/{id}/cancel": { post: op("Cancel the running turn", { "200": json("status"), "409": error }) },
     "/v1/sessions/{id}/clear": { post: op("Empty history and loaded tools", { "200": json("cleared"), "409": error }) },
     "/v1/sessions/{id}/events": { get: op("Typed session events", { "200": json("events") }) },
+    "/v1/sessions/{id}/tokens": {
+      post: op("Mint a short-lived session token (API key only)", { "201": json("token"), "503": error }),
+    },
+    "/v1/tenants/{tenant}/cors": {
+      put: op("Replace a tenant's allowed browser origins (admin)", { "200": json("cors") }),
+      get: op("A tenant's allowed browser origins (admin)", { "200": json("cors") }),
+    },
   },
 } as const;

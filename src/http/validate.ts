@@ -49,7 +49,8 @@ export async function readJson(c: Context, maxBytes = MAX_BODY_BYTES): Promise<u
   if (shape.depth > MAX_JSON_DEPTH) {
     throw new ApiError(400, "invalid_request", `JSON nesting deeper than ${MAX_JSON_DEPTH} levels`);
   }
-  if (shape.protoKey) throw new ApiError(400, "invalid_request", 'the key "__proto__" is not allowed in request bodies');
+  if (shape.protoKey)
+    throw new ApiError(400, "invalid_request", 'the key "__proto__" is not allowed in request bodies');
   return value;
 }
 

@@ -19,7 +19,11 @@ afterAll(async () => {
 
 async function session(model: string, toolDefs: unknown[] = []): Promise<string> {
   const agent = `e2e-${model}`;
-  await api.putAgent(agent, { model: { provider: "anthropic", name: model }, system: "test", tools: toolDefs } as never);
+  await api.putAgent(agent, {
+    model: { provider: "anthropic", name: model },
+    system: "test",
+    tools: toolDefs,
+  } as never);
   return (await api.createSession(key, agent)).id;
 }
 
