@@ -9,6 +9,7 @@ import type { Mode, Result, SendInput, TurnAnswer, TurnResult } from "./rpc-type
 import { StreamLog } from "./stream/log";
 import type { TurnStatus } from "./stream/turn-events";
 import { SessionTools } from "./tools-state";
+import { checkSupplied, turnResult } from "./turn/answers";
 import { TurnRunner } from "./turn/runner";
 import { type TurnKind, type TurnRow, TurnStore } from "./turn/turns";
 
@@ -54,28 +55,6 @@ export class SessionEngine {
     }
   }
 
-  /** Validates results supplied by a client; late ones are recorded and refused. */
-  #checkSupplied(results: SuppliedResult[], turnId: string | null): Result<object> {
-    const seen = new Set<string>();
-    for (const r of results) {
-      if (seen.has(r.tool_use_id)) return fail(400, "invalid_request", `duplicate result for ${r.tool_use_id}`);
-      seen.add(r.tool_use_id);
-    }
-    for (const r of results) {
-      const call = this.history.call(r.tool_use_id);
-      if (!call) return fail(404, "unknown_tool_use", `no tool call with id ${r.tool_use_id} in this session`);
-      if (call.state !== "pending" || call.answered_seq !== null) {
-        this.events.record("late_result_dropped", turnId, { tool_use_id: r.tool_use_id, state: call.state });
-        return fail(
-          409,
-          "late_result",
-          `tool call ${r.tool_use_id} was already ${call.state === "resolved" ? "answered" : "repaired"}; the result was not written`,
-        );
-      }
-    }
-    return { ok: true };
-  }
-
   async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
     // MCP tool lists need network I/O: fetched before the checks below, which then run without an await.
     await this.tools.refresh(agent, this.env);
@@ -90,7 +69,7 @@ export class SessionEngine {
     }
     const latest = this.turns.latest();
     if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
-    const checked = this.#checkSupplied(input.tool_results, latest?.id ?? null);
+    const checked = checkSupplied(this.history, this.events, input.tool_results, latest?.id ?? null);
     if (!checked.ok) return checked;
     const supplied = new Map(input.tool_results.map((r) => [r.tool_use_id, r]));
     const turn = this.#begin(agent, "message", input, latest, {
@@ -214,21 +193,7 @@ export class SessionEngine {
   }
 
   result(turnId: string, sinceSeq: number): TurnResult {
-    const t = this.turns.get(turnId) as TurnRow;
-    const messages = this.history.messages().filter((m) => m.seq >= sinceSeq && m.seq > 0);
-    const pending = this.history.openCalls().filter((c) => c.state === "pending");
-    return {
-      turn_id: t.id,
-      status: t.status,
-      finish_reason: t.finish_reason,
-      messages,
-      usage: JSON.parse(t.usage) as Record<string, number>,
-      ...(t.error ? { error: JSON.parse(t.error) as TurnResult["error"] } : {}),
-      ...(t.structured_result !== null ? { structured_result: JSON.parse(t.structured_result) as unknown } : {}),
-      ...(t.status === "awaiting_tool_results"
-        ? { pending_tool_calls: pending.map((c) => ({ id: c.id, name: c.name })) }
-        : {}),
-    };
+    return turnResult(this.history, this.turns, turnId, sinceSeq);
   }
 
   async submitToolResults(
@@ -249,7 +214,7 @@ export class SessionEngine {
       : supplied;
     if (results.length === 0)
       return fail(409, "late_result", "none of the supplied results answers a pending tool call");
-    const checked = this.#checkSupplied(results, latest?.id ?? null);
+    const checked = checkSupplied(this.history, this.events, results, latest?.id ?? null);
     if (!checked.ok) return checked;
     const since = (this.history.last()?.seq ?? 0) + 1;
     this.tx(() => {

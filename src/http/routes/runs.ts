@@ -7,6 +7,7 @@ import type { JsonObject, Part } from "../../session/history/parts";
 import { checkOutboundUrl } from "../../tools/outbound";
 import type { AppEnv } from "../app";
 import { requireAdmin, requireTenant, sha256Hex } from "../auth";
+import { messageContentSchema } from "../content-schema";
 import { ApiError } from "../errors";
 import { SESSION_ID } from "../session-ref";
 import { check, readJson } from "../validate";
@@ -20,22 +21,7 @@ const runBodySchema = {
   additionalProperties: false,
   required: ["input"],
   properties: {
-    input: {
-      anyOf: [
-        { type: "string", minLength: 1, maxLength: 200_000 },
-        {
-          type: "array",
-          minItems: 1,
-          maxItems: 100,
-          items: {
-            type: "object",
-            additionalProperties: false,
-            required: ["type", "text"],
-            properties: { type: { const: "text" }, text: { type: "string", maxLength: 200_000 } },
-          },
-        },
-      ],
-    },
+    input: messageContentSchema(true),
     session_id: { type: "string", pattern: SESSION_ID.source },
     json_schema: { type: ["object", "boolean"] },
     callback_url: { type: "string", minLength: 1, maxLength: 2048 },

@@ -7,6 +7,7 @@ import { compileStrict } from "../../tools/schema/index";
 import { sessionAccess } from "../access";
 import type { AppEnv } from "../app";
 import { sha256Hex } from "../auth";
+import { messageContentSchema } from "../content-schema";
 import { ApiError } from "../errors";
 import { requireAgent, sessionRef, unwrap } from "../session-ref";
 import { check, readJson } from "../validate";
@@ -48,21 +49,7 @@ const messageSchema = {
   additionalProperties: false,
   required: ["content"],
   properties: {
-    content: {
-      anyOf: [
-        { type: "string", maxLength: 200_000 },
-        {
-          type: "array",
-          maxItems: 100,
-          items: {
-            type: "object",
-            additionalProperties: false,
-            required: ["type", "text"],
-            properties: { type: { const: "text" }, text: { type: "string", maxLength: 200_000 } },
-          },
-        },
-      ],
-    },
+    content: messageContentSchema(false),
     tool_results: toolResultsSchema,
     max_steps: { type: "integer", minimum: 1, maximum: 64 },
     json_schema: { type: ["object", "boolean"] },

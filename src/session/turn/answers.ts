@@ -1,0 +1,55 @@
+import { fail } from "../../http/errors";
+import type { EventLog } from "../../observability/events";
+import type { HistoryStore, SuppliedResult } from "../history/store";
+import type { Result, TurnResult } from "../rpc-types";
+import type { TurnRow, TurnStore } from "./turns";
+
+/**
+ * Validates tool results supplied by a client before anything is written:
+ * duplicates → 400, unknown ids → 404, calls already answered or repaired →
+ * 409 late_result (recorded as an event; history stays as it is).
+ */
+export function checkSupplied(
+  history: HistoryStore,
+  events: EventLog,
+  results: SuppliedResult[],
+  turnId: string | null,
+): Result<object> {
+  const seen = new Set<string>();
+  for (const r of results) {
+    if (seen.has(r.tool_use_id)) return fail(400, "invalid_request", `duplicate result for ${r.tool_use_id}`);
+    seen.add(r.tool_use_id);
+  }
+  for (const r of results) {
+    const call = history.call(r.tool_use_id);
+    if (!call) return fail(404, "unknown_tool_use", `no tool call with id ${r.tool_use_id} in this session`);
+    if (call.state !== "pending" || call.answered_seq !== null) {
+      events.record("late_result_dropped", turnId, { tool_use_id: r.tool_use_id, state: call.state });
+      return fail(
+        409,
+        "late_result",
+        `tool call ${r.tool_use_id} was already ${call.state === "resolved" ? "answered" : "repaired"}; the result was not written`,
+      );
+    }
+  }
+  return { ok: true };
+}
+
+/** The JSON answer of a turn: its state and the messages written since `sinceSeq`. */
+export function turnResult(history: HistoryStore, turns: TurnStore, turnId: string, sinceSeq: number): TurnResult {
+  const t = turns.get(turnId) as TurnRow;
+  const messages = history.messages().filter((m) => m.seq >= sinceSeq && m.seq > 0);
+  const pending = history.openCalls().filter((c) => c.state === "pending");
+  return {
+    turn_id: t.id,
+    status: t.status,
+    finish_reason: t.finish_reason,
+    messages,
+    usage: JSON.parse(t.usage) as Record<string, number>,
+    ...(t.error ? { error: JSON.parse(t.error) as TurnResult["error"] } : {}),
+    ...(t.structured_result !== null ? { structured_result: JSON.parse(t.structured_result) as unknown } : {}),
+    ...(t.status === "awaiting_tool_results"
+      ? { pending_tool_calls: pending.map((c) => ({ id: c.id, name: c.name })) }
+      : {}),
+  };
+}
