@@ -45,9 +45,12 @@ function write(res: ServerResponse, chunk: Buffer): Promise<void> {
 }
 
 /** Drop the connection without the terminating chunk: the client sees the bytes sent so far, then an error. */
-async function cut(res: ServerResponse, signal: AbortSignal, graceMs = CUT_GRACE_MS): Promise<WriteOutcome> {
-  await sleep(graceMs, signal);
-  if (res.socket) res.socket.destroy();
+async function cut(res: ServerResponse, signal: AbortSignal, f: Faults): Promise<WriteOutcome> {
+  await sleep(f.cut_grace_ms ?? CUT_GRACE_MS, signal);
+  // "eof" ends the body cleanly but early: to the client the same truncated stream, without a
+  // transport error (sweeps use it so the runtime does not log one exception per cut).
+  if (f.cut_mode === "eof") res.end();
+  else if (res.socket) res.socket.destroy();
   else res.destroy();
   return "cut";
 }
@@ -75,7 +78,7 @@ export async function writeWithFaults(res: ServerResponse, plan: WritePlan): Pro
       await write(res, bad);
       bytes += bad.length;
     }
-    if (i === f.cut_after_events) return cut(res, signal, f.cut_grace_ms);
+    if (i === f.cut_after_events) return cut(res, signal, f);
     const text = plan.frames[i];
     if (text === undefined) break;
     if (i > 0 && delay > 0) await sleep(delay, signal);
@@ -84,12 +87,12 @@ export async function writeWithFaults(res: ServerResponse, plan: WritePlan): Pro
     if (f.cut_after_bytes !== undefined && bytes + chunk.length >= f.cut_after_bytes) {
       const rest = f.cut_after_bytes - bytes;
       if (rest > 0) await write(res, chunk.subarray(0, rest));
-      return cut(res, signal, f.cut_grace_ms);
+      return cut(res, signal, f);
     }
     await write(res, chunk);
     bytes += chunk.length;
   }
-  if (f.cut_after_bytes !== undefined) return cut(res, signal, f.cut_grace_ms);
+  if (f.cut_after_bytes !== undefined) return cut(res, signal, f);
   res.end();
   return "complete";
 }

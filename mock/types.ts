@@ -14,6 +14,8 @@ export interface Faults {
   cut_after_bytes?: number;
   /** Pause between the last byte of a cut and the teardown (default 50 ms); sweeps use a few ms. */
   cut_grace_ms?: number;
+  /** How a cut ends: "reset" (default) destroys the socket; "eof" ends the body early but cleanly. */
+  cut_mode?: "reset" | "eof";
   /** Write this many complete frames, then drop the connection. */
   cut_after_events?: number;
   /** Wait this long before sending anything (status line and headers included). */

@@ -53,7 +53,10 @@ async function lane(protocol: "anthropic" | "openai", body: string, offsets: num
   const text = (t: string) => ({ content: [{ type: "text" as const, text: t }], tool_results: [] });
   for (const n of offsets) {
     await script(model, [
-      { raw: body, faults: { cut_after_bytes: n, cut_grace_ms: 1 } },
+      // Every tenth offset ends the connection with a reset, the others with an early clean EOF: both are
+      // cuts to the adapter (its unit tests cut every byte both ways). Each reset makes workerd log an
+      // exception, so resets everywhere would bury the suite's output.
+      { raw: body, faults: { cut_after_bytes: n, cut_grace_ms: 1, cut_mode: n % 10 === 0 ? "reset" : "eof" } },
       { reply: { text: "Retried." } },
       { reply: { text: "New answer." } },
     ]);
