@@ -1,5 +1,5 @@
 import { all, one, run } from "../../storage/sql";
-import { SSE_DONE, sseFrame } from "./sse";
+import { sseDone, sseFrame } from "./sse";
 import type { UiChunk } from "./ui-chunks";
 
 const encoder = new TextEncoder();
@@ -12,6 +12,8 @@ const KEEP_TURNS = 3;
 interface Subscriber {
   writer: WritableStreamDefaultWriter<Uint8Array>;
   backlog: number;
+  /** The id of the last frame this subscriber was sent (its resume position). */
+  lastId: number;
 }
 
 /**
@@ -37,7 +39,7 @@ export class StreamLog {
         turnId,
         JSON.stringify(chunk),
       );
-      if (row) this.#broadcast(turnId, sseFrame(row.id, chunk));
+      if (row) this.#broadcast(turnId, row.id, chunk);
     }
   }
 
@@ -57,8 +59,8 @@ export class StreamLog {
    */
   open(turnId: string, after: number, live: boolean): ReadableStream<Uint8Array> {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const sub: Subscriber = { writer: writable.getWriter(), backlog: 0 };
-    for (const r of this.rows(turnId, after)) this.#write(turnId, sub, sseFrame(r.id, r.chunk));
+    const sub: Subscriber = { writer: writable.getWriter(), backlog: 0, lastId: after };
+    for (const r of this.rows(turnId, after)) this.#send(turnId, sub, r.id, r.chunk);
     if (live) {
       let set = this.#subs.get(turnId);
       if (!set) {
@@ -97,10 +99,19 @@ export class StreamLog {
     run(this.sql, "DELETE FROM stream_log");
   }
 
-  #broadcast(turnId: string, frame: string): void {
+  #broadcast(turnId: string, id: number, chunk: UiChunk): void {
     const set = this.#subs.get(turnId);
     if (!set) return;
-    for (const sub of set) this.#write(turnId, sub, frame);
+    const frame = sseFrame(id, chunk);
+    for (const sub of set) {
+      sub.lastId = id;
+      this.#write(turnId, sub, frame);
+    }
+  }
+
+  #send(turnId: string, sub: Subscriber, id: number, chunk: UiChunk): void {
+    sub.lastId = id;
+    this.#write(turnId, sub, sseFrame(id, chunk));
   }
 
   #write(turnId: string, sub: Subscriber, text: string): void {
@@ -119,7 +130,7 @@ export class StreamLog {
   }
 
   #close(turnId: string, sub: Subscriber): void {
-    this.#write(turnId, sub, SSE_DONE);
+    this.#write(turnId, sub, sseDone(sub.lastId));
     sub.writer.close().catch(() => this.#drop(turnId, sub));
   }
 

@@ -10,17 +10,19 @@ export function sseFrame(id: number, chunk: UiChunk): string {
   return `id: ${id}\ndata: ${JSON.stringify(chunk)}\n\n`;
 }
 
-/**
- * End of the response, deliberately without an id. The AI SDK client ignores
- * ids and skips `[DONE]` by its data alone, so an id would buy nothing there.
- * For `Last-Event-ID` an id would hurt: [DONE] is not a stream-log row, so any
- * id we gave it would either collide with the next turn's first chunk or
- * point at a row that does not exist. Without one, the SSE rule that an
- * id-less event keeps the previous last-event-id leaves the client resuming
- * from the last real chunk, which replays nothing missing and ends with
- * [DONE] again.
- */
+/** `[DONE]` without an id (what the AI SDK's own servers send). */
 export const SSE_DONE = "data: [DONE]\n\n";
+
+/**
+ * End of our responses. Every frame carries an id, so [DONE] repeats the id of
+ * the last chunk this response delivered (or the position it resumed from):
+ * it is not a stream-log row of its own, so a fresh id would collide with the
+ * next turn's first chunk. A client that reconnects with it gets nothing it
+ * already has. The AI SDK recognises [DONE] by its data alone.
+ */
+export function sseDone(lastId: number): string {
+  return `id: ${lastId}\ndata: [DONE]\n\n`;
+}
 
 export const UI_STREAM_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "text/event-stream",
