@@ -5,14 +5,8 @@ import type { ToolIndex } from "./engine.ts";
 import { parseSelect, selectTools } from "./query.ts";
 import { MAX_RESULTS_DEFAULT, type ToolSearchInput } from "./schema.ts";
 
-export {
-  DEFAULT_TUNING,
-  type SearchDoc,
-  type SearchHit,
-  type SearchOptions,
-  ToolIndex,
-  type Tuning,
-} from "./engine.ts";
+export { ToolIndex } from "./engine.ts";
+export type { SearchDoc } from "./fields.ts";
 export { type NameSource, type ParsedQuery, parseQuery, parseSelect, selectTools } from "./query.ts";
 export {
   MAX_RESULTS_DEFAULT,
@@ -22,8 +16,10 @@ export {
   type ToolSearchInput,
   withDefaults,
 } from "./schema.ts";
+export type { SearchHit, SearchOptions } from "./scoring.ts";
 export { porterStem, stem } from "./stem.ts";
 export { analyze, STOPWORDS, tokenize } from "./tokenize.ts";
+export { DEFAULT_TUNING, type Tuning } from "./tuning.ts";
 
 export interface ToolSearchResult {
   mode: "select" | "keyword";
