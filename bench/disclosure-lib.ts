@@ -3,6 +3,7 @@
 // readers for the parts of recorded wire bodies that make up the prompt-cache prefix.
 // Erasable TypeScript with `.ts` imports only, so Node >= 22.18 loads it directly (type stripping).
 import { encode } from "gpt-tokenizer";
+import { mulberry32 } from "./random.ts";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -10,18 +11,6 @@ export interface GenTool {
   name: string;
   description: string;
   input_schema: JsonObject;
-}
-
-/** Small deterministic PRNG (same sequence for the same seed on every machine). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function pick<T>(rnd: () => number, items: readonly T[]): T {

@@ -2,6 +2,7 @@
 // The reference scorer is deliberately separate from src/tools/search (it is the yardstick, not the product).
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { mulberry32 } from "./random.ts";
 
 export interface CatalogTool {
   name: string;
@@ -160,17 +161,6 @@ export function perturb(queries: Query[], kind: "typo" | "glue", seed = 7): Quer
 
 // ---------------------------------------------------------------------------------------------------------------
 // Synthetic catalog for the latency bench: deterministic (seeded PRNG), MCP-style names, Zipf-distributed words.
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const COMMON =
   "get list create update delete search find send read write file user issue repository project message channel " +

@@ -5,7 +5,7 @@ import { fail } from "../http/errors";
 import { SessionRuns } from "../runs/executor";
 import type { RunSpec, RunView } from "../runs/types";
 import { migrate } from "../storage/do-schema";
-import { nowIso, one, run } from "../storage/sql";
+import { nowIso, one, pageOf, run } from "../storage/sql";
 import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
@@ -113,19 +113,15 @@ export class Session extends DurableObject<Env> {
   async messages(after: number, limit: number): Promise<Result<MessagesPage>> {
     this.#ready();
     if (!this.#info()) return this.#missing();
-    const page = this.#engine.history.page(after, limit + 1);
-    const more = page.length > limit;
-    const messages = more ? page.slice(0, limit) : page;
-    return { ok: true, messages, next: more ? (messages[messages.length - 1]?.seq ?? null) : null };
+    const { items, next } = pageOf(this.#engine.history.page(after, limit + 1), limit, (m) => m.seq);
+    return { ok: true, messages: items, next };
   }
 
   async events(after: number, limit: number): Promise<Result<EventsPage>> {
     this.#ready();
     if (!this.#info()) return this.#missing();
-    const page = this.#engine.events.list(after, limit + 1);
-    const more = page.length > limit;
-    const events = more ? page.slice(0, limit) : page;
-    return { ok: true, events, next: more ? (events[events.length - 1]?.seq ?? null) : null };
+    const { items, next } = pageOf(this.#engine.events.list(after, limit + 1), limit, (e) => e.seq);
+    return { ok: true, events: items, next };
   }
 
   async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {

@@ -2,15 +2,8 @@
 // (what useChat runs in the browser), and its DefaultChatTransport against POST /chat.
 import { DefaultChatTransport, type DynamicToolUIPart, type TextUIPart, type UIMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  type AgentConfig,
-  Api,
-  HttpError,
-  Mock,
-  startToolServer,
-  type ToolServer,
-  uniqueModel,
-} from "../helpers/index.ts";
+import { weatherAgent } from "../helpers/fixtures.ts";
+import { Api, HttpError, Mock, startToolServer, type ToolServer, uniqueModel } from "../helpers/index.ts";
 import { assembleChunks, assembleStream, contentParts, sdkChunks } from "./ui-stream.ts";
 
 const api = new Api(inject("baseUrl"), inject("adminKey"));
@@ -39,30 +32,10 @@ afterAll(async () => {
   await tools?.close();
 });
 
-function weatherAgent(model: string): AgentConfig {
-  return {
-    model: { provider: "anthropic", name: model },
-    system: "You are a terse weather assistant.",
-    tools: [
-      {
-        name: "get_weather",
-        description: "Current weather for a city.",
-        input_schema: {
-          type: "object",
-          properties: { city: { type: "string" } },
-          required: ["city"],
-          additionalProperties: false,
-        },
-        execution: { type: "http", url: `${tools.url}/weather` },
-      },
-    ],
-  };
-}
-
 async function setup(prefix: string): Promise<{ model: string; session: string }> {
   const model = uniqueModel(prefix);
   const agent = `agent-${model}`;
-  await api.putAgent(agent, weatherAgent(model));
+  await api.putAgent(agent, weatherAgent(tools.url, model));
   const session = (await api.createSession(tenantKey, agent)).id;
   return { model, session };
 }

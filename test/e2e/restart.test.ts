@@ -6,8 +6,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { LOOKUP_TOOL, lookupAgent } from "../helpers/fixtures.ts";
 import {
-  type AgentConfig,
   Api,
   type HistoryMessage,
   HttpError,
@@ -56,25 +56,6 @@ afterAll(async () => {
   if (persistDir !== undefined) await rm(persistDir, { recursive: true, force: true });
 });
 
-const lookupTool = {
-  name: "lookup",
-  description: "Looks a key up in the client's address book.",
-  input_schema: {
-    type: "object",
-    properties: { key: { type: "string" } },
-    required: ["key"],
-    additionalProperties: false,
-  },
-} as const;
-
-function lookupAgent(model: string): AgentConfig {
-  return {
-    model: { provider: "anthropic", name: model },
-    system: "You look things up.",
-    tools: [{ ...lookupTool, input_schema: { ...lookupTool.input_schema }, execution: { type: "client" } }],
-  };
-}
-
 /** Splits an SSE body into frames exactly as the mock does for a `raw` step (so indexes line up). */
 function mockFrames(raw: string): string[] {
   return raw.split(/(?<=\r?\n\r?\n)/).filter((f) => f.length > 0);
@@ -102,7 +83,7 @@ async function recordToolUseStream(toolUseId: string): Promise<{ raw: string; th
       max_tokens: 1024,
       stream: true,
       messages: [{ role: "user", content: "Where does Ada live?" }],
-      tools: [lookupTool],
+      tools: [LOOKUP_TOOL],
     }),
   });
   const raw = await res.text();

@@ -1,17 +1,8 @@
 // Resumable streams through real workerd: a client drops after K frames, reconnects to GET /stream with
 // Last-Event-ID, and ends up with exactly the frames (and the message) of an uninterrupted replay.
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  type AgentConfig,
-  Api,
-  HttpError,
-  Mock,
-  parseSse,
-  readSse,
-  type SseFrame,
-  type Step,
-  uniqueModel,
-} from "../helpers/index.ts";
+import { lookupAgent } from "../helpers/fixtures.ts";
+import { Api, HttpError, Mock, parseSse, readSse, type SseFrame, type Step, uniqueModel } from "../helpers/index.ts";
 import { assembleChunks, sdkChunks, sdkChunksOfFrames, textStream } from "./ui-stream.ts";
 
 const api = new Api(inject("baseUrl"), inject("adminKey"));
@@ -22,26 +13,6 @@ let tenantKey: string;
 beforeAll(async () => {
   tenantKey = (await api.createKey(`resume-${Date.now()}`)).key;
 });
-
-function lookupAgent(model: string): AgentConfig {
-  return {
-    model: { provider: "anthropic", name: model },
-    system: "You look things up.",
-    tools: [
-      {
-        name: "lookup",
-        description: "Looks a key up in the client's address book.",
-        input_schema: {
-          type: "object",
-          properties: { key: { type: "string" } },
-          required: ["key"],
-          additionalProperties: false,
-        },
-        execution: { type: "client" },
-      },
-    ],
-  };
-}
 
 const LONG_TEXT =
   "Here is what I know so far about the question you asked, and I will now check the address book " +

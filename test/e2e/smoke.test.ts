@@ -2,8 +2,8 @@
 // with the mock model server behind both providers and a local endpoint serving an `http` tool.
 import { asSchema, uiMessageChunkSchema } from "ai";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { weatherAgent } from "../helpers/fixtures.ts";
 import {
-  type AgentConfig,
   Api,
   type HistoryMessage,
   isErrorBody,
@@ -39,26 +39,6 @@ afterAll(async () => {
   await tools?.close();
 });
 
-function weatherAgent(provider: "anthropic" | "openai", model: string): AgentConfig {
-  return {
-    model: { provider, name: model },
-    system: "You are a terse weather assistant.",
-    tools: [
-      {
-        name: "get_weather",
-        description: "Current weather for a city.",
-        input_schema: {
-          type: "object",
-          properties: { city: { type: "string" } },
-          required: ["city"],
-          additionalProperties: false,
-        },
-        execution: { type: "http", url: `${tools.url}/weather` },
-      },
-    ],
-  };
-}
-
 /** The model asks for the tool, then answers in text once it has the result. */
 const toolThenText: Step[] = [
   { reply: { text: "Let me look that up.", tool_calls: [{ name: "get_weather", input: { city: "Paris" } }] } },
@@ -69,7 +49,7 @@ const toolThenText: Step[] = [
 async function setup(provider: "anthropic" | "openai"): Promise<{ agent: string; model: string; session: string }> {
   const model = uniqueModel(`smoke-${provider}`);
   const agent = `agent-${model}`;
-  await api.putAgent(agent, weatherAgent(provider, model));
+  await api.putAgent(agent, weatherAgent(tools.url, model, provider));
   const session = (await api.createSession(tenantKey, agent)).id;
   return { agent, model, session };
 }

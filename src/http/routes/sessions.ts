@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { nowIso } from "../../storage/sql";
+import { nowIso, pageOf } from "../../storage/sql";
 import { sessionAccess } from "../access";
 import type { AppEnv } from "../app";
 import { requireTenant } from "../auth";
@@ -67,9 +67,8 @@ export const sessionsRoutes = new Hono<AppEnv>()
     )
       .bind(c.get("tenant"), after, limit + 1)
       .all<{ id: string; agent: string; created_at: string }>();
-    const more = results.length > limit;
-    const sessions = more ? results.slice(0, limit) : results;
-    return c.json({ sessions, next: more ? (sessions[sessions.length - 1]?.id ?? null) : null });
+    const { items, next } = pageOf(results, limit, (s) => s.id);
+    return c.json({ sessions: items, next });
   })
   .get("/:id", sessionAccess("read"), async (c) => {
     const ref = await sessionRef(c);

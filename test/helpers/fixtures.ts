@@ -1,0 +1,47 @@
+// Agents several e2e files share, so each behaviour is tested against the same tool shapes.
+import type { AgentConfig } from "./api.ts";
+
+/** A client-executed address-book lookup (the turn pauses for its result). */
+export const LOOKUP_TOOL = {
+  name: "lookup",
+  description: "Looks a key up in the client's address book.",
+  input_schema: {
+    type: "object",
+    properties: { key: { type: "string" } },
+    required: ["key"],
+    additionalProperties: false,
+  },
+} as const;
+
+export function lookupAgent(model: string): AgentConfig {
+  return {
+    model: { provider: "anthropic", name: model },
+    system: "You look things up.",
+    tools: [{ ...LOOKUP_TOOL, input_schema: { ...LOOKUP_TOOL.input_schema }, execution: { type: "client" } }],
+  };
+}
+
+/** One `http` tool, get_weather, served at `${toolUrl}/weather`. */
+export function weatherAgent(
+  toolUrl: string,
+  model: string,
+  provider: "anthropic" | "openai" = "anthropic",
+): AgentConfig {
+  return {
+    model: { provider, name: model },
+    system: "You are a terse weather assistant.",
+    tools: [
+      {
+        name: "get_weather",
+        description: "Current weather for a city.",
+        input_schema: {
+          type: "object",
+          properties: { city: { type: "string" } },
+          required: ["city"],
+          additionalProperties: false,
+        },
+        execution: { type: "http", url: `${toolUrl}/weather` },
+      },
+    ],
+  };
+}
