@@ -1,9 +1,11 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startMock } from "../../mock/server.ts";
-import { startWrangler } from "../helpers/wrangler.ts";
+import { nodeBinary, repoRoot, startWrangler } from "../helpers/wrangler.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -17,6 +19,17 @@ export const ADMIN_KEY = "e2e-admin-key";
 
 // One mock model server and one `wrangler dev` (real workerd) for the whole e2e run.
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // wrangler serves web/dist as static assets (wrangler.toml [assets]); `npm test` builds it first.
+  if (!existsSync(path.join(repoRoot, "web", "dist", "index.html"))) {
+    execFileSync(
+      nodeBinary(),
+      [path.join(repoRoot, "node_modules", "vite", "bin", "vite.js"), "build", "--config", "web/vite.config.ts"],
+      {
+        cwd: repoRoot,
+        stdio: "inherit",
+      },
+    );
+  }
   const mock = await startMock({ port: 0 });
   let worker: Awaited<ReturnType<typeof startWrangler>>;
   try {

@@ -118,3 +118,35 @@ describe("SSE turn stream", () => {
     expect(msgs.messages[1]?.parts[0]?.text).toBe("one two three four five six seven eight");
   });
 });
+
+describe("the AI SDK's default reconnect URL (useChat resume: true)", () => {
+  it("GET /chat/{chatId}/stream replays the live turn from its start, like GET /stream", async () => {
+    const s = await setup();
+    const words = Array.from({ length: 30 }, (_, i) => `w${i}`).join(" ");
+    await script(s.model, [{ reply: { text: words }, faults: { event_delay_ms: 15 } }]);
+    const res = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: { id: s.session, messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "go" }] }] },
+    });
+    await readFrames(res, 3);
+    const resumed = await api(`/v1/sessions/${s.session}/chat/${s.session}/stream`, { key: s.key });
+    expect(resumed.status).toBe(200);
+    expect(resumed.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
+    const frames = await sseFrames(resumed);
+    const full = await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }));
+    expect(frames).toEqual(full);
+  });
+
+  it("answers 204 when no turn is streaming", async () => {
+    const s = await setup();
+    expect((await api(`/v1/sessions/${s.session}/chat/${s.session}/stream`, { key: s.key })).status).toBe(204);
+  });
+
+  it("refuses a chat id other than the session id with a JSON 404", async () => {
+    const s = await setup();
+    const res = await api(`/v1/sessions/${s.session}/chat/another-chat/stream`, { key: s.key });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: "not_found" } });
+  });
+});

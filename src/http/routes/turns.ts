@@ -109,6 +109,14 @@ function after(c: Context): number | null {
   return n;
 }
 
+/** GET …/stream: the newest turn's UI message stream from `Last-Event-ID` (or its start), 204 when none. */
+async function openStream(c: Context<AppEnv>): Promise<Response> {
+  const ref = await sessionRef(c);
+  const { stream } = unwrap(await ref.stub.openStream(after(c)));
+  if (!stream) return c.body(null, 204);
+  return new Response(stream, { status: 200, headers: UI_STREAM_HEADERS });
+}
+
 export const turnsRoutes = new Hono<AppEnv>()
   // Per-route guards: an API key, or a session token for this session with the route's action.
   .post("/:id/messages", sessionAccess("send"), async (c) => {
@@ -163,11 +171,15 @@ export const turnsRoutes = new Hono<AppEnv>()
         : await ref.stub.sendMessage(agent, { content: input.content, tool_results: [] }, "stream");
     return respond(c, unwrap(result));
   })
-  .get("/:id/stream", sessionAccess("stream"), async (c) => {
-    const ref = await sessionRef(c);
-    const { stream } = unwrap(await ref.stub.openStream(after(c)));
-    if (!stream) return c.body(null, 204);
-    return new Response(stream, { status: 200, headers: UI_STREAM_HEADERS });
+  .get("/:id/stream", sessionAccess("stream"), openStream)
+  // The AI SDK's default reconnect URL (`DefaultChatTransport.reconnectToStream`: `{api}/{chatId}/stream`,
+  // what useChat's `resume: true` calls) for api = /v1/sessions/{id}/chat: the same stream, when the chat id
+  // is the session id.
+  .get("/:id/chat/:chatId/stream", sessionAccess("stream"), (c) => {
+    if (c.req.param("chatId") !== c.req.param("id")) {
+      throw new ApiError(404, "not_found", "the chat id must be the session id");
+    }
+    return openStream(c);
   })
   .post("/:id/retry", sessionAccess("send"), async (c) => {
     const ref = await sessionRef(c);

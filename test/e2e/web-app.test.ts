@@ -1,0 +1,113 @@
+// The web client (web/: useChat from @ai-sdk/react) in headless Chromium against real workerd: a message
+// streams text and a tool call with its result; a reload mid-stream resumes the same answer (useChat's
+// `resume: true` → GET /v1/sessions/{id}/chat/{id}/stream) and shows it once, not twice.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { chromiumPath, launchChromium, NO_CHROMIUM } from "../helpers/browser.ts";
+import { weatherAgent } from "../helpers/fixtures.ts";
+import { Api, Mock, type Step, startToolServer, type ToolServer, uniqueModel } from "../helpers/index.ts";
+import { repoRoot } from "../helpers/wrangler.ts";
+
+const api = new Api(inject("baseUrl"), inject("adminKey"));
+const mock = new Mock(inject("mockUrl"));
+const executable = chromiumPath();
+const SCREENSHOTS = path.join(repoRoot, "test-output", "web");
+
+if (!executable) {
+  if (process.env.CI) throw new Error(NO_CHROMIUM.replace("SKIPPED", "required in CI"));
+  console.warn(`\n⚠ ${NO_CHROMIUM}\n`);
+}
+
+let browser: Browser;
+let tools: ToolServer;
+let tenantKey: string;
+
+beforeAll(async () => {
+  if (!executable) return;
+  browser = await launchChromium(executable);
+  tools = await startToolServer((call) => {
+    const city = (call.input as { city?: string } | undefined)?.city ?? "nowhere";
+    return { city, forecast: "sunny", temp_c: 21 };
+  });
+  tenantKey = (await api.createKey(`web-${Date.now()}`)).key;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await tools?.close();
+});
+
+/** An agent on its own model, a session, and the app's URL carrying a session token (no API key). */
+async function openApp(prefix: string, steps: Step[]): Promise<{ page: Page; session: string }> {
+  const model = uniqueModel(prefix);
+  await api.putAgent(`agent-${model}`, weatherAgent(tools.url, model));
+  const session = (await api.createSession(tenantKey, `agent-${model}`)).id;
+  const { token } = await api.ok<{ token: string }>("POST", `/v1/sessions/${session}/tokens`, {
+    key: tenantKey,
+    body: { actions: ["send", "read", "stream"] },
+  });
+  await mock.script(model, steps);
+  const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
+  await page.goto(api.url(`/#${new URLSearchParams({ session, token })}`));
+  await page.getByRole("textbox", { name: "Message" }).waitFor();
+  return { page, session };
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.getByRole("textbox", { name: "Message" }).fill(text);
+  await page.getByRole("button", { name: "Send" }).click();
+}
+
+const ANSWER = "It is sunny in Paris, 21 degrees.";
+const LONG_ANSWER =
+  "Paris today is bright and mild, with a light breeze from the west and no rain expected before the " +
+  "evening, so a walk along the river is a fine idea this afternoon.";
+
+describe.skipIf(!executable)("the web client in Chromium", () => {
+  it("streams text and a tool call with its result", async () => {
+    const { page } = await openApp("web-tool", [
+      { reply: { text: "Let me check.", tool_calls: [{ name: "get_weather", input: { city: "Paris" } }] } },
+      { reply: { text: ANSWER } },
+    ]);
+    await send(page, "What is the weather in Paris?");
+    await page.locator('[data-tool="get_weather"][data-state="done"]').waitFor();
+    await page.getByText(ANSWER).waitFor();
+    await expect(page.locator('[data-tool="get_weather"] .output').textContent()).resolves.toContain("sunny");
+    await expect(page.locator('li[data-role="user"]').textContent()).resolves.toBe("What is the weather in Paris?");
+    await page.locator('[data-status="ready"]').waitFor();
+    await page.screenshot({ path: path.join(SCREENSHOTS, "chat-with-tool.png"), fullPage: true });
+    await page.close();
+  });
+
+  it("resumes a turn after a reload mid-stream and shows the answer once", async () => {
+    const { page } = await openApp("web-resume", [{ reply: { text: LONG_ANSWER }, faults: { event_delay_ms: 60 } }]);
+    await send(page, "How is Paris today?");
+    await page.getByText("Paris today is").waitFor();
+    expect(await page.getByText(LONG_ANSWER).count()).toBe(0); // still streaming
+    await page.reload();
+    await page.getByText(LONG_ANSWER).waitFor({ timeout: 30_000 });
+    await page.locator('[data-status="ready"]').waitFor();
+    const assistantTexts = await page.locator('li[data-role="assistant"] .text').allTextContents();
+    expect(assistantTexts).toEqual([LONG_ANSWER]);
+    expect(await page.locator('li[data-role="user"]').allTextContents()).toEqual(["How is Paris today?"]);
+    await page.screenshot({ path: path.join(SCREENSHOTS, "resumed-after-reload.png"), fullPage: true });
+    // A later reload reads the finished turn from history: still once.
+    await page.reload();
+    await page.getByText(LONG_ANSWER).waitFor();
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([LONG_ANSWER]);
+    await page.close();
+  });
+
+  it("says in words when the session link has expired", async () => {
+    const model = uniqueModel("web-expired");
+    await api.putAgent(`agent-${model}`, weatherAgent(tools.url, model));
+    const session = (await api.createSession(tenantKey, `agent-${model}`)).id;
+    const page = await browser.newPage();
+    await page.goto(api.url(`/#${new URLSearchParams({ session, token: "sbt_not.a.valid.token" })}`));
+    await expect(page.getByRole("alert").textContent()).resolves.toMatch(/link is not valid|expired/);
+    await page.close();
+  });
+});

@@ -1,0 +1,46 @@
+// The web client's error sentences: what a person reads for each API failure.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ApiFailure, describeFailure, friendlyFetch } from "../../../web/src/errors.ts";
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe("describeFailure", () => {
+  it("tells how long to wait on 429, from Retry-After", () => {
+    expect(describeFailure(429, "rate_limited", "too many requests", 7)).toBe(
+      "Too many messages at once. Try again in 7 seconds.",
+    );
+  });
+
+  it("says an expired link has expired", () => {
+    expect(describeFailure(401, "token_expired", "the session token has expired", null)).toMatch(/expired/);
+  });
+
+  it("keeps the API's own message for codes it has no sentence for", () => {
+    expect(describeFailure(400, "invalid_request", "content: must not be empty", null)).toBe(
+      "content: must not be empty",
+    );
+  });
+});
+
+describe("friendlyFetch", () => {
+  it("throws an ApiFailure carrying the status, the code and the sentence", async () => {
+    vi.stubGlobal("fetch", async () =>
+      Response.json(
+        { error: { code: "rate_limited", message: "slow down" } },
+        { status: 429, headers: { "retry-after": "3" } },
+      ),
+    );
+    const failure = await friendlyFetch("http://x/v1/sessions/s/chat").catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ApiFailure);
+    expect(failure).toMatchObject({ status: 429, code: "rate_limited", message: expect.stringContaining("3 seconds") });
+  });
+
+  it("turns a network failure into a sentence", async () => {
+    vi.stubGlobal("fetch", async () => {
+      throw new TypeError("fetch failed");
+    });
+    await expect(friendlyFetch("http://x/")).rejects.toThrow(/Cannot reach the server/);
+  });
+});

@@ -1,0 +1,93 @@
+// The web client's transcript: stored history and live useChat messages become the same entries.
+import type { UIMessage } from "ai";
+import { describe, expect, it } from "vitest";
+import { fromHistory, fromUiMessages, type StoredMessage } from "../../../web/src/transcript.ts";
+
+const history: StoredMessage[] = [
+  { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "weather?" }] },
+  {
+    seq: 2,
+    role: "assistant",
+    origin: "model",
+    turn_id: "t1",
+    parts: [
+      { type: "text", text: "Checking." },
+      { type: "tool_use", id: "c1", name: "get_weather", input: { city: "Paris" } },
+    ],
+  },
+  {
+    seq: 3,
+    role: "user",
+    origin: "tool",
+    turn_id: "t1",
+    parts: [{ type: "tool_result", tool_use_id: "c1", content: [{ type: "text", text: "sunny" }], is_error: false }],
+  },
+  { seq: 4, role: "assistant", origin: "model", turn_id: "t1", parts: [{ type: "text", text: "Sunny." }] },
+  { seq: 5, role: "user", origin: "client", turn_id: "t2", parts: [{ type: "text", text: "and tomorrow?" }] },
+  { seq: 6, role: "assistant", origin: "model", turn_id: "t2", parts: [{ type: "text", text: "Tomor" }] },
+];
+
+describe("fromHistory", () => {
+  it("folds each tool result into the call it answers instead of showing a user bubble", () => {
+    const entries = fromHistory(history);
+    expect(entries.map((e) => e.role)).toEqual(["user", "assistant", "assistant", "user", "assistant"]);
+    expect(entries[1]?.blocks[1]).toEqual({
+      kind: "tool",
+      id: "c1",
+      name: "get_weather",
+      state: "done",
+      input: { city: "Paris" },
+      output: "sunny",
+    });
+  });
+
+  it("leaves out what the model wrote in the live turn (the resumed stream replays it), keeps the user's message", () => {
+    const entries = fromHistory(history, "t2");
+    expect(entries.at(-1)).toEqual({ id: "h5", role: "user", blocks: [{ kind: "text", text: "and tomorrow?" }] });
+    expect(entries.flatMap((e) => e.blocks).some((b) => b.kind === "text" && b.text === "Tomor")).toBe(false);
+  });
+
+  it("announces tool-set changes as notices", () => {
+    const entries = fromHistory([
+      {
+        seq: 1,
+        role: "user",
+        origin: "system",
+        turn_id: "t1",
+        parts: [{ type: "notice", kind: "tools_changed", text: "<tools_added>", added: ["send_email"], removed: [] }],
+      },
+    ]);
+    expect(entries[0]?.blocks).toEqual([{ kind: "notice", text: "Tools added: send_email" }]);
+  });
+});
+
+describe("fromUiMessages", () => {
+  it("maps text, dynamic tool parts by state, and compaction data parts", () => {
+    const messages = [
+      {
+        id: "m1",
+        role: "assistant",
+        parts: [
+          { type: "text", text: "Checking." },
+          { type: "dynamic-tool", toolName: "get_weather", toolCallId: "c1", state: "input-available", input: {} },
+          {
+            type: "dynamic-tool",
+            toolName: "lookup",
+            toolCallId: "c2",
+            state: "output-error",
+            input: {},
+            errorText: "boom",
+          },
+          { type: "data-compaction", data: { boundary_seq: 10 } },
+        ],
+      },
+    ] as UIMessage[];
+    const [entry] = fromUiMessages(messages);
+    expect(entry?.blocks.map((b) => (b.kind === "tool" ? `${b.name}:${b.state}:${b.output}` : b.kind))).toEqual([
+      "text",
+      "get_weather:running:",
+      "lookup:error:boom",
+      "notice",
+    ]);
+  });
+});

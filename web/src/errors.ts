@@ -1,0 +1,66 @@
+// Turns the API's JSON errors ({"error": {"code", "message"}}) and network failures into sentences a
+// person understands. `friendlyFetch` is the fetch the chat transport uses, so useChat's `error` reads well.
+
+/** An API failure: the HTTP status, the contract's error code and a sentence for people. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiFailure";
+  }
+}
+
+/** The sentence shown for an error response (status, code, the API's message, Retry-After in seconds). */
+export function describeFailure(status: number, code: string, message: string, retryAfterS: number | null): string {
+  switch (code) {
+    case "token_expired":
+      return "Your session link has expired. Ask for a new one (`npm start` prints a fresh link).";
+    case "unauthorized":
+      return "This link is not valid (or the key that issued it was revoked). Ask for a new one.";
+    case "insufficient_scope":
+    case "forbidden":
+      return "This link does not allow that. Ask for a link with the right permissions.";
+    case "rate_limited": {
+      const wait = retryAfterS ?? 60;
+      return `Too many messages at once. Try again in ${wait} second${wait === 1 ? "" : "s"}.`;
+    }
+    case "turn_in_progress":
+      return "The assistant is still answering. Wait for it to finish, or stop it.";
+    case "not_found":
+      return "This conversation does not exist (it may have been deleted).";
+    default:
+      if (status >= 500) return "The server had a problem. Try again in a moment.";
+      return message || `The request failed (${status}).`;
+  }
+}
+
+async function failureOf(res: Response): Promise<ApiFailure> {
+  let code = "http_error";
+  let message = "";
+  try {
+    const body = (await res.json()) as { error?: { code?: string; message?: string } };
+    code = body.error?.code ?? code;
+    message = body.error?.message ?? "";
+  } catch {
+    // Not JSON: keep the generic sentence.
+  }
+  const retryAfter = Number(res.headers.get("retry-after"));
+  const retryAfterS = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.ceil(retryAfter) : null;
+  return new ApiFailure(res.status, code, describeFailure(res.status, code, message, retryAfterS));
+}
+
+/** fetch that throws an ApiFailure with a readable message for any non-2xx response or network error. */
+export async function friendlyFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(input, init);
+  } catch (e) {
+    if ((e as Error).name === "AbortError") throw e;
+    throw new ApiFailure(0, "network_error", "Cannot reach the server. Check your connection and try again.");
+  }
+  if (!res.ok) throw await failureOf(res);
+  return res;
+}

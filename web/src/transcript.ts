@@ -1,0 +1,117 @@
+// The one shape the app renders: a transcript of entries, built from either the stored history
+// (GET /v1/sessions/{id}/messages, canonical parts) or the live useChat messages (AI SDK UI parts).
+// Pure functions, tested in plain vitest (test/unit/web/transcript.test.ts).
+import type { UIMessage } from "ai";
+
+export type Block =
+  | { kind: "text"; text: string }
+  | { kind: "tool"; id: string; name: string; state: "running" | "done" | "error"; input: unknown; output: string }
+  | { kind: "notice"; text: string };
+
+export interface Entry {
+  id: string;
+  role: "user" | "assistant";
+  blocks: Block[];
+}
+
+/** A stored message as GET /v1/sessions/{id}/messages returns it (only the fields the app reads). */
+export interface StoredMessage {
+  seq: number;
+  role: "user" | "assistant";
+  origin: string;
+  turn_id: string | null;
+  parts: Array<{ type: string; [key: string]: unknown }>;
+}
+
+const COMPACTION_NOTICE = "Earlier conversation was summarised to keep the session within the model's context.";
+
+function resultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return JSON.stringify(content);
+  return content
+    .map((b: { type?: string; text?: string; tool_name?: string }) =>
+      b.type === "text" ? (b.text ?? "") : b.type === "tool_reference" ? `[tool ${b.tool_name}]` : "",
+    )
+    .join("\n");
+}
+
+function outputText(output: unknown): string {
+  return typeof output === "string" ? output : JSON.stringify(output, null, 2);
+}
+
+/**
+ * Stored history → transcript. Tool results (stored as user-role messages) are folded into the call they
+ * answer; `liveTurn` leaves out what the model wrote in a turn that is still streaming, because the resumed
+ * stream replays it (the user's own message stays).
+ */
+export function fromHistory(messages: StoredMessage[], liveTurn: string | null = null): Entry[] {
+  const entries: Entry[] = [];
+  const calls = new Map<string, Extract<Block, { kind: "tool" }>>();
+  for (const m of messages) {
+    if (liveTurn !== null && m.turn_id === liveTurn && m.origin !== "client") continue;
+    const blocks: Block[] = [];
+    for (const p of m.parts) {
+      if (p.type === "text" && typeof p.text === "string" && p.text.length > 0) {
+        blocks.push({ kind: "text", text: p.text });
+      } else if (p.type === "tool_use") {
+        const call: Extract<Block, { kind: "tool" }> = {
+          kind: "tool",
+          id: String(p.id),
+          name: String(p.name),
+          state: "running",
+          input: p.input,
+          output: "",
+        };
+        calls.set(call.id, call);
+        blocks.push(call);
+      } else if (p.type === "tool_result") {
+        const call = calls.get(String(p.tool_use_id));
+        if (call) {
+          call.state = p.is_error ? "error" : "done";
+          call.output = resultText(p.content);
+        }
+      } else if (p.type === "notice" && p.kind === "tools_changed") {
+        const added = (p.added as string[] | undefined) ?? [];
+        const removed = (p.removed as string[] | undefined) ?? [];
+        if (added.length) blocks.push({ kind: "notice", text: `Tools added: ${added.join(", ")}` });
+        if (removed.length) blocks.push({ kind: "notice", text: `Tools removed: ${removed.join(", ")}` });
+      } else if (p.type === "compaction" || p.type === "summary") {
+        blocks.push({ kind: "notice", text: COMPACTION_NOTICE });
+      }
+    }
+    if (blocks.length === 0) continue;
+    entries.push({ id: `h${m.seq}`, role: m.role, blocks });
+  }
+  return entries;
+}
+
+/** Live useChat messages → transcript. */
+export function fromUiMessages(messages: UIMessage[]): Entry[] {
+  return messages.map((m) => {
+    const blocks: Block[] = [];
+    for (const p of m.parts) {
+      if (p.type === "text") {
+        if (p.text.length > 0) blocks.push({ kind: "text", text: p.text });
+      } else if (p.type === "dynamic-tool") {
+        blocks.push({
+          kind: "tool",
+          id: p.toolCallId,
+          name: p.toolName,
+          state: p.state === "output-available" ? "done" : p.state === "output-error" ? "error" : "running",
+          input: p.input,
+          output:
+            p.state === "output-available"
+              ? outputText(p.output)
+              : p.state === "output-error"
+                ? (p.errorText ?? "error")
+                : "",
+        });
+      } else if (p.type === "data-compaction") {
+        blocks.push({ kind: "notice", text: COMPACTION_NOTICE });
+      } else if (p.type === "data-provider-retry") {
+        blocks.push({ kind: "notice", text: "The model provider was busy; retrying…" });
+      }
+    }
+    return { id: m.id, role: m.role === "user" ? "user" : "assistant", blocks };
+  });
+}
