@@ -1,91 +1,375 @@
-/** A compact OpenAPI description of the v1 contract (../shared/API.md is the source of truth). */
-const bearer = [{ bearer: [] }];
-const error = { $ref: "#/components/responses/Error" };
-const json = (description: string) => ({
+/**
+ * The OpenAPI 3.1 document served at /openapi.json (and rendered at /docs). Request bodies are the very
+ * schema objects the routes validate with (`bodies.ts`); responses are described by `responses.ts`. The
+ * e2e suite validates the document with an OpenAPI validator, generates its typed client from it and checks
+ * every JSON response it reads against it, so a contract change the document misses fails the build.
+ * docs/API.md is the prose version of this contract.
+ */
+import * as bodies from "./bodies";
+import * as R from "./responses";
+
+type Json = Record<string, unknown>;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const jsonOf = (schema: Json, description: string) => ({
   description,
-  content: { "application/json": { schema: { type: "object" } } },
+  content: { "application/json": { schema } },
 });
-const turn = {
-  description: "AI SDK UI message stream (text/event-stream), or the turn result with Accept: application/json",
-  content: { "text/event-stream": {}, "application/json": { schema: { type: "object" } } },
+const errorResponse = { $ref: "#/components/responses/Error" };
+const body = (name: string, description?: string) => ({
+  required: true,
+  ...(description ? { description } : {}),
+  content: { "application/json": { schema: ref(name) } },
+});
+
+const uiStreamHeaders = {
+  "x-vercel-ai-ui-message-stream": { description: "Always `v1`.", schema: { const: "v1" } },
+  "x-turn-id": { description: "The turn this stream belongs to.", schema: { type: "string" } },
 };
-const op = (summary: string, responses: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-  summary,
-  security: bearer,
-  responses: { ...responses, "400": error, "401": error, "403": error, "404": error, "429": error },
-  ...extra,
+const UI_STREAM = {
+  type: "string",
+  description:
+    "An AI SDK UI message stream (v1) as Server-Sent Events: every frame has `id: <n>` (its row in the " +
+    "session's stream log) and `data: <UIMessageChunk JSON>` (start, start-step, text-*, reasoning-*, " +
+    "tool-input-*, tool-output-*, tool-approval-request, data-*, finish-step, finish, error, abort); the " +
+    "last frame is `data: [DONE]`. Reconnect with `Last-Event-ID` to get exactly the frames after it.",
+};
+const turnResponse = (description: string) => ({
+  description: `${description}. SSE (default) or, with \`Accept: application/json\`, the turn result once it ends.`,
+  headers: uiStreamHeaders,
+  content: {
+    "text/event-stream": { schema: UI_STREAM },
+    "application/json": { schema: ref("TurnResult") },
+  },
 });
+const streamResponse = (description: string) => ({
+  description,
+  headers: uiStreamHeaders,
+  content: { "text/event-stream": { schema: UI_STREAM } },
+});
+
+const pathParam = (name: string, description: string) => ({
+  name,
+  in: "path",
+  required: true,
+  description,
+  schema: { type: "string" },
+});
+const SESSION = pathParam("id", "Session id");
+const AGENT = pathParam("agent", "Agent name");
+const PAGE = [
+  { name: "limit", in: "query", schema: { type: "integer", minimum: 1 }, description: "Page size" },
+  { name: "after", in: "query", schema: { type: "string" }, description: "Cursor: the `next` of the previous page" },
+];
+const LAST_EVENT_ID = [
+  { name: "Last-Event-ID", in: "header", schema: { type: "string" }, description: "Resume after this frame id" },
+  { name: "after", in: "query", schema: { type: "integer", minimum: 0 }, description: "Same as Last-Event-ID" },
+];
+
+/** An operation: bearer auth, and the error answers every authenticated route may give. */
+function op(operationId: string, summary: string, responses: Json, extra: Json = {}): Json {
+  return {
+    operationId,
+    summary,
+    security: [{ bearer: [] }],
+    ...extra,
+    responses: {
+      ...responses,
+      "400": errorResponse,
+      "401": errorResponse,
+      "403": errorResponse,
+      "404": errorResponse,
+      "429": errorResponse,
+    },
+  };
+}
 
 export const OPENAPI = {
   openapi: "3.1.0",
-  info: { title: "Switchboard", version: "1.0.0", description: "Chat and agent sessions for tool-using LLMs." },
+  info: {
+    title: "Switchboard",
+    version: "1.0.0",
+    description:
+      "Chat and agent sessions for tool-using LLMs. Authenticate with `Authorization: Bearer <key>`: the " +
+      "admin key, a tenant API key, or a session token (scoped to one session and some actions; the only " +
+      'credential a browser or mobile app should hold). Every error is `{"error": {"code", "message"}}`.',
+  },
+  servers: [{ url: "/" }],
   components: {
     securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-    responses: {
-      Error: {
-        description: "Error",
-        content: {
-          "application/json": {
-            schema: {
-              type: "object",
-              properties: {
-                error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } } },
-              },
-            },
-          },
-        },
-      },
+    responses: { Error: jsonOf(ref("Error"), "An error: a stable `code` and a human-readable `message`") },
+    schemas: {
+      // Request bodies: the objects the routes validate with.
+      CreateKeyBody: bodies.createKeyBody,
+      AgentBody: bodies.agentBody,
+      CreateSessionBody: bodies.createSessionBody,
+      CreateTokenBody: bodies.createTokenBody,
+      CorsBody: bodies.corsBody,
+      MessageBody: bodies.messageBody,
+      ToolResultsBody: bodies.toolResultsBody,
+      ChatBody: bodies.chatBody,
+      RunBody: bodies.runBody,
+      // Responses.
+      Error: R.ErrorResponse,
+      Part: R.Part,
+      Message: R.Message,
+      TurnResult: R.TurnResult,
+      Key: R.Key,
+      KeyList: R.KeyList,
+      Agent: R.Agent,
+      AgentList: R.AgentList,
+      SessionCreated: R.SessionCreated,
+      SessionList: R.SessionList,
+      SessionState: R.SessionState,
+      MessagesPage: R.MessagesPage,
+      SessionEvent: R.SessionEvent,
+      EventsPage: R.EventsPage,
+      Token: R.Token,
+      RunAccepted: R.RunAccepted,
+      Run: R.Run,
+      Cors: R.Cors,
+      Cancelled: R.Cancelled,
+      Deleted: R.done("deleted"),
+      Cleared: R.done("cleared"),
+      Revoked: R.done("revoked"),
     },
   },
   paths: {
-    "/healthz": { get: { summary: "Liveness", responses: { "200": json("ok") } } },
-    "/v1/keys": {
-      post: op("Create an API key (admin)", { "201": json("key") }),
-      get: op("List keys (admin)", { "200": json("keys") }),
+    "/healthz": {
+      get: {
+        operationId: "health",
+        summary: "Liveness",
+        responses: { "200": jsonOf({ type: "object", properties: { ok: { const: true } } }, "ok") },
+      },
     },
-    "/v1/keys/{id}": { delete: op("Revoke a key (admin)", { "200": json("revoked") }) },
-    "/v1/agents": { get: op("List agents (admin)", { "200": json("agents") }) },
+    "/v1/keys": {
+      post: op(
+        "createKey",
+        "Create a tenant API key (admin)",
+        { "201": jsonOf(ref("Key"), "The key; shown once") },
+        {
+          requestBody: body("CreateKeyBody"),
+        },
+      ),
+      get: op("listKeys", "List keys (admin)", { "200": jsonOf(ref("KeyList"), "Keys, without secrets") }),
+    },
+    "/v1/keys/{id}": {
+      delete: op(
+        "revokeKey",
+        "Revoke a key (admin)",
+        { "200": jsonOf(ref("Revoked"), "Revoked") },
+        {
+          parameters: [pathParam("id", "Key id")],
+        },
+      ),
+    },
+    "/v1/agents": { get: op("listAgents", "List agents (admin)", { "200": jsonOf(ref("AgentList"), "Agents") }) },
     "/v1/agents/{agent}": {
-      put: op("Create or replace an agent (admin)", { "200": json("agent"), "201": json("agent") }),
-      get: op("Read an agent (admin)", { "200": json("agent") }),
-      delete: op("Delete an agent (admin)", { "200": json("deleted") }),
+      put: op(
+        "putAgent",
+        "Create or replace an agent (admin); takes effect at the next turn of each session",
+        { "200": jsonOf(ref("Agent"), "Replaced"), "201": jsonOf(ref("Agent"), "Created"), "413": errorResponse },
+        { parameters: [AGENT], requestBody: body("AgentBody") },
+      ),
+      get: op(
+        "getAgent",
+        "Read an agent (admin)",
+        { "200": jsonOf(ref("Agent"), "The agent") },
+        { parameters: [AGENT] },
+      ),
+      delete: op(
+        "deleteAgent",
+        "Delete an agent (admin)",
+        { "200": jsonOf(R.done("deleted"), "Deleted") },
+        {
+          parameters: [AGENT],
+        },
+      ),
     },
     "/v1/agents/{agent}/runs": {
       post: op(
-        "Start a run (bearer key, or Standard Webhooks signature: webhook-id, webhook-timestamp, webhook-signature)",
-        { "202": json("run_id, session_id, status"), "409": error, "422": error },
+        "startRun",
+        "Start a webhook run: a tenant key, or a Standard Webhooks signature (webhook-id, webhook-timestamp, webhook-signature)",
+        {
+          "202": jsonOf(ref("RunAccepted"), "Accepted; the session holds the run"),
+          "409": errorResponse,
+          "422": errorResponse,
+        },
+        {
+          parameters: [
+            AGENT,
+            { name: "webhook-id", in: "header", schema: { type: "string" } },
+            { name: "webhook-timestamp", in: "header", schema: { type: "string" } },
+            { name: "webhook-signature", in: "header", schema: { type: "string" } },
+            { name: "Idempotency-Key", in: "header", schema: { type: "string" } },
+          ],
+          requestBody: body("RunBody"),
+        },
       ),
     },
-    "/v1/runs/{id}": { get: op("Run status, result and callback attempts", { "200": json("run") }) },
+    "/v1/runs/{id}": {
+      get: op(
+        "getRun",
+        "Run status, result and callback attempts",
+        { "200": jsonOf(ref("Run"), "The run") },
+        {
+          parameters: [pathParam("id", "Run id")],
+        },
+      ),
+    },
     "/v1/sessions": {
-      post: op("Create a session", { "201": json("session"), "409": error }),
-      get: op("List the tenant's sessions", { "200": json("sessions") }),
+      post: op(
+        "createSession",
+        "Create a session",
+        { "201": jsonOf(ref("SessionCreated"), "Created"), "409": errorResponse },
+        {
+          requestBody: body("CreateSessionBody"),
+        },
+      ),
+      get: op(
+        "listSessions",
+        "List the tenant's sessions",
+        { "200": jsonOf(ref("SessionList"), "A page") },
+        {
+          parameters: PAGE,
+        },
+      ),
     },
     "/v1/sessions/{id}": {
-      get: op("Session state", { "200": json("state") }),
-      delete: op("Delete a session", { "200": json("deleted") }),
+      get: op(
+        "getSession",
+        "Session state",
+        { "200": jsonOf(ref("SessionState"), "State") },
+        { parameters: [SESSION] },
+      ),
+      delete: op(
+        "deleteSession",
+        "Delete a session and everything in it",
+        { "200": jsonOf(ref("Deleted"), "Deleted") },
+        {
+          parameters: [SESSION],
+        },
+      ),
     },
     "/v1/sessions/{id}/messages": {
-      get: op("Canonical history", { "200": json("messages") }),
-      post: op("Start a turn", { "200": turn, "201": turn, "409": error, "413": error }),
+      get: op(
+        "listMessages",
+        "The stored history, oldest first",
+        { "200": jsonOf(ref("MessagesPage"), "A page") },
+        {
+          parameters: [SESSION, ...PAGE],
+        },
+      ),
+      post: op(
+        "sendMessage",
+        "Start a turn with a user message",
+        {
+          "200": turnResponse("The turn"),
+          "201": turnResponse("The turn"),
+          "409": errorResponse,
+          "413": errorResponse,
+          "422": errorResponse,
+        },
+        {
+          parameters: [SESSION, { name: "Idempotency-Key", in: "header", schema: { type: "string", maxLength: 255 } }],
+          requestBody: body("MessageBody"),
+        },
+      ),
     },
-    "/v1/sessions/{id}/tool-results": { post: op("Answer client tool calls", { "200": turn, "409": error }) },
-    "/v1/sessions/{id}/chat": { post: op("AI SDK useChat endpoint", { "200": turn, "409": error }) },
+    "/v1/sessions/{id}/tool-results": {
+      post: op(
+        "submitToolResults",
+        "Answer client tool calls; the turn resumes once all are in",
+        { "200": turnResponse("The resumed turn"), "409": errorResponse },
+        { parameters: [SESSION], requestBody: body("ToolResultsBody") },
+      ),
+    },
+    "/v1/sessions/{id}/chat": {
+      post: op(
+        "chat",
+        "The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn or answers client tools",
+        { "200": streamResponse("The turn's UI message stream"), "409": errorResponse },
+        { parameters: [SESSION], requestBody: body("ChatBody") },
+      ),
+    },
     "/v1/sessions/{id}/stream": {
-      get: op("Resume the turn stream (Last-Event-ID)", { "200": turn, "204": { description: "nothing active" } }),
+      get: op(
+        "openStream",
+        "Resume the newest turn's stream (from Last-Event-ID, else from its start while it runs)",
+        { "200": streamResponse("The stream"), "204": { description: "No turn streaming and nothing missed" } },
+        { parameters: [SESSION, ...LAST_EVENT_ID] },
+      ),
+    },
+    "/v1/sessions/{id}/chat/{chatId}/stream": {
+      get: op(
+        "resumeChatStream",
+        "The AI SDK's default reconnect URL (useChat `resume: true`): the same as GET /v1/sessions/{id}/stream",
+        { "200": streamResponse("The stream"), "204": { description: "No turn streaming" } },
+        { parameters: [SESSION, pathParam("chatId", "Must equal the session id"), ...LAST_EVENT_ID] },
+      ),
     },
     "/v1/sessions/{id}/retry": {
-      post: op("Re-run the last failed or interrupted turn", { "200": turn, "201": turn, "409": error }),
+      post: op(
+        "retryTurn",
+        "Re-run the last failed or interrupted turn",
+        { "200": turnResponse("The turn"), "201": turnResponse("The turn"), "409": errorResponse },
+        { parameters: [SESSION] },
+      ),
     },
-    "/v1/sessions/{id}/cancel": { post: op("Cancel the running turn", { "200": json("status"), "409": error }) },
-    "/v1/sessions/{id}/clear": { post: op("Empty history and loaded tools", { "200": json("cleared"), "409": error }) },
-    "/v1/sessions/{id}/events": { get: op("Typed session events", { "200": json("events") }) },
+    "/v1/sessions/{id}/cancel": {
+      post: op(
+        "cancelTurn",
+        "Cancel the running turn",
+        { "200": jsonOf(ref("Cancelled"), "Cancelled"), "409": errorResponse },
+        {
+          parameters: [SESSION],
+        },
+      ),
+    },
+    "/v1/sessions/{id}/clear": {
+      post: op(
+        "clearSession",
+        "Empty the history and the loaded tools",
+        { "200": jsonOf(ref("Cleared"), "Cleared"), "409": errorResponse },
+        { parameters: [SESSION] },
+      ),
+    },
+    "/v1/sessions/{id}/events": {
+      get: op(
+        "listEvents",
+        "Typed session events, oldest first",
+        { "200": jsonOf(ref("EventsPage"), "A page") },
+        {
+          parameters: [SESSION, ...PAGE],
+        },
+      ),
+    },
     "/v1/sessions/{id}/tokens": {
-      post: op("Mint a short-lived session token (API key only)", { "201": json("token"), "503": error }),
+      post: op(
+        "mintToken",
+        "Mint a short-lived session token (tenant API key only)",
+        { "201": jsonOf(ref("Token"), "The token"), "503": errorResponse },
+        { parameters: [SESSION], requestBody: body("CreateTokenBody") },
+      ),
     },
     "/v1/tenants/{tenant}/cors": {
-      put: op("Replace a tenant's allowed browser origins (admin)", { "200": json("cors") }),
-      get: op("A tenant's allowed browser origins (admin)", { "200": json("cors") }),
+      put: op(
+        "putCors",
+        "Replace a tenant's allowed browser origins (admin)",
+        { "200": jsonOf(ref("Cors"), "Saved") },
+        {
+          parameters: [pathParam("tenant", "Tenant")],
+          requestBody: body("CorsBody"),
+        },
+      ),
+      get: op(
+        "getCors",
+        "A tenant's allowed browser origins (admin)",
+        { "200": jsonOf(ref("Cors"), "Origins") },
+        {
+          parameters: [pathParam("tenant", "Tenant")],
+        },
+      ),
     },
   },
 } as const;

@@ -1,6 +1,8 @@
 import type { Part } from "../../session/history/parts";
 import type { SuppliedResult } from "../../session/history/store";
+import { chatBody } from "../bodies";
 import { ApiError } from "../errors";
+import { check } from "../validate";
 
 type ChatInput = { kind: "message"; content: Part[] } | { kind: "tool_results"; results: SuppliedResult[] };
 
@@ -19,7 +21,7 @@ interface UiPart {
  * assistant message whose client tools now carry outputs becomes tool results.
  */
 export function chatBodyToInput(body: unknown): ChatInput {
-  const messages = (body as { messages?: unknown })?.messages;
+  const messages = check<{ messages: unknown[] }>(chatBody, body).messages;
   if (!Array.isArray(messages) || messages.length === 0) {
     throw new ApiError(400, "invalid_request", "messages: a non-empty array is required");
   }

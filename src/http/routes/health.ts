@@ -1,11 +1,14 @@
 /**
- * Service routes: liveness and the OpenAPI document. The web client (web/, built into web/dist) is served
+ * Service routes: liveness, the OpenAPI document and its interactive reference at /docs (Scalar's Hono
+ * middleware; the page loads Scalar's script from its CDN in the reader's browser). The web client (web/, built into web/dist) is served
  * by Workers static assets before the worker runs (wrangler.toml [assets]), so `/` is the chat app.
  */
+import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
 import type { AppEnv } from "../app";
 import { OPENAPI } from "../openapi";
 
 export const healthRoutes = new Hono<AppEnv>()
   .get("/healthz", (c) => c.json({ ok: true }))
-  .get("/openapi.json", (c) => c.json(OPENAPI));
+  .get("/openapi.json", (c) => c.json(OPENAPI))
+  .get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Switchboard API" }));

@@ -2,27 +2,16 @@ import { Hono } from "hono";
 import { nowIso } from "../../storage/sql";
 import type { AppEnv } from "../app";
 import { newApiKey, requireAdmin, sha256Hex } from "../auth";
+import { createKeyBody } from "../bodies";
 import { ApiError } from "../errors";
 import { readBody } from "../validate";
-
-const createKeySchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["tenant"],
-  properties: {
-    tenant: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
-    name: { type: "string", maxLength: 200 },
-    // null/absent: the service default; 0: unlimited; N: N requests per minute (exact limiter).
-    rate_limit_per_min: { type: ["integer", "null"], minimum: 0, maximum: 1_000_000 },
-  },
-} as const;
 
 export const keysRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   .post("/", async (c) => {
     const body = await readBody<{ tenant: string; name?: string; rate_limit_per_min?: number | null }>(
       c,
-      createKeySchema,
+      createKeyBody,
     );
     const rateLimit = body.rate_limit_per_min ?? null;
     const id = `key_${crypto.randomUUID().replaceAll("-", "")}`;

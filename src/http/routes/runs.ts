@@ -7,26 +7,13 @@ import type { JsonObject, Part } from "../../session/history/parts";
 import { checkOutboundUrl } from "../../tools/outbound";
 import type { AppEnv } from "../app";
 import { requireAdmin, requireTenant, sha256Hex } from "../auth";
-import { messageContentSchema } from "../content-schema";
+import { runBody } from "../bodies";
 import { ApiError } from "../errors";
-import { SESSION_ID } from "../session-ref";
 import { check, readJson } from "../validate";
 import { strictOutputSchema } from "./turns";
 
 /** A run body is stored whole in D1 (to hand the run to its session again), so it stays well below the row limit. */
 const RUN_BODY_BYTES = 1024 * 1024;
-
-const runBodySchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["input"],
-  properties: {
-    input: messageContentSchema(true),
-    session_id: { type: "string", pattern: SESSION_ID.source },
-    json_schema: { type: ["object", "boolean"] },
-    callback_url: { type: "string", minLength: 1, maxLength: 2048 },
-  },
-} as const;
 
 interface RunBody {
   input: string | Array<{ type: "text"; text: string }>;
@@ -104,7 +91,7 @@ export const runsRoutes = new Hono<AppEnv>()
     const agent = await agentByName(c, c.req.param("agent"));
     const { tenant, auth } = await authenticate(c, agent, raw);
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
-    const body = check<RunBody>(runBodySchema, await readJson(c, RUN_BODY_BYTES));
+    const body = check<RunBody>(runBody, await readJson(c, RUN_BODY_BYTES));
     const jsonSchema: JsonObject | undefined =
       body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const input: Part[] = typeof body.input === "string" ? [{ type: "text", text: body.input }] : body.input;

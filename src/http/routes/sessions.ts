@@ -3,21 +3,10 @@ import { nowIso, pageOf } from "../../storage/sql";
 import { sessionAccess } from "../access";
 import type { AppEnv } from "../app";
 import { requireTenant } from "../auth";
+import { createSessionBody } from "../bodies";
 import { ApiError } from "../errors";
-import { LOCATION_HINTS, type LocationHint, SESSION_ID, sessionRef, sessionStub, unwrap } from "../session-ref";
+import { type LocationHint, SESSION_ID, sessionRef, sessionStub, unwrap } from "../session-ref";
 import { readBody } from "../validate";
-
-const createSessionSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["agent"],
-  properties: {
-    agent: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
-    id: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,128}$" },
-    metadata: { type: "object", maxProperties: 50 },
-    location_hint: { enum: [...LOCATION_HINTS] },
-  },
-} as const;
 
 function intParam(raw: string | undefined, fallback: number, min: number, max: number, name: string): number {
   if (raw === undefined || raw === "") return fallback;
@@ -36,7 +25,7 @@ export const sessionsRoutes = new Hono<AppEnv>()
       id?: string;
       metadata?: Record<string, unknown>;
       location_hint?: LocationHint;
-    }>(c, createSessionSchema, 64 * 1024);
+    }>(c, createSessionBody, 64 * 1024);
     const tenant = c.get("tenant");
     const agent = await c.env.DB.prepare("SELECT 1 AS x FROM agents WHERE name = ?").bind(body.agent).first();
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${body.agent}" does not exist`);

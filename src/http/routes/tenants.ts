@@ -2,25 +2,11 @@ import { Hono } from "hono";
 import { nowIso } from "../../storage/sql";
 import type { AppEnv } from "../app";
 import { requireAdmin } from "../auth";
+import { corsBody } from "../bodies";
 import { ApiError } from "../errors";
 import { readBody } from "../validate";
 
 const TENANT = /^[a-zA-Z0-9_-]{1,64}$/;
-const MAX_ORIGINS = 100;
-
-const corsSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["allowed_origins"],
-  properties: {
-    allowed_origins: {
-      type: "array",
-      maxItems: MAX_ORIGINS,
-      uniqueItems: true,
-      items: { type: "string", minLength: 1, maxLength: 300 },
-    },
-  },
-} as const;
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
@@ -54,7 +40,7 @@ export const tenantsRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   .put("/:tenant/cors", async (c) => {
     const tenant = tenantParam(c.req.param("tenant"));
-    const body = await readBody<{ allowed_origins: string[] }>(c, corsSchema, 64 * 1024);
+    const body = await readBody<{ allowed_origins: string[] }>(c, corsBody, 64 * 1024);
     for (const [i, o] of body.allowed_origins.entries()) checkOrigin(o, `allowed_origins.${i}`);
     const now = nowIso();
     // One batch = one transaction: the list is replaced, never seen half-written.

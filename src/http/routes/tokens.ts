@@ -1,28 +1,11 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app";
 import { requireTenant } from "../auth";
+import { createTokenBody } from "../bodies";
 import { ApiError } from "../errors";
 import { sessionRef } from "../session-ref";
-import {
-  mintToken,
-  TOKEN_ACTIONS,
-  type TokenAction,
-  TTL_DEFAULT_S,
-  TTL_MAX_S,
-  TTL_MIN_S,
-  tokensConfigured,
-} from "../tokens";
+import { mintToken, TOKEN_ACTIONS, type TokenAction, TTL_DEFAULT_S, tokensConfigured } from "../tokens";
 import { readBody } from "../validate";
-
-const createTokenSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["actions"],
-  properties: {
-    actions: { type: "array", minItems: 1, maxItems: 3, uniqueItems: true, items: { enum: [...TOKEN_ACTIONS] } },
-    ttl_s: { type: "integer", minimum: TTL_MIN_S, maximum: TTL_MAX_S },
-  },
-} as const;
 
 /**
  * POST /v1/sessions/{id}/tokens: an API key of the session's tenant mints a
@@ -32,7 +15,7 @@ const createTokenSchema = {
  */
 export const tokensRoutes = new Hono<AppEnv>().post("/:id/tokens", requireTenant, async (c) => {
   const ref = await sessionRef(c);
-  const body = await readBody<{ actions: TokenAction[]; ttl_s?: number }>(c, createTokenSchema, 16 * 1024);
+  const body = await readBody<{ actions: TokenAction[]; ttl_s?: number }>(c, createTokenBody, 16 * 1024);
   if (!tokensConfigured(c.env)) {
     throw new ApiError(
       503,

@@ -7,54 +7,11 @@ import { compileStrict } from "../../tools/schema/index";
 import { sessionAccess } from "../access";
 import type { AppEnv } from "../app";
 import { sha256Hex } from "../auth";
-import { messageContentSchema } from "../content-schema";
+import { messageBody, toolResultsBody } from "../bodies";
 import { ApiError } from "../errors";
 import { requireAgent, sessionRef, unwrap } from "../session-ref";
 import { check, readJson } from "../validate";
 import { chatBodyToInput } from "./chat-body";
-
-const resultContent = {
-  anyOf: [
-    { type: "string", maxLength: 1_000_000 },
-    {
-      type: "array",
-      maxItems: 100,
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["type", "text"],
-        properties: { type: { const: "text" }, text: { type: "string" } },
-      },
-    },
-  ],
-} as const;
-
-const toolResultsSchema = {
-  type: "array",
-  maxItems: 128,
-  items: {
-    type: "object",
-    additionalProperties: false,
-    required: ["tool_use_id", "content"],
-    properties: {
-      tool_use_id: { type: "string", minLength: 1, maxLength: 256 },
-      content: resultContent,
-      is_error: { type: "boolean" },
-    },
-  },
-} as const;
-
-const messageSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["content"],
-  properties: {
-    content: messageContentSchema(false),
-    tool_results: toolResultsSchema,
-    max_steps: { type: "integer", minimum: 1, maximum: 64 },
-    json_schema: { type: ["object", "boolean"] },
-  },
-} as const;
 
 /** Messages may carry a JSON Schema of up to 4 MiB (checked by compileStrict), so the body may be larger than 1 MiB. */
 const MESSAGE_BODY_BYTES = 5 * 1024 * 1024;
@@ -65,13 +22,6 @@ export function strictOutputSchema(schema: unknown): JsonObject {
   if (!compiled.ok) throw new ApiError(422, "invalid_schema", `json_schema: ${compiled.error}`);
   return schema as JsonObject;
 }
-
-const toolResultsBodySchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["results"],
-  properties: { results: { ...toolResultsSchema, minItems: 1 } },
-} as const;
 
 interface RawResult {
   tool_use_id: string;
@@ -128,7 +78,7 @@ export const turnsRoutes = new Hono<AppEnv>()
       tool_results?: RawResult[];
       max_steps?: number;
       json_schema?: unknown;
-    }>(messageSchema, raw);
+    }>(messageBody, raw);
     const jsonSchema = body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const content: Part[] = typeof body.content === "string" ? [{ type: "text", text: body.content }] : body.content;
     const nonEmpty = content.filter((p) => p.type !== "text" || p.text.length > 0);
@@ -157,7 +107,7 @@ export const turnsRoutes = new Hono<AppEnv>()
   .post("/:id/tool-results", sessionAccess("send"), async (c) => {
     const ref = await sessionRef(c);
     const agent = requireAgent(ref);
-    const body = check<{ results: RawResult[] }>(toolResultsBodySchema, await readJson(c));
+    const body = check<{ results: RawResult[] }>(toolResultsBody, await readJson(c));
     const answer = unwrap(await ref.stub.submitToolResults(agent, toSupplied(body.results), modeOf(c)));
     return respond(c, answer, false);
   })

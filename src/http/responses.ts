@@ -1,0 +1,170 @@
+/**
+ * JSON Schemas of the API's JSON responses, for the OpenAPI document (`openapi.ts`). They state what
+ * clients may rely on: the required fields and their types. Objects stay open (new fields may be added
+ * without a breaking change); the e2e tests validate every response they read against these.
+ */
+
+const str = { type: "string" } as const;
+const nullableStr = { type: ["string", "null"] } as const;
+const int = { type: "integer" } as const;
+const json = {} as const;
+
+function obj(properties: Record<string, unknown>, required: string[] = Object.keys(properties)) {
+  return { type: "object", required, properties } as const;
+}
+
+export const ErrorResponse = obj({ error: obj({ code: str, message: str }) });
+
+export const Part = {
+  type: "object",
+  required: ["type"],
+  description:
+    "A canonical history part: text, thinking (with its provider signature), tool_use, tool_result, " +
+    "tool_declarations or a service notice.",
+  properties: {
+    type: { enum: ["text", "thinking", "tool_use", "tool_result", "tool_declarations", "notice", "compaction"] },
+    text: str,
+    thinking: str,
+    id: str,
+    name: str,
+    input: { type: "object" },
+    tool_use_id: str,
+    content: { anyOf: [str, { type: "array", items: { type: "object" } }] },
+    is_error: { type: "boolean" },
+  },
+} as const;
+
+export const Message = obj(
+  {
+    seq: int,
+    role: { enum: ["user", "assistant"] },
+    origin: { enum: ["client", "model", "tool", "synthetic", "system"] },
+    turn_id: nullableStr,
+    parts: { type: "array", items: Part },
+    created_at: str,
+  },
+  ["seq", "role", "origin", "parts", "created_at"],
+);
+
+export const TurnStatus = {
+  enum: ["running", "completed", "awaiting_tool_results", "awaiting_approval", "failed", "cancelled", "interrupted"],
+} as const;
+
+export const TurnResult = obj(
+  {
+    turn_id: str,
+    status: TurnStatus,
+    finish_reason: nullableStr,
+    messages: { type: "array", items: Message },
+    error: obj({ code: str, message: str, retryable: { type: "boolean" } }, ["code", "message"]),
+    usage: { type: "object", additionalProperties: { type: "number" } },
+    structured_result: json,
+    pending_tool_calls: { type: "array", items: obj({ id: str, name: str }) },
+  },
+  ["turn_id", "status", "messages"],
+);
+
+export const Key = obj(
+  { id: str, key: str, tenant: str, name: nullableStr, rate_limit_per_min: { type: ["integer", "null"] } },
+  ["id", "key", "tenant"],
+);
+
+export const KeyList = obj({
+  keys: {
+    type: "array",
+    items: obj({ id: str, tenant: str, name: nullableStr, created_at: str, revoked_at: nullableStr }, [
+      "id",
+      "tenant",
+      "created_at",
+    ]),
+  },
+});
+
+export const Agent = {
+  type: "object",
+  required: ["name", "model"],
+  description: "The stored agent, as normalised; webhook secrets are write-only (only their count is shown).",
+  properties: { name: str, model: { type: "object" }, tools: { type: "array" }, webhook_secrets_count: int },
+} as const;
+
+export const AgentList = obj({ agents: { type: "array", items: Agent } });
+
+export const SessionCreated = obj({ id: str, agent: str, created_at: str, metadata: { type: ["object", "null"] } }, [
+  "id",
+  "agent",
+  "created_at",
+]);
+
+export const SessionList = obj({
+  sessions: { type: "array", items: obj({ id: str, agent: str, created_at: str }) },
+  next: nullableStr,
+});
+
+export const SessionState = obj(
+  {
+    id: str,
+    agent: str,
+    status: { enum: ["idle", "running", "awaiting_tool_results", "awaiting_approval", "failed"] },
+    created_at: str,
+    metadata: { type: ["object", "null"] },
+    turns: int,
+    messages: int,
+    last_turn: {
+      anyOf: [{ type: "null" }, obj({ id: str, status: TurnStatus, finish_reason: nullableStr }, ["id", "status"])],
+    },
+    loaded_tools: { type: "array", items: str },
+    pending_tool_calls: { type: "array", items: obj({ id: str, name: str, execution: str }) },
+  },
+  ["id", "agent", "status", "created_at", "turns", "messages", "last_turn", "loaded_tools", "pending_tool_calls"],
+);
+
+export const MessagesPage = obj({ messages: { type: "array", items: Message }, next: { type: ["integer", "null"] } });
+
+export const SessionEvent = obj({ seq: int, type: str, at: str, turn_id: nullableStr, data: json }, [
+  "seq",
+  "type",
+  "at",
+  "turn_id",
+]);
+
+export const EventsPage = obj({ events: { type: "array", items: SessionEvent }, next: { type: ["integer", "null"] } });
+
+export const Token = obj({ token: str, expires_at: str, session_id: str, actions: { type: "array", items: str } });
+
+export const RunAccepted = obj({
+  run_id: str,
+  session_id: str,
+  status: { enum: ["queued", "running", "completed", "failed"] },
+});
+
+export const Run = obj(
+  {
+    run_id: str,
+    agent: str,
+    session_id: str,
+    status: str,
+    turn_id: nullableStr,
+    created_at: str,
+    started_at: nullableStr,
+    ended_at: nullableStr,
+    resumes: int,
+    result: obj({ output: str, finish_reason: nullableStr, usage: { type: "object" } }, ["output"]),
+    structured_result: json,
+    error: obj({ code: str, message: str }),
+    callback: obj({ url: str, status: str, attempts: { type: "array" }, next_attempt_at: nullableStr }, [
+      "url",
+      "status",
+      "attempts",
+    ]),
+  },
+  ["run_id", "session_id", "status"],
+);
+
+export const Cors = obj({ tenant: str, allowed_origins: { type: "array", items: str } });
+
+/** `{id, <flag>: true}` answers of DELETE/clear/revoke. */
+export function done(flag: string) {
+  return obj({ id: str, [flag]: { const: true } });
+}
+
+export const Cancelled = obj({ status: str, turn_id: str });

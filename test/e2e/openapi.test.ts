@@ -1,0 +1,97 @@
+// The contract: /openapi.json is a valid OpenAPI 3.1 document, the committed client types are generated from
+// it, /docs renders it, and a whole session's life through the typed client answers what it documents.
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import openapiTS, { astToString } from "openapi-typescript";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { typedClient } from "../helpers/client.ts";
+import { Api, Mock, uniqueModel } from "../helpers/index.ts";
+import { repoRoot } from "../helpers/wrangler.ts";
+
+const baseUrl = inject("baseUrl");
+const api = new Api(baseUrl, inject("adminKey"));
+const mock = new Mock(inject("mockUrl"));
+const TYPES_FILE = path.join(repoRoot, "test", "helpers", "openapi-types.ts");
+
+async function servedDocument(): Promise<Record<string, unknown>> {
+  const res = await fetch(`${baseUrl}/openapi.json`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+async function generatedTypes(doc: Record<string, unknown>): Promise<string> {
+  const header = "// Generated from /openapi.json by openapi-typescript (`npm run openapi:types`). Do not edit.\n";
+  return header + astToString(await openapiTS(doc as never));
+}
+
+describe("/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const doc = await servedDocument();
+    expect(doc.openapi).toBe("3.1.0");
+    await expect(SwaggerParser.validate(doc as never)).resolves.toBeTruthy();
+  });
+
+  it("generates exactly the committed client types (npm run openapi:types regenerates them)", async () => {
+    const fresh = await generatedTypes(await servedDocument());
+    if (process.env.UPDATE_OPENAPI_TYPES === "1") await writeFile(TYPES_FILE, fresh);
+    expect(fresh === (await readFile(TYPES_FILE, "utf8")), "test/helpers/openapi-types.ts is stale").toBe(true);
+  });
+
+  it("is rendered as interactive docs at /docs", async () => {
+    const res = await fetch(`${baseUrl}/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(await res.text()).toContain("/openapi.json");
+  });
+});
+
+describe("the typed client, every response checked against the document", () => {
+  let tenantKey: string;
+  beforeAll(async () => {
+    tenantKey = (await api.createKey(`openapi-${Date.now()}`)).key;
+  });
+
+  it("creates an agent and a session, runs a turn and reads state, history and events", async () => {
+    const admin = await typedClient(baseUrl, inject("adminKey"));
+    const model = uniqueModel("openapi");
+    const put = await admin.PUT("/v1/agents/{agent}", {
+      params: { path: { agent: `agent-${model}` } },
+      body: { model: { provider: "anthropic", name: model }, system: "Be brief." },
+    });
+    expect(put.response.status).toBe(201);
+
+    const client = await typedClient(baseUrl, tenantKey);
+    const created = await client.POST("/v1/sessions", { body: { agent: `agent-${model}` } });
+    const session = created.data?.id as string;
+    expect(session).toMatch(/\S/);
+
+    await mock.script(model, [{ reply: { text: "Hello from the contract." } }]);
+    const turn = await client.POST("/v1/sessions/{id}/messages", {
+      params: { path: { id: session } },
+      headers: { accept: "application/json" },
+      body: { content: "hi" },
+      parseAs: "json",
+    });
+    expect(turn.response.status).toBe(201);
+
+    const state = await client.GET("/v1/sessions/{id}", { params: { path: { id: session } } });
+    expect(state.data?.status).toBe("idle");
+    const page = await client.GET("/v1/sessions/{id}/messages", { params: { path: { id: session } } });
+    expect(page.data?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    const events = await client.GET("/v1/sessions/{id}/events", { params: { path: { id: session } } });
+    expect(events.data?.events.length).toBeGreaterThan(0);
+    const token = await client.POST("/v1/sessions/{id}/tokens", {
+      params: { path: { id: session } },
+      body: { actions: ["read"] },
+    });
+    expect(token.data?.session_id).toBe(session);
+  });
+
+  it("documents the error answers: a bad body is a 400 with the error shape", async () => {
+    const client = await typedClient(baseUrl, tenantKey);
+    const bad = await client.POST("/v1/sessions", { body: { agent: "no spaces allowed" } });
+    expect(bad.response.status).toBe(400);
+    expect(bad.error?.error.code).toBe("invalid_request");
+  });
+});

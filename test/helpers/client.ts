@@ -1,0 +1,75 @@
+// The typed API client the e2e tests use: `openapi-fetch` over the types `openapi-typescript` generates from
+// /openapi.json (test/helpers/openapi-types.ts; `npm run openapi:types` regenerates it, and
+// test/e2e/openapi.test.ts fails when it is stale). Every JSON response is checked against the response
+// schema the document gives for its operation and status, so a response the document misdescribes fails.
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { type Schema, Validator } from "@cfworker/json-schema";
+import createClient, { type Client, type Middleware } from "openapi-fetch";
+import type { paths } from "./openapi-types.ts";
+
+type Operation = { responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> };
+type Document = { paths: Record<string, Record<string, Operation>> };
+
+export type ApiClient = Client<paths>;
+
+/** The served document with every $ref resolved (fetched once per base URL). */
+const documents = new Map<string, Promise<Document>>();
+export function servedDocument(baseUrl: string): Promise<Document> {
+  let doc = documents.get(baseUrl);
+  if (!doc) {
+    doc = fetch(`${baseUrl}/openapi.json`)
+      .then((r) => r.json())
+      .then((raw) => SwaggerParser.dereference(raw as never) as unknown as Promise<Document>);
+    documents.set(baseUrl, doc);
+  }
+  return doc;
+}
+
+/** Matches a concrete path (/v1/sessions/abc/messages) to its template (/v1/sessions/{id}/messages). */
+function templateOf(doc: Document, pathname: string): string | undefined {
+  return Object.keys(doc.paths).find((template) => {
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+    return pattern.test(pathname);
+  });
+}
+
+/** The documented JSON schema of this response, or why there is none. */
+export function responseSchema(doc: Document, method: string, url: string, status: number): Schema | string {
+  const pathname = new URL(url).pathname;
+  const template = templateOf(doc, pathname);
+  if (!template) return `no documented path for ${pathname}`;
+  const operation = doc.paths[template]?.[method.toLowerCase()];
+  if (!operation) return `no documented ${method} ${template}`;
+  const response = operation.responses?.[String(status)];
+  if (!response) return `${method} ${template} does not document status ${status}`;
+  const schema = response.content?.["application/json"]?.schema;
+  return schema ?? `${method} ${template} ${status} documents no JSON body`;
+}
+
+/** A middleware that fails a request whose JSON answer does not match the document. */
+function conformance(doc: Document): Middleware {
+  return {
+    async onResponse({ request, response }) {
+      if (!(response.headers.get("content-type") ?? "").includes("application/json")) return undefined;
+      const schema = responseSchema(doc, request.method, request.url, response.status);
+      if (typeof schema === "string") throw new Error(`response not in the OpenAPI document: ${schema}`);
+      const body: unknown = await response.clone().json();
+      const result = new Validator(schema, "2020-12", false).validate(body);
+      if (!result.valid) {
+        const first = result.errors.find((e) => !["properties", "allOf", "anyOf", "items"].includes(e.keyword));
+        throw new Error(
+          `${request.method} ${new URL(request.url).pathname} ${response.status} does not match the document: ` +
+            `${first?.instanceLocation} ${first?.error ?? ""}\n${JSON.stringify(body).slice(0, 500)}`,
+        );
+      }
+      return undefined;
+    },
+  };
+}
+
+/** A typed client authenticated with `key` whose every JSON response is checked against the document. */
+export async function typedClient(baseUrl: string, key: string): Promise<ApiClient> {
+  const client = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${key}` } });
+  client.use(conformance(await servedDocument(baseUrl)));
+  return client;
+}

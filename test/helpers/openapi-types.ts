@@ -1,0 +1,1644 @@
+// Generated from /openapi.json by openapi-typescript (`npm run openapi:types`). Do not edit.
+export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List keys (admin) */
+        get: operations["listKeys"];
+        put?: never;
+        /** Create a tenant API key (admin) */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a key (admin) */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List agents (admin) */
+        get: operations["listAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agent}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an agent (admin) */
+        get: operations["getAgent"];
+        /** Create or replace an agent (admin); takes effect at the next turn of each session */
+        put: operations["putAgent"];
+        post?: never;
+        /** Delete an agent (admin) */
+        delete: operations["deleteAgent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agent}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a webhook run: a tenant key, or a Standard Webhooks signature (webhook-id, webhook-timestamp, webhook-signature) */
+        post: operations["startRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Run status, result and callback attempts */
+        get: operations["getRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's sessions */
+        get: operations["listSessions"];
+        put?: never;
+        /** Create a session */
+        post: operations["createSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Session state */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        /** Delete a session and everything in it */
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The stored history, oldest first */
+        get: operations["listMessages"];
+        put?: never;
+        /** Start a turn with a user message */
+        post: operations["sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tool-results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answer client tool calls; the turn resumes once all are in */
+        post: operations["submitToolResults"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn or answers client tools */
+        post: operations["chat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Resume the newest turn's stream (from Last-Event-ID, else from its start while it runs) */
+        get: operations["openStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/chat/{chatId}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The AI SDK's default reconnect URL (useChat `resume: true`): the same as GET /v1/sessions/{id}/stream */
+        get: operations["resumeChatStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-run the last failed or interrupted turn */
+        post: operations["retryTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel the running turn */
+        post: operations["cancelTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/clear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Empty the history and the loaded tools */
+        post: operations["clearSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Typed session events, oldest first */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mint a short-lived session token (tenant API key only) */
+        post: operations["mintToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant}/cors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tenant's allowed browser origins (admin) */
+        get: operations["getCors"];
+        /** Replace a tenant's allowed browser origins (admin) */
+        put: operations["putCors"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        CreateKeyBody: {
+            tenant: string;
+            name?: string;
+            rate_limit_per_min?: number | null;
+        };
+        AgentBody: {
+            model: {
+                /** @enum {unknown} */
+                provider: "anthropic" | "openai";
+                name: string;
+                max_tokens?: number;
+                capabilities?: {
+                    message_level_tools?: boolean;
+                    native_tool_search?: boolean;
+                    prompt_cache?: boolean;
+                    thinking?: boolean;
+                };
+            };
+            system?: string;
+            max_steps?: number;
+            tools?: {
+                name: string;
+                description?: string;
+                input_schema: Record<string, never>;
+                discovery_schema?: Record<string, never>;
+                defer?: boolean;
+                always_load?: boolean;
+                search_hint?: string;
+                execution: {
+                    /** @constant */
+                    type: "http";
+                    url: string;
+                    timeout_ms?: number;
+                } | {
+                    /** @constant */
+                    type: "client";
+                };
+            }[];
+            mcp_servers?: {
+                name: string;
+                url: string;
+                headers?: {
+                    [key: string]: string;
+                };
+                defer?: boolean;
+            }[];
+            disclosure?: {
+                tool_search?: boolean;
+                tool_info?: boolean;
+                select_tools?: "auto" | boolean;
+            };
+            webhook_secrets?: string[];
+            webhook_tenant?: string;
+        };
+        CreateSessionBody: {
+            agent: string;
+            id?: string;
+            metadata?: Record<string, never>;
+            /** @enum {unknown} */
+            location_hint?: "wnam" | "enam" | "sam" | "weur" | "eeur" | "apac" | "oc" | "afr" | "me";
+        };
+        CreateTokenBody: {
+            actions: ("send" | "stream" | "read")[];
+            ttl_s?: number;
+        };
+        CorsBody: {
+            allowed_origins: string[];
+        };
+        MessageBody: {
+            content: string | {
+                /** @constant */
+                type: "text";
+                text: string;
+            }[];
+            tool_results?: {
+                tool_use_id: string;
+                content: string | {
+                    /** @constant */
+                    type: "text";
+                    text: string;
+                }[];
+                is_error?: boolean;
+            }[];
+            max_steps?: number;
+            json_schema?: Record<string, never> | boolean;
+        };
+        ToolResultsBody: {
+            results: {
+                tool_use_id: string;
+                content: string | {
+                    /** @constant */
+                    type: "text";
+                    text: string;
+                }[];
+                is_error?: boolean;
+            }[];
+        };
+        ChatBody: {
+            id?: string;
+            trigger?: string;
+            messageId?: string | null;
+            messages: {
+                id?: string;
+                /** @enum {unknown} */
+                role: "user" | "assistant" | "system";
+                parts: Record<string, never>[];
+            }[];
+        };
+        RunBody: {
+            input: string | {
+                /** @constant */
+                type: "text";
+                text: string;
+            }[];
+            session_id?: string;
+            json_schema?: Record<string, never> | boolean;
+            callback_url?: string;
+        };
+        Error: {
+            error: {
+                code: string;
+                message: string;
+            };
+        };
+        /** @description A canonical history part: text, thinking (with its provider signature), tool_use, tool_result, tool_declarations or a service notice. */
+        Part: {
+            /** @enum {unknown} */
+            type: "text" | "thinking" | "tool_use" | "tool_result" | "tool_declarations" | "notice" | "compaction";
+            text?: string;
+            thinking?: string;
+            id?: string;
+            name?: string;
+            input?: Record<string, never>;
+            tool_use_id?: string;
+            content?: string | Record<string, never>[];
+            is_error?: boolean;
+        };
+        Message: {
+            seq: number;
+            /** @enum {unknown} */
+            role: "user" | "assistant";
+            /** @enum {unknown} */
+            origin: "client" | "model" | "tool" | "synthetic" | "system";
+            turn_id?: string | null;
+            parts: {
+                /** @enum {unknown} */
+                type: "text" | "thinking" | "tool_use" | "tool_result" | "tool_declarations" | "notice" | "compaction";
+                text?: string;
+                thinking?: string;
+                id?: string;
+                name?: string;
+                input?: Record<string, never>;
+                tool_use_id?: string;
+                content?: string | Record<string, never>[];
+                is_error?: boolean;
+            }[];
+            created_at: string;
+        };
+        TurnResult: {
+            turn_id: string;
+            /** @enum {unknown} */
+            status: "running" | "completed" | "awaiting_tool_results" | "awaiting_approval" | "failed" | "cancelled" | "interrupted";
+            finish_reason?: string | null;
+            messages: {
+                seq: number;
+                /** @enum {unknown} */
+                role: "user" | "assistant";
+                /** @enum {unknown} */
+                origin: "client" | "model" | "tool" | "synthetic" | "system";
+                turn_id?: string | null;
+                parts: {
+                    /** @enum {unknown} */
+                    type: "text" | "thinking" | "tool_use" | "tool_result" | "tool_declarations" | "notice" | "compaction";
+                    text?: string;
+                    thinking?: string;
+                    id?: string;
+                    name?: string;
+                    input?: Record<string, never>;
+                    tool_use_id?: string;
+                    content?: string | Record<string, never>[];
+                    is_error?: boolean;
+                }[];
+                created_at: string;
+            }[];
+            error?: {
+                code: string;
+                message: string;
+                retryable?: boolean;
+            };
+            usage?: {
+                [key: string]: number;
+            };
+            structured_result?: unknown;
+            pending_tool_calls?: {
+                id: string;
+                name: string;
+            }[];
+        };
+        Key: {
+            id: string;
+            key: string;
+            tenant: string;
+            name?: string | null;
+            rate_limit_per_min?: number | null;
+        };
+        KeyList: {
+            keys: {
+                id: string;
+                tenant: string;
+                name?: string | null;
+                created_at: string;
+                revoked_at?: string | null;
+            }[];
+        };
+        /** @description The stored agent, as normalised; webhook secrets are write-only (only their count is shown). */
+        Agent: {
+            name: string;
+            model: Record<string, never>;
+            tools?: unknown[];
+            webhook_secrets_count?: number;
+        };
+        AgentList: {
+            agents: {
+                name: string;
+                model: Record<string, never>;
+                tools?: unknown[];
+                webhook_secrets_count?: number;
+            }[];
+        };
+        SessionCreated: {
+            id: string;
+            agent: string;
+            created_at: string;
+            metadata?: Record<string, never> | null;
+        };
+        SessionList: {
+            sessions: {
+                id: string;
+                agent: string;
+                created_at: string;
+            }[];
+            next: string | null;
+        };
+        SessionState: {
+            id: string;
+            agent: string;
+            /** @enum {unknown} */
+            status: "idle" | "running" | "awaiting_tool_results" | "awaiting_approval" | "failed";
+            created_at: string;
+            metadata?: Record<string, never> | null;
+            turns: number;
+            messages: number;
+            last_turn: null | {
+                id: string;
+                /** @enum {unknown} */
+                status: "running" | "completed" | "awaiting_tool_results" | "awaiting_approval" | "failed" | "cancelled" | "interrupted";
+                finish_reason?: string | null;
+            };
+            loaded_tools: string[];
+            pending_tool_calls: {
+                id: string;
+                name: string;
+                execution: string;
+            }[];
+        };
+        MessagesPage: {
+            messages: {
+                seq: number;
+                /** @enum {unknown} */
+                role: "user" | "assistant";
+                /** @enum {unknown} */
+                origin: "client" | "model" | "tool" | "synthetic" | "system";
+                turn_id?: string | null;
+                parts: {
+                    /** @enum {unknown} */
+                    type: "text" | "thinking" | "tool_use" | "tool_result" | "tool_declarations" | "notice" | "compaction";
+                    text?: string;
+                    thinking?: string;
+                    id?: string;
+                    name?: string;
+                    input?: Record<string, never>;
+                    tool_use_id?: string;
+                    content?: string | Record<string, never>[];
+                    is_error?: boolean;
+                }[];
+                created_at: string;
+            }[];
+            next: number | null;
+        };
+        SessionEvent: {
+            seq: number;
+            type: string;
+            at: string;
+            turn_id: string | null;
+            data?: unknown;
+        };
+        EventsPage: {
+            events: {
+                seq: number;
+                type: string;
+                at: string;
+                turn_id: string | null;
+                data?: unknown;
+            }[];
+            next: number | null;
+        };
+        Token: {
+            token: string;
+            expires_at: string;
+            session_id: string;
+            actions: string[];
+        };
+        RunAccepted: {
+            run_id: string;
+            session_id: string;
+            /** @enum {unknown} */
+            status: "queued" | "running" | "completed" | "failed";
+        };
+        Run: {
+            run_id: string;
+            agent?: string;
+            session_id: string;
+            status: string;
+            turn_id?: string | null;
+            created_at?: string;
+            started_at?: string | null;
+            ended_at?: string | null;
+            resumes?: number;
+            result?: {
+                output: string;
+                finish_reason?: string | null;
+                usage?: Record<string, never>;
+            };
+            structured_result?: unknown;
+            error?: {
+                code: string;
+                message: string;
+            };
+            callback?: {
+                url: string;
+                status: string;
+                attempts: unknown[];
+                next_attempt_at?: string | null;
+            };
+        };
+        Cors: {
+            tenant: string;
+            allowed_origins: string[];
+        };
+        Cancelled: {
+            status: string;
+            turn_id: string;
+        };
+        Deleted: {
+            id: string;
+            /** @constant */
+            deleted: true;
+        };
+        Cleared: {
+            id: string;
+            /** @constant */
+            cleared: true;
+        };
+        Revoked: {
+            id: string;
+            /** @constant */
+            revoked: true;
+        };
+    };
+    responses: {
+        /** @description An error: a stable `code` and a human-readable `message` */
+        Error: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok?: true;
+                    };
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys, without secrets */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyList"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateKeyBody"];
+            };
+        };
+        responses: {
+            /** @description The key; shown once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Key"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Key id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Revoked"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    listAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Agents */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentList"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent name */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    putAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent name */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentBody"];
+            };
+        };
+        responses: {
+            /** @description Replaced */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    deleteAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent name */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    startRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                "webhook-id"?: string;
+                "webhook-timestamp"?: string;
+                "webhook-signature"?: string;
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Agent name */
+                agent: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted; the session holds the run */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunAccepted"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Run id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description Page size */
+                limit?: number;
+                /** @description Cursor: the `next` of the previous page */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCreated"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description State */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionState"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    listMessages: {
+        parameters: {
+            query?: {
+                /** @description Page size */
+                limit?: number;
+                /** @description Cursor: the `next` of the previous page */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesPage"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    sendMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageBody"];
+            };
+        };
+        responses: {
+            /** @description The turn. SSE (default) or, with `Accept: application/json`, the turn result once it ends. */
+            200: {
+                headers: {
+                    /** @description Always `v1`. */
+                    "x-vercel-ai-ui-message-stream"?: "v1";
+                    /** @description The turn this stream belongs to. */
+                    "x-turn-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                    "application/json": components["schemas"]["TurnResult"];
+                };
+            };
+            /** @description The turn. SSE (default) or, with `Accept: application/json`, the turn result once it ends. */
+            201: {
+                headers: {
+                    /** @description Always `v1`. */
+                    "x-vercel-ai-ui-message-stream"?: "v1";
+                    /** @description The turn this stream belongs to. */
+                    "x-turn-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                    "application/json": components["schemas"]["TurnResult"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    submitToolResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolResultsBody"];
+            };
+        };
+        responses: {
+            /** @description The resumed turn. SSE (default) or, with `Accept: application/json`, the turn result once it ends. */
+            200: {
+                headers: {
+                    /** @description Always `v1`. */
+                    "x-vercel-ai-ui-message-stream"?: "v1";
+                    /** @description The turn this stream belongs to. */
+                    "x-turn-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                    "application/json": components["schemas"]["TurnResult"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    chat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatBody"];
+            };
+        };
+        responses: {
+            /** @description The turn's UI message stream */
+            200: {
+                headers: {
+                    /** @description Always `v1`. */
+                    "x-vercel-ai-ui-message-stream"?: "v1";
+                    /** @description The turn this stream belongs to. */
+                    "x-turn-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    openStream: {
+        parameters: {
+            query?: {
+                /** @description Same as Last-Event-ID */
+                after?: number;
+            };
+            header?: {
+                /** @description Resume after this frame id */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream */
+            200: {
+                headers: {
+                    /** @description Always `v1`. */
+                    "x-vercel-ai-ui-message-stream"?: "v1";
+                    /** @description The turn this stream belongs to. */
+                    "x-turn-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description No turn streaming and nothing missed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    resumeChatStream: {
+        parameters: {
+            query?: {
+                /** @description Same as Last-Event-ID */
+                after?: number;
+            };
+            header?: {
+                /** @description Resume after this frame id */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description Session id */
+                id: string;
+                /** @description Must equal the session id */
+                chatId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream */
+            200: {
+                headers: {
+                    /** @description Always `v1`. */
+                    "x-vercel-ai-ui-message-stream"?: "v1";
+                    /** @description The turn this stream belongs to. */
+                    "x-turn-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description No turn streaming */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    retryTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The turn. SSE (default) or, with `Accept: application/json`, the turn result once it ends. */
+            200: {
+                headers: {
+                    /** @description Always `v1`. */
+                    "x-vercel-ai-ui-message-stream"?: "v1";
+                    /** @description The turn this stream belongs to. */
+                    "x-turn-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                    "application/json": components["schemas"]["TurnResult"];
+                };
+            };
+            /** @description The turn. SSE (default) or, with `Accept: application/json`, the turn result once it ends. */
+            201: {
+                headers: {
+                    /** @description Always `v1`. */
+                    "x-vercel-ai-ui-message-stream"?: "v1";
+                    /** @description The turn this stream belongs to. */
+                    "x-turn-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                    "application/json": components["schemas"]["TurnResult"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    cancelTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cancelled"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    clearSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cleared */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cleared"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size */
+                limit?: number;
+                /** @description Cursor: the `next` of the previous page */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsPage"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    mintToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTokenBody"];
+            };
+        };
+        responses: {
+            /** @description The token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Token"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getCors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant */
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Origins */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cors"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    putCors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant */
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CorsBody"];
+            };
+        };
+        responses: {
+            /** @description Saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cors"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+}

@@ -1,0 +1,51 @@
+// The OpenAPI document and the router agree: every route the worker serves is documented (with the methods it
+// answers), nothing documented is missing, and request bodies are the very schemas the routes validate with.
+import { describe, expect, it } from "vitest";
+import { buildApp } from "../../src/http/app";
+import * as bodies from "../../src/http/bodies";
+import { OPENAPI } from "../../src/http/openapi";
+
+const METHODS = new Set(["get", "post", "put", "delete", "patch"]);
+
+/** "/v1/sessions/:id/chat/:chatId/stream" → "/v1/sessions/{id}/chat/{chatId}/stream" */
+function template(honoPath: string): string {
+  return honoPath.replace(/:([A-Za-z]+)/g, "{$1}");
+}
+
+function served(): Set<string> {
+  const out = new Set<string>();
+  for (const r of buildApp().routes) {
+    const method = r.method.toLowerCase();
+    if (!METHODS.has(method) || r.path.includes("*")) continue; // middleware mounts
+    out.add(`${method} ${template(r.path)}`);
+  }
+  return out;
+}
+
+function documented(): Set<string> {
+  const out = new Set<string>();
+  for (const [path, item] of Object.entries(OPENAPI.paths)) {
+    for (const method of Object.keys(item)) if (METHODS.has(method)) out.add(`${method} ${path}`);
+  }
+  return out;
+}
+
+describe("the OpenAPI document", () => {
+  it("documents every route the worker serves", () => {
+    const missing = [...served()].filter((r) => !documented().has(r) && r !== "get /docs" && r !== "get /openapi.json");
+    expect(missing).toEqual([]);
+  });
+
+  it("documents no route the worker does not serve", () => {
+    const extra = [...documented()].filter((r) => !served().has(r));
+    expect(extra).toEqual([]);
+  });
+
+  it("publishes the request-body schemas the routes validate with, not copies", () => {
+    const schemas = OPENAPI.components.schemas as Record<string, unknown>;
+    expect(schemas.MessageBody).toBe(bodies.messageBody);
+    expect(schemas.ChatBody).toBe(bodies.chatBody);
+    expect(schemas.RunBody).toBe(bodies.runBody);
+    expect(schemas.AgentBody).toBe(bodies.agentBody);
+  });
+});
