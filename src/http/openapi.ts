@@ -1,4 +1,4 @@
-/** A compact OpenAPI description of the v1 contract (../shared/API.md is the source of truth). */
+/** A compact OpenAPI description of the v1 contract (docs/API.md is the source of truth). */
 const bearer = [{ bearer: [] }];
 const error = { $ref: "#/components/responses/Error" };
 const json = (description: string) => ({
