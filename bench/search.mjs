@@ -2,7 +2,7 @@
 //
 //   node bench/search.mjs --data <dir>     one dataset (<dir>/catalog.json + <dir>/queries.jsonl); the LAST line is
 //                                          {"recall@1", "recall@5", "mrr@10", "bm25_recall@5", "queries"}
-//   node bench/search.mjs                  both shared datasets (../shared/data/toolret/{metatool,bfcl}): a table,
+//   node bench/search.mjs                  both bundled datasets (bench/data/toolret/{metatool,bfcl}): a table,
 //                                          the 5,000-tool latency figures, then one JSON line with everything
 //   options: --ablate (one row per technique switched off), --latency (latency only), --no-latency,
 //            --tools N (synthetic catalog size, default 5000)
@@ -159,7 +159,7 @@ if (flag("--latency")) {
   if (flag("--ablate")) ablate([[path.basename(path.resolve(dataDir)), dataDir]]);
   console.log(JSON.stringify(summary(r)));
 } else {
-  const root = path.resolve(here, "../../shared/data/toolret");
+  const root = path.join(here, "data", "toolret");
   const sets = ["metatool", "bfcl"].map((s) => [s, path.join(root, s)]).filter(([, d]) => existsSync(d));
   if (sets.length === 0) {
     console.error(`no datasets under ${root}; pass --data <dir>`);

@@ -4,11 +4,14 @@
 // - With neither ANTHROPIC_API_KEY nor OPENAI_API_KEY in the environment, starts the bundled mock model
 //   server (mock/server.ts) on a free port and points both provider base URLs at it.
 // - Admin key: SWITCHBOARD_ADMIN_KEY, or a development key generated once and kept in the state dir.
-// - SWITCHBOARD_ALLOW_PRIVATE_URLS defaults to "true"; PORT defaults to 8787 (always on 127.0.0.1).
+// - SWITCHBOARD_ALLOW_PRIVATE_URLS defaults to "true"; PORT defaults to 8787 (always on 127.0.0.1). With the
+//   production policy ("false") the demo agent gets no tool: its local endpoint is a private URL the policy refuses.
 // - State persists in .wrangler/state (SWITCHBOARD_STATE_DIR overrides); D1 migrations are applied first.
 // - Bootstraps a demo, idempotently: an API key for tenant "dev", an agent "demo" with one http tool
 //   `get_weather` (served by a tiny endpoint this script runs), and a session "demo"; then prints a curl.
-// - Ctrl-C stops everything: wrangler (and workerd), the mock, the tool endpoint.
+// - Prints the web app's URL (the demo page, /) and a curl.
+// - Ctrl-C, SIGTERM or SIGHUP stops everything: wrangler (and workerd), the mock, the tool endpoint. So does the end
+//   of the parent process: `npm start` runs this script under `sh -c`, and a SIGTERM to npm reaches only that shell.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -287,6 +290,16 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   });
 }
 
+// `npm start` → `sh -c "node scripts/start.mjs"`: a SIGTERM to npm stops npm and the shell but never reaches this
+// process, which is then re-parented. Noticing that is the one portable way to stop with them.
+const parentPid = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentPid && !stopping) {
+    log(`the parent process (${parentPid}) has exited: stopping…`);
+    void shutdown(0);
+  }
+}, 250).unref();
+
 async function main() {
   const node = nodeBinary();
   const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -307,6 +320,8 @@ async function main() {
     SWITCHBOARD_ADMIN_KEY: adminKey,
     SWITCHBOARD_ALLOW_PRIVATE_URLS: env.SWITCHBOARD_ALLOW_PRIVATE_URLS || "true",
   };
+  // The worker's own reading of the flag (src/env.ts `flag`).
+  const allowPrivate = ["true", "1"].includes(vars.SWITCHBOARD_ALLOW_PRIVATE_URLS);
   for (const name of [
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_BASE_URL",
@@ -343,12 +358,14 @@ async function main() {
     demoModel = { provider: "openai", name: env.SWITCHBOARD_DEMO_MODEL || "gpt-4o-mini" };
   }
 
-  // 2. The demo tool endpoint.
-  const toolUrl = await startWeatherTool();
+  // 2. The demo tool endpoint: a loopback URL, so only when the URL policy allows private targets.
+  const toolUrl = allowPrivate ? await startWeatherTool() : undefined;
 
   // 3. Local D1 migrations, then wrangler dev.
   await mkdir(stateDir, { recursive: true });
-  log(`applying D1 migrations into ${path.relative(root, stateDir) || stateDir}`);
+  log(
+    `applying D1 migrations into ${stateDir.startsWith(`${root}${path.sep}`) ? path.relative(root, stateDir) : stateDir}`,
+  );
   await run(node, [wrangler, "d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
     cwd: root,
     env: { ...childEnv, CI: "true" },
@@ -383,21 +400,32 @@ async function main() {
   // 4. Bootstrap the demo (idempotent).
   const agent = {
     model: demoModel,
-    system: "You are a helpful assistant. Use get_weather for any question about the weather.",
-    tools: [
-      {
-        name: "get_weather",
-        description: "Current weather for a city.",
-        input_schema: {
-          type: "object",
-          properties: { city: { type: "string", description: "City name, e.g. Paris" } },
-          required: ["city"],
-          additionalProperties: false,
-        },
-        execution: { type: "http", url: `${toolUrl}/get_weather` },
-      },
-    ],
+    system: toolUrl
+      ? "You are a helpful assistant. Use get_weather for any question about the weather."
+      : "You are a helpful assistant.",
+    tools: toolUrl
+      ? [
+          {
+            name: "get_weather",
+            description: "Current weather for a city.",
+            input_schema: {
+              type: "object",
+              properties: { city: { type: "string", description: "City name, e.g. Paris" } },
+              required: ["city"],
+              additionalProperties: false,
+            },
+            execution: { type: "http", url: `${toolUrl}/get_weather` },
+          },
+        ]
+      : [],
   };
+  if (!toolUrl) {
+    log(
+      "SWITCHBOARD_ALLOW_PRIVATE_URLS is not true: the demo agent has no get_weather tool, because the demo tool " +
+        "is served on 127.0.0.1 and the production URL policy refuses private URLs. Set " +
+        "SWITCHBOARD_ALLOW_PRIVATE_URLS=true to try it; agents with public https tools work either way.",
+    );
+  }
   const put = await api(baseUrl, "PUT", "/v1/agents/demo", adminKey, agent);
   if (put.status >= 300) throw new Error(`PUT /v1/agents/demo → ${put.status}: ${put.text}`);
 
@@ -420,20 +448,26 @@ async function main() {
     throw new Error(`POST /v1/sessions → ${session.status}: ${session.text}`);
   }
 
+  const prompt = toolUrl ? "What is the weather in Paris? use get_weather" : "Hello! What can you do?";
   const curl =
     `curl -N -H "authorization: Bearer ${devKey}" -H 'content-type: application/json' ` +
-    `-d '{"content":"What is the weather in Paris? use get_weather"}' ${baseUrl}/v1/sessions/demo/messages`;
+    `-d '{"content":"${prompt}"}' ${baseUrl}/v1/sessions/demo/messages`;
   console.log(
     [
       "",
       "──────────────────────────────────────────────────────────────────────────",
       ` Switchboard is running at ${baseUrl}`,
+      "",
+      ` Web app: ${baseUrl}/   (the demo page: paste the dev API key below, session "demo")`,
+      "",
       `   model provider: ${useMock ? "bundled mock (offline)" : demoModel.provider} · agent "demo" (${demoModel.name})`,
       `   admin key:      ${adminKey}`,
       `   dev API key:    ${devKey}   (tenant "dev")`,
       `   demo session:   demo`,
       "",
-      " Stream a turn that calls the get_weather tool:",
+      toolUrl
+        ? " Stream a turn that calls the get_weather tool:"
+        : " Stream a turn (no demo tool: SWITCHBOARD_ALLOW_PRIVATE_URLS is not true):",
       "",
       `   ${curl}`,
       "",

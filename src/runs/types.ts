@@ -1,6 +1,6 @@
 import type { JsonObject, Part } from "../session/history/parts";
 
-/** Public run states (API.md): a run is one turn started by the session's alarm, not by a client. */
+/** Public run states (docs/API.md): a run is one turn started by the session's alarm, not by a client. */
 export type RunStatus = "queued" | "running" | "completed" | "failed";
 
 export type CallbackStatus = "pending" | "delivered" | "failed";

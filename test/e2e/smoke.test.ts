@@ -1,4 +1,4 @@
-// Smoke tests through real workerd (`wrangler dev`): the public HTTP API from API.md, end to end,
+// Smoke tests through real workerd (`wrangler dev`): the public HTTP API from docs/API.md, end to end,
 // with the mock model server behind both providers and a local endpoint serving an `http` tool.
 import { asSchema, uiMessageChunkSchema } from "ai";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";

@@ -1,4 +1,4 @@
-// A thin client for the Switchboard HTTP API (shared/API.md), written against the contract, not src/.
+// A thin client for the Switchboard HTTP API (docs/API.md), written against the contract, not src/.
 import { type ReadSseOptions, readSse, type SseRead } from "./sse.ts";
 
 export interface ErrorBody {

@@ -22,7 +22,7 @@ export const FAST_POLICY: RetryPolicy = {
 
 /** A fixture body; an unterminated last event gets its blank line, as the wire README asks. */
 export function fixture(name: string): Uint8Array {
-  let text = readFileSync(new URL(`../../../../shared/wire/${name}`, import.meta.url), "utf8");
+  let text = readFileSync(new URL(`../../fixtures/wire/${name}`, import.meta.url), "utf8");
   if (!text.endsWith("\n\n")) text += "\n\n";
   return new TextEncoder().encode(text);
 }

@@ -1,0 +1,136 @@
+// `npm start` as people run it (scripts/start.mjs through npm): with the production URL policy it stays up and
+// says why the demo tool is missing, it prints the web app's URL, and a SIGTERM to npm — which reaches only the
+// `sh -c` npm runs the script in — still stops every process it started, workerd included.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, repoRoot } from "../helpers/index.ts";
+
+const READY_MS = 120_000;
+const adminKey = `sb_admin_start_${process.pid}_${Date.now()}`;
+
+let npm: ChildProcess;
+let output = "";
+let stateDir: string;
+let baseUrl: string;
+/** Every process under npm once the stack is up: [pid, command line]. */
+let tree: Array<[number, string]> = [];
+
+/** The processes below `root` (inclusive), from one `ps` snapshot. */
+async function descendants(root: number): Promise<Array<[number, string]>> {
+  const { stdout } = await promisify(execFile)("ps", ["-A", "-o", "pid=,ppid=,args="]);
+  const rows = stdout
+    .split("\n")
+    .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
+    .filter((m) => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] ?? "" }));
+  const found: Array<[number, string]> = [];
+  const visit = (pid: number) => {
+    for (const row of rows.filter((r) => r.ppid === pid)) {
+      found.push([row.pid, row.args]);
+      visit(row.pid);
+    }
+  };
+  visit(root);
+  return found;
+}
+
+/** Running, not a zombie: an orphan whose exit nobody has reaped yet (some container inits never do) is gone. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return !existsSync("/proc/self/stat"); // no procfs (macOS): kill(0) is all there is
+  }
+}
+
+function waitForOutput(pattern: RegExp, ms: number): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      clearInterval(poll);
+      reject(new Error(`npm start did not print ${pattern} within ${ms / 1000} s:\n${output.slice(-4000)}`));
+    }, ms);
+    const poll = setInterval(() => {
+      const match = output.match(pattern);
+      if (match || npm.exitCode !== null) {
+        clearTimeout(timer);
+        clearInterval(poll);
+        if (match) resolve(match);
+        else reject(new Error(`npm start exited with ${npm.exitCode}:\n${output.slice(-4000)}`));
+      }
+    }, 100);
+  });
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  stateDir = await mkdtemp(path.join(tmpdir(), "switchboard-start-test-"));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    SWITCHBOARD_STATE_DIR: stateDir,
+    SWITCHBOARD_ALLOW_PRIVATE_URLS: "false",
+    SWITCHBOARD_ADMIN_KEY: adminKey,
+    WRANGLER_LOG_LEVEL: "warn",
+  };
+  delete env.ANTHROPIC_API_KEY;
+  delete env.OPENAI_API_KEY;
+  npm = spawn("npm", ["start"], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+  npm.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  npm.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  baseUrl = `http://127.0.0.1:${port}`;
+  await waitForOutput(/Ctrl-C stops everything/, READY_MS);
+  if (npm.pid !== undefined) tree = await descendants(npm.pid);
+}, READY_MS + 10_000);
+
+afterAll(async () => {
+  // Whatever the tests did, leave nothing running.
+  if (npm?.pid !== undefined && alive(npm.pid)) npm.kill("SIGKILL");
+  for (const [pid] of tree) if (alive(pid)) process.kill(pid, "SIGKILL");
+  if (stateDir) await rm(stateDir, { recursive: true, force: true });
+});
+
+describe("npm start", () => {
+  it("stays up under the production URL policy and says the demo tool needs private URLs", async () => {
+    expect(output).toMatch(/the demo agent has no get_weather tool/);
+    expect(output).toMatch(/SWITCHBOARD_ALLOW_PRIVATE_URLS=true/);
+    expect(npm.exitCode).toBeNull();
+    const agent = await fetch(`${baseUrl}/v1/agents/demo`, { headers: { authorization: `Bearer ${adminKey}` } });
+    expect(agent.status).toBe(200);
+    expect(((await agent.json()) as { tools: unknown[] }).tools).toEqual([]);
+  });
+
+  it("prints the web app's URL, and it serves the page", async () => {
+    const url = output.match(/Web app: (http:\/\/\S+)/)?.[1];
+    expect(url).toBe(`${baseUrl}/`);
+    const page = await fetch(url ?? "");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/text\/html/);
+  });
+
+  it("a SIGTERM to npm stops every process it started, workerd included", async () => {
+    expect(tree.some(([, args]) => /workerd/.test(args))).toBe(true);
+    npm.kill("SIGTERM");
+    const deadline = Date.now() + 30_000;
+    let left = tree.filter(([pid]) => alive(pid));
+    while (left.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      left = tree.filter(([pid]) => alive(pid));
+    }
+    expect(left).toEqual([]);
+  }, 40_000);
+});
