@@ -9,7 +9,7 @@
 // - State persists in .wrangler/state (SWITCHBOARD_STATE_DIR overrides); D1 migrations are applied first.
 // - Bootstraps a demo, idempotently: an API key for tenant "dev", an agent "demo" with one http tool
 //   `get_weather` (served by a tiny endpoint this script runs), and a session "demo"; then prints a curl.
-// - Prints the web app's URL (the demo page, /) and a curl.
+// - Builds the web client and prints its URL (with a session token for the demo session) and a curl.
 // - Ctrl-C, SIGTERM or SIGHUP stops everything: wrangler (and workerd), the mock, the tool endpoint. So does the end
 //   of the parent process: `npm start` runs this script under `sh -c`, and a SIGTERM to npm reaches only that shell.
 import { spawn } from "node:child_process";
@@ -361,7 +361,16 @@ async function main() {
   // 2. The demo tool endpoint: a loopback URL, so only when the URL policy allows private targets.
   const toolUrl = allowPrivate ? await startWeatherTool() : undefined;
 
-  // 3. Local D1 migrations, then wrangler dev.
+  // 3. The web client (web/ → web/dist, served as static assets), local D1 migrations, then wrangler dev.
+  log("building the web client (web/ → web/dist)");
+  await run(
+    node,
+    [path.join(root, "node_modules", "vite", "bin", "vite.js"), "build", "--config", "web/vite.config.ts"],
+    {
+      cwd: root,
+      env: childEnv,
+    },
+  );
   await mkdir(stateDir, { recursive: true });
   log(
     `applying D1 migrations into ${stateDir.startsWith(`${root}${path.sep}`) ? path.relative(root, stateDir) : stateDir}`,
@@ -448,6 +457,14 @@ async function main() {
     throw new Error(`POST /v1/sessions → ${session.status}: ${session.text}`);
   }
 
+  // A session token for the web app (a browser never holds an API key): the URL fragment carries it.
+  const minted = await api(baseUrl, "POST", "/v1/sessions/demo/tokens", devKey, {
+    actions: ["send", "read", "stream"],
+    ttl_s: 86_400,
+  });
+  if (minted.status !== 201) throw new Error(`POST /v1/sessions/demo/tokens → ${minted.status}: ${minted.text}`);
+  const appUrl = `${baseUrl}/#${new URLSearchParams({ session: "demo", token: minted.json.token })}`;
+
   const prompt = toolUrl ? "What is the weather in Paris? use get_weather" : "Hello! What can you do?";
   const curl =
     `curl -N -H "authorization: Bearer ${devKey}" -H 'content-type: application/json' ` +
@@ -458,7 +475,8 @@ async function main() {
       "──────────────────────────────────────────────────────────────────────────",
       ` Switchboard is running at ${baseUrl}`,
       "",
-      ` Web app: ${baseUrl}/   (the demo page: paste the dev API key below, session "demo")`,
+      ` Web app: ${appUrl}`,
+      '          (session "demo", a 24 h session token; open it in a browser)',
       "",
       `   model provider: ${useMock ? "bundled mock (offline)" : demoModel.provider} · agent "demo" (${demoModel.name})`,
       `   admin key:      ${adminKey}`,

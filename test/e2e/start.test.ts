@@ -114,12 +114,18 @@ describe("npm start", () => {
     expect(((await agent.json()) as { tools: unknown[] }).tools).toEqual([]);
   });
 
-  it("prints the web app's URL, and it serves the page", async () => {
-    const url = output.match(/Web app: (http:\/\/\S+)/)?.[1];
-    expect(url).toBe(`${baseUrl}/`);
-    const page = await fetch(url ?? "");
+  it("prints the web app's URL with a working session token, and it serves the app", async () => {
+    const url = new URL(output.match(/Web app: (http:\/\/\S+)/)?.[1] ?? "http://invalid/");
+    expect(`${url.origin}${url.pathname}`).toBe(`${baseUrl}/`);
+    const page = await fetch(url);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toMatch(/text\/html/);
+    const fragment = new URLSearchParams(url.hash.slice(1));
+    expect(fragment.get("session")).toBe("demo");
+    const token = fragment.get("token") ?? "";
+    expect(token).toMatch(/^sbt_/);
+    const session = await fetch(`${baseUrl}/v1/sessions/demo`, { headers: { authorization: `Bearer ${token}` } });
+    expect(session.status).toBe(200);
   });
 
   it("a SIGTERM to npm stops every process it started, workerd included", async () => {
