@@ -46,7 +46,10 @@ export class AnthropicStreamParser implements WireParser {
         return this.onMessageDelta(asObj(data.delta), asObj(data.usage));
       case "message_stop":
         this.done = true;
-        return [...this.release(this.stopReason === "max_tokens"), { type: "message_stop", stop_reason: this.stopReason }];
+        return [
+          ...this.release(this.stopReason === "max_tokens"),
+          { type: "message_stop", stop_reason: this.stopReason },
+        ];
       case "error":
         throw streamError(asObj(data.error));
       default:

@@ -7,7 +7,14 @@ function anthropicCut(text: string, id: string, partialJson: string): string {
   const frames: Array<Record<string, unknown>> = [
     {
       type: "message_start",
-      message: { id: "msg_cut", type: "message", role: "assistant", model: "m", content: [], usage: { input_tokens: 5 } },
+      message: {
+        id: "msg_cut",
+        type: "message",
+        role: "assistant",
+        model: "m",
+        content: [],
+        usage: { input_tokens: 5 },
+      },
     },
     { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
     { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } },
@@ -43,7 +50,10 @@ describe.each(["anthropic", "openai"] as const)("a tool_use cut off by max_token
 
   it("is stripped: the turn ends with max_tokens, history keeps only the text, the next turn is accepted", async () => {
     const s = await setup({ tools: [clientTool("lookup")] }, protocol);
-    await script(s.model, [{ raw: raw("Let me look.", "call_cut", '{"q": "a long que') }, { reply: { text: "Hi again." } }]);
+    await script(s.model, [
+      { raw: raw("Let me look.", "call_cut", '{"q": "a long que') },
+      { reply: { text: "Hi again." } },
+    ]);
     const turn = await send(s, { content: "look it up" });
     expect(turn.body.status).toBe("completed");
     expect(turn.body.finish_reason).toBe("max_tokens");

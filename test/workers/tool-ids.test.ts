@@ -38,7 +38,10 @@ function toolResults(msgs: Msg[]): Array<{ id: string; content: string }> {
 }
 
 /** The tool_use ids and tool_result ids a request sent to the provider carries, in order. */
-function wireIds(protocol: "anthropic" | "openai", body: Record<string, unknown>): { uses: string[]; results: string[] } {
+function wireIds(
+  protocol: "anthropic" | "openai",
+  body: Record<string, unknown>,
+): { uses: string[]; results: string[] } {
   const messages = body.messages as Array<Record<string, unknown>>;
   if (protocol === "openai") {
     return {
@@ -46,7 +49,9 @@ function wireIds(protocol: "anthropic" | "openai", body: Record<string, unknown>
       results: messages.flatMap((m) => (m.role === "tool" ? [m.tool_call_id as string] : [])),
     };
   }
-  const blocks = messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>) : []));
+  const blocks = messages.flatMap((m) =>
+    Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>) : [],
+  );
   return {
     uses: blocks.flatMap((b) => (b.type === "tool_use" ? [b.id as string] : [])),
     results: blocks.flatMap((b) => (b.type === "tool_result" ? [b.tool_use_id as string] : [])),
@@ -72,7 +77,10 @@ describe.each(["anthropic", "openai"] as const)("provider-reused tool-call ids (
     expect(toolUseIds(msgs)).toEqual(["call_0", "call_0_2", "call_0_3"]);
     expect(pairingProblems(msgs)).toEqual([]);
     // Each result is the one of its own call (the http tool echoes the id and input it was called with).
-    const results = toolResults(msgs).map((r) => ({ id: r.id, echo: (JSON.parse(r.content) as { echo: unknown }).echo }));
+    const results = toolResults(msgs).map((r) => ({
+      id: r.id,
+      echo: (JSON.parse(r.content) as { echo: unknown }).echo,
+    }));
     expect(results).toEqual([
       { id: "call_0", echo: { tool_use_id: "call_0", name: "lookup", input: { q: "a" } } },
       { id: "call_0_2", echo: { tool_use_id: "call_0_2", name: "lookup", input: { q: "b" } } },
@@ -94,7 +102,10 @@ describe.each(["anthropic", "openai"] as const)("provider-reused tool-call ids (
 
   it("two calls with the same id in one response are two calls with two ids", async () => {
     const s = await setup({ tools: [echo] }, protocol);
-    await script(s.model, [{ reply: { tool_calls: [call("first"), call("second")] } }, { reply: { text: "both done" } }]);
+    await script(s.model, [
+      { reply: { tool_calls: [call("first"), call("second")] } },
+      { reply: { text: "both done" } },
+    ]);
     const turn = await send(s, { content: "two lookups" });
     expect(turn.body.status).toBe("completed");
     const msgs = await history(s);
@@ -142,7 +153,10 @@ describe.each(["anthropic", "openai"] as const)("provider-reused tool-call ids (
     await script(s.model, [
       {
         reply: {
-          tool_calls: [call("new"), { id: "call_1", name: "lookup", input: { q: { $tool: "call_0", $path: "echo.input.q" } } }],
+          tool_calls: [
+            call("new"),
+            { id: "call_1", name: "lookup", input: { q: { $tool: "call_0", $path: "echo.input.q" } } },
+          ],
         },
       },
       { reply: { text: "second done" } },

@@ -216,7 +216,11 @@ describe("anthropic adapter: stream edge cases", () => {
   describe("a tool_use cut off by max_tokens", () => {
     const tool = (index: number, id: string, json: string[], close = true) => [
       { type: "content_block_start", index, content_block: { type: "tool_use", id, name: "t", input: {} } },
-      ...json.map((partial_json) => ({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } })),
+      ...json.map((partial_json) => ({
+        type: "content_block_delta",
+        index,
+        delta: { type: "input_json_delta", partial_json },
+      })),
       ...(close ? [{ type: "content_block_stop", index }] : []),
     ];
     const cut = [{ type: "message_delta", delta: { stop_reason: "max_tokens" } }, { type: "message_stop" }];
@@ -241,7 +245,9 @@ describe("anthropic adapter: stream edge cases", () => {
 
     it("before any input is block_incomplete, never a part with {} input", async () => {
       const { events } = await runEvents([START, ...tool(0, "toolu_empty", [""]), ...cut]);
-      expect(ends(events)).toEqual([expect.objectContaining({ type: "block_incomplete", id: "toolu_empty", raw: "{}" })]);
+      expect(ends(events)).toEqual([
+        expect.objectContaining({ type: "block_incomplete", id: "toolu_empty", raw: "{}" }),
+      ]);
     });
 
     it("keeps the complete calls before the cut one, in order", async () => {
