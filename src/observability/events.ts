@@ -9,6 +9,7 @@ export type SessionEventType =
   | "partial_tool_use_persisted"
   | "partial_text_dropped"
   | "tool_use_stripped"
+  | "tool_use_id_remapped"
   | "tool_result_synthesized"
   | "late_result_dropped"
   | "tool_call_invalid"

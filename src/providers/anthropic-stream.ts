@@ -20,6 +20,14 @@ export class AnthropicStreamParser implements WireParser {
   private readonly blocks = new Map<number, Block>();
   private nextIndex = 0;
   private stopReason: StopReason = "other";
+  /**
+   * A tool_use that ended with input that is empty or not JSON. The API closes a block the output
+   * limit cut off with an ordinary content_block_stop and says so only in the following
+   * message_delta, so such a block waits for the next block or the stop reason: after
+   * `max_tokens` it was cut (block_incomplete, no part), otherwise it is what the model sent.
+   * A tool_use with a complete JSON object is final at its content_block_stop.
+   */
+  private held: Extract<Block, { kind: "tool_use" }> | undefined;
   done = false;
 
   push(message: EventSourceMessage): StreamEvent[] {
@@ -38,7 +46,10 @@ export class AnthropicStreamParser implements WireParser {
         return this.onMessageDelta(asObj(data.delta), asObj(data.usage));
       case "message_stop":
         this.done = true;
-        return [{ type: "message_stop", stop_reason: this.stopReason }];
+        return [
+          ...this.release(this.stopReason === "max_tokens"),
+          { type: "message_stop", stop_reason: this.stopReason },
+        ];
       case "error":
         throw streamError(asObj(data.error));
       default:
@@ -66,31 +77,34 @@ export class AnthropicStreamParser implements WireParser {
 
   private onBlockStart(wireIndex: number | undefined, block: Obj | undefined): StreamEvent[] {
     if (wireIndex === undefined || !block) throw badResponse("content_block_start without index or block");
+    const events = this.release(false);
     const type = asStr(block.type);
-    if (type !== "text" && type !== "thinking" && type !== "redacted_thinking" && type !== "tool_use") return [];
+    if (type !== "text" && type !== "thinking" && type !== "redacted_thinking" && type !== "tool_use") return events;
     const index = this.nextIndex++;
     if (type === "tool_use") {
       const id = asStr(block.id);
       const name = asStr(block.name);
       if (!id || !name) throw badResponse("tool_use block without id or name");
       this.blocks.set(wireIndex, { kind: "tool_use", index, id, name, json: "", initial: asObj(block.input) });
-      return [{ type: "block_start", index, kind: "tool_use", id, name }];
+      events.push({ type: "block_start", index, kind: "tool_use", id, name });
+      return events;
     }
     if (type === "redacted_thinking") {
       this.blocks.set(wireIndex, { kind: "redacted", index, data: asStr(block.data) ?? "" });
-      return [{ type: "block_start", index, kind: "thinking" }];
+      events.push({ type: "block_start", index, kind: "thinking" });
+      return events;
     }
     if (type === "thinking") {
       const thinking = asStr(block.thinking) ?? "";
       const signature = asStr(block.signature) || undefined;
       this.blocks.set(wireIndex, { kind: "thinking", index, thinking, signature });
-      const events: StreamEvent[] = [{ type: "block_start", index, kind: "thinking" }];
+      events.push({ type: "block_start", index, kind: "thinking" });
       if (thinking) events.push({ type: "thinking_delta", index, thinking });
       return events;
     }
     const text = asStr(block.text) ?? "";
     this.blocks.set(wireIndex, { kind: "text", index, text });
-    const events: StreamEvent[] = [{ type: "block_start", index, kind: "text" }];
+    events.push({ type: "block_start", index, kind: "text" });
     if (text) events.push({ type: "text_delta", index, text });
     return events;
   }
@@ -127,25 +141,47 @@ export class AnthropicStreamParser implements WireParser {
     if (!block || wireIndex === undefined) return [];
     this.blocks.delete(wireIndex);
     if (block.kind === "tool_use") {
-      const raw = block.json === "" && block.initial ? JSON.stringify(block.initial) : block.json;
+      const raw = rawInput(block);
       const parsed = parseToolInput(raw);
-      if (!parsed.ok) {
-        return [
-          { type: "block_invalid", index: block.index, id: block.id, name: block.name, raw, reason: parsed.reason },
-        ];
+      if (parsed.ok && raw.trim() !== "" && Object.keys(parsed.input).length > 0) {
+        const part: Part = { type: "tool_use", id: block.id, name: block.name, input: parsed.input };
+        return [{ type: "block_stop", index: block.index, part }];
       }
-      const part: Part = { type: "tool_use", id: block.id, name: block.name, input: parsed.input };
-      return [{ type: "block_stop", index: block.index, part }];
+      const events = this.release(false);
+      this.held = block;
+      return events;
     }
-    return [{ type: "block_stop", index: block.index, part: partOf(block) }];
+    return [...this.release(false), { type: "block_stop", index: block.index, part: partOf(block) }];
   }
 
   private onMessageDelta(delta: Obj | undefined, usage: Obj | undefined): StreamEvent[] {
     const reason = asStr(delta?.stop_reason);
     if (reason) this.stopReason = mapStopReason(reason);
+    const events = reason ? this.release(this.stopReason === "max_tokens") : [];
     const read = readUsage(usage);
-    return read ? [{ type: "usage", usage: read }] : [];
+    if (read) events.push({ type: "usage", usage: read });
+    return events;
   }
+
+  /** Settles a held tool_use: cut by the output limit, or final as the model sent it. */
+  private release(cut: boolean): StreamEvent[] {
+    const block = this.held;
+    if (!block) return [];
+    this.held = undefined;
+    const { index, id, name } = block;
+    const raw = rawInput(block);
+    if (cut) {
+      return [{ type: "block_incomplete", index, id, name, raw, reason: "the output hit max_tokens" }];
+    }
+    const parsed = parseToolInput(raw);
+    if (!parsed.ok) return [{ type: "block_invalid", index, id, name, raw, reason: parsed.reason }];
+    return [{ type: "block_stop", index, part: { type: "tool_use", id, name, input: parsed.input } }];
+  }
+}
+
+/** The streamed input JSON; a block without input deltas carries its input in content_block_start. */
+function rawInput(block: Extract<Block, { kind: "tool_use" }>): string {
+  return block.json === "" && block.initial ? JSON.stringify(block.initial) : block.json;
 }
 
 function partOf(block: Exclude<Block, { kind: "tool_use" }>): Part {

@@ -74,9 +74,9 @@ export class OpenAIStreamParser implements WireParser {
     }
     const reason = asStr(choice.finish_reason);
     if (reason && this.finish === undefined) {
-      this.closeContent(events);
-      this.closeCalls(events);
       const mapped = mapFinishReason(reason);
+      this.closeContent(events);
+      this.closeCalls(events, mapped === "max_tokens");
       // Some servers (older vLLM, Qwen templates) report "stop" after emitting calls.
       this.finish = mapped === "end_turn" && this.validCalls > 0 ? "tool_use" : mapped;
     }
@@ -142,11 +142,21 @@ export class OpenAIStreamParser implements WireParser {
     });
   }
 
-  private closeCalls(events: StreamEvent[]): void {
+  /**
+   * Closes the open call (a call is closed as soon as a later one starts). At `finish_reason:
+   * "length"` the open call is the one the output limit cut off: unless its arguments are a
+   * complete, non-empty JSON object it is incomplete and never becomes a part (no `{}` input).
+   */
+  private closeCalls(events: StreamEvent[], cut = false): void {
     const open = [...this.calls.values()].filter((c) => !c.closed).sort((a, b) => a.index - b.index);
     for (const call of open) {
       call.closed = true;
       const parsed = parseToolInput(call.args);
+      if (cut && !(parsed.ok && call.name && Object.keys(parsed.input).length > 0)) {
+        const { index, id, name, args: raw } = call;
+        events.push({ type: "block_incomplete", index, id, name, raw, reason: "the output hit max_tokens" });
+        continue;
+      }
       if (parsed.ok && call.name) {
         this.validCalls++;
         events.push({

@@ -110,19 +110,21 @@ export class UiEncoder {
       }
       case "block_stop":
         return this.blockStop(e.index, e.part);
-      case "block_invalid": {
+      case "block_invalid":
+      case "block_incomplete": {
         const block = this.open.get(e.index);
         const out: UiChunk[] = [];
         if (block?.kind !== "tool" || block.toolCallId !== e.id) {
           out.push(...this.closeIndex(e.index, "its block was replaced"), this.toolStart(e.id, e.name));
         }
         this.open.delete(e.index);
+        const what = e.type === "block_invalid" ? "invalid" : "incomplete";
         out.push({
           type: "tool-input-error",
           toolCallId: e.id,
           toolName: e.name,
           input: e.raw,
-          errorText: `The input JSON for tool ${e.name} was invalid (${e.reason}), so the call was dropped.`,
+          errorText: `The input JSON for tool ${e.name} was ${what} (${e.reason}), so the call was dropped.`,
           dynamic: true,
         });
         return out;

@@ -1,3 +1,4 @@
+import { BUILTIN_TOOL_NAMES } from "../../agents/types";
 import type { EventLog } from "../../observability/events";
 import { checkArguments } from "../../tools/arguments";
 import type { BuiltinOutcome } from "../../tools/builtins/run";
@@ -28,6 +29,8 @@ export interface ExecuteOptions {
   /** Runs an MCP tool (validated arguments); never throws except for cancellation of the turn. */
   callMcp?(tool: RegisteredTool, input: JsonObject, loaded: boolean): Promise<ToolOutcome>;
 }
+
+const isBuiltinName = (name: string): boolean => (BUILTIN_TOOL_NAMES as readonly string[]).includes(name);
 
 function withReference(content: ToolResultContent, name: string): ToolResultContent {
   const blocks = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
@@ -61,11 +64,16 @@ export async function executeCalls(opts: ExecuteOptions): Promise<void> {
       if (!tool) {
         const names = [...registry.core(), ...registry.builtins].map((t) => t.name).slice(0, 50);
         const hint = registry.hasDeferred() ? " More tools can be found with tool_search." : "";
-        return invalid(
-          call,
-          [`unknown tool "${call.name}"`],
-          `unknown tool "${call.name}". Available tools: ${names.join(", ") || "(none)"}.${hint}`,
-        );
+        const available = `Available tools: ${names.join(", ") || "(none)"}.${hint}`;
+        // A built-in this session does not offer (e.g. tool_search with nothing deferred) still gets an answer.
+        if (isBuiltinName(call.name)) {
+          return invalid(
+            call,
+            [`built-in tool "${call.name}" is not offered in this session`],
+            `"${call.name}" is a built-in tool that is not offered in this session, so it was not run. ${available}`,
+          );
+        }
+        return invalid(call, [`unknown tool "${call.name}"`], `unknown tool "${call.name}". ${available}`);
       }
       const bad = opts.malformed.get(call.id);
       if (bad !== undefined) {

@@ -4,7 +4,7 @@ import type { RunnerDeps, TurnContext } from "./context";
 import { TurnOutput } from "./output";
 import { runStep, stepRequest } from "./step";
 import { contractOf, missingStructured, STRUCTURED_OUTPUT } from "./structured";
-import { deliverStructured, runTools } from "./tool-phase";
+import { answerStructured, runTools } from "./tool-phase";
 import type { TurnError } from "./turns";
 
 export type { RunnerDeps } from "./context";
@@ -85,7 +85,7 @@ export class TurnRunner implements TurnContext {
           if (contract) return this.#fail(missingStructured(step, history.messages()));
           return this.#finish("completed", result.stop, FINISH[result.stop], null);
         }
-        if (contract && deliverStructured(this, calls, contract).delivered) {
+        if (answerStructured(this, calls, contract, result.malformed).delivered) {
           this.out.emit({ type: "step_finish", step });
           return this.#finish("completed", "structured_output", "stop", null);
         }

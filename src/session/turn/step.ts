@@ -6,6 +6,7 @@ import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
 import type { Part } from "../history/parts";
 import type { Execution } from "../history/store";
+import { CallIds } from "./call-ids";
 import type { TurnContext } from "./context";
 import { type OutputContract, STRUCTURED_OUTPUT, structuredDeclaration } from "./structured";
 import type { TurnError } from "./turns";
@@ -79,8 +80,12 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
     buffer = [];
     messageSeq = ctx.tx(() => history.appendAssistantParts(ctx.turnId, messageSeq, parts, execution));
   };
+  // Provider ids are made session-unique before anything (history, UI stream, events) sees them.
+  const ids = new CallIds((id) => history.hasToolUseId(id));
   try {
-    for await (const ev of adapter.stream(req, endpointFromEnv(agent.model.provider, env), policy(ctx), ctx.signal)) {
+    for await (const wire of adapter.stream(req, endpointFromEnv(agent.model.provider, env), policy(ctx), ctx.signal)) {
+      const { ev, renamed } = ids.map(wire);
+      if (renamed) events.record("tool_use_id_remapped", ctx.turnId, { step, ...renamed });
       ctx.out.emit({ type: "provider", event: ev });
       switch (ev.type) {
         case "block_stop":
@@ -93,6 +98,16 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
           malformed.set(ev.id, ev.reason);
           buffer.push({ type: "tool_use", id: ev.id, name: ev.name, input: {} });
           flush();
+          break;
+        case "block_incomplete":
+          // Cut off by the output limit (P5): stripped, never paired; the step ends with max_tokens.
+          events.record("tool_use_stripped", ctx.turnId, {
+            step,
+            tool_use_id: ev.id,
+            name: ev.name,
+            reason: ev.reason,
+            partial_input: ev.raw.slice(0, 1000),
+          });
           break;
         case "usage":
           usage = { ...usage, ...numericUsage(ev.usage) };

@@ -43,6 +43,11 @@ export function checkStructured(call: ToolUsePart, contract: OutputContract): St
 
 export const SKIPPED = "skipped: the turn ended with structured output before this call ran";
 
+/** The answer to a structured_output call in a turn that asked for no structured output. */
+export const NOT_OFFERED =
+  "structured_output is not available in this turn: no output schema (json_schema) was requested. " +
+  "Answer in plain text, or call one of the tools offered in this turn.";
+
 /** The turn ended (plain text or max_steps) without a valid structured_output call. */
 export function missingStructured(steps: number, messages: readonly Message[]): TurnError {
   const last = [...messages].reverse().find((m) => m.role === "assistant");

@@ -3,7 +3,7 @@ import { runBuiltin } from "../../tools/builtins/run";
 import type { ToolUsePart } from "../history/parts";
 import type { TurnContext } from "./context";
 import { executeCalls } from "./execute";
-import { checkStructured, type OutputContract, SKIPPED, STRUCTURED_OUTPUT } from "./structured";
+import { checkStructured, NOT_OFFERED, type OutputContract, SKIPPED, STRUCTURED_OUTPUT } from "./structured";
 
 /** Runs server-side calls concurrently; returns true when client-executed calls remain. */
 export async function runTools(
@@ -51,40 +51,65 @@ export async function runTools(
 }
 
 /**
- * structured_output is handled before the step's other calls. A valid call
- * delivers the turn's result: the others get synthesized "skipped" results,
- * so pairing still holds. An invalid one gets the validation errors (the
- * model may retry) and the other calls run normally.
+ * structured_output calls are answered before the step's other calls, every
+ * one of them, so a built-in never leaves the turn waiting. Without a
+ * json_schema on the turn (a model copying an earlier turn) each gets an
+ * is_error result saying so. With one, calls are checked in order: an invalid
+ * call gets the validation errors (the model may retry); the first valid call
+ * delivers the turn's result and every other call of the step, later
+ * structured_output calls included, gets a synthesized "skipped" result, so
+ * pairing still holds. Without a valid call the other calls run normally.
  */
-export function deliverStructured(
+export function answerStructured(
   ctx: TurnContext,
   calls: ToolUsePart[],
-  contract: OutputContract,
-): { delivered: true; value: unknown } | { delivered: false } {
-  const call = calls.find((c) => c.name === STRUCTURED_OUTPUT);
-  if (!call) return { delivered: false };
+  contract: OutputContract | null,
+  malformed: ReadonlyMap<string, string>,
+): { delivered: boolean } {
   const { history, turns, events } = ctx.d;
-  const check = checkStructured(call, contract);
-  if (!check.valid) {
+  const answered = new Set<string>();
+  const refuse = (call: ToolUsePart, errors: string[], message: string) => {
     events.record("tool_call_invalid", ctx.turnId, {
       tool: STRUCTURED_OUTPUT,
       tool_use_id: call.id,
-      errors: check.errors,
+      errors,
       arguments: JSON.stringify(call.input).slice(0, 1000),
     });
-    ctx.tx(() => history.storeResult(call.id, "resolved", check.message, true));
-    ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content: check.message, is_error: true });
-    return { delivered: false };
+    ctx.tx(() => history.storeResult(call.id, "resolved", message, true));
+    ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content: message, is_error: true });
+    answered.add(call.id);
+  };
+  for (const call of calls) {
+    if (call.name !== STRUCTURED_OUTPUT) continue;
+    if (!contract) {
+      refuse(call, ["structured_output is not offered in this turn"], NOT_OFFERED);
+      continue;
+    }
+    const bad = malformed.get(call.id);
+    if (bad !== undefined) {
+      refuse(
+        call,
+        [`arguments are not a JSON object: ${bad}`],
+        `The arguments of this call were not a valid JSON object (${bad}). Call structured_output again with a JSON object.`,
+      );
+      continue;
+    }
+    const check = checkStructured(call, contract);
+    if (!check.valid) {
+      refuse(call, check.errors, check.message);
+      continue;
+    }
+    const others = calls.filter((c) => c.id !== call.id && !answered.has(c.id));
+    ctx.tx(() => {
+      history.storeResult(call.id, "resolved", "structured output accepted", false);
+      for (const o of others) history.storeResult(o.id, "skipped", SKIPPED, true);
+      turns.setStructuredResult(ctx.turnId, check.value);
+      history.closeOpenCalls({ turnId: ctx.turnId, reason: "no result was recorded" });
+    });
+    ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content: "structured output accepted", is_error: false });
+    for (const o of others) ctx.out.emit({ type: "tool_output", tool_use_id: o.id, content: SKIPPED, is_error: true });
+    ctx.out.emit({ type: "data", name: "structured-result", data: check.value });
+    return { delivered: true };
   }
-  const others = calls.filter((c) => c.id !== call.id);
-  ctx.tx(() => {
-    history.storeResult(call.id, "resolved", "structured output accepted", false);
-    for (const o of others) history.storeResult(o.id, "skipped", SKIPPED, true);
-    turns.setStructuredResult(ctx.turnId, check.value);
-    history.closeOpenCalls({ turnId: ctx.turnId, reason: "no result was recorded" });
-  });
-  ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content: "structured output accepted", is_error: false });
-  for (const o of others) ctx.out.emit({ type: "tool_output", tool_use_id: o.id, content: SKIPPED, is_error: true });
-  ctx.out.emit({ type: "data", name: "structured-result", data: check.value });
-  return { delivered: true, value: check.value };
+  return { delivered: false };
 }

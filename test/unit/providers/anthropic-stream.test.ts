@@ -213,6 +213,81 @@ describe("anthropic adapter: stream edge cases", () => {
     });
   });
 
+  describe("a tool_use cut off by max_tokens", () => {
+    const tool = (index: number, id: string, json: string[], close = true) => [
+      { type: "content_block_start", index, content_block: { type: "tool_use", id, name: "t", input: {} } },
+      ...json.map((partial_json) => ({
+        type: "content_block_delta",
+        index,
+        delta: { type: "input_json_delta", partial_json },
+      })),
+      ...(close ? [{ type: "content_block_stop", index }] : []),
+    ];
+    const cut = [{ type: "message_delta", delta: { stop_reason: "max_tokens" } }, { type: "message_stop" }];
+    const ends = (events: StreamEvent[]) =>
+      events.filter((e) => e.type === "block_stop" || e.type === "block_invalid" || e.type === "block_incomplete");
+
+    it("with partial JSON is block_incomplete, not block_invalid", async () => {
+      const { events, failure } = await runEvents([START, ...tool(0, "toolu_cut", ['{"city": "Par']), ...cut]);
+      expect(failure).toBeUndefined();
+      expect(ends(events)).toEqual([
+        {
+          type: "block_incomplete",
+          index: 0,
+          id: "toolu_cut",
+          name: "t",
+          raw: '{"city": "Par',
+          reason: "the output hit max_tokens",
+        },
+      ]);
+      expect(events.at(-1)).toEqual({ type: "message_stop", stop_reason: "max_tokens" });
+    });
+
+    it("before any input is block_incomplete, never a part with {} input", async () => {
+      const { events } = await runEvents([START, ...tool(0, "toolu_empty", [""]), ...cut]);
+      expect(ends(events)).toEqual([
+        expect.objectContaining({ type: "block_incomplete", id: "toolu_empty", raw: "{}" }),
+      ]);
+    });
+
+    it("keeps the complete calls before the cut one, in order", async () => {
+      const { events } = await runEvents([
+        START,
+        ...tool(0, "toolu_done", ['{"q":"a"}']),
+        ...tool(1, "toolu_cut", ['{"q":']),
+        ...cut,
+      ]);
+      expect(ends(events).map((e) => [e.type, e.type === "block_stop" ? e.part : e.index])).toEqual([
+        ["block_stop", { type: "tool_use", id: "toolu_done", name: "t", input: { q: "a" } }],
+        ["block_incomplete", 1],
+      ]);
+    });
+
+    it("an empty-input call the model finished is still a part when the stop reason is tool_use", async () => {
+      const { events } = await runEvents([
+        START,
+        ...tool(0, "toolu_noargs", [""]),
+        { type: "message_delta", delta: { stop_reason: "tool_use" } },
+        { type: "message_stop" },
+      ]);
+      expect(ends(events)).toEqual([
+        { type: "block_stop", index: 0, part: { type: "tool_use", id: "toolu_noargs", name: "t", input: {} } },
+      ]);
+    });
+
+    it("an unfinished block is never closed by a later block start: it was followed, so it is final", async () => {
+      const { events } = await runEvents([
+        START,
+        ...tool(0, "toolu_bad", ['{"a":']),
+        { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
+        { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "and more" } },
+        { type: "content_block_stop", index: 1 },
+        ...cut,
+      ]);
+      expect(ends(events).map((e) => e.type)).toEqual(["block_invalid", "block_stop"]);
+    });
+  });
+
   it("redacted_thinking becomes a thinking part with its data", async () => {
     const { events } = await runEvents([
       START,

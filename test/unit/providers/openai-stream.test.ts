@@ -147,6 +147,41 @@ describe("openai adapter: synthesized blocks", () => {
     ]);
   });
 
+  describe('a tool call cut off by finish_reason "length"', () => {
+    const ends = (events: StreamEvent[]) =>
+      events.filter((e) => e.type === "block_stop" || e.type === "block_invalid" || e.type === "block_incomplete");
+
+    it("with partial arguments is block_incomplete, and earlier calls stay complete", async () => {
+      const { events, failure } = await runChunks([
+        chunk({ tool_calls: [{ index: 0, id: "call_0", function: { name: "f", arguments: '{"q":"a"}' } }] }),
+        chunk({ tool_calls: [{ index: 1, id: "call_1", function: { name: "f", arguments: '{"q":' } }] }),
+        chunk({}, "length"),
+        "[DONE]",
+      ]);
+      expect(failure).toBeUndefined();
+      expect(ends(events)).toEqual([
+        { type: "block_stop", index: 0, part: { type: "tool_use", id: "call_0", name: "f", input: { q: "a" } } },
+        {
+          type: "block_incomplete",
+          index: 1,
+          id: "call_1",
+          name: "f",
+          raw: '{"q":',
+          reason: "the output hit max_tokens",
+        },
+      ]);
+      expect(events.at(-1)).toEqual({ type: "message_stop", stop_reason: "max_tokens" });
+    });
+
+    it("with no arguments yet is block_incomplete, never a part with {} input", async () => {
+      const { events } = await runChunks([
+        chunk({ tool_calls: [{ index: 0, id: "call_0", function: { name: "f", arguments: "" } }] }),
+        chunk({}, "length"),
+      ]);
+      expect(ends(events)).toEqual([expect.objectContaining({ type: "block_incomplete", id: "call_0", raw: "" })]);
+    });
+  });
+
   it("a stream that ends after finish_reason without [DONE] is complete", async () => {
     const { events, failure } = await runChunks([chunk({ content: "hi" }), chunk({}, "length")]);
     expect(failure).toBeUndefined();
