@@ -1,3 +1,5 @@
+import { fitJson } from "../storage/fit";
+import { EVENT_BUDGET_BYTES } from "../storage/limits";
 import { all, nowIso, one, run } from "../storage/sql";
 
 /** Typed session events, served by GET /events. Secrets never go in `data`. */
@@ -22,7 +24,8 @@ export type SessionEventType =
   | "run_started"
   | "run_resumed"
   | "run_finished"
-  | "callback_attempt";
+  | "callback_attempt"
+  | "recovery_failed";
 
 export interface SessionEvent {
   seq: number;
@@ -44,17 +47,20 @@ export class EventLog {
 
   record(type: SessionEventType, turnId: string | null, data: Record<string, unknown>): void {
     const at = nowIso();
+    // Long strings are cut (with their original size) so the row fits; the log line carries the same.
+    const fitted = fitJson(data, EVENT_BUDGET_BYTES);
+    const stored = fitted && typeof fitted === "object" ? (fitted as Record<string, unknown>) : { truncated: fitted };
     run(
       this.sql,
       "INSERT INTO events (type, at, turn_id, data) VALUES (?, ?, ?, ?)",
       type,
       at,
       turnId,
-      JSON.stringify(data),
+      JSON.stringify(stored),
     );
     // One structured line per event, so `wrangler tail` and log drains see the same facts.
     if (this.logLines)
-      console.log(JSON.stringify({ level: "info", msg: type, session: this.sessionName(), turn_id: turnId, ...data }));
+      console.log(JSON.stringify({ level: "info", msg: type, session: this.sessionName(), turn_id: turnId, ...stored }));
   }
 
   list(after: number, limit: number): SessionEvent[] {

@@ -1,4 +1,6 @@
 import type { JsonObject, Part } from "../session/history/parts";
+import { cutText, fitJson } from "../storage/fit";
+import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../storage/limits";
 import { all, nowIso, one, run } from "../storage/sql";
 import {
   type CallbackAttempt,
@@ -84,8 +86,9 @@ export class RunStore {
       this.sql,
       "UPDATE runs SET status = ?, result = ?, error = ?, ended_at = ? WHERE id = ?",
       status,
-      result ? JSON.stringify(result) : null,
-      error ? JSON.stringify(error) : null,
+      // Both fit their budgets (long strings cut with their original size): the row stays under the limit.
+      result ? JSON.stringify(fitJson(result, RUN_RESULT_BUDGET_BYTES)) : null,
+      error ? JSON.stringify(fitJson(error, ERROR_BUDGET_BYTES)) : null,
       nowIso(),
       id,
     );
@@ -107,7 +110,7 @@ export class RunStore {
       a.attempt,
       a.at,
       a.status,
-      a.error,
+      a.error === null ? null : cutText(a.error, ERROR_BUDGET_BYTES),
     );
     run(this.sql, "UPDATE runs SET callback_status = ? WHERE id = ?", callbackStatus, id);
   }

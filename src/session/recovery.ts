@@ -1,5 +1,6 @@
 import type { SessionEngine } from "./engine";
 import { TurnOutput } from "./turn/output";
+import type { TurnRow } from "./turn/turns";
 
 const REASON = "the session restarted while this call was in flight";
 
@@ -9,25 +10,80 @@ const REASON = "the session restarted while this call was in flight";
  * eviction or crash: it is marked interrupted and its open calls are answered
  * synthetically, all in one transaction, so nothing sent afterwards can break
  * the pairing. Paused turns (awaiting client results) are left as they are.
+ *
+ * Recovery never throws: a turn whose repair fails (say, a stored result that
+ * no longer reads) gets every open call answered synthetically without reading
+ * stored results; if even that fails the turn is only marked `failed`. Either
+ * way a `recovery_failed` event says what happened, and the object keeps serving.
  */
 export function recoverInterruptedTurns(engine: SessionEngine): number {
   const stuck = engine.turns.withStatus("running");
   for (const turn of stuck) {
-    const error = { code: "interrupted", message: "the session restarted while the turn was running", retryable: true };
-    const { synthesized } = engine.tx(() => {
-      const closed = engine.history.closeOpenCalls({ turnId: turn.id, reason: REASON });
-      engine.turns.finish(turn.id, "interrupted", "interrupted", error);
-      return closed;
-    });
-    engine.events.record("turn_interrupted", turn.id, { synthesized_tool_use_ids: synthesized });
-    if (synthesized.length > 0) {
-      engine.events.record("tool_result_synthesized", turn.id, { tool_use_ids: synthesized, reason: REASON });
+    try {
+      recoverTurn(engine, turn);
+    } catch (e) {
+      salvageTurn(engine, turn, e);
     }
-    // Clients that resume this turn's stream see how it ended.
-    const out = new TurnOutput(engine.log, turn.id);
-    out.emit({ type: "turn_error", code: error.code, message: error.message });
-    out.emit({ type: "turn_finish", status: "interrupted", finish_reason: "error" });
-    out.close();
   }
   return stuck.length;
+}
+
+function recoverTurn(engine: SessionEngine, turn: TurnRow): void {
+  const error = { code: "interrupted", message: "the session restarted while the turn was running", retryable: true };
+  const { synthesized } = engine.tx(() => {
+    const closed = engine.history.closeOpenCalls({ turnId: turn.id, reason: REASON });
+    engine.turns.finish(turn.id, "interrupted", "interrupted", error);
+    return closed;
+  });
+  engine.events.record("turn_interrupted", turn.id, { synthesized_tool_use_ids: synthesized });
+  if (synthesized.length > 0) {
+    engine.events.record("tool_result_synthesized", turn.id, { tool_use_ids: synthesized, reason: REASON });
+  }
+  endStream(engine, turn.id, error, "interrupted");
+}
+
+function salvageTurn(engine: SessionEngine, turn: TurnRow, cause: unknown): void {
+  const why = cause instanceof Error ? cause.message : String(cause);
+  const error = {
+    code: "recovery_failed",
+    message: `the session restarted while the turn was running and its state could not be repaired as is: ${why}`,
+    retryable: true,
+  };
+  let synthesized: string[] = [];
+  let status: "interrupted" | "failed" = "interrupted";
+  try {
+    synthesized = engine.tx(() => {
+      const closed = engine.history.closeOpenCalls({ turnId: turn.id, reason: REASON, discardStored: true });
+      engine.turns.finish(turn.id, "interrupted", "interrupted", error);
+      return closed.synthesized;
+    });
+  } catch {
+    status = "failed";
+    attempt(() => engine.tx(() => engine.turns.finish(turn.id, "failed", "error", error)));
+  }
+  attempt(() =>
+    engine.events.record("recovery_failed", turn.id, { error: why, status, synthesized_tool_use_ids: synthesized }),
+  );
+  attempt(() => endStream(engine, turn.id, error, status));
+}
+
+/** Clients that resume this turn's stream see how it ended. */
+function endStream(
+  engine: SessionEngine,
+  turnId: string,
+  error: { code: string; message: string },
+  status: "interrupted" | "failed",
+): void {
+  const out = new TurnOutput(engine.log, turnId);
+  out.emit({ type: "turn_error", code: error.code, message: error.message });
+  out.emit({ type: "turn_finish", status, finish_reason: "error" });
+  out.close();
+}
+
+function attempt(fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    console.error("session recovery:", e);
+  }
 }

@@ -1,11 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig } from "../agents/types";
-import type { Env } from "../env";
+import { type Env, flag } from "../env";
 import { fail } from "../http/errors";
 import { SessionRuns } from "../runs/executor";
 import type { RunSpec, RunView } from "../runs/types";
 import { migrate } from "../storage/do-schema";
-import { nowIso, one, pageOf, run } from "../storage/sql";
+import { nowIso, one, pageOf, run, setCellChecks } from "../storage/sql";
 import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
@@ -34,19 +34,28 @@ export class Session extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // Debug mode refuses what production SQLite refuses: any value or row over 2 MB.
+    setCellChecks(flag(env.SWITCHBOARD_DEBUG_CHECKS));
     this.#engine = new SessionEngine(ctx.storage, env, () => this.#info()?.id ?? "?");
     this.#scheduler = new Scheduler(ctx.storage, () => this.#engine.running !== null);
     this.#runs = new SessionRuns(this.#engine, this.#scheduler, env, () => this.#info()?.id ?? "?");
     this.#engine.hooks = { arm: () => this.#scheduler.arm(), settled: (turnId) => this.#runs.onSettled(turnId) };
-    // Startup failures are caught here and re-thrown per call, so one bad
-    // migration cannot leave the object unable to even report the error.
+    // Startup failures are caught here, never thrown out of the constructor.
+    // A failed migration is re-thrown by the calls that need the state; `clear`
+    // and `destroy` rebuild the schema instead. Recovery repairs what it can and
+    // marks the rest failed (recovery.ts), so it cannot brick the object.
     ctx
       .blockConcurrencyWhile(async () => {
         try {
           migrate(ctx.storage);
-          recoverInterruptedTurns(this.#engine);
         } catch (e) {
           this.#initError = e;
+          return;
+        }
+        try {
+          recoverInterruptedTurns(this.#engine);
+        } catch (e) {
+          console.error("session recovery failed:", e);
         }
       })
       .catch((e) => {
@@ -160,7 +169,7 @@ export class Session extends DurableObject<Env> {
   }
 
   async clear(): Promise<Result<{ cleared: true }>> {
-    this.#ready();
+    if (this.#initError) return this.#rebuild();
     if (!this.#info()) return this.#missing();
     const e = this.#engine;
     if (e.running) return fail(409, "turn_in_progress", "cannot clear while a turn is running; cancel it first");
@@ -176,18 +185,40 @@ export class Session extends DurableObject<Env> {
     return { ok: true, cleared: true };
   }
 
+  /**
+   * `clear` of an object whose schema could not be brought up: everything is
+   * wiped and the schema rebuilt, keeping only the session's identity.
+   */
+  async #rebuild(): Promise<Result<{ cleared: true }>> {
+    let info: SessionInfo | null = null;
+    try {
+      info = this.#info();
+      if (!info) return this.#missing();
+    } catch {
+      // meta itself is unreadable: the worker's index still names the session, so it is cleared all the same.
+    }
+    await this.#wipe();
+    if (info) run(this.ctx.storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
+    this.#engine.events.record("session_cleared", null, { at: nowIso(), rebuilt: true });
+    return { ok: true, cleared: true };
+  }
+
+  async #wipe(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    migrate(this.ctx.storage);
+    this.#initError = null;
+    this.#engine.history.invalidate();
+  }
+
   async destroy(): Promise<Result<{ deleted: true }>> {
-    this.#ready();
     const runner = this.#engine.running;
     if (runner) {
       runner.cancel("the session was deleted");
       await this.#engine.waitFor(runner.turnId);
     }
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
     // The object may be addressed again; it must come back as a fresh, empty session.
-    migrate(this.ctx.storage);
-    this.#engine.history.invalidate();
+    await this.#wipe();
     return { ok: true, deleted: true };
   }
 

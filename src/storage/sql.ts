@@ -1,19 +1,63 @@
-/** Small typed helpers over the Durable Object SQLite API. */
+/**
+ * Small typed helpers over the Durable Object SQLite API. With debug checks on
+ * (`SWITCHBOARD_DEBUG_CHECKS`, set by every test suite) they refuse what
+ * production SQLite refuses and local workerd accepts: a bound string or
+ * ArrayBuffer over MAX_CELL_BYTES, or a write whose bound values together
+ * exceed it (the row limit).
+ */
+
+import { utf8Bytes } from "./fit";
+import { MAX_CELL_BYTES } from "./limits";
 
 export type SqlValue = string | number | null | ArrayBuffer;
 export type Row = Record<string, SqlValue>;
 
+let checkCells = false;
+
+/** Turns the debug cell-size check on or off (the Session object sets it from its env). */
+export function setCellChecks(on: boolean): void {
+  checkCells = on;
+}
+
+function bytesOf(p: SqlValue): number {
+  if (typeof p === "string") return p.length <= 1024 ? p.length * 3 : utf8Bytes(p);
+  return p instanceof ArrayBuffer ? p.byteLength : 0;
+}
+
+function checkSizes(query: string, params: SqlValue[]): void {
+  let total = 0;
+  params.forEach((p, i) => {
+    const n = bytesOf(p);
+    if (n > MAX_CELL_BYTES) {
+      throw new Error(
+        `cell_too_large: parameter ${i + 1} is ${n} bytes; Durable Object SQLite refuses values over ${MAX_CELL_BYTES} bytes in production (${query.trim().slice(0, 80)})`,
+      );
+    }
+    total += n;
+  });
+  if (total > MAX_CELL_BYTES && /^\s*(INSERT|UPDATE|REPLACE)\b/i.test(query)) {
+    throw new Error(
+      `row_too_large: the bound values of this write are ${total} bytes; Durable Object SQLite refuses rows over ${MAX_CELL_BYTES} bytes in production (${query.trim().slice(0, 80)})`,
+    );
+  }
+}
+
+function exec<T extends Row>(sql: SqlStorage, query: string, params: SqlValue[]): SqlStorageCursor<T> {
+  if (checkCells) checkSizes(query, params);
+  return sql.exec<T>(query, ...params);
+}
+
 export function all<T extends Row>(sql: SqlStorage, query: string, ...params: SqlValue[]): T[] {
-  return sql.exec<T>(query, ...params).toArray();
+  return exec<T>(sql, query, params).toArray();
 }
 
 export function one<T extends Row>(sql: SqlStorage, query: string, ...params: SqlValue[]): T | null {
-  const rows = sql.exec<T>(query, ...params).toArray();
+  const rows = exec<T>(sql, query, params).toArray();
   return rows[0] ?? null;
 }
 
 export function run(sql: SqlStorage, query: string, ...params: SqlValue[]): number {
-  return sql.exec(query, ...params).rowsWritten;
+  return exec(sql, query, params).rowsWritten;
 }
 
 export function nowIso(): string {

@@ -66,6 +66,15 @@ export async function setup(
   return { key, agent, model, session: ses.body.id };
 }
 
+/** The session's Durable Object stub (named `tenant:id`), for tests that look at or change its storage. */
+export async function sessionStub(s: Setup): Promise<DurableObjectStub> {
+  const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
+    .bind(s.session)
+    .first<{ tenant: string }>();
+  if (!row) throw new Error("session row missing");
+  return env.SESSION.getByName(`${row.tenant}:${s.session}`);
+}
+
 export async function script(model: string, steps: unknown[]): Promise<void> {
   const res = await fetch(`${env.MOCK_URL}/_mock/script`, {
     method: "POST",

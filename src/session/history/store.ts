@@ -1,3 +1,5 @@
+import { cutText, fairShares, jsonBytes } from "../../storage/fit";
+import { ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, run } from "../../storage/sql";
 import type {
   Message,
@@ -9,7 +11,7 @@ import type {
   ToolResultPart,
   ToolUsePart,
 } from "./parts";
-import { boundResultContent, resultText } from "./truncate";
+import { boundResultContent, fitMessageResults, resultText } from "./truncate";
 
 export type CallState = "pending" | "resolved" | "synthesized" | "skipped";
 export type Execution = "http" | "client" | "builtin" | "mcp" | "unknown";
@@ -42,6 +44,24 @@ export interface SuppliedResult {
   tool_use_id: string;
   content: ToolResultContent;
   is_error: boolean;
+}
+
+/**
+ * An assistant message under the row budget: a model's text parts are cut
+ * (fair shares, with a marker) when the message would not fit; thinking keeps
+ * its signed text and tool_use its input, so a message is only ever cut in text.
+ */
+function fitAssistant(parts: Part[]): Part[] {
+  const total = jsonBytes(parts);
+  if (total <= ROW_BUDGET_BYTES) return parts;
+  const texts = parts.flatMap((p) => (p.type === "text" ? [jsonBytes(p.text)] : []));
+  const caps = fairShares(texts, ROW_BUDGET_BYTES - (total - texts.reduce((a, b) => a + b, 0)));
+  let i = 0;
+  return parts.map((p) => {
+    if (p.type !== "text") return p;
+    const cap = caps[i++] as number;
+    return jsonBytes(p.text) > cap ? { ...p, text: cutText(p.text, cap) } : p;
+  });
 }
 
 function toMessage(row: MessageRow): Message {
@@ -130,11 +150,11 @@ export class HistoryStore {
     let seq: number;
     let offset = 0;
     if (messageSeq === null) {
-      seq = this.#insert("assistant", "model", turnId, parts).seq;
+      seq = this.#insert("assistant", "model", turnId, fitAssistant(parts)).seq;
     } else {
       const msg = this.#find(messageSeq);
       offset = msg.parts.length;
-      msg.parts = [...msg.parts, ...parts];
+      msg.parts = fitAssistant([...msg.parts, ...parts]);
       run(this.sql, "UPDATE messages SET parts = ? WHERE seq = ?", JSON.stringify(msg.parts), messageSeq);
       seq = messageSeq;
     }
@@ -223,10 +243,24 @@ export class HistoryStore {
     declarations?: ToolDeclaration[];
     extra?: Part[];
     origin?: Origin;
+    /** Recovery's last resort: stored results are not read, every open call gets a synthetic one. */
+    discardStored?: boolean;
   }): { message: Message | null; synthesized: string[] } {
     const open = this.openCalls();
     const synthesized: string[] = [];
     const results: ToolResultPart[] = open.map((call) => {
+      if (opts.discardStored && call.state !== "pending") {
+        const content = `tool result unavailable: ${opts.reason}`;
+        run(
+          this.sql,
+          "UPDATE tool_calls SET state = 'synthesized', result = ?, is_error = 1, updated_at = ? WHERE id = ?",
+          JSON.stringify(content),
+          nowIso(),
+          call.id,
+        );
+        synthesized.push(call.id);
+        return { type: "tool_result", tool_use_id: call.id, content, is_error: true };
+      }
       if (call.state === "pending") {
         const given = opts.supplied?.get(call.id);
         if (given) {
@@ -251,7 +285,8 @@ export class HistoryStore {
       };
     });
     const decl: Part[] = opts.declarations?.length ? [{ type: "tool_declarations", tools: opts.declarations }] : [];
-    const parts: Part[] = [...results, ...decl, ...(opts.extra ?? [])];
+    const others: Part[] = [...decl, ...(opts.extra ?? [])];
+    const parts: Part[] = [...fitMessageResults(results, others, ROW_BUDGET_BYTES), ...others];
     if (parts.length === 0) return { message: null, synthesized };
     const origin: Origin = opts.origin ?? (synthesized.length ? "synthetic" : results.length ? "tool" : "system");
     const message = this.#insert("user", origin, opts.turnId, parts);

@@ -1,17 +1,38 @@
-import type { ToolResultBlock, ToolResultContent } from "./parts";
+import { cutText, fairShares, jsonBytes } from "../../storage/fit";
+import { MESSAGE_RESULTS_BUDGET_BYTES, RESULT_BUDGET_BYTES } from "../../storage/limits";
+import type { Part, ToolResultBlock, ToolResultContent, ToolResultPart } from "./parts";
 
-/** Stored tool output is capped so a message row stays far below SQLite's 2 MB row limit. */
-export const MAX_RESULT_CHARS = 256 * 1024;
-
-function cut(text: string): string {
-  if (text.length <= MAX_RESULT_CHARS) return text;
-  return `${text.slice(0, MAX_RESULT_CHARS)}\n[truncated: output was ${text.length} characters, ${MAX_RESULT_CHARS} kept]`;
+/**
+ * Tool result content under a byte budget (JSON-encoded size, src/storage/limits.ts).
+ * Text over it is cut with `[truncated: original N bytes]`; block lists keep
+ * their tool_reference blocks after one cut text block, so a load survives.
+ */
+export function boundResultContent(content: ToolResultContent, budget = RESULT_BUDGET_BYTES): ToolResultContent {
+  if (jsonBytes(content) <= budget) return content;
+  if (typeof content === "string") return cutText(content, budget);
+  const refs = content.filter((b) => b.type !== "text");
+  const text = content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+  const room = budget - jsonBytes([...refs, { type: "text", text: "" }]);
+  return [{ type: "text", text: cutText(text, room) }, ...refs];
 }
 
-export function boundResultContent(content: ToolResultContent): ToolResultContent {
-  if (typeof content === "string") return cut(content);
-  const total = content.reduce((n, b) => n + (b.type === "text" ? b.text.length : b.tool_name.length), 0);
-  return total <= MAX_RESULT_CHARS ? content : cut(resultText(content));
+/**
+ * The results of one user message under the per-message budget: when their
+ * contents together exceed it (or what the row leaves beside `others`), small
+ * results stay whole and the larger ones share the rest equally, each cut with
+ * its marker. Every result keeps its place and id, so pairing is untouched.
+ */
+export function fitMessageResults(results: ToolResultPart[], others: Part[], rowBudget: number): ToolResultPart[] {
+  const sizes = results.map((r) => jsonBytes(r.content));
+  const envelope = jsonBytes(results.map((r) => ({ ...r, content: "" }))) + jsonBytes(others);
+  const budget = Math.min(MESSAGE_RESULTS_BUDGET_BYTES, rowBudget - envelope);
+  if (sizes.reduce((a, b) => a + b, 0) <= budget) return results;
+  const caps = fairShares(sizes, budget);
+  return results.map((r, i) =>
+    (caps[i] as number) < (sizes[i] as number)
+      ? { ...r, content: boundResultContent(r.content, caps[i] as number) }
+      : r,
+  );
 }
 
 export function resultText(content: ToolResultContent): string {

@@ -1,3 +1,5 @@
+import { cutText, fitJson, jsonBytes, splitText } from "../../storage/fit";
+import { STREAM_ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, one, run } from "../../storage/sql";
 import { sseDone, sseFrame } from "./sse";
 import type { UiChunk } from "./ui-chunks";
@@ -8,6 +10,28 @@ const encoder = new TextEncoder();
 const MAX_SUBSCRIBER_BACKLOG = 4 * 1024 * 1024;
 /** Stream logs of this many most recent turns are kept for replay. */
 const KEEP_TURNS = 3;
+
+/**
+ * One chunk as rows under the stream-row budget: a long delta is split over
+ * several deltas (lossless: the client concatenates them); any other chunk
+ * keeps its shape with its long strings cut (marker with the original size).
+ */
+export function fitRow(chunk: UiChunk): UiChunk[] {
+  if (jsonBytes(chunk) <= STREAM_ROW_BUDGET_BYTES) return [chunk];
+  const room = STREAM_ROW_BUDGET_BYTES - 200;
+  if (chunk.type === "text-delta" || chunk.type === "reasoning-delta") {
+    return splitText(chunk.delta, room).map((delta) => ({ ...chunk, delta }));
+  }
+  if (chunk.type === "tool-input-delta") {
+    return splitText(chunk.inputTextDelta, room).map((inputTextDelta) => ({ ...chunk, inputTextDelta }));
+  }
+  const fitted = fitJson(chunk, STREAM_ROW_BUDGET_BYTES);
+  if (fitted && typeof fitted === "object") return [fitted as UiChunk];
+  // A payload whose structure alone is too large (say, a huge array) becomes its cut JSON text.
+  const c: Record<string, unknown> = { ...chunk };
+  for (const k of ["output", "input", "data"]) if (k in c) c[k] = cutText(JSON.stringify(c[k]), room);
+  return [c as unknown as UiChunk];
+}
 
 interface Subscriber {
   writer: WritableStreamDefaultWriter<Uint8Array>;
@@ -32,7 +56,7 @@ export class StreamLog {
   }
 
   append(turnId: string, chunks: UiChunk[]): void {
-    for (const chunk of chunks) {
+    for (const chunk of chunks.flatMap(fitRow)) {
       const row = one<{ id: number }>(
         this.sql,
         "INSERT INTO stream_log (turn_id, chunk) VALUES (?, ?) RETURNING id",

@@ -1,6 +1,7 @@
 import { flag } from "../../env";
 import { runBuiltin } from "../../tools/builtins/run";
 import type { ToolUsePart } from "../history/parts";
+import { boundResultContent } from "../history/truncate";
 import type { TurnContext } from "./context";
 import { executeCalls } from "./execute";
 import { checkStructured, NOT_OFFERED, type OutputContract, SKIPPED, STRUCTURED_OUTPUT } from "./structured";
@@ -36,7 +37,9 @@ export async function runTools(
         return tools.loaded.add(load, call.name);
       });
       loadedNow(added, call.name);
-      ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content: outcome.content, is_error: outcome.is_error });
+      // The stream carries what was stored: the same cap and truncation marker.
+      const content = boundResultContent(outcome.content);
+      ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content, is_error: outcome.is_error });
     },
     missing: (name) => tools.missing(name),
     callMcp: (tool, input, isLoaded) =>

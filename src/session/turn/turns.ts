@@ -1,3 +1,5 @@
+import { fitJson } from "../../storage/fit";
+import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, run } from "../../storage/sql";
 import type { TurnStatus } from "../stream/turn-events";
 
@@ -91,7 +93,10 @@ export class TurnStore {
   }
 
   setStructuredResult(id: string, value: unknown): void {
-    run(this.sql, "UPDATE turns SET structured_result = ? WHERE id = ?", JSON.stringify(value), id);
+    run(this.sql, "UPDATE turns SET structured_result = ? WHERE id = ?",
+      JSON.stringify(fitJson(value, RUN_RESULT_BUDGET_BYTES)),
+      id,
+    );
   }
 
   setStatus(id: string, status: TurnStatus): void {
@@ -120,7 +125,7 @@ export class TurnStore {
       "UPDATE turns SET status = ?, finish_reason = ?, error = ?, ended_at = ? WHERE id = ?",
       status,
       finishReason,
-      error ? JSON.stringify(error) : null,
+      error ? JSON.stringify(fitJson(error, ERROR_BUDGET_BYTES)) : null,
       nowIso(),
       id,
     );

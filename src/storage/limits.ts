@@ -1,0 +1,37 @@
+/**
+ * Size limits of what the Session Durable Object stores, in one place.
+ * Durable Object SQLite refuses any string, BLOB or row over 2 MB in
+ * production (local workerd does not), so every writer whose cell can grow
+ * fits its value under a budget below that, with an explicit truncation
+ * marker that carries the original size. Documented in README ("Storage
+ * limits") and docs/STORAGE.md.
+ */
+
+/** The platform's limit for one string, BLOB or row; debug mode refuses any bound value over it. */
+export const MAX_CELL_BYTES = 2_000_000;
+
+/** What one row written by Switchboard aims under, leaving room for its other columns. */
+export const ROW_BUDGET_BYTES = 1_900_000;
+
+/** One tool result, as stored on its `tool_calls` row (JSON-encoded content). */
+export const RESULT_BUDGET_BYTES = 256 * 1024;
+
+/**
+ * All tool results of one user message together (JSON-encoded contents).
+ * When they exceed it, small results stay whole and the larger ones share the
+ * rest equally. With the 1 MiB request body cap for the user's own parts, a
+ * message row stays under ROW_BUDGET_BYTES.
+ */
+export const MESSAGE_RESULTS_BUDGET_BYTES = 768 * 1024;
+
+/** One stream-log row (one SSE frame); longer deltas are split over several rows. */
+export const STREAM_ROW_BUDGET_BYTES = 512 * 1024;
+
+/** The `data` of one session event. */
+export const EVENT_BUDGET_BYTES = 64 * 1024;
+
+/** A run's result (final text, structured result) and a turn's structured result. */
+export const RUN_RESULT_BUDGET_BYTES = 512 * 1024;
+
+/** An error record (a turn's or run's error, a callback attempt's error text). */
+export const ERROR_BUDGET_BYTES = 16 * 1024;

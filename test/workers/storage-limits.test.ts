@@ -1,0 +1,251 @@
+// Storage under the platform's 2 MB limit for strings and rows (src/storage/limits.ts), the debug
+// check that makes local runs refuse what production refuses, and recovery that never bricks the object.
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { EventLog } from "../../src/observability/events";
+import { MAX_CELL_BYTES, RESULT_BUDGET_BYTES } from "../../src/storage/limits";
+import { run } from "../../src/storage/sql";
+import {
+  api,
+  apiJson,
+  events,
+  history,
+  mockRequests,
+  pairingProblems,
+  type Setup,
+  script,
+  send,
+  sessionStub,
+  setup,
+  sseFrames,
+} from "./helpers";
+
+const sizedTool = (name: string, bytes: number) => ({
+  name,
+  description: `returns ${bytes} bytes`,
+  input_schema: { type: "object", properties: { q: { type: "string" } } },
+  execution: { type: "http", url: `${env.MOCK_URL}/_tool?bytes=${bytes}` },
+});
+
+/** The largest value (bytes) of every column that can grow. */
+async function largestCells(s: Setup): Promise<Record<string, number>> {
+  const cells: Array<[string, string]> = [
+    ["messages", "parts"],
+    ["tool_calls", "result"],
+    ["stream_log", "chunk"],
+    ["events", "data"],
+    ["turns", "error"],
+    ["runs", "result"],
+  ];
+  return runInDurableObject(await sessionStub(s), (_i, state) =>
+    Object.fromEntries(
+      cells.map(([table, column]) => [
+        `${table}.${column}`,
+        state.storage.sql.exec<{ n: number | null }>(`SELECT max(length(CAST(${column} AS BLOB))) AS n FROM ${table}`).one()
+          .n ?? 0,
+      ]),
+    ),
+  );
+}
+
+function overLimit(cells: Record<string, number>): string[] {
+  return Object.entries(cells)
+    .filter(([, n]) => n > MAX_CELL_BYTES)
+    .map(([k, n]) => `${k}: ${n}`);
+}
+
+describe("tool results under the row limit", () => {
+  it.each(["anthropic", "openai"] as const)(
+    "16 parallel calls of 300 KB each complete; the model sees every result cut with its original size (%s)",
+    async (provider) => {
+      const s = await setup({ tools: [sizedTool("big", 300_000)] }, provider);
+      const calls = Array.from({ length: 16 }, (_, i) => ({ id: `call_big_${i}`, name: "big", input: { q: `${i}` } }));
+      await script(s.model, [{ reply: { tool_calls: calls } }, { reply: { text: "Read them all." } }]);
+      const res = await send(s, { content: "fetch everything" });
+      expect(res.body.status).toBe("completed");
+      expect(overLimit(await largestCells(s))).toEqual([]);
+      const msgs = await history(s);
+      expect(pairingProblems(msgs)).toEqual([]);
+      const requests = await mockRequests(s.model);
+      expect(requests.filter((r) => r.rejected)).toEqual([]);
+      const second = JSON.stringify(requests[1]?.body);
+      expect(second.match(/\[truncated: original 300000 bytes\]/g)?.length).toBe(16);
+    },
+  );
+
+  it("a single 3 MB result is stored and streamed cut, with its original size", async () => {
+    const s = await setup({ tools: [sizedTool("huge", 3_000_000)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_huge", name: "huge", input: {} }] } },
+      { reply: { text: "Too much." } },
+    ]);
+    expect((await send(s, { content: "go" })).body.status).toBe("completed");
+    expect(overLimit(await largestCells(s))).toEqual([]);
+    const result = (await history(s))[2]?.parts[0];
+    expect(result).toMatchObject({ type: "tool_result", tool_use_id: "toolu_huge", is_error: false });
+    const content = String(result?.content);
+    expect(content).toMatch(/\n\[truncated: original 3000000 bytes\]$/);
+    expect(new TextEncoder().encode(JSON.stringify(content)).byteLength).toBeLessThanOrEqual(RESULT_BUDGET_BYTES);
+    const frames = await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }));
+    const output = frames.find((f) => f.data.includes('"tool-output-available"'));
+    expect(output?.data).toContain("[truncated: original 3000000 bytes]");
+  });
+});
+
+describe("stream log and events under the row limit", () => {
+  it("a 3 MB model text streams whole over several rows; history keeps it cut with its original size", async () => {
+    const s = await setup();
+    const text = "x".repeat(3_000_000);
+    await script(s.model, [{ reply: { text } }]);
+    expect((await send(s, { content: "say a lot" })).body.status).toBe("completed");
+    expect(overLimit(await largestCells(s))).toEqual([]);
+    const frames = await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }));
+    const streamed = frames
+      .filter((f) => f.data.startsWith("{"))
+      .map((f) => JSON.parse(f.data) as { type: string; delta?: string })
+      .filter((c) => c.type === "text-delta")
+      .map((c) => c.delta)
+      .join("");
+    expect(streamed).toBe(text);
+    const reply = (await history(s))[1]?.parts[0];
+    expect(String(reply?.text)).toMatch(/\n\[truncated: original 3000000 bytes\]$/);
+  });
+
+  it("an event with a 3 MB string is stored with the string cut", async () => {
+    const s = await setup();
+    await runInDurableObject(await sessionStub(s), (_i, state) => {
+      new EventLog(state.storage.sql, () => s.session, false).record("stream_error", null, {
+        code: "provider_error",
+        message: "y".repeat(3_000_000),
+      });
+    });
+    expect(overLimit(await largestCells(s))).toEqual([]);
+    const ev = (await events(s)).find((e) => e.type === "stream_error");
+    expect(ev?.data.code).toBe("provider_error");
+    expect(String(ev?.data.message)).toMatch(/\n\[truncated: original 3000000 bytes\]$/);
+  });
+});
+
+describe("debug cell-size check", () => {
+  it("refuses a bound string over 2,000,000 bytes with a clear error", async () => {
+    const s = await setup();
+    await api(`/v1/sessions/${s.session}`, { key: s.key }); // the object exists and has set the check
+    const error = await runInDurableObject(await sessionStub(s), (_i, state) => {
+      try {
+        run(state.storage.sql, "INSERT INTO meta (key, value) VALUES ('big', ?)", "z".repeat(MAX_CELL_BYTES + 1));
+        return null;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    });
+    expect(error).toMatch(/^cell_too_large: parameter 1 is 2000001 bytes/);
+  });
+
+  it("refuses a write whose values together exceed 2,000,000 bytes", async () => {
+    const s = await setup();
+    await api(`/v1/sessions/${s.session}`, { key: s.key });
+    const error = await runInDurableObject(await sessionStub(s), (_i, state) => {
+      try {
+        const half = "h".repeat(1_100_000);
+        run(state.storage.sql, "INSERT INTO events (type, at, turn_id, data) VALUES ('x', ?, NULL, ?)", half, half);
+        return null;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    });
+    expect(error).toMatch(/^row_too_large: the bound values of this write are 2200000 bytes/);
+  });
+});
+
+/** Writes a turn cut off mid-tool-phase whose one finished result no longer reads as JSON. */
+async function corruptRunningTurn(s: Setup): Promise<void> {
+  await api(`/v1/sessions/${s.session}`, { key: s.key });
+  await runInDurableObject(await sessionStub(s), (_i, state) => {
+    const sql = state.storage.sql;
+    const at = new Date().toISOString();
+    sql.exec(
+      `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, started_at)
+       VALUES ('turn_corrupt', 1, 'running', 'message', 10, 0, 0, ?)`,
+      at,
+    );
+    sql.exec(
+      "INSERT INTO messages (role, origin, turn_id, parts, created_at) VALUES ('user', 'user', 'turn_corrupt', ?, ?)",
+      JSON.stringify([{ type: "text", text: "go" }]),
+      at,
+    );
+    const seq = sql
+      .exec<{ seq: number }>(
+        "INSERT INTO messages (role, origin, turn_id, parts, created_at) VALUES ('assistant', 'model', 'turn_corrupt', ?, ?) RETURNING seq",
+        JSON.stringify([{ type: "tool_use", id: "toolu_corrupt", name: "lookup", input: {} }]),
+        at,
+      )
+      .one().seq;
+    sql.exec(
+      `INSERT INTO tool_calls (id, message_seq, idx, turn_id, name, execution, state, result, created_at, updated_at)
+       VALUES ('toolu_corrupt', ?, 0, 'turn_corrupt', 'lookup', 'http', 'resolved', '{not json', ?, ?)`,
+      seq,
+      at,
+      at,
+    );
+  });
+  // A crash: the next request builds a new instance, whose recovery meets the unreadable result.
+  await abortAllDurableObjects();
+}
+
+describe("recovery never bricks the object", () => {
+  it("a turn whose stored result cannot be read is marked interrupted, and the session keeps serving", async () => {
+    const s = await setup();
+    await corruptRunningTurn(s);
+    const state = await apiJson<{ last_turn: { status: string; error: { code: string } }; pending_tool_calls: [] }>(
+      `/v1/sessions/${s.session}`,
+      { key: s.key },
+    );
+    expect(state.status).toBe(200);
+    expect(state.body.last_turn).toMatchObject({ status: "interrupted", error: { code: "recovery_failed" } });
+    expect(state.body.pending_tool_calls).toEqual([]);
+    const failed = (await events(s)).find((e) => e.type === "recovery_failed");
+    expect(failed?.data.synthesized_tool_use_ids).toEqual(["toolu_corrupt"]);
+    await script(s.model, [{ reply: { text: "Back again." } }]);
+    expect((await send(s, { content: "still there?" })).body.status).toBe("completed");
+    expect(pairingProblems(await history(s))).toEqual([]);
+    expect((await mockRequests(s.model)).filter((r) => r.rejected)).toEqual([]);
+  });
+
+  it("clear and DELETE work after a recovery failure", async () => {
+    const s = await setup();
+    await corruptRunningTurn(s);
+    const cleared = await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key });
+    expect(cleared.status).toBe(200);
+    expect(await history(s)).toEqual([]);
+    const deleted = await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key });
+    expect(deleted.status).toBe(200);
+  });
+
+  it("clear rebuilds an object whose migrations fail, keeping the session", async () => {
+    const s = await setup();
+    await api(`/v1/sessions/${s.session}`, { key: s.key });
+    // Re-running the first migration over existing tables fails inside the constructor.
+    await runInDurableObject(await sessionStub(s), (_i, state) => {
+      state.storage.sql.exec("UPDATE meta SET value = '0' WHERE key = 'schema_version'");
+    });
+    await abortAllDurableObjects();
+    expect((await apiJson(`/v1/sessions/${s.session}`, { key: s.key })).status).toBe(500);
+    const cleared = await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key });
+    expect(cleared.status).toBe(200);
+    await script(s.model, [{ reply: { text: "Fresh." } }]);
+    expect((await send(s, { content: "hello again" })).body.status).toBe("completed");
+  });
+
+  it("DELETE works on an object whose migrations fail", async () => {
+    const s = await setup();
+    await api(`/v1/sessions/${s.session}`, { key: s.key });
+    await runInDurableObject(await sessionStub(s), (_i, state) => {
+      state.storage.sql.exec("UPDATE meta SET value = '0' WHERE key = 'schema_version'");
+    });
+    await abortAllDurableObjects();
+    const deleted = await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key });
+    expect(deleted.status).toBe(200);
+    expect((await apiJson(`/v1/sessions/${s.session}`, { key: s.key })).status).toBe(404);
+  });
+});
