@@ -60,7 +60,9 @@ export class EventLog {
     );
     // One structured line per event, so `wrangler tail` and log drains see the same facts.
     if (this.logLines)
-      console.log(JSON.stringify({ level: "info", msg: type, session: this.sessionName(), turn_id: turnId, ...stored }));
+      console.log(
+        JSON.stringify({ level: "info", msg: type, session: this.sessionName(), turn_id: turnId, ...stored }),
+      );
   }
 
   list(after: number, limit: number): SessionEvent[] {

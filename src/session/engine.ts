@@ -3,6 +3,8 @@ import { MAX_STEPS_LIMIT } from "../agents/types";
 import type { Env } from "../env";
 import { fail } from "../http/errors";
 import { EventLog } from "../observability/events";
+import { jsonBytes } from "../storage/fit";
+import { JSON_SCHEMA_BUDGET_BYTES, USER_PARTS_BUDGET_BYTES } from "../storage/limits";
 import type { JsonObject, Part } from "./history/parts";
 import { HistoryStore, type SuppliedResult } from "./history/store";
 import type { Mode, Result, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
@@ -12,6 +14,31 @@ import { SessionTools } from "./tools-state";
 import { checkSupplied, turnResult } from "./turn/answers";
 import { TurnRunner } from "./turn/runner";
 import { type TurnKind, type TurnRow, TurnStore } from "./turn/turns";
+
+/**
+ * What a stored row could not hold is refused before anything changes: the
+ * user's own parts and the turn's json_schema each have a byte budget
+ * (src/storage/limits.ts); supplied tool results are cut instead.
+ */
+function oversized(input: SendInput) {
+  const parts = jsonBytes(input.content);
+  if (parts > USER_PARTS_BUDGET_BYTES) {
+    return fail(
+      413,
+      "message_too_large",
+      `the message's parts are ${parts} bytes as stored; at most ${USER_PARTS_BUDGET_BYTES} are accepted`,
+    );
+  }
+  const schema = input.json_schema ? jsonBytes(input.json_schema) : 0;
+  if (schema > JSON_SCHEMA_BUDGET_BYTES) {
+    return fail(
+      413,
+      "schema_too_large",
+      `json_schema is ${schema} bytes as stored; at most ${JSON_SCHEMA_BUDGET_BYTES} are accepted`,
+    );
+  }
+  return null;
+}
 
 /**
  * The session's state machine for turns: admission (one turn at a time,
@@ -56,6 +83,8 @@ export class SessionEngine {
   }
 
   async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
+    const tooLarge = oversized(input);
+    if (tooLarge) return tooLarge;
     // MCP tool lists need network I/O: fetched before the checks below, which then run without an await.
     await this.tools.refresh(agent, this.env);
     if (input.idempotency_key) {

@@ -31,10 +31,10 @@ export function truncationMarker(originalBytes: number): string {
   return `\n[truncated: original ${originalBytes} bytes]`;
 }
 
-/** The longest prefix of `s` of at most `maxBytes` UTF-8 bytes, never splitting a character. */
-function prefix(s: string, maxBytes: number): string {
+/** End index of the longest run of `s` from `start` of at most `maxBytes` UTF-8 bytes, never splitting a character. */
+function runEnd(s: string, start: number, maxBytes: number): number {
   let n = 0;
-  let i = 0;
+  let i = start;
   while (i < s.length) {
     const c = s.charCodeAt(i);
     const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
@@ -43,7 +43,24 @@ function prefix(s: string, maxBytes: number): string {
     n += size;
     i += pair ? 2 : 1;
   }
-  return s.slice(0, i);
+  return i;
+}
+
+/**
+ * The longest-found piece of `s` from `start` whose JSON encoding (plus `extra`
+ * bytes) fits `budget`: starts from the raw byte count and shrinks in
+ * proportion to how much escaping grew it, so it converges in a few rounds.
+ */
+function fitPiece(s: string, start: number, budget: number, extra = 0): string {
+  let keep = budget - extra - 2;
+  let piece = s.slice(start, runEnd(s, start, keep));
+  let size = jsonBytes(piece) + extra;
+  while (size > budget && keep > 0) {
+    keep = Math.min(keep - 1, Math.floor((keep * (budget - extra)) / (size - extra)));
+    piece = s.slice(start, runEnd(s, start, keep));
+    size = jsonBytes(piece) + extra;
+  }
+  return piece;
 }
 
 /** `text` whose JSON encoding fits `budget` bytes: whole, or its head plus a truncation marker. */
@@ -52,32 +69,18 @@ export function cutText(text: string, budget: number): string {
   const prior = MARKER.exec(text);
   const body = prior ? text.slice(0, prior.index) : text;
   const marker = truncationMarker(prior ? Number(prior[1]) : utf8Bytes(text));
-  let keep = budget - jsonBytes(marker);
-  while (keep > 0) {
-    const out = prefix(body, keep) + marker;
-    const over = jsonBytes(out) - budget;
-    if (over <= 0) return out;
-    // Escaping only grows a text, so dropping `over` raw bytes drops at least `over` encoded ones.
-    keep -= over;
-  }
-  return marker.slice(1);
+  return fitPiece(body, 0, budget, jsonBytes(marker) - 2) + marker;
 }
 
 /** `text` in consecutive pieces whose JSON encodings each fit `budget` bytes; joined, they are `text`. */
 export function splitText(text: string, budget: number): string[] {
   const pieces: string[] = [];
-  let rest = text;
-  const room = Math.max(budget - 2, 16);
-  while (rest.length > 0) {
-    let keep = room;
-    let piece = prefix(rest, keep);
-    for (let over = jsonBytes(piece) - budget; over > 0 && keep > 4; over = jsonBytes(piece) - budget) {
-      keep -= over;
-      piece = prefix(rest, keep);
-    }
-    if (piece.length === 0) piece = rest.slice(0, 1);
+  let at = 0;
+  while (at < text.length) {
+    let piece = fitPiece(text, at, Math.max(budget, 16));
+    if (piece.length === 0) piece = text.slice(at, at + 1);
     pieces.push(piece);
-    rest = rest.slice(piece.length);
+    at += piece.length;
   }
   return pieces;
 }

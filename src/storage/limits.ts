@@ -19,10 +19,16 @@ export const RESULT_BUDGET_BYTES = 256 * 1024;
 /**
  * All tool results of one user message together (JSON-encoded contents).
  * When they exceed it, small results stay whole and the larger ones share the
- * rest equally. With the 1 MiB request body cap for the user's own parts, a
+ * rest equally. With USER_PARTS_BUDGET_BYTES for the user's own parts, a
  * message row stays under ROW_BUDGET_BYTES.
  */
 export const MESSAGE_RESULTS_BUDGET_BYTES = 768 * 1024;
+
+/** The user's own parts of one message (text etc., JSON-encoded); more is refused with 413 `message_too_large`. */
+export const USER_PARTS_BUDGET_BYTES = 1_000_000;
+
+/** A turn's json_schema (JSON-encoded); more is refused with 413 `schema_too_large`. */
+export const JSON_SCHEMA_BUDGET_BYTES = 1_000_000;
 
 /** One stream-log row (one SSE frame); longer deltas are split over several rows. */
 export const STREAM_ROW_BUDGET_BYTES = 512 * 1024;

@@ -42,8 +42,9 @@ async function largestCells(s: Setup): Promise<Record<string, number>> {
     Object.fromEntries(
       cells.map(([table, column]) => [
         `${table}.${column}`,
-        state.storage.sql.exec<{ n: number | null }>(`SELECT max(length(CAST(${column} AS BLOB))) AS n FROM ${table}`).one()
-          .n ?? 0,
+        state.storage.sql
+          .exec<{ n: number | null }>(`SELECT max(length(CAST(${column} AS BLOB))) AS n FROM ${table}`)
+          .one().n ?? 0,
       ]),
     ),
   );
@@ -90,6 +91,35 @@ describe("tool results under the row limit", () => {
     const frames = await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }));
     const output = frames.find((f) => f.data.includes('"tool-output-available"'));
     expect(output?.data).toContain("[truncated: original 3000000 bytes]");
+  });
+});
+
+describe("what a row could not hold is refused before anything changes", () => {
+  it("a message whose own parts exceed the budget is refused with 413 message_too_large", async () => {
+    const s = await setup();
+    const content = Array.from({ length: 6 }, () => ({ type: "text", text: "w".repeat(200_000) }));
+    const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe("message_too_large");
+    expect(await history(s)).toEqual([]);
+    expect(await mockRequests(s.model)).toEqual([]);
+  });
+
+  it("a json_schema over the budget is refused with 413 schema_too_large", async () => {
+    const s = await setup();
+    const json_schema = { type: "object", description: "d".repeat(1_100_000), properties: {} };
+    const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "answer in JSON", json_schema },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe("schema_too_large");
+    expect(await history(s)).toEqual([]);
   });
 });
 

@@ -93,7 +93,9 @@ export class TurnStore {
   }
 
   setStructuredResult(id: string, value: unknown): void {
-    run(this.sql, "UPDATE turns SET structured_result = ? WHERE id = ?",
+    run(
+      this.sql,
+      "UPDATE turns SET structured_result = ? WHERE id = ?",
       JSON.stringify(fitJson(value, RUN_RESULT_BUDGET_BYTES)),
       id,
     );

@@ -1,0 +1,71 @@
+// Fitting values under byte budgets (src/storage/fit.ts): cut texts keep a marker with the original
+// size, splits are lossless, fair shares leave small items whole.
+import { describe, expect, it } from "vitest";
+import { fitMessageResults } from "../../../src/session/history/truncate";
+import { cutText, fairShares, fitJson, jsonBytes, splitText, utf8Bytes } from "../../../src/storage/fit";
+
+describe("cutText", () => {
+  it("cuts multi-byte text under the budget of its JSON encoding, never splitting a character", () => {
+    const text = 'é😀"\n'.repeat(50_000);
+    const out = cutText(text, 10_000);
+    expect(jsonBytes(out)).toBeLessThanOrEqual(10_000);
+    expect(out.endsWith(`\n[truncated: original ${utf8Bytes(text)} bytes]`)).toBe(true);
+    expect(out).not.toMatch(/\uFFFD|[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+
+  it("keeps as much of a heavily escaped text as fits, not just the marker", () => {
+    const out = cutText("\u0001".repeat(100_000), 10_000);
+    expect(jsonBytes(out)).toBeLessThanOrEqual(10_000);
+    expect(out.length).toBeGreaterThan(1_500);
+  });
+
+  it("keeps the first original size when an already cut text is cut again", () => {
+    const once = cutText("a".repeat(300_000), 100_000);
+    const twice = cutText(once, 20_000);
+    expect(twice).toMatch(/\n\[truncated: original 300000 bytes\]$/);
+    expect(twice.match(/truncated/g)?.length).toBe(1);
+  });
+});
+
+describe("splitText", () => {
+  it("splits into pieces that each fit and join back to the text", () => {
+    const text = `${"x".repeat(1000)}${"\u0001".repeat(1000)}😀`.repeat(20);
+    const pieces = splitText(text, 2_000);
+    expect(pieces.join("")).toBe(text);
+    for (const p of pieces) expect(jsonBytes(p)).toBeLessThanOrEqual(2_000);
+  });
+});
+
+describe("fairShares", () => {
+  it("leaves items under their share whole and splits the rest equally", () => {
+    expect(fairShares([10, 500, 1000], 610)).toEqual([10, 300, 300]);
+  });
+});
+
+describe("fitJson", () => {
+  it("cuts only the long strings of a structure", () => {
+    const value = { code: "x", message: "m".repeat(10_000), nested: [{ detail: "d".repeat(10_000) }] };
+    const out = fitJson(value, 4_000) as typeof value;
+    expect(jsonBytes(out)).toBeLessThanOrEqual(4_000);
+    expect(out.code).toBe("x");
+    expect(out.message).toMatch(/\[truncated: original 10000 bytes\]$/);
+    expect(out.nested[0]?.detail).toMatch(/\[truncated: original 10000 bytes\]$/);
+  });
+});
+
+describe("fitMessageResults", () => {
+  it("keeps a small result whole and every result in place when the message is over budget", () => {
+    const results = ["small", "b".repeat(600_000), "c".repeat(600_000)].map((content, i) => ({
+      type: "tool_result" as const,
+      tool_use_id: `t${i}`,
+      content,
+      is_error: false,
+    }));
+    const out = fitMessageResults(results, [], 1_900_000);
+    expect(out.map((r) => r.tool_use_id)).toEqual(["t0", "t1", "t2"]);
+    expect(out[0]?.content).toBe("small");
+    const total = out.reduce((n, r) => n + jsonBytes(r.content), 0);
+    expect(total).toBeLessThanOrEqual(768 * 1024);
+    expect(String(out[2]?.content)).toMatch(/\[truncated: original 600000 bytes\]$/);
+  });
+});
