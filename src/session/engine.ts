@@ -5,6 +5,7 @@ import { fail } from "../http/errors";
 import { EventLog } from "../observability/events";
 import type { JsonObject, Part } from "./history/parts";
 import { HistoryStore, type SuppliedResult } from "./history/store";
+import { endStuckTurn } from "./recovery";
 import type { Mode, Result, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { StreamLog } from "./stream/log";
 import type { TurnStatus } from "./stream/turn-events";
@@ -12,6 +13,8 @@ import { SessionTools } from "./tools-state";
 import { checkSupplied, turnResult } from "./turn/answers";
 import { TurnRunner } from "./turn/runner";
 import { type TurnKind, type TurnRow, TurnStore } from "./turn/turns";
+
+const STUCK_REASON = "the turn crashed while this call was open";
 
 /**
  * The session's state machine for turns: admission (one turn at a time,
@@ -166,12 +169,22 @@ export class SessionEngine {
 
   #settled(turnId: string, status: TurnStatus): void {
     if (this.#runner?.turnId === turnId) this.#runner = null;
-    // Not deleteAlarm: queued runs and callback retries share the alarm.
-    this.hooks.settled(turnId, status);
-    this.hooks.arm();
-    const ws = this.#waiters.get(turnId) ?? [];
-    this.#waiters.delete(turnId);
-    for (const w of ws) w();
+    try {
+      // A runner that threw while writing its own end leaves the row `running`: end it here, or every later
+      // message would be refused as turn_in_progress until the object restarts.
+      if (this.turns.get(turnId)?.status === "running") {
+        endStuckTurn(this, turnId, "failed", { code: "internal_error", message: "the turn crashed" }, STUCK_REASON);
+      }
+      // Not deleteAlarm: queued runs and callback retries share the alarm.
+      this.hooks.settled(turnId, status);
+    } catch (e) {
+      console.error(JSON.stringify({ level: "error", msg: "turn_settle_failed", turn_id: turnId, error: String(e) }));
+    } finally {
+      this.hooks.arm();
+      const ws = this.#waiters.get(turnId) ?? [];
+      this.#waiters.delete(turnId);
+      for (const w of ws) w();
+    }
   }
 
   /** Resolves when the turn is no longer running (ended or paused). */

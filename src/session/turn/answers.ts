@@ -51,10 +51,13 @@ export function checkSupplied(
   return { ok: true };
 }
 
-/** The JSON answer of a turn: its state and the messages written since `sinceSeq`. */
+/**
+ * The JSON answer of a turn: its state and its own messages written since `sinceSeq`. Messages of later
+ * turns never appear, so an idempotent replay or a run's result shows only what that turn wrote.
+ */
 export function turnResult(history: HistoryStore, turns: TurnStore, turnId: string, sinceSeq: number): TurnResult {
   const t = turns.get(turnId) as TurnRow;
-  const messages = history.messages().filter((m) => m.seq >= sinceSeq && m.seq > 0);
+  const messages = history.messages().filter((m) => m.seq >= sinceSeq && m.seq > 0 && m.turn_id === turnId);
   const pending = history.openCalls().filter((c) => c.state === "pending");
   return {
     turn_id: t.id,

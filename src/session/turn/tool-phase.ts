@@ -1,6 +1,7 @@
 import { flag } from "../../env";
 import { runBuiltin } from "../../tools/builtins/run";
 import type { ToolUsePart } from "../history/parts";
+import { boundResultContent } from "../history/truncate";
 import type { TurnContext } from "./context";
 import { executeCalls } from "./execute";
 import { checkStructured, NOT_OFFERED, type OutputContract, SKIPPED, STRUCTURED_OUTPUT } from "./structured";
@@ -29,14 +30,17 @@ export async function runTools(
     events,
     turnId: ctx.turnId,
     onResult: (call, outcome, load) => {
-      if (ctx.cancelled) return;
+      // A cancelled or failed turn has stopped: a call that still finishes writes nothing.
+      if (ctx.signal.aborted) return;
       // The result and the loads it announces commit together: no tool is marked loaded without it.
       const added = ctx.tx(() => {
         history.storeResult(call.id, "resolved", outcome.content, outcome.is_error);
         return tools.loaded.add(load, call.name);
       });
       loadedNow(added, call.name);
-      ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content: outcome.content, is_error: outcome.is_error });
+      // The stream-log copy obeys the same cap as the stored result.
+      const content = boundResultContent(outcome.content);
+      ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content, is_error: outcome.is_error });
     },
     missing: (name) => tools.missing(name),
     callMcp: (tool, input, isLoaded) =>
