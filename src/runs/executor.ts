@@ -71,6 +71,17 @@ export class SessionRuns {
     return row ? this.store.view(row, this.sessionId(), this.scheduler.get("callback", id)?.due_at ?? null) : null;
   }
 
+  /**
+   * A run may not start now: a turn runs, or a client's turn waits for its client tool results (a run
+   * would supersede it and the client's real results would be refused as late). A pause left by a run's
+   * own turn does not block: nobody will answer it, and that run has already failed.
+   */
+  blocked(): boolean {
+    if (this.engine.running) return true;
+    const latest = this.engine.turns.latest();
+    return latest?.status === "awaiting_tool_results" && this.store.byTurn(latest.id) === null;
+  }
+
   /** Engine hook: a turn stopped running. An interrupted turn never gets here (no runner survives a restart). */
   onSettled(turnId: string): void {
     // Never throws into the engine (its waiters must still be released). A run missed here stays
@@ -116,11 +127,11 @@ export class SessionRuns {
   async #start(job: Job): Promise<void> {
     const row = this.store.get(job.ref);
     if (row?.status !== "queued") return this.scheduler.remove("run", job.ref);
-    // A turn is running: the run waits; the turn's end re-arms the alarm for it.
-    if (this.engine.running) return;
+    // A turn is running or paused for a client: the run waits; the turn's end re-arms the alarm for it.
+    if (this.blocked()) return;
     const agent = await loadAgent(this.env, row.agent);
     if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
-    if (this.engine.running) return; // a client turn started while the agent was read
+    if (this.blocked()) return; // a client turn started while the agent was read
     const schema = this.store.schema(row);
     const answer = await this.engine.sendMessage(
       agent,

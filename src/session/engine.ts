@@ -274,6 +274,8 @@ export class SessionEngine {
       if (synthesized.length)
         this.events.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
       this.events.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });
+      // A run that waited behind the paused turn may start now.
+      this.hooks.arm();
     }
     return { ok: true, status: this.turns.get(latest.id)?.status ?? "cancelled", turn_id: latest.id };
   }

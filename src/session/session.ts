@@ -35,7 +35,11 @@ export class Session extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#engine = new SessionEngine(ctx.storage, env, () => this.#info()?.id ?? "?");
-    this.#scheduler = new Scheduler(ctx.storage, () => this.#engine.running !== null);
+    this.#scheduler = new Scheduler(
+      ctx.storage,
+      () => this.#engine.running !== null,
+      () => this.#runs.blocked(),
+    );
     this.#runs = new SessionRuns(this.#engine, this.#scheduler, env, () => this.#info()?.id ?? "?");
     this.#engine.hooks = { arm: () => this.#scheduler.arm(), settled: (turnId) => this.#runs.onSettled(turnId) };
     // Startup failures are caught here and re-thrown per call, so one bad
@@ -173,6 +177,8 @@ export class Session extends DurableObject<Env> {
       e.turns.clear();
     });
     e.events.record("session_cleared", null, { at: nowIso() });
+    // A run that waited behind a paused turn may start now.
+    this.#scheduler.arm();
     return { ok: true, cleared: true };
   }
 
