@@ -16,6 +16,11 @@ import { type TurnKind, type TurnRow, TurnStore } from "./turn/turns";
 
 const STUCK_REASON = "the turn crashed while this call was open";
 
+/** The answer to a request that was admitted before its session was deleted. */
+function deleted() {
+  return fail(404, "not_found", "session not found (it was deleted)");
+}
+
 /**
  * The session's state machine for turns: admission (one turn at a time,
  * idempotency, repair of open calls in the same transaction as the new user
@@ -30,6 +35,13 @@ export class SessionEngine {
   readonly tools: SessionTools;
   #runner: TurnRunner | null = null;
   #waiters = new Map<string, Array<() => void>>();
+  /**
+   * The tombstone of a deleted session, in memory: bumped when a DELETE starts and when it ends. Work that
+   * awaited network I/O (MCP listings, D1 reads, callbacks) compares the generation it started with after
+   * every await and writes nothing when it changed. Memory suffices: an eviction ends that work too.
+   */
+  #generation = 0;
+  #deleting = false;
   /** Set by the DO: `arm` re-arms the shared alarm (heartbeat + due jobs); `settled` lets runs see a turn stop. */
   hooks: { arm(): void; settled(turnId: string, status: TurnStatus): void } = { arm: () => {}, settled: () => {} };
 
@@ -49,6 +61,29 @@ export class SessionEngine {
     return this.#runner;
   }
 
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** True when work that started at `generation` must not write: its session was deleted, or is being. */
+  stale(generation: number): boolean {
+    return this.#deleting || generation !== this.#generation;
+  }
+
+  /** A DELETE starts: everything in flight belongs to a deleted session; nothing new is admitted. */
+  beginDelete(): void {
+    this.#generation++;
+    this.#deleting = true;
+  }
+
+  /** A DELETE wiped the storage: the in-memory caches go too; the object serves a fresh, empty session. */
+  endDelete(): void {
+    this.#generation++;
+    this.#deleting = false;
+    this.history.invalidate();
+    this.tools.forget();
+  }
+
   tx<T>(fn: () => T): T {
     try {
       return this.storage.transactionSync(fn);
@@ -59,8 +94,10 @@ export class SessionEngine {
   }
 
   async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
+    const generation = this.#generation;
     // MCP tool lists need network I/O: fetched before the checks below, which then run without an await.
     await this.tools.refresh(agent, this.env);
+    if (this.stale(generation)) return deleted();
     if (input.idempotency_key) {
       const prior = this.turns.byIdempotencyKey(input.idempotency_key);
       if (prior) {
@@ -84,7 +121,9 @@ export class SessionEngine {
   }
 
   async retry(agent: AgentConfig, mode: Mode): Promise<Result<TurnAnswer>> {
+    const generation = this.#generation;
     await this.tools.refresh(agent, this.env);
+    if (this.stale(generation)) return deleted();
     const latest = this.turns.latest();
     if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
     const open = this.history.openCalls().length > 0;
@@ -215,8 +254,10 @@ export class SessionEngine {
     mode: Mode,
     onlyPending = false,
   ): Promise<Result<TurnAnswer>> {
+    const generation = this.#generation;
     // The resumed turn keeps its pinned tool set; this only fills the cache a fresh instance lacks.
     await this.tools.refresh(agent, this.env);
+    if (this.stale(generation)) return deleted();
     const latest = this.turns.latest();
     // A useChat body repeats every tool output of the conversation; only the still-pending ones are new.
     const results = onlyPending

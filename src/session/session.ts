@@ -184,16 +184,22 @@ export class Session extends DurableObject<Env> {
 
   async destroy(): Promise<Result<{ deleted: true }>> {
     this.#ready();
-    const runner = this.#engine.running;
-    if (runner) {
-      runner.cancel("the session was deleted");
-      await this.#engine.waitFor(runner.turnId);
+    // Work in flight (a message waiting on an MCP listing, a run waiting on D1) sees the generation change
+    // after its await and writes nothing; until the wipe is done, nothing new is admitted either.
+    this.#engine.beginDelete();
+    try {
+      const runner = this.#engine.running;
+      if (runner) {
+        runner.cancel("the session was deleted");
+        await this.#engine.waitFor(runner.turnId);
+      }
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+      // The object may be addressed again; it must come back as a fresh, empty session.
+      migrate(this.ctx.storage);
+    } finally {
+      this.#engine.endDelete();
     }
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-    // The object may be addressed again; it must come back as a fresh, empty session.
-    migrate(this.ctx.storage);
-    this.#engine.history.invalidate();
     return { ok: true, deleted: true };
   }
 
