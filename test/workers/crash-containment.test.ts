@@ -1,7 +1,9 @@
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventLog } from "../../src/observability/events";
+import { HistoryStore } from "../../src/session/history/store";
 import { SessionTools } from "../../src/session/tools-state";
-import { api, apiJson, clientTool, history, pairingProblems, type Setup, script, send, setup } from "./helpers";
+import { api, apiJson, clientTool, history, pairingProblems, type Setup, script, send, setup, uid } from "./helpers";
 
 // One exception must stay where it happened: a throw inside a tool's execution is that call's is_error
 // result, and a throw while a turn writes its own end still tells the session the turn stopped, so the
@@ -78,5 +80,47 @@ describe("a throw while a turn writes its end", () => {
     expect(second.body.status).toBe("completed");
     const clear = await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key });
     expect(clear.status).toBe(200);
+  });
+});
+
+describe("a turn that fails during its tool phase", () => {
+  it("aborts its sibling calls", async () => {
+    const tag = uid("sibling");
+    const slow = {
+      name: "slow_charge",
+      description: "a slow server-side call",
+      input_schema: { type: "object", properties: { q: { type: "string" } } },
+      execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=1500&tag=${tag}` },
+    };
+    const quick = {
+      ...slow,
+      name: "quick_check",
+      execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=300` },
+    };
+    const s = await setup({ tools: [slow, quick] });
+    const storeResult = HistoryStore.prototype.storeResult;
+    patch(HistoryStore.prototype, "storeResult", function (this: HistoryStore, id, state, content, isError) {
+      if (id === "toolu_unwritable") throw new Error("result write failed");
+      return storeResult.call(this, id, state, content, isError);
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "toolu_slow", name: "slow_charge", input: { q: "1" } },
+            { id: "toolu_unwritable", name: "quick_check", input: { q: "2" } },
+          ],
+        },
+      },
+    ]);
+    const res = await send(s, { content: "go" });
+    expect(res.body.status).toBe("failed");
+    expect(res.body.error?.code).toBe("internal_error");
+    let stats: { written: number; hung_up: boolean } | null = null;
+    for (let i = 0; i < 300 && !(stats?.hung_up || stats?.written); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      stats = (await (await fetch(`${env.MOCK_URL}/_tool/stats?tag=${tag}`)).json()) as typeof stats;
+    }
+    expect(stats).toMatchObject({ hung_up: true, written: 0 });
   });
 });
