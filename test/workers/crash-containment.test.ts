@@ -83,6 +83,19 @@ describe("a throw while a turn writes its end", () => {
   });
 });
 
+type ToolStats = { written: number; hung_up: boolean };
+
+/** Polls the mock tool endpoint until the call tagged `tag` was answered or the client hung up. */
+async function endpointOutcome(tag: string): Promise<ToolStats | null> {
+  let stats: ToolStats | null = null;
+  for (let i = 0; i < 300; i++) {
+    stats = (await (await fetch(`${env.MOCK_URL}/_tool/stats?tag=${tag}`)).json()) as ToolStats | null;
+    if (stats && (stats.hung_up || stats.written > 0)) return stats;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return stats;
+}
+
 describe("a turn that fails during its tool phase", () => {
   it("aborts its sibling calls", async () => {
     const tag = uid("sibling");
@@ -116,11 +129,6 @@ describe("a turn that fails during its tool phase", () => {
     const res = await send(s, { content: "go" });
     expect(res.body.status).toBe("failed");
     expect(res.body.error?.code).toBe("internal_error");
-    let stats: { written: number; hung_up: boolean } | null = null;
-    for (let i = 0; i < 300 && !(stats?.hung_up || stats?.written); i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      stats = (await (await fetch(`${env.MOCK_URL}/_tool/stats?tag=${tag}`)).json()) as typeof stats;
-    }
-    expect(stats).toMatchObject({ hung_up: true, written: 0 });
+    expect(await endpointOutcome(tag)).toEqual({ hung_up: true, written: 0 });
   });
 });
