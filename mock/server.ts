@@ -12,7 +12,7 @@ import { handleCallbackEndpoint } from "./callback-endpoint.ts";
 import { handleControl, MockState } from "./control.ts";
 import { openaiCodec } from "./openai.ts";
 import { handleProvider } from "./respond.ts";
-import { handleToolEndpoint } from "./tool-endpoint.ts";
+import { handleToolEndpoint, handleToolStats } from "./tool-endpoint.ts";
 
 export interface MockServer {
   url: string;
@@ -49,6 +49,10 @@ async function route(state: MockState, req: IncomingMessage, res: ServerResponse
   if (method === "GET" && url.pathname === "/healthz") {
     res.writeHead(200, { "content-type": "application/json" });
     res.end('{"ok":true}');
+    return;
+  }
+  if (method === "GET" && url.pathname === "/_tool/stats") {
+    handleToolStats(url, res);
     return;
   }
   if (method === "POST" && url.pathname === "/_tool") {

@@ -1,9 +1,54 @@
 // A scriptable `http` tool endpoint for tests that run where no Node server of their own can be
 // started (the Workers pool): POST /_tool?delay_ms=&status= echoes the call it receives;
 // `bytes=N` answers a text/plain body of exactly N bytes instead (for storage-size tests).
+// POST /_tool?stream_bytes=N&tag=T streams N bytes of text and stops when the client hangs up;
+// GET /_tool/stats?tag=T says how many bytes were written for T and whether the client hung up first.
 import type { ServerResponse } from "node:http";
 
+interface ToolStats {
+  written: number;
+  /** The client closed the connection before the answer was complete. */
+  hung_up: boolean;
+}
+
+const stats = new Map<string, ToolStats>();
+
+export function handleToolStats(url: URL, res: ServerResponse): void {
+  const body = JSON.stringify(stats.get(url.searchParams.get("tag") ?? "") ?? null);
+  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Writes `total` bytes in 64 KiB chunks, honouring backpressure; stops as soon as the client hangs up. */
+async function streamBytes(total: number, entry: ToolStats, res: ServerResponse): Promise<void> {
+  res.writeHead(200, { "content-type": "text/plain" });
+  const chunk = Buffer.alloc(64 * 1024, "x");
+  while (entry.written < total) {
+    if (res.destroyed) {
+      entry.hung_up = true;
+      return;
+    }
+    const part = total - entry.written >= chunk.length ? chunk : chunk.subarray(0, total - entry.written);
+    entry.written += part.length;
+    if (!res.write(part)) {
+      await new Promise<void>((resolve) => {
+        res.once("drain", resolve);
+        res.once("close", resolve);
+      });
+    }
+  }
+  res.end();
+}
+
 export async function handleToolEndpoint(url: URL, raw: string, res: ServerResponse): Promise<void> {
+  const entry: ToolStats = { written: 0, hung_up: false };
+  const tag = url.searchParams.get("tag");
+  if (tag) stats.set(tag, entry);
+  res.once("close", () => {
+    if (!res.writableFinished) entry.hung_up = true;
+  });
+  const streamed = Number(url.searchParams.get("stream_bytes") ?? 0);
+  if (streamed > 0) return streamBytes(streamed, entry, res);
   const delay = Number(url.searchParams.get("delay_ms") ?? 0);
   const status = Number(url.searchParams.get("status") ?? 200);
   if (delay > 0) await new Promise((r) => setTimeout(r, Math.min(delay, 60_000)));
@@ -24,6 +69,7 @@ export async function handleToolEndpoint(url: URL, raw: string, res: ServerRespo
     status >= 200 && status < 300 ? { echo: call, at: Date.now() } : { error: "scripted failure" },
   );
   if (res.destroyed) return;
+  entry.written = Buffer.byteLength(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);
 }

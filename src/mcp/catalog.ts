@@ -58,6 +58,8 @@ export class McpCatalog {
   readonly #inflight = new Map<string, Promise<void>>();
   /** Bumped whenever the registered tool set could differ; the registry cache keys on it. */
   version = 1;
+  /** Bumped by `forget`: a listing that was in flight then writes nothing. */
+  #epoch = 0;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -145,6 +147,7 @@ export class McpCatalog {
   }
 
   async #refreshOne(s: McpServerConfig, limits: McpLimits): Promise<void> {
+    const epoch = this.#epoch;
     const fp = fingerprint(s);
     const st = this.#map.get(s.name);
     const now = Date.now();
@@ -169,6 +172,7 @@ export class McpCatalog {
     }
     try {
       const listed = await withTimeout(conn.list(limits.listTimeoutMs), limits.listTimeoutMs * 2);
+      if (epoch !== this.#epoch) return;
       const { tools, skipped } = acceptTools(s.name, listed.tools);
       const notes = [
         ...(listed.truncated ? [`only the first ${tools.length + skipped.length} tools are used`] : []),
@@ -188,6 +192,7 @@ export class McpCatalog {
       this.#save(s.name, next, !same);
     } catch (e) {
       conn.close();
+      if (epoch !== this.#epoch) return;
       const timedOut = failureKind(e, false) === "timeout";
       const error = (e instanceof Error ? e.message : String(e)).slice(0, 500);
       const next: ServerState = {
@@ -275,5 +280,14 @@ export class McpCatalog {
   close(): void {
     for (const c of this.#conns.values()) c.close();
     this.#conns.clear();
+  }
+
+  /** Drops everything held in memory after the storage was wiped; listings in flight write nothing. */
+  forget(): void {
+    this.close();
+    this.#epoch++;
+    this.#states = null;
+    this.#inflight.clear();
+    this.version++;
   }
 }

@@ -14,6 +14,7 @@ export type SessionEventType =
   | "tool_use_id_remapped"
   | "tool_result_synthesized"
   | "late_result_dropped"
+  | "tool_result_refused"
   | "tool_call_invalid"
   | "tool_executed"
   | "tools_loaded"

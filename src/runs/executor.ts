@@ -41,6 +41,8 @@ async function loadAgent(env: Env, name: string): Promise<AgentConfig | null> {
 export class SessionRuns {
   readonly store: RunStore;
   #chain: Promise<void> = Promise.resolve();
+  /** The engine's generation when this alarm's work began: after a DELETE, work that awaited writes nothing. */
+  #generation = 0;
 
   constructor(
     private readonly engine: SessionEngine,
@@ -71,6 +73,17 @@ export class SessionRuns {
     return row ? this.store.view(row, this.sessionId(), this.scheduler.get("callback", id)?.due_at ?? null) : null;
   }
 
+  /**
+   * A run may not start now: a turn runs, or a client's turn waits for its client tool results (a run
+   * would supersede it and the client's real results would be refused as late). A pause left by a run's
+   * own turn does not block: nobody will answer it, and that run has already failed.
+   */
+  blocked(): boolean {
+    if (this.engine.running) return true;
+    const latest = this.engine.turns.latest();
+    return latest?.status === "awaiting_tool_results" && this.store.byTurn(latest.id) === null;
+  }
+
   /** Engine hook: a turn stopped running. An interrupted turn never gets here (no runner survives a restart). */
   onSettled(turnId: string): void {
     // Never throws into the engine (its waiters must still be released). A run missed here stays
@@ -91,14 +104,24 @@ export class SessionRuns {
     return work;
   }
 
+  /** True when the session was deleted while this alarm's work awaited something. */
+  get #gone(): boolean {
+    return this.engine.stale(this.#generation);
+  }
+
   async #work(): Promise<void> {
+    this.#generation = this.engine.generation;
+    if (this.#gone) return;
     for (const row of this.store.open()) {
+      if (this.#gone) return;
       if (row.status === "running") await this.#guard(row.id, () => this.#reconcile(row));
     }
     for (const job of this.scheduler.due(Date.now())) {
+      if (this.#gone) return;
       const ok = await this.#guard(job.ref, () => (job.kind === "run" ? this.#start(job) : this.#callback(job)));
       // A job that threw (D1 unreachable, say) is retried a little later, not in a hot alarm loop.
-      if (!ok && this.scheduler.get(job.kind, job.ref)) this.scheduler.reschedule(job, Date.now() + JOB_RETRY_MS);
+      if (!ok && !this.#gone && this.scheduler.get(job.kind, job.ref))
+        this.scheduler.reschedule(job, Date.now() + JOB_RETRY_MS);
     }
   }
 
@@ -116,11 +139,12 @@ export class SessionRuns {
   async #start(job: Job): Promise<void> {
     const row = this.store.get(job.ref);
     if (row?.status !== "queued") return this.scheduler.remove("run", job.ref);
-    // A turn is running: the run waits; the turn's end re-arms the alarm for it.
-    if (this.engine.running) return;
+    // A turn is running or paused for a client: the run waits; the turn's end re-arms the alarm for it.
+    if (this.blocked()) return;
     const agent = await loadAgent(this.env, row.agent);
+    if (this.#gone) return;
     if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
-    if (this.engine.running) return; // a client turn started while the agent was read
+    if (this.blocked()) return; // a client turn started while the agent was read
     const schema = this.store.schema(row);
     const answer = await this.engine.sendMessage(
       agent,
@@ -133,6 +157,7 @@ export class SessionRuns {
       },
       "stream",
     );
+    if (this.#gone) return void this.#adopt(answer);
     if (!answer.ok && answer.code === "turn_in_progress") return;
     const turnId = this.#adopt(answer);
     if (!turnId) return this.#fail(row, answer.ok ? { code: "internal_error", message: "no turn" } : answer);
@@ -164,11 +189,13 @@ export class SessionRuns {
     };
     if (row.resumes >= MAX_RESUMES || this.engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
     const agent = await loadAgent(this.env, row.agent);
+    if (this.#gone) return;
     if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
     // Re-checked after the await: a client message may have started a turn meanwhile.
     if (this.engine.running || this.engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
     this.store.resumed(row.id);
     const answer = await this.engine.retry(agent, "stream");
+    if (this.#gone) return void this.#adopt(answer);
     const turnId = this.#adopt(answer);
     if (!turnId) return this.#fail(row, error);
     this.store.started(row.id, turnId);
@@ -228,6 +255,7 @@ export class SessionRuns {
     this.scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
     const at = nowIso();
     const agent = await loadAgent(this.env, row.agent);
+    if (this.#gone) return;
     const view = this.store.view(row, this.sessionId(), null);
     delete view.callback; // the receiver gets the result, not our delivery bookkeeping
     const outcome = await deliver(
@@ -236,6 +264,7 @@ export class SessionRuns {
       view,
       flag(this.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
     );
+    if (this.#gone) return;
     const done = outcome.delivered || !outcome.retryable || attempt >= CALLBACK_MAX_ATTEMPTS;
     const status = outcome.delivered ? "delivered" : done ? "failed" : "pending";
     this.engine.tx(() => {

@@ -7,6 +7,7 @@ import { jsonBytes } from "../storage/fit";
 import { JSON_SCHEMA_BUDGET_BYTES, USER_PARTS_BUDGET_BYTES } from "../storage/limits";
 import type { JsonObject, Part } from "./history/parts";
 import { HistoryStore, type SuppliedResult } from "./history/store";
+import { endStuckTurn } from "./recovery";
 import type { Mode, Result, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { StreamLog } from "./stream/log";
 import type { TurnStatus } from "./stream/turn-events";
@@ -14,6 +15,13 @@ import { SessionTools } from "./tools-state";
 import { checkSupplied, turnResult } from "./turn/answers";
 import { TurnRunner } from "./turn/runner";
 import { type TurnKind, type TurnRow, TurnStore } from "./turn/turns";
+
+const STUCK_REASON = "the turn crashed while this call was open";
+
+/** The answer to a request that was admitted before its session was deleted. */
+function deleted() {
+  return fail(404, "not_found", "session not found (it was deleted)");
+}
 
 /**
  * What a stored row could not hold is refused before anything changes: the
@@ -54,6 +62,13 @@ export class SessionEngine {
   readonly tools: SessionTools;
   #runner: TurnRunner | null = null;
   #waiters = new Map<string, Array<() => void>>();
+  /**
+   * The tombstone of a deleted session, in memory: bumped when a DELETE starts and when it ends. Work that
+   * awaited network I/O (MCP listings, D1 reads, callbacks) compares the generation it started with after
+   * every await and writes nothing when it changed. Memory suffices: an eviction ends that work too.
+   */
+  #generation = 0;
+  #deleting = false;
   /** Set by the DO: `arm` re-arms the shared alarm (heartbeat + due jobs); `settled` lets runs see a turn stop. */
   hooks: { arm(): void; settled(turnId: string, status: TurnStatus): void } = { arm: () => {}, settled: () => {} };
 
@@ -73,6 +88,29 @@ export class SessionEngine {
     return this.#runner;
   }
 
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** True when work that started at `generation` must not write: its session was deleted, or is being. */
+  stale(generation: number): boolean {
+    return this.#deleting || generation !== this.#generation;
+  }
+
+  /** A DELETE starts: everything in flight belongs to a deleted session; nothing new is admitted. */
+  beginDelete(): void {
+    this.#generation++;
+    this.#deleting = true;
+  }
+
+  /** A DELETE wiped the storage: the in-memory caches go too; the object serves a fresh, empty session. */
+  endDelete(): void {
+    this.#generation++;
+    this.#deleting = false;
+    this.history.invalidate();
+    this.tools.forget();
+  }
+
   tx<T>(fn: () => T): T {
     try {
       return this.storage.transactionSync(fn);
@@ -85,8 +123,10 @@ export class SessionEngine {
   async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
     const tooLarge = oversized(input);
     if (tooLarge) return tooLarge;
+    const generation = this.#generation;
     // MCP tool lists need network I/O: fetched before the checks below, which then run without an await.
     await this.tools.refresh(agent, this.env);
+    if (this.stale(generation)) return deleted();
     if (input.idempotency_key) {
       const prior = this.turns.byIdempotencyKey(input.idempotency_key);
       if (prior) {
@@ -110,7 +150,9 @@ export class SessionEngine {
   }
 
   async retry(agent: AgentConfig, mode: Mode): Promise<Result<TurnAnswer>> {
+    const generation = this.#generation;
     await this.tools.refresh(agent, this.env);
+    if (this.stale(generation)) return deleted();
     const latest = this.turns.latest();
     if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
     const open = this.history.openCalls().length > 0;
@@ -195,12 +237,22 @@ export class SessionEngine {
 
   #settled(turnId: string, status: TurnStatus): void {
     if (this.#runner?.turnId === turnId) this.#runner = null;
-    // Not deleteAlarm: queued runs and callback retries share the alarm.
-    this.hooks.settled(turnId, status);
-    this.hooks.arm();
-    const ws = this.#waiters.get(turnId) ?? [];
-    this.#waiters.delete(turnId);
-    for (const w of ws) w();
+    try {
+      // A runner that threw while writing its own end leaves the row `running`: end it here, or every later
+      // message would be refused as turn_in_progress until the object restarts.
+      if (this.turns.get(turnId)?.status === "running") {
+        endStuckTurn(this, turnId, "failed", { code: "internal_error", message: "the turn crashed" }, STUCK_REASON);
+      }
+      // Not deleteAlarm: queued runs and callback retries share the alarm.
+      this.hooks.settled(turnId, status);
+    } catch (e) {
+      console.error(JSON.stringify({ level: "error", msg: "turn_settle_failed", turn_id: turnId, error: String(e) }));
+    } finally {
+      this.hooks.arm();
+      const ws = this.#waiters.get(turnId) ?? [];
+      this.#waiters.delete(turnId);
+      for (const w of ws) w();
+    }
   }
 
   /** Resolves when the turn is no longer running (ended or paused). */
@@ -231,8 +283,10 @@ export class SessionEngine {
     mode: Mode,
     onlyPending = false,
   ): Promise<Result<TurnAnswer>> {
+    const generation = this.#generation;
     // The resumed turn keeps its pinned tool set; this only fills the cache a fresh instance lacks.
     await this.tools.refresh(agent, this.env);
+    if (this.stale(generation)) return deleted();
     const latest = this.turns.latest();
     // A useChat body repeats every tool output of the conversation; only the still-pending ones are new.
     const results = onlyPending
@@ -290,6 +344,8 @@ export class SessionEngine {
       if (synthesized.length)
         this.events.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
       this.events.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });
+      // A run that waited behind the paused turn may start now.
+      this.hooks.arm();
     }
     return { ok: true, status: this.turns.get(latest.id)?.status ?? "cancelled", turn_id: latest.id };
   }

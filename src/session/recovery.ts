@@ -1,6 +1,6 @@
 import type { SessionEngine } from "./engine";
 import { TurnOutput } from "./turn/output";
-import type { TurnRow } from "./turn/turns";
+import type { TurnError, TurnRow } from "./turn/turns";
 
 const REASON = "the session restarted while this call was in flight";
 
@@ -19,8 +19,9 @@ const REASON = "the session restarted while this call was in flight";
 export function recoverInterruptedTurns(engine: SessionEngine): number {
   const stuck = engine.turns.withStatus("running");
   for (const turn of stuck) {
+    const error = { code: "interrupted", message: "the session restarted while the turn was running", retryable: true };
     try {
-      recoverTurn(engine, turn);
+      endStuckTurn(engine, turn.id, "interrupted", error, REASON);
     } catch (e) {
       salvageTurn(engine, turn, e);
     }
@@ -28,18 +29,30 @@ export function recoverInterruptedTurns(engine: SessionEngine): number {
   return stuck.length;
 }
 
-function recoverTurn(engine: SessionEngine, turn: TurnRow): void {
-  const error = { code: "interrupted", message: "the session restarted while the turn was running", retryable: true };
+/**
+ * Ends a turn that storage still calls `running` although no runner drives it (a restart, or a runner whose
+ * own end could not be written): its open calls are answered synthetically and the turn gets `status`, in one
+ * transaction; clients that resume its stream see how it ended.
+ */
+export function endStuckTurn(
+  engine: SessionEngine,
+  turnId: string,
+  status: "interrupted" | "failed",
+  error: TurnError,
+  reason: string,
+): void {
   const { synthesized } = engine.tx(() => {
-    const closed = engine.history.closeOpenCalls({ turnId: turn.id, reason: REASON });
-    engine.turns.finish(turn.id, "interrupted", "interrupted", error);
+    const closed = engine.history.closeOpenCalls({ turnId, reason });
+    engine.turns.finish(turnId, status, status === "failed" ? "error" : status, error);
     return closed;
   });
-  engine.events.record("turn_interrupted", turn.id, { synthesized_tool_use_ids: synthesized });
+  if (status === "interrupted")
+    engine.events.record("turn_interrupted", turnId, { synthesized_tool_use_ids: synthesized });
+  else engine.events.record("turn_finished", turnId, { status, finish_reason: "error", error });
   if (synthesized.length > 0) {
-    engine.events.record("tool_result_synthesized", turn.id, { tool_use_ids: synthesized, reason: REASON });
+    engine.events.record("tool_result_synthesized", turnId, { tool_use_ids: synthesized, reason });
   }
-  endStream(engine, turn.id, error, "interrupted");
+  endStream(engine, turnId, error, status);
 }
 
 function salvageTurn(engine: SessionEngine, turn: TurnRow, cause: unknown): void {

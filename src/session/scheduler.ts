@@ -22,13 +22,15 @@ export interface Job {
  * is active), because a new instance has no runner by definition.
  *
  * `arm` always sets the alarm to the earliest of: the heartbeat (while a turn
- * runs) and the earliest due job. Run jobs only count while no turn runs: a
- * run waits for the current turn, and the turn's end re-arms.
+ * runs) and the earliest due job. Run jobs only count while runs may start
+ * (no turn runs, none waits for a client's tool results): a run waits, and
+ * the end of what it waits for re-arms.
  */
 export class Scheduler {
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly runnerActive: () => boolean,
+    private readonly runsBlocked: () => boolean = runnerActive,
   ) {}
 
   /** Adds a job (idempotent per kind and ref). SQL only: callers may run it inside their transaction. */
@@ -67,7 +69,7 @@ export class Scheduler {
     const row = one<{ due: number | null }>(
       this.storage.sql,
       "SELECT min(due_at) AS due FROM jobs WHERE kind != 'run' OR ? = 0",
-      active ? 1 : 0,
+      active || this.runsBlocked() ? 1 : 0,
     );
     let next = row?.due ?? null;
     if (active) next = next === null ? now + HEARTBEAT_MS : Math.min(next, now + HEARTBEAT_MS);

@@ -37,7 +37,11 @@ export class Session extends DurableObject<Env> {
     // Debug mode refuses what production SQLite refuses: any value or row over 2 MB.
     setCellChecks(flag(env.SWITCHBOARD_DEBUG_CHECKS));
     this.#engine = new SessionEngine(ctx.storage, env, () => this.#info()?.id ?? "?");
-    this.#scheduler = new Scheduler(ctx.storage, () => this.#engine.running !== null);
+    this.#scheduler = new Scheduler(
+      ctx.storage,
+      () => this.#engine.running !== null,
+      () => this.#runs.blocked(),
+    );
     this.#runs = new SessionRuns(this.#engine, this.#scheduler, env, () => this.#info()?.id ?? "?");
     this.#engine.hooks = { arm: () => this.#scheduler.arm(), settled: (turnId) => this.#runs.onSettled(turnId) };
     // Startup failures are caught here, never thrown out of the constructor.
@@ -182,6 +186,8 @@ export class Session extends DurableObject<Env> {
       e.turns.clear();
     });
     e.events.record("session_cleared", null, { at: nowIso() });
+    // A run that waited behind a paused turn may start now.
+    this.#scheduler.arm();
     return { ok: true, cleared: true };
   }
 
@@ -212,13 +218,21 @@ export class Session extends DurableObject<Env> {
   }
 
   async destroy(): Promise<Result<{ deleted: true }>> {
-    const runner = this.#engine.running;
-    if (runner) {
-      runner.cancel("the session was deleted");
-      await this.#engine.waitFor(runner.turnId);
+    // Work in flight (a message waiting on an MCP listing, a run waiting on D1) sees the generation change
+    // after its await and writes nothing; until the wipe is done, nothing new is admitted either. No #ready():
+    // DELETE works even when the object's state could not be loaded.
+    this.#engine.beginDelete();
+    try {
+      const runner = this.#engine.running;
+      if (runner) {
+        runner.cancel("the session was deleted");
+        await this.#engine.waitFor(runner.turnId);
+      }
+      // The object may be addressed again; it must come back as a fresh, empty session.
+      await this.#wipe();
+    } finally {
+      this.#engine.endDelete();
     }
-    // The object may be addressed again; it must come back as a fresh, empty session.
-    await this.#wipe();
     return { ok: true, deleted: true };
   }
 

@@ -147,4 +147,11 @@ export class SessionTools {
   clear(): void {
     this.loaded.clear();
   }
+
+  /** After the session's storage was wiped: nothing cached survives, MCP listings in flight write nothing. */
+  forget(): void {
+    this.mcp.forget();
+    this.#pinned = null;
+    this.#rederived = false;
+  }
 }

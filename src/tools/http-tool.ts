@@ -1,5 +1,6 @@
 import type { JsonObject, ToolResultContent } from "../session/history/parts";
 import { resultText } from "../session/history/truncate";
+import { RESULT_BUDGET_BYTES } from "../storage/limits";
 import { checkOutboundUrl } from "./outbound";
 
 export interface ToolOutcome {
@@ -10,6 +11,37 @@ export interface ToolOutcome {
 }
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
+
+/**
+ * Bytes of a tool endpoint's response that are read; reading stops there (the body is cancelled), so an
+ * endless or huge body cannot exhaust the isolate's memory. Well above what is stored (RESULT_BUDGET_BYTES),
+ * so a JSON answer whose `content` is cut later still parses.
+ */
+export const MAX_TOOL_RESPONSE_BYTES = 1024 * 1024;
+
+/** Reads at most `cap` bytes of a body as text, then cancels the rest of the stream. */
+export async function readCapped(
+  body: ReadableStream<Uint8Array> | null,
+  cap: number,
+): Promise<{ text: string; bytes: number; cut: boolean }> {
+  if (!body) return { text: "", bytes: 0, cut: false };
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { text: text + decoder.decode(), bytes, cut: false };
+    const room = cap - bytes;
+    if (value.byteLength > room) {
+      text += decoder.decode(value.subarray(0, room));
+      reader.cancel().catch(() => {});
+      return { text, bytes: cap, cut: true };
+    }
+    bytes += value.byteLength;
+    text += decoder.decode(value, { stream: true });
+  }
+}
 
 function contentFromJson(value: unknown): ToolResultContent {
   if (value && typeof value === "object" && !Array.isArray(value) && "content" in value) {
@@ -50,7 +82,10 @@ export async function callHttpTool(opts: {
       signal,
       redirect: "manual",
     });
-    const text = await res.text();
+    const read = await readCapped(res.body, MAX_TOOL_RESPONSE_BYTES);
+    // The marker is kept inside the stored size, so the model sees that reading stopped.
+    const marker = `\n[truncated: the response was larger than ${MAX_TOOL_RESPONSE_BYTES} bytes; reading stopped there]`;
+    const text = read.cut ? `${read.text.slice(0, RESULT_BUDGET_BYTES - marker.length)}${marker}` : read.text;
     if (res.status < 200 || res.status >= 300) {
       return {
         content: `tool endpoint answered HTTP ${res.status}: ${text.slice(0, 2000)}`,
@@ -61,7 +96,7 @@ export async function callHttpTool(opts: {
     }
     const isJson = (res.headers.get("content-type") ?? "").includes("json");
     let content: ToolResultContent = text;
-    if (isJson) {
+    if (isJson && !read.cut) {
       try {
         content = contentFromJson(JSON.parse(text));
       } catch {

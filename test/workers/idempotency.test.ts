@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiJson, history, mockRequests, script, setup } from "./helpers";
+import { apiJson, history, mockRequests, script, setup, type TurnJson } from "./helpers";
 
 describe("Idempotency-Key", () => {
   it("returns the same turn for a repeat and writes no second user message", async () => {
@@ -34,5 +34,23 @@ describe("Idempotency-Key", () => {
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("idempotency_conflict");
     expect((await history(s)).filter((m) => m.role === "user")).toHaveLength(1);
+  });
+
+  it("a replay returns only that turn's messages, not those of later turns", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "Answer A." } }, { reply: { text: "Answer B." } }]);
+    const a = { method: "POST", key: s.key, json: { content: "question A" }, headers: { "idempotency-key": "k-a" } };
+    const first = await apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, a);
+    const b = await apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "question B" },
+    });
+    expect(b.body.status).toBe("completed");
+    const replay = await apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, a);
+    expect(replay.status).toBe(200);
+    expect(replay.body.turn_id).toBe(first.body.turn_id);
+    expect(replay.body.messages).toEqual(first.body.messages);
+    expect(JSON.stringify(replay.body.messages)).not.toContain("B.");
   });
 });

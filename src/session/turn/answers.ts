@@ -6,8 +6,9 @@ import type { TurnRow, TurnStore } from "./turns";
 
 /**
  * Validates tool results supplied by a client before anything is written:
- * duplicates → 400, unknown ids → 404, calls already answered or repaired →
- * 409 late_result (recorded as an event; history stays as it is).
+ * duplicates → 400, unknown ids → 404, a call the server executes (http, MCP,
+ * built-in) → 409 not_client_tool, calls already answered or repaired →
+ * 409 late_result (both recorded as an event; history stays as it is).
  */
 export function checkSupplied(
   history: HistoryStore,
@@ -23,6 +24,21 @@ export function checkSupplied(
   for (const r of results) {
     const call = history.call(r.tool_use_id);
     if (!call) return fail(404, "unknown_tool_use", `no tool call with id ${r.tool_use_id} in this session`);
+    // Only a client-executed call takes a client's result: a server-side call is answered by the server alone,
+    // whether it is still running or already done.
+    if (call.execution !== "client") {
+      events.record("tool_result_refused", turnId, {
+        tool_use_id: r.tool_use_id,
+        tool: call.name,
+        execution: call.execution,
+        state: call.state,
+      });
+      return fail(
+        409,
+        "not_client_tool",
+        `tool call ${r.tool_use_id} (${call.name}) is executed by the server (${call.execution}); only client-executed calls take results from a client`,
+      );
+    }
     if (call.state !== "pending" || call.answered_seq !== null) {
       events.record("late_result_dropped", turnId, { tool_use_id: r.tool_use_id, state: call.state });
       return fail(
@@ -35,10 +51,13 @@ export function checkSupplied(
   return { ok: true };
 }
 
-/** The JSON answer of a turn: its state and the messages written since `sinceSeq`. */
+/**
+ * The JSON answer of a turn: its state and its own messages written since `sinceSeq`. Messages of later
+ * turns never appear, so an idempotent replay or a run's result shows only what that turn wrote.
+ */
 export function turnResult(history: HistoryStore, turns: TurnStore, turnId: string, sinceSeq: number): TurnResult {
   const t = turns.get(turnId) as TurnRow;
-  const messages = history.messages().filter((m) => m.seq >= sinceSeq && m.seq > 0);
+  const messages = history.messages().filter((m) => m.seq >= sinceSeq && m.seq > 0 && m.turn_id === turnId);
   const pending = history.openCalls().filter((c) => c.state === "pending");
   return {
     turn_id: t.id,

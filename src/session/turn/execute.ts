@@ -43,10 +43,12 @@ function withReference(content: ToolResultContent, name: string): ToolResultCont
  * is_error result the model can correct from plus a `tool_call_invalid`
  * event, never a silent failure. Server-side calls run concurrently and report
  * through `onResult` as each finishes (history orders them by tool_use
- * position later); client calls are left pending for /tool-results.
+ * position later); client calls are left pending for /tool-results. A call
+ * whose execution throws gets an is_error result; if even that cannot be
+ * written, the rejection fails the turn (which aborts the other calls).
  */
 export async function executeCalls(opts: ExecuteOptions): Promise<void> {
-  const { registry, events, turnId } = opts;
+  const { events, turnId } = opts;
   const invalid = (call: ToolUsePart, errors: string[], message: string) => {
     events.record("tool_call_invalid", turnId, {
       tool: call.name,
@@ -58,89 +60,126 @@ export async function executeCalls(opts: ExecuteOptions): Promise<void> {
   };
   await Promise.all(
     opts.calls.map(async (call) => {
-      const tool = registry.get(call.name);
-      const down = tool ? null : (opts.missing?.(call.name) ?? null);
-      if (down !== null) return invalid(call, ["the tool's MCP server is disconnected"], down);
-      if (!tool) {
-        const names = [...registry.core(), ...registry.builtins].map((t) => t.name).slice(0, 50);
-        const hint = registry.hasDeferred() ? " More tools can be found with tool_search." : "";
-        const available = `Available tools: ${names.join(", ") || "(none)"}.${hint}`;
-        // A built-in this session does not offer (e.g. tool_search with nothing deferred) still gets an answer.
-        if (isBuiltinName(call.name)) {
-          return invalid(
-            call,
-            [`built-in tool "${call.name}" is not offered in this session`],
-            `"${call.name}" is a built-in tool that is not offered in this session, so it was not run. ${available}`,
-          );
-        }
-        return invalid(call, [`unknown tool "${call.name}"`], `unknown tool "${call.name}". ${available}`);
-      }
-      const bad = opts.malformed.get(call.id);
-      if (bad !== undefined) {
-        return invalid(
-          call,
-          [`arguments are not a JSON object: ${bad}`],
-          `The arguments of this call were not a valid JSON object (${bad}). Call "${call.name}" again with a JSON object.`,
-        );
-      }
-      if (tool.source === "builtin") {
-        const out = opts.runBuiltin(call);
-        return opts.onResult(call, { content: out.content, is_error: out.is_error, ms: 0 }, out.load);
-      }
-      let input = call.input;
-      if (containsRefs(input)) {
-        const resolved = resolveRefs(input, opts.lookup);
-        if (!resolved.ok) {
-          return invalid(call, [resolved.error], `Could not resolve a reference in the arguments: ${resolved.error}`);
-        }
-        input = resolved.value as JsonObject;
-      }
-      const check = checkArguments(fullSchema(tool), input);
-      const notLoaded = tool.deferred && !opts.loaded.has(tool.name);
-      if (!check.valid) {
-        const resolvedNote = input !== call.input ? " (after resolving references)" : "";
-        const how = notLoaded
-          ? `Tool "${tool.name}" exists but is not loaded, and these arguments do not match its schema. ` +
-            `Load it with tool_search (query: "select:${tool.name}") or select_tools(names: ["${tool.name}"]), then call it again.`
-          : `Invalid arguments for "${tool.name}"${resolvedNote}.`;
-        return invalid(
-          call,
-          check.errors,
-          `${how}\n${check.errors.map((e) => `- ${e}`).join("\n")}\ntool_info(name: "${tool.name}", include_schema: true) shows the schema.`,
-        );
-      }
-      // A valid call to a deferred tool that was not loaded runs and loads it: never an opaque failure.
-      const load = notLoaded ? [tool.name] : [];
-      const execution = tool.execution;
-      const mcp = tool.source === "mcp" ? opts.callMcp : undefined;
-      if (!mcp && (!execution || execution.type === "client")) {
-        if (load.length) opts.onLoad(call, load);
-        return;
-      }
       try {
-        const outcome = mcp
-          ? await mcp(tool, input, !notLoaded)
-          : await callHttpTool({
-              url: execution?.type === "http" ? execution.url : "",
-              timeoutMs: execution?.type === "http" ? execution.timeout_ms : undefined,
-              toolUseId: call.id,
-              name: call.name,
-              input,
-              signal: opts.signal,
-              allowPrivate: opts.allowPrivate,
-            });
+        await executeOne(opts, call, invalid);
+      } catch (e) {
+        // Cancellation of the turn: the runner answers the call synthetically.
+        if (opts.signal.aborted) return;
+        // Any other throw (a bug, a failed write) is this call's error result; the other calls go on.
+        console.error(
+          JSON.stringify({
+            level: "error",
+            msg: "tool_crashed",
+            tool: call.name,
+            tool_use_id: call.id,
+            error: String(e),
+          }),
+        );
         events.record("tool_executed", turnId, {
           tool: call.name,
           tool_use_id: call.id,
-          is_error: outcome.is_error,
-          ms: outcome.ms,
-          ...(outcome.status ? { status: outcome.status } : {}),
+          is_error: true,
+          crashed: true,
         });
-        const content = load.length ? withReference(outcome.content, tool.name) : outcome.content;
-        opts.onResult(call, { ...outcome, content }, load);
-      } catch {
-        // Only cancellation of the turn lands here; the runner synthesizes the result.
+        opts.onResult(
+          call,
+          { content: `tool "${call.name}" failed with an internal error`, is_error: true, ms: 0 },
+          [],
+        );
       }
     }),
   );
+}
+
+async function executeOne(
+  opts: ExecuteOptions,
+  call: ToolUsePart,
+  invalid: (call: ToolUsePart, errors: string[], message: string) => void,
+): Promise<void> {
+  const { registry, events, turnId } = opts;
+  const tool = registry.get(call.name);
+  const down = tool ? null : (opts.missing?.(call.name) ?? null);
+  if (down !== null) return invalid(call, ["the tool's MCP server is disconnected"], down);
+  if (!tool) {
+    const names = [...registry.core(), ...registry.builtins].map((t) => t.name).slice(0, 50);
+    const hint = registry.hasDeferred() ? " More tools can be found with tool_search." : "";
+    const available = `Available tools: ${names.join(", ") || "(none)"}.${hint}`;
+    // A built-in this session does not offer (e.g. tool_search with nothing deferred) still gets an answer.
+    if (isBuiltinName(call.name)) {
+      return invalid(
+        call,
+        [`built-in tool "${call.name}" is not offered in this session`],
+        `"${call.name}" is a built-in tool that is not offered in this session, so it was not run. ${available}`,
+      );
+    }
+    return invalid(call, [`unknown tool "${call.name}"`], `unknown tool "${call.name}". ${available}`);
+  }
+  const bad = opts.malformed.get(call.id);
+  if (bad !== undefined) {
+    return invalid(
+      call,
+      [`arguments are not a JSON object: ${bad}`],
+      `The arguments of this call were not a valid JSON object (${bad}). Call "${call.name}" again with a JSON object.`,
+    );
+  }
+  if (tool.source === "builtin") {
+    const out = opts.runBuiltin(call);
+    return opts.onResult(call, { content: out.content, is_error: out.is_error, ms: 0 }, out.load);
+  }
+  let input = call.input;
+  if (containsRefs(input)) {
+    const resolved = resolveRefs(input, opts.lookup);
+    if (!resolved.ok) {
+      return invalid(call, [resolved.error], `Could not resolve a reference in the arguments: ${resolved.error}`);
+    }
+    input = resolved.value as JsonObject;
+  }
+  const check = checkArguments(fullSchema(tool), input);
+  const notLoaded = tool.deferred && !opts.loaded.has(tool.name);
+  if (!check.valid) {
+    const resolvedNote = input !== call.input ? " (after resolving references)" : "";
+    const how = notLoaded
+      ? `Tool "${tool.name}" exists but is not loaded, and these arguments do not match its schema. ` +
+        `Load it with tool_search (query: "select:${tool.name}") or select_tools(names: ["${tool.name}"]), then call it again.`
+      : `Invalid arguments for "${tool.name}"${resolvedNote}.`;
+    return invalid(
+      call,
+      check.errors,
+      `${how}\n${check.errors.map((e) => `- ${e}`).join("\n")}\ntool_info(name: "${tool.name}", include_schema: true) shows the schema.`,
+    );
+  }
+  // A valid call to a deferred tool that was not loaded runs and loads it: never an opaque failure.
+  const load = notLoaded ? [tool.name] : [];
+  const execution = tool.execution;
+  const mcp = tool.source === "mcp" ? opts.callMcp : undefined;
+  if (!mcp && (!execution || execution.type === "client")) {
+    if (load.length) opts.onLoad(call, load);
+    return;
+  }
+  try {
+    const outcome = mcp
+      ? await mcp(tool, input, !notLoaded)
+      : await callHttpTool({
+          url: execution?.type === "http" ? execution.url : "",
+          timeoutMs: execution?.type === "http" ? execution.timeout_ms : undefined,
+          toolUseId: call.id,
+          name: call.name,
+          input,
+          signal: opts.signal,
+          allowPrivate: opts.allowPrivate,
+        });
+    events.record("tool_executed", turnId, {
+      tool: call.name,
+      tool_use_id: call.id,
+      is_error: outcome.is_error,
+      ms: outcome.ms,
+      ...(outcome.status ? { status: outcome.status } : {}),
+    });
+    const content = load.length ? withReference(outcome.content, tool.name) : outcome.content;
+    opts.onResult(call, { ...outcome, content }, load);
+  } catch (e) {
+    // Cancellation of the turn: the runner synthesizes the result.
+    if (opts.signal.aborted) return;
+    throw e;
+  }
 }

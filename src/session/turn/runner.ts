@@ -26,6 +26,7 @@ const FINISH: Record<StopReason, UiFinishReason> = {
 export class TurnRunner implements TurnContext {
   readonly #abort = new AbortController();
   #cancelReason: string | null = null;
+  #settled = false;
   readonly out: TurnOutput;
   /** The deferred-tools listing is fixed for the turn, so the system prompt stays byte-stable across steps. */
   #listing: string | null = null;
@@ -60,65 +61,86 @@ export class TurnRunner implements TurnContext {
   }
 
   async run(): Promise<void> {
-    const { turns, history, tools, agent } = this.d;
-    this.out.emit({ type: "turn_start", turn_id: this.turnId, message_id: `msg_${this.turnId}` });
     try {
-      for (;;) {
-        if (this.cancelled) return this.#finishCancelled();
-        const turn = turns.get(this.turnId);
-        if (!turn) return;
-        const contract = contractOf(turn);
-        if (turn.steps >= turn.max_steps) {
-          if (contract) return this.#fail(missingStructured(turn.steps, history.messages()));
-          return this.#finish("completed", "max_steps", "other", null);
-        }
-        const step = turn.steps + 1;
-        this.out.emit({ type: "step_start", step });
-        this.#listing ??= tools.registry(agent).searchEnabled ? tools.listing() : "";
-        const result = await runStep(this, step, stepRequest(this, contract, this.#listing));
-        if (result.kind === "cancelled") return this.#finishCancelled();
-        if (result.kind === "failed") return this.#fail(result.error);
-        turns.stepDone(this.turnId);
-        const calls = result.messageSeq === null ? [] : history.toolUsesOf(result.messageSeq);
-        if (calls.length === 0) {
-          this.out.emit({ type: "step_finish", step });
-          if (contract) return this.#fail(missingStructured(step, history.messages()));
-          return this.#finish("completed", result.stop, FINISH[result.stop], null);
-        }
-        if (answerStructured(this, calls, contract, result.malformed).delivered) {
-          this.out.emit({ type: "step_finish", step });
-          return this.#finish("completed", "structured_output", "stop", null);
-        }
-        const rest = calls.filter((c) => c.name !== STRUCTURED_OUTPUT);
-        const waiting = await runTools(this, rest, result.malformed);
-        this.out.emit({ type: "step_finish", step });
-        if (this.cancelled) return this.#finishCancelled();
-        if (waiting) return this.#pause();
-        this.tx(() =>
-          history.closeOpenCalls({
-            turnId: this.turnId,
-            reason: "no result was recorded",
-            declarations: tools.takeDeclarations(agent),
-          }),
-        );
-      }
+      this.out.emit({ type: "turn_start", turn_id: this.turnId, message_id: `msg_${this.turnId}` });
+      await this.#steps();
     } catch (e) {
-      // A bug must not leave the turn "running" forever: fail it visibly.
+      // A bug must not leave the turn "running" forever: fail it visibly (unless it already ended).
       console.error(JSON.stringify({ level: "error", msg: "turn_crashed", turn_id: this.turnId, error: String(e) }));
-      return this.#fail({ code: "internal_error", message: String(e) });
+      if (!this.#settled) this.#fail({ code: "internal_error", message: String(e) });
+    } finally {
+      // Sibling tool calls of a failed turn stop; their results are never written.
+      if (!this.#abort.signal.aborted) this.#abort.abort(new Error("the turn ended"));
+      this.#settle("failed");
+    }
+  }
+
+  async #steps(): Promise<void> {
+    const { turns, history, tools, agent } = this.d;
+    for (;;) {
+      if (this.cancelled) return this.#finishCancelled();
+      const turn = turns.get(this.turnId);
+      if (!turn) return;
+      const contract = contractOf(turn);
+      if (turn.steps >= turn.max_steps) {
+        if (contract) return this.#fail(missingStructured(turn.steps, history.messages()));
+        return this.#finish("completed", "max_steps", "other", null);
+      }
+      const step = turn.steps + 1;
+      this.out.emit({ type: "step_start", step });
+      this.#listing ??= tools.registry(agent).searchEnabled ? tools.listing() : "";
+      const result = await runStep(this, step, stepRequest(this, contract, this.#listing));
+      if (result.kind === "cancelled") return this.#finishCancelled();
+      if (result.kind === "failed") return this.#fail(result.error);
+      turns.stepDone(this.turnId);
+      const calls = result.messageSeq === null ? [] : history.toolUsesOf(result.messageSeq);
+      if (calls.length === 0) {
+        this.out.emit({ type: "step_finish", step });
+        if (contract) return this.#fail(missingStructured(step, history.messages()));
+        return this.#finish("completed", result.stop, FINISH[result.stop], null);
+      }
+      if (answerStructured(this, calls, contract, result.malformed).delivered) {
+        this.out.emit({ type: "step_finish", step });
+        return this.#finish("completed", "structured_output", "stop", null);
+      }
+      const rest = calls.filter((c) => c.name !== STRUCTURED_OUTPUT);
+      const waiting = await runTools(this, rest, result.malformed);
+      this.out.emit({ type: "step_finish", step });
+      if (this.cancelled) return this.#finishCancelled();
+      if (waiting) return this.#pause();
+      this.tx(() =>
+        history.closeOpenCalls({
+          turnId: this.turnId,
+          reason: "no result was recorded",
+          declarations: tools.takeDeclarations(agent),
+        }),
+      );
+    }
+  }
+
+  /** Tells the engine the turn stopped running: exactly once, whatever threw before. */
+  #settle(status: TurnStatus): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    try {
+      this.out.close();
+    } finally {
+      this.d.onSettled(this.turnId, status);
     }
   }
 
   #pause(): void {
-    this.d.turns.setStatus(this.turnId, "awaiting_tool_results");
-    const pending = this.d.history
-      .openCalls()
-      .filter((c) => c.state === "pending")
-      .map((c) => ({ id: c.id, name: c.name }));
-    this.out.emit({ type: "data", name: "awaiting-tool-results", data: { tool_calls: pending }, transient: true });
-    this.out.emit({ type: "turn_finish", status: "awaiting_tool_results", finish_reason: "tool-calls" });
-    this.out.close();
-    this.d.onSettled(this.turnId, "awaiting_tool_results");
+    try {
+      this.d.turns.setStatus(this.turnId, "awaiting_tool_results");
+      const pending = this.d.history
+        .openCalls()
+        .filter((c) => c.state === "pending")
+        .map((c) => ({ id: c.id, name: c.name }));
+      this.out.emit({ type: "data", name: "awaiting-tool-results", data: { tool_calls: pending }, transient: true });
+      this.out.emit({ type: "turn_finish", status: "awaiting_tool_results", finish_reason: "tool-calls" });
+    } finally {
+      this.#settle("awaiting_tool_results");
+    }
   }
 
   #finishCancelled(): void {
@@ -135,7 +157,23 @@ export class TurnRunner implements TurnContext {
   }
 
   #finish(status: TurnStatus, reason: string, finish: UiFinishReason, error: TurnError | null): void {
-    this.d.turns.finish(this.turnId, status, reason, error);
+    try {
+      this.d.turns.finish(this.turnId, status, reason, error);
+    } finally {
+      this.#report(status, reason, finish, error);
+    }
+  }
+
+  /** The turn's end as events and stream chunks; the engine hears of it even when one of these writes throws. */
+  #report(status: TurnStatus, reason: string, finish: UiFinishReason, error: TurnError | null): void {
+    try {
+      this.#emitEnd(status, reason, finish, error);
+    } finally {
+      this.#settle(status);
+    }
+  }
+
+  #emitEnd(status: TurnStatus, reason: string, finish: UiFinishReason, error: TurnError | null): void {
     this.out.flush();
     this.d.events.record("turn_finished", this.turnId, {
       status,
@@ -153,7 +191,5 @@ export class TurnRunner implements TurnContext {
       transient: true,
     });
     this.out.emit({ type: "turn_finish", status, finish_reason: finish });
-    this.out.close();
-    this.d.onSettled(this.turnId, status);
   }
 }

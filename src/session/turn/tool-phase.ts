@@ -30,7 +30,8 @@ export async function runTools(
     events,
     turnId: ctx.turnId,
     onResult: (call, outcome, load) => {
-      if (ctx.cancelled) return;
+      // A cancelled or failed turn has stopped: a call that still finishes writes nothing.
+      if (ctx.signal.aborted) return;
       // The result and the loads it announces commit together: no tool is marked loaded without it.
       const added = ctx.tx(() => {
         history.storeResult(call.id, "resolved", outcome.content, outcome.is_error);

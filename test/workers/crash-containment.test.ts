@@ -1,0 +1,134 @@
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { EventLog } from "../../src/observability/events";
+import { HistoryStore } from "../../src/session/history/store";
+import { SessionTools } from "../../src/session/tools-state";
+import { api, apiJson, clientTool, history, pairingProblems, type Setup, script, send, setup, uid } from "./helpers";
+
+// One exception must stay where it happened: a throw inside a tool's execution is that call's is_error
+// result, and a throw while a turn writes its own end still tells the session the turn stopped, so the
+// next request is not refused as turn_in_progress. Faults are injected by patching a prototype the
+// session object shares with this test (same isolate), and restored after each test.
+
+const restores: Array<() => void> = [];
+afterEach(() => {
+  for (const r of restores.splice(0)) r();
+});
+
+function patch<T extends object, K extends keyof T>(proto: T, key: K, replacement: T[K]): void {
+  const original = proto[key];
+  proto[key] = replacement;
+  restores.push(() => {
+    proto[key] = original;
+  });
+}
+
+async function waitEnded(s: Setup): Promise<string> {
+  for (let i = 0; i < 300; i++) {
+    const state = await apiJson<{ last_turn: { status: string } | null }>(`/v1/sessions/${s.session}`, { key: s.key });
+    const status = state.body.last_turn?.status;
+    if (status && status !== "running") return status;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("the turn never ended");
+}
+
+describe("a throw inside a tool's execution", () => {
+  it("becomes that call's is_error result and the turn goes on", async () => {
+    const s = await setup({ tools: [{ ...clientTool("hidden_tool"), defer: true }] });
+    patch(SessionTools.prototype, "index", () => {
+      throw new Error("search index exploded");
+    });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_boom", name: "tool_search", input: { query: "hidden" } }] } },
+      { reply: { text: "Search is broken, sorry." } },
+    ]);
+    const res = await send(s, { content: "find it" });
+    expect(res.body.status).toBe("completed");
+    const msgs = await history(s);
+    const result = msgs.flatMap((m) => m.parts).find((p) => p.type === "tool_result");
+    expect(result).toMatchObject({ tool_use_id: "toolu_boom", is_error: true });
+    expect(String(result?.content)).toContain("internal error");
+    expect(pairingProblems(msgs)).toEqual([]);
+  });
+});
+
+describe("a throw while a turn writes its end", () => {
+  it("still releases the session: clear and the next message are not turn_in_progress", async () => {
+    const s = await setup();
+    let target: string | null = null;
+    const record = EventLog.prototype.record;
+    patch(EventLog.prototype, "record", function (this: EventLog, type, turnId, data) {
+      if (type === "turn_finished" && (target === null || target === turnId)) {
+        target = turnId;
+        throw new Error("event write failed");
+      }
+      return record.call(this, type, turnId, data);
+    });
+    await script(s.model, [{ reply: { text: "First." } }, { reply: { text: "Second." } }]);
+    const first = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "one" },
+    });
+    expect(first.status).toBe(200);
+    // The stream of the crashed turn still ends.
+    await first.text();
+    expect(await waitEnded(s)).not.toBe("running");
+    const second = await send(s, { content: "two" });
+    expect(second.status).toBe(201);
+    expect(second.body.status).toBe("completed");
+    const clear = await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key });
+    expect(clear.status).toBe(200);
+  });
+});
+
+type ToolStats = { written: number; hung_up: boolean };
+
+/** Polls the mock tool endpoint until the call tagged `tag` was answered or the client hung up. */
+async function endpointOutcome(tag: string): Promise<ToolStats | null> {
+  let stats: ToolStats | null = null;
+  for (let i = 0; i < 300; i++) {
+    stats = (await (await fetch(`${env.MOCK_URL}/_tool/stats?tag=${tag}`)).json()) as ToolStats | null;
+    if (stats && (stats.hung_up || stats.written > 0)) return stats;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return stats;
+}
+
+describe("a turn that fails during its tool phase", () => {
+  it("aborts its sibling calls", async () => {
+    const tag = uid("sibling");
+    const slow = {
+      name: "slow_charge",
+      description: "a slow server-side call",
+      input_schema: { type: "object", properties: { q: { type: "string" } } },
+      execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=1500&tag=${tag}` },
+    };
+    const quick = {
+      ...slow,
+      name: "quick_check",
+      execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=300` },
+    };
+    const s = await setup({ tools: [slow, quick] });
+    const storeResult = HistoryStore.prototype.storeResult;
+    patch(HistoryStore.prototype, "storeResult", function (this: HistoryStore, id, state, content, isError) {
+      if (id === "toolu_unwritable") throw new Error("result write failed");
+      return storeResult.call(this, id, state, content, isError);
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "toolu_slow", name: "slow_charge", input: { q: "1" } },
+            { id: "toolu_unwritable", name: "quick_check", input: { q: "2" } },
+          ],
+        },
+      },
+    ]);
+    const res = await send(s, { content: "go" });
+    expect(res.body.status).toBe("failed");
+    expect(res.body.error?.code).toBe("internal_error");
+    expect(await endpointOutcome(tag)).toEqual({ hung_up: true, written: 0 });
+  });
+});
