@@ -95,7 +95,7 @@ export class SessionRuns {
     for (const row of this.store.open()) {
       if (row.status === "running") await this.#guard(row.id, () => this.#reconcile(row));
     }
-    for (const job of this.scheduler.due(Date.now())) {
+    for (const job of this.scheduler.due(Date.now(), ["run", "callback"])) {
       const ok = await this.#guard(job.ref, () => (job.kind === "run" ? this.#start(job) : this.#callback(job)));
       // A job that threw (D1 unreachable, say) is retried a little later, not in a hot alarm loop.
       if (!ok && this.scheduler.get(job.kind, job.ref)) this.scheduler.reschedule(job, Date.now() + JOB_RETRY_MS);
