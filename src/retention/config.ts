@@ -1,5 +1,3 @@
-import type { Env } from "../env";
-
 /**
  * Retention: how long rows that are only history of the service (not of the
  * conversation) are kept. Worker variables, documented in README "Retention";
@@ -35,7 +33,15 @@ function setting(name: string, value: string | undefined, fallback: number): num
   return fallback;
 }
 
-export function retentionOf(env: Env): Retention {
+/** The worker variables read here (a subset of Env, kept separate so Node-side tests can import this module). */
+export interface RetentionVars {
+  SWITCHBOARD_RETENTION_STREAM_S?: string;
+  SWITCHBOARD_RETENTION_EVENTS_DAYS?: string;
+  SWITCHBOARD_RETENTION_RUNS_DAYS?: string;
+  SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS?: string;
+}
+
+export function retentionOf(env: RetentionVars): Retention {
   return {
     streamMs:
       setting("SWITCHBOARD_RETENTION_STREAM_S", env.SWITCHBOARD_RETENTION_STREAM_S, DEFAULT_RETENTION.stream_s) *

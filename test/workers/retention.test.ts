@@ -164,6 +164,39 @@ describe("the session's sweep job", () => {
     expect(await sql(s, "SELECT count(*) AS n FROM run_callbacks")).toEqual([{ n: 8 }]);
   });
 
+  it("steps aside while a turn runs and comes back later", async () => {
+    const s = await setup();
+    await script(s.model, [
+      { reply: { text: "one" } },
+      { reply: { text: "two" } },
+      { reply: { text: "slow" }, faults: { stall_before_ms: 1500 } },
+    ]);
+    await turn(s, "a");
+    await turn(s, "b");
+    await sql(s, "UPDATE turns SET ended_at = ?", OLD);
+    await sql(s, "UPDATE events SET at = ?", OLD);
+    const rows = await sql(s, "SELECT count(*) AS n FROM stream_log");
+    const events = await sql(s, "SELECT count(*) AS n FROM events");
+    // The response starts once the turn is admitted; the model then stalls, so the turn is running.
+    const running = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "c" },
+    });
+    const before = Date.now();
+    await sweep(s);
+    // Nothing deleted while the turn runs (the turn's own rows were added meanwhile, none removed).
+    expect((await sql<{ n: number }>(s, "SELECT count(*) AS n FROM stream_log"))[0]?.n).toBeGreaterThanOrEqual(
+      rows[0]?.n as number,
+    );
+    expect((await sql<{ n: number }>(s, "SELECT count(*) AS n FROM events"))[0]?.n).toBeGreaterThanOrEqual(
+      events[0]?.n as number,
+    );
+    const [job] = await sql<{ due_at: number }>(s, "SELECT due_at FROM jobs WHERE kind = 'sweep'");
+    expect(job?.due_at).toBeGreaterThanOrEqual(before + 60_000);
+    await running.text();
+  });
+
   it("moves itself to the next expiry, and is scheduled when a turn ends", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "one" } }]);
