@@ -255,20 +255,24 @@ export class Session extends DurableObject<Env> {
   }
 
   /**
-   * Of `ids` (at most 100), the runs this session still has open: queued,
-   * running, or with a callback not yet delivered. The D1 retention cron keeps
-   * their records; an unknown id is not open.
+   * Of `ids`, the runs this session still has open: queued, running, or with a
+   * callback not yet delivered. The D1 retention cron keeps their records; an
+   * unknown id is not open. Asked 100 ids per statement at most.
    */
   async openRuns(ids: string[]): Promise<string[]> {
     this.#ready();
-    const list = ids.slice(0, 100);
-    if (list.length === 0) return [];
-    return all<{ id: string }>(
-      this.ctx.storage.sql,
-      `SELECT id FROM runs WHERE id IN (${list.map(() => "?").join(", ")})
-         AND (status IN ('queued', 'running') OR callback_status = 'pending')`,
-      ...list,
-    ).map((r) => r.id);
+    const open: string[] = [];
+    for (let i = 0; i < ids.length; i += 100) {
+      const list = ids.slice(i, i + 100);
+      const rows = all<{ id: string }>(
+        this.ctx.storage.sql,
+        `SELECT id FROM runs WHERE id IN (${list.map(() => "?").join(", ")})
+           AND (status IN ('queued', 'running') OR callback_status = 'pending')`,
+        ...list,
+      );
+      open.push(...rows.map((r) => r.id));
+    }
+    return open;
   }
 
   /** A run's state; `run: null` when this session does not know the run. */
