@@ -81,8 +81,21 @@ export class Sweeper {
     const report: SweepReport = { stream_log: 0, events: 0, runs: 0, run_callbacks: 0, more: false, expired: false };
     const r = this.retention;
     const phases: Array<() => number> = [];
-    if (r.streamMs > 0) phases.push(() => (report.stream_log += this.#streamBatch(isoBefore(now, r.streamMs))));
-    if (r.eventsMs > 0) phases.push(() => (report.events += this.#eventsBatch(isoBefore(now, r.eventsMs))));
+    // Each phase deletes one batch and returns how many rows it deleted.
+    if (r.streamMs > 0) {
+      phases.push(() => {
+        const n = this.#streamBatch(isoBefore(now, r.streamMs));
+        report.stream_log += n;
+        return n;
+      });
+    }
+    if (r.eventsMs > 0) {
+      phases.push(() => {
+        const n = this.#eventsBatch(isoBefore(now, r.eventsMs));
+        report.events += n;
+        return n;
+      });
+    }
     if (r.runsMs > 0) phases.push(() => this.#runsBatch(isoBefore(now, r.runsMs), report));
     let budget = SWEEP_STATEMENTS;
     outer: for (const phase of phases) {
@@ -96,8 +109,8 @@ export class Sweeper {
         await yieldTurn();
       }
     }
-    // A turn may have started while the sweep yielded: the job must still exist for it to come back.
-    if (report.more) this.scheduler.addEarliest("sweep", REF, now + SWEEP_AGAIN_MS);
+    // More is left (or a turn started while the sweep yielded): come back shortly, not at once.
+    if (report.more) this.scheduler.add("sweep", REF, now + SWEEP_AGAIN_MS);
     else {
       report.expired = this.idleExpired(now);
       const next = report.expired ? null : this.#next(now);

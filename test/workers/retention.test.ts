@@ -128,16 +128,40 @@ describe("the session's sweep job", () => {
       total,
       OLD,
     );
+    const before = Date.now();
     await sweep(s);
     // One alarm runs at most SWEEP_STATEMENTS deletes of SWEEP_BATCH rows (shared by all tables).
     const [left] = await sql<{ n: number }>(s, "SELECT count(*) AS n FROM events");
     expect(left?.n).toBeGreaterThanOrEqual(700);
     expect(left?.n).toBeLessThan(total);
-    // More was left: the job comes back within seconds, not at the next expiry.
+    // More was left: the job comes back a second later (not at once, not at the next expiry).
     const [job] = await sql<{ due_at: number }>(s, "SELECT due_at FROM jobs WHERE kind = 'sweep'");
+    expect(job?.due_at).toBeGreaterThanOrEqual(before + 1_000);
     expect(job?.due_at).toBeLessThanOrEqual(Date.now() + 1_000);
     await sweep(s);
     expect(await sql(s, "SELECT count(*) AS n FROM events")).toEqual([{ n: 0 }]);
+  });
+
+  it("sweeps every table in one alarm when the backlog fits its budget", async () => {
+    const s = await setup();
+    await sql(
+      s,
+      `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, started_at, ended_at)
+       VALUES ('turn_old', 1, 'completed', 'message', 10, 0, 0, ?1, ?1), ('turn_new', 2, 'completed', 'message', 10, 0, 0, ?1, ?1)`,
+      OLD,
+    );
+    await sql(
+      s,
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO stream_log (turn_id, chunk) SELECT 'turn_old', '{"type":"text-delta","delta":"x"}' FROM n`,
+      SWEEP_BATCH + 100,
+    );
+    await sql(s, "INSERT INTO events (type, at, turn_id, data) VALUES ('tool_executed', ?, NULL, '{}')", OLD);
+    await runAt(s, "run_old", "completed", null, OLD);
+    await sweep(s);
+    expect(await sql(s, "SELECT count(*) AS n FROM stream_log")).toEqual([{ n: 0 }]);
+    expect(await sql(s, "SELECT count(*) AS n FROM events")).toEqual([{ n: 0 }]);
+    expect(await sql(s, "SELECT count(*) AS n FROM runs")).toEqual([{ n: 0 }]);
   });
 
   it("deletes ended runs past the retention with their callback attempts", async () => {
