@@ -9,6 +9,8 @@ export const SWEEP_STATEMENTS = 8;
 const SWEEP_AGAIN_MS = 1_000;
 /** While a turn runs the sweep steps aside and looks again this much later. */
 const SWEEP_BUSY_MS = 60_000;
+/** An idle session kept by open work (a queued run, a pending callback) is looked at again this much later. */
+const IDLE_RECHECK_MS = 3_600_000;
 const REF = "retention";
 
 /** Ended turns other than the newest (whose rows `Last-Event-ID` resumes). */
@@ -224,8 +226,8 @@ export class Sweeper {
     let idle: number | null = null;
     if (r.sessionIdleMs > 0) {
       const last = this.#lastActivity();
-      // Open work keeps an idle session: look again a little later.
-      if (last !== null) idle = Math.max(last + r.sessionIdleMs, now + SWEEP_BUSY_MS);
+      // Open work keeps an idle session: look again later.
+      if (last !== null) idle = Math.max(last + r.sessionIdleMs, now + IDLE_RECHECK_MS);
     }
     const next = earliest(stream, events, runs, idle);
     return next === null ? null : Math.max(next, now + SWEEP_AGAIN_MS);
