@@ -22,6 +22,8 @@ export default defineConfig(async () => {
             SWITCHBOARD_DEBUG_CHECKS: "true",
             SWITCHBOARD_LOG_EVENTS: "false",
             SWITCHBOARD_IDLE_TIMEOUT_MS: "1500",
+            // Idle-session expiry is off by default; on here (far out) so retention.test.ts can reach it.
+            SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS: "400",
             MOCK_URL: inject<string>("mockUrl"),
           },
         },

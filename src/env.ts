@@ -24,6 +24,11 @@ export interface Env {
   SWITCHBOARD_TOKEN_SECRET?: string;
   /** Default requests per minute per API key / per token's session; "0" turns the default limit off. */
   SWITCHBOARD_RATE_LIMIT_PER_MIN?: string;
+  /** Retention (src/retention/config.ts, README "Retention"); "0" keeps forever. */
+  SWITCHBOARD_RETENTION_STREAM_S?: string;
+  SWITCHBOARD_RETENTION_EVENTS_DAYS?: string;
+  SWITCHBOARD_RETENTION_RUNS_DAYS?: string;
+  SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS?: string;
   /** Workers rate-limiting binding (wrangler.toml [[ratelimits]]); serves the default limit when present. */
   RATE_LIMIT?: RateLimit;
   /** Exact token-bucket limiter: per-key overrides, a configured default, or no binding. */

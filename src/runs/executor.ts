@@ -116,7 +116,7 @@ export class SessionRuns {
       if (this.#gone) return;
       if (row.status === "running") await this.#guard(row.id, () => this.#reconcile(row));
     }
-    for (const job of this.scheduler.due(Date.now())) {
+    for (const job of this.scheduler.due(Date.now(), ["run", "callback"])) {
       if (this.#gone) return;
       const ok = await this.#guard(job.ref, () => (job.kind === "run" ? this.#start(job) : this.#callback(job)));
       // A job that threw (D1 unreachable, say) is retried a little later, not in a hot alarm loop.

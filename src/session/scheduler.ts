@@ -3,7 +3,7 @@ import { all, nowIso, one, run } from "../storage/sql";
 /** How often a running turn re-arms the alarm that detects eviction. */
 export const HEARTBEAT_MS = 30_000;
 
-export type JobKind = "run" | "callback";
+export type JobKind = "run" | "callback" | "sweep";
 
 export interface Job {
   id: string;
@@ -16,7 +16,7 @@ export interface Job {
 
 /**
  * The session's one alarm, shared. Durable work (start a queued run, deliver
- * a callback) is a row in `jobs` with a due time, written in the same
+ * a callback, sweep rows past their retention) is a row in `jobs` with a due time, written in the same
  * transaction as the state that needs it, so it survives eviction and
  * restarts. The heartbeat is not a row: it is derived from memory (a runner
  * is active), because a new instance has no runner by definition.
@@ -46,12 +46,28 @@ export class Scheduler {
     );
   }
 
+  /** Adds a job, or moves an existing one earlier (never later). SQL only. */
+  addEarliest(kind: JobKind, ref: string, dueAt: number): void {
+    run(
+      this.storage.sql,
+      "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = min(due_at, excluded.due_at)",
+      `${kind}:${ref}`,
+      kind,
+      ref,
+      dueAt,
+      nowIso(),
+    );
+  }
+
   get(kind: JobKind, ref: string): Job | null {
     return one<Job>(this.storage.sql, "SELECT * FROM jobs WHERE id = ?", `${kind}:${ref}`);
   }
 
-  due(now: number): Job[] {
-    return all<Job>(this.storage.sql, "SELECT * FROM jobs WHERE due_at <= ? ORDER BY due_at, created_at", now);
+  /** Due jobs of the given kinds, earliest first. */
+  due(now: number, kinds: readonly JobKind[]): Job[] {
+    return all<Job>(this.storage.sql, "SELECT * FROM jobs WHERE due_at <= ? ORDER BY due_at, created_at", now).filter(
+      (j) => kinds.includes(j.kind),
+    );
   }
 
   /** Moves a job (a lease while it is being worked on, or its next retry). */

@@ -2,10 +2,12 @@ import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig } from "../agents/types";
 import { type Env, flag } from "../env";
 import { fail } from "../http/errors";
+import { retentionOf } from "../retention/config";
+import { deleteSessionIndex } from "../retention/d1";
 import { SessionRuns } from "../runs/executor";
 import type { RunSpec, RunView } from "../runs/types";
 import { migrate } from "../storage/do-schema";
-import { nowIso, one, pageOf, run, setCellChecks } from "../storage/sql";
+import { all, nowIso, one, pageOf, run, setCellChecks } from "../storage/sql";
 import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
@@ -20,6 +22,7 @@ import type {
   TurnAnswer,
 } from "./rpc-types";
 import { Scheduler } from "./scheduler";
+import { Sweeper } from "./sweep";
 
 /**
  * One chat session. A thin RPC surface: every method checks readiness and the
@@ -30,6 +33,7 @@ export class Session extends DurableObject<Env> {
   #engine: SessionEngine;
   #scheduler: Scheduler;
   #runs: SessionRuns;
+  #sweeper: Sweeper;
   #initError: unknown = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -43,7 +47,14 @@ export class Session extends DurableObject<Env> {
       () => this.#runs.blocked(),
     );
     this.#runs = new SessionRuns(this.#engine, this.#scheduler, env, () => this.#info()?.id ?? "?");
-    this.#engine.hooks = { arm: () => this.#scheduler.arm(), settled: (turnId) => this.#runs.onSettled(turnId) };
+    this.#sweeper = new Sweeper(ctx.storage, this.#scheduler, retentionOf(env), () => this.#engine.running !== null);
+    this.#engine.hooks = {
+      arm: () => this.#scheduler.arm(),
+      settled: (turnId) => {
+        this.#runs.onSettled(turnId);
+        this.#scheduleSweep();
+      },
+    };
     // Startup failures are caught here, never thrown out of the constructor.
     // A failed migration is re-thrown by the calls that need the state; `clear`
     // and `destroy` rebuild the schema instead. Recovery repairs what it can and
@@ -84,6 +95,9 @@ export class Session extends DurableObject<Env> {
     this.#ready();
     if (this.#info()) return { ok: true, created: false };
     run(this.ctx.storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
+    // A session that is never used still expires (when idle expiry is configured).
+    this.#scheduleSweep();
+    this.#scheduler.arm();
     return { ok: true, created: true };
   }
 
@@ -236,6 +250,36 @@ export class Session extends DurableObject<Env> {
     return { ok: true, deleted: true };
   }
 
+  /** Never throws into its caller (a turn's end): a missed schedule is made up by the next turn or alarm. */
+  #scheduleSweep(): void {
+    try {
+      if (this.#info()) this.#sweeper.schedule();
+    } catch (e) {
+      console.error(JSON.stringify({ level: "error", msg: "sweep_schedule_failed", error: String(e) }));
+    }
+  }
+
+  /**
+   * Deletes a session that has been idle past its retention: first its D1 rows
+   * (index and run records), then its storage, with no other event let in
+   * between. If D1 cannot be reached nothing is deleted and the sweep retries.
+   */
+  async #expire(): Promise<void> {
+    const info = this.#info();
+    if (!info) return;
+    await this.ctx.blockConcurrencyWhile(async () => {
+      try {
+        if (!this.#sweeper.idleExpired(Date.now())) return;
+        await deleteSessionIndex(this.env.DB, info.tenant, info.id);
+        await this.#wipe();
+        console.log(JSON.stringify({ level: "info", msg: "session_expired", session: `${info.tenant}:${info.id}` }));
+      } catch (e) {
+        this.#sweeper.schedule();
+        console.error(JSON.stringify({ level: "error", msg: "session_expire_failed", error: String(e) }));
+      }
+    });
+  }
+
   /**
    * Queues a webhook-triggered run; the session is created on first use (the
    * worker has already written its index row). Idempotent per run id.
@@ -251,6 +295,27 @@ export class Session extends DurableObject<Env> {
     return { ok: true, run: this.#runs.enqueue(spec) };
   }
 
+  /**
+   * Of `ids`, the runs this session still has open: queued, running, or with a
+   * callback not yet delivered. The D1 retention cron keeps their records; an
+   * unknown id is not open. Asked 100 ids per statement at most.
+   */
+  async openRuns(ids: string[]): Promise<string[]> {
+    this.#ready();
+    const open: string[] = [];
+    for (let i = 0; i < ids.length; i += 100) {
+      const list = ids.slice(i, i + 100);
+      const rows = all<{ id: string }>(
+        this.ctx.storage.sql,
+        `SELECT id FROM runs WHERE id IN (${list.map(() => "?").join(", ")})
+           AND (status IN ('queued', 'running') OR callback_status = 'pending')`,
+        ...list,
+      );
+      open.push(...rows.map((r) => r.id));
+    }
+    return open;
+  }
+
   /** A run's state; `run: null` when this session does not know the run. */
   async runView(runId: string): Promise<Result<{ run: RunView | null }>> {
     this.#ready();
@@ -261,13 +326,20 @@ export class Session extends DurableObject<Env> {
   /**
    * The one alarm: the heartbeat while a turn runs (a new instance that finds
    * no runner has already recovered in the constructor; interrupted runs are
-   * resumed or failed here), queued runs and callback retries. It is re-armed
+   * resumed or failed here), queued runs and callback retries, then the
+   * retention sweep (src/session/sweep.ts). It is re-armed
    * for whatever is due next.
    */
   override async alarm(): Promise<void> {
     this.#ready();
     try {
       await this.#runs.alarm();
+      this.#scheduleSweep();
+      const swept = await this.#sweeper.alarm(Date.now());
+      if (swept && (swept.stream_log || swept.events || swept.runs)) {
+        console.log(JSON.stringify({ level: "info", msg: "retention_swept", session: this.#info()?.id, ...swept }));
+      }
+      if (swept?.expired) await this.#expire();
     } finally {
       this.#scheduler.arm();
     }

@@ -1,4 +1,6 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { expect } from "vitest";
 
 /** Helpers for workers-pool tests: drive the public HTTP API in-process and script the mock model. */
 
@@ -191,4 +193,19 @@ export function pairingProblems(msgs: Msg[]): string[] {
     if (extra.length) problems.push(`message ${next.seq}: extra tool_results`);
   });
   return problems;
+}
+
+/**
+ * Once nothing runs and nothing is being delivered, the alarm waits only for
+ * the retention sweep (src/session/sweep.ts), which is far away: no heartbeat,
+ * no run or callback job.
+ */
+export async function expectOnlySweepLeft(object: DurableObjectStub): Promise<void> {
+  const { jobs, alarm } = await runInDurableObject(object, async (_i, state) => ({
+    jobs: state.storage.sql.exec<{ kind: string; due_at: number }>("SELECT kind, due_at FROM jobs").toArray(),
+    alarm: await state.storage.getAlarm(),
+  }));
+  expect(jobs.map((j) => j.kind)).toEqual(["sweep"]);
+  expect(alarm).toBe(jobs[0]?.due_at);
+  expect(alarm).toBeGreaterThan(Date.now() + 86_400_000);
 }

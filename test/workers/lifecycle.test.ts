@@ -6,6 +6,7 @@ import {
   apiJson,
   clientTool,
   events,
+  expectOnlySweepLeft,
   history,
   mockRequests,
   pairingProblems,
@@ -126,11 +127,7 @@ describe("crash or eviction mid-turn", () => {
     await running.body?.cancel().catch(() => {});
     await abortAllDurableObjects();
     expect(await runDurableObjectAlarm(stub(s, () => keyTenant))).toBe(true);
-    const after = await runInDurableObject(
-      stub(s, () => keyTenant),
-      (_i, state) => state.storage.getAlarm(),
-    );
-    expect(after).toBeNull();
+    await expectOnlySweepLeft(stub(s, () => keyTenant));
     const state = await apiJson<{ last_turn: { status: string } }>(`/v1/sessions/${s.session}`, { key: s.key });
     expect(state.body.last_turn.status).toBe("interrupted");
   });

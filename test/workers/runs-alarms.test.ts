@@ -2,7 +2,7 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { mockRequests, pairingProblems, uid } from "./helpers";
+import { expectOnlySweepLeft, mockRequests, pairingProblems, uid } from "./helpers";
 import {
   deliveries,
   ended,
@@ -106,7 +106,7 @@ describe("callbacks", () => {
     run = await getRun(s, a.run_id);
     expect(run.callback).toMatchObject({ status: "delivered", next_attempt_at: null });
     expect(run.callback?.attempts.map((x) => x.status)).toEqual([500, 500, 200]);
-    expect(await alarmOf(s, a.session_id)).toBeNull();
+    await expectOnlySweepLeft(runStub(s, a.session_id));
 
     // Every delivery is signed with the agent's first secret and carries the run id as webhook-id.
     const got = await deliveries(name);
@@ -138,7 +138,7 @@ describe("callbacks", () => {
     expect(run.callback?.status).toBe("failed");
     expect(run.callback?.attempts).toHaveLength(6);
     expect(run.callback?.next_attempt_at).toBeNull();
-    expect(await alarmOf(s, a.session_id)).toBeNull();
+    await expectOnlySweepLeft(runStub(s, a.session_id));
     expect((await deliveries(name)).length).toBe(6);
     // 10 s, 30 s, 90 s, 270 s, 810 s (each +0–10 % jitter): capped exponential backoff.
     [10, 30, 90, 270, 810].forEach((base, i) => {

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { deleteSessionIndex } from "../../retention/d1";
 import { nowIso, pageOf } from "../../storage/sql";
 import { sessionAccess } from "../access";
 import type { AppEnv } from "../app";
@@ -86,7 +87,8 @@ export const sessionsRoutes = new Hono<AppEnv>()
   .delete("/:id", requireTenant, async (c) => {
     const ref = await sessionRef(c);
     unwrap(await ref.stub.destroy());
-    await c.env.DB.prepare("DELETE FROM sessions WHERE tenant = ? AND id = ?").bind(ref.tenant, ref.id).run();
+    // The index row and the session's run records go with it (a repeated DELETE finishes a half-done one).
+    await deleteSessionIndex(c.env.DB, ref.tenant, ref.id);
     return c.json({ id: ref.id, deleted: true });
   });
 

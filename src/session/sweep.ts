@@ -1,0 +1,235 @@
+import { isoBefore, type Retention } from "../retention/config";
+import { one, run } from "../storage/sql";
+import type { Scheduler } from "./scheduler";
+
+/** Rows one DELETE removes at most. The rows are chosen by a subquery, so no statement binds more than two parameters. */
+export const SWEEP_BATCH = 500;
+/** DELETE statements per alarm: the work of one alarm is bounded; when more is left the job comes back soon. */
+export const SWEEP_STATEMENTS = 8;
+const SWEEP_AGAIN_MS = 1_000;
+/** While a turn runs the sweep steps aside and looks again this much later. */
+const SWEEP_BUSY_MS = 60_000;
+/** An idle session kept by open work (a queued run, a pending callback) is looked at again this much later. */
+const IDLE_RECHECK_MS = 3_600_000;
+const REF = "retention";
+
+/** Ended turns other than the newest (whose rows `Last-Event-ID` resumes). */
+const OLD_TURN = "t.status NOT IN ('running', 'awaiting_tool_results') AND t.ord < (SELECT max(ord) FROM turns)";
+/** Ended runs whose callback is not waiting; `ended_at` is compared against the cutoff by the caller. */
+const ENDED_RUNS = `status IN ('completed', 'failed') AND coalesce(callback_status, '') != 'pending'`;
+
+export interface SweepReport {
+  stream_log: number;
+  events: number;
+  runs: number;
+  run_callbacks: number;
+  /** The statement budget ran out (or a turn started): the job comes back after SWEEP_AGAIN_MS. */
+  more: boolean;
+  /** The session has been idle past `sessionIdleMs` with nothing open: the caller deletes it. */
+  expired: boolean;
+}
+
+/** Yields to the event loop between batches, so requests that arrived meanwhile are served. */
+const yieldTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+const ms = (iso: string | null | undefined): number | null => {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? null : t;
+};
+
+const earliest = (...xs: Array<number | null>): number | null => {
+  const set = xs.filter((x): x is number => x !== null);
+  return set.length ? Math.min(...set) : null;
+};
+
+/**
+ * Retention inside the session Durable Object: a `sweep` job of the alarm
+ * scheduler deletes stream-log rows, events and ended runs (with their
+ * callback attempts) that are past their retention, in bounded batches, never
+ * while a turn runs; then it moves itself to the next time something expires,
+ * or goes away when nothing will. History (`messages`) is never swept.
+ */
+export class Sweeper {
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly scheduler: Scheduler,
+    private readonly retention: Retention,
+    private readonly busy: () => boolean,
+  ) {}
+
+  get #sql(): SqlStorage {
+    return this.storage.sql;
+  }
+
+  /**
+   * Makes sure a sweep comes when the next row expires (an existing job is only
+   * ever moved earlier). SQL only: a few indexed reads and one upsert, so a
+   * turn's end can afford it; nothing is deleted here.
+   */
+  schedule(now = Date.now()): void {
+    const next = this.#next(now);
+    if (next !== null) this.scheduler.addEarliest("sweep", REF, next);
+  }
+
+  /** Runs the sweep when its job is due; null when it was not due or a turn is running. */
+  async alarm(now: number): Promise<SweepReport | null> {
+    const job = this.scheduler.get("sweep", REF);
+    if (!job || job.due_at > now) return null;
+    if (this.busy()) {
+      this.scheduler.reschedule(job, now + SWEEP_BUSY_MS);
+      return null;
+    }
+    const report: SweepReport = { stream_log: 0, events: 0, runs: 0, run_callbacks: 0, more: false, expired: false };
+    const r = this.retention;
+    const phases: Array<() => number> = [];
+    // Each phase deletes one batch and returns how many rows it deleted.
+    if (r.streamMs > 0) {
+      phases.push(() => {
+        const n = this.#streamBatch(isoBefore(now, r.streamMs));
+        report.stream_log += n;
+        return n;
+      });
+    }
+    if (r.eventsMs > 0) {
+      phases.push(() => {
+        const n = this.#eventsBatch(isoBefore(now, r.eventsMs));
+        report.events += n;
+        return n;
+      });
+    }
+    if (r.runsMs > 0) phases.push(() => this.#runsBatch(isoBefore(now, r.runsMs), report));
+    let budget = SWEEP_STATEMENTS;
+    outer: for (const phase of phases) {
+      for (;;) {
+        if (budget === 0 || this.busy()) {
+          report.more = true;
+          break outer;
+        }
+        budget--;
+        if (phase() < SWEEP_BATCH) break;
+        await yieldTurn();
+      }
+    }
+    // More is left (or a turn started while the sweep yielded): come back shortly, not at once.
+    if (report.more) this.scheduler.add("sweep", REF, now + SWEEP_AGAIN_MS);
+    else {
+      report.expired = this.idleExpired(now);
+      const next = report.expired ? null : this.#next(now);
+      if (next === null) this.scheduler.remove("sweep", REF);
+      else this.scheduler.add("sweep", REF, next);
+    }
+    return report;
+  }
+
+  /** Idle past `sessionIdleMs`, no turn running, no run open and no callback waiting. */
+  idleExpired(now: number): boolean {
+    const idle = this.retention.sessionIdleMs;
+    if (idle <= 0 || this.busy() || this.#openWork()) return false;
+    const last = this.#lastActivity();
+    return last !== null && last + idle <= now;
+  }
+
+  #streamBatch(cutoff: string): number {
+    return run(
+      this.#sql,
+      `DELETE FROM stream_log WHERE id IN (
+         SELECT s.id FROM turns t JOIN stream_log s ON s.turn_id = t.id WHERE t.ended_at < ? AND ${OLD_TURN} LIMIT ?)`,
+      cutoff,
+      SWEEP_BATCH,
+    );
+  }
+
+  #eventsBatch(cutoff: string): number {
+    return run(
+      this.#sql,
+      "DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE at < ? ORDER BY seq LIMIT ?)",
+      cutoff,
+      SWEEP_BATCH,
+    );
+  }
+
+  /** One batch of ended runs and their callback attempts, in one transaction; returns the runs deleted. */
+  #runsBatch(cutoff: string, report: SweepReport): number {
+    const batch = `SELECT id FROM runs WHERE ${ENDED_RUNS} AND ended_at < ? ORDER BY ended_at, id LIMIT ?`;
+    return this.storage.transactionSync(() => {
+      report.run_callbacks += run(
+        this.#sql,
+        `DELETE FROM run_callbacks WHERE run_id IN (${batch})`,
+        cutoff,
+        SWEEP_BATCH,
+      );
+      const n = run(this.#sql, `DELETE FROM runs WHERE id IN (${batch})`, cutoff, SWEEP_BATCH);
+      report.runs += n;
+      return n;
+    });
+  }
+
+  #openWork(): boolean {
+    return (
+      one(
+        this.#sql,
+        "SELECT 1 AS x FROM runs WHERE status IN ('queued', 'running') OR callback_status = 'pending' LIMIT 1",
+      ) !== null
+    );
+  }
+
+  /** The newest sign of use: the session's creation, its newest turn, runs, callback attempts and events. */
+  #lastActivity(): number | null {
+    const info = one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = 'session'");
+    if (!info) return null;
+    const created = ms((JSON.parse(info.value) as { created_at?: string }).created_at);
+    const turn = one<{ s: string; e: string | null }>(
+      this.#sql,
+      "SELECT started_at AS s, ended_at AS e FROM turns ORDER BY ord DESC LIMIT 1",
+    );
+    const runs = one<{ c: string | null; e: string | null }>(
+      this.#sql,
+      "SELECT max(created_at) AS c, max(ended_at) AS e FROM runs",
+    );
+    const cb = one<{ a: string | null }>(this.#sql, "SELECT max(at) AS a FROM run_callbacks");
+    const ev = one<{ at: string }>(this.#sql, "SELECT at FROM events ORDER BY seq DESC LIMIT 1");
+    const times = [created, ms(turn?.s), ms(turn?.e), ms(runs?.c), ms(runs?.e), ms(cb?.a), ms(ev?.at)];
+    const known = times.filter((t): t is number => t !== null);
+    return known.length ? Math.max(...known) : null;
+  }
+
+  /** When the next row expires (or the session goes idle), or null when nothing ever will. */
+  #next(now: number): number | null {
+    const r = this.retention;
+    const plus = (iso: string | null | undefined, period: number) => {
+      const t = ms(iso);
+      return t === null ? null : t + period;
+    };
+    const stream =
+      r.streamMs > 0
+        ? plus(
+            one<{ at: string | null }>(
+              this.#sql,
+              `SELECT min(t.ended_at) AS at FROM (SELECT DISTINCT turn_id FROM stream_log) s
+               JOIN turns t ON t.id = s.turn_id WHERE ${OLD_TURN}`,
+            )?.at,
+            r.streamMs,
+          )
+        : null;
+    const events =
+      r.eventsMs > 0
+        ? plus(one<{ at: string }>(this.#sql, "SELECT at FROM events ORDER BY seq LIMIT 1")?.at, r.eventsMs)
+        : null;
+    const runs =
+      r.runsMs > 0
+        ? plus(
+            one<{ at: string | null }>(this.#sql, `SELECT min(ended_at) AS at FROM runs WHERE ${ENDED_RUNS}`)?.at,
+            r.runsMs,
+          )
+        : null;
+    let idle: number | null = null;
+    if (r.sessionIdleMs > 0) {
+      const last = this.#lastActivity();
+      // Open work keeps an idle session: look again later.
+      if (last !== null) idle = Math.max(last + r.sessionIdleMs, now + IDLE_RECHECK_MS);
+    }
+    const next = earliest(stream, events, runs, idle);
+    return next === null ? null : Math.max(next, now + SWEEP_AGAIN_MS);
+  }
+}

@@ -1,0 +1,342 @@
+import { createScheduledController, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import { SWEEP_BATCH, SWEEP_STATEMENTS } from "../../src/session/sweep";
+import { api, apiJson, type Setup, script, setup, sseFrames, uid } from "./helpers";
+
+/**
+ * Retention (README "Retention"): the session's sweep job and the D1 cron.
+ * Time is injected by writing rows with old timestamps (the suite runs with
+ * the default retentions, and SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS=400),
+ * and by the cron's `scheduledTime`.
+ */
+
+const OLD = "2020-01-01T00:00:00.000Z";
+
+async function object(s: Setup) {
+  const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
+    .bind(s.session)
+    .first<{ tenant: string }>();
+  return env.SESSION.getByName(`${row?.tenant}:${s.session}`);
+}
+
+async function sql<T extends Record<string, SqlStorageValue>>(
+  s: Setup,
+  query: string,
+  ...params: SqlStorageValue[]
+): Promise<T[]> {
+  return runInDurableObject(await object(s), (_i, state) => state.storage.sql.exec<T>(query, ...params).toArray());
+}
+
+/** Makes the sweep job due now (as the clock would) and runs the session's alarm. */
+async function sweep(s: Setup): Promise<void> {
+  await sql(
+    s,
+    "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES ('sweep:retention', 'sweep', 'retention', 0, ?) ON CONFLICT (id) DO UPDATE SET due_at = 0",
+    new Date().toISOString(),
+  );
+  expect(await runDurableObjectAlarm(await object(s))).toBe(true);
+}
+
+async function turn(s: Setup, content: string): Promise<void> {
+  const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content } });
+  expect(res.status).toBe(200);
+  await res.text();
+}
+
+async function runAt(s: Setup, id: string, status: string, callback: string | null, endedAt: string | null) {
+  await sql(
+    s,
+    `INSERT INTO runs (id, agent, status, input, callback_url, callback_status, created_at, ended_at)
+     VALUES (?, ?, ?, '[]', ?, ?, ?, ?)`,
+    id,
+    s.agent,
+    status,
+    callback ? "https://example.com/cb" : null,
+    callback,
+    endedAt ?? OLD,
+    endedAt,
+  );
+  for (const attempt of [1, 2]) {
+    await sql(s, "INSERT INTO run_callbacks (run_id, attempt, at, status) VALUES (?, ?, ?, 500)", id, attempt, OLD);
+  }
+}
+
+describe("the session's sweep job", () => {
+  it("drops stream-log rows of turns ended past the retention, and the newest turn still resumes", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "one" } }, { reply: { text: "two" } }, { reply: { text: "three" } }]);
+    for (const c of ["a", "b", "c"]) await turn(s, c);
+    // Every turn ended long ago, the newest included.
+    await sql(s, "UPDATE turns SET started_at = ?, ended_at = ?", OLD, OLD);
+    const before = await sql<{ turn_id: string; n: number }>(
+      s,
+      "SELECT turn_id, count(*) AS n FROM stream_log GROUP BY turn_id",
+    );
+    expect(before).toHaveLength(3);
+    await sweep(s);
+    const turns = await sql<{ id: string }>(s, "SELECT id FROM turns ORDER BY ord");
+    const after = await sql<{ turn_id: string }>(s, "SELECT DISTINCT turn_id FROM stream_log");
+    expect(after.map((r) => r.turn_id)).toEqual([turns[2]?.id]);
+
+    const rows = await sql<{ id: number }>(s, "SELECT id FROM stream_log ORDER BY id");
+    const first = rows[0]?.id as number;
+    const resumed = await api(`/v1/sessions/${s.session}/stream`, {
+      key: s.key,
+      headers: { "last-event-id": String(first) },
+    });
+    expect(resumed.status).toBe(200);
+    const frames = await sseFrames(resumed);
+    expect(frames.map((f) => f.id)).toEqual([...rows.slice(1).map((r) => r.id), rows[rows.length - 1]?.id]);
+    expect(frames.some((f) => f.data.includes('"delta":"three"'))).toBe(true);
+  });
+
+  it("keeps stream-log rows of turns that ended within the retention", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "one" } }, { reply: { text: "two" } }]);
+    await turn(s, "a");
+    await turn(s, "b");
+    const before = await sql<{ n: number }>(s, "SELECT count(*) AS n FROM stream_log");
+    await sweep(s);
+    expect(await sql<{ n: number }>(s, "SELECT count(*) AS n FROM stream_log")).toEqual(before);
+  });
+
+  it("drops events older than the retention and keeps the recent ones", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "old" } }, { reply: { text: "new" } }]);
+    await turn(s, "a");
+    const [{ seq: oldHead } = { seq: 0 }] = await sql<{ seq: number }>(s, "SELECT max(seq) AS seq FROM events");
+    await sql(s, "UPDATE events SET at = ? WHERE seq <= ?", OLD, oldHead);
+    await turn(s, "b");
+    await sweep(s);
+    const page = await apiJson<{ events: Array<{ seq: number; type: string }> }>(`/v1/sessions/${s.session}/events`, {
+      key: s.key,
+    });
+    expect(page.body.events.length).toBeGreaterThan(0);
+    expect(page.body.events.every((e) => e.seq > oldHead)).toBe(true);
+    expect(page.body.events.map((e) => e.type)).toContain("turn_finished");
+  });
+
+  it("deletes a large backlog in bounded batches, one alarm at a time", async () => {
+    const s = await setup();
+    const total = SWEEP_BATCH * SWEEP_STATEMENTS + 700;
+    await sql(
+      s,
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO events (type, at, turn_id, data) SELECT 'tool_executed', ?, NULL, '{}' FROM n`,
+      total,
+      OLD,
+    );
+    const before = Date.now();
+    await sweep(s);
+    // One alarm runs at most SWEEP_STATEMENTS deletes of SWEEP_BATCH rows (shared by all tables).
+    const [left] = await sql<{ n: number }>(s, "SELECT count(*) AS n FROM events");
+    expect(left?.n).toBeGreaterThanOrEqual(700);
+    expect(left?.n).toBeLessThan(total);
+    // More was left: the job comes back a second later (not at once, not at the next expiry).
+    const [job] = await sql<{ due_at: number }>(s, "SELECT due_at FROM jobs WHERE kind = 'sweep'");
+    expect(job?.due_at).toBeGreaterThanOrEqual(before + 1_000);
+    expect(job?.due_at).toBeLessThanOrEqual(Date.now() + 1_000);
+    await sweep(s);
+    expect(await sql(s, "SELECT count(*) AS n FROM events")).toEqual([{ n: 0 }]);
+  });
+
+  it("sweeps every table in one alarm when the backlog fits its budget", async () => {
+    const s = await setup();
+    await sql(
+      s,
+      `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, started_at, ended_at)
+       VALUES ('turn_old', 1, 'completed', 'message', 10, 0, 0, ?1, ?1), ('turn_new', 2, 'completed', 'message', 10, 0, 0, ?1, ?1)`,
+      OLD,
+    );
+    await sql(
+      s,
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO stream_log (turn_id, chunk) SELECT 'turn_old', '{"type":"text-delta","delta":"x"}' FROM n`,
+      SWEEP_BATCH + 100,
+    );
+    await sql(s, "INSERT INTO events (type, at, turn_id, data) VALUES ('tool_executed', ?, NULL, '{}')", OLD);
+    await runAt(s, "run_old", "completed", null, OLD);
+    await sweep(s);
+    expect(await sql(s, "SELECT count(*) AS n FROM stream_log")).toEqual([{ n: 0 }]);
+    expect(await sql(s, "SELECT count(*) AS n FROM events")).toEqual([{ n: 0 }]);
+    expect(await sql(s, "SELECT count(*) AS n FROM runs")).toEqual([{ n: 0 }]);
+  });
+
+  it("deletes ended runs past the retention with their callback attempts", async () => {
+    const s = await setup();
+    await runAt(s, "run_delivered", "completed", "delivered", OLD);
+    await runAt(s, "run_gave_up", "failed", "failed", OLD);
+    await runAt(s, "run_no_callback", "completed", null, OLD);
+    await sweep(s);
+    expect(await sql(s, "SELECT id FROM runs")).toEqual([]);
+    expect(await sql(s, "SELECT run_id FROM run_callbacks")).toEqual([]);
+  });
+
+  it("keeps open runs, pending callbacks and recently ended runs, however old they are", async () => {
+    const s = await setup();
+    await runAt(s, "run_running", "running", null, null);
+    await runAt(s, "run_queued", "queued", "pending", null);
+    await runAt(s, "run_pending_callback", "completed", "pending", OLD);
+    await runAt(s, "run_recent", "completed", "delivered", new Date().toISOString());
+    // The alarm's reconcile pass leaves these rows alone: they have no turn.
+    await sql(s, "UPDATE runs SET turn_id = NULL");
+    await sweep(s);
+    const runs = await sql<{ id: string }>(s, "SELECT id FROM runs ORDER BY id");
+    expect(runs.map((r) => r.id)).toEqual(["run_pending_callback", "run_queued", "run_recent", "run_running"]);
+    expect(await sql(s, "SELECT count(*) AS n FROM run_callbacks")).toEqual([{ n: 8 }]);
+  });
+
+  it("steps aside while a turn runs and comes back later", async () => {
+    const s = await setup();
+    await script(s.model, [
+      { reply: { text: "one" } },
+      { reply: { text: "two" } },
+      { reply: { text: "slow" }, faults: { stall_before_ms: 1500 } },
+    ]);
+    await turn(s, "a");
+    await turn(s, "b");
+    await sql(s, "UPDATE turns SET ended_at = ?", OLD);
+    await sql(s, "UPDATE events SET at = ?", OLD);
+    const rows = await sql(s, "SELECT count(*) AS n FROM stream_log");
+    const events = await sql(s, "SELECT count(*) AS n FROM events");
+    // The response starts once the turn is admitted; the model then stalls, so the turn is running.
+    const running = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "c" },
+    });
+    const before = Date.now();
+    await sweep(s);
+    // Nothing deleted while the turn runs (the turn's own rows were added meanwhile, none removed).
+    expect((await sql<{ n: number }>(s, "SELECT count(*) AS n FROM stream_log"))[0]?.n).toBeGreaterThanOrEqual(
+      rows[0]?.n as number,
+    );
+    expect((await sql<{ n: number }>(s, "SELECT count(*) AS n FROM events"))[0]?.n).toBeGreaterThanOrEqual(
+      events[0]?.n as number,
+    );
+    const [job] = await sql<{ due_at: number }>(s, "SELECT due_at FROM jobs WHERE kind = 'sweep'");
+    expect(job?.due_at).toBeGreaterThanOrEqual(before + 60_000);
+    await running.text();
+  });
+
+  it("moves itself to the next expiry, and is scheduled when a turn ends", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "one" } }]);
+    await turn(s, "a");
+    const [job] = await sql<{ due_at: number }>(s, "SELECT due_at FROM jobs WHERE kind = 'sweep'");
+    const [first] = await sql<{ at: string }>(s, "SELECT at FROM events ORDER BY seq LIMIT 1");
+    // Only events can expire (the newest turn's stream rows are kept): 30 days after the first one.
+    expect(job?.due_at).toBe(Date.parse(first?.at as string) + 30 * 86_400_000);
+    const alarm = await runInDurableObject(await object(s), (_i, state) => state.storage.getAlarm());
+    expect(alarm).toBe(job?.due_at);
+  });
+});
+
+describe("idle sessions (SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS=400 in this suite)", () => {
+  async function ageEverything(s: Setup): Promise<void> {
+    await sql(s, "UPDATE turns SET started_at = ?, ended_at = ?", OLD, OLD);
+    await sql(s, "UPDATE events SET at = ?", OLD);
+    await sql(s, "UPDATE meta SET value = json_set(value, '$.created_at', ?) WHERE key = 'session'", OLD);
+  }
+
+  it("an idle session past the retention is deleted with its D1 index row and run records", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "one" } }]);
+    await turn(s, "a");
+    const tenant = (
+      await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?").bind(s.session).first<{
+        tenant: string;
+      }>()
+    )?.tenant as string;
+    await env.DB.prepare(
+      "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at) VALUES (?, ?, ?, ?, 'h', 'key', '{}', ?)",
+    )
+      .bind(uid("run"), tenant, s.agent, s.session, OLD)
+      .run();
+    await ageEverything(s);
+    await sweep(s);
+    expect(
+      await env.DB.prepare("SELECT id FROM sessions WHERE tenant = ? AND id = ?").bind(tenant, s.session).first(),
+    ).toBeNull();
+    expect(await env.DB.prepare("SELECT id FROM runs WHERE session_id = ?").bind(s.session).first()).toBeNull();
+    expect((await apiJson(`/v1/sessions/${s.session}`, { key: s.key })).status).toBe(404);
+    expect(await sql(s, "SELECT count(*) AS n FROM messages")).toEqual([{ n: 0 }]);
+  });
+
+  it("a session with recent activity, or an open run, is kept", async () => {
+    const recent = await setup();
+    await script(recent.model, [{ reply: { text: "one" } }]);
+    await turn(recent, "a");
+    await sql(recent, "UPDATE meta SET value = json_set(value, '$.created_at', ?) WHERE key = 'session'", OLD);
+    await sweep(recent);
+    expect((await apiJson(`/v1/sessions/${recent.session}`, { key: recent.key })).status).toBe(200);
+
+    const busy = await setup();
+    await script(busy.model, [{ reply: { text: "one" } }]);
+    await turn(busy, "a");
+    await runAt(busy, "run_open", "queued", null, null);
+    await ageEverything(busy);
+    await sql(busy, "UPDATE run_callbacks SET at = ?", OLD);
+    await sweep(busy);
+    expect((await apiJson(`/v1/sessions/${busy.session}`, { key: busy.key })).status).toBe(200);
+    expect(await sql(busy, "SELECT count(*) AS n FROM messages")).not.toEqual([{ n: 0 }]);
+  });
+});
+
+describe("D1 retention", () => {
+  async function record(s: Setup, id: string, createdAt: string): Promise<string> {
+    const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
+      .bind(s.session)
+      .first<{ tenant: string }>();
+    await env.DB.prepare(
+      "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, 'h', 'key', '{}', ?, ?)",
+    )
+      .bind(id, row?.tenant, s.agent, s.session, createdAt, createdAt)
+      .run();
+    return id;
+  }
+
+  const exists = async (id: string) =>
+    (await env.DB.prepare("SELECT id FROM runs WHERE id = ?").bind(id).first()) !== null;
+
+  async function cron(at = Date.now()): Promise<void> {
+    await worker.scheduled(createScheduledController({ scheduledTime: at, cron: "23 * * * *" }), env);
+  }
+
+  it("the cron deletes run records past the retention whose run has ended, and keeps open and recent ones", async () => {
+    const s = await setup();
+    const ended = await record(s, uid("run_ended"), OLD);
+    const open = await record(s, uid("run_open"), OLD);
+    const pending = await record(s, uid("run_pending"), OLD);
+    const recent = await record(s, uid("run_recent"), new Date().toISOString());
+    await runAt(s, ended, "completed", "delivered", OLD);
+    await runAt(s, open, "running", null, null);
+    await runAt(s, pending, "failed", "pending", OLD);
+    await cron();
+    expect(await exists(ended)).toBe(false);
+    expect(await exists(open)).toBe(true);
+    expect(await exists(pending)).toBe(true);
+    expect(await exists(recent)).toBe(true);
+  });
+
+  it("the retention is measured from the cron's scheduled time", async () => {
+    const s = await setup();
+    const now = new Date().toISOString();
+    const id = await record(s, uid("run"), now);
+    await cron(Date.now() + 29 * 86_400_000);
+    expect(await exists(id)).toBe(true);
+    await cron(Date.now() + 31 * 86_400_000);
+    expect(await exists(id)).toBe(false);
+  });
+
+  it("deleting a session deletes its index row and its run records", async () => {
+    const s = await setup();
+    const id = await record(s, uid("run"), new Date().toISOString());
+    const res = await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key });
+    expect(res.status).toBe(200);
+    expect(await exists(id)).toBe(false);
+    expect(await env.DB.prepare("SELECT id FROM sessions WHERE id = ?").bind(s.session).first()).toBeNull();
+  });
+});
