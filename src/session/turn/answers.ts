@@ -38,7 +38,7 @@ export function checkSupplied(
 /** The JSON answer of a turn: its state and the messages written since `sinceSeq`. */
 export function turnResult(history: HistoryStore, turns: TurnStore, turnId: string, sinceSeq: number): TurnResult {
   const t = turns.get(turnId) as TurnRow;
-  const messages = history.messages().filter((m) => m.seq >= sinceSeq && m.seq > 0);
+  const messages = history.since(sinceSeq).filter((m) => m.seq > 0);
   const pending = history.openCalls().filter((c) => c.state === "pending");
   return {
     turn_id: t.id,
