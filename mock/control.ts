@@ -33,6 +33,8 @@ const zero = (): Counters => ({ requests: 0, rejected: 0, rejected_p: 0, overflo
 
 interface ModelState {
   queue: Step[];
+  /** Steps for summary requests only (`"summary": true` in /_mock/script); else the summary brain answers. */
+  summaryQueue: Step[];
   records: RequestRecord[];
   counters: Counters;
   /** Emulated context window in tokens (4 bytes each of the raw body); absent = unlimited. */
@@ -56,16 +58,25 @@ export class MockState {
   private model(name: string): ModelState {
     let state = this.models.get(name);
     if (!state) {
-      state = { queue: [], records: [], counters: zero() };
+      state = { queue: [], summaryQueue: [], records: [], counters: zero() };
       this.models.set(name, state);
     }
     return state;
   }
 
-  enqueue(model: string, steps: Step[]): number {
+  enqueue(model: string, steps: Step[], summary = false, replace = false): number {
     const state = this.model(model);
-    state.queue.push(...steps);
-    return state.queue.length;
+    if (replace) {
+      if (summary) state.summaryQueue = [];
+      else state.queue = [];
+    }
+    const queue = summary ? state.summaryQueue : state.queue;
+    queue.push(...steps);
+    return queue.length;
+  }
+
+  popSummary(model: string): Step | undefined {
+    return this.models.get(model)?.summaryQueue.shift();
   }
 
   pop(model: string): Step | undefined {
@@ -175,7 +186,10 @@ export function handleControl(state: MockState, method: string, url: URL, raw: s
           return true;
         }
       }
-      json(res, 200, { ok: true, queued: state.enqueue(body.model, steps as Step[]) });
+      json(res, 200, {
+        ok: true,
+        queued: state.enqueue(body.model, steps as Step[], body.summary === true, body.replace === true),
+      });
       return true;
     }
     case "POST /_mock/context_window": {

@@ -84,7 +84,7 @@ export async function handleProvider(
   if (isSummaryRequest(input)) {
     state.count(model, "summaries");
     record.served = "default";
-    await serve(codec, res, ctx, { reply: summaryReply(input) });
+    await serve(codec, res, ctx, state.popSummary(model) ?? { reply: summaryReply(input) });
     return;
   }
   const step = state.pop(model);

@@ -1,7 +1,20 @@
 // Long sessions: compaction keeps every request inside the model's window, both protocols (README "Long sessions").
+import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, apiJson, events, history, pairingProblems, type Setup, script, send, setup } from "./helpers";
+import {
+  ADMIN,
+  api,
+  apiJson,
+  events,
+  history,
+  pairingProblems,
+  recordStream,
+  type Setup,
+  script,
+  send,
+  setup,
+} from "./helpers";
 
 const WINDOW = 8000;
 
@@ -105,5 +118,118 @@ describe.each(["anthropic", "openai"] as const)("a 60-turn session about 4x the 
     expect(pairingProblems(await history(s))).toEqual([]);
     const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
     expect(compacted.length).toBeGreaterThan(0);
+  });
+});
+
+/** Queues answers for the model's summary requests; `replace` drops what is still queued. */
+async function summaryScript(model: string, steps: unknown[], replace = false): Promise<void> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/script`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, steps, summary: true, replace }),
+  });
+  if (!res.ok) throw new Error(`mock summary script: ${res.status}`);
+}
+
+/** Runs `n` plain turns (default brain echoes ~1.2 KB); returns their statuses. */
+async function turns(s: Setup, from: number, n: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = from; i < from + n; i++) out.push((await send(s, { content: userText(i) })).body.status);
+  return out;
+}
+
+describe("overflow is never terminal", () => {
+  it("a provider 400 'prompt is too long' under a too-large configured window compacts and retries the step once", async () => {
+    // The agent believes in 200k tokens; the model really has 4,000: only the provider's 400 tells.
+    const s = await setup({}, "anthropic");
+    await mockWindow(s.model, 4000);
+    const statuses = await turns(s, 1, 14);
+    expect(statuses.filter((x) => x !== "completed")).toEqual([]);
+    const stats = await mockStats(s.model);
+    expect(stats.overflow).toBeGreaterThan(0);
+    expect(stats.rejected_p).toBe(0);
+    expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(true);
+  });
+
+  it("a turn that cannot fit fails with a retryable context_overflow, and the next turn recovers", async () => {
+    const s = await longSession("openai");
+    await turns(s, 1, 2);
+    // One user message larger than the window, inside the running turn: nothing before it can make it fit.
+    const huge = await send(s, { content: `huge: ${"x ".repeat(WINDOW * 3)}` });
+    expect(huge.body.status).toBe("failed");
+    expect(huge.body.error).toMatchObject({ code: "context_overflow", retryable: true });
+    const next = await send(s, { content: userText(99) });
+    expect(next.body.status).toBe("completed");
+    expect((await mockStats(s.model)).rejected_p).toBe(0);
+  });
+});
+
+describe.each(["anthropic", "openai"] as const)("a cut summary stream (%s)", (provider) => {
+  it("at every tenth byte offset leaves the session exactly as it was, and the next turn completes", async () => {
+    const s = await longSession(provider);
+    await turns(s, 1, 4);
+    const before = await allMessages(s);
+    const stateBefore = (await apiJson(`/v1/sessions/${s.session}`, { key: s.key })).body;
+    const full = await recordStream(provider, { text: "Summary: the user sent four long messages." });
+    let cutOk = 0;
+    for (let at = 0; at < full.length; at += 10) {
+      // Enough cut answers for every attempt the adapter makes (a cut before any event is retried).
+      const cut = { raw: full, faults: { cut_after_bytes: at, cut_grace_ms: 2 } };
+      await summaryScript(s.model, [cut, cut, cut, cut], true);
+      const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/compact`, {
+        method: "POST",
+        key: s.key,
+      });
+      // A cut after the stop event delivers a whole summary; anything earlier must change nothing.
+      if (res.status === 200) break;
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe("not_compacted");
+      cutOk++;
+    }
+    expect(cutOk).toBeGreaterThan(full.length / 10 - 5);
+    const after = await allMessages(s);
+    expect(after.messages).toEqual(before.messages);
+    const compactedNow = (await events(s)).filter((e) => e.type === "context_compacted").length;
+    if (compactedNow === 0) {
+      expect(after.markers).toEqual([]);
+      const stateAfter = (await apiJson(`/v1/sessions/${s.session}`, { key: s.key })).body;
+      expect(stateAfter).toEqual(stateBefore);
+    }
+    expect((await send(s, { content: userText(50) })).body.status).toBe("completed");
+    expect(pairingProblems(await history(s))).toEqual([]);
+  });
+});
+
+describe("a crash mid-compaction", () => {
+  it("leaves no compaction behind; the interrupted turn is retryable and the next turn completes", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 4);
+    const before = await allMessages(s);
+    const compactedBefore = (await events(s)).filter((e) => e.type === "context_compacted").length;
+    const summariesBefore = (await mockStats(s.model)).summaries ?? 0;
+    // The next turn needs a compaction; its summary request hangs until the object is torn down.
+    await summaryScript(s.model, [{ reply: { text: "never" }, faults: { stall_before_ms: 30_000 } }]);
+    const running = api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      // ~4,000 tokens on top of ~2,600: over the threshold, so this turn compacts before its first request.
+      json: { content: userText(5, "y ".repeat(8000)) },
+      headers: { accept: "text/event-stream" },
+    });
+    for (let i = 0; i < 200 && (await mockStats(s.model)).summaries === 0; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    expect((await mockStats(s.model)).summaries).toBe(1);
+    await abortAllDurableObjects();
+    await (await running).body?.cancel().catch(() => {});
+    const after = await allMessages(s);
+    expect(after.markers).toEqual(before.markers);
+    expect(after.messages.slice(0, before.messages.length)).toEqual(before.messages);
+    expect((await events(s)).filter((e) => e.type === "context_compacted").length).toBe(compactedBefore);
+    const state = await apiJson<{ last_turn: { status: string } }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.last_turn.status).toBe("interrupted");
+    const retry = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/retry`, { method: "POST", key: s.key });
+    expect(retry.body.status).toBe("completed");
+    expect((await send(s, { content: userText(6) })).body.status).toBe("completed");
+    expect((await allMessages(s)).markers.length).toBeGreaterThan(before.markers.length);
   });
 });

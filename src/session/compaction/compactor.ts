@@ -54,6 +54,8 @@ function messageTokens(m: Message): number {
 export class Compactor {
   /** The last request's size and the input tokens the provider reported for it. */
   #last: Observation | null = null;
+  /** A window the provider reported in a context-length error, when smaller than the configured one. */
+  #learned: number | null = null;
   /** One compaction at a time (a turn's and an on-demand one could otherwise interleave). */
   #busy = false;
 
@@ -78,10 +80,23 @@ export class Compactor {
     if (tokens !== null && tokens > 0) this.#last = { bytes, tokens };
   }
 
+  /** The window budgets are computed from: the configured one, or a smaller one the provider reported. */
+  window(agent: AgentConfig): number {
+    const configured = contextWindow(agent.model);
+    return this.#learned !== null && this.#learned < configured ? this.#learned : configured;
+  }
+
+  /** Learns the real window from a context-length error ("… > 8000 maximum", "maximum context length is 8000 tokens"). */
+  learn(message: string): void {
+    const m = /(\d+) maximum|maximum context length is (\d+)/.exec(message);
+    const n = Number(m?.[1] ?? m?.[2]);
+    if (Number.isFinite(n) && n > 0) this.#learned = n;
+  }
+
   /** True when a request of this estimate must be compacted first. */
   over(agent: AgentConfig, tokens: number): boolean {
     const cfg = Compactor.config(agent);
-    return cfg.enabled && tokens > contextWindow(agent.model) * cfg.threshold;
+    return cfg.enabled && tokens > this.window(agent) * cfg.threshold;
   }
 
   /** Context use of the view, for GET /v1/sessions/{id} (no agent config at hand: bytes only). */
@@ -117,7 +132,7 @@ export class Compactor {
   ): Promise<CompactionOutcome> {
     const { history, tools } = this.d;
     const cfg = Compactor.config(agent);
-    const window = contextWindow(agent.model);
+    const window = this.window(agent);
     const view = history.messages();
     const runningAt = opts.turnId === null ? -1 : view.findIndex((m) => m.turn_id === opts.turnId);
     const limit = runningAt === -1 ? view.length : runningAt;
@@ -231,7 +246,7 @@ export class Compactor {
     signal: AbortSignal,
   ): Promise<{ ok: true; text: string; requests: number } | { ok: false; reason: string }> {
     const cfg = Compactor.config(agent);
-    const window = contextWindow(agent.model);
+    const window = this.window(agent);
     // Room for one piece: the threshold share of the window, less the prompt and a prior summary
     // (JSON escaping can grow text, hence 3 characters per token rather than 4).
     const budgetTokens = Math.floor(window * cfg.threshold) - 300;

@@ -1,4 +1,4 @@
-import { contextWindow, type StepRequest } from "../../providers/types";
+import type { StepRequest } from "../../providers/types";
 import type { TurnContext } from "../turn/context";
 import { runStep, type StepResult } from "../turn/step";
 import { Compactor } from "./compactor";
@@ -22,8 +22,9 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
   }
   let result = await runStep(ctx, step, req);
   if (result.kind === "failed" && result.error.code === "context_overflow" && enabled && !ctx.cancelled) {
-    // The estimate was low: the provider's own count is at least the window.
-    if (await compactFor(ctx, Math.max(tokens, contextWindow(agent.model)))) {
+    // The estimate was low: the provider's own count is at least the window it names.
+    compactor.learn(result.error.message);
+    if (await compactFor(ctx, Math.max(tokens, compactor.window(agent)))) {
       req = build();
       bytes = Compactor.bytes(req);
       result = await runStep(ctx, step, req);
