@@ -216,9 +216,10 @@ describe("a crash mid-compaction", () => {
       json: { content: userText(5, "y ".repeat(8000)) },
       headers: { accept: "text/event-stream" },
     });
-    for (let i = 0; i < 200 && (await mockStats(s.model)).summaries === 0; i++)
+    for (let i = 0; i < 200 && (await mockStats(s.model)).summaries === summariesBefore; i++) {
       await new Promise((r) => setTimeout(r, 25));
-    expect((await mockStats(s.model)).summaries).toBe(1);
+    }
+    expect((await mockStats(s.model)).summaries).toBe(summariesBefore + 1);
     await abortAllDurableObjects();
     await (await running).body?.cancel().catch(() => {});
     const after = await allMessages(s);
@@ -231,5 +232,144 @@ describe("a crash mid-compaction", () => {
     expect(retry.body.status).toBe("completed");
     expect((await send(s, { content: userText(6) })).body.status).toBe("completed");
     expect((await allMessages(s)).markers.length).toBeGreaterThan(before.markers.length);
+  });
+});
+
+type Projection = "anthropic" | "message_level" | "plain";
+const MODEL_OF: Record<Projection, (name: string) => Record<string, unknown>> = {
+  anthropic: (name) => ({ provider: "anthropic", name, context_window: WINDOW }),
+  message_level: (name) => ({
+    provider: "openai",
+    name,
+    context_window: WINDOW,
+    capabilities: { message_level_tools: true },
+  }),
+  plain: (name) => ({ provider: "openai", name, context_window: WINDOW }),
+};
+
+/** A session that loaded lookup_order at turn 1 and was then compacted on demand. */
+async function loadedThenCompacted(projection: Projection, budget?: number) {
+  const s = await setup({}, projection === "anthropic" ? "anthropic" : "openai");
+  await apiJson(`/v1/agents/${s.agent}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: {
+      model: MODEL_OF[projection](s.model),
+      tools: TOOLS,
+      compaction: { keep_recent_turns: 0, ...(budget === undefined ? {} : { tool_budget_tokens: budget }) },
+    },
+  });
+  await script(s.model, [
+    { reply: { tool_calls: [{ id: "call_s1", name: "tool_search", input: { query: "select:lookup_order" } }] } },
+    { reply: { tool_calls: [{ id: "call_l1", name: "lookup_order", input: { city: "Paris" } }] } },
+    { reply: { text: "Order found." } },
+  ]);
+  expect((await send(s, { content: userText(1) })).body.status).toBe("completed");
+  const compacted = await apiJson<Record<string, unknown>>(`/v1/sessions/${s.session}/compact`, {
+    method: "POST",
+    key: s.key,
+  });
+  expect(compacted.status).toBe(200);
+  return { s, compacted: compacted.body };
+}
+
+async function nextRequest(s: Setup): Promise<Record<string, unknown> & { messages: Array<Record<string, unknown>> }> {
+  await script(s.model, [{ reply: { text: "ok" } }]);
+  expect((await send(s, { content: userText(2) })).body.status).toBe("completed");
+  const reqs = (await fetch(`${env.MOCK_URL}/_mock/requests?model=${s.model}`).then((r) => r.json())) as {
+    requests: Array<{
+      body: Record<string, unknown> & { messages: Array<Record<string, unknown>> };
+      rejected: unknown;
+    }>;
+  };
+  expect(reqs.requests.filter((r) => r.rejected)).toEqual([]);
+  return reqs.requests[reqs.requests.length - 1]?.body as never;
+}
+
+const toolNames = (body: Record<string, unknown>) =>
+  ((body.tools ?? []) as Array<Record<string, unknown>>).map((t) =>
+    String(t.name ?? (t.function as Record<string, unknown>)?.name),
+  );
+
+describe.each(["anthropic", "message_level", "plain"] as const)("tools across a compaction (%s)", (projection) => {
+  it("a loaded tool within the budget stays usable: declared after the summary in this projection's way", async () => {
+    const { s, compacted } = await loadedThenCompacted(projection);
+    expect(compacted.tools_kept).toEqual(["lookup_order"]);
+    const body = await nextRequest(s);
+    const text = JSON.stringify(body.messages);
+    expect(text).toContain("<conversation_summary>");
+    if (projection === "anthropic") {
+      const decl = (body.tools as Array<Record<string, unknown>>).find((t) => t.name === "lookup_order");
+      expect(decl?.defer_loading).toBeUndefined();
+      expect(text).not.toContain("tool_reference");
+    } else if (projection === "message_level") {
+      const sys = body.messages.find((m) => m.role === "system" && Array.isArray(m.tools));
+      expect(JSON.stringify(sys)).toContain("lookup_order");
+      expect(toolNames(body)).not.toContain("lookup_order");
+    } else {
+      expect(toolNames(body)).toContain("lookup_order");
+    }
+  });
+
+  it("a tool over the budget is unloaded, announced once as still searchable, and a valid call reloads it", async () => {
+    const { s, compacted } = await loadedThenCompacted(projection, 0);
+    expect(compacted.tools_dropped).toEqual(["lookup_order"]);
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).not.toContain("lookup_order");
+    const body = await nextRequest(s);
+    const text = JSON.stringify(body.messages);
+    expect(text).toContain("<tools_removed>lookup_order</tools_removed>");
+    expect(text).toContain("still searchable");
+    if (projection === "anthropic") {
+      const decl = (body.tools as Array<Record<string, unknown>>).find((t) => t.name === "lookup_order");
+      expect(decl?.defer_loading).toBe(true);
+    } else expect(toolNames(body)).not.toContain("lookup_order");
+    // Still in the tool_search corpus, and a direct valid call runs and loads it again.
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_l2", name: "lookup_order", input: { city: "Rome" } }] } },
+      { reply: { text: "Found again." } },
+    ]);
+    const again = await send(s, { content: userText(3) });
+    expect(again.body.status).toBe("completed");
+    const result = again.body.messages.flatMap((m) => m.parts).find((p) => p.tool_use_id === "call_l2");
+    expect(result?.is_error).toBe(false);
+    const after = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(after.body.loaded_tools).toContain("lookup_order");
+  });
+});
+
+describe("visibility", () => {
+  it("GET /v1/sessions/{id} shows the estimated context use against the agent's window", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 2);
+    const state = await apiJson<{ context: Record<string, number> }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.context.context_window).toBe(WINDOW);
+    expect(state.body.context.estimated_tokens).toBeGreaterThan(1000);
+    expect(state.body.context.used).toBeCloseTo((state.body.context.estimated_tokens ?? 0) / WINDOW, 2);
+    expect(state.body.context.compactions).toBe(0);
+  });
+
+  it("a compacting turn streams a data-compaction part", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 4);
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: userText(5, "y ".repeat(8000)) },
+      headers: { accept: "text/event-stream" },
+    });
+    const text = await res.text();
+    expect(text).toContain('"type":"data-compaction"');
+    expect(text).toContain('"tokens_before"');
+  });
+
+  it("POST /compact on a session with nothing to summarise is a 409 and changes nothing", async () => {
+    const s = await longSession("openai");
+    const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/compact`, {
+      method: "POST",
+      key: s.key,
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("not_compacted");
   });
 });
