@@ -13,7 +13,7 @@ import type { SessionTools } from "../tools-state";
 import { policyFor } from "../turn/step";
 import { chooseBoundary } from "./boundary";
 import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
-import { insertCompaction, latestCompaction, summaryText, type ToolSnapshot } from "./records";
+import { countCompactions, insertCompaction, latestCompaction, summaryText, type ToolSnapshot } from "./records";
 import { keepLoaded, fingerprint as schemaFingerprint, toolsNamedIn } from "./tools";
 import { SUMMARY_SYSTEM, summaryPrompt, transcriptLines, transcriptPieces } from "./transcript";
 
@@ -105,7 +105,7 @@ export class Compactor {
     return {
       estimated_tokens: Math.ceil(bytes / BYTES_PER_TOKEN),
       view_start_seq: this.d.history.viewStart(),
-      compactions: all<{ n: number }>(this.d.storage.sql, "SELECT count(*) AS n FROM compactions")[0]?.n ?? 0,
+      compactions: countCompactions(this.d.storage.sql),
     };
   }
 

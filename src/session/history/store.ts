@@ -1,5 +1,5 @@
 import { all, nowIso, one, run } from "../../storage/sql";
-import { latestCompaction, preambleOf } from "../compaction/records";
+import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
 import type {
   Message,
   Origin,
@@ -319,7 +319,7 @@ export class HistoryStore {
   clear(): void {
     run(this.sql, "DELETE FROM messages");
     run(this.sql, "DELETE FROM tool_calls");
-    run(this.sql, "DELETE FROM compactions");
+    clearCompactions(this.sql);
     this.#cache = [];
     this.#view = { start: 0, preamble: null };
   }
