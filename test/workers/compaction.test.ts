@@ -363,6 +363,22 @@ describe("visibility", () => {
     expect(text).toContain('"tokens_before"');
   });
 
+  it("POST /compact after a failed turn keeps its user message in the view, so /retry re-runs it", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 2);
+    await script(s.model, [{ error: { status: 400, message: "scripted refusal" } }]);
+    expect((await send(s, { content: userText(3, "the failed request. ") })).body.status).toBe("failed");
+    const compacted = await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key });
+    expect(compacted.status).toBe(200);
+    await script(s.model, [{ reply: { text: "Done now." } }]);
+    const retry = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/retry`, { method: "POST", key: s.key });
+    expect(retry.body.status).toBe("completed");
+    const reqs = (await fetch(`${env.MOCK_URL}/_mock/requests?model=${s.model}`).then((r) => r.json())) as {
+      requests: Array<{ raw: string }>;
+    };
+    expect(reqs.requests[reqs.requests.length - 1]?.raw).toContain("the failed request.");
+  });
+
   it("POST /compact on a session with nothing to summarise is a 409 and changes nothing", async () => {
     const s = await longSession("openai");
     const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/compact`, {

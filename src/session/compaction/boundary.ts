@@ -6,7 +6,7 @@ import type { Message } from "../history/parts";
  * messages from it on are kept verbatim. It is safe when
  * - it is a turn boundary: the first message of a turn (a user message whose
  *   turn differs from the message before it), or the end of a history with no
- *   turn running;
+ *   turn running that ends with an assistant message;
  * - no tool_use before it is still unanswered at it, so invariant P holds on
  *   both sides (the kept side never starts with a tool_result);
  * - it is not inside the running turn (at most that turn's first message).
@@ -21,8 +21,10 @@ export function safeBoundaries(messages: readonly Message[], limit: number): num
   for (let i = 0; i <= end; i++) {
     const m = messages[i];
     if (i > 0 && open.size === 0) {
-      if (m === undefined) out.push(i);
-      else if (m.role === "user" && m.turn_id !== messages[i - 1]?.turn_id && !hasResults(m)) out.push(i);
+      // The end only after an answer: a last user message (a failed turn) stays for /retry to re-run.
+      if (m === undefined) {
+        if (messages[i - 1]?.role === "assistant") out.push(i);
+      } else if (m.role === "user" && m.turn_id !== messages[i - 1]?.turn_id && !hasResults(m)) out.push(i);
     }
     if (m === undefined) break;
     for (const p of m.parts) {

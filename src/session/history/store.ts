@@ -139,7 +139,8 @@ export class HistoryStore {
 
   last(): Message | null {
     const cached = this.#cache;
-    if (cached) return cached[cached.length - 1] ?? null;
+    // An empty view (compacted up to the end) still has a stored last message.
+    if (cached && cached.length > 0) return cached[cached.length - 1] ?? null;
     const row = one<MessageRow>(this.sql, "SELECT * FROM messages ORDER BY seq DESC LIMIT 1");
     return row ? toMessage(row) : null;
   }
