@@ -215,4 +215,9 @@ export const anthropicCodec: Codec = {
   streamErrorStatus: 529,
   malformedFrame: "event: content_block_delta\ndata: {not json\n\n",
   brainInput,
+  overflowError: (tokens, window) => ({
+    status: 400,
+    type: "invalid_request_error",
+    message: `prompt is too long: ${tokens} tokens > ${window} maximum`,
+  }),
 };

@@ -50,3 +50,25 @@ export function contentText(content: unknown): string {
   }
   return parts.join("\n");
 }
+
+/** The instruction Switchboard's compaction sends (src/session/compaction/transcript.ts). */
+const SUMMARY_MARKER = "Summarise the conversation transcript above";
+const SUMMARY_MAX_CHARS = 1200;
+
+export function isSummaryRequest(input: BrainInput): boolean {
+  return input.toolResults.length === 0 && input.userText.includes(SUMMARY_MARKER);
+}
+
+/**
+ * A bounded summary: the previous summary's user lines plus the first words of
+ * every user line of the transcript, newest kept when over the cap.
+ */
+export function summaryReply(input: BrainInput): ReplySpec {
+  const lines = input.userText
+    .split("\n")
+    .filter((l) => l.startsWith("User: ") || l.startsWith("- user: "))
+    .map((l) => `- user: ${l.replace(/^(User: |- user: )/, "").slice(0, 40)}`);
+  let text = `Summary of ${lines.length} user messages:\n${lines.join("\n")}`;
+  if (text.length > SUMMARY_MAX_CHARS) text = `Summary (newest kept):\n…${text.slice(text.length - SUMMARY_MAX_CHARS)}`;
+  return { text };
+}

@@ -36,4 +36,6 @@ export interface Codec {
   streamErrorStatus: number;
   malformedFrame: string;
   brainInput(body: JsonObject): BrainInput;
+  /** The provider's real answer to a request longer than the model's window. */
+  overflowError(tokens: number, window: number): ErrorSpec;
 }

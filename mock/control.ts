@@ -23,12 +23,22 @@ interface Counters {
   requests: number;
   rejected: number;
   rejected_p: number;
+  /** Requests answered with the provider's context-length 400 (see `context_window`). */
+  overflow: number;
+  /** Summary requests (recognised by their instruction) answered by the summary brain. */
+  summaries: number;
 }
+
+const zero = (): Counters => ({ requests: 0, rejected: 0, rejected_p: 0, overflow: 0, summaries: 0 });
 
 interface ModelState {
   queue: Step[];
+  /** Steps for summary requests only (`"summary": true` in /_mock/script); else the summary brain answers. */
+  summaryQueue: Step[];
   records: RequestRecord[];
   counters: Counters;
+  /** Emulated context window in tokens (4 bytes each of the raw body); absent = unlimited. */
+  window?: number;
 }
 
 export function redactHeaders(headers: IncomingHttpHeaders): Record<string, string> {
@@ -48,16 +58,25 @@ export class MockState {
   private model(name: string): ModelState {
     let state = this.models.get(name);
     if (!state) {
-      state = { queue: [], records: [], counters: { requests: 0, rejected: 0, rejected_p: 0 } };
+      state = { queue: [], summaryQueue: [], records: [], counters: zero() };
       this.models.set(name, state);
     }
     return state;
   }
 
-  enqueue(model: string, steps: Step[]): number {
+  enqueue(model: string, steps: Step[], summary = false, replace = false): number {
     const state = this.model(model);
-    state.queue.push(...steps);
-    return state.queue.length;
+    if (replace) {
+      if (summary) state.summaryQueue = [];
+      else state.queue = [];
+    }
+    const queue = summary ? state.summaryQueue : state.queue;
+    queue.push(...steps);
+    return queue.length;
+  }
+
+  popSummary(model: string): Step | undefined {
+    return this.models.get(model)?.summaryQueue.shift();
   }
 
   pop(model: string): Step | undefined {
@@ -77,6 +96,20 @@ export class MockState {
     return record;
   }
 
+  setWindow(model: string, tokens: number | null): void {
+    const state = this.model(model);
+    if (tokens === null) delete state.window;
+    else state.window = tokens;
+  }
+
+  window(model: string): number | undefined {
+    return this.models.get(model)?.window;
+  }
+
+  count(model: string, counter: "overflow" | "summaries"): void {
+    this.model(model).counters[counter]++;
+  }
+
   reset(model?: string): void {
     if (model === undefined) this.models.clear();
     else this.models.delete(model);
@@ -88,15 +121,13 @@ export class MockState {
   }
 
   stats(model?: string): Record<string, unknown> {
-    const total: Counters = { requests: 0, rejected: 0, rejected_p: 0 };
+    const total = zero();
     for (const state of this.models.values()) {
-      total.requests += state.counters.requests;
-      total.rejected += state.counters.rejected;
-      total.rejected_p += state.counters.rejected_p;
+      for (const k of Object.keys(total) as Array<keyof Counters>) total[k] += state.counters[k];
     }
     if (model === undefined) return { ...total };
     const state = this.models.get(model);
-    const counters = state?.counters ?? { requests: 0, rejected: 0, rejected_p: 0 };
+    const counters = state?.counters ?? zero();
     return { ...total, model: { name: model, ...counters, queued: state?.queue.length ?? 0 } };
   }
 }
@@ -155,7 +186,24 @@ export function handleControl(state: MockState, method: string, url: URL, raw: s
           return true;
         }
       }
-      json(res, 200, { ok: true, queued: state.enqueue(body.model, steps as Step[]) });
+      json(res, 200, {
+        ok: true,
+        queued: state.enqueue(body.model, steps as Step[], body.summary === true, body.replace === true),
+      });
+      return true;
+    }
+    case "POST /_mock/context_window": {
+      // {"model": m, "tokens": n | null}: requests above n tokens get the provider's real context-length 400.
+      if (
+        !isRecord(body) ||
+        typeof body.model !== "string" ||
+        !(body.tokens === null || typeof body.tokens === "number")
+      ) {
+        json(res, 400, { error: 'expected {"model": string, "tokens": number | null}' });
+        return true;
+      }
+      state.setWindow(body.model, body.tokens);
+      json(res, 200, { ok: true });
       return true;
     }
     case "POST /_mock/reset": {

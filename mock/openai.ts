@@ -183,4 +183,11 @@ export const openaiCodec: Codec = {
   streamErrorStatus: 500,
   malformedFrame: "data: {not json\n\n",
   brainInput,
+  overflowError: (tokens, window) => ({
+    status: 400,
+    type: "invalid_request_error",
+    param: "messages",
+    code: "context_length_exceeded",
+    message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+  }),
 };

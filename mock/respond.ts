@@ -1,6 +1,7 @@
 // Answers one provider request: auth, validation, recording, then a scripted step or the default brain.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { defaultReply } from "./brain.ts";
+import { defaultReply, isSummaryRequest, summaryReply } from "./brain.ts";
+import { estimateTokens } from "./chunks.ts";
 import type { Codec, ErrorSpec, RequestContext } from "./codec.ts";
 import { type MockState, redactHeaders } from "./control.ts";
 import { writeWithFaults } from "./faults.ts";
@@ -69,6 +70,23 @@ export async function handleProvider(
     return;
   }
   const ctx: RequestContext = { body: body as Record<string, unknown>, raw, model };
+  const window = state.window(model);
+  const tokens = estimateTokens(raw);
+  if (window !== undefined && tokens > window) {
+    state.count(model, "overflow");
+    record.served = "error";
+    if (log) console.log(`${codec.protocol} ${model} → 400 context overflow (${tokens} > ${window})`);
+    sendError(codec, res, codec.overflowError(tokens, window));
+    return;
+  }
+  const input = codec.brainInput(ctx.body);
+  // Summary requests are answered by the summary brain and never consume a scripted step.
+  if (isSummaryRequest(input)) {
+    state.count(model, "summaries");
+    record.served = "default";
+    await serve(codec, res, ctx, state.popSummary(model) ?? { reply: summaryReply(input) });
+    return;
+  }
   const step = state.pop(model);
   record.served = step ? stepKind(step) : "default";
   if (log) console.log(`${codec.protocol} ${model} → ${record.served}`);

@@ -1,15 +1,24 @@
 import { ApiError } from "../http/errors";
 import { check } from "../http/validate";
+import { DEFAULT_CONTEXT_WINDOW } from "../providers/types";
 import type { JsonObject } from "../session/history/parts";
 import { checkOutboundUrl } from "../tools/outbound";
 import { agentBodySchema } from "./schema";
-import { type AgentConfig, type AgentTool, BUILTIN_TOOL_NAMES, DEFAULT_MAX_STEPS } from "./types";
+import {
+  type AgentConfig,
+  type AgentTool,
+  BUILTIN_TOOL_NAMES,
+  type CompactionConfig,
+  DEFAULT_COMPACTION,
+  DEFAULT_MAX_STEPS,
+} from "./types";
 
 interface AgentBody {
   model: {
     provider: "anthropic" | "openai";
     name: string;
     max_tokens?: number;
+    context_window?: number;
     capabilities?: Partial<AgentConfig["model"]["capabilities"]>;
   };
   system?: string;
@@ -17,6 +26,7 @@ interface AgentBody {
   tools?: AgentTool[];
   mcp_servers?: AgentConfig["mcp_servers"];
   disclosure?: Partial<AgentConfig["disclosure"]>;
+  compaction?: Partial<CompactionConfig>;
   webhook_secrets?: string[];
   webhook_tenant?: string;
 }
@@ -85,11 +95,13 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
       provider: body.model.provider,
       name: body.model.name,
       ...(body.model.max_tokens ? { max_tokens: body.model.max_tokens } : {}),
+      context_window: body.model.context_window ?? DEFAULT_CONTEXT_WINDOW[body.model.provider],
       capabilities: {
         message_level_tools: caps.message_level_tools ?? false,
         native_tool_search: caps.native_tool_search ?? false,
         prompt_cache: caps.prompt_cache ?? body.model.provider === "anthropic",
         thinking: caps.thinking ?? false,
+        native_compaction: caps.native_compaction ?? false,
       },
     },
     system: body.system ?? "",
@@ -101,6 +113,7 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
       tool_info: body.disclosure?.tool_info ?? true,
       select_tools: body.disclosure?.select_tools ?? "auto",
     },
+    compaction: { ...DEFAULT_COMPACTION, ...body.compaction },
     webhook_secrets: body.webhook_secrets ?? [],
     ...(body.webhook_tenant ? { webhook_tenant: body.webhook_tenant } : {}),
   };

@@ -12,6 +12,7 @@ export const agentBodySchema = {
         provider: { enum: ["anthropic", "openai"] },
         name: { type: "string", minLength: 1, maxLength: 200 },
         max_tokens: { type: "integer", minimum: 1, maximum: 200000 },
+        context_window: { type: "integer", minimum: 1000, maximum: 10000000 },
         capabilities: {
           type: "object",
           additionalProperties: false,
@@ -20,6 +21,7 @@ export const agentBodySchema = {
             native_tool_search: { type: "boolean" },
             prompt_cache: { type: "boolean" },
             thinking: { type: "boolean" },
+            native_compaction: { type: "boolean" },
           },
         },
       },
@@ -86,6 +88,16 @@ export const agentBodySchema = {
         tool_search: { type: "boolean" },
         tool_info: { type: "boolean" },
         select_tools: { anyOf: [{ const: "auto" }, { type: "boolean" }] },
+      },
+    },
+    compaction: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        enabled: { type: "boolean" },
+        threshold: { type: "number", minimum: 0.1, maximum: 0.95 },
+        keep_recent_turns: { type: "integer", minimum: 0, maximum: 100 },
+        tool_budget_tokens: { type: "integer", minimum: 0, maximum: 1000000 },
       },
     },
     webhook_secrets: { type: "array", maxItems: 10, items: { type: "string", minLength: 8, maxLength: 500 } },

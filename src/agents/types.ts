@@ -27,6 +27,19 @@ export interface DisclosureConfig {
   select_tools: "auto" | boolean;
 }
 
+/** When and how a long session's history is summarised (README "Long sessions"). */
+export interface CompactionConfig {
+  enabled: boolean;
+  /** Compact before a request whose estimated input exceeds this share of the context window. */
+  threshold: number;
+  /** Turns kept verbatim after the boundary, when they fit (fewer are kept when they do not). */
+  keep_recent_turns: number;
+  /** Tokens the schemas of loaded deferred tools may take after a compaction; absent = 10% of the window. */
+  tool_budget_tokens?: number;
+}
+
+export const DEFAULT_COMPACTION: CompactionConfig = { enabled: true, threshold: 0.8, keep_recent_turns: 2 };
+
 export interface AgentConfig {
   name: string;
   model: ModelConfig;
@@ -35,6 +48,8 @@ export interface AgentConfig {
   tools: AgentTool[];
   mcp_servers: McpServerConfig[];
   disclosure: DisclosureConfig;
+  /** Absent in configs stored before compaction existed: `DEFAULT_COMPACTION` applies. */
+  compaction?: CompactionConfig;
   webhook_secrets: string[];
   /** Tenant that owns runs started by a signed webhook (no API key); default `webhook:<agent>`. */
   webhook_tenant?: string;

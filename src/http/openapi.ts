@@ -131,6 +131,7 @@ export const OPENAPI = {
       Cancelled: R.Cancelled,
       Deleted: R.done("deleted"),
       Cleared: R.done("cleared"),
+      Compaction: R.Compaction,
       Revoked: R.done("revoked"),
     },
   },
@@ -324,6 +325,14 @@ export const OPENAPI = {
         {
           parameters: [SESSION],
         },
+      ),
+    },
+    "/v1/sessions/{id}/compact": {
+      post: op(
+        "compactSession",
+        "Summarise the history before a turn boundary now (README: Long sessions)",
+        { "200": jsonOf(ref("Compaction"), "Compacted"), "409": errorResponse },
+        { parameters: [SESSION] },
       ),
     },
     "/v1/sessions/{id}/clear": {

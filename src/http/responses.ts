@@ -114,11 +114,50 @@ export const SessionState = obj(
     },
     loaded_tools: { type: "array", items: str },
     pending_tool_calls: { type: "array", items: obj({ id: str, name: str, execution: str }) },
+    context: obj(
+      {
+        estimated_tokens: int,
+        view_start_seq: int,
+        compactions: int,
+        context_window: { type: ["integer", "null"] },
+        threshold: { type: ["number", "null"] },
+        used: { type: ["number", "null"] },
+      },
+      ["estimated_tokens", "view_start_seq", "compactions"],
+    ),
   },
   ["id", "agent", "status", "created_at", "turns", "messages", "last_turn", "loaded_tools", "pending_tool_calls"],
 );
 
-export const MessagesPage = obj({ messages: { type: "array", items: Message }, next: { type: ["integer", "null"] } });
+/** A compaction marker: the summary replaced the provider view's messages before `before_seq`. */
+export const CompactionMarker = obj({
+  before_seq: int,
+  summary: str,
+  tokens_before: int,
+  tokens_after: int,
+  created_at: str,
+});
+
+export const MessagesPage = obj(
+  {
+    messages: { type: "array", items: Message },
+    next: { type: ["integer", "null"] },
+    compactions: { type: "array", items: CompactionMarker },
+  },
+  ["messages", "next"],
+);
+
+export const Compaction = obj({
+  id: str,
+  compacted: { const: true },
+  boundary_seq: int,
+  tokens_before: int,
+  tokens_after: int,
+  tools_kept: { type: "array", items: str },
+  tools_dropped: { type: "array", items: str },
+  native: { type: "boolean" },
+  summary_requests: int,
+});
 
 export const SessionEvent = obj({ seq: int, type: str, at: str, turn_id: nullableStr, data: json }, [
   "seq",

@@ -34,6 +34,7 @@ export type SessionRpc = Pick<
   | "cancel"
   | "openStream"
   | "clear"
+  | "compact"
   | "destroy"
 >;
 

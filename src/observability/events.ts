@@ -19,6 +19,8 @@ export type SessionEventType =
   | "tool_executed"
   | "tools_loaded"
   | "provider_retry"
+  | "context_compacted"
+  | "compaction_failed"
   | "invariant_violation"
   | "session_cleared"
   | "run_queued"

@@ -128,7 +128,16 @@ async function classifyErrorResponse(response: Response, signal: AbortSignal): P
   const status = response.status;
   const text = await response.text().catch(() => "");
   if (signal.aborted) throw abortedFailure();
-  const { message, type } = extractError(text);
+  const { message, type, code } = extractError(text);
+  if (isContextOverflow(status, message, code)) {
+    const failure: ProviderError = {
+      code: "context_overflow",
+      message: `provider returned HTTP ${status}: ${message}`,
+      status,
+      retryable: true,
+    };
+    return { ok: false, retry: false, reason: "context_overflow", status, failure };
+  }
   const overloaded = status === 529 || status === 503 || type === "overloaded_error";
   const shouldRetry = response.headers.get("x-should-retry");
   const retry = shouldRetry === "true" ? true : shouldRetry === "false" ? false : isRetryableStatus(status);
@@ -148,8 +157,19 @@ async function classifyErrorResponse(response: Response, signal: AbortSignal): P
     : { ok: false, retry, reason, status, failure, retryAfterMs };
 }
 
-/** Both protocols wrap errors as `{error: {message, type}}`; anything else is shown raw. */
-export function extractError(text: string): { message: string; type?: string } {
+/**
+ * A request longer than the model's window: Anthropic answers 400
+ * `invalid_request_error` "prompt is too long: N tokens > M maximum"; OpenAI
+ * answers 400 with `code: "context_length_exceeded"`. Never re-sent as is; the
+ * turn compacts and retries the step (README "Long sessions").
+ */
+export function isContextOverflow(status: number, message: string, code?: string): boolean {
+  if (status !== 400 && status !== 413) return false;
+  return code === "context_length_exceeded" || /prompt is too long|maximum context length/i.test(message);
+}
+
+/** Both protocols wrap errors as `{error: {message, type}}` (OpenAI adds `code`); anything else is shown raw. */
+export function extractError(text: string): { message: string; type?: string; code?: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text) as unknown;
@@ -160,7 +180,8 @@ export function extractError(text: string): { message: string; type?: string } {
   const inner = asObj(root?.error);
   const message = asStr(inner?.message) ?? asStr(root?.message) ?? asStr(root?.error) ?? text.slice(0, 500);
   const type = asStr(inner?.type) ?? asStr(root?.type);
-  return type === undefined ? { message } : { message, type };
+  const code = asStr(inner?.code);
+  return { message, ...(type === undefined ? {} : { type }), ...(code === undefined ? {} : { code }) };
 }
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -7,6 +7,8 @@ export interface ModelCapabilities {
   native_tool_search: boolean;
   prompt_cache: boolean;
   thinking: boolean;
+  /** Provider-side compaction (Anthropic `compact_20260112`, OpenAI `compact_threshold`); absent = false. */
+  native_compaction?: boolean;
 }
 
 export interface ModelConfig {
@@ -14,6 +16,15 @@ export interface ModelConfig {
   name: string;
   capabilities: ModelCapabilities;
   max_tokens?: number;
+  /** Input tokens the model accepts; absent = the provider default (`DEFAULT_CONTEXT_WINDOW`). */
+  context_window?: number;
+}
+
+/** Context windows assumed when an agent does not declare one (README "Long sessions"). */
+export const DEFAULT_CONTEXT_WINDOW: Record<ProviderName, number> = { anthropic: 200_000, openai: 128_000 };
+
+export function contextWindow(model: ModelConfig): number {
+  return model.context_window ?? DEFAULT_CONTEXT_WINDOW[model.provider];
 }
 
 /** Where and how to reach a provider; filled from the environment. */
@@ -91,6 +102,8 @@ export interface ProviderError {
     | "provider_idle_timeout"
     | "provider_bad_response"
     | "provider_unreachable"
+    /** The request is longer than the model's context window (Anthropic "prompt is too long", OpenAI `context_length_exceeded`). */
+    | "context_overflow"
     | "aborted";
   message: string;
   status?: number;

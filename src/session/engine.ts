@@ -5,6 +5,7 @@ import { fail } from "../http/errors";
 import { EventLog } from "../observability/events";
 import { jsonBytes } from "../storage/fit";
 import { JSON_SCHEMA_BUDGET_BYTES, USER_PARTS_BUDGET_BYTES } from "../storage/limits";
+import { type CompactionInfo, Compactor } from "./compaction/compactor";
 import type { JsonObject, Part } from "./history/parts";
 import { HistoryStore, type SuppliedResult } from "./history/store";
 import { endStuckTurn } from "./recovery";
@@ -60,6 +61,7 @@ export class SessionEngine {
   readonly events: EventLog;
   readonly log: StreamLog;
   readonly tools: SessionTools;
+  readonly compactor: Compactor;
   #runner: TurnRunner | null = null;
   #waiters = new Map<string, Array<() => void>>();
   /**
@@ -82,6 +84,7 @@ export class SessionEngine {
     this.events = new EventLog(storage.sql, name, env.SWITCHBOARD_LOG_EVENTS !== "false");
     this.log = new StreamLog(storage.sql);
     this.tools = new SessionTools(storage.sql, this.history);
+    this.compactor = new Compactor({ storage, history: this.history, tools: this.tools, events: this.events, env });
   }
 
   get running(): TurnRunner | null {
@@ -223,6 +226,7 @@ export class SessionEngine {
         events: this.events,
         log: this.log,
         tools: this.tools,
+        compactor: this.compactor,
         env: this.env,
         agent,
         onSettled: (id, status) => this.#settled(id, status),
@@ -348,6 +352,25 @@ export class SessionEngine {
       this.hooks.arm();
     }
     return { ok: true, status: this.turns.get(latest.id)?.status ?? "cancelled", turn_id: latest.id };
+  }
+
+  /** `POST /compact`: compacts now, outside any turn (refused while one runs). */
+  async compact(agent: AgentConfig): Promise<Result<CompactionInfo>> {
+    await this.tools.refresh(agent, this.env);
+    if (this.turns.latest()?.status === "running") {
+      return fail(409, "turn_in_progress", "a turn is running; it compacts by itself when it needs to");
+    }
+    const tokensBefore = this.compactor.usage().estimated_tokens;
+    const out = await this.compactor.compact(agent, {
+      turnId: null,
+      tokensBefore,
+      signal: new AbortController().signal,
+    });
+    if (!out.ok) {
+      this.events.record("compaction_failed", null, { reason: out.reason, tokens: tokensBefore });
+      return fail(409, "not_compacted", out.reason);
+    }
+    return { ok: true, ...out.info };
   }
 
   openStream(after: number | null): ReadableStream<Uint8Array> | null {

@@ -56,6 +56,8 @@ export interface SessionState {
   last_turn: { id: string; status: TurnStatus; finish_reason: string | null; error: unknown } | null;
   loaded_tools: string[];
   pending_tool_calls: Array<{ id: string; name: string; execution: string }>;
+  /** Estimated size of the provider view (README "Long sessions"); the worker adds the agent's window. */
+  context: { estimated_tokens: number; view_start_seq: number; compactions: number };
 }
 
 export interface EventsPage {
@@ -66,4 +68,12 @@ export interface EventsPage {
 export interface MessagesPage {
   messages: Message[];
   next: number | null;
+  /** Compactions whose boundary falls in this page: the summary replaced what came before `before_seq`. */
+  compactions: Array<{
+    before_seq: number;
+    summary: string;
+    tokens_before: number;
+    tokens_after: number;
+    created_at: string;
+  }>;
 }

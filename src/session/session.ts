@@ -8,6 +8,8 @@ import { SessionRuns } from "../runs/executor";
 import type { RunSpec, RunView } from "../runs/types";
 import { migrate } from "../storage/do-schema";
 import { all, nowIso, one, pageOf, run, setCellChecks } from "../storage/sql";
+import type { CompactionInfo } from "./compaction/compactor";
+import { compactionMarkers } from "./compaction/records";
 import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
@@ -134,6 +136,7 @@ export class Session extends DurableObject<Env> {
         : null,
       loaded_tools: e.loadedTools(),
       pending_tool_calls: e.pendingCalls(),
+      context: e.compactor.usage(),
     };
   }
 
@@ -141,7 +144,14 @@ export class Session extends DurableObject<Env> {
     this.#ready();
     if (!this.#info()) return this.#missing();
     const { items, next } = pageOf(this.#engine.history.page(after, limit + 1), limit, (m) => m.seq);
-    return { ok: true, messages: items, next };
+    const upto = next === null ? Number.MAX_SAFE_INTEGER : (items[items.length - 1]?.seq ?? after);
+    return { ok: true, messages: items, next, compactions: compactionMarkers(this.ctx.storage.sql, after, upto) };
+  }
+
+  async compact(agent: AgentConfig): Promise<Result<CompactionInfo>> {
+    this.#ready();
+    if (!this.#info()) return this.#missing();
+    return this.#engine.compact(agent);
   }
 
   async events(after: number, limit: number): Promise<Result<EventsPage>> {

@@ -77,7 +77,7 @@ export class SessionTools {
 
   /** The frozen deferred-tools section of the system prompt, from the baseline in history. */
   listing(): string {
-    return announcedTools(this.history.messages()).listing;
+    return announcedTools(this.history.view()).listing;
   }
 
   /**
@@ -98,12 +98,12 @@ export class SessionTools {
     let rederived: string[] = [];
     if (!this.#rederived) {
       this.#rederived = true;
-      const fromHistory = loadedFromHistory(this.history.messages()).filter((n) => reg.get(n)?.deferred === true);
+      const fromHistory = loadedFromHistory(this.history.view()).filter((n) => reg.get(n)?.deferred === true);
       rederived = this.loaded.add(fromHistory, "history");
       // They are already in history, so they need no new declaration.
       this.loaded.markDeclared(rederived);
     }
-    return { notices: toolSetNotices(reg, this.history.messages()), rederived };
+    return { notices: toolSetNotices(reg, this.history.view()), rederived };
   }
 
   /** Declarations of loaded tools no history message carries yet; marks them as carried (same transaction). */

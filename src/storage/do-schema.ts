@@ -120,6 +120,18 @@ const MIGRATIONS: readonly string[] = [
      error TEXT,
      timed_out INTEGER NOT NULL DEFAULT 0
    );`,
+  // v6: compaction records: the provider view starts at the latest one's boundary (src/session/compaction).
+  `CREATE TABLE compactions (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     boundary_seq INTEGER NOT NULL,
+     summary TEXT NOT NULL,
+     tokens_before INTEGER NOT NULL,
+     tokens_after INTEGER NOT NULL,
+     tools TEXT NOT NULL,
+     native INTEGER NOT NULL DEFAULT 0,
+     turn_id TEXT,
+     created_at TEXT NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

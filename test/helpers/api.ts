@@ -29,6 +29,7 @@ export interface AgentConfig {
   model: {
     provider: "anthropic" | "openai";
     name: string;
+    context_window?: number;
     capabilities?: {
       message_level_tools?: boolean;
       native_tool_search?: boolean;
@@ -41,6 +42,7 @@ export interface AgentConfig {
   tools?: AgentTool[];
   mcp_servers?: Array<{ name: string; url: string; headers?: Record<string, string>; defer?: boolean }>;
   disclosure?: { tool_search?: boolean; tool_info?: boolean; select_tools?: string };
+  compaction?: { enabled?: boolean; threshold?: number; keep_recent_turns?: number; tool_budget_tokens?: number };
   webhook_secrets?: string[];
 }
 

@@ -13,6 +13,10 @@ export interface MockCounters {
   rejected: number;
   /** Requests rejected for breaking the tool_use/tool_result pairing invariant P. */
   rejected_p: number;
+  /** Requests answered with the provider's context-length 400 (see `contextWindow`). */
+  overflow: number;
+  /** Compaction summary requests answered. */
+  summaries: number;
 }
 
 export interface MockStats extends MockCounters {
@@ -61,6 +65,16 @@ export class Mock {
   async stats(model?: string): Promise<MockStats> {
     const res = await fetch(`${this.url}/_mock/stats${query(model)}`);
     return expectJson<MockStats>("GET /_mock/stats", res);
+  }
+
+  /** Emulates a context window for `model`: longer requests get the provider's real context-length 400. */
+  async contextWindow(model: string, tokens: number | null): Promise<void> {
+    const res = await fetch(`${this.url}/_mock/context_window`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model, tokens }),
+    });
+    await expectJson("POST /_mock/context_window", res);
   }
 
   /** Forgets queued steps, records and counters (of one model, or all). */

@@ -137,9 +137,11 @@ describe("chained arguments and invalid calls", () => {
     const second = (await history(s))[4]?.parts[0];
     expect(JSON.parse(String(second?.content))).toMatchObject({ echo: { name: "second", input: { q: "alpha" } } });
     const tools = (await mockRequests(s.model))[0]?.body.tools as Array<{
-      input_schema: { properties: { q: unknown } };
+      input_schema: { properties: { q: unknown }; $defs?: unknown };
     }>;
-    expect(JSON.stringify(tools[0]?.input_schema.properties.q)).toContain("$tool");
+    // The value position points to the one shared reference schema in the declaration's $defs.
+    expect(JSON.stringify(tools[0]?.input_schema.properties.q)).toContain("#/$defs/tool_ref");
+    expect(JSON.stringify(tools[0]?.input_schema.$defs)).toContain("$tool");
     expect(JSON.stringify((await mockRequests(s.model))[0]?.body.system)).toContain("$tool");
   });
 

@@ -1,4 +1,6 @@
 import { Hono } from "hono";
+import { DEFAULT_COMPACTION } from "../../agents/types";
+import { contextWindow } from "../../providers/types";
 import { deleteSessionIndex } from "../../retention/d1";
 import { nowIso, pageOf } from "../../storage/sql";
 import { sessionAccess } from "../access";
@@ -6,7 +8,7 @@ import type { AppEnv } from "../app";
 import { requireTenant } from "../auth";
 import { createSessionBody } from "../bodies";
 import { ApiError } from "../errors";
-import { type LocationHint, SESSION_ID, sessionRef, sessionStub, unwrap } from "../session-ref";
+import { type LocationHint, requireAgent, SESSION_ID, sessionRef, sessionStub, unwrap } from "../session-ref";
 import { readBody } from "../validate";
 
 function intParam(raw: string | undefined, fallback: number, min: number, max: number, name: string): number {
@@ -63,7 +65,18 @@ export const sessionsRoutes = new Hono<AppEnv>()
   .get("/:id", sessionAccess("read"), async (c) => {
     const ref = await sessionRef(c);
     const { ok: _ok, ...state } = unwrap(await ref.stub.state());
-    return c.json(state);
+    const model = ref.agent?.model;
+    const window = model ? contextWindow(model) : null;
+    const threshold = ref.agent ? (ref.agent.compaction ?? DEFAULT_COMPACTION).threshold : null;
+    return c.json({
+      ...state,
+      context: {
+        ...state.context,
+        context_window: window,
+        threshold,
+        used: window ? Math.round((state.context.estimated_tokens / window) * 1000) / 1000 : null,
+      },
+    });
   })
   .get("/:id/messages", sessionAccess("read"), async (c) => {
     const ref = await sessionRef(c);
@@ -78,6 +91,11 @@ export const sessionsRoutes = new Hono<AppEnv>()
     const limit = intParam(c.req.query("limit"), 100, 1, 1000, "limit");
     const { ok: _ok, ...page } = unwrap(await ref.stub.events(after, limit));
     return c.json(page);
+  })
+  .post("/:id/compact", requireTenant, async (c) => {
+    const ref = await sessionRef(c);
+    const { ok: _ok, ...info } = unwrap(await ref.stub.compact(requireAgent(ref)));
+    return c.json({ id: ref.id, compacted: true, ...info });
   })
   .post("/:id/clear", requireTenant, async (c) => {
     const ref = await sessionRef(c);

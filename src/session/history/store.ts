@@ -1,6 +1,7 @@
 import { cutText, fairShares, jsonBytes } from "../../storage/fit";
 import { ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, run } from "../../storage/sql";
+import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
 import type {
   Message,
   Origin,
@@ -87,15 +88,63 @@ function toMessage(row: MessageRow): Message {
  */
 export class HistoryStore {
   #cache: Message[] | null = null;
+  /** The provider view: messages from `start` on, opened by the latest compaction's summary (if any). */
+  #view: { start: number; preamble: Message | null } | null = null;
 
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Whole history, oldest first. Cached in memory; the cache follows every write. */
+  #loadView(): { start: number; preamble: Message | null } {
+    if (!this.#view) {
+      const rec = latestCompaction(this.sql);
+      this.#view = rec ? { start: rec.boundary_seq, preamble: preambleOf(rec) } : { start: 0, preamble: null };
+    }
+    return this.#view;
+  }
+
+  /**
+   * The messages of the provider view, oldest first: everything since the
+   * latest compaction's boundary (the whole history when there was none).
+   * Cached in memory; the cache follows every write. Memory and per-step work
+   * are bounded by the view, not by the stored history (`page` reads all).
+   */
   messages(): Message[] {
     if (!this.#cache) {
-      this.#cache = all<MessageRow>(this.sql, "SELECT * FROM messages ORDER BY seq").map(toMessage);
+      const { start } = this.#loadView();
+      this.#cache = all<MessageRow>(this.sql, "SELECT * FROM messages WHERE seq >= ? ORDER BY seq", start).map(
+        toMessage,
+      );
     }
     return this.#cache;
+  }
+
+  /** Stored messages with seq >= `seq`: from the view when it covers them, else from SQL. */
+  since(seq: number): Message[] {
+    if (seq >= this.viewStart()) return this.messages().filter((m) => m.seq >= seq);
+    return all<MessageRow>(this.sql, "SELECT * FROM messages WHERE seq >= ? ORDER BY seq", seq).map(toMessage);
+  }
+
+  /** The synthetic message that opens the view after a compaction (summary, tool baseline), or null. */
+  preamble(): Message | null {
+    return this.#loadView().preamble;
+  }
+
+  /** `messages()` opened by the preamble: what provider requests and tool-state derivations read. */
+  view(): Message[] {
+    const pre = this.preamble();
+    return pre ? [pre, ...this.messages()] : this.messages();
+  }
+
+  /** Seq of the first message of the view (0 = no compaction yet). */
+  viewStart(): number {
+    return this.#loadView().start;
+  }
+
+  /** Total size of the view's stored parts in bytes (for the context estimate of GET /sessions/{id}). */
+  viewBytes(): number {
+    const { start, preamble } = this.#loadView();
+    const stored =
+      one<{ n: number | null }>(this.sql, "SELECT sum(length(parts)) AS n FROM messages WHERE seq >= ?", start)?.n ?? 0;
+    return stored + (preamble ? JSON.stringify(preamble.parts).length : 0);
   }
 
   page(after: number, limit: number): Message[] {
@@ -110,7 +159,8 @@ export class HistoryStore {
 
   last(): Message | null {
     const cached = this.#cache;
-    if (cached) return cached[cached.length - 1] ?? null;
+    // An empty view (compacted up to the end) still has a stored last message.
+    if (cached && cached.length > 0) return cached[cached.length - 1] ?? null;
     const row = one<MessageRow>(this.sql, "SELECT * FROM messages ORDER BY seq DESC LIMIT 1");
     return row ? toMessage(row) : null;
   }
@@ -118,6 +168,7 @@ export class HistoryStore {
   /** Drops the in-memory copy, e.g. after a transaction that may have rolled back. */
   invalidate(): void {
     this.#cache = null;
+    this.#view = null;
   }
 
   #insert(role: Role, origin: Origin, turnId: string | null, parts: Part[]): Message {
@@ -304,6 +355,8 @@ export class HistoryStore {
   clear(): void {
     run(this.sql, "DELETE FROM messages");
     run(this.sql, "DELETE FROM tool_calls");
+    clearCompactions(this.sql);
     this.#cache = [];
+    this.#view = { start: 0, preamble: null };
   }
 }

@@ -57,7 +57,7 @@ export function checkSupplied(
  */
 export function turnResult(history: HistoryStore, turns: TurnStore, turnId: string, sinceSeq: number): TurnResult {
   const t = turns.get(turnId) as TurnRow;
-  const messages = history.messages().filter((m) => m.seq >= sinceSeq && m.seq > 0 && m.turn_id === turnId);
+  const messages = history.since(sinceSeq).filter((m) => m.seq > 0 && m.turn_id === turnId);
   const pending = history.openCalls().filter((c) => c.state === "pending");
   return {
     turn_id: t.id,

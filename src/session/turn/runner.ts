@@ -1,8 +1,9 @@
 import type { StopReason } from "../../providers/types";
+import { runBudgetedStep } from "../compaction/run";
 import type { TurnStatus, UiFinishReason } from "../stream/turn-events";
 import type { RunnerDeps, TurnContext } from "./context";
 import { TurnOutput } from "./output";
-import { runStep, stepRequest } from "./step";
+import { stepRequest } from "./step";
 import { contractOf, missingStructured, STRUCTURED_OUTPUT } from "./structured";
 import { answerStructured, runTools } from "./tool-phase";
 import type { TurnError } from "./turns";
@@ -89,7 +90,8 @@ export class TurnRunner implements TurnContext {
       const step = turn.steps + 1;
       this.out.emit({ type: "step_start", step });
       this.#listing ??= tools.registry(agent).searchEnabled ? tools.listing() : "";
-      const result = await runStep(this, step, stepRequest(this, contract, this.#listing));
+      const listing = this.#listing;
+      const result = await runBudgetedStep(this, step, () => stepRequest(this, contract, listing));
       if (result.kind === "cancelled") return this.#finishCancelled();
       if (result.kind === "failed") return this.#fail(result.error);
       turns.stepDone(this.turnId);

@@ -1,9 +1,10 @@
-import { flag } from "../../env";
+import { type Env, flag } from "../../env";
 import { checkWireInvariant } from "../../providers/check-invariant";
 import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter } from "../../providers/index";
 import { ProviderFailure, type RetryPolicy, type StepRequest, type StopReason } from "../../providers/types";
 import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
+import { keptAfterCompaction } from "../compaction/view";
 import type { Part } from "../history/parts";
 import type { Execution } from "../history/store";
 import { CallIds } from "./call-ids";
@@ -12,7 +13,13 @@ import { type OutputContract, STRUCTURED_OUTPUT, structuredDeclaration } from ".
 import type { TurnError } from "./turns";
 
 export type StepResult =
-  | { kind: "done"; stop: StopReason; messageSeq: number | null; malformed: Map<string, string> }
+  | {
+      kind: "done";
+      stop: StopReason;
+      messageSeq: number | null;
+      malformed: Map<string, string>;
+      usage: Record<string, number>;
+    }
   | { kind: "failed"; error: TurnError }
   | { kind: "cancelled" };
 
@@ -20,17 +27,25 @@ export type StepResult =
 export function stepRequest(ctx: TurnContext, contract: OutputContract | null, listing: string): StepRequest {
   const { agent, history, tools } = ctx.d;
   const reg = tools.registry(agent);
-  const declared = stepTools(reg, tools.loaded.list(), projectionFor(agent.model));
+  const declared = keptAfterCompaction(
+    stepTools(reg, tools.loaded.list(), projectionFor(agent.model)),
+    history.preamble(),
+  );
   return {
     model: agent.model,
     system: systemPrompt(agent.system, [listing, reg.tools.length > 0 ? REFS_PROMPT : ""]),
-    messages: history.messages(),
+    messages: history.view(),
     tools: contract ? [...declared, structuredDeclaration(contract)] : declared,
   };
 }
 
 function policy(ctx: TurnContext): RetryPolicy {
-  const idle = Number(ctx.d.env.SWITCHBOARD_IDLE_TIMEOUT_MS);
+  return policyFor(ctx.d.env);
+}
+
+/** The provider retry policy, with the idle timeout from the environment. */
+export function policyFor(env: Env): RetryPolicy {
+  const idle = Number(env.SWITCHBOARD_IDLE_TIMEOUT_MS);
   return Number.isFinite(idle) && idle > 0 ? { ...DEFAULT_RETRY_POLICY, idleTimeoutMs: idle } : DEFAULT_RETRY_POLICY;
 }
 
@@ -130,7 +145,7 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
     }
     flush();
     turns.addUsage(ctx.turnId, usage);
-    return { kind: "done", stop, messageSeq, malformed };
+    return { kind: "done", stop, messageSeq, malformed, usage };
   } catch (e) {
     turns.addUsage(ctx.turnId, usage);
     ctx.out.emit({ type: "step_abandoned", reason: e instanceof Error ? e.message : String(e) });

@@ -1,11 +1,6 @@
 import { isPlainObject, setOwn } from "./json";
 import { isRefSchema, REF_SCHEMA } from "./sentinel";
 
-/** A fresh copy each time: validators annotate schema objects in place, which a frozen one would refuse. */
-function refSchema(): unknown {
-  return JSON.parse(JSON.stringify(REF_SCHEMA));
-}
-
 /**
  * Widens a tool's input schema so that every value position also accepts a reference sentinel.
  * This is what the model is shown; after resolution the arguments are checked against the original.
@@ -27,6 +22,9 @@ const ANNOTATIONS = new Set([
   "$defs",
   "definitions",
 ]);
+
+/** The root `$defs` entry every widened position points to (one copy of REF_SCHEMA per declaration). */
+export const REF_DEF = "tool_ref";
 
 /** Schemas passed in are compiled ones (nesting already bounded); this guards direct callers too. */
 const MAX_DEPTH = 200;
@@ -54,27 +52,6 @@ function mapValues(value: unknown, fn: (v: unknown, depth: number) => unknown, d
   return out;
 }
 
-/**
- * Widens what is inside a schema without making the schema itself accept a reference.
- * `if` and `not` are left alone: widening a condition or a negation would change what it means.
- */
-function widenInside(node: unknown, depth: number): unknown {
-  if (!isPlainObject(node) || isRefSchema(node) || depth > MAX_DEPTH) return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    let next = value;
-    if (VALUE_MAPS.has(key)) next = mapValues(value, widenValue, depth + 1);
-    else if (key === "items" || key === "prefixItems") {
-      next = Array.isArray(value) ? mapValues(value, widenValue, depth + 1) : widenValue(value, depth + 1);
-    } else if (VALUE_SINGLES.has(key)) next = widenValue(value, depth + 1);
-    else if (SAME_INSTANCE_ARRAYS.has(key) || SAME_INSTANCE_MAPS.has(key))
-      next = mapValues(value, widenInside, depth + 1);
-    else if (SAME_INSTANCE_SINGLES.has(key)) next = widenInside(value, depth + 1);
-    setOwn(out, key, next);
-  }
-  return out;
-}
-
 /** A node that is only an `anyOf` (plus annotations): REF can be one more alternative. */
 function isBareAnyOf(node: Record<string, unknown>): node is Record<string, unknown> & { anyOf: unknown[] } {
   return (
@@ -83,25 +60,71 @@ function isBareAnyOf(node: Record<string, unknown>): node is Record<string, unkn
   );
 }
 
-/** Widens a value position: the node itself also accepts a reference. */
-function widenValue(node: unknown, depth: number): unknown {
-  // `true` already accepts anything; `false` forbids the value outright, a reference included.
-  if (!isPlainObject(node) || depth > MAX_DEPTH) return node;
-  const inside = widenInside(node, depth) as Record<string, unknown>;
-  if (isBareAnyOf(inside)) {
-    // Appending keeps one flat anyOf; already containing REF means already widened (idempotence).
-    if (inside.anyOf.some(isRefSchema)) return inside;
-    setOwn(inside, "anyOf", [...inside.anyOf, refSchema()]);
-    return inside;
+/** The widening walk of one declaration; `pointer` is the `$ref` that value positions get. */
+function walker(pointer: string) {
+  const refNode = () => ({ $ref: pointer });
+  /** REF_SCHEMA inline (older declarations) or the pointer to the shared entry: already a reference. */
+  const isRef = (node: unknown): boolean =>
+    isRefSchema(node) || (isPlainObject(node) && Object.keys(node).length === 1 && node.$ref === pointer);
+
+  /**
+   * Widens what is inside a schema without making the schema itself accept a reference.
+   * `if` and `not` are left alone: widening a condition or a negation would change what it means.
+   */
+  function widenInside(node: unknown, depth: number): unknown {
+    if (!isPlainObject(node) || isRef(node) || depth > MAX_DEPTH) return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      let next = value;
+      if (VALUE_MAPS.has(key)) next = mapValues(value, widenValue, depth + 1);
+      else if (key === "items" || key === "prefixItems") {
+        next = Array.isArray(value) ? mapValues(value, widenValue, depth + 1) : widenValue(value, depth + 1);
+      } else if (VALUE_SINGLES.has(key)) next = widenValue(value, depth + 1);
+      else if (SAME_INSTANCE_ARRAYS.has(key) || SAME_INSTANCE_MAPS.has(key))
+        next = mapValues(value, widenInside, depth + 1);
+      else if (SAME_INSTANCE_SINGLES.has(key)) next = widenInside(value, depth + 1);
+      setOwn(out, key, next);
+    }
+    return out;
   }
-  // oneOf/allOf and anything with constraints of its own are wrapped once: appending to a oneOf
-  // could make a sentinel match two branches, and siblings like `required` would reject it.
-  return { anyOf: [inside, refSchema()] };
+
+  /** Widens a value position: the node itself also accepts a reference. */
+  function widenValue(node: unknown, depth: number): unknown {
+    // `true` already accepts anything; `false` forbids the value outright, a reference included.
+    if (!isPlainObject(node) || isRef(node) || depth > MAX_DEPTH) return node;
+    const inside = widenInside(node, depth) as Record<string, unknown>;
+    if (isBareAnyOf(inside)) {
+      // Appending keeps one flat anyOf; already containing a reference means already widened (idempotence).
+      if (inside.anyOf.some(isRef)) return inside;
+      setOwn(inside, "anyOf", [...inside.anyOf, refNode()]);
+      return inside;
+    }
+    // oneOf/allOf and anything with constraints of its own are wrapped once: appending to a oneOf
+    // could make a sentinel match two branches, and siblings like `required` would reject it.
+    return { anyOf: [inside, refNode()] };
+  }
+
+  return widenInside;
 }
 
-/** Returns a new schema in which every value below the root may be a reference sentinel. */
+/**
+ * Returns a new schema in which every value below the root may be a reference sentinel. The
+ * sentinel's schema is stored once, in the root's `$defs` (under `REF_DEF`, or a free variant of
+ * that name), and every position points to it, so a declaration pays for it once.
+ */
 export function widenSchema<T>(schema: T): T {
   // Work on a private copy so nothing shared (REF_SCHEMA is frozen; the input is the caller's) is mutated.
   const copy: unknown = JSON.parse(JSON.stringify(schema) ?? "null");
-  return widenInside(copy, 0) as T;
+  if (!isPlainObject(copy)) return copy as T;
+  const defs = isPlainObject(copy.$defs) ? copy.$defs : {};
+  let name = REF_DEF;
+  while (Object.hasOwn(defs, name) && !isRefSchema(defs[name])) name = `${name}_`;
+  const pointer = `#/$defs/${name}`;
+  const out = walker(pointer)(copy, 0) as Record<string, unknown>;
+  if (JSON.stringify(out).includes(JSON.stringify(pointer))) {
+    const widenedDefs = isPlainObject(out.$defs) ? out.$defs : {};
+    setOwn(widenedDefs, name, JSON.parse(JSON.stringify(REF_SCHEMA)));
+    setOwn(out, "$defs", widenedDefs);
+  }
+  return out as T;
 }

@@ -49,7 +49,15 @@ describe("recording and scripting", () => {
     expect(requests[1].headers["anthropic-version"]).toBe("2023-06-01");
     expect(typeof requests[1].at).toBe("string");
     const stats = await getJson("/_mock/stats?model=c-rec");
-    expect(stats.model).toEqual({ name: "c-rec", requests: 2, rejected: 1, rejected_p: 1, queued: 0 });
+    expect(stats.model).toEqual({
+      name: "c-rec",
+      requests: 2,
+      rejected: 1,
+      rejected_p: 1,
+      overflow: 0,
+      summaries: 0,
+      queued: 0,
+    });
     expect(stats.requests).toBeGreaterThanOrEqual(2);
   });
 
@@ -79,7 +87,13 @@ describe("recording and scripting", () => {
     expect((await getJson("/_mock/stats?model=c-reset")).model.queued).toBe(0);
     expect((await getJson("/_mock/requests?model=c-reset-other")).requests).toHaveLength(1);
     await fetch(`${mock.url}/_mock/reset`, { method: "POST" });
-    expect(await getJson("/_mock/stats")).toEqual({ requests: 0, rejected: 0, rejected_p: 0 });
+    expect(await getJson("/_mock/stats")).toEqual({
+      requests: 0,
+      rejected: 0,
+      rejected_p: 0,
+      overflow: 0,
+      summaries: 0,
+    });
     expect((await getJson("/_mock/requests")).requests).toEqual([]);
   });
 

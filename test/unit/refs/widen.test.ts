@@ -3,7 +3,9 @@ import { REF_SCHEMA, widenSchema } from "../../../src/tools/refs";
 import { compileStrict } from "../../../src/tools/schema";
 
 const REF = { ...REF_SCHEMA };
-const orRef = (schema: object) => ({ anyOf: [schema, REF] });
+/** Widened positions point to the one shared copy of REF_SCHEMA in the root's $defs. */
+const PTR = { $ref: "#/$defs/tool_ref" };
+const orRef = (schema: object) => ({ anyOf: [schema, PTR] });
 
 describe("widenSchema", () => {
   it("widens every property but keeps the root an object schema", () => {
@@ -12,6 +14,7 @@ describe("widenSchema", () => {
       type: "object",
       properties: { a: orRef({ type: "string" }), b: orRef({ type: "integer" }) },
       required: ["a"],
+      $defs: { tool_ref: REF },
     });
   });
 
@@ -29,7 +32,7 @@ describe("widenSchema", () => {
     };
     expect(widenSchema(schema)).toEqual({
       type: "object",
-      $defs: { id: orRef({ type: "string" }) },
+      $defs: { id: orRef({ type: "string" }), tool_ref: REF },
       properties: {
         user: orRef({ type: "object", properties: { name: orRef({ type: "string" }) } }),
         tags: orRef({ type: "array", items: orRef({ type: "string" }) }),
@@ -49,7 +52,7 @@ describe("widenSchema", () => {
     };
     expect(widenSchema(schema).properties.v).toEqual({
       description: "d",
-      anyOf: [{ type: "string" }, { type: "object", properties: { x: orRef({ type: "number" }) } }, REF],
+      anyOf: [{ type: "string" }, { type: "object", properties: { x: orRef({ type: "number" }) } }, PTR],
     });
   });
 
@@ -72,6 +75,16 @@ describe("widenSchema", () => {
     expect(widened.properties.never).toBe(false);
     expect(widened.additionalProperties).toBe(false);
     expect(widened.properties.cond).toEqual(orRef(schema.properties.cond));
+  });
+
+  it("stores the reference schema once however many positions accept it, under a free $defs name", () => {
+    const props = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, { type: "string" }]));
+    const widened = widenSchema({ type: "object", properties: props, $defs: { tool_ref: { type: "number" } } });
+    const text = JSON.stringify(widened);
+    expect(text.split("Reference to an earlier tool result").length - 1).toBe(1);
+    const other = { $ref: "#/$defs/tool_ref_" };
+    expect(widened.$defs).toEqual({ tool_ref: { anyOf: [{ type: "number" }, other] }, tool_ref_: REF });
+    expect(widened.properties.p0).toEqual({ anyOf: [{ type: "string" }, { $ref: "#/$defs/tool_ref_" }] });
   });
 
   it("is idempotent and does not mutate its input", () => {

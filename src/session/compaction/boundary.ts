@@ -1,0 +1,70 @@
+import type { Message } from "../history/parts";
+
+/**
+ * Where a compaction may cut history (README "Long sessions"). A boundary is
+ * an index into the provider view: messages before it are summarised,
+ * messages from it on are kept verbatim. It is safe when
+ * - it is a turn boundary: the first message of a turn (a user message whose
+ *   turn differs from the message before it), or the end of a history with no
+ *   turn running that ends with an assistant message;
+ * - no tool_use before it is still unanswered at it, so invariant P holds on
+ *   both sides (the kept side never starts with a tool_result);
+ * - it is not inside the running turn (at most that turn's first message).
+ * Pure functions, property-tested (test/unit/compaction/boundary.test.ts).
+ */
+
+/** Indices `1..limit` that are safe boundaries, ascending. */
+export function safeBoundaries(messages: readonly Message[], limit: number): number[] {
+  const out: number[] = [];
+  const open = new Set<string>();
+  const end = Math.min(limit, messages.length);
+  for (let i = 0; i <= end; i++) {
+    const m = messages[i];
+    if (i > 0 && open.size === 0) {
+      // The end only after an answer: a last user message (a failed turn) stays for /retry to re-run.
+      if (m === undefined) {
+        if (messages[i - 1]?.role === "assistant") out.push(i);
+      } else if (m.role === "user" && m.turn_id !== messages[i - 1]?.turn_id && !hasResults(m)) out.push(i);
+    }
+    if (m === undefined) break;
+    for (const p of m.parts) {
+      if (p.type === "tool_use") open.add(p.id);
+      else if (p.type === "tool_result") open.delete(p.tool_use_id);
+    }
+  }
+  return out;
+}
+
+function hasResults(m: Message): boolean {
+  return m.parts.some((p) => p.type === "tool_result");
+}
+
+export interface BoundaryOptions {
+  /** Index of the running turn's first message (the latest allowed boundary); `messages.length` when none runs. */
+  limit: number;
+  /** Turns kept verbatim after the boundary when they fit. */
+  keepRecentTurns: number;
+  /** Estimated tokens the kept messages may take; fewer turns are kept when more would not fit. */
+  maxKeptTokens: number;
+}
+
+/**
+ * The boundary to compact at, or null when there is none (nothing before the
+ * running turn to summarise). `sizes[i]` is the estimated tokens of message i.
+ */
+export function chooseBoundary(
+  messages: readonly Message[],
+  sizes: readonly number[],
+  opts: BoundaryOptions,
+): number | null {
+  const candidates = safeBoundaries(messages, opts.limit);
+  if (candidates.length === 0) return null;
+  // Kept tokens from each index to the end.
+  const suffix = new Array<number>(messages.length + 1).fill(0);
+  for (let i = messages.length - 1; i >= 0; i--) suffix[i] = (suffix[i + 1] ?? 0) + (sizes[i] ?? 0);
+  const last = candidates.length - 1;
+  // The latest candidate keeps only the running turn (or nothing); each step back keeps one more turn.
+  let k = Math.max(0, last - opts.keepRecentTurns);
+  while (k < last && (suffix[candidates[k] as number] ?? 0) > opts.maxKeptTokens) k++;
+  return candidates[k] ?? null;
+}

@@ -1,0 +1,311 @@
+import type { AgentConfig } from "../../agents/types";
+import { DEFAULT_COMPACTION } from "../../agents/types";
+import type { Env } from "../../env";
+import type { EventLog } from "../../observability/events";
+import { endpointFromEnv, getAdapter } from "../../providers/index";
+import { contextWindow, ProviderFailure, type StepRequest } from "../../providers/types";
+import { all } from "../../storage/sql";
+import { announcedTools } from "../../tools/disclosure";
+import { declaration, type RegisteredTool } from "../../tools/registry";
+import type { Message } from "../history/parts";
+import type { HistoryStore } from "../history/store";
+import type { SessionTools } from "../tools-state";
+import { policyFor } from "../turn/step";
+import { chooseBoundary } from "./boundary";
+import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
+import { countCompactions, insertCompaction, latestCompaction, summaryText, type ToolSnapshot } from "./records";
+import { keepLoaded, fingerprint as schemaFingerprint, toolsNamedIn } from "./tools";
+import { SUMMARY_SYSTEM, summaryPrompt, transcriptLines, transcriptPieces } from "./transcript";
+
+export interface CompactionDeps {
+  storage: DurableObjectStorage;
+  history: HistoryStore;
+  tools: SessionTools;
+  events: EventLog;
+  env: Env;
+}
+
+/** What `context_compacted` and the `data-compaction` part carry. */
+export interface CompactionInfo {
+  boundary_seq: number;
+  tokens_before: number;
+  tokens_after: number;
+  tools_kept: string[];
+  tools_dropped: string[];
+  native: boolean;
+  summary_requests: number;
+}
+
+export type CompactionOutcome = { ok: true; info: CompactionInfo } | { ok: false; reason: string };
+
+/** Estimated tokens of a message's parts (what the boundary choice weighs). */
+function messageTokens(m: Message): number {
+  return Math.ceil(JSON.stringify(m.parts).length / BYTES_PER_TOKEN);
+}
+
+/**
+ * Keeps a session's provider requests inside the model's context window
+ * (README "Long sessions"): estimates each request, and when it is above the
+ * threshold (or the provider said it is too long) summarises the view up to a
+ * safe boundary with the agent's own model and stores a compaction record.
+ * Nothing is written until the summary is complete: a cut summary stream or a
+ * crash leaves the session exactly as it was.
+ */
+export class Compactor {
+  /** The last request's size and the input tokens the provider reported for it. */
+  #last: Observation | null = null;
+  /** A window the provider reported in a context-length error, when smaller than the configured one. */
+  #learned: number | null = null;
+  /** One compaction at a time (a turn's and an on-demand one could otherwise interleave). */
+  #busy = false;
+
+  constructor(private readonly d: CompactionDeps) {}
+
+  static config(agent: AgentConfig) {
+    return agent.compaction ?? DEFAULT_COMPACTION;
+  }
+
+  /** Serialised size of a request as the adapter sends it. */
+  static bytes(req: StepRequest): number {
+    return JSON.stringify(getAdapter(req.model.provider).buildBody(req)).length;
+  }
+
+  estimate(bytes: number): number {
+    return estimateTokens(bytes, this.#last);
+  }
+
+  /** Records the provider's reported usage for a request of `bytes`. */
+  observe(bytes: number, usage: Record<string, number>): void {
+    const tokens = inputTokens(usage);
+    if (tokens !== null && tokens > 0) this.#last = { bytes, tokens };
+  }
+
+  /** The window budgets are computed from: the configured one, or a smaller one the provider reported. */
+  window(agent: AgentConfig): number {
+    const configured = contextWindow(agent.model);
+    return this.#learned !== null && this.#learned < configured ? this.#learned : configured;
+  }
+
+  /** Learns the real window from a context-length error ("… > 8000 maximum", "maximum context length is 8000 tokens"). */
+  learn(message: string): void {
+    const m = /(\d+) maximum|maximum context length is (\d+)/.exec(message);
+    const n = Number(m?.[1] ?? m?.[2]);
+    if (Number.isFinite(n) && n > 0) this.#learned = n;
+  }
+
+  /** True when a request of this estimate must be compacted first. */
+  over(agent: AgentConfig, tokens: number): boolean {
+    const cfg = Compactor.config(agent);
+    return cfg.enabled && tokens > this.window(agent) * cfg.threshold;
+  }
+
+  /** Context use of the view, for GET /v1/sessions/{id} (no agent config at hand: bytes only). */
+  usage(): { estimated_tokens: number; view_start_seq: number; compactions: number } {
+    const bytes = this.d.history.viewBytes();
+    return {
+      estimated_tokens: Math.ceil(bytes / BYTES_PER_TOKEN),
+      view_start_seq: this.d.history.viewStart(),
+      compactions: countCompactions(this.d.storage.sql),
+    };
+  }
+
+  /**
+   * Summarises the view before a safe boundary and stores the record.
+   * `turnId`: the running turn, whose messages are never summarised.
+   */
+  async compact(
+    agent: AgentConfig,
+    opts: { turnId: string | null; tokensBefore: number; signal: AbortSignal },
+  ): Promise<CompactionOutcome> {
+    if (this.#busy) return { ok: false, reason: "a compaction is already running" };
+    this.#busy = true;
+    try {
+      return await this.#compact(agent, opts);
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  async #compact(
+    agent: AgentConfig,
+    opts: { turnId: string | null; tokensBefore: number; signal: AbortSignal },
+  ): Promise<CompactionOutcome> {
+    const { history, tools } = this.d;
+    const cfg = Compactor.config(agent);
+    const window = this.window(agent);
+    const view = history.messages();
+    const runningAt = opts.turnId === null ? -1 : view.findIndex((m) => m.turn_id === opts.turnId);
+    const limit = runningAt === -1 ? view.length : runningAt;
+    const sizes = view.map(messageTokens);
+    const boundary = chooseBoundary(view, sizes, {
+      limit,
+      keepRecentTurns: cfg.keep_recent_turns,
+      maxKeptTokens: Math.floor(window * cfg.threshold * 0.5),
+    });
+    if (boundary === null) return { ok: false, reason: "no turn boundary before the running turn to compact at" };
+    const summarised = view.slice(0, boundary);
+    const kept = view.slice(boundary);
+    const previous = latestCompaction(this.d.storage.sql);
+    const boundarySeq = kept[0]?.seq ?? (view[view.length - 1]?.seq ?? history.viewStart()) + 1;
+
+    const summary = await this.#summarise(agent, previous?.summary ?? "", summarised, opts.signal);
+    if (!summary.ok) return summary;
+
+    // Tools: decided from the state now; written with the record in one transaction.
+    const reg = tools.registry(agent);
+    const pre = history.preamble();
+    const atBoundary = announcedTools(pre ? [pre, ...summarised] : summarised);
+    const prevPrints = new Map((previous?.tools.kept ?? []).map((k) => [k.name, k.fingerprint]));
+    const lastUse = new Map(
+      all<{ name: string; last: number }>(
+        this.d.storage.sql,
+        "SELECT name, max(message_seq) AS last FROM tool_calls GROUP BY name",
+      ).map((r) => [r.name, r.last]),
+    );
+    const loaded = tools.loaded
+      .list()
+      .map((n) => reg.get(n))
+      .filter((t): t is RegisteredTool => t?.deferred === true)
+      .map((t) => {
+        const decl = declaration(t);
+        const print = schemaFingerprint(decl);
+        const prev = prevPrints.get(t.name);
+        return {
+          name: t.name,
+          lastUse: lastUse.get(t.name) ?? 0,
+          tokens: Math.ceil(JSON.stringify(decl).length / BYTES_PER_TOKEN),
+          fingerprint: print,
+          ...(prev !== undefined ? { previous: prev } : {}),
+          decl,
+        };
+      });
+    const budget = cfg.tool_budget_tokens ?? Math.floor(window * 0.1);
+    const choice = keepLoaded(loaded, toolsNamedIn(kept), budget);
+    const keptSet = new Set(choice.kept);
+    const snapshot: ToolSnapshot = {
+      kept: loaded.filter((t) => keptSet.has(t.name)).map((t) => ({ name: t.name, fingerprint: t.fingerprint })),
+      dropped: choice.dropped,
+      baseline: atBoundary.baseline ? { tools: [...atBoundary.known], listing: atBoundary.listing } : null,
+      declarations: loaded.filter((t) => keptSet.has(t.name)).map((t) => t.decl),
+    };
+    const removedBytes = summarised.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
+    const tokensAfter = Math.max(
+      0,
+      opts.tokensBefore -
+        Math.ceil(removedBytes / BYTES_PER_TOKEN) -
+        Math.ceil((pre ? JSON.stringify(pre.parts).length : 0) / BYTES_PER_TOKEN) +
+        Math.ceil((summaryText(summary.text).length + JSON.stringify(snapshot.declarations).length) / BYTES_PER_TOKEN),
+    );
+    const stale = this.#transaction(() => {
+      // Never move the view back (a record written meanwhile with a later boundary wins).
+      const latest = latestCompaction(this.d.storage.sql);
+      if (latest && latest.boundary_seq >= boundarySeq) return true;
+      insertCompaction(this.d.storage.sql, {
+        boundary_seq: boundarySeq,
+        summary: summary.text,
+        tokens_before: opts.tokensBefore,
+        tokens_after: tokensAfter,
+        tools: snapshot,
+        native: false,
+        turn_id: opts.turnId,
+      });
+      if (choice.dropped.length) tools.loaded.remove(choice.dropped);
+      return false;
+    });
+    if (stale) return { ok: false, reason: "a later compaction was stored meanwhile" };
+    // The view now starts at the boundary: reloaded from storage on next use.
+    history.invalidate();
+    this.#last = null;
+    const info: CompactionInfo = {
+      boundary_seq: boundarySeq,
+      tokens_before: opts.tokensBefore,
+      tokens_after: tokensAfter,
+      tools_kept: choice.kept,
+      tools_dropped: choice.dropped,
+      native: false,
+      summary_requests: summary.requests,
+    };
+    this.d.events.record("context_compacted", opts.turnId, { ...info });
+    return { ok: true, info };
+  }
+
+  #transaction<T>(fn: () => T): T {
+    try {
+      return this.d.storage.transactionSync(fn);
+    } catch (e) {
+      this.d.history.invalidate();
+      throw e;
+    }
+  }
+
+  /** The summary of the prior summary plus `messages`, in as many requests as the window needs. */
+  async #summarise(
+    agent: AgentConfig,
+    prior: string,
+    messages: readonly Message[],
+    signal: AbortSignal,
+  ): Promise<{ ok: true; text: string; requests: number } | { ok: false; reason: string }> {
+    const cfg = Compactor.config(agent);
+    const window = this.window(agent);
+    // Room for one piece: the threshold share of the window, less the prompt and a prior summary
+    // (JSON escaping can grow text, hence 3 characters per token rather than 4).
+    const budgetTokens = Math.floor(window * cfg.threshold) - 300;
+    const pieceChars = (budgetTokens - Math.ceil((SUMMARY_SYSTEM.length + prior.length) / 3)) * 3;
+    if (pieceChars < 1000) return { ok: false, reason: "the context window is too small to summarise in" };
+    const pieces = transcriptPieces(transcriptLines(messages), pieceChars - Math.min(prior.length, pieceChars / 2));
+    let text = prior;
+    let requests = 0;
+    for (const piece of pieces) {
+      requests++;
+      const answer = await this.#request(agent, summaryPrompt(text, piece), signal);
+      if (!answer.ok) return answer;
+      // A summary that grew past a quarter of the window would crowd out the next piece.
+      text = answer.text.slice(0, Math.floor(window * 0.25) * 3);
+    }
+    if (!text) return { ok: false, reason: "nothing to summarise" };
+    return { ok: true, text, requests };
+  }
+
+  async #request(
+    agent: AgentConfig,
+    prompt: string,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
+    const req: StepRequest = {
+      model: agent.model,
+      system: SUMMARY_SYSTEM,
+      messages: [
+        {
+          seq: 0,
+          role: "user",
+          origin: "system",
+          turn_id: null,
+          parts: [{ type: "text", text: prompt }],
+          created_at: "",
+        },
+      ],
+      // No tools at all: the transcript carries no tool blocks, and a different tool set would only miss the cache.
+      tools: [],
+    };
+    const adapter = getAdapter(agent.model.provider);
+    let text = "";
+    let complete = false;
+    try {
+      for await (const ev of adapter.stream(
+        req,
+        endpointFromEnv(agent.model.provider, this.d.env),
+        policyFor(this.d.env),
+        signal,
+      )) {
+        if (ev.type === "block_stop" && ev.part.type === "text") text += ev.part.text;
+        else if (ev.type === "message_stop") complete = true;
+      }
+    } catch (e) {
+      return { ok: false, reason: e instanceof ProviderFailure ? e.error.message : String(e) };
+    }
+    // A stream that ended without its stop event was cut: its text may be half a summary.
+    if (!complete) return { ok: false, reason: "the summary stream ended early" };
+    if (!text.trim()) return { ok: false, reason: "the summary request returned no text" };
+    return { ok: true, text: text.trim() };
+  }
+}

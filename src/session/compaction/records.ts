@@ -1,0 +1,131 @@
+import { all, nowIso, one, run } from "../../storage/sql";
+import type { Message, Part, ToolDeclaration } from "../history/parts";
+
+/**
+ * The `compactions` table: one row per compaction, written in one
+ * transaction with the loaded-set changes it makes. The latest row defines
+ * the provider view: its summary (the preamble) plus the messages from its
+ * boundary on. Stored history itself is never touched.
+ */
+export interface ToolSnapshot {
+  /** Loaded tools kept, with their schema fingerprints (compared at the next compaction). */
+  kept: Array<{ name: string; fingerprint: string }>;
+  dropped: string[];
+  /** The tool-set baseline at the boundary (known tool names, frozen deferred listing), as history showed it. */
+  baseline: { tools: string[]; listing: string } | null;
+  /** Declarations of the kept tools, re-declared after the summary (message-level projection). */
+  declarations: ToolDeclaration[];
+}
+
+export interface CompactionRecord {
+  id: number;
+  boundary_seq: number;
+  summary: string;
+  tokens_before: number;
+  tokens_after: number;
+  tools: ToolSnapshot;
+  native: boolean;
+  turn_id: string | null;
+  created_at: string;
+}
+
+interface Row {
+  id: number;
+  boundary_seq: number;
+  summary: string;
+  tokens_before: number;
+  tokens_after: number;
+  tools: string;
+  native: number;
+  turn_id: string | null;
+  created_at: string;
+  [key: string]: string | number | null;
+}
+
+function toRecord(r: Row): CompactionRecord {
+  return { ...r, tools: JSON.parse(r.tools) as ToolSnapshot, native: r.native === 1 };
+}
+
+export function latestCompaction(sql: SqlStorage): CompactionRecord | null {
+  const row = one<Row>(sql, "SELECT * FROM compactions ORDER BY id DESC LIMIT 1");
+  return row ? toRecord(row) : null;
+}
+
+export function countCompactions(sql: SqlStorage): number {
+  return one<{ n: number }>(sql, "SELECT count(*) AS n FROM compactions")?.n ?? 0;
+}
+
+/** Compaction markers for `GET /messages`: those whose boundary falls in (after, upto]. */
+export function compactionMarkers(
+  sql: SqlStorage,
+  after: number,
+  upto: number,
+): Array<{ before_seq: number; summary: string; tokens_before: number; tokens_after: number; created_at: string }> {
+  return all<Row>(
+    sql,
+    "SELECT * FROM compactions WHERE boundary_seq > ? AND boundary_seq <= ? ORDER BY id",
+    after,
+    upto,
+  ).map((r) => ({
+    before_seq: r.boundary_seq,
+    summary: r.summary,
+    tokens_before: r.tokens_before,
+    tokens_after: r.tokens_after,
+    created_at: r.created_at,
+  }));
+}
+
+export function insertCompaction(sql: SqlStorage, rec: Omit<CompactionRecord, "id" | "created_at">): number {
+  return (
+    one<{ id: number }>(
+      sql,
+      `INSERT INTO compactions (boundary_seq, summary, tokens_before, tokens_after, tools, native, turn_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      rec.boundary_seq,
+      rec.summary,
+      rec.tokens_before,
+      rec.tokens_after,
+      JSON.stringify(rec.tools),
+      rec.native ? 1 : 0,
+      rec.turn_id,
+      nowIso(),
+    )?.id ?? 0
+  );
+}
+
+export function clearCompactions(sql: SqlStorage): void {
+  run(sql, "DELETE FROM compactions");
+}
+
+/** Text that opens the provider view after a compaction. */
+export function summaryText(summary: string): string {
+  return `<conversation_summary>\nThe earlier part of this conversation was summarised to save context:\n${summary}\n</conversation_summary>`;
+}
+
+/**
+ * The synthetic user message that opens the provider view: the summary, the
+ * tool-set baseline as history showed it at the boundary, the one-time
+ * announcement of unloaded tools, and the kept tools' declarations. Never
+ * stored as a message; adapters merge it with the first kept user message.
+ */
+export function preambleOf(rec: CompactionRecord): Message {
+  const parts: Part[] = [{ type: "text", text: summaryText(rec.summary) }];
+  const t = rec.tools;
+  if (t.baseline) {
+    parts.push({
+      type: "notice",
+      kind: "tools_baseline",
+      text: "",
+      tools: t.baseline.tools,
+      listing: t.baseline.listing,
+    });
+  }
+  if (t.dropped.length) {
+    parts.push({
+      type: "text",
+      text: `<tools_removed>${t.dropped.join(", ")}</tools_removed>\nThese tools were unloaded to save context. They are still searchable with tool_search and can be called again; a valid call loads them again.`,
+    });
+  }
+  if (t.declarations.length) parts.push({ type: "tool_declarations", tools: t.declarations });
+  return { seq: 0, role: "user", origin: "system", turn_id: null, parts, created_at: rec.created_at };
+}

@@ -1,0 +1,72 @@
+import type { Message } from "../history/parts";
+
+/**
+ * Which loaded deferred tools survive a compaction (README "Long sessions").
+ * A tool still named in the kept part of history (called, referenced or
+ * declared there) always stays. The others stay while their schema is
+ * unchanged since the model last saw it, most recently used first, within the
+ * token budget; the rest leave the loaded set (they stay searchable and a
+ * valid call still runs and reloads them). Pure.
+ */
+export interface LoadedInfo {
+  name: string;
+  /** Higher = used more recently (e.g. the seq of its last tool_use; 0 = never called). */
+  lastUse: number;
+  /** Estimated tokens of its declaration. */
+  tokens: number;
+  /** Fingerprint of the schema now, and the one recorded at the previous compaction (if any). */
+  fingerprint: string;
+  previous?: string;
+}
+
+export function keepLoaded(
+  loaded: readonly LoadedInfo[],
+  inKeptView: ReadonlySet<string>,
+  budget: number,
+): { kept: string[]; dropped: string[] } {
+  const kept: string[] = [];
+  const dropped: string[] = [];
+  let used = 0;
+  const rest: LoadedInfo[] = [];
+  for (const t of loaded) {
+    if (inKeptView.has(t.name)) {
+      kept.push(t.name);
+      used += t.tokens;
+    } else rest.push(t);
+  }
+  rest.sort((a, b) => b.lastUse - a.lastUse);
+  for (const t of rest) {
+    const changed = t.previous !== undefined && t.previous !== t.fingerprint;
+    if (!changed && used + t.tokens <= budget) {
+      kept.push(t.name);
+      used += t.tokens;
+    } else dropped.push(t.name);
+  }
+  return { kept, dropped };
+}
+
+/** Tool names the given messages call, reference or declare. */
+export function toolsNamedIn(messages: readonly Message[]): Set<string> {
+  const names = new Set<string>();
+  for (const m of messages) {
+    for (const p of m.parts) {
+      if (p.type === "tool_use") names.add(p.name);
+      else if (p.type === "tool_declarations") for (const t of p.tools) names.add(t.name);
+      else if (p.type === "tool_result" && Array.isArray(p.content)) {
+        for (const b of p.content) if (b.type === "tool_reference") names.add(b.tool_name);
+      }
+    }
+  }
+  return names;
+}
+
+/** A short, stable fingerprint of a JSON value (FNV-1a over its serialisation). */
+export function fingerprint(value: unknown): string {
+  const text = JSON.stringify(value) ?? "";
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, "0");
+}

@@ -1,0 +1,81 @@
+import type { Message, ToolResultContent } from "../history/parts";
+import { blockText } from "../history/truncate";
+
+/**
+ * The text a summary request reads: the summarised messages rendered as a
+ * plain transcript. Tool calls and results become lines of text, so the
+ * request carries no tool_use/tool_result blocks at all (invariant P holds
+ * trivially, no tools need declaring) and can be cut into pieces anywhere.
+ */
+
+/** Longest rendering of one tool call's arguments / one tool result, in characters. */
+const MAX_ARGS_CHARS = 1000;
+const MAX_RESULT_CHARS = 2000;
+
+/** Sent in the summary request; the mock model recognises it (mock/brain.ts). */
+export const SUMMARY_INSTRUCTION =
+  "Summarise the conversation transcript above for the assistant that continues it. Keep every user request, decision, fact, open question, tool result that matters and the state of the work; be concise.";
+
+export const SUMMARY_SYSTEM =
+  "You write a summary of an earlier part of a conversation between a user and an AI assistant that uses tools. The summary replaces that part of the conversation in the assistant's context.";
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
+}
+
+function resultText(content: ToolResultContent): string {
+  return typeof content === "string" ? content : content.map(blockText).join("\n");
+}
+
+/** One line (or a few) per message part that carries meaning; bookkeeping parts are skipped. */
+export function transcriptLines(messages: readonly Message[]): string[] {
+  const names = new Map<string, string>();
+  const lines: string[] = [];
+  for (const m of messages) {
+    for (const p of m.parts) {
+      switch (p.type) {
+        case "text":
+          if (p.text.trim()) lines.push(`${m.role === "user" ? "User" : "Assistant"}: ${p.text}`);
+          break;
+        case "notice":
+          if (p.text.trim()) lines.push(`Service note: ${p.text}`);
+          break;
+        case "tool_use":
+          names.set(p.id, p.name);
+          lines.push(`Assistant called ${p.name}(${clip(JSON.stringify(p.input), MAX_ARGS_CHARS)})`);
+          break;
+        case "tool_result":
+          lines.push(
+            `Result of ${names.get(p.tool_use_id) ?? p.tool_use_id}${p.is_error ? " (error)" : ""}: ${clip(resultText(p.content), MAX_RESULT_CHARS)}`,
+          );
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return lines;
+}
+
+/** Groups lines into pieces of at most `maxChars` characters (a longer line is cut). */
+export function transcriptPieces(lines: readonly string[], maxChars: number): string[] {
+  const size = Math.max(200, maxChars);
+  const pieces: string[] = [];
+  let current = "";
+  for (const raw of lines) {
+    const line = clip(raw, size - 50);
+    if (current && current.length + line.length + 1 > size) {
+      pieces.push(current);
+      current = "";
+    }
+    current = current ? `${current}\n${line}` : line;
+  }
+  if (current) pieces.push(current);
+  return pieces;
+}
+
+/** The user text of one summary request: the summary so far, then the next piece of transcript. */
+export function summaryPrompt(previous: string, piece: string): string {
+  const prior = previous ? `<previous_summary>\n${previous}\n</previous_summary>\n\n` : "";
+  return `${prior}<transcript>\n${piece}\n</transcript>\n\n${SUMMARY_INSTRUCTION}`;
+}

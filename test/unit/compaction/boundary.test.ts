@@ -1,0 +1,158 @@
+// Property test: a compaction boundary never splits a tool_use from its tool_result, never lies inside the
+// running turn, and the summarised side's transcript carries every user message it replaces.
+import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../../../bench/random";
+import { chooseBoundary, safeBoundaries } from "../../../src/session/compaction/boundary";
+import { transcriptLines } from "../../../src/session/compaction/transcript";
+import type { Message, Part } from "../../../src/session/history/parts";
+
+type Outcome = "answered" | "synthesized" | "skipped";
+
+interface Generated {
+  messages: Message[];
+  /** Index of the running turn's first message, or messages.length when no turn runs. */
+  limit: number;
+}
+
+/**
+ * Random histories shaped like the store writes them: a turn opens with a user message (results of the
+ * previous turn's open calls first, then text), steps alternate assistant (text and/or tool_uses) and a user
+ * message answering every call (answered, synthesized or skipped results); a turn may pause with open calls,
+ * a retry turn may start without a user message, and the newest turn may be running with pending calls.
+ */
+function generate(rand: () => number): Generated {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
+  const messages: Message[] = [];
+  let seq = 0;
+  let ids = 0;
+  let open: string[] = [];
+  const push = (role: Message["role"], turn: string, parts: Part[]) =>
+    messages.push({ seq: ++seq, role, origin: "client", turn_id: turn, parts, created_at: "" });
+  const results = (): Part[] => {
+    const out: Part[] = open.map((id) => {
+      const outcome = pick<Outcome>(["answered", "synthesized", "skipped"]);
+      return { type: "tool_result", tool_use_id: id, content: outcome, is_error: outcome !== "answered" };
+    });
+    open = [];
+    return out;
+  };
+  const turns = 1 + Math.floor(rand() * 12);
+  let limit = -1;
+  for (let t = 0; t < turns; t++) {
+    const turn = `turn_${t}`;
+    const last = t === turns - 1;
+    const running = last && rand() < 0.5;
+    const retry = t > 0 && open.length === 0 && rand() < 0.15;
+    if (!retry) {
+      push("user", turn, [...results(), { type: "text", text: `user text ${t}` }]);
+      if (running) limit = messages.length - 1;
+    } else if (running) limit = messages.length;
+    const steps = Math.floor(rand() * 4);
+    for (let s = 0; s < steps; s++) {
+      const calls = Math.floor(rand() * 4);
+      const parts: Part[] = [{ type: "text", text: `assistant ${t}.${s}` }];
+      for (let c = 0; c < calls; c++) {
+        const id = `call_${++ids}`;
+        parts.push({ type: "tool_use", id, name: pick(["a", "b", "c"]), input: {} });
+        open.push(id);
+      }
+      push("assistant", turn, parts);
+      if (open.length === 0) break;
+      const pause = rand() < 0.2 || (running && s === steps - 1 && rand() < 0.5);
+      if (pause) break; // awaiting client results (or still running): the calls stay open
+      push("user", turn, results());
+    }
+  }
+  return { messages, limit: limit === -1 ? messages.length : limit };
+}
+
+/** Problems with cutting at `b`: pairs split across it. */
+function splitPairs(messages: Message[], b: number): string[] {
+  const where = new Map<string, number>();
+  messages.forEach((m, i) => {
+    for (const p of m.parts) if (p.type === "tool_use") where.set(p.id, i);
+  });
+  const problems: string[] = [];
+  messages.forEach((m, i) => {
+    for (const p of m.parts) {
+      if (p.type !== "tool_result") continue;
+      const use = where.get(p.tool_use_id);
+      if (use !== undefined && use < b !== i < b) problems.push(`${p.tool_use_id} split at ${b}`);
+    }
+  });
+  // A call still open (no result yet) must lie after the boundary: its result will come later.
+  const answered = new Set(
+    messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "tool_result" ? [p.tool_use_id] : []))),
+  );
+  for (const [id, i] of where) if (!answered.has(id) && i < b) problems.push(`open ${id} before ${b}`);
+  return problems;
+}
+
+describe("compaction boundary (property)", () => {
+  it("no safe boundary splits a pair, lies inside the running turn or after a same-turn message", () => {
+    for (let seed = 1; seed <= 3000; seed++) {
+      const { messages, limit } = generate(mulberry32(seed));
+      for (const b of safeBoundaries(messages, limit)) {
+        expect(splitPairs(messages, b), `seed ${seed}`).toEqual([]);
+        expect(b).toBeLessThanOrEqual(limit);
+        const m = messages[b];
+        if (m) {
+          expect(m.role).toBe("user");
+          expect(m.turn_id).not.toBe(messages[b - 1]?.turn_id);
+        } else expect(messages[b - 1]?.role).toBe("assistant"); // a trailing user message stays for /retry
+      }
+    }
+  });
+
+  it("the chosen boundary is a safe one and the summarised side's transcript carries every user message", () => {
+    let chosen = 0;
+    for (let seed = 1; seed <= 3000; seed++) {
+      const rand = mulberry32(seed);
+      const { messages, limit } = generate(rand);
+      const sizes = messages.map(() => 1 + Math.floor(rand() * 50));
+      const b = chooseBoundary(messages, sizes, {
+        limit,
+        keepRecentTurns: Math.floor(rand() * 4),
+        maxKeptTokens: Math.floor(rand() * 300),
+      });
+      if (b === null) {
+        expect(safeBoundaries(messages, limit)).toEqual([]);
+        continue;
+      }
+      chosen++;
+      expect(safeBoundaries(messages, limit)).toContain(b);
+      const lines = transcriptLines(messages.slice(0, b));
+      for (const m of messages.slice(0, b)) {
+        for (const p of m.parts) if (p.type === "text" && m.role === "user") expect(lines).toContain(`User: ${p.text}`);
+      }
+    }
+    expect(chosen).toBeGreaterThan(1000);
+  });
+
+  it("a boundary at the running turn's tool-result message is refused (it would split the previous turn's calls)", () => {
+    const messages: Message[] = [
+      { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "hi" }], created_at: "" },
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t1",
+        parts: [{ type: "tool_use", id: "c1", name: "a", input: {} }],
+        created_at: "",
+      },
+      {
+        seq: 3,
+        role: "user",
+        origin: "client",
+        turn_id: "t2",
+        parts: [
+          { type: "tool_result", tool_use_id: "c1", content: "x", is_error: false },
+          { type: "text", text: "next" },
+        ],
+        created_at: "",
+      },
+    ];
+    expect(safeBoundaries(messages, 2)).toEqual([]);
+    expect(chooseBoundary(messages, [1, 1, 1], { limit: 2, keepRecentTurns: 0, maxKeptTokens: 100 })).toBeNull();
+  });
+});

@@ -1,0 +1,391 @@
+// Long sessions: compaction keeps every request inside the model's window, both protocols (README "Long sessions").
+import { abortAllDurableObjects } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import {
+  ADMIN,
+  api,
+  apiJson,
+  events,
+  history,
+  pairingProblems,
+  recordStream,
+  type Setup,
+  script,
+  send,
+  setup,
+} from "./helpers";
+
+const WINDOW = 8000;
+
+const httpTool = (name: string, description: string, defer: boolean) => ({
+  name,
+  description,
+  input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  defer,
+  execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+});
+
+const TOOLS = [httpTool("echo_core", "Echo a city back", false), httpTool("lookup_order", "Look up an order", true)];
+
+async function mockWindow(model: string, tokens: number | null): Promise<void> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/context_window`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, tokens }),
+  });
+  if (!res.ok) throw new Error(`mock window: ${res.status}`);
+}
+
+async function mockStats(model: string) {
+  const res = await fetch(`${env.MOCK_URL}/_mock/stats?model=${model}`);
+  return ((await res.json()) as { model: Record<string, number> }).model;
+}
+
+async function allMessages(s: Setup) {
+  const out: Array<{ seq: number; role: string; parts: Array<Record<string, unknown>> }> = [];
+  const markers: Array<{ before_seq: number }> = [];
+  let after = 0;
+  for (;;) {
+    const page = await apiJson<{
+      messages: typeof out;
+      next: number | null;
+      compactions: typeof markers;
+    }>(`/v1/sessions/${s.session}/messages?after=${after}&limit=50`, { key: s.key });
+    out.push(...page.body.messages);
+    markers.push(...page.body.compactions);
+    if (page.body.next === null) return { messages: out, markers };
+    after = page.body.next;
+  }
+}
+
+/** ~1.2 KB of user text that names the turn. */
+const userText = (i: number, extra = "") => `msg-${i}: ${extra}${"lorem ipsum dolor sit amet ".repeat(45)}`;
+
+/** A session whose agent and mock model both have a `WINDOW`-token context window. */
+async function longSession(provider: "anthropic" | "openai", agent: Record<string, unknown> = {}) {
+  const s = await setup({}, provider);
+  const put = await apiJson(`/v1/agents/${s.agent}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: { model: { provider, name: s.model, context_window: WINDOW }, tools: TOOLS, ...agent },
+  });
+  if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
+  await mockWindow(s.model, WINDOW);
+  return s;
+}
+
+describe.each(["anthropic", "openai"] as const)("a 60-turn session about 4x the window (%s)", (provider) => {
+  it("completes every turn with zero pairing rejections, keeps every user message readable, and the late deferred call works", async () => {
+    const s = await longSession(provider);
+    const statuses: string[] = [];
+    let lateResult: Record<string, unknown> | undefined;
+    for (let i = 1; i <= 60; i++) {
+      let extra = "";
+      if (i === 1) {
+        await script(s.model, [
+          {
+            reply: { tool_calls: [{ id: `call_s${i}`, name: "tool_search", input: { query: "select:lookup_order" } }] },
+          },
+          { reply: { tool_calls: [{ id: `call_l${i}`, name: "lookup_order", input: { city: "Paris" } }] } },
+          { reply: { text: "Order found." } },
+        ]);
+      } else if (i === 55) {
+        await script(s.model, [
+          { reply: { tool_calls: [{ id: "call_late", name: "lookup_order", input: { city: "Rome" } }] } },
+          { reply: { text: "Late order found." } },
+        ]);
+      } else if (i % 10 === 5) extra = "please use echo_core now. ";
+      const res = await send(s, { content: userText(i, extra) });
+      statuses.push(res.body.status);
+      if (i === 55) {
+        for (const m of res.body.messages)
+          for (const p of m.parts) if (p.type === "tool_result" && p.tool_use_id === "call_late") lateResult = p;
+      }
+    }
+    expect(statuses.filter((x) => x !== "completed")).toEqual([]);
+    const stats = await mockStats(s.model);
+    expect(stats.rejected_p).toBe(0);
+    expect(stats.rejected).toBe(0);
+    expect(lateResult?.is_error).toBe(false);
+    const { messages, markers } = await allMessages(s);
+    const texts = messages.flatMap((m) => m.parts.filter((p) => p.type === "text").map((p) => String(p.text)));
+    for (let i = 1; i <= 60; i++) expect(texts.some((t) => t.startsWith(`msg-${i}:`))).toBe(true);
+    expect(markers.length).toBeGreaterThan(0);
+    // The stored history is several windows long (4 bytes per token, as the mock counts).
+    const bytes = messages.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
+    expect(bytes / 4).toBeGreaterThan(3.5 * WINDOW);
+    expect(pairingProblems(await history(s))).toEqual([]);
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted.length).toBeGreaterThan(0);
+  });
+});
+
+/** Queues answers for the model's summary requests; `replace` drops what is still queued. */
+async function summaryScript(model: string, steps: unknown[], replace = false): Promise<void> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/script`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, steps, summary: true, replace }),
+  });
+  if (!res.ok) throw new Error(`mock summary script: ${res.status}`);
+}
+
+/** Runs `n` plain turns (default brain echoes ~1.2 KB); returns their statuses. */
+async function turns(s: Setup, from: number, n: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = from; i < from + n; i++) out.push((await send(s, { content: userText(i) })).body.status);
+  return out;
+}
+
+describe("overflow is never terminal", () => {
+  it("a provider 400 'prompt is too long' under a too-large configured window compacts and retries the step once", async () => {
+    // The agent believes in 200k tokens; the model really has 4,000: only the provider's 400 tells.
+    const s = await setup({}, "anthropic");
+    await mockWindow(s.model, 4000);
+    const statuses = await turns(s, 1, 14);
+    expect(statuses.filter((x) => x !== "completed")).toEqual([]);
+    const stats = await mockStats(s.model);
+    expect(stats.overflow).toBeGreaterThan(0);
+    expect(stats.rejected_p).toBe(0);
+    expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(true);
+  });
+
+  it("a turn that cannot fit fails with a retryable context_overflow, and the next turn recovers", async () => {
+    const s = await longSession("openai");
+    await turns(s, 1, 2);
+    // One user message larger than the window, inside the running turn: nothing before it can make it fit.
+    const huge = await send(s, { content: `huge: ${"x ".repeat(WINDOW * 3)}` });
+    expect(huge.body.status).toBe("failed");
+    expect(huge.body.error).toMatchObject({ code: "context_overflow", retryable: true });
+    const next = await send(s, { content: userText(99) });
+    expect(next.body.status).toBe("completed");
+    expect((await mockStats(s.model)).rejected_p).toBe(0);
+  });
+});
+
+describe.each(["anthropic", "openai"] as const)("a cut summary stream (%s)", (provider) => {
+  it("at every tenth byte offset leaves the session exactly as it was, and the next turn completes", async () => {
+    const s = await longSession(provider);
+    await turns(s, 1, 4);
+    const before = await allMessages(s);
+    const stateBefore = (await apiJson(`/v1/sessions/${s.session}`, { key: s.key })).body;
+    const full = await recordStream(provider, { text: "Summary: the user sent four long messages." });
+    let cutOk = 0;
+    for (let at = 0; at < full.length; at += 10) {
+      // Enough cut answers for every attempt the adapter makes (a cut before any event is retried).
+      const cut = { raw: full, faults: { cut_after_bytes: at, cut_grace_ms: 2 } };
+      await summaryScript(s.model, [cut, cut, cut, cut], true);
+      const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/compact`, {
+        method: "POST",
+        key: s.key,
+      });
+      // A cut after the stop event delivers a whole summary; anything earlier must change nothing.
+      if (res.status === 200) break;
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe("not_compacted");
+      cutOk++;
+    }
+    expect(cutOk).toBeGreaterThan(full.length / 10 - 5);
+    const after = await allMessages(s);
+    expect(after.messages).toEqual(before.messages);
+    const compactedNow = (await events(s)).filter((e) => e.type === "context_compacted").length;
+    if (compactedNow === 0) {
+      expect(after.markers).toEqual([]);
+      const stateAfter = (await apiJson(`/v1/sessions/${s.session}`, { key: s.key })).body;
+      expect(stateAfter).toEqual(stateBefore);
+    }
+    expect((await send(s, { content: userText(50) })).body.status).toBe("completed");
+    expect(pairingProblems(await history(s))).toEqual([]);
+  });
+});
+
+describe("a crash mid-compaction", () => {
+  it("leaves no compaction behind; the interrupted turn is retryable and the next turn completes", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 4);
+    const before = await allMessages(s);
+    const compactedBefore = (await events(s)).filter((e) => e.type === "context_compacted").length;
+    const summariesBefore = (await mockStats(s.model)).summaries ?? 0;
+    // The next turn needs a compaction; its summary request hangs until the object is torn down.
+    await summaryScript(s.model, [{ reply: { text: "never" }, faults: { stall_before_ms: 30_000 } }]);
+    const running = api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      // ~4,000 tokens on top of ~2,600: over the threshold, so this turn compacts before its first request.
+      json: { content: userText(5, "y ".repeat(8000)) },
+      headers: { accept: "text/event-stream" },
+    });
+    for (let i = 0; i < 200 && (await mockStats(s.model)).summaries === summariesBefore; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect((await mockStats(s.model)).summaries).toBe(summariesBefore + 1);
+    await abortAllDurableObjects();
+    await (await running).body?.cancel().catch(() => {});
+    const after = await allMessages(s);
+    expect(after.markers).toEqual(before.markers);
+    expect(after.messages.slice(0, before.messages.length)).toEqual(before.messages);
+    expect((await events(s)).filter((e) => e.type === "context_compacted").length).toBe(compactedBefore);
+    const state = await apiJson<{ last_turn: { status: string } }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.last_turn.status).toBe("interrupted");
+    const retry = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/retry`, { method: "POST", key: s.key });
+    expect(retry.body.status).toBe("completed");
+    expect((await send(s, { content: userText(6) })).body.status).toBe("completed");
+    expect((await allMessages(s)).markers.length).toBeGreaterThan(before.markers.length);
+  });
+});
+
+type Projection = "anthropic" | "message_level" | "plain";
+const MODEL_OF: Record<Projection, (name: string) => Record<string, unknown>> = {
+  anthropic: (name) => ({ provider: "anthropic", name, context_window: WINDOW }),
+  message_level: (name) => ({
+    provider: "openai",
+    name,
+    context_window: WINDOW,
+    capabilities: { message_level_tools: true },
+  }),
+  plain: (name) => ({ provider: "openai", name, context_window: WINDOW }),
+};
+
+/** A session that loaded lookup_order at turn 1 and was then compacted on demand. */
+async function loadedThenCompacted(projection: Projection, budget?: number) {
+  const s = await setup({}, projection === "anthropic" ? "anthropic" : "openai");
+  await apiJson(`/v1/agents/${s.agent}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: {
+      model: MODEL_OF[projection](s.model),
+      tools: TOOLS,
+      compaction: { keep_recent_turns: 0, ...(budget === undefined ? {} : { tool_budget_tokens: budget }) },
+    },
+  });
+  await script(s.model, [
+    { reply: { tool_calls: [{ id: "call_s1", name: "tool_search", input: { query: "select:lookup_order" } }] } },
+    { reply: { tool_calls: [{ id: "call_l1", name: "lookup_order", input: { city: "Paris" } }] } },
+    { reply: { text: "Order found." } },
+  ]);
+  expect((await send(s, { content: userText(1) })).body.status).toBe("completed");
+  const compacted = await apiJson<Record<string, unknown>>(`/v1/sessions/${s.session}/compact`, {
+    method: "POST",
+    key: s.key,
+  });
+  expect(compacted.status).toBe(200);
+  return { s, compacted: compacted.body };
+}
+
+async function nextRequest(s: Setup): Promise<Record<string, unknown> & { messages: Array<Record<string, unknown>> }> {
+  await script(s.model, [{ reply: { text: "ok" } }]);
+  expect((await send(s, { content: userText(2) })).body.status).toBe("completed");
+  const reqs = (await fetch(`${env.MOCK_URL}/_mock/requests?model=${s.model}`).then((r) => r.json())) as {
+    requests: Array<{
+      body: Record<string, unknown> & { messages: Array<Record<string, unknown>> };
+      rejected: unknown;
+    }>;
+  };
+  expect(reqs.requests.filter((r) => r.rejected)).toEqual([]);
+  return reqs.requests[reqs.requests.length - 1]?.body as never;
+}
+
+const toolNames = (body: Record<string, unknown>) =>
+  ((body.tools ?? []) as Array<Record<string, unknown>>).map((t) =>
+    String(t.name ?? (t.function as Record<string, unknown>)?.name),
+  );
+
+describe.each(["anthropic", "message_level", "plain"] as const)("tools across a compaction (%s)", (projection) => {
+  it("a loaded tool within the budget stays usable: declared after the summary in this projection's way", async () => {
+    const { s, compacted } = await loadedThenCompacted(projection);
+    expect(compacted.tools_kept).toEqual(["lookup_order"]);
+    const body = await nextRequest(s);
+    const text = JSON.stringify(body.messages);
+    expect(text).toContain("<conversation_summary>");
+    if (projection === "anthropic") {
+      const decl = (body.tools as Array<Record<string, unknown>>).find((t) => t.name === "lookup_order");
+      expect(decl?.defer_loading).toBeUndefined();
+      expect(text).not.toContain("tool_reference");
+    } else if (projection === "message_level") {
+      const sys = body.messages.find((m) => m.role === "system" && Array.isArray(m.tools));
+      expect(JSON.stringify(sys)).toContain("lookup_order");
+      expect(toolNames(body)).not.toContain("lookup_order");
+    } else {
+      expect(toolNames(body)).toContain("lookup_order");
+    }
+  });
+
+  it("a tool over the budget is unloaded, announced once as still searchable, and a valid call reloads it", async () => {
+    const { s, compacted } = await loadedThenCompacted(projection, 0);
+    expect(compacted.tools_dropped).toEqual(["lookup_order"]);
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).not.toContain("lookup_order");
+    const body = await nextRequest(s);
+    const text = JSON.stringify(body.messages);
+    expect(text).toContain("<tools_removed>lookup_order</tools_removed>");
+    expect(text).toContain("still searchable");
+    if (projection === "anthropic") {
+      const decl = (body.tools as Array<Record<string, unknown>>).find((t) => t.name === "lookup_order");
+      expect(decl?.defer_loading).toBe(true);
+    } else expect(toolNames(body)).not.toContain("lookup_order");
+    // Still in the tool_search corpus, and a direct valid call runs and loads it again.
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_l2", name: "lookup_order", input: { city: "Rome" } }] } },
+      { reply: { text: "Found again." } },
+    ]);
+    const again = await send(s, { content: userText(3) });
+    expect(again.body.status).toBe("completed");
+    const result = again.body.messages.flatMap((m) => m.parts).find((p) => p.tool_use_id === "call_l2");
+    expect(result?.is_error).toBe(false);
+    const after = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(after.body.loaded_tools).toContain("lookup_order");
+  });
+});
+
+describe("visibility", () => {
+  it("GET /v1/sessions/{id} shows the estimated context use against the agent's window", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 2);
+    const state = await apiJson<{ context: Record<string, number> }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.context.context_window).toBe(WINDOW);
+    expect(state.body.context.estimated_tokens).toBeGreaterThan(1000);
+    expect(state.body.context.used).toBeCloseTo((state.body.context.estimated_tokens ?? 0) / WINDOW, 2);
+    expect(state.body.context.compactions).toBe(0);
+  });
+
+  it("a compacting turn streams a data-compaction part", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 4);
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: userText(5, "y ".repeat(8000)) },
+      headers: { accept: "text/event-stream" },
+    });
+    const text = await res.text();
+    expect(text).toContain('"type":"data-compaction"');
+    expect(text).toContain('"tokens_before"');
+  });
+
+  it("POST /compact after a failed turn keeps its user message in the view, so /retry re-runs it", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 2);
+    await script(s.model, [{ error: { status: 400, message: "scripted refusal" } }]);
+    expect((await send(s, { content: userText(3, "the failed request. ") })).body.status).toBe("failed");
+    const compacted = await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key });
+    expect(compacted.status).toBe(200);
+    await script(s.model, [{ reply: { text: "Done now." } }]);
+    const retry = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/retry`, { method: "POST", key: s.key });
+    expect(retry.body.status).toBe("completed");
+    const reqs = (await fetch(`${env.MOCK_URL}/_mock/requests?model=${s.model}`).then((r) => r.json())) as {
+      requests: Array<{ raw: string }>;
+    };
+    expect(reqs.requests[reqs.requests.length - 1]?.raw).toContain("the failed request.");
+  });
+
+  it("POST /compact on a session with nothing to summarise is a 409 and changes nothing", async () => {
+    const s = await longSession("openai");
+    const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/compact`, {
+      method: "POST",
+      key: s.key,
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("not_compacted");
+  });
+});
