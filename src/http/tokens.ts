@@ -16,7 +16,8 @@ import { ApiError } from "./errors";
  */
 
 export const TOKEN_PREFIX = "sbt_";
-export const TOKEN_ACTIONS = ["send", "stream", "read"] as const;
+/** `approve` answers tool approvals; `send` alone does not include it. */
+export const TOKEN_ACTIONS = ["send", "stream", "read", "approve"] as const;
 export type TokenAction = (typeof TOKEN_ACTIONS)[number];
 
 export const TTL_MIN_S = 60;

@@ -22,7 +22,12 @@ export type SessionEventType =
   | "run_started"
   | "run_resumed"
   | "run_finished"
-  | "callback_attempt";
+  | "callback_attempt"
+  | "approval_requested"
+  | "approval_granted"
+  | "approval_declined"
+  | "run_awaiting_approval"
+  | "approval_notice_attempt";
 
 export interface SessionEvent {
   seq: number;

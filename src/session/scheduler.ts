@@ -3,7 +3,7 @@ import { all, nowIso, one, run } from "../storage/sql";
 /** How often a running turn re-arms the alarm that detects eviction. */
 export const HEARTBEAT_MS = 30_000;
 
-export type JobKind = "run" | "callback";
+export type JobKind = "run" | "callback" | "approval" | "notice";
 
 export interface Job {
   id: string;
@@ -12,6 +12,19 @@ export interface Job {
   due_at: number;
   created_at: string;
   [key: string]: string | number;
+}
+
+/** Adds a job (idempotent per kind and ref); SQL only, for code that has no Scheduler at hand (e.g. a turn). */
+export function addJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: number): void {
+  run(
+    sql,
+    "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at",
+    `${kind}:${ref}`,
+    kind,
+    ref,
+    dueAt,
+    nowIso(),
+  );
 }
 
 /**
@@ -33,15 +46,7 @@ export class Scheduler {
 
   /** Adds a job (idempotent per kind and ref). SQL only: callers may run it inside their transaction. */
   add(kind: JobKind, ref: string, dueAt: number): void {
-    run(
-      this.storage.sql,
-      "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at",
-      `${kind}:${ref}`,
-      kind,
-      ref,
-      dueAt,
-      nowIso(),
-    );
+    addJob(this.storage.sql, kind, ref, dueAt);
   }
 
   get(kind: JobKind, ref: string): Job | null {

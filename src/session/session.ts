@@ -6,6 +6,7 @@ import { SessionRuns } from "../runs/executor";
 import type { RunSpec, RunView } from "../runs/types";
 import { migrate } from "../storage/do-schema";
 import { nowIso, one, pageOf, run } from "../storage/sql";
+import { type ApprovalAnswer, openView } from "./approvals";
 import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
@@ -36,8 +37,18 @@ export class Session extends DurableObject<Env> {
     super(ctx, env);
     this.#engine = new SessionEngine(ctx.storage, env, () => this.#info()?.id ?? "?");
     this.#scheduler = new Scheduler(ctx.storage, () => this.#engine.running !== null);
-    this.#runs = new SessionRuns(this.#engine, this.#scheduler, env, () => this.#info()?.id ?? "?");
-    this.#engine.hooks = { arm: () => this.#scheduler.arm(), settled: (turnId) => this.#runs.onSettled(turnId) };
+    this.#runs = new SessionRuns(
+      this.#engine,
+      this.#scheduler,
+      env,
+      () => this.#info()?.id ?? "?",
+      () => this.#info()?.agent ?? null,
+    );
+    this.#engine.hooks = {
+      arm: () => this.#scheduler.arm(),
+      settled: (turnId) => this.#runs.onSettled(turnId),
+      resumed: (turnId) => this.#runs.onResumed(turnId),
+    };
     // Startup failures are caught here and re-thrown per call, so one bad
     // migration cannot leave the object unable to even report the error.
     ctx
@@ -83,8 +94,8 @@ export class Session extends DurableObject<Env> {
     const status: SessionState["status"] =
       latest?.status === "running"
         ? "running"
-        : latest?.status === "awaiting_tool_results"
-          ? "awaiting_tool_results"
+        : latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval"
+          ? latest.status
           : latest?.status === "failed" || latest?.status === "interrupted"
             ? "failed"
             : "idle";
@@ -107,6 +118,7 @@ export class Session extends DurableObject<Env> {
         : null,
       loaded_tools: e.loadedTools(),
       pending_tool_calls: e.pendingCalls(),
+      pending_approvals: e.approvals.pending().map(openView),
     };
   }
 
@@ -141,6 +153,18 @@ export class Session extends DurableObject<Env> {
     return this.#engine.submitToolResults(agent, results, mode, onlyPending);
   }
 
+  async answerApprovals(
+    agent: AgentConfig,
+    answers: ApprovalAnswer[],
+    mode: Mode,
+    by: string,
+    fromChat = false,
+  ): Promise<Result<TurnAnswer>> {
+    this.#ready();
+    if (!this.#info()) return this.#missing();
+    return this.#engine.answerApprovals(agent, answers, mode, by, fromChat);
+  }
+
   async retry(agent: AgentConfig, mode: Mode): Promise<Result<TurnAnswer>> {
     this.#ready();
     if (!this.#info()) return this.#missing();
@@ -166,7 +190,10 @@ export class Session extends DurableObject<Env> {
     if (e.running) return fail(409, "turn_in_progress", "cannot clear while a turn is running; cancel it first");
     e.tx(() => {
       const latest = e.turns.latest();
-      if (latest?.status === "awaiting_tool_results") e.turns.finish(latest.id, "cancelled", "cleared", null);
+      if (latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval") {
+        e.turns.finish(latest.id, "cancelled", "cleared", null);
+      }
+      e.approvals.clear();
       e.history.clear();
       e.log.clear();
       e.tools.clear();

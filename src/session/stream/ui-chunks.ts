@@ -32,6 +32,16 @@ export type UiChunk =
     }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic?: boolean }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic?: boolean }
+  | {
+      type: "tool-approval-request";
+      approvalId: string;
+      toolCallId: string;
+      /** Free-form in the SDK (`approval.descriptor` on the client part): our reason and the tool's name. */
+      approvalDescriptor?: unknown;
+      /** Echoed back by useChat in the `approval-responded` part; checked on POST /chat. */
+      signature?: string;
+    }
+  | { type: "tool-output-denied"; toolCallId: string }
   | { type: "finish-step" }
   | { type: "finish"; finishReason?: UiFinishReason; messageMetadata?: unknown }
   | { type: "error"; errorText: string }

@@ -1,6 +1,7 @@
 import type { AgentConfig } from "../../agents/types";
 import type { Env } from "../../env";
 import type { EventLog } from "../../observability/events";
+import type { ApprovalStore } from "../approvals";
 import type { HistoryStore } from "../history/store";
 import type { StreamLog } from "../stream/log";
 import type { TurnStatus } from "../stream/turn-events";
@@ -15,6 +16,7 @@ export interface RunnerDeps {
   events: EventLog;
   log: StreamLog;
   tools: SessionTools;
+  approvals: ApprovalStore;
   env: Env;
   agent: AgentConfig;
   /** Called once when the turn ends or pauses; the session wakes waiters and clears its heartbeat. */
