@@ -10,10 +10,8 @@
  * answers in), exactly once: `executed_at` is set in the transaction before it
  * runs. Nothing here lives only in memory, so a restart changes nothing.
  */
-import type { AgentConfig } from "../agents/types";
 import { fail } from "../http/errors";
 import { all, nowIso, one, run } from "../storage/sql";
-import type { RegisteredTool } from "../tools/registry";
 import type { JsonObject, JsonValue } from "./history/parts";
 import type { HistoryStore } from "./history/store";
 import type { Result } from "./rpc-types";
@@ -69,24 +67,6 @@ export const EXPIRED = "the approval expired";
 
 export function declinedText(reason: string | undefined): string {
   return `the user declined: ${reason?.trim() || "no reason given"}`;
-}
-
-/** Built-ins and client tools never need approval; http tools by `requires_approval`, MCP tools by their server's policy. */
-export function needsApproval(agent: AgentConfig, tool: RegisteredTool): boolean {
-  if (tool.source === "http") return agent.tools.some((t) => t.name === tool.name && t.requires_approval === true);
-  if (tool.source !== "mcp" || !tool.mcp) return false;
-  const { server, tool: own } = tool.mcp;
-  const policy = agent.mcp_servers.find((s) => s.name === server)?.require_approval ?? "never";
-  if (policy === "always") return true;
-  if (policy === "never") return false;
-  return policy.tools.includes(own) || policy.tools.includes(tool.name);
-}
-
-/** The short reason shown with a request. */
-export function requestReason(tool: RegisteredTool): string {
-  return tool.source === "mcp" && tool.mcp
-    ? `"${tool.mcp.tool}" on MCP server "${tool.mcp.server}" requires approval before it runs`
-    : `"${tool.name}" requires approval before it runs`;
 }
 
 // --- signatures -------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  * call stays pending and the step pauses once its siblings are done.
  */
 import type { RegisteredTool } from "../../tools/registry";
-import { needsApproval, requestReason } from "../approvals";
+import { needsApproval, requestReason } from "../approval-policy";
 import type { ToolUsePart } from "../history/parts";
 import { addJob } from "../scheduler";
 import type { TurnContext } from "./context";

@@ -2,7 +2,7 @@
 // `require_approval` (always / never / named tools), built-ins and client tools never.
 import { describe, expect, it } from "vitest";
 import type { AgentConfig } from "../../../src/agents/types";
-import { needsApproval } from "../../../src/session/approvals";
+import { needsApproval } from "../../../src/session/approval-policy";
 import type { RegisteredTool } from "../../../src/tools/registry";
 
 const agent = {
