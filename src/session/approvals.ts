@@ -1,8 +1,8 @@
 /**
- * Human approval of consequential tool calls: which calls need one (agent
- * policy), the durable `approvals` table, the HMAC signature that binds an
- * approval to its session, call and exact input, and the checks an answer
- * passes before anything is written.
+ * Human approval of consequential tool calls (which calls need one is
+ * `approval-policy.ts`): the durable `approvals` table, the HMAC signature
+ * that binds an approval to its session, call and exact input, and the
+ * checks an answer passes before anything is written.
  *
  * A call that needs approval stays `pending` in the `tool_calls` ledger; its
  * approval row is `pending → approved | declined`. A declined call gets its
