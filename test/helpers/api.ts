@@ -23,6 +23,7 @@ export interface AgentTool {
   defer?: boolean;
   always_load?: boolean;
   search_hint?: string;
+  requires_approval?: boolean;
 }
 
 export interface AgentConfig {
@@ -42,6 +43,7 @@ export interface AgentConfig {
   mcp_servers?: Array<{ name: string; url: string; headers?: Record<string, string>; defer?: boolean }>;
   disclosure?: { tool_search?: boolean; tool_info?: boolean; select_tools?: string };
   webhook_secrets?: string[];
+  approval_ttl_s?: number;
 }
 
 export interface SessionCreated {
