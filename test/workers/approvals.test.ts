@@ -219,6 +219,33 @@ describe("a new user message while approvals are open", () => {
   });
 });
 
+describe("cancelling a turn that awaits approval", () => {
+  it("declines the open approval, the tool never runs, and the next message pairs cleanly", async () => {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_cancel", name: "charge_card", input: { amount: 6 } }] } },
+      { reply: { text: "Fine." } },
+    ]);
+    const paused = (await send(s, { content: "charge 6" })).body as unknown as TurnView;
+    const id = paused.pending_approvals?.[0]?.approval_id as string;
+    const cancel = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/cancel`, {
+      method: "POST",
+      key: s.key,
+    });
+    expect([cancel.status, cancel.body.status]).toEqual([200, "cancelled"]);
+    expect((await sessionState(s)).pending_approvals).toEqual([]);
+    const late = await answer(s, [{ approval_id: id, approved: true }]);
+    expect(late.body.error?.code).toBe("approval_already_answered");
+    expect((await send(s, { content: "something else" })).body.status).toBe("completed");
+    const msgs = await history(s);
+    expect(pairingProblems(msgs)).toEqual([]);
+    expect(msgs[2]?.parts[0]).toMatchObject({ tool_use_id: "call_cancel", is_error: true });
+    expect(await deliveries(rec)).toEqual([]);
+    await noRejections(s.model);
+  });
+});
+
 describe("refused answers change nothing", () => {
   async function pausedSession(): Promise<{ s: Setup; open: OpenApproval; rec: string }> {
     const rec = uid("charge");
