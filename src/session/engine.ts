@@ -285,6 +285,10 @@ export class SessionEngine {
           : declineOne(this.approvals, this.history, row, answer.reason, by),
       ),
     );
+    // A concurrent request answered the same approvals first (the checks above awaited): nothing of ours was written.
+    if (decided.length === 0) {
+      return fail(409, "approval_already_answered", "these approvals were answered by another request");
+    }
     for (const { row, answer } of decided) {
       this.events.record(answer.approved ? "approval_granted" : "approval_declined", row.turn_id, {
         approval_id: row.id,
@@ -335,10 +339,12 @@ export class SessionEngine {
    */
   async #resumeIfReady(
     agent: AgentConfig,
-    latest: TurnRow | null,
+    before: TurnRow | null,
     mode: Mode,
     since: number,
   ): Promise<Result<TurnAnswer>> {
+    // Read again: the caller's copy may predate an await during which another request resumed the turn.
+    const latest = before ? this.turns.get(before.id) : null;
     const paused = latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval";
     if (latest && paused && !this.#runner && this.approvals.readyToResume()) {
       const approvalsPending = this.approvals.onOpenCalls().length > 0;

@@ -147,6 +147,34 @@ for (const provider of ["anthropic", "openai"] as const) {
   });
 }
 
+describe("the same approval sent twice at once", () => {
+  it("one answer wins, the other is 409, and the tool runs once", async () => {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_race", name: "charge_card", input: { amount: 11 } }] } },
+      { reply: { text: "Charged." } },
+    ]);
+    const paused = (await send(s, { content: "charge 11" })).body as unknown as TurnView;
+    const id = paused.pending_approvals?.[0]?.approval_id as string;
+    const both = await Promise.all([
+      answer(s, [{ approval_id: id, approved: true }]),
+      answer(s, [{ approval_id: id, approved: true }]),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    let state = await sessionState(s);
+    for (let i = 0; i < 200 && state.last_turn.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      state = await sessionState(s);
+    }
+    expect(state.last_turn.status).toBe("completed");
+    expect(await deliveries(rec)).toHaveLength(1);
+    expect((await events(s)).filter((e) => e.type === "approval_granted")).toHaveLength(1);
+    expect(pairingProblems(await history(s))).toEqual([]);
+    await noRejections(s.model);
+  });
+});
+
 describe("approvals in a step with other calls", () => {
   it("runs the sibling that needs none at once and continues only when every approval is answered", async () => {
     const [a, b, free] = [uid("a"), uid("b"), uid("free")];
