@@ -52,13 +52,13 @@ export type VerifyResult =
 const enc = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();
 
-function b64url(bytes: Uint8Array): string {
+export function b64url(bytes: Uint8Array): string {
   let s = "";
   for (const b of bytes) s += String.fromCharCode(b);
   return btoa(s).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
 }
 
-function fromB64url(text: string): Uint8Array | null {
+export function fromB64url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
   try {
     const bin = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
