@@ -1,12 +1,9 @@
-// Human approval through the AI SDK's own client: the `ai` package's AbstractChat (what useChat runs) with
+// Human approval through the AI SDK's own client: `Chat` from @ai-sdk/react (the class useChat wraps) with
 // DefaultChatTransport against POST /chat, `addToolApprovalResponse` and
 // `lastAssistantMessageIsCompleteWithApprovalResponses` sending the answer on its own — under real workerd.
 // The tool endpoint proves a declined call never ran and an approved one ran once.
+import { Chat } from "@ai-sdk/react";
 import {
-  AbstractChat,
-  type ChatInit,
-  type ChatState,
-  type ChatStatus,
   DefaultChatTransport,
   type DynamicToolUIPart,
   lastAssistantMessageIsCompleteWithApprovalResponses,
@@ -31,31 +28,8 @@ afterAll(async () => {
   await tools?.close();
 });
 
-/** The minimal ChatState useChat's React binding provides, as plain arrays. */
-class ArrayState implements ChatState<UIMessage> {
-  status: ChatStatus = "ready";
-  error: Error | undefined = undefined;
-  messages: UIMessage[] = [];
-  pushMessage = (m: UIMessage) => {
-    this.messages = [...this.messages, m];
-  };
-  popMessage = () => {
-    this.messages = this.messages.slice(0, -1);
-  };
-  replaceMessage = (i: number, m: UIMessage) => {
-    this.messages = this.messages.map((old, j) => (j === i ? m : old));
-  };
-  snapshot = <T>(thing: T): T => structuredClone(thing);
-}
-
-class TestChat extends AbstractChat<UIMessage> {
-  constructor(init: Omit<ChatInit<UIMessage>, "messages">) {
-    super({ ...init, state: new ArrayState() });
-  }
-}
-
 interface Harness {
-  chat: TestChat;
+  chat: Chat<UIMessage>;
   session: string;
   model: string;
   bodies: string[];
@@ -73,7 +47,7 @@ async function harness(prefix: string, provider: "anthropic" | "openai"): Promis
   const errors: Error[] = [];
   let done = 0;
   const waiters: Array<{ n: number; resolve: () => void }> = [];
-  const chat = new TestChat({
+  const chat = new Chat<UIMessage>({
     id: session,
     transport: new DefaultChatTransport<UIMessage>({
       api: api.url(`/v1/sessions/${encodeURIComponent(session)}/chat`),
@@ -95,7 +69,7 @@ async function harness(prefix: string, provider: "anthropic" | "openai"): Promis
   return { chat, session, model, bodies, finished, errors };
 }
 
-function toolPart(chat: TestChat): DynamicToolUIPart | undefined {
+function toolPart(chat: Chat<UIMessage>): DynamicToolUIPart | undefined {
   const last = chat.messages.at(-1);
   return last?.parts.find((p): p is DynamicToolUIPart => p.type === "dynamic-tool");
 }
@@ -117,6 +91,7 @@ for (const provider of ["anthropic", "openai"] as const) {
       expect(asked?.state).toBe("approval-requested");
       if (asked?.state !== "approval-requested") throw new Error("no approval request");
       expect(asked.approval.signature).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+      expect(asked.approval.requestReason).toBe('"charge_card" requires approval before it runs');
       expect(callsFor(asked.toolCallId)).toHaveLength(0);
 
       await h.chat.addToolApprovalResponse({ id: asked.approval.id, approved: true });

@@ -38,6 +38,8 @@ export type TurnEvent =
       reason: string;
       signature: string;
     }
+  /** How a person answered an approval of an earlier segment (AI SDK `tool-approval-response`). */
+  | { type: "approval_answer"; approval_id: string; approved: boolean; reason?: string }
   /** A call of an earlier segment was declined by a person (AI SDK `tool-output-denied`). */
   | { type: "tool_denied"; tool_use_id: string }
   | { type: "step_finish"; step: number }

@@ -56,8 +56,19 @@ export class UiEncoder {
             type: "tool-approval-request",
             approvalId: ev.approval_id,
             toolCallId: ev.tool_use_id,
-            approvalDescriptor: { reason: ev.reason, tool_name: ev.tool },
+            reason: ev.reason,
+            approvalDescriptor: { tool_name: ev.tool },
             signature: ev.signature,
+          },
+        ];
+      case "approval_answer":
+        // Only ever for an approval of an earlier segment, which a continuing client (useChat) holds.
+        return [
+          {
+            type: "tool-approval-response",
+            approvalId: ev.approval_id,
+            approved: ev.approved,
+            ...(ev.reason ? { reason: ev.reason } : {}),
           },
         ];
       case "tool_denied":

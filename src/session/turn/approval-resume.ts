@@ -12,7 +12,16 @@ export async function deliverAnswers(ctx: TurnContext): Promise<void> {
   const { approvals, history, tools, agent } = ctx.d;
   const rows = approvals.onOpenCalls();
   if (rows.length === 0) return;
-  for (const r of rows) if (r.status === "declined") ctx.out.emit({ type: "tool_denied", tool_use_id: r.call_id });
+  for (const r of rows) {
+    // Clients that did not answer themselves (an approval from Slack, the API, the TTL) see the answer too.
+    ctx.out.emit({
+      type: "approval_answer",
+      approval_id: r.id,
+      approved: r.status === "approved",
+      ...(r.decided_reason ? { reason: r.decided_reason } : {}),
+    });
+    if (r.status === "declined") ctx.out.emit({ type: "tool_denied", tool_use_id: r.call_id });
+  }
   const approved = rows.filter((r) => r.status === "approved");
   const claimed = new Set(ctx.tx(() => approvals.claim(approved.map((r) => r.id))));
   const callIds = new Set(approved.filter((r) => claimed.has(r.id)).map((r) => r.call_id));

@@ -61,7 +61,8 @@ describe("approval chunks through the ai package", () => {
     expect(part?.state).toBe("approval-requested");
     expect(part?.approval).toEqual({
       id: "apr_1",
-      descriptor: { reason: '"charge_card" requires approval before it runs', tool_name: "charge_card" },
+      descriptor: { tool_name: "charge_card" },
+      requestReason: '"charge_card" requires approval before it runs',
       signature: "c2lnbmF0dXJl",
     });
   });
@@ -70,6 +71,7 @@ describe("approval chunks through the ai package", () => {
     const paused = await assembleFrom(await parseWithSdk(toSse(encodeAll(APPROVAL_PAUSE))));
     const tail = encodeAll(
       resumed([
+        { type: "approval_answer", approval_id: "apr_1", approved: true },
         { type: "tool_output", tool_use_id: "toolu_charge", content: '{"ok":true}', is_error: false, earlier: true },
       ]),
     );
@@ -83,9 +85,29 @@ describe("approval chunks through the ai package", () => {
 
   it("a declined call becomes output-denied in the resumed segment", async () => {
     const paused = await assembleFrom(await parseWithSdk(toSse(encodeAll(APPROVAL_PAUSE))));
-    const tail = encodeAll(resumed([{ type: "tool_denied", tool_use_id: "toolu_charge" }]));
+    const tail = encodeAll(
+      resumed([
+        { type: "approval_answer", approval_id: "apr_1", approved: false, reason: "too much" },
+        { type: "tool_denied", tool_use_id: "toolu_charge" },
+      ]),
+    );
     const { message, errors } = await assembleFrom(await parseWithSdk(toSse(tail)), respond(paused.message, false));
     expect(errors).toEqual([]);
     expect(toolPart(message)?.state).toBe("output-denied");
+  });
+
+  it("a client that did not answer itself (approved from another app) sees the answer, then the output", async () => {
+    const paused = await assembleFrom(await parseWithSdk(toSse(encodeAll(APPROVAL_PAUSE))));
+    const tail = encodeAll(
+      resumed([
+        { type: "approval_answer", approval_id: "apr_1", approved: true, reason: "ok from Slack" },
+        { type: "tool_output", tool_use_id: "toolu_charge", content: "done", is_error: false, earlier: true },
+      ]),
+    );
+    const { message, errors } = await assembleFrom(await parseWithSdk(toSse(tail)), paused.message);
+    expect(errors).toEqual([]);
+    const part = toolPart(message);
+    expect(part?.state).toBe("output-available");
+    expect(part?.approval).toMatchObject({ id: "apr_1", approved: true, reason: "ok from Slack" });
   });
 });
