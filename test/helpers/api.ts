@@ -40,7 +40,13 @@ export interface AgentConfig {
   system?: string;
   max_steps?: number;
   tools?: AgentTool[];
-  mcp_servers?: Array<{ name: string; url: string; headers?: Record<string, string>; defer?: boolean }>;
+  mcp_servers?: Array<{
+    name: string;
+    url: string;
+    headers?: Record<string, string>;
+    defer?: boolean;
+    require_approval?: "always" | "never" | { tools: string[] };
+  }>;
   disclosure?: { tool_search?: boolean; tool_info?: boolean; select_tools?: string };
   webhook_secrets?: string[];
   approval_ttl_s?: number;
