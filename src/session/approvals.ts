@@ -15,6 +15,7 @@ import { b64url, fromB64url } from "../http/tokens";
 import { all, nowIso, one, run } from "../storage/sql";
 import type { JsonObject, JsonValue } from "./history/parts";
 import type { HistoryStore } from "./history/store";
+import { removeJob } from "./scheduler";
 import type { Result } from "./rpc-types";
 
 export type ApprovalStatus = "pending" | "approved" | "declined";
@@ -203,8 +204,9 @@ export class ApprovalStore {
     );
   }
 
-  /** Records a decision; SQL only. Returns false when the approval was no longer pending (nothing written). */
+  /** Records a decision (and drops its expiry job); SQL only. False when it was no longer pending (nothing written). */
   decide(id: string, status: "approved" | "declined", reason: string | null, by: Actor): boolean {
+    removeJob(this.sql, "approval", id);
     return (
       run(
         this.sql,
@@ -217,6 +219,17 @@ export class ApprovalStore {
         id,
       ) > 0
     );
+  }
+
+  /**
+   * Closes every pending approval without answering its call (SQL only): for
+   * recovery, where `closeOpenCalls` then gives the call the restart's
+   * synthetic result. Returns the approvals closed.
+   */
+  closeAll(reason: string, by: Actor): ApprovalRow[] {
+    const open = this.pending();
+    for (const row of open) this.decide(row.id, "declined", reason, by);
+    return open;
   }
 
   /** Claims approved calls for execution; returns the ids claimed (each at most once, ever). */

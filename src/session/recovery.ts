@@ -15,6 +15,8 @@ export function recoverInterruptedTurns(engine: SessionEngine): number {
   for (const turn of stuck) {
     const error = { code: "interrupted", message: "the session restarted while the turn was running", retryable: true };
     const { synthesized } = engine.tx(() => {
+      // An approval asked just before the cut closes with its call (which gets the synthetic result below).
+      engine.approvals.closeAll(REASON, "recovery");
       const closed = engine.history.closeOpenCalls({ turnId: turn.id, reason: REASON });
       engine.turns.finish(turn.id, "interrupted", "interrupted", error);
       return closed;

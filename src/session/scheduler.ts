@@ -27,6 +27,11 @@ export function addJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: numbe
   );
 }
 
+/** Removes a job; SQL only (e.g. an approval answered before its expiry). */
+export function removeJob(sql: SqlStorage, kind: JobKind, ref: string): void {
+  run(sql, "DELETE FROM jobs WHERE id = ?", `${kind}:${ref}`);
+}
+
 /**
  * The session's one alarm, shared. Durable work (start a queued run, deliver
  * a callback) is a row in `jobs` with a due time, written in the same
@@ -63,7 +68,7 @@ export class Scheduler {
   }
 
   remove(kind: JobKind, ref: string): void {
-    run(this.storage.sql, "DELETE FROM jobs WHERE id = ?", `${kind}:${ref}`);
+    removeJob(this.storage.sql, kind, ref);
   }
 
   /** The time the alarm should fire next, or null when nothing is waiting. */

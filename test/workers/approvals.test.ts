@@ -1,11 +1,12 @@
 // Human approval of tool calls (README "Human approval of tool calls"): the pause, both ways of answering
 // (/tool-approvals here; useChat's approval parts in test/e2e/approvals.test.ts), the exactly-once
 // guarantee against a recording tool endpoint, refusals with no state change, and pairing on every path.
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
   ADMIN,
+  api,
   apiJson,
   events,
   history,
@@ -242,6 +243,56 @@ describe("a new user message while approvals are open", () => {
     const late = await answer(s, [{ approval_id: id, approved: true }]);
     expect(late.status).toBe(409);
     expect(late.body.error?.code).toBe("approval_already_answered");
+    expect(await deliveries(rec)).toEqual([]);
+    await noRejections(s.model);
+  });
+});
+
+describe("a crash after an approval was asked, before the step paused", () => {
+  it("closes the approval with the call's synthetic result: nothing stays open, pairing holds", async () => {
+    const rec = uid("charge");
+    const slow = {
+      name: "slow_lookup",
+      description: "slow",
+      input_schema: { type: "object" },
+      execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=5000` },
+    };
+    const s = await setup({ tools: [recordedTool("charge_card", rec), slow] });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_cut", name: "charge_card", input: { amount: 4 } },
+            { id: "call_slow", name: "slow_lookup", input: {} },
+          ],
+        },
+      },
+      { reply: { text: "After the restart." } },
+    ]);
+    // Streamed: the answer comes back at once while the turn runs on.
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "charge 4" },
+    });
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
+    let state = await sessionState(s);
+    for (let i = 0; i < 200 && state.pending_approvals.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      state = await sessionState(s);
+    }
+    expect(state.last_turn.status).toBe("running");
+    const id = state.pending_approvals[0]?.approval_id as string;
+    await abortAllDurableObjects();
+
+    const after = await sessionState(s);
+    expect(after.last_turn.status).toBe("interrupted");
+    expect(after.pending_approvals).toEqual([]);
+    const late = await answer(s, [{ approval_id: id, approved: true }]);
+    expect(late.body.error?.code).toBe("approval_already_answered");
+    expect((await send(s, { content: "go on" })).body.status).toBe("completed");
+    expect(pairingProblems(await history(s))).toEqual([]);
     expect(await deliveries(rec)).toEqual([]);
     await noRejections(s.model);
   });
