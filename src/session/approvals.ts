@@ -15,8 +15,8 @@ import { b64url, fromB64url } from "../http/tokens";
 import { all, nowIso, one, run } from "../storage/sql";
 import type { JsonObject, JsonValue } from "./history/parts";
 import type { HistoryStore } from "./history/store";
-import { removeJob } from "./scheduler";
 import type { Result } from "./rpc-types";
+import { removeJob } from "./scheduler";
 
 export type ApprovalStatus = "pending" | "approved" | "declined";
 
