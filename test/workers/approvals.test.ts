@@ -449,6 +449,64 @@ describe("session tokens and approvals", () => {
   });
 });
 
+describe("approving through POST /chat with a session token", () => {
+  it("needs approve as well as send; with both, the answer resumes the turn", async () => {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_chat_tok", name: "charge_card", input: { amount: 9 } }] } },
+      { reply: { text: "Charged." } },
+    ]);
+    const paused = (await send(s, { content: "charge 9" })).body as unknown as TurnView;
+    const open = paused.pending_approvals?.[0] as OpenApproval;
+    const mint = async (actions: string[]) =>
+      (
+        await apiJson<{ token: string }>(`/v1/sessions/${s.session}/tokens`, {
+          method: "POST",
+          key: s.key,
+          json: { actions },
+        })
+      ).body.token;
+    // The body useChat sends after addToolApprovalResponse (shape checked against the ai package in the e2e test).
+    const body = {
+      id: s.session,
+      trigger: "submit-message",
+      messages: [
+        {
+          id: "msg_a",
+          role: "assistant",
+          parts: [
+            {
+              type: "dynamic-tool",
+              toolName: "charge_card",
+              toolCallId: open.tool_call_id,
+              state: "approval-responded",
+              input: open.input,
+              approval: { id: open.approval_id, approved: true, signature: open.signature },
+            },
+          ],
+        },
+      ],
+    };
+    const denied = await apiJson<{ error?: { code: string } }>(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: await mint(["send", "stream", "read"]),
+      json: body,
+    });
+    expect([denied.status, denied.body.error?.code]).toEqual([403, "insufficient_scope"]);
+    expect((await sessionState(s)).pending_approvals).toHaveLength(1);
+
+    const ok = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: await mint(["send", "approve"]),
+      json: body,
+    });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('"type":"tool-output-available"');
+    expect(await deliveries(rec)).toHaveLength(1);
+  });
+});
+
 describe("approval config", () => {
   it("refuses requires_approval on a client tool and a malformed MCP require_approval", async () => {
     const base = { model: { provider: "anthropic", name: "m" } };
