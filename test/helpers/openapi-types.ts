@@ -193,6 +193,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/tool-approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve or decline tool calls waiting for a person (needs the `approve` action); the turn resumes once nothing else is awaited */
+        post: operations["answerToolApprovals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/chat": {
         parameters: {
             query?: never;
@@ -202,7 +219,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn or answers client tools */
+        /** The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn, answers client tools or answers approvals (`approval-responded` parts) */
         post: operations["chat"];
         delete?: never;
         options?: never;
@@ -379,6 +396,7 @@ export interface components {
                 defer?: boolean;
                 always_load?: boolean;
                 search_hint?: string;
+                requires_approval?: boolean;
                 execution: {
                     /** @constant */
                     type: "http";
@@ -396,6 +414,9 @@ export interface components {
                     [key: string]: string;
                 };
                 defer?: boolean;
+                require_approval?: ("always" | "never") | {
+                    tools: string[];
+                };
             }[];
             disclosure?: {
                 tool_search?: boolean;
@@ -404,6 +425,7 @@ export interface components {
             };
             webhook_secrets?: string[];
             webhook_tenant?: string;
+            approval_ttl_s?: number;
         };
         CreateSessionBody: {
             agent: string;
@@ -413,7 +435,7 @@ export interface components {
             location_hint?: "wnam" | "enam" | "sam" | "weur" | "eeur" | "apac" | "oc" | "afr" | "me";
         };
         CreateTokenBody: {
-            actions: ("send" | "stream" | "read")[];
+            actions: ("send" | "stream" | "read" | "approve")[];
             ttl_s?: number;
         };
         CorsBody: {
@@ -446,6 +468,14 @@ export interface components {
                     text: string;
                 }[];
                 is_error?: boolean;
+            }[];
+        };
+        ToolApprovalsBody: {
+            approvals: {
+                approval_id: string;
+                approved: boolean;
+                reason?: string;
+                signature?: string;
             }[];
         };
         ChatBody: {
@@ -548,6 +578,26 @@ export interface components {
                 id: string;
                 name: string;
             }[];
+            pending_approvals?: {
+                approval_id: string;
+                tool_call_id: string;
+                name: string;
+                input: Record<string, never>;
+                reason: string;
+                signature: string;
+                requested_at?: string;
+                expires_at?: string | null;
+            }[];
+        };
+        OpenApproval: {
+            approval_id: string;
+            tool_call_id: string;
+            name: string;
+            input: Record<string, never>;
+            reason: string;
+            signature: string;
+            requested_at?: string;
+            expires_at?: string | null;
         };
         Key: {
             id: string;
@@ -614,6 +664,16 @@ export interface components {
                 id: string;
                 name: string;
                 execution: string;
+            }[];
+            pending_approvals?: {
+                approval_id: string;
+                tool_call_id: string;
+                name: string;
+                input: Record<string, never>;
+                reason: string;
+                signature: string;
+                requested_at?: string;
+                expires_at?: string | null;
             }[];
         };
         MessagesPage: {
@@ -689,6 +749,16 @@ export interface components {
                 code: string;
                 message: string;
             };
+            approvals?: {
+                approval_id: string;
+                tool_call_id: string;
+                name: string;
+                input: Record<string, never>;
+                reason: string;
+                signature: string;
+                requested_at?: string;
+                expires_at?: string | null;
+            }[];
             callback?: {
                 url: string;
                 status: string;
@@ -1259,6 +1329,44 @@ export interface operations {
         };
         responses: {
             /** @description The resumed turn. SSE (default) or, with `Accept: application/json`, the turn result once it ends. */
+            200: {
+                headers: {
+                    /** @description Always `v1`. */
+                    "x-vercel-ai-ui-message-stream"?: "v1";
+                    /** @description The turn this stream belongs to. */
+                    "x-turn-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                    "application/json": components["schemas"]["TurnResult"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    answerToolApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolApprovalsBody"];
+            };
+        };
+        responses: {
+            /** @description The resumed turn, or its state while something is still awaited. SSE (default) or, with `Accept: application/json`, the turn result once it ends. */
             200: {
                 headers: {
                     /** @description Always `v1`. */
