@@ -29,6 +29,7 @@ interface AgentBody {
   compaction?: Partial<CompactionConfig>;
   webhook_secrets?: string[];
   webhook_tenant?: string;
+  approval_ttl_s?: number;
 }
 
 export const AGENT_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -80,6 +81,13 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
     assertObjectSchema(tool.input_schema, `${where}.input_schema`);
     if (tool.discovery_schema) assertObjectSchema(tool.discovery_schema, `${where}.discovery_schema`);
     if (tool.execution.type === "http") assertUrl(tool.execution.url, `${where}.execution.url`, allowPrivate);
+    if (tool.requires_approval && tool.execution.type !== "http") {
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `${where}.requires_approval: only http tools need approval (a client tool runs in the client, which can ask)`,
+      );
+    }
   });
   const servers = body.mcp_servers ?? [];
   const serverNames = new Set<string>();
@@ -116,5 +124,6 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
     compaction: { ...DEFAULT_COMPACTION, ...body.compaction },
     webhook_secrets: body.webhook_secrets ?? [],
     ...(body.webhook_tenant ? { webhook_tenant: body.webhook_tenant } : {}),
+    ...(body.approval_ttl_s ? { approval_ttl_s: body.approval_ttl_s } : {}),
   };
 }

@@ -43,6 +43,7 @@ export const agentBodySchema = {
           defer: { type: "boolean" },
           always_load: { type: "boolean" },
           search_hint: { type: "string", maxLength: 1000 },
+          requires_approval: { type: "boolean" },
           execution: {
             oneOf: [
               {
@@ -78,6 +79,24 @@ export const agentBodySchema = {
           url: { type: "string", minLength: 1, maxLength: 2048 },
           headers: { type: "object", additionalProperties: { type: "string" } },
           defer: { type: "boolean" },
+          require_approval: {
+            anyOf: [
+              { enum: ["always", "never"] },
+              {
+                type: "object",
+                additionalProperties: false,
+                required: ["tools"],
+                properties: {
+                  tools: {
+                    type: "array",
+                    maxItems: 200,
+                    uniqueItems: true,
+                    items: { type: "string", minLength: 1, maxLength: 200 },
+                  },
+                },
+              },
+            ],
+          },
         },
       },
     },
@@ -102,5 +121,6 @@ export const agentBodySchema = {
     },
     webhook_secrets: { type: "array", maxItems: 10, items: { type: "string", minLength: 8, maxLength: 500 } },
     webhook_tenant: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
+    approval_ttl_s: { type: "integer", minimum: 60, maximum: 31_536_000 },
   },
 } as const;

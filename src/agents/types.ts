@@ -12,13 +12,19 @@ export interface AgentTool {
   always_load?: boolean;
   search_hint?: string;
   execution: ToolExecution;
+  /** http tools only: a person must approve each call before it runs (src/session/approvals.ts). */
+  requires_approval?: boolean;
 }
+
+/** Which tools of an MCP server need a person's approval: all, none, or the named ones (server-side names). */
+export type McpApprovalPolicy = "always" | "never" | { tools: string[] };
 
 export interface McpServerConfig {
   name: string;
   url: string;
   headers?: Record<string, string>;
   defer?: boolean;
+  require_approval?: McpApprovalPolicy;
 }
 
 export interface DisclosureConfig {
@@ -53,6 +59,8 @@ export interface AgentConfig {
   webhook_secrets: string[];
   /** Tenant that owns runs started by a signed webhook (no API key); default `webhook:<agent>`. */
   webhook_tenant?: string;
+  /** Open approvals older than this are declined ("the approval expired"); unset: they wait indefinitely. */
+  approval_ttl_s?: number;
 }
 
 /** Names the service reserves for its own tools (DESIGN §5). */

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { enforceRateLimit } from "../ratelimit/enforce";
 import type { AppEnv } from "./app";
 import { bearer, requireTenant } from "./auth";
@@ -21,6 +21,20 @@ export type Principal =
  * than that the session vanished. A token whose issuing key was revoked is
  * dead (401): one indexed D1 read per request, the same as an API key costs.
  */
+/** For a route whose body decides what it needs (POST /chat with approvals): a token must also carry `action`. */
+export function requireAction(c: Context<AppEnv>, action: TokenAction): void {
+  const p = c.get("principal");
+  if (p?.kind === "token" && !p.actions.includes(action)) {
+    throw new ApiError(403, "insufficient_scope", `this session token does not allow "${action}"`);
+  }
+}
+
+/** Who did it, for events: the API key's id or the session token's jti. */
+export function actorOf(c: Context<AppEnv>): string {
+  const p = c.get("principal");
+  return p?.kind === "token" ? `token:${p.jti}` : p?.kind === "key" ? `key:${p.keyId}` : "unknown";
+}
+
 export function sessionAccess(action: TokenAction): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = bearer(c);

@@ -61,6 +61,31 @@ export const toolResultsBody = {
   properties: { results: { ...toolResultsSchema, minItems: 1 } },
 } as const;
 
+/** POST /v1/sessions/{id}/tool-approvals: a person's answers to open approvals. */
+export const toolApprovalsBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["approvals"],
+  properties: {
+    approvals: {
+      type: "array",
+      minItems: 1,
+      maxItems: 128,
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["approval_id", "approved"],
+        properties: {
+          approval_id: { type: "string", minLength: 1, maxLength: 256 },
+          approved: { type: "boolean" },
+          reason: { type: "string", maxLength: 2000 },
+          signature: { type: "string", minLength: 1, maxLength: 256 },
+        },
+      },
+    },
+  },
+} as const;
+
 export const runBody = {
   type: "object",
   additionalProperties: false,

@@ -107,6 +107,7 @@ export const OPENAPI = {
       CorsBody: bodies.corsBody,
       MessageBody: bodies.messageBody,
       ToolResultsBody: bodies.toolResultsBody,
+      ToolApprovalsBody: bodies.toolApprovalsBody,
       ChatBody: bodies.chatBody,
       RunBody: bodies.runBody,
       // Responses.
@@ -114,6 +115,7 @@ export const OPENAPI = {
       Part: R.Part,
       Message: R.Message,
       TurnResult: R.TurnResult,
+      OpenApproval: R.OpenApproval,
       Key: R.Key,
       KeyList: R.KeyList,
       Agent: R.Agent,
@@ -285,10 +287,21 @@ export const OPENAPI = {
         { parameters: [SESSION], requestBody: body("ToolResultsBody") },
       ),
     },
+    "/v1/sessions/{id}/tool-approvals": {
+      post: op(
+        "answerToolApprovals",
+        "Approve or decline tool calls waiting for a person (needs the `approve` action); the turn resumes once nothing else is awaited",
+        {
+          "200": turnResponse("The resumed turn, or its state while something is still awaited"),
+          "409": errorResponse,
+        },
+        { parameters: [SESSION], requestBody: body("ToolApprovalsBody") },
+      ),
+    },
     "/v1/sessions/{id}/chat": {
       post: op(
         "chat",
-        "The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn or answers client tools",
+        "The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn, answers client tools or answers approvals (`approval-responded` parts)",
         { "200": streamResponse("The turn's UI message stream"), "409": errorResponse },
         { parameters: [SESSION], requestBody: body("ChatBody") },
       ),

@@ -50,6 +50,21 @@ export const TurnStatus = {
   enum: ["running", "completed", "awaiting_tool_results", "awaiting_approval", "failed", "cancelled", "interrupted"],
 } as const;
 
+/** An approval waiting for a person (`pending_approvals`, a run's `approvals`). */
+export const OpenApproval = obj(
+  {
+    approval_id: str,
+    tool_call_id: str,
+    name: str,
+    input: { type: "object" },
+    reason: str,
+    signature: str,
+    requested_at: str,
+    expires_at: nullableStr,
+  },
+  ["approval_id", "tool_call_id", "name", "input", "reason", "signature"],
+);
+
 export const TurnResult = obj(
   {
     turn_id: str,
@@ -60,6 +75,7 @@ export const TurnResult = obj(
     usage: { type: "object", additionalProperties: { type: "number" } },
     structured_result: json,
     pending_tool_calls: { type: "array", items: obj({ id: str, name: str }) },
+    pending_approvals: { type: "array", items: OpenApproval },
   },
   ["turn_id", "status", "messages"],
 );
@@ -125,6 +141,7 @@ export const SessionState = obj(
       },
       ["estimated_tokens", "view_start_seq", "compactions"],
     ),
+    pending_approvals: { type: "array", items: OpenApproval },
   },
   ["id", "agent", "status", "created_at", "turns", "messages", "last_turn", "loaded_tools", "pending_tool_calls"],
 );
@@ -190,6 +207,7 @@ export const Run = obj(
     result: obj({ output: str, finish_reason: nullableStr, usage: { type: "object" } }, ["output"]),
     structured_result: json,
     error: obj({ code: str, message: str }),
+    approvals: { type: "array", items: OpenApproval },
     callback: obj({ url: str, status: str, attempts: { type: "array" }, next_attempt_at: nullableStr }, [
       "url",
       "status",

@@ -30,6 +30,7 @@ export type SessionRpc = Pick<
   | "events"
   | "sendMessage"
   | "submitToolResults"
+  | "answerApprovals"
   | "retry"
   | "cancel"
   | "openStream"

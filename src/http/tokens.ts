@@ -16,7 +16,8 @@ import { ApiError } from "./errors";
  */
 
 export const TOKEN_PREFIX = "sbt_";
-export const TOKEN_ACTIONS = ["send", "stream", "read"] as const;
+/** `approve` answers tool approvals; `send` alone does not include it. */
+export const TOKEN_ACTIONS = ["send", "stream", "read", "approve"] as const;
 export type TokenAction = (typeof TOKEN_ACTIONS)[number];
 
 export const TTL_MIN_S = 60;
@@ -51,13 +52,13 @@ export type VerifyResult =
 const enc = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();
 
-function b64url(bytes: Uint8Array): string {
+export function b64url(bytes: Uint8Array): string {
   let s = "";
   for (const b of bytes) s += String.fromCharCode(b);
   return btoa(s).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
 }
 
-function fromB64url(text: string): Uint8Array | null {
+export function fromB64url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
   try {
     const bin = atob(text.replaceAll("-", "+").replaceAll("_", "/"));

@@ -28,7 +28,12 @@ export type SessionEventType =
   | "run_resumed"
   | "run_finished"
   | "callback_attempt"
-  | "recovery_failed";
+  | "recovery_failed"
+  | "approval_requested"
+  | "approval_granted"
+  | "approval_declined"
+  | "run_awaiting_approval"
+  | "approval_notice_attempt";
 
 export interface SessionEvent {
   seq: number;

@@ -26,11 +26,12 @@ export async function deliver(
   secret: string | undefined,
   view: RunView,
   allowPrivate: boolean,
+  webhookId = view.run_id,
 ): Promise<AttemptOutcome> {
   const refused = checkOutboundUrl(url, allowPrivate);
   if (refused) return { status: null, error: `callback_url refused: ${refused}`, delivered: false, retryable: false };
   const body = callbackBody(view);
-  const signed = secret ? signHeaders(secret, view.run_id, body) : null;
+  const signed = secret ? signHeaders(secret, webhookId, body) : null;
   if (!signed) {
     return {
       status: null,

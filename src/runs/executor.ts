@@ -1,5 +1,6 @@
 import type { AgentConfig } from "../agents/types";
 import { type Env, flag } from "../env";
+import { openView } from "../session/approvals";
 import type { SessionEngine } from "../session/engine";
 import type { Result, TurnAnswer } from "../session/rpc-types";
 import type { Job, Scheduler } from "../session/scheduler";
@@ -49,6 +50,7 @@ export class SessionRuns {
     private readonly scheduler: Scheduler,
     private readonly env: Env,
     private readonly sessionId: () => string,
+    private readonly agentName: () => string | null = () => null,
   ) {
     this.store = new RunStore(engine.storage.sql);
   }
@@ -70,7 +72,24 @@ export class SessionRuns {
 
   view(id: string): RunView | null {
     const row = this.store.get(id);
-    return row ? this.store.view(row, this.sessionId(), this.scheduler.get("callback", id)?.due_at ?? null) : null;
+    if (!row) return null;
+    const view = this.store.view(row, this.sessionId(), this.scheduler.get("callback", id)?.due_at ?? null);
+    return row.status === "awaiting_approval" ? { ...view, approvals: this.#approvalsOf(row) } : view;
+  }
+
+  #approvalsOf(row: RunRow) {
+    return this.engine.approvals
+      .pending()
+      .filter((a) => a.turn_id === row.turn_id)
+      .map(openView);
+  }
+
+  /** Engine hook: a paused turn continues (its approvals were answered); its run is running again. */
+  onResumed(turnId: string): void {
+    const row = this.store.byTurn(turnId);
+    if (row?.status !== "awaiting_approval") return;
+    this.store.setStatus(row.id, "running");
+    this.engine.events.record("run_started", turnId, { run_id: row.id, after: "approval" });
   }
 
   /**
@@ -81,7 +100,8 @@ export class SessionRuns {
   blocked(): boolean {
     if (this.engine.running) return true;
     const latest = this.engine.turns.latest();
-    return latest?.status === "awaiting_tool_results" && this.store.byTurn(latest.id) === null;
+    const paused = latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval";
+    return paused && this.store.byTurn(latest.id) === null;
   }
 
   /** Engine hook: a turn stopped running. An interrupted turn never gets here (no runner survives a restart). */
@@ -114,11 +134,18 @@ export class SessionRuns {
     if (this.#gone) return;
     for (const row of this.store.open()) {
       if (this.#gone) return;
-      if (row.status === "running") await this.#guard(row.id, () => this.#reconcile(row));
+      if (row.status !== "queued") await this.#guard(row.id, () => this.#reconcile(row));
     }
-    for (const job of this.scheduler.due(Date.now(), ["run", "callback"])) {
+    const handlers = {
+      run: (job: Job) => this.#start(job),
+      callback: (job: Job) => this.#callback(job),
+      approval: (job: Job) => this.#expire(job),
+      notice: (job: Job) => this.#notice(job),
+    };
+    for (const job of this.scheduler.due(Date.now(), ["run", "callback", "approval", "notice"])) {
       if (this.#gone) return;
-      const ok = await this.#guard(job.ref, () => (job.kind === "run" ? this.#start(job) : this.#callback(job)));
+      const handler = handlers[job.kind as keyof typeof handlers];
+      const ok = await this.#guard(job.ref, () => handler(job));
       // A job that threw (D1 unreachable, say) is retried a little later, not in a hot alarm loop.
       if (!ok && !this.#gone && this.scheduler.get(job.kind, job.ref))
         this.scheduler.reschedule(job, Date.now() + JOB_RETRY_MS);
@@ -178,10 +205,11 @@ export class SessionRuns {
 
   /** A running run whose turn is no longer running: conclude it, or resume it after an interruption. */
   async #reconcile(row: RunRow): Promise<void> {
-    if (row.status !== "running" || !row.turn_id) return;
+    if ((row.status !== "running" && row.status !== "awaiting_approval") || !row.turn_id) return;
     const turn = this.engine.turns.get(row.turn_id);
     if (!turn) return this.#fail(row, { code: "turn_missing", message: "the run's turn was cleared" });
     if (turn.status === "running") return;
+    if (turn.status === "awaiting_approval") return this.#awaitApproval(row, turn);
     if (turn.status !== "interrupted") return this.#conclude(row, turn);
     const error = {
       code: "interrupted",
@@ -208,6 +236,10 @@ export class SessionRuns {
   #conclude(row: RunRow, turn: TurnRow): void {
     const status: TurnStatus = turn.status;
     if (status === "running" || status === "interrupted") return;
+    if (status === "awaiting_approval") {
+      this.#awaitApproval(row, turn);
+      return;
+    }
     const r = this.engine.result(turn.id, turn.first_message_seq ?? 0);
     const last = [...r.messages].reverse().find((m) => m.role === "assistant");
     const text = (last?.parts ?? []).map((p) => (p.type === "text" ? p.text : "")).join("");
@@ -243,6 +275,72 @@ export class SessionRuns {
     });
     this.engine.events.record("run_finished", row.turn_id, { run_id: row.id, status, ...(error ? { error } : {}) });
     this.scheduler.arm();
+  }
+
+  /**
+   * The run's turn paused for a person: the run shows `awaiting_approval`
+   * (with the approvals to answer) and, with a callback_url, a signed
+   * `run.awaiting_approval` notice is queued — once per pause (its
+   * webhook-id names the pause), retried like callbacks.
+   */
+  #awaitApproval(row: RunRow, turn: TurnRow): void {
+    const first = this.#approvalsOf({ ...row, turn_id: turn.id })[0];
+    const webhookId = `${row.id}.approval.${first?.approval_id ?? turn.id}`;
+    const fresh = this.engine.tx(() => {
+      if (row.status !== "awaiting_approval") this.store.setStatus(row.id, "awaiting_approval");
+      const added = row.callback_url ? this.store.newNotice(row.id, turn.id, webhookId) : false;
+      if (added) this.scheduler.add("notice", row.id, Date.now());
+      return row.status !== "awaiting_approval" || added;
+    });
+    if (!fresh) return;
+    this.engine.events.record("run_awaiting_approval", turn.id, {
+      run_id: row.id,
+      approval_ids: this.#approvalsOf({ ...row, turn_id: turn.id }).map((a) => a.approval_id),
+    });
+    this.scheduler.arm();
+  }
+
+  async #notice(job: Job): Promise<void> {
+    const row = this.store.get(job.ref);
+    const notice = this.store.notice(job.ref);
+    if (!row?.callback_url || row.status !== "awaiting_approval" || notice?.status !== "pending") {
+      return this.scheduler.remove("notice", job.ref);
+    }
+    this.scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
+    const agent = await loadAgent(this.env, row.agent);
+    const view = this.view(row.id) as RunView;
+    delete view.callback;
+    const outcome = await deliver(
+      row.callback_url,
+      agent?.webhook_secrets[0],
+      view,
+      flag(this.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
+      notice.webhook_id,
+    );
+    const attempt = notice.attempts + 1;
+    const done = outcome.delivered || !outcome.retryable || attempt >= CALLBACK_MAX_ATTEMPTS;
+    const status = outcome.delivered ? "delivered" : done ? "failed" : "pending";
+    this.engine.tx(() => {
+      this.store.recordNotice(row.id, status, outcome.error);
+      if (done) this.scheduler.remove("notice", row.id);
+      else this.scheduler.reschedule(job, Date.now() + callbackDelay(attempt));
+    });
+    this.engine.events.record("approval_notice_attempt", row.turn_id, {
+      run_id: row.id,
+      webhook_id: notice.webhook_id,
+      attempt,
+      status: outcome.status,
+      error: outcome.error,
+      notice_status: status,
+    });
+  }
+
+  /** An approval's `approval_ttl_s` ran out: declined with that reason (the turn resumes if it was the last). */
+  async #expire(job: Job): Promise<void> {
+    const name = this.agentName();
+    const agent = name ? await loadAgent(this.env, name) : null;
+    if (agent) await this.engine.expireApproval(agent, job.ref);
+    this.scheduler.remove("approval", job.ref);
   }
 
   async #callback(job: Job): Promise<void> {

@@ -60,11 +60,53 @@ export class RunStore {
   }
 
   open(): RunRow[] {
-    return all<RunRow>(this.sql, "SELECT * FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at");
+    return all<RunRow>(
+      this.sql,
+      "SELECT * FROM runs WHERE status IN ('queued', 'running', 'awaiting_approval') ORDER BY created_at",
+    );
   }
 
   byTurn(turnId: string): RunRow | null {
-    return one<RunRow>(this.sql, "SELECT * FROM runs WHERE turn_id = ? AND status = 'running'", turnId);
+    return one<RunRow>(
+      this.sql,
+      "SELECT * FROM runs WHERE turn_id = ? AND status IN ('running', 'awaiting_approval')",
+      turnId,
+    );
+  }
+
+  /** running ⇄ awaiting_approval while the run's turn pauses for a person and resumes. */
+  setStatus(id: string, status: "running" | "awaiting_approval"): void {
+    run(this.sql, "UPDATE runs SET status = ? WHERE id = ?", status, id);
+  }
+
+  /** The "awaiting approval" notification of a run's current pause (one per pause: `webhook_id` differs). */
+  notice(
+    runId: string,
+  ): { run_id: string; turn_id: string; webhook_id: string; attempts: number; status: string } | null {
+    return one(this.sql, "SELECT * FROM run_notices WHERE run_id = ?", runId);
+  }
+
+  /** A new pause: a fresh notice (replacing the previous pause's); returns false when this pause already has one. */
+  newNotice(runId: string, turnId: string, webhookId: string): boolean {
+    if (this.notice(runId)?.webhook_id === webhookId) return false;
+    run(
+      this.sql,
+      "INSERT OR REPLACE INTO run_notices (run_id, turn_id, webhook_id, attempts, status) VALUES (?, ?, ?, 0, 'pending')",
+      runId,
+      turnId,
+      webhookId,
+    );
+    return true;
+  }
+
+  recordNotice(runId: string, status: "pending" | "delivered" | "failed", error: string | null): void {
+    run(
+      this.sql,
+      "UPDATE run_notices SET attempts = attempts + 1, status = ?, error = ? WHERE run_id = ?",
+      status,
+      error,
+      runId,
+    );
   }
 
   started(id: string, turnId: string): void {
@@ -124,6 +166,7 @@ export class RunStore {
       RUNS_KEPT,
     );
     run(this.sql, "DELETE FROM run_callbacks WHERE run_id NOT IN (SELECT id FROM runs)");
+    run(this.sql, "DELETE FROM run_notices WHERE run_id NOT IN (SELECT id FROM runs)");
   }
 
   input(row: RunRow): Part[] {

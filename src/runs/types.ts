@@ -1,7 +1,8 @@
+import type { OpenApproval } from "../session/approvals";
 import type { JsonObject, Part } from "../session/history/parts";
 
 /** Public run states (docs/API.md): a run is one turn started by the session's alarm, not by a client. */
-export type RunStatus = "queued" | "running" | "completed" | "failed";
+export type RunStatus = "queued" | "running" | "awaiting_approval" | "completed" | "failed";
 
 export type CallbackStatus = "pending" | "delivered" | "failed";
 
@@ -52,6 +53,8 @@ export interface RunView {
   resumes: number;
   result?: RunOutput;
   structured_result?: unknown;
+  /** While `awaiting_approval`: what a person must answer (POST /v1/sessions/{session_id}/tool-approvals). */
+  approvals?: OpenApproval[];
   error?: RunError;
   callback?: {
     url: string;

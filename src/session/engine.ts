@@ -5,6 +5,18 @@ import { fail } from "../http/errors";
 import { EventLog } from "../observability/events";
 import { jsonBytes } from "../storage/fit";
 import { JSON_SCHEMA_BUDGET_BYTES, USER_PARTS_BUDGET_BYTES } from "../storage/limits";
+import {
+  type Actor,
+  type ApprovalAnswer,
+  ApprovalStore,
+  checkAnswers,
+  declineOne,
+  declineOpen,
+  EXPIRED,
+  MOVED_ON,
+  openView,
+  refuseResultsForApprovals,
+} from "./approvals";
 import { type CompactionInfo, Compactor } from "./compaction/compactor";
 import type { JsonObject, Part } from "./history/parts";
 import { HistoryStore, type SuppliedResult } from "./history/store";
@@ -62,6 +74,7 @@ export class SessionEngine {
   readonly log: StreamLog;
   readonly tools: SessionTools;
   readonly compactor: Compactor;
+  readonly approvals: ApprovalStore;
   #runner: TurnRunner | null = null;
   #waiters = new Map<string, Array<() => void>>();
   /**
@@ -72,7 +85,11 @@ export class SessionEngine {
   #generation = 0;
   #deleting = false;
   /** Set by the DO: `arm` re-arms the shared alarm (heartbeat + due jobs); `settled` lets runs see a turn stop. */
-  hooks: { arm(): void; settled(turnId: string, status: TurnStatus): void } = { arm: () => {}, settled: () => {} };
+  hooks: { arm(): void; settled(turnId: string, status: TurnStatus): void; resumed(turnId: string): void } = {
+    arm: () => {},
+    settled: () => {},
+    resumed: () => {},
+  };
 
   constructor(
     readonly storage: DurableObjectStorage,
@@ -85,6 +102,7 @@ export class SessionEngine {
     this.log = new StreamLog(storage.sql);
     this.tools = new SessionTools(storage.sql, this.history);
     this.compactor = new Compactor({ storage, history: this.history, tools: this.tools, events: this.events, env });
+    this.approvals = new ApprovalStore(storage.sql, name);
   }
 
   get running(): TurnRunner | null {
@@ -143,11 +161,17 @@ export class SessionEngine {
     if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
     const checked = checkSupplied(this.history, this.events, input.tool_results, latest?.id ?? null);
     if (!checked.ok) return checked;
+    const gated = refuseResultsForApprovals(
+      this.approvals,
+      input.tool_results.map((r) => r.tool_use_id),
+    );
+    if (!gated.ok) return gated;
     const supplied = new Map(input.tool_results.map((r) => [r.tool_use_id, r]));
     const turn = this.#begin(agent, "message", input, latest, {
       supplied,
       extra: input.content,
       reason: "no result was provided before the next user message",
+      declined: MOVED_ON,
     });
     return { ok: true, ...(await this.#answer(turn, mode, turn.first_message_seq ?? 0, false, turn.log_start)) };
   }
@@ -167,6 +191,7 @@ export class SessionEngine {
     const schema = latest.json_schema ? (JSON.parse(latest.json_schema) as JsonObject) : undefined;
     const turn = this.#begin(agent, "retry", schema ? { json_schema: schema } : {}, latest, {
       reason: "the call was superseded by a retry",
+      declined: "the turn was retried",
     });
     return { ok: true, ...(await this.#answer(turn, mode, turn.first_message_seq ?? 0, false, turn.log_start)) };
   }
@@ -177,16 +202,18 @@ export class SessionEngine {
     kind: TurnKind,
     input: { max_steps?: number; idempotency_key?: string; body_hash?: string; json_schema?: JsonObject },
     previous: TurnRow | null,
-    close: { supplied?: ReadonlyMap<string, SuppliedResult>; extra?: Part[]; reason: string },
+    close: { supplied?: ReadonlyMap<string, SuppliedResult>; extra?: Part[]; reason: string; declined: string },
   ): TurnRow {
     const id = `turn_${crypto.randomUUID().replaceAll("-", "")}`;
     const maxSteps = Math.min(input.max_steps ?? agent.max_steps, MAX_STEPS_LIMIT);
     this.events.sweep();
     this.log.sweep();
-    const { turn, synthesized, rederived } = this.tx(() => {
-      if (previous?.status === "awaiting_tool_results") {
+    const { turn, synthesized, rederived, declined } = this.tx(() => {
+      if (previous?.status === "awaiting_tool_results" || previous?.status === "awaiting_approval") {
         this.turns.finish(previous.id, "completed", "superseded", null);
       }
+      // Open approvals are answered "declined" in this same admission transaction; closeOpenCalls writes them.
+      const declined = declineOpen(this.approvals, this.history, close.declined, "admission");
       const { notices, rederived } = this.tools.admit(agent);
       const turn = this.turns.create({
         id,
@@ -206,8 +233,9 @@ export class SessionEngine {
         ...(close.extra?.length ? { origin: "client" as const } : {}),
       });
       if (message) this.turns.setFirstMessage(id, message.seq);
-      return { turn, synthesized, rederived };
+      return { turn, synthesized, rederived, declined };
     });
+    this.#recordDeclined(declined, previous?.id ?? null, close.declined, "admission");
     if (rederived.length) this.events.record("tools_loaded", id, { names: rederived, via: "history" });
     this.events.record("turn_started", id, { kind, max_steps: maxSteps });
     if (synthesized.length > 0) {
@@ -227,6 +255,7 @@ export class SessionEngine {
         log: this.log,
         tools: this.tools,
         compactor: this.compactor,
+        approvals: this.approvals,
         env: this.env,
         agent,
         onSettled: (id, status) => this.#settled(id, status),
@@ -278,7 +307,8 @@ export class SessionEngine {
   }
 
   result(turnId: string, sinceSeq: number): TurnResult {
-    return turnResult(this.history, this.turns, turnId, sinceSeq);
+    const r = turnResult(this.history, this.turns, turnId, sinceSeq);
+    return r.status === "awaiting_approval" ? { ...r, pending_approvals: this.approvals.pending().map(openView) } : r;
   }
 
   async submitToolResults(
@@ -303,22 +333,126 @@ export class SessionEngine {
       return fail(409, "late_result", "none of the supplied results answers a pending tool call");
     const checked = checkSupplied(this.history, this.events, results, latest?.id ?? null);
     if (!checked.ok) return checked;
+    const gated = refuseResultsForApprovals(
+      this.approvals,
+      results.map((r) => r.tool_use_id),
+    );
+    if (!gated.ok) return gated;
     const since = (this.history.last()?.seq ?? 0) + 1;
     this.tx(() => {
       for (const r of results) this.history.storeResult(r.tool_use_id, "resolved", r.content, r.is_error);
     });
-    if (latest?.status === "awaiting_tool_results" && this.history.openCallsSettled()) {
+    return this.#resumeIfReady(agent, latest, mode, since);
+  }
+
+  /**
+   * Answers approvals (checked first: nothing is written unless every answer
+   * is valid). Declined calls get their result now; approved ones run when
+   * the turn resumes, which it does once nothing else is awaited.
+   */
+  async answerApprovals(
+    agent: AgentConfig,
+    answers: ApprovalAnswer[],
+    mode: Mode,
+    by: Actor,
+    fromChat = false,
+  ): Promise<Result<TurnAnswer>> {
+    await this.tools.refresh(agent, this.env);
+    const checked = await checkAnswers(this.approvals, answers, {
+      requireSignature: fromChat,
+      skipAnswered: fromChat,
+    });
+    if (!checked.ok) return checked;
+    const latest = this.turns.latest();
+    const since = (this.history.last()?.seq ?? 0) + 1;
+    const decided = this.tx(() =>
+      checked.decide.filter(({ row, answer }) =>
+        answer.approved
+          ? this.approvals.decide(row.id, "approved", answer.reason ?? null, by)
+          : declineOne(this.approvals, this.history, row, answer.reason, by),
+      ),
+    );
+    // A concurrent request answered the same approvals first (the checks above awaited): nothing of ours was written.
+    if (decided.length === 0) {
+      return fail(409, "approval_already_answered", "these approvals were answered by another request");
+    }
+    for (const { row, answer } of decided) {
+      this.events.record(answer.approved ? "approval_granted" : "approval_declined", row.turn_id, {
+        approval_id: row.id,
+        tool_use_id: row.call_id,
+        tool: row.name,
+        by,
+        ...(answer.reason ? { reason: answer.reason } : {}),
+      });
+    }
+    return this.#resumeIfReady(agent, latest, mode, since);
+  }
+
+  /** An approval whose `approval_ttl_s` ran out (the alarm): declined, and the turn resumes if that was the last. */
+  async expireApproval(agent: AgentConfig, approvalId: string): Promise<void> {
+    const row = this.approvals.get(approvalId);
+    if (row?.status !== "pending") return;
+    await this.tools.refresh(agent, this.env);
+    const latest = this.turns.latest();
+    const done = this.tx(() => declineOne(this.approvals, this.history, row, EXPIRED, "ttl"));
+    if (!done) return;
+    this.#recordDeclined([row], row.turn_id, EXPIRED, "ttl");
+    const answer = await this.#resumeIfReady(agent, latest, "stream", 0);
+    if (answer.ok) answer.stream?.cancel().catch(() => {});
+  }
+
+  #recordDeclined(
+    rows: Array<{ id: string; call_id: string; name: string; turn_id: string }>,
+    turnId: string | null,
+    reason: string,
+    by: Actor,
+  ): void {
+    for (const row of rows) {
+      this.events.record("approval_declined", turnId ?? row.turn_id, {
+        approval_id: row.id,
+        tool_use_id: row.call_id,
+        tool: row.name,
+        by,
+        reason,
+      });
+    }
+  }
+
+  /**
+   * A paused turn continues once nothing is awaited (no open approval, every
+   * client result in): the answers are delivered by the resumed runner
+   * (approved calls run there). Otherwise the pause's status follows what is
+   * still awaited, and the answer is the turn's current state.
+   */
+  async #resumeIfReady(
+    agent: AgentConfig,
+    before: TurnRow | null,
+    mode: Mode,
+    since: number,
+  ): Promise<Result<TurnAnswer>> {
+    // Read again: the caller's copy may predate an await during which another request resumed the turn.
+    const latest = before ? this.turns.get(before.id) : null;
+    const paused = latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval";
+    if (latest && paused && !this.#runner && this.approvals.readyToResume()) {
+      const approvalsPending = this.approvals.onOpenCalls().length > 0;
       this.tx(() => {
         this.turns.resume(latest.id, this.log.head());
-        this.history.closeOpenCalls({
-          turnId: latest.id,
-          reason: "no result was recorded",
-          declarations: this.tools.takeDeclarations(agent),
-        });
+        // With approvals the resumed runner writes the results after running the approved calls.
+        if (!approvalsPending) {
+          this.history.closeOpenCalls({
+            turnId: latest.id,
+            reason: "no result was recorded",
+            declarations: this.tools.takeDeclarations(agent),
+          });
+        }
       });
+      this.hooks.resumed(latest.id);
       this.#start(agent, latest.id);
       const resumed = this.turns.get(latest.id) as TurnRow;
       return { ok: true, ...(await this.#answer(resumed, mode, since, false, resumed.segment_start)) };
+    }
+    if (latest && paused && this.approvals.pending().length === 0 && latest.status === "awaiting_approval") {
+      this.turns.setStatus(latest.id, "awaiting_tool_results");
     }
     const current = latest ? this.result(latest.id, since) : null;
     return {
@@ -331,7 +465,12 @@ export class SessionEngine {
 
   async cancel(): Promise<Result<{ status: TurnStatus; turn_id: string }>> {
     const latest = this.turns.latest();
-    if (!latest || (latest.status !== "running" && latest.status !== "awaiting_tool_results")) {
+    if (
+      !latest ||
+      (latest.status !== "running" &&
+        latest.status !== "awaiting_tool_results" &&
+        latest.status !== "awaiting_approval")
+    ) {
       return fail(409, "no_active_turn", "there is no running turn to cancel");
     }
     const runner = this.#runner;
@@ -340,11 +479,13 @@ export class SessionEngine {
       await this.waitFor(latest.id);
     } else {
       const reason = "the turn was cancelled";
-      const { synthesized } = this.tx(() => {
-        const r = this.history.closeOpenCalls({ turnId: latest.id, reason });
+      const { synthesized, declined } = this.tx(() => {
+        const declined = declineOpen(this.approvals, this.history, reason, "cancel");
+        const r = { ...this.history.closeOpenCalls({ turnId: latest.id, reason }), declined };
         this.turns.finish(latest.id, "cancelled", "cancelled", null);
         return r;
       });
+      this.#recordDeclined(declined, latest.id, reason, "cancel");
       if (synthesized.length)
         this.events.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
       this.events.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });

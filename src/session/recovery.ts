@@ -42,6 +42,8 @@ export function endStuckTurn(
   reason: string,
 ): void {
   const { synthesized } = engine.tx(() => {
+    // An approval asked just before the cut closes with its call (which gets the synthetic result below).
+    engine.approvals.closeAll(reason, "recovery");
     const closed = engine.history.closeOpenCalls({ turnId, reason });
     engine.turns.finish(turnId, status, status === "failed" ? "error" : status, error);
     return closed;
@@ -66,6 +68,7 @@ function salvageTurn(engine: SessionEngine, turn: TurnRow, cause: unknown): void
   let status: "interrupted" | "failed" = "interrupted";
   try {
     synthesized = engine.tx(() => {
+      attempt(() => engine.approvals.closeAll(REASON, "recovery"));
       const closed = engine.history.closeOpenCalls({ turnId: turn.id, reason: REASON, discardStored: true });
       engine.turns.finish(turn.id, "interrupted", "interrupted", error);
       return closed.synthesized;

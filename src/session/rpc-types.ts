@@ -1,5 +1,6 @@
 import type { Failure } from "../http/errors";
 import type { SessionEvent } from "../observability/events";
+import type { OpenApproval } from "./approvals";
 import type { JsonObject, Message, Part } from "./history/parts";
 import type { SuppliedResult } from "./history/store";
 import type { TurnStatus } from "./stream/turn-events";
@@ -36,6 +37,7 @@ export interface TurnResult {
   usage: Record<string, number>;
   structured_result?: unknown;
   pending_tool_calls?: Array<{ id: string; name: string }>;
+  pending_approvals?: OpenApproval[];
 }
 
 export interface TurnAnswer {
@@ -48,7 +50,7 @@ export interface TurnAnswer {
 export interface SessionState {
   id: string;
   agent: string;
-  status: "idle" | "running" | "awaiting_tool_results" | "failed";
+  status: "idle" | "running" | "awaiting_tool_results" | "awaiting_approval" | "failed";
   created_at: string;
   metadata: Record<string, unknown> | null;
   turns: number;
@@ -58,6 +60,8 @@ export interface SessionState {
   pending_tool_calls: Array<{ id: string; name: string; execution: string }>;
   /** Estimated size of the provider view (README "Long sessions"); the worker adds the agent's window. */
   context: { estimated_tokens: number; view_start_seq: number; compactions: number };
+  /** Approvals waiting for a person (durable: they survive restarts and deploys). */
+  pending_approvals: OpenApproval[];
 }
 
 export interface EventsPage {

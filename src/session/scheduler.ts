@@ -3,7 +3,7 @@ import { all, nowIso, one, run } from "../storage/sql";
 /** How often a running turn re-arms the alarm that detects eviction. */
 export const HEARTBEAT_MS = 30_000;
 
-export type JobKind = "run" | "callback" | "sweep";
+export type JobKind = "run" | "callback" | "sweep" | "approval" | "notice";
 
 export interface Job {
   id: string;
@@ -12,6 +12,24 @@ export interface Job {
   due_at: number;
   created_at: string;
   [key: string]: string | number;
+}
+
+/** Adds a job (idempotent per kind and ref); SQL only, for code that has no Scheduler at hand (e.g. a turn). */
+export function addJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: number): void {
+  run(
+    sql,
+    "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at",
+    `${kind}:${ref}`,
+    kind,
+    ref,
+    dueAt,
+    nowIso(),
+  );
+}
+
+/** Removes a job; SQL only (e.g. an approval answered before its expiry). */
+export function removeJob(sql: SqlStorage, kind: JobKind, ref: string): void {
+  run(sql, "DELETE FROM jobs WHERE id = ?", `${kind}:${ref}`);
 }
 
 /**
@@ -35,15 +53,7 @@ export class Scheduler {
 
   /** Adds a job (idempotent per kind and ref). SQL only: callers may run it inside their transaction. */
   add(kind: JobKind, ref: string, dueAt: number): void {
-    run(
-      this.storage.sql,
-      "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at",
-      `${kind}:${ref}`,
-      kind,
-      ref,
-      dueAt,
-      nowIso(),
-    );
+    addJob(this.storage.sql, kind, ref, dueAt);
   }
 
   /** Adds a job, or moves an existing one earlier (never later). SQL only. */
@@ -76,7 +86,7 @@ export class Scheduler {
   }
 
   remove(kind: JobKind, ref: string): void {
-    run(this.storage.sql, "DELETE FROM jobs WHERE id = ?", `${kind}:${ref}`);
+    removeJob(this.storage.sql, kind, ref);
   }
 
   /** The time the alarm should fire next, or null when nothing is waiting. */

@@ -8,6 +8,7 @@ import { SessionRuns } from "../runs/executor";
 import type { RunSpec, RunView } from "../runs/types";
 import { migrate } from "../storage/do-schema";
 import { all, nowIso, one, pageOf, run, setCellChecks } from "../storage/sql";
+import { type ApprovalAnswer, openView } from "./approvals";
 import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
 import { SessionEngine } from "./engine";
@@ -48,7 +49,13 @@ export class Session extends DurableObject<Env> {
       () => this.#engine.running !== null,
       () => this.#runs.blocked(),
     );
-    this.#runs = new SessionRuns(this.#engine, this.#scheduler, env, () => this.#info()?.id ?? "?");
+    this.#runs = new SessionRuns(
+      this.#engine,
+      this.#scheduler,
+      env,
+      () => this.#info()?.id ?? "?",
+      () => this.#info()?.agent ?? null,
+    );
     this.#sweeper = new Sweeper(ctx.storage, this.#scheduler, retentionOf(env), () => this.#engine.running !== null);
     this.#engine.hooks = {
       arm: () => this.#scheduler.arm(),
@@ -56,6 +63,7 @@ export class Session extends DurableObject<Env> {
         this.#runs.onSettled(turnId);
         this.#scheduleSweep();
       },
+      resumed: (turnId) => this.#runs.onResumed(turnId),
     };
     // Startup failures are caught here, never thrown out of the constructor.
     // A failed migration is re-thrown by the calls that need the state; `clear`
@@ -112,8 +120,8 @@ export class Session extends DurableObject<Env> {
     const status: SessionState["status"] =
       latest?.status === "running"
         ? "running"
-        : latest?.status === "awaiting_tool_results"
-          ? "awaiting_tool_results"
+        : latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval"
+          ? latest.status
           : latest?.status === "failed" || latest?.status === "interrupted"
             ? "failed"
             : "idle";
@@ -137,6 +145,7 @@ export class Session extends DurableObject<Env> {
       loaded_tools: e.loadedTools(),
       pending_tool_calls: e.pendingCalls(),
       context: e.compactor.usage(),
+      pending_approvals: e.approvals.pending().map(openView),
     };
   }
 
@@ -178,6 +187,18 @@ export class Session extends DurableObject<Env> {
     return this.#engine.submitToolResults(agent, results, mode, onlyPending);
   }
 
+  async answerApprovals(
+    agent: AgentConfig,
+    answers: ApprovalAnswer[],
+    mode: Mode,
+    by: string,
+    fromChat = false,
+  ): Promise<Result<TurnAnswer>> {
+    this.#ready();
+    if (!this.#info()) return this.#missing();
+    return this.#engine.answerApprovals(agent, answers, mode, by, fromChat);
+  }
+
   async retry(agent: AgentConfig, mode: Mode): Promise<Result<TurnAnswer>> {
     this.#ready();
     if (!this.#info()) return this.#missing();
@@ -203,7 +224,10 @@ export class Session extends DurableObject<Env> {
     if (e.running) return fail(409, "turn_in_progress", "cannot clear while a turn is running; cancel it first");
     e.tx(() => {
       const latest = e.turns.latest();
-      if (latest?.status === "awaiting_tool_results") e.turns.finish(latest.id, "cancelled", "cleared", null);
+      if (latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval") {
+        e.turns.finish(latest.id, "cancelled", "cleared", null);
+      }
+      e.approvals.clear();
       e.history.clear();
       e.log.clear();
       e.tools.clear();

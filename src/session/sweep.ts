@@ -14,7 +14,8 @@ const IDLE_RECHECK_MS = 3_600_000;
 const REF = "retention";
 
 /** Ended turns other than the newest (whose rows `Last-Event-ID` resumes). */
-const OLD_TURN = "t.status NOT IN ('running', 'awaiting_tool_results') AND t.ord < (SELECT max(ord) FROM turns)";
+const OLD_TURN =
+  "t.status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval') AND t.ord < (SELECT max(ord) FROM turns)";
 /** Ended runs whose callback is not waiting; `ended_at` is compared against the cutoff by the caller. */
 const ENDED_RUNS = `status IN ('completed', 'failed') AND coalesce(callback_status, '') != 'pending'`;
 

@@ -132,6 +132,33 @@ const MIGRATIONS: readonly string[] = [
      turn_id TEXT,
      created_at TEXT NOT NULL
    );`,
+  // v7: human approval of tool calls (src/session/approvals.ts): one row per call that needs a yes, the
+  // signing key of this session's approval signatures, and the runs' "awaiting approval" notifications.
+  `CREATE TABLE approvals (
+     id TEXT PRIMARY KEY,
+     call_id TEXT NOT NULL UNIQUE,
+     turn_id TEXT NOT NULL,
+     name TEXT NOT NULL,
+     input TEXT NOT NULL,
+     reason TEXT NOT NULL,
+     signature TEXT NOT NULL,
+     status TEXT NOT NULL,
+     decided_reason TEXT,
+     decided_by TEXT,
+     requested_at TEXT NOT NULL,
+     decided_at TEXT,
+     expires_at INTEGER,
+     executed_at TEXT
+   );
+   CREATE INDEX approvals_open ON approvals (status) WHERE status = 'pending';
+   CREATE TABLE run_notices (
+     run_id TEXT PRIMARY KEY,
+     turn_id TEXT NOT NULL,
+     webhook_id TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     status TEXT NOT NULL,
+     error TEXT
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

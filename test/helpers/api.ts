@@ -23,6 +23,7 @@ export interface AgentTool {
   defer?: boolean;
   always_load?: boolean;
   search_hint?: string;
+  requires_approval?: boolean;
 }
 
 export interface AgentConfig {
@@ -40,10 +41,17 @@ export interface AgentConfig {
   system?: string;
   max_steps?: number;
   tools?: AgentTool[];
-  mcp_servers?: Array<{ name: string; url: string; headers?: Record<string, string>; defer?: boolean }>;
+  mcp_servers?: Array<{
+    name: string;
+    url: string;
+    headers?: Record<string, string>;
+    defer?: boolean;
+    require_approval?: "always" | "never" | { tools: string[] };
+  }>;
   disclosure?: { tool_search?: boolean; tool_info?: boolean; select_tools?: string };
   compaction?: { enabled?: boolean; threshold?: number; keep_recent_turns?: number; tool_budget_tokens?: number };
   webhook_secrets?: string[];
+  approval_ttl_s?: number;
 }
 
 export interface SessionCreated {

@@ -45,3 +45,29 @@ export function weatherAgent(
     ],
   };
 }
+
+/** One `http` tool, charge_card, that needs a person's approval; served at `${toolUrl}/charge`. */
+export function chargeAgent(
+  toolUrl: string,
+  model: string,
+  provider: "anthropic" | "openai" = "anthropic",
+): AgentConfig {
+  return {
+    model: { provider, name: model },
+    system: "You charge cards when asked.",
+    tools: [
+      {
+        name: "charge_card",
+        description: "Charges the customer's card.",
+        input_schema: {
+          type: "object",
+          properties: { amount: { type: "number" } },
+          required: ["amount"],
+          additionalProperties: false,
+        },
+        execution: { type: "http", url: `${toolUrl}/charge` },
+        requires_approval: true,
+      },
+    ],
+  };
+}

@@ -193,6 +193,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/tool-approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve or decline tool calls waiting for a person (needs the `approve` action); the turn resumes once nothing else is awaited */
+        post: operations["answerToolApprovals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/chat": {
         parameters: {
             query?: never;
@@ -202,7 +219,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn or answers client tools */
+        /** The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn, answers client tools or answers approvals (`approval-responded` parts) */
         post: operations["chat"];
         delete?: never;
         options?: never;
@@ -272,23 +289,6 @@ export interface paths {
         put?: never;
         /** Cancel the running turn */
         post: operations["cancelTurn"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/sessions/{id}/compact": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Summarise the history before a turn boundary now (README: Long sessions) */
-        post: operations["compactSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -379,13 +379,11 @@ export interface components {
                 provider: "anthropic" | "openai";
                 name: string;
                 max_tokens?: number;
-                context_window?: number;
                 capabilities?: {
                     message_level_tools?: boolean;
                     native_tool_search?: boolean;
                     prompt_cache?: boolean;
                     thinking?: boolean;
-                    native_compaction?: boolean;
                 };
             };
             system?: string;
@@ -398,6 +396,7 @@ export interface components {
                 defer?: boolean;
                 always_load?: boolean;
                 search_hint?: string;
+                requires_approval?: boolean;
                 execution: {
                     /** @constant */
                     type: "http";
@@ -415,20 +414,18 @@ export interface components {
                     [key: string]: string;
                 };
                 defer?: boolean;
+                require_approval?: ("always" | "never") | {
+                    tools: string[];
+                };
             }[];
             disclosure?: {
                 tool_search?: boolean;
                 tool_info?: boolean;
                 select_tools?: "auto" | boolean;
             };
-            compaction?: {
-                enabled?: boolean;
-                threshold?: number;
-                keep_recent_turns?: number;
-                tool_budget_tokens?: number;
-            };
             webhook_secrets?: string[];
             webhook_tenant?: string;
+            approval_ttl_s?: number;
         };
         CreateSessionBody: {
             agent: string;
@@ -438,7 +435,7 @@ export interface components {
             location_hint?: "wnam" | "enam" | "sam" | "weur" | "eeur" | "apac" | "oc" | "afr" | "me";
         };
         CreateTokenBody: {
-            actions: ("send" | "stream" | "read")[];
+            actions: ("send" | "stream" | "read" | "approve")[];
             ttl_s?: number;
         };
         CorsBody: {
@@ -471,6 +468,14 @@ export interface components {
                     text: string;
                 }[];
                 is_error?: boolean;
+            }[];
+        };
+        ToolApprovalsBody: {
+            approvals: {
+                approval_id: string;
+                approved: boolean;
+                reason?: string;
+                signature?: string;
             }[];
         };
         ChatBody: {
@@ -573,6 +578,26 @@ export interface components {
                 id: string;
                 name: string;
             }[];
+            pending_approvals?: {
+                approval_id: string;
+                tool_call_id: string;
+                name: string;
+                input: Record<string, never>;
+                reason: string;
+                signature: string;
+                requested_at?: string;
+                expires_at?: string | null;
+            }[];
+        };
+        OpenApproval: {
+            approval_id: string;
+            tool_call_id: string;
+            name: string;
+            input: Record<string, never>;
+            reason: string;
+            signature: string;
+            requested_at?: string;
+            expires_at?: string | null;
         };
         Key: {
             id: string;
@@ -640,14 +665,16 @@ export interface components {
                 name: string;
                 execution: string;
             }[];
-            context?: {
-                estimated_tokens: number;
-                view_start_seq: number;
-                compactions: number;
-                context_window?: number | null;
-                threshold?: number | null;
-                used?: number | null;
-            };
+            pending_approvals?: {
+                approval_id: string;
+                tool_call_id: string;
+                name: string;
+                input: Record<string, never>;
+                reason: string;
+                signature: string;
+                requested_at?: string;
+                expires_at?: string | null;
+            }[];
         };
         MessagesPage: {
             messages: {
@@ -672,13 +699,6 @@ export interface components {
                 created_at: string;
             }[];
             next: number | null;
-            compactions?: {
-                before_seq: number;
-                summary: string;
-                tokens_before: number;
-                tokens_after: number;
-                created_at: string;
-            }[];
         };
         SessionEvent: {
             seq: number;
@@ -729,6 +749,16 @@ export interface components {
                 code: string;
                 message: string;
             };
+            approvals?: {
+                approval_id: string;
+                tool_call_id: string;
+                name: string;
+                input: Record<string, never>;
+                reason: string;
+                signature: string;
+                requested_at?: string;
+                expires_at?: string | null;
+            }[];
             callback?: {
                 url: string;
                 status: string;
@@ -753,18 +783,6 @@ export interface components {
             id: string;
             /** @constant */
             cleared: true;
-        };
-        Compaction: {
-            id: string;
-            /** @constant */
-            compacted: true;
-            boundary_seq: number;
-            tokens_before: number;
-            tokens_after: number;
-            tools_kept: string[];
-            tools_dropped: string[];
-            native: boolean;
-            summary_requests: number;
         };
         Revoked: {
             id: string;
@@ -1332,6 +1350,44 @@ export interface operations {
             429: components["responses"]["Error"];
         };
     };
+    answerToolApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolApprovalsBody"];
+            };
+        };
+        responses: {
+            /** @description The resumed turn, or its state while something is still awaited. SSE (default) or, with `Accept: application/json`, the turn result once it ends. */
+            200: {
+                headers: {
+                    /** @description Always `v1`. */
+                    "x-vercel-ai-ui-message-stream"?: "v1";
+                    /** @description The turn this stream belongs to. */
+                    "x-turn-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                    "application/json": components["schemas"]["TurnResult"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
     chat: {
         parameters: {
             query?: never;
@@ -1528,35 +1584,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Cancelled"];
-                };
-            };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-        };
-    };
-    compactSession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Session id */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Compacted */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Compaction"];
                 };
             };
             400: components["responses"]["Error"];

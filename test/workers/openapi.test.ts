@@ -47,5 +47,6 @@ describe("the OpenAPI document", () => {
     expect(schemas.ChatBody).toBe(bodies.chatBody);
     expect(schemas.RunBody).toBe(bodies.runBody);
     expect(schemas.AgentBody).toBe(bodies.agentBody);
+    expect(schemas.ToolApprovalsBody).toBe(bodies.toolApprovalsBody);
   });
 });

@@ -1,10 +1,13 @@
+import type { ApprovalAnswer } from "../../session/approvals";
 import type { Part } from "../../session/history/parts";
 import type { SuppliedResult } from "../../session/history/store";
 import { chatBody } from "../bodies";
 import { ApiError } from "../errors";
 import { check } from "../validate";
 
-type ChatInput = { kind: "message"; content: Part[] } | { kind: "tool_results"; results: SuppliedResult[] };
+type ChatInput =
+  | { kind: "message"; content: Part[] }
+  | { kind: "answers"; results: SuppliedResult[]; approvals: ApprovalAnswer[] };
 
 interface UiPart {
   type?: unknown;
@@ -13,6 +16,35 @@ interface UiPart {
   state?: unknown;
   output?: unknown;
   errorText?: unknown;
+  input?: unknown;
+  approval?: { id?: unknown; approved?: unknown; reason?: unknown; signature?: unknown };
+}
+
+/** `approval-responded` tool parts (useChat's addToolApprovalResponse): id, answer, and what the client was shown. */
+function approvalAnswers(parts: UiPart[]): ApprovalAnswer[] {
+  return parts
+    .filter((p) => typeof p.toolCallId === "string" && p.state === "approval-responded")
+    .map((p) => {
+      const a = p.approval ?? {};
+      if (typeof a.id !== "string" || typeof a.approved !== "boolean") {
+        throw new ApiError(
+          400,
+          "invalid_request",
+          "an approval-responded part needs approval.id and approval.approved",
+        );
+      }
+      if (a.reason !== undefined && (typeof a.reason !== "string" || a.reason.length > 2000)) {
+        throw new ApiError(400, "invalid_request", "approval.reason must be a string of at most 2000 characters");
+      }
+      return {
+        approval_id: a.id,
+        approved: a.approved,
+        ...(typeof a.reason === "string" ? { reason: a.reason } : {}),
+        ...(typeof a.signature === "string" ? { signature: a.signature } : {}),
+        tool_call_id: p.toolCallId as string,
+        input: p.input ?? null,
+      };
+    });
 }
 
 /**
@@ -45,7 +77,12 @@ export function chatBodyToInput(body: unknown): ChatInput {
               : JSON.stringify(p.output ?? null),
         is_error: p.state === "output-error",
       }));
-    if (results.length > 0) return { kind: "tool_results", results };
+    const approvals = approvalAnswers(parts);
+    if (results.length > 0 || approvals.length > 0) return { kind: "answers", results, approvals };
   }
-  throw new ApiError(400, "invalid_request", "the newest message must be a user message or carry tool outputs");
+  throw new ApiError(
+    400,
+    "invalid_request",
+    "the newest message must be a user message or carry tool outputs or approval responses",
+  );
 }

@@ -1,13 +1,14 @@
 import { type Context, Hono } from "hono";
+import type { ApprovalAnswer } from "../../session/approvals";
 import type { JsonObject, Part, ToolResultContent } from "../../session/history/parts";
 import type { SuppliedResult } from "../../session/history/store";
 import type { Mode, Result, TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";
 import { compileStrict } from "../../tools/schema/index";
-import { sessionAccess } from "../access";
+import { actorOf, requireAction, sessionAccess } from "../access";
 import type { AppEnv } from "../app";
 import { sha256Hex } from "../auth";
-import { messageBody, toolResultsBody } from "../bodies";
+import { messageBody, toolApprovalsBody, toolResultsBody } from "../bodies";
 import { ApiError } from "../errors";
 import { requireAgent, sessionRef, unwrap } from "../session-ref";
 import { check, readJson } from "../validate";
@@ -111,14 +112,31 @@ export const turnsRoutes = new Hono<AppEnv>()
     const answer = unwrap(await ref.stub.submitToolResults(agent, toSupplied(body.results), modeOf(c)));
     return respond(c, answer, false);
   })
+  .post("/:id/tool-approvals", sessionAccess("approve"), async (c) => {
+    const ref = await sessionRef(c);
+    const agent = requireAgent(ref);
+    const body = check<{ approvals: ApprovalAnswer[] }>(toolApprovalsBody, await readJson(c));
+    const answer = unwrap(await ref.stub.answerApprovals(agent, body.approvals, modeOf(c), actorOf(c)));
+    return respond(c, answer, false);
+  })
   .post("/:id/chat", sessionAccess("send"), async (c) => {
     const ref = await sessionRef(c);
     const agent = requireAgent(ref);
     const input = chatBodyToInput(await readJson(c));
-    const result: Result<TurnAnswer> =
-      input.kind === "tool_results"
-        ? await ref.stub.submitToolResults(agent, input.results, "stream", true)
-        : await ref.stub.sendMessage(agent, { content: input.content, tool_results: [] }, "stream");
+    if (input.kind === "message") {
+      return respond(
+        c,
+        unwrap(await ref.stub.sendMessage(agent, { content: input.content, tool_results: [] }, "stream")),
+      );
+    }
+    if (input.approvals.length > 0) {
+      requireAction(c, "approve");
+      const approved = unwrap(await ref.stub.answerApprovals(agent, input.approvals, "stream", actorOf(c), true));
+      if (input.results.length === 0) return respond(c, approved);
+      approved.stream?.cancel().catch(() => {});
+    }
+    // Client outputs of the same step: once they are in too, the turn resumes and this streams it.
+    const result: Result<TurnAnswer> = await ref.stub.submitToolResults(agent, input.results, "stream", true);
     return respond(c, unwrap(result));
   })
   .get("/:id/stream", sessionAccess("stream"), openStream)

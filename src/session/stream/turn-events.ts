@@ -1,7 +1,14 @@
 import type { StreamEvent } from "../../providers/types";
 import type { ToolResultContent } from "../history/parts";
 
-export type TurnStatus = "running" | "awaiting_tool_results" | "completed" | "failed" | "cancelled" | "interrupted";
+export type TurnStatus =
+  | "running"
+  | "awaiting_tool_results"
+  | "awaiting_approval"
+  | "completed"
+  | "failed"
+  | "cancelled"
+  | "interrupted";
 
 /**
  * Everything that happens in a turn, in order, as the runner sees it. The
@@ -14,7 +21,27 @@ export type TurnEvent =
   | { type: "provider"; event: StreamEvent }
   /** The step ended early: blocks that had started but not finished are abandoned. */
   | { type: "step_abandoned"; reason: string }
-  | { type: "tool_output"; tool_use_id: string; content: ToolResultContent; is_error: boolean }
+  | {
+      type: "tool_output";
+      tool_use_id: string;
+      content: ToolResultContent;
+      is_error: boolean;
+      /** The call was announced in an earlier segment of the turn (an approved call run after the pause). */
+      earlier?: boolean;
+    }
+  /** A call waits for a person's yes (AI SDK `tool-approval-request`). */
+  | {
+      type: "approval_request";
+      approval_id: string;
+      tool_use_id: string;
+      tool: string;
+      reason: string;
+      signature: string;
+    }
+  /** How a person answered an approval of an earlier segment (AI SDK `tool-approval-response`). */
+  | { type: "approval_answer"; approval_id: string; approved: boolean; reason?: string }
+  /** A call of an earlier segment was declined by a person (AI SDK `tool-output-denied`). */
+  | { type: "tool_denied"; tool_use_id: string }
   | { type: "step_finish"; step: number }
   /** Custom data for clients (`data-<name>` chunks), e.g. turn status. */
   | {

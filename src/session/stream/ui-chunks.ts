@@ -32,6 +32,19 @@ export type UiChunk =
     }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic?: boolean }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic?: boolean }
+  | {
+      type: "tool-approval-request";
+      approvalId: string;
+      toolCallId: string;
+      /** Why a person must answer (`approval.requestReason` on the client part). */
+      reason?: string;
+      /** Free-form in the SDK (`approval.descriptor` on the client part): the tool's name. */
+      approvalDescriptor?: unknown;
+      /** Echoed back by useChat in the `approval-responded` part; checked on POST /chat. */
+      signature?: string;
+    }
+  | { type: "tool-approval-response"; approvalId: string; approved: boolean; reason?: string }
+  | { type: "tool-output-denied"; toolCallId: string }
   | { type: "finish-step" }
   | { type: "finish"; finishReason?: UiFinishReason; messageMetadata?: unknown }
   | { type: "error"; errorText: string }

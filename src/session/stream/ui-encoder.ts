@@ -47,7 +47,33 @@ export class UiEncoder {
       case "step_abandoned":
         return this.closeAll(ev.reason);
       case "tool_output":
-        return this.toolOutput(ev.tool_use_id, ev.content, ev.is_error);
+        return this.toolOutput(ev.tool_use_id, ev.content, ev.is_error, ev.earlier === true);
+      case "approval_request":
+        // Like outputs, a request for a call the client never saw start would make it throw.
+        if (!this.startedTools.has(ev.tool_use_id)) return [];
+        return [
+          {
+            type: "tool-approval-request",
+            approvalId: ev.approval_id,
+            toolCallId: ev.tool_use_id,
+            reason: ev.reason,
+            approvalDescriptor: { tool_name: ev.tool },
+            signature: ev.signature,
+          },
+        ];
+      case "approval_answer":
+        // Only ever for an approval of an earlier segment, which a continuing client (useChat) holds.
+        return [
+          {
+            type: "tool-approval-response",
+            approvalId: ev.approval_id,
+            approved: ev.approved,
+            ...(ev.reason ? { reason: ev.reason } : {}),
+          },
+        ];
+      case "tool_denied":
+        // Only ever for a call of an earlier segment, which a continuing client (useChat) holds.
+        return [{ type: "tool-output-denied", toolCallId: ev.tool_use_id }];
       case "step_finish":
         return this.endStep("the step finished first");
       case "data":
@@ -213,8 +239,9 @@ export class UiEncoder {
     return { type: "tool-input-start", toolCallId, toolName, dynamic: true };
   }
 
-  private toolOutput(toolCallId: string, content: ToolResultContent, isError: boolean): UiChunk[] {
-    if (!this.startedTools.has(toolCallId)) return [];
+  private toolOutput(toolCallId: string, content: ToolResultContent, isError: boolean, earlier: boolean): UiChunk[] {
+    // A call of an earlier segment is known to a continuing client (useChat keeps the message), not to this encoder.
+    if (!earlier && !this.startedTools.has(toolCallId)) return [];
     // Blocks are separate pieces of output; a newline keeps them from running into each other.
     const text = resultText(content);
     return isError

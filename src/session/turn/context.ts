@@ -1,6 +1,7 @@
 import type { AgentConfig } from "../../agents/types";
 import type { Env } from "../../env";
 import type { EventLog } from "../../observability/events";
+import type { ApprovalStore } from "../approvals";
 import type { Compactor } from "../compaction/compactor";
 import type { HistoryStore } from "../history/store";
 import type { StreamLog } from "../stream/log";
@@ -17,6 +18,7 @@ export interface RunnerDeps {
   log: StreamLog;
   tools: SessionTools;
   compactor: Compactor;
+  approvals: ApprovalStore;
   env: Env;
   agent: AgentConfig;
   /** Called once when the turn ends or pauses; the session wakes waiters and clears its heartbeat. */

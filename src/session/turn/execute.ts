@@ -28,6 +28,11 @@ export interface ExecuteOptions {
   missing?(name: string): string | null;
   /** Runs an MCP tool (validated arguments); never throws except for cancellation of the turn. */
   callMcp?(tool: RegisteredTool, input: JsonObject, loaded: boolean): Promise<ToolOutcome>;
+  /** A valid server-side call that must wait for a person's approval: it is requested and left pending. */
+  approval?: {
+    needed(call: ToolUsePart, tool: RegisteredTool): boolean;
+    request(call: ToolUsePart, tool: RegisteredTool): Promise<void>;
+  };
 }
 
 const isBuiltinName = (name: string): boolean => (BUILTIN_TOOL_NAMES as readonly string[]).includes(name);
@@ -156,6 +161,8 @@ async function executeOne(
     if (load.length) opts.onLoad(call, load);
     return;
   }
+  // Checked only after validation: a person is never asked about a call that could not run anyway.
+  if (opts.approval?.needed(call, tool)) return opts.approval.request(call, tool);
   try {
     const outcome = mcp
       ? await mcp(tool, input, !notLoaded)

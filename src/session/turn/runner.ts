@@ -1,6 +1,7 @@
 import type { StopReason } from "../../providers/types";
 import { runBudgetedStep } from "../compaction/run";
 import type { TurnStatus, UiFinishReason } from "../stream/turn-events";
+import { deliverAnswers } from "./approval-resume";
 import type { RunnerDeps, TurnContext } from "./context";
 import { TurnOutput } from "./output";
 import { stepRequest } from "./step";
@@ -28,6 +29,8 @@ export class TurnRunner implements TurnContext {
   readonly #abort = new AbortController();
   #cancelReason: string | null = null;
   #settled = false;
+  /** How a pause left the turn (the engine is told in `#settle`). */
+  #pausedAs: TurnStatus = "awaiting_tool_results";
   readonly out: TurnOutput;
   /** The deferred-tools listing is fixed for the turn, so the system prompt stays byte-stable across steps. */
   #listing: string | null = null;
@@ -64,6 +67,8 @@ export class TurnRunner implements TurnContext {
   async run(): Promise<void> {
     try {
       this.out.emit({ type: "turn_start", turn_id: this.turnId, message_id: `msg_${this.turnId}` });
+      // A segment resumed after approvals first delivers them (runs approved calls, writes the results).
+      await deliverAnswers(this);
       await this.#steps();
     } catch (e) {
       // A bug must not leave the turn "running" forever: fail it visibly (unless it already ended).
@@ -109,7 +114,13 @@ export class TurnRunner implements TurnContext {
       const waiting = await runTools(this, rest, result.malformed);
       this.out.emit({ type: "step_finish", step });
       if (this.cancelled) return this.#finishCancelled();
-      if (waiting) return this.#pause();
+      if (waiting) {
+        if (!this.d.approvals.readyToResume()) return this.#pause();
+        // Every approval of the step was answered while its siblings ran: deliver the answers now.
+        await deliverAnswers(this);
+        if (this.cancelled) return this.#finishCancelled();
+        continue;
+      }
       this.tx(() =>
         history.closeOpenCalls({
           turnId: this.turnId,
@@ -133,15 +144,26 @@ export class TurnRunner implements TurnContext {
 
   #pause(): void {
     try {
-      this.d.turns.setStatus(this.turnId, "awaiting_tool_results");
+      const asked = this.d.approvals.pending();
+      const waitingFor = new Set(asked.map((a) => a.call_id));
+      // A person's answer is awaited first; client results may come in meanwhile (the turn resumes when all are in).
+      const status = asked.length > 0 ? "awaiting_approval" : "awaiting_tool_results";
+      this.d.turns.setStatus(this.turnId, status);
       const pending = this.d.history
         .openCalls()
-        .filter((c) => c.state === "pending")
+        .filter((c) => c.state === "pending" && !waitingFor.has(c.id))
         .map((c) => ({ id: c.id, name: c.name }));
-      this.out.emit({ type: "data", name: "awaiting-tool-results", data: { tool_calls: pending }, transient: true });
-      this.out.emit({ type: "turn_finish", status: "awaiting_tool_results", finish_reason: "tool-calls" });
+      if (pending.length > 0) {
+        this.out.emit({ type: "data", name: "awaiting-tool-results", data: { tool_calls: pending }, transient: true });
+      }
+      if (asked.length > 0) {
+        const approvals = asked.map((a) => ({ approval_id: a.id, tool_call_id: a.call_id, name: a.name }));
+        this.out.emit({ type: "data", name: "awaiting-approval", data: { approvals }, transient: true });
+      }
+      this.out.emit({ type: "turn_finish", status, finish_reason: "tool-calls" });
+      this.#pausedAs = status;
     } finally {
-      this.#settle("awaiting_tool_results");
+      this.#settle(this.#pausedAs);
     }
   }
 

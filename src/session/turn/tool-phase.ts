@@ -2,15 +2,21 @@ import { flag } from "../../env";
 import { runBuiltin } from "../../tools/builtins/run";
 import type { ToolUsePart } from "../history/parts";
 import { boundResultContent } from "../history/truncate";
+import { approvalGate } from "./approval-request";
 import type { TurnContext } from "./context";
 import { executeCalls } from "./execute";
 import { checkStructured, NOT_OFFERED, type OutputContract, SKIPPED, STRUCTURED_OUTPUT } from "./structured";
 
-/** Runs server-side calls concurrently; returns true when client-executed calls remain. */
+/**
+ * Runs server-side calls concurrently; returns true when calls remain open
+ * (client-executed, or waiting for approval). `approved`: calls of an earlier
+ * segment a person approved, run now without asking again.
+ */
 export async function runTools(
   ctx: TurnContext,
   calls: ToolUsePart[],
   malformed: ReadonlyMap<string, string>,
+  approved: ReadonlySet<string> = new Set(),
 ): Promise<boolean> {
   const { history, tools, agent, events } = ctx.d;
   const registry = tools.registry(agent);
@@ -39,12 +45,18 @@ export async function runTools(
       });
       loadedNow(added, call.name);
       // The stream carries what was stored: the same cap and truncation marker.
-      const content = boundResultContent(outcome.content);
-      ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content, is_error: outcome.is_error });
+      ctx.out.emit({
+        type: "tool_output",
+        tool_use_id: call.id,
+        content: boundResultContent(outcome.content),
+        is_error: outcome.is_error,
+        ...(approved.has(call.id) ? { earlier: true } : {}),
+      });
     },
     missing: (name) => tools.missing(name),
     callMcp: (tool, input, isLoaded) =>
       tools.callMcp(agent, ctx.d.env, tool, input, { signal: ctx.signal, loaded: isLoaded }),
+    approval: approvalGate(ctx, approved),
     onLoad: (call, load) =>
       loadedNow(
         ctx.tx(() => tools.loaded.add(load, call.name)),

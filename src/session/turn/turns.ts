@@ -27,7 +27,7 @@ export interface TurnRow {
   [key: string]: string | number | null;
 }
 
-export const ACTIVE: readonly TurnStatus[] = ["running", "awaiting_tool_results"];
+export const ACTIVE: readonly TurnStatus[] = ["running", "awaiting_tool_results", "awaiting_approval"];
 export const ENDED: readonly TurnStatus[] = ["completed", "failed", "cancelled", "interrupted"];
 
 export interface TurnError {
@@ -134,6 +134,6 @@ export class TurnStore {
   }
 
   clear(): void {
-    run(this.sql, "DELETE FROM turns WHERE status NOT IN ('running', 'awaiting_tool_results')");
+    run(this.sql, "DELETE FROM turns WHERE status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval')");
   }
 }

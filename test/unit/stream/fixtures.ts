@@ -111,8 +111,42 @@ export const ODDITIES: TurnEvent[] = [
   { type: "turn_finish", status: "cancelled", finish_reason: "other" },
 ];
 
+/** A step whose call needs a person's approval: the request follows the call, then the turn pauses. */
+export const APPROVAL_PAUSE: TurnEvent[] = [
+  { type: "turn_start", turn_id: "turn_5", message_id: "msg_5" },
+  { type: "step_start", step: 1 },
+  p({ type: "block_start", index: 0, kind: "tool_use", id: "toolu_charge", name: "charge_card" }),
+  p({ type: "tool_input_delta", index: 0, partial_json: '{"amount": 42}' }),
+  p({
+    type: "block_stop",
+    index: 0,
+    part: { type: "tool_use", id: "toolu_charge", name: "charge_card", input: { amount: 42 } },
+  }),
+  {
+    type: "approval_request",
+    approval_id: "apr_1",
+    tool_use_id: "toolu_charge",
+    tool: "charge_card",
+    reason: '"charge_card" requires approval before it runs',
+    signature: "c2lnbmF0dXJl",
+  },
+  // A request for a call the client never saw would make it throw: the encoder drops it.
+  {
+    type: "approval_request",
+    approval_id: "apr_2",
+    tool_use_id: "toolu_unseen",
+    tool: "x",
+    reason: "r",
+    signature: "s",
+  },
+  { type: "step_finish", step: 1 },
+  { type: "data", name: "awaiting-approval", data: { approvals: [{ approval_id: "apr_1" }] }, transient: true },
+  { type: "turn_finish", status: "awaiting_approval", finish_reason: "tool-calls" },
+];
+
 export const SCENARIOS: Record<string, TurnEvent[]> = {
   FULL_TURN,
+  APPROVAL_PAUSE,
   CUT_MID_TOOL_INPUT,
   CUT_MID_TEXT,
   ODDITIES,

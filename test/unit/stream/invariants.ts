@@ -41,6 +41,7 @@ export function invariantViolations(chunks: UiChunk[]): string[] {
       case "tool-input-error":
         if (!openTools.delete(c.toolCallId)) bad.push(`${at}: ${c.toolCallId} not streaming`);
         break;
+      case "tool-approval-request":
       case "tool-output-available":
       case "tool-output-error":
         if (!tools.has(c.toolCallId) || openTools.has(c.toolCallId)) bad.push(`${at}: ${c.toolCallId} has no input`);

@@ -67,6 +67,17 @@ const SCHEMA_KEYS: Record<string, string[]> = {
     "preliminary",
   ],
   "tool-output-error": ["toolCallId", "errorText", "providerExecuted", "providerMetadata", "toolMetadata", "dynamic"],
+  "tool-approval-request": [
+    "approvalId",
+    "toolCallId",
+    "approvalDescriptor",
+    "inputSchemaInput",
+    "reason",
+    "isAutomatic",
+    "signature",
+  ],
+  "tool-approval-response": ["approvalId", "approved", "reason", "providerExecuted", "providerMetadata"],
+  "tool-output-denied": ["toolCallId"],
   "finish-step": [],
   finish: ["finishReason", "messageMetadata"],
   error: ["errorText"],
@@ -75,7 +86,7 @@ const SCHEMA_KEYS: Record<string, string[]> = {
 };
 
 /** Fields the schema declares as z.unknown(): any value passes, so only the table above checks their names. */
-const UNTYPED = new Set(["input", "output", "data", "messageMetadata"]);
+const UNTYPED = new Set(["input", "output", "data", "messageMetadata", "approvalDescriptor"]);
 
 function unknownKeys(chunk: UiChunk): string[] {
   const allowed = SCHEMA_KEYS[chunk.type.startsWith("data-") ? "data" : chunk.type];
@@ -129,6 +140,7 @@ describe("emitted chunks against the ai package's uiMessageChunkSchema", () => {
       "tool-input-error",
       "tool-output-available",
       "tool-output-error",
+      "tool-approval-request",
       "finish-step",
       "finish",
       "error",

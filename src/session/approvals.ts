@@ -1,0 +1,355 @@
+/**
+ * Human approval of consequential tool calls (which calls need one is
+ * `approval-policy.ts`): the durable `approvals` table, the HMAC signature
+ * that binds an approval to its session, call and exact input, and the
+ * checks an answer passes before anything is written.
+ *
+ * A call that needs approval stays `pending` in the `tool_calls` ledger; its
+ * approval row is `pending → approved | declined`. A declined call gets its
+ * `is_error` result at once; an approved one runs when the turn resumes (all
+ * answers in), exactly once: `executed_at` is set in the transaction before it
+ * runs. Nothing here lives only in memory, so a restart changes nothing.
+ */
+import { fail } from "../http/errors";
+import { b64url, fromB64url } from "../http/tokens";
+import { all, nowIso, one, run } from "../storage/sql";
+import type { JsonObject, JsonValue } from "./history/parts";
+import type { HistoryStore } from "./history/store";
+import type { Result } from "./rpc-types";
+import { removeJob } from "./scheduler";
+
+export type ApprovalStatus = "pending" | "approved" | "declined";
+
+export interface ApprovalRow {
+  id: string;
+  call_id: string;
+  turn_id: string;
+  name: string;
+  input: string;
+  reason: string;
+  signature: string;
+  status: ApprovalStatus;
+  decided_reason: string | null;
+  decided_by: string | null;
+  requested_at: string;
+  decided_at: string | null;
+  expires_at: number | null;
+  executed_at: string | null;
+  [key: string]: string | number | null;
+}
+
+/** An open approval as `GET /v1/sessions/{id}`, turn results and run callbacks show it. */
+export interface OpenApproval {
+  approval_id: string;
+  tool_call_id: string;
+  name: string;
+  input: JsonObject;
+  reason: string;
+  signature: string;
+  requested_at: string;
+  expires_at: string | null;
+}
+
+/** One answer, from `/tool-approvals` or a useChat `approval-responded` part. */
+export interface ApprovalAnswer {
+  approval_id: string;
+  approved: boolean;
+  reason?: string;
+  /** useChat echoes the signature, the call id and the input it showed; all must match. */
+  signature?: string;
+  tool_call_id?: string;
+  input?: unknown;
+}
+
+/** Who answered: `key:<api key id>`, `token:<jti>`, or the service itself (`ttl`, `admission`). */
+export type Actor = string;
+
+export const MOVED_ON = "the user moved on";
+export const EXPIRED = "the approval expired";
+
+export function declinedText(reason: string | undefined): string {
+  return `the user declined: ${reason?.trim() || "no reason given"}`;
+}
+
+// --- signatures -------------------------------------------------------------------------------
+
+const enc = new TextEncoder();
+const SIGNED_TAG = "sb-approval-v1";
+
+/** JSON with object keys sorted, so the same input signs the same whatever key order a client re-serialises it in. */
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  const obj = value as Record<string, unknown>;
+  return `{${Object.keys(obj)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`)
+    .join(",")}}`;
+}
+
+function payload(session: string, approvalId: string, callId: string, name: string, input: unknown): Uint8Array {
+  return enc.encode([SIGNED_TAG, session, approvalId, callId, name, canonical(input)].join("\n"));
+}
+
+// --- the store ----------------------------------------------------------------------------------
+
+/**
+ * The `approvals` table and the session's signing key. The key is 32 random
+ * bytes made on first use and kept in `meta`: it never leaves the object, so
+ * signatures cannot be made elsewhere, and it survives restarts and deploys
+ * (an approval may wait a week) without depending on any rotating secret.
+ */
+export class ApprovalStore {
+  #key: Promise<CryptoKey> | null = null;
+
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly session: () => string,
+  ) {}
+
+  #signingKey(): Promise<CryptoKey> {
+    if (!this.#key) {
+      let raw = one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value;
+      if (!raw) {
+        raw = b64url(crypto.getRandomValues(new Uint8Array(32)));
+        run(this.sql, "INSERT OR IGNORE INTO meta (key, value) VALUES ('approval_key', ?)", raw);
+        raw = one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value ?? raw;
+      }
+      const bytes = fromB64url(raw) ?? new Uint8Array(32);
+      this.#key = crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    }
+    return this.#key;
+  }
+
+  async sign(approvalId: string, callId: string, name: string, input: unknown): Promise<string> {
+    const mac = await crypto.subtle.sign(
+      "HMAC",
+      await this.#signingKey(),
+      payload(this.session(), approvalId, callId, name, input),
+    );
+    return b64url(new Uint8Array(mac));
+  }
+
+  /** Constant-time check (crypto.subtle.verify) of a presented signature. */
+  async verify(signature: string, approvalId: string, callId: string, name: string, input: unknown): Promise<boolean> {
+    const mac = signature.length > 200 ? null : fromB64url(signature);
+    if (!mac || mac.length === 0) return false;
+    return crypto.subtle.verify(
+      "HMAC",
+      await this.#signingKey(),
+      mac,
+      payload(this.session(), approvalId, callId, name, input),
+    );
+  }
+
+  get(id: string): ApprovalRow | null {
+    return one<ApprovalRow>(this.sql, "SELECT * FROM approvals WHERE id = ?", id);
+  }
+
+  byCall(callId: string): ApprovalRow | null {
+    return one<ApprovalRow>(this.sql, "SELECT * FROM approvals WHERE call_id = ?", callId);
+  }
+
+  create(a: {
+    id: string;
+    call_id: string;
+    turn_id: string;
+    name: string;
+    input: JsonObject;
+    reason: string;
+    signature: string;
+    expires_at: number | null;
+  }): void {
+    run(
+      this.sql,
+      `INSERT INTO approvals (id, call_id, turn_id, name, input, reason, signature, status, requested_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (call_id) DO NOTHING`,
+      a.id,
+      a.call_id,
+      a.turn_id,
+      a.name,
+      JSON.stringify(a.input),
+      a.reason,
+      a.signature,
+      nowIso(),
+      a.expires_at,
+    );
+  }
+
+  /** Pending approvals, oldest first. */
+  pending(): ApprovalRow[] {
+    return all<ApprovalRow>(this.sql, "SELECT * FROM approvals WHERE status = 'pending' ORDER BY requested_at, id");
+  }
+
+  /** Approvals of calls still open (the current pause): what a resumed segment must deliver. */
+  onOpenCalls(): ApprovalRow[] {
+    return all<ApprovalRow>(
+      this.sql,
+      `SELECT a.* FROM approvals a JOIN tool_calls c ON c.id = a.call_id
+       WHERE c.answered_seq IS NULL ORDER BY c.message_seq, c.idx`,
+    );
+  }
+
+  /**
+   * True when the paused turn may continue: every open call without a result
+   * is an approved call waiting to run (nothing awaits a person or a client).
+   */
+  readyToResume(): boolean {
+    return (
+      one(
+        this.sql,
+        `SELECT 1 AS x FROM tool_calls c WHERE c.answered_seq IS NULL AND c.state = 'pending'
+         AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.call_id = c.id AND a.status = 'approved')`,
+      ) === null
+    );
+  }
+
+  /** Records a decision (and drops its expiry job); SQL only. False when it was no longer pending (nothing written). */
+  decide(id: string, status: "approved" | "declined", reason: string | null, by: Actor): boolean {
+    removeJob(this.sql, "approval", id);
+    return (
+      run(
+        this.sql,
+        `UPDATE approvals SET status = ?, decided_reason = ?, decided_by = ?, decided_at = ?
+         WHERE id = ? AND status = 'pending'`,
+        status,
+        reason,
+        by,
+        nowIso(),
+        id,
+      ) > 0
+    );
+  }
+
+  /**
+   * Closes every pending approval without answering its call (SQL only): for
+   * recovery, where `closeOpenCalls` then gives the call the restart's
+   * synthetic result. Returns the approvals closed.
+   */
+  closeAll(reason: string, by: Actor): ApprovalRow[] {
+    const open = this.pending();
+    for (const row of open) this.decide(row.id, "declined", reason, by);
+    return open;
+  }
+
+  /** Claims approved calls for execution; returns the ids claimed (each at most once, ever). */
+  claim(ids: string[]): string[] {
+    const at = nowIso();
+    return ids.filter(
+      (id) =>
+        run(
+          this.sql,
+          "UPDATE approvals SET executed_at = ? WHERE id = ? AND status = 'approved' AND executed_at IS NULL",
+          at,
+          id,
+        ) > 0,
+    );
+  }
+
+  clear(): void {
+    run(this.sql, "DELETE FROM approvals");
+  }
+}
+
+export function openView(row: ApprovalRow): OpenApproval {
+  return {
+    approval_id: row.id,
+    tool_call_id: row.call_id,
+    name: row.name,
+    input: JSON.parse(row.input) as JsonObject,
+    reason: row.reason,
+    signature: row.signature,
+    requested_at: row.requested_at,
+    expires_at: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
+  };
+}
+
+/**
+ * Checks answers before anything is written: duplicates → 400; an id this
+ * session never issued → 404 unknown_approval; a call id, input or signature
+ * that does not match what was issued → 409 approval_mismatch /
+ * approval_signature_mismatch; an answered approval → 409
+ * approval_already_answered (or, with `skipAnswered`, silently left out: a
+ * useChat body repeats earlier answers). Returns the approvals to decide.
+ */
+export async function checkAnswers(
+  store: ApprovalStore,
+  answers: ApprovalAnswer[],
+  opts: { requireSignature: boolean; skipAnswered: boolean },
+): Promise<Result<{ decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }> }>> {
+  const seen = new Set<string>();
+  for (const a of answers) {
+    if (seen.has(a.approval_id)) return fail(400, "invalid_request", `duplicate answer for ${a.approval_id}`);
+    seen.add(a.approval_id);
+  }
+  const decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }> = [];
+  for (const a of answers) {
+    const row = store.get(a.approval_id);
+    if (!row) return fail(404, "unknown_approval", `no approval with id ${a.approval_id} in this session`);
+    if (a.tool_call_id !== undefined && a.tool_call_id !== row.call_id) {
+      return fail(409, "approval_mismatch", `approval ${a.approval_id} is not for tool call ${a.tool_call_id}`);
+    }
+    if (opts.requireSignature && a.signature === undefined) {
+      return fail(409, "approval_signature_mismatch", `approval ${a.approval_id} carries no signature`);
+    }
+    if (a.signature !== undefined) {
+      const input = a.input === undefined ? (JSON.parse(row.input) as JsonValue) : a.input;
+      if (!(await store.verify(a.signature, row.id, row.call_id, row.name, input))) {
+        return fail(
+          409,
+          "approval_signature_mismatch",
+          `the signature of approval ${a.approval_id} does not match this session, call and input`,
+        );
+      }
+    }
+    if (row.status !== "pending") {
+      if (opts.skipAnswered) continue;
+      return fail(409, "approval_already_answered", `approval ${a.approval_id} was already ${row.status}`);
+    }
+    decide.push({ row, answer: a });
+  }
+  if (decide.length === 0) {
+    return fail(409, "approval_already_answered", "none of the answers is for an approval still waiting");
+  }
+  return { ok: true, decide };
+}
+
+/**
+ * Declines every pending approval with `reason` and gives its call the
+ * declined result; SQL only, so it runs inside the transaction that admits a
+ * new user message (or cancels, retries, expires) — then `closeOpenCalls`
+ * writes those results like any other. Returns the approvals declined.
+ */
+export function declineOpen(store: ApprovalStore, history: HistoryStore, reason: string, by: Actor): ApprovalRow[] {
+  const open = store.pending();
+  for (const row of open) declineOne(store, history, row, reason, by);
+  return open;
+}
+
+/** One decline: the approval row and the call's `is_error` result, together (SQL only). */
+export function declineOne(
+  store: ApprovalStore,
+  history: HistoryStore,
+  row: ApprovalRow,
+  reason: string | undefined,
+  by: Actor,
+): boolean {
+  if (!store.decide(row.id, "declined", reason ?? null, by)) return false;
+  history.storeResult(row.call_id, "resolved", declinedText(reason), true);
+  return true;
+}
+
+/** A client result for a call that waits for (or got) a person's approval would bypass it: 409, nothing written. */
+export function refuseResultsForApprovals(store: ApprovalStore, callIds: string[]): Result<object> {
+  for (const id of callIds) {
+    const row = store.byCall(id);
+    if (row && row.status !== "declined") {
+      return fail(
+        409,
+        "approval_required",
+        `tool call ${id} runs on the server after approval (${row.id}); answer it at /tool-approvals, not with a result`,
+      );
+    }
+  }
+  return { ok: true };
+}

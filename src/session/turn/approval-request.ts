@@ -1,0 +1,49 @@
+/**
+ * The turn's side of asking: a valid server-side call whose tool needs
+ * approval is recorded (durably, with its signature and optional expiry job)
+ * and announced to the client as the AI SDK's `tool-approval-request`; the
+ * call stays pending and the step pauses once its siblings are done.
+ */
+import type { RegisteredTool } from "../../tools/registry";
+import { needsApproval, requestReason } from "../approval-policy";
+import type { ToolUsePart } from "../history/parts";
+import { addJob } from "../scheduler";
+import type { TurnContext } from "./context";
+import type { ExecuteOptions } from "./execute";
+
+/** The approval gate of one tool phase; calls in `approved` were already approved and run now. */
+export function approvalGate(ctx: TurnContext, approved: ReadonlySet<string>): NonNullable<ExecuteOptions["approval"]> {
+  return {
+    needed: (call, tool) => !approved.has(call.id) && needsApproval(ctx.d.agent, tool),
+    request: (call, tool) => requestApproval(ctx, call, tool),
+  };
+}
+
+async function requestApproval(ctx: TurnContext, call: ToolUsePart, tool: RegisteredTool): Promise<void> {
+  const { approvals, events, agent } = ctx.d;
+  const id = `apr_${crypto.randomUUID().replaceAll("-", "")}`;
+  const reason = requestReason(tool);
+  const signature = await approvals.sign(id, call.id, call.name, call.input);
+  if (ctx.cancelled) return;
+  const expires = agent.approval_ttl_s ? Date.now() + agent.approval_ttl_s * 1000 : null;
+  ctx.tx(() => {
+    approvals.create({
+      id,
+      call_id: call.id,
+      turn_id: ctx.turnId,
+      name: call.name,
+      input: call.input,
+      reason,
+      signature,
+      expires_at: expires,
+    });
+    if (expires !== null) addJob(ctx.d.storage.sql, "approval", id, expires);
+  });
+  events.record("approval_requested", ctx.turnId, {
+    approval_id: id,
+    tool_use_id: call.id,
+    tool: call.name,
+    ...(expires !== null ? { expires_at: new Date(expires).toISOString() } : {}),
+  });
+  ctx.out.emit({ type: "approval_request", approval_id: id, tool_use_id: call.id, tool: call.name, reason, signature });
+}

@@ -1,0 +1,41 @@
+/**
+ * The first thing a resumed segment does when its pause had approvals: tell
+ * the client which calls were declined (their `is_error` results are already
+ * stored), run the approved ones — each claimed in a transaction first, so it
+ * runs at most once whatever is sent twice or restarts — and then write every
+ * result of the step as one user message, in tool_use order.
+ */
+import type { TurnContext } from "./context";
+import { runTools } from "./tool-phase";
+
+export async function deliverAnswers(ctx: TurnContext): Promise<void> {
+  const { approvals, history, tools, agent } = ctx.d;
+  const rows = approvals.onOpenCalls();
+  if (rows.length === 0) return;
+  for (const r of rows) {
+    // Clients that did not answer themselves (an approval from Slack, the API, the TTL) see the answer too.
+    ctx.out.emit({
+      type: "approval_answer",
+      approval_id: r.id,
+      approved: r.status === "approved",
+      ...(r.decided_reason ? { reason: r.decided_reason } : {}),
+    });
+    if (r.status === "declined") ctx.out.emit({ type: "tool_denied", tool_use_id: r.call_id });
+  }
+  const approved = rows.filter((r) => r.status === "approved");
+  const claimed = new Set(ctx.tx(() => approvals.claim(approved.map((r) => r.id))));
+  const callIds = new Set(approved.filter((r) => claimed.has(r.id)).map((r) => r.call_id));
+  if (callIds.size > 0) {
+    const seqs = new Set([...callIds].map((id) => history.call(id)?.message_seq ?? -1));
+    const calls = [...seqs].flatMap((seq) => (seq < 0 ? [] : history.toolUsesOf(seq))).filter((c) => callIds.has(c.id));
+    await runTools(ctx, calls, new Map(), callIds);
+  }
+  if (ctx.cancelled) return;
+  ctx.tx(() =>
+    history.closeOpenCalls({
+      turnId: ctx.turnId,
+      reason: "no result was recorded",
+      declarations: tools.takeDeclarations(agent),
+    }),
+  );
+}

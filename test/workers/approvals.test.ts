@@ -1,0 +1,646 @@
+// Human approval of tool calls (README "Human approval of tool calls"): the pause, both ways of answering
+// (/tool-approvals here; useChat's approval parts in test/e2e/approvals.test.ts), the exactly-once
+// guarantee against a recording tool endpoint, refusals with no state change, and pairing on every path.
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import {
+  ADMIN,
+  api,
+  apiJson,
+  events,
+  history,
+  mockRequests,
+  pairingProblems,
+  type Setup,
+  script,
+  send,
+  setup,
+  uid,
+} from "./helpers";
+import { deliveries, getRun, runSetup, signedRun, waitRun } from "./runs-helpers";
+
+interface OpenApproval {
+  approval_id: string;
+  tool_call_id: string;
+  name: string;
+  input: Record<string, unknown>;
+  reason: string;
+  signature: string;
+}
+
+interface TurnView {
+  turn_id: string;
+  status: string;
+  pending_approvals?: OpenApproval[];
+  messages: Array<{ role: string; parts: Array<Record<string, unknown>> }>;
+  error?: { code: string };
+}
+
+/** An http tool whose endpoint records every call it receives (GET /_callback/<name> lists them). */
+function recordedTool(name: string, recorder: string, requiresApproval = true) {
+  return {
+    name,
+    description: `http tool ${name}`,
+    input_schema: { type: "object", properties: { amount: { type: "number" } } },
+    execution: { type: "http", url: `${env.MOCK_URL}/_callback/${recorder}` },
+    ...(requiresApproval ? { requires_approval: true } : {}),
+  };
+}
+
+async function sessionState(s: Setup) {
+  return (
+    await apiJson<{ status: string; pending_approvals: OpenApproval[]; last_turn: { status: string } }>(
+      `/v1/sessions/${s.session}`,
+      { key: s.key },
+    )
+  ).body;
+}
+
+function answer(s: Setup, approvals: unknown[], key = s.key) {
+  return apiJson<TurnView & { error?: { code: string } }>(`/v1/sessions/${s.session}/tool-approvals`, {
+    method: "POST",
+    key,
+    json: { approvals },
+  });
+}
+
+/** Everything an answer must leave alone when it is refused. */
+async function snapshot(s: Setup) {
+  return { state: await sessionState(s), history: await history(s), events: (await events(s)).length };
+}
+
+async function noRejections(model: string): Promise<void> {
+  const requests = await mockRequests(model);
+  expect(requests.length).toBeGreaterThan(0);
+  expect(requests.filter((r) => r.rejected)).toEqual([]);
+}
+
+for (const provider of ["anthropic", "openai"] as const) {
+  describe(`approval over ${provider}`, () => {
+    it("pauses as awaiting_approval; an approval sent twice runs the tool exactly once", async () => {
+      const rec = uid("charge");
+      const s = await setup({ tools: [recordedTool("charge_card", rec)] }, provider);
+      await script(s.model, [
+        {
+          reply: {
+            text: "Charging.",
+            tool_calls: [{ id: "call_charge_1", name: "charge_card", input: { amount: 42 } }],
+          },
+        },
+        { reply: { text: "Charged." } },
+      ]);
+      const paused = await send(s, { content: "charge 42" });
+      expect(paused.body.status).toBe("awaiting_approval");
+      const open = (paused.body as unknown as TurnView).pending_approvals ?? [];
+      expect(open).toHaveLength(1);
+      expect(open[0]).toMatchObject({ tool_call_id: "call_charge_1", name: "charge_card", input: { amount: 42 } });
+      expect(await deliveries(rec)).toEqual([]);
+      // The session lists the open approval, and the call is still pending in the ledger.
+      const state = await sessionState(s);
+      expect(state.status).toBe("awaiting_approval");
+      expect(state.pending_approvals.map((a) => a.approval_id)).toEqual([open[0]?.approval_id]);
+
+      const id = open[0]?.approval_id as string;
+      const first = await answer(s, [{ approval_id: id, approved: true }]);
+      expect(first.status).toBe(200);
+      expect(first.body.status).toBe("completed");
+      const again = await answer(s, [{ approval_id: id, approved: true }]);
+      expect(again.status).toBe(409);
+      expect(again.body.error?.code).toBe("approval_already_answered");
+
+      const calls = await deliveries(rec);
+      expect(calls).toHaveLength(1);
+      expect(JSON.parse(calls[0]?.body ?? "{}")).toMatchObject({ tool_use_id: "call_charge_1", input: { amount: 42 } });
+      const msgs = await history(s);
+      expect(pairingProblems(msgs)).toEqual([]);
+      expect(msgs[2]?.parts[0]).toMatchObject({ type: "tool_result", tool_use_id: "call_charge_1", is_error: false });
+      expect((await sessionState(s)).pending_approvals).toEqual([]);
+      await noRejections(s.model);
+    });
+
+    it("a denial becomes an is_error result the model sees, and the tool never runs", async () => {
+      const rec = uid("charge");
+      const s = await setup({ tools: [recordedTool("charge_card", rec)] }, provider);
+      await script(s.model, [
+        { reply: { tool_calls: [{ id: "call_charge_2", name: "charge_card", input: { amount: 900 } }] } },
+        { reply: { text: "Understood, not charging." } },
+      ]);
+      const paused = (await send(s, { content: "charge 900" })).body as unknown as TurnView;
+      const id = paused.pending_approvals?.[0]?.approval_id as string;
+      const res = await answer(s, [{ approval_id: id, approved: false, reason: "too expensive" }]);
+      expect(res.status).toBe(200);
+      expect(res.body.status).toBe("completed");
+      expect(await deliveries(rec)).toEqual([]);
+      const msgs = await history(s);
+      expect(pairingProblems(msgs)).toEqual([]);
+      expect(msgs[2]?.parts[0]).toMatchObject({
+        type: "tool_result",
+        tool_use_id: "call_charge_2",
+        is_error: true,
+        content: "the user declined: too expensive",
+      });
+      const declined = (await events(s)).find((e) => e.type === "approval_declined");
+      expect(declined?.data).toMatchObject({ approval_id: id, reason: "too expensive" });
+      expect(String(declined?.data.by)).toMatch(/^key:/);
+      await noRejections(s.model);
+    });
+  });
+}
+
+describe("the same approval sent twice at once", () => {
+  it("one answer wins, the other is 409, and the tool runs once", async () => {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_race", name: "charge_card", input: { amount: 11 } }] } },
+      { reply: { text: "Charged." } },
+    ]);
+    const paused = (await send(s, { content: "charge 11" })).body as unknown as TurnView;
+    const id = paused.pending_approvals?.[0]?.approval_id as string;
+    const both = await Promise.all([
+      answer(s, [{ approval_id: id, approved: true }]),
+      answer(s, [{ approval_id: id, approved: true }]),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    let state = await sessionState(s);
+    for (let i = 0; i < 200 && state.last_turn.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      state = await sessionState(s);
+    }
+    expect(state.last_turn.status).toBe("completed");
+    expect(await deliveries(rec)).toHaveLength(1);
+    expect((await events(s)).filter((e) => e.type === "approval_granted")).toHaveLength(1);
+    expect(pairingProblems(await history(s))).toEqual([]);
+    await noRejections(s.model);
+  });
+});
+
+describe("approvals in a step with other calls", () => {
+  it("runs the sibling that needs none at once and continues only when every approval is answered", async () => {
+    const [a, b, free] = [uid("a"), uid("b"), uid("free")];
+    const s = await setup({
+      tools: [recordedTool("send_email", a), recordedTool("delete_repo", b), recordedTool("lookup", free, false)],
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_mail", name: "send_email", input: { amount: 1 } },
+            { id: "call_free", name: "lookup", input: { amount: 2 } },
+            { id: "call_del", name: "delete_repo", input: { amount: 3 } },
+          ],
+        },
+      },
+      { reply: { text: "Done." } },
+    ]);
+    const paused = (await send(s, { content: "do all" })).body as unknown as TurnView;
+    expect(paused.status).toBe("awaiting_approval");
+    expect(await deliveries(free)).toHaveLength(1);
+    const ids = Object.fromEntries((paused.pending_approvals ?? []).map((x) => [x.tool_call_id, x.approval_id]));
+    expect(Object.keys(ids).sort()).toEqual(["call_del", "call_mail"]);
+
+    const one = await answer(s, [{ approval_id: ids.call_mail, approved: true }]);
+    expect(one.body.status).toBe("awaiting_approval");
+    expect(await deliveries(a)).toEqual([]);
+    const two = await answer(s, [{ approval_id: ids.call_del, approved: false }]);
+    expect(two.body.status).toBe("completed");
+    expect(await deliveries(a)).toHaveLength(1);
+    expect(await deliveries(b)).toEqual([]);
+    const msgs = await history(s);
+    expect(pairingProblems(msgs)).toEqual([]);
+    expect(msgs[2]?.parts.slice(0, 3).map((p) => [p.tool_use_id, p.is_error])).toEqual([
+      ["call_mail", false],
+      ["call_free", false],
+      ["call_del", true],
+    ]);
+    expect(msgs[2]?.parts[2]?.content).toBe("the user declined: no reason given");
+    await noRejections(s.model);
+  });
+});
+
+describe("a new user message while approvals are open", () => {
+  it("declines them ('the user moved on') in the admission transaction, and the tool never runs", async () => {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_moved", name: "charge_card", input: { amount: 5 } }] } },
+      { reply: { text: "OK, something else then." } },
+    ]);
+    const paused = (await send(s, { content: "charge 5" })).body as unknown as TurnView;
+    const id = paused.pending_approvals?.[0]?.approval_id as string;
+    const next = await send(s, { content: "never mind, tell me a joke" });
+    expect(next.body.status).toBe("completed");
+    const msgs = await history(s);
+    expect(pairingProblems(msgs)).toEqual([]);
+    expect(msgs[2]?.parts[0]).toMatchObject({
+      tool_use_id: "call_moved",
+      is_error: true,
+      content: "the user declined: the user moved on",
+    });
+    expect(msgs[2]?.parts[1]).toEqual({ type: "text", text: "never mind, tell me a joke" });
+    expect(await deliveries(rec)).toEqual([]);
+    const late = await answer(s, [{ approval_id: id, approved: true }]);
+    expect(late.status).toBe(409);
+    expect(late.body.error?.code).toBe("approval_already_answered");
+    expect(await deliveries(rec)).toEqual([]);
+    await noRejections(s.model);
+  });
+});
+
+describe("a crash after an approval was asked, before the step paused", () => {
+  it("closes the approval with the call's synthetic result: nothing stays open, pairing holds", async () => {
+    const rec = uid("charge");
+    const slow = {
+      name: "slow_lookup",
+      description: "slow",
+      input_schema: { type: "object" },
+      execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=5000` },
+    };
+    const s = await setup({ tools: [recordedTool("charge_card", rec), slow] });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_cut", name: "charge_card", input: { amount: 4 } },
+            { id: "call_slow", name: "slow_lookup", input: {} },
+          ],
+        },
+      },
+      { reply: { text: "After the restart." } },
+    ]);
+    // Streamed: the answer comes back at once while the turn runs on.
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "charge 4" },
+    });
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
+    let state = await sessionState(s);
+    for (let i = 0; i < 200 && state.pending_approvals.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      state = await sessionState(s);
+    }
+    expect(state.last_turn.status).toBe("running");
+    const id = state.pending_approvals[0]?.approval_id as string;
+    await abortAllDurableObjects();
+
+    const after = await sessionState(s);
+    expect(after.last_turn.status).toBe("interrupted");
+    expect(after.pending_approvals).toEqual([]);
+    const late = await answer(s, [{ approval_id: id, approved: true }]);
+    expect(late.body.error?.code).toBe("approval_already_answered");
+    expect((await send(s, { content: "go on" })).body.status).toBe("completed");
+    expect(pairingProblems(await history(s))).toEqual([]);
+    expect(await deliveries(rec)).toEqual([]);
+    await noRejections(s.model);
+  });
+});
+
+describe("cancelling a turn that awaits approval", () => {
+  it("declines the open approval, the tool never runs, and the next message pairs cleanly", async () => {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_cancel", name: "charge_card", input: { amount: 6 } }] } },
+      { reply: { text: "Fine." } },
+    ]);
+    const paused = (await send(s, { content: "charge 6" })).body as unknown as TurnView;
+    const id = paused.pending_approvals?.[0]?.approval_id as string;
+    const cancel = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/cancel`, {
+      method: "POST",
+      key: s.key,
+    });
+    expect([cancel.status, cancel.body.status]).toEqual([200, "cancelled"]);
+    expect((await sessionState(s)).pending_approvals).toEqual([]);
+    const late = await answer(s, [{ approval_id: id, approved: true }]);
+    expect(late.body.error?.code).toBe("approval_already_answered");
+    expect((await send(s, { content: "something else" })).body.status).toBe("completed");
+    const msgs = await history(s);
+    expect(pairingProblems(msgs)).toEqual([]);
+    expect(msgs[2]?.parts[0]).toMatchObject({ tool_use_id: "call_cancel", is_error: true });
+    expect(await deliveries(rec)).toEqual([]);
+    await noRejections(s.model);
+  });
+});
+
+describe("refused answers change nothing", () => {
+  async function pausedSession(): Promise<{ s: Setup; open: OpenApproval; rec: string }> {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec)] });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [{ id: `call_${uid("x").replaceAll("-", "_")}`, name: "charge_card", input: { amount: 7 } }],
+        },
+      },
+      { reply: { text: "Charged." } },
+    ]);
+    const paused = (await send(s, { content: "charge 7" })).body as unknown as TurnView;
+    return { s, open: paused.pending_approvals?.[0] as OpenApproval, rec };
+  }
+
+  it("an unknown approval id is 404 unknown_approval", async () => {
+    const { s } = await pausedSession();
+    const before = await snapshot(s);
+    const res = await answer(s, [{ approval_id: "apr_forged", approved: true }]);
+    expect([res.status, res.body.error?.code]).toEqual([404, "unknown_approval"]);
+    expect(await snapshot(s)).toEqual(before);
+  });
+
+  it("another session's approval id is 404 here, and that session's approval stays open", async () => {
+    const { s: other, open } = await pausedSession();
+    const { s } = await pausedSession();
+    const res = await apiJson<{ error?: { code: string } }>(`/v1/sessions/${s.session}/tool-approvals`, {
+      method: "POST",
+      key: s.key,
+      json: { approvals: [{ approval_id: open.approval_id, approved: true }] },
+    });
+    expect([res.status, res.body.error?.code]).toEqual([404, "unknown_approval"]);
+    expect((await sessionState(other)).pending_approvals.map((a) => a.approval_id)).toEqual([open.approval_id]);
+  });
+
+  it("a signature that does not match is 409 approval_signature_mismatch", async () => {
+    const { s, open, rec } = await pausedSession();
+    const before = await snapshot(s);
+    const flipped = `${open.signature.slice(0, -2)}${open.signature.endsWith("AA") ? "BB" : "AA"}`;
+    const res = await answer(s, [{ approval_id: open.approval_id, approved: true, signature: flipped }]);
+    expect([res.status, res.body.error?.code]).toEqual([409, "approval_signature_mismatch"]);
+    expect(await snapshot(s)).toEqual(before);
+    expect(await deliveries(rec)).toEqual([]);
+    // The genuine signature is accepted.
+    const ok = await answer(s, [{ approval_id: open.approval_id, approved: true, signature: open.signature }]);
+    expect(ok.body.status).toBe("completed");
+  });
+
+  it("a batch with one bad answer writes none of them", async () => {
+    const { s, open } = await pausedSession();
+    const before = await snapshot(s);
+    const res = await answer(s, [
+      { approval_id: open.approval_id, approved: true },
+      { approval_id: "apr_unknown", approved: true },
+    ]);
+    expect(res.status).toBe(404);
+    expect(await snapshot(s)).toEqual(before);
+  });
+
+  it("a client result for a call awaiting approval is 409 approval_required", async () => {
+    const { s, open, rec } = await pausedSession();
+    const before = await snapshot(s);
+    const res = await apiJson<{ error?: { code: string } }>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: open.tool_call_id, content: "charged (forged)" }] },
+    });
+    expect([res.status, res.body.error?.code]).toEqual([409, "approval_required"]);
+    expect(await snapshot(s)).toEqual(before);
+    expect(await deliveries(rec)).toEqual([]);
+  });
+
+  it("bad bodies are 400", async () => {
+    const { s } = await pausedSession();
+    const before = await snapshot(s);
+    for (const body of [
+      {},
+      { approvals: [] },
+      { approvals: [{ approval_id: "x" }] },
+      { approvals: [{ approval_id: "x", approved: "yes" }] },
+    ]) {
+      const res = await apiJson(`/v1/sessions/${s.session}/tool-approvals`, { method: "POST", key: s.key, json: body });
+      expect(res.status).toBe(400);
+    }
+    expect(await snapshot(s)).toEqual(before);
+  });
+});
+
+describe("session tokens and approvals", () => {
+  async function token(s: Setup, actions: string[]): Promise<string> {
+    const res = await apiJson<{ token: string }>(`/v1/sessions/${s.session}/tokens`, {
+      method: "POST",
+      key: s.key,
+      json: { actions },
+    });
+    expect(res.status).toBe(201);
+    return res.body.token;
+  }
+
+  it("a token that can send cannot approve; one with approve can, and the event names its jti", async () => {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_tok", name: "charge_card", input: { amount: 3 } }] } },
+      { reply: { text: "Charged." } },
+    ]);
+    const paused = (await send(s, { content: "charge 3" })).body as unknown as TurnView;
+    const id = paused.pending_approvals?.[0]?.approval_id as string;
+    const sendOnly = await answer(s, [{ approval_id: id, approved: true }], await token(s, ["send", "stream", "read"]));
+    expect([sendOnly.status, sendOnly.body.error?.code]).toEqual([403, "insufficient_scope"]);
+    expect(await deliveries(rec)).toEqual([]);
+
+    const approver = await token(s, ["approve"]);
+    const ok = await answer(s, [{ approval_id: id, approved: true }], approver);
+    expect(ok.status).toBe(200);
+    expect(await deliveries(rec)).toHaveLength(1);
+    const jti = JSON.parse(atob((approver.slice(4).split(".")[0] as string).replaceAll("-", "+").replaceAll("_", "/")))
+      .jti as string;
+    const granted = (await events(s)).find((e) => e.type === "approval_granted");
+    expect(granted?.data.by).toBe(`token:${jti}`);
+  });
+});
+
+describe("approving through POST /chat with a session token", () => {
+  it("needs approve as well as send; with both, the answer resumes the turn", async () => {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_chat_tok", name: "charge_card", input: { amount: 9 } }] } },
+      { reply: { text: "Charged." } },
+    ]);
+    const paused = (await send(s, { content: "charge 9" })).body as unknown as TurnView;
+    const open = paused.pending_approvals?.[0] as OpenApproval;
+    const mint = async (actions: string[]) =>
+      (
+        await apiJson<{ token: string }>(`/v1/sessions/${s.session}/tokens`, {
+          method: "POST",
+          key: s.key,
+          json: { actions },
+        })
+      ).body.token;
+    // The body useChat sends after addToolApprovalResponse (shape checked against the ai package in the e2e test).
+    const body = {
+      id: s.session,
+      trigger: "submit-message",
+      messages: [
+        {
+          id: "msg_a",
+          role: "assistant",
+          parts: [
+            {
+              type: "dynamic-tool",
+              toolName: "charge_card",
+              toolCallId: open.tool_call_id,
+              state: "approval-responded",
+              input: open.input,
+              approval: { id: open.approval_id, approved: true, signature: open.signature },
+            },
+          ],
+        },
+      ],
+    };
+    const denied = await apiJson<{ error?: { code: string } }>(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: await mint(["send", "stream", "read"]),
+      json: body,
+    });
+    expect([denied.status, denied.body.error?.code]).toEqual([403, "insufficient_scope"]);
+    expect((await sessionState(s)).pending_approvals).toHaveLength(1);
+
+    const ok = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: await mint(["send", "approve"]),
+      json: body,
+    });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('"type":"tool-output-available"');
+    expect(await deliveries(rec)).toHaveLength(1);
+  });
+});
+
+describe("approval config", () => {
+  it("refuses requires_approval on a client tool and a malformed MCP require_approval", async () => {
+    const base = { model: { provider: "anthropic", name: "m" } };
+    const client = await apiJson(`/v1/agents/${uid("agent")}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        ...base,
+        tools: [
+          { name: "c", input_schema: { type: "object" }, execution: { type: "client" }, requires_approval: true },
+        ],
+      },
+    });
+    expect(client.status).toBe(400);
+    const mcp = await apiJson(`/v1/agents/${uid("agent")}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        ...base,
+        mcp_servers: [{ name: "s", url: "https://mcp.example.com/mcp", require_approval: "sometimes" }],
+      },
+    });
+    expect(mcp.status).toBe(400);
+    const ok = await apiJson<{ mcp_servers: unknown[] }>(`/v1/agents/${uid("agent")}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        ...base,
+        approval_ttl_s: 3600,
+        mcp_servers: [{ name: "s", url: "https://mcp.example.com/mcp", require_approval: { tools: ["delete_repo"] } }],
+      },
+    });
+    expect(ok.status).toBe(201);
+    expect(ok.body.mcp_servers[0]).toMatchObject({ require_approval: { tools: ["delete_repo"] } });
+  });
+});
+
+describe("approval_ttl_s", () => {
+  it("an expired approval is declined by the alarm with that reason, and the turn continues", async () => {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec)], approval_ttl_s: 60 });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_ttl", name: "charge_card", input: { amount: 8 } }] } },
+      { reply: { text: "The approval expired." } },
+    ]);
+    const paused = (await send(s, { content: "charge 8" })).body as unknown as TurnView;
+    expect(paused.status).toBe("awaiting_approval");
+    const tenant = await tenantOf(s);
+    const stub = env.SESSION.getByName(`${tenant}:${s.session}`);
+    // The clock, fast-forwarded: the expiry job is due now.
+    const alarm = await runInDurableObject(stub, (_i, state) => {
+      state.storage.sql.exec("UPDATE jobs SET due_at = 0 WHERE kind = 'approval'");
+      return state.storage.getAlarm();
+    });
+    expect(alarm).not.toBeNull();
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    let state = await sessionState(s);
+    for (let i = 0; i < 200 && state.last_turn.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      state = await sessionState(s);
+    }
+    expect(state.last_turn.status).toBe("completed");
+    const msgs = await history(s);
+    expect(pairingProblems(msgs)).toEqual([]);
+    expect(msgs[2]?.parts[0]).toMatchObject({ is_error: true, content: "the user declined: the approval expired" });
+    expect(await deliveries(rec)).toEqual([]);
+    expect((await events(s)).find((e) => e.type === "approval_declined")?.data.by).toBe("ttl");
+    await noRejections(s.model);
+  });
+});
+
+async function tenantOf(s: Setup): Promise<string> {
+  const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
+    .bind(s.session)
+    .first<{ tenant: string }>();
+  return row?.tenant as string;
+}
+
+describe("a webhook run that reaches an approval", () => {
+  it("becomes awaiting_approval, sends a signed run.awaiting_approval callback, and completes once approved", async () => {
+    const rec = uid("charge");
+    const hook = uid("hook");
+    const s = await runSetup(undefined, { tools: [recordedTool("charge_card", rec)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_run", name: "charge_card", input: { amount: 99 } }] } },
+      { reply: { text: "Charged 99." } },
+    ]);
+    const res = await signedRun(s, { input: "charge 99", callback_url: `${env.MOCK_URL}/_callback/${hook}` });
+    expect(res.status).toBe(202);
+    const { run_id, session_id } = (await res.json()) as { run_id: string; session_id: string };
+    const waiting = await waitRun(s, run_id, (r) => r.status === "awaiting_approval");
+    const approvals = (waiting as unknown as { approvals: OpenApproval[] }).approvals;
+    expect(approvals).toHaveLength(1);
+    expect(approvals[0]).toMatchObject({ tool_call_id: "call_run", name: "charge_card", input: { amount: 99 } });
+
+    // The notice: signed with the agent's secret, one per pause, carrying what a person must answer.
+    let notices = await deliveries(hook);
+    for (let i = 0; i < 200 && notices.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      notices = await deliveries(hook);
+    }
+    expect(notices).toHaveLength(1);
+    const notice = notices[0] as (typeof notices)[number];
+    const { Webhook } = await import("standardwebhooks");
+    const payload = new Webhook(s.secrets[0] as string).verify(notice.body, notice.headers) as {
+      type: string;
+      data: { run_id: string; status: string; approvals: OpenApproval[] };
+    };
+    expect(payload.type).toBe("run.awaiting_approval");
+    expect(payload.data).toMatchObject({ run_id, status: "awaiting_approval" });
+    expect(payload.data.approvals.map((a) => [a.approval_id, a.name, a.input])).toEqual([
+      [approvals[0]?.approval_id, "charge_card", { amount: 99 }],
+    ]);
+    expect(await deliveries(rec)).toEqual([]);
+
+    const ok = await apiJson<TurnView>(`/v1/sessions/${session_id}/tool-approvals`, {
+      method: "POST",
+      key: s.key,
+      json: { approvals: [{ approval_id: approvals[0]?.approval_id, approved: true }] },
+    });
+    expect(ok.status).toBe(200);
+    const done = await waitRun(s, run_id, (r) => r.status === "completed" || r.status === "failed");
+    expect(done.status).toBe("completed");
+    expect(done.result?.output).toBe("Charged 99.");
+    expect(await deliveries(rec)).toHaveLength(1);
+    let all = await deliveries(hook);
+    for (let i = 0; i < 200 && all.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      all = await deliveries(hook);
+    }
+    const types = all.map((d) => (JSON.parse(d.body) as { type: string }).type);
+    expect(types).toEqual(["run.awaiting_approval", "run.completed"]);
+    expect(all[0]?.headers["webhook-id"]).not.toBe(all[1]?.headers["webhook-id"]);
+    expect((await getRun(s, run_id)).status).toBe("completed");
+    await noRejections(s.model);
+  });
+});
