@@ -295,6 +295,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Summarise the history before a turn boundary now (README: Long sessions) */
+        post: operations["compactSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/clear": {
         parameters: {
             query?: never;
@@ -379,11 +396,13 @@ export interface components {
                 provider: "anthropic" | "openai";
                 name: string;
                 max_tokens?: number;
+                context_window?: number;
                 capabilities?: {
                     message_level_tools?: boolean;
                     native_tool_search?: boolean;
                     prompt_cache?: boolean;
                     thinking?: boolean;
+                    native_compaction?: boolean;
                 };
             };
             system?: string;
@@ -422,6 +441,12 @@ export interface components {
                 tool_search?: boolean;
                 tool_info?: boolean;
                 select_tools?: "auto" | boolean;
+            };
+            compaction?: {
+                enabled?: boolean;
+                threshold?: number;
+                keep_recent_turns?: number;
+                tool_budget_tokens?: number;
             };
             webhook_secrets?: string[];
             webhook_tenant?: string;
@@ -665,6 +690,14 @@ export interface components {
                 name: string;
                 execution: string;
             }[];
+            context?: {
+                estimated_tokens: number;
+                view_start_seq: number;
+                compactions: number;
+                context_window?: number | null;
+                threshold?: number | null;
+                used?: number | null;
+            };
             pending_approvals?: {
                 approval_id: string;
                 tool_call_id: string;
@@ -699,6 +732,13 @@ export interface components {
                 created_at: string;
             }[];
             next: number | null;
+            compactions?: {
+                before_seq: number;
+                summary: string;
+                tokens_before: number;
+                tokens_after: number;
+                created_at: string;
+            }[];
         };
         SessionEvent: {
             seq: number;
@@ -783,6 +823,18 @@ export interface components {
             id: string;
             /** @constant */
             cleared: true;
+        };
+        Compaction: {
+            id: string;
+            /** @constant */
+            compacted: true;
+            boundary_seq: number;
+            tokens_before: number;
+            tokens_after: number;
+            tools_kept: string[];
+            tools_dropped: string[];
+            native: boolean;
+            summary_requests: number;
         };
         Revoked: {
             id: string;
@@ -1584,6 +1636,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Cancelled"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    compactSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Compacted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Compaction"];
                 };
             };
             400: components["responses"]["Error"];

@@ -85,7 +85,8 @@ function Chat({ conn }: { conn: Connection }) {
   const send = (e: FormEvent) => {
     e.preventDefault();
     const text = draft.trim();
-    if (!text || busy) return;
+    // Not before the stored history is shown: it would already hold this new message (shown twice).
+    if (!text || busy || earlier === null) return;
     clearError();
     setProblem(null);
     setDraft("");
@@ -137,7 +138,7 @@ function Chat({ conn }: { conn: Connection }) {
             Stop
           </button>
         ) : (
-          <button type="submit" disabled={!draft.trim()}>
+          <button type="submit" disabled={!draft.trim() || earlier === null}>
             Send
           </button>
         )}
