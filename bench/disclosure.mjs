@@ -17,7 +17,7 @@
 // Knobs: BENCH_DISCLOSURE_TURNS (c, default 30), BENCH_DISCLOSURE_CATALOG (c, default 5000).
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import { ToolIndex } from "../src/tools/search/index.ts";
+import { ToolIndex } from "@switchboard/tool-search";
 import { HttpError } from "../test/helpers/index.ts";
 import {
   compactTools,

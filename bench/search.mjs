@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_TUNING, ToolIndex } from "../src/tools/search/index.ts";
+import { DEFAULT_TUNING, ToolIndex } from "@switchboard/tool-search";
 import { evaluate, loadDataset, perturb, plainBm25For, syntheticCatalog } from "./search-lib.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -18,19 +18,19 @@ const MAX_SCHEMA_PROPS = 200;
 
 /** The raw tokens of a tool's fields, before stopwords and stemming. */
 export interface FieldWords {
-  d: SearchDoc;
+  doc: SearchDoc;
   name: string[];
   hint: string[];
   desc: string[];
   params: string[];
 }
 
-export function fieldWords(d: SearchDoc): FieldWords {
-  const hint = tokenize((d.search_hint ?? "").slice(0, MAX_FIELD_CHARS));
-  const desc = tokenize((d.description ?? "").slice(0, MAX_FIELD_CHARS));
-  const params = d.input_schema ? tokenize(schemaText(d.input_schema)) : [];
-  const name = tokenize(d.name);
-  return { d, name, hint, desc, params };
+export function fieldWords(doc: SearchDoc): FieldWords {
+  const hint = tokenize((doc.search_hint ?? "").slice(0, MAX_FIELD_CHARS));
+  const desc = tokenize((doc.description ?? "").slice(0, MAX_FIELD_CHARS));
+  const params = doc.input_schema ? tokenize(schemaText(doc.input_schema)) : [];
+  const name = tokenize(doc.name);
+  return { doc, name, hint, desc, params };
 }
 
 /**
