@@ -1,4 +1,4 @@
-// Tool-search quality and latency. Runs the project's real search code (src/tools/search) — not a copy.
+// Tool-search quality and latency. Runs the project's real search code (@switchboard/tool-search) — not a copy.
 //
 //   node bench/search.mjs --data <dir>     one dataset (<dir>/catalog.json + <dir>/queries.jsonl); the LAST line is
 //                                          {"recall@1", "recall@5", "mrr@10", "bm25_recall@5", "queries"}
