@@ -88,18 +88,18 @@ export class Catalog {
   }
 
   /** Counts a tool's distinct prose and name words into the vocabularies (before any tool of the batch is inserted). */
-  countWords(w: FieldWords): CountedWords {
-    const proseSet = new Set(w.hint);
-    for (const x of w.desc) proseSet.add(x);
-    for (const x of w.params) proseSet.add(x);
+  countWords(words: FieldWords): CountedWords {
+    const proseSet = new Set(words.hint);
+    for (const x of words.desc) proseSet.add(x);
+    for (const x of words.params) proseSet.add(x);
     const proseWords = Array.from(proseSet, (x) => this.prose.add(x));
-    const nameWords = Array.from(new Set(w.name), (x) => this.nameVocab.add(x));
-    return { ...w, proseWords, nameWords };
+    const nameWords = Array.from(new Set(words.name), (x) => this.nameVocab.add(x));
+    return { ...words, proseWords, nameWords };
   }
 
   /** Adds a tool with its analysed terms per field (field order); its name must not be indexed yet. */
-  insert(p: CountedWords, fields: readonly string[][]): void {
-    const { doc: input, name } = p;
+  insert(words: CountedWords, fields: readonly string[][]): void {
+    const { doc: input, name } = words;
     const id = this.docs.length;
     const slot = new Map<string, number>();
     const len = [0, 0, 0, 0];
@@ -120,8 +120,8 @@ export class Catalog {
       nameTerms: [...new Set(name.map((w) => termOf(this.#tuning, w)))],
       len,
       terms,
-      proseWords: p.proseWords,
-      nameWords: p.nameWords,
+      proseWords: words.proseWords,
+      nameWords: words.nameWords,
     };
     this.docs.push(doc);
     this.byName.set(input.name, id);
@@ -187,11 +187,11 @@ export class Catalog {
   #compact(): void {
     const newId = new Int32Array(this.docs.length).fill(-1);
     const kept: IndexedTool[] = [];
-    for (const d of this.docs) {
-      if (!d) continue;
-      newId[d.id] = kept.length;
-      d.id = kept.length;
-      kept.push(d);
+    for (const doc of this.docs) {
+      if (!doc) continue;
+      newId[doc.id] = kept.length;
+      doc.id = kept.length;
+      kept.push(doc);
     }
     this.docs.length = 0;
     this.docs.push(...kept);

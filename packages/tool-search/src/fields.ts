@@ -37,13 +37,18 @@ export function fieldWords(doc: SearchDoc): FieldWords {
  * Indexed terms per field, in field order. `splitCompound` adds the catalog words of run-together name parts to the
  * name field (when the tuning allows it).
  */
-export function fieldTerms(w: FieldWords, tuning: Tuning, splitCompound: (chunk: string) => string[]): string[][] {
-  const { name } = w;
+export function fieldTerms(words: FieldWords, tuning: Tuning, splitCompound: (chunk: string) => string[]): string[][] {
+  const { name } = words;
   const nameList = name.slice();
   if (tuning.splitCompounds) for (const chunk of name) nameList.push(...splitCompound(chunk));
   let nameTerms = analyzeList(tuning, nameList);
   if (nameTerms.length === 0) nameTerms = name.map((x) => termOf(tuning, x)); // a name made only of stopwords
-  return [nameTerms, analyzeList(tuning, w.hint), analyzeList(tuning, w.desc), analyzeList(tuning, w.params)];
+  return [
+    nameTerms,
+    analyzeList(tuning, words.hint),
+    analyzeList(tuning, words.desc),
+    analyzeList(tuning, words.params),
+  ];
 }
 
 /** Text of a JSON Schema's properties: names, titles, descriptions and string enum/examples values; bounded. */

@@ -89,8 +89,8 @@ export function rank(
   // are candidates too (one pass over the names, only for queries with +words).
   const required = parsed.required.slice(0, MAX_QUERY_WORDS).map((r) => ({ raw: r, term: termOf(tuning, r) }));
   for (const r of required) {
-    for (const d of catalog.docs) {
-      if (d && scores[d.id] === 0 && d.lower.includes(r.raw)) addScore(d.id, NAME_SUBSTRING_SCORE);
+    for (const doc of catalog.docs) {
+      if (doc && scores[doc.id] === 0 && doc.lower.includes(r.raw)) addScore(doc.id, NAME_SUBSTRING_SCORE);
     }
   }
 

@@ -32,7 +32,7 @@ export class ToolIndex {
 
   /** Tool names in catalog (insertion) order. */
   *names(): IterableIterator<string> {
-    for (const d of this.#catalog.docs) if (d) yield d.name;
+    for (const doc of this.#catalog.docs) if (doc) yield doc.name;
   }
 
   has(name: string): boolean {
@@ -47,13 +47,13 @@ export class ToolIndex {
   add(docs: readonly SearchDoc[]): void {
     // A name given twice in one call: the last description wins, at the first one's place.
     const batch = new Map<string, SearchDoc>();
-    for (const d of docs) batch.set(d.name, d);
+    for (const doc of docs) batch.set(doc.name, doc);
     for (const name of batch.keys()) if (this.#catalog.byName.has(name)) this.#catalog.remove(name);
-    const prepared = [...batch.values()].map((d) => this.#catalog.countWords(fieldWords(d)));
-    for (const p of prepared)
+    const prepared = [...batch.values()].map((doc) => this.#catalog.countWords(fieldWords(doc)));
+    for (const words of prepared)
       this.#catalog.insert(
-        p,
-        fieldTerms(p, this.#tuning, (chunk) => this.splitCompound(chunk)),
+        words,
+        fieldTerms(words, this.#tuning, (chunk) => this.splitCompound(chunk)),
       );
     this.#expander.clear();
   }
