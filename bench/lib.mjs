@@ -112,7 +112,9 @@ async function snapshotWorker() {
     .replace(
       /^migrations_dir\s*=\s*"([^"]*)"/m,
       (_, dir) => `migrations_dir = ${JSON.stringify(path.resolve(repoRoot, dir))}`,
-    );
+    )
+    // (The config moves to a temporary folder: paths relative to it must stay the repository's.)
+    .replace(/^directory\s*=\s*"([^"]*)"/m, (_, dir) => `directory = ${JSON.stringify(path.resolve(repoRoot, dir))}`);
   const configPath = path.join(dir, "wrangler.toml");
   await writeFile(configPath, config);
   return { configPath, persistDir: path.join(dir, "state"), cleanup: () => rm(dir, { recursive: true, force: true }) };
