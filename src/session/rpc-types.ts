@@ -1,5 +1,6 @@
 import type { Failure } from "../http/errors";
 import type { SessionEvent } from "../observability/events";
+import type { DebugCounts } from "../storage/debug-counters";
 import type { JsonObject, Message, Part } from "./history/parts";
 import type { SuppliedResult } from "./history/store";
 import type { TurnStatus } from "./stream/turn-events";
@@ -43,6 +44,8 @@ export interface TurnAnswer {
   replayed: boolean;
   stream?: ReadableStream<Uint8Array>;
   result?: TurnResult;
+  /** Debug mode only: the storage work of this call (in JSON mode, of the whole turn). */
+  debug?: DebugCounts;
 }
 
 export interface SessionState {

@@ -4,8 +4,10 @@ import type { Env } from "../env";
 import { fail } from "../http/errors";
 import { SessionRuns } from "../runs/executor";
 import type { RunSpec, RunView } from "../runs/types";
-import { migrate } from "../storage/do-schema";
+import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
+import { hasSchema, migrate } from "../storage/do-schema";
 import { nowIso, one, pageOf, run } from "../storage/sql";
+import { type AgentArg, AgentCache } from "./agent-cache";
 import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
@@ -25,26 +27,48 @@ import { Scheduler } from "./scheduler";
  * One chat session. A thin RPC surface: every method checks readiness and the
  * session's existence, then delegates to the engine. Methods return result
  * unions; the worker maps them to HTTP.
+ *
+ * The worker routes by name (`tenant:id`) without asking D1 whether the
+ * session exists: this object knows (its `meta.session` row, written at
+ * creation) and answers 404 otherwise. An object addressed by an unknown name
+ * creates no tables: its schema is set up only by `init` / `enqueueRun`.
  */
 export class Session extends DurableObject<Env> {
   #engine: SessionEngine;
   #scheduler: Scheduler;
   #runs: SessionRuns;
+  #agents: AgentCache;
+  #storage: DurableObjectStorage;
+  #env: Env;
+  /** Debug counters (SWITCHBOARD_DEBUG_CHECKS or a D1 delay), else null. */
+  #probe: Probe | null;
+  #schema = false;
+  #infoMemo: SessionInfo | null = null;
   #initError: unknown = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#engine = new SessionEngine(ctx.storage, env, () => this.#info()?.id ?? "?");
-    this.#scheduler = new Scheduler(ctx.storage, () => this.#engine.running !== null);
-    this.#runs = new SessionRuns(this.#engine, this.#scheduler, env, () => this.#info()?.id ?? "?");
+    this.#probe = probeFor(env);
+    this.#storage = this.#probe ? countedStorage(ctx.storage, this.#probe) : ctx.storage;
+    this.#env = this.#probe ? { ...env, DB: countedD1(env.DB, this.#probe) } : env;
+    this.#engine = new SessionEngine(this.#storage, this.#env, () => this.#info()?.id ?? "?");
+    this.#scheduler = new Scheduler(this.#storage, () => this.#engine.running !== null);
+    this.#runs = new SessionRuns(this.#engine, this.#scheduler, this.#env, () => this.#info()?.id ?? "?");
+    this.#agents = new AgentCache(
+      () => this.#storage.sql,
+      () => this.#env.DB,
+    );
     this.#engine.hooks = { arm: () => this.#scheduler.arm(), settled: (turnId) => this.#runs.onSettled(turnId) };
     // Startup failures are caught here and re-thrown per call, so one bad
     // migration cannot leave the object unable to even report the error.
     ctx
       .blockConcurrencyWhile(async () => {
         try {
-          migrate(ctx.storage);
-          recoverInterruptedTurns(this.#engine);
+          if (hasSchema(ctx.storage.sql)) {
+            migrate(ctx.storage);
+            this.#schema = true;
+            recoverInterruptedTurns(this.#engine);
+          }
         } catch (e) {
           this.#initError = e;
         }
@@ -59,18 +83,58 @@ export class Session extends DurableObject<Env> {
   }
 
   #info(): SessionInfo | null {
-    const row = one<{ value: string }>(this.ctx.storage.sql, "SELECT value FROM meta WHERE key = 'session'");
-    return row ? (JSON.parse(row.value) as SessionInfo) : null;
+    if (!this.#schema) return null;
+    if (!this.#infoMemo) {
+      const row = one<{ value: string }>(this.#storage.sql, "SELECT value FROM meta WHERE key = 'session'");
+      this.#infoMemo = row ? (JSON.parse(row.value) as SessionInfo) : null;
+    }
+    return this.#infoMemo;
+  }
+
+  /** Creates the tables on first use (init, enqueueRun) and records the session. */
+  #create(info: SessionInfo): void {
+    if (!this.#schema) {
+      migrate(this.ctx.storage);
+      this.#schema = true;
+    }
+    run(this.#storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
+    this.#infoMemo = info;
+  }
+
+  /** The agent config for a turn of this session (see agent-cache.ts). */
+  #agent(info: SessionInfo, arg: AgentArg): Promise<Result<{ agent: AgentConfig }>> {
+    return this.#agents.resolve(info.agent, arg);
+  }
+
+  /** Runs a turn RPC; in debug mode its answer carries the storage work it did (see debug-counters.ts). */
+  async #turn(arg: AgentArg, fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>): Promise<Result<TurnAnswer>> {
+    this.#ready();
+    const info = this.#info();
+    if (!info) return this.#missing();
+    const mark: DebugCounts | undefined = this.#probe?.mark();
+    const agent = await this.#agent(info, arg);
+    if (!agent.ok) return agent;
+    const answer = await fn(agent.agent);
+    if (answer.ok && mark && this.#probe) answer.debug = this.#probe.since(mark);
+    return answer;
   }
 
   #missing() {
     return fail(404, "not_found", "session not found");
   }
 
-  async init(info: SessionInfo): Promise<Result<{ created: boolean }>> {
+  /**
+   * Creates the session. `agent` (its config and the agent-config epoch it was
+   * read at) primes the session's agent cache, so the first turn needs no D1 read.
+   */
+  async init(
+    info: SessionInfo,
+    agent?: { config: AgentConfig | null; epoch: number },
+  ): Promise<Result<{ created: boolean }>> {
     this.#ready();
     if (this.#info()) return { ok: true, created: false };
-    run(this.ctx.storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
+    this.#create(info);
+    if (agent) this.#agents.prime(info.agent, agent.config, agent.epoch);
     return { ok: true, created: true };
   }
 
@@ -124,27 +188,21 @@ export class Session extends DurableObject<Env> {
     return { ok: true, events: items, next };
   }
 
-  async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
-    this.#ready();
-    if (!this.#info()) return this.#missing();
-    return this.#engine.sendMessage(agent, input, mode);
+  async sendMessage(agent: AgentArg, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
+    return this.#turn(agent, (a) => this.#engine.sendMessage(a, input, mode));
   }
 
   async submitToolResults(
-    agent: AgentConfig,
+    agent: AgentArg,
     results: SuppliedResult[],
     mode: Mode,
     onlyPending = false,
   ): Promise<Result<TurnAnswer>> {
-    this.#ready();
-    if (!this.#info()) return this.#missing();
-    return this.#engine.submitToolResults(agent, results, mode, onlyPending);
+    return this.#turn(agent, (a) => this.#engine.submitToolResults(a, results, mode, onlyPending));
   }
 
-  async retry(agent: AgentConfig, mode: Mode): Promise<Result<TurnAnswer>> {
-    this.#ready();
-    if (!this.#info()) return this.#missing();
-    return this.#engine.retry(agent, mode);
+  async retry(agent: AgentArg, mode: Mode): Promise<Result<TurnAnswer>> {
+    return this.#turn(agent, (a) => this.#engine.retry(a, mode));
   }
 
   async cancel(): Promise<Result<{ status: string; turn_id: string }>> {
@@ -178,6 +236,7 @@ export class Session extends DurableObject<Env> {
 
   async destroy(): Promise<Result<{ deleted: true }>> {
     this.#ready();
+    if (!this.#info()) return this.#missing();
     const runner = this.#engine.running;
     if (runner) {
       runner.cancel("the session was deleted");
@@ -185,8 +244,11 @@ export class Session extends DurableObject<Env> {
     }
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    // The object may be addressed again; it must come back as a fresh, empty session.
-    migrate(this.ctx.storage);
+    // The object may be addressed again; it must come back as a fresh, empty session
+    // (its tables are created again by the next init or enqueueRun).
+    this.#schema = false;
+    this.#infoMemo = null;
+    this.#agents.invalidate();
     this.#engine.history.invalidate();
     return { ok: true, deleted: true };
   }
@@ -198,8 +260,7 @@ export class Session extends DurableObject<Env> {
   async enqueueRun(info: SessionInfo, spec: RunSpec): Promise<Result<{ run: RunView }>> {
     this.#ready();
     const current = this.#info();
-    if (!current)
-      run(this.ctx.storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
+    if (!current) this.#create(info);
     else if (current.agent !== spec.agent) {
       return fail(409, "agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`);
     }
@@ -221,6 +282,7 @@ export class Session extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     this.#ready();
+    if (!this.#schema) return;
     try {
       await this.#runs.alarm();
     } finally {

@@ -120,9 +120,22 @@ const MIGRATIONS: readonly string[] = [
      error TEXT,
      timed_out INTEGER NOT NULL DEFAULT 0
    );`,
+  // v6: the session's own copy of its agent's config and the agent-config epoch it was read at,
+  // so a turn needs no D1 read (src/session/agent-cache.ts).
+  `CREATE TABLE agent_config (
+     name TEXT PRIMARY KEY,
+     config TEXT,
+     epoch INTEGER NOT NULL,
+     fetched_at TEXT NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Whether this object's database was ever set up (an object addressed by an unknown name has no tables). */
+export function hasSchema(sql: SqlStorage): boolean {
+  return one(sql, "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'meta'") !== null;
+}
 
 /** Runs the migrations this object has not seen yet, each in its own transaction. */
 export function migrate(storage: DurableObjectStorage): void {
