@@ -107,22 +107,12 @@ export class SessionEngine {
   ): TurnRow {
     const id = `turn_${crypto.randomUUID().replaceAll("-", "")}`;
     const maxSteps = Math.min(input.max_steps ?? agent.max_steps, MAX_STEPS_LIMIT);
-    this.events.sweep();
-    this.log.sweep();
+    // Only what admission needs happens before the provider request; sweeps run when a turn settles.
     const { turn, synthesized, rederived } = this.tx(() => {
       if (previous?.status === "awaiting_tool_results") {
         this.turns.finish(previous.id, "completed", "superseded", null);
       }
       const { notices, rederived } = this.tools.admit(agent);
-      const turn = this.turns.create({
-        id,
-        kind,
-        max_steps: maxSteps,
-        log_start: this.log.head(),
-        idempotency_key: input.idempotency_key ?? null,
-        body_hash: input.body_hash ?? null,
-        json_schema: input.json_schema ? JSON.stringify(input.json_schema) : null,
-      });
       const { message, synthesized } = this.history.closeOpenCalls({
         turnId: id,
         reason: close.reason,
@@ -131,7 +121,17 @@ export class SessionEngine {
         extra: [...notices, ...(close.extra ?? [])],
         ...(close.extra?.length ? { origin: "client" as const } : {}),
       });
-      if (message) this.turns.setFirstMessage(id, message.seq);
+      // The turn row is written once, already pointing at its first message.
+      const turn = this.turns.create({
+        id,
+        kind,
+        max_steps: maxSteps,
+        log_start: this.log.head(),
+        idempotency_key: input.idempotency_key ?? null,
+        body_hash: input.body_hash ?? null,
+        json_schema: input.json_schema ? JSON.stringify(input.json_schema) : null,
+        first_message_seq: message?.seq ?? null,
+      });
       return { turn, synthesized, rederived };
     });
     if (rederived.length) this.events.record("tools_loaded", id, { names: rederived, via: "history" });
@@ -166,6 +166,9 @@ export class SessionEngine {
 
   #settled(turnId: string, status: TurnStatus): void {
     if (this.#runner?.turnId === turnId) this.#runner = null;
+    // Retention sweeps wait until the turn's stream is out (they were on the admission path).
+    this.events.sweep();
+    this.log.sweep();
     // Not deleteAlarm: queued runs and callback retries share the alarm.
     this.hooks.settled(turnId, status);
     this.hooks.arm();

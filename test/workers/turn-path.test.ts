@@ -157,3 +157,22 @@ describe("the agent config lives in the session object", () => {
     expect((await turn(s, "second")).headers.get(D1)).toBe("0");
   });
 });
+
+describe("a lean session object", () => {
+  it("a one-step text turn writes at most 10 SQLite rows", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "one two three" } }, { reply: { text: "four five six seven" } }]);
+    await turn(s, "warm");
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "count my rows" },
+      headers: { accept: "application/json" },
+    });
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { status: string }).status).toBe("completed");
+    const rows = Number(res.headers.get("x-debug-sql-rows-written"));
+    expect(rows).toBeGreaterThan(0);
+    expect(rows).toBeLessThanOrEqual(10);
+  });
+});
