@@ -140,7 +140,7 @@ export class TurnRunner implements TurnContext {
     this.d.events.record("turn_finished", this.turnId, {
       status,
       finish_reason: reason,
-      // Stream-log rows this segment wrote and the text they carried: the coalescing figure.
+      // Stream frames (coalesced chunks) this segment sent and the text they carried: the coalescing figure.
       stream_rows: this.out.rowsWritten,
       text_chars: this.out.deltaChars,
       ...(error ? { error } : {}),
