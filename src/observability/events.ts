@@ -1,4 +1,5 @@
 import { all, nowIso, one, run } from "../storage/sql";
+import { eventSpan } from "./tracing";
 
 /** Typed session events, served by GET /events. Secrets never go in `data`. */
 export type SessionEventType =
@@ -52,6 +53,7 @@ export class EventLog {
       turnId,
       JSON.stringify(data),
     );
+    eventSpan(type, turnId, data);
     // One structured line per event, so `wrangler tail` and log drains see the same facts.
     if (this.logLines)
       console.log(JSON.stringify({ level: "info", msg: type, session: this.sessionName(), turn_id: turnId, ...data }));

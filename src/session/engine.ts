@@ -3,6 +3,7 @@ import { MAX_STEPS_LIMIT } from "../agents/types";
 import type { Env } from "../env";
 import { fail } from "../http/errors";
 import { EventLog } from "../observability/events";
+import { inSpan } from "../observability/tracing";
 import type { JsonObject, Part } from "./history/parts";
 import { HistoryStore, type SuppliedResult } from "./history/store";
 import type { Mode, Result, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
@@ -161,7 +162,9 @@ export class SessionEngine {
     this.#runner = runner;
     this.hooks.arm();
     // Detached from the request on purpose: a client that disconnects does not stop the turn.
-    runner.run().catch((e) => console.error("runner escaped", e));
+    inSpan("switchboard.turn", { "switchboard.turn_id": turnId, "switchboard.model": agent.model.name }, () =>
+      runner.run(),
+    ).catch((e) => console.error("runner escaped", e));
   }
 
   #settled(turnId: string, status: TurnStatus): void {

@@ -1,3 +1,4 @@
+import { inSpan } from "../../observability/tracing";
 import type { StopReason } from "../../providers/types";
 import type { TurnStatus, UiFinishReason } from "../stream/turn-events";
 import type { RunnerDeps, TurnContext } from "./context";
@@ -75,7 +76,16 @@ export class TurnRunner implements TurnContext {
         const step = turn.steps + 1;
         this.out.emit({ type: "step_start", step });
         this.#listing ??= tools.registry(agent).searchEnabled ? tools.listing() : "";
-        const result = await runStep(this, step, stepRequest(this, contract, this.#listing));
+        const request = stepRequest(this, contract, this.#listing);
+        const result = await inSpan(
+          "switchboard.step",
+          {
+            "switchboard.turn_id": this.turnId,
+            "switchboard.step": step,
+            "switchboard.provider": agent.model.provider,
+          },
+          () => runStep(this, step, request),
+        );
         if (result.kind === "cancelled") return this.#finishCancelled();
         if (result.kind === "failed") return this.#fail(result.error);
         turns.stepDone(this.turnId);
