@@ -160,13 +160,14 @@ export class SessionEngine {
     }
     const latest = this.turns.latest();
     if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
-    const checked = checkSupplied(this.history, this.events, input.tool_results, latest?.id ?? null);
-    if (!checked.ok) return checked;
+    // A call gated by an approval is a server call too: say why it takes no result (approval_required) first.
     const gated = refuseResultsForApprovals(
       this.approvals,
       input.tool_results.map((r) => r.tool_use_id),
     );
     if (!gated.ok) return gated;
+    const checked = checkSupplied(this.history, this.events, input.tool_results, latest?.id ?? null);
+    if (!checked.ok) return checked;
     const supplied = new Map(input.tool_results.map((r) => [r.tool_use_id, r]));
     const turn = this.#begin(agent, "message", input, latest, {
       supplied,
@@ -337,13 +338,14 @@ export class SessionEngine {
       : supplied;
     if (results.length === 0)
       return fail(409, "late_result", "none of the supplied results answers a pending tool call");
-    const checked = checkSupplied(this.history, this.events, results, latest?.id ?? null);
-    if (!checked.ok) return checked;
+    // A call gated by an approval is a server call too: say why it takes no result (approval_required) first.
     const gated = refuseResultsForApprovals(
       this.approvals,
       results.map((r) => r.tool_use_id),
     );
     if (!gated.ok) return gated;
+    const checked = checkSupplied(this.history, this.events, results, latest?.id ?? null);
+    if (!checked.ok) return checked;
     const since = (this.history.last()?.seq ?? 0) + 1;
     this.tx(() => {
       for (const r of results) this.history.storeResult(r.tool_use_id, "resolved", r.content, r.is_error);

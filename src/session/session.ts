@@ -468,7 +468,8 @@ export class Session extends DurableObject<Env> {
       }
       if (swept?.expired) await this.#expire();
     } finally {
-      this.#scheduler.arm();
+      // A session that expired itself has no tables left, and nothing to arm.
+      if (this.#schema) this.#scheduler.arm();
     }
   }
 }
