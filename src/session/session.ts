@@ -90,7 +90,7 @@ export class Session extends DurableObject<Env> {
     };
     // Startup failures are caught here, never thrown out of the constructor.
     // A failed migration is re-thrown by the calls that need the state; `clear`
-    // and `destroy` rebuild the schema instead. Recovery repairs what it can and
+    // wipes and rebuilds the schema instead, `destroy` wipes it. Recovery repairs what it can and
     // marks the rest failed (recovery.ts), so it cannot brick the object. An
     // object addressed by an unknown name has no tables and gets none here.
     ctx
