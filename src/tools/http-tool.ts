@@ -85,7 +85,9 @@ export async function callHttpTool(opts: {
     const read = await readCapped(res.body, MAX_TOOL_RESPONSE_BYTES);
     // The marker is kept inside the stored size, so the model sees that reading stopped.
     const marker = `\n[truncated: the response was larger than ${MAX_TOOL_RESPONSE_BYTES} bytes; reading stopped there]`;
-    const text = read.cut ? `${read.text.slice(0, RESULT_BUDGET_BYTES - marker.length)}${marker}` : read.text;
+    // Room is left for the JSON encoding (quotes, escapes), so the stored budget does not cut this marker away.
+    const room = RESULT_BUDGET_BYTES - marker.length - 64;
+    const text = read.cut ? `${read.text.slice(0, room)}${marker}` : read.text;
     if (res.status < 200 || res.status >= 300) {
       return {
         content: `tool endpoint answered HTTP ${res.status}: ${text.slice(0, 2000)}`,

@@ -61,6 +61,6 @@ describe("http tool response size", () => {
     expect(output).toBeDefined();
     const streamed = JSON.stringify(output?.output);
     expect(streamed.length).toBeLessThan(RESULT_BUDGET_BYTES + 1000);
-    expect(streamed).toContain("[truncated: output was 900000 characters");
+    expect(streamed).toContain("[truncated: original 900000 bytes]");
   });
 });
