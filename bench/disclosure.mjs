@@ -17,7 +17,7 @@
 // Knobs: BENCH_DISCLOSURE_TURNS (c, default 30), BENCH_DISCLOSURE_CATALOG (c, default 5000).
 import { randomUUID } from "node:crypto";
 import os from "node:os";
-import { ToolIndex } from "../src/tools/search/index.ts";
+import { ToolIndex } from "@switchboard/tool-search";
 import { HttpError } from "../test/helpers/index.ts";
 import {
   compactTools,
@@ -95,8 +95,8 @@ function resultText(content) {
 
 /**
  * Five deferred tools to load, from different services, each with a keyword query that ranks it first — checked
- * with the project's own search code (src/tools/search) on the catalog the worker indexes, minus the tools loaded
- * before it (tool_search leaves those out).
+ * with the project's own search code (@switchboard/tool-search) on the catalog the worker indexes, minus the tools
+ * loaded before it (tool_search leaves those out).
  */
 function planLoads(catalog) {
   const index = new ToolIndex(
@@ -563,7 +563,7 @@ async function run(env) {
   );
   const n = c.node_reference;
   console.log(
-    `same catalog and queries in Node (src/tools/search, limit 1): index build ${n.index_build_ms} ms cold, ` +
+    `same catalog and queries in Node (@switchboard/tool-search, limit 1): index build ${n.index_build_ms} ms cold, ` +
       `${n.index_build_ms === null ? "-" : n.index_rebuild_ms} ms warm; first search ${n.first_search_ms} ms; ` +
       `search p50 ${n.search_p50_ms} ms, p99 ${n.search_p99_ms} ms`,
   );

@@ -112,7 +112,9 @@ async function snapshotWorker() {
     .replace(
       /^migrations_dir\s*=\s*"([^"]*)"/m,
       (_, dir) => `migrations_dir = ${JSON.stringify(path.resolve(repoRoot, dir))}`,
-    );
+    )
+    // (The config moves to a temporary folder: paths relative to it must stay the repository's.)
+    .replace(/^directory\s*=\s*"([^"]*)"/m, (_, dir) => `directory = ${JSON.stringify(path.resolve(repoRoot, dir))}`);
   const configPath = path.join(dir, "wrangler.toml");
   await writeFile(configPath, config);
   return { configPath, persistDir: path.join(dir, "state"), cleanup: () => rm(dir, { recursive: true, force: true }) };
@@ -123,7 +125,7 @@ export async function startEnv() {
   const t0 = performance.now();
   const snapshot = await snapshotWorker();
   const mockProc = await startMockProcess();
-  const launch = (migrate) =>
+  const launch = (migrate, extraVars = {}) =>
     startWrangler({
       extraArgs: ["--config", snapshot.configPath],
       persistDir: snapshot.persistDir,
@@ -137,6 +139,7 @@ export async function startEnv() {
         SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
         // Benches drive thousands of requests with one key; the default limit (600/min) would cut them off.
         SWITCHBOARD_RATE_LIMIT_PER_MIN: "0",
+        ...extraVars,
       },
     });
   let worker;
@@ -157,10 +160,13 @@ export async function startEnv() {
     mockUrl: mockProc.url,
     workerUrl: worker.url,
     worker,
-    /** Stops workerd and starts it again on the same state: every Durable Object wakes up cold. */
-    async restartWorker() {
+    /**
+     * Stops workerd and starts it again on the same state: every Durable Object wakes up cold (and every
+     * isolate cache is empty). `extraVars` are worker variables for the new run only (e.g. a D1 delay).
+     */
+    async restartWorker(extraVars = {}) {
       await worker.stop();
-      worker = await launch(false);
+      worker = await launch(false, extraVars);
       env.worker = worker;
       env.workerUrl = worker.url;
       env.api = new Api(worker.url, ADMIN_KEY);

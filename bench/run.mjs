@@ -2,7 +2,7 @@
 // benchmarks against them, prints a table per benchmark and, last, one JSON line with every figure.
 // Figures only — nothing here asserts a timing.
 //
-//   node bench/run.mjs [ttfb] [stream-rows] [history]     (default: all three, in this order)
+//   node bench/run.mjs [ttfb] [turn-path] [stream-rows] [history] [load]     (default: all five, in this order)
 //
 // Environment knobs: BENCH_BUDGET_S (whole run, default 235; the history bench's seeding gets what is left),
 // BENCH_TTFB_C1, BENCH_TTFB_ROUNDS, BENCH_TTFB_PACED, BENCH_HISTORY_TURNS, BENCH_HISTORY_MEASURE,
@@ -15,8 +15,10 @@ requireNode();
 const { run: ttfb } = await import("./ttfb.mjs");
 const { run: streamRows } = await import("./stream-rows.mjs");
 const { run: history } = await import("./history.mjs");
+const { run: turnPath } = await import("./turn-path.mjs");
+const { run: load } = await import("./load.mjs");
 
-const BENCHES = { ttfb, "stream-rows": streamRows, history };
+const BENCHES = { ttfb, "turn-path": turnPath, "stream-rows": streamRows, history, load };
 const BUDGET_S = Number(process.env.BENCH_BUDGET_S ?? 235);
 /** Kept back from the seeding budget for the history bench's timed turns and the shutdown. */
 const HISTORY_RESERVE_S = 40;

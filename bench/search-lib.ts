@@ -1,5 +1,5 @@
 // Helpers for bench/search.mjs: dataset loading, metrics, the plain-BM25 reference scorer and a synthetic catalog.
-// The reference scorer is deliberately separate from src/tools/search (it is the yardstick, not the product).
+// The reference scorer is deliberately separate from @switchboard/tool-search (it is the yardstick, not the product).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { mulberry32 } from "./random.ts";

@@ -1,4 +1,4 @@
-// Tool-search quality and latency. Runs the project's real search code (src/tools/search) — not a copy.
+// Tool-search quality and latency. Runs the project's real search code (@switchboard/tool-search) — not a copy.
 //
 //   node bench/search.mjs --data <dir>     one dataset (<dir>/catalog.json + <dir>/queries.jsonl); the LAST line is
 //                                          {"recall@1", "recall@5", "mrr@10", "bm25_recall@5", "queries"}
@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_TUNING, ToolIndex } from "../src/tools/search/index.ts";
+import { DEFAULT_TUNING, ToolIndex } from "@switchboard/tool-search";
 import { evaluate, loadDataset, perturb, plainBm25For, syntheticCatalog } from "./search-lib.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));

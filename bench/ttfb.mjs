@@ -16,7 +16,7 @@ const PACED_DELAY_MS = 10;
 const PACED_REPLY = "a paced reply of eight words, like a model";
 const PROMPT = "hello there switchboard, please echo these few words back";
 
-async function switchboardTurn(env, sessionId) {
+export async function switchboardTurn(env, sessionId) {
   const sentAt = Date.now();
   const t0 = performance.now();
   const res = await env.api.send(env.key, sessionId, { content: PROMPT });
@@ -24,10 +24,12 @@ async function switchboardTurn(env, sessionId) {
   if (!res.ok) throw new Error(`turn → HTTP ${res.status}: ${(await res.text()).slice(0, 500)}`);
   const r = await readTimedSse(res, t0, (f) => f.json?.type === "text-delta");
   if (r.firstContent === null) throw new Error(`no text-delta in the turn stream (${JSON.stringify(r.kinds)})`);
-  return { ttfb: r.firstContent, headers, total: r.end, sentAt };
+  // D1 statements of this request (debug counters only; null otherwise).
+  const d1 = res.headers.get("x-debug-d1-statements");
+  return { ttfb: r.firstContent, headers, total: r.end, sentAt, d1: d1 === null ? null : Number(d1) };
 }
 
-async function directTurn(env, model) {
+export async function directTurn(env, model) {
   const t0 = performance.now();
   const res = await fetch(`${env.mockUrl}/v1/messages`, {
     method: "POST",
@@ -52,7 +54,7 @@ async function directTurn(env, model) {
 }
 
 /** Runs `count` turns one at a time, rotating over `targets`; the first `warmup` are not kept. */
-async function sequential(count, warmup, targets, turn) {
+export async function sequential(count, warmup, targets, turn) {
   const out = [];
   for (let i = 0; i < count + warmup; i++) {
     const r = await turn(targets[i % targets.length]);
@@ -62,7 +64,7 @@ async function sequential(count, warmup, targets, turn) {
 }
 
 /** `rounds` rounds of one concurrent turn per target; a first round (warm-up) is not kept. */
-async function concurrent(rounds, targets, turn) {
+export async function concurrent(rounds, targets, turn) {
   const out = [];
   for (let round = 0; round <= rounds; round++) {
     const results = await Promise.all(targets.map((t) => turn(t)));
@@ -71,7 +73,7 @@ async function concurrent(rounds, targets, turn) {
   return out;
 }
 
-function summary(samples) {
+export function summary(samples) {
   const ttfb = samples.map((s) => s.ttfb);
   const headers = samples.map((s) => s.headers);
   const total = samples.map((s) => s.total);

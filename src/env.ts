@@ -12,6 +12,8 @@ export interface Env {
   SWITCHBOARD_ALLOW_PRIVATE_URLS?: string;
   /** "true": validate invariant P on every outbound provider body and refuse to send a violating one. */
   SWITCHBOARD_DEBUG_CHECKS?: string;
+  /** Debug/bench only: every D1 call waits this many ms (a far-away primary); also turns the debug counters on. */
+  SWITCHBOARD_DEBUG_D1_DELAY_MS?: string;
   /** "false" turns off the structured log line per session event (tests and benches). */
   SWITCHBOARD_LOG_EVENTS?: string;
   /** Provider idle watchdog in ms (tests shorten it). */

@@ -3,6 +3,7 @@ import { enforceRateLimit } from "../ratelimit/enforce";
 import type { AppEnv } from "./app";
 import { bearer, requireTenant } from "./auth";
 import { checkTenantOrigin } from "./cors";
+import { keyById } from "./directory";
 import { ApiError } from "./errors";
 import { isSessionToken, type TokenAction, verifiedClaims } from "./tokens";
 
@@ -19,7 +20,8 @@ export type Principal =
  * that session up, so the answer is the same whether it exists or not (no
  * existence oracle), and it tells the app its token is the wrong one rather
  * than that the session vanished. A token whose issuing key was revoked is
- * dead (401): one indexed D1 read per request, the same as an API key costs.
+ * dead (401), checked through the same isolate cache as API keys (so within
+ * the documented bound of directory.ts, and at once in the revoking isolate).
  */
 /** For a route whose body decides what it needs (POST /chat with approvals): a token must also carry `action`. */
 export function requireAction(c: Context<AppEnv>, action: TokenAction): void {
@@ -46,11 +48,7 @@ export function sessionAccess(action: TokenAction): MiddlewareHandler<AppEnv> {
     if (!claims.act.includes(action)) {
       throw new ApiError(403, "insufficient_scope", `this session token does not allow "${action}"`);
     }
-    const key = await c.env.DB.prepare(
-      "SELECT rate_limit_per_min FROM api_keys WHERE id = ? AND tenant = ? AND revoked_at IS NULL",
-    )
-      .bind(claims.kid, claims.ten)
-      .first<{ rate_limit_per_min: number | null }>();
+    const key = await keyById(c, claims.kid, claims.ten);
     if (!key) throw new ApiError(401, "unauthorized", "the API key that issued this session token was revoked");
     c.set("tenant", claims.ten);
     c.set("principal", { kind: "token", keyId: claims.kid, session: claims.ses, actions: claims.act, jti: claims.jti });

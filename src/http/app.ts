@@ -1,7 +1,9 @@
+import type { MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import type { Env } from "../env";
+import { countedD1, probeFor } from "../storage/debug-counters";
 import type { Principal } from "./access";
-import { sessionCors } from "./cors";
+import { sessionCors, setHeaders } from "./cors";
 import { ApiError, errorBody } from "./errors";
 import { agentsRoutes } from "./routes/agents";
 import { healthRoutes } from "./routes/health";
@@ -19,11 +21,29 @@ export interface AppEnv {
     principal?: Principal;
     /** Set when a cross-origin request's Origin is allowed by its tenant (see cors.ts). */
     corsOrigin?: string;
+    /** Debug mode: D1 statements the session object ran for this request (reported with its turn answer). */
+    objectD1Statements?: number;
   };
 }
 
+/**
+ * Debug mode (SWITCHBOARD_DEBUG_CHECKS, or SWITCHBOARD_DEBUG_D1_DELAY_MS): the
+ * request's D1 binding counts (and delays) every statement, and the answer
+ * says how many ran in `x-debug-d1-statements` (the worker's and the session
+ * object's). Work left to waitUntil after the answer is not in the figure.
+ */
+const debugD1: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const probe = probeFor(c.env);
+  if (!probe) return next();
+  c.env = { ...c.env, DB: countedD1(c.env.DB, probe) };
+  await next();
+  const total = probe.mark().d1_statements + (c.get("objectD1Statements") ?? 0);
+  setHeaders(c, { "x-debug-d1-statements": String(total) });
+};
+
 export function buildApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use(debugD1);
   app.route("/", healthRoutes);
   app.route("/v1/keys", keysRoutes);
   // Before the agents router: its admin guard covers /v1/agents/*, and runs take API keys or signatures.

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { enforceRateLimit } from "../ratelimit/enforce";
 import type { AppEnv } from "./app";
 import { checkTenantOrigin } from "./cors";
+import { keyByHash } from "./directory";
 import { ApiError } from "./errors";
 import { isSessionToken, verifiedClaims } from "./tokens";
 
@@ -42,7 +43,8 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * Resolves the tenant of an API key (keys are stored only as SHA-256 hashes),
+ * Resolves the tenant of an API key (keys are stored only as SHA-256 hashes;
+ * the lookup is cached in the isolate, see directory.ts),
  * counts the request against the key's rate limit and checks a browser
  * Origin against the tenant's CORS list. A session token is refused here
  * (403 once it verifies): these routes need the key itself.
@@ -53,11 +55,7 @@ export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
     await verifiedClaims(c.env, token);
     throw new ApiError(403, "forbidden", "a session token cannot be used here; this route needs an API key");
   }
-  const row = await c.env.DB.prepare(
-    "SELECT id, tenant, rate_limit_per_min FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
-  )
-    .bind(await sha256Hex(token))
-    .first<{ id: string; tenant: string; rate_limit_per_min: number | null }>();
+  const row = await keyByHash(c, await sha256Hex(token));
   if (!row) throw new ApiError(401, "unauthorized", "invalid or revoked API key");
   c.set("tenant", row.tenant);
   c.set("principal", { kind: "key", keyId: row.id });

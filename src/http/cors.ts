@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app";
+import { originAllowed } from "./directory";
 import { ApiError } from "./errors";
 
 /**
@@ -15,7 +16,8 @@ import { ApiError } from "./errors";
  *   approved by one tenant gains nothing at another.
  * - Error answers (401, 403, 429 …) are readable by any origin some tenant
  *   allows, so a browser app can see that its token expired.
- * Same-origin requests (the demo page) and clients without an Origin header
+ * Both checks go through the isolate cache of directory.ts (a changed list is
+ * seen within its bound). Same-origin requests (the demo page) and clients without an Origin header
  * (servers, mobile apps) are not affected. Admin routes get no CORS at all.
  */
 
@@ -31,22 +33,16 @@ export function crossOrigin(c: Context): string | null {
   return origin === new URL(c.req.url).origin ? null : origin;
 }
 
-async function anyTenantAllows(db: D1Database, origin: string): Promise<boolean> {
-  return (await db.prepare("SELECT 1 AS x FROM cors_origins WHERE origin = ? LIMIT 1").bind(origin).first()) !== null;
-}
-
 /** Called once the tenant is known: refuses an origin the tenant did not allow, else marks the answer readable. */
 export async function checkTenantOrigin(c: Context<AppEnv>, tenant: string): Promise<void> {
   const origin = crossOrigin(c);
   if (!origin) return;
-  const row = await c.env.DB.prepare("SELECT 1 AS x FROM cors_origins WHERE tenant = ? AND origin = ?")
-    .bind(tenant, origin)
-    .first();
-  if (!row) throw new ApiError(403, "origin_not_allowed", `origin ${origin} is not allowed for this tenant`);
+  if (!(await originAllowed(c, tenant, origin)))
+    throw new ApiError(403, "origin_not_allowed", `origin ${origin} is not allowed for this tenant`);
   c.set("corsOrigin", origin);
 }
 
-function setHeaders(c: Context, headers: Record<string, string>): void {
+export function setHeaders(c: Context, headers: Record<string, string>): void {
   try {
     for (const [k, v] of Object.entries(headers)) c.res.headers.set(k, v);
   } catch {
@@ -61,7 +57,7 @@ export const sessionCors: MiddlewareHandler<AppEnv> = async (c, next) => {
   const origin = crossOrigin(c);
   if (!origin) return next();
   if (c.req.method === "OPTIONS") {
-    if (!(await anyTenantAllows(c.env.DB, origin))) {
+    if (!(await originAllowed(c, null, origin))) {
       throw new ApiError(403, "origin_not_allowed", `origin ${origin} is not allowed`);
     }
     return c.body(null, 204, {
@@ -75,7 +71,7 @@ export const sessionCors: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const readable =
     c.get("corsOrigin") === origin ||
-    (c.res.status >= 400 && c.get("corsOrigin") === undefined && (await anyTenantAllows(c.env.DB, origin)));
+    (c.res.status >= 400 && c.get("corsOrigin") === undefined && (await originAllowed(c, null, origin)));
   setHeaders(
     c,
     readable

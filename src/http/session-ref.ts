@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import type { AgentConfig } from "../agents/types";
 import type { Env } from "../env";
 import type { Result } from "../session/rpc-types";
 import type { Session } from "../session/session";
@@ -11,9 +10,6 @@ export const SESSION_ID = /^[a-zA-Z0-9_-]{1,128}$/;
 export interface SessionRef {
   tenant: string;
   id: string;
-  agentName: string;
-  /** The agent's current configuration; null when the agent was deleted. */
-  agent: AgentConfig | null;
   stub: SessionRpc;
 }
 
@@ -55,31 +51,16 @@ export function sessionStub(env: Env, tenant: string, id: string, locationHint?:
 }
 
 /**
- * Finds a session of the caller's tenant. Another tenant's session is
- * indistinguishable from a missing one (404). A fresh stub per request.
+ * The caller's session, addressed by name (`tenant:id`) straight at its
+ * Durable Object: no D1 read. The object itself answers 404 for a session it
+ * does not hold, so another tenant's session is indistinguishable from a
+ * missing one (a different name, a different object). A fresh stub per request.
  */
-export async function sessionRef(c: Context<AppEnv>): Promise<SessionRef> {
+export function sessionRef(c: Context<AppEnv>): SessionRef {
   const tenant = c.get("tenant");
   const id = c.req.param("id") ?? "";
   if (!SESSION_ID.test(id)) throw new ApiError(404, "not_found", "session not found");
-  const row = await c.env.DB.prepare(
-    "SELECT s.agent AS agent, a.config AS config FROM sessions s LEFT JOIN agents a ON a.name = s.agent WHERE s.tenant = ? AND s.id = ?",
-  )
-    .bind(tenant, id)
-    .first<{ agent: string; config: string | null }>();
-  if (!row) throw new ApiError(404, "not_found", "session not found");
-  return {
-    tenant,
-    id,
-    agentName: row.agent,
-    agent: row.config ? (JSON.parse(row.config) as AgentConfig) : null,
-    stub: sessionStub(c.env, tenant, id),
-  };
-}
-
-export function requireAgent(ref: SessionRef): AgentConfig {
-  if (!ref.agent) throw new ApiError(409, "agent_missing", `agent "${ref.agentName}" no longer exists`);
-  return ref.agent;
+  return { tenant, id, stub: sessionStub(c.env, tenant, id) };
 }
 
 /** Unwraps a DO result union or throws its failure as an ApiError. */

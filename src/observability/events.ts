@@ -1,6 +1,7 @@
 import { fitJson } from "../storage/fit";
 import { EVENT_BUDGET_BYTES } from "../storage/limits";
 import { all, nowIso, one, run } from "../storage/sql";
+import { eventSpan } from "./tracing";
 
 /** Typed session events, served by GET /events. Secrets never go in `data`. */
 export type SessionEventType =
@@ -66,6 +67,7 @@ export class EventLog {
       turnId,
       JSON.stringify(stored),
     );
+    eventSpan(type, turnId, data);
     // One structured line per event, so `wrangler tail` and log drains see the same facts.
     if (this.logLines)
       console.log(

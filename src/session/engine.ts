@@ -3,6 +3,7 @@ import { MAX_STEPS_LIMIT } from "../agents/types";
 import type { Env } from "../env";
 import { fail } from "../http/errors";
 import { EventLog } from "../observability/events";
+import { inSpan } from "../observability/tracing";
 import { jsonBytes } from "../storage/fit";
 import { JSON_SCHEMA_BUDGET_BYTES, USER_PARTS_BUDGET_BYTES } from "../storage/limits";
 import {
@@ -159,7 +160,7 @@ export class SessionEngine {
     }
     const latest = this.turns.latest();
     if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
-    // A call that waits for a person's approval says so (before the generic "not a client tool" refusal).
+    // A call gated by an approval is a server call too: say why it takes no result (approval_required) first.
     const gated = refuseResultsForApprovals(
       this.approvals,
       input.tool_results.map((r) => r.tool_use_id),
@@ -207,8 +208,7 @@ export class SessionEngine {
   ): TurnRow {
     const id = `turn_${crypto.randomUUID().replaceAll("-", "")}`;
     const maxSteps = Math.min(input.max_steps ?? agent.max_steps, MAX_STEPS_LIMIT);
-    this.events.sweep();
-    this.log.sweep();
+    // Only what admission needs happens before the provider request; sweeps run when a turn settles.
     const { turn, synthesized, rederived, declined } = this.tx(() => {
       if (previous?.status === "awaiting_tool_results" || previous?.status === "awaiting_approval") {
         this.turns.finish(previous.id, "completed", "superseded", null);
@@ -216,15 +216,6 @@ export class SessionEngine {
       // Open approvals are answered "declined" in this same admission transaction; closeOpenCalls writes them.
       const declined = declineOpen(this.approvals, this.history, close.declined, "admission");
       const { notices, rederived } = this.tools.admit(agent);
-      const turn = this.turns.create({
-        id,
-        kind,
-        max_steps: maxSteps,
-        log_start: this.log.head(),
-        idempotency_key: input.idempotency_key ?? null,
-        body_hash: input.body_hash ?? null,
-        json_schema: input.json_schema ? JSON.stringify(input.json_schema) : null,
-      });
       const { message, synthesized } = this.history.closeOpenCalls({
         turnId: id,
         reason: close.reason,
@@ -233,7 +224,17 @@ export class SessionEngine {
         extra: [...notices, ...(close.extra ?? [])],
         ...(close.extra?.length ? { origin: "client" as const } : {}),
       });
-      if (message) this.turns.setFirstMessage(id, message.seq);
+      // The turn row is written once, already pointing at its first message.
+      const turn = this.turns.create({
+        id,
+        kind,
+        max_steps: maxSteps,
+        log_start: this.log.head(),
+        idempotency_key: input.idempotency_key ?? null,
+        body_hash: input.body_hash ?? null,
+        json_schema: input.json_schema ? JSON.stringify(input.json_schema) : null,
+        first_message_seq: message?.seq ?? null,
+      });
       return { turn, synthesized, rederived, declined };
     });
     this.#recordDeclined(declined, previous?.id ?? null, close.declined, "admission");
@@ -266,12 +267,17 @@ export class SessionEngine {
     this.#runner = runner;
     this.hooks.arm();
     // Detached from the request on purpose: a client that disconnects does not stop the turn.
-    runner.run().catch((e) => console.error("runner escaped", e));
+    inSpan("switchboard.turn", { "switchboard.turn_id": turnId, "switchboard.model": agent.model.name }, () =>
+      runner.run(),
+    ).catch((e) => console.error("runner escaped", e));
   }
 
   #settled(turnId: string, status: TurnStatus): void {
     if (this.#runner?.turnId === turnId) this.#runner = null;
     try {
+      // Retention sweeps wait until the turn's stream is out (they were on the admission path).
+      this.events.sweep();
+      this.log.sweep();
       // A runner that threw while writing its own end leaves the row `running`: end it here, or every later
       // message would be refused as turn_in_progress until the object restarts.
       if (this.turns.get(turnId)?.status === "running") {
@@ -332,6 +338,7 @@ export class SessionEngine {
       : supplied;
     if (results.length === 0)
       return fail(409, "late_result", "none of the supplied results answers a pending tool call");
+    // A call gated by an approval is a server call too: say why it takes no result (approval_required) first.
     const gated = refuseResultsForApprovals(
       this.approvals,
       results.map((r) => r.tool_use_id),

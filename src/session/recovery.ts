@@ -18,6 +18,8 @@ const REASON = "the session restarted while this call was in flight";
  */
 export function recoverInterruptedTurns(engine: SessionEngine): number {
   const stuck = engine.turns.withStatus("running");
+  // The lost instance may have sent frames it never wrote: their ids must not be handed out again.
+  if (stuck.length > 0) engine.log.afterCrash();
   for (const turn of stuck) {
     const error = { code: "interrupted", message: "the session restarted while the turn was running", retryable: true };
     try {

@@ -1,5 +1,6 @@
 import type { Failure } from "../http/errors";
 import type { SessionEvent } from "../observability/events";
+import type { DebugCounts } from "../storage/debug-counters";
 import type { OpenApproval } from "./approvals";
 import type { JsonObject, Message, Part } from "./history/parts";
 import type { SuppliedResult } from "./history/store";
@@ -45,6 +46,8 @@ export interface TurnAnswer {
   replayed: boolean;
   stream?: ReadableStream<Uint8Array>;
   result?: TurnResult;
+  /** Debug mode only: the storage work of this call (in JSON mode, of the whole turn). */
+  debug?: DebugCounts;
 }
 
 export interface SessionState {
@@ -59,7 +62,16 @@ export interface SessionState {
   loaded_tools: string[];
   pending_tool_calls: Array<{ id: string; name: string; execution: string }>;
   /** Estimated size of the provider view (README "Long sessions"); the worker adds the agent's window. */
-  context: { estimated_tokens: number; view_start_seq: number; compactions: number };
+  context: {
+    estimated_tokens: number;
+    view_start_seq: number;
+    compactions: number;
+    /** The agent's context window and compaction threshold; null when the caller gave no agent or it is gone. */
+    context_window: number | null;
+    threshold: number | null;
+    /** estimated_tokens / context_window, 3 decimals. */
+    used: number | null;
+  };
   /** Approvals waiting for a person (durable: they survive restarts and deploys). */
   pending_approvals: OpenApproval[];
 }

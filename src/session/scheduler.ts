@@ -60,7 +60,7 @@ export class Scheduler {
   addEarliest(kind: JobKind, ref: string, dueAt: number): void {
     run(
       this.storage.sql,
-      "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = min(due_at, excluded.due_at)",
+      "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at WHERE excluded.due_at < jobs.due_at",
       `${kind}:${ref}`,
       kind,
       ref,

@@ -1,13 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig } from "../agents/types";
+import { DEFAULT_COMPACTION } from "../agents/types";
 import { type Env, flag } from "../env";
 import { fail } from "../http/errors";
+import { contextWindow } from "../providers/types";
 import { retentionOf } from "../retention/config";
 import { deleteSessionIndex } from "../retention/d1";
 import { SessionRuns } from "../runs/executor";
 import type { RunSpec, RunView } from "../runs/types";
-import { migrate } from "../storage/do-schema";
+import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
+import { hasSchema, migrate } from "../storage/do-schema";
 import { all, nowIso, one, pageOf, run, setCellChecks } from "../storage/sql";
+import { type AgentArg, AgentCache } from "./agent-cache";
 import { type ApprovalAnswer, openView } from "./approvals";
 import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
@@ -31,32 +35,51 @@ import { Sweeper } from "./sweep";
  * One chat session. A thin RPC surface: every method checks readiness and the
  * session's existence, then delegates to the engine. Methods return result
  * unions; the worker maps them to HTTP.
+ *
+ * The worker routes by name (`tenant:id`) without asking D1 whether the
+ * session exists: this object knows (its `meta.session` row, written at
+ * creation) and answers 404 otherwise. An object addressed by an unknown name
+ * creates no tables: its schema is set up only by `init` / `enqueueRun`.
  */
 export class Session extends DurableObject<Env> {
   #engine: SessionEngine;
   #scheduler: Scheduler;
   #runs: SessionRuns;
   #sweeper: Sweeper;
+  #agents: AgentCache;
+  #storage: DurableObjectStorage;
+  #env: Env;
+  /** Debug counters (SWITCHBOARD_DEBUG_CHECKS or a D1 delay), else null. */
+  #probe: Probe | null;
+  #schema = false;
+  #infoMemo: SessionInfo | null = null;
   #initError: unknown = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // Debug mode refuses what production SQLite refuses: any value or row over 2 MB.
     setCellChecks(flag(env.SWITCHBOARD_DEBUG_CHECKS));
-    this.#engine = new SessionEngine(ctx.storage, env, () => this.#info()?.id ?? "?");
+    this.#probe = probeFor(env);
+    this.#storage = this.#probe ? countedStorage(ctx.storage, this.#probe) : ctx.storage;
+    this.#env = this.#probe ? { ...env, DB: countedD1(env.DB, this.#probe) } : env;
+    this.#engine = new SessionEngine(this.#storage, this.#env, () => this.#info()?.id ?? "?");
     this.#scheduler = new Scheduler(
-      ctx.storage,
+      this.#storage,
       () => this.#engine.running !== null,
       () => this.#runs.blocked(),
     );
     this.#runs = new SessionRuns(
       this.#engine,
       this.#scheduler,
-      env,
+      this.#env,
       () => this.#info()?.id ?? "?",
       () => this.#info()?.agent ?? null,
     );
-    this.#sweeper = new Sweeper(ctx.storage, this.#scheduler, retentionOf(env), () => this.#engine.running !== null);
+    this.#sweeper = new Sweeper(this.#storage, this.#scheduler, retentionOf(env), () => this.#engine.running !== null);
+    this.#agents = new AgentCache(
+      () => this.#storage.sql,
+      () => this.#env.DB,
+    );
     this.#engine.hooks = {
       arm: () => this.#scheduler.arm(),
       settled: (turnId) => {
@@ -67,12 +90,15 @@ export class Session extends DurableObject<Env> {
     };
     // Startup failures are caught here, never thrown out of the constructor.
     // A failed migration is re-thrown by the calls that need the state; `clear`
-    // and `destroy` rebuild the schema instead. Recovery repairs what it can and
-    // marks the rest failed (recovery.ts), so it cannot brick the object.
+    // wipes and rebuilds the schema instead, `destroy` wipes it. Recovery repairs what it can and
+    // marks the rest failed (recovery.ts), so it cannot brick the object. An
+    // object addressed by an unknown name has no tables and gets none here.
     ctx
       .blockConcurrencyWhile(async () => {
         try {
+          if (!hasSchema(ctx.storage.sql)) return;
           migrate(ctx.storage);
+          this.#schema = true;
         } catch (e) {
           this.#initError = e;
           return;
@@ -93,28 +119,86 @@ export class Session extends DurableObject<Env> {
   }
 
   #info(): SessionInfo | null {
+    if (!this.#schema) return null;
+    if (!this.#infoMemo) {
+      const row = one<{ value: string }>(this.#storage.sql, "SELECT value FROM meta WHERE key = 'session'");
+      this.#infoMemo = row ? (JSON.parse(row.value) as SessionInfo) : null;
+    }
+    return this.#infoMemo;
+  }
+
+  /** The session row read straight from storage, whatever the schema state (throws when meta is unreadable). */
+  #storedInfo(): SessionInfo | null {
+    if (!hasSchema(this.ctx.storage.sql)) return null;
     const row = one<{ value: string }>(this.ctx.storage.sql, "SELECT value FROM meta WHERE key = 'session'");
     return row ? (JSON.parse(row.value) as SessionInfo) : null;
+  }
+
+  #ensureSchema(): void {
+    if (this.#schema) return;
+    migrate(this.ctx.storage);
+    this.#schema = true;
+  }
+
+  /** Creates the tables on first use (init, enqueueRun) and records the session. */
+  #create(info: SessionInfo): void {
+    this.#ensureSchema();
+    run(this.#storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
+    this.#infoMemo = info;
+  }
+
+  /** The agent config for a turn of this session (see agent-cache.ts). */
+  #agent(info: SessionInfo, arg: AgentArg): Promise<Result<{ agent: AgentConfig }>> {
+    return this.#agents.resolve(info.agent, arg);
+  }
+
+  /** Runs a turn RPC; in debug mode its answer carries the storage work it did (see debug-counters.ts). */
+  async #turn(arg: AgentArg, fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>): Promise<Result<TurnAnswer>> {
+    this.#ready();
+    const info = this.#info();
+    if (!info) return this.#missing();
+    const mark: DebugCounts | undefined = this.#probe?.mark();
+    const agent = await this.#agent(info, arg);
+    if (!agent.ok) return agent;
+    const answer = await fn(agent.agent);
+    if (answer.ok && mark && this.#probe) answer.debug = this.#probe.since(mark);
+    return answer;
   }
 
   #missing() {
     return fail(404, "not_found", "session not found");
   }
 
-  async init(info: SessionInfo): Promise<Result<{ created: boolean }>> {
+  /**
+   * Creates the session. `agent` (its config and the agent-config epoch it was
+   * read at) primes the session's agent cache, so the first turn needs no D1 read.
+   */
+  async init(
+    info: SessionInfo,
+    agent?: { config: AgentConfig | null; epoch: number },
+  ): Promise<Result<{ created: boolean }>> {
     this.#ready();
     if (this.#info()) return { ok: true, created: false };
-    run(this.ctx.storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
+    this.#create(info);
+    if (agent) this.#agents.prime(info.agent, agent.config, agent.epoch);
     // A session that is never used still expires (when idle expiry is configured).
     this.#scheduleSweep();
     this.#scheduler.arm();
     return { ok: true, created: true };
   }
 
-  async state(): Promise<Result<SessionState>> {
+  /**
+   * The session's state. With `arg` (the worker's agent epoch) its context block also carries the
+   * agent's context window and compaction threshold (null when the agent is gone).
+   */
+  async state(arg?: AgentArg): Promise<Result<SessionState>> {
     this.#ready();
     const info = this.#info();
     if (!info) return this.#missing();
+    const resolved = arg ? await this.#agent(info, arg) : null;
+    const agent = resolved?.ok ? resolved.agent : null;
+    const window = agent ? contextWindow(agent.model) : null;
+    const usage = this.#engine.compactor.usage();
     const e = this.#engine;
     const latest = e.turns.latest();
     const status: SessionState["status"] =
@@ -144,7 +228,12 @@ export class Session extends DurableObject<Env> {
         : null,
       loaded_tools: e.loadedTools(),
       pending_tool_calls: e.pendingCalls(),
-      context: e.compactor.usage(),
+      context: {
+        ...usage,
+        context_window: window,
+        threshold: agent ? (agent.compaction ?? DEFAULT_COMPACTION).threshold : null,
+        used: window ? Math.round((usage.estimated_tokens / window) * 1000) / 1000 : null,
+      },
       pending_approvals: e.approvals.pending().map(openView),
     };
   }
@@ -154,13 +243,16 @@ export class Session extends DurableObject<Env> {
     if (!this.#info()) return this.#missing();
     const { items, next } = pageOf(this.#engine.history.page(after, limit + 1), limit, (m) => m.seq);
     const upto = next === null ? Number.MAX_SAFE_INTEGER : (items[items.length - 1]?.seq ?? after);
-    return { ok: true, messages: items, next, compactions: compactionMarkers(this.ctx.storage.sql, after, upto) };
+    return { ok: true, messages: items, next, compactions: compactionMarkers(this.#storage.sql, after, upto) };
   }
 
-  async compact(agent: AgentConfig): Promise<Result<CompactionInfo>> {
+  async compact(arg: AgentArg): Promise<Result<CompactionInfo>> {
     this.#ready();
-    if (!this.#info()) return this.#missing();
-    return this.#engine.compact(agent);
+    const info = this.#info();
+    if (!info) return this.#missing();
+    const agent = await this.#agent(info, arg);
+    if (!agent.ok) return agent;
+    return this.#engine.compact(agent.agent);
   }
 
   async events(after: number, limit: number): Promise<Result<EventsPage>> {
@@ -170,39 +262,31 @@ export class Session extends DurableObject<Env> {
     return { ok: true, events: items, next };
   }
 
-  async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
-    this.#ready();
-    if (!this.#info()) return this.#missing();
-    return this.#engine.sendMessage(agent, input, mode);
+  async sendMessage(agent: AgentArg, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
+    return this.#turn(agent, (a) => this.#engine.sendMessage(a, input, mode));
   }
 
   async submitToolResults(
-    agent: AgentConfig,
+    agent: AgentArg,
     results: SuppliedResult[],
     mode: Mode,
     onlyPending = false,
   ): Promise<Result<TurnAnswer>> {
-    this.#ready();
-    if (!this.#info()) return this.#missing();
-    return this.#engine.submitToolResults(agent, results, mode, onlyPending);
+    return this.#turn(agent, (a) => this.#engine.submitToolResults(a, results, mode, onlyPending));
   }
 
   async answerApprovals(
-    agent: AgentConfig,
+    agent: AgentArg,
     answers: ApprovalAnswer[],
     mode: Mode,
     by: string,
     fromChat = false,
   ): Promise<Result<TurnAnswer>> {
-    this.#ready();
-    if (!this.#info()) return this.#missing();
-    return this.#engine.answerApprovals(agent, answers, mode, by, fromChat);
+    return this.#turn(agent, (a) => this.#engine.answerApprovals(a, answers, mode, by, fromChat));
   }
 
-  async retry(agent: AgentConfig, mode: Mode): Promise<Result<TurnAnswer>> {
-    this.#ready();
-    if (!this.#info()) return this.#missing();
-    return this.#engine.retry(agent, mode);
+  async retry(agent: AgentArg, mode: Mode): Promise<Result<TurnAnswer>> {
+    return this.#turn(agent, (a) => this.#engine.retry(a, mode));
   }
 
   async cancel(): Promise<Result<{ status: string; turn_id: string }>> {
@@ -246,13 +330,14 @@ export class Session extends DurableObject<Env> {
   async #rebuild(): Promise<Result<{ cleared: true }>> {
     let info: SessionInfo | null = null;
     try {
-      info = this.#info();
+      info = this.#storedInfo();
       if (!info) return this.#missing();
     } catch {
       // meta itself is unreadable: the worker's index still names the session, so it is cleared all the same.
     }
     await this.#wipe();
-    if (info) run(this.ctx.storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
+    this.#ensureSchema();
+    if (info) this.#create(info);
     this.#engine.events.record("session_cleared", null, { at: nowIso(), rebuilt: true });
     return { ok: true, cleared: true };
   }
@@ -260,12 +345,18 @@ export class Session extends DurableObject<Env> {
   async #wipe(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    migrate(this.ctx.storage);
     this.#initError = null;
+    // The object may be addressed again; it must come back as a fresh, empty session
+    // (its tables are created again by the next init or enqueueRun).
+    this.#schema = false;
+    this.#infoMemo = null;
+    this.#agents.invalidate();
     this.#engine.history.invalidate();
   }
 
   async destroy(): Promise<Result<{ deleted: true }>> {
+    // An object that never held a session answers 404 (the worker routes by name without asking D1).
+    if (!this.#initError && !this.#info()) return this.#missing();
     // Work in flight (a message waiting on an MCP listing, a run waiting on D1) sees the generation change
     // after its await and writes nothing; until the wipe is done, nothing new is admitted either. No #ready():
     // DELETE works even when the object's state could not be loaded.
@@ -321,8 +412,7 @@ export class Session extends DurableObject<Env> {
   async enqueueRun(info: SessionInfo, spec: RunSpec): Promise<Result<{ run: RunView }>> {
     this.#ready();
     const current = this.#info();
-    if (!current)
-      run(this.ctx.storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
+    if (!current) this.#create(info);
     else if (current.agent !== spec.agent) {
       return fail(409, "agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`);
     }
@@ -336,11 +426,13 @@ export class Session extends DurableObject<Env> {
    */
   async openRuns(ids: string[]): Promise<string[]> {
     this.#ready();
+    // An object with no tables (deleted, or never created) has no open run.
+    if (!this.#schema) return [];
     const open: string[] = [];
     for (let i = 0; i < ids.length; i += 100) {
       const list = ids.slice(i, i + 100);
       const rows = all<{ id: string }>(
-        this.ctx.storage.sql,
+        this.#storage.sql,
         `SELECT id FROM runs WHERE id IN (${list.map(() => "?").join(", ")})
            AND (status IN ('queued', 'running') OR callback_status = 'pending')`,
         ...list,
@@ -366,6 +458,7 @@ export class Session extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     this.#ready();
+    if (!this.#schema) return;
     try {
       await this.#runs.alarm();
       this.#scheduleSweep();
@@ -375,7 +468,8 @@ export class Session extends DurableObject<Env> {
       }
       if (swept?.expired) await this.#expire();
     } finally {
-      this.#scheduler.arm();
+      // A session that expired itself has no tables left, and nothing to arm.
+      if (this.#schema) this.#scheduler.arm();
     }
   }
 }

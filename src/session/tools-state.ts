@@ -1,3 +1,4 @@
+import { ToolIndex } from "@switchboard/tool-search";
 import type { AgentConfig } from "../agents/types";
 import type { Env } from "../env";
 import { McpCatalog, type McpSnapshot } from "../mcp/catalog";
@@ -6,7 +7,6 @@ import { announcedTools, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools, loadedFromHistory } from "../tools/loaded";
 import { declaration, fullSchema, type RegisteredTool, ToolRegistry } from "../tools/registry";
-import { ToolIndex } from "../tools/search/index";
 import type { JsonObject, NoticePart, ToolDeclaration } from "./history/parts";
 import type { HistoryStore } from "./history/store";
 

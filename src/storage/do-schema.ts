@@ -1,11 +1,12 @@
-import { one, run } from "./sql";
+import { all, one, run } from "./sql";
 
 /**
  * Session Durable Object schema, append-only: a deployed migration is never
  * edited, a change is a new entry. `meta.schema_version` records how many ran.
  * Documented in docs/STORAGE.md.
  */
-const MIGRATIONS: readonly string[] = [
+/** A step is DDL, or a function for what DDL alone cannot say (it runs in the step's transaction). */
+const MIGRATIONS: ReadonlyArray<string | ((sql: SqlStorage) => void)> = [
   `
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   CREATE TABLE messages (
@@ -159,9 +160,54 @@ const MIGRATIONS: readonly string[] = [
      status TEXT NOT NULL,
      error TEXT
    );`,
+  // v8: the session's own copy of its agent's config and the agent-config epoch it was read at,
+  // so a turn needs no D1 read (src/session/agent-cache.ts).
+  `CREATE TABLE agent_config (
+     name TEXT PRIMARY KEY,
+     config TEXT,
+     epoch INTEGER NOT NULL,
+     fetched_at TEXT NOT NULL
+   );`,
+  // v9: fewer rows written per turn (issue 10). The stream log is written in batches (one row per batch,
+  // id = its last frame's id) and only the newest turns' logs are kept, so replay scans by id: its
+  // (turn_id, id) index goes. Turns are ordered by rowid (see TurnStore.latest): turns_ord goes.
+  `DROP INDEX IF EXISTS stream_log_turn;
+   DROP INDEX IF EXISTS turns_ord;`,
+  // v10: events and stream_log without AUTOINCREMENT (its sqlite_sequence update was a row written per
+  // insert). Events are swept oldest-first, so the newest seq always remains; the stream log keeps its
+  // highest id in meta.stream_log_floor when it is cleared. Rebuilt from their own DDL, so columns and
+  // indexes added by earlier steps are kept.
+  (sql) => {
+    const seq = one<{ seq: number }>(sql, "SELECT seq FROM sqlite_sequence WHERE name = 'stream_log'")?.seq ?? 0;
+    run(sql, "INSERT OR REPLACE INTO meta (key, value) VALUES ('stream_log_floor', ?)", String(seq));
+    withoutAutoincrement(sql, "events");
+    withoutAutoincrement(sql, "stream_log");
+  },
 ];
 
+/** Rebuilds `table` from its own DDL minus AUTOINCREMENT (rows, ids and indexes kept). */
+function withoutAutoincrement(sql: SqlStorage, table: string): void {
+  const ddl = one<{ sql: string }>(sql, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", table)?.sql;
+  if (!ddl) return;
+  const indexes = all<{ sql: string }>(
+    sql,
+    "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+    table,
+  );
+  const tmp = `${table}_rebuilt`;
+  sql.exec(ddl.replace(/\bAUTOINCREMENT\b/i, "").replace(/^CREATE TABLE\s+("?)\w+\1/i, `CREATE TABLE ${tmp}`));
+  sql.exec(`INSERT INTO ${tmp} SELECT * FROM ${table}`);
+  sql.exec(`DROP TABLE ${table}`);
+  sql.exec(`ALTER TABLE ${tmp} RENAME TO ${table}`);
+  for (const i of indexes) sql.exec(i.sql);
+}
+
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Whether this object's database was ever set up (an object addressed by an unknown name has no tables). */
+export function hasSchema(sql: SqlStorage): boolean {
+  return one(sql, "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'meta'") !== null;
+}
 
 /** Runs the migrations this object has not seen yet, each in its own transaction. */
 export function migrate(storage: DurableObjectStorage): void {
@@ -170,9 +216,10 @@ export function migrate(storage: DurableObjectStorage): void {
   const row = one<{ value: string }>(sql, "SELECT value FROM meta WHERE key = 'schema_version'");
   const current = row ? Number(row.value) : 0;
   for (let v = current; v < MIGRATIONS.length; v++) {
-    const ddl = MIGRATIONS[v] as string;
+    const step = MIGRATIONS[v] as string | ((sql: SqlStorage) => void);
     storage.transactionSync(() => {
-      sql.exec(ddl);
+      if (typeof step === "string") sql.exec(step);
+      else step(sql);
       run(sql, "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", String(v + 1));
     });
   }

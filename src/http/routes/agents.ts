@@ -5,10 +5,22 @@ import { flag } from "../../env";
 import { nowIso } from "../../storage/sql";
 import type { AppEnv } from "../app";
 import { requireAdmin } from "../auth";
+import { noteAgentEpoch } from "../directory";
 import { ApiError } from "../errors";
 import { readJson } from "../validate";
 
 const MAX_AGENT_BYTES = 1_900_000;
+
+/** Bumps the agent-config epoch (see directory.ts); sessions re-read their agent at the next turn. */
+function bumpEpoch(db: D1Database): D1PreparedStatement {
+  return db.prepare("UPDATE agent_epoch SET epoch = epoch + 1 WHERE id = 1 RETURNING epoch");
+}
+
+/** This isolate passes the new epoch from its next turn on; others learn it within the cache bound. */
+function noteEpoch(result: D1Result<{ epoch: number }> | undefined): void {
+  const epoch = result?.results[0]?.epoch;
+  if (typeof epoch === "number") noteAgentEpoch(epoch);
+}
 
 export const agentsRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
@@ -23,12 +35,15 @@ export const agentsRoutes = new Hono<AppEnv>()
     }
     const now = nowIso();
     const existed = await c.env.DB.prepare("SELECT 1 AS x FROM agents WHERE name = ?").bind(agent.name).first();
-    await c.env.DB.prepare(
-      `INSERT INTO agents (name, config, created_at, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at`,
-    )
-      .bind(agent.name, config, now, now)
-      .run();
+    // One batch = one transaction: the new config and the epoch bump that tells sessions to re-read it.
+    const [, bumped] = await c.env.DB.batch<{ epoch: number }>([
+      c.env.DB.prepare(
+        `INSERT INTO agents (name, config, created_at, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at`,
+      ).bind(agent.name, config, now, now),
+      bumpEpoch(c.env.DB),
+    ]);
+    noteEpoch(bumped);
     return c.json(publicAgent(agent), existed ? 200 : 201);
   })
   .get("/", async (c) => {
@@ -43,7 +58,11 @@ export const agentsRoutes = new Hono<AppEnv>()
     return c.json(publicAgent(JSON.parse(row.config) as AgentConfig));
   })
   .delete("/:agent", async (c) => {
-    const res = await c.env.DB.prepare("DELETE FROM agents WHERE name = ?").bind(c.req.param("agent")).run();
-    if (!res.meta.changes) throw new ApiError(404, "not_found", "agent not found");
+    const [res, bumped] = await c.env.DB.batch<{ epoch: number }>([
+      c.env.DB.prepare("DELETE FROM agents WHERE name = ?").bind(c.req.param("agent")),
+      bumpEpoch(c.env.DB),
+    ]);
+    noteEpoch(bumped);
+    if (!res?.meta.changes) throw new ApiError(404, "not_found", "agent not found");
     return c.json({ name: c.req.param("agent"), deleted: true });
   });

@@ -3,6 +3,7 @@ import { nowIso } from "../../storage/sql";
 import type { AppEnv } from "../app";
 import { newApiKey, requireAdmin, sha256Hex } from "../auth";
 import { createKeyBody } from "../bodies";
+import { forgetKey } from "../directory";
 import { ApiError } from "../errors";
 import { readBody } from "../validate";
 
@@ -34,5 +35,7 @@ export const keysRoutes = new Hono<AppEnv>()
       .bind(nowIso(), c.req.param("id"))
       .run();
     if (!res.meta.changes) throw new ApiError(404, "not_found", "no active key with that id");
+    // Other isolates stop accepting it within the cache bound (directory.ts); this one at once.
+    forgetKey(c.req.param("id"));
     return c.json({ id: c.req.param("id"), revoked: true });
   });

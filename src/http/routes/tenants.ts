@@ -3,6 +3,7 @@ import { nowIso } from "../../storage/sql";
 import type { AppEnv } from "../app";
 import { requireAdmin } from "../auth";
 import { corsBody } from "../bodies";
+import { forgetOrigins } from "../directory";
 import { ApiError } from "../errors";
 import { readBody } from "../validate";
 
@@ -50,6 +51,7 @@ export const tenantsRoutes = new Hono<AppEnv>()
         c.env.DB.prepare("INSERT INTO cors_origins (tenant, origin, created_at) VALUES (?, ?, ?)").bind(tenant, o, now),
       ),
     ]);
+    forgetOrigins(tenant);
     return c.json({ tenant, allowed_origins: body.allowed_origins });
   })
   .get("/:tenant/cors", async (c) => {

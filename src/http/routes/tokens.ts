@@ -3,7 +3,7 @@ import type { AppEnv } from "../app";
 import { requireTenant } from "../auth";
 import { createTokenBody } from "../bodies";
 import { ApiError } from "../errors";
-import { sessionRef } from "../session-ref";
+import { sessionRef, unwrap } from "../session-ref";
 import { mintToken, TOKEN_ACTIONS, type TokenAction, TTL_DEFAULT_S, tokensConfigured } from "../tokens";
 import { readBody } from "../validate";
 
@@ -14,7 +14,9 @@ import { readBody } from "../validate";
  * escalation).
  */
 export const tokensRoutes = new Hono<AppEnv>().post("/:id/tokens", requireTenant, async (c) => {
-  const ref = await sessionRef(c);
+  const ref = sessionRef(c);
+  // The session object knows whether it exists (404 otherwise, as for any session route).
+  unwrap(await ref.stub.state());
   const body = await readBody<{ actions: TokenAction[]; ttl_s?: number }>(c, createTokenBody, 16 * 1024);
   if (!tokensConfigured(c.env)) {
     throw new ApiError(

@@ -9,8 +9,9 @@ import { actorOf, requireAction, sessionAccess } from "../access";
 import type { AppEnv } from "../app";
 import { sha256Hex } from "../auth";
 import { messageBody, toolApprovalsBody, toolResultsBody } from "../bodies";
+import { agentArg } from "../directory";
 import { ApiError } from "../errors";
-import { requireAgent, sessionRef, unwrap } from "../session-ref";
+import { sessionRef, unwrap } from "../session-ref";
 import { check, readJson } from "../validate";
 import { chatBodyToInput } from "./chat-body";
 
@@ -42,13 +43,27 @@ function modeOf(c: Context): Mode {
   return (c.req.header("accept") ?? "").includes("application/json") ? "json" : "stream";
 }
 
+/** Debug mode: the session object's storage work for this call, as response headers (see debug-counters.ts). */
+function debugHeaders(c: Context<AppEnv>, answer: TurnAnswer): Record<string, string> {
+  if (!answer.debug) return {};
+  c.set("objectD1Statements", answer.debug.d1_statements);
+  return {
+    "x-debug-sql-statements": String(answer.debug.sql_statements),
+    "x-debug-sql-rows-written": String(answer.debug.sql_rows_written),
+  };
+}
+
 /** Renders a turn answer: an SSE UI message stream, or the JSON result. */
-export function respond(c: Context, answer: TurnAnswer, created = true): Response {
+export function respond(c: Context<AppEnv>, answer: TurnAnswer, created = true): Response {
+  const debug = debugHeaders(c, answer);
   if (answer.stream) {
-    return new Response(answer.stream, { status: 200, headers: { ...UI_STREAM_HEADERS, "x-turn-id": answer.turn_id } });
+    return new Response(answer.stream, {
+      status: 200,
+      headers: { ...UI_STREAM_HEADERS, "x-turn-id": answer.turn_id, ...debug },
+    });
   }
   const status = created && !answer.replayed ? 201 : 200;
-  return c.json(answer.result ?? { turn_id: answer.turn_id }, status);
+  return c.json(answer.result ?? { turn_id: answer.turn_id }, status, debug);
 }
 
 function after(c: Context): number | null {
@@ -62,7 +77,7 @@ function after(c: Context): number | null {
 
 /** GET …/stream: the newest turn's UI message stream from `Last-Event-ID` (or its start), 204 when none. */
 async function openStream(c: Context<AppEnv>): Promise<Response> {
-  const ref = await sessionRef(c);
+  const ref = sessionRef(c);
   const { stream } = unwrap(await ref.stub.openStream(after(c)));
   if (!stream) return c.body(null, 204);
   return new Response(stream, { status: 200, headers: UI_STREAM_HEADERS });
@@ -71,8 +86,7 @@ async function openStream(c: Context<AppEnv>): Promise<Response> {
 export const turnsRoutes = new Hono<AppEnv>()
   // Per-route guards: an API key, or a session token for this session with the route's action.
   .post("/:id/messages", sessionAccess("send"), async (c) => {
-    const ref = await sessionRef(c);
-    const agent = requireAgent(ref);
+    const ref = sessionRef(c);
     const raw = await readJson(c, MESSAGE_BODY_BYTES);
     const body = check<{
       content: string | Part[];
@@ -92,7 +106,7 @@ export const turnsRoutes = new Hono<AppEnv>()
     }
     const answer = unwrap(
       await ref.stub.sendMessage(
-        agent,
+        await agentArg(c),
         {
           content: nonEmpty,
           tool_results: toSupplied(body.tool_results),
@@ -106,23 +120,21 @@ export const turnsRoutes = new Hono<AppEnv>()
     return respond(c, answer);
   })
   .post("/:id/tool-results", sessionAccess("send"), async (c) => {
-    const ref = await sessionRef(c);
-    const agent = requireAgent(ref);
+    const ref = sessionRef(c);
     const body = check<{ results: RawResult[] }>(toolResultsBody, await readJson(c));
-    const answer = unwrap(await ref.stub.submitToolResults(agent, toSupplied(body.results), modeOf(c)));
+    const answer = unwrap(await ref.stub.submitToolResults(await agentArg(c), toSupplied(body.results), modeOf(c)));
     return respond(c, answer, false);
   })
   .post("/:id/tool-approvals", sessionAccess("approve"), async (c) => {
-    const ref = await sessionRef(c);
-    const agent = requireAgent(ref);
+    const ref = sessionRef(c);
     const body = check<{ approvals: ApprovalAnswer[] }>(toolApprovalsBody, await readJson(c));
-    const answer = unwrap(await ref.stub.answerApprovals(agent, body.approvals, modeOf(c), actorOf(c)));
+    const answer = unwrap(await ref.stub.answerApprovals(await agentArg(c), body.approvals, modeOf(c), actorOf(c)));
     return respond(c, answer, false);
   })
   .post("/:id/chat", sessionAccess("send"), async (c) => {
-    const ref = await sessionRef(c);
-    const agent = requireAgent(ref);
+    const ref = sessionRef(c);
     const input = chatBodyToInput(await readJson(c));
+    const agent = await agentArg(c);
     if (input.kind === "message") {
       return respond(
         c,
@@ -150,12 +162,11 @@ export const turnsRoutes = new Hono<AppEnv>()
     return openStream(c);
   })
   .post("/:id/retry", sessionAccess("send"), async (c) => {
-    const ref = await sessionRef(c);
-    const agent = requireAgent(ref);
-    return respond(c, unwrap(await ref.stub.retry(agent, modeOf(c))));
+    const ref = sessionRef(c);
+    return respond(c, unwrap(await ref.stub.retry(await agentArg(c), modeOf(c))));
   })
   .post("/:id/cancel", sessionAccess("send"), async (c) => {
-    const ref = await sessionRef(c);
+    const ref = sessionRef(c);
     const { ok: _ok, ...res } = unwrap(await ref.stub.cancel());
     return c.json(res);
   });

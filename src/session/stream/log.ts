@@ -1,6 +1,6 @@
 import { cutText, fitJson, jsonBytes, splitText } from "../../storage/fit";
 import { STREAM_ROW_BUDGET_BYTES } from "../../storage/limits";
-import { all, one, run } from "../../storage/sql";
+import { all, one, run as runSql } from "../../storage/sql";
 import { sseDone, sseFrame } from "./sse";
 import type { UiChunk } from "./ui-chunks";
 
@@ -10,6 +10,17 @@ const encoder = new TextEncoder();
 const MAX_SUBSCRIBER_BACKLOG = 4 * 1024 * 1024;
 /** Stream logs of this many most recent turns are kept for replay. */
 const KEEP_TURNS = 3;
+/** Frames are delivered at once but written to SQLite at most this long after they were sent. */
+const PERSIST_MS = 100;
+/** A batch is written early once its JSON reaches this size (rows stay far below SQLite's 2 MB). */
+const PERSIST_BYTES = 512 * 1024;
+/**
+ * After a crash, frames delivered from memory but never written may have
+ * used ids above the stored head: new ids start this far above it.
+ */
+const CRASH_GAP = 1 << 20;
+/** meta key: the highest frame id handed out before the last `clear` (ids never repeat). */
+export const FLOOR_KEY = "stream_log_floor";
 
 /**
  * One chunk as rows under the stream-row budget: a long delta is split over
@@ -42,38 +53,115 @@ interface Subscriber {
 
 /**
  * The bounded, resumable stream log: every (coalesced) UI chunk of a turn is a
- * row whose id is the SSE event id. Live subscribers receive exactly the rows
- * as they are written, so replay-then-follow has no gaps and no duplicates.
+ * frame with an id, the SSE event id. Live subscribers receive each frame the
+ * moment it is appended (from memory), so the first text delta never waits
+ * for storage; frames are written to SQLite in batches — one row per batch,
+ * at most PERSIST_MS after the first unwritten frame, and at once when the
+ * turn ends or pauses — so a short text turn costs one row, not one per frame.
+ *
+ * A row holds consecutive frames as a JSON array, and its `id` is the id of
+ * its last frame (rows written before batching hold one chunk object, id =
+ * frame id). Replay reads the rows, then the unwritten frames in memory, so
+ * replay-then-follow has no gaps and no duplicates. Ids never repeat: the
+ * newest row or the floor `clear` leaves in `meta` holds the highest id
+ * written, and after a crash (frames sent but not written) new ids jump by
+ * CRASH_GAP (see `afterCrash`).
  */
 export class StreamLog {
   #subs = new Map<string, Set<Subscriber>>();
+  /** Next frame id; read from storage on first use. */
+  #next: number | null = null;
+  #unwritten: Array<{ id: number; turnId: string; chunk: UiChunk; bytes: number }> = [];
+  #unwrittenBytes = 0;
+  #timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Highest id written so far (0 when empty); rows written later have larger ids. */
+  /** The highest id ever written: the newest row (the newest turns' rows are never swept), or the floor `clear` left. */
+  #stored(): number {
+    const floor = Number(
+      one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = ?", FLOOR_KEY)?.value ?? 0,
+    );
+    const max = one<{ m: number | null }>(this.sql, "SELECT max(id) AS m FROM stream_log")?.m ?? 0;
+    return Math.max(floor, max);
+  }
+
+  /** Highest id handed out so far (0 when none); frames appended later have larger ids. */
   head(): number {
-    return one<{ m: number | null }>(this.sql, "SELECT max(id) AS m FROM stream_log")?.m ?? 0;
+    this.#next ??= this.#stored() + 1;
+    return this.#next - 1;
+  }
+
+  /** On wake-up after a crash mid-turn: ids the lost instance may have sent unwritten are never reused. */
+  afterCrash(): void {
+    this.#next = this.#stored() + CRASH_GAP + 1;
   }
 
   append(turnId: string, chunks: UiChunk[]): void {
-    for (const chunk of chunks.flatMap(fitRow)) {
-      const row = one<{ id: number }>(
-        this.sql,
-        "INSERT INTO stream_log (turn_id, chunk) VALUES (?, ?) RETURNING id",
-        turnId,
-        JSON.stringify(chunk),
-      );
-      if (row) this.#broadcast(turnId, row.id, chunk);
+    // Each frame fits a row on its own (fitRow); `persist` splits a batch so no row exceeds the budget.
+    const fitted = chunks.flatMap(fitRow);
+    const first = this.head() + 1;
+    fitted.forEach((chunk, i) => {
+      const id = first + i;
+      const bytes = jsonBytes(chunk);
+      this.#unwritten.push({ id, turnId, chunk, bytes });
+      this.#unwrittenBytes += bytes;
+      this.#broadcast(turnId, id, chunk);
+    });
+    this.#next = first + fitted.length;
+    if (this.#unwrittenBytes >= PERSIST_BYTES) this.persist();
+    else this.#timer ??= setTimeout(() => this.persist(), PERSIST_MS);
+  }
+
+  /**
+   * Writes the unwritten frames: one row per run of consecutive frames of one turn, a run cut
+   * early so its JSON array stays under STREAM_ROW_BUDGET_BYTES.
+   */
+  persist(): void {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
     }
+    const frames = this.#unwritten;
+    this.#unwritten = [];
+    this.#unwrittenBytes = 0;
+    let run: typeof frames = [];
+    let runBytes = 2; // the array's brackets
+    const write = () => {
+      const last = run[run.length - 1];
+      if (!last) return;
+      runSql(
+        this.sql,
+        "INSERT INTO stream_log (id, turn_id, chunk) VALUES (?, ?, ?)",
+        last.id,
+        last.turnId,
+        JSON.stringify(run.map((f) => f.chunk)),
+      );
+      run = [];
+      runBytes = 2;
+    };
+    for (const f of frames) {
+      const full = runBytes + f.bytes + 1 > STREAM_ROW_BUDGET_BYTES;
+      if (run.length > 0 && (run[0]?.turnId !== f.turnId || full)) write();
+      run.push(f);
+      runBytes += f.bytes + 1;
+    }
+    write();
   }
 
   rows(turnId: string, after: number): Array<{ id: number; chunk: UiChunk }> {
-    return all<{ id: number; chunk: string }>(
+    const stored = all<{ id: number; chunk: string }>(
       this.sql,
       "SELECT id, chunk FROM stream_log WHERE turn_id = ? AND id > ? ORDER BY id",
       turnId,
       after,
-    ).map((r) => ({ id: r.id, chunk: JSON.parse(r.chunk) as UiChunk }));
+    ).flatMap((r) => {
+      const parsed = JSON.parse(r.chunk) as UiChunk | UiChunk[];
+      const chunks = Array.isArray(parsed) ? parsed : [parsed];
+      return chunks.map((chunk, i) => ({ id: r.id - chunks.length + 1 + i, chunk }));
+    });
+    const pending = this.#unwritten.filter((f) => f.turnId === turnId).map((f) => ({ id: f.id, chunk: f.chunk }));
+    return [...stored, ...pending].filter((f) => f.id > after);
   }
 
   /**
@@ -98,8 +186,9 @@ export class StreamLog {
     return readable;
   }
 
-  /** Ends every live stream of the turn (turn finished or paused). */
+  /** Writes what is unwritten and ends every live stream of the turn (turn finished or paused). */
   end(turnId: string): void {
+    this.persist();
     const set = this.#subs.get(turnId);
     if (!set) return;
     this.#subs.delete(turnId);
@@ -112,15 +201,18 @@ export class StreamLog {
 
   /** Keeps the logs of the newest turns only. */
   sweep(): void {
-    run(
+    runSql(
       this.sql,
-      `DELETE FROM stream_log WHERE turn_id NOT IN (SELECT id FROM turns ORDER BY ord DESC LIMIT ?)`,
+      `DELETE FROM stream_log WHERE turn_id NOT IN (SELECT id FROM turns ORDER BY rowid DESC LIMIT ?)`,
       KEEP_TURNS,
     );
   }
 
   clear(): void {
-    run(this.sql, "DELETE FROM stream_log");
+    this.persist();
+    // Ids never repeat: the head survives the rows as a floor (the only write of it).
+    runSql(this.sql, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", FLOOR_KEY, String(this.head()));
+    runSql(this.sql, "DELETE FROM stream_log");
   }
 
   #broadcast(turnId: string, id: number, chunk: UiChunk): void {

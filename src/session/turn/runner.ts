@@ -1,3 +1,4 @@
+import { inSpan } from "../../observability/tracing";
 import type { StopReason } from "../../providers/types";
 import { runBudgetedStep } from "../compaction/run";
 import type { TurnStatus, UiFinishReason } from "../stream/turn-events";
@@ -96,7 +97,15 @@ export class TurnRunner implements TurnContext {
       this.out.emit({ type: "step_start", step });
       this.#listing ??= tools.registry(agent).searchEnabled ? tools.listing() : "";
       const listing = this.#listing;
-      const result = await runBudgetedStep(this, step, () => stepRequest(this, contract, listing));
+      const result = await inSpan(
+        "switchboard.step",
+        {
+          "switchboard.turn_id": this.turnId,
+          "switchboard.step": step,
+          "switchboard.provider": agent.model.provider,
+        },
+        () => runBudgetedStep(this, step, () => stepRequest(this, contract, listing)),
+      );
       if (result.kind === "cancelled") return this.#finishCancelled();
       if (result.kind === "failed") return this.#fail(result.error);
       turns.stepDone(this.turnId);
@@ -202,7 +211,7 @@ export class TurnRunner implements TurnContext {
     this.d.events.record("turn_finished", this.turnId, {
       status,
       finish_reason: reason,
-      // Stream-log rows this segment wrote and the text they carried: the coalescing figure.
+      // Stream frames (coalesced chunks) this segment sent and the text they carried: the coalescing figure.
       stream_rows: this.out.rowsWritten,
       text_chars: this.out.deltaChars,
       ...(error ? { error } : {}),

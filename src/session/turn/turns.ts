@@ -38,22 +38,43 @@ export interface TurnError {
 
 /** The `turns` table: one row per turn, in order. */
 export class TurnStore {
+  /**
+   * Steps ended and usage reported but not yet written: they go out with the
+   * turn's next status write (finish, pause, resume), so a step costs no row
+   * of its own. A crash loses them with the turn, which is then `interrupted`.
+   */
+  #pendingSteps = new Map<string, number>();
+  #pendingUsage = new Map<string, Record<string, number>>();
+
   constructor(private readonly sql: SqlStorage) {}
 
+  /**
+   * The newest turn. Turns are inserted in `ord` order and removed only by
+   * `clear`, and both `ord` and the rowid are "largest remaining + 1", so the
+   * rowid order is the `ord` order (no index on `ord` to write per turn).
+   */
   latest(): TurnRow | null {
-    return one<TurnRow>(this.sql, "SELECT * FROM turns ORDER BY ord DESC LIMIT 1");
+    return this.#overlay(one<TurnRow>(this.sql, "SELECT * FROM turns ORDER BY rowid DESC LIMIT 1"));
   }
 
   get(id: string): TurnRow | null {
-    return one<TurnRow>(this.sql, "SELECT * FROM turns WHERE id = ?", id);
+    return this.#overlay(one<TurnRow>(this.sql, "SELECT * FROM turns WHERE id = ?", id));
   }
 
   byIdempotencyKey(key: string): TurnRow | null {
-    return one<TurnRow>(this.sql, "SELECT * FROM turns WHERE idempotency_key = ?", key);
+    return this.#overlay(one<TurnRow>(this.sql, "SELECT * FROM turns WHERE idempotency_key = ?", key));
   }
 
   withStatus(status: TurnStatus): TurnRow[] {
-    return all<TurnRow>(this.sql, "SELECT * FROM turns WHERE status = ?", status);
+    return all<TurnRow>(this.sql, "SELECT * FROM turns WHERE status = ?", status).map(
+      (t) => this.#overlay(t) as TurnRow,
+    );
+  }
+
+  /** A row as it will be once its pending step count is written. */
+  #overlay(row: TurnRow | null): TurnRow | null {
+    const steps = row ? this.#pendingSteps.get(row.id) : undefined;
+    return row && steps ? { ...row, steps: row.steps + steps } : row;
   }
 
   count(): number {
@@ -68,12 +89,13 @@ export class TurnStore {
     idempotency_key: string | null;
     body_hash: string | null;
     json_schema?: string | null;
+    first_message_seq?: number | null;
   }): TurnRow {
-    const ord = (one<{ m: number | null }>(this.sql, "SELECT max(ord) AS m FROM turns")?.m ?? 0) + 1;
+    const ord = (one<{ ord: number }>(this.sql, "SELECT ord FROM turns ORDER BY rowid DESC LIMIT 1")?.ord ?? 0) + 1;
     run(
       this.sql,
-      `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, idempotency_key, body_hash, json_schema, started_at)
-       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, idempotency_key, body_hash, json_schema, first_message_seq, started_at)
+       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       t.id,
       ord,
       t.kind,
@@ -83,13 +105,10 @@ export class TurnStore {
       t.idempotency_key,
       t.body_hash,
       t.json_schema ?? null,
+      t.first_message_seq ?? null,
       nowIso(),
     );
     return this.get(t.id) as TurnRow;
-  }
-
-  setFirstMessage(id: string, seq: number): void {
-    run(this.sql, "UPDATE turns SET first_message_seq = coalesce(first_message_seq, ?) WHERE id = ?", seq, id);
   }
 
   setStructuredResult(id: string, value: unknown): void {
@@ -102,33 +121,58 @@ export class TurnStore {
   }
 
   setStatus(id: string, status: TurnStatus): void {
-    run(this.sql, "UPDATE turns SET status = ? WHERE id = ?", status, id);
+    const { steps, usage } = this.#take(id);
+    run(this.sql, "UPDATE turns SET status = ?, steps = steps + ?, usage = ? WHERE id = ?", status, steps, usage, id);
   }
 
   /** A paused turn continues: clients that open the stream now start at this log position. */
   resume(id: string, segmentStart: number): void {
-    run(this.sql, "UPDATE turns SET status = 'running', segment_start = ? WHERE id = ?", segmentStart, id);
+    const { steps, usage } = this.#take(id);
+    run(
+      this.sql,
+      "UPDATE turns SET status = 'running', segment_start = ?, steps = steps + ?, usage = ? WHERE id = ?",
+      segmentStart,
+      steps,
+      usage,
+      id,
+    );
   }
 
+  /** Counts an ended step (written with the next status write); returns the turn's steps so far. */
   stepDone(id: string): number {
-    run(this.sql, "UPDATE turns SET steps = steps + 1 WHERE id = ?", id);
+    this.#pendingSteps.set(id, (this.#pendingSteps.get(id) ?? 0) + 1);
     return this.get(id)?.steps ?? 0;
   }
 
+  /** Adds a step's usage; it is written with the step's end (stepDone) or the turn's (finish), not on its own. */
   addUsage(id: string, usage: Record<string, number>): void {
-    const cur = JSON.parse(this.get(id)?.usage ?? "{}") as Record<string, number>;
+    const cur = this.#pendingUsage.get(id) ?? {};
     for (const [k, v] of Object.entries(usage)) cur[k] = (cur[k] ?? 0) + v;
-    run(this.sql, "UPDATE turns SET usage = ? WHERE id = ?", JSON.stringify(cur), id);
+    this.#pendingUsage.set(id, cur);
+  }
+
+  /** Takes what is pending for a turn: steps to add, and its usage (stored + pending) as JSON. */
+  #take(id: string): { steps: number; usage: string } {
+    const stored = one<{ usage: string }>(this.sql, "SELECT usage FROM turns WHERE id = ?", id);
+    const cur = JSON.parse(stored?.usage ?? "{}") as Record<string, number>;
+    for (const [k, v] of Object.entries(this.#pendingUsage.get(id) ?? {})) cur[k] = (cur[k] ?? 0) + v;
+    const steps = this.#pendingSteps.get(id) ?? 0;
+    this.#pendingUsage.delete(id);
+    this.#pendingSteps.delete(id);
+    return { steps, usage: JSON.stringify(cur) };
   }
 
   finish(id: string, status: TurnStatus, finishReason: string | null, error: TurnError | null): void {
+    const { steps, usage } = this.#take(id);
     run(
       this.sql,
-      "UPDATE turns SET status = ?, finish_reason = ?, error = ?, ended_at = ? WHERE id = ?",
+      "UPDATE turns SET status = ?, finish_reason = ?, error = ?, ended_at = ?, steps = steps + ?, usage = ? WHERE id = ?",
       status,
       finishReason,
       error ? JSON.stringify(fitJson(error, ERROR_BUDGET_BYTES)) : null,
       nowIso(),
+      steps,
+      usage,
       id,
     );
   }

@@ -1,7 +1,7 @@
 import { Validator } from "@cfworker/json-schema";
+import { parseSelect, selectTools, TOOL_SEARCH_INPUT_SCHEMA, type ToolIndex } from "@switchboard/tool-search";
 import type { JsonObject, ToolResultBlock, ToolResultContent } from "../../session/history/parts";
 import { declaration, fullSchema, type RegisteredTool, type ToolRegistry } from "../registry";
-import { parseSelect, selectTools, TOOL_SEARCH_INPUT_SCHEMA, type ToolIndex } from "../search/index";
 import { SELECT_TOOLS_INPUT_SCHEMA, TOOL_INFO_INPUT_SCHEMA } from "./declarations";
 
 export interface BuiltinOutcome {

@@ -1,3 +1,4 @@
+import { ToolIndex } from "@switchboard/tool-search";
 import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../../src/agents/normalize";
 import type { Message, Part } from "../../../src/session/history/parts";
@@ -10,7 +11,6 @@ import {
   toolSetNotices,
 } from "../../../src/tools/disclosure";
 import { ToolRegistry } from "../../../src/tools/registry";
-import { ToolIndex } from "../../../src/tools/search/index";
 
 const tool = (name: string, defer = true, description = `Does ${name.replaceAll("_", " ")}`) => ({
   name,

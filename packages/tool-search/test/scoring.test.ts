@@ -1,5 +1,7 @@
+// Ranking by `ToolIndex.search` (fields, name boosts, typos, compounds, +required, exclude) and its incremental updates.
+
 import { describe, expect, it } from "vitest";
-import { type SearchDoc, ToolIndex } from "../../../src/tools/search/index";
+import { type SearchDoc, ToolIndex } from "../src/index.ts";
 
 const names = (hits: Array<{ name: string }>) => hits.map((h) => h.name);
 

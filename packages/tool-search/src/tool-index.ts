@@ -8,35 +8,35 @@
 // keep catalog order.
 
 import { Catalog } from "./catalog.ts";
-import { Expander } from "./expand.ts";
+import { Expander } from "./expander.ts";
 import { fieldTerms, fieldWords, type SearchDoc } from "./fields.ts";
 import { rank, type SearchHit, type SearchOptions } from "./scoring.ts";
 import { DEFAULT_TUNING, type Tuning } from "./tuning.ts";
 
 export class ToolIndex {
-  private readonly tuning: Tuning;
-  private readonly cat: Catalog;
-  private readonly expander: Expander;
+  readonly #tuning: Tuning;
+  readonly #catalog: Catalog;
+  readonly #expander: Expander;
 
   constructor(docs: readonly SearchDoc[] = [], tuning: Partial<Tuning> = {}) {
-    this.tuning = { ...DEFAULT_TUNING, ...tuning };
-    this.cat = new Catalog(this.tuning);
-    this.expander = new Expander(this.cat, this.tuning);
+    this.#tuning = { ...DEFAULT_TUNING, ...tuning };
+    this.#catalog = new Catalog(this.#tuning);
+    this.#expander = new Expander(this.#catalog, this.#tuning);
     this.add(docs);
   }
 
   /** Number of tools in the index. */
   get size(): number {
-    return this.cat.live;
+    return this.#catalog.live;
   }
 
   /** Tool names in catalog (insertion) order. */
   *names(): IterableIterator<string> {
-    for (const d of this.cat.docs) if (d) yield d.name;
+    for (const doc of this.#catalog.docs) if (doc) yield doc.name;
   }
 
   has(name: string): boolean {
-    return this.cat.byName.has(name);
+    return this.#catalog.byName.has(name);
   }
 
   /**
@@ -47,21 +47,21 @@ export class ToolIndex {
   add(docs: readonly SearchDoc[]): void {
     // A name given twice in one call: the last description wins, at the first one's place.
     const batch = new Map<string, SearchDoc>();
-    for (const d of docs) batch.set(d.name, d);
-    for (const name of batch.keys()) if (this.cat.byName.has(name)) this.cat.remove(name);
-    const prepared = [...batch.values()].map((d) => this.cat.countWords(fieldWords(d)));
-    for (const p of prepared)
-      this.cat.insert(
-        p,
-        fieldTerms(p, this.tuning, (chunk) => this.splitCompound(chunk)),
+    for (const doc of docs) batch.set(doc.name, doc);
+    for (const name of batch.keys()) if (this.#catalog.byName.has(name)) this.#catalog.remove(name);
+    const prepared = [...batch.values()].map((doc) => this.#catalog.countWords(fieldWords(doc)));
+    for (const words of prepared)
+      this.#catalog.insert(
+        words,
+        fieldTerms(words, this.#tuning, (chunk) => this.splitCompound(chunk)),
       );
-    this.expander.clear();
+    this.#expander.clear();
   }
 
   /** Removes tools by exact name; unknown names are ignored. */
   remove(names: Iterable<string>): void {
-    for (const n of names) this.cat.remove(n);
-    this.expander.clear();
+    for (const n of names) this.#catalog.remove(n);
+    this.#expander.clear();
   }
 
   /**
@@ -69,7 +69,7 @@ export class ToolIndex {
    * [] when it is left alone. See `Expander.splitCompound`.
    */
   splitCompound(chunk: string): string[] {
-    return this.expander.splitCompound(chunk);
+    return this.#expander.splitCompound(chunk);
   }
 
   /**
@@ -78,6 +78,6 @@ export class ToolIndex {
    * (as a term, or as a substring of the lowercase name: "+git" admits `github_create_issue`).
    */
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
-    return rank(this.cat, this.expander, this.tuning, query, opts);
+    return rank(this.#catalog, this.#expander, this.#tuning, query, opts);
   }
 }

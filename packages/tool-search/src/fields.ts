@@ -18,32 +18,37 @@ const MAX_SCHEMA_PROPS = 200;
 
 /** The raw tokens of a tool's fields, before stopwords and stemming. */
 export interface FieldWords {
-  d: SearchDoc;
+  doc: SearchDoc;
   name: string[];
   hint: string[];
   desc: string[];
   params: string[];
 }
 
-export function fieldWords(d: SearchDoc): FieldWords {
-  const hint = tokenize((d.search_hint ?? "").slice(0, MAX_FIELD_CHARS));
-  const desc = tokenize((d.description ?? "").slice(0, MAX_FIELD_CHARS));
-  const params = d.input_schema ? tokenize(schemaText(d.input_schema)) : [];
-  const name = tokenize(d.name);
-  return { d, name, hint, desc, params };
+export function fieldWords(doc: SearchDoc): FieldWords {
+  const hint = tokenize((doc.search_hint ?? "").slice(0, MAX_FIELD_CHARS));
+  const desc = tokenize((doc.description ?? "").slice(0, MAX_FIELD_CHARS));
+  const params = doc.input_schema ? tokenize(schemaText(doc.input_schema)) : [];
+  const name = tokenize(doc.name);
+  return { doc, name, hint, desc, params };
 }
 
 /**
  * Indexed terms per field, in field order. `splitCompound` adds the catalog words of run-together name parts to the
  * name field (when the tuning allows it).
  */
-export function fieldTerms(w: FieldWords, tuning: Tuning, splitCompound: (chunk: string) => string[]): string[][] {
-  const { name } = w;
+export function fieldTerms(words: FieldWords, tuning: Tuning, splitCompound: (chunk: string) => string[]): string[][] {
+  const { name } = words;
   const nameList = name.slice();
   if (tuning.splitCompounds) for (const chunk of name) nameList.push(...splitCompound(chunk));
   let nameTerms = analyzeList(tuning, nameList);
   if (nameTerms.length === 0) nameTerms = name.map((x) => termOf(tuning, x)); // a name made only of stopwords
-  return [nameTerms, analyzeList(tuning, w.hint), analyzeList(tuning, w.desc), analyzeList(tuning, w.params)];
+  return [
+    nameTerms,
+    analyzeList(tuning, words.hint),
+    analyzeList(tuning, words.desc),
+    analyzeList(tuning, words.params),
+  ];
 }
 
 /** Text of a JSON Schema's properties: names, titles, descriptions and string enum/examples values; bounded. */

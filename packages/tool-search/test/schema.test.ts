@@ -1,11 +1,8 @@
+// The tool_search input schema: what validates and what fails, and the default `withDefaults` fills in.
+
 import { Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
-import {
-  MAX_RESULTS_DEFAULT,
-  TOOL_SEARCH_INPUT_SCHEMA,
-  type ToolSearchInput,
-  withDefaults,
-} from "../../../src/tools/search/index";
+import { MAX_RESULTS_DEFAULT, TOOL_SEARCH_INPUT_SCHEMA, type ToolSearchInput, withDefaults } from "../src/index.ts";
 
 const validator = new Validator(TOOL_SEARCH_INPUT_SCHEMA as never, "2020-12", false);
 const valid = (v: unknown) => validator.validate(v).valid;

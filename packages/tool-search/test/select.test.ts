@@ -1,5 +1,7 @@
+// `select:` parsing and resolution, `runToolSearch`'s two modes, and `+word` query parsing.
+
 import { describe, expect, it } from "vitest";
-import { parseQuery, parseSelect, runToolSearch, selectTools, ToolIndex } from "../../../src/tools/search/index";
+import { parseQuery, parseSelect, runToolSearch, selectTools, ToolIndex } from "../src/index.ts";
 
 const catalog = ["mcp__github__create_issue", "mcp__github__list_issues", "Slack_Send", "weather"];
 

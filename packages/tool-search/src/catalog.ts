@@ -9,10 +9,10 @@ import { type Tuning, termOf } from "./tuning.ts";
 import { Vocab } from "./vocab.ts";
 
 /** Number of fields: name, search_hint, description, parameters. */
-export const NF = 4;
-export const F_NAME = 0;
-export const F_HINT = 1;
-export const F_DESC = 2;
+export const FIELD_COUNT = 4;
+export const FIELD_NAME = 0;
+export const FIELD_HINT = 1;
+export const FIELD_DESCRIPTION = 2;
 /** Per-field term frequencies are packed 7 bits a field into one small integer (capped at 127 per field). */
 const TF_BITS = 7;
 const TF_MAX = 127;
@@ -20,7 +20,7 @@ export const fieldTf = (packed: number, f: number): number => (packed >>> (f * T
 const addTf = (packed: number, f: number): number =>
   fieldTf(packed, f) < TF_MAX ? packed + (1 << (f * TF_BITS)) : packed;
 
-export interface Doc {
+export interface IndexedTool {
   id: number;
   name: string;
   /** The name, lowercase (for `+word` substring matches). */
@@ -62,14 +62,14 @@ export interface CountedWords extends FieldWords {
 }
 
 export class Catalog {
-  readonly docs: Array<Doc | undefined> = [];
+  readonly docs: Array<IndexedTool | undefined> = [];
   readonly byName = new Map<string, number>();
   /** Name key (tokens joined) → tools with it, for "the query is the name" matches. */
   readonly byKey = new Map<string, number[]>();
-  /** Every key of `Doc.keys` → tools with it, for "the query contains the name" matches. */
+  /** Every key of `IndexedTool.keys` → tools with it, for "the query contains the name" matches. */
   readonly byAnyKey = new Map<string, number[]>();
   readonly postings = new Map<string, Posting>();
-  readonly lenSum = new Float64Array(NF);
+  readonly lenSum = new Float64Array(FIELD_COUNT);
   /** Number of tools (changed only by `insert` and `remove`). */
   live = 0;
   /** Bumped by every change to the catalog; cached per-posting weights older than this are stale. */
@@ -81,54 +81,54 @@ export class Catalog {
   /** Indexed terms (the postings' keys), for typo variants. */
   readonly terms = new Vocab();
 
-  private readonly tuning: Tuning;
+  readonly #tuning: Tuning;
 
   constructor(tuning: Tuning) {
-    this.tuning = tuning;
+    this.#tuning = tuning;
   }
 
   /** Counts a tool's distinct prose and name words into the vocabularies (before any tool of the batch is inserted). */
-  countWords(w: FieldWords): CountedWords {
-    const proseSet = new Set(w.hint);
-    for (const x of w.desc) proseSet.add(x);
-    for (const x of w.params) proseSet.add(x);
+  countWords(words: FieldWords): CountedWords {
+    const proseSet = new Set(words.hint);
+    for (const x of words.desc) proseSet.add(x);
+    for (const x of words.params) proseSet.add(x);
     const proseWords = Array.from(proseSet, (x) => this.prose.add(x));
-    const nameWords = Array.from(new Set(w.name), (x) => this.nameVocab.add(x));
-    return { ...w, proseWords, nameWords };
+    const nameWords = Array.from(new Set(words.name), (x) => this.nameVocab.add(x));
+    return { ...words, proseWords, nameWords };
   }
 
   /** Adds a tool with its analysed terms per field (field order); its name must not be indexed yet. */
-  insert(p: CountedWords, fields: readonly string[][]): void {
-    const { d, name } = p;
+  insert(words: CountedWords, fields: readonly string[][]): void {
+    const { doc: input, name } = words;
     const id = this.docs.length;
     const slot = new Map<string, number>();
     const len = [0, 0, 0, 0];
-    for (let f = 0; f < NF; f++) {
+    for (let f = 0; f < FIELD_COUNT; f++) {
       const list = fields[f]!;
       len[f] = list.length;
       for (const term of list) slot.set(term, addTf(slot.get(term) ?? 0, f));
     }
     const terms = [...slot.keys()];
     const tf = [...slot.values()];
-    const doc: Doc = {
+    const doc: IndexedTool = {
       id,
-      name: d.name,
-      lower: d.name.toLowerCase(),
+      name: input.name,
+      lower: input.name.toLowerCase(),
       key: name.join(""),
-      keys: keysOf(d.name, name),
+      keys: keysOf(input.name, name),
       mention: name.length >= 2 || (name.length === 1 && name[0]!.length >= 3 && !this.prose.has(name[0]!)),
-      nameTerms: [...new Set(name.map((w) => termOf(this.tuning, w)))],
+      nameTerms: [...new Set(name.map((w) => termOf(this.#tuning, w)))],
       len,
       terms,
-      proseWords: p.proseWords,
-      nameWords: p.nameWords,
+      proseWords: words.proseWords,
+      nameWords: words.nameWords,
     };
     this.docs.push(doc);
-    this.byName.set(d.name, id);
+    this.byName.set(input.name, id);
     if (doc.key) pushTo(this.byKey, doc.key, id);
     for (const k of doc.keys) if (k) pushTo(this.byAnyKey, k, id);
     this.live++;
-    for (let f = 0; f < NF; f++) this.lenSum[f]! += len[f]!;
+    for (let f = 0; f < FIELD_COUNT; f++) this.lenSum[f]! += len[f]!;
     this.epoch++;
     for (let i = 0; i < terms.length; i++) {
       const term = terms[i]!;
@@ -164,13 +164,13 @@ export class Catalog {
     }
     for (const w of doc.proseWords) this.prose.delete(w);
     for (const w of doc.nameWords) this.nameVocab.delete(w);
-    for (let f = 0; f < NF; f++) this.lenSum[f]! -= doc.len[f]!;
+    for (let f = 0; f < FIELD_COUNT; f++) this.lenSum[f]! -= doc.len[f]!;
     pullFrom(this.byKey, doc.key, id);
     for (const k of doc.keys) pullFrom(this.byAnyKey, k, id);
     this.docs[id] = undefined;
     this.byName.delete(name);
     this.live--;
-    if (this.docs.length - this.live > Math.max(64, this.live)) this.compact();
+    if (this.docs.length - this.live > Math.max(64, this.live)) this.#compact();
   }
 
   /** Whether some tool has `term` in a field other than its name. */
@@ -178,20 +178,20 @@ export class Catalog {
     const p = this.postings.get(term);
     if (!p) return false;
     for (let k = 0; k < p.docs.length; k++) {
-      if (fieldTf(p.tf[k]!, F_NAME) < p.tf[k]!) return true; // some field other than the name
+      if (fieldTf(p.tf[k]!, FIELD_NAME) < p.tf[k]!) return true; // some field other than the name
     }
     return false;
   }
 
   /** Renumbers tools densely (same order) once removals have left more holes than tools. */
-  private compact(): void {
+  #compact(): void {
     const newId = new Int32Array(this.docs.length).fill(-1);
-    const kept: Doc[] = [];
-    for (const d of this.docs) {
-      if (!d) continue;
-      newId[d.id] = kept.length;
-      d.id = kept.length;
-      kept.push(d);
+    const kept: IndexedTool[] = [];
+    for (const doc of this.docs) {
+      if (!doc) continue;
+      newId[doc.id] = kept.length;
+      doc.id = kept.length;
+      kept.push(doc);
     }
     this.docs.length = 0;
     this.docs.push(...kept);

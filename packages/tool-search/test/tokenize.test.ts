@@ -1,5 +1,7 @@
+// Tokenising identifiers and prose, stopwords, and the Porter stemmer.
+
 import { describe, expect, it } from "vitest";
-import { analyze, porterStem, tokenize } from "../../../src/tools/search/index";
+import { analyze, porterStem, tokenize } from "../src/index.ts";
 
 describe("tokenize", () => {
   it("splits snake_case, kebab-case and double underscores", () => {

@@ -2,8 +2,17 @@
 // its name), then the filters (exclude set, `+required` words) and the top `limit`, ties in catalog order.
 // A query reads only the postings of its own terms.
 
-import { type Catalog, type Doc, F_DESC, F_HINT, F_NAME, fieldTf, NF, type Posting } from "./catalog.ts";
-import type { Expander } from "./expand.ts";
+import {
+  type Catalog,
+  FIELD_COUNT,
+  FIELD_DESCRIPTION,
+  FIELD_HINT,
+  FIELD_NAME,
+  fieldTf,
+  type IndexedTool,
+  type Posting,
+} from "./catalog.ts";
+import type { Expander } from "./expander.ts";
 import { parseQuery } from "./query.ts";
 import { STOPWORDS } from "./tokenize.ts";
 import { type Tuning, termOf } from "./tuning.ts";
@@ -26,26 +35,32 @@ const MAX_QUERY_WORDS = 64;
 const NAME_SUBSTRING_SCORE = 1e-3;
 
 /** See `ToolIndex.search`. */
-export function rank(cat: Catalog, expander: Expander, t: Tuning, query: string, opts: SearchOptions): SearchHit[] {
+export function rank(
+  catalog: Catalog,
+  expander: Expander,
+  tuning: Tuning,
+  query: string,
+  opts: SearchOptions,
+): SearchHit[] {
   const limit = Math.max(0, Math.floor(opts.limit ?? 5));
-  if (limit === 0 || cat.live === 0) return [];
+  if (limit === 0 || catalog.live === 0) return [];
   const parsed = parseQuery(query);
   const tokens = parsed.terms.slice(0, MAX_QUERY_WORDS);
   // Stopwords are dropped unless nothing else is left.
-  let words = t.stopwords ? tokens.filter((x) => !STOPWORDS.has(x)) : tokens;
+  let words = tuning.stopwords ? tokens.filter((x) => !STOPWORDS.has(x)) : tokens;
   if (words.length === 0) words = tokens;
   if (words.length === 0) return [];
 
   // One group per distinct term (repeats weigh 1 + ln n); a group scores a tool by its best alternative.
   const groups = expander.queryGroups(words);
 
-  const scores = new Float64Array(cat.docs.length);
+  const scores = new Float64Array(catalog.docs.length);
   const touched: number[] = [];
   const termScores = (term: string, weight: number, emit: (id: number, s: number) => void) => {
-    const p = cat.postings.get(term);
+    const p = catalog.postings.get(term);
     if (!p) return;
-    const sat = saturated(cat, t, p);
-    const w = weight * idf(cat, p.docs.length);
+    const sat = saturated(catalog, tuning, p);
+    const w = weight * idf(catalog, p.docs.length);
     const docs = p.docs;
     for (let k = 0; k < docs.length; k++) emit(docs[k]!, w * sat[k]!);
   };
@@ -72,36 +87,36 @@ export function rank(cat: Catalog, expander: Expander, t: Tuning, query: string,
 
   // A required word may sit inside a name without being one of its terms ("+git" → mcp__github__*): such tools
   // are candidates too (one pass over the names, only for queries with +words).
-  const required = parsed.required.slice(0, MAX_QUERY_WORDS).map((r) => ({ raw: r, term: termOf(t, r) }));
+  const required = parsed.required.slice(0, MAX_QUERY_WORDS).map((r) => ({ raw: r, term: termOf(tuning, r) }));
   for (const r of required) {
-    for (const d of cat.docs) {
-      if (d && scores[d.id] === 0 && d.lower.includes(r.raw)) addScore(d.id, NAME_SUBSTRING_SCORE);
+    for (const doc of catalog.docs) {
+      if (doc && scores[doc.id] === 0 && doc.lower.includes(r.raw)) addScore(doc.id, NAME_SUBSTRING_SCORE);
     }
   }
 
   // Name boosts. Windows of up to 6 consecutive query tokens, joined, meet the tools' name keys, so "Able Style",
   // "able-style" and "AbleStyle" all name the tool `AbleStyle`.
-  if (t.namePhraseBoost > 0) {
+  if (tuning.namePhraseBoost > 0) {
     const boosted = new Set<number>();
     for (let i = 0; i < tokens.length; i++) {
       let k = "";
       for (let j = i; j < tokens.length && j < i + 6; j++) {
         k += tokens[j]!;
-        for (const id of cat.byAnyKey.get(k) ?? []) {
-          const doc = cat.docs[id]!;
+        for (const id of catalog.byAnyKey.get(k) ?? []) {
+          const doc = catalog.docs[id]!;
           if (!doc.mention || boosted.has(id)) continue;
           boosted.add(id);
           let idfSum = 0;
-          for (const nt of doc.nameTerms) idfSum += idf(cat, cat.postings.get(nt)?.docs.length ?? cat.live);
-          addScore(id, t.namePhraseBoost * idfSum);
+          for (const nt of doc.nameTerms) idfSum += idf(catalog, catalog.postings.get(nt)?.docs.length ?? catalog.live);
+          addScore(id, tuning.namePhraseBoost * idfSum);
         }
       }
     }
   }
-  if (t.exactNameBoost > 0) {
-    const exact = cat.byName.get(query.trim());
-    for (const id of exact !== undefined ? [exact] : (cat.byKey.get(tokens.join("")) ?? [])) {
-      addScore(id, t.exactNameBoost);
+  if (tuning.exactNameBoost > 0) {
+    const exact = catalog.byName.get(query.trim());
+    for (const id of exact !== undefined ? [exact] : (catalog.byKey.get(tokens.join("")) ?? [])) {
+      addScore(id, tuning.exactNameBoost);
     }
   }
 
@@ -114,46 +129,46 @@ export function rank(cat: Catalog, expander: Expander, t: Tuning, query: string,
       const last = top[limit - 1]!;
       if (s < last[1] || (s === last[1] && id > last[0])) continue;
     }
-    const doc = cat.docs[id]!;
+    const doc = catalog.docs[id]!;
     if (opts.exclude?.has(doc.name)) continue;
-    if (required.length > 0 && !required.every((r) => contains(cat, doc, r.term, r.raw))) continue;
+    if (required.length > 0 && !required.every((r) => contains(catalog, doc, r.term, r.raw))) continue;
     let at = top.length;
     while (at > 0 && (top[at - 1]![1] < s || (top[at - 1]![1] === s && top[at - 1]![0] > id))) at--;
     top.splice(at, 0, [id, s]);
     if (top.length > limit) top.pop();
   }
-  return top.map(([id, score]) => ({ name: cat.docs[id]!.name, score }));
+  return top.map(([id, score]) => ({ name: catalog.docs[id]!.name, score }));
 }
 
 /** The posting's cached saturated BM25F weights, recomputed if the catalog changed since. */
-function saturated(cat: Catalog, t: Tuning, p: Posting): Float64Array {
-  if (p.sat && p.epoch === cat.epoch) return p.sat;
-  const norm = new Float64Array(NF);
-  for (let f = 0; f < NF; f++) norm[f] = t.b[f]! / (cat.lenSum[f]! / cat.live || 1);
+function saturated(catalog: Catalog, tuning: Tuning, p: Posting): Float64Array {
+  if (p.sat && p.epoch === catalog.epoch) return p.sat;
+  const norm = new Float64Array(FIELD_COUNT);
+  for (let f = 0; f < FIELD_COUNT; f++) norm[f] = tuning.b[f]! / (catalog.lenSum[f]! / catalog.live || 1);
   const n = p.docs.length;
   const sat = p.sat && p.sat.length === n ? p.sat : new Float64Array(n);
   for (let k = 0; k < n; k++) {
-    const len = cat.docs[p.docs[k]!]!.len;
+    const len = catalog.docs[p.docs[k]!]!.len;
     const packed = p.tf[k]!;
     let x = 0;
-    for (let f = 0; f < NF; f++) {
+    for (let f = 0; f < FIELD_COUNT; f++) {
       const freq = fieldTf(packed, f);
-      if (freq > 0) x += (t.weights[f]! * freq) / (1 - t.b[f]! + norm[f]! * len[f]!);
+      if (freq > 0) x += (tuning.weights[f]! * freq) / (1 - tuning.b[f]! + norm[f]! * len[f]!);
     }
-    sat[k] = (x * (t.k1 + 1)) / (x + t.k1);
+    sat[k] = (x * (tuning.k1 + 1)) / (x + tuning.k1);
   }
   p.sat = sat;
-  p.epoch = cat.epoch;
+  p.epoch = catalog.epoch;
   return sat;
 }
 
-function idf(cat: Catalog, df: number): number {
-  return Math.log(1 + (cat.live - df + 0.5) / (df + 0.5));
+function idf(catalog: Catalog, df: number): number {
+  return Math.log(1 + (catalog.live - df + 0.5) / (df + 0.5));
 }
 
 /** Whether `term` is in the tool's name, search_hint or description, or `raw` is inside its lowercase name. */
-function contains(cat: Catalog, doc: Doc, term: string, raw: string): boolean {
-  const p = cat.postings.get(term);
+function contains(catalog: Catalog, doc: IndexedTool, term: string, raw: string): boolean {
+  const p = catalog.postings.get(term);
   if (p) {
     // Posting lists are in ascending tool id order (ids only grow; removal keeps the order): binary search.
     let lo = 0;
@@ -163,7 +178,12 @@ function contains(cat: Catalog, doc: Doc, term: string, raw: string): boolean {
       const id = p.docs[mid]!;
       if (id === doc.id) {
         const packed = p.tf[mid]!;
-        if (fieldTf(packed, F_NAME) > 0 || fieldTf(packed, F_HINT) > 0 || fieldTf(packed, F_DESC) > 0) return true;
+        if (
+          fieldTf(packed, FIELD_NAME) > 0 ||
+          fieldTf(packed, FIELD_HINT) > 0 ||
+          fieldTf(packed, FIELD_DESCRIPTION) > 0
+        )
+          return true;
         break;
       }
       if (id < doc.id) lo = mid + 1;

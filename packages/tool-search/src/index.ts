@@ -1,11 +1,10 @@
 // Tool search for the `tool_search` built-in: exact `select:` lookups and ranked keyword search over a catalog.
 // Pure code (no Node built-ins, no eval, no I/O), so the same module runs in workerd, in Node tests and in the bench.
 
-import type { ToolIndex } from "./engine.ts";
 import { parseSelect, selectTools } from "./query.ts";
 import { MAX_RESULTS_DEFAULT, type ToolSearchInput } from "./schema.ts";
+import type { ToolIndex } from "./tool-index.ts";
 
-export { ToolIndex } from "./engine.ts";
 export type { SearchDoc } from "./fields.ts";
 export { type NameSource, type ParsedQuery, parseQuery, parseSelect, selectTools } from "./query.ts";
 export {
@@ -19,6 +18,7 @@ export {
 export type { SearchHit, SearchOptions } from "./scoring.ts";
 export { porterStem, stem } from "./stem.ts";
 export { analyze, STOPWORDS, tokenize } from "./tokenize.ts";
+export { ToolIndex } from "./tool-index.ts";
 export { DEFAULT_TUNING, type Tuning } from "./tuning.ts";
 
 export interface ToolSearchResult {

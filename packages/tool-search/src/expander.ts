@@ -12,19 +12,19 @@ import { LOWER_WORD } from "./vocab.ts";
 export type QueryGroups = Map<string, { count: number; alts: Array<[string, number]> }>;
 
 export class Expander {
-  private readonly cat: Catalog;
-  private readonly tuning: Tuning;
-  private readonly nearCache = new Map<string, Array<[string, number]>>();
+  readonly #catalog: Catalog;
+  readonly #tuning: Tuning;
+  readonly #nearCache = new Map<string, Array<[string, number]>>();
 
   // (Plain fields, not parameter properties: Node's type stripping, used by the bench, rejects those.)
-  constructor(cat: Catalog, tuning: Tuning) {
-    this.cat = cat;
-    this.tuning = tuning;
+  constructor(catalog: Catalog, tuning: Tuning) {
+    this.#catalog = catalog;
+    this.#tuning = tuning;
   }
 
   /** Forgets memoised typo variants; called after every change to the catalog. */
   clear(): void {
-    this.nearCache.clear();
+    this.#nearCache.clear();
   }
 
   /**
@@ -32,7 +32,7 @@ export class Expander {
    * catalog words if it is run-together, else stands for its typo variants (weighted by `fuzzyWeight`).
    */
   queryGroups(words: readonly string[]): QueryGroups {
-    const t = this.tuning;
+    const tuning = this.#tuning;
     const groups: QueryGroups = new Map();
     const addGroup = (term: string, alts: () => Array<[string, number]>) => {
       const g = groups.get(term);
@@ -40,17 +40,18 @@ export class Expander {
       else groups.set(term, { count: 1, alts: alts() });
     };
     for (const raw of words) {
-      const term = termOf(t, raw);
-      if (this.cat.postings.has(term)) {
+      const term = termOf(tuning, raw);
+      if (this.#catalog.postings.has(term)) {
         addGroup(term, () => [[term, 1]]);
         continue;
       }
-      const parts = t.splitQuery ? this.splitQueryWord(raw) : [];
+      const parts = tuning.splitQuery ? this.#splitQueryWord(raw) : [];
       if (parts.length > 0) {
-        for (const part of parts) addGroup(termOf(t, part), () => [[termOf(t, part), 1]]);
+        for (const part of parts) addGroup(termOf(tuning, part), () => [[termOf(tuning, part), 1]]);
         continue;
       }
-      if (t.fuzzyWeight > 0) addGroup(term, () => this.variants(term).map(([w, sim]) => [w, sim * t.fuzzyWeight]));
+      if (tuning.fuzzyWeight > 0)
+        addGroup(term, () => this.#variants(term).map(([w, sim]) => [w, sim * tuning.fuzzyWeight]));
     }
     return groups;
   }
@@ -62,10 +63,10 @@ export class Expander {
    */
   splitCompound(chunk: string): string[] {
     const n = chunk.length;
-    const { prose } = this.cat;
+    const { prose } = this.#catalog;
     if (n < 6 || n > 40 || !LOWER_WORD.test(chunk) || prose.has(chunk)) return [];
-    const asTerm = termOf(this.tuning, chunk);
-    if (this.cat.terms.has(asTerm) && this.cat.termInProse(asTerm)) return [];
+    const asTerm = termOf(this.#tuning, chunk);
+    if (this.#catalog.terms.has(asTerm) && this.#catalog.termInProse(asTerm)) return [];
     // fwd[i]: fewest pieces covering chunk[0, i); bwd[i]: fewest covering chunk[i, n). Ties: longest first piece.
     const INF = 1 << 20;
     const fwd = new Array<number>(n + 1).fill(INF);
@@ -73,7 +74,7 @@ export class Expander {
     fwd[0] = 0;
     for (let i = 1; i <= n; i++) {
       for (let j = 0; j <= i - 3; j++) {
-        if (fwd[j]! + 1 < fwd[i]! && this.isPiece(chunk.slice(j, i))) {
+        if (fwd[j]! + 1 < fwd[i]! && this.#isPiece(chunk.slice(j, i))) {
           fwd[i] = fwd[j]! + 1;
           fwdCut[i] = j;
         }
@@ -91,7 +92,7 @@ export class Expander {
     bwd[n] = 0;
     for (let i = n - 1; i >= 0; i--) {
       for (let j = i + 3; j <= n; j++) {
-        if (bwd[j]! + 1 < bwd[i]! && this.isPiece(chunk.slice(i, j))) {
+        if (bwd[j]! + 1 < bwd[i]! && this.#isPiece(chunk.slice(i, j))) {
           bwd[i] = bwd[j]! + 1;
           bwdCut[i] = j;
         }
@@ -119,16 +120,16 @@ export class Expander {
   }
 
   /** A catalog word usable as a piece of a compound: 3+ letters, not a stopword, seen in prose or in 2+ names. */
-  private isPiece(w: string): boolean {
-    return w.length >= 3 && !STOPWORDS.has(w) && (this.cat.prose.has(w) || this.cat.nameVocab.count(w) >= 2);
+  #isPiece(w: string): boolean {
+    return w.length >= 3 && !STOPWORDS.has(w) && (this.#catalog.prose.has(w) || this.#catalog.nameVocab.count(w) >= 2);
   }
 
   /** A query word the catalog lacks, split into two or three catalog words ("milesfrom" → miles, from); else []. */
-  private splitQueryWord(raw: string): string[] {
+  #splitQueryWord(raw: string): string[] {
     const n = raw.length;
     if (n < 5 || n > 40 || !LOWER_WORD.test(raw)) return [];
     const ok = (w: string) =>
-      w.length >= 3 ? this.cat.prose.has(w) || this.cat.nameVocab.has(w) : w.length === 2 && STOPWORDS.has(w);
+      w.length >= 3 ? this.#catalog.prose.has(w) || this.#catalog.nameVocab.has(w) : w.length === 2 && STOPWORDS.has(w);
     // Fewest pieces, each a catalog word or a two-letter function word ("historyof" → history, of).
     const best: Array<string[] | null> = new Array(n + 1).fill(null);
     best[0] = [];
@@ -144,16 +145,16 @@ export class Expander {
     }
     const parts = best[n];
     if (!parts || parts.length < 2 || parts.length > 3) return [];
-    return parts.filter((w) => !(this.tuning.stopwords && STOPWORDS.has(w)));
+    return parts.filter((w) => !(this.#tuning.stopwords && STOPWORDS.has(w)));
   }
 
   /** Indexed terms standing in for a query term the catalog lacks: one edit away, or extending it (5+ letters). */
-  private variants(term: string): Array<[string, number]> {
-    let v = this.nearCache.get(term);
+  #variants(term: string): Array<[string, number]> {
+    let v = this.#nearCache.get(term);
     if (v) return v;
-    v = term.length >= 4 && LOWER_WORD.test(term) ? this.cat.terms.near(term, term.length >= 5).slice(0, 8) : [];
-    if (this.nearCache.size >= 10_000) this.nearCache.clear();
-    this.nearCache.set(term, v);
+    v = term.length >= 4 && LOWER_WORD.test(term) ? this.#catalog.terms.near(term, term.length >= 5).slice(0, 8) : [];
+    if (this.#nearCache.size >= 10_000) this.#nearCache.clear();
+    this.#nearCache.set(term, v);
     return v;
   }
 }

@@ -1,0 +1,93 @@
+/**
+ * A bounded, isolate-local LRU cache with refresh-ahead, for control-plane
+ * facts the turn path needs on every request (API keys, CORS origins, the
+ * agent-config epoch) so that a warm isolate answers them without D1.
+ *
+ * An entry younger than `softMs` is served as is; between `softMs` and
+ * `hardMs` it is served and reloaded in the background (`waitUntil`), so a
+ * busy isolate never waits for D1; from `hardMs` on (or when missing) the
+ * request waits for the load. A `null` value (not found) lives `negativeMs`.
+ * Concurrent loads of one key share one promise. So a change made elsewhere
+ * is seen within `hardMs`; the isolate that makes it updates the cache at once.
+ */
+
+export interface CacheTimes {
+  softMs: number;
+  hardMs: number;
+  negativeMs: number;
+}
+
+interface Entry<V> {
+  value: V | null;
+  at: number;
+}
+
+export class RefreshCache<V> {
+  #entries = new Map<string, Entry<V>>();
+  #loading = new Map<string, Promise<V | null>>();
+  /** Bumped by deleteWhere: a load that started before an invalidation must not store what it read. */
+  #generation = 0;
+
+  constructor(
+    readonly max: number,
+    readonly times: CacheTimes,
+  ) {}
+
+  async get(
+    key: string,
+    load: () => Promise<V | null>,
+    background?: (work: Promise<unknown>) => void,
+  ): Promise<V | null> {
+    const e = this.#entries.get(key);
+    if (e) {
+      const age = Date.now() - e.at;
+      if (age < (e.value === null ? this.times.negativeMs : this.times.hardMs)) {
+        // Most recently used goes last; the first key is the one evicted.
+        this.#entries.delete(key);
+        this.#entries.set(key, e);
+        if (e.value !== null && age >= this.times.softMs && background) {
+          background(this.#load(key, load).catch(() => {}));
+        }
+        return e.value;
+      }
+    }
+    return this.#load(key, load);
+  }
+
+  #load(key: string, load: () => Promise<V | null>): Promise<V | null> {
+    const running = this.#loading.get(key);
+    if (running) return running;
+    const generation = this.#generation;
+    const p: Promise<V | null> = load()
+      .then((value) => {
+        if (generation === this.#generation) this.set(key, value);
+        return value;
+      })
+      .finally(() => {
+        if (this.#loading.get(key) === p) this.#loading.delete(key);
+      });
+    this.#loading.set(key, p);
+    return p;
+  }
+
+  set(key: string, value: V | null): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, at: Date.now() });
+    while (this.#entries.size > this.max) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.#entries.delete(oldest);
+    }
+  }
+
+  /** Drops every entry whose key or value matches (e.g. all entries of a revoked key). */
+  deleteWhere(match: (key: string, value: V | null) => boolean): void {
+    this.#generation += 1;
+    this.#loading.clear();
+    for (const [k, e] of this.#entries) if (match(k, e.value)) this.#entries.delete(k);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The control-plane facts every session request needs — which tenant and
+ * limit an API key has, whether the key that minted a session token is still
+ * live, which browser origins a tenant allows, and the agent-config epoch —
+ * read from D1 through isolate caches (see cache.ts), so a warm isolate
+ * serves the steady-state turn path without a D1 round trip.
+ *
+ * Bounds: a revoked key, a changed rate limit or CORS list, and a
+ * reconfigured agent are seen within 60 s by every isolate (plus read-replica
+ * lag), and at once by the isolate that made the change.
+ *
+ * Reads go to a D1 read replica (Sessions API, `first-unconstrained`); a
+ * "not found" from the replica is confirmed on the primary, so a key or origin
+ * created a moment ago is never refused because a replica lags.
+ */
+import type { Context } from "hono";
+import type { Env } from "../env";
+import type { AppEnv } from "./app";
+import { RefreshCache } from "./cache";
+
+export interface KeyInfo {
+  id: string;
+  tenant: string;
+  rate_limit_per_min: number | null;
+}
+
+const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000 };
+
+const keys = new RefreshCache<KeyInfo>(10_000, TIMES);
+const origins = new RefreshCache<true>(10_000, TIMES);
+const epochs = new RefreshCache<number>(1, TIMES);
+
+/** Runs `read` on a read replica; a null answer is asked again of the primary. */
+async function replicaThenPrimary<T>(env: Env, read: (db: D1Database | D1DatabaseSession) => Promise<T | null>) {
+  const replica = typeof env.DB.withSession === "function" ? env.DB.withSession("first-unconstrained") : env.DB;
+  return (await read(replica)) ?? (await read(env.DB));
+}
+
+function background(c: Context<AppEnv>): (work: Promise<unknown>) => void {
+  return (work) => {
+    try {
+      c.executionCtx.waitUntil(work);
+    } catch {
+      // No execution context (a direct app.fetch): the refresh simply runs unawaited.
+    }
+  };
+}
+
+/** The live API key with this SHA-256 hash, or null. */
+export function keyByHash(c: Context<AppEnv>, hash: string): Promise<KeyInfo | null> {
+  return keys.get(
+    `h:${hash}`,
+    () =>
+      replicaThenPrimary(c.env, (db) =>
+        db
+          .prepare("SELECT id, tenant, rate_limit_per_min FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
+          .bind(hash)
+          .first<KeyInfo>(),
+      ),
+    background(c),
+  );
+}
+
+/** The live API key `id` of `tenant` (the issuer of a session token), or null when revoked or unknown. */
+export function keyById(c: Context<AppEnv>, id: string, tenant: string): Promise<KeyInfo | null> {
+  return keys.get(
+    `i:${tenant}:${id}`,
+    () =>
+      replicaThenPrimary(c.env, (db) =>
+        db
+          .prepare(
+            "SELECT id, tenant, rate_limit_per_min FROM api_keys WHERE id = ? AND tenant = ? AND revoked_at IS NULL",
+          )
+          .bind(id, tenant)
+          .first<KeyInfo>(),
+      ),
+    background(c),
+  );
+}
+
+/** Called by the isolate that revokes a key: its answers change at once here. */
+export function forgetKey(id: string): void {
+  keys.deleteWhere((_k, v) => v?.id === id);
+}
+
+/** Whether `tenant` allows browser `origin` (null key = any tenant, for preflights). */
+export async function originAllowed(c: Context<AppEnv>, tenant: string | null, origin: string): Promise<boolean> {
+  const allowed = await origins.get(
+    `${tenant ?? "*"}\n${origin}`,
+    () =>
+      replicaThenPrimary(c.env, async (db) => {
+        const row =
+          tenant === null
+            ? await db.prepare("SELECT 1 AS x FROM cors_origins WHERE origin = ? LIMIT 1").bind(origin).first()
+            : await db
+                .prepare("SELECT 1 AS x FROM cors_origins WHERE tenant = ? AND origin = ?")
+                .bind(tenant, origin)
+                .first();
+        return row ? (true as const) : null;
+      }),
+    background(c),
+  );
+  return allowed === true;
+}
+
+/** Called by the isolate that replaces a tenant's CORS list. */
+export function forgetOrigins(tenant: string): void {
+  origins.deleteWhere((k) => k.startsWith(`${tenant}\n`) || k.startsWith("*\n"));
+}
+
+/**
+ * The agent-config epoch: a counter in D1 bumped by every agent PUT/DELETE.
+ * The worker passes the epoch it knows with each turn; a session object
+ * whose cached agent config is older re-reads it (see Session.#agent).
+ */
+export async function agentEpoch(c: Context<AppEnv>): Promise<number> {
+  const epoch = await epochs.get(
+    "epoch",
+    () =>
+      replicaThenPrimary(c.env, (db) =>
+        db.prepare("SELECT epoch FROM agent_epoch WHERE id = 1").first<number>("epoch"),
+      ),
+    background(c),
+  );
+  return epoch ?? 0;
+}
+
+/** What a turn tells the session object about its agent: the agent-config epoch this isolate knows. */
+export async function agentArg(c: Context<AppEnv>): Promise<{ epoch: number }> {
+  return { epoch: await agentEpoch(c) };
+}
+
+/** Called with the epoch a PUT/DELETE of an agent produced (or read at session creation). */
+export function noteAgentEpoch(epoch: number): void {
+  epochs.set("epoch", epoch);
+}

@@ -1,0 +1,160 @@
+/**
+ * Debug counters for the turn path's storage work (never on in production):
+ *
+ * - D1: every statement sent through the `DB` binding is counted (a batch
+ *   counts each of its statements) and, with SWITCHBOARD_DEBUG_D1_DELAY_MS,
+ *   delayed, to stand in for a far-away primary. The worker reports the count
+ *   per request in `x-debug-d1-statements`; the session object counts its own
+ *   D1 reads too and hands them back with the turn answer.
+ * - SQLite in the session object: statements run through `storage.sql.exec`
+ *   and the rows they wrote (`SqlStorageCursor.rowsWritten`).
+ *
+ * Counting is on when SWITCHBOARD_DEBUG_CHECKS is true or a D1 delay is set.
+ */
+import { type Env, flag } from "../env";
+
+export interface DebugCounts {
+  d1_statements: number;
+  sql_statements: number;
+  sql_rows_written: number;
+}
+
+/** The artificial delay per D1 call, in ms (0 = none). */
+export function d1DelayMs(env: Env): number {
+  const n = Number(env.SWITCHBOARD_DEBUG_D1_DELAY_MS ?? "");
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+export function countingEnabled(env: Env): boolean {
+  return flag(env.SWITCHBOARD_DEBUG_CHECKS) || d1DelayMs(env) > 0;
+}
+
+/** Counts (and optionally delays) storage work; `since(mark())` gives the work of one request. */
+export class Probe {
+  #d1 = 0;
+  #statements = 0;
+  #rows = 0;
+  /** Cursors whose rowsWritten is not yet added: a cursor's count is final once it has been consumed. */
+  #open: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
+
+  constructor(readonly delayMs: number) {}
+
+  async d1(statements: number): Promise<void> {
+    this.#d1 += statements;
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+  }
+
+  sql<T extends Record<string, SqlStorageValue>>(cursor: SqlStorageCursor<T>): SqlStorageCursor<T> {
+    this.#statements += 1;
+    this.#open.push(cursor as unknown as SqlStorageCursor<Record<string, SqlStorageValue>>);
+    return cursor;
+  }
+
+  mark(): DebugCounts {
+    for (const c of this.#open) this.#rows += c.rowsWritten;
+    this.#open = [];
+    return { d1_statements: this.#d1, sql_statements: this.#statements, sql_rows_written: this.#rows };
+  }
+
+  since(start: DebugCounts): DebugCounts {
+    const now = this.mark();
+    return {
+      d1_statements: now.d1_statements - start.d1_statements,
+      sql_statements: now.sql_statements - start.sql_statements,
+      sql_rows_written: now.sql_rows_written - start.sql_rows_written,
+    };
+  }
+}
+
+/** A probe for this environment, or null when counting is off. */
+export function probeFor(env: Env): Probe | null {
+  return countingEnabled(env) ? new Probe(d1DelayMs(env)) : null;
+}
+
+class CountedStatement {
+  constructor(
+    readonly inner: D1PreparedStatement,
+    readonly probe: Probe,
+  ) {}
+  bind(...values: unknown[]): CountedStatement {
+    return new CountedStatement(this.inner.bind(...values), this.probe);
+  }
+  async first(column?: string): Promise<unknown> {
+    await this.probe.d1(1);
+    return column === undefined ? this.inner.first() : this.inner.first(column);
+  }
+  async run(): Promise<D1Result> {
+    await this.probe.d1(1);
+    return this.inner.run();
+  }
+  async all(): Promise<D1Result> {
+    await this.probe.d1(1);
+    return this.inner.all();
+  }
+  async raw(options?: { columnNames?: boolean }): Promise<unknown[]> {
+    await this.probe.d1(1);
+    return options?.columnNames ? this.inner.raw({ columnNames: true }) : this.inner.raw();
+  }
+}
+
+const unwrap = (s: D1PreparedStatement): D1PreparedStatement =>
+  s instanceof CountedStatement ? s.inner : (s as D1PreparedStatement);
+
+class CountedSession {
+  constructor(
+    readonly inner: D1DatabaseSession,
+    readonly probe: Probe,
+  ) {}
+  prepare(query: string): D1PreparedStatement {
+    return new CountedStatement(this.inner.prepare(query), this.probe) as unknown as D1PreparedStatement;
+  }
+  async batch<T>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> {
+    await this.probe.d1(statements.length);
+    return this.inner.batch<T>(statements.map(unwrap));
+  }
+  getBookmark(): string | null {
+    return this.inner.getBookmark();
+  }
+}
+
+class CountedD1 extends CountedSession {
+  constructor(
+    readonly db: D1Database,
+    probe: Probe,
+  ) {
+    super(db as unknown as D1DatabaseSession, probe);
+  }
+  async exec(query: string): Promise<D1ExecResult> {
+    await this.probe.d1(1);
+    return this.db.exec(query);
+  }
+  withSession(constraint?: string): D1DatabaseSession {
+    return new CountedSession(this.db.withSession(constraint), this.probe) as unknown as D1DatabaseSession;
+  }
+}
+
+/** The D1 binding with every statement counted by `probe`. */
+export function countedD1(db: D1Database, probe: Probe): D1Database {
+  return new CountedD1(db, probe) as unknown as D1Database;
+}
+
+/** DO storage whose `sql.exec` is counted by `probe`; everything else is the real object. */
+export function countedStorage(storage: DurableObjectStorage, probe: Probe): DurableObjectStorage {
+  const real = storage.sql;
+  const sql = new Proxy(real, {
+    get(target, prop) {
+      if (prop === "exec") {
+        return (query: string, ...params: SqlStorageValue[]) => probe.sql(target.exec(query, ...params));
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return new Proxy(storage, {
+    get(target, prop) {
+      if (prop === "sql") return sql;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
