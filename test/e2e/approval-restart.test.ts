@@ -15,21 +15,14 @@ import {
   type ToolServer,
   uniqueModel,
   type WranglerServer,
+  workerVars,
 } from "../helpers/index.ts";
 
 const adminKey = inject("adminKey");
 const mockUrl = inject("mockUrl");
 const mock = new Mock(mockUrl);
 
-const vars: Record<string, string> = {
-  SWITCHBOARD_ADMIN_KEY: adminKey,
-  ANTHROPIC_API_KEY: "e2e-anthropic-key",
-  ANTHROPIC_BASE_URL: mockUrl,
-  OPENAI_API_KEY: "e2e-openai-key",
-  OPENAI_BASE_URL: `${mockUrl}/v1`,
-  SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
-  SWITCHBOARD_DEBUG_CHECKS: "true",
-};
+const vars = workerVars(mockUrl, adminKey);
 
 let persistDir: string;
 let worker: WranglerServer | undefined;

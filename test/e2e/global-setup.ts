@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startMock } from "../../mock/server.ts";
-import { nodeBinary, repoRoot, startWrangler } from "../helpers/wrangler.ts";
+import { nodeBinary, repoRoot, startWrangler, workerVars } from "../helpers/wrangler.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -34,18 +34,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   let worker: Awaited<ReturnType<typeof startWrangler>>;
   try {
     worker = await startWrangler({
-      vars: {
-        SWITCHBOARD_ADMIN_KEY: ADMIN_KEY,
-        ANTHROPIC_API_KEY: "e2e-anthropic-key",
-        ANTHROPIC_BASE_URL: mock.url,
-        OPENAI_API_KEY: "e2e-openai-key",
-        OPENAI_BASE_URL: `${mock.url}/v1`,
-        SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
-        SWITCHBOARD_DEBUG_CHECKS: "true",
+      vars: workerVars(mock.url, ADMIN_KEY, {
         SWITCHBOARD_IDLE_TIMEOUT_MS: "3000",
         // MCP calls time out fast so the timeout test stays short; lists keep the default TTL.
         SWITCHBOARD_MCP_CALL_TIMEOUT_MS: "1500",
-      },
+      }),
     });
   } catch (error) {
     await mock.close();

@@ -19,6 +19,7 @@ import {
   type TurnResult,
   uniqueModel,
   type WranglerServer,
+  workerVars,
 } from "../helpers/index.ts";
 
 const adminKey = inject("adminKey");
@@ -30,16 +31,7 @@ const mock = new Mock(mockUrl);
  * purpose until the worker is killed; with the suite's 3 s watchdog the step could fail first (a slow kill
  * or a busy machine), and the test would then see a failed turn instead of an interrupted one.
  */
-const vars: Record<string, string> = {
-  SWITCHBOARD_ADMIN_KEY: adminKey,
-  ANTHROPIC_API_KEY: "e2e-anthropic-key",
-  ANTHROPIC_BASE_URL: mockUrl,
-  OPENAI_API_KEY: "e2e-openai-key",
-  OPENAI_BASE_URL: `${mockUrl}/v1`,
-  SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
-  SWITCHBOARD_DEBUG_CHECKS: "true",
-  SWITCHBOARD_IDLE_TIMEOUT_MS: "600000",
-};
+const vars = workerVars(mockUrl, adminKey, { SWITCHBOARD_IDLE_TIMEOUT_MS: "600000" });
 
 let persistDir: string;
 let worker: WranglerServer | undefined;

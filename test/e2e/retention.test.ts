@@ -2,7 +2,7 @@
 // run records past SWITCHBOARD_RETENTION_RUNS_DAYS once their run has ended. The cron is triggered
 // through wrangler dev's test endpoint, with the scheduled time set in the future instead of waiting.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { Api, HttpError, Mock, startWrangler, uniqueModel, type WranglerServer } from "../helpers/index.ts";
+import { Api, HttpError, Mock, startWrangler, uniqueModel, type WranglerServer, workerVars } from "../helpers/index.ts";
 
 const adminKey = inject("adminKey");
 const mockUrl = inject("mockUrl");
@@ -15,15 +15,7 @@ let api: Api;
 beforeAll(async () => {
   worker = await startWrangler({
     extraArgs: ["--test-scheduled"],
-    vars: {
-      SWITCHBOARD_ADMIN_KEY: adminKey,
-      ANTHROPIC_API_KEY: "e2e-anthropic-key",
-      ANTHROPIC_BASE_URL: mockUrl,
-      OPENAI_API_KEY: "e2e-openai-key",
-      OPENAI_BASE_URL: `${mockUrl}/v1`,
-      SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
-      SWITCHBOARD_DEBUG_CHECKS: "true",
-    },
+    vars: workerVars(mockUrl, adminKey),
   });
   api = new Api(worker.url, adminKey);
 });
