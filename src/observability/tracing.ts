@@ -1,21 +1,22 @@
 /**
  * Custom spans with Workers' native tracing (`tracing` from `cloudflare:workers`,
- * traces enabled in wrangler.toml): the turn, each step (one provider request
- * with its retries) and, from the session events, each executed tool call, each
- * invalid call (with its validation errors) and each compaction, so the
+ * traces enabled in wrangler.toml): the turn, each step, each provider request
+ * (status, model, tokens, retries), each tool call (name, call id, kind,
+ * is_error, duration), each compaction, and, from the session events, each
+ * invalid call (with its validation errors) and each provider retry, so the
  * platform's OpenTelemetry export shows a turn's waterfall next to the
  * automatic fetch, D1 and Durable Object spans.
  *
  * Without the tracing API (older runtimes, Node) every helper runs its
  * callback with a no-op span. With it but traces off, `enterSpan` is the
- * runtime's own no-op path.
+ * runtime's own no-op path (bench/span-cost.mjs prints what that costs).
  */
 import * as workers from "cloudflare:workers";
 import type { SessionEventType } from "./events";
 
-type Attributes = Record<string, string | number | boolean | undefined>;
+export type Attributes = Record<string, string | number | boolean | undefined>;
 
-interface SpanLike {
+export interface SpanLike {
   setAttributes(attributes: Attributes): unknown;
 }
 
@@ -35,21 +36,30 @@ export function inSpan<T>(name: string, attributes: Attributes, fn: (span: SpanL
   });
 }
 
-/** Events that become spans of their own, carrying the event's data as attributes. */
+/** Flat span attributes under `switchboard.`: scalars as they are, anything else as JSON. */
+export function attributesOf(data: Record<string, unknown>): Attributes {
+  const attributes: Attributes = {};
+  for (const [k, v] of Object.entries(data)) {
+    if (v === undefined) continue;
+    attributes[`switchboard.${k}`] =
+      typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : JSON.stringify(v);
+  }
+  return attributes;
+}
+
+/**
+ * Events that become spans of their own, carrying the event's data as attributes. Tool executions and
+ * compactions are not here: their spans cover the work itself (execute.ts, compactor.ts) and carry the
+ * event's attributes.
+ */
 const EVENT_SPANS: Partial<Record<SessionEventType, string>> = {
-  tool_executed: "switchboard.tool_call",
   tool_call_invalid: "switchboard.tool_call_invalid",
   provider_retry: "switchboard.provider_retry",
 };
 
-/** A span for a recorded session event (tool calls, invalid calls, compactions); flat attributes, JSON for the rest. */
+/** A span for a recorded session event (invalid calls, provider retries); flat attributes, JSON for the rest. */
 export function eventSpan(type: SessionEventType, turnId: string | null, data: Record<string, unknown>): void {
-  const name = EVENT_SPANS[type] ?? (type.startsWith("compaction") ? `switchboard.${type}` : null);
+  const name = EVENT_SPANS[type];
   if (!name || !api()) return;
-  const attributes: Attributes = { "switchboard.turn_id": turnId ?? undefined };
-  for (const [k, v] of Object.entries(data)) {
-    attributes[`switchboard.${k}`] =
-      typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : JSON.stringify(v);
-  }
-  inSpan(name, attributes, () => undefined);
+  inSpan(name, { "switchboard.turn_id": turnId ?? undefined, ...attributesOf(data) }, () => undefined);
 }

@@ -1,6 +1,40 @@
-import { tracing } from "cloudflare:workers";
+import { env, tracing } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { script, send, setup } from "./helpers";
+import { ADMIN, apiJson, script, send, setup } from "./helpers";
+
+interface Recorded {
+  name: string;
+  attributes: Record<string, unknown>;
+  /** The span that was open when this one started (null at the top). */
+  parent: string | null;
+}
+
+/** Records every span the code under test enters, with its attributes and the span it sits in. */
+function recordSpans(): Recorded[] {
+  const spans: Recorded[] = [];
+  const open: Recorded[] = [];
+  const real = tracing.enterSpan.bind(tracing);
+  vi.spyOn(tracing, "enterSpan").mockImplementation(((name: string, fn: (span: Span) => unknown) =>
+    real(name, (span: Span) => {
+      const record: Recorded = { name, attributes: {}, parent: open.at(-1)?.name ?? null };
+      spans.push(record);
+      const setAttributes = span.setAttributes.bind(span);
+      span.setAttributes = (a) => {
+        Object.assign(record.attributes, a);
+        return setAttributes(a);
+      };
+      // Synchronous nesting only: enough to see that an instant child span opens inside its parent.
+      open.push(record);
+      try {
+        return fn(span);
+      } finally {
+        open.pop();
+      }
+    })) as typeof tracing.enterSpan);
+  return spans;
+}
+
+const named = (spans: Recorded[], name: string) => spans.filter((x) => x.name === name);
 
 /** A turn seen through Workers' tracing API: the spans the turn path opens and their attributes. */
 describe("turn spans", () => {
@@ -9,19 +43,7 @@ describe("turn spans", () => {
   });
 
   it("a turn with an invalid tool call opens turn, step and invalid-call spans, the last with its errors", async () => {
-    const spans: Array<{ name: string; attributes: Record<string, unknown> }> = [];
-    const real = tracing.enterSpan.bind(tracing);
-    vi.spyOn(tracing, "enterSpan").mockImplementation(((name: string, fn: (span: Span) => unknown) =>
-      real(name, (span: Span) => {
-        const record = { name, attributes: {} as Record<string, unknown> };
-        spans.push(record);
-        const setAttributes = span.setAttributes.bind(span);
-        span.setAttributes = (a) => {
-          Object.assign(record.attributes, a);
-          return setAttributes(a);
-        };
-        return fn(span);
-      })) as typeof tracing.enterSpan);
+    const spans = recordSpans();
     const s = await setup({
       tools: [
         {
@@ -38,11 +60,109 @@ describe("turn spans", () => {
     ]);
     const res = await send(s, { content: "weather?" });
     expect(res.body.status).toBe("completed");
-    const names = spans.map((x) => x.name);
-    expect(names.filter((n) => n === "switchboard.turn")).toHaveLength(1);
-    expect(names.filter((n) => n === "switchboard.step")).toHaveLength(2);
-    const invalid = spans.find((x) => x.name === "switchboard.tool_call_invalid");
+    expect(named(spans, "switchboard.turn")).toHaveLength(1);
+    expect(named(spans, "switchboard.step")).toHaveLength(2);
+    const invalid = named(spans, "switchboard.tool_call_invalid")[0];
     expect(invalid?.attributes["switchboard.tool_use_id"]).toBe("toolu_bad");
     expect(String(invalid?.attributes["switchboard.errors"])).toContain("city");
+    expect(invalid?.parent).toBe("switchboard.tool_call");
+    const call = named(spans, "switchboard.tool_call")[0];
+    expect(call?.attributes).toMatchObject({
+      "switchboard.tool": "get_weather",
+      "switchboard.tool_use_id": "toolu_bad",
+      "switchboard.kind": "client",
+      "switchboard.invalid": true,
+      "switchboard.is_error": true,
+      "switchboard.outcome": "result",
+    });
+  });
+
+  it("each provider request is a span with its model, status, tokens and retries", async () => {
+    const spans = recordSpans();
+    const s = await setup();
+    await script(s.model, [{ error: { status: 529 } }, { reply: { text: "After one retry." } }]);
+    expect((await send(s, { content: "hi" })).body.status).toBe("completed");
+    const requests = named(spans, "switchboard.provider_request");
+    expect(requests).toHaveLength(1);
+    const attrs = requests[0]?.attributes ?? {};
+    expect(attrs).toMatchObject({
+      "switchboard.model": s.model,
+      "switchboard.provider": "anthropic",
+      "switchboard.step": 1,
+      "switchboard.status": "ok",
+      "switchboard.stop_reason": "end_turn",
+      "switchboard.retries": 1,
+    });
+    expect(attrs["switchboard.input_tokens"]).toBeGreaterThan(0);
+    expect(attrs["switchboard.output_tokens"]).toBeGreaterThan(0);
+    const retry = named(spans, "switchboard.provider_retry")[0];
+    expect(retry?.attributes).toMatchObject({ "switchboard.attempt": 1, "switchboard.status": 529 });
+    expect(requests[0]?.parent).toBe("switchboard.step");
+  });
+
+  it("a failed provider request's span carries the error code", async () => {
+    const spans = recordSpans();
+    const s = await setup();
+    await script(s.model, [{ error: { status: 400, message: "bad thing" } }]);
+    expect((await send(s, { content: "hi" })).body.status).toBe("failed");
+    const failed = named(spans, "switchboard.provider_request")[0];
+    expect(failed?.attributes).toMatchObject({ "switchboard.status": "provider_http_error", "switchboard.retries": 0 });
+    expect(String(failed?.attributes["switchboard.error"])).toContain("bad thing");
+  });
+
+  it("an executed HTTP tool call is a span with its kind, result and duration", async () => {
+    const spans = recordSpans();
+    const s = await setup({
+      tools: [
+        {
+          name: "lookup",
+          description: "http tool",
+          input_schema: { type: "object", properties: { q: { type: "string" } } },
+          execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=20` },
+        },
+      ],
+    });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_lookup", name: "lookup", input: { q: "x" } }] } },
+      { reply: { text: "Found." } },
+    ]);
+    expect((await send(s, { content: "look it up" })).body.status).toBe("completed");
+    const calls = named(spans, "switchboard.tool_call");
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.attributes).toMatchObject({
+      "switchboard.tool": "lookup",
+      "switchboard.tool_use_id": "toolu_lookup",
+      "switchboard.kind": "http",
+      "switchboard.is_error": false,
+      "switchboard.outcome": "result",
+      "switchboard.status": 200,
+    });
+    expect(calls[0]?.attributes["switchboard.duration_ms"]).toBeGreaterThanOrEqual(0);
+    expect(calls[0]?.attributes["switchboard.ms"]).toBeGreaterThanOrEqual(0);
+  });
+
+  it("a compaction is a span carrying context_compacted's figures, its summary request a provider span", async () => {
+    const s = await setup();
+    await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "anthropic", name: s.model }, compaction: { keep_recent_turns: 0 } },
+    });
+    await script(s.model, [{ reply: { text: "First answer." } }]);
+    expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+    await script(s.model, [{ reply: { text: "A short summary." } }]);
+    const spans = recordSpans();
+    const compacted = await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key });
+    expect(compacted.status).toBe(200);
+    const compaction = named(spans, "switchboard.compaction")[0];
+    expect(compaction?.attributes).toMatchObject({
+      "switchboard.compacted": true,
+      "switchboard.boundary_seq": compacted.body.boundary_seq,
+      "switchboard.tokens_after": compacted.body.tokens_after,
+      "switchboard.summary_requests": 1,
+    });
+    const summary = named(spans, "switchboard.provider_request")[0];
+    expect(summary?.attributes).toMatchObject({ "switchboard.purpose": "summary", "switchboard.status": "ok" });
+    expect(summary?.parent).toBe("switchboard.compaction");
   });
 });

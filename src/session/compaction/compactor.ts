@@ -2,6 +2,7 @@ import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
 import type { Env } from "../../env";
 import type { EventLog } from "../../observability/events";
+import { attributesOf, inSpan } from "../../observability/tracing";
 import { endpointFromEnv, getAdapter } from "../../providers/index";
 import { contextWindow, ProviderFailure, type StepRequest } from "../../providers/types";
 import { all } from "../../storage/sql";
@@ -119,8 +120,18 @@ export class Compactor {
   ): Promise<CompactionOutcome> {
     if (this.#busy) return { ok: false, reason: "a compaction is already running" };
     this.#busy = true;
+    const attributes = { "switchboard.turn_id": opts.turnId ?? undefined, "switchboard.tokens": opts.tokensBefore };
     try {
-      return await this.#compact(agent, opts);
+      // The span covers the summary request(s) and the write; it carries context_compacted's data, or the reason.
+      return await inSpan("switchboard.compaction", attributes, async (span) => {
+        const outcome = await this.#compact(agent, opts);
+        span.setAttributes(
+          outcome.ok
+            ? { "switchboard.compacted": true, ...attributesOf({ ...outcome.info }) }
+            : { "switchboard.compacted": false, "switchboard.reason": outcome.reason },
+        );
+        return outcome;
+      });
     } finally {
       this.#busy = false;
     }
@@ -287,25 +298,46 @@ export class Compactor {
       // No tools at all: the transcript carries no tool blocks, and a different tool set would only miss the cache.
       tools: [],
     };
-    const adapter = getAdapter(agent.model.provider);
-    let text = "";
-    let complete = false;
-    try {
-      for await (const ev of adapter.stream(
-        req,
-        endpointFromEnv(agent.model.provider, this.d.env),
-        policyFor(this.d.env),
-        signal,
-      )) {
-        if (ev.type === "block_stop" && ev.part.type === "text") text += ev.part.text;
-        else if (ev.type === "message_stop") complete = true;
-      }
-    } catch (e) {
-      return { ok: false, reason: e instanceof ProviderFailure ? e.error.message : String(e) };
-    }
-    // A stream that ended without its stop event was cut: its text may be half a summary.
-    if (!complete) return { ok: false, reason: "the summary stream ended early" };
-    if (!text.trim()) return { ok: false, reason: "the summary request returned no text" };
-    return { ok: true, text: text.trim() };
+    const attributes = {
+      "switchboard.purpose": "summary",
+      "switchboard.provider": agent.model.provider,
+      "switchboard.model": agent.model.name,
+    };
+    return inSpan("switchboard.provider_request", attributes, async (span) => {
+      const adapter = getAdapter(agent.model.provider);
+      let text = "";
+      let complete = false;
+      let retries = 0;
+      let usage: Record<string, unknown> = {};
+      const answer = async (): Promise<{ ok: true; text: string } | { ok: false; reason: string }> => {
+        try {
+          for await (const ev of adapter.stream(
+            req,
+            endpointFromEnv(agent.model.provider, this.d.env),
+            policyFor(this.d.env),
+            signal,
+          )) {
+            if (ev.type === "block_stop" && ev.part.type === "text") text += ev.part.text;
+            else if (ev.type === "message_stop") complete = true;
+            else if (ev.type === "retry") retries++;
+            else if (ev.type === "usage") usage = { ...usage, ...ev.usage };
+          }
+        } catch (e) {
+          return { ok: false, reason: e instanceof ProviderFailure ? e.error.message : String(e) };
+        }
+        // A stream that ended without its stop event was cut: its text may be half a summary.
+        if (!complete) return { ok: false, reason: "the summary stream ended early" };
+        if (!text.trim()) return { ok: false, reason: "the summary request returned no text" };
+        return { ok: true, text: text.trim() };
+      };
+      const out = await answer();
+      span.setAttributes({
+        "switchboard.status": out.ok ? "ok" : "failed",
+        "switchboard.retries": retries,
+        ...attributesOf(usage),
+        ...(out.ok ? {} : { "switchboard.error": out.reason.slice(0, 500) }),
+      });
+      return out;
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { BUILTIN_TOOL_NAMES } from "../../agents/types";
 import type { EventLog } from "../../observability/events";
+import { inSpan } from "../../observability/tracing";
 import { checkArguments } from "../../tools/arguments";
 import type { BuiltinOutcome } from "../../tools/builtins/run";
 import { callHttpTool, type ToolOutcome } from "../../tools/http-tool";
@@ -54,46 +55,86 @@ function withReference(content: ToolResultContent, name: string): ToolResultCont
  */
 export async function executeCalls(opts: ExecuteOptions): Promise<void> {
   const { events, turnId } = opts;
-  const invalid = (call: ToolUsePart, errors: string[], message: string) => {
-    events.record("tool_call_invalid", turnId, {
+  await Promise.all(
+    opts.calls.map((call) =>
+      inSpan("switchboard.tool_call", callAttributes(opts, call), (span) => {
+        const started = Date.now();
+        let answered: { is_error: boolean } | null = null;
+        const onResult: ExecuteOptions["onResult"] = (c, outcome, load) => {
+          answered = outcome;
+          // The tool_executed event's figures: the tool's own time and, for HTTP tools, the status.
+          span.setAttributes({ "switchboard.ms": outcome.ms, "switchboard.status": outcome.status });
+          opts.onResult(c, outcome, load);
+        };
+        const own = { ...opts, onResult };
+        const invalid = (c: ToolUsePart, errors: string[], message: string) => {
+          events.record("tool_call_invalid", turnId, {
+            tool: c.name,
+            tool_use_id: c.id,
+            errors,
+            arguments: JSON.stringify(c.input).slice(0, 1000),
+          });
+          span.setAttributes({ "switchboard.invalid": true });
+          onResult(c, { content: message, is_error: true, ms: 0 }, []);
+        };
+        return executeGuarded(own, call, invalid).finally(() => {
+          const done = answered as { is_error: boolean } | null;
+          span.setAttributes({
+            "switchboard.outcome": done ? "result" : opts.signal.aborted ? "cancelled" : "pending",
+            "switchboard.is_error": done?.is_error,
+            "switchboard.duration_ms": Date.now() - started,
+          });
+        });
+      }),
+    ),
+  );
+}
+
+/** What the tool call span starts with: the call and how it runs (builtin, http, mcp, client or unknown). */
+function callAttributes(opts: ExecuteOptions, call: ToolUsePart): Record<string, string> {
+  const tool = opts.registry.get(call.name);
+  const kind = !tool
+    ? "unknown"
+    : tool.source === "builtin" || tool.source === "mcp"
+      ? tool.source
+      : (tool.execution?.type ?? "unknown");
+  return {
+    "switchboard.turn_id": opts.turnId,
+    "switchboard.tool": call.name,
+    "switchboard.tool_use_id": call.id,
+    "switchboard.kind": kind,
+  };
+}
+
+async function executeGuarded(
+  opts: ExecuteOptions,
+  call: ToolUsePart,
+  invalid: (call: ToolUsePart, errors: string[], message: string) => void,
+): Promise<void> {
+  const { events, turnId } = opts;
+  try {
+    await executeOne(opts, call, invalid);
+  } catch (e) {
+    // Cancellation of the turn: the runner answers the call synthetically.
+    if (opts.signal.aborted) return;
+    // Any other throw (a bug, a failed write) is this call's error result; the other calls go on.
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "tool_crashed",
+        tool: call.name,
+        tool_use_id: call.id,
+        error: String(e),
+      }),
+    );
+    events.record("tool_executed", turnId, {
       tool: call.name,
       tool_use_id: call.id,
-      errors,
-      arguments: JSON.stringify(call.input).slice(0, 1000),
+      is_error: true,
+      crashed: true,
     });
-    opts.onResult(call, { content: message, is_error: true, ms: 0 }, []);
-  };
-  await Promise.all(
-    opts.calls.map(async (call) => {
-      try {
-        await executeOne(opts, call, invalid);
-      } catch (e) {
-        // Cancellation of the turn: the runner answers the call synthetically.
-        if (opts.signal.aborted) return;
-        // Any other throw (a bug, a failed write) is this call's error result; the other calls go on.
-        console.error(
-          JSON.stringify({
-            level: "error",
-            msg: "tool_crashed",
-            tool: call.name,
-            tool_use_id: call.id,
-            error: String(e),
-          }),
-        );
-        events.record("tool_executed", turnId, {
-          tool: call.name,
-          tool_use_id: call.id,
-          is_error: true,
-          crashed: true,
-        });
-        opts.onResult(
-          call,
-          { content: `tool "${call.name}" failed with an internal error`, is_error: true, ms: 0 },
-          [],
-        );
-      }
-    }),
-  );
+    opts.onResult(call, { content: `tool "${call.name}" failed with an internal error`, is_error: true, ms: 0 }, []);
+  }
 }
 
 async function executeOne(

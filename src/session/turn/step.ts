@@ -1,4 +1,5 @@
 import { type Env, flag } from "../../env";
+import { attributesOf, inSpan } from "../../observability/tracing";
 import { checkWireInvariant } from "../../providers/check-invariant";
 import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter } from "../../providers/index";
 import { ProviderFailure, type RetryPolicy, type StepRequest, type StopReason } from "../../providers/types";
@@ -71,7 +72,33 @@ function numericUsage(u: Record<string, number | undefined>): Record<string, num
  * before it at once, so a cut stream cannot lose it; an unfinished block never
  * becomes a part; text after the last tool_use is kept only if the step ends.
  */
-export async function runStep(ctx: TurnContext, step: number, req: StepRequest): Promise<StepResult> {
+export function runStep(ctx: TurnContext, step: number, req: StepRequest): Promise<StepResult> {
+  const attributes = {
+    "switchboard.turn_id": ctx.turnId,
+    "switchboard.step": step,
+    "switchboard.provider": req.model.provider,
+    "switchboard.model": req.model.name,
+  };
+  // One span per provider request, retries included (each retry is a child span, see provider_retry).
+  return inSpan("switchboard.provider_request", attributes, async (span) => {
+    const stats = { retries: 0 };
+    const result = await requestStep(ctx, step, req, stats);
+    span.setAttributes({
+      "switchboard.status": result.kind === "done" ? "ok" : result.kind === "failed" ? result.error.code : "cancelled",
+      "switchboard.retries": stats.retries,
+      ...(result.kind === "done" ? { "switchboard.stop_reason": result.stop, ...attributesOf(result.usage) } : {}),
+      ...(result.kind === "failed" ? { "switchboard.error": result.error.message.slice(0, 500) } : {}),
+    });
+    return result;
+  });
+}
+
+async function requestStep(
+  ctx: TurnContext,
+  step: number,
+  req: StepRequest,
+  stats: { retries: number },
+): Promise<StepResult> {
   const { agent, history, events, env, turns } = ctx.d;
   const adapter = getAdapter(agent.model.provider);
   if (flag(env.SWITCHBOARD_DEBUG_CHECKS)) {
@@ -131,6 +158,7 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
           stop = ev.stop_reason;
           break;
         case "retry":
+          stats.retries++;
           events.record("provider_retry", ctx.turnId, {
             step,
             attempt: ev.attempt,
