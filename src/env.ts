@@ -14,6 +14,8 @@ export interface Env {
   SWITCHBOARD_DEBUG_CHECKS?: string;
   /** Debug/bench only: every D1 call waits this many ms (a far-away primary); also turns the debug counters on. */
   SWITCHBOARD_DEBUG_D1_DELAY_MS?: string;
+  /** Bench only: "true" replaces the span helpers with plain calls (bench/span-cost.mjs compares the two). */
+  SWITCHBOARD_DEBUG_NO_SPANS?: string;
   /** "false" turns off the structured log line per session event (tests and benches). */
   SWITCHBOARD_LOG_EVENTS?: string;
   /** Provider idle watchdog in ms (tests shorten it). */

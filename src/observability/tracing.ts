@@ -22,8 +22,16 @@ export interface SpanLike {
 
 const NOOP: SpanLike = { setAttributes: () => undefined };
 
+/** False only in the span-cost bench (SWITCHBOARD_DEBUG_NO_SPANS): every helper then calls its function directly. */
+let spansOn = true;
+
+/** Turns the span helpers on or off for this isolate (set by the session object from its environment). */
+export function setSpans(on: boolean): void {
+  spansOn = on;
+}
+
 function api(): Tracing | undefined {
-  return (workers as { tracing?: Tracing }).tracing;
+  return spansOn ? (workers as { tracing?: Tracing }).tracing : undefined;
 }
 
 /** Runs `fn` inside a span named `name`; a returned promise ends the span when it settles. */

@@ -3,6 +3,7 @@ import type { AgentConfig } from "../agents/types";
 import { DEFAULT_COMPACTION } from "../agents/types";
 import { type Env, flag } from "../env";
 import { fail } from "../http/errors";
+import { setSpans } from "../observability/tracing";
 import { contextWindow } from "../providers/types";
 import { retentionOf } from "../retention/config";
 import { deleteSessionIndex } from "../retention/d1";
@@ -59,6 +60,7 @@ export class Session extends DurableObject<Env> {
     super(ctx, env);
     // Debug mode refuses what production SQLite refuses: any value or row over 2 MB.
     setCellChecks(flag(env.SWITCHBOARD_DEBUG_CHECKS));
+    setSpans(!flag(env.SWITCHBOARD_DEBUG_NO_SPANS));
     this.#probe = probeFor(env);
     this.#storage = this.#probe ? countedStorage(ctx.storage, this.#probe) : ctx.storage;
     this.#env = this.#probe ? { ...env, DB: countedD1(env.DB, this.#probe) } : env;

@@ -1,0 +1,223 @@
+// Bench — the peer (issue 10): `@cloudflare/ai-chat`'s AIChatAgent (bench/peer/worker.ts) measured on the same
+// machine, against the same mock model process, the same way as Switchboard. Printed, never asserted.
+//
+// Added time to the first text delta = (first `text-delta` through the stack) − (first `content_block_delta` from
+// the mock called directly), same percentile, at concurrency 1 (sequential turns over 10 sessions) and 20 (20
+// sessions, 5 rounds after a warm-up round). Both stacks run under `wrangler dev` (local workerd). Switchboard is
+// driven over HTTP + SSE (POST /messages), AIChatAgent over its WebSocket protocol (`cf_agent_use_chat_request` →
+// `cf_agent_use_chat_response` frames), as its React client does; each peer session keeps one open WebSocket,
+// opened before the timed turns, so the handshake is not counted. The peer's object counts its own SQLite
+// statements, rows written and key-value writes (GET /counters/{name}); the figures are per one-step text turn
+// (the second turn of a session: counters after − before).
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { repoRoot, startWrangler } from "../test/helpers/index.ts";
+import { log, makeAgent, newSession, performance, round, standalone, table } from "./lib.mjs";
+import { concurrent, directTurn, summary, switchboardTurn } from "./ttfb.mjs";
+
+const C1_TURNS = Number(process.env.BENCH_PEER_C1 ?? 100);
+const C20_ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 5);
+const C1_SESSIONS = 10;
+const WARMUP_C1 = 10;
+const PROMPT = "hello there switchboard, please echo these few words back";
+const PEER_MODEL = "bench-peer";
+
+/** One AIChatAgent conversation over its WebSocket; the client keeps the message list, as useAgentChat does. */
+class PeerSession {
+  constructor(ws, name) {
+    this.ws = ws;
+    this.name = name;
+    this.messages = [];
+    this.waiting = null;
+    ws.addEventListener("message", (event) => this.waiting?.(event));
+  }
+
+  static async open(baseUrl, name) {
+    const ws = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/agents/peer-chat/${name}`);
+    await new Promise((resolve, reject) => {
+      ws.addEventListener("open", resolve, { once: true });
+      ws.addEventListener("error", () => reject(new Error(`peer websocket ${name} failed`)), { once: true });
+    });
+    return new PeerSession(ws, name);
+  }
+
+  /** Sends one user message; resolves at the end of the answer with the time of its first text delta. */
+  turn() {
+    const id = randomUUID();
+    const user = { id: randomUUID(), role: "user", parts: [{ type: "text", text: PROMPT }] };
+    this.messages.push(user);
+    const body = JSON.stringify({ messages: this.messages, trigger: "submit-message" });
+    return new Promise((resolve, reject) => {
+      let first = null;
+      let text = "";
+      let messageId = randomUUID();
+      const t0 = performance.now();
+      this.waiting = (event) => {
+        const now = performance.now();
+        const frame = JSON.parse(typeof event.data === "string" ? event.data : "{}");
+        if (frame.type !== "cf_agent_use_chat_response" || frame.id !== id) return;
+        if (frame.error) return reject(new Error(`peer turn failed: ${frame.body}`));
+        if (frame.body?.trim()) {
+          const chunk = JSON.parse(frame.body);
+          if (chunk.type === "start" && chunk.messageId) messageId = chunk.messageId;
+          if (chunk.type === "text-delta") {
+            first ??= now - t0;
+            text += chunk.delta ?? "";
+          }
+        }
+        if (frame.done) {
+          this.waiting = null;
+          this.messages.push({ id: messageId, role: "assistant", parts: [{ type: "text", text }] });
+          if (first === null) return reject(new Error("peer turn ended without a text delta"));
+          resolve({ ttfb: first, headers: first, total: now - t0 });
+        }
+      };
+      this.ws.send(JSON.stringify({ type: "cf_agent_use_chat_request", id, init: { method: "POST", body } }));
+    });
+  }
+
+  close() {
+    this.ws.close();
+  }
+}
+
+async function startPeer(env) {
+  return startWrangler({
+    extraArgs: ["--config", path.join(repoRoot, "bench", "peer", "wrangler.toml")],
+    migrate: false,
+    vars: { ANTHROPIC_BASE_URL: env.mockUrl, ANTHROPIC_API_KEY: "bench-anthropic-key", PEER_MODEL },
+  });
+}
+
+function added(direct, through) {
+  const d = summary(direct);
+  const s = summary(through);
+  return {
+    direct: d,
+    through: s,
+    added_ttfb_p50_ms: round(s.ttfb_p50_ms - d.ttfb_p50_ms, 2),
+    added_ttfb_p99_ms: round(s.ttfb_p99_ms - d.ttfb_p99_ms, 2),
+  };
+}
+
+async function peerCounters(peer, name) {
+  return (await fetch(`${peer.url}/counters/${name}`)).json();
+}
+
+/** SQLite work of the peer's second text turn in a fresh session. */
+async function peerStorage(peer) {
+  const name = `count-${randomUUID().slice(0, 8)}`;
+  const s = await PeerSession.open(peer.url, name);
+  await s.turn();
+  const before = await peerCounters(peer, name);
+  await s.turn();
+  const after = await peerCounters(peer, name);
+  s.close();
+  return {
+    sql_statements: after.statements - before.statements,
+    sql_rows_written: after.rows_written - before.rows_written,
+    kv_writes: after.kv_writes - before.kv_writes,
+  };
+}
+
+/** Switchboard's SQLite work for the same turn, when the debug counters are on (else null). */
+async function switchboardStorage(env, agent) {
+  const id = await newSession(env, agent);
+  const turn = async () => {
+    const res = await env.api.send(env.key, id, { content: PROMPT }, { json: true });
+    await res.text();
+    const n = (h) => (res.headers.get(h) === null ? null : Number(res.headers.get(h)));
+    return { sql_statements: n("x-debug-sql-statements"), sql_rows_written: n("x-debug-sql-rows-written") };
+  };
+  await turn();
+  return turn();
+}
+
+export async function run(env) {
+  const peer = await startPeer(env);
+  try {
+    const { agent, model } = await makeAgent(env, "bench-peer-sb");
+    const sb1 = [];
+    for (let i = 0; i < C1_SESSIONS; i++) sb1.push(await newSession(env, agent));
+    const sb20 = await Promise.all(Array.from({ length: 20 }, () => newSession(env, agent)));
+    const peer1 = [];
+    for (let i = 0; i < C1_SESSIONS; i++)
+      peer1.push(await PeerSession.open(peer.url, `c1-${i}-${randomUUID().slice(0, 6)}`));
+    const peer20 = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => PeerSession.open(peer.url, `c20-${i}-${randomUUID().slice(0, 6)}`)),
+    );
+    log("peer: concurrency 1");
+    // Interleaved per turn (direct, Switchboard, peer), so machine load drifts over all three alike.
+    const d1 = [];
+    const s1 = [];
+    const p1 = [];
+    for (let i = 0; i < C1_TURNS + WARMUP_C1; i++) {
+      const d = await directTurn(env, model);
+      const s = await switchboardTurn(env, sb1[i % sb1.length]);
+      const p = await peer1[i % peer1.length].turn();
+      if (i < WARMUP_C1) continue;
+      d1.push(d);
+      s1.push(s);
+      p1.push(p);
+    }
+    log("peer: concurrency 20");
+    const d20 = [];
+    const s20 = [];
+    const p20 = [];
+    for (let r = 0; r <= C20_ROUNDS; r++) {
+      const d = await concurrent(0, Array(20).fill(model), (m) => directTurn(env, m));
+      const s = await concurrent(0, sb20, (id) => switchboardTurn(env, id));
+      const p = await concurrent(0, peer20, (ps) => ps.turn());
+      if (r === 0) continue;
+      d20.push(...d);
+      s20.push(...s);
+      p20.push(...p);
+    }
+    for (const ps of [...peer1, ...peer20]) ps.close();
+    const figures = {
+      c1: { switchboard: added(d1, s1), peer: added(d1, p1) },
+      c20: { switchboard: added(d20, s20), peer: added(d20, p20) },
+      storage: { peer: await peerStorage(peer), switchboard: await switchboardStorage(env, agent) },
+    };
+    const rows = [];
+    for (const c of ["c1", "c20"]) {
+      for (const who of ["switchboard", "peer"]) {
+        const x = figures[c][who];
+        rows.push([
+          who === "peer" ? "AIChatAgent" : "Switchboard",
+          c === "c1" ? 1 : 20,
+          x.through.n,
+          x.direct.ttfb_p50_ms,
+          x.through.ttfb_p50_ms,
+          x.through.ttfb_p99_ms,
+          x.added_ttfb_p50_ms,
+          x.added_ttfb_p99_ms,
+        ]);
+      }
+    }
+    table(
+      "Peer — time to the first text delta (ms), same mock model, same machine",
+      ["stack", "conc", "n", "direct p50", "through p50", "through p99", "added p50", "added p99"],
+      rows,
+    );
+    const st = figures.storage;
+    table(
+      "Peer — SQLite work per one-step text turn (second turn of a session)",
+      ["stack", "statements", "rows written", "key-value writes"],
+      [
+        [
+          "Switchboard",
+          st.switchboard.sql_statements ?? "(debug counters off)",
+          st.switchboard.sql_rows_written ?? "",
+          0,
+        ],
+        ["AIChatAgent", st.peer.sql_statements, st.peer.sql_rows_written, st.peer.kv_writes],
+      ],
+    );
+    return figures;
+  } finally {
+    await peer.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await standalone("peer", run);
