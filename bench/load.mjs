@@ -7,11 +7,13 @@
 // messages (every session's history read at the end), requests the mock refused for invariant P, and the RSS of
 // the workerd processes at the start and end.
 import { execFile } from "node:child_process";
-import { makeAgent, newSession, pct, performance, pool, readTimedSse, round, standalone, table } from "./lib.mjs";
+import { log, makeAgent, newSession, pct, performance, pool, readTimedSse, round, standalone, table } from "./lib.mjs";
 
 const SESSIONS = Number(process.env.LOAD_SESSIONS ?? 200);
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 60);
 const DELTA_MS = Number(process.env.LOAD_DELTA_MS ?? 20);
+const PHASES = Number(process.env.LOAD_PHASES ?? 1);
+const IDLE_S = Number(process.env.LOAD_IDLE_S ?? 0);
 const CUT_EVERY = 10;
 const REPLY = "a paced reply of twelve words from the mock model, like a real one";
 
@@ -113,25 +115,39 @@ export async function run(env) {
   const stats = { turns: 0, http5xx: 0, refused: {}, ttfb: [], retries: 0 };
   const sent = new Map(sessions.map((s) => [s, []]));
   const rssStart = await workerdRssMiB(env.worker.pid);
+  // LOAD_PHASES > 1 repeats the timed phase on the same sessions (their histories keep growing), with the RSS
+  // after each: whether memory levels off or keeps growing per turn. LOAD_IDLE_S then waits with no traffic
+  // and reads it once more (idle objects are evicted by the runtime).
+  const rssPhases = [];
   const t0 = performance.now();
-  const deadline = t0 + SECONDS * 1000;
-  await Promise.all(
-    sessions.map(async (id, n) => {
-      let i = 0;
-      while (performance.now() < deadline) {
-        const content = `load ${n} message ${i++}`;
-        sent.get(id).push(content);
-        let r = await oneTurn(env, id, content, stats);
-        // A cut turn fails; the client retries it (once per cut: the retry may itself be cut).
-        for (let k = 0; r.failed && k < 3 && performance.now() < deadline; k++) {
-          stats.retries += 1;
-          r = await oneTurn(env, id, null, stats);
+  for (let phase = 0; phase < PHASES; phase++) {
+    const deadline = performance.now() + SECONDS * 1000;
+    await Promise.all(
+      sessions.map(async (id, n) => {
+        let i = sent.get(id).length;
+        while (performance.now() < deadline) {
+          const content = `load ${n} message ${i++}`;
+          sent.get(id).push(content);
+          let r = await oneTurn(env, id, content, stats);
+          // A cut turn fails; the client retries it (once per cut: the retry may itself be cut).
+          for (let k = 0; r.failed && k < 3 && performance.now() < deadline; k++) {
+            stats.retries += 1;
+            r = await oneTurn(env, id, null, stats);
+          }
         }
-      }
-    }),
-  );
+      }),
+    );
+    rssPhases.push(await workerdRssMiB(env.worker.pid));
+    if (PHASES > 1)
+      log(`load: phase ${phase + 1}/${PHASES}, ${stats.turns} turns, workerd RSS ${rssPhases.at(-1)} MiB`);
+  }
   const seconds = (performance.now() - t0) / 1000;
-  const rssEnd = await workerdRssMiB(env.worker.pid);
+  const rssEnd = rssPhases.at(-1);
+  let rssIdle = null;
+  if (IDLE_S > 0) {
+    await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
+    rssIdle = await workerdRssMiB(env.worker.pid);
+  }
 
   let lost = 0;
   let duplicated = 0;
@@ -168,9 +184,11 @@ export async function run(env) {
     provider_requests: m.requests ?? null,
     workerd_rss_mib_start: rssStart,
     workerd_rss_mib_end: rssEnd,
+    ...(PHASES > 1 ? { workerd_rss_mib_per_phase: rssPhases } : {}),
+    ...(rssIdle === null ? {} : { [`workerd_rss_mib_after_${IDLE_S}s_idle`]: rssIdle }),
   };
   table(
-    `Load — ${SESSIONS} sessions × ${SECONDS} s, ${DELTA_MS} ms per frame, 1 stream in ${CUT_EVERY} cut mid-tool-call`,
+    `Load — ${SESSIONS} sessions × ${PHASES > 1 ? `${PHASES} × ` : ""}${SECONDS} s, ${DELTA_MS} ms per frame, 1 stream in ${CUT_EVERY} cut mid-tool-call`,
     ["figure", "value"],
     Object.entries(figures).map(([k, v]) => [k, typeof v === "object" && v !== null ? JSON.stringify(v) : v]),
   );

@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { repoRoot, startWrangler } from "../test/helpers/index.ts";
 import { log, makeAgent, newSession, performance, round, standalone, table } from "./lib.mjs";
-import { concurrent, directTurn, summary, switchboardTurn } from "./ttfb.mjs";
+import { directTurn, summary, switchboardTurn } from "./ttfb.mjs";
 
 const C1_TURNS = Number(process.env.BENCH_PEER_C1 ?? 100);
 const C20_ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 5);
@@ -165,9 +165,9 @@ export async function run(env) {
     const s20 = [];
     const p20 = [];
     for (let r = 0; r <= C20_ROUNDS; r++) {
-      const d = await concurrent(0, Array(20).fill(model), (m) => directTurn(env, m));
-      const s = await concurrent(0, sb20, (id) => switchboardTurn(env, id));
-      const p = await concurrent(0, peer20, (ps) => ps.turn());
+      const d = await Promise.all(Array.from({ length: 20 }, () => directTurn(env, model)));
+      const s = await Promise.all(sb20.map((id) => switchboardTurn(env, id)));
+      const p = await Promise.all(peer20.map((ps) => ps.turn()));
       if (r === 0) continue;
       d20.push(...d);
       s20.push(...s);
@@ -177,8 +177,12 @@ export async function run(env) {
     const figures = {
       c1: { switchboard: added(d1, s1), peer: added(d1, p1) },
       c20: { switchboard: added(d20, s20), peer: added(d20, p20) },
-      storage: { peer: await peerStorage(peer), switchboard: await switchboardStorage(env, agent) },
+      storage: { peer: await peerStorage(peer), switchboard: null },
     };
+    // Switchboard's debug counters (x-debug-sql-*) are on only with SWITCHBOARD_DEBUG_CHECKS: a restart for them.
+    await env.restartWorker({ SWITCHBOARD_DEBUG_CHECKS: "true" });
+    figures.storage.switchboard = await switchboardStorage(env, agent);
+    await env.restartWorker();
     const rows = [];
     for (const c of ["c1", "c20"]) {
       for (const who of ["switchboard", "peer"]) {

@@ -25,55 +25,49 @@ interface Counters {
   kv_writes: number;
 }
 
+/** What the object counts: cursors whose rows written are read when asked (a cursor knows them once consumed). */
+interface Tally {
+  counted: Counters;
+  cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[];
+}
+
+/** Wraps the object's `sql.exec` and key-value writes before AIChatAgent's constructor uses them. */
+function instrument(ctx: DurableObjectState, tally: Tally): void {
+  const sql = ctx.storage.sql;
+  const exec = sql.exec.bind(sql);
+  (sql as { exec: unknown }).exec = (query: string, ...bindings: unknown[]) => {
+    const cursor = exec(query, ...bindings);
+    tally.cursors.push(cursor);
+    tally.counted.statements++;
+    return cursor;
+  };
+  const storage = ctx.storage as unknown as Record<string, (...a: unknown[]) => unknown>;
+  for (const name of ["put", "delete"]) {
+    const original = storage[name]?.bind(ctx.storage);
+    if (!original) continue;
+    storage[name] = (first: unknown, ...rest: unknown[]) => {
+      tally.counted.kv_writes +=
+        typeof first === "string" ? 1 : Array.isArray(first) ? first.length : Object.keys(first ?? {}).length;
+      return original(first, ...rest);
+    };
+  }
+}
+
 export class PeerChat extends AIChatAgent<PeerEnv> {
-  #cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
-  #counted = { statements: 0, rows_written: 0, kv_writes: 0 };
+  readonly #tally: Tally;
 
   constructor(ctx: DurableObjectState, env: PeerEnv) {
-    PeerChat.#instrument(
-      ctx,
-      (cursor) => {
-        // Rows written are known once a cursor is consumed: read them when the counters are asked for.
-        this.#cursors.push(cursor);
-        this.#counted.statements++;
-      },
-      (n) => {
-        this.#counted.kv_writes += n;
-      },
-    );
+    const tally: Tally = { counted: { statements: 0, rows_written: 0, kv_writes: 0 }, cursors: [] };
+    instrument(ctx, tally);
     super(ctx, env);
-  }
-
-  static #instrument(
-    ctx: DurableObjectState,
-    onExec: (cursor: SqlStorageCursor<Record<string, SqlStorageValue>>) => void,
-    onKv: (keys: number) => void,
-  ): void {
-    const sql = ctx.storage.sql;
-    const exec = sql.exec.bind(sql);
-    (sql as { exec: unknown }).exec = (query: string, ...bindings: unknown[]) => {
-      const cursor = exec(query, ...bindings);
-      onExec(cursor);
-      return cursor;
-    };
-    const storage = ctx.storage as unknown as Record<string, (...a: unknown[]) => unknown>;
-    for (const name of ["put", "delete"]) {
-      const original = storage[name]?.bind(ctx.storage);
-      if (!original) continue;
-      storage[name] = (first: unknown, ...rest: unknown[]) => {
-        onKv(typeof first === "string" ? 1 : Array.isArray(first) ? first.length : Object.keys(first ?? {}).length);
-        return original(first, ...rest);
-      };
-    }
+    this.#tally = tally;
   }
 
   /** Statements, rows written and key-value writes since the object started (RPC, for the bench). */
   counters(): Counters {
-    let rows = 0;
-    for (const c of this.#cursors) rows += c.rowsWritten;
-    this.#cursors = [];
-    this.#counted.rows_written += rows;
-    return { ...this.#counted };
+    const { counted, cursors } = this.#tally;
+    for (const c of cursors.splice(0)) counted.rows_written += c.rowsWritten;
+    return { ...counted };
   }
 
   override async onChatMessage() {
@@ -93,6 +87,8 @@ export class PeerChat extends AIChatAgent<PeerEnv> {
 export default {
   async fetch(request: Request, env: PeerEnv): Promise<Response> {
     const url = new URL(request.url);
+    // What the repo's process helper (startWrangler) polls before it hands the server over.
+    if (url.pathname === "/healthz") return new Response("ok");
     const counters = /^\/counters\/([\w-]+)$/.exec(url.pathname);
     if (counters?.[1]) return Response.json(await env.PeerChat.getByName(counters[1]).counters());
     return (await routeAgentRequest(request, env)) ?? new Response("not found", { status: 404 });

@@ -159,27 +159,40 @@ describe("the agent config lives in the session object", () => {
 });
 
 describe("a lean session object", () => {
-  it("a one-step text turn writes at most 10 SQLite rows", async () => {
-    const s = await setup();
-    await script(s.model, [
-      { reply: { text: "one two three" } },
-      { reply: { text: "eight nine" } },
-      { reply: { text: "four five six seven" } },
-    ]);
-    await turn(s, "warm");
-    // The second turn moves the retention sweep job earlier once (the first turn's log becomes sweepable,
-    // src/session/sweep.ts); from then on a turn leaves it where it is. Measured at steady state.
-    await turn(s, "warm again");
+  /** SQLite rows written by one JSON-mode turn (the whole turn), from the debug counters. */
+  async function rowsOf(s: Setup, content: string): Promise<number> {
     const res = await api(`/v1/sessions/${s.session}/messages`, {
       method: "POST",
       key: s.key,
-      json: { content: "count my rows" },
+      json: { content },
       headers: { accept: "application/json" },
     });
     expect(res.status).toBe(201);
     expect(((await res.json()) as { status: string }).status).toBe("completed");
-    const rows = Number(res.headers.get("x-debug-sql-rows-written"));
-    expect(rows).toBeGreaterThan(0);
-    expect(rows).toBeLessThanOrEqual(10);
+    return Number(res.headers.get("x-debug-sql-rows-written"));
+  }
+
+  it("a one-step text turn writes at most 10 SQLite rows, plus the documented once-per-session and sweep rows", async () => {
+    const s = await setup();
+    await script(
+      s.model,
+      ["one two three", "eight nine", "four five six seven", "ten", "eleven"].map((text) => ({ reply: { text } })),
+    );
+    await rowsOf(s, "first");
+    // Every turn after the first is counted; README "A lean object" names each row beyond the 10.
+    const [second, third, fourth, fifth] = [
+      await rowsOf(s, "second"),
+      await rowsOf(s, "third"),
+      await rowsOf(s, "fourth"),
+      await rowsOf(s, "fifth"),
+    ];
+    expect(third).toBeGreaterThan(0);
+    expect(third).toBeLessThanOrEqual(10);
+    // The second turn moves the retention sweep job earlier, once per session: the first turn's stream log
+    // becomes sweepable (src/session/sweep.ts). The job row and its due_at index: +2.
+    expect(second).toBeLessThanOrEqual(10 + 2);
+    // From the fourth turn on, each turn deletes the stream-log row it pushes out of replay: +1.
+    expect(fourth).toBeLessThanOrEqual(10 + 1);
+    expect(fifth).toBeLessThanOrEqual(10 + 1);
   });
 });
