@@ -56,7 +56,11 @@ class PeerSession {
         const now = performance.now();
         const frame = JSON.parse(typeof event.data === "string" ? event.data : "{}");
         if (frame.type !== "cf_agent_use_chat_response" || frame.id !== id) return;
-        if (frame.error) return reject(new Error(`peer turn failed: ${frame.body}`));
+        if (frame.error) {
+          // A failed turn is counted, not fatal; its user message stays in the list (the server kept it).
+          this.waiting = null;
+          return resolve({ failed: String(frame.body).slice(0, 300) });
+        }
         if (frame.body?.trim()) {
           const chunk = JSON.parse(frame.body);
           if (chunk.type === "start" && chunk.messageId) messageId = chunk.messageId;
@@ -89,10 +93,14 @@ async function startPeer(env) {
   });
 }
 
-function added(direct, through) {
+function added(direct, all) {
+  const through = all.filter((t) => !t.failed);
+  const failures = all.filter((t) => t.failed);
+  if (failures.length) log(`peer: ${failures.length} failed turns, e.g. ${failures[0].failed}`);
   const d = summary(direct);
   const s = summary(through);
   return {
+    failed: failures.length,
     direct: d,
     through: s,
     added_ttfb_p50_ms: round(s.ttfb_p50_ms - d.ttfb_p50_ms, 2),
@@ -191,6 +199,7 @@ export async function run(env) {
           who === "peer" ? "AIChatAgent" : "Switchboard",
           c === "c1" ? 1 : 20,
           x.through.n,
+          x.failed,
           x.direct.ttfb_p50_ms,
           x.through.ttfb_p50_ms,
           x.through.ttfb_p99_ms,
@@ -201,7 +210,7 @@ export async function run(env) {
     }
     table(
       "Peer — time to the first text delta (ms), same mock model, same machine",
-      ["stack", "conc", "n", "direct p50", "through p50", "through p99", "added p50", "added p99"],
+      ["stack", "conc", "n", "failed", "direct p50", "through p50", "through p99", "added p50", "added p99"],
       rows,
     );
     const st = figures.storage;

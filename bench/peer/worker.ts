@@ -80,7 +80,8 @@ export class PeerChat extends AIChatAgent<PeerEnv> {
       system: "You are a benchmark agent.",
       messages: await convertToModelMessages(this.messages),
     });
-    return result.toUIMessageStreamResponse();
+    // The error's own text instead of the SDK's masked "An error occurred." (the bench reports it).
+    return result.toUIMessageStreamResponse({ onError: (error) => String(error) });
   }
 }
 
