@@ -126,7 +126,7 @@ async function baselines(env, sessions) {
 }
 
 /** Splits c=1 Switchboard TTFB at the moment the mock logged the provider request (ms clock of the host). */
-async function splitAtProvider(env, model, samples) {
+export async function splitAtProvider(env, model, samples) {
   const records = (await env.mock.requests(model)).slice(-samples.length);
   if (records.length !== samples.length) return null;
   const before = [];
