@@ -1,5 +1,6 @@
 import { buildAnthropicBody } from "./anthropic-body";
 import { AnthropicStreamParser } from "./anthropic-stream";
+import { bodyText } from "./body-text";
 import { driveStream, resolveFetch, trimBaseUrl } from "./stream-driver";
 import type { ProviderAdapter, ProviderEndpoint, RetryPolicy, StepRequest, StreamEvent } from "./types";
 
@@ -24,7 +25,7 @@ export const anthropic: ProviderAdapter = {
     };
     if (endpoint.apiKey) headers["x-api-key"] = endpoint.apiKey;
     if (req.tools.some((t) => t.defer_loading)) headers["anthropic-beta"] = TOOL_SEARCH_BETA;
-    const init: RequestInit = { method: "POST", headers, body: JSON.stringify(buildAnthropicBody(req)) };
+    const init: RequestInit = { method: "POST", headers, body: bodyText(req, buildAnthropicBody) };
     const url = `${trimBaseUrl(endpoint.baseUrl)}/v1/messages`;
     yield* driveStream(new AnthropicStreamParser(), url, init, policy, signal, resolveFetch(endpoint.fetch));
   },

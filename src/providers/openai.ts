@@ -1,3 +1,4 @@
+import { bodyText } from "./body-text";
 import { buildOpenAIBody } from "./openai-body";
 import { OpenAIStreamParser } from "./openai-stream";
 import { driveStream, resolveFetch, trimBaseUrl } from "./stream-driver";
@@ -15,7 +16,7 @@ export const openai: ProviderAdapter = {
   ): AsyncGenerator<StreamEvent, void, void> {
     const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
     if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
-    const init: RequestInit = { method: "POST", headers, body: JSON.stringify(buildOpenAIBody(req)) };
+    const init: RequestInit = { method: "POST", headers, body: bodyText(req, buildOpenAIBody) };
     const url = `${trimBaseUrl(endpoint.baseUrl)}/chat/completions`;
     yield* driveStream(new OpenAIStreamParser(), url, init, policy, signal, resolveFetch(endpoint.fetch));
   },

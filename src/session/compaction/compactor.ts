@@ -3,6 +3,7 @@ import { DEFAULT_COMPACTION } from "../../agents/types";
 import type { Env } from "../../env";
 import type { EventLog } from "../../observability/events";
 import { attributesOf, inSpan } from "../../observability/tracing";
+import { bodyText } from "../../providers/body-text";
 import { endpointFromEnv, getAdapter } from "../../providers/index";
 import { contextWindow, ProviderFailure, type StepRequest } from "../../providers/types";
 import { all } from "../../storage/sql";
@@ -68,7 +69,8 @@ export class Compactor {
 
   /** Serialised size of a request as the adapter sends it. */
   static bytes(req: StepRequest): number {
-    return JSON.stringify(getAdapter(req.model.provider).buildBody(req)).length;
+    // The same text the adapter sends (built once per request, src/providers/body-text.ts).
+    return bodyText(req, getAdapter(req.model.provider).buildBody).length;
   }
 
   estimate(bytes: number): number {
