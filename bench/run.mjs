@@ -2,7 +2,8 @@
 // benchmarks against them, prints a table per benchmark and, last, one JSON line with every figure.
 // Figures only — nothing here asserts a timing.
 //
-//   node bench/run.mjs [ttfb] [turn-path] [stream-rows] [history] [load]     (default: all five, in this order)
+//   node bench/run.mjs [ttfb] [turn-path] [peer] [stream-rows] [history] [load] [span-cost]
+//   (default: all but span-cost, in this order)
 //
 // Environment knobs: BENCH_BUDGET_S (whole run, default 235; the history bench's seeding gets what is left),
 // BENCH_TTFB_C1, BENCH_TTFB_ROUNDS, BENCH_TTFB_PACED, BENCH_HISTORY_TURNS, BENCH_HISTORY_MEASURE,
@@ -17,8 +18,12 @@ const { run: streamRows } = await import("./stream-rows.mjs");
 const { run: history } = await import("./history.mjs");
 const { run: turnPath } = await import("./turn-path.mjs");
 const { run: load } = await import("./load.mjs");
+const { run: peer } = await import("./peer.mjs");
+const { run: spanCost } = await import("./span-cost.mjs");
 
-const BENCHES = { ttfb, "turn-path": turnPath, "stream-rows": streamRows, history, load };
+const BENCHES = { ttfb, "turn-path": turnPath, peer, "stream-rows": streamRows, history, load, "span-cost": spanCost };
+/** Run only when named (each starts workers of its own and takes minutes). */
+const ON_REQUEST = new Set(["span-cost"]);
 const BUDGET_S = Number(process.env.BENCH_BUDGET_S ?? 235);
 /** Kept back from the seeding budget for the history bench's timed turns and the shutdown. */
 const HISTORY_RESERVE_S = 40;
@@ -30,7 +35,7 @@ for (const name of wanted) {
     process.exit(2);
   }
 }
-const selected = wanted.length > 0 ? wanted : Object.keys(BENCHES);
+const selected = wanted.length > 0 ? wanted : Object.keys(BENCHES).filter((name) => !ON_REQUEST.has(name));
 
 const started = performance.now();
 const elapsedS = () => (performance.now() - started) / 1000;
