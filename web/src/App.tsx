@@ -1,8 +1,10 @@
 // The chat app: one Switchboard session driven by the AI SDK's useChat over POST /v1/sessions/{id}/chat,
 // authorised by a session token. Earlier turns come from the stored history; a turn still streaming after a
-// reload is resumed by useChat's own `resume: true` (GET {chat endpoint}/{chatId}/stream).
+// reload is resumed by useChat's own `resume: true` (GET {chat endpoint}/{chatId}/stream). A tool call that
+// needs a person's approval shows Approve / Deny, answered the AI SDK way: `addToolApprovalResponse`, sent by
+// useChat itself once every approval of the step is answered (`lastAssistantMessageIsCompleteWithApprovalResponses`).
 import { useChat } from "@ai-sdk/react";
-import { DefaultChatTransport } from "ai";
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { type Connection, readConnection, sessionPath } from "./connection";
 import { friendlyFetch } from "./errors";
@@ -31,17 +33,54 @@ async function loadHistory(conn: Connection): Promise<Entry[]> {
   return fromHistory(messages, liveTurn);
 }
 
-function BlockView({ block }: { block: Block }) {
+/** Answers one approval: approved, or denied with an optional reason. */
+type Answer = (approvalId: string, approved: boolean, reason?: string) => void;
+
+const TOOL_ICON: Record<Extract<Block, { kind: "tool" }>["state"], string> = {
+  running: "⏳",
+  done: "✓",
+  error: "✗",
+  approval: "✋",
+  denied: "⊘",
+};
+
+function ApprovalPrompt({ block, answer }: { block: Extract<Block, { kind: "tool" }>; answer?: Answer }) {
+  const [reason, setReason] = useState("");
+  const approval = block.approval;
+  if (!approval) return null;
+  if (!answer) return <p className="approval-reason">Not answered.</p>;
+  return (
+    <div className="approval">
+      <p className="approval-reason">{approval.reason || "This tool call needs your approval."}</p>
+      <input
+        aria-label={`Reason for ${block.name}`}
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+        placeholder="reason (optional)"
+        autoComplete="off"
+      />
+      <button type="button" onClick={() => answer(approval.id, true, reason.trim() || undefined)}>
+        Approve
+      </button>
+      <button type="button" className="deny" onClick={() => answer(approval.id, false, reason.trim() || undefined)}>
+        Deny
+      </button>
+    </div>
+  );
+}
+
+function BlockView({ block, answer }: { block: Block; answer?: Answer }) {
   if (block.kind === "text") return <p className="text">{block.text}</p>;
   if (block.kind === "notice") return <p className="notice">{block.text}</p>;
   return (
     <details className={`tool ${block.state}`} data-tool={block.name} data-state={block.state} open>
       <summary>
-        {block.state === "running" ? "⏳" : block.state === "done" ? "✓" : "✗"} {block.name}
+        {TOOL_ICON[block.state]} {block.name}
       </summary>
       <pre className="input" title="input">
         {JSON.stringify(block.input, null, 2)}
       </pre>
+      {block.state === "approval" ? <ApprovalPrompt block={block} answer={answer} /> : null}
       {block.output ? (
         <pre className="output" title="result">
           {block.output}
@@ -51,11 +90,12 @@ function BlockView({ block }: { block: Block }) {
   );
 }
 
-function EntryView({ entry }: { entry: Entry }) {
+/** `answer` is given only to the newest entry: an approval left behind by a newer message was declined by it. */
+function EntryView({ entry, answer }: { entry: Entry; answer?: Answer }) {
   return (
     <li className={`entry ${entry.role}`} data-role={entry.role}>
       {entry.blocks.map((b, i) => (
-        <BlockView key={b.kind === "tool" ? b.id : `${b.kind}${i}`} block={b} />
+        <BlockView key={b.kind === "tool" ? b.id : `${b.kind}${i}`} block={b} answer={answer} />
       ))}
     </li>
   );
@@ -67,7 +107,12 @@ function Chat({ conn }: { conn: Connection }) {
     () => new DefaultChatTransport({ api: `${base}/chat`, headers: authHeaders(conn), fetch: friendlyFetch }),
     [base, conn],
   );
-  const { messages, sendMessage, status, error, clearError } = useChat({ id: conn.session, transport, resume: true });
+  const { messages, sendMessage, status, error, clearError, addToolApprovalResponse } = useChat({
+    id: conn.session,
+    transport,
+    resume: true,
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+  });
   const [earlier, setEarlier] = useState<Entry[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
@@ -93,6 +138,14 @@ function Chat({ conn }: { conn: Connection }) {
     sendMessage({ text }).catch((err: Error) => setProblem(err.message));
   };
 
+  const answer: Answer = (id, approved, reason) => {
+    clearError();
+    setProblem(null);
+    Promise.resolve(addToolApprovalResponse({ id, approved, ...(reason ? { reason } : {}) })).catch((err: Error) =>
+      setProblem(err.message),
+    );
+  };
+
   const stop = () => {
     friendlyFetch(`${base}/cancel`, { method: "POST", headers: authHeaders(conn) }).catch((err: Error) =>
       setProblem(err.message),
@@ -116,8 +169,8 @@ function Chat({ conn }: { conn: Connection }) {
         {(earlier ?? []).map((e) => (
           <EntryView key={e.id} entry={e} />
         ))}
-        {live.map((e) => (
-          <EntryView key={e.id} entry={e} />
+        {live.map((e, i) => (
+          <EntryView key={e.id} entry={e} answer={i === live.length - 1 && !busy ? answer : undefined} />
         ))}
       </ol>
       {shown ? (

@@ -90,4 +90,60 @@ describe("fromUiMessages", () => {
       "notice",
     ]);
   });
+
+  it("turns an approval request into a block with the approval to answer, and a denial into denied", () => {
+    const messages = [
+      {
+        id: "m2",
+        role: "assistant",
+        parts: [
+          {
+            type: "dynamic-tool",
+            toolName: "charge_card",
+            toolCallId: "c3",
+            state: "approval-requested",
+            input: { amount: 5 },
+            approval: { id: "apr_1", requestReason: '"charge_card" requires approval before it runs' },
+          },
+          {
+            type: "dynamic-tool",
+            toolName: "refund_card",
+            toolCallId: "c4",
+            state: "output-denied",
+            input: { amount: 7 },
+            approval: { id: "apr_2", approved: false, reason: "not today" },
+          },
+          {
+            type: "dynamic-tool",
+            toolName: "send_email",
+            toolCallId: "c5",
+            state: "approval-responded",
+            input: {},
+            approval: { id: "apr_3", approved: true },
+          },
+        ],
+      },
+    ] as UIMessage[];
+    const [entry] = fromUiMessages(messages);
+    expect(entry?.blocks).toEqual([
+      {
+        kind: "tool",
+        id: "c3",
+        name: "charge_card",
+        state: "approval",
+        input: { amount: 5 },
+        output: "",
+        approval: { id: "apr_1", reason: '"charge_card" requires approval before it runs' },
+      },
+      {
+        kind: "tool",
+        id: "c4",
+        name: "refund_card",
+        state: "denied",
+        input: { amount: 7 },
+        output: "Declined: not today",
+      },
+      { kind: "tool", id: "c5", name: "send_email", state: "running", input: {}, output: "" },
+    ]);
+  });
 });
