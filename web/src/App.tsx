@@ -40,7 +40,7 @@ const TOOL_ICON: Record<Extract<Block, { kind: "tool" }>["state"], string> = {
   running: "⏳",
   done: "✓",
   error: "✗",
-  approval: "✋",
+  approval: "⚠",
   denied: "⊘",
 };
 
