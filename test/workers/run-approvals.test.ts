@@ -6,8 +6,8 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { ADMIN, apiJson, type Msg, mockRequests, pairingProblems, script, tenantKey, uid } from "./helpers";
-import { deliveries, newSecret, type Run, runSetup, signedPost, signedRun } from "./runs-helpers";
+import { ADMIN, api, apiJson, type Msg, mockRequests, pairingProblems, script, tenantKey, uid } from "./helpers";
+import { type Delivery, deliveries, newSecret, type Run, runSetup, signedPost, signedRun } from "./runs-helpers";
 
 interface OpenApproval {
   approval_id: string;
@@ -101,7 +101,7 @@ async function pausedRun(amount: number) {
   expect(notice.data.run_id).toBe(run_id);
   const approval = notice.data.approvals[0] as OpenApproval;
   expect(approval).toMatchObject({ tool_call_id: `call_pay_${amount}`, name: "charge_card", input: { amount } });
-  return { ...a, rec, hook, run_id, session_id, approval };
+  return { ...a, rec, hook, run_id, session_id, approval, notice: notices[0] as Delivery };
 }
 
 describe("approving a run of the webhook:<agent> tenant", () => {
@@ -124,11 +124,24 @@ describe("approving a run of the webhook:<agent> tenant", () => {
       json: answer,
     });
     expect(viaSession.status).toBe(404);
-    // A request signed with another secret is 401; unsigned, 401.
+    // A request signed with another secret is 401; unsigned, 401; the agent's signature on a body that is not an
+    // answer (the run's own notice reflected back) is 400.
     const forged = await signedPost(`/v1/runs/${r.run_id}/approvals`, newSecret(), answer);
     expect(forged.status).toBe(401);
     const unsigned = await apiJson(`/v1/runs/${r.run_id}/approvals`, { method: "POST", json: answer });
     expect(unsigned.status).toBe(401);
+    // Switchboard's own signed notice, sent back verbatim (same secret, valid signature): not an answer.
+    const reflected = await api(`/v1/runs/${r.run_id}/approvals`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "webhook-id": r.notice.headers["webhook-id"] as string,
+        "webhook-timestamp": r.notice.headers["webhook-timestamp"] as string,
+        "webhook-signature": r.notice.headers["webhook-signature"] as string,
+      },
+      body: r.notice.body,
+    });
+    expect(reflected.status).toBe(400);
     expect(await sessionOf(r.tenant, r.session_id)).toEqual(before);
     expect((await runView(r.run_id)).approvals?.map((x) => x.approval_id)).toEqual([r.approval.approval_id]);
     expect(await deliveries(r.rec)).toEqual([]);
