@@ -8,7 +8,15 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { chromiumPath, launchChromium, NO_CHROMIUM } from "../helpers/browser.ts";
 import { chargeAgent, weatherAgent } from "../helpers/fixtures.ts";
-import { type AgentConfig, Api, Mock, type Step, startToolServer, type ToolServer, uniqueModel } from "../helpers/index.ts";
+import {
+  type AgentConfig,
+  Api,
+  Mock,
+  type Step,
+  startToolServer,
+  type ToolServer,
+  uniqueModel,
+} from "../helpers/index.ts";
 import { repoRoot } from "../helpers/wrangler.ts";
 
 const api = new Api(inject("baseUrl"), inject("adminKey"));
