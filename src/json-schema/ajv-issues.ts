@@ -4,7 +4,7 @@
  * both engines speak with one voice. Ajv's errors are structured (`params`), so nothing is parsed.
  */
 import type { ErrorObject } from "ajv";
-import { type IssueDraft, show, showChoices, valueAt } from "./reduce-issues";
+import { duplicates, type IssueDraft, show, showChoices, valueAt } from "./reduce-issues";
 
 /** Ajv errors that only say a subschema below failed; kept only when nothing more specific explains it. */
 const WRAPPERS = new Set(["anyOf", "oneOf", "allOf", "if", "contains", "propertyNames", "dependentSchemas"]);
@@ -77,7 +77,7 @@ function describe(e: ErrorObject, value: unknown): Omit<IssueDraft, "wrapper" | 
     case "maxProperties":
       return { pointer, message: `must have at most ${String(p.limit)} properties (got ${count(got)})` };
     case "uniqueItems":
-      return { pointer, message: `must not contain duplicates (items ${String(p.j)} and ${String(p.i)} are equal)` };
+      return { pointer, message: duplicates(Number(p.i), Number(p.j)) };
     case "pattern":
       return { pointer, message: `does not match the required pattern (got ${show(got, 40)})` };
     case "format":

@@ -4,7 +4,7 @@
  * the way `ajv-issues.ts` phrases Ajv's errors: both engines speak with one voice.
  */
 import type { OutputUnit } from "@cfworker/json-schema";
-import { type IssueDraft, show, showChoices, valueAt } from "./reduce-issues";
+import { duplicates, type IssueDraft, show, showChoices, valueAt } from "./reduce-issues";
 
 /**
  * Errors that only say "something below me failed". They are dropped when a more specific error at
@@ -141,6 +141,18 @@ function describe(e: OutputUnit, previous: OutputUnit | undefined, value: unknow
       const bound = /than (?:or equal to )?(.*)\.$/.exec(e.error)?.[1] ?? "?";
       const side = e.keyword === "exclusiveMinimum" ? "greater" : "less";
       return { pointer, message: `must be ${side} than ${bound} (got ${show(got, 40)})` };
+    }
+    case "uniqueItems": {
+      const m = /indexes (\d+) and (\d+)/.exec(e.error);
+      return { pointer, message: m ? duplicates(Number(m[1]), Number(m[2])) : "must not contain duplicates" };
+    }
+    // The validator's maxProperties message says "at least"; the bound and the count are what matter.
+    case "minProperties":
+    case "maxProperties": {
+      const bound = /(\d+) properties/.exec(e.error)?.[1] ?? "?";
+      const side = e.keyword === "minProperties" ? "at least" : "at most";
+      const count = got && typeof got === "object" ? Object.keys(got).length : 0;
+      return { pointer, message: `must have ${side} ${bound} properties (got ${count})` };
     }
     case "pattern":
       return { pointer, message: `does not match the required pattern (got ${show(got, 40)})` };

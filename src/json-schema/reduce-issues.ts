@@ -29,6 +29,11 @@ export function showChoices(values: readonly unknown[]): string {
   return values.length > 10 ? `${shown.join(", ")}, … (${values.length} allowed values)` : shown.join(", ");
 }
 
+/** uniqueItems, worded the same whichever engine found the pair. */
+export function duplicates(a: number, b: number): string {
+  return `must not contain duplicates (items ${Math.min(a, b)} and ${Math.max(a, b)} are equal)`;
+}
+
 export function typeOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
@@ -87,5 +92,9 @@ export function reduceIssues(
     all.push({ path, keyword: d.keyword, message });
   }
   if (all.length === 0) all.push({ path: "(root)", keyword: "schema", message: "does not match the schema" });
-  return { issues: all.slice(0, MAX_ISSUES), omitted: Math.max(0, all.length - MAX_ISSUES) };
+  // A type error where something else also failed came from a rejected alternative: the value has a type
+  // some alternative accepts, and what that alternative says is the news, so it goes first.
+  const also = (i: SchemaIssue) => i.keyword === "type" && all.some((o) => o.path === i.path && o.keyword !== "type");
+  const ordered = [...all.filter((i) => !also(i)), ...all.filter(also)];
+  return { issues: ordered.slice(0, MAX_ISSUES), omitted: Math.max(0, ordered.length - MAX_ISSUES) };
 }
