@@ -90,8 +90,9 @@ function removed(value: unknown, path: Path): unknown {
 
 function paths(value: unknown, at: Path = []): Path[] {
   const out: Path[] = [at];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push(...paths(v, [...at, i])));
-  else if (value && typeof value === "object")
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) out.push(...paths(v, [...at, i]));
+  } else if (value && typeof value === "object")
     for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...at, k]));
   return out;
 }
