@@ -159,3 +159,32 @@ describe("hostile bodies", () => {
     expect(await list()).toBe(before);
   });
 });
+
+// Request bodies are validated by the Ajv standalone code generated at build time (src/json-schema/):
+// in real workerd it runs without eval and answers a schema violation with the field and what is wrong.
+describe("bodies that break their schema", () => {
+  async function refusal(res: Response): Promise<string> {
+    expect(await expectError(res.clone(), 400)).toBe("invalid_request");
+    return ((await res.json()) as { error: { message: string } }).error.message;
+  }
+
+  it("names the field and the problem for a message body, and changes nothing", async () => {
+    const before = await snapshot();
+    const path = `/v1/sessions/${sessionId}/messages`;
+    const wrongType = await api.request("POST", path, { key, body: { content: 42 } });
+    expect(await refusal(wrongType)).toBe("content: expected string or array, got integer");
+    const outOfRange = await api.request("POST", path, { key, body: { content: "x", max_steps: 0 } });
+    expect(await refusal(outOfRange)).toBe("max_steps: must be at least 1 (got 0)");
+    const unknown = await api.request("POST", path, { key, body: { content: "x", contnet: "y" } });
+    expect(await refusal(unknown)).toBe('body: property "contnet" is not allowed');
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("names the nested field of an agent config and keeps the agent as it was", async () => {
+    const bad = { model: { provider: "anthropic", name: model }, tools: [{ name: "bad name!", input_schema: {} }] };
+    const res = await api.request("PUT", `/v1/agents/${agent}`, { key: api.admin, body: bad });
+    expect(await refusal(res)).toBe('tools.0: missing required property "execution"');
+    const kept = await api.ok<{ system?: string }>("GET", `/v1/agents/${agent}`, { key: api.admin });
+    expect(kept.system).toBe("test");
+  });
+});
