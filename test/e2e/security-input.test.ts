@@ -180,6 +180,17 @@ describe("bodies that break their schema", () => {
     expect(await snapshot()).toBe(before);
   });
 
+  it("runs the generated code's runtime helpers (string length, deep equality) in workerd", async () => {
+    const before = await snapshot();
+    const long = { content: "x", tool_results: [{ tool_use_id: "😀".repeat(257), content: "x" }] };
+    const tooLong = await api.request("POST", `/v1/sessions/${sessionId}/messages`, { key, body: long });
+    expect(await refusal(tooLong)).toBe("tool_results.0.tool_use_id: must be at most 256 characters long (got 257)");
+    const twice = { actions: ["read", "read"] };
+    const duplicate = await api.request("POST", `/v1/sessions/${sessionId}/tokens`, { key, body: twice });
+    expect(await refusal(duplicate)).toBe("actions: must not contain duplicates (items 0 and 1 are equal)");
+    expect(await snapshot()).toBe(before);
+  });
+
   it("names the nested field of an agent config and keeps the agent as it was", async () => {
     const bad = { model: { provider: "anthropic", name: model }, tools: [{ name: "bad name!", input_schema: {} }] };
     const res = await api.request("PUT", `/v1/agents/${agent}`, { key: api.admin, body: bad });
