@@ -29,6 +29,7 @@ export interface Env {
   /** Retention (src/retention/config.ts, README "Retention"); "0" keeps forever. */
   SWITCHBOARD_RETENTION_STREAM_S?: string;
   SWITCHBOARD_RETENTION_EVENTS_DAYS?: string;
+  SWITCHBOARD_RETENTION_TURNS_DAYS?: string;
   SWITCHBOARD_RETENTION_RUNS_DAYS?: string;
   SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS?: string;
   /** Workers rate-limiting binding (wrangler.toml [[ratelimits]]); serves the default limit when present. */

@@ -463,7 +463,7 @@ export class Session extends DurableObject<Env> {
       await this.#runs.alarm();
       this.#scheduleSweep();
       const swept = await this.#sweeper.alarm(Date.now());
-      if (swept && (swept.stream_log || swept.events || swept.runs)) {
+      if (swept && (swept.stream_log || swept.events || swept.turns || swept.runs)) {
         console.log(JSON.stringify({ level: "info", msg: "retention_swept", session: this.#info()?.id, ...swept }));
       }
       if (swept?.expired) await this.#expire();
