@@ -261,11 +261,15 @@ export class Sweeper {
       r.eventsMs > 0
         ? plus(one<{ at: string }>(this.#sql, "SELECT at FROM events ORDER BY seq LIMIT 1")?.at, r.eventsMs)
         : null;
+    // The oldest sweepable turn (turns end in rowid order): a scan that stops at its first match, not a
+    // min() over every turn, since this runs whenever a turn settles.
     const turns =
       r.turnsMs > 0
         ? plus(
-            one<{ at: string | null }>(this.#sql, `SELECT min(t.ended_at) AS at FROM turns t WHERE ${SWEEPABLE_TURN}`)
-              ?.at,
+            one<{ at: string | null }>(
+              this.#sql,
+              `SELECT t.ended_at AS at FROM turns t WHERE ${SWEEPABLE_TURN} ORDER BY t.rowid LIMIT 1`,
+            )?.at,
             r.turnsMs,
           )
         : null;
