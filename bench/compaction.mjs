@@ -16,7 +16,8 @@
 // up to the threshold, is compacted down to the summary plus the kept turns, and grows again — a sawtooth whose
 // shape depends on the window and the turn size, not on how much history lies behind it. So the long session and
 // a short one are each measured over CYCLES whole compaction cycles (from the first request after one compaction
-// to the last before the next after a warm-up cycle): "ratio" is long/short of the same statistic. The fresh
+// to the last before the next, after a warm-up cycle), turn by turn alternately (fresh sessions' timed turns
+// interleaved too, so load on the shared machine hits all alike): "ratio" is long/short of the same statistic. The fresh
 // 10-message session is the bottom of the sawtooth before any compaction; the long session's first request after
 // a compaction ("floor") is compared with it.
 //
@@ -124,28 +125,35 @@ async function seedLong(env, model, session, messages, t) {
 }
 
 /**
- * Runs real turns until one compacts (warm-up: the cycle in progress is not measured), then measures `cycles`
- * whole cycles: that compacting turn (whose step request is the first after the compaction) and every turn up
- * to the one before the `cycles`-th next compaction.
+ * A session measured over `cycles` whole compaction cycles, one turn per `step()`: real turns until one compacts
+ * (warm-up: the cycle in progress is not measured), then that compacting turn (whose step request is the first
+ * after the compaction) and every turn up to the one before the `cycles`-th next compaction. Two of them are
+ * stepped alternately, so a load change on the machine hits both alike.
  */
-async function measureCycles(env, model, session, label, cycles, t) {
+function cycler(env, model, session, label, cycles, t) {
+  const st = { samples: [], messages: null, finished: false };
   let i = 0;
-  let opener = null;
-  while (opener === null) {
-    const r = await turn(env, model, session, userText(label, i++), t);
-    if (r.summaries > 0) opener = r;
-    else if (i > MAX_CYCLE_TURNS) return null;
-  }
-  // Stored messages when the measured cycles start (the opener's own two included).
-  const { messages } = await env.api.ok("GET", `/v1/sessions/${session}`, { key: env.key });
-  const samples = [opener];
+  let warm = false;
   let done = 0;
-  while (samples.length < MAX_CYCLE_TURNS * cycles) {
+  st.step = async () => {
     const r = await turn(env, model, session, userText(label, i++), t);
-    if (r.summaries > 0 && ++done === cycles) break;
-    samples.push(r);
-  }
-  return { samples, messages };
+    if (!warm) {
+      if (r.summaries > 0) {
+        warm = true;
+        st.samples.push(r);
+        // Stored messages when the measured cycles start (the opener's own two included).
+        st.messages = (await env.api.ok("GET", `/v1/sessions/${session}`, { key: env.key })).messages;
+      } else if (i > MAX_CYCLE_TURNS) st.finished = true;
+      return;
+    }
+    if (r.summaries > 0 && ++done === cycles) {
+      st.finished = true;
+      return;
+    }
+    st.samples.push(r);
+    if (st.samples.length >= MAX_CYCLE_TURNS * cycles) st.finished = true;
+  };
+  return st;
 }
 
 function stats(samples) {
@@ -190,14 +198,35 @@ async function historyBytes(env, session) {
 
 export async function run(env) {
   const t0 = performance.now();
-  // 1. Fresh sessions: 5 real turns each, then one timed turn with exactly 10 messages of history.
+  // 1. The long session: seeded to MESSAGES stored messages.
+  const longModel = await agentWithWindow(env, "bench-cmp-long");
+  const longSession = await newSession(env, longModel);
+  const longTally = tally();
+  log(`seeding ${MESSAGES} messages (${SEED_CHUNK} seeded turns per real turn), window ${WINDOW} tokens`);
+  const seedSeconds = await seedLong(env, longModel, longSession, MESSAGES, longTally);
+
+  // 2. Fresh sessions with 5 real turns each (10 messages); their timed turn runs during the measurement.
   const freshModel = await agentWithWindow(env, "bench-cmp-fresh");
   const freshTally = tally();
-  const fresh = [];
+  const freshSessions = [];
   for (let s = 0; s < FRESH; s++) {
     const session = await newSession(env, freshModel);
     for (let i = 0; i < 5; i++) await turn(env, freshModel, session, userText("fresh", i), freshTally);
-    fresh.push(await turn(env, freshModel, session, userText("fresh", 5), freshTally));
+    freshSessions.push(session);
+  }
+
+  // 3. The short session (real turns from the start) and the long one, measured turn by turn alternately.
+  const shortModel = await agentWithWindow(env, "bench-cmp-short");
+  const shortSession = await newSession(env, shortModel);
+  const shortTally = tally();
+  const shortRun = cycler(env, shortModel, shortSession, "short", CYCLES, shortTally);
+  const longRun = cycler(env, longModel, longSession, "long", CYCLES, longTally);
+  const fresh = [];
+  while (!shortRun.finished || !longRun.finished) {
+    if (!shortRun.finished) await shortRun.step();
+    if (!longRun.finished) await longRun.step();
+    const next = freshSessions[fresh.length];
+    if (next) fresh.push(await turn(env, freshModel, next, userText("fresh", 5), freshTally));
   }
   const freshBytes = pct(
     fresh.map((r) => r.steps[0]),
@@ -210,26 +239,12 @@ export async function run(env) {
     ),
     1,
   );
-
-  // 2. The short session in steady state: real turns from the start, measured over whole cycles.
-  const shortModel = await agentWithWindow(env, "bench-cmp-short");
-  const shortSession = await newSession(env, shortModel);
-  const shortTally = tally();
-  const shortRun = await measureCycles(env, shortModel, shortSession, "short", CYCLES, shortTally);
   const shortStored = await historyBytes(env, shortSession);
-
-  // 3. The long session: seeded to MESSAGES stored messages, then measured the same way.
-  const longModel = await agentWithWindow(env, "bench-cmp-long");
-  const longSession = await newSession(env, longModel);
-  const longTally = tally();
-  log(`seeding ${MESSAGES} messages (${SEED_CHUNK} seeded turns per real turn), window ${WINDOW} tokens`);
-  const seedSeconds = await seedLong(env, longModel, longSession, MESSAGES, longTally);
-  const longRun = await measureCycles(env, longModel, longSession, "long", CYCLES, longTally);
   const longStored = await historyBytes(env, longSession);
   const state = await env.api.ok("GET", `/v1/sessions/${longSession}`, { key: env.key });
 
-  const short = stats(shortRun?.samples ?? []);
-  const long = stats(longRun?.samples ?? []);
+  const short = stats(shortRun.samples);
+  const long = stats(longRun.samples);
   const realTurns = freshTally.turns + shortTally.turns + longTally.turns;
   const overflow = freshTally.overflow + shortTally.overflow + longTally.overflow;
   const failed = freshTally.failed + shortTally.failed + longTally.failed;
@@ -243,9 +258,9 @@ export async function run(env) {
     fresh_messages: 10,
     fresh_request_bytes_p50: freshBytes,
     fresh_turn_p50_ms: freshMs,
-    short_messages_at_start: shortRun?.messages ?? null,
+    short_messages_at_start: shortRun.messages,
     short_messages_at_end: shortStored.count,
-    long_messages_at_start: longRun?.messages ?? null,
+    long_messages_at_start: longRun.messages,
     long_messages_at_end: longStored.count,
     seed_seconds: round(seedSeconds, 1),
     short,
