@@ -24,7 +24,7 @@
 // Knobs: BENCH_COMPACTION_MESSAGES (stored messages of the long session, default 10000), BENCH_COMPACTION_WINDOW
 // (tokens, default 16000), BENCH_COMPACTION_CYCLES (measured compaction cycles per session, default 2),
 // BENCH_COMPACTION_SEED_CHUNK (turns per seeding call, default 20), BENCH_COMPACTION_FRESH (fresh 10-message
-// sessions, default 10).
+// sessions, default 10), BENCH_COMPACTION_WORDS (words per user message, default 30; the reply echoes it).
 import { randomUUID } from "node:crypto";
 import { log, mean, newSession, pct, performance, round, standalone, table, words } from "./lib.mjs";
 
@@ -33,6 +33,7 @@ const WINDOW = Number(process.env.BENCH_COMPACTION_WINDOW ?? 16000);
 const CYCLES = Number(process.env.BENCH_COMPACTION_CYCLES ?? 2);
 const SEED_CHUNK = Number(process.env.BENCH_COMPACTION_SEED_CHUNK ?? 20);
 const FRESH = Number(process.env.BENCH_COMPACTION_FRESH ?? 10);
+const WORDS = Number(process.env.BENCH_COMPACTION_WORDS ?? 30);
 /** A measured cycle that has not ended after this many turns is cut there (a policy that never compacts). */
 const MAX_CYCLE_TURNS = 1000;
 const SUMMARY_MARKER = "Summarise the conversation transcript above";
@@ -50,8 +51,8 @@ async function agentWithWindow(env, prefix) {
   return model;
 }
 
-/** The user text of turn `i` (~30 words); the mock's default brain answers "You said: " + it. */
-const userText = (label, i) => `${label} ${i}: ${words(30, i)}`;
+/** The user text of turn `i` (WORDS words); the mock's default brain answers "You said: " + it. */
+const userText = (label, i) => `${label} ${i}: ${words(WORDS, i)}`;
 
 /**
  * Counts what the mock saw for a model since the last call, then clears its records (they hold every request
