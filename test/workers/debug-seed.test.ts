@@ -41,7 +41,7 @@ describe("debug seeding", () => {
     });
     expect(real.body.status).toBe("completed");
     const [req] = await mockRequests(s.model);
-    expect((req?.body.messages as unknown[]).length).toBe(7);
+    expect(req?.body.messages).toHaveLength(7);
   });
 
   it("refuses a malformed body with a JSON error and writes nothing", async () => {
