@@ -9,7 +9,6 @@ import { checkOutboundUrl } from "../../tools/outbound";
 import { actorOf } from "../access";
 import type { AppEnv } from "../app";
 import { requireAdmin, requireTenant, sha256Hex } from "../auth";
-import { runBody, toolApprovalsBody } from "../bodies";
 import { agentArg } from "../directory";
 import { ApiError } from "../errors";
 import { sessionStub, unwrap } from "../session-ref";
@@ -138,7 +137,7 @@ export const runsRoutes = new Hono<AppEnv>()
     const agent = await agentByName(c, c.req.param("agent"));
     const { tenant, auth } = await authenticate(c, agent, raw);
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
-    const body = check<RunBody>(runBody, await readJson(c, RUN_BODY_BYTES));
+    const body = check<RunBody>("runBody", await readJson(c, RUN_BODY_BYTES));
     const jsonSchema: JsonObject | undefined =
       body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const input: Part[] = typeof body.input === "string" ? [{ type: "text", text: body.input }] : body.input;
@@ -191,7 +190,7 @@ export const runsRoutes = new Hono<AppEnv>()
     const record = await c.env.DB.prepare("SELECT * FROM runs WHERE id = ?").bind(c.req.param("id")).first<RunRecord>();
     const by = await approver(c, record, raw);
     if (!record) throw new ApiError(404, "not_found", "run not found");
-    const body = check<{ approvals: ApprovalAnswer[] }>(toolApprovalsBody, await readJson(c));
+    const body = check<{ approvals: ApprovalAnswer[] }>("toolApprovalsBody", await readJson(c));
     const stub = sessionStub(c.env, record.tenant, record.session_id);
     const answer = unwrap(await stub.answerApprovals(await agentArg(c), body.approvals, "json", by));
     return respond(c, answer, false);
