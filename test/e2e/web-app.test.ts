@@ -175,6 +175,37 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.close();
   });
 
+  it("an approval still open after a reload can be approved from the stored history", async () => {
+    const { page, session, model } = await openApp(
+      "web-approve-reload",
+      [
+        { reply: { text: "Charging 77.", tool_calls: [{ name: "charge_card", input: { amount: 77 } }] } },
+        { reply: { text: "Charged 77 after the reload." } },
+      ],
+      chargeAgent,
+    );
+    await send(page, "Charge 77.");
+    await page.locator('[data-tool="charge_card"][data-state="approval"]').waitFor();
+    await page.reload();
+    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
+    await asked.waitFor();
+    const charges = () => tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === 77);
+    expect(charges()).toEqual([]);
+    await asked.getByRole("button", { name: "Approve" }).click();
+    await page.getByText("Charged 77 after the reload.").waitFor();
+    await page.locator('[data-tool="charge_card"][data-state="done"]').waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    expect(charges()).toHaveLength(1);
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([
+      "Charging 77.",
+      "Charged 77 after the reload.",
+    ]);
+    const state = await api.ok<{ pending_approvals: unknown[] }>("GET", `/v1/sessions/${session}`, { key: tenantKey });
+    expect(state.pending_approvals).toEqual([]);
+    expect((await mock.stats(model)).model).toMatchObject({ requests: 2, rejected: 0 });
+    await page.close();
+  });
+
   it("says in words when the session link has expired", async () => {
     const model = uniqueModel("web-expired");
     await api.putAgent(`agent-${model}`, weatherAgent(tools.url, model));

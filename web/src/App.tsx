@@ -8,7 +8,14 @@ import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalRespons
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { type Connection, readConnection, sessionPath } from "./connection";
 import { friendlyFetch } from "./errors";
-import { type Block, type Entry, fromHistory, fromUiMessages, type StoredMessage } from "./transcript";
+import {
+  type Block,
+  type Entry,
+  fromHistory,
+  fromUiMessages,
+  type StoredApproval,
+  type StoredMessage,
+} from "./transcript";
 
 function authHeaders(conn: Connection): Record<string, string> {
   return { authorization: `Bearer ${conn.token}` };
@@ -19,6 +26,7 @@ async function loadHistory(conn: Connection): Promise<Entry[]> {
   const base = sessionPath(conn);
   const state = (await (await friendlyFetch(base, { headers: authHeaders(conn) })).json()) as {
     last_turn: { id: string; status: string } | null;
+    pending_approvals?: StoredApproval[];
   };
   const liveTurn = state.last_turn?.status === "running" ? state.last_turn.id : null;
   const messages: StoredMessage[] = [];
@@ -30,7 +38,7 @@ async function loadHistory(conn: Connection): Promise<Entry[]> {
     if (page.next === null || page.messages.length === 0) break;
     after = page.next;
   }
-  return fromHistory(messages, liveTurn);
+  return fromHistory(messages, liveTurn, state.pending_approvals ?? []);
 }
 
 /** Answers one approval: approved, or denied with an optional reason. */
@@ -116,6 +124,7 @@ function Chat({ conn }: { conn: Connection }) {
   const [earlier, setEarlier] = useState<Entry[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
+  const [answering, setAnswering] = useState(false);
 
   useEffect(() => {
     loadHistory(conn).then(setEarlier, (e: Error) => {
@@ -131,7 +140,7 @@ function Chat({ conn }: { conn: Connection }) {
     e.preventDefault();
     const text = draft.trim();
     // Not before the stored history is shown: it would already hold this new message (shown twice).
-    if (!text || busy || earlier === null) return;
+    if (!text || busy || answering || earlier === null) return;
     clearError();
     setProblem(null);
     setDraft("");
@@ -144,6 +153,21 @@ function Chat({ conn }: { conn: Connection }) {
     Promise.resolve(addToolApprovalResponse({ id, approved, ...(reason ? { reason } : {}) })).catch((err: Error) =>
       setProblem(err.message),
     );
+  };
+
+  // An approval still open from before this page was loaded is not in useChat's messages: answered at
+  // /tool-approvals (JSON: the answer returns once the resumed turn ends or pauses again), then re-read.
+  const answerStored: Answer = (id, approved, reason) => {
+    setProblem(null);
+    setAnswering(true);
+    friendlyFetch(`${base}/tool-approvals`, {
+      method: "POST",
+      headers: { ...authHeaders(conn), "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ approvals: [{ approval_id: id, approved, ...(reason ? { reason } : {}) }] }),
+    })
+      .then(() => loadHistory(conn))
+      .then(setEarlier, (err: Error) => setProblem(err.message))
+      .finally(() => setAnswering(false));
   };
 
   const stop = () => {
@@ -160,14 +184,18 @@ function Chat({ conn }: { conn: Connection }) {
         <span className="session">
           session <code>{conn.session}</code>
         </span>
-        <span className={`status ${status}`} data-status={status}>
-          {busy ? "answering…" : "ready"}
+        <span className={`status ${status}`} data-status={answering ? "submitted" : status}>
+          {busy || answering ? "answering…" : "ready"}
         </span>
       </header>
       {earlier === null ? <p className="loading">Loading the conversation…</p> : null}
       <ol className="transcript">
-        {(earlier ?? []).map((e) => (
-          <EntryView key={e.id} entry={e} />
+        {(earlier ?? []).map((e, i, all) => (
+          <EntryView
+            key={e.id}
+            entry={e}
+            answer={i === all.length - 1 && live.length === 0 && !busy && !answering ? answerStored : undefined}
+          />
         ))}
         {live.map((e, i) => (
           <EntryView key={e.id} entry={e} answer={i === live.length - 1 && !busy ? answer : undefined} />

@@ -49,12 +49,24 @@ function outputText(output: unknown): string {
   return typeof output === "string" ? output : JSON.stringify(output, null, 2);
 }
 
+/** An approval still waiting, as `GET /v1/sessions/{id}` lists it in `pending_approvals` (fields the app reads). */
+export interface StoredApproval {
+  approval_id: string;
+  tool_call_id: string;
+  reason: string;
+}
+
 /**
  * Stored history → transcript. Tool results (stored as user-role messages) are folded into the call they
  * answer; `liveTurn` leaves out what the model wrote in a turn that is still streaming, because the resumed
- * stream replays it (the user's own message stays).
+ * stream replays it (the user's own message stays). A call with an approval in `pending` waits for the person.
  */
-export function fromHistory(messages: StoredMessage[], liveTurn: string | null = null): Entry[] {
+export function fromHistory(
+  messages: StoredMessage[],
+  liveTurn: string | null = null,
+  pending: StoredApproval[] = [],
+): Entry[] {
+  const waiting = new Map(pending.map((a) => [a.tool_call_id, a]));
   const entries: Entry[] = [];
   const calls = new Map<string, Extract<Block, { kind: "tool" }>>();
   for (const m of messages) {
@@ -72,6 +84,11 @@ export function fromHistory(messages: StoredMessage[], liveTurn: string | null =
           input: p.input,
           output: "",
         };
+        const approval = waiting.get(call.id);
+        if (approval) {
+          call.state = "approval";
+          call.approval = { id: approval.approval_id, reason: approval.reason };
+        }
         calls.set(call.id, call);
         blocks.push(call);
       } else if (p.type === "tool_result") {

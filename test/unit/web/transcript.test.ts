@@ -47,6 +47,30 @@ describe("fromHistory", () => {
     expect(entries.flatMap((e) => e.blocks).some((b) => b.kind === "text" && b.text === "Tomor")).toBe(false);
   });
 
+  it("marks a call whose approval is still pending as waiting for the person, with the approval to answer", () => {
+    const stored: StoredMessage[] = [
+      { seq: 1, role: "user", origin: "client", turn_id: "t9", parts: [{ type: "text", text: "charge 5" }] },
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t9",
+        parts: [{ type: "tool_use", id: "c9", name: "charge_card", input: { amount: 5 } }],
+      },
+    ];
+    const entries = fromHistory(stored, null, [{ approval_id: "apr_9", tool_call_id: "c9", reason: "needs approval" }]);
+    expect(entries[1]?.blocks[0]).toEqual({
+      kind: "tool",
+      id: "c9",
+      name: "charge_card",
+      state: "approval",
+      input: { amount: 5 },
+      output: "",
+      approval: { id: "apr_9", reason: "needs approval" },
+    });
+    expect(fromHistory(stored)[1]?.blocks[0]).toMatchObject({ state: "running" });
+  });
+
   it("announces tool-set changes as notices", () => {
     const entries = fromHistory([
       {
