@@ -5,7 +5,8 @@
  * is_error, duration), each compaction, and, from the session events, each
  * invalid call (with its validation errors) and each provider retry, so the
  * platform's OpenTelemetry export shows a turn's waterfall next to the
- * automatic fetch, D1 and Durable Object spans.
+ * automatic fetch, D1 and Durable Object spans. Human approvals are spans too
+ * (requested, granted, declined: approval id, call id, tool, who, reason).
  *
  * Without the tracing API (older runtimes, Node) every helper runs its
  * callback with a no-op span. With it but traces off, `enterSpan` is the
@@ -63,9 +64,12 @@ export function attributesOf(data: Record<string, unknown>): Attributes {
 const EVENT_SPANS: Partial<Record<SessionEventType, string>> = {
   tool_call_invalid: "switchboard.tool_call_invalid",
   provider_retry: "switchboard.provider_retry",
+  approval_requested: "switchboard.approval_requested",
+  approval_granted: "switchboard.approval_granted",
+  approval_declined: "switchboard.approval_declined",
 };
 
-/** A span for a recorded session event (invalid calls, provider retries); flat attributes, JSON for the rest. */
+/** A span for a recorded session event (invalid calls, provider retries, approvals); flat attributes, JSON for the rest. */
 export function eventSpan(type: SessionEventType, turnId: string | null, data: Record<string, unknown>): void {
   const name = EVENT_SPANS[type];
   if (!name || !api()) return;
