@@ -6,6 +6,7 @@ import { EventLog } from "../observability/events";
 import { inSpan } from "../observability/tracing";
 import { jsonBytes } from "../storage/fit";
 import { JSON_SCHEMA_BUDGET_BYTES, USER_PARTS_BUDGET_BYTES } from "../storage/limits";
+import { transaction } from "../storage/transaction";
 import {
   type Actor,
   type ApprovalAnswer,
@@ -133,13 +134,9 @@ export class SessionEngine {
     this.tools.forget();
   }
 
+  /** One SQLite transaction (storage/transaction.ts); a rollback drops the history cache. */
   tx<T>(fn: () => T): T {
-    try {
-      return this.storage.transactionSync(fn);
-    } catch (e) {
-      this.history.invalidate();
-      throw e;
-    }
+    return transaction(this.storage, fn, () => this.history.invalidate());
   }
 
   async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {

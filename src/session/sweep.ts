@@ -1,5 +1,6 @@
 import { isoBefore, type Retention } from "../retention/config";
 import { one, run } from "../storage/sql";
+import { transaction } from "../storage/transaction";
 import type { Scheduler } from "./scheduler";
 
 /** Rows one DELETE removes at most. The rows are chosen by a subquery, so no statement binds more than two parameters. */
@@ -153,7 +154,7 @@ export class Sweeper {
   /** One batch of ended runs and their callback attempts, in one transaction; returns the runs deleted. */
   #runsBatch(cutoff: string, report: SweepReport): number {
     const batch = `SELECT id FROM runs WHERE ${ENDED_RUNS} AND ended_at < ? ORDER BY ended_at, id LIMIT ?`;
-    return this.storage.transactionSync(() => {
+    return transaction(this.storage, () => {
       report.run_callbacks += run(
         this.#sql,
         `DELETE FROM run_callbacks WHERE run_id IN (${batch})`,

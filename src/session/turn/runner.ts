@@ -1,5 +1,6 @@
 import { inSpan } from "../../observability/tracing";
 import type { StopReason } from "../../providers/types";
+import { transaction } from "../../storage/transaction";
 import { runBudgetedStep } from "../compaction/run";
 import type { TurnStatus, UiFinishReason } from "../stream/turn-events";
 import { deliverAnswers } from "./approval-resume";
@@ -56,13 +57,9 @@ export class TurnRunner implements TurnContext {
     this.#abort.abort(new Error(reason));
   }
 
+  /** One SQLite transaction (storage/transaction.ts); a rollback drops the history cache. */
   tx<T>(fn: () => T): T {
-    try {
-      return this.d.storage.transactionSync(fn);
-    } catch (e) {
-      this.d.history.invalidate();
-      throw e;
-    }
+    return transaction(this.d.storage, fn, () => this.d.history.invalidate());
   }
 
   async run(): Promise<void> {
