@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import { log } from "../observability/log";
 import type { Session } from "../session/session";
 import { isoBefore, retentionOf } from "./config";
 
@@ -54,9 +55,7 @@ async function stillOpen(env: Env, refs: RunRef[]): Promise<Set<string>> {
         for (const id of await stub.openRuns(ids)) open.add(id);
       } catch (e) {
         for (const id of ids) open.add(id);
-        console.error(
-          JSON.stringify({ level: "error", msg: "retention_session_unreachable", session: name, error: String(e) }),
-        );
+        log("error", "retention_session_unreachable", { session: name, error: String(e) });
       }
     }),
   );

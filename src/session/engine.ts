@@ -3,6 +3,7 @@ import { MAX_STEPS_LIMIT } from "../agents/types";
 import type { Env } from "../env";
 import { fail } from "../http/errors";
 import { EventLog } from "../observability/events";
+import { log } from "../observability/log";
 import { inSpan } from "../observability/tracing";
 import { jsonBytes } from "../storage/fit";
 import { JSON_SCHEMA_BUDGET_BYTES, USER_PARTS_BUDGET_BYTES } from "../storage/limits";
@@ -266,7 +267,7 @@ export class SessionEngine {
     // Detached from the request on purpose: a client that disconnects does not stop the turn.
     inSpan("switchboard.turn", { "switchboard.turn_id": turnId, "switchboard.model": agent.model.name }, () =>
       runner.run(),
-    ).catch((e) => console.error("runner escaped", e));
+    ).catch((e) => log("error", "runner_escaped", { error: String(e), stack: (e as Error)?.stack }));
   }
 
   #settled(turnId: string, status: TurnStatus): void {
@@ -283,7 +284,7 @@ export class SessionEngine {
       // Not deleteAlarm: queued runs and callback retries share the alarm.
       this.hooks.settled(turnId, status);
     } catch (e) {
-      console.error(JSON.stringify({ level: "error", msg: "turn_settle_failed", turn_id: turnId, error: String(e) }));
+      log("error", "turn_settle_failed", { turn_id: turnId, error: String(e) });
     } finally {
       this.hooks.arm();
       const ws = this.#waiters.get(turnId) ?? [];

@@ -3,6 +3,7 @@ import type { AgentConfig } from "../agents/types";
 import { DEFAULT_COMPACTION } from "../agents/types";
 import { type Env, flag } from "../env";
 import { fail } from "../http/errors";
+import { log } from "../observability/log";
 import { contextWindow } from "../providers/types";
 import { retentionOf } from "../retention/config";
 import { deleteSessionIndex } from "../retention/d1";
@@ -106,7 +107,7 @@ export class Session extends DurableObject<Env> {
         try {
           recoverInterruptedTurns(this.#engine);
         } catch (e) {
-          console.error("session recovery failed:", e);
+          log("error", "session_recovery_failed", { error: String(e), stack: (e as Error)?.stack });
         }
       })
       .catch((e) => {
@@ -380,7 +381,7 @@ export class Session extends DurableObject<Env> {
     try {
       if (this.#info()) this.#sweeper.schedule();
     } catch (e) {
-      console.error(JSON.stringify({ level: "error", msg: "sweep_schedule_failed", error: String(e) }));
+      log("error", "sweep_schedule_failed", { error: String(e) });
     }
   }
 
@@ -397,10 +398,10 @@ export class Session extends DurableObject<Env> {
         if (!this.#sweeper.idleExpired(Date.now())) return;
         await deleteSessionIndex(this.env.DB, info.tenant, info.id);
         await this.#wipe();
-        console.log(JSON.stringify({ level: "info", msg: "session_expired", session: `${info.tenant}:${info.id}` }));
+        log("info", "session_expired", { session: `${info.tenant}:${info.id}` });
       } catch (e) {
         this.#sweeper.schedule();
-        console.error(JSON.stringify({ level: "error", msg: "session_expire_failed", error: String(e) }));
+        log("error", "session_expire_failed", { error: String(e) });
       }
     });
   }
@@ -464,7 +465,7 @@ export class Session extends DurableObject<Env> {
       this.#scheduleSweep();
       const swept = await this.#sweeper.alarm(Date.now());
       if (swept && (swept.stream_log || swept.events || swept.runs)) {
-        console.log(JSON.stringify({ level: "info", msg: "retention_swept", session: this.#info()?.id, ...swept }));
+        log("info", "retention_swept", { session: this.#info()?.id, ...swept });
       }
       if (swept?.expired) await this.#expire();
     } finally {

@@ -1,3 +1,4 @@
+import { log } from "../../observability/log";
 import { inSpan } from "../../observability/tracing";
 import type { StopReason } from "../../providers/types";
 import { transaction } from "../../storage/transaction";
@@ -70,7 +71,7 @@ export class TurnRunner implements TurnContext {
       await this.#steps();
     } catch (e) {
       // A bug must not leave the turn "running" forever: fail it visibly (unless it already ended).
-      console.error(JSON.stringify({ level: "error", msg: "turn_crashed", turn_id: this.turnId, error: String(e) }));
+      log("error", "turn_crashed", { turn_id: this.turnId, error: String(e) });
       if (!this.#settled) this.#fail({ code: "internal_error", message: String(e) });
     } finally {
       // Sibling tool calls of a failed turn stop; their results are never written.
