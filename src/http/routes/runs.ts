@@ -9,7 +9,7 @@ import type { AppEnv } from "../app";
 import { requireAdmin, requireTenant, sha256Hex } from "../auth";
 import { runBody } from "../bodies";
 import { ApiError } from "../errors";
-import { check, readJson } from "../validate";
+import { readBody } from "../validate";
 import { strictOutputSchema } from "./turns";
 
 /** A run body is stored whole in D1 (to hand the run to its session again), so it stays well below the row limit. */
@@ -91,7 +91,7 @@ export const runsRoutes = new Hono<AppEnv>()
     const agent = await agentByName(c, c.req.param("agent"));
     const { tenant, auth } = await authenticate(c, agent, raw);
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
-    const body = check<RunBody>(runBody, await readJson(c, RUN_BODY_BYTES));
+    const body = await readBody<RunBody>(c, runBody, RUN_BODY_BYTES);
     const jsonSchema: JsonObject | undefined =
       body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const input: Part[] = typeof body.input === "string" ? [{ type: "text", text: body.input }] : body.input;
