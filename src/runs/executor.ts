@@ -1,4 +1,5 @@
 import type { AgentConfig } from "../agents/types";
+import { readAgent } from "../d1/agents";
 import { type Env, flag } from "../env";
 import { log } from "../observability/log";
 import { openView } from "../session/approvals";
@@ -29,8 +30,7 @@ const JOB_RETRY_MS = 5_000;
 
 /** The agent as configured now (runs start later than they are accepted; a reconfigured agent takes effect). */
 async function loadAgent(env: Env, name: string): Promise<AgentConfig | null> {
-  const row = await env.DB.prepare("SELECT config FROM agents WHERE name = ?").bind(name).first<{ config: string }>();
-  return row ? (JSON.parse(row.config) as AgentConfig) : null;
+  return (await readAgent(env.DB, name)).config;
 }
 
 /**

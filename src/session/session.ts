@@ -1,12 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig } from "../agents/types";
 import { DEFAULT_COMPACTION } from "../agents/types";
+import { deleteSessionIndex } from "../d1/sessions";
 import { type Env, flag } from "../env";
 import { fail } from "../http/errors";
 import { log } from "../observability/log";
 import { contextWindow } from "../providers/types";
 import { retentionOf } from "../retention/config";
-import { deleteSessionIndex } from "../retention/d1";
 import { SessionRuns } from "../runs/executor";
 import type { RunSpec, RunView } from "../runs/types";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";

@@ -1,7 +1,9 @@
 import { type Context, Hono } from "hono";
 import type { AgentConfig } from "../../agents/types";
+import { readAgent } from "../../d1/agents";
+import { runById } from "../../d1/runs";
 import { flag } from "../../env";
-import { admitRun, handToSession, publicStatus, type RunRecord, runsStub } from "../../runs/admission";
+import { admitRun, handToSession, publicStatus, runsStub } from "../../runs/admission";
 import { verifySigned } from "../../runs/signature";
 import type { JsonObject, Part } from "../../session/history/parts";
 import { checkOutboundUrl } from "../../tools/outbound";
@@ -24,11 +26,6 @@ interface RunBody {
 
 function unauthorized(message: string): ApiError {
   return new ApiError(401, "invalid_signature", message);
-}
-
-async function agentByName(c: Context<AppEnv>, name: string): Promise<AgentConfig | null> {
-  const row = await c.env.DB.prepare("SELECT config FROM agents WHERE name = ?").bind(name).first<{ config: string }>();
-  return row ? (JSON.parse(row.config) as AgentConfig) : null;
 }
 
 /** The raw body, size-capped before anything hashes it: the signature covers these exact bytes. */
@@ -88,7 +85,7 @@ function idempotencyKey(c: Context<AppEnv>): string | null {
 export const runsRoutes = new Hono<AppEnv>()
   .post("/v1/agents/:agent/runs", async (c) => {
     const raw = await rawBody(c);
-    const agent = await agentByName(c, c.req.param("agent"));
+    const { config: agent } = await readAgent(c.env.DB, c.req.param("agent"));
     const { tenant, auth } = await authenticate(c, agent, raw);
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
     const body = await readBody<RunBody>(c, runBody, RUN_BODY_BYTES);
@@ -129,7 +126,7 @@ export const runsRoutes = new Hono<AppEnv>()
       admin = false;
       await requireTenant(c, async () => {});
     });
-    const record = await c.env.DB.prepare("SELECT * FROM runs WHERE id = ?").bind(c.req.param("id")).first<RunRecord>();
+    const record = await runById(c.env.DB, c.req.param("id"));
     if (!record || (!admin && record.tenant !== c.get("tenant"))) throw new ApiError(404, "not_found", "run not found");
     const res = await runsStub(c.env, record.tenant, record.session_id).runView(record.id);
     if (!res.ok) throw new ApiError(404, "not_found", "the run's session was deleted");
