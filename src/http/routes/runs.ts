@@ -9,7 +9,6 @@ import type { JsonObject, Part } from "../../session/history/parts";
 import { checkOutboundUrl } from "../../tools/outbound";
 import type { AppEnv } from "../app";
 import { requireAdmin, requireTenant, sha256Hex } from "../auth";
-import { runBody } from "../bodies";
 import { ApiError } from "../errors";
 import { readBody } from "../validate";
 import { strictOutputSchema } from "./turns";
@@ -88,7 +87,7 @@ export const runsRoutes = new Hono<AppEnv>()
     const { config: agent } = await readAgent(c.env.DB, c.req.param("agent"));
     const { tenant, auth } = await authenticate(c, agent, raw);
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
-    const body = await readBody<RunBody>(c, runBody, RUN_BODY_BYTES);
+    const body = await readBody<RunBody>(c, "runBody", RUN_BODY_BYTES);
     const jsonSchema: JsonObject | undefined =
       body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const input: Part[] = typeof body.input === "string" ? [{ type: "text", text: body.input }] : body.input;
