@@ -16,6 +16,7 @@ import { type AgentArg, AgentCache } from "./agent-cache";
 import { type ApprovalAnswer, openView } from "./approvals";
 import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
+import { type SeedTurn, seedTurns } from "./debug-seed";
 import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
@@ -269,6 +270,13 @@ export class Session extends DurableObject<Env> {
     });
   }
 
+  /** Debug/bench only: finished text turns written straight into history (debug-seed.ts); 404 unless enabled. */
+  async debugSeed(turns: SeedTurn[]): Promise<Result<{ turns: number; messages: number }>> {
+    return this.#existing(() =>
+      flag(this.#env.SWITCHBOARD_DEBUG_SEED) ? seedTurns(this.#engine, turns) : this.#missing(),
+    );
+  }
+
   async events(after: number, limit: number): Promise<Result<EventsPage>> {
     return this.#existing(() => {
       const { items, next } = pageOf(this.#engine.events.list(after, limit + 1), limit, (e) => e.seq);
@@ -471,7 +479,7 @@ export class Session extends DurableObject<Env> {
       await this.#runs.alarm();
       this.#scheduleSweep();
       const swept = await this.#sweeper.alarm(Date.now());
-      if (swept && (swept.stream_log || swept.events || swept.runs)) {
+      if (swept && (swept.stream_log || swept.events || swept.turns || swept.runs)) {
         log("info", "retention_swept", { session: this.#info()?.id, ...swept });
       }
       if (swept?.expired) await this.#expire();
