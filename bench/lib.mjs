@@ -1,6 +1,5 @@
 // Shared plumbing for the benchmarks: one mock model server (own process) + one `wrangler dev` (real workerd),
 // timing helpers, percentiles and table printing. Benchmarks print figures; they never assert.
-import { execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,11 +7,12 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import {
   Api,
-  freePort,
   Mock,
   nodeBinary,
   repoRoot,
+  runCommand,
   SseParser,
+  startMockProcess,
   startWrangler,
   wranglerEntry,
   wranglerEnv,
@@ -21,8 +21,6 @@ import {
 export { performance };
 
 export const ADMIN_KEY = "bench-admin-key";
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function requireNode() {
   const [major, minor] = process.versions.node.split(".").map(Number);
@@ -40,54 +38,6 @@ export function log(message) {
 }
 
 /**
- * The mock model server in its own Node process, so its event loop does not share a core with the
- * benchmark client (the client measures both paths, through Switchboard and direct).
- */
-async function startMockProcess() {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--no-warnings", path.join(repoRoot, "mock", "server.ts")], {
-    cwd: repoRoot,
-    env: { ...process.env, MOCK_PORT: String(port), MOCK_QUIET: "1" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk) => {
-    stderr = (stderr + chunk.toString()).slice(-8000);
-  });
-  const kill = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  };
-  process.on("exit", kill);
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`mock server exited (code ${child.exitCode}): ${stderr}`);
-    try {
-      const res = await fetch(`${url}/healthz`);
-      await res.text();
-      if (res.ok) break;
-    } catch {}
-    if (Date.now() > deadline) {
-      kill();
-      throw new Error(`mock server did not answer on ${url}: ${stderr}`);
-    }
-    await sleep(100);
-  }
-  return {
-    url,
-    pid: child.pid,
-    async stop() {
-      process.off("exit", kill);
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await Promise.race([exited, sleep(3000)]);
-      kill();
-    },
-  };
-}
-
-/**
  * Bundles the worker once (`wrangler deploy --dry-run --outdir`) and writes a config that serves that bundle
  * unbundled. `wrangler dev` watches its sources and restarts the worker when one changes; serving a snapshot
  * keeps edits made in src/ while a bench runs from restarting the worker mid-request (and the figures all
@@ -96,14 +46,9 @@ async function startMockProcess() {
 async function snapshotWorker() {
   const dir = await mkdtemp(path.join(tmpdir(), "switchboard-bench-"));
   const outdir = path.join(dir, "dist");
-  await new Promise((resolve, reject) => {
-    execFile(
-      nodeBinary(),
-      [wranglerEntry(), "deploy", "--dry-run", "--outdir", outdir],
-      { cwd: repoRoot, env: wranglerEnv(), maxBuffer: 16 * 1024 * 1024, timeout: 120_000 },
-      (error, stdout, stderr) =>
-        error ? reject(new Error(`bundling the worker failed: ${error.message}\n${stdout}${stderr}`)) : resolve(),
-    );
+  await runCommand(nodeBinary(), [wranglerEntry(), "deploy", "--dry-run", "--outdir", outdir], {
+    env: wranglerEnv(),
+    what: "bundling the worker",
   });
   const toml = await readFile(path.join(repoRoot, "wrangler.toml"), "utf8");
   if (!/^main\s*=.*$/m.test(toml)) throw new Error("wrangler.toml has no main = line");

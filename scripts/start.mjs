@@ -12,19 +12,26 @@
 // - Builds the web client and prints its URL (with a session token for the demo session) and a curl.
 // - Ctrl-C, SIGTERM or SIGHUP stops everything: wrangler (and workerd), the mock, the tool endpoint. So does the end
 //   of the parent process: `npm start` runs this script under `sh -c`, and a SIGTERM to npm reaches only that shell.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
-import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import {
+  HOST,
+  NODE_FOR_TS,
+  nodeBinary,
+  offlineEnv,
+  portIsFree,
+  repoRoot as root,
+  runCommand,
+  startMockProcess,
+  startWrangler,
+  wranglerEntry,
+} from "./lib/process.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const env = process.env;
-const HOST = "127.0.0.1";
 const port = Number(env.PORT || 8787);
 const stateDir = path.resolve(root, env.SWITCHBOARD_STATE_DIR || ".wrangler/state");
 const credentialsFile = path.join(stateDir, "switchboard-dev.json");
@@ -44,148 +51,18 @@ function fail(message) {
   return shutdown(1);
 }
 
-// ---------------------------------------------------------------- processes
+// ---------------------------------------------------------------- helpers
 
-/** A Node that can run wrangler (>= 22.12) and the TypeScript mock (type stripping, >= 22.18). */
-function nodeBinary() {
-  const [major, minor] = process.versions.node.split(".").map(Number);
-  if (major > 22 || (major === 22 && minor >= 18)) return process.execPath;
-  const local = path.join(root, "node_modules", ".bin", "node");
-  if (existsSync(local)) return local;
-  throw new Error(`Node ${process.versions.node} is too old (need >= 22.18) and node_modules/.bin/node is missing`);
-}
+const childEnv = offlineEnv();
 
-const childEnv = {
-  ...env,
-  WRANGLER_SEND_METRICS: "false",
-  WRANGLER_SEND_ERROR_REPORTS: "false",
-  CLOUDFLARE_CF_FETCH_ENABLED: "false",
-};
-
-function killGroup(child, signal) {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    // The leader is gone; workerd may still be alive in its group.
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {}
-    return;
-  }
-  try {
-    process.kill(-child.pid, signal);
-  } catch {}
-}
-
-function waitExit(child, ms) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}
-
-/** Spawns a child in its own process group and registers its teardown (group kill). */
-function spawnGroup(name, command, args, options) {
-  const child = spawn(command, args, { ...options, detached: true });
-  child.on("error", (error) => {
-    if (!stopping) void fail(`could not start ${name}: ${error.message}`);
-  });
+/** Stops everything if a child this script started exits while nothing is stopping. */
+function watch(name, child) {
   child.on("exit", (code, signal) => {
     if (!stopping) {
       console.error(`[start] ${name} exited unexpectedly (code ${code}, signal ${signal})`);
       void shutdown(1);
     }
   });
-  cleanups.push(async () => {
-    if (child.pid === undefined) return;
-    killGroup(child, "SIGTERM");
-    if (!(await waitExit(child, 5000))) killGroup(child, "SIGKILL");
-    await waitExit(child, 2000);
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {}
-  });
-  // Even a crash of this script must not leave workerd behind.
-  process.on("exit", () => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {}
-  });
-  return child;
-}
-
-function prefixLines(stream, prefix, out) {
-  let pending = "";
-  stream.setEncoding("utf8");
-  stream.on("data", (chunk) => {
-    pending += chunk;
-    const lines = pending.split("\n");
-    pending = lines.pop() ?? "";
-    for (const line of lines) out.write(`${prefix}${line}\n`);
-  });
-  stream.on("end", () => {
-    if (pending) out.write(`${prefix}${pending}\n`);
-  });
-}
-
-function run(command, args, options) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (c) => {
-      output += c;
-    });
-    child.stderr.on("data", (c) => {
-      output += c;
-    });
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0 ? resolve(output) : reject(new Error(`${path.basename(args[0] ?? command)} failed:\n${output}`)),
-    );
-  });
-}
-
-// ---------------------------------------------------------------- helpers
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once("error", reject);
-    server.listen(0, HOST, () => {
-      const { port: p } = server.address();
-      server.close(() => resolve(p));
-    });
-  });
-}
-
-function portIsFree(p) {
-  return new Promise((resolve) => {
-    const server = createNetServer();
-    server.once("error", () => resolve(false));
-    server.listen(p, HOST, () => server.close(() => resolve(true)));
-  });
-}
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(url, what, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  let last = "no answer";
-  while (Date.now() < deadline) {
-    if (stopping) throw new Error("stopped");
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      if (res.status === 200) return;
-      last = `HTTP ${res.status}`;
-    } catch (error) {
-      last = error?.cause?.code ?? error?.message ?? String(error);
-    }
-    await sleep(250);
-  }
-  throw new Error(`${what} did not answer at ${url} within ${timeoutMs / 1000} s (${last})`);
 }
 
 /** Writes a dotenv file wrangler reads as the worker's local vars/secrets (keeps keys out of argv). */
@@ -301,8 +178,9 @@ setInterval(() => {
 }, 250).unref();
 
 async function main() {
-  const node = nodeBinary();
-  const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+  // A Node that can run wrangler (>= 22.12) and the TypeScript mock (type stripping, >= 22.18).
+  const node = nodeBinary({ min: NODE_FOR_TS });
+  const wrangler = wranglerEntry();
   if (!existsSync(wrangler)) return fail("node_modules/wrangler is missing; run `npm ci` first");
   if (!Number.isInteger(port) || port <= 0 || port > 65535) return fail(`PORT must be a TCP port, got ${env.PORT}`);
   if (!(await portIsFree(port))) return fail(`port ${port} on ${HOST} is in use; set PORT to another one`);
@@ -334,16 +212,10 @@ async function main() {
   }
   let demoModel;
   if (useMock) {
-    const mockPort = await freePort();
-    const mockUrl = `http://${HOST}:${mockPort}`;
-    const mock = spawnGroup("mock model server", node, ["--no-warnings", path.join(root, "mock", "server.ts")], {
-      cwd: root,
-      env: { ...childEnv, MOCK_PORT: String(mockPort) },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    prefixLines(mock.stdout, "[mock] ", process.stdout);
-    prefixLines(mock.stderr, "[mock] ", process.stderr);
-    await waitFor(`${mockUrl}/healthz`, "the mock model server", 20_000);
+    const mock = await startMockProcess({ prefix: "[mock] ", env: childEnv });
+    cleanups.push(() => mock.stop());
+    watch("mock model server", mock.child);
+    const mockUrl = mock.url;
     Object.assign(vars, {
       ANTHROPIC_API_KEY: "mock-anthropic-key",
       ANTHROPIC_BASE_URL: mockUrl,
@@ -363,22 +235,12 @@ async function main() {
 
   // 3. The web client (web/ → web/dist, served as static assets), local D1 migrations, then wrangler dev.
   log("building the web client (web/ → web/dist)");
-  await run(
+  await runCommand(
     node,
     [path.join(root, "node_modules", "vite", "bin", "vite.js"), "build", "--config", "web/vite.config.ts"],
-    {
-      cwd: root,
-      env: childEnv,
-    },
+    { env: childEnv, what: "vite build" },
   );
   await mkdir(stateDir, { recursive: true });
-  log(
-    `applying D1 migrations into ${stateDir.startsWith(`${root}${path.sep}`) ? path.relative(root, stateDir) : stateDir}`,
-  );
-  await run(node, [wrangler, "d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
-    cwd: root,
-    env: { ...childEnv, CI: "true" },
-  });
 
   const varsDir = await mkdtemp(path.join(tmpdir(), "switchboard-start-"));
   cleanups.push(() => rm(varsDir, { recursive: true, force: true }));
@@ -386,25 +248,24 @@ async function main() {
   await writeFile(varsFile, `${dotenv(vars)}\n`, { mode: 0o600 });
   await chmod(varsFile, 0o600);
 
-  const baseUrl = `http://${HOST}:${port}`;
-  const wranglerArgs = [
-    wrangler,
-    "dev",
-    "--ip",
-    HOST,
-    "--port",
-    String(port),
-    "--local",
-    "--persist-to",
-    stateDir,
-    "--env-file",
-    varsFile,
-    "--show-interactive-dev-session=false",
-    "--log-level",
-    env.WRANGLER_LOG_LEVEL || "info",
-  ];
-  spawnGroup("wrangler", node, wranglerArgs, { cwd: root, env: childEnv, stdio: ["ignore", "inherit", "inherit"] });
-  await waitFor(`${baseUrl}/healthz`, "wrangler dev", 90_000);
+  log(
+    `applying D1 migrations into ${stateDir.startsWith(`${root}${path.sep}`) ? path.relative(root, stateDir) : stateDir}`,
+  );
+  // startWrangler applies the D1 migrations into the state dir first; wrangler's output goes to this terminal.
+  const worker = await startWrangler({
+    port,
+    persistDir: stateDir,
+    envFile: varsFile,
+    logLevel: env.WRANGLER_LOG_LEVEL || "info",
+    output: "inherit",
+    env: childEnv,
+    // This script handles the signals itself (a graceful stop of everything, below).
+    killOnSignals: false,
+    timeoutMs: 90_000,
+  });
+  cleanups.push(() => worker.stop());
+  watch("wrangler", worker.child);
+  const baseUrl = worker.url;
 
   // 4. Bootstrap the demo (idempotent).
   const agent = {

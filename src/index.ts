@@ -1,5 +1,6 @@
 import { type Env, flag } from "./env";
 import { buildApp } from "./http/app";
+import { log } from "./observability/log";
 import { sweepD1 } from "./retention/d1";
 
 export { RateLimiter } from "./ratelimit/rate-limiter";
@@ -20,6 +21,6 @@ export default {
   fetch: (request, env, ctx) => appFor(env).fetch(request, env, ctx),
   async scheduled(controller, env) {
     const report = await sweepD1(env, controller.scheduledTime);
-    console.log(JSON.stringify({ level: "info", msg: "retention_swept", cron: controller.cron, ...report }));
+    log("info", "retention_swept", { cron: controller.cron, ...report });
   },
 } satisfies ExportedHandler<Env>;

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import type { Env } from "../env";
+import { log } from "../observability/log";
 import { countedD1, probeFor } from "../storage/debug-counters";
 import type { Principal } from "./access";
 import { sessionCors, setHeaders } from "./cors";
@@ -66,9 +67,7 @@ export function buildApp(opts: { debugSeed?: boolean } = {}): Hono<AppEnv> {
       for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
       return c.json(errorBody(err.code, err.message), err.status);
     }
-    console.error(
-      JSON.stringify({ level: "error", msg: "unhandled", error: String(err), stack: (err as Error).stack }),
-    );
+    log("error", "unhandled", { error: String(err), stack: (err as Error).stack });
     return c.json(errorBody("internal_error", "internal error"), 500);
   });
   return app;

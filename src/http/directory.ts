@@ -14,15 +14,13 @@
  * created a moment ago is never refused because a replica lags.
  */
 import type { Context } from "hono";
+import { readEpoch } from "../d1/agents";
+import type { D1 } from "../d1/db";
+import { type KeyInfo, liveKeyByHash, liveKeyById } from "../d1/keys";
+import { originListed } from "../d1/tenants";
 import type { Env } from "../env";
 import type { AppEnv } from "./app";
 import { RefreshCache } from "./cache";
-
-export interface KeyInfo {
-  id: string;
-  tenant: string;
-  rate_limit_per_min: number | null;
-}
 
 const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000 };
 
@@ -31,7 +29,7 @@ const origins = new RefreshCache<true>(10_000, TIMES);
 const epochs = new RefreshCache<number>(1, TIMES);
 
 /** Runs `read` on a read replica; a null answer is asked again of the primary. */
-async function replicaThenPrimary<T>(env: Env, read: (db: D1Database | D1DatabaseSession) => Promise<T | null>) {
+async function replicaThenPrimary<T>(env: Env, read: (db: D1) => Promise<T | null>) {
   const replica = typeof env.DB.withSession === "function" ? env.DB.withSession("first-unconstrained") : env.DB;
   return (await read(replica)) ?? (await read(env.DB));
 }
@@ -48,32 +46,14 @@ function background(c: Context<AppEnv>): (work: Promise<unknown>) => void {
 
 /** The live API key with this SHA-256 hash, or null. */
 export function keyByHash(c: Context<AppEnv>, hash: string): Promise<KeyInfo | null> {
-  return keys.get(
-    `h:${hash}`,
-    () =>
-      replicaThenPrimary(c.env, (db) =>
-        db
-          .prepare("SELECT id, tenant, rate_limit_per_min FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
-          .bind(hash)
-          .first<KeyInfo>(),
-      ),
-    background(c),
-  );
+  return keys.get(`h:${hash}`, () => replicaThenPrimary(c.env, (db) => liveKeyByHash(db, hash)), background(c));
 }
 
 /** The live API key `id` of `tenant` (the issuer of a session token), or null when revoked or unknown. */
 export function keyById(c: Context<AppEnv>, id: string, tenant: string): Promise<KeyInfo | null> {
   return keys.get(
     `i:${tenant}:${id}`,
-    () =>
-      replicaThenPrimary(c.env, (db) =>
-        db
-          .prepare(
-            "SELECT id, tenant, rate_limit_per_min FROM api_keys WHERE id = ? AND tenant = ? AND revoked_at IS NULL",
-          )
-          .bind(id, tenant)
-          .first<KeyInfo>(),
-      ),
+    () => replicaThenPrimary(c.env, (db) => liveKeyById(db, id, tenant)),
     background(c),
   );
 }
@@ -87,17 +67,7 @@ export function forgetKey(id: string): void {
 export async function originAllowed(c: Context<AppEnv>, tenant: string | null, origin: string): Promise<boolean> {
   const allowed = await origins.get(
     `${tenant ?? "*"}\n${origin}`,
-    () =>
-      replicaThenPrimary(c.env, async (db) => {
-        const row =
-          tenant === null
-            ? await db.prepare("SELECT 1 AS x FROM cors_origins WHERE origin = ? LIMIT 1").bind(origin).first()
-            : await db
-                .prepare("SELECT 1 AS x FROM cors_origins WHERE tenant = ? AND origin = ?")
-                .bind(tenant, origin)
-                .first();
-        return row ? (true as const) : null;
-      }),
+    () => replicaThenPrimary(c.env, async (db) => ((await originListed(db, tenant, origin)) ? (true as const) : null)),
     background(c),
   );
   return allowed === true;
@@ -114,14 +84,7 @@ export function forgetOrigins(tenant: string): void {
  * whose cached agent config is older re-reads it (see Session.#agent).
  */
 export async function agentEpoch(c: Context<AppEnv>): Promise<number> {
-  const epoch = await epochs.get(
-    "epoch",
-    () =>
-      replicaThenPrimary(c.env, (db) =>
-        db.prepare("SELECT epoch FROM agent_epoch WHERE id = 1").first<number>("epoch"),
-      ),
-    background(c),
-  );
+  const epoch = await epochs.get("epoch", () => replicaThenPrimary(c.env, (db) => readEpoch(db)), background(c));
   return epoch ?? 0;
 }
 

@@ -1,6 +1,7 @@
 import { fitJson } from "../storage/fit";
 import { EVENT_BUDGET_BYTES } from "../storage/limits";
 import { all, nowIso, one, run } from "../storage/sql";
+import { log } from "./log";
 import { eventSpan } from "./tracing";
 
 /** Typed session events, served by GET /events. Secrets never go in `data`. */
@@ -69,10 +70,7 @@ export class EventLog {
     );
     eventSpan(type, turnId, data);
     // One structured line per event, so `wrangler tail` and log drains see the same facts.
-    if (this.logLines)
-      console.log(
-        JSON.stringify({ level: "info", msg: type, session: this.sessionName(), turn_id: turnId, ...stored }),
-      );
+    if (this.logLines) log("info", type, { session: this.sessionName(), turn_id: turnId, ...stored });
   }
 
   list(after: number, limit: number): SessionEvent[] {

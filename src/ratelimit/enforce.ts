@@ -1,5 +1,6 @@
 import type { Env } from "../env";
 import { ApiError } from "../http/errors";
+import { log } from "../observability/log";
 import type { TakeResult } from "./rate-limiter";
 
 /** The default when SWITCHBOARD_RATE_LIMIT_PER_MIN is unset and no binding is bound (the binding's own limit is in wrangler.toml). */
@@ -54,7 +55,7 @@ export async function enforceRateLimit(env: Env, subject: string, override: numb
     result = await stub.take(mechanism.perMin);
   } catch (e) {
     // A limiter that cannot answer must not take the API down with it: fail open, loudly.
-    console.error(JSON.stringify({ level: "error", msg: "rate limiter unavailable", subject, error: String(e) }));
+    log("error", "rate_limiter_unavailable", { subject, error: String(e) });
     return;
   }
   if (!result.ok) throw limited(result.retry_after_s, subject);

@@ -3,6 +3,9 @@
  * conversation) are kept. Worker variables, documented in README "Retention";
  * `0` keeps them forever. Conversation history (`messages`) is never swept.
  */
+
+import { log } from "../observability/log";
+
 export interface Retention {
   /** Stream-log rows of a turn ended longer ago than this (the newest turn's rows are always kept). */
   streamMs: number;
@@ -35,7 +38,7 @@ function setting(name: string, value: string | undefined, fallback: number): num
   if (value === undefined || value.trim() === "") return fallback;
   const n = Number(value);
   if (Number.isFinite(n) && n >= 0) return n;
-  console.error(JSON.stringify({ level: "error", msg: "retention_setting_invalid", name, value }));
+  log("error", "retention_setting_invalid", { name, value });
   return fallback;
 }
 

@@ -1,4 +1,6 @@
+import { deleteRuns, type RunRef, runsCreatedBefore } from "../d1/runs";
 import type { Env } from "../env";
+import { log } from "../observability/log";
 import type { Session } from "../session/session";
 import { isoBefore, retentionOf } from "./config";
 
@@ -9,33 +11,12 @@ export const D1_BATCHES = 10;
 
 type OpenRunsRpc = Pick<Session, "openRuns">;
 
-/**
- * Deletes a session's D1 rows: its index row and its run records; true when an
- * index row was there. Used by `DELETE /v1/sessions/{id}` and by a session that
- * expires itself.
- */
-export async function deleteSessionIndex(db: D1Database, tenant: string, id: string): Promise<boolean> {
-  const [, sessions] = await db.batch([
-    db.prepare("DELETE FROM runs WHERE tenant = ? AND session_id = ?").bind(tenant, id),
-    db.prepare("DELETE FROM sessions WHERE tenant = ? AND id = ?").bind(tenant, id),
-  ]);
-  return (sessions?.meta.changes ?? 0) > 0;
-}
-
 export interface D1SweepReport {
   runs_deleted: number;
   /** Old records kept because their session still has the run open (queued, running or callback pending). */
   runs_kept: number;
   /** The batch budget ran out; the next tick continues. */
   more: boolean;
-}
-
-interface RunRef {
-  id: string;
-  tenant: string;
-  session_id: string;
-  created_at: string;
-  [key: string]: string;
 }
 
 /** Which of `refs` their sessions still have open; a session that cannot be asked keeps all of its runs. */
@@ -54,9 +35,7 @@ async function stillOpen(env: Env, refs: RunRef[]): Promise<Set<string>> {
         for (const id of await stub.openRuns(ids)) open.add(id);
       } catch (e) {
         for (const id of ids) open.add(id);
-        console.error(
-          JSON.stringify({ level: "error", msg: "retention_session_unreachable", session: name, error: String(e) }),
-        );
+        log("error", "retention_session_unreachable", { session: name, error: String(e) });
       }
     }),
   );
@@ -76,21 +55,11 @@ export async function sweepD1(env: Env, now: number): Promise<D1SweepReport> {
   const cutoff = isoBefore(now, runsMs);
   let after = { at: "", id: "" };
   for (let b = 0; b < D1_BATCHES; b++) {
-    const { results } = await env.DB.prepare(
-      `SELECT id, tenant, session_id, created_at FROM runs
-       WHERE created_at < ? AND (created_at > ? OR (created_at = ? AND id > ?))
-       ORDER BY created_at, id LIMIT ?`,
-    )
-      .bind(cutoff, after.at, after.at, after.id, D1_BATCH)
-      .all<RunRef>();
+    const results = await runsCreatedBefore(env.DB, cutoff, after, D1_BATCH);
     if (results.length === 0) return report;
     const open = await stillOpen(env, results);
     const gone = results.filter((r) => !open.has(r.id)).map((r) => r.id);
-    if (gone.length) {
-      await env.DB.prepare(`DELETE FROM runs WHERE id IN (${gone.map(() => "?").join(", ")})`)
-        .bind(...gone)
-        .run();
-    }
+    await deleteRuns(env.DB, gone);
     report.runs_deleted += gone.length;
     report.runs_kept += results.length - gone.length;
     const last = results[results.length - 1] as RunRef;

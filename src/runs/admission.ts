@@ -1,3 +1,5 @@
+import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
+import { insertSession, sessionAgent } from "../d1/sessions";
 import type { Env } from "../env";
 import { ApiError, toApiError } from "../http/errors";
 import type { JsonObject, Part } from "../session/history/parts";
@@ -17,19 +19,6 @@ export interface RunRequest {
   input: Part[];
   json_schema?: JsonObject;
   callback_url?: string;
-}
-
-export interface RunRecord {
-  id: string;
-  tenant: string;
-  agent: string;
-  session_id: string;
-  idempotency_key: string | null;
-  body_hash: string;
-  auth: string;
-  request: string;
-  created_at: string;
-  accepted_at: string | null;
 }
 
 export interface Admission {
@@ -71,28 +60,20 @@ export function specOf(record: RunRecord): RunSpec {
 export async function admitRun(env: Env, a: Admission): Promise<{ run: RunView; replayed: boolean }> {
   const created_at = nowIso();
   const id = newId("run");
-  const ins = await env.DB.prepare(
-    `INSERT INTO runs (id, tenant, agent, session_id, idempotency_key, body_hash, auth, request, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-  )
-    .bind(
-      id,
-      a.tenant,
-      a.agent,
-      a.sessionId ?? newId("ses"),
-      a.idempotencyKey,
-      a.bodyHash,
-      a.auth,
-      JSON.stringify(a.request),
-      created_at,
-    )
-    .run();
-  const won = ins.meta.changes > 0;
+  const won = await insertRun(env.DB, {
+    id,
+    tenant: a.tenant,
+    agent: a.agent,
+    session_id: a.sessionId ?? newId("ses"),
+    idempotency_key: a.idempotencyKey,
+    body_hash: a.bodyHash,
+    auth: a.auth,
+    request: JSON.stringify(a.request),
+    created_at,
+  });
   const record = won
-    ? await env.DB.prepare("SELECT * FROM runs WHERE id = ?").bind(id).first<RunRecord>()
-    : await env.DB.prepare("SELECT * FROM runs WHERE tenant = ? AND agent = ? AND idempotency_key = ?")
-        .bind(a.tenant, a.agent, a.idempotencyKey)
-        .first<RunRecord>();
+    ? await runById(env.DB, id)
+    : await runByIdempotencyKey(env.DB, a.tenant, a.agent, a.idempotencyKey);
   if (!record) throw new ApiError(409, "conflict", "the run was being created concurrently; retry");
   if (!won && record.body_hash !== a.bodyHash) {
     throw new ApiError(409, "idempotency_conflict", "this webhook-id was used with a different request body");
@@ -104,7 +85,7 @@ export async function admitRun(env: Env, a: Admission): Promise<{ run: RunView; 
     // A refused admission (4xx, the same for every duplicate) changes no state: the winner takes its
     // record back. After a 5xx the record stays, so a duplicate that did reach the session still has it.
     if (won && e instanceof ApiError && e.status < 500) {
-      await env.DB.prepare("DELETE FROM runs WHERE id = ?").bind(record.id).run();
+      await deleteRuns(env.DB, [record.id]);
     }
     throw e;
   }
@@ -112,16 +93,16 @@ export async function admitRun(env: Env, a: Admission): Promise<{ run: RunView; 
 
 /** Writes the session's index row (first use creates the session) and queues the run in it. Idempotent. */
 export async function handToSession(env: Env, record: RunRecord): Promise<RunView> {
-  await env.DB.prepare(
-    "INSERT INTO sessions (tenant, id, agent, metadata, created_at) VALUES (?, ?, ?, NULL, ?) ON CONFLICT DO NOTHING",
-  )
-    .bind(record.tenant, record.session_id, record.agent, record.created_at)
-    .run();
-  const owner = await env.DB.prepare("SELECT agent FROM sessions WHERE tenant = ? AND id = ?")
-    .bind(record.tenant, record.session_id)
-    .first<{ agent: string }>();
-  if (owner && owner.agent !== record.agent) {
-    throw new ApiError(409, "agent_mismatch", `session "${record.session_id}" belongs to agent "${owner.agent}"`);
+  await insertSession(env.DB, {
+    tenant: record.tenant,
+    id: record.session_id,
+    agent: record.agent,
+    metadata: null,
+    created_at: record.created_at,
+  });
+  const owner = await sessionAgent(env.DB, record.tenant, record.session_id);
+  if (owner !== null && owner !== record.agent) {
+    throw new ApiError(409, "agent_mismatch", `session "${record.session_id}" belongs to agent "${owner}"`);
   }
   const info = {
     tenant: record.tenant,
@@ -133,9 +114,7 @@ export async function handToSession(env: Env, record: RunRecord): Promise<RunVie
   const res = await runsStub(env, record.tenant, record.session_id).enqueueRun(info, specOf(record));
   if (!res.ok) throw toApiError(res);
   if (!record.accepted_at) {
-    await env.DB.prepare("UPDATE runs SET accepted_at = ? WHERE id = ? AND accepted_at IS NULL")
-      .bind(nowIso(), record.id)
-      .run();
+    await markRunAccepted(env.DB, record.id, nowIso());
   }
   return res.run;
 }

@@ -1,5 +1,7 @@
 import type { AgentConfig } from "../agents/types";
+import { readAgent } from "../d1/agents";
 import { type Env, flag } from "../env";
+import { log } from "../observability/log";
 import { openView } from "../session/approvals";
 import type { SessionEngine } from "../session/engine";
 import type { Result, TurnAnswer } from "../session/rpc-types";
@@ -28,8 +30,7 @@ const JOB_RETRY_MS = 5_000;
 
 /** The agent as configured now (runs start later than they are accepted; a reconfigured agent takes effect). */
 async function loadAgent(env: Env, name: string): Promise<AgentConfig | null> {
-  const row = await env.DB.prepare("SELECT config FROM agents WHERE name = ?").bind(name).first<{ config: string }>();
-  return row ? (JSON.parse(row.config) as AgentConfig) : null;
+  return (await readAgent(env.DB, name)).config;
 }
 
 /**
@@ -113,7 +114,7 @@ export class SessionRuns {
       const turn = this.engine.turns.get(turnId);
       if (row && turn) this.#conclude(row, turn);
     } catch (e) {
-      console.error(JSON.stringify({ level: "error", msg: "run_settle_failed", turn_id: turnId, error: String(e) }));
+      log("error", "run_settle_failed", { turn_id: turnId, error: String(e) });
     }
   }
 
@@ -158,7 +159,7 @@ export class SessionRuns {
       await fn();
       return true;
     } catch (e) {
-      console.error(JSON.stringify({ level: "error", msg: "run_job_failed", run_id: runId, error: String(e) }));
+      log("error", "run_job_failed", { run_id: runId, error: String(e) });
       return false;
     }
   }

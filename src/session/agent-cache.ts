@@ -12,6 +12,7 @@
  * this cache existed, or by a webhook run, read it once at their first turn.
  */
 import type { AgentConfig } from "../agents/types";
+import { readAgent } from "../d1/agents";
 import { fail } from "../http/errors";
 import { nowIso, one, run } from "../storage/sql";
 import type { Result } from "./rpc-types";
@@ -53,14 +54,8 @@ export class AgentCache {
     if ("model" in arg) return { ok: true, agent: arg };
     let cached = this.#cached(name);
     if (!cached || arg.epoch > cached.epoch) {
-      const row = await this.db()
-        .prepare(
-          "SELECT (SELECT epoch FROM agent_epoch WHERE id = 1) AS epoch, (SELECT config FROM agents WHERE name = ?) AS config",
-        )
-        .bind(name)
-        .first<{ epoch: number | null; config: string | null }>();
-      const config = row?.config ? (JSON.parse(row.config) as AgentConfig) : null;
-      this.prime(name, config, Math.max(row?.epoch ?? 0, arg.epoch));
+      const { config, epoch } = await readAgent(this.db(), name);
+      this.prime(name, config, Math.max(epoch ?? 0, arg.epoch));
       cached = this.#memo as Cached;
     }
     if (!cached.config) return fail(409, "agent_missing", `agent "${name}" no longer exists`);

@@ -3,17 +3,15 @@ import { MAX_STEPS_LIMIT } from "../agents/types";
 import type { Env } from "../env";
 import { fail } from "../http/errors";
 import { EventLog } from "../observability/events";
+import { log } from "../observability/log";
 import { inSpan } from "../observability/tracing";
-import { jsonBytes } from "../storage/fit";
-import { JSON_SCHEMA_BUDGET_BYTES, USER_PARTS_BUDGET_BYTES } from "../storage/limits";
+import { transaction } from "../storage/transaction";
+import { answerApprovals, expireApproval, recordDeclined } from "./approval-answers";
 import {
   type Actor,
   type ApprovalAnswer,
   ApprovalStore,
-  checkAnswers,
-  declineOne,
   declineOpen,
-  EXPIRED,
   MOVED_ON,
   openView,
   refuseResultsForApprovals,
@@ -21,6 +19,7 @@ import {
 import { type CompactionInfo, Compactor } from "./compaction/compactor";
 import type { JsonObject, Part } from "./history/parts";
 import { HistoryStore, type SuppliedResult } from "./history/store";
+import { oversized } from "./oversized";
 import { endStuckTurn } from "./recovery";
 import type { Mode, Result, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { StreamLog } from "./stream/log";
@@ -35,31 +34,6 @@ const STUCK_REASON = "the turn crashed while this call was open";
 /** The answer to a request that was admitted before its session was deleted. */
 function deleted() {
   return fail(404, "not_found", "session not found (it was deleted)");
-}
-
-/**
- * What a stored row could not hold is refused before anything changes: the
- * user's own parts and the turn's json_schema each have a byte budget
- * (src/storage/limits.ts); supplied tool results are cut instead.
- */
-function oversized(input: SendInput) {
-  const parts = jsonBytes(input.content);
-  if (parts > USER_PARTS_BUDGET_BYTES) {
-    return fail(
-      413,
-      "message_too_large",
-      `the message's parts are ${parts} bytes as stored; at most ${USER_PARTS_BUDGET_BYTES} are accepted`,
-    );
-  }
-  const schema = input.json_schema ? jsonBytes(input.json_schema) : 0;
-  if (schema > JSON_SCHEMA_BUDGET_BYTES) {
-    return fail(
-      413,
-      "schema_too_large",
-      `json_schema is ${schema} bytes as stored; at most ${JSON_SCHEMA_BUDGET_BYTES} are accepted`,
-    );
-  }
-  return null;
 }
 
 /**
@@ -133,13 +107,9 @@ export class SessionEngine {
     this.tools.forget();
   }
 
+  /** One SQLite transaction (storage/transaction.ts); a rollback drops the history cache. */
   tx<T>(fn: () => T): T {
-    try {
-      return this.storage.transactionSync(fn);
-    } catch (e) {
-      this.history.invalidate();
-      throw e;
-    }
+    return transaction(this.storage, fn, () => this.history.invalidate());
   }
 
   async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
@@ -237,7 +207,7 @@ export class SessionEngine {
       });
       return { turn, synthesized, rederived, declined };
     });
-    this.#recordDeclined(declined, previous?.id ?? null, close.declined, "admission");
+    recordDeclined(this.events, declined, previous?.id ?? null, close.declined, "admission");
     if (rederived.length) this.events.record("tools_loaded", id, { names: rederived, via: "history" });
     this.events.record("turn_started", id, { kind, max_steps: maxSteps });
     if (synthesized.length > 0) {
@@ -269,7 +239,7 @@ export class SessionEngine {
     // Detached from the request on purpose: a client that disconnects does not stop the turn.
     inSpan("switchboard.turn", { "switchboard.turn_id": turnId, "switchboard.model": agent.model.name }, () =>
       runner.run(),
-    ).catch((e) => console.error("runner escaped", e));
+    ).catch((e) => log("error", "runner_escaped", { error: String(e), stack: (e as Error)?.stack }));
   }
 
   #settled(turnId: string, status: TurnStatus): void {
@@ -286,7 +256,7 @@ export class SessionEngine {
       // Not deleteAlarm: queued runs and callback retries share the alarm.
       this.hooks.settled(turnId, status);
     } catch (e) {
-      console.error(JSON.stringify({ level: "error", msg: "turn_settle_failed", turn_id: turnId, error: String(e) }));
+      log("error", "turn_settle_failed", { turn_id: turnId, error: String(e) });
     } finally {
       this.hooks.arm();
       const ws = this.#waiters.get(turnId) ?? [];
@@ -350,80 +320,23 @@ export class SessionEngine {
     this.tx(() => {
       for (const r of results) this.history.storeResult(r.tool_use_id, "resolved", r.content, r.is_error);
     });
-    return this.#resumeIfReady(agent, latest, mode, since);
+    return this.resumeIfReady(agent, latest, mode, since);
   }
 
-  /**
-   * Answers approvals (checked first: nothing is written unless every answer
-   * is valid). Declined calls get their result now; approved ones run when
-   * the turn resumes, which it does once nothing else is awaited.
-   */
-  async answerApprovals(
+  /** Answers approvals (approval-answers.ts). */
+  answerApprovals(
     agent: AgentConfig,
     answers: ApprovalAnswer[],
     mode: Mode,
     by: Actor,
     fromChat = false,
   ): Promise<Result<TurnAnswer>> {
-    await this.tools.refresh(agent, this.env);
-    const checked = await checkAnswers(this.approvals, answers, {
-      requireSignature: fromChat,
-      skipAnswered: fromChat,
-    });
-    if (!checked.ok) return checked;
-    const latest = this.turns.latest();
-    const since = (this.history.last()?.seq ?? 0) + 1;
-    const decided = this.tx(() =>
-      checked.decide.filter(({ row, answer }) =>
-        answer.approved
-          ? this.approvals.decide(row.id, "approved", answer.reason ?? null, by)
-          : declineOne(this.approvals, this.history, row, answer.reason, by),
-      ),
-    );
-    // A concurrent request answered the same approvals first (the checks above awaited): nothing of ours was written.
-    if (decided.length === 0) {
-      return fail(409, "approval_already_answered", "these approvals were answered by another request");
-    }
-    for (const { row, answer } of decided) {
-      this.events.record(answer.approved ? "approval_granted" : "approval_declined", row.turn_id, {
-        approval_id: row.id,
-        tool_use_id: row.call_id,
-        tool: row.name,
-        by,
-        ...(answer.reason ? { reason: answer.reason } : {}),
-      });
-    }
-    return this.#resumeIfReady(agent, latest, mode, since);
+    return answerApprovals(this, agent, answers, mode, by, fromChat);
   }
 
-  /** An approval whose `approval_ttl_s` ran out (the alarm): declined, and the turn resumes if that was the last. */
-  async expireApproval(agent: AgentConfig, approvalId: string): Promise<void> {
-    const row = this.approvals.get(approvalId);
-    if (row?.status !== "pending") return;
-    await this.tools.refresh(agent, this.env);
-    const latest = this.turns.latest();
-    const done = this.tx(() => declineOne(this.approvals, this.history, row, EXPIRED, "ttl"));
-    if (!done) return;
-    this.#recordDeclined([row], row.turn_id, EXPIRED, "ttl");
-    const answer = await this.#resumeIfReady(agent, latest, "stream", 0);
-    if (answer.ok) answer.stream?.cancel().catch(() => {});
-  }
-
-  #recordDeclined(
-    rows: Array<{ id: string; call_id: string; name: string; turn_id: string }>,
-    turnId: string | null,
-    reason: string,
-    by: Actor,
-  ): void {
-    for (const row of rows) {
-      this.events.record("approval_declined", turnId ?? row.turn_id, {
-        approval_id: row.id,
-        tool_use_id: row.call_id,
-        tool: row.name,
-        by,
-        reason,
-      });
-    }
+  /** Declines an approval whose time ran out (approval-answers.ts). */
+  expireApproval(agent: AgentConfig, approvalId: string): Promise<void> {
+    return expireApproval(this, agent, approvalId);
   }
 
   /**
@@ -432,7 +345,7 @@ export class SessionEngine {
    * (approved calls run there). Otherwise the pause's status follows what is
    * still awaited, and the answer is the turn's current state.
    */
-  async #resumeIfReady(
+  async resumeIfReady(
     agent: AgentConfig,
     before: TurnRow | null,
     mode: Mode,
@@ -493,7 +406,7 @@ export class SessionEngine {
         this.turns.finish(latest.id, "cancelled", "cancelled", null);
         return r;
       });
-      this.#recordDeclined(declined, latest.id, reason, "cancel");
+      recordDeclined(this.events, declined, latest.id, reason, "cancel");
       if (synthesized.length)
         this.events.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
       this.events.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });

@@ -1,3 +1,4 @@
+import { log } from "../observability/log";
 import type { SessionEngine } from "./engine";
 import { TurnOutput } from "./turn/output";
 import type { TurnError, TurnRow } from "./turn/turns";
@@ -102,6 +103,6 @@ function attempt(fn: () => void): void {
   try {
     fn();
   } catch (e) {
-    console.error("session recovery:", e);
+    log("error", "recovery_step_failed", { error: String(e), stack: (e as Error)?.stack });
   }
 }

@@ -1,3 +1,4 @@
+import { log } from "../observability/log";
 import { all, nowIso, one, run } from "../storage/sql";
 
 /** How often a running turn re-arms the alarm that detects eviction. */
@@ -106,8 +107,6 @@ export class Scheduler {
   arm(): void {
     const next = this.next();
     const op = next === null ? this.storage.deleteAlarm() : this.storage.setAlarm(next);
-    op.catch((e: unknown) =>
-      console.error(JSON.stringify({ level: "error", msg: "alarm_arm_failed", error: String(e) })),
-    );
+    op.catch((e: unknown) => log("error", "alarm_arm_failed", { error: String(e) }));
   }
 }

@@ -1,12 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig } from "../agents/types";
 import { DEFAULT_COMPACTION } from "../agents/types";
+import { deleteSessionIndex } from "../d1/sessions";
 import { type Env, flag } from "../env";
 import { fail } from "../http/errors";
+import { log } from "../observability/log";
 import { setSpans } from "../observability/tracing";
 import { contextWindow } from "../providers/types";
 import { retentionOf } from "../retention/config";
-import { deleteSessionIndex } from "../retention/d1";
 import { SessionRuns } from "../runs/executor";
 import type { RunSpec, RunView } from "../runs/types";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
@@ -34,8 +35,10 @@ import { Scheduler } from "./scheduler";
 import { Sweeper } from "./sweep";
 
 /**
- * One chat session. A thin RPC surface: every method checks readiness and the
- * session's existence, then delegates to the engine. Methods return result
+ * One chat session. A thin RPC surface: a call on an existing session passes
+ * one guard (`#existing`: the state loaded, the session exists, else 404) and
+ * delegates to the engine; `init` and `enqueueRun` (which create the session),
+ * `clear`, `destroy` and the alarm have rules of their own, written there. Methods return result
  * unions; the worker maps them to HTTP.
  *
  * The worker routes by name (`tenant:id`) without asking D1 whether the
@@ -109,7 +112,7 @@ export class Session extends DurableObject<Env> {
         try {
           recoverInterruptedTurns(this.#engine);
         } catch (e) {
-          console.error("session recovery failed:", e);
+          log("error", "session_recovery_failed", { error: String(e), stack: (e as Error)?.stack });
         }
       })
       .catch((e) => {
@@ -155,17 +158,28 @@ export class Session extends DurableObject<Env> {
     return this.#agents.resolve(info.agent, arg);
   }
 
-  /** Runs a turn RPC; in debug mode its answer carries the storage work it did (see debug-counters.ts). */
-  async #turn(arg: AgentArg, fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>): Promise<Result<TurnAnswer>> {
+  /**
+   * The guard of every call on an existing session: the object's state must
+   * have loaded (else its startup error is thrown) and the session must exist
+   * (else 404); then `fn` runs with the session's info.
+   */
+  #existing<T>(fn: (info: SessionInfo) => Promise<Result<T>> | Result<T>): Promise<Result<T>> | Result<T> {
     this.#ready();
     const info = this.#info();
     if (!info) return this.#missing();
-    const mark: DebugCounts | undefined = this.#probe?.mark();
-    const agent = await this.#agent(info, arg);
-    if (!agent.ok) return agent;
-    const answer = await fn(agent.agent);
-    if (answer.ok && mark && this.#probe) answer.debug = this.#probe.since(mark);
-    return answer;
+    return fn(info);
+  }
+
+  /** Runs a turn RPC; in debug mode its answer carries the storage work it did (see debug-counters.ts). */
+  async #turn(arg: AgentArg, fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>): Promise<Result<TurnAnswer>> {
+    return this.#existing(async (info) => {
+      const mark: DebugCounts | undefined = this.#probe?.mark();
+      const agent = await this.#agent(info, arg);
+      if (!agent.ok) return agent;
+      const answer = await fn(agent.agent);
+      if (answer.ok && mark && this.#probe) answer.debug = this.#probe.since(mark);
+      return answer;
+    });
   }
 
   #missing() {
@@ -195,9 +209,10 @@ export class Session extends DurableObject<Env> {
    * agent's context window and compaction threshold (null when the agent is gone).
    */
   async state(arg?: AgentArg): Promise<Result<SessionState>> {
-    this.#ready();
-    const info = this.#info();
-    if (!info) return this.#missing();
+    return this.#existing((info) => this.#state(info, arg));
+  }
+
+  async #state(info: SessionInfo, arg?: AgentArg): Promise<Result<SessionState>> {
     const resolved = arg ? await this.#agent(info, arg) : null;
     const agent = resolved?.ok ? resolved.agent : null;
     const window = agent ? contextWindow(agent.model) : null;
@@ -242,34 +257,33 @@ export class Session extends DurableObject<Env> {
   }
 
   async messages(after: number, limit: number): Promise<Result<MessagesPage>> {
-    this.#ready();
-    if (!this.#info()) return this.#missing();
-    const { items, next } = pageOf(this.#engine.history.page(after, limit + 1), limit, (m) => m.seq);
-    const upto = next === null ? Number.MAX_SAFE_INTEGER : (items[items.length - 1]?.seq ?? after);
-    return { ok: true, messages: items, next, compactions: compactionMarkers(this.#storage.sql, after, upto) };
+    return this.#existing(() => {
+      const { items, next } = pageOf(this.#engine.history.page(after, limit + 1), limit, (m) => m.seq);
+      const upto = next === null ? Number.MAX_SAFE_INTEGER : (items[items.length - 1]?.seq ?? after);
+      return { ok: true, messages: items, next, compactions: compactionMarkers(this.#storage.sql, after, upto) };
+    });
   }
 
   async compact(arg: AgentArg): Promise<Result<CompactionInfo>> {
-    this.#ready();
-    const info = this.#info();
-    if (!info) return this.#missing();
-    const agent = await this.#agent(info, arg);
-    if (!agent.ok) return agent;
-    return this.#engine.compact(agent.agent);
+    return this.#existing(async (info) => {
+      const agent = await this.#agent(info, arg);
+      if (!agent.ok) return agent;
+      return this.#engine.compact(agent.agent);
+    });
   }
 
   /** Debug/bench only: finished text turns written straight into history (debug-seed.ts); 404 unless enabled. */
   async debugSeed(turns: SeedTurn[]): Promise<Result<{ turns: number; messages: number }>> {
-    this.#ready();
-    if (!flag(this.#env.SWITCHBOARD_DEBUG_SEED) || !this.#info()) return this.#missing();
-    return seedTurns(this.#engine, turns);
+    return this.#existing(() =>
+      flag(this.#env.SWITCHBOARD_DEBUG_SEED) ? seedTurns(this.#engine, turns) : this.#missing(),
+    );
   }
 
   async events(after: number, limit: number): Promise<Result<EventsPage>> {
-    this.#ready();
-    if (!this.#info()) return this.#missing();
-    const { items, next } = pageOf(this.#engine.events.list(after, limit + 1), limit, (e) => e.seq);
-    return { ok: true, events: items, next };
+    return this.#existing(() => {
+      const { items, next } = pageOf(this.#engine.events.list(after, limit + 1), limit, (e) => e.seq);
+      return { ok: true, events: items, next };
+    });
   }
 
   async sendMessage(agent: AgentArg, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
@@ -300,15 +314,11 @@ export class Session extends DurableObject<Env> {
   }
 
   async cancel(): Promise<Result<{ status: string; turn_id: string }>> {
-    this.#ready();
-    if (!this.#info()) return this.#missing();
-    return this.#engine.cancel();
+    return this.#existing(() => this.#engine.cancel());
   }
 
   async openStream(after: number | null): Promise<Result<{ stream: ReadableStream<Uint8Array> | null }>> {
-    this.#ready();
-    if (!this.#info()) return this.#missing();
-    return { ok: true, stream: this.#engine.openStream(after) };
+    return this.#existing(() => ({ ok: true, stream: this.#engine.openStream(after) }));
   }
 
   async clear(): Promise<Result<{ cleared: true }>> {
@@ -390,7 +400,7 @@ export class Session extends DurableObject<Env> {
     try {
       if (this.#info()) this.#sweeper.schedule();
     } catch (e) {
-      console.error(JSON.stringify({ level: "error", msg: "sweep_schedule_failed", error: String(e) }));
+      log("error", "sweep_schedule_failed", { error: String(e) });
     }
   }
 
@@ -407,10 +417,10 @@ export class Session extends DurableObject<Env> {
         if (!this.#sweeper.idleExpired(Date.now())) return;
         await deleteSessionIndex(this.env.DB, info.tenant, info.id);
         await this.#wipe();
-        console.log(JSON.stringify({ level: "info", msg: "session_expired", session: `${info.tenant}:${info.id}` }));
+        log("info", "session_expired", { session: `${info.tenant}:${info.id}` });
       } catch (e) {
         this.#sweeper.schedule();
-        console.error(JSON.stringify({ level: "error", msg: "session_expire_failed", error: String(e) }));
+        log("error", "session_expire_failed", { error: String(e) });
       }
     });
   }
@@ -454,9 +464,7 @@ export class Session extends DurableObject<Env> {
 
   /** A run's state; `run: null` when this session does not know the run. */
   async runView(runId: string): Promise<Result<{ run: RunView | null }>> {
-    this.#ready();
-    if (!this.#info()) return this.#missing();
-    return { ok: true, run: this.#runs.view(runId) };
+    return this.#existing(() => ({ ok: true, run: this.#runs.view(runId) }));
   }
 
   /**
@@ -474,7 +482,7 @@ export class Session extends DurableObject<Env> {
       this.#scheduleSweep();
       const swept = await this.#sweeper.alarm(Date.now());
       if (swept && (swept.stream_log || swept.events || swept.turns || swept.runs)) {
-        console.log(JSON.stringify({ level: "info", msg: "retention_swept", session: this.#info()?.id, ...swept }));
+        log("info", "retention_swept", { session: this.#info()?.id, ...swept });
       }
       if (swept?.expired) await this.#expire();
     } finally {

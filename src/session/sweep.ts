@@ -1,5 +1,6 @@
 import { isoBefore, type Retention } from "../retention/config";
 import { one, run } from "../storage/sql";
+import { transaction } from "../storage/transaction";
 import type { Scheduler } from "./scheduler";
 
 /** Rows one DELETE removes at most. The rows are chosen by a subquery, so no statement binds more than two parameters. */
@@ -177,7 +178,7 @@ export class Sweeper {
    */
   #turnsBatch(cutoff: string, report: SweepReport): number {
     const batch = `SELECT t.id FROM turns t WHERE t.ended_at < ? AND ${SWEEPABLE_TURN} ORDER BY t.rowid LIMIT ?`;
-    return this.storage.transactionSync(() => {
+    return transaction(this.storage, () => {
       report.stream_log += run(this.#sql, `DELETE FROM stream_log WHERE turn_id IN (${batch})`, cutoff, SWEEP_BATCH);
       const n = run(this.#sql, `DELETE FROM turns WHERE id IN (${batch})`, cutoff, SWEEP_BATCH);
       if (n > 0) {
@@ -196,7 +197,7 @@ export class Sweeper {
   /** One batch of ended runs and their callback attempts, in one transaction; returns the runs deleted. */
   #runsBatch(cutoff: string, report: SweepReport): number {
     const batch = `SELECT id FROM runs WHERE ${ENDED_RUNS} AND ended_at < ? ORDER BY ended_at, id LIMIT ?`;
-    return this.storage.transactionSync(() => {
+    return transaction(this.storage, () => {
       report.run_callbacks += run(
         this.#sql,
         `DELETE FROM run_callbacks WHERE run_id IN (${batch})`,

@@ -1,4 +1,5 @@
 import { all, one, run } from "./sql";
+import { transaction } from "./transaction";
 
 /**
  * Session Durable Object schema, append-only: a deployed migration is never
@@ -217,7 +218,7 @@ export function migrate(storage: DurableObjectStorage): void {
   const current = row ? Number(row.value) : 0;
   for (let v = current; v < MIGRATIONS.length; v++) {
     const step = MIGRATIONS[v] as string | ((sql: SqlStorage) => void);
-    storage.transactionSync(() => {
+    transaction(storage, () => {
       if (typeof step === "string") sql.exec(step);
       else step(sql);
       run(sql, "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", String(v + 1));

@@ -9,6 +9,7 @@ import { chargeAgent } from "../helpers/fixtures.ts";
 import {
   Api,
   HttpError,
+  killGroup,
   Mock,
   startToolServer,
   startWrangler,
@@ -72,7 +73,7 @@ describe("a worker restart while a turn awaits approval", () => {
     expect(before.pending_approvals).toHaveLength(1);
 
     // Crash: kill the whole process group (wrangler and workerd) without a graceful shutdown.
-    process.kill(-first.pid, "SIGKILL");
+    killGroup(first.pid, "SIGKILL");
     await first.stop();
     worker = await startWrangler({ vars, persistDir });
     api = new Api(worker.url, adminKey);

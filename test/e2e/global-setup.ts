@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startMock } from "../../mock/server.ts";
-import { nodeBinary, repoRoot, startWrangler, workerVars } from "../helpers/wrangler.ts";
+import { nodeBinary, repoRoot, startWrangler } from "../../scripts/lib/process.mjs";
+import { workerVars } from "../helpers/wrangler.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -5,9 +5,9 @@ import path from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import openapiTS, { astToString } from "openapi-typescript";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { repoRoot } from "../../scripts/lib/process.mjs";
 import { typedClient } from "../helpers/client.ts";
 import { Api, Mock, uniqueModel } from "../helpers/index.ts";
-import { repoRoot } from "../helpers/wrangler.ts";
 
 const baseUrl = inject("baseUrl");
 const api = new Api(baseUrl, inject("adminKey"));

@@ -11,6 +11,7 @@ import {
   Api,
   type HistoryMessage,
   HttpError,
+  killGroup,
   Mock,
   type Part,
   type SseFrame,
@@ -183,7 +184,7 @@ describe("a worker restart in the middle of a turn", () => {
     expect(frames.at(-1)?.json).toMatchObject({ toolCallId: toolUseId, toolName: "lookup" });
 
     // Crash: kill the whole process group (wrangler and workerd) without a graceful shutdown.
-    process.kill(-first.pid, "SIGKILL");
+    killGroup(first.pid, "SIGKILL");
     await first.stop();
     await reader.cancel().catch(() => undefined);
     worker = await startWrangler({ vars, persistDir });

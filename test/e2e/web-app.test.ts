@@ -6,6 +6,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { repoRoot } from "../../scripts/lib/process.mjs";
 import { chromiumPath, launchChromium, NO_CHROMIUM } from "../helpers/browser.ts";
 import { chargeAgent, weatherAgent } from "../helpers/fixtures.ts";
 import {
@@ -17,7 +18,6 @@ import {
   type ToolServer,
   uniqueModel,
 } from "../helpers/index.ts";
-import { repoRoot } from "../helpers/wrangler.ts";
 
 const api = new Api(inject("baseUrl"), inject("adminKey"));
 const mock = new Mock(inject("mockUrl"));

@@ -3,6 +3,7 @@
 //   node test/helpers/mcp-process.ts --port 0 --preset basic [--authorization "Bearer x"]
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { killChild } from "../../scripts/lib/process.mjs";
 import { presetTools } from "./mcp-presets.ts";
 import type { McpRequestRecord, McpToolSpec } from "./mcp-server.ts";
 import { startMcpServer } from "./mcp-server.ts";
@@ -47,11 +48,7 @@ export async function spawnMcpServer(opts: {
       await fetch(`${base}/_fixture/tools`, { method: "POST", body: JSON.stringify(tools) });
     },
     kill() {
-      return new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGKILL");
-      });
+      return killChild(child, "SIGKILL");
     },
   };
 }

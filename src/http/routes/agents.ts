@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { normalizeAgent } from "../../agents/normalize";
-import { type AgentConfig, publicAgent } from "../../agents/types";
+import { publicAgent } from "../../agents/types";
+import { agentExists, deleteAgent, listAgents, putAgent, readAgent } from "../../d1/agents";
 import { flag } from "../../env";
 import { nowIso } from "../../storage/sql";
 import type { AppEnv } from "../app";
@@ -11,15 +12,9 @@ import { readJson } from "../validate";
 
 const MAX_AGENT_BYTES = 1_900_000;
 
-/** Bumps the agent-config epoch (see directory.ts); sessions re-read their agent at the next turn. */
-function bumpEpoch(db: D1Database): D1PreparedStatement {
-  return db.prepare("UPDATE agent_epoch SET epoch = epoch + 1 WHERE id = 1 RETURNING epoch");
-}
-
 /** This isolate passes the new epoch from its next turn on; others learn it within the cache bound. */
-function noteEpoch(result: D1Result<{ epoch: number }> | undefined): void {
-  const epoch = result?.results[0]?.epoch;
-  if (typeof epoch === "number") noteAgentEpoch(epoch);
+function noteEpoch(epoch: number | null): void {
+  if (epoch !== null) noteAgentEpoch(epoch);
 }
 
 export const agentsRoutes = new Hono<AppEnv>()
@@ -34,35 +29,22 @@ export const agentsRoutes = new Hono<AppEnv>()
       throw new ApiError(413, "payload_too_large", `agent configuration exceeds ${MAX_AGENT_BYTES} bytes once stored`);
     }
     const now = nowIso();
-    const existed = await c.env.DB.prepare("SELECT 1 AS x FROM agents WHERE name = ?").bind(agent.name).first();
+    const existed = await agentExists(c.env.DB, agent.name);
     // One batch = one transaction: the new config and the epoch bump that tells sessions to re-read it.
-    const [, bumped] = await c.env.DB.batch<{ epoch: number }>([
-      c.env.DB.prepare(
-        `INSERT INTO agents (name, config, created_at, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at`,
-      ).bind(agent.name, config, now, now),
-      bumpEpoch(c.env.DB),
-    ]);
-    noteEpoch(bumped);
+    noteEpoch(await putAgent(c.env.DB, agent.name, config, now));
     return c.json(publicAgent(agent), existed ? 200 : 201);
   })
   .get("/", async (c) => {
-    const { results } = await c.env.DB.prepare("SELECT config FROM agents ORDER BY name").all<{ config: string }>();
-    return c.json({ agents: results.map((r) => publicAgent(JSON.parse(r.config) as AgentConfig)) });
+    return c.json({ agents: (await listAgents(c.env.DB)).map(publicAgent) });
   })
   .get("/:agent", async (c) => {
-    const row = await c.env.DB.prepare("SELECT config FROM agents WHERE name = ?")
-      .bind(c.req.param("agent"))
-      .first<{ config: string }>();
-    if (!row) throw new ApiError(404, "not_found", "agent not found");
-    return c.json(publicAgent(JSON.parse(row.config) as AgentConfig));
+    const { config } = await readAgent(c.env.DB, c.req.param("agent"));
+    if (!config) throw new ApiError(404, "not_found", "agent not found");
+    return c.json(publicAgent(config));
   })
   .delete("/:agent", async (c) => {
-    const [res, bumped] = await c.env.DB.batch<{ epoch: number }>([
-      c.env.DB.prepare("DELETE FROM agents WHERE name = ?").bind(c.req.param("agent")),
-      bumpEpoch(c.env.DB),
-    ]);
-    noteEpoch(bumped);
-    if (!res?.meta.changes) throw new ApiError(404, "not_found", "agent not found");
+    const { deleted, epoch } = await deleteAgent(c.env.DB, c.req.param("agent"));
+    noteEpoch(epoch);
+    if (!deleted) throw new ApiError(404, "not_found", "agent not found");
     return c.json({ name: c.req.param("agent"), deleted: true });
   });

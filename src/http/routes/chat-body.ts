@@ -2,7 +2,6 @@ import type { ApprovalAnswer } from "../../session/approvals";
 import type { Part } from "../../session/history/parts";
 import type { SuppliedResult } from "../../session/history/store";
 import { ApiError } from "../errors";
-import { check } from "../validate";
 
 type ChatInput =
   | { kind: "message"; content: Part[] }
@@ -47,12 +46,13 @@ function approvalAnswers(parts: UiPart[]): ApprovalAnswer[] {
 }
 
 /**
- * Reads an AI SDK `useChat` request body. The server owns history, so only
+ * Reads an AI SDK `useChat` request body (the route has checked it against
+ * `chatBody` with `readBody`, as every route reads its body). The server owns history, so only
  * the newest message matters: a user message becomes the turn's content; an
  * assistant message whose client tools now carry outputs becomes tool results.
  */
-export function chatBodyToInput(body: unknown): ChatInput {
-  const messages = check<{ messages: unknown[] }>("chatBody", body).messages;
+export function chatBodyToInput(body: { messages: unknown[] }): ChatInput {
+  const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) {
     throw new ApiError(400, "invalid_request", "messages: a non-empty array is required");
   }

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { insertKey, listKeys, revokeKey } from "../../d1/keys";
 import { nowIso } from "../../storage/sql";
 import type { AppEnv } from "../app";
 import { newApiKey, requireAdmin, sha256Hex } from "../auth";
@@ -16,24 +17,22 @@ export const keysRoutes = new Hono<AppEnv>()
     const rateLimit = body.rate_limit_per_min ?? null;
     const id = `key_${crypto.randomUUID().replaceAll("-", "")}`;
     const key = newApiKey();
-    await c.env.DB.prepare(
-      "INSERT INTO api_keys (id, tenant, name, key_hash, created_at, rate_limit_per_min) VALUES (?, ?, ?, ?, ?, ?)",
-    )
-      .bind(id, body.tenant, body.name ?? null, await sha256Hex(key), nowIso(), rateLimit)
-      .run();
+    await insertKey(c.env.DB, {
+      id,
+      tenant: body.tenant,
+      name: body.name ?? null,
+      keyHash: await sha256Hex(key),
+      createdAt: nowIso(),
+      rateLimitPerMin: rateLimit,
+    });
     return c.json({ id, key, tenant: body.tenant, name: body.name ?? null, rate_limit_per_min: rateLimit }, 201);
   })
   .get("/", async (c) => {
-    const { results } = await c.env.DB.prepare(
-      "SELECT id, tenant, name, created_at, revoked_at, rate_limit_per_min FROM api_keys ORDER BY created_at",
-    ).all();
-    return c.json({ keys: results });
+    return c.json({ keys: await listKeys(c.env.DB) });
   })
   .delete("/:id", async (c) => {
-    const res = await c.env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
-      .bind(nowIso(), c.req.param("id"))
-      .run();
-    if (!res.meta.changes) throw new ApiError(404, "not_found", "no active key with that id");
+    const revoked = await revokeKey(c.env.DB, c.req.param("id"), nowIso());
+    if (!revoked) throw new ApiError(404, "not_found", "no active key with that id");
     // Other isolates stop accepting it within the cache bound (directory.ts); this one at once.
     forgetKey(c.req.param("id"));
     return c.json({ id: c.req.param("id"), revoked: true });

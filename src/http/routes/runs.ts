@@ -1,7 +1,9 @@
 import { type Context, Hono } from "hono";
 import type { AgentConfig } from "../../agents/types";
+import { readAgent } from "../../d1/agents";
+import { type RunRecord, runById } from "../../d1/runs";
 import { flag } from "../../env";
-import { admitRun, handToSession, publicStatus, type RunRecord, runsStub } from "../../runs/admission";
+import { admitRun, handToSession, publicStatus, runsStub } from "../../runs/admission";
 import { verifySigned } from "../../runs/signature";
 import type { ApprovalAnswer } from "../../session/approvals";
 import type { JsonObject, Part } from "../../session/history/parts";
@@ -12,7 +14,7 @@ import { requireAdmin, requireTenant, sha256Hex } from "../auth";
 import { agentArg } from "../directory";
 import { ApiError } from "../errors";
 import { sessionStub, unwrap } from "../session-ref";
-import { check, readJson } from "../validate";
+import { check, readBody, readJson } from "../validate";
 import { respond, strictOutputSchema } from "./turns";
 
 /** A run body is stored whole in D1 (to hand the run to its session again), so it stays well below the row limit. */
@@ -27,11 +29,6 @@ interface RunBody {
 
 function unauthorized(message: string): ApiError {
   return new ApiError(401, "invalid_signature", message);
-}
-
-async function agentByName(c: Context<AppEnv>, name: string): Promise<AgentConfig | null> {
-  const row = await c.env.DB.prepare("SELECT config FROM agents WHERE name = ?").bind(name).first<{ config: string }>();
-  return row ? (JSON.parse(row.config) as AgentConfig) : null;
 }
 
 /** The raw body, size-capped before anything hashes it: the signature covers these exact bytes. */
@@ -114,7 +111,7 @@ async function approver(c: Context<AppEnv>, record: RunRecord | null, raw: strin
     return admin ? "admin" : actorOf(c);
   }
   // Unsigned: 401 whether the run exists or not. Signed for a run that does not exist: 404.
-  const agent = record ? await agentByName(c, record.agent) : null;
+  const agent = record ? (await readAgent(c.env.DB, record.agent)).config : null;
   if (!record && c.req.header("webhook-signature") === undefined) await verifySignature(c, null, raw);
   if (!record) throw missing;
   const signed = await verifySignature(c, agent, raw);
@@ -134,10 +131,10 @@ function idempotencyKey(c: Context<AppEnv>): string | null {
 export const runsRoutes = new Hono<AppEnv>()
   .post("/v1/agents/:agent/runs", async (c) => {
     const raw = await rawBody(c);
-    const agent = await agentByName(c, c.req.param("agent"));
+    const { config: agent } = await readAgent(c.env.DB, c.req.param("agent"));
     const { tenant, auth } = await authenticate(c, agent, raw);
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
-    const body = check<RunBody>("runBody", await readJson(c, RUN_BODY_BYTES));
+    const body = await readBody<RunBody>(c, "runBody", RUN_BODY_BYTES);
     const jsonSchema: JsonObject | undefined =
       body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const input: Part[] = typeof body.input === "string" ? [{ type: "text", text: body.input }] : body.input;
@@ -175,7 +172,7 @@ export const runsRoutes = new Hono<AppEnv>()
       admin = false;
       await requireTenant(c, async () => {});
     });
-    const record = await c.env.DB.prepare("SELECT * FROM runs WHERE id = ?").bind(c.req.param("id")).first<RunRecord>();
+    const record = await runById(c.env.DB, c.req.param("id"));
     if (!record || (!admin && record.tenant !== c.get("tenant"))) throw new ApiError(404, "not_found", "run not found");
     const res = await runsStub(c.env, record.tenant, record.session_id).runView(record.id);
     if (!res.ok) throw new ApiError(404, "not_found", "the run's session was deleted");
@@ -187,7 +184,7 @@ export const runsRoutes = new Hono<AppEnv>()
   })
   .post("/v1/runs/:id/approvals", async (c) => {
     const raw = await rawBody(c);
-    const record = await c.env.DB.prepare("SELECT * FROM runs WHERE id = ?").bind(c.req.param("id")).first<RunRecord>();
+    const record = await runById(c.env.DB, c.req.param("id"));
     const by = await approver(c, record, raw);
     if (!record) throw new ApiError(404, "not_found", "run not found");
     const body = check<{ approvals: ApprovalAnswer[] }>("toolApprovalsBody", await readJson(c));

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import type { AgentConfig } from "../../agents/types";
-import { deleteSessionIndex } from "../../retention/d1";
+import { readAgent } from "../../d1/agents";
+import { deleteSessionIndex, deleteSessionRow, insertSession, listSessions } from "../../d1/sessions";
 import { nowIso, pageOf } from "../../storage/sql";
 import { sessionAccess } from "../access";
 import type { AppEnv } from "../app";
@@ -30,20 +30,14 @@ export const sessionsRoutes = new Hono<AppEnv>()
     }>(c, "createSessionBody", 64 * 1024);
     const tenant = c.get("tenant");
     // The config and the epoch it belongs to, in one statement: they prime the session's agent cache.
-    const agent = await c.env.DB.prepare(
-      "SELECT config, (SELECT epoch FROM agent_epoch WHERE id = 1) AS epoch FROM agents WHERE name = ?",
-    )
-      .bind(body.agent)
-      .first<{ config: string; epoch: number | null }>();
-    if (!agent) throw new ApiError(404, "agent_not_found", `agent "${body.agent}" does not exist`);
+    const agent = await readAgent(c.env.DB, body.agent);
+    const config = agent.config;
+    if (!config) throw new ApiError(404, "agent_not_found", `agent "${body.agent}" does not exist`);
     const id = body.id ?? `ses_${crypto.randomUUID().replaceAll("-", "")}`;
     const created_at = nowIso();
-    const ins = await c.env.DB.prepare(
-      "INSERT INTO sessions (tenant, id, agent, metadata, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-    )
-      .bind(tenant, id, body.agent, body.metadata ? JSON.stringify(body.metadata) : null, created_at)
-      .run();
-    if (!ins.meta.changes) throw new ApiError(409, "session_exists", `session "${id}" already exists`);
+    const metadata = body.metadata ? JSON.stringify(body.metadata) : null;
+    const inserted = await insertSession(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at });
+    if (!inserted) throw new ApiError(409, "session_exists", `session "${id}" already exists`);
     // The hint only matters here: the object is created by this first call and stays where it was placed.
     const stub = sessionStub(c.env, tenant, id, body.location_hint);
     try {
@@ -52,12 +46,12 @@ export const sessionsRoutes = new Hono<AppEnv>()
       unwrap(
         await stub.init(
           { tenant, id, agent: body.agent, created_at, metadata: body.metadata ?? null },
-          { config: JSON.parse(agent.config) as AgentConfig, epoch },
+          { config, epoch },
         ),
       );
     } catch (e) {
       // Keep the index and the object in step: no index row without an object.
-      await c.env.DB.prepare("DELETE FROM sessions WHERE tenant = ? AND id = ?").bind(tenant, id).run();
+      await deleteSessionRow(c.env.DB, tenant, id);
       throw e;
     }
     return c.json({ id, agent: body.agent, created_at, metadata: body.metadata ?? null }, 201);
@@ -65,12 +59,8 @@ export const sessionsRoutes = new Hono<AppEnv>()
   .get("/", requireTenant, async (c) => {
     const limit = intParam(c.req.query("limit"), 50, 1, 200, "limit");
     const after = c.req.query("after") ?? "";
-    const { results } = await c.env.DB.prepare(
-      "SELECT id, agent, created_at FROM sessions WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?",
-    )
-      .bind(c.get("tenant"), after, limit + 1)
-      .all<{ id: string; agent: string; created_at: string }>();
-    const { items, next } = pageOf(results, limit, (s) => s.id);
+    const rows = await listSessions(c.env.DB, c.get("tenant"), after, limit + 1);
+    const { items, next } = pageOf(rows, limit, (s) => s.id);
     return c.json({ sessions: items, next });
   })
   .get("/:id", sessionAccess("read"), async (c) => {

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { corsOrigins, replaceCorsOrigins } from "../../d1/tenants";
 import { nowIso } from "../../storage/sql";
 import type { AppEnv } from "../app";
 import { requireAdmin } from "../auth";
@@ -42,21 +43,12 @@ export const tenantsRoutes = new Hono<AppEnv>()
     const tenant = tenantParam(c.req.param("tenant"));
     const body = await readBody<{ allowed_origins: string[] }>(c, "corsBody", 64 * 1024);
     for (const [i, o] of body.allowed_origins.entries()) checkOrigin(o, `allowed_origins.${i}`);
-    const now = nowIso();
     // One batch = one transaction: the list is replaced, never seen half-written.
-    await c.env.DB.batch([
-      c.env.DB.prepare("DELETE FROM cors_origins WHERE tenant = ?").bind(tenant),
-      ...body.allowed_origins.map((o) =>
-        c.env.DB.prepare("INSERT INTO cors_origins (tenant, origin, created_at) VALUES (?, ?, ?)").bind(tenant, o, now),
-      ),
-    ]);
+    await replaceCorsOrigins(c.env.DB, tenant, body.allowed_origins, nowIso());
     forgetOrigins(tenant);
     return c.json({ tenant, allowed_origins: body.allowed_origins });
   })
   .get("/:tenant/cors", async (c) => {
     const tenant = tenantParam(c.req.param("tenant"));
-    const { results } = await c.env.DB.prepare("SELECT origin FROM cors_origins WHERE tenant = ? ORDER BY origin")
-      .bind(tenant)
-      .all<{ origin: string }>();
-    return c.json({ tenant, allowed_origins: results.map((r) => r.origin) });
+    return c.json({ tenant, allowed_origins: await corsOrigins(c.env.DB, tenant) });
   });

@@ -11,7 +11,7 @@ import { sha256Hex } from "../auth";
 import { agentArg } from "../directory";
 import { ApiError } from "../errors";
 import { sessionRef, unwrap } from "../session-ref";
-import { check, readJson } from "../validate";
+import { readBody } from "../validate";
 import { chatBodyToInput } from "./chat-body";
 
 /** Messages may carry a JSON Schema of up to 4 MiB (checked by compileStrict), so the body may be larger than 1 MiB. */
@@ -86,13 +86,12 @@ export const turnsRoutes = new Hono<AppEnv>()
   // Per-route guards: an API key, or a session token for this session with the route's action.
   .post("/:id/messages", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
-    const raw = await readJson(c, MESSAGE_BODY_BYTES);
-    const body = check<{
+    const body = await readBody<{
       content: string | Part[];
       tool_results?: RawResult[];
       max_steps?: number;
       json_schema?: unknown;
-    }>("messageBody", raw);
+    }>(c, "messageBody", MESSAGE_BODY_BYTES);
     const jsonSchema = body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const content: Part[] = typeof body.content === "string" ? [{ type: "text", text: body.content }] : body.content;
     const nonEmpty = content.filter((p) => p.type !== "text" || p.text.length > 0);
@@ -111,7 +110,7 @@ export const turnsRoutes = new Hono<AppEnv>()
           tool_results: toSupplied(body.tool_results),
           ...(body.max_steps ? { max_steps: body.max_steps } : {}),
           ...(jsonSchema ? { json_schema: jsonSchema } : {}),
-          ...(key ? { idempotency_key: key, body_hash: await sha256Hex(JSON.stringify(raw)) } : {}),
+          ...(key ? { idempotency_key: key, body_hash: await sha256Hex(JSON.stringify(body)) } : {}),
         },
         modeOf(c),
       ),
@@ -120,19 +119,19 @@ export const turnsRoutes = new Hono<AppEnv>()
   })
   .post("/:id/tool-results", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
-    const body = check<{ results: RawResult[] }>("toolResultsBody", await readJson(c));
+    const body = await readBody<{ results: RawResult[] }>(c, "toolResultsBody");
     const answer = unwrap(await ref.stub.submitToolResults(await agentArg(c), toSupplied(body.results), modeOf(c)));
     return respond(c, answer, false);
   })
   .post("/:id/tool-approvals", sessionAccess("approve"), async (c) => {
     const ref = sessionRef(c);
-    const body = check<{ approvals: ApprovalAnswer[] }>("toolApprovalsBody", await readJson(c));
+    const body = await readBody<{ approvals: ApprovalAnswer[] }>(c, "toolApprovalsBody");
     const answer = unwrap(await ref.stub.answerApprovals(await agentArg(c), body.approvals, modeOf(c), actorOf(c)));
     return respond(c, answer, false);
   })
   .post("/:id/chat", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
-    const input = chatBodyToInput(await readJson(c));
+    const input = chatBodyToInput(await readBody<{ messages: unknown[] }>(c, "chatBody"));
     const agent = await agentArg(c);
     if (input.kind === "message") {
       return respond(

@@ -7,6 +7,7 @@ import { bodyText } from "../../providers/body-text";
 import { endpointFromEnv, getAdapter } from "../../providers/index";
 import { contextWindow, ProviderFailure, type StepRequest } from "../../providers/types";
 import { all } from "../../storage/sql";
+import { transaction } from "../../storage/transaction";
 import { announcedTools } from "../../tools/disclosure";
 import { declaration, type RegisteredTool } from "../../tools/registry";
 import type { Message } from "../history/parts";
@@ -243,12 +244,7 @@ export class Compactor {
   }
 
   #transaction<T>(fn: () => T): T {
-    try {
-      return this.d.storage.transactionSync(fn);
-    } catch (e) {
-      this.d.history.invalidate();
-      throw e;
-    }
+    return transaction(this.d.storage, fn, () => this.d.history.invalidate());
   }
 
   /** The summary of the prior summary plus `messages`, in as many requests as the window needs. */

@@ -83,7 +83,7 @@ function toMessage(row: MessageRow): Message {
  * (`answered_seq IS NULL`). Open calls only ever belong to the newest
  * assistant message, because every write of a user message goes through
  * `closeOpenCalls`, which answers all of them first. Every method that writes
- * must be called inside `storage.transactionSync` by its caller when it is
+ * must be called inside a transaction (`storage/transaction.ts`) by its caller when it is
  * part of a larger change; the methods themselves only run SQL.
  */
 export class HistoryStore {

@@ -1,6 +1,7 @@
 import { BUILTIN_TOOL_NAMES } from "../../agents/types";
 import { compileLenient, issueLines } from "../../json-schema/index";
 import type { EventLog } from "../../observability/events";
+import { log } from "../../observability/log";
 import { inSpan } from "../../observability/tracing";
 import type { BuiltinOutcome } from "../../tools/builtins/run";
 import { callHttpTool, type ToolOutcome } from "../../tools/http-tool";
@@ -118,15 +119,7 @@ async function executeGuarded(
     // Cancellation of the turn: the runner answers the call synthetically.
     if (opts.signal.aborted) return;
     // Any other throw (a bug, a failed write) is this call's error result; the other calls go on.
-    console.error(
-      JSON.stringify({
-        level: "error",
-        msg: "tool_crashed",
-        tool: call.name,
-        tool_use_id: call.id,
-        error: String(e),
-      }),
-    );
+    log("error", "tool_crashed", { tool: call.name, tool_use_id: call.id, error: String(e) });
     events.record("tool_executed", turnId, {
       tool: call.name,
       tool_use_id: call.id,

@@ -1,5 +1,7 @@
+import { log } from "../../observability/log";
 import { inSpan } from "../../observability/tracing";
 import type { StopReason } from "../../providers/types";
+import { transaction } from "../../storage/transaction";
 import { runBudgetedStep } from "../compaction/run";
 import type { TurnStatus, UiFinishReason } from "../stream/turn-events";
 import { deliverAnswers } from "./approval-resume";
@@ -56,13 +58,9 @@ export class TurnRunner implements TurnContext {
     this.#abort.abort(new Error(reason));
   }
 
+  /** One SQLite transaction (storage/transaction.ts); a rollback drops the history cache. */
   tx<T>(fn: () => T): T {
-    try {
-      return this.d.storage.transactionSync(fn);
-    } catch (e) {
-      this.d.history.invalidate();
-      throw e;
-    }
+    return transaction(this.d.storage, fn, () => this.d.history.invalidate());
   }
 
   async run(): Promise<void> {
@@ -73,7 +71,7 @@ export class TurnRunner implements TurnContext {
       await this.#steps();
     } catch (e) {
       // A bug must not leave the turn "running" forever: fail it visibly (unless it already ended).
-      console.error(JSON.stringify({ level: "error", msg: "turn_crashed", turn_id: this.turnId, error: String(e) }));
+      log("error", "turn_crashed", { turn_id: this.turnId, error: String(e) });
       if (!this.#settled) this.#fail({ code: "internal_error", message: String(e) });
     } finally {
       // Sibling tool calls of a failed turn stop; their results are never written.

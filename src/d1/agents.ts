@@ -1,0 +1,71 @@
+/**
+ * D1 `agents` and `agent_epoch`: agent configurations, and the agent-config
+ * epoch every PUT/DELETE of an agent bumps in the same batch (sessions re-read
+ * their agent when the epoch they are told is newer; see
+ * src/session/agent-cache.ts). The one place an agent's config is read from D1.
+ */
+import type { AgentConfig } from "../agents/types";
+import type { D1 } from "./db";
+
+/** The epoch after a PUT/DELETE, as the batch's RETURNING row (null if the row is missing). */
+function epochOf(result: D1Result<{ epoch: number }> | undefined): number | null {
+  const epoch = result?.results[0]?.epoch;
+  return typeof epoch === "number" ? epoch : null;
+}
+
+/** Bumps the agent-config epoch; sessions re-read their agent at the next turn. */
+function bumpEpoch(db: D1Database): D1PreparedStatement {
+  return db.prepare("UPDATE agent_epoch SET epoch = epoch + 1 WHERE id = 1 RETURNING epoch");
+}
+
+/** An agent's config (null: no such agent) and the current agent-config epoch, in one statement. */
+export async function readAgent(db: D1, name: string): Promise<{ config: AgentConfig | null; epoch: number | null }> {
+  const row = await db
+    .prepare(
+      "SELECT (SELECT epoch FROM agent_epoch WHERE id = 1) AS epoch, (SELECT config FROM agents WHERE name = ?) AS config",
+    )
+    .bind(name)
+    .first<{ epoch: number | null; config: string | null }>();
+  return { config: row?.config ? (JSON.parse(row.config) as AgentConfig) : null, epoch: row?.epoch ?? null };
+}
+
+/** Every agent's config, by name. */
+export async function listAgents(db: D1): Promise<AgentConfig[]> {
+  const { results } = await db.prepare("SELECT config FROM agents ORDER BY name").all<{ config: string }>();
+  return results.map((r) => JSON.parse(r.config) as AgentConfig);
+}
+
+export async function agentExists(db: D1, name: string): Promise<boolean> {
+  return (await db.prepare("SELECT 1 AS x FROM agents WHERE name = ?").bind(name).first()) !== null;
+}
+
+/**
+ * Creates or replaces an agent (`config` is its stored JSON) and bumps the
+ * epoch, in one batch (one transaction); returns the new epoch.
+ */
+export async function putAgent(db: D1Database, name: string, config: string, now: string): Promise<number | null> {
+  const [, bumped] = await db.batch<{ epoch: number }>([
+    db
+      .prepare(
+        `INSERT INTO agents (name, config, created_at, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at`,
+      )
+      .bind(name, config, now, now),
+    bumpEpoch(db),
+  ]);
+  return epochOf(bumped);
+}
+
+/** Deletes an agent and bumps the epoch, in one batch; whether it existed, and the new epoch. */
+export async function deleteAgent(db: D1Database, name: string): Promise<{ deleted: boolean; epoch: number | null }> {
+  const [res, bumped] = await db.batch<{ epoch: number }>([
+    db.prepare("DELETE FROM agents WHERE name = ?").bind(name),
+    bumpEpoch(db),
+  ]);
+  return { deleted: Boolean(res?.meta.changes), epoch: epochOf(bumped) };
+}
+
+/** The current agent-config epoch (null if its row is missing). */
+export function readEpoch(db: D1): Promise<number | null> {
+  return db.prepare("SELECT epoch FROM agent_epoch WHERE id = 1").first<number>("epoch");
+}

@@ -1,0 +1,89 @@
+/**
+ * D1 `runs`: the record of every webhook-triggered run — what never changes
+ * about it (who, which agent and session, the request). Its unique index on
+ * (tenant, agent, idempotency_key) is the arbiter of repeated webhook-ids;
+ * the run's state lives in its session object.
+ */
+import type { D1 } from "./db";
+
+export interface RunRecord {
+  id: string;
+  tenant: string;
+  agent: string;
+  session_id: string;
+  idempotency_key: string | null;
+  body_hash: string;
+  auth: string;
+  request: string;
+  created_at: string;
+  accepted_at: string | null;
+}
+
+/** What the retention cron reads of a record. */
+export interface RunRef {
+  id: string;
+  tenant: string;
+  session_id: string;
+  created_at: string;
+  [key: string]: string;
+}
+
+/** Inserts a record unless its idempotency key is taken; true when this call inserted it. */
+export async function insertRun(db: D1Database, r: Omit<RunRecord, "accepted_at">): Promise<boolean> {
+  const res = await db
+    .prepare(
+      `INSERT INTO runs (id, tenant, agent, session_id, idempotency_key, body_hash, auth, request, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    )
+    .bind(r.id, r.tenant, r.agent, r.session_id, r.idempotency_key, r.body_hash, r.auth, r.request, r.created_at)
+    .run();
+  return res.meta.changes > 0;
+}
+
+export function runById(db: D1, id: string): Promise<RunRecord | null> {
+  return db.prepare("SELECT * FROM runs WHERE id = ?").bind(id).first<RunRecord>();
+}
+
+export function runByIdempotencyKey(
+  db: D1,
+  tenant: string,
+  agent: string,
+  key: string | null,
+): Promise<RunRecord | null> {
+  return db
+    .prepare("SELECT * FROM runs WHERE tenant = ? AND agent = ? AND idempotency_key = ?")
+    .bind(tenant, agent, key)
+    .first<RunRecord>();
+}
+
+/** Marks the record as handed to its session (once). */
+export async function markRunAccepted(db: D1Database, id: string, at: string): Promise<void> {
+  await db.prepare("UPDATE runs SET accepted_at = ? WHERE id = ? AND accepted_at IS NULL").bind(at, id).run();
+}
+
+/** Records created before `cutoff`, after the (created_at, id) cursor, oldest first, at most `limit`. */
+export async function runsCreatedBefore(
+  db: D1,
+  cutoff: string,
+  after: { at: string; id: string },
+  limit: number,
+): Promise<RunRef[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, tenant, session_id, created_at FROM runs
+       WHERE created_at < ? AND (created_at > ? OR (created_at = ? AND id > ?))
+       ORDER BY created_at, id LIMIT ?`,
+    )
+    .bind(cutoff, after.at, after.at, after.id, limit)
+    .all<RunRef>();
+  return results;
+}
+
+/** Deletes records by id, in one statement (callers keep `ids` well under 100 bound parameters). */
+export async function deleteRuns(db: D1Database, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .prepare(`DELETE FROM runs WHERE id IN (${ids.map(() => "?").join(", ")})`)
+    .bind(...ids)
+    .run();
+}

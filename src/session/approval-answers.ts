@@ -1,0 +1,105 @@
+/**
+ * Answers to approvals, the engine's side of a person's decision: answers
+ * from the API or a useChat body (checked first: nothing is written unless
+ * every answer is valid), the expiry of an approval whose `approval_ttl_s`
+ * ran out, and the `approval_declined` events of every decline. Declined calls
+ * get their result at once; approved ones run when the turn resumes, which it
+ * does once nothing else is awaited (the engine's `resumeIfReady`).
+ */
+import type { AgentConfig } from "../agents/types";
+import type { Env } from "../env";
+import { fail } from "../http/errors";
+import type { EventLog } from "../observability/events";
+import { type Actor, type ApprovalAnswer, type ApprovalStore, checkAnswers, declineOne, EXPIRED } from "./approvals";
+import type { HistoryStore } from "./history/store";
+import type { Mode, Result, TurnAnswer } from "./rpc-types";
+import type { SessionTools } from "./tools-state";
+import type { TurnRow, TurnStore } from "./turn/turns";
+
+/** What answering needs of the engine (the engine itself; an interface, so this file does not import it). */
+export interface AnsweringEngine {
+  readonly env: Env;
+  readonly tools: SessionTools;
+  readonly approvals: ApprovalStore;
+  readonly turns: TurnStore;
+  readonly history: HistoryStore;
+  readonly events: EventLog;
+  tx<T>(fn: () => T): T;
+  resumeIfReady(agent: AgentConfig, before: TurnRow | null, mode: Mode, since: number): Promise<Result<TurnAnswer>>;
+}
+
+/** Records one `approval_declined` event per declined approval. */
+export function recordDeclined(
+  events: EventLog,
+  rows: Array<{ id: string; call_id: string; name: string; turn_id: string }>,
+  turnId: string | null,
+  reason: string,
+  by: Actor,
+): void {
+  for (const row of rows) {
+    events.record("approval_declined", turnId ?? row.turn_id, {
+      approval_id: row.id,
+      tool_use_id: row.call_id,
+      tool: row.name,
+      by,
+      reason,
+    });
+  }
+}
+
+/**
+ * Answers approvals (checked first: nothing is written unless every answer
+ * is valid). Declined calls get their result now; approved ones run when
+ * the turn resumes, which it does once nothing else is awaited.
+ */
+export async function answerApprovals(
+  engine: AnsweringEngine,
+  agent: AgentConfig,
+  answers: ApprovalAnswer[],
+  mode: Mode,
+  by: Actor,
+  fromChat = false,
+): Promise<Result<TurnAnswer>> {
+  await engine.tools.refresh(agent, engine.env);
+  const checked = await checkAnswers(engine.approvals, answers, {
+    requireSignature: fromChat,
+    skipAnswered: fromChat,
+  });
+  if (!checked.ok) return checked;
+  const latest = engine.turns.latest();
+  const since = (engine.history.last()?.seq ?? 0) + 1;
+  const decided = engine.tx(() =>
+    checked.decide.filter(({ row, answer }) =>
+      answer.approved
+        ? engine.approvals.decide(row.id, "approved", answer.reason ?? null, by)
+        : declineOne(engine.approvals, engine.history, row, answer.reason, by),
+    ),
+  );
+  // A concurrent request answered the same approvals first (the checks above awaited): nothing of ours was written.
+  if (decided.length === 0) {
+    return fail(409, "approval_already_answered", "these approvals were answered by another request");
+  }
+  for (const { row, answer } of decided) {
+    engine.events.record(answer.approved ? "approval_granted" : "approval_declined", row.turn_id, {
+      approval_id: row.id,
+      tool_use_id: row.call_id,
+      tool: row.name,
+      by,
+      ...(answer.reason ? { reason: answer.reason } : {}),
+    });
+  }
+  return engine.resumeIfReady(agent, latest, mode, since);
+}
+
+/** An approval whose `approval_ttl_s` ran out (the alarm): declined, and the turn resumes if that was the last. */
+export async function expireApproval(engine: AnsweringEngine, agent: AgentConfig, approvalId: string): Promise<void> {
+  const row = engine.approvals.get(approvalId);
+  if (row?.status !== "pending") return;
+  await engine.tools.refresh(agent, engine.env);
+  const latest = engine.turns.latest();
+  const done = engine.tx(() => declineOne(engine.approvals, engine.history, row, EXPIRED, "ttl"));
+  if (!done) return;
+  recordDeclined(engine.events, [row], row.turn_id, EXPIRED, "ttl");
+  const answer = await engine.resumeIfReady(agent, latest, "stream", 0);
+  if (answer.ok) answer.stream?.cancel().catch(() => {});
+}
