@@ -1,6 +1,6 @@
 import type { McpServerConfig } from "../agents/types";
-import type { JsonObject } from "../session/history/parts";
-import { all, run } from "../storage/sql";
+import type { JsonObject } from "../model/json";
+import { all, write } from "../storage/sql";
 import type { ToolOutcome } from "../tools/http-tool";
 import { checkOutboundUrl } from "../tools/outbound";
 import type { RegisteredTool } from "../tools/registry";
@@ -110,7 +110,7 @@ export class McpCatalog {
   #save(name: string, st: ServerState, changed: boolean): void {
     this.#map.set(name, st);
     if (changed) this.version++;
-    run(
+    write(
       this.sql,
       `INSERT OR REPLACE INTO mcp_servers (name, fingerprint, status, tools, fetched_at, error, timed_out)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -133,7 +133,7 @@ export class McpCatalog {
       this.#map.delete(name);
       this.#conns.get(name)?.close();
       this.#conns.delete(name);
-      run(this.sql, "DELETE FROM mcp_servers WHERE name = ?", name);
+      write(this.sql, "DELETE FROM mcp_servers WHERE name = ?", name);
     }
     await Promise.all(
       wanted.map((s) => {

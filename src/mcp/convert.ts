@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../agents/types";
-import type { JsonObject, ToolResultContent } from "../session/history/parts";
+import type { JsonObject } from "../model/json";
+import type { ToolResultContent } from "../model/message";
 import type { ToolOutcome } from "../tools/http-tool";
 import type { RegisteredTool } from "../tools/registry";
 import { compileLenient } from "../tools/schema/index";

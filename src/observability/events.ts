@@ -1,6 +1,6 @@
 import { fitJson } from "../storage/fit";
 import { EVENT_BUDGET_BYTES } from "../storage/limits";
-import { all, nowIso, one, run } from "../storage/sql";
+import { all, nowIso, one, write } from "../storage/sql";
 import { eventSpan } from "./tracing";
 
 /** Typed session events, served by GET /events. Secrets never go in `data`. */
@@ -59,7 +59,7 @@ export class EventLog {
     // Long strings are cut (with their original size) so the row fits; the log line carries the same.
     const fitted = fitJson(data, EVENT_BUDGET_BYTES);
     const stored = fitted && typeof fitted === "object" ? (fitted as Record<string, unknown>) : { truncated: fitted };
-    run(
+    write(
       this.sql,
       "INSERT INTO events (type, at, turn_id, data) VALUES (?, ?, ?, ?)",
       type,
@@ -96,10 +96,10 @@ export class EventLog {
       "SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?",
       MAX_EVENTS,
     );
-    if (cutoff) run(this.sql, "DELETE FROM events WHERE seq <= ?", cutoff.seq);
+    if (cutoff) write(this.sql, "DELETE FROM events WHERE seq <= ?", cutoff.seq);
   }
 
   clear(): void {
-    run(this.sql, "DELETE FROM events");
+    write(this.sql, "DELETE FROM events");
   }
 }

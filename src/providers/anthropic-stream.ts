@@ -1,8 +1,9 @@
-import type { Part } from "../session/history/parts";
+import type { Part } from "../model/message";
+import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";
 import type { WireParser } from "./stream-driver";
-import { ProviderFailure, type StopReason, type StreamEvent, type Usage } from "./types";
+import { ProviderFailure } from "./types";
 
 type Block =
   | { kind: "text"; index: number; text: string }

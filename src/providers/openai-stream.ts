@@ -1,7 +1,8 @@
+import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asArr, asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";
 import type { WireParser } from "./stream-driver";
-import { ProviderFailure, type StopReason, type StreamEvent, type Usage } from "./types";
+import { ProviderFailure } from "./types";
 
 type ContentBlock = { kind: "text" | "thinking"; index: number; text: string };
 type Call = { index: number; id: string; name: string; args: string; closed: boolean };

@@ -1,6 +1,7 @@
 import type { Env } from "../env";
 import { ApiError, toApiError } from "../http/errors";
-import type { JsonObject, Part } from "../session/history/parts";
+import type { JsonObject } from "../model/json";
+import type { Part } from "../model/message";
 import type { Session } from "../session/session";
 import { nowIso } from "../storage/sql";
 import type { RunSpec, RunStatus, RunView } from "./types";

@@ -1,10 +1,10 @@
 import type { AgentConfig } from "../agents/types";
 import { type Env, flag } from "../env";
+import type { TurnStatus } from "../model/turn";
 import { openView } from "../session/approvals";
 import type { SessionEngine } from "../session/engine";
 import type { Result, TurnAnswer } from "../session/rpc-types";
 import type { Job, Scheduler } from "../session/scheduler";
-import type { TurnStatus } from "../session/stream/turn-events";
 import type { TurnRow } from "../session/turn/turns";
 import { nowIso } from "../storage/sql";
 import { deliver } from "./callback";

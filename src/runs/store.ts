@@ -1,7 +1,8 @@
-import type { JsonObject, Part } from "../session/history/parts";
+import type { JsonObject } from "../model/json";
+import type { Part } from "../model/message";
 import { cutText, fitJson } from "../storage/fit";
 import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../storage/limits";
-import { all, nowIso, one, run } from "../storage/sql";
+import { all, nowIso, one, write } from "../storage/sql";
 import {
   type CallbackAttempt,
   type CallbackStatus,
@@ -43,7 +44,7 @@ export class RunStore {
   /** Inserts a queued run; a second insert of the same id is a no-op (duplicate webhook deliveries). */
   insert(spec: RunSpec): boolean {
     return (
-      run(
+      write(
         this.sql,
         `INSERT INTO runs (id, agent, status, input, json_schema, callback_url, webhook_id, callback_status, created_at)
          VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
@@ -76,7 +77,7 @@ export class RunStore {
 
   /** running ⇄ awaiting_approval while the run's turn pauses for a person and resumes. */
   setStatus(id: string, status: "running" | "awaiting_approval"): void {
-    run(this.sql, "UPDATE runs SET status = ? WHERE id = ?", status, id);
+    write(this.sql, "UPDATE runs SET status = ? WHERE id = ?", status, id);
   }
 
   /** The "awaiting approval" notification of a run's current pause (one per pause: `webhook_id` differs). */
@@ -89,7 +90,7 @@ export class RunStore {
   /** A new pause: a fresh notice (replacing the previous pause's); returns false when this pause already has one. */
   newNotice(runId: string, turnId: string, webhookId: string): boolean {
     if (this.notice(runId)?.webhook_id === webhookId) return false;
-    run(
+    write(
       this.sql,
       "INSERT OR REPLACE INTO run_notices (run_id, turn_id, webhook_id, attempts, status) VALUES (?, ?, ?, 0, 'pending')",
       runId,
@@ -100,7 +101,7 @@ export class RunStore {
   }
 
   recordNotice(runId: string, status: "pending" | "delivered" | "failed", error: string | null): void {
-    run(
+    write(
       this.sql,
       "UPDATE run_notices SET attempts = attempts + 1, status = ?, error = ? WHERE run_id = ?",
       status,
@@ -110,7 +111,7 @@ export class RunStore {
   }
 
   started(id: string, turnId: string): void {
-    run(
+    write(
       this.sql,
       "UPDATE runs SET status = 'running', turn_id = ?, started_at = coalesce(started_at, ?) WHERE id = ?",
       turnId,
@@ -120,11 +121,11 @@ export class RunStore {
   }
 
   resumed(id: string): void {
-    run(this.sql, "UPDATE runs SET resumes = resumes + 1 WHERE id = ?", id);
+    write(this.sql, "UPDATE runs SET resumes = resumes + 1 WHERE id = ?", id);
   }
 
   finish(id: string, status: "completed" | "failed", result: RunOutput | null, error: RunError | null): void {
-    run(
+    write(
       this.sql,
       "UPDATE runs SET status = ?, result = ?, error = ?, ended_at = ? WHERE id = ?",
       status,
@@ -145,7 +146,7 @@ export class RunStore {
   }
 
   recordAttempt(id: string, a: CallbackAttempt, callbackStatus: CallbackStatus): void {
-    run(
+    write(
       this.sql,
       "INSERT OR REPLACE INTO run_callbacks (run_id, attempt, at, status, error) VALUES (?, ?, ?, ?, ?)",
       id,
@@ -154,19 +155,19 @@ export class RunStore {
       a.status,
       a.error === null ? null : cutText(a.error, ERROR_BUDGET_BYTES),
     );
-    run(this.sql, "UPDATE runs SET callback_status = ? WHERE id = ?", callbackStatus, id);
+    write(this.sql, "UPDATE runs SET callback_status = ? WHERE id = ?", callbackStatus, id);
   }
 
   /** Keeps the newest finished runs (and their attempts) only; open runs and pending callbacks are never swept. */
   sweep(): void {
-    run(
+    write(
       this.sql,
       `DELETE FROM runs WHERE status IN ('completed', 'failed') AND coalesce(callback_status, '') != 'pending'
          AND id NOT IN (SELECT id FROM runs ORDER BY created_at DESC LIMIT ?)`,
       RUNS_KEPT,
     );
-    run(this.sql, "DELETE FROM run_callbacks WHERE run_id NOT IN (SELECT id FROM runs)");
-    run(this.sql, "DELETE FROM run_notices WHERE run_id NOT IN (SELECT id FROM runs)");
+    write(this.sql, "DELETE FROM run_callbacks WHERE run_id NOT IN (SELECT id FROM runs)");
+    write(this.sql, "DELETE FROM run_notices WHERE run_id NOT IN (SELECT id FROM runs)");
   }
 
   input(row: RunRow): Part[] {

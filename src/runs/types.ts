@@ -1,5 +1,6 @@
+import type { JsonObject } from "../model/json";
+import type { Part } from "../model/message";
 import type { OpenApproval } from "../session/approvals";
-import type { JsonObject, Part } from "../session/history/parts";
 
 /** Public run states (docs/API.md): a run is one turn started by the session's alarm, not by a client. */
 export type RunStatus = "queued" | "running" | "awaiting_approval" | "completed" | "failed";

@@ -13,7 +13,7 @@
  */
 import type { AgentConfig } from "../agents/types";
 import { fail } from "../http/errors";
-import { nowIso, one, run } from "../storage/sql";
+import { nowIso, one, write } from "../storage/sql";
 import type { Result } from "./rpc-types";
 
 /** What a caller hands a turn: the epoch it knows (the worker), or a config to use as is (tests, internal callers). */
@@ -35,7 +35,7 @@ export class AgentCache {
 
   /** Stores a config read elsewhere (session creation reads it with the epoch in one statement). */
   prime(name: string, config: AgentConfig | null, epoch: number): void {
-    run(
+    write(
       this.sql(),
       `INSERT INTO agent_config (name, config, epoch, fetched_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET config = excluded.config, epoch = excluded.epoch, fetched_at = excluded.fetched_at`,
@@ -44,7 +44,7 @@ export class AgentCache {
       epoch,
       nowIso(),
     );
-    run(this.sql(), "DELETE FROM agent_config WHERE name <> ?", name);
+    write(this.sql(), "DELETE FROM agent_config WHERE name <> ?", name);
     this.#memo = { name, epoch, config };
   }
 

@@ -12,8 +12,8 @@
  */
 import { fail } from "../http/errors";
 import { b64url, fromB64url } from "../http/tokens";
-import { all, nowIso, one, run } from "../storage/sql";
-import type { JsonObject, JsonValue } from "./history/parts";
+import type { JsonObject, JsonValue } from "../model/json";
+import { all, nowIso, one, write } from "../storage/sql";
 import type { HistoryStore } from "./history/store";
 import type { Result } from "./rpc-types";
 import { removeJob } from "./scheduler";
@@ -112,7 +112,7 @@ export class ApprovalStore {
       let raw = one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value;
       if (!raw) {
         raw = b64url(crypto.getRandomValues(new Uint8Array(32)));
-        run(this.sql, "INSERT OR IGNORE INTO meta (key, value) VALUES ('approval_key', ?)", raw);
+        write(this.sql, "INSERT OR IGNORE INTO meta (key, value) VALUES ('approval_key', ?)", raw);
         raw = one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value ?? raw;
       }
       const bytes = fromB64url(raw) ?? new Uint8Array(32);
@@ -160,7 +160,7 @@ export class ApprovalStore {
     signature: string;
     expires_at: number | null;
   }): void {
-    run(
+    write(
       this.sql,
       `INSERT INTO approvals (id, call_id, turn_id, name, input, reason, signature, status, requested_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (call_id) DO NOTHING`,
@@ -192,7 +192,7 @@ export class ApprovalStore {
 
   /**
    * True when the paused turn may continue: every open call without a result
-   * is an approved call waiting to run (nothing awaits a person or a client).
+   * is an approved call waiting to write (nothing awaits a person or a client).
    */
   readyToResume(): boolean {
     return (
@@ -208,7 +208,7 @@ export class ApprovalStore {
   decide(id: string, status: "approved" | "declined", reason: string | null, by: Actor): boolean {
     removeJob(this.sql, "approval", id);
     return (
-      run(
+      write(
         this.sql,
         `UPDATE approvals SET status = ?, decided_reason = ?, decided_by = ?, decided_at = ?
          WHERE id = ? AND status = 'pending'`,
@@ -237,7 +237,7 @@ export class ApprovalStore {
     const at = nowIso();
     return ids.filter(
       (id) =>
-        run(
+        write(
           this.sql,
           "UPDATE approvals SET executed_at = ? WHERE id = ? AND status = 'approved' AND executed_at IS NULL",
           at,
@@ -247,7 +247,7 @@ export class ApprovalStore {
   }
 
   clear(): void {
-    run(this.sql, "DELETE FROM approvals");
+    write(this.sql, "DELETE FROM approvals");
   }
 }
 

@@ -2,6 +2,9 @@ import type { AgentConfig } from "../agents/types";
 import { MAX_STEPS_LIMIT } from "../agents/types";
 import type { Env } from "../env";
 import { fail } from "../http/errors";
+import type { JsonObject } from "../model/json";
+import type { Part } from "../model/message";
+import type { TurnKind, TurnStatus } from "../model/turn";
 import { EventLog } from "../observability/events";
 import { inSpan } from "../observability/tracing";
 import { jsonBytes } from "../storage/fit";
@@ -19,16 +22,14 @@ import {
   refuseResultsForApprovals,
 } from "./approvals";
 import { type CompactionInfo, Compactor } from "./compaction/compactor";
-import type { JsonObject, Part } from "./history/parts";
 import { HistoryStore, type SuppliedResult } from "./history/store";
 import { endStuckTurn } from "./recovery";
 import type { Mode, Result, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { StreamLog } from "./stream/log";
-import type { TurnStatus } from "./stream/turn-events";
 import { SessionTools } from "./tools-state";
 import { checkSupplied, turnResult } from "./turn/answers";
 import { TurnRunner } from "./turn/runner";
-import { type TurnKind, type TurnRow, TurnStore } from "./turn/turns";
+import { type TurnRow, TurnStore } from "./turn/turns";
 
 const STUCK_REASON = "the turn crashed while this call was open";
 

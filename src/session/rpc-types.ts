@@ -1,10 +1,11 @@
 import type { Failure } from "../http/errors";
+import type { JsonObject } from "../model/json";
+import type { Message, Part } from "../model/message";
+import type { TurnStatus } from "../model/turn";
 import type { SessionEvent } from "../observability/events";
 import type { DebugCounts } from "../storage/debug-counters";
 import type { OpenApproval } from "./approvals";
-import type { JsonObject, Message, Part } from "./history/parts";
 import type { SuppliedResult } from "./history/store";
-import type { TurnStatus } from "./stream/turn-events";
 
 /** Result unions returned over RPC; the worker maps failures to HTTP. */
 export type Result<T> = ({ ok: true } & T) | Failure;

@@ -1,4 +1,4 @@
-import { all, nowIso, one, run } from "../storage/sql";
+import { all, nowIso, one, write } from "../storage/sql";
 
 /** How often a running turn re-arms the alarm that detects eviction. */
 export const HEARTBEAT_MS = 30_000;
@@ -16,7 +16,7 @@ export interface Job {
 
 /** Adds a job (idempotent per kind and ref); SQL only, for code that has no Scheduler at hand (e.g. a turn). */
 export function addJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: number): void {
-  run(
+  write(
     sql,
     "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at",
     `${kind}:${ref}`,
@@ -29,7 +29,7 @@ export function addJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: numbe
 
 /** Removes a job; SQL only (e.g. an approval answered before its expiry). */
 export function removeJob(sql: SqlStorage, kind: JobKind, ref: string): void {
-  run(sql, "DELETE FROM jobs WHERE id = ?", `${kind}:${ref}`);
+  write(sql, "DELETE FROM jobs WHERE id = ?", `${kind}:${ref}`);
 }
 
 /**
@@ -58,7 +58,7 @@ export class Scheduler {
 
   /** Adds a job, or moves an existing one earlier (never later). SQL only. */
   addEarliest(kind: JobKind, ref: string, dueAt: number): void {
-    run(
+    write(
       this.storage.sql,
       "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at WHERE excluded.due_at < jobs.due_at",
       `${kind}:${ref}`,
@@ -82,7 +82,7 @@ export class Scheduler {
 
   /** Moves a job (a lease while it is being worked on, or its next retry). */
   reschedule(job: Job, dueAt: number): void {
-    run(this.storage.sql, "UPDATE jobs SET due_at = ? WHERE id = ?", dueAt, job.id);
+    write(this.storage.sql, "UPDATE jobs SET due_at = ? WHERE id = ?", dueAt, job.id);
   }
 
   remove(kind: JobKind, ref: string): void {

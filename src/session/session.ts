@@ -10,7 +10,7 @@ import { SessionRuns } from "../runs/executor";
 import type { RunSpec, RunView } from "../runs/types";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
 import { hasSchema, migrate } from "../storage/do-schema";
-import { all, nowIso, one, pageOf, run, setCellChecks } from "../storage/sql";
+import { all, nowIso, one, pageOf, setCellChecks, write } from "../storage/sql";
 import { type AgentArg, AgentCache } from "./agent-cache";
 import { type ApprovalAnswer, openView } from "./approvals";
 import type { CompactionInfo } from "./compaction/compactor";
@@ -143,7 +143,7 @@ export class Session extends DurableObject<Env> {
   /** Creates the tables on first use (init, enqueueRun) and records the session. */
   #create(info: SessionInfo): void {
     this.#ensureSchema();
-    run(this.#storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
+    write(this.#storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
     this.#infoMemo = info;
   }
 

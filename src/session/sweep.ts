@@ -1,5 +1,5 @@
 import { isoBefore, type Retention } from "../retention/config";
-import { one, run } from "../storage/sql";
+import { one, write } from "../storage/sql";
 import type { Scheduler } from "./scheduler";
 
 /** Rows one DELETE removes at most. The rows are chosen by a subquery, so no statement binds more than two parameters. */
@@ -132,7 +132,7 @@ export class Sweeper {
   }
 
   #streamBatch(cutoff: string): number {
-    return run(
+    return write(
       this.#sql,
       `DELETE FROM stream_log WHERE id IN (
          SELECT s.id FROM turns t JOIN stream_log s ON s.turn_id = t.id WHERE t.ended_at < ? AND ${OLD_TURN} LIMIT ?)`,
@@ -142,7 +142,7 @@ export class Sweeper {
   }
 
   #eventsBatch(cutoff: string): number {
-    return run(
+    return write(
       this.#sql,
       "DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE at < ? ORDER BY seq LIMIT ?)",
       cutoff,
@@ -154,13 +154,13 @@ export class Sweeper {
   #runsBatch(cutoff: string, report: SweepReport): number {
     const batch = `SELECT id FROM runs WHERE ${ENDED_RUNS} AND ended_at < ? ORDER BY ended_at, id LIMIT ?`;
     return this.storage.transactionSync(() => {
-      report.run_callbacks += run(
+      report.run_callbacks += write(
         this.#sql,
         `DELETE FROM run_callbacks WHERE run_id IN (${batch})`,
         cutoff,
         SWEEP_BATCH,
       );
-      const n = run(this.#sql, `DELETE FROM runs WHERE id IN (${batch})`, cutoff, SWEEP_BATCH);
+      const n = write(this.#sql, `DELETE FROM runs WHERE id IN (${batch})`, cutoff, SWEEP_BATCH);
       report.runs += n;
       return n;
     });

@@ -3,11 +3,12 @@ import type { AgentConfig } from "../agents/types";
 import type { Env } from "../env";
 import { McpCatalog, type McpSnapshot } from "../mcp/catalog";
 import { mcpLimits } from "../mcp/limits";
+import type { JsonObject } from "../model/json";
+import type { NoticePart, ToolDeclaration } from "../model/message";
 import { announcedTools, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools, loadedFromHistory } from "../tools/loaded";
 import { declaration, fullSchema, type RegisteredTool, ToolRegistry } from "../tools/registry";
-import type { JsonObject, NoticePart, ToolDeclaration } from "./history/parts";
 import type { HistoryStore } from "./history/store";
 
 /**

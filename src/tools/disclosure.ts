@@ -1,5 +1,5 @@
+import type { Message, NoticePart, ToolDeclaration } from "../model/message";
 import type { ModelConfig } from "../providers/types";
-import type { Message, NoticePart, ToolDeclaration } from "../session/history/parts";
 import { declaration, type RegisteredTool, type ToolRegistry } from "./registry";
 
 /**

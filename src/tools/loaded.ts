@@ -1,5 +1,5 @@
-import type { Message } from "../session/history/parts";
-import { all, nowIso, run } from "../storage/sql";
+import type { Message } from "../model/message";
+import { all, nowIso, write } from "../storage/sql";
 
 /**
  * The loaded set: deferred tools whose schemas the model has been shown. Kept
@@ -22,7 +22,7 @@ export class LoadedTools {
     const at = nowIso();
     for (const name of names) {
       if (have.has(name)) continue;
-      run(this.sql, "INSERT INTO loaded_tools (name, loaded_at, via) VALUES (?, ?, ?)", name, at, via);
+      write(this.sql, "INSERT INTO loaded_tools (name, loaded_at, via) VALUES (?, ?, ?)", name, at, via);
       have.add(name);
       added.push(name);
     }
@@ -38,15 +38,15 @@ export class LoadedTools {
   }
 
   markDeclared(names: readonly string[]): void {
-    for (const name of names) run(this.sql, "UPDATE loaded_tools SET declared = 1 WHERE name = ?", name);
+    for (const name of names) write(this.sql, "UPDATE loaded_tools SET declared = 1 WHERE name = ?", name);
   }
 
   remove(names: readonly string[]): void {
-    for (const name of names) run(this.sql, "DELETE FROM loaded_tools WHERE name = ?", name);
+    for (const name of names) write(this.sql, "DELETE FROM loaded_tools WHERE name = ?", name);
   }
 
   clear(): void {
-    run(this.sql, "DELETE FROM loaded_tools");
+    write(this.sql, "DELETE FROM loaded_tools");
   }
 }
 

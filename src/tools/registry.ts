@@ -1,5 +1,6 @@
 import type { AgentConfig, ToolExecution } from "../agents/types";
-import type { JsonObject, ToolDeclaration } from "../session/history/parts";
+import type { JsonObject } from "../model/json";
+import type { ToolDeclaration } from "../model/message";
 import { builtinTools } from "./builtins/declarations";
 import { widenSchema } from "./refs/index";
 

@@ -1,9 +1,10 @@
 import { type Context, Hono } from "hono";
 import type { AgentConfig } from "../../agents/types";
 import { flag } from "../../env";
+import type { JsonObject } from "../../model/json";
+import type { Part } from "../../model/message";
 import { admitRun, handToSession, publicStatus, type RunRecord, runsStub } from "../../runs/admission";
 import { verifySigned } from "../../runs/signature";
-import type { JsonObject, Part } from "../../session/history/parts";
 import { checkOutboundUrl } from "../../tools/outbound";
 import type { AppEnv } from "../app";
 import { requireAdmin, requireTenant, sha256Hex } from "../auth";

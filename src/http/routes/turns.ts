@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
+import type { JsonObject } from "../../model/json";
+import type { Part, ToolResultContent } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approvals";
-import type { JsonObject, Part, ToolResultContent } from "../../session/history/parts";
 import type { SuppliedResult } from "../../session/history/store";
 import type { Mode, Result, TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";

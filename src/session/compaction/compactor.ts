@@ -1,13 +1,13 @@
 import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
 import type { Env } from "../../env";
+import type { Message } from "../../model/message";
 import type { EventLog } from "../../observability/events";
 import { endpointFromEnv, getAdapter } from "../../providers/index";
 import { contextWindow, ProviderFailure, type StepRequest } from "../../providers/types";
 import { all } from "../../storage/sql";
 import { announcedTools } from "../../tools/disclosure";
 import { declaration, type RegisteredTool } from "../../tools/registry";
-import type { Message } from "../history/parts";
 import type { HistoryStore } from "../history/store";
 import type { SessionTools } from "../tools-state";
 import { policyFor } from "../turn/step";

@@ -1,7 +1,3 @@
-import { cutText, fairShares, jsonBytes } from "../../storage/fit";
-import { ROW_BUDGET_BYTES } from "../../storage/limits";
-import { all, nowIso, one, run } from "../../storage/sql";
-import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
 import type {
   Message,
   Origin,
@@ -11,8 +7,13 @@ import type {
   ToolResultContent,
   ToolResultPart,
   ToolUsePart,
-} from "./parts";
-import { boundResultContent, fitMessageResults, resultText } from "./truncate";
+} from "../../model/message";
+import { resultText } from "../../model/message";
+import { cutText, fairShares, jsonBytes } from "../../storage/fit";
+import { ROW_BUDGET_BYTES } from "../../storage/limits";
+import { all, nowIso, one, write } from "../../storage/sql";
+import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
+import { boundResultContent, fitMessageResults } from "./truncate";
 
 export type CallState = "pending" | "resolved" | "synthesized" | "skipped";
 export type Execution = "http" | "client" | "builtin" | "mcp" | "unknown";
@@ -206,13 +207,13 @@ export class HistoryStore {
       const msg = this.#find(messageSeq);
       offset = msg.parts.length;
       msg.parts = fitAssistant([...msg.parts, ...parts]);
-      run(this.sql, "UPDATE messages SET parts = ? WHERE seq = ?", JSON.stringify(msg.parts), messageSeq);
+      write(this.sql, "UPDATE messages SET parts = ? WHERE seq = ?", JSON.stringify(msg.parts), messageSeq);
       seq = messageSeq;
     }
     const at = nowIso();
     parts.forEach((part, i) => {
       if (part.type !== "tool_use") return;
-      run(
+      write(
         this.sql,
         `INSERT INTO tool_calls (id, message_seq, idx, turn_id, name, execution, state, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
@@ -264,7 +265,7 @@ export class HistoryStore {
 
   /** Stores a result without writing history yet (siblings may still be running). */
   storeResult(id: string, state: Exclude<CallState, "pending">, content: ToolResultContent, isError: boolean): void {
-    run(
+    write(
       this.sql,
       "UPDATE tool_calls SET state = ?, result = ?, is_error = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
       state,
@@ -302,7 +303,7 @@ export class HistoryStore {
     const results: ToolResultPart[] = open.map((call) => {
       if (opts.discardStored && call.state !== "pending") {
         const content = `tool result unavailable: ${opts.reason}`;
-        run(
+        write(
           this.sql,
           "UPDATE tool_calls SET state = 'synthesized', result = ?, is_error = 1, updated_at = ? WHERE id = ?",
           JSON.stringify(content),
@@ -342,7 +343,7 @@ export class HistoryStore {
     const origin: Origin = opts.origin ?? (synthesized.length ? "synthetic" : results.length ? "tool" : "system");
     const message = this.#insert("user", origin, opts.turnId, parts);
     if (open.length > 0) {
-      run(this.sql, "UPDATE tool_calls SET answered_seq = ? WHERE answered_seq IS NULL", message.seq);
+      write(this.sql, "UPDATE tool_calls SET answered_seq = ? WHERE answered_seq IS NULL", message.seq);
     }
     return { message, synthesized };
   }
@@ -353,8 +354,8 @@ export class HistoryStore {
   }
 
   clear(): void {
-    run(this.sql, "DELETE FROM messages");
-    run(this.sql, "DELETE FROM tool_calls");
+    write(this.sql, "DELETE FROM messages");
+    write(this.sql, "DELETE FROM tool_calls");
     clearCompactions(this.sql);
     this.#cache = [];
     this.#view = { start: 0, preamble: null };

@@ -1,6 +1,6 @@
-import type { StreamEvent } from "../../providers/types";
-import type { Part, ToolResultContent } from "../history/parts";
-import { resultText } from "../history/truncate";
+import type { Part, ToolResultContent } from "../../model/message";
+import { resultText } from "../../model/message";
+import type { StreamEvent } from "../../model/stream";
 import type { TurnEvent } from "./turn-events";
 import type { UiChunk } from "./ui-chunks";
 

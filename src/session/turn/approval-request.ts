@@ -4,9 +4,10 @@
  * and announced to the client as the AI SDK's `tool-approval-request`; the
  * call stays pending and the step pauses once its siblings are done.
  */
+
+import type { ToolUsePart } from "../../model/message";
 import type { RegisteredTool } from "../../tools/registry";
 import { needsApproval, requestReason } from "../approval-policy";
-import type { ToolUsePart } from "../history/parts";
 import { addJob } from "../scheduler";
 import type { TurnContext } from "./context";
 import type { ExecuteOptions } from "./execute";

@@ -19,8 +19,10 @@
  * a provider id this step renamed is rewritten to the canonical id (it names
  * the sibling, not an older call that had the id first).
  */
-import type { StreamEvent } from "../../providers/types";
-import type { JsonObject, ToolUsePart } from "../history/parts";
+
+import type { JsonObject } from "../../model/json";
+import type { ToolUsePart } from "../../model/message";
+import type { StreamEvent } from "../../model/stream";
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
 

@@ -1,11 +1,11 @@
 import type { AgentConfig } from "../../agents/types";
 import type { Env } from "../../env";
+import type { TurnStatus } from "../../model/turn";
 import type { EventLog } from "../../observability/events";
 import type { ApprovalStore } from "../approvals";
 import type { Compactor } from "../compaction/compactor";
 import type { HistoryStore } from "../history/store";
 import type { StreamLog } from "../stream/log";
-import type { TurnStatus } from "../stream/turn-events";
 import type { SessionTools } from "../tools-state";
 import type { TurnOutput } from "./output";
 import type { TurnStore } from "./turns";

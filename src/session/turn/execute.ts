@@ -1,11 +1,12 @@
 import { BUILTIN_TOOL_NAMES } from "../../agents/types";
+import type { JsonObject } from "../../model/json";
+import type { ToolResultContent, ToolUsePart } from "../../model/message";
 import type { EventLog } from "../../observability/events";
 import { checkArguments } from "../../tools/arguments";
 import type { BuiltinOutcome } from "../../tools/builtins/run";
 import { callHttpTool, type ToolOutcome } from "../../tools/http-tool";
 import { containsRefs, type Lookup, resolveRefs } from "../../tools/refs/index";
 import { fullSchema, type RegisteredTool, type ToolRegistry } from "../../tools/registry";
-import type { JsonObject, ToolResultContent, ToolUsePart } from "../history/parts";
 
 export interface ExecuteOptions {
   calls: ToolUsePart[];

@@ -1,7 +1,8 @@
+import type { StopReason } from "../../model/stream";
+import type { TurnStatus } from "../../model/turn";
 import { inSpan } from "../../observability/tracing";
-import type { StopReason } from "../../providers/types";
 import { runBudgetedStep } from "../compaction/run";
-import type { TurnStatus, UiFinishReason } from "../stream/turn-events";
+import type { UiFinishReason } from "../stream/turn-events";
 import { deliverAnswers } from "./approval-resume";
 import type { RunnerDeps, TurnContext } from "./context";
 import { TurnOutput } from "./output";

@@ -1,11 +1,12 @@
 import { type Env, flag } from "../../env";
+import type { Part } from "../../model/message";
+import type { StopReason } from "../../model/stream";
 import { checkWireInvariant } from "../../providers/check-invariant";
 import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter } from "../../providers/index";
-import { ProviderFailure, type RetryPolicy, type StepRequest, type StopReason } from "../../providers/types";
+import { ProviderFailure, type RetryPolicy, type StepRequest } from "../../providers/types";
 import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
 import { keptAfterCompaction } from "../compaction/view";
-import type { Part } from "../history/parts";
 import type { Execution } from "../history/store";
 import { CallIds } from "./call-ids";
 import type { TurnContext } from "./context";

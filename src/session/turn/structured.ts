@@ -1,5 +1,6 @@
+import type { JsonObject } from "../../model/json";
+import type { Message, ToolDeclaration, ToolUsePart } from "../../model/message";
 import { type CompiledSchema, compileStrict, formatIssues } from "../../tools/schema/index";
-import type { JsonObject, Message, ToolDeclaration, ToolUsePart } from "../history/parts";
 import type { TurnError, TurnRow } from "./turns";
 
 /** The synthetic tool a turn with `json_schema` offers; its first valid call ends the turn. */

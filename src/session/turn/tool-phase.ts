@@ -1,6 +1,6 @@
 import { flag } from "../../env";
+import type { ToolUsePart } from "../../model/message";
 import { runBuiltin } from "../../tools/builtins/run";
-import type { ToolUsePart } from "../history/parts";
 import { boundResultContent } from "../history/truncate";
 import { approvalGate } from "./approval-request";
 import type { TurnContext } from "./context";

@@ -1,9 +1,7 @@
+import type { TurnKind, TurnStatus } from "../../model/turn";
 import { fitJson } from "../../storage/fit";
 import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../../storage/limits";
-import { all, nowIso, one, run } from "../../storage/sql";
-import type { TurnStatus } from "../stream/turn-events";
-
-export type TurnKind = "message" | "retry";
+import { all, nowIso, one, write } from "../../storage/sql";
 
 export interface TurnRow {
   id: string;
@@ -26,9 +24,6 @@ export interface TurnRow {
   ended_at: string | null;
   [key: string]: string | number | null;
 }
-
-export const ACTIVE: readonly TurnStatus[] = ["running", "awaiting_tool_results", "awaiting_approval"];
-export const ENDED: readonly TurnStatus[] = ["completed", "failed", "cancelled", "interrupted"];
 
 export interface TurnError {
   code: string;
@@ -92,7 +87,7 @@ export class TurnStore {
     first_message_seq?: number | null;
   }): TurnRow {
     const ord = (one<{ ord: number }>(this.sql, "SELECT ord FROM turns ORDER BY rowid DESC LIMIT 1")?.ord ?? 0) + 1;
-    run(
+    write(
       this.sql,
       `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, idempotency_key, body_hash, json_schema, first_message_seq, started_at)
        VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -112,7 +107,7 @@ export class TurnStore {
   }
 
   setStructuredResult(id: string, value: unknown): void {
-    run(
+    write(
       this.sql,
       "UPDATE turns SET structured_result = ? WHERE id = ?",
       JSON.stringify(fitJson(value, RUN_RESULT_BUDGET_BYTES)),
@@ -122,13 +117,13 @@ export class TurnStore {
 
   setStatus(id: string, status: TurnStatus): void {
     const { steps, usage } = this.#take(id);
-    run(this.sql, "UPDATE turns SET status = ?, steps = steps + ?, usage = ? WHERE id = ?", status, steps, usage, id);
+    write(this.sql, "UPDATE turns SET status = ?, steps = steps + ?, usage = ? WHERE id = ?", status, steps, usage, id);
   }
 
   /** A paused turn continues: clients that open the stream now start at this log position. */
   resume(id: string, segmentStart: number): void {
     const { steps, usage } = this.#take(id);
-    run(
+    write(
       this.sql,
       "UPDATE turns SET status = 'running', segment_start = ?, steps = steps + ?, usage = ? WHERE id = ?",
       segmentStart,
@@ -164,7 +159,7 @@ export class TurnStore {
 
   finish(id: string, status: TurnStatus, finishReason: string | null, error: TurnError | null): void {
     const { steps, usage } = this.#take(id);
-    run(
+    write(
       this.sql,
       "UPDATE turns SET status = ?, finish_reason = ?, error = ?, ended_at = ?, steps = steps + ?, usage = ? WHERE id = ?",
       status,
@@ -178,6 +173,6 @@ export class TurnStore {
   }
 
   clear(): void {
-    run(this.sql, "DELETE FROM turns WHERE status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval')");
+    write(this.sql, "DELETE FROM turns WHERE status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval')");
   }
 }

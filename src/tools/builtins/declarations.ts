@@ -1,5 +1,5 @@
 import { TOOL_SEARCH_INPUT_SCHEMA } from "@switchboard/tool-search";
-import type { JsonObject } from "../../session/history/parts";
+import type { JsonObject } from "../../model/json";
 import type { RegisteredTool } from "../registry";
 
 export const TOOL_INFO_INPUT_SCHEMA: JsonObject = {

@@ -1,6 +1,7 @@
 import { Validator } from "@cfworker/json-schema";
 import { parseSelect, selectTools, TOOL_SEARCH_INPUT_SCHEMA, type ToolIndex } from "@switchboard/tool-search";
-import type { JsonObject, ToolResultBlock, ToolResultContent } from "../../session/history/parts";
+import type { JsonObject } from "../../model/json";
+import type { ToolResultBlock, ToolResultContent } from "../../model/message";
 import { declaration, fullSchema, type RegisteredTool, type ToolRegistry } from "../registry";
 import { SELECT_TOOLS_INPUT_SCHEMA, TOOL_INFO_INPUT_SCHEMA } from "./declarations";
 

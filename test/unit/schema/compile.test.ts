@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CompileResult, compileLenient, compileStrict } from "../../../src/tools/schema";
+import { type CompileResult, compileLenient, compileStrict } from "../../../src/tools/schema/index";
 
 const strict = (schema: unknown, requireObjectRoot = true) => compileStrict(schema, { requireObjectRoot });
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type CompiledSchema, compileStrict, formatIssues, type ValidationIssue } from "../../../src/tools/schema";
+import {
+  type CompiledSchema,
+  compileStrict,
+  formatIssues,
+  type ValidationIssue,
+} from "../../../src/tools/schema/index";
 
 function compiled(schema: unknown): CompiledSchema {
   const r = compileStrict(schema, { requireObjectRoot: true });
