@@ -1,9 +1,9 @@
 import type { Context } from "hono";
 import type { Env } from "../env";
-import type { Result } from "../session/rpc-types";
+import type { Result } from "../model/errors";
 import type { Session } from "../session/session";
 import type { AppEnv } from "./app";
-import { ApiError, toApiError } from "./errors";
+import { ApiError, apiError } from "./errors";
 
 export const SESSION_ID = /^[a-zA-Z0-9_-]{1,128}$/;
 
@@ -65,6 +65,6 @@ export function sessionRef(c: Context<AppEnv>): SessionRef {
 
 /** Unwraps a DO result union or throws its failure as an ApiError. */
 export function unwrap<R extends Result<object>>(r: R): Extract<R, { ok: true }> {
-  if (!r.ok) throw toApiError(r);
+  if (!r.ok) throw apiError(r.error);
   return r as Extract<R, { ok: true }>;
 }

@@ -1,4 +1,5 @@
 /** What an adapter is: model configs and capabilities, endpoints, the retry policy, the adapter interface. */
+import type { ErrorInfo } from "../model/errors";
 import type { Message, ToolDeclaration } from "../model/message";
 import type { StreamEvent } from "../model/stream";
 
@@ -59,8 +60,8 @@ export interface RetryPolicy {
   connectTimeoutMs: number;
 }
 
-/** Typed failure of a step; `retryable` tells the client whether /retry may help. */
-export interface ProviderError {
+/** Typed failure of a step (an ErrorInfo); `retryable` tells the client whether /retry may help. */
+export interface ProviderError extends ErrorInfo {
   code:
     | "provider_http_error"
     | "provider_overloaded"

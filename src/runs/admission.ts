@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { ApiError, toApiError } from "../http/errors";
+import { ApiError, apiError } from "../http/errors";
 import type { JsonObject } from "../model/json";
 import type { Part } from "../model/message";
 import type { Session } from "../session/session";
@@ -132,7 +132,7 @@ export async function handToSession(env: Env, record: RunRecord): Promise<RunVie
     metadata: null,
   };
   const res = await runsStub(env, record.tenant, record.session_id).enqueueRun(info, specOf(record));
-  if (!res.ok) throw toApiError(res);
+  if (!res.ok) throw apiError(res.error);
   if (!record.accepted_at) {
     await env.DB.prepare("UPDATE runs SET accepted_at = ? WHERE id = ? AND accepted_at IS NULL")
       .bind(nowIso(), record.id)

@@ -1,9 +1,10 @@
 import type { AgentConfig } from "../agents/types";
 import { type Env, flag } from "../env";
+import type { ErrorInfo, Result } from "../model/errors";
 import type { TurnStatus } from "../model/turn";
 import { openView } from "../session/approvals";
 import type { SessionEngine } from "../session/engine";
-import type { Result, TurnAnswer } from "../session/rpc-types";
+import type { TurnAnswer } from "../session/rpc-types";
 import type { Job, Scheduler } from "../session/scheduler";
 import type { TurnRow } from "../session/turn/turns";
 import { nowIso } from "../storage/sql";
@@ -14,7 +15,6 @@ import {
   CALLBACK_TIMEOUT_MS,
   callbackDelay,
   MAX_RESUMES,
-  type RunError,
   type RunOutput,
   type RunSpec,
   type RunView,
@@ -185,9 +185,9 @@ export class SessionRuns {
       "stream",
     );
     if (this.#gone) return void this.#adopt(answer);
-    if (!answer.ok && answer.code === "turn_in_progress") return;
+    if (!answer.ok && answer.error.code === "turn_in_progress") return;
     const turnId = this.#adopt(answer);
-    if (!turnId) return this.#fail(row, answer.ok ? { code: "internal_error", message: "no turn" } : answer);
+    if (!turnId) return this.#fail(row, answer.ok ? { code: "internal_error", message: "no turn" } : answer.error);
     this.engine.tx(() => {
       this.store.started(row.id, turnId);
       this.scheduler.remove("run", row.id);
@@ -249,7 +249,7 @@ export class SessionRuns {
       usage: r.usage,
       ...(r.structured_result !== undefined ? { structured_result: r.structured_result } : {}),
     };
-    const error: RunError | null =
+    const error: ErrorInfo | null =
       status === "completed"
         ? null
         : status === "awaiting_tool_results"
@@ -263,11 +263,11 @@ export class SessionRuns {
     this.#finish(row, error ? "failed" : "completed", output, error);
   }
 
-  #fail(row: RunRow, error: RunError | { code: string; message: string }): void {
+  #fail(row: RunRow, error: ErrorInfo): void {
     this.#finish(row, "failed", null, { code: error.code, message: error.message });
   }
 
-  #finish(row: RunRow, status: "completed" | "failed", output: RunOutput | null, error: RunError | null): void {
+  #finish(row: RunRow, status: "completed" | "failed", output: RunOutput | null, error: ErrorInfo | null): void {
     this.engine.tx(() => {
       this.store.finish(row.id, status, output, error);
       this.scheduler.remove("run", row.id);

@@ -1,3 +1,4 @@
+import type { ErrorInfo } from "../model/errors";
 import type { JsonObject } from "../model/json";
 import type { Part } from "../model/message";
 import { cutText, fitJson } from "../storage/fit";
@@ -7,7 +8,6 @@ import {
   type CallbackAttempt,
   type CallbackStatus,
   RUNS_KEPT,
-  type RunError,
   type RunOutput,
   type RunSpec,
   type RunStatus,
@@ -124,7 +124,7 @@ export class RunStore {
     write(this.sql, "UPDATE runs SET resumes = resumes + 1 WHERE id = ?", id);
   }
 
-  finish(id: string, status: "completed" | "failed", result: RunOutput | null, error: RunError | null): void {
+  finish(id: string, status: "completed" | "failed", result: RunOutput | null, error: ErrorInfo | null): void {
     write(
       this.sql,
       "UPDATE runs SET status = ?, result = ?, error = ?, ended_at = ? WHERE id = ?",
@@ -192,7 +192,7 @@ export class RunStore {
       resumes: row.resumes,
       ...(result ? { result } : {}),
       ...(result && result.structured_result !== undefined ? { structured_result: result.structured_result } : {}),
-      ...(row.error ? { error: JSON.parse(row.error) as RunError } : {}),
+      ...(row.error ? { error: JSON.parse(row.error) as ErrorInfo } : {}),
       ...(row.callback_url
         ? {
             callback: {

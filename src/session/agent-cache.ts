@@ -12,9 +12,9 @@
  * this cache existed, or by a webhook run, read it once at their first turn.
  */
 import type { AgentConfig } from "../agents/types";
-import { fail } from "../http/errors";
+import type { Result } from "../model/errors";
+import { failure } from "../model/errors";
 import { nowIso, one, write } from "../storage/sql";
-import type { Result } from "./rpc-types";
 
 /** What a caller hands a turn: the epoch it knows (the worker), or a config to use as is (tests, internal callers). */
 export type AgentArg = { epoch: number } | AgentConfig;
@@ -63,7 +63,7 @@ export class AgentCache {
       this.prime(name, config, Math.max(row?.epoch ?? 0, arg.epoch));
       cached = this.#memo as Cached;
     }
-    if (!cached.config) return fail(409, "agent_missing", `agent "${name}" no longer exists`);
+    if (!cached.config) return failure("agent_missing", `agent "${name}" no longer exists`);
     return { ok: true, agent: cached.config };
   }
 

@@ -10,12 +10,13 @@
  * answers in), exactly once: `executed_at` is set in the transaction before it
  * runs. Nothing here lives only in memory, so a restart changes nothing.
  */
-import { fail } from "../http/errors";
+
 import { b64url, fromB64url } from "../http/tokens";
+import type { Result } from "../model/errors";
+import { failure } from "../model/errors";
 import type { JsonObject, JsonValue } from "../model/json";
 import { all, nowIso, one, write } from "../storage/sql";
 import type { HistoryStore } from "./history/store";
-import type { Result } from "./rpc-types";
 import { removeJob } from "./scheduler";
 
 export type ApprovalStatus = "pending" | "approved" | "declined";
@@ -279,24 +280,23 @@ export async function checkAnswers(
 ): Promise<Result<{ decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }> }>> {
   const seen = new Set<string>();
   for (const a of answers) {
-    if (seen.has(a.approval_id)) return fail(400, "invalid_request", `duplicate answer for ${a.approval_id}`);
+    if (seen.has(a.approval_id)) return failure("invalid_request", `duplicate answer for ${a.approval_id}`);
     seen.add(a.approval_id);
   }
   const decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }> = [];
   for (const a of answers) {
     const row = store.get(a.approval_id);
-    if (!row) return fail(404, "unknown_approval", `no approval with id ${a.approval_id} in this session`);
+    if (!row) return failure("unknown_approval", `no approval with id ${a.approval_id} in this session`);
     if (a.tool_call_id !== undefined && a.tool_call_id !== row.call_id) {
-      return fail(409, "approval_mismatch", `approval ${a.approval_id} is not for tool call ${a.tool_call_id}`);
+      return failure("approval_mismatch", `approval ${a.approval_id} is not for tool call ${a.tool_call_id}`);
     }
     if (opts.requireSignature && a.signature === undefined) {
-      return fail(409, "approval_signature_mismatch", `approval ${a.approval_id} carries no signature`);
+      return failure("approval_signature_mismatch", `approval ${a.approval_id} carries no signature`);
     }
     if (a.signature !== undefined) {
       const input = a.input === undefined ? (JSON.parse(row.input) as JsonValue) : a.input;
       if (!(await store.verify(a.signature, row.id, row.call_id, row.name, input))) {
-        return fail(
-          409,
+        return failure(
           "approval_signature_mismatch",
           `the signature of approval ${a.approval_id} does not match this session, call and input`,
         );
@@ -304,12 +304,12 @@ export async function checkAnswers(
     }
     if (row.status !== "pending") {
       if (opts.skipAnswered) continue;
-      return fail(409, "approval_already_answered", `approval ${a.approval_id} was already ${row.status}`);
+      return failure("approval_already_answered", `approval ${a.approval_id} was already ${row.status}`);
     }
     decide.push({ row, answer: a });
   }
   if (decide.length === 0) {
-    return fail(409, "approval_already_answered", "none of the answers is for an approval still waiting");
+    return failure("approval_already_answered", "none of the answers is for an approval still waiting");
   }
   return { ok: true, decide };
 }
@@ -344,8 +344,7 @@ export function refuseResultsForApprovals(store: ApprovalStore, callIds: string[
   for (const id of callIds) {
     const row = store.byCall(id);
     if (row && row.status !== "declined") {
-      return fail(
-        409,
+      return failure(
         "approval_required",
         `tool call ${id} runs on the server after approval (${row.id}); answer it at /tool-approvals, not with a result`,
       );

@@ -1,7 +1,8 @@
 import type { AgentConfig } from "../agents/types";
 import { MAX_STEPS_LIMIT } from "../agents/types";
 import type { Env } from "../env";
-import { fail } from "../http/errors";
+import type { Result } from "../model/errors";
+import { failure } from "../model/errors";
 import type { JsonObject } from "../model/json";
 import type { Part } from "../model/message";
 import type { TurnKind, TurnStatus } from "../model/turn";
@@ -24,7 +25,7 @@ import {
 import { type CompactionInfo, Compactor } from "./compaction/compactor";
 import { HistoryStore, type SuppliedResult } from "./history/store";
 import { endStuckTurn } from "./recovery";
-import type { Mode, Result, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
+import type { Mode, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { StreamLog } from "./stream/log";
 import { SessionTools } from "./tools-state";
 import { checkSupplied, turnResult } from "./turn/answers";
@@ -35,7 +36,7 @@ const STUCK_REASON = "the turn crashed while this call was open";
 
 /** The answer to a request that was admitted before its session was deleted. */
 function deleted() {
-  return fail(404, "not_found", "session not found (it was deleted)");
+  return failure("not_found", "session not found (it was deleted)");
 }
 
 /**
@@ -46,16 +47,14 @@ function deleted() {
 function oversized(input: SendInput) {
   const parts = jsonBytes(input.content);
   if (parts > USER_PARTS_BUDGET_BYTES) {
-    return fail(
-      413,
+    return failure(
       "message_too_large",
       `the message's parts are ${parts} bytes as stored; at most ${USER_PARTS_BUDGET_BYTES} are accepted`,
     );
   }
   const schema = input.json_schema ? jsonBytes(input.json_schema) : 0;
   if (schema > JSON_SCHEMA_BUDGET_BYTES) {
-    return fail(
-      413,
+    return failure(
       "schema_too_large",
       `json_schema is ${schema} bytes as stored; at most ${JSON_SCHEMA_BUDGET_BYTES} are accepted`,
     );
@@ -154,13 +153,13 @@ export class SessionEngine {
       const prior = this.turns.byIdempotencyKey(input.idempotency_key);
       if (prior) {
         if (prior.body_hash !== (input.body_hash ?? null)) {
-          return fail(409, "idempotency_conflict", "this Idempotency-Key was used with a different request body");
+          return failure("idempotency_conflict", "this Idempotency-Key was used with a different request body");
         }
         return { ok: true, ...(await this.#answer(prior, mode, prior.first_message_seq ?? 0, true, prior.log_start)) };
       }
     }
     const latest = this.turns.latest();
-    if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
+    if (latest?.status === "running") return failure("turn_in_progress", "a turn is already running in this session");
     // A call gated by an approval is a server call too: say why it takes no result (approval_required) first.
     const gated = refuseResultsForApprovals(
       this.approvals,
@@ -184,11 +183,11 @@ export class SessionEngine {
     await this.tools.refresh(agent, this.env);
     if (this.stale(generation)) return deleted();
     const latest = this.turns.latest();
-    if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
+    if (latest?.status === "running") return failure("turn_in_progress", "a turn is already running in this session");
     const open = this.history.openCalls().length > 0;
     const last = this.history.last();
     if (!latest || latest.status === "completed" || (!open && last?.role !== "user")) {
-      return fail(409, "nothing_to_retry", "the last turn did not fail or get interrupted; send a new message instead");
+      return failure("nothing_to_retry", "the last turn did not fail or get interrupted; send a new message instead");
     }
     // A retried turn keeps the structured-output contract of the turn it re-runs.
     const schema = latest.json_schema ? (JSON.parse(latest.json_schema) as JsonObject) : undefined;
@@ -337,8 +336,7 @@ export class SessionEngine {
           return call?.state === "pending" && call.answered_seq === null;
         })
       : supplied;
-    if (results.length === 0)
-      return fail(409, "late_result", "none of the supplied results answers a pending tool call");
+    if (results.length === 0) return failure("late_result", "none of the supplied results answers a pending tool call");
     // A call gated by an approval is a server call too: say why it takes no result (approval_required) first.
     const gated = refuseResultsForApprovals(
       this.approvals,
@@ -383,7 +381,7 @@ export class SessionEngine {
     );
     // A concurrent request answered the same approvals first (the checks above awaited): nothing of ours was written.
     if (decided.length === 0) {
-      return fail(409, "approval_already_answered", "these approvals were answered by another request");
+      return failure("approval_already_answered", "these approvals were answered by another request");
     }
     for (const { row, answer } of decided) {
       this.events.record(answer.approved ? "approval_granted" : "approval_declined", row.turn_id, {
@@ -480,7 +478,7 @@ export class SessionEngine {
         latest.status !== "awaiting_tool_results" &&
         latest.status !== "awaiting_approval")
     ) {
-      return fail(409, "no_active_turn", "there is no running turn to cancel");
+      return failure("no_active_turn", "there is no running turn to cancel");
     }
     const runner = this.#runner;
     if (runner && runner.turnId === latest.id) {
@@ -508,7 +506,7 @@ export class SessionEngine {
   async compact(agent: AgentConfig): Promise<Result<CompactionInfo>> {
     await this.tools.refresh(agent, this.env);
     if (this.turns.latest()?.status === "running") {
-      return fail(409, "turn_in_progress", "a turn is running; it compacts by itself when it needs to");
+      return failure("turn_in_progress", "a turn is running; it compacts by itself when it needs to");
     }
     const tokensBefore = this.compactor.usage().estimated_tokens;
     const out = await this.compactor.compact(agent, {
@@ -518,7 +516,7 @@ export class SessionEngine {
     });
     if (!out.ok) {
       this.events.record("compaction_failed", null, { reason: out.reason, tokens: tokensBefore });
-      return fail(409, "not_compacted", out.reason);
+      return failure("not_compacted", out.reason);
     }
     return { ok: true, ...out.info };
   }

@@ -1,6 +1,7 @@
+import type { ErrorInfo } from "../model/errors";
 import type { SessionEngine } from "./engine";
 import { TurnOutput } from "./turn/output";
-import type { TurnError, TurnRow } from "./turn/turns";
+import type { TurnRow } from "./turn/turns";
 
 const REASON = "the session restarted while this call was in flight";
 
@@ -40,7 +41,7 @@ export function endStuckTurn(
   engine: SessionEngine,
   turnId: string,
   status: "interrupted" | "failed",
-  error: TurnError,
+  error: ErrorInfo,
   reason: string,
 ): void {
   const { synthesized } = engine.tx(() => {

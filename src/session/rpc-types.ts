@@ -1,4 +1,4 @@
-import type { Failure } from "../http/errors";
+import type { ErrorInfo } from "../model/errors";
 import type { JsonObject } from "../model/json";
 import type { Message, Part } from "../model/message";
 import type { TurnStatus } from "../model/turn";
@@ -6,9 +6,6 @@ import type { SessionEvent } from "../observability/events";
 import type { DebugCounts } from "../storage/debug-counters";
 import type { OpenApproval } from "./approvals";
 import type { SuppliedResult } from "./history/store";
-
-/** Result unions returned over RPC; the worker maps failures to HTTP. */
-export type Result<T> = ({ ok: true } & T) | Failure;
 
 export type Mode = "stream" | "json";
 
@@ -35,7 +32,7 @@ export interface TurnResult {
   status: TurnStatus;
   finish_reason: string | null;
   messages: Message[];
-  error?: { code: string; message: string; retryable?: boolean };
+  error?: ErrorInfo;
   usage: Record<string, number>;
   structured_result?: unknown;
   pending_tool_calls?: Array<{ id: string; name: string }>;

@@ -2,7 +2,8 @@ import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig } from "../agents/types";
 import { DEFAULT_COMPACTION } from "../agents/types";
 import { type Env, flag } from "../env";
-import { fail } from "../http/errors";
+import type { Result } from "../model/errors";
+import { failure } from "../model/errors";
 import { contextWindow } from "../providers/types";
 import { retentionOf } from "../retention/config";
 import { deleteSessionIndex } from "../retention/d1";
@@ -18,16 +19,7 @@ import { compactionMarkers } from "./compaction/records";
 import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
-import type {
-  EventsPage,
-  MessagesPage,
-  Mode,
-  Result,
-  SendInput,
-  SessionInfo,
-  SessionState,
-  TurnAnswer,
-} from "./rpc-types";
+import type { EventsPage, MessagesPage, Mode, SendInput, SessionInfo, SessionState, TurnAnswer } from "./rpc-types";
 import { Scheduler } from "./scheduler";
 import { Sweeper } from "./sweep";
 
@@ -166,7 +158,7 @@ export class Session extends DurableObject<Env> {
   }
 
   #missing() {
-    return fail(404, "not_found", "session not found");
+    return failure("not_found", "session not found");
   }
 
   /**
@@ -305,7 +297,7 @@ export class Session extends DurableObject<Env> {
     if (this.#initError) return this.#rebuild();
     if (!this.#info()) return this.#missing();
     const e = this.#engine;
-    if (e.running) return fail(409, "turn_in_progress", "cannot clear while a turn is running; cancel it first");
+    if (e.running) return failure("turn_in_progress", "cannot clear while a turn is running; cancel it first");
     e.tx(() => {
       const latest = e.turns.latest();
       if (latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval") {
@@ -414,7 +406,7 @@ export class Session extends DurableObject<Env> {
     const current = this.#info();
     if (!current) this.#create(info);
     else if (current.agent !== spec.agent) {
-      return fail(409, "agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`);
+      return failure("agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`);
     }
     return { ok: true, run: this.#runs.enqueue(spec) };
   }

@@ -1,9 +1,10 @@
 import { type Context, Hono } from "hono";
+import type { Result } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Part, ToolResultContent } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approvals";
 import type { SuppliedResult } from "../../session/history/store";
-import type { Mode, Result, TurnAnswer } from "../../session/rpc-types";
+import type { Mode, TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";
 import { compileStrict } from "../../tools/schema/index";
 import { actorOf, requireAction, sessionAccess } from "../access";

@@ -1,3 +1,4 @@
+import type { ErrorInfo } from "../../model/errors";
 import type { StopReason } from "../../model/stream";
 import type { TurnStatus } from "../../model/turn";
 import { inSpan } from "../../observability/tracing";
@@ -9,7 +10,6 @@ import { TurnOutput } from "./output";
 import { stepRequest } from "./step";
 import { contractOf, missingStructured, STRUCTURED_OUTPUT } from "./structured";
 import { answerStructured, runTools } from "./tool-phase";
-import type { TurnError } from "./turns";
 
 export type { RunnerDeps } from "./context";
 
@@ -186,11 +186,11 @@ export class TurnRunner implements TurnContext {
     this.#finish("cancelled", "cancelled", "other", null);
   }
 
-  #fail(error: TurnError): void {
+  #fail(error: ErrorInfo): void {
     this.#finish("failed", "error", "error", error);
   }
 
-  #finish(status: TurnStatus, reason: string, finish: UiFinishReason, error: TurnError | null): void {
+  #finish(status: TurnStatus, reason: string, finish: UiFinishReason, error: ErrorInfo | null): void {
     try {
       this.d.turns.finish(this.turnId, status, reason, error);
     } finally {
@@ -199,7 +199,7 @@ export class TurnRunner implements TurnContext {
   }
 
   /** The turn's end as events and stream chunks; the engine hears of it even when one of these writes throws. */
-  #report(status: TurnStatus, reason: string, finish: UiFinishReason, error: TurnError | null): void {
+  #report(status: TurnStatus, reason: string, finish: UiFinishReason, error: ErrorInfo | null): void {
     try {
       this.#emitEnd(status, reason, finish, error);
     } finally {
@@ -207,7 +207,7 @@ export class TurnRunner implements TurnContext {
     }
   }
 
-  #emitEnd(status: TurnStatus, reason: string, finish: UiFinishReason, error: TurnError | null): void {
+  #emitEnd(status: TurnStatus, reason: string, finish: UiFinishReason, error: ErrorInfo | null): void {
     this.out.flush();
     this.d.events.record("turn_finished", this.turnId, {
       status,

@@ -1,4 +1,5 @@
 import { type Env, flag } from "../../env";
+import type { ErrorInfo } from "../../model/errors";
 import type { Part } from "../../model/message";
 import type { StopReason } from "../../model/stream";
 import { checkWireInvariant } from "../../providers/check-invariant";
@@ -11,7 +12,6 @@ import type { Execution } from "../history/store";
 import { CallIds } from "./call-ids";
 import type { TurnContext } from "./context";
 import { type OutputContract, STRUCTURED_OUTPUT, structuredDeclaration } from "./structured";
-import type { TurnError } from "./turns";
 
 export type StepResult =
   | {
@@ -21,7 +21,7 @@ export type StepResult =
       malformed: Map<string, string>;
       usage: Record<string, number>;
     }
-  | { kind: "failed"; error: TurnError }
+  | { kind: "failed"; error: ErrorInfo }
   | { kind: "cancelled" };
 
 /** The request for one step: canonical history projected with the session's tool disclosure. */
@@ -157,7 +157,7 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
       events.record("partial_tool_use_persisted", ctx.turnId, { step, tool_use_ids: ids });
     }
     if (ctx.cancelled) return { kind: "cancelled" };
-    const error: TurnError =
+    const error: ErrorInfo =
       e instanceof ProviderFailure
         ? { code: e.error.code, message: e.error.message, retryable: e.error.retryable }
         : { code: "internal_error", message: String(e), retryable: true };

@@ -1,3 +1,4 @@
+import type { ErrorInfo } from "../../model/errors";
 import type { TurnKind, TurnStatus } from "../../model/turn";
 import { fitJson } from "../../storage/fit";
 import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../../storage/limits";
@@ -23,12 +24,6 @@ export interface TurnRow {
   started_at: string;
   ended_at: string | null;
   [key: string]: string | number | null;
-}
-
-export interface TurnError {
-  code: string;
-  message: string;
-  retryable?: boolean;
 }
 
 /** The `turns` table: one row per turn, in order. */
@@ -157,7 +152,7 @@ export class TurnStore {
     return { steps, usage: JSON.stringify(cur) };
   }
 
-  finish(id: string, status: TurnStatus, finishReason: string | null, error: TurnError | null): void {
+  finish(id: string, status: TurnStatus, finishReason: string | null, error: ErrorInfo | null): void {
     const { steps, usage } = this.#take(id);
     write(
       this.sql,
