@@ -1,6 +1,6 @@
-import type { Env } from "./env";
 import { buildApp } from "./http/app";
-import { sweepD1 } from "./retention/d1";
+import type { WorkerEnv } from "./http/types";
+import { sweepD1 } from "./retention/cron";
 
 export { RateLimiter } from "./ratelimit/rate-limiter";
 export { Session } from "./session/session";
@@ -14,4 +14,4 @@ export default {
     const report = await sweepD1(env, controller.scheduledTime);
     console.log(JSON.stringify({ level: "info", msg: "retention_swept", cron: controller.cron, ...report }));
   },
-} satisfies ExportedHandler<Env>;
+} satisfies ExportedHandler<WorkerEnv>;

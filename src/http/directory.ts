@@ -15,8 +15,8 @@
  */
 import type { Context } from "hono";
 import type { Env } from "../env";
-import type { AppEnv } from "./app";
 import { RefreshCache } from "./cache";
+import type { AppEnv } from "./types";
 
 export interface KeyInfo {
   id: string;

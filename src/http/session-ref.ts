@@ -1,9 +1,8 @@
 import type { Context } from "hono";
-import type { Env } from "../env";
 import type { Result } from "../model/errors";
 import type { Session } from "../session/session";
-import type { AppEnv } from "./app";
 import { ApiError, apiError } from "./errors";
+import type { AppEnv, WorkerEnv } from "./types";
 
 export const SESSION_ID = /^[a-zA-Z0-9_-]{1,128}$/;
 
@@ -44,7 +43,7 @@ export type LocationHint = (typeof LOCATION_HINTS)[number];
  * takes effect only on the call that creates the object (POST /v1/sessions);
  * afterwards the object stays where it was placed, so other callers omit it.
  */
-export function sessionStub(env: Env, tenant: string, id: string, locationHint?: LocationHint): SessionRpc {
+export function sessionStub(env: WorkerEnv, tenant: string, id: string, locationHint?: LocationHint): SessionRpc {
   const name = `${tenant}:${id}`;
   const stub = locationHint ? env.SESSION.getByName(name, { locationHint }) : env.SESSION.getByName(name);
   return stub as unknown as SessionRpc;

@@ -3,8 +3,8 @@ import type { McpServerConfig } from "../agents/types";
 import type { JsonObject } from "../model/json";
 import type { ToolResultContent } from "../model/message";
 import type { ToolOutcome } from "../tools/http-tool";
-import type { RegisteredTool } from "../tools/registry";
 import { compileLenient } from "../tools/schema/index";
+import type { RegisteredTool } from "../tools/types";
 import { MAX_MCP_OUTPUT_CHARS, MAX_TOOL_NAME } from "./limits";
 
 /** What the session keeps of one MCP tool (the cache stores this, not the server's whole answer). */

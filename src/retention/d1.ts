@@ -1,13 +1,4 @@
-import type { Env } from "../env";
-import type { Session } from "../session/session";
-import { isoBefore, retentionOf } from "./config";
-
-/** D1 run records read and deleted per statement (one bound parameter each, so well under 100). */
-export const D1_BATCH = 50;
-/** Batches per cron invocation: bounded work; the rest waits for the next tick. */
-export const D1_BATCHES = 10;
-
-type OpenRunsRpc = Pick<Session, "openRuns">;
+/** The D1 side of a session's deletion: its index row and its run records. */
 
 /**
  * Deletes a session's D1 rows: its index row and its run records; true when an
@@ -20,83 +11,4 @@ export async function deleteSessionIndex(db: D1Database, tenant: string, id: str
     db.prepare("DELETE FROM sessions WHERE tenant = ? AND id = ?").bind(tenant, id),
   ]);
   return (sessions?.meta.changes ?? 0) > 0;
-}
-
-export interface D1SweepReport {
-  runs_deleted: number;
-  /** Old records kept because their session still has the run open (queued, running or callback pending). */
-  runs_kept: number;
-  /** The batch budget ran out; the next tick continues. */
-  more: boolean;
-}
-
-interface RunRef {
-  id: string;
-  tenant: string;
-  session_id: string;
-  created_at: string;
-  [key: string]: string;
-}
-
-/** Which of `refs` their sessions still have open; a session that cannot be asked keeps all of its runs. */
-async function stillOpen(env: Env, refs: RunRef[]): Promise<Set<string>> {
-  const bySession = new Map<string, RunRef[]>();
-  for (const r of refs) {
-    const name = `${r.tenant}:${r.session_id}`;
-    bySession.set(name, [...(bySession.get(name) ?? []), r]);
-  }
-  const open = new Set<string>();
-  await Promise.all(
-    [...bySession].map(async ([name, rs]) => {
-      const ids = rs.map((r) => r.id);
-      try {
-        const stub = env.SESSION.getByName(name) as unknown as OpenRunsRpc;
-        for (const id of await stub.openRuns(ids)) open.add(id);
-      } catch (e) {
-        for (const id of ids) open.add(id);
-        console.error(
-          JSON.stringify({ level: "error", msg: "retention_session_unreachable", session: name, error: String(e) }),
-        );
-      }
-    }),
-  );
-  return open;
-}
-
-/**
- * The cron's retention pass over D1: run records created longer ago than
- * `runsMs` are deleted once their run has ended (the session is asked), in
- * batches of D1_BATCH. The record is also the `webhook-id` idempotency
- * record, so the retention is the window in which a repeat is recognised.
- */
-export async function sweepD1(env: Env, now: number): Promise<D1SweepReport> {
-  const report: D1SweepReport = { runs_deleted: 0, runs_kept: 0, more: false };
-  const { runsMs } = retentionOf(env);
-  if (runsMs <= 0) return report;
-  const cutoff = isoBefore(now, runsMs);
-  let after = { at: "", id: "" };
-  for (let b = 0; b < D1_BATCHES; b++) {
-    const { results } = await env.DB.prepare(
-      `SELECT id, tenant, session_id, created_at FROM runs
-       WHERE created_at < ? AND (created_at > ? OR (created_at = ? AND id > ?))
-       ORDER BY created_at, id LIMIT ?`,
-    )
-      .bind(cutoff, after.at, after.at, after.id, D1_BATCH)
-      .all<RunRef>();
-    if (results.length === 0) return report;
-    const open = await stillOpen(env, results);
-    const gone = results.filter((r) => !open.has(r.id)).map((r) => r.id);
-    if (gone.length) {
-      await env.DB.prepare(`DELETE FROM runs WHERE id IN (${gone.map(() => "?").join(", ")})`)
-        .bind(...gone)
-        .run();
-    }
-    report.runs_deleted += gone.length;
-    report.runs_kept += results.length - gone.length;
-    const last = results[results.length - 1] as RunRef;
-    after = { at: last.created_at, id: last.id };
-    if (results.length < D1_BATCH) return report;
-  }
-  report.more = true;
-  return report;
 }

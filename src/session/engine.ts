@@ -26,11 +26,11 @@ import { type CompactionInfo, Compactor } from "./compaction/compactor";
 import { HistoryStore, type SuppliedResult } from "./history/store";
 import { endStuckTurn } from "./recovery";
 import type { Mode, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
+import { SessionTools } from "./session-tools";
 import { StreamLog } from "./stream/log";
-import { SessionTools } from "./tools-state";
 import { checkSupplied, turnResult } from "./turn/answers";
 import { TurnRunner } from "./turn/runner";
-import { type TurnRow, TurnStore } from "./turn/turns";
+import { type TurnRow, TurnStore } from "./turn/turn-store";
 
 const STUCK_REASON = "the turn crashed while this call was open";
 

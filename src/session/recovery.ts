@@ -1,7 +1,7 @@
 import type { ErrorInfo } from "../model/errors";
 import type { SessionEngine } from "./engine";
 import { TurnOutput } from "./turn/output";
-import type { TurnRow } from "./turn/turns";
+import type { TurnRow } from "./turn/turn-store";
 
 const REASON = "the session restarted while this call was in flight";
 

@@ -7,8 +7,6 @@ import { failure } from "../model/errors";
 import { contextWindow } from "../providers/types";
 import { retentionOf } from "../retention/config";
 import { deleteSessionIndex } from "../retention/d1";
-import { SessionRuns } from "../runs/executor";
-import type { RunSpec, RunView } from "../runs/types";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
 import { hasSchema, migrate } from "../storage/do-schema";
 import { all, nowIso, one, pageOf, setCellChecks, write } from "../storage/sql";
@@ -20,6 +18,8 @@ import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
 import type { EventsPage, MessagesPage, Mode, SendInput, SessionInfo, SessionState, TurnAnswer } from "./rpc-types";
+import { SessionRuns } from "./runs/session-runs";
+import type { RunSpec, RunView } from "./runs/types";
 import { Scheduler } from "./scheduler";
 import { Sweeper } from "./sweep";
 

@@ -3,10 +3,10 @@ import { normalizeAgent } from "../../agents/normalize";
 import { type AgentConfig, publicAgent } from "../../agents/types";
 import { flag } from "../../env";
 import { nowIso } from "../../storage/sql";
-import type { AppEnv } from "../app";
 import { requireAdmin } from "../auth";
 import { noteAgentEpoch } from "../directory";
 import { ApiError } from "../errors";
+import type { AppEnv } from "../types";
 import { readJson } from "../validate";
 
 const MAX_AGENT_BYTES = 1_900_000;

@@ -6,10 +6,10 @@ import type { Part } from "../../model/message";
 import { admitRun, handToSession, publicStatus, type RunRecord, runsStub } from "../../runs/admission";
 import { verifySigned } from "../../runs/signature";
 import { checkOutboundUrl } from "../../tools/outbound";
-import type { AppEnv } from "../app";
 import { requireAdmin, requireTenant, sha256Hex } from "../auth";
 import { runBody } from "../bodies";
 import { ApiError } from "../errors";
+import type { AppEnv } from "../types";
 import { check, readJson } from "../validate";
 import { strictOutputSchema } from "./turns";
 

@@ -3,12 +3,12 @@ import type { AgentConfig } from "../../agents/types";
 import { deleteSessionIndex } from "../../retention/d1";
 import { nowIso, pageOf } from "../../storage/sql";
 import { sessionAccess } from "../access";
-import type { AppEnv } from "../app";
 import { requireTenant } from "../auth";
 import { createSessionBody } from "../bodies";
 import { agentArg, noteAgentEpoch } from "../directory";
 import { ApiError } from "../errors";
 import { type LocationHint, SESSION_ID, sessionRef, sessionStub, unwrap } from "../session-ref";
+import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 
 function intParam(raw: string | undefined, fallback: number, min: number, max: number, name: string): number {

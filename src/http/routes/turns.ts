@@ -8,12 +8,12 @@ import type { Mode, TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";
 import { compileStrict } from "../../tools/schema/index";
 import { actorOf, requireAction, sessionAccess } from "../access";
-import type { AppEnv } from "../app";
 import { sha256Hex } from "../auth";
 import { messageBody, toolApprovalsBody, toolResultsBody } from "../bodies";
 import { agentArg } from "../directory";
 import { ApiError } from "../errors";
 import { sessionRef, unwrap } from "../session-ref";
+import type { AppEnv } from "../types";
 import { check, readJson } from "../validate";
 import { chatBodyToInput } from "./chat-body";
 

@@ -3,7 +3,7 @@ import { failure } from "../../model/errors";
 import type { EventLog } from "../../observability/events";
 import type { HistoryStore, SuppliedResult } from "../history/store";
 import type { TurnResult } from "../rpc-types";
-import type { TurnRow, TurnStore } from "./turns";
+import type { TurnRow, TurnStore } from "./turn-store";
 
 /**
  * Validates tool results supplied by a client before anything is written:

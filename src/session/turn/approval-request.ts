@@ -6,7 +6,7 @@
  */
 
 import type { ToolUsePart } from "../../model/message";
-import type { RegisteredTool } from "../../tools/registry";
+import type { RegisteredTool } from "../../tools/types";
 import { needsApproval, requestReason } from "../approval-policy";
 import { addJob } from "../scheduler";
 import type { TurnContext } from "./context";

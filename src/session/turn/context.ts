@@ -5,10 +5,10 @@ import type { EventLog } from "../../observability/events";
 import type { ApprovalStore } from "../approvals";
 import type { Compactor } from "../compaction/compactor";
 import type { HistoryStore } from "../history/store";
+import type { SessionTools } from "../session-tools";
 import type { StreamLog } from "../stream/log";
-import type { SessionTools } from "../tools-state";
 import type { TurnOutput } from "./output";
-import type { TurnStore } from "./turns";
+import type { TurnStore } from "./turn-store";
 
 export interface RunnerDeps {
   storage: DurableObjectStorage;

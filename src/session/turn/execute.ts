@@ -6,7 +6,8 @@ import { checkArguments } from "../../tools/arguments";
 import type { BuiltinOutcome } from "../../tools/builtins/run";
 import { callHttpTool, type ToolOutcome } from "../../tools/http-tool";
 import { containsRefs, type Lookup, resolveRefs } from "../../tools/refs/index";
-import { fullSchema, type RegisteredTool, type ToolRegistry } from "../../tools/registry";
+import { fullSchema, type ToolRegistry } from "../../tools/registry";
+import type { RegisteredTool } from "../../tools/types";
 
 export interface ExecuteOptions {
   calls: ToolUsePart[];

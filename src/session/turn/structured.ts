@@ -2,7 +2,7 @@ import type { ErrorInfo } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Message, ToolDeclaration, ToolUsePart } from "../../model/message";
 import { type CompiledSchema, compileStrict, formatIssues } from "../../tools/schema/index";
-import type { TurnRow } from "./turns";
+import type { TurnRow } from "./turn-store";
 
 /** The synthetic tool a turn with `json_schema` offers; its first valid call ends the turn. */
 export const STRUCTURED_OUTPUT = "structured_output";

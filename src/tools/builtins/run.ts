@@ -2,7 +2,8 @@ import { Validator } from "@cfworker/json-schema";
 import { parseSelect, selectTools, TOOL_SEARCH_INPUT_SCHEMA, type ToolIndex } from "@switchboard/tool-search";
 import type { JsonObject } from "../../model/json";
 import type { ToolResultBlock, ToolResultContent } from "../../model/message";
-import { declaration, fullSchema, type RegisteredTool, type ToolRegistry } from "../registry";
+import { declaration, fullSchema, type ToolRegistry } from "../registry";
+import type { RegisteredTool } from "../types";
 import { SELECT_TOOLS_INPUT_SCHEMA, TOOL_INFO_INPUT_SCHEMA } from "./declarations";
 
 export interface BuiltinOutcome {

@@ -3,7 +3,7 @@ import type { JsonObject } from "../model/json";
 import { all, write } from "../storage/sql";
 import type { ToolOutcome } from "../tools/http-tool";
 import { checkOutboundUrl } from "../tools/outbound";
-import type { RegisteredTool } from "../tools/registry";
+import type { RegisteredTool } from "../tools/types";
 import { McpConnection } from "./connection";
 import {
   acceptTools,

@@ -1,15 +1,15 @@
-import type { AgentConfig } from "../agents/types";
-import { type Env, flag } from "../env";
-import type { ErrorInfo, Result } from "../model/errors";
-import type { TurnStatus } from "../model/turn";
-import { openView } from "../session/approvals";
-import type { SessionEngine } from "../session/engine";
-import type { TurnAnswer } from "../session/rpc-types";
-import type { Job, Scheduler } from "../session/scheduler";
-import type { TurnRow } from "../session/turn/turns";
-import { nowIso } from "../storage/sql";
+import type { AgentConfig } from "../../agents/types";
+import { type Env, flag } from "../../env";
+import type { ErrorInfo, Result } from "../../model/errors";
+import type { TurnStatus } from "../../model/turn";
+import { nowIso } from "../../storage/sql";
+import { openView } from "../approvals";
+import type { SessionEngine } from "../engine";
+import type { TurnAnswer } from "../rpc-types";
+import type { Job, Scheduler } from "../scheduler";
+import type { TurnRow } from "../turn/turn-store";
 import { deliver } from "./callback";
-import { type RunRow, RunStore } from "./store";
+import { type RunRow, RunStore } from "./run-store";
 import {
   CALLBACK_MAX_ATTEMPTS,
   CALLBACK_TIMEOUT_MS,

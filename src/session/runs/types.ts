@@ -1,7 +1,7 @@
-import type { ErrorInfo } from "../model/errors";
-import type { JsonObject } from "../model/json";
-import type { Part } from "../model/message";
-import type { OpenApproval } from "../session/approvals";
+import type { ErrorInfo } from "../../model/errors";
+import type { JsonObject } from "../../model/json";
+import type { Part } from "../../model/message";
+import type { OpenApproval } from "../approvals";
 
 /** Public run states (docs/API.md): a run is one turn started by the session's alarm, not by a client. */
 export type RunStatus = "queued" | "running" | "awaiting_approval" | "completed" | "failed";

@@ -1,9 +1,9 @@
-import type { ErrorInfo } from "../model/errors";
-import type { JsonObject } from "../model/json";
-import type { Part } from "../model/message";
-import { cutText, fitJson } from "../storage/fit";
-import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../storage/limits";
-import { all, nowIso, one, write } from "../storage/sql";
+import type { ErrorInfo } from "../../model/errors";
+import type { JsonObject } from "../../model/json";
+import type { Part } from "../../model/message";
+import { cutText, fitJson } from "../../storage/fit";
+import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../../storage/limits";
+import { all, nowIso, one, write } from "../../storage/sql";
 import {
   type CallbackAttempt,
   type CallbackStatus,

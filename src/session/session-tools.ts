@@ -1,14 +1,15 @@
 import { ToolIndex } from "@switchboard/tool-search";
 import type { AgentConfig } from "../agents/types";
 import type { Env } from "../env";
-import { McpCatalog, type McpSnapshot } from "../mcp/catalog";
 import { mcpLimits } from "../mcp/limits";
+import { McpCatalog, type McpSnapshot } from "../mcp/mcp-catalog";
 import type { JsonObject } from "../model/json";
 import type { NoticePart, ToolDeclaration } from "../model/message";
 import { announcedTools, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools, loadedFromHistory } from "../tools/loaded";
-import { declaration, fullSchema, type RegisteredTool, ToolRegistry } from "../tools/registry";
+import { declaration, fullSchema, ToolRegistry } from "../tools/registry";
+import type { RegisteredTool } from "../tools/types";
 import type { HistoryStore } from "./history/store";
 
 /**
