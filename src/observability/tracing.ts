@@ -11,7 +11,6 @@
  * runtime's own no-op path.
  */
 import * as workers from "cloudflare:workers";
-import type { SessionEventType } from "./events";
 
 type Attributes = Record<string, string | number | boolean | undefined>;
 
@@ -36,14 +35,14 @@ export function inSpan<T>(name: string, attributes: Attributes, fn: (span: SpanL
 }
 
 /** Events that become spans of their own, carrying the event's data as attributes. */
-const EVENT_SPANS: Partial<Record<SessionEventType, string>> = {
+const EVENT_SPANS: Readonly<Record<string, string>> = {
   tool_executed: "switchboard.tool_call",
   tool_call_invalid: "switchboard.tool_call_invalid",
   provider_retry: "switchboard.provider_retry",
 };
 
 /** A span for a recorded session event (tool calls, invalid calls, compactions); flat attributes, JSON for the rest. */
-export function eventSpan(type: SessionEventType, turnId: string | null, data: Record<string, unknown>): void {
+export function eventSpan(type: string, turnId: string | null, data: Record<string, unknown>): void {
   const name = EVENT_SPANS[type] ?? (type.startsWith("compaction") ? `switchboard.${type}` : null);
   if (!name || !api()) return;
   const attributes: Attributes = { "switchboard.turn_id": turnId ?? undefined };

@@ -1,7 +1,20 @@
 import type { ErrorInfo } from "../model/errors";
-import type { SessionEngine } from "./engine";
+import type { EventLog } from "../observability/events";
+import type { ApprovalStore } from "./approvals";
+import type { HistoryStore } from "./history/store";
+import type { StreamLog } from "./stream/log";
 import { TurnOutput } from "./turn/output";
-import type { TurnRow } from "./turn/turn-store";
+import type { TurnRow, TurnStore } from "./turn/turn-store";
+
+/** What recovery uses of the session engine (src/session/engine.ts). */
+export interface RecoveryDeps {
+  readonly history: HistoryStore;
+  readonly turns: TurnStore;
+  readonly events: EventLog;
+  readonly log: StreamLog;
+  readonly approvals: ApprovalStore;
+  tx<T>(fn: () => T): T;
+}
 
 const REASON = "the session restarted while this call was in flight";
 
@@ -17,7 +30,7 @@ const REASON = "the session restarted while this call was in flight";
  * stored results; if even that fails the turn is only marked `failed`. Either
  * way a `recovery_failed` event says what happened, and the object keeps serving.
  */
-export function recoverInterruptedTurns(engine: SessionEngine): number {
+export function recoverInterruptedTurns(engine: RecoveryDeps): number {
   const stuck = engine.turns.withStatus("running");
   // The lost instance may have sent frames it never wrote: their ids must not be handed out again.
   if (stuck.length > 0) engine.log.afterCrash();
@@ -38,7 +51,7 @@ export function recoverInterruptedTurns(engine: SessionEngine): number {
  * transaction; clients that resume its stream see how it ended.
  */
 export function endStuckTurn(
-  engine: SessionEngine,
+  engine: RecoveryDeps,
   turnId: string,
   status: "interrupted" | "failed",
   error: ErrorInfo,
@@ -60,7 +73,7 @@ export function endStuckTurn(
   endStream(engine, turnId, error, status);
 }
 
-function salvageTurn(engine: SessionEngine, turn: TurnRow, cause: unknown): void {
+function salvageTurn(engine: RecoveryDeps, turn: TurnRow, cause: unknown): void {
   const why = cause instanceof Error ? cause.message : String(cause);
   const error = {
     code: "recovery_failed",
@@ -88,7 +101,7 @@ function salvageTurn(engine: SessionEngine, turn: TurnRow, cause: unknown): void
 
 /** Clients that resume this turn's stream see how it ended. */
 function endStream(
-  engine: SessionEngine,
+  engine: RecoveryDeps,
   turnId: string,
   error: { code: string; message: string },
   status: "interrupted" | "failed",

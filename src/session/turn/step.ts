@@ -1,9 +1,9 @@
-import { type Env, flag } from "../../env";
+import { flag } from "../../env";
 import type { ErrorInfo } from "../../model/errors";
 import type { Part } from "../../model/message";
 import type { StopReason } from "../../model/stream";
 import { checkWireInvariant } from "../../providers/check-invariant";
-import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter } from "../../providers/index";
+import { endpointFromEnv, getAdapter, policyFor } from "../../providers/index";
 import { ProviderFailure, type RetryPolicy, type StepRequest } from "../../providers/types";
 import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
@@ -42,12 +42,6 @@ export function stepRequest(ctx: TurnContext, contract: OutputContract | null, l
 
 function policy(ctx: TurnContext): RetryPolicy {
   return policyFor(ctx.d.env);
-}
-
-/** The provider retry policy, with the idle timeout from the environment. */
-export function policyFor(env: Env): RetryPolicy {
-  const idle = Number(env.SWITCHBOARD_IDLE_TIMEOUT_MS);
-  return Number.isFinite(idle) && idle > 0 ? { ...DEFAULT_RETRY_POLICY, idleTimeoutMs: idle } : DEFAULT_RETRY_POLICY;
 }
 
 function executionOf(ctx: TurnContext): (name: string) => Execution {
