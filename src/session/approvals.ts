@@ -11,7 +11,7 @@
  * runs. Nothing here lives only in memory, so a restart changes nothing.
  */
 
-import { b64url, fromB64url } from "../http/tokens";
+import { b64url, fromB64url } from "../crypto/base64url";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import type { JsonObject, JsonValue } from "../model/json";
