@@ -71,8 +71,8 @@ function oversized(input: SendInput) {
 export class SessionEngine {
   readonly history: HistoryStore;
   readonly turns: TurnStore;
-  readonly events: EventLog;
-  readonly log: StreamLog;
+  readonly eventLog: EventLog;
+  readonly streamLog: StreamLog;
   readonly tools: SessionTools;
   readonly compactor: Compactor;
   readonly approvals: ApprovalStore;
@@ -99,10 +99,10 @@ export class SessionEngine {
   ) {
     this.history = new HistoryStore(storage.sql);
     this.turns = new TurnStore(storage.sql);
-    this.events = new EventLog(storage.sql, name, env.SWITCHBOARD_LOG_EVENTS !== "false");
-    this.log = new StreamLog(storage.sql);
+    this.eventLog = new EventLog(storage.sql, name, env.SWITCHBOARD_LOG_EVENTS !== "false");
+    this.streamLog = new StreamLog(storage.sql);
     this.tools = new SessionTools(storage.sql, this.history);
-    this.compactor = new Compactor({ storage, history: this.history, tools: this.tools, events: this.events, env });
+    this.compactor = new Compactor({ storage, history: this.history, tools: this.tools, eventLog: this.eventLog, env });
     this.approvals = new ApprovalStore(storage.sql, name);
   }
 
@@ -166,7 +166,7 @@ export class SessionEngine {
       input.tool_results.map((r) => r.tool_use_id),
     );
     if (!gated.ok) return gated;
-    const checked = checkSupplied(this.history, this.events, input.tool_results, latest?.id ?? null);
+    const checked = checkSupplied(this.history, this.eventLog, input.tool_results, latest?.id ?? null);
     if (!checked.ok) return checked;
     const supplied = new Map(input.tool_results.map((r) => [r.tool_use_id, r]));
     const turn = this.#begin(agent, "message", input, latest, {
@@ -229,7 +229,7 @@ export class SessionEngine {
         id,
         kind,
         max_steps: maxSteps,
-        log_start: this.log.head(),
+        log_start: this.streamLog.head(),
         idempotency_key: input.idempotency_key ?? null,
         body_hash: input.body_hash ?? null,
         json_schema: input.json_schema ? JSON.stringify(input.json_schema) : null,
@@ -238,10 +238,10 @@ export class SessionEngine {
       return { turn, synthesized, rederived, declined };
     });
     this.#recordDeclined(declined, previous?.id ?? null, close.declined, "admission");
-    if (rederived.length) this.events.record("tools_loaded", id, { names: rederived, via: "history" });
-    this.events.record("turn_started", id, { kind, max_steps: maxSteps });
+    if (rederived.length) this.eventLog.record("tools_loaded", id, { names: rederived, via: "history" });
+    this.eventLog.record("turn_started", id, { kind, max_steps: maxSteps });
     if (synthesized.length > 0) {
-      this.events.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
+      this.eventLog.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
     }
     this.#start(agent, id);
     return this.turns.get(id) ?? turn;
@@ -253,8 +253,8 @@ export class SessionEngine {
         storage: this.storage,
         history: this.history,
         turns: this.turns,
-        events: this.events,
-        log: this.log,
+        eventLog: this.eventLog,
+        streamLog: this.streamLog,
         tools: this.tools,
         compactor: this.compactor,
         approvals: this.approvals,
@@ -276,8 +276,8 @@ export class SessionEngine {
     if (this.#runner?.turnId === turnId) this.#runner = null;
     try {
       // Retention sweeps wait until the turn's stream is out (they were on the admission path).
-      this.events.sweep();
-      this.log.sweep();
+      this.eventLog.sweep();
+      this.streamLog.sweep();
       // A runner that threw while writing its own end leaves the row `running`: end it here, or every later
       // message would be refused as turn_in_progress until the object restarts.
       if (this.turns.get(turnId)?.status === "running") {
@@ -307,7 +307,11 @@ export class SessionEngine {
 
   async #answer(turn: TurnRow, mode: Mode, sinceSeq: number, replayed: boolean, logAfter: number): Promise<TurnAnswer> {
     if (mode === "stream") {
-      return { turn_id: turn.id, replayed, stream: this.log.open(turn.id, logAfter, this.#runner?.turnId === turn.id) };
+      return {
+        turn_id: turn.id,
+        replayed,
+        stream: this.streamLog.open(turn.id, logAfter, this.#runner?.turnId === turn.id),
+      };
     }
     await this.waitFor(turn.id);
     return { turn_id: turn.id, replayed, result: this.result(turn.id, sinceSeq) };
@@ -343,7 +347,7 @@ export class SessionEngine {
       results.map((r) => r.tool_use_id),
     );
     if (!gated.ok) return gated;
-    const checked = checkSupplied(this.history, this.events, results, latest?.id ?? null);
+    const checked = checkSupplied(this.history, this.eventLog, results, latest?.id ?? null);
     if (!checked.ok) return checked;
     const since = (this.history.last()?.seq ?? 0) + 1;
     this.tx(() => {
@@ -384,7 +388,7 @@ export class SessionEngine {
       return failure("approval_already_answered", "these approvals were answered by another request");
     }
     for (const { row, answer } of decided) {
-      this.events.record(answer.approved ? "approval_granted" : "approval_declined", row.turn_id, {
+      this.eventLog.record(answer.approved ? "approval_granted" : "approval_declined", row.turn_id, {
         approval_id: row.id,
         tool_use_id: row.call_id,
         tool: row.name,
@@ -415,7 +419,7 @@ export class SessionEngine {
     by: Actor,
   ): void {
     for (const row of rows) {
-      this.events.record("approval_declined", turnId ?? row.turn_id, {
+      this.eventLog.record("approval_declined", turnId ?? row.turn_id, {
         approval_id: row.id,
         tool_use_id: row.call_id,
         tool: row.name,
@@ -443,7 +447,7 @@ export class SessionEngine {
     if (latest && paused && !this.#runner && this.approvals.readyToResume()) {
       const approvalsPending = this.approvals.onOpenCalls().length > 0;
       this.tx(() => {
-        this.turns.resume(latest.id, this.log.head());
+        this.turns.resume(latest.id, this.streamLog.head());
         // With approvals the resumed runner writes the results after running the approved calls.
         if (!approvalsPending) {
           this.history.closeOpenCalls({
@@ -494,8 +498,8 @@ export class SessionEngine {
       });
       this.#recordDeclined(declined, latest.id, reason, "cancel");
       if (synthesized.length)
-        this.events.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
-      this.events.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });
+        this.eventLog.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
+      this.eventLog.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });
       // A run that waited behind the paused turn may start now.
       this.hooks.arm();
     }
@@ -515,7 +519,7 @@ export class SessionEngine {
       signal: new AbortController().signal,
     });
     if (!out.ok) {
-      this.events.record("compaction_failed", null, { reason: out.reason, tokens: tokensBefore });
+      this.eventLog.record("compaction_failed", null, { reason: out.reason, tokens: tokensBefore });
       return failure("not_compacted", out.reason);
     }
     return { ok: true, ...out.info };
@@ -525,9 +529,9 @@ export class SessionEngine {
     const latest = this.turns.latest();
     if (!latest) return null;
     const live = this.#runner?.turnId === latest.id;
-    if (after === null) return live ? this.log.open(latest.id, latest.segment_start, true) : null;
-    if (!live && this.log.rows(latest.id, after).length === 0) return null;
-    return this.log.open(latest.id, after, live);
+    if (after === null) return live ? this.streamLog.open(latest.id, latest.segment_start, true) : null;
+    if (!live && this.streamLog.rows(latest.id, after).length === 0) return null;
+    return this.streamLog.open(latest.id, after, live);
   }
 
   pendingCalls(): Array<{ id: string; name: string; execution: string }> {

@@ -10,8 +10,8 @@ import type { TurnRow, TurnStore } from "./turn/turn-store";
 export interface RecoveryDeps {
   readonly history: HistoryStore;
   readonly turns: TurnStore;
-  readonly events: EventLog;
-  readonly log: StreamLog;
+  readonly eventLog: EventLog;
+  readonly streamLog: StreamLog;
   readonly approvals: ApprovalStore;
   tx<T>(fn: () => T): T;
 }
@@ -33,7 +33,7 @@ const REASON = "the session restarted while this call was in flight";
 export function recoverInterruptedTurns(engine: RecoveryDeps): number {
   const stuck = engine.turns.withStatus("running");
   // The lost instance may have sent frames it never wrote: their ids must not be handed out again.
-  if (stuck.length > 0) engine.log.afterCrash();
+  if (stuck.length > 0) engine.streamLog.afterCrash();
   for (const turn of stuck) {
     const error = { code: "interrupted", message: "the session restarted while the turn was running", retryable: true };
     try {
@@ -65,10 +65,10 @@ export function endStuckTurn(
     return closed;
   });
   if (status === "interrupted")
-    engine.events.record("turn_interrupted", turnId, { synthesized_tool_use_ids: synthesized });
-  else engine.events.record("turn_finished", turnId, { status, finish_reason: "error", error });
+    engine.eventLog.record("turn_interrupted", turnId, { synthesized_tool_use_ids: synthesized });
+  else engine.eventLog.record("turn_finished", turnId, { status, finish_reason: "error", error });
   if (synthesized.length > 0) {
-    engine.events.record("tool_result_synthesized", turnId, { tool_use_ids: synthesized, reason });
+    engine.eventLog.record("tool_result_synthesized", turnId, { tool_use_ids: synthesized, reason });
   }
   endStream(engine, turnId, error, status);
 }
@@ -94,7 +94,7 @@ function salvageTurn(engine: RecoveryDeps, turn: TurnRow, cause: unknown): void 
     attempt(() => engine.tx(() => engine.turns.finish(turn.id, "failed", "error", error)));
   }
   attempt(() =>
-    engine.events.record("recovery_failed", turn.id, { error: why, status, synthesized_tool_use_ids: synthesized }),
+    engine.eventLog.record("recovery_failed", turn.id, { error: why, status, synthesized_tool_use_ids: synthesized }),
   );
   attempt(() => endStream(engine, turn.id, error, status));
 }
@@ -106,7 +106,7 @@ function endStream(
   error: { code: string; message: string },
   status: "interrupted" | "failed",
 ): void {
-  const out = new TurnOutput(engine.log, turnId);
+  const out = new TurnOutput(engine.streamLog, turnId);
   out.emit({ type: "turn_error", code: error.code, message: error.message });
   out.emit({ type: "turn_finish", status, finish_reason: "error" });
   out.close();

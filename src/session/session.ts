@@ -250,7 +250,7 @@ export class Session extends DurableObject<Env> {
   async events(after: number, limit: number): Promise<Result<EventsPage>> {
     this.#ready();
     if (!this.#info()) return this.#missing();
-    const { items, next } = pageOf(this.#engine.events.list(after, limit + 1), limit, (e) => e.seq);
+    const { items, next } = pageOf(this.#engine.eventLog.list(after, limit + 1), limit, (e) => e.seq);
     return { ok: true, events: items, next };
   }
 
@@ -305,11 +305,11 @@ export class Session extends DurableObject<Env> {
       }
       e.approvals.clear();
       e.history.clear();
-      e.log.clear();
+      e.streamLog.clear();
       e.tools.clear();
       e.turns.clear();
     });
-    e.events.record("session_cleared", null, { at: nowIso() });
+    e.eventLog.record("session_cleared", null, { at: nowIso() });
     // A run that waited behind a paused turn may start now.
     this.#scheduler.arm();
     return { ok: true, cleared: true };
@@ -330,7 +330,7 @@ export class Session extends DurableObject<Env> {
     await this.#wipe();
     this.#ensureSchema();
     if (info) this.#create(info);
-    this.#engine.events.record("session_cleared", null, { at: nowIso(), rebuilt: true });
+    this.#engine.eventLog.record("session_cleared", null, { at: nowIso(), rebuilt: true });
     return { ok: true, cleared: true };
   }
 

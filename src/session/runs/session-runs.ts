@@ -64,7 +64,7 @@ export class SessionRuns {
     });
     if (inserted) {
       this.store.sweep();
-      this.engine.events.record("run_queued", null, { run_id: spec.id, callback: Boolean(spec.callback_url) });
+      this.engine.eventLog.record("run_queued", null, { run_id: spec.id, callback: Boolean(spec.callback_url) });
       this.scheduler.arm();
     }
     return this.view(spec.id) as RunView;
@@ -89,7 +89,7 @@ export class SessionRuns {
     const row = this.store.byTurn(turnId);
     if (row?.status !== "awaiting_approval") return;
     this.store.setStatus(row.id, "running");
-    this.engine.events.record("run_started", turnId, { run_id: row.id, after: "approval" });
+    this.engine.eventLog.record("run_started", turnId, { run_id: row.id, after: "approval" });
   }
 
   /**
@@ -192,7 +192,7 @@ export class SessionRuns {
       this.store.started(row.id, turnId);
       this.scheduler.remove("run", row.id);
     });
-    this.engine.events.record("run_started", turnId, { run_id: row.id });
+    this.engine.eventLog.record("run_started", turnId, { run_id: row.id });
     await this.#reconcile(this.store.get(row.id) as RunRow);
   }
 
@@ -227,7 +227,7 @@ export class SessionRuns {
     const turnId = this.#adopt(answer);
     if (!turnId) return this.#fail(row, error);
     this.store.started(row.id, turnId);
-    this.engine.events.record("run_resumed", turnId, { run_id: row.id, interrupted_turn_id: turn.id });
+    this.engine.eventLog.record("run_resumed", turnId, { run_id: row.id, interrupted_turn_id: turn.id });
     const current = this.engine.turns.get(turnId);
     if (current && current.status !== "running") this.#conclude(this.store.get(row.id) as RunRow, current);
   }
@@ -273,7 +273,7 @@ export class SessionRuns {
       this.scheduler.remove("run", row.id);
       if (row.callback_url) this.scheduler.add("callback", row.id, Date.now());
     });
-    this.engine.events.record("run_finished", row.turn_id, { run_id: row.id, status, ...(error ? { error } : {}) });
+    this.engine.eventLog.record("run_finished", row.turn_id, { run_id: row.id, status, ...(error ? { error } : {}) });
     this.scheduler.arm();
   }
 
@@ -293,7 +293,7 @@ export class SessionRuns {
       return row.status !== "awaiting_approval" || added;
     });
     if (!fresh) return;
-    this.engine.events.record("run_awaiting_approval", turn.id, {
+    this.engine.eventLog.record("run_awaiting_approval", turn.id, {
       run_id: row.id,
       approval_ids: this.#approvalsOf({ ...row, turn_id: turn.id }).map((a) => a.approval_id),
     });
@@ -325,7 +325,7 @@ export class SessionRuns {
       if (done) this.scheduler.remove("notice", row.id);
       else this.scheduler.reschedule(job, Date.now() + callbackDelay(attempt));
     });
-    this.engine.events.record("approval_notice_attempt", row.turn_id, {
+    this.engine.eventLog.record("approval_notice_attempt", row.turn_id, {
       run_id: row.id,
       webhook_id: notice.webhook_id,
       attempt,
@@ -370,7 +370,7 @@ export class SessionRuns {
       if (done) this.scheduler.remove("callback", row.id);
       else this.scheduler.reschedule(job, Date.now() + callbackDelay(attempt));
     });
-    this.engine.events.record("callback_attempt", row.turn_id, {
+    this.engine.eventLog.record("callback_attempt", row.turn_id, {
       run_id: row.id,
       attempt,
       status: outcome.status,

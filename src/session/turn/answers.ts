@@ -13,7 +13,7 @@ import type { TurnRow, TurnStore } from "./turn-store";
  */
 export function checkSupplied(
   history: HistoryStore,
-  events: EventLog,
+  eventLog: EventLog,
   results: SuppliedResult[],
   turnId: string | null,
 ): Result<object> {
@@ -28,7 +28,7 @@ export function checkSupplied(
     // Only a client-executed call takes a client's result: a server-side call is answered by the server alone,
     // whether it is still running or already done.
     if (call.execution !== "client") {
-      events.record("tool_result_refused", turnId, {
+      eventLog.record("tool_result_refused", turnId, {
         tool_use_id: r.tool_use_id,
         tool: call.name,
         execution: call.execution,
@@ -40,7 +40,7 @@ export function checkSupplied(
       );
     }
     if (call.state !== "pending" || call.answered_seq !== null) {
-      events.record("late_result_dropped", turnId, { tool_use_id: r.tool_use_id, state: call.state });
+      eventLog.record("late_result_dropped", turnId, { tool_use_id: r.tool_use_id, state: call.state });
       return failure(
         "late_result",
         `tool call ${r.tool_use_id} was already ${call.state === "resolved" ? "answered" : "repaired"}; the result was not written`,

@@ -14,8 +14,8 @@ export interface RunnerDeps {
   storage: DurableObjectStorage;
   history: HistoryStore;
   turns: TurnStore;
-  events: EventLog;
-  log: StreamLog;
+  eventLog: EventLog;
+  streamLog: StreamLog;
   tools: SessionTools;
   compactor: Compactor;
   approvals: ApprovalStore;
@@ -27,7 +27,7 @@ export interface RunnerDeps {
 
 /** What the phases of a step share with the runner that owns them. */
 export interface TurnContext {
-  readonly d: RunnerDeps;
+  readonly deps: RunnerDeps;
   readonly turnId: string;
   readonly out: TurnOutput;
   readonly signal: AbortSignal;

@@ -20,7 +20,7 @@ export interface ExecuteOptions {
   lookup: Lookup;
   signal: AbortSignal;
   allowPrivate: boolean;
-  events: EventLog;
+  eventLog: EventLog;
   turnId: string;
   /** A server-side result; `load` names deferred tools it makes available. */
   onResult(call: ToolUsePart, outcome: ToolOutcome, load: string[]): void;
@@ -55,9 +55,9 @@ function withReference(content: ToolResultContent, name: string): ToolResultCont
  * written, the rejection fails the turn (which aborts the other calls).
  */
 export async function executeCalls(opts: ExecuteOptions): Promise<void> {
-  const { events, turnId } = opts;
+  const { eventLog, turnId } = opts;
   const invalid = (call: ToolUsePart, errors: string[], message: string) => {
-    events.record("tool_call_invalid", turnId, {
+    eventLog.record("tool_call_invalid", turnId, {
       tool: call.name,
       tool_use_id: call.id,
       errors,
@@ -82,7 +82,7 @@ export async function executeCalls(opts: ExecuteOptions): Promise<void> {
             error: String(e),
           }),
         );
-        events.record("tool_executed", turnId, {
+        eventLog.record("tool_executed", turnId, {
           tool: call.name,
           tool_use_id: call.id,
           is_error: true,
@@ -103,7 +103,7 @@ async function executeOne(
   call: ToolUsePart,
   invalid: (call: ToolUsePart, errors: string[], message: string) => void,
 ): Promise<void> {
-  const { registry, events, turnId } = opts;
+  const { registry, eventLog, turnId } = opts;
   const tool = registry.get(call.name);
   const down = tool ? null : (opts.missing?.(call.name) ?? null);
   if (down !== null) return invalid(call, ["the tool's MCP server is disconnected"], down);
@@ -177,7 +177,7 @@ async function executeOne(
           signal: opts.signal,
           allowPrivate: opts.allowPrivate,
         });
-    events.record("tool_executed", turnId, {
+    eventLog.record("tool_executed", turnId, {
       tool: call.name,
       tool_use_id: call.id,
       is_error: outcome.is_error,

@@ -38,10 +38,10 @@ export class TurnRunner implements TurnContext {
   #listing: string | null = null;
 
   constructor(
-    readonly d: RunnerDeps,
+    readonly deps: RunnerDeps,
     readonly turnId: string,
   ) {
-    this.out = new TurnOutput(d.log, turnId);
+    this.out = new TurnOutput(deps.streamLog, turnId);
   }
 
   get signal(): AbortSignal {
@@ -59,9 +59,9 @@ export class TurnRunner implements TurnContext {
 
   tx<T>(fn: () => T): T {
     try {
-      return this.d.storage.transactionSync(fn);
+      return this.deps.storage.transactionSync(fn);
     } catch (e) {
-      this.d.history.invalidate();
+      this.deps.history.invalidate();
       throw e;
     }
   }
@@ -84,7 +84,7 @@ export class TurnRunner implements TurnContext {
   }
 
   async #steps(): Promise<void> {
-    const { turns, history, tools, agent } = this.d;
+    const { turns, history, tools, agent } = this.deps;
     for (;;) {
       if (this.cancelled) return this.#finishCancelled();
       const turn = turns.get(this.turnId);
@@ -125,7 +125,7 @@ export class TurnRunner implements TurnContext {
       this.out.emit({ type: "step_finish", step });
       if (this.cancelled) return this.#finishCancelled();
       if (waiting) {
-        if (!this.d.approvals.readyToResume()) return this.#pause();
+        if (!this.deps.approvals.readyToResume()) return this.#pause();
         // Every approval of the step was answered while its siblings ran: deliver the answers now.
         await deliverAnswers(this);
         if (this.cancelled) return this.#finishCancelled();
@@ -148,18 +148,18 @@ export class TurnRunner implements TurnContext {
     try {
       this.out.close();
     } finally {
-      this.d.onSettled(this.turnId, status);
+      this.deps.onSettled(this.turnId, status);
     }
   }
 
   #pause(): void {
     try {
-      const asked = this.d.approvals.pending();
+      const asked = this.deps.approvals.pending();
       const waitingFor = new Set(asked.map((a) => a.call_id));
       // A person's answer is awaited first; client results may come in meanwhile (the turn resumes when all are in).
       const status = asked.length > 0 ? "awaiting_approval" : "awaiting_tool_results";
-      this.d.turns.setStatus(this.turnId, status);
-      const pending = this.d.history
+      this.deps.turns.setStatus(this.turnId, status);
+      const pending = this.deps.history
         .openCalls()
         .filter((c) => c.state === "pending" && !waitingFor.has(c.id))
         .map((c) => ({ id: c.id, name: c.name }));
@@ -179,9 +179,9 @@ export class TurnRunner implements TurnContext {
 
   #finishCancelled(): void {
     const reason = this.#cancelReason ?? "the turn was cancelled";
-    const { synthesized } = this.tx(() => this.d.history.closeOpenCalls({ turnId: this.turnId, reason }));
+    const { synthesized } = this.tx(() => this.deps.history.closeOpenCalls({ turnId: this.turnId, reason }));
     if (synthesized.length > 0) {
-      this.d.events.record("tool_result_synthesized", this.turnId, { tool_use_ids: synthesized, reason });
+      this.deps.eventLog.record("tool_result_synthesized", this.turnId, { tool_use_ids: synthesized, reason });
     }
     this.#finish("cancelled", "cancelled", "other", null);
   }
@@ -192,7 +192,7 @@ export class TurnRunner implements TurnContext {
 
   #finish(status: TurnStatus, reason: string, finish: UiFinishReason, error: ErrorInfo | null): void {
     try {
-      this.d.turns.finish(this.turnId, status, reason, error);
+      this.deps.turns.finish(this.turnId, status, reason, error);
     } finally {
       this.#report(status, reason, finish, error);
     }
@@ -209,7 +209,7 @@ export class TurnRunner implements TurnContext {
 
   #emitEnd(status: TurnStatus, reason: string, finish: UiFinishReason, error: ErrorInfo | null): void {
     this.out.flush();
-    this.d.events.record("turn_finished", this.turnId, {
+    this.deps.eventLog.record("turn_finished", this.turnId, {
       status,
       finish_reason: reason,
       // Stream frames (coalesced chunks) this segment sent and the text they carried: the coalescing figure.

@@ -26,7 +26,7 @@ export type StepResult =
 
 /** The request for one step: canonical history projected with the session's tool disclosure. */
 export function stepRequest(ctx: TurnContext, contract: OutputContract | null, listing: string): StepRequest {
-  const { agent, history, tools } = ctx.d;
+  const { agent, history, tools } = ctx.deps;
   const reg = tools.registry(agent);
   const declared = keptAfterCompaction(
     stepTools(reg, tools.loaded.list(), projectionFor(agent.model)),
@@ -41,13 +41,13 @@ export function stepRequest(ctx: TurnContext, contract: OutputContract | null, l
 }
 
 function policy(ctx: TurnContext): RetryPolicy {
-  return policyFor(ctx.d.env);
+  return policyFor(ctx.deps.env);
 }
 
 function executionOf(ctx: TurnContext): (name: string) => Execution {
   return (name) => {
     if (name === STRUCTURED_OUTPUT) return "builtin";
-    const tool = ctx.d.tools.registry(ctx.d.agent).get(name);
+    const tool = ctx.deps.tools.registry(ctx.deps.agent).get(name);
     if (!tool) return "unknown";
     if (tool.source === "builtin" || tool.source === "mcp") return tool.source;
     return tool.execution?.type ?? "unknown";
@@ -67,12 +67,12 @@ function numericUsage(u: Record<string, number | undefined>): Record<string, num
  * becomes a part; text after the last tool_use is kept only if the step ends.
  */
 export async function runStep(ctx: TurnContext, step: number, req: StepRequest): Promise<StepResult> {
-  const { agent, history, events, env, turns } = ctx.d;
+  const { agent, history, eventLog, env, turns } = ctx.deps;
   const adapter = getAdapter(agent.model.provider);
   if (flag(env.SWITCHBOARD_DEBUG_CHECKS)) {
     const violations = checkWireInvariant(agent.model.provider, adapter.buildBody(req));
     if (violations.length > 0) {
-      events.record("invariant_violation", ctx.turnId, { step, violations });
+      eventLog.record("invariant_violation", ctx.turnId, { step, violations });
       return { kind: "failed", error: { code: "invariant_violation", message: violations.join("; ") } };
     }
   }
@@ -95,7 +95,7 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
   try {
     for await (const wire of adapter.stream(req, endpointFromEnv(agent.model.provider, env), policy(ctx), ctx.signal)) {
       const { ev, renamed } = ids.map(wire);
-      if (renamed) events.record("tool_use_id_remapped", ctx.turnId, { step, ...renamed });
+      if (renamed) eventLog.record("tool_use_id_remapped", ctx.turnId, { step, ...renamed });
       ctx.out.emit({ type: "provider", event: ev });
       switch (ev.type) {
         case "block_stop":
@@ -111,7 +111,7 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
           break;
         case "block_incomplete":
           // Cut off by the output limit (P5): stripped, never paired; the step ends with max_tokens.
-          events.record("tool_use_stripped", ctx.turnId, {
+          eventLog.record("tool_use_stripped", ctx.turnId, {
             step,
             tool_use_id: ev.id,
             name: ev.name,
@@ -126,7 +126,7 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
           stop = ev.stop_reason;
           break;
         case "retry":
-          events.record("provider_retry", ctx.turnId, {
+          eventLog.record("provider_retry", ctx.turnId, {
             step,
             attempt: ev.attempt,
             delay_ms: ev.delay_ms,
@@ -145,17 +145,17 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
     turns.addUsage(ctx.turnId, usage);
     ctx.out.emit({ type: "step_abandoned", reason: e instanceof Error ? e.message : String(e) });
     const dropped = buffer.map((p) => (p.type === "text" ? p.text : "")).join("");
-    if (dropped) events.record("partial_text_dropped", ctx.turnId, { step, text: dropped.slice(0, 2000) });
+    if (dropped) eventLog.record("partial_text_dropped", ctx.turnId, { step, text: dropped.slice(0, 2000) });
     if (messageSeq !== null) {
       const ids = history.toolUsesOf(messageSeq).map((t) => t.id);
-      events.record("partial_tool_use_persisted", ctx.turnId, { step, tool_use_ids: ids });
+      eventLog.record("partial_tool_use_persisted", ctx.turnId, { step, tool_use_ids: ids });
     }
     if (ctx.cancelled) return { kind: "cancelled" };
     const error: ErrorInfo =
       e instanceof ProviderFailure
         ? { code: e.error.code, message: e.error.message, retryable: e.error.retryable }
         : { code: "internal_error", message: String(e), retryable: true };
-    events.record("stream_error", ctx.turnId, { step, ...error });
+    eventLog.record("stream_error", ctx.turnId, { step, ...error });
     return { kind: "failed", error };
   }
 }
