@@ -48,11 +48,14 @@ export interface SessionEvent {
 export const MAX_EVENTS = 5000;
 
 export class EventLog {
-  constructor(
-    private readonly sql: SqlStorage,
-    private readonly sessionName: () => string,
-    private readonly logLines = true,
-  ) {}
+  readonly #sql: SqlStorage;
+  readonly #sessionName: () => string;
+  readonly #logLines;
+  constructor(sql: SqlStorage, sessionName: () => string, logLines = true) {
+    this.#logLines = logLines;
+    this.#sessionName = sessionName;
+    this.#sql = sql;
+  }
 
   record(type: SessionEventType, turnId: string | null, data: Record<string, unknown>): void {
     const at = nowIso();
@@ -60,7 +63,7 @@ export class EventLog {
     const fitted = fitJson(data, EVENT_BUDGET_BYTES);
     const stored = fitted && typeof fitted === "object" ? (fitted as Record<string, unknown>) : { truncated: fitted };
     write(
-      this.sql,
+      this.#sql,
       "INSERT INTO events (type, at, turn_id, data) VALUES (?, ?, ?, ?)",
       type,
       at,
@@ -69,15 +72,15 @@ export class EventLog {
     );
     eventSpan(type, turnId, data);
     // One structured line per event, so `wrangler tail` and log drains see the same facts.
-    if (this.logLines)
+    if (this.#logLines)
       console.log(
-        JSON.stringify({ level: "info", msg: type, session: this.sessionName(), turn_id: turnId, ...stored }),
+        JSON.stringify({ level: "info", msg: type, session: this.#sessionName(), turn_id: turnId, ...stored }),
       );
   }
 
   list(after: number, limit: number): SessionEvent[] {
     return all<{ seq: number; type: string; at: string; turn_id: string | null; data: string }>(
-      this.sql,
+      this.#sql,
       "SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
       after,
       limit,
@@ -92,14 +95,14 @@ export class EventLog {
 
   sweep(): void {
     const cutoff = one<{ seq: number }>(
-      this.sql,
+      this.#sql,
       "SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?",
       MAX_EVENTS,
     );
-    if (cutoff) write(this.sql, "DELETE FROM events WHERE seq <= ?", cutoff.seq);
+    if (cutoff) write(this.#sql, "DELETE FROM events WHERE seq <= ?", cutoff.seq);
   }
 
   clear(): void {
-    write(this.sql, "DELETE FROM events");
+    write(this.#sql, "DELETE FROM events");
   }
 }

@@ -28,15 +28,17 @@ interface Cached {
 export class AgentCache {
   #memo: Cached | null = null;
 
-  constructor(
-    private readonly sql: () => SqlStorage,
-    private readonly db: () => D1Database,
-  ) {}
+  readonly #sql: () => SqlStorage;
+  readonly #db: () => D1Database;
+  constructor(sql: () => SqlStorage, db: () => D1Database) {
+    this.#db = db;
+    this.#sql = sql;
+  }
 
   /** Stores a config read elsewhere (session creation reads it with the epoch in one statement). */
   prime(name: string, config: AgentConfig | null, epoch: number): void {
     write(
-      this.sql(),
+      this.#sql(),
       `INSERT INTO agent_config (name, config, epoch, fetched_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET config = excluded.config, epoch = excluded.epoch, fetched_at = excluded.fetched_at`,
       name,
@@ -44,7 +46,7 @@ export class AgentCache {
       epoch,
       nowIso(),
     );
-    write(this.sql(), "DELETE FROM agent_config WHERE name <> ?", name);
+    write(this.#sql(), "DELETE FROM agent_config WHERE name <> ?", name);
     this.#memo = { name, epoch, config };
   }
 
@@ -53,7 +55,7 @@ export class AgentCache {
     if ("model" in arg) return { ok: true, agent: arg };
     let cached = this.#cached(name);
     if (!cached || arg.epoch > cached.epoch) {
-      const row = await this.db()
+      const row = await this.#db()
         .prepare(
           "SELECT (SELECT epoch FROM agent_epoch WHERE id = 1) AS epoch, (SELECT config FROM agents WHERE name = ?) AS config",
         )
@@ -70,7 +72,7 @@ export class AgentCache {
   #cached(name: string): Cached | null {
     if (this.#memo?.name === name) return this.#memo;
     const row = one<{ name: string; config: string | null; epoch: number }>(
-      this.sql(),
+      this.#sql(),
       "SELECT name, config, epoch FROM agent_config WHERE name = ?",
       name,
     );

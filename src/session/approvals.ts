@@ -103,18 +103,20 @@ function payload(session: string, approvalId: string, callId: string, name: stri
 export class ApprovalStore {
   #key: Promise<CryptoKey> | null = null;
 
-  constructor(
-    private readonly sql: SqlStorage,
-    private readonly session: () => string,
-  ) {}
+  readonly #sql: SqlStorage;
+  readonly #session: () => string;
+  constructor(sql: SqlStorage, session: () => string) {
+    this.#session = session;
+    this.#sql = sql;
+  }
 
   #signingKey(): Promise<CryptoKey> {
     if (!this.#key) {
-      let raw = one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value;
+      let raw = one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value;
       if (!raw) {
         raw = b64url(crypto.getRandomValues(new Uint8Array(32)));
-        write(this.sql, "INSERT OR IGNORE INTO meta (key, value) VALUES ('approval_key', ?)", raw);
-        raw = one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value ?? raw;
+        write(this.#sql, "INSERT OR IGNORE INTO meta (key, value) VALUES ('approval_key', ?)", raw);
+        raw = one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value ?? raw;
       }
       const bytes = fromB64url(raw) ?? new Uint8Array(32);
       this.#key = crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
@@ -126,7 +128,7 @@ export class ApprovalStore {
     const mac = await crypto.subtle.sign(
       "HMAC",
       await this.#signingKey(),
-      payload(this.session(), approvalId, callId, name, input),
+      payload(this.#session(), approvalId, callId, name, input),
     );
     return b64url(new Uint8Array(mac));
   }
@@ -139,16 +141,16 @@ export class ApprovalStore {
       "HMAC",
       await this.#signingKey(),
       mac,
-      payload(this.session(), approvalId, callId, name, input),
+      payload(this.#session(), approvalId, callId, name, input),
     );
   }
 
   get(id: string): ApprovalRow | null {
-    return one<ApprovalRow>(this.sql, "SELECT * FROM approvals WHERE id = ?", id);
+    return one<ApprovalRow>(this.#sql, "SELECT * FROM approvals WHERE id = ?", id);
   }
 
   byCall(callId: string): ApprovalRow | null {
-    return one<ApprovalRow>(this.sql, "SELECT * FROM approvals WHERE call_id = ?", callId);
+    return one<ApprovalRow>(this.#sql, "SELECT * FROM approvals WHERE call_id = ?", callId);
   }
 
   create(a: {
@@ -162,7 +164,7 @@ export class ApprovalStore {
     expires_at: number | null;
   }): void {
     write(
-      this.sql,
+      this.#sql,
       `INSERT INTO approvals (id, call_id, turn_id, name, input, reason, signature, status, requested_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (call_id) DO NOTHING`,
       a.id,
@@ -179,13 +181,13 @@ export class ApprovalStore {
 
   /** Pending approvals, oldest first. */
   pending(): ApprovalRow[] {
-    return all<ApprovalRow>(this.sql, "SELECT * FROM approvals WHERE status = 'pending' ORDER BY requested_at, id");
+    return all<ApprovalRow>(this.#sql, "SELECT * FROM approvals WHERE status = 'pending' ORDER BY requested_at, id");
   }
 
   /** Approvals of calls still open (the current pause): what a resumed segment must deliver. */
   onOpenCalls(): ApprovalRow[] {
     return all<ApprovalRow>(
-      this.sql,
+      this.#sql,
       `SELECT a.* FROM approvals a JOIN tool_calls c ON c.id = a.call_id
        WHERE c.answered_seq IS NULL ORDER BY c.message_seq, c.idx`,
     );
@@ -198,7 +200,7 @@ export class ApprovalStore {
   readyToResume(): boolean {
     return (
       one(
-        this.sql,
+        this.#sql,
         `SELECT 1 AS x FROM tool_calls c WHERE c.answered_seq IS NULL AND c.state = 'pending'
          AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.call_id = c.id AND a.status = 'approved')`,
       ) === null
@@ -207,10 +209,10 @@ export class ApprovalStore {
 
   /** Records a decision (and drops its expiry job); SQL only. False when it was no longer pending (nothing written). */
   decide(id: string, status: "approved" | "declined", reason: string | null, by: Actor): boolean {
-    removeJob(this.sql, "approval", id);
+    removeJob(this.#sql, "approval", id);
     return (
       write(
-        this.sql,
+        this.#sql,
         `UPDATE approvals SET status = ?, decided_reason = ?, decided_by = ?, decided_at = ?
          WHERE id = ? AND status = 'pending'`,
         status,
@@ -239,7 +241,7 @@ export class ApprovalStore {
     return ids.filter(
       (id) =>
         write(
-          this.sql,
+          this.#sql,
           "UPDATE approvals SET executed_at = ? WHERE id = ? AND status = 'approved' AND executed_at IS NULL",
           at,
           id,
@@ -248,7 +250,7 @@ export class ApprovalStore {
   }
 
   clear(): void {
-    write(this.sql, "DELETE FROM approvals");
+    write(this.#sql, "DELETE FROM approvals");
   }
 }
 

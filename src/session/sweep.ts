@@ -52,15 +52,19 @@ const earliest = (...xs: Array<number | null>): number | null => {
  * or goes away when nothing will. History (`messages`) is never swept.
  */
 export class Sweeper {
-  constructor(
-    private readonly storage: DurableObjectStorage,
-    private readonly scheduler: Scheduler,
-    private readonly retention: Retention,
-    private readonly busy: () => boolean,
-  ) {}
+  readonly #storage: DurableObjectStorage;
+  readonly #scheduler: Scheduler;
+  readonly #retention: Retention;
+  readonly #busy: () => boolean;
+  constructor(storage: DurableObjectStorage, scheduler: Scheduler, retention: Retention, busy: () => boolean) {
+    this.#busy = busy;
+    this.#retention = retention;
+    this.#scheduler = scheduler;
+    this.#storage = storage;
+  }
 
   get #sql(): SqlStorage {
-    return this.storage.sql;
+    return this.#storage.sql;
   }
 
   /**
@@ -70,19 +74,19 @@ export class Sweeper {
    */
   schedule(now = Date.now()): void {
     const next = this.#next(now);
-    if (next !== null) this.scheduler.addEarliest("sweep", REF, next);
+    if (next !== null) this.#scheduler.addEarliest("sweep", REF, next);
   }
 
   /** Runs the sweep when its job is due; null when it was not due or a turn is running. */
   async alarm(now: number): Promise<SweepReport | null> {
-    const job = this.scheduler.get("sweep", REF);
+    const job = this.#scheduler.get("sweep", REF);
     if (!job || job.due_at > now) return null;
-    if (this.busy()) {
-      this.scheduler.reschedule(job, now + SWEEP_BUSY_MS);
+    if (this.#busy()) {
+      this.#scheduler.reschedule(job, now + SWEEP_BUSY_MS);
       return null;
     }
     const report: SweepReport = { stream_log: 0, events: 0, runs: 0, run_callbacks: 0, more: false, expired: false };
-    const r = this.retention;
+    const r = this.#retention;
     const phases: Array<() => number> = [];
     // Each phase deletes one batch and returns how many rows it deleted.
     if (r.streamMs > 0) {
@@ -103,7 +107,7 @@ export class Sweeper {
     let budget = SWEEP_STATEMENTS;
     outer: for (const phase of phases) {
       for (;;) {
-        if (budget === 0 || this.busy()) {
+        if (budget === 0 || this.#busy()) {
           report.more = true;
           break outer;
         }
@@ -113,20 +117,20 @@ export class Sweeper {
       }
     }
     // More is left (or a turn started while the sweep yielded): come back shortly, not at once.
-    if (report.more) this.scheduler.add("sweep", REF, now + SWEEP_AGAIN_MS);
+    if (report.more) this.#scheduler.add("sweep", REF, now + SWEEP_AGAIN_MS);
     else {
       report.expired = this.idleExpired(now);
       const next = report.expired ? null : this.#next(now);
-      if (next === null) this.scheduler.remove("sweep", REF);
-      else this.scheduler.add("sweep", REF, next);
+      if (next === null) this.#scheduler.remove("sweep", REF);
+      else this.#scheduler.add("sweep", REF, next);
     }
     return report;
   }
 
   /** Idle past `sessionIdleMs`, no turn running, no run open and no callback waiting. */
   idleExpired(now: number): boolean {
-    const idle = this.retention.sessionIdleMs;
-    if (idle <= 0 || this.busy() || this.#openWork()) return false;
+    const idle = this.#retention.sessionIdleMs;
+    if (idle <= 0 || this.#busy() || this.#openWork()) return false;
     const last = this.#lastActivity();
     return last !== null && last + idle <= now;
   }
@@ -153,7 +157,7 @@ export class Sweeper {
   /** One batch of ended runs and their callback attempts, in one transaction; returns the runs deleted. */
   #runsBatch(cutoff: string, report: SweepReport): number {
     const batch = `SELECT id FROM runs WHERE ${ENDED_RUNS} AND ended_at < ? ORDER BY ended_at, id LIMIT ?`;
-    return this.storage.transactionSync(() => {
+    return this.#storage.transactionSync(() => {
       report.run_callbacks += write(
         this.#sql,
         `DELETE FROM run_callbacks WHERE run_id IN (${batch})`,
@@ -197,7 +201,7 @@ export class Sweeper {
 
   /** When the next row expires (or the session goes idle), or null when nothing ever will. */
   #next(now: number): number | null {
-    const r = this.retention;
+    const r = this.#retention;
     const plus = (iso: string | null | undefined, period: number) => {
       const t = ms(iso);
       return t === null ? null : t + period;

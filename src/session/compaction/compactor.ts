@@ -59,7 +59,10 @@ export class Compactor {
   /** One compaction at a time (a turn's and an on-demand one could otherwise interleave). */
   #busy = false;
 
-  constructor(private readonly deps: CompactionDeps) {}
+  readonly #deps: CompactionDeps;
+  constructor(deps: CompactionDeps) {
+    this.#deps = deps;
+  }
 
   static config(agent: AgentConfig) {
     return agent.compaction ?? DEFAULT_COMPACTION;
@@ -101,11 +104,11 @@ export class Compactor {
 
   /** Context use of the view, for GET /v1/sessions/{id} (no agent config at hand: bytes only). */
   usage(): { estimated_tokens: number; view_start_seq: number; compactions: number } {
-    const bytes = this.deps.history.viewBytes();
+    const bytes = this.#deps.history.viewBytes();
     return {
       estimated_tokens: Math.ceil(bytes / BYTES_PER_TOKEN),
-      view_start_seq: this.deps.history.viewStart(),
-      compactions: countCompactions(this.deps.storage.sql),
+      view_start_seq: this.#deps.history.viewStart(),
+      compactions: countCompactions(this.#deps.storage.sql),
     };
   }
 
@@ -130,7 +133,7 @@ export class Compactor {
     agent: AgentConfig,
     opts: { turnId: string | null; tokensBefore: number; signal: AbortSignal },
   ): Promise<CompactionOutcome> {
-    const { history, tools } = this.deps;
+    const { history, tools } = this.#deps;
     const cfg = Compactor.config(agent);
     const window = this.window(agent);
     const view = history.messages();
@@ -145,7 +148,7 @@ export class Compactor {
     if (boundary === null) return { ok: false, reason: "no turn boundary before the running turn to compact at" };
     const summarised = view.slice(0, boundary);
     const kept = view.slice(boundary);
-    const previous = latestCompaction(this.deps.storage.sql);
+    const previous = latestCompaction(this.#deps.storage.sql);
     const boundarySeq = kept[0]?.seq ?? (view[view.length - 1]?.seq ?? history.viewStart()) + 1;
 
     const summary = await this.#summarise(agent, previous?.summary ?? "", summarised, opts.signal);
@@ -158,7 +161,7 @@ export class Compactor {
     const prevPrints = new Map((previous?.tools.kept ?? []).map((k) => [k.name, k.fingerprint]));
     const lastUse = new Map(
       all<{ name: string; last: number }>(
-        this.deps.storage.sql,
+        this.#deps.storage.sql,
         "SELECT name, max(message_seq) AS last FROM tool_calls GROUP BY name",
       ).map((r) => [r.name, r.last]),
     );
@@ -198,9 +201,9 @@ export class Compactor {
     );
     const stale = this.#transaction(() => {
       // Never move the view back (a record written meanwhile with a later boundary wins).
-      const latest = latestCompaction(this.deps.storage.sql);
+      const latest = latestCompaction(this.#deps.storage.sql);
       if (latest && latest.boundary_seq >= boundarySeq) return true;
-      insertCompaction(this.deps.storage.sql, {
+      insertCompaction(this.#deps.storage.sql, {
         boundary_seq: boundarySeq,
         summary: summary.text,
         tokens_before: opts.tokensBefore,
@@ -225,15 +228,15 @@ export class Compactor {
       native: false,
       summary_requests: summary.requests,
     };
-    this.deps.eventLog.record("context_compacted", opts.turnId, { ...info });
+    this.#deps.eventLog.record("context_compacted", opts.turnId, { ...info });
     return { ok: true, info };
   }
 
   #transaction<T>(fn: () => T): T {
     try {
-      return this.deps.storage.transactionSync(fn);
+      return this.#deps.storage.transactionSync(fn);
     } catch (e) {
-      this.deps.history.invalidate();
+      this.#deps.history.invalidate();
       throw e;
     }
   }
@@ -293,8 +296,8 @@ export class Compactor {
     try {
       for await (const ev of adapter.stream(
         req,
-        endpointFromEnv(agent.model.provider, this.deps.env),
-        policyFor(this.deps.env),
+        endpointFromEnv(agent.model.provider, this.#deps.env),
+        policyFor(this.#deps.env),
         signal,
       )) {
         if (ev.type === "block_stop" && ev.part.type === "text") text += ev.part.text;

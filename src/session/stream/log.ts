@@ -75,14 +75,17 @@ export class StreamLog {
   #unwrittenBytes = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly sql: SqlStorage) {}
+  readonly #sql: SqlStorage;
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
 
   /** The highest id ever written: the newest row (the newest turns' rows are never swept), or the floor `clear` left. */
   #stored(): number {
     const floor = Number(
-      one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = ?", FLOOR_KEY)?.value ?? 0,
+      one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = ?", FLOOR_KEY)?.value ?? 0,
     );
-    const max = one<{ m: number | null }>(this.sql, "SELECT max(id) AS m FROM stream_log")?.m ?? 0;
+    const max = one<{ m: number | null }>(this.#sql, "SELECT max(id) AS m FROM stream_log")?.m ?? 0;
     return Math.max(floor, max);
   }
 
@@ -131,7 +134,7 @@ export class StreamLog {
       const last = batch[batch.length - 1];
       if (!last) return;
       write(
-        this.sql,
+        this.#sql,
         "INSERT INTO stream_log (id, turn_id, chunk) VALUES (?, ?, ?)",
         last.id,
         last.turnId,
@@ -151,7 +154,7 @@ export class StreamLog {
 
   rows(turnId: string, after: number): Array<{ id: number; chunk: UiChunk }> {
     const stored = all<{ id: number; chunk: string }>(
-      this.sql,
+      this.#sql,
       "SELECT id, chunk FROM stream_log WHERE turn_id = ? AND id > ? ORDER BY id",
       turnId,
       after,
@@ -202,7 +205,7 @@ export class StreamLog {
   /** Keeps the logs of the newest turns only. */
   sweep(): void {
     write(
-      this.sql,
+      this.#sql,
       `DELETE FROM stream_log WHERE turn_id NOT IN (SELECT id FROM turns ORDER BY rowid DESC LIMIT ?)`,
       KEEP_TURNS,
     );
@@ -211,8 +214,8 @@ export class StreamLog {
   clear(): void {
     this.persist();
     // Ids never repeat: the head survives the rows as a floor (the only write of it).
-    write(this.sql, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", FLOOR_KEY, String(this.head()));
-    write(this.sql, "DELETE FROM stream_log");
+    write(this.#sql, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", FLOOR_KEY, String(this.head()));
+    write(this.#sql, "DELETE FROM stream_log");
   }
 
   #broadcast(turnId: string, id: number, chunk: UiChunk): void {

@@ -34,8 +34,11 @@ export class CallIds {
   /** Provider id → canonical id of its latest block, for ids this step renamed. */
   readonly #renamed = new Map<string, string>();
 
+  readonly #taken: (id: string) => boolean;
   /** `taken(id)`: the session already has a tool call with this id. */
-  constructor(private readonly taken: (id: string) => boolean) {}
+  constructor(taken: (id: string) => boolean) {
+    this.#taken = taken;
+  }
 
   /**
    * The event with every tool_use id made canonical; `renamed` is set when a
@@ -82,7 +85,7 @@ export class CallIds {
   }
 
   #busy(id: string): boolean {
-    return this.#used.has(id) || this.taken(id);
+    return this.#used.has(id) || this.#taken(id);
   }
 
   /** Rewrites `$tool` values naming a provider id this step renamed (in place: the input is freshly parsed). */

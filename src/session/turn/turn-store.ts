@@ -36,7 +36,10 @@ export class TurnStore {
   #pendingSteps = new Map<string, number>();
   #pendingUsage = new Map<string, Record<string, number>>();
 
-  constructor(private readonly sql: SqlStorage) {}
+  readonly #sql: SqlStorage;
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
 
   /**
    * The newest turn. Turns are inserted in `ord` order and removed only by
@@ -44,19 +47,19 @@ export class TurnStore {
    * rowid order is the `ord` order (no index on `ord` to write per turn).
    */
   latest(): TurnRow | null {
-    return this.#overlay(one<TurnRow>(this.sql, "SELECT * FROM turns ORDER BY rowid DESC LIMIT 1"));
+    return this.#overlay(one<TurnRow>(this.#sql, "SELECT * FROM turns ORDER BY rowid DESC LIMIT 1"));
   }
 
   get(id: string): TurnRow | null {
-    return this.#overlay(one<TurnRow>(this.sql, "SELECT * FROM turns WHERE id = ?", id));
+    return this.#overlay(one<TurnRow>(this.#sql, "SELECT * FROM turns WHERE id = ?", id));
   }
 
   byIdempotencyKey(key: string): TurnRow | null {
-    return this.#overlay(one<TurnRow>(this.sql, "SELECT * FROM turns WHERE idempotency_key = ?", key));
+    return this.#overlay(one<TurnRow>(this.#sql, "SELECT * FROM turns WHERE idempotency_key = ?", key));
   }
 
   withStatus(status: TurnStatus): TurnRow[] {
-    return all<TurnRow>(this.sql, "SELECT * FROM turns WHERE status = ?", status).map(
+    return all<TurnRow>(this.#sql, "SELECT * FROM turns WHERE status = ?", status).map(
       (t) => this.#overlay(t) as TurnRow,
     );
   }
@@ -68,7 +71,7 @@ export class TurnStore {
   }
 
   count(): number {
-    return one<{ n: number }>(this.sql, "SELECT count(*) AS n FROM turns")?.n ?? 0;
+    return one<{ n: number }>(this.#sql, "SELECT count(*) AS n FROM turns")?.n ?? 0;
   }
 
   create(t: {
@@ -81,9 +84,9 @@ export class TurnStore {
     json_schema?: string | null;
     first_message_seq?: number | null;
   }): TurnRow {
-    const ord = (one<{ ord: number }>(this.sql, "SELECT ord FROM turns ORDER BY rowid DESC LIMIT 1")?.ord ?? 0) + 1;
+    const ord = (one<{ ord: number }>(this.#sql, "SELECT ord FROM turns ORDER BY rowid DESC LIMIT 1")?.ord ?? 0) + 1;
     write(
-      this.sql,
+      this.#sql,
       `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, idempotency_key, body_hash, json_schema, first_message_seq, started_at)
        VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       t.id,
@@ -103,7 +106,7 @@ export class TurnStore {
 
   setStructuredResult(id: string, value: unknown): void {
     write(
-      this.sql,
+      this.#sql,
       "UPDATE turns SET structured_result = ? WHERE id = ?",
       JSON.stringify(fitJson(value, RUN_RESULT_BUDGET_BYTES)),
       id,
@@ -112,14 +115,21 @@ export class TurnStore {
 
   setStatus(id: string, status: TurnStatus): void {
     const { steps, usage } = this.#take(id);
-    write(this.sql, "UPDATE turns SET status = ?, steps = steps + ?, usage = ? WHERE id = ?", status, steps, usage, id);
+    write(
+      this.#sql,
+      "UPDATE turns SET status = ?, steps = steps + ?, usage = ? WHERE id = ?",
+      status,
+      steps,
+      usage,
+      id,
+    );
   }
 
   /** A paused turn continues: clients that open the stream now start at this log position. */
   resume(id: string, segmentStart: number): void {
     const { steps, usage } = this.#take(id);
     write(
-      this.sql,
+      this.#sql,
       "UPDATE turns SET status = 'running', segment_start = ?, steps = steps + ?, usage = ? WHERE id = ?",
       segmentStart,
       steps,
@@ -143,7 +153,7 @@ export class TurnStore {
 
   /** Takes what is pending for a turn: steps to add, and its usage (stored + pending) as JSON. */
   #take(id: string): { steps: number; usage: string } {
-    const stored = one<{ usage: string }>(this.sql, "SELECT usage FROM turns WHERE id = ?", id);
+    const stored = one<{ usage: string }>(this.#sql, "SELECT usage FROM turns WHERE id = ?", id);
     const cur = JSON.parse(stored?.usage ?? "{}") as Record<string, number>;
     for (const [k, v] of Object.entries(this.#pendingUsage.get(id) ?? {})) cur[k] = (cur[k] ?? 0) + v;
     const steps = this.#pendingSteps.get(id) ?? 0;
@@ -155,7 +165,7 @@ export class TurnStore {
   finish(id: string, status: TurnStatus, finishReason: string | null, error: ErrorInfo | null): void {
     const { steps, usage } = this.#take(id);
     write(
-      this.sql,
+      this.#sql,
       "UPDATE turns SET status = ?, finish_reason = ?, error = ?, ended_at = ?, steps = steps + ?, usage = ? WHERE id = ?",
       status,
       finishReason,
@@ -168,6 +178,6 @@ export class TurnStore {
   }
 
   clear(): void {
-    write(this.sql, "DELETE FROM turns WHERE status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval')");
+    write(this.#sql, "DELETE FROM turns WHERE status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval')");
   }
 }
