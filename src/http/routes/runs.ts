@@ -7,7 +7,6 @@ import { admitRun, handToSession, publicStatus, type RunRecord, runsStub } from 
 import { verifySigned } from "../../runs/signature";
 import { checkOutboundUrl } from "../../tools/outbound";
 import { requireAdmin, requireTenant, sha256Hex } from "../auth";
-import { runBody } from "../bodies";
 import { ApiError } from "../errors";
 import type { AppEnv } from "../types";
 import { check, readJson } from "../validate";
@@ -92,7 +91,7 @@ export const runsRoutes = new Hono<AppEnv>()
     const agent = await agentByName(c, c.req.param("agent"));
     const { tenant, auth } = await authenticate(c, agent, raw);
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
-    const body = check<RunBody>(runBody, await readJson(c, RUN_BODY_BYTES));
+    const body = check<RunBody>("runBody", await readJson(c, RUN_BODY_BYTES));
     const jsonSchema: JsonObject | undefined =
       body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const input: Part[] = typeof body.input === "string" ? [{ type: "text", text: body.input }] : body.input;
