@@ -1,9 +1,11 @@
-import type { RateLimiter } from "./ratelimit/rate-limiter";
-import type { Session } from "./session/session";
+/**
+ * The bindings and variables of the worker and its objects, as the object
+ * side sees them. The Durable Object namespaces, typed by their classes, are
+ * in WorkerEnv (src/http/types.ts): only the worker calls them.
+ */
 
 export interface Env {
   DB: D1Database;
-  SESSION: DurableObjectNamespace<Session>;
   ANTHROPIC_API_KEY?: string;
   ANTHROPIC_BASE_URL?: string;
   OPENAI_API_KEY?: string;
@@ -38,8 +40,6 @@ export interface Env {
   SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS?: string;
   /** Workers rate-limiting binding (wrangler.toml [[ratelimits]]); serves the default limit when present. */
   RATE_LIMIT?: RateLimit;
-  /** Exact token-bucket limiter: per-key overrides, a configured default, or no binding. */
-  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
 }
 
 export function flag(value: string | undefined): boolean {

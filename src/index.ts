@@ -1,7 +1,8 @@
 import { type Env, flag } from "./env";
 import { buildApp } from "./http/app";
+import type { WorkerEnv } from "./http/types";
 import { log } from "./observability/log";
-import { sweepD1 } from "./retention/d1";
+import { sweepD1 } from "./retention/cron";
 
 export { RateLimiter } from "./ratelimit/rate-limiter";
 export { Session } from "./session/session";
@@ -23,4 +24,4 @@ export default {
     const report = await sweepD1(env, controller.scheduledTime);
     log("info", "retention_swept", { cron: controller.cron, ...report });
   },
-} satisfies ExportedHandler<Env>;
+} satisfies ExportedHandler<WorkerEnv>;

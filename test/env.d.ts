@@ -1,9 +1,9 @@
 import type { D1Migration } from "cloudflare:test";
-import type { Env as AppEnv } from "../src/env";
+import type { WorkerEnv } from "../src/http/types";
 
 declare global {
   namespace Cloudflare {
-    interface Env extends AppEnv {
+    interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
       MOCK_URL: string;
     }

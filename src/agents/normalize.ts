@@ -1,7 +1,7 @@
 import { ApiError } from "../http/errors";
 import { check } from "../http/validate";
+import type { JsonObject } from "../model/json";
 import { DEFAULT_CONTEXT_WINDOW } from "../providers/types";
-import type { JsonObject } from "../session/history/parts";
 import { checkOutboundUrl } from "../tools/outbound";
 import {
   type AgentConfig,

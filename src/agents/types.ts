@@ -1,5 +1,5 @@
+import type { JsonObject } from "../model/json";
 import type { ModelConfig } from "../providers/types";
-import type { JsonObject } from "../session/history/parts";
 
 export type ToolExecution = { type: "http"; url: string; timeout_ms?: number } | { type: "client" };
 

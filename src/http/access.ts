@@ -1,16 +1,11 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { enforceRateLimit } from "../ratelimit/enforce";
-import type { AppEnv } from "./app";
 import { bearer, requireTenant } from "./auth";
 import { checkTenantOrigin } from "./cors";
 import { keyById } from "./directory";
 import { ApiError } from "./errors";
 import { isSessionToken, type TokenAction, verifiedClaims } from "./tokens";
-
-/** Who made the request: an API key of the tenant, or a session token minted by one. */
-export type Principal =
-  | { kind: "key"; keyId: string }
-  | { kind: "token"; keyId: string; session: string; actions: TokenAction[]; jti: string };
+import type { AppEnv } from "./types";
 
 /**
  * Guards a route of one session (`/:id/...`): an API key of the tenant, or a

@@ -1,9 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { Hono } from "hono";
-import type { Env } from "../env";
 import { log } from "../observability/log";
 import { countedD1, probeFor } from "../storage/debug-counters";
-import type { Principal } from "./access";
 import { sessionCors, setHeaders } from "./cors";
 import { ApiError, errorBody } from "./errors";
 import { agentsRoutes } from "./routes/agents";
@@ -15,18 +13,7 @@ import { sessionsRoutes } from "./routes/sessions";
 import { tenantsRoutes } from "./routes/tenants";
 import { tokensRoutes } from "./routes/tokens";
 import { turnsRoutes } from "./routes/turns";
-
-export interface AppEnv {
-  Bindings: Env;
-  Variables: {
-    tenant: string;
-    principal?: Principal;
-    /** Set when a cross-origin request's Origin is allowed by its tenant (see cors.ts). */
-    corsOrigin?: string;
-    /** Debug mode: D1 statements the session object ran for this request (reported with its turn answer). */
-    objectD1Statements?: number;
-  };
-}
+import type { AppEnv } from "./types";
 
 /**
  * Debug mode (SWITCHBOARD_DEBUG_CHECKS, or SWITCHBOARD_DEBUG_D1_DELAY_MS): the

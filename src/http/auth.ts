@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { enforceRateLimit } from "../ratelimit/enforce";
-import type { AppEnv } from "./app";
 import { checkTenantOrigin } from "./cors";
 import { keyByHash } from "./directory";
 import { ApiError } from "./errors";
 import { isSessionToken, verifiedClaims } from "./tokens";
+import type { AppEnv } from "./types";
 
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));

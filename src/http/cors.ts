@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "./app";
 import { originAllowed } from "./directory";
 import { ApiError } from "./errors";
+import type { AppEnv } from "./types";
 
 /**
  * CORS for browser clients of the session API, per tenant.

@@ -19,8 +19,8 @@ import type { D1 } from "../d1/db";
 import { type KeyInfo, liveKeyByHash, liveKeyById } from "../d1/keys";
 import { originListed } from "../d1/tenants";
 import type { Env } from "../env";
-import type { AppEnv } from "./app";
 import { RefreshCache } from "./cache";
+import type { AppEnv } from "./types";
 
 const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000 };
 

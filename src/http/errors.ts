@@ -1,4 +1,10 @@
+/**
+ * The HTTP layer's one error type. `ApiError` is what routes throw and
+ * `app.onError` renders as the contract's JSON; `apiError` maps an ErrorInfo
+ * from below (a session's refusal) to its status.
+ */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ErrorInfo } from "../model/errors";
 
 /** The one error type routes throw; `app.onError` renders it as the contract's JSON. */
 export class ApiError extends Error {
@@ -21,18 +27,38 @@ export function errorBody(code: string, message: string): ErrorBody {
   return { error: { code, message } };
 }
 
-/** Failure half of the result unions the session DO returns over RPC. */
-export interface Failure {
-  ok: false;
-  status: ContentfulStatusCode;
-  code: string;
-  message: string;
+/**
+ * The status of each code a session object refuses with (docs/API.md). A code
+ * not listed is a conflict with the session's state: 409.
+ */
+const STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
+  invalid_request: 400,
+  not_found: 404,
+  unknown_approval: 404,
+  unknown_tool_use: 404,
+  message_too_large: 413,
+  schema_too_large: 413,
+  agent_mismatch: 409,
+  agent_missing: 409,
+  approval_already_answered: 409,
+  approval_mismatch: 409,
+  approval_required: 409,
+  approval_signature_mismatch: 409,
+  idempotency_conflict: 409,
+  late_result: 409,
+  no_active_turn: 409,
+  not_client_tool: 409,
+  not_compacted: 409,
+  nothing_to_retry: 409,
+  turn_in_progress: 409,
+};
+
+/** The HTTP status of an ErrorInfo's code. */
+export function statusOf(code: string): ContentfulStatusCode {
+  return STATUS[code] ?? 409;
 }
 
-export function fail(status: ContentfulStatusCode, code: string, message: string): Failure {
-  return { ok: false, status, code, message };
-}
-
-export function toApiError(f: Failure): ApiError {
-  return new ApiError(f.status, f.code, f.message);
+/** An ErrorInfo (a failed Result from below) as the ApiError that renders it. */
+export function apiError(info: ErrorInfo): ApiError {
+  return new ApiError(statusOf(info.code), info.code, info.message);
 }

@@ -1,9 +1,8 @@
 import type { Context } from "hono";
-import type { Env } from "../env";
-import type { Result } from "../session/rpc-types";
+import type { Result } from "../model/errors";
 import type { Session } from "../session/session";
-import type { AppEnv } from "./app";
-import { ApiError, toApiError } from "./errors";
+import { ApiError, apiError } from "./errors";
+import type { AppEnv, WorkerEnv } from "./types";
 
 export const SESSION_ID = /^[a-zA-Z0-9_-]{1,128}$/;
 
@@ -45,7 +44,7 @@ export type LocationHint = (typeof LOCATION_HINTS)[number];
  * takes effect only on the call that creates the object (POST /v1/sessions);
  * afterwards the object stays where it was placed, so other callers omit it.
  */
-export function sessionStub(env: Env, tenant: string, id: string, locationHint?: LocationHint): SessionRpc {
+export function sessionStub(env: WorkerEnv, tenant: string, id: string, locationHint?: LocationHint): SessionRpc {
   const name = `${tenant}:${id}`;
   const stub = locationHint ? env.SESSION.getByName(name, { locationHint }) : env.SESSION.getByName(name);
   return stub as unknown as SessionRpc;
@@ -66,6 +65,6 @@ export function sessionRef(c: Context<AppEnv>): SessionRef {
 
 /** Unwraps a DO result union or throws its failure as an ApiError. */
 export function unwrap<R extends Result<object>>(r: R): Extract<R, { ok: true }> {
-  if (!r.ok) throw toApiError(r);
+  if (!r.ok) throw apiError(r.error);
   return r as Extract<R, { ok: true }>;
 }

@@ -49,24 +49,10 @@ export type VerifyResult =
   | { ok: true; claims: TokenClaims }
   | { ok: false; reason: "malformed" | "bad_signature" | "expired" };
 
+import { b64url, fromB64url } from "../crypto/base64url";
+
 const enc = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();
-
-export function b64url(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
-}
-
-export function fromB64url(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  try {
-    const bin = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    return Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
 
 /** The HMAC key, imported once per isolate; null when neither secret is configured. */
 function signingKey(env: Env): Promise<CryptoKey> | null {

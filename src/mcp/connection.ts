@@ -55,16 +55,19 @@ export class McpConnection {
   /** Set when the notification stream failed: the server may be gone, so the next refresh re-probes it. */
   broken = false;
 
+  readonly #onListChanged: () => void;
   constructor(
     readonly target: ServerTarget,
-    private readonly onListChanged: () => void,
-  ) {}
+    onListChanged: () => void,
+  ) {
+    this.#onListChanged = onListChanged;
+  }
 
   async #open(timeoutMs: number): Promise<Client> {
     if (this.#client) return this.#client;
     this.#connecting ??= (async () => {
       const client = new Client({ name: "switchboard", version: "1.0.0" }, { jsonSchemaValidator: validator });
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onListChanged());
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#onListChanged());
       // The notification stream's errors must not surface as unhandled rejections; they mark the link suspect.
       client.onerror = () => {
         if (this.#client === client) this.broken = true;

@@ -1,9 +1,10 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../agents/types";
 import { compileLenient } from "../json-schema/index";
-import type { JsonObject, ToolResultContent } from "../session/history/parts";
+import type { JsonObject } from "../model/json";
+import type { ToolResultContent } from "../model/message";
 import type { ToolOutcome } from "../tools/http-tool";
-import type { RegisteredTool } from "../tools/registry";
+import type { RegisteredTool } from "../tools/types";
 import { MAX_MCP_OUTPUT_CHARS, MAX_TOOL_NAME } from "./limits";
 
 /** What the session keeps of one MCP tool (the cache stores this, not the server's whole answer). */

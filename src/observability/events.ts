@@ -1,6 +1,6 @@
 import { fitJson } from "../storage/fit";
 import { EVENT_BUDGET_BYTES } from "../storage/limits";
-import { all, nowIso, one, run } from "../storage/sql";
+import { all, nowIso, one, write } from "../storage/sql";
 import { log } from "./log";
 import { eventSpan } from "./tracing";
 
@@ -49,19 +49,22 @@ export interface SessionEvent {
 export const MAX_EVENTS = 5000;
 
 export class EventLog {
-  constructor(
-    private readonly sql: SqlStorage,
-    private readonly sessionName: () => string,
-    private readonly logLines = true,
-  ) {}
+  readonly #sql: SqlStorage;
+  readonly #sessionName: () => string;
+  readonly #logLines;
+  constructor(sql: SqlStorage, sessionName: () => string, logLines = true) {
+    this.#logLines = logLines;
+    this.#sessionName = sessionName;
+    this.#sql = sql;
+  }
 
   record(type: SessionEventType, turnId: string | null, data: Record<string, unknown>): void {
     const at = nowIso();
     // Long strings are cut (with their original size) so the row fits; the log line carries the same.
     const fitted = fitJson(data, EVENT_BUDGET_BYTES);
     const stored = fitted && typeof fitted === "object" ? (fitted as Record<string, unknown>) : { truncated: fitted };
-    run(
-      this.sql,
+    write(
+      this.#sql,
       "INSERT INTO events (type, at, turn_id, data) VALUES (?, ?, ?, ?)",
       type,
       at,
@@ -70,12 +73,12 @@ export class EventLog {
     );
     eventSpan(type, turnId, data);
     // One structured line per event, so `wrangler tail` and log drains see the same facts.
-    if (this.logLines) log("info", type, { session: this.sessionName(), turn_id: turnId, ...stored });
+    if (this.#logLines) log("info", type, { session: this.#sessionName(), turn_id: turnId, ...stored });
   }
 
   list(after: number, limit: number): SessionEvent[] {
     return all<{ seq: number; type: string; at: string; turn_id: string | null; data: string }>(
-      this.sql,
+      this.#sql,
       "SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
       after,
       limit,
@@ -90,14 +93,14 @@ export class EventLog {
 
   sweep(): void {
     const cutoff = one<{ seq: number }>(
-      this.sql,
+      this.#sql,
       "SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?",
       MAX_EVENTS,
     );
-    if (cutoff) run(this.sql, "DELETE FROM events WHERE seq <= ?", cutoff.seq);
+    if (cutoff) write(this.#sql, "DELETE FROM events WHERE seq <= ?", cutoff.seq);
   }
 
   clear(): void {
-    run(this.sql, "DELETE FROM events");
+    write(this.#sql, "DELETE FROM events");
   }
 }

@@ -13,7 +13,6 @@
  * runtime's own no-op path (bench/span-cost.mjs prints what that costs).
  */
 import * as workers from "cloudflare:workers";
-import type { SessionEventType } from "./events";
 
 export type Attributes = Record<string, string | number | boolean | undefined>;
 
@@ -61,7 +60,7 @@ export function attributesOf(data: Record<string, unknown>): Attributes {
  * compactions are not here: their spans cover the work itself (execute.ts, compactor.ts) and carry the
  * event's attributes.
  */
-const EVENT_SPANS: Partial<Record<SessionEventType, string>> = {
+const EVENT_SPANS: Readonly<Partial<Record<string, string>>> = {
   tool_call_invalid: "switchboard.tool_call_invalid",
   provider_retry: "switchboard.provider_retry",
   approval_requested: "switchboard.approval_requested",
@@ -70,7 +69,7 @@ const EVENT_SPANS: Partial<Record<SessionEventType, string>> = {
 };
 
 /** A span for a recorded session event (invalid calls, provider retries, approvals); flat attributes, JSON for the rest. */
-export function eventSpan(type: SessionEventType, turnId: string | null, data: Record<string, unknown>): void {
+export function eventSpan(type: string, turnId: string | null, data: Record<string, unknown>): void {
   const name = EVENT_SPANS[type];
   if (!name || !api()) return;
   inSpan(name, { "switchboard.turn_id": turnId ?? undefined, ...attributesOf(data) }, () => undefined);

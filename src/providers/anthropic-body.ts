@@ -1,4 +1,4 @@
-import type { Part, ToolDeclaration, ToolResultContent } from "../session/history/parts";
+import type { Part, ToolDeclaration, ToolResultContent } from "../model/message";
 import type { StepRequest } from "./types";
 
 /** Messages API request body (the subset we send). */

@@ -1,8 +1,9 @@
-import type { Part } from "../session/history/parts";
+import type { Part } from "../model/message";
+import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";
 import type { WireParser } from "./stream-driver";
-import { ProviderFailure, type StopReason, type StreamEvent, type Usage } from "./types";
+import { ProviderFailure } from "./types";
 
 type Block =
   | { kind: "text"; index: number; text: string }
@@ -17,9 +18,9 @@ type Block =
  * `server_tool_use` as a tool_use would have us answer it (invariant P6).
  */
 export class AnthropicStreamParser implements WireParser {
-  private readonly blocks = new Map<number, Block>();
-  private nextIndex = 0;
-  private stopReason: StopReason = "other";
+  readonly #blocks = new Map<number, Block>();
+  #nextIndex = 0;
+  #stopReason: StopReason = "other";
   /**
    * A tool_use that ended with input that is empty or not JSON. The API closes a block the output
    * limit cut off with an ordinary content_block_stop and says so only in the following
@@ -27,7 +28,7 @@ export class AnthropicStreamParser implements WireParser {
    * `max_tokens` it was cut (block_incomplete, no part), otherwise it is what the model sent.
    * A tool_use with a complete JSON object is final at its content_block_stop.
    */
-  private held: Extract<Block, { kind: "tool_use" }> | undefined;
+  #held: Extract<Block, { kind: "tool_use" }> | undefined;
   done = false;
 
   push(message: EventSourceMessage): StreamEvent[] {
@@ -35,20 +36,20 @@ export class AnthropicStreamParser implements WireParser {
     if (!data) throw badResponse(`event payload is not an object: ${message.data.slice(0, 200)}`);
     switch (asStr(data.type) ?? message.event) {
       case "message_start":
-        return this.onMessageStart(asObj(data.message));
+        return this.#onMessageStart(asObj(data.message));
       case "content_block_start":
-        return this.onBlockStart(asNum(data.index), asObj(data.content_block));
+        return this.#onBlockStart(asNum(data.index), asObj(data.content_block));
       case "content_block_delta":
-        return this.onBlockDelta(asNum(data.index), asObj(data.delta));
+        return this.#onBlockDelta(asNum(data.index), asObj(data.delta));
       case "content_block_stop":
-        return this.onBlockStop(asNum(data.index));
+        return this.#onBlockStop(asNum(data.index));
       case "message_delta":
-        return this.onMessageDelta(asObj(data.delta), asObj(data.usage));
+        return this.#onMessageDelta(asObj(data.delta), asObj(data.usage));
       case "message_stop":
         this.done = true;
         return [
-          ...this.release(this.stopReason === "max_tokens"),
-          { type: "message_stop", stop_reason: this.stopReason },
+          ...this.#release(this.#stopReason === "max_tokens"),
+          { type: "message_stop", stop_reason: this.#stopReason },
         ];
       case "error":
         throw streamError(asObj(data.error));
@@ -68,49 +69,49 @@ export class AnthropicStreamParser implements WireParser {
     });
   }
 
-  private onMessageStart(msg: Obj | undefined): StreamEvent[] {
+  #onMessageStart(msg: Obj | undefined): StreamEvent[] {
     const events: StreamEvent[] = [{ type: "message_start", id: asStr(msg?.id) ?? "", model: asStr(msg?.model) ?? "" }];
     const usage = readUsage(asObj(msg?.usage));
     if (usage) events.push({ type: "usage", usage });
     return events;
   }
 
-  private onBlockStart(wireIndex: number | undefined, block: Obj | undefined): StreamEvent[] {
+  #onBlockStart(wireIndex: number | undefined, block: Obj | undefined): StreamEvent[] {
     if (wireIndex === undefined || !block) throw badResponse("content_block_start without index or block");
-    const events = this.release(false);
+    const events = this.#release(false);
     const type = asStr(block.type);
     if (type !== "text" && type !== "thinking" && type !== "redacted_thinking" && type !== "tool_use") return events;
-    const index = this.nextIndex++;
+    const index = this.#nextIndex++;
     if (type === "tool_use") {
       const id = asStr(block.id);
       const name = asStr(block.name);
       if (!id || !name) throw badResponse("tool_use block without id or name");
-      this.blocks.set(wireIndex, { kind: "tool_use", index, id, name, json: "", initial: asObj(block.input) });
+      this.#blocks.set(wireIndex, { kind: "tool_use", index, id, name, json: "", initial: asObj(block.input) });
       events.push({ type: "block_start", index, kind: "tool_use", id, name });
       return events;
     }
     if (type === "redacted_thinking") {
-      this.blocks.set(wireIndex, { kind: "redacted", index, data: asStr(block.data) ?? "" });
+      this.#blocks.set(wireIndex, { kind: "redacted", index, data: asStr(block.data) ?? "" });
       events.push({ type: "block_start", index, kind: "thinking" });
       return events;
     }
     if (type === "thinking") {
       const thinking = asStr(block.thinking) ?? "";
       const signature = asStr(block.signature) || undefined;
-      this.blocks.set(wireIndex, { kind: "thinking", index, thinking, signature });
+      this.#blocks.set(wireIndex, { kind: "thinking", index, thinking, signature });
       events.push({ type: "block_start", index, kind: "thinking" });
       if (thinking) events.push({ type: "thinking_delta", index, thinking });
       return events;
     }
     const text = asStr(block.text) ?? "";
-    this.blocks.set(wireIndex, { kind: "text", index, text });
+    this.#blocks.set(wireIndex, { kind: "text", index, text });
     events.push({ type: "block_start", index, kind: "text" });
     if (text) events.push({ type: "text_delta", index, text });
     return events;
   }
 
-  private onBlockDelta(wireIndex: number | undefined, delta: Obj | undefined): StreamEvent[] {
-    const block = wireIndex === undefined ? undefined : this.blocks.get(wireIndex);
+  #onBlockDelta(wireIndex: number | undefined, delta: Obj | undefined): StreamEvent[] {
+    const block = wireIndex === undefined ? undefined : this.#blocks.get(wireIndex);
     if (!block || !delta) return [];
     const type = asStr(delta.type);
     if (type === "text_delta" && block.kind === "text") {
@@ -136,10 +137,10 @@ export class AnthropicStreamParser implements WireParser {
     return [];
   }
 
-  private onBlockStop(wireIndex: number | undefined): StreamEvent[] {
-    const block = wireIndex === undefined ? undefined : this.blocks.get(wireIndex);
+  #onBlockStop(wireIndex: number | undefined): StreamEvent[] {
+    const block = wireIndex === undefined ? undefined : this.#blocks.get(wireIndex);
     if (!block || wireIndex === undefined) return [];
-    this.blocks.delete(wireIndex);
+    this.#blocks.delete(wireIndex);
     if (block.kind === "tool_use") {
       const raw = rawInput(block);
       const parsed = parseToolInput(raw);
@@ -147,27 +148,27 @@ export class AnthropicStreamParser implements WireParser {
         const part: Part = { type: "tool_use", id: block.id, name: block.name, input: parsed.input };
         return [{ type: "block_stop", index: block.index, part }];
       }
-      const events = this.release(false);
-      this.held = block;
+      const events = this.#release(false);
+      this.#held = block;
       return events;
     }
-    return [...this.release(false), { type: "block_stop", index: block.index, part: partOf(block) }];
+    return [...this.#release(false), { type: "block_stop", index: block.index, part: partOf(block) }];
   }
 
-  private onMessageDelta(delta: Obj | undefined, usage: Obj | undefined): StreamEvent[] {
+  #onMessageDelta(delta: Obj | undefined, usage: Obj | undefined): StreamEvent[] {
     const reason = asStr(delta?.stop_reason);
-    if (reason) this.stopReason = mapStopReason(reason);
-    const events = reason ? this.release(this.stopReason === "max_tokens") : [];
+    if (reason) this.#stopReason = mapStopReason(reason);
+    const events = reason ? this.#release(this.#stopReason === "max_tokens") : [];
     const read = readUsage(usage);
     if (read) events.push({ type: "usage", usage: read });
     return events;
   }
 
   /** Settles a held tool_use: cut by the output limit, or final as the model sent it. */
-  private release(cut: boolean): StreamEvent[] {
-    const block = this.held;
+  #release(cut: boolean): StreamEvent[] {
+    const block = this.#held;
     if (!block) return [];
-    this.held = undefined;
+    this.#held = undefined;
     const { index, id, name } = block;
     const raw = rawInput(block);
     if (cut) {

@@ -1,8 +1,9 @@
+import type { StreamEvent } from "../model/stream";
 import { buildAnthropicBody } from "./anthropic-body";
 import { AnthropicStreamParser } from "./anthropic-stream";
 import { bodyText } from "./body-text";
 import { driveStream, resolveFetch, trimBaseUrl } from "./stream-driver";
-import type { ProviderAdapter, ProviderEndpoint, RetryPolicy, StepRequest, StreamEvent } from "./types";
+import type { ProviderAdapter, ProviderEndpoint, RetryPolicy, StepRequest } from "./types";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** Deferred tools (`defer_loading`) and `tool_reference` blocks are a beta of the Messages API. */

@@ -44,3 +44,9 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   idleTimeoutMs: 60_000,
   connectTimeoutMs: 30_000,
 });
+
+/** The provider retry policy, with the idle timeout from the environment. */
+export function policyFor(env: { SWITCHBOARD_IDLE_TIMEOUT_MS?: string }): RetryPolicy {
+  const idle = Number(env.SWITCHBOARD_IDLE_TIMEOUT_MS);
+  return Number.isFinite(idle) && idle > 0 ? { ...DEFAULT_RETRY_POLICY, idleTimeoutMs: idle } : DEFAULT_RETRY_POLICY;
+}

@@ -1,4 +1,4 @@
-import type { JsonObject } from "../session/history/parts";
+import type { JsonObject } from "../model/json";
 import { ProviderFailure } from "./types";
 
 /**

@@ -1,5 +1,5 @@
-import type { Message, ToolDeclaration, ToolResultContent } from "../session/history/parts";
-import { blockText } from "../session/history/truncate";
+import type { Message, ToolDeclaration, ToolResultContent } from "../model/message";
+import { blockText } from "../model/message";
 import type { StepRequest } from "./types";
 
 /** Chat Completions messages (the subset we send). */

@@ -1,7 +1,8 @@
+import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asArr, asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";
 import type { WireParser } from "./stream-driver";
-import { ProviderFailure, type StopReason, type StreamEvent, type Usage } from "./types";
+import { ProviderFailure } from "./types";
 
 type ContentBlock = { kind: "text" | "thinking"; index: number; text: string };
 type Call = { index: number; id: string; name: string; args: string; closed: boolean };
@@ -14,13 +15,13 @@ type Call = { index: number; id: string; name: string; args: string; closed: boo
  * that happens to parse, so a cut stream never closes an open call.
  */
 export class OpenAIStreamParser implements WireParser {
-  private started = false;
-  private open: ContentBlock | undefined;
-  private readonly calls = new Map<number, Call>();
-  private lastCallKey: number | undefined;
-  private nextIndex = 0;
-  private finish: StopReason | undefined;
-  private validCalls = 0;
+  #started = false;
+  #open: ContentBlock | undefined;
+  readonly #calls = new Map<number, Call>();
+  #lastCallKey: number | undefined;
+  #nextIndex = 0;
+  #finish: StopReason | undefined;
+  #validCalls = 0;
   done = false;
 
   push(message: EventSourceMessage): StreamEvent[] {
@@ -35,12 +36,12 @@ export class OpenAIStreamParser implements WireParser {
     const error = asObj(chunk.error);
     if (error) throw streamError(error);
     const events: StreamEvent[] = [];
-    if (!this.started) {
-      this.started = true;
+    if (!this.#started) {
+      this.#started = true;
       events.push({ type: "message_start", id: asStr(chunk.id) ?? "", model: asStr(chunk.model) ?? "" });
     }
     const choice = asObj(asArr(chunk.choices)?.[0]);
-    if (choice) this.onChoice(choice, events);
+    if (choice) this.#onChoice(choice, events);
     const usage = readUsage(asObj(chunk.usage));
     if (usage) events.push({ type: "usage", usage });
     return events;
@@ -48,7 +49,7 @@ export class OpenAIStreamParser implements WireParser {
 
   end(): StreamEvent[] {
     if (this.done) return [];
-    if (this.finish === undefined) {
+    if (this.#finish === undefined) {
       throw new ProviderFailure({
         code: "provider_stream_cut",
         message: "provider stream ended before finish_reason",
@@ -56,68 +57,68 @@ export class OpenAIStreamParser implements WireParser {
       });
     }
     this.done = true;
-    return [{ type: "message_stop", stop_reason: this.finish }];
+    return [{ type: "message_stop", stop_reason: this.#finish }];
   }
 
-  private onChoice(choice: Obj, events: StreamEvent[]): void {
+  #onChoice(choice: Obj, events: StreamEvent[]): void {
     const delta = asObj(choice.delta);
-    if (delta && this.finish === undefined) {
+    if (delta && this.#finish === undefined) {
       // DeepSeek/Kimi/Qwen call it reasoning_content; vLLM and some proxies call it reasoning.
       const reasoning = asStr(delta.reasoning_content) ?? asStr(delta.reasoning);
-      if (reasoning) this.appendContent("thinking", reasoning, events);
+      if (reasoning) this.#appendContent("thinking", reasoning, events);
       const text = asStr(delta.content) || asStr(delta.refusal);
-      if (text) this.appendContent("text", text, events);
+      if (text) this.#appendContent("text", text, events);
       for (const item of asArr(delta.tool_calls) ?? []) {
         const call = asObj(item);
-        if (call) this.onToolCallDelta(call, events);
+        if (call) this.#onToolCallDelta(call, events);
       }
     }
     const reason = asStr(choice.finish_reason);
-    if (reason && this.finish === undefined) {
+    if (reason && this.#finish === undefined) {
       const mapped = mapFinishReason(reason);
-      this.closeContent(events);
-      this.closeCalls(events, mapped === "max_tokens");
+      this.#closeContent(events);
+      this.#closeCalls(events, mapped === "max_tokens");
       // Some servers (older vLLM, Qwen templates) report "stop" after emitting calls.
-      this.finish = mapped === "end_turn" && this.validCalls > 0 ? "tool_use" : mapped;
+      this.#finish = mapped === "end_turn" && this.#validCalls > 0 ? "tool_use" : mapped;
     }
   }
 
-  private appendContent(kind: ContentBlock["kind"], text: string, events: StreamEvent[]): void {
-    if (this.open?.kind !== kind) {
-      this.closeContent(events);
-      this.open = { kind, index: this.nextIndex++, text: "" };
-      events.push({ type: "block_start", index: this.open.index, kind });
+  #appendContent(kind: ContentBlock["kind"], text: string, events: StreamEvent[]): void {
+    if (this.#open?.kind !== kind) {
+      this.#closeContent(events);
+      this.#open = { kind, index: this.#nextIndex++, text: "" };
+      events.push({ type: "block_start", index: this.#open.index, kind });
     }
-    this.open.text += text;
+    this.#open.text += text;
     events.push(
       kind === "text"
-        ? { type: "text_delta", index: this.open.index, text }
-        : { type: "thinking_delta", index: this.open.index, thinking: text },
+        ? { type: "text_delta", index: this.#open.index, text }
+        : { type: "thinking_delta", index: this.#open.index, thinking: text },
     );
   }
 
-  private onToolCallDelta(delta: Obj, events: StreamEvent[]): void {
+  #onToolCallDelta(delta: Obj, events: StreamEvent[]): void {
     const fn = asObj(delta.function);
     const id = asStr(delta.id);
     // Servers that omit `index` send one call per id; a new id then means a new call.
     let key = asNum(delta.index);
     if (key === undefined) {
-      const last = this.lastCallKey === undefined ? undefined : this.calls.get(this.lastCallKey);
-      key = last && (!id || id === last.id) ? this.lastCallKey! : this.calls.size;
+      const last = this.#lastCallKey === undefined ? undefined : this.#calls.get(this.#lastCallKey);
+      key = last && (!id || id === last.id) ? this.#lastCallKey! : this.#calls.size;
     }
-    let call = this.calls.get(key);
+    let call = this.#calls.get(key);
     if (!call) {
-      this.closeContent(events);
-      this.closeCalls(events);
+      this.#closeContent(events);
+      this.#closeCalls(events);
       call = {
-        index: this.nextIndex++,
+        index: this.#nextIndex++,
         id: id || `call_${crypto.randomUUID().replaceAll("-", "")}`,
         name: asStr(fn?.name) ?? "",
         args: "",
         closed: false,
       };
-      this.calls.set(key, call);
-      this.lastCallKey = key;
+      this.#calls.set(key, call);
+      this.#lastCallKey = key;
       events.push({ type: "block_start", index: call.index, kind: "tool_use", id: call.id, name: call.name });
     } else if (call.closed) {
       throw badResponse(`tool call ${call.id} continued after a later call started`);
@@ -131,10 +132,10 @@ export class OpenAIStreamParser implements WireParser {
     }
   }
 
-  private closeContent(events: StreamEvent[]): void {
-    const block = this.open;
+  #closeContent(events: StreamEvent[]): void {
+    const block = this.#open;
     if (!block) return;
-    this.open = undefined;
+    this.#open = undefined;
     events.push({
       type: "block_stop",
       index: block.index,
@@ -147,8 +148,8 @@ export class OpenAIStreamParser implements WireParser {
    * "length"` the open call is the one the output limit cut off: unless its arguments are a
    * complete, non-empty JSON object it is incomplete and never becomes a part (no `{}` input).
    */
-  private closeCalls(events: StreamEvent[], cut = false): void {
-    const open = [...this.calls.values()].filter((c) => !c.closed).sort((a, b) => a.index - b.index);
+  #closeCalls(events: StreamEvent[], cut = false): void {
+    const open = [...this.#calls.values()].filter((c) => !c.closed).sort((a, b) => a.index - b.index);
     for (const call of open) {
       call.closed = true;
       const parsed = parseToolInput(call.args);
@@ -158,7 +159,7 @@ export class OpenAIStreamParser implements WireParser {
         continue;
       }
       if (parsed.ok && call.name) {
-        this.validCalls++;
+        this.#validCalls++;
         events.push({
           type: "block_stop",
           index: call.index,

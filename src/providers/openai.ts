@@ -1,8 +1,9 @@
+import type { StreamEvent } from "../model/stream";
 import { bodyText } from "./body-text";
 import { buildOpenAIBody } from "./openai-body";
 import { OpenAIStreamParser } from "./openai-stream";
 import { driveStream, resolveFetch, trimBaseUrl } from "./stream-driver";
-import type { ProviderAdapter, ProviderEndpoint, RetryPolicy, StepRequest, StreamEvent } from "./types";
+import type { ProviderAdapter, ProviderEndpoint, RetryPolicy, StepRequest } from "./types";
 
 /** OpenAI Chat Completions over SSE; also DeepSeek, Qwen, Kimi, vLLM and Ollama. */
 export const openai: ProviderAdapter = {

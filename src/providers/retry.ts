@@ -1,6 +1,7 @@
+import type { RetryEvent } from "../model/stream";
 import { asObj, asStr } from "./json";
 import { abortedFailure } from "./sse";
-import { type FetchLike, type ProviderError, ProviderFailure, type RetryEvent, type RetryPolicy } from "./types";
+import { type FetchLike, type ProviderError, ProviderFailure, type RetryPolicy } from "./types";
 
 export type RetryNotice = Omit<RetryEvent, "type">;
 

@@ -1,6 +1,7 @@
+import type { StreamEvent } from "../model/stream";
 import type { EventSourceMessage } from "./sse";
 import { openSseStream } from "./transport";
-import type { FetchLike, RetryPolicy, StreamEvent } from "./types";
+import type { FetchLike, RetryPolicy } from "./types";
 
 /** One protocol's stream state machine; it sees SSE events, never bytes or retries. */
 export interface WireParser {

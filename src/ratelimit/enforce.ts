@@ -1,5 +1,5 @@
-import type { Env } from "../env";
 import { ApiError } from "../http/errors";
+import type { WorkerEnv } from "../http/types";
 import { log } from "../observability/log";
 import type { TakeResult } from "./rate-limiter";
 
@@ -22,7 +22,7 @@ export type Mechanism = { kind: "binding" } | { kind: "object"; perMin: number }
  * limit; a per-key override or an explicitly configured default needs the
  * exact limiter, which takes the limit per call. 0 means unlimited.
  */
-export function mechanismFor(env: Env, override: number | null): Mechanism {
+export function mechanismFor(env: WorkerEnv, override: number | null): Mechanism {
   const configured = parseLimit(env.SWITCHBOARD_RATE_LIMIT_PER_MIN);
   if (override === null && configured === undefined && env.RATE_LIMIT) return { kind: "binding" };
   const perMin = override ?? configured ?? DEFAULT_RATE_LIMIT_PER_MIN;
@@ -40,7 +40,7 @@ function limited(retryAfterS: number, subject: string): ApiError {
  * Counts one request for `subject` (`key:<id>` or `ses:<tenant>:<id>`) and
  * throws 429 rate_limited with Retry-After when it is over its limit.
  */
-export async function enforceRateLimit(env: Env, subject: string, override: number | null): Promise<void> {
+export async function enforceRateLimit(env: WorkerEnv, subject: string, override: number | null): Promise<void> {
   const mechanism = mechanismFor(env, override);
   if (mechanism.kind === "none") return;
   if (mechanism.kind === "binding") {

@@ -1,16 +1,17 @@
 import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
 import { insertSession, sessionAgent } from "../d1/sessions";
-import type { Env } from "../env";
-import { ApiError, toApiError } from "../http/errors";
-import type { JsonObject, Part } from "../session/history/parts";
+import { ApiError, apiError } from "../http/errors";
+import type { WorkerEnv } from "../http/types";
+import type { JsonObject } from "../model/json";
+import type { Part } from "../model/message";
+import type { RunSpec, RunStatus, RunView } from "../session/runs/types";
 import type { Session } from "../session/session";
 import { nowIso } from "../storage/sql";
-import type { RunSpec, RunStatus, RunView } from "./types";
 
 /** The session's run methods as plain types (see SessionRpc in http/session-ref.ts for why). */
 export type RunsRpc = Pick<Session, "enqueueRun" | "runView">;
 
-export function runsStub(env: Env, tenant: string, sessionId: string): RunsRpc {
+export function runsStub(env: WorkerEnv, tenant: string, sessionId: string): RunsRpc {
   return env.SESSION.getByName(`${tenant}:${sessionId}`) as unknown as RunsRpc;
 }
 
@@ -57,7 +58,7 @@ export function specOf(record: RunRecord): RunSpec {
  * too. 202 is answered only once the session holds the run, so a sender that
  * saw no 2xx retries and completes a half-done admission.
  */
-export async function admitRun(env: Env, a: Admission): Promise<{ run: RunView; replayed: boolean }> {
+export async function admitRun(env: WorkerEnv, a: Admission): Promise<{ run: RunView; replayed: boolean }> {
   const created_at = nowIso();
   const id = newId("run");
   const won = await insertRun(env.DB, {
@@ -92,7 +93,7 @@ export async function admitRun(env: Env, a: Admission): Promise<{ run: RunView; 
 }
 
 /** Writes the session's index row (first use creates the session) and queues the run in it. Idempotent. */
-export async function handToSession(env: Env, record: RunRecord): Promise<RunView> {
+export async function handToSession(env: WorkerEnv, record: RunRecord): Promise<RunView> {
   await insertSession(env.DB, {
     tenant: record.tenant,
     id: record.session_id,
@@ -112,7 +113,7 @@ export async function handToSession(env: Env, record: RunRecord): Promise<RunVie
     metadata: null,
   };
   const res = await runsStub(env, record.tenant, record.session_id).enqueueRun(info, specOf(record));
-  if (!res.ok) throw toApiError(res);
+  if (!res.ok) throw apiError(res.error);
   if (!record.accepted_at) {
     await markRunAccepted(env.DB, record.id, nowIso());
   }

@@ -13,9 +13,9 @@
  */
 import type { AgentConfig } from "../agents/types";
 import { readAgent } from "../d1/agents";
-import { fail } from "../http/errors";
-import { nowIso, one, run } from "../storage/sql";
-import type { Result } from "./rpc-types";
+import type { Result } from "../model/errors";
+import { failure } from "../model/errors";
+import { nowIso, one, write } from "../storage/sql";
 
 /** What a caller hands a turn: the epoch it knows (the worker), or a config to use as is (tests, internal callers). */
 export type AgentArg = { epoch: number } | AgentConfig;
@@ -29,15 +29,17 @@ interface Cached {
 export class AgentCache {
   #memo: Cached | null = null;
 
-  constructor(
-    private readonly sql: () => SqlStorage,
-    private readonly db: () => D1Database,
-  ) {}
+  readonly #sql: () => SqlStorage;
+  readonly #db: () => D1Database;
+  constructor(sql: () => SqlStorage, db: () => D1Database) {
+    this.#db = db;
+    this.#sql = sql;
+  }
 
   /** Stores a config read elsewhere (session creation reads it with the epoch in one statement). */
   prime(name: string, config: AgentConfig | null, epoch: number): void {
-    run(
-      this.sql(),
+    write(
+      this.#sql(),
       `INSERT INTO agent_config (name, config, epoch, fetched_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET config = excluded.config, epoch = excluded.epoch, fetched_at = excluded.fetched_at`,
       name,
@@ -45,7 +47,7 @@ export class AgentCache {
       epoch,
       nowIso(),
     );
-    run(this.sql(), "DELETE FROM agent_config WHERE name <> ?", name);
+    write(this.#sql(), "DELETE FROM agent_config WHERE name <> ?", name);
     this.#memo = { name, epoch, config };
   }
 
@@ -54,18 +56,18 @@ export class AgentCache {
     if ("model" in arg) return { ok: true, agent: arg };
     let cached = this.#cached(name);
     if (!cached || arg.epoch > cached.epoch) {
-      const { config, epoch } = await readAgent(this.db(), name);
+      const { config, epoch } = await readAgent(this.#db(), name);
       this.prime(name, config, Math.max(epoch ?? 0, arg.epoch));
       cached = this.#memo as Cached;
     }
-    if (!cached.config) return fail(409, "agent_missing", `agent "${name}" no longer exists`);
+    if (!cached.config) return failure("agent_missing", `agent "${name}" no longer exists`);
     return { ok: true, agent: cached.config };
   }
 
   #cached(name: string): Cached | null {
     if (this.#memo?.name === name) return this.#memo;
     const row = one<{ name: string; config: string | null; epoch: number }>(
-      this.sql(),
+      this.#sql(),
       "SELECT name, config, epoch FROM agent_config WHERE name = ?",
       name,
     );

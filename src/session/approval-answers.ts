@@ -8,13 +8,14 @@
  */
 import type { AgentConfig } from "../agents/types";
 import type { Env } from "../env";
-import { fail } from "../http/errors";
+import type { Result } from "../model/errors";
+import { failure } from "../model/errors";
 import type { EventLog } from "../observability/events";
 import { type Actor, type ApprovalAnswer, type ApprovalStore, checkAnswers, declineOne, EXPIRED } from "./approvals";
 import type { HistoryStore } from "./history/store";
-import type { Mode, Result, TurnAnswer } from "./rpc-types";
-import type { SessionTools } from "./tools-state";
-import type { TurnRow, TurnStore } from "./turn/turns";
+import type { Mode, TurnAnswer } from "./rpc-types";
+import type { SessionTools } from "./session-tools";
+import type { TurnRow, TurnStore } from "./turn/turn-store";
 
 /** What answering needs of the engine (the engine itself; an interface, so this file does not import it). */
 export interface AnsweringEngine {
@@ -23,7 +24,7 @@ export interface AnsweringEngine {
   readonly approvals: ApprovalStore;
   readonly turns: TurnStore;
   readonly history: HistoryStore;
-  readonly events: EventLog;
+  readonly eventLog: EventLog;
   tx<T>(fn: () => T): T;
   resumeIfReady(agent: AgentConfig, before: TurnRow | null, mode: Mode, since: number): Promise<Result<TurnAnswer>>;
 }
@@ -77,10 +78,10 @@ export async function answerApprovals(
   );
   // A concurrent request answered the same approvals first (the checks above awaited): nothing of ours was written.
   if (decided.length === 0) {
-    return fail(409, "approval_already_answered", "these approvals were answered by another request");
+    return failure("approval_already_answered", "these approvals were answered by another request");
   }
   for (const { row, answer } of decided) {
-    engine.events.record(answer.approved ? "approval_granted" : "approval_declined", row.turn_id, {
+    engine.eventLog.record(answer.approved ? "approval_granted" : "approval_declined", row.turn_id, {
       approval_id: row.id,
       tool_use_id: row.call_id,
       tool: row.name,
@@ -99,7 +100,7 @@ export async function expireApproval(engine: AnsweringEngine, agent: AgentConfig
   const latest = engine.turns.latest();
   const done = engine.tx(() => declineOne(engine.approvals, engine.history, row, EXPIRED, "ttl"));
   if (!done) return;
-  recordDeclined(engine.events, [row], row.turn_id, EXPIRED, "ttl");
+  recordDeclined(engine.eventLog, [row], row.turn_id, EXPIRED, "ttl");
   const answer = await engine.resumeIfReady(agent, latest, "stream", 0);
   if (answer.ok) answer.stream?.cancel().catch(() => {});
 }

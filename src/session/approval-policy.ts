@@ -3,7 +3,7 @@
  * reason shown with a request. Pure: no storage, so plain Node tests import it.
  */
 import type { AgentConfig } from "../agents/types";
-import type { RegisteredTool } from "../tools/registry";
+import type { RegisteredTool } from "../tools/types";
 
 /** Built-ins and client tools never need approval; http tools by `requires_approval`, MCP tools by their server's policy. */
 export function needsApproval(agent: AgentConfig, tool: RegisteredTool): boolean {

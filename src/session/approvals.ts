@@ -10,12 +10,13 @@
  * answers in), exactly once: `executed_at` is set in the transaction before it
  * runs. Nothing here lives only in memory, so a restart changes nothing.
  */
-import { fail } from "../http/errors";
-import { b64url, fromB64url } from "../http/tokens";
-import { all, nowIso, one, run } from "../storage/sql";
-import type { JsonObject, JsonValue } from "./history/parts";
+
+import { b64url, fromB64url } from "../crypto/base64url";
+import type { Result } from "../model/errors";
+import { failure } from "../model/errors";
+import type { JsonObject, JsonValue } from "../model/json";
+import { all, nowIso, one, write } from "../storage/sql";
 import type { HistoryStore } from "./history/store";
-import type { Result } from "./rpc-types";
 import { removeJob } from "./scheduler";
 
 export type ApprovalStatus = "pending" | "approved" | "declined";
@@ -102,18 +103,20 @@ function payload(session: string, approvalId: string, callId: string, name: stri
 export class ApprovalStore {
   #key: Promise<CryptoKey> | null = null;
 
-  constructor(
-    private readonly sql: SqlStorage,
-    private readonly session: () => string,
-  ) {}
+  readonly #sql: SqlStorage;
+  readonly #session: () => string;
+  constructor(sql: SqlStorage, session: () => string) {
+    this.#session = session;
+    this.#sql = sql;
+  }
 
   #signingKey(): Promise<CryptoKey> {
     if (!this.#key) {
-      let raw = one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value;
+      let raw = one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value;
       if (!raw) {
         raw = b64url(crypto.getRandomValues(new Uint8Array(32)));
-        run(this.sql, "INSERT OR IGNORE INTO meta (key, value) VALUES ('approval_key', ?)", raw);
-        raw = one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value ?? raw;
+        write(this.#sql, "INSERT OR IGNORE INTO meta (key, value) VALUES ('approval_key', ?)", raw);
+        raw = one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value ?? raw;
       }
       const bytes = fromB64url(raw) ?? new Uint8Array(32);
       this.#key = crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
@@ -125,7 +128,7 @@ export class ApprovalStore {
     const mac = await crypto.subtle.sign(
       "HMAC",
       await this.#signingKey(),
-      payload(this.session(), approvalId, callId, name, input),
+      payload(this.#session(), approvalId, callId, name, input),
     );
     return b64url(new Uint8Array(mac));
   }
@@ -138,16 +141,16 @@ export class ApprovalStore {
       "HMAC",
       await this.#signingKey(),
       mac,
-      payload(this.session(), approvalId, callId, name, input),
+      payload(this.#session(), approvalId, callId, name, input),
     );
   }
 
   get(id: string): ApprovalRow | null {
-    return one<ApprovalRow>(this.sql, "SELECT * FROM approvals WHERE id = ?", id);
+    return one<ApprovalRow>(this.#sql, "SELECT * FROM approvals WHERE id = ?", id);
   }
 
   byCall(callId: string): ApprovalRow | null {
-    return one<ApprovalRow>(this.sql, "SELECT * FROM approvals WHERE call_id = ?", callId);
+    return one<ApprovalRow>(this.#sql, "SELECT * FROM approvals WHERE call_id = ?", callId);
   }
 
   create(a: {
@@ -160,8 +163,8 @@ export class ApprovalStore {
     signature: string;
     expires_at: number | null;
   }): void {
-    run(
-      this.sql,
+    write(
+      this.#sql,
       `INSERT INTO approvals (id, call_id, turn_id, name, input, reason, signature, status, requested_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (call_id) DO NOTHING`,
       a.id,
@@ -178,13 +181,13 @@ export class ApprovalStore {
 
   /** Pending approvals, oldest first. */
   pending(): ApprovalRow[] {
-    return all<ApprovalRow>(this.sql, "SELECT * FROM approvals WHERE status = 'pending' ORDER BY requested_at, id");
+    return all<ApprovalRow>(this.#sql, "SELECT * FROM approvals WHERE status = 'pending' ORDER BY requested_at, id");
   }
 
   /** Approvals of calls still open (the current pause): what a resumed segment must deliver. */
   onOpenCalls(): ApprovalRow[] {
     return all<ApprovalRow>(
-      this.sql,
+      this.#sql,
       `SELECT a.* FROM approvals a JOIN tool_calls c ON c.id = a.call_id
        WHERE c.answered_seq IS NULL ORDER BY c.message_seq, c.idx`,
     );
@@ -192,12 +195,12 @@ export class ApprovalStore {
 
   /**
    * True when the paused turn may continue: every open call without a result
-   * is an approved call waiting to run (nothing awaits a person or a client).
+   * is an approved call waiting to write (nothing awaits a person or a client).
    */
   readyToResume(): boolean {
     return (
       one(
-        this.sql,
+        this.#sql,
         `SELECT 1 AS x FROM tool_calls c WHERE c.answered_seq IS NULL AND c.state = 'pending'
          AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.call_id = c.id AND a.status = 'approved')`,
       ) === null
@@ -206,10 +209,10 @@ export class ApprovalStore {
 
   /** Records a decision (and drops its expiry job); SQL only. False when it was no longer pending (nothing written). */
   decide(id: string, status: "approved" | "declined", reason: string | null, by: Actor): boolean {
-    removeJob(this.sql, "approval", id);
+    removeJob(this.#sql, "approval", id);
     return (
-      run(
-        this.sql,
+      write(
+        this.#sql,
         `UPDATE approvals SET status = ?, decided_reason = ?, decided_by = ?, decided_at = ?
          WHERE id = ? AND status = 'pending'`,
         status,
@@ -237,8 +240,8 @@ export class ApprovalStore {
     const at = nowIso();
     return ids.filter(
       (id) =>
-        run(
-          this.sql,
+        write(
+          this.#sql,
           "UPDATE approvals SET executed_at = ? WHERE id = ? AND status = 'approved' AND executed_at IS NULL",
           at,
           id,
@@ -247,7 +250,7 @@ export class ApprovalStore {
   }
 
   clear(): void {
-    run(this.sql, "DELETE FROM approvals");
+    write(this.#sql, "DELETE FROM approvals");
   }
 }
 
@@ -279,24 +282,23 @@ export async function checkAnswers(
 ): Promise<Result<{ decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }> }>> {
   const seen = new Set<string>();
   for (const a of answers) {
-    if (seen.has(a.approval_id)) return fail(400, "invalid_request", `duplicate answer for ${a.approval_id}`);
+    if (seen.has(a.approval_id)) return failure("invalid_request", `duplicate answer for ${a.approval_id}`);
     seen.add(a.approval_id);
   }
   const decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }> = [];
   for (const a of answers) {
     const row = store.get(a.approval_id);
-    if (!row) return fail(404, "unknown_approval", `no approval with id ${a.approval_id} in this session`);
+    if (!row) return failure("unknown_approval", `no approval with id ${a.approval_id} in this session`);
     if (a.tool_call_id !== undefined && a.tool_call_id !== row.call_id) {
-      return fail(409, "approval_mismatch", `approval ${a.approval_id} is not for tool call ${a.tool_call_id}`);
+      return failure("approval_mismatch", `approval ${a.approval_id} is not for tool call ${a.tool_call_id}`);
     }
     if (opts.requireSignature && a.signature === undefined) {
-      return fail(409, "approval_signature_mismatch", `approval ${a.approval_id} carries no signature`);
+      return failure("approval_signature_mismatch", `approval ${a.approval_id} carries no signature`);
     }
     if (a.signature !== undefined) {
       const input = a.input === undefined ? (JSON.parse(row.input) as JsonValue) : a.input;
       if (!(await store.verify(a.signature, row.id, row.call_id, row.name, input))) {
-        return fail(
-          409,
+        return failure(
           "approval_signature_mismatch",
           `the signature of approval ${a.approval_id} does not match this session, call and input`,
         );
@@ -304,12 +306,12 @@ export async function checkAnswers(
     }
     if (row.status !== "pending") {
       if (opts.skipAnswered) continue;
-      return fail(409, "approval_already_answered", `approval ${a.approval_id} was already ${row.status}`);
+      return failure("approval_already_answered", `approval ${a.approval_id} was already ${row.status}`);
     }
     decide.push({ row, answer: a });
   }
   if (decide.length === 0) {
-    return fail(409, "approval_already_answered", "none of the answers is for an approval still waiting");
+    return failure("approval_already_answered", "none of the answers is for an approval still waiting");
   }
   return { ok: true, decide };
 }
@@ -344,8 +346,7 @@ export function refuseResultsForApprovals(store: ApprovalStore, callIds: string[
   for (const id of callIds) {
     const row = store.byCall(id);
     if (row && row.status !== "declined") {
-      return fail(
-        409,
+      return failure(
         "approval_required",
         `tool call ${id} runs on the server after approval (${row.id}); answer it at /tool-approvals, not with a result`,
       );

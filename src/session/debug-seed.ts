@@ -1,6 +1,6 @@
-import { fail } from "../http/errors";
+import type { Result } from "../model/errors";
+import { failure } from "../model/errors";
 import type { SessionEngine } from "./engine";
-import type { Result } from "./rpc-types";
 
 /**
  * Debug/bench only (`SWITCHBOARD_DEBUG_SEED`, off in production): writes
@@ -28,7 +28,7 @@ export function seedTurns(
 ): Result<{ turns: number; messages: number }> {
   const latest = engine.turns.latest();
   if (engine.running || latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval") {
-    return fail(409, "turn_in_progress", "cannot seed while a turn is running or paused");
+    return failure("turn_in_progress", "cannot seed while a turn is running or paused");
   }
   engine.tx(() => {
     for (const t of turns) {
@@ -43,7 +43,7 @@ export function seedTurns(
         id,
         kind: "message",
         max_steps: 1,
-        log_start: engine.log.head(),
+        log_start: engine.streamLog.head(),
         idempotency_key: null,
         body_hash: null,
         first_message_seq: message?.seq ?? null,

@@ -1,7 +1,11 @@
 import type { AgentConfig } from "../agents/types";
 import { MAX_STEPS_LIMIT } from "../agents/types";
 import type { Env } from "../env";
-import { fail } from "../http/errors";
+import type { Result } from "../model/errors";
+import { failure } from "../model/errors";
+import type { JsonObject } from "../model/json";
+import type { Part } from "../model/message";
+import type { TurnKind, TurnStatus } from "../model/turn";
 import { EventLog } from "../observability/events";
 import { log } from "../observability/log";
 import { inSpan } from "../observability/tracing";
@@ -17,23 +21,21 @@ import {
   refuseResultsForApprovals,
 } from "./approvals";
 import { type CompactionInfo, Compactor } from "./compaction/compactor";
-import type { JsonObject, Part } from "./history/parts";
 import { HistoryStore, type SuppliedResult } from "./history/store";
 import { oversized } from "./oversized";
 import { endStuckTurn } from "./recovery";
-import type { Mode, Result, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
+import type { Mode, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
+import { SessionTools } from "./session-tools";
 import { StreamLog } from "./stream/log";
-import type { TurnStatus } from "./stream/turn-events";
-import { SessionTools } from "./tools-state";
 import { checkSupplied, turnResult } from "./turn/answers";
 import { TurnRunner } from "./turn/runner";
-import { type TurnKind, type TurnRow, TurnStore } from "./turn/turns";
+import { type TurnRow, TurnStore } from "./turn/turn-store";
 
 const STUCK_REASON = "the turn crashed while this call was open";
 
 /** The answer to a request that was admitted before its session was deleted. */
 function deleted() {
-  return fail(404, "not_found", "session not found (it was deleted)");
+  return failure("not_found", "session not found (it was deleted)");
 }
 
 /**
@@ -45,8 +47,8 @@ function deleted() {
 export class SessionEngine {
   readonly history: HistoryStore;
   readonly turns: TurnStore;
-  readonly events: EventLog;
-  readonly log: StreamLog;
+  readonly eventLog: EventLog;
+  readonly streamLog: StreamLog;
   readonly tools: SessionTools;
   readonly compactor: Compactor;
   readonly approvals: ApprovalStore;
@@ -73,10 +75,10 @@ export class SessionEngine {
   ) {
     this.history = new HistoryStore(storage.sql);
     this.turns = new TurnStore(storage.sql);
-    this.events = new EventLog(storage.sql, name, env.SWITCHBOARD_LOG_EVENTS !== "false");
-    this.log = new StreamLog(storage.sql);
+    this.eventLog = new EventLog(storage.sql, name, env.SWITCHBOARD_LOG_EVENTS !== "false");
+    this.streamLog = new StreamLog(storage.sql);
     this.tools = new SessionTools(storage.sql, this.history);
-    this.compactor = new Compactor({ storage, history: this.history, tools: this.tools, events: this.events, env });
+    this.compactor = new Compactor({ storage, history: this.history, tools: this.tools, eventLog: this.eventLog, env });
     this.approvals = new ApprovalStore(storage.sql, name);
   }
 
@@ -123,20 +125,20 @@ export class SessionEngine {
       const prior = this.turns.byIdempotencyKey(input.idempotency_key);
       if (prior) {
         if (prior.body_hash !== (input.body_hash ?? null)) {
-          return fail(409, "idempotency_conflict", "this Idempotency-Key was used with a different request body");
+          return failure("idempotency_conflict", "this Idempotency-Key was used with a different request body");
         }
         return { ok: true, ...(await this.#answer(prior, mode, prior.first_message_seq ?? 0, true, prior.log_start)) };
       }
     }
     const latest = this.turns.latest();
-    if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
+    if (latest?.status === "running") return failure("turn_in_progress", "a turn is already running in this session");
     // A call gated by an approval is a server call too: say why it takes no result (approval_required) first.
     const gated = refuseResultsForApprovals(
       this.approvals,
       input.tool_results.map((r) => r.tool_use_id),
     );
     if (!gated.ok) return gated;
-    const checked = checkSupplied(this.history, this.events, input.tool_results, latest?.id ?? null);
+    const checked = checkSupplied(this.history, this.eventLog, input.tool_results, latest?.id ?? null);
     if (!checked.ok) return checked;
     const supplied = new Map(input.tool_results.map((r) => [r.tool_use_id, r]));
     const turn = this.#begin(agent, "message", input, latest, {
@@ -153,11 +155,11 @@ export class SessionEngine {
     await this.tools.refresh(agent, this.env);
     if (this.stale(generation)) return deleted();
     const latest = this.turns.latest();
-    if (latest?.status === "running") return fail(409, "turn_in_progress", "a turn is already running in this session");
+    if (latest?.status === "running") return failure("turn_in_progress", "a turn is already running in this session");
     const open = this.history.openCalls().length > 0;
     const last = this.history.last();
     if (!latest || latest.status === "completed" || (!open && last?.role !== "user")) {
-      return fail(409, "nothing_to_retry", "the last turn did not fail or get interrupted; send a new message instead");
+      return failure("nothing_to_retry", "the last turn did not fail or get interrupted; send a new message instead");
     }
     // A retried turn keeps the structured-output contract of the turn it re-runs.
     const schema = latest.json_schema ? (JSON.parse(latest.json_schema) as JsonObject) : undefined;
@@ -199,7 +201,7 @@ export class SessionEngine {
         id,
         kind,
         max_steps: maxSteps,
-        log_start: this.log.head(),
+        log_start: this.streamLog.head(),
         idempotency_key: input.idempotency_key ?? null,
         body_hash: input.body_hash ?? null,
         json_schema: input.json_schema ? JSON.stringify(input.json_schema) : null,
@@ -207,11 +209,11 @@ export class SessionEngine {
       });
       return { turn, synthesized, rederived, declined };
     });
-    recordDeclined(this.events, declined, previous?.id ?? null, close.declined, "admission");
-    if (rederived.length) this.events.record("tools_loaded", id, { names: rederived, via: "history" });
-    this.events.record("turn_started", id, { kind, max_steps: maxSteps });
+    recordDeclined(this.eventLog, declined, previous?.id ?? null, close.declined, "admission");
+    if (rederived.length) this.eventLog.record("tools_loaded", id, { names: rederived, via: "history" });
+    this.eventLog.record("turn_started", id, { kind, max_steps: maxSteps });
     if (synthesized.length > 0) {
-      this.events.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
+      this.eventLog.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
     }
     this.#start(agent, id);
     return this.turns.get(id) ?? turn;
@@ -223,8 +225,8 @@ export class SessionEngine {
         storage: this.storage,
         history: this.history,
         turns: this.turns,
-        events: this.events,
-        log: this.log,
+        eventLog: this.eventLog,
+        streamLog: this.streamLog,
         tools: this.tools,
         compactor: this.compactor,
         approvals: this.approvals,
@@ -246,8 +248,8 @@ export class SessionEngine {
     if (this.#runner?.turnId === turnId) this.#runner = null;
     try {
       // Retention sweeps wait until the turn's stream is out (they were on the admission path).
-      this.events.sweep();
-      this.log.sweep();
+      this.eventLog.sweep();
+      this.streamLog.sweep();
       // A runner that threw while writing its own end leaves the row `running`: end it here, or every later
       // message would be refused as turn_in_progress until the object restarts.
       if (this.turns.get(turnId)?.status === "running") {
@@ -277,7 +279,11 @@ export class SessionEngine {
 
   async #answer(turn: TurnRow, mode: Mode, sinceSeq: number, replayed: boolean, logAfter: number): Promise<TurnAnswer> {
     if (mode === "stream") {
-      return { turn_id: turn.id, replayed, stream: this.log.open(turn.id, logAfter, this.#runner?.turnId === turn.id) };
+      return {
+        turn_id: turn.id,
+        replayed,
+        stream: this.streamLog.open(turn.id, logAfter, this.#runner?.turnId === turn.id),
+      };
     }
     await this.waitFor(turn.id);
     return { turn_id: turn.id, replayed, result: this.result(turn.id, sinceSeq) };
@@ -306,15 +312,14 @@ export class SessionEngine {
           return call?.state === "pending" && call.answered_seq === null;
         })
       : supplied;
-    if (results.length === 0)
-      return fail(409, "late_result", "none of the supplied results answers a pending tool call");
+    if (results.length === 0) return failure("late_result", "none of the supplied results answers a pending tool call");
     // A call gated by an approval is a server call too: say why it takes no result (approval_required) first.
     const gated = refuseResultsForApprovals(
       this.approvals,
       results.map((r) => r.tool_use_id),
     );
     if (!gated.ok) return gated;
-    const checked = checkSupplied(this.history, this.events, results, latest?.id ?? null);
+    const checked = checkSupplied(this.history, this.eventLog, results, latest?.id ?? null);
     if (!checked.ok) return checked;
     const since = (this.history.last()?.seq ?? 0) + 1;
     this.tx(() => {
@@ -357,7 +362,7 @@ export class SessionEngine {
     if (latest && paused && !this.#runner && this.approvals.readyToResume()) {
       const approvalsPending = this.approvals.onOpenCalls().length > 0;
       this.tx(() => {
-        this.turns.resume(latest.id, this.log.head());
+        this.turns.resume(latest.id, this.streamLog.head());
         // With approvals the resumed runner writes the results after running the approved calls.
         if (!approvalsPending) {
           this.history.closeOpenCalls({
@@ -392,7 +397,7 @@ export class SessionEngine {
         latest.status !== "awaiting_tool_results" &&
         latest.status !== "awaiting_approval")
     ) {
-      return fail(409, "no_active_turn", "there is no running turn to cancel");
+      return failure("no_active_turn", "there is no running turn to cancel");
     }
     const runner = this.#runner;
     if (runner && runner.turnId === latest.id) {
@@ -406,10 +411,10 @@ export class SessionEngine {
         this.turns.finish(latest.id, "cancelled", "cancelled", null);
         return r;
       });
-      recordDeclined(this.events, declined, latest.id, reason, "cancel");
+      recordDeclined(this.eventLog, declined, latest.id, reason, "cancel");
       if (synthesized.length)
-        this.events.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
-      this.events.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });
+        this.eventLog.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
+      this.eventLog.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });
       // A run that waited behind the paused turn may start now.
       this.hooks.arm();
     }
@@ -420,7 +425,7 @@ export class SessionEngine {
   async compact(agent: AgentConfig): Promise<Result<CompactionInfo>> {
     await this.tools.refresh(agent, this.env);
     if (this.turns.latest()?.status === "running") {
-      return fail(409, "turn_in_progress", "a turn is running; it compacts by itself when it needs to");
+      return failure("turn_in_progress", "a turn is running; it compacts by itself when it needs to");
     }
     const tokensBefore = this.compactor.usage().estimated_tokens;
     const out = await this.compactor.compact(agent, {
@@ -429,8 +434,8 @@ export class SessionEngine {
       signal: new AbortController().signal,
     });
     if (!out.ok) {
-      this.events.record("compaction_failed", null, { reason: out.reason, tokens: tokensBefore });
-      return fail(409, "not_compacted", out.reason);
+      this.eventLog.record("compaction_failed", null, { reason: out.reason, tokens: tokensBefore });
+      return failure("not_compacted", out.reason);
     }
     return { ok: true, ...out.info };
   }
@@ -439,9 +444,9 @@ export class SessionEngine {
     const latest = this.turns.latest();
     if (!latest) return null;
     const live = this.#runner?.turnId === latest.id;
-    if (after === null) return live ? this.log.open(latest.id, latest.segment_start, true) : null;
-    if (!live && this.log.rows(latest.id, after).length === 0) return null;
-    return this.log.open(latest.id, after, live);
+    if (after === null) return live ? this.streamLog.open(latest.id, latest.segment_start, true) : null;
+    if (!live && this.streamLog.rows(latest.id, after).length === 0) return null;
+    return this.streamLog.open(latest.id, after, live);
   }
 
   pendingCalls(): Array<{ id: string; name: string; execution: string }> {

@@ -1,7 +1,21 @@
+import type { ErrorInfo } from "../model/errors";
+import type { EventLog } from "../observability/events";
 import { log } from "../observability/log";
-import type { SessionEngine } from "./engine";
+import type { ApprovalStore } from "./approvals";
+import type { HistoryStore } from "./history/store";
+import type { StreamLog } from "./stream/log";
 import { TurnOutput } from "./turn/output";
-import type { TurnError, TurnRow } from "./turn/turns";
+import type { TurnRow, TurnStore } from "./turn/turn-store";
+
+/** What recovery uses of the session engine (src/session/engine.ts). */
+export interface RecoveryDeps {
+  readonly history: HistoryStore;
+  readonly turns: TurnStore;
+  readonly eventLog: EventLog;
+  readonly streamLog: StreamLog;
+  readonly approvals: ApprovalStore;
+  tx<T>(fn: () => T): T;
+}
 
 const REASON = "the session restarted while this call was in flight";
 
@@ -17,10 +31,10 @@ const REASON = "the session restarted while this call was in flight";
  * stored results; if even that fails the turn is only marked `failed`. Either
  * way a `recovery_failed` event says what happened, and the object keeps serving.
  */
-export function recoverInterruptedTurns(engine: SessionEngine): number {
+export function recoverInterruptedTurns(engine: RecoveryDeps): number {
   const stuck = engine.turns.withStatus("running");
   // The lost instance may have sent frames it never wrote: their ids must not be handed out again.
-  if (stuck.length > 0) engine.log.afterCrash();
+  if (stuck.length > 0) engine.streamLog.afterCrash();
   for (const turn of stuck) {
     const error = { code: "interrupted", message: "the session restarted while the turn was running", retryable: true };
     try {
@@ -38,10 +52,10 @@ export function recoverInterruptedTurns(engine: SessionEngine): number {
  * transaction; clients that resume its stream see how it ended.
  */
 export function endStuckTurn(
-  engine: SessionEngine,
+  engine: RecoveryDeps,
   turnId: string,
   status: "interrupted" | "failed",
-  error: TurnError,
+  error: ErrorInfo,
   reason: string,
 ): void {
   const { synthesized } = engine.tx(() => {
@@ -52,15 +66,15 @@ export function endStuckTurn(
     return closed;
   });
   if (status === "interrupted")
-    engine.events.record("turn_interrupted", turnId, { synthesized_tool_use_ids: synthesized });
-  else engine.events.record("turn_finished", turnId, { status, finish_reason: "error", error });
+    engine.eventLog.record("turn_interrupted", turnId, { synthesized_tool_use_ids: synthesized });
+  else engine.eventLog.record("turn_finished", turnId, { status, finish_reason: "error", error });
   if (synthesized.length > 0) {
-    engine.events.record("tool_result_synthesized", turnId, { tool_use_ids: synthesized, reason });
+    engine.eventLog.record("tool_result_synthesized", turnId, { tool_use_ids: synthesized, reason });
   }
   endStream(engine, turnId, error, status);
 }
 
-function salvageTurn(engine: SessionEngine, turn: TurnRow, cause: unknown): void {
+function salvageTurn(engine: RecoveryDeps, turn: TurnRow, cause: unknown): void {
   const why = cause instanceof Error ? cause.message : String(cause);
   const error = {
     code: "recovery_failed",
@@ -81,19 +95,19 @@ function salvageTurn(engine: SessionEngine, turn: TurnRow, cause: unknown): void
     attempt(() => engine.tx(() => engine.turns.finish(turn.id, "failed", "error", error)));
   }
   attempt(() =>
-    engine.events.record("recovery_failed", turn.id, { error: why, status, synthesized_tool_use_ids: synthesized }),
+    engine.eventLog.record("recovery_failed", turn.id, { error: why, status, synthesized_tool_use_ids: synthesized }),
   );
   attempt(() => endStream(engine, turn.id, error, status));
 }
 
 /** Clients that resume this turn's stream see how it ended. */
 function endStream(
-  engine: SessionEngine,
+  engine: RecoveryDeps,
   turnId: string,
   error: { code: string; message: string },
   status: "interrupted" | "failed",
 ): void {
-  const out = new TurnOutput(engine.log, turnId);
+  const out = new TurnOutput(engine.streamLog, turnId);
   out.emit({ type: "turn_error", code: error.code, message: error.message });
   out.emit({ type: "turn_finish", status, finish_reason: "error" });
   out.close();

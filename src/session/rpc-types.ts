@@ -1,13 +1,11 @@
-import type { Failure } from "../http/errors";
+import type { ErrorInfo } from "../model/errors";
+import type { JsonObject } from "../model/json";
+import type { Message, Part } from "../model/message";
+import type { TurnStatus } from "../model/turn";
 import type { SessionEvent } from "../observability/events";
 import type { DebugCounts } from "../storage/debug-counters";
 import type { OpenApproval } from "./approvals";
-import type { JsonObject, Message, Part } from "./history/parts";
 import type { SuppliedResult } from "./history/store";
-import type { TurnStatus } from "./stream/turn-events";
-
-/** Result unions returned over RPC; the worker maps failures to HTTP. */
-export type Result<T> = ({ ok: true } & T) | Failure;
 
 export type Mode = "stream" | "json";
 
@@ -34,7 +32,7 @@ export interface TurnResult {
   status: TurnStatus;
   finish_reason: string | null;
   messages: Message[];
-  error?: { code: string; message: string; retryable?: boolean };
+  error?: ErrorInfo;
   usage: Record<string, number>;
   structured_result?: unknown;
   pending_tool_calls?: Array<{ id: string; name: string }>;

@@ -1,5 +1,5 @@
 import { log } from "../observability/log";
-import { all, nowIso, one, run } from "../storage/sql";
+import { all, nowIso, one, write } from "../storage/sql";
 
 /** How often a running turn re-arms the alarm that detects eviction. */
 export const HEARTBEAT_MS = 30_000;
@@ -17,7 +17,7 @@ export interface Job {
 
 /** Adds a job (idempotent per kind and ref); SQL only, for code that has no Scheduler at hand (e.g. a turn). */
 export function addJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: number): void {
-  run(
+  write(
     sql,
     "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at",
     `${kind}:${ref}`,
@@ -30,7 +30,7 @@ export function addJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: numbe
 
 /** Removes a job; SQL only (e.g. an approval answered before its expiry). */
 export function removeJob(sql: SqlStorage, kind: JobKind, ref: string): void {
-  run(sql, "DELETE FROM jobs WHERE id = ?", `${kind}:${ref}`);
+  write(sql, "DELETE FROM jobs WHERE id = ?", `${kind}:${ref}`);
 }
 
 /**
@@ -46,21 +46,24 @@ export function removeJob(sql: SqlStorage, kind: JobKind, ref: string): void {
  * the end of what it waits for re-arms.
  */
 export class Scheduler {
-  constructor(
-    private readonly storage: DurableObjectStorage,
-    private readonly runnerActive: () => boolean,
-    private readonly runsBlocked: () => boolean = runnerActive,
-  ) {}
+  readonly #storage: DurableObjectStorage;
+  readonly #runnerActive: () => boolean;
+  readonly #runsBlocked: () => boolean;
+  constructor(storage: DurableObjectStorage, runnerActive: () => boolean, runsBlocked: () => boolean = runnerActive) {
+    this.#runsBlocked = runsBlocked;
+    this.#runnerActive = runnerActive;
+    this.#storage = storage;
+  }
 
   /** Adds a job (idempotent per kind and ref). SQL only: callers may run it inside their transaction. */
   add(kind: JobKind, ref: string, dueAt: number): void {
-    addJob(this.storage.sql, kind, ref, dueAt);
+    addJob(this.#storage.sql, kind, ref, dueAt);
   }
 
   /** Adds a job, or moves an existing one earlier (never later). SQL only. */
   addEarliest(kind: JobKind, ref: string, dueAt: number): void {
-    run(
-      this.storage.sql,
+    write(
+      this.#storage.sql,
       "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at WHERE excluded.due_at < jobs.due_at",
       `${kind}:${ref}`,
       kind,
@@ -71,32 +74,32 @@ export class Scheduler {
   }
 
   get(kind: JobKind, ref: string): Job | null {
-    return one<Job>(this.storage.sql, "SELECT * FROM jobs WHERE id = ?", `${kind}:${ref}`);
+    return one<Job>(this.#storage.sql, "SELECT * FROM jobs WHERE id = ?", `${kind}:${ref}`);
   }
 
   /** Due jobs of the given kinds, earliest first. */
   due(now: number, kinds: readonly JobKind[]): Job[] {
-    return all<Job>(this.storage.sql, "SELECT * FROM jobs WHERE due_at <= ? ORDER BY due_at, created_at", now).filter(
+    return all<Job>(this.#storage.sql, "SELECT * FROM jobs WHERE due_at <= ? ORDER BY due_at, created_at", now).filter(
       (j) => kinds.includes(j.kind),
     );
   }
 
   /** Moves a job (a lease while it is being worked on, or its next retry). */
   reschedule(job: Job, dueAt: number): void {
-    run(this.storage.sql, "UPDATE jobs SET due_at = ? WHERE id = ?", dueAt, job.id);
+    write(this.#storage.sql, "UPDATE jobs SET due_at = ? WHERE id = ?", dueAt, job.id);
   }
 
   remove(kind: JobKind, ref: string): void {
-    removeJob(this.storage.sql, kind, ref);
+    removeJob(this.#storage.sql, kind, ref);
   }
 
   /** The time the alarm should fire next, or null when nothing is waiting. */
   next(now = Date.now()): number | null {
-    const active = this.runnerActive();
+    const active = this.#runnerActive();
     const row = one<{ due: number | null }>(
-      this.storage.sql,
+      this.#storage.sql,
       "SELECT min(due_at) AS due FROM jobs WHERE kind != 'run' OR ? = 0",
-      active || this.runsBlocked() ? 1 : 0,
+      active || this.#runsBlocked() ? 1 : 0,
     );
     let next = row?.due ?? null;
     if (active) next = next === null ? now + HEARTBEAT_MS : Math.min(next, now + HEARTBEAT_MS);
@@ -106,7 +109,7 @@ export class Scheduler {
   /** Sets (or clears) the alarm for `next()`. Never throws: a failed write is logged, the heartbeat retries. */
   arm(): void {
     const next = this.next();
-    const op = next === null ? this.storage.deleteAlarm() : this.storage.setAlarm(next);
+    const op = next === null ? this.#storage.deleteAlarm() : this.#storage.setAlarm(next);
     op.catch((e: unknown) => log("error", "alarm_arm_failed", { error: String(e) }));
   }
 }

@@ -3,16 +3,15 @@ import type { AgentConfig } from "../agents/types";
 import { DEFAULT_COMPACTION } from "../agents/types";
 import { deleteSessionIndex } from "../d1/sessions";
 import { type Env, flag } from "../env";
-import { fail } from "../http/errors";
+import type { Result } from "../model/errors";
+import { failure } from "../model/errors";
 import { log } from "../observability/log";
 import { setSpans } from "../observability/tracing";
 import { contextWindow } from "../providers/types";
 import { retentionOf } from "../retention/config";
-import { SessionRuns } from "../runs/executor";
-import type { RunSpec, RunView } from "../runs/types";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
 import { hasSchema, migrate } from "../storage/do-schema";
-import { all, nowIso, one, pageOf, run, setCellChecks } from "../storage/sql";
+import { all, nowIso, one, pageOf, setCellChecks, write } from "../storage/sql";
 import { type AgentArg, AgentCache } from "./agent-cache";
 import { type ApprovalAnswer, openView } from "./approvals";
 import type { CompactionInfo } from "./compaction/compactor";
@@ -21,16 +20,9 @@ import { type SeedTurn, seedTurns } from "./debug-seed";
 import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
-import type {
-  EventsPage,
-  MessagesPage,
-  Mode,
-  Result,
-  SendInput,
-  SessionInfo,
-  SessionState,
-  TurnAnswer,
-} from "./rpc-types";
+import type { EventsPage, MessagesPage, Mode, SendInput, SessionInfo, SessionState, TurnAnswer } from "./rpc-types";
+import { SessionRuns } from "./runs/session-runs";
+import type { RunSpec, RunView } from "./runs/types";
 import { Scheduler } from "./scheduler";
 import { Sweeper } from "./sweep";
 
@@ -149,7 +141,7 @@ export class Session extends DurableObject<Env> {
   /** Creates the tables on first use (init, enqueueRun) and records the session. */
   #create(info: SessionInfo): void {
     this.#ensureSchema();
-    run(this.#storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
+    write(this.#storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
     this.#infoMemo = info;
   }
 
@@ -163,7 +155,9 @@ export class Session extends DurableObject<Env> {
    * have loaded (else its startup error is thrown) and the session must exist
    * (else 404); then `fn` runs with the session's info.
    */
-  #existing<T>(fn: (info: SessionInfo) => Promise<Result<T>> | Result<T>): Promise<Result<T>> | Result<T> {
+  #existing<T extends object>(
+    fn: (info: SessionInfo) => Promise<Result<T>> | Result<T>,
+  ): Promise<Result<T>> | Result<T> {
     this.#ready();
     const info = this.#info();
     if (!info) return this.#missing();
@@ -183,7 +177,7 @@ export class Session extends DurableObject<Env> {
   }
 
   #missing() {
-    return fail(404, "not_found", "session not found");
+    return failure("not_found", "session not found");
   }
 
   /**
@@ -281,7 +275,7 @@ export class Session extends DurableObject<Env> {
 
   async events(after: number, limit: number): Promise<Result<EventsPage>> {
     return this.#existing(() => {
-      const { items, next } = pageOf(this.#engine.events.list(after, limit + 1), limit, (e) => e.seq);
+      const { items, next } = pageOf(this.#engine.eventLog.list(after, limit + 1), limit, (e) => e.seq);
       return { ok: true, events: items, next };
     });
   }
@@ -325,7 +319,7 @@ export class Session extends DurableObject<Env> {
     if (this.#initError) return this.#rebuild();
     if (!this.#info()) return this.#missing();
     const e = this.#engine;
-    if (e.running) return fail(409, "turn_in_progress", "cannot clear while a turn is running; cancel it first");
+    if (e.running) return failure("turn_in_progress", "cannot clear while a turn is running; cancel it first");
     e.tx(() => {
       const latest = e.turns.latest();
       if (latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval") {
@@ -333,11 +327,11 @@ export class Session extends DurableObject<Env> {
       }
       e.approvals.clear();
       e.history.clear();
-      e.log.clear();
+      e.streamLog.clear();
       e.tools.clear();
       e.turns.clear();
     });
-    e.events.record("session_cleared", null, { at: nowIso() });
+    e.eventLog.record("session_cleared", null, { at: nowIso() });
     // A run that waited behind a paused turn may start now.
     this.#scheduler.arm();
     return { ok: true, cleared: true };
@@ -358,7 +352,7 @@ export class Session extends DurableObject<Env> {
     await this.#wipe();
     this.#ensureSchema();
     if (info) this.#create(info);
-    this.#engine.events.record("session_cleared", null, { at: nowIso(), rebuilt: true });
+    this.#engine.eventLog.record("session_cleared", null, { at: nowIso(), rebuilt: true });
     return { ok: true, cleared: true };
   }
 
@@ -434,7 +428,7 @@ export class Session extends DurableObject<Env> {
     const current = this.#info();
     if (!current) this.#create(info);
     else if (current.agent !== spec.agent) {
-      return fail(409, "agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`);
+      return failure("agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`);
     }
     return { ok: true, run: this.#runs.enqueue(spec) };
   }

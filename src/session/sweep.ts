@@ -1,5 +1,5 @@
 import { isoBefore, type Retention } from "../retention/config";
-import { one, run } from "../storage/sql";
+import { one, write } from "../storage/sql";
 import { transaction } from "../storage/transaction";
 import type { Scheduler } from "./scheduler";
 
@@ -64,15 +64,19 @@ const earliest = (...xs: Array<number | null>): number | null => {
  * or goes away when nothing will. History (`messages`) is never swept.
  */
 export class Sweeper {
-  constructor(
-    private readonly storage: DurableObjectStorage,
-    private readonly scheduler: Scheduler,
-    private readonly retention: Retention,
-    private readonly busy: () => boolean,
-  ) {}
+  readonly #storage: DurableObjectStorage;
+  readonly #scheduler: Scheduler;
+  readonly #retention: Retention;
+  readonly #busy: () => boolean;
+  constructor(storage: DurableObjectStorage, scheduler: Scheduler, retention: Retention, busy: () => boolean) {
+    this.#busy = busy;
+    this.#retention = retention;
+    this.#scheduler = scheduler;
+    this.#storage = storage;
+  }
 
   get #sql(): SqlStorage {
-    return this.storage.sql;
+    return this.#storage.sql;
   }
 
   /**
@@ -82,15 +86,15 @@ export class Sweeper {
    */
   schedule(now = Date.now()): void {
     const next = this.#next(now);
-    if (next !== null) this.scheduler.addEarliest("sweep", REF, next);
+    if (next !== null) this.#scheduler.addEarliest("sweep", REF, next);
   }
 
   /** Runs the sweep when its job is due; null when it was not due or a turn is running. */
   async alarm(now: number): Promise<SweepReport | null> {
-    const job = this.scheduler.get("sweep", REF);
+    const job = this.#scheduler.get("sweep", REF);
     if (!job || job.due_at > now) return null;
-    if (this.busy()) {
-      this.scheduler.reschedule(job, now + SWEEP_BUSY_MS);
+    if (this.#busy()) {
+      this.#scheduler.reschedule(job, now + SWEEP_BUSY_MS);
       return null;
     }
     const report: SweepReport = {
@@ -102,7 +106,7 @@ export class Sweeper {
       more: false,
       expired: false,
     };
-    const r = this.retention;
+    const r = this.#retention;
     const phases: Array<() => number> = [];
     // Each phase deletes one batch and returns how many rows it deleted.
     if (r.streamMs > 0) {
@@ -124,7 +128,7 @@ export class Sweeper {
     let budget = SWEEP_STATEMENTS;
     outer: for (const phase of phases) {
       for (;;) {
-        if (budget === 0 || this.busy()) {
+        if (budget === 0 || this.#busy()) {
           report.more = true;
           break outer;
         }
@@ -134,26 +138,26 @@ export class Sweeper {
       }
     }
     // More is left (or a turn started while the sweep yielded): come back shortly, not at once.
-    if (report.more) this.scheduler.add("sweep", REF, now + SWEEP_AGAIN_MS);
+    if (report.more) this.#scheduler.add("sweep", REF, now + SWEEP_AGAIN_MS);
     else {
       report.expired = this.idleExpired(now);
       const next = report.expired ? null : this.#next(now);
-      if (next === null) this.scheduler.remove("sweep", REF);
-      else this.scheduler.add("sweep", REF, next);
+      if (next === null) this.#scheduler.remove("sweep", REF);
+      else this.#scheduler.add("sweep", REF, next);
     }
     return report;
   }
 
   /** Idle past `sessionIdleMs`, no turn running, no run open and no callback waiting. */
   idleExpired(now: number): boolean {
-    const idle = this.retention.sessionIdleMs;
-    if (idle <= 0 || this.busy() || this.#openWork()) return false;
+    const idle = this.#retention.sessionIdleMs;
+    if (idle <= 0 || this.#busy() || this.#openWork()) return false;
     const last = this.#lastActivity();
     return last !== null && last + idle <= now;
   }
 
   #streamBatch(cutoff: string): number {
-    return run(
+    return write(
       this.#sql,
       `DELETE FROM stream_log WHERE id IN (
          SELECT s.id FROM turns t JOIN stream_log s ON s.turn_id = t.id WHERE t.ended_at < ? AND ${OLD_TURN} LIMIT ?)`,
@@ -163,7 +167,7 @@ export class Sweeper {
   }
 
   #eventsBatch(cutoff: string): number {
-    return run(
+    return write(
       this.#sql,
       "DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE at < ? ORDER BY seq LIMIT ?)",
       cutoff,
@@ -178,11 +182,11 @@ export class Sweeper {
    */
   #turnsBatch(cutoff: string, report: SweepReport): number {
     const batch = `SELECT t.id FROM turns t WHERE t.ended_at < ? AND ${SWEEPABLE_TURN} ORDER BY t.rowid LIMIT ?`;
-    return transaction(this.storage, () => {
-      report.stream_log += run(this.#sql, `DELETE FROM stream_log WHERE turn_id IN (${batch})`, cutoff, SWEEP_BATCH);
-      const n = run(this.#sql, `DELETE FROM turns WHERE id IN (${batch})`, cutoff, SWEEP_BATCH);
+    return transaction(this.#storage, () => {
+      report.stream_log += write(this.#sql, `DELETE FROM stream_log WHERE turn_id IN (${batch})`, cutoff, SWEEP_BATCH);
+      const n = write(this.#sql, `DELETE FROM turns WHERE id IN (${batch})`, cutoff, SWEEP_BATCH);
       if (n > 0) {
-        run(
+        write(
           this.#sql,
           `INSERT INTO meta (key, value) VALUES ('turns_swept', ?)
            ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value`,
@@ -197,15 +201,15 @@ export class Sweeper {
   /** One batch of ended runs and their callback attempts, in one transaction; returns the runs deleted. */
   #runsBatch(cutoff: string, report: SweepReport): number {
     const batch = `SELECT id FROM runs WHERE ${ENDED_RUNS} AND ended_at < ? ORDER BY ended_at, id LIMIT ?`;
-    return transaction(this.storage, () => {
-      report.run_callbacks += run(
+    return transaction(this.#storage, () => {
+      report.run_callbacks += write(
         this.#sql,
         `DELETE FROM run_callbacks WHERE run_id IN (${batch})`,
         cutoff,
         SWEEP_BATCH,
       );
-      run(this.#sql, `DELETE FROM run_notices WHERE run_id IN (${batch})`, cutoff, SWEEP_BATCH);
-      const n = run(this.#sql, `DELETE FROM runs WHERE id IN (${batch})`, cutoff, SWEEP_BATCH);
+      write(this.#sql, `DELETE FROM run_notices WHERE run_id IN (${batch})`, cutoff, SWEEP_BATCH);
+      const n = write(this.#sql, `DELETE FROM runs WHERE id IN (${batch})`, cutoff, SWEEP_BATCH);
       report.runs += n;
       return n;
     });
@@ -242,7 +246,7 @@ export class Sweeper {
 
   /** When the next row expires (or the session goes idle), or null when nothing ever will. */
   #next(now: number): number | null {
-    const r = this.retention;
+    const r = this.#retention;
     const plus = (iso: string | null | undefined, period: number) => {
       const t = ms(iso);
       return t === null ? null : t + period;

@@ -1,4 +1,4 @@
-import { all, one, run } from "./sql";
+import { all, one, write } from "./sql";
 import { transaction } from "./transaction";
 
 /**
@@ -180,7 +180,7 @@ const MIGRATIONS: ReadonlyArray<string | ((sql: SqlStorage) => void)> = [
   // indexes added by earlier steps are kept.
   (sql) => {
     const seq = one<{ seq: number }>(sql, "SELECT seq FROM sqlite_sequence WHERE name = 'stream_log'")?.seq ?? 0;
-    run(sql, "INSERT OR REPLACE INTO meta (key, value) VALUES ('stream_log_floor', ?)", String(seq));
+    write(sql, "INSERT OR REPLACE INTO meta (key, value) VALUES ('stream_log_floor', ?)", String(seq));
     withoutAutoincrement(sql, "events");
     withoutAutoincrement(sql, "stream_log");
   },
@@ -221,7 +221,7 @@ export function migrate(storage: DurableObjectStorage): void {
     transaction(storage, () => {
       if (typeof step === "string") sql.exec(step);
       else step(sql);
-      run(sql, "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", String(v + 1));
+      write(sql, "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", String(v + 1));
     });
   }
 }

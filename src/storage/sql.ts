@@ -56,7 +56,8 @@ export function one<T extends Row>(sql: SqlStorage, query: string, ...params: Sq
   return rows[0] ?? null;
 }
 
-export function run(sql: SqlStorage, query: string, ...params: SqlValue[]): number {
+/** Runs a statement that writes; returns the rows written. */
+export function write(sql: SqlStorage, query: string, ...params: SqlValue[]): number {
   return exec(sql, query, params).rowsWritten;
 }
 

@@ -1,6 +1,7 @@
+import type { Message, NoticePart, ToolDeclaration } from "../model/message";
 import type { ModelConfig } from "../providers/types";
-import type { Message, NoticePart, ToolDeclaration } from "../session/history/parts";
-import { declaration, type RegisteredTool, type ToolRegistry } from "./registry";
+import { declaration, type ToolRegistry } from "./registry";
+import type { RegisteredTool } from "./types";
 
 /**
  * How the loaded set reaches the model, chosen from declared capabilities

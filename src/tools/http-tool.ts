@@ -1,5 +1,6 @@
-import type { JsonObject, ToolResultContent } from "../session/history/parts";
-import { resultText } from "../session/history/truncate";
+import type { JsonObject } from "../model/json";
+import type { ToolResultContent } from "../model/message";
+import { resultText } from "../model/message";
 import { RESULT_BUDGET_BYTES } from "../storage/limits";
 import { checkOutboundUrl } from "./outbound";
 

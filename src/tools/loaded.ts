@@ -1,5 +1,5 @@
-import type { Message } from "../session/history/parts";
-import { all, nowIso, run } from "../storage/sql";
+import type { Message } from "../model/message";
+import { all, nowIso, write } from "../storage/sql";
 
 /**
  * The loaded set: deferred tools whose schemas the model has been shown. Kept
@@ -7,11 +7,14 @@ import { all, nowIso, run } from "../storage/sql";
  * the tool result that caused them.
  */
 export class LoadedTools {
-  constructor(private readonly sql: SqlStorage) {}
+  readonly #sql: SqlStorage;
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
 
   /** Names in load order (plain projections append in this order, keeping the prefix stable). */
   list(): string[] {
-    return all<{ name: string }>(this.sql, "SELECT name FROM loaded_tools ORDER BY loaded_at, rowid").map(
+    return all<{ name: string }>(this.#sql, "SELECT name FROM loaded_tools ORDER BY loaded_at, rowid").map(
       (r) => r.name,
     );
   }
@@ -22,7 +25,7 @@ export class LoadedTools {
     const at = nowIso();
     for (const name of names) {
       if (have.has(name)) continue;
-      run(this.sql, "INSERT INTO loaded_tools (name, loaded_at, via) VALUES (?, ?, ?)", name, at, via);
+      write(this.#sql, "INSERT INTO loaded_tools (name, loaded_at, via) VALUES (?, ?, ?)", name, at, via);
       have.add(name);
       added.push(name);
     }
@@ -32,21 +35,21 @@ export class LoadedTools {
   /** Loaded tools whose schemas no history message carries yet. */
   undeclared(): string[] {
     return all<{ name: string }>(
-      this.sql,
+      this.#sql,
       "SELECT name FROM loaded_tools WHERE declared = 0 ORDER BY loaded_at, rowid",
     ).map((r) => r.name);
   }
 
   markDeclared(names: readonly string[]): void {
-    for (const name of names) run(this.sql, "UPDATE loaded_tools SET declared = 1 WHERE name = ?", name);
+    for (const name of names) write(this.#sql, "UPDATE loaded_tools SET declared = 1 WHERE name = ?", name);
   }
 
   remove(names: readonly string[]): void {
-    for (const name of names) run(this.sql, "DELETE FROM loaded_tools WHERE name = ?", name);
+    for (const name of names) write(this.#sql, "DELETE FROM loaded_tools WHERE name = ?", name);
   }
 
   clear(): void {
-    run(this.sql, "DELETE FROM loaded_tools");
+    write(this.#sql, "DELETE FROM loaded_tools");
   }
 }
 

@@ -1,26 +1,10 @@
-import type { AgentConfig, ToolExecution } from "../agents/types";
-import type { JsonObject, ToolDeclaration } from "../session/history/parts";
+/** The tools of a step (agent + MCP + built-ins) with defer/always_load, and each tool's declaration. */
+import type { AgentConfig } from "../agents/types";
+import type { JsonObject } from "../model/json";
+import type { ToolDeclaration } from "../model/message";
 import { builtinTools } from "./builtins/declarations";
 import { widenSchema } from "./refs/index";
-
-export type ToolSource = "builtin" | "http" | "client" | "mcp";
-
-/** One tool as the session sees it, whatever its source. */
-export interface RegisteredTool {
-  name: string;
-  description: string;
-  /** Advertised schema: compact, sent in declarations. */
-  input_schema: JsonObject;
-  /** Richer schema for tool_info and validation, when the tool has one. */
-  discovery_schema?: JsonObject;
-  source: ToolSource;
-  /** Announced by name only until loaded (DESIGN §5). */
-  deferred: boolean;
-  search_hint?: string;
-  execution?: ToolExecution;
-  /** For `source: "mcp"`: the server and the tool's own name there (src/mcp). */
-  mcp?: { server: string; tool: string };
-}
+import type { RegisteredTool } from "./types";
 
 const widened = new WeakMap<RegisteredTool, JsonObject>();
 

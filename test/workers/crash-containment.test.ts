@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventLog } from "../../src/observability/events";
 import { HistoryStore } from "../../src/session/history/store";
-import { SessionTools } from "../../src/session/tools-state";
+import { SessionTools } from "../../src/session/session-tools";
 import { api, apiJson, clientTool, history, pairingProblems, type Setup, script, send, setup, uid } from "./helpers";
 
 // One exception must stay where it happened: a throw inside a tool's execution is that call's is_error

@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { EventLog } from "../../src/observability/events";
 import { MAX_CELL_BYTES, RESULT_BUDGET_BYTES } from "../../src/storage/limits";
-import { run } from "../../src/storage/sql";
+import { write } from "../../src/storage/sql";
 import {
   api,
   apiJson,
@@ -165,7 +165,7 @@ describe("debug cell-size check", () => {
     await api(`/v1/sessions/${s.session}`, { key: s.key }); // the object exists and has set the check
     const error = await runInDurableObject(await sessionStub(s), (_i, state) => {
       try {
-        run(state.storage.sql, "INSERT INTO meta (key, value) VALUES ('big', ?)", "z".repeat(MAX_CELL_BYTES + 1));
+        write(state.storage.sql, "INSERT INTO meta (key, value) VALUES ('big', ?)", "z".repeat(MAX_CELL_BYTES + 1));
         return null;
       } catch (e) {
         return (e as Error).message;
@@ -180,7 +180,7 @@ describe("debug cell-size check", () => {
     const error = await runInDurableObject(await sessionStub(s), (_i, state) => {
       try {
         const half = "h".repeat(1_100_000);
-        run(state.storage.sql, "INSERT INTO events (type, at, turn_id, data) VALUES ('x', ?, NULL, ?)", half, half);
+        write(state.storage.sql, "INSERT INTO events (type, at, turn_id, data) VALUES ('x', ?, NULL, ?)", half, half);
         return null;
       } catch (e) {
         return (e as Error).message;

@@ -4,10 +4,10 @@ import { publicAgent } from "../../agents/types";
 import { agentExists, deleteAgent, listAgents, putAgent, readAgent } from "../../d1/agents";
 import { flag } from "../../env";
 import { nowIso } from "../../storage/sql";
-import type { AppEnv } from "../app";
 import { requireAdmin } from "../auth";
 import { noteAgentEpoch } from "../directory";
 import { ApiError } from "../errors";
+import type { AppEnv } from "../types";
 import { readJson } from "../validate";
 
 const MAX_AGENT_BYTES = 1_900_000;

@@ -1,5 +1,5 @@
+import type { Part } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approvals";
-import type { Part } from "../../session/history/parts";
 import type { SuppliedResult } from "../../session/history/store";
 import { ApiError } from "../errors";
 

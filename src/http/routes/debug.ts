@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { SEED_TURNS_MAX, type SeedTurn } from "../../session/debug-seed";
-import type { AppEnv } from "../app";
 import { requireTenant } from "../auth";
 import { ApiError } from "../errors";
 import { sessionRef, unwrap } from "../session-ref";
+import type { AppEnv } from "../types";
 import { readJson } from "../validate";
 
 /**

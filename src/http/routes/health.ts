@@ -5,8 +5,8 @@
  */
 import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
-import type { AppEnv } from "../app";
 import { OPENAPI } from "../openapi";
+import type { AppEnv } from "../types";
 
 export const healthRoutes = new Hono<AppEnv>()
   .get("/healthz", (c) => c.json({ ok: true }))

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import { insertKey, listKeys, revokeKey } from "../../d1/keys";
 import { nowIso } from "../../storage/sql";
-import type { AppEnv } from "../app";
 import { newApiKey, requireAdmin, sha256Hex } from "../auth";
 import { forgetKey } from "../directory";
 import { ApiError } from "../errors";
+import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 
 export const keysRoutes = new Hono<AppEnv>()

@@ -3,11 +3,11 @@ import { readAgent } from "../../d1/agents";
 import { deleteSessionIndex, deleteSessionRow, insertSession, listSessions } from "../../d1/sessions";
 import { nowIso, pageOf } from "../../storage/sql";
 import { sessionAccess } from "../access";
-import type { AppEnv } from "../app";
 import { requireTenant } from "../auth";
 import { agentArg, noteAgentEpoch } from "../directory";
 import { ApiError } from "../errors";
 import { type LocationHint, SESSION_ID, sessionRef, sessionStub, unwrap } from "../session-ref";
+import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 
 function intParam(raw: string | undefined, fallback: number, min: number, max: number, name: string): number {

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import { corsOrigins, replaceCorsOrigins } from "../../d1/tenants";
 import { nowIso } from "../../storage/sql";
-import type { AppEnv } from "../app";
 import { requireAdmin } from "../auth";
 import { forgetOrigins } from "../directory";
 import { ApiError } from "../errors";
+import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 
 const TENANT = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../app";
 import { requireTenant } from "../auth";
 import { ApiError } from "../errors";
 import { sessionRef, unwrap } from "../session-ref";
 import { mintToken, TOKEN_ACTIONS, type TokenAction, TTL_DEFAULT_S, tokensConfigured } from "../tokens";
+import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 
 /**

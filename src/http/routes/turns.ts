@@ -1,16 +1,18 @@
 import { type Context, Hono } from "hono";
 import { compileStrict } from "../../json-schema/index";
+import type { Result } from "../../model/errors";
+import type { JsonObject } from "../../model/json";
+import type { Part, ToolResultContent } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approvals";
-import type { JsonObject, Part, ToolResultContent } from "../../session/history/parts";
 import type { SuppliedResult } from "../../session/history/store";
-import type { Mode, Result, TurnAnswer } from "../../session/rpc-types";
+import type { Mode, TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";
 import { actorOf, requireAction, sessionAccess } from "../access";
-import type { AppEnv } from "../app";
 import { sha256Hex } from "../auth";
 import { agentArg } from "../directory";
 import { ApiError } from "../errors";
 import { sessionRef, unwrap } from "../session-ref";
+import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 import { chatBodyToInput } from "./chat-body";
 

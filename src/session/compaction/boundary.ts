@@ -1,4 +1,4 @@
-import type { Message } from "../history/parts";
+import type { Message } from "../../model/message";
 
 /**
  * Where a compaction may cut history (README "Long sessions"). A boundary is

@@ -1,19 +1,19 @@
 import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
 import type { Env } from "../../env";
+import type { Message } from "../../model/message";
 import type { EventLog } from "../../observability/events";
 import { attributesOf, inSpan } from "../../observability/tracing";
 import { bodyText } from "../../providers/body-text";
-import { endpointFromEnv, getAdapter } from "../../providers/index";
+import { endpointFromEnv, getAdapter, policyFor } from "../../providers/index";
 import { contextWindow, ProviderFailure, type StepRequest } from "../../providers/types";
 import { all } from "../../storage/sql";
 import { transaction } from "../../storage/transaction";
 import { announcedTools } from "../../tools/disclosure";
-import { declaration, type RegisteredTool } from "../../tools/registry";
-import type { Message } from "../history/parts";
+import { declaration } from "../../tools/registry";
+import type { RegisteredTool } from "../../tools/types";
 import type { HistoryStore } from "../history/store";
-import type { SessionTools } from "../tools-state";
-import { policyFor } from "../turn/step";
+import type { SessionTools } from "../session-tools";
 import { chooseBoundary } from "./boundary";
 import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
 import { countCompactions, insertCompaction, latestCompaction, summaryText, type ToolSnapshot } from "./records";
@@ -24,7 +24,7 @@ export interface CompactionDeps {
   storage: DurableObjectStorage;
   history: HistoryStore;
   tools: SessionTools;
-  events: EventLog;
+  eventLog: EventLog;
   env: Env;
 }
 
@@ -62,7 +62,10 @@ export class Compactor {
   /** One compaction at a time (a turn's and an on-demand one could otherwise interleave). */
   #busy = false;
 
-  constructor(private readonly d: CompactionDeps) {}
+  readonly #deps: CompactionDeps;
+  constructor(deps: CompactionDeps) {
+    this.#deps = deps;
+  }
 
   static config(agent: AgentConfig) {
     return agent.compaction ?? DEFAULT_COMPACTION;
@@ -105,11 +108,11 @@ export class Compactor {
 
   /** Context use of the view, for GET /v1/sessions/{id} (no agent config at hand: bytes only). */
   usage(): { estimated_tokens: number; view_start_seq: number; compactions: number } {
-    const bytes = this.d.history.viewBytes();
+    const bytes = this.#deps.history.viewBytes();
     return {
       estimated_tokens: Math.ceil(bytes / BYTES_PER_TOKEN),
-      view_start_seq: this.d.history.viewStart(),
-      compactions: countCompactions(this.d.storage.sql),
+      view_start_seq: this.#deps.history.viewStart(),
+      compactions: countCompactions(this.#deps.storage.sql),
     };
   }
 
@@ -144,7 +147,7 @@ export class Compactor {
     agent: AgentConfig,
     opts: { turnId: string | null; tokensBefore: number; signal: AbortSignal },
   ): Promise<CompactionOutcome> {
-    const { history, tools } = this.d;
+    const { history, tools } = this.#deps;
     const cfg = Compactor.config(agent);
     const window = this.window(agent);
     const view = history.messages();
@@ -159,7 +162,7 @@ export class Compactor {
     if (boundary === null) return { ok: false, reason: "no turn boundary before the running turn to compact at" };
     const summarised = view.slice(0, boundary);
     const kept = view.slice(boundary);
-    const previous = latestCompaction(this.d.storage.sql);
+    const previous = latestCompaction(this.#deps.storage.sql);
     const boundarySeq = kept[0]?.seq ?? (view[view.length - 1]?.seq ?? history.viewStart()) + 1;
 
     const summary = await this.#summarise(agent, previous?.summary ?? "", summarised, opts.signal);
@@ -172,7 +175,7 @@ export class Compactor {
     const prevPrints = new Map((previous?.tools.kept ?? []).map((k) => [k.name, k.fingerprint]));
     const lastUse = new Map(
       all<{ name: string; last: number }>(
-        this.d.storage.sql,
+        this.#deps.storage.sql,
         "SELECT name, max(message_seq) AS last FROM tool_calls GROUP BY name",
       ).map((r) => [r.name, r.last]),
     );
@@ -212,9 +215,9 @@ export class Compactor {
     );
     const stale = this.#transaction(() => {
       // Never move the view back (a record written meanwhile with a later boundary wins).
-      const latest = latestCompaction(this.d.storage.sql);
+      const latest = latestCompaction(this.#deps.storage.sql);
       if (latest && latest.boundary_seq >= boundarySeq) return true;
-      insertCompaction(this.d.storage.sql, {
+      insertCompaction(this.#deps.storage.sql, {
         boundary_seq: boundarySeq,
         summary: summary.text,
         tokens_before: opts.tokensBefore,
@@ -239,12 +242,12 @@ export class Compactor {
       native: false,
       summary_requests: summary.requests,
     };
-    this.d.events.record("context_compacted", opts.turnId, { ...info });
+    this.#deps.eventLog.record("context_compacted", opts.turnId, { ...info });
     return { ok: true, info };
   }
 
   #transaction<T>(fn: () => T): T {
-    return transaction(this.d.storage, fn, () => this.d.history.invalidate());
+    return transaction(this.#deps.storage, fn, () => this.#deps.history.invalidate());
   }
 
   /** The summary of the prior summary plus `messages`, in as many requests as the window needs. */
@@ -311,8 +314,8 @@ export class Compactor {
         try {
           for await (const ev of adapter.stream(
             req,
-            endpointFromEnv(agent.model.provider, this.d.env),
-            policyFor(this.d.env),
+            endpointFromEnv(agent.model.provider, this.#deps.env),
+            policyFor(this.#deps.env),
             signal,
           )) {
             if (ev.type === "block_stop" && ev.part.type === "text") text += ev.part.text;

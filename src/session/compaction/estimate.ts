@@ -1,4 +1,4 @@
-import type { Usage } from "../../providers/types";
+import type { Usage } from "../../model/stream";
 
 /**
  * Input-token estimate of a provider request without a tokenizer: the

@@ -1,5 +1,5 @@
-import { all, nowIso, one, run } from "../../storage/sql";
-import type { Message, Part, ToolDeclaration } from "../history/parts";
+import type { Message, Part, ToolDeclaration } from "../../model/message";
+import { all, nowIso, one, write } from "../../storage/sql";
 
 /**
  * The `compactions` table: one row per compaction, written in one
@@ -94,7 +94,7 @@ export function insertCompaction(sql: SqlStorage, rec: Omit<CompactionRecord, "i
 }
 
 export function clearCompactions(sql: SqlStorage): void {
-  run(sql, "DELETE FROM compactions");
+  write(sql, "DELETE FROM compactions");
 }
 
 /** Text that opens the provider view after a compaction. */

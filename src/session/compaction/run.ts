@@ -11,7 +11,7 @@ import { Compactor } from "./compactor";
  * (retryable: the next turn compacts at its own boundary).
  */
 export async function runBudgetedStep(ctx: TurnContext, step: number, build: () => StepRequest): Promise<StepResult> {
-  const { compactor, agent } = ctx.d;
+  const { compactor, agent } = ctx.deps;
   const enabled = Compactor.config(agent).enabled;
   let req = build();
   let bytes = Compactor.bytes(req);
@@ -46,9 +46,13 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
 
 /** Compacts for the running turn; true when the view changed. Announced as an event and a UI data part. */
 async function compactFor(ctx: TurnContext, tokensBefore: number): Promise<boolean> {
-  const outcome = await ctx.d.compactor.compact(ctx.d.agent, { turnId: ctx.turnId, tokensBefore, signal: ctx.signal });
+  const outcome = await ctx.deps.compactor.compact(ctx.deps.agent, {
+    turnId: ctx.turnId,
+    tokensBefore,
+    signal: ctx.signal,
+  });
   if (!outcome.ok) {
-    ctx.d.events.record("compaction_failed", ctx.turnId, { reason: outcome.reason, tokens: tokensBefore });
+    ctx.deps.eventLog.record("compaction_failed", ctx.turnId, { reason: outcome.reason, tokens: tokensBefore });
     return false;
   }
   ctx.out.emit({ type: "data", name: "compaction", data: outcome.info, transient: false });

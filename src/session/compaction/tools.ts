@@ -1,4 +1,4 @@
-import type { Message } from "../history/parts";
+import type { Message } from "../../model/message";
 
 /**
  * Which loaded deferred tools survive a compaction (README "Long sessions").

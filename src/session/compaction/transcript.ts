@@ -1,5 +1,5 @@
-import type { Message, ToolResultContent } from "../history/parts";
-import { blockText } from "../history/truncate";
+import type { Message, ToolResultContent } from "../../model/message";
+import { blockText } from "../../model/message";
 
 /**
  * The text a summary request reads: the summarised messages rendered as a

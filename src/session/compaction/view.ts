@@ -1,4 +1,4 @@
-import type { Message, ToolDeclaration } from "../history/parts";
+import type { Message, ToolDeclaration } from "../../model/message";
 
 /**
  * tools[] after a compaction, Anthropic projection: a loaded deferred tool

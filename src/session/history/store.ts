@@ -1,7 +1,3 @@
-import { cutText, fairShares, jsonBytes } from "../../storage/fit";
-import { ROW_BUDGET_BYTES } from "../../storage/limits";
-import { all, nowIso, one, run } from "../../storage/sql";
-import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
 import type {
   Message,
   Origin,
@@ -11,8 +7,13 @@ import type {
   ToolResultContent,
   ToolResultPart,
   ToolUsePart,
-} from "./parts";
-import { boundResultContent, fitMessageResults, resultText } from "./truncate";
+} from "../../model/message";
+import { resultText } from "../../model/message";
+import { cutText, fairShares, jsonBytes } from "../../storage/fit";
+import { ROW_BUDGET_BYTES } from "../../storage/limits";
+import { all, nowIso, one, write } from "../../storage/sql";
+import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
+import { boundResultContent, fitMessageResults } from "./truncate";
 
 export type CallState = "pending" | "resolved" | "synthesized" | "skipped";
 export type Execution = "http" | "client" | "builtin" | "mcp" | "unknown";
@@ -91,11 +92,14 @@ export class HistoryStore {
   /** The provider view: messages from `start` on, opened by the latest compaction's summary (if any). */
   #view: { start: number; preamble: Message | null } | null = null;
 
-  constructor(private readonly sql: SqlStorage) {}
+  readonly #sql: SqlStorage;
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
 
   #loadView(): { start: number; preamble: Message | null } {
     if (!this.#view) {
-      const rec = latestCompaction(this.sql);
+      const rec = latestCompaction(this.#sql);
       this.#view = rec ? { start: rec.boundary_seq, preamble: preambleOf(rec) } : { start: 0, preamble: null };
     }
     return this.#view;
@@ -110,7 +114,7 @@ export class HistoryStore {
   messages(): Message[] {
     if (!this.#cache) {
       const { start } = this.#loadView();
-      this.#cache = all<MessageRow>(this.sql, "SELECT * FROM messages WHERE seq >= ? ORDER BY seq", start).map(
+      this.#cache = all<MessageRow>(this.#sql, "SELECT * FROM messages WHERE seq >= ? ORDER BY seq", start).map(
         toMessage,
       );
     }
@@ -120,7 +124,7 @@ export class HistoryStore {
   /** Stored messages with seq >= `seq`: from the view when it covers them, else from SQL. */
   since(seq: number): Message[] {
     if (seq >= this.viewStart()) return this.messages().filter((m) => m.seq >= seq);
-    return all<MessageRow>(this.sql, "SELECT * FROM messages WHERE seq >= ? ORDER BY seq", seq).map(toMessage);
+    return all<MessageRow>(this.#sql, "SELECT * FROM messages WHERE seq >= ? ORDER BY seq", seq).map(toMessage);
   }
 
   /** The synthetic message that opens the view after a compaction (summary, tool baseline), or null. */
@@ -143,25 +147,26 @@ export class HistoryStore {
   viewBytes(): number {
     const { start, preamble } = this.#loadView();
     const stored =
-      one<{ n: number | null }>(this.sql, "SELECT sum(length(parts)) AS n FROM messages WHERE seq >= ?", start)?.n ?? 0;
+      one<{ n: number | null }>(this.#sql, "SELECT sum(length(parts)) AS n FROM messages WHERE seq >= ?", start)?.n ??
+      0;
     return stored + (preamble ? JSON.stringify(preamble.parts).length : 0);
   }
 
   page(after: number, limit: number): Message[] {
-    return all<MessageRow>(this.sql, "SELECT * FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", after, limit).map(
+    return all<MessageRow>(this.#sql, "SELECT * FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", after, limit).map(
       toMessage,
     );
   }
 
   count(): number {
-    return one<{ n: number }>(this.sql, "SELECT count(*) AS n FROM messages")?.n ?? 0;
+    return one<{ n: number }>(this.#sql, "SELECT count(*) AS n FROM messages")?.n ?? 0;
   }
 
   last(): Message | null {
     const cached = this.#cache;
     // An empty view (compacted up to the end) still has a stored last message.
     if (cached && cached.length > 0) return cached[cached.length - 1] ?? null;
-    const row = one<MessageRow>(this.sql, "SELECT * FROM messages ORDER BY seq DESC LIMIT 1");
+    const row = one<MessageRow>(this.#sql, "SELECT * FROM messages ORDER BY seq DESC LIMIT 1");
     return row ? toMessage(row) : null;
   }
 
@@ -174,7 +179,7 @@ export class HistoryStore {
   #insert(role: Role, origin: Origin, turnId: string | null, parts: Part[]): Message {
     const created_at = nowIso();
     const row = one<{ seq: number }>(
-      this.sql,
+      this.#sql,
       "INSERT INTO messages (role, origin, turn_id, parts, created_at) VALUES (?, ?, ?, ?, ?) RETURNING seq",
       role,
       origin,
@@ -206,14 +211,14 @@ export class HistoryStore {
       const msg = this.#find(messageSeq);
       offset = msg.parts.length;
       msg.parts = fitAssistant([...msg.parts, ...parts]);
-      run(this.sql, "UPDATE messages SET parts = ? WHERE seq = ?", JSON.stringify(msg.parts), messageSeq);
+      write(this.#sql, "UPDATE messages SET parts = ? WHERE seq = ?", JSON.stringify(msg.parts), messageSeq);
       seq = messageSeq;
     }
     const at = nowIso();
     parts.forEach((part, i) => {
       if (part.type !== "tool_use") return;
-      run(
-        this.sql,
+      write(
+        this.#sql,
         `INSERT INTO tool_calls (id, message_seq, idx, turn_id, name, execution, state, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
         part.id,
@@ -237,15 +242,15 @@ export class HistoryStore {
 
   /** Open calls (not yet written to history), in tool_use order. Uses the partial index only. */
   openCalls(): ToolCallRow[] {
-    return all<ToolCallRow>(this.sql, "SELECT * FROM tool_calls WHERE answered_seq IS NULL ORDER BY message_seq, idx");
+    return all<ToolCallRow>(this.#sql, "SELECT * FROM tool_calls WHERE answered_seq IS NULL ORDER BY message_seq, idx");
   }
 
   call(id: string): ToolCallRow | null {
-    return one<ToolCallRow>(this.sql, "SELECT * FROM tool_calls WHERE id = ?", id);
+    return one<ToolCallRow>(this.#sql, "SELECT * FROM tool_calls WHERE id = ?", id);
   }
 
   hasToolUseId(id: string): boolean {
-    return one(this.sql, "SELECT 1 AS x FROM tool_calls WHERE id = ?", id) !== null;
+    return one(this.#sql, "SELECT 1 AS x FROM tool_calls WHERE id = ?", id) !== null;
   }
 
   /** The value of an earlier tool result, for `$tool` references: its JSON when it parses, else its text. */
@@ -264,8 +269,8 @@ export class HistoryStore {
 
   /** Stores a result without writing history yet (siblings may still be running). */
   storeResult(id: string, state: Exclude<CallState, "pending">, content: ToolResultContent, isError: boolean): void {
-    run(
-      this.sql,
+    write(
+      this.#sql,
       "UPDATE tool_calls SET state = ?, result = ?, is_error = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
       state,
       JSON.stringify(boundResultContent(content)),
@@ -277,7 +282,7 @@ export class HistoryStore {
 
   /** True when every open call has a result (real, synthetic or skipped). */
   openCallsSettled(): boolean {
-    return one(this.sql, "SELECT 1 AS x FROM tool_calls WHERE answered_seq IS NULL AND state = 'pending'") === null;
+    return one(this.#sql, "SELECT 1 AS x FROM tool_calls WHERE answered_seq IS NULL AND state = 'pending'") === null;
   }
 
   /**
@@ -302,8 +307,8 @@ export class HistoryStore {
     const results: ToolResultPart[] = open.map((call) => {
       if (opts.discardStored && call.state !== "pending") {
         const content = `tool result unavailable: ${opts.reason}`;
-        run(
-          this.sql,
+        write(
+          this.#sql,
           "UPDATE tool_calls SET state = 'synthesized', result = ?, is_error = 1, updated_at = ? WHERE id = ?",
           JSON.stringify(content),
           nowIso(),
@@ -342,7 +347,7 @@ export class HistoryStore {
     const origin: Origin = opts.origin ?? (synthesized.length ? "synthetic" : results.length ? "tool" : "system");
     const message = this.#insert("user", origin, opts.turnId, parts);
     if (open.length > 0) {
-      run(this.sql, "UPDATE tool_calls SET answered_seq = ? WHERE answered_seq IS NULL", message.seq);
+      write(this.#sql, "UPDATE tool_calls SET answered_seq = ? WHERE answered_seq IS NULL", message.seq);
     }
     return { message, synthesized };
   }
@@ -353,9 +358,9 @@ export class HistoryStore {
   }
 
   clear(): void {
-    run(this.sql, "DELETE FROM messages");
-    run(this.sql, "DELETE FROM tool_calls");
-    clearCompactions(this.sql);
+    write(this.#sql, "DELETE FROM messages");
+    write(this.#sql, "DELETE FROM tool_calls");
+    clearCompactions(this.#sql);
     this.#cache = [];
     this.#view = { start: 0, preamble: null };
   }

@@ -1,6 +1,8 @@
+/** Tool results fitted under the storage budgets before they are written (src/storage/limits.ts). */
+
+import type { Part, ToolResultContent, ToolResultPart } from "../../model/message";
 import { cutText, fairShares, jsonBytes } from "../../storage/fit";
 import { MESSAGE_RESULTS_BUDGET_BYTES, RESULT_BUDGET_BYTES } from "../../storage/limits";
-import type { Part, ToolResultBlock, ToolResultContent, ToolResultPart } from "./parts";
 
 /**
  * Tool result content under a byte budget (JSON-encoded size, src/storage/limits.ts).
@@ -33,12 +35,4 @@ export function fitMessageResults(results: ToolResultPart[], others: Part[], row
       ? { ...r, content: boundResultContent(r.content, caps[i] as number) }
       : r,
   );
-}
-
-export function resultText(content: ToolResultContent): string {
-  return typeof content === "string" ? content : content.map(blockText).join("\n");
-}
-
-export function blockText(b: ToolResultBlock): string {
-  return b.type === "text" ? b.text : `[tool loaded: ${b.tool_name}]`;
 }

@@ -1,6 +1,6 @@
 import { cutText, fitJson, jsonBytes, splitText } from "../../storage/fit";
 import { STREAM_ROW_BUDGET_BYTES } from "../../storage/limits";
-import { all, one, run as runSql } from "../../storage/sql";
+import { all, one, write } from "../../storage/sql";
 import { sseDone, sseFrame } from "./sse";
 import type { UiChunk } from "./ui-chunks";
 
@@ -75,14 +75,17 @@ export class StreamLog {
   #unwrittenBytes = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly sql: SqlStorage) {}
+  readonly #sql: SqlStorage;
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
 
   /** The highest id ever written: the newest row (the newest turns' rows are never swept), or the floor `clear` left. */
   #stored(): number {
     const floor = Number(
-      one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = ?", FLOOR_KEY)?.value ?? 0,
+      one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = ?", FLOOR_KEY)?.value ?? 0,
     );
-    const max = one<{ m: number | null }>(this.sql, "SELECT max(id) AS m FROM stream_log")?.m ?? 0;
+    const max = one<{ m: number | null }>(this.#sql, "SELECT max(id) AS m FROM stream_log")?.m ?? 0;
     return Math.max(floor, max);
   }
 
@@ -125,33 +128,33 @@ export class StreamLog {
     const frames = this.#unwritten;
     this.#unwritten = [];
     this.#unwrittenBytes = 0;
-    let run: typeof frames = [];
-    let runBytes = 2; // the array's brackets
-    const write = () => {
-      const last = run[run.length - 1];
+    let batch: typeof frames = [];
+    let batchBytes = 2; // the array's brackets
+    const flush = () => {
+      const last = batch[batch.length - 1];
       if (!last) return;
-      runSql(
-        this.sql,
+      write(
+        this.#sql,
         "INSERT INTO stream_log (id, turn_id, chunk) VALUES (?, ?, ?)",
         last.id,
         last.turnId,
-        JSON.stringify(run.map((f) => f.chunk)),
+        JSON.stringify(batch.map((f) => f.chunk)),
       );
-      run = [];
-      runBytes = 2;
+      batch = [];
+      batchBytes = 2;
     };
     for (const f of frames) {
-      const full = runBytes + f.bytes + 1 > STREAM_ROW_BUDGET_BYTES;
-      if (run.length > 0 && (run[0]?.turnId !== f.turnId || full)) write();
-      run.push(f);
-      runBytes += f.bytes + 1;
+      const full = batchBytes + f.bytes + 1 > STREAM_ROW_BUDGET_BYTES;
+      if (batch.length > 0 && (batch[0]?.turnId !== f.turnId || full)) flush();
+      batch.push(f);
+      batchBytes += f.bytes + 1;
     }
-    write();
+    flush();
   }
 
   rows(turnId: string, after: number): Array<{ id: number; chunk: UiChunk }> {
     const stored = all<{ id: number; chunk: string }>(
-      this.sql,
+      this.#sql,
       "SELECT id, chunk FROM stream_log WHERE turn_id = ? AND id > ? ORDER BY id",
       turnId,
       after,
@@ -201,8 +204,8 @@ export class StreamLog {
 
   /** Keeps the logs of the newest turns only. */
   sweep(): void {
-    runSql(
-      this.sql,
+    write(
+      this.#sql,
       `DELETE FROM stream_log WHERE turn_id NOT IN (SELECT id FROM turns ORDER BY rowid DESC LIMIT ?)`,
       KEEP_TURNS,
     );
@@ -211,8 +214,8 @@ export class StreamLog {
   clear(): void {
     this.persist();
     // Ids never repeat: the head survives the rows as a floor (the only write of it).
-    runSql(this.sql, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", FLOOR_KEY, String(this.head()));
-    runSql(this.sql, "DELETE FROM stream_log");
+    write(this.#sql, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", FLOOR_KEY, String(this.head()));
+    write(this.#sql, "DELETE FROM stream_log");
   }
 
   #broadcast(turnId: string, id: number, chunk: UiChunk): void {

@@ -1,14 +1,8 @@
-import type { StreamEvent } from "../../providers/types";
-import type { ToolResultContent } from "../history/parts";
+/** TurnEvent: what happens in a turn, as the runner tells the stream encoder. */
 
-export type TurnStatus =
-  | "running"
-  | "awaiting_tool_results"
-  | "awaiting_approval"
-  | "completed"
-  | "failed"
-  | "cancelled"
-  | "interrupted";
+import type { ToolResultContent } from "../../model/message";
+import type { StreamEvent } from "../../model/stream";
+import type { TurnStatus } from "../../model/turn";
 
 /**
  * Everything that happens in a turn, in order, as the runner sees it. The

@@ -1,6 +1,6 @@
-import type { StreamEvent } from "../../providers/types";
-import type { Part, ToolResultContent } from "../history/parts";
-import { resultText } from "../history/truncate";
+import type { Part, ToolResultContent } from "../../model/message";
+import { resultText } from "../../model/message";
+import type { StreamEvent } from "../../model/stream";
 import type { TurnEvent } from "./turn-events";
 import type { UiChunk } from "./ui-chunks";
 
@@ -21,36 +21,36 @@ type OpenBlock =
  * finish, whatever order (or omission) the runner's events come in.
  */
 export class UiEncoder {
-  private messageId = "";
-  private step = 0;
-  private stepOpen = false;
+  #messageId = "";
+  #step = 0;
+  #stepOpen = false;
   /** Keyed by provider block index; Map order is start order, which keeps closing deterministic. */
-  private readonly open = new Map<number, OpenBlock>();
-  private readonly usedIds = new Set<string>();
+  readonly #open = new Map<number, OpenBlock>();
+  readonly #usedIds = new Set<string>();
   /** Tool calls the client knows about; outputs for any other id would make the client throw. */
-  private readonly startedTools = new Set<string>();
+  readonly #startedTools = new Set<string>();
 
   push(ev: TurnEvent): UiChunk[] {
     switch (ev.type) {
       case "turn_start":
-        this.reset(ev.message_id);
+        this.#reset(ev.message_id);
         return [{ type: "start", messageId: ev.message_id }];
       case "step_start": {
-        const out = this.endStep("a new step started");
-        this.step = ev.step;
-        this.stepOpen = true;
+        const out = this.#endStep("a new step started");
+        this.#step = ev.step;
+        this.#stepOpen = true;
         out.push({ type: "start-step" });
         return out;
       }
       case "provider":
-        return this.provider(ev.event);
+        return this.#provider(ev.event);
       case "step_abandoned":
-        return this.closeAll(ev.reason);
+        return this.#closeAll(ev.reason);
       case "tool_output":
-        return this.toolOutput(ev.tool_use_id, ev.content, ev.is_error, ev.earlier === true);
+        return this.#toolOutput(ev.tool_use_id, ev.content, ev.is_error, ev.earlier === true);
       case "approval_request":
         // Like outputs, a request for a call the client never saw start would make it throw.
-        if (!this.startedTools.has(ev.tool_use_id)) return [];
+        if (!this.#startedTools.has(ev.tool_use_id)) return [];
         return [
           {
             type: "tool-approval-request",
@@ -75,7 +75,7 @@ export class UiEncoder {
         // Only ever for a call of an earlier segment, which a continuing client (useChat) holds.
         return [{ type: "tool-output-denied", toolCallId: ev.tool_use_id }];
       case "step_finish":
-        return this.endStep("the step finished first");
+        return this.#endStep("the step finished first");
       case "data":
         return [
           {
@@ -88,12 +88,12 @@ export class UiEncoder {
         ];
       case "turn_error": {
         // Clients stop processing at an error chunk, so the message must already be consistent.
-        const out = this.endStep(ev.code);
+        const out = this.#endStep(ev.code);
         out.push({ type: "error", errorText: `${ev.code}: ${ev.message}` });
         return out;
       }
       case "turn_finish": {
-        const out = this.endStep("the turn ended first");
+        const out = this.#endStep("the turn ended first");
         // `finish` alone cannot say "cancelled"; `abort` is how the AI SDK marks it, and useChat ignores it.
         if (ev.status === "cancelled") out.push({ type: "abort", reason: "cancelled" });
         out.push({ type: "finish", finishReason: ev.finish_reason });
@@ -102,48 +102,48 @@ export class UiEncoder {
     }
   }
 
-  private reset(messageId: string): void {
-    this.messageId = messageId;
-    this.step = 0;
-    this.stepOpen = false;
-    this.open.clear();
-    this.usedIds.clear();
-    this.startedTools.clear();
+  #reset(messageId: string): void {
+    this.#messageId = messageId;
+    this.#step = 0;
+    this.#stepOpen = false;
+    this.#open.clear();
+    this.#usedIds.clear();
+    this.#startedTools.clear();
   }
 
-  private provider(e: StreamEvent): UiChunk[] {
+  #provider(e: StreamEvent): UiChunk[] {
     switch (e.type) {
       case "block_start": {
-        const out = this.closeIndex(e.index, "another block started at its index");
+        const out = this.#closeIndex(e.index, "another block started at its index");
         if (e.kind === "tool_use") {
-          this.open.set(e.index, { kind: "tool", toolCallId: e.id, toolName: e.name, raw: "" });
-          out.push(this.toolStart(e.id, e.name));
+          this.#open.set(e.index, { kind: "tool", toolCallId: e.id, toolName: e.name, raw: "" });
+          out.push(this.#toolStart(e.id, e.name));
         } else {
-          out.push(this.openPart(e.index, e.kind === "text" ? "text" : "reasoning"));
+          out.push(this.#openPart(e.index, e.kind === "text" ? "text" : "reasoning"));
         }
         return out;
       }
       case "text_delta":
-        return this.partDelta(e.index, "text", e.text);
+        return this.#partDelta(e.index, "text", e.text);
       case "thinking_delta":
-        return this.partDelta(e.index, "reasoning", e.thinking);
+        return this.#partDelta(e.index, "reasoning", e.thinking);
       case "tool_input_delta": {
-        const block = this.open.get(e.index);
+        const block = this.#open.get(e.index);
         // Without a block_start we know neither the call id nor the tool name, so there is nothing to attach to.
         if (block?.kind !== "tool" || e.partial_json === "") return [];
         block.raw += e.partial_json;
         return [{ type: "tool-input-delta", toolCallId: block.toolCallId, inputTextDelta: e.partial_json }];
       }
       case "block_stop":
-        return this.blockStop(e.index, e.part);
+        return this.#blockStop(e.index, e.part);
       case "block_invalid":
       case "block_incomplete": {
-        const block = this.open.get(e.index);
+        const block = this.#open.get(e.index);
         const out: UiChunk[] = [];
         if (block?.kind !== "tool" || block.toolCallId !== e.id) {
-          out.push(...this.closeIndex(e.index, "its block was replaced"), this.toolStart(e.id, e.name));
+          out.push(...this.#closeIndex(e.index, "its block was replaced"), this.#toolStart(e.id, e.name));
         }
-        this.open.delete(e.index);
+        this.#open.delete(e.index);
         const what = e.type === "block_invalid" ? "invalid" : "incomplete";
         out.push({
           type: "tool-input-error",
@@ -170,11 +170,11 @@ export class UiEncoder {
     }
   }
 
-  private blockStop(index: number, part: Part): UiChunk[] {
-    const block = this.open.get(index);
-    if (block === undefined) return this.wholePart(part);
+  #blockStop(index: number, part: Part): UiChunk[] {
+    const block = this.#open.get(index);
+    if (block === undefined) return this.#wholePart(part);
     if (block.kind === "tool" && part.type === "tool_use") {
-      this.open.delete(index);
+      this.#open.delete(index);
       return [
         {
           type: "tool-input-available",
@@ -185,14 +185,14 @@ export class UiEncoder {
         },
       ];
     }
-    return this.closeIndex(index, "its block ended without a tool call");
+    return this.#closeIndex(index, "its block ended without a tool call");
   }
 
   /** A part that completed without its start having been seen: send it whole so it is not lost. */
-  private wholePart(part: Part): UiChunk[] {
+  #wholePart(part: Part): UiChunk[] {
     if (part.type === "tool_use") {
       return [
-        this.toolStart(part.id, part.name),
+        this.#toolStart(part.id, part.name),
         { type: "tool-input-available", toolCallId: part.id, toolName: part.name, input: part.input, dynamic: true },
       ];
     }
@@ -200,7 +200,7 @@ export class UiEncoder {
     const text = part.type === "text" ? part.text : part.type === "thinking" ? part.thinking : "";
     // Redacted thinking has no readable text; an empty reasoning part would only clutter the UI.
     if (kind === undefined || text === "") return [];
-    const id = this.allocId(kind === "text" ? "t" : "r", -1);
+    const id = this.#allocId(kind === "text" ? "t" : "r", -1);
     return [
       { type: `${kind}-start`, id },
       { type: `${kind}-delta`, id, delta: text },
@@ -208,14 +208,14 @@ export class UiEncoder {
     ];
   }
 
-  private partDelta(index: number, kind: "text" | "reasoning", delta: string): UiChunk[] {
+  #partDelta(index: number, kind: "text" | "reasoning", delta: string): UiChunk[] {
     if (delta === "") return [];
-    const block = this.open.get(index);
+    const block = this.#open.get(index);
     const out: UiChunk[] = [];
     let id: string;
     if (block === undefined) {
       // A delta without its block_start still carries content worth showing; open the part implicitly.
-      const start = this.openPart(index, kind);
+      const start = this.#openPart(index, kind);
       out.push(start);
       id = start.id;
     } else if (block.kind === kind) {
@@ -227,21 +227,21 @@ export class UiEncoder {
     return out;
   }
 
-  private openPart(index: number, kind: "text" | "reasoning"): UiChunk & { id: string } {
-    const id = this.allocId(kind === "text" ? "t" : "r", index);
-    this.open.set(index, { kind, id });
+  #openPart(index: number, kind: "text" | "reasoning"): UiChunk & { id: string } {
+    const id = this.#allocId(kind === "text" ? "t" : "r", index);
+    this.#open.set(index, { kind, id });
     return { type: `${kind}-start`, id };
   }
 
-  private toolStart(toolCallId: string, toolName: string): UiChunk {
-    this.startedTools.add(toolCallId);
+  #toolStart(toolCallId: string, toolName: string): UiChunk {
+    this.#startedTools.add(toolCallId);
     // Our tools are declared server-side, not typed on the client, so they render as dynamic-tool parts.
     return { type: "tool-input-start", toolCallId, toolName, dynamic: true };
   }
 
-  private toolOutput(toolCallId: string, content: ToolResultContent, isError: boolean, earlier: boolean): UiChunk[] {
+  #toolOutput(toolCallId: string, content: ToolResultContent, isError: boolean, earlier: boolean): UiChunk[] {
     // A call of an earlier segment is known to a continuing client (useChat keeps the message), not to this encoder.
-    if (!earlier && !this.startedTools.has(toolCallId)) return [];
+    if (!earlier && !this.#startedTools.has(toolCallId)) return [];
     // Blocks are separate pieces of output; a newline keeps them from running into each other.
     const text = resultText(content);
     return isError
@@ -249,25 +249,25 @@ export class UiEncoder {
       : [{ type: "tool-output-available", toolCallId, output: structured(text), dynamic: true }];
   }
 
-  private endStep(reason: string): UiChunk[] {
-    const out = this.closeAll(reason);
-    if (this.stepOpen) {
-      this.stepOpen = false;
+  #endStep(reason: string): UiChunk[] {
+    const out = this.#closeAll(reason);
+    if (this.#stepOpen) {
+      this.#stepOpen = false;
       out.push({ type: "finish-step" });
     }
     return out;
   }
 
-  private closeAll(reason: string): UiChunk[] {
+  #closeAll(reason: string): UiChunk[] {
     const out: UiChunk[] = [];
-    for (const index of [...this.open.keys()]) out.push(...this.closeIndex(index, reason));
+    for (const index of [...this.#open.keys()]) out.push(...this.#closeIndex(index, reason));
     return out;
   }
 
-  private closeIndex(index: number, reason: string): UiChunk[] {
-    const block = this.open.get(index);
+  #closeIndex(index: number, reason: string): UiChunk[] {
+    const block = this.#open.get(index);
     if (block === undefined) return [];
-    this.open.delete(index);
+    this.#open.delete(index);
     switch (block.kind) {
       case "text":
         return [{ type: "text-end", id: block.id }];
@@ -288,11 +288,11 @@ export class UiEncoder {
   }
 
   /** Part ids must be unique within the turn: the client keys live parts by id, and replays must not merge parts. */
-  private allocId(kind: "t" | "r", index: number): string {
-    const base = `${this.messageId}-${kind}${this.step}-${index < 0 ? "x" : index}`;
+  #allocId(kind: "t" | "r", index: number): string {
+    const base = `${this.#messageId}-${kind}${this.#step}-${index < 0 ? "x" : index}`;
     let id = base;
-    for (let n = 2; this.usedIds.has(id); n++) id = `${base}-${n}`;
-    this.usedIds.add(id);
+    for (let n = 2; this.#usedIds.has(id); n++) id = `${base}-${n}`;
+    this.#usedIds.add(id);
     return id;
   }
 }

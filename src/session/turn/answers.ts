@@ -1,8 +1,9 @@
-import { fail } from "../../http/errors";
+import type { Result } from "../../model/errors";
+import { failure } from "../../model/errors";
 import type { EventLog } from "../../observability/events";
 import type { HistoryStore, SuppliedResult } from "../history/store";
-import type { Result, TurnResult } from "../rpc-types";
-import type { TurnRow, TurnStore } from "./turns";
+import type { TurnResult } from "../rpc-types";
+import type { TurnRow, TurnStore } from "./turn-store";
 
 /**
  * Validates tool results supplied by a client before anything is written:
@@ -12,37 +13,35 @@ import type { TurnRow, TurnStore } from "./turns";
  */
 export function checkSupplied(
   history: HistoryStore,
-  events: EventLog,
+  eventLog: EventLog,
   results: SuppliedResult[],
   turnId: string | null,
 ): Result<object> {
   const seen = new Set<string>();
   for (const r of results) {
-    if (seen.has(r.tool_use_id)) return fail(400, "invalid_request", `duplicate result for ${r.tool_use_id}`);
+    if (seen.has(r.tool_use_id)) return failure("invalid_request", `duplicate result for ${r.tool_use_id}`);
     seen.add(r.tool_use_id);
   }
   for (const r of results) {
     const call = history.call(r.tool_use_id);
-    if (!call) return fail(404, "unknown_tool_use", `no tool call with id ${r.tool_use_id} in this session`);
+    if (!call) return failure("unknown_tool_use", `no tool call with id ${r.tool_use_id} in this session`);
     // Only a client-executed call takes a client's result: a server-side call is answered by the server alone,
     // whether it is still running or already done.
     if (call.execution !== "client") {
-      events.record("tool_result_refused", turnId, {
+      eventLog.record("tool_result_refused", turnId, {
         tool_use_id: r.tool_use_id,
         tool: call.name,
         execution: call.execution,
         state: call.state,
       });
-      return fail(
-        409,
+      return failure(
         "not_client_tool",
         `tool call ${r.tool_use_id} (${call.name}) is executed by the server (${call.execution}); only client-executed calls take results from a client`,
       );
     }
     if (call.state !== "pending" || call.answered_seq !== null) {
-      events.record("late_result_dropped", turnId, { tool_use_id: r.tool_use_id, state: call.state });
-      return fail(
-        409,
+      eventLog.record("late_result_dropped", turnId, { tool_use_id: r.tool_use_id, state: call.state });
+      return failure(
         "late_result",
         `tool call ${r.tool_use_id} was already ${call.state === "resolved" ? "answered" : "repaired"}; the result was not written`,
       );

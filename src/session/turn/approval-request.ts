@@ -4,9 +4,10 @@
  * and announced to the client as the AI SDK's `tool-approval-request`; the
  * call stays pending and the step pauses once its siblings are done.
  */
-import type { RegisteredTool } from "../../tools/registry";
+
+import type { ToolUsePart } from "../../model/message";
+import type { RegisteredTool } from "../../tools/types";
 import { needsApproval, requestReason } from "../approval-policy";
-import type { ToolUsePart } from "../history/parts";
 import { addJob } from "../scheduler";
 import type { TurnContext } from "./context";
 import type { ExecuteOptions } from "./execute";
@@ -14,13 +15,13 @@ import type { ExecuteOptions } from "./execute";
 /** The approval gate of one tool phase; calls in `approved` were already approved and run now. */
 export function approvalGate(ctx: TurnContext, approved: ReadonlySet<string>): NonNullable<ExecuteOptions["approval"]> {
   return {
-    needed: (call, tool) => !approved.has(call.id) && needsApproval(ctx.d.agent, tool),
+    needed: (call, tool) => !approved.has(call.id) && needsApproval(ctx.deps.agent, tool),
     request: (call, tool) => requestApproval(ctx, call, tool),
   };
 }
 
 async function requestApproval(ctx: TurnContext, call: ToolUsePart, tool: RegisteredTool): Promise<void> {
-  const { approvals, events, agent } = ctx.d;
+  const { approvals, eventLog, agent } = ctx.deps;
   const id = `apr_${crypto.randomUUID().replaceAll("-", "")}`;
   const reason = requestReason(tool);
   const signature = await approvals.sign(id, call.id, call.name, call.input);
@@ -37,9 +38,9 @@ async function requestApproval(ctx: TurnContext, call: ToolUsePart, tool: Regist
       signature,
       expires_at: expires,
     });
-    if (expires !== null) addJob(ctx.d.storage.sql, "approval", id, expires);
+    if (expires !== null) addJob(ctx.deps.storage.sql, "approval", id, expires);
   });
-  events.record("approval_requested", ctx.turnId, {
+  eventLog.record("approval_requested", ctx.turnId, {
     approval_id: id,
     tool_use_id: call.id,
     tool: call.name,

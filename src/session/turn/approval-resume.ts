@@ -9,7 +9,7 @@ import type { TurnContext } from "./context";
 import { runTools } from "./tool-phase";
 
 export async function deliverAnswers(ctx: TurnContext): Promise<void> {
-  const { approvals, history, tools, agent } = ctx.d;
+  const { approvals, history, tools, agent } = ctx.deps;
   const rows = approvals.onOpenCalls();
   if (rows.length === 0) return;
   for (const r of rows) {

@@ -19,8 +19,10 @@
  * a provider id this step renamed is rewritten to the canonical id (it names
  * the sibling, not an older call that had the id first).
  */
-import type { StreamEvent } from "../../providers/types";
-import type { JsonObject, ToolUsePart } from "../history/parts";
+
+import type { JsonObject } from "../../model/json";
+import type { ToolUsePart } from "../../model/message";
+import type { StreamEvent } from "../../model/stream";
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
 
@@ -32,8 +34,11 @@ export class CallIds {
   /** Provider id → canonical id of its latest block, for ids this step renamed. */
   readonly #renamed = new Map<string, string>();
 
+  readonly #taken: (id: string) => boolean;
   /** `taken(id)`: the session already has a tool call with this id. */
-  constructor(private readonly taken: (id: string) => boolean) {}
+  constructor(taken: (id: string) => boolean) {
+    this.#taken = taken;
+  }
 
   /**
    * The event with every tool_use id made canonical; `renamed` is set when a
@@ -80,7 +85,7 @@ export class CallIds {
   }
 
   #busy(id: string): boolean {
-    return this.#used.has(id) || this.taken(id);
+    return this.#used.has(id) || this.#taken(id);
   }
 
   /** Rewrites `$tool` values naming a provider id this step renamed (in place: the input is freshly parsed). */

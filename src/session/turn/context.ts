@@ -1,21 +1,21 @@
 import type { AgentConfig } from "../../agents/types";
 import type { Env } from "../../env";
+import type { TurnStatus } from "../../model/turn";
 import type { EventLog } from "../../observability/events";
 import type { ApprovalStore } from "../approvals";
 import type { Compactor } from "../compaction/compactor";
 import type { HistoryStore } from "../history/store";
+import type { SessionTools } from "../session-tools";
 import type { StreamLog } from "../stream/log";
-import type { TurnStatus } from "../stream/turn-events";
-import type { SessionTools } from "../tools-state";
 import type { TurnOutput } from "./output";
-import type { TurnStore } from "./turns";
+import type { TurnStore } from "./turn-store";
 
 export interface RunnerDeps {
   storage: DurableObjectStorage;
   history: HistoryStore;
   turns: TurnStore;
-  events: EventLog;
-  log: StreamLog;
+  eventLog: EventLog;
+  streamLog: StreamLog;
   tools: SessionTools;
   compactor: Compactor;
   approvals: ApprovalStore;
@@ -27,7 +27,7 @@ export interface RunnerDeps {
 
 /** What the phases of a step share with the runner that owns them. */
 export interface TurnContext {
-  readonly d: RunnerDeps;
+  readonly deps: RunnerDeps;
   readonly turnId: string;
   readonly out: TurnOutput;
   readonly signal: AbortSignal;

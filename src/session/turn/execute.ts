@@ -1,13 +1,15 @@
 import { BUILTIN_TOOL_NAMES } from "../../agents/types";
 import { compileLenient, issueLines } from "../../json-schema/index";
+import type { JsonObject } from "../../model/json";
+import type { ToolResultContent, ToolUsePart } from "../../model/message";
 import type { EventLog } from "../../observability/events";
 import { log } from "../../observability/log";
 import { inSpan } from "../../observability/tracing";
 import type { BuiltinOutcome } from "../../tools/builtins/run";
 import { callHttpTool, type ToolOutcome } from "../../tools/http-tool";
 import { containsRefs, type Lookup, resolveRefs } from "../../tools/refs/index";
-import { fullSchema, type RegisteredTool, type ToolRegistry } from "../../tools/registry";
-import type { JsonObject, ToolResultContent, ToolUsePart } from "../history/parts";
+import { fullSchema, type ToolRegistry } from "../../tools/registry";
+import type { RegisteredTool } from "../../tools/types";
 
 export interface ExecuteOptions {
   calls: ToolUsePart[];
@@ -20,7 +22,7 @@ export interface ExecuteOptions {
   lookup: Lookup;
   signal: AbortSignal;
   allowPrivate: boolean;
-  events: EventLog;
+  eventLog: EventLog;
   turnId: string;
   /** A server-side result; `load` names deferred tools it makes available. */
   onResult(call: ToolUsePart, outcome: ToolOutcome, load: string[]): void;
@@ -55,7 +57,7 @@ function withReference(content: ToolResultContent, name: string): ToolResultCont
  * written, the rejection fails the turn (which aborts the other calls).
  */
 export async function executeCalls(opts: ExecuteOptions): Promise<void> {
-  const { events, turnId } = opts;
+  const { eventLog, turnId } = opts;
   await Promise.all(
     opts.calls.map((call) =>
       inSpan("switchboard.tool_call", callAttributes(opts, call), (span) => {
@@ -69,7 +71,7 @@ export async function executeCalls(opts: ExecuteOptions): Promise<void> {
         };
         const own = { ...opts, onResult };
         const invalid = (c: ToolUsePart, errors: string[], message: string) => {
-          events.record("tool_call_invalid", turnId, {
+          eventLog.record("tool_call_invalid", turnId, {
             tool: c.name,
             tool_use_id: c.id,
             errors,
@@ -112,7 +114,7 @@ async function executeGuarded(
   call: ToolUsePart,
   invalid: (call: ToolUsePart, errors: string[], message: string) => void,
 ): Promise<void> {
-  const { events, turnId } = opts;
+  const { eventLog, turnId } = opts;
   try {
     await executeOne(opts, call, invalid);
   } catch (e) {
@@ -120,7 +122,7 @@ async function executeGuarded(
     if (opts.signal.aborted) return;
     // Any other throw (a bug, a failed write) is this call's error result; the other calls go on.
     log("error", "tool_crashed", { tool: call.name, tool_use_id: call.id, error: String(e) });
-    events.record("tool_executed", turnId, {
+    eventLog.record("tool_executed", turnId, {
       tool: call.name,
       tool_use_id: call.id,
       is_error: true,
@@ -135,7 +137,7 @@ async function executeOne(
   call: ToolUsePart,
   invalid: (call: ToolUsePart, errors: string[], message: string) => void,
 ): Promise<void> {
-  const { registry, events, turnId } = opts;
+  const { registry, eventLog, turnId } = opts;
   const tool = registry.get(call.name);
   const down = tool ? null : (opts.missing?.(call.name) ?? null);
   if (down !== null) return invalid(call, ["the tool's MCP server is disconnected"], down);
@@ -213,7 +215,7 @@ async function executeOne(
           signal: opts.signal,
           allowPrivate: opts.allowPrivate,
         });
-    events.record("tool_executed", turnId, {
+    eventLog.record("tool_executed", turnId, {
       tool: call.name,
       tool_use_id: call.id,
       is_error: outcome.is_error,

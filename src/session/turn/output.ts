@@ -23,10 +23,12 @@ export class TurnOutput {
   rowsWritten = 0;
   deltaChars = 0;
 
-  constructor(
-    private readonly log: StreamLog,
-    private readonly turnId: string,
-  ) {}
+  readonly #streamLog: StreamLog;
+  readonly #turnId: string;
+  constructor(streamLog: StreamLog, turnId: string) {
+    this.#turnId = turnId;
+    this.#streamLog = streamLog;
+  }
 
   emit(ev: TurnEvent): void {
     const chunks = this.#encoder.push(ev);
@@ -53,13 +55,13 @@ export class TurnOutput {
     this.#lastRowsWereDeltas = this.#pending.every((c) => DELTAS.has(c.type));
     const rows = coalesce(this.#pending);
     this.#pending = [];
-    this.log.append(this.turnId, rows);
+    this.#streamLog.append(this.#turnId, rows);
     this.rowsWritten += rows.length;
   }
 
   /** Flushes and ends every live stream of the turn. */
   close(): void {
     this.flush();
-    this.log.end(this.turnId);
+    this.#streamLog.end(this.#turnId);
   }
 }

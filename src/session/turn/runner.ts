@@ -1,16 +1,17 @@
+import type { ErrorInfo } from "../../model/errors";
+import type { StopReason } from "../../model/stream";
+import type { TurnStatus } from "../../model/turn";
 import { log } from "../../observability/log";
 import { inSpan } from "../../observability/tracing";
-import type { StopReason } from "../../providers/types";
 import { transaction } from "../../storage/transaction";
 import { runBudgetedStep } from "../compaction/run";
-import type { TurnStatus, UiFinishReason } from "../stream/turn-events";
+import type { UiFinishReason } from "../stream/turn-events";
 import { deliverAnswers } from "./approval-resume";
 import type { RunnerDeps, TurnContext } from "./context";
 import { TurnOutput } from "./output";
 import { stepRequest } from "./step";
 import { contractOf, missingStructured, STRUCTURED_OUTPUT } from "./structured";
 import { answerStructured, runTools } from "./tool-phase";
-import type { TurnError } from "./turns";
 
 export type { RunnerDeps } from "./context";
 
@@ -39,10 +40,10 @@ export class TurnRunner implements TurnContext {
   #listing: string | null = null;
 
   constructor(
-    readonly d: RunnerDeps,
+    readonly deps: RunnerDeps,
     readonly turnId: string,
   ) {
-    this.out = new TurnOutput(d.log, turnId);
+    this.out = new TurnOutput(deps.streamLog, turnId);
   }
 
   get signal(): AbortSignal {
@@ -60,7 +61,7 @@ export class TurnRunner implements TurnContext {
 
   /** One SQLite transaction (storage/transaction.ts); a rollback drops the history cache. */
   tx<T>(fn: () => T): T {
-    return transaction(this.d.storage, fn, () => this.d.history.invalidate());
+    return transaction(this.deps.storage, fn, () => this.deps.history.invalidate());
   }
 
   async run(): Promise<void> {
@@ -81,7 +82,7 @@ export class TurnRunner implements TurnContext {
   }
 
   async #steps(): Promise<void> {
-    const { turns, history, tools, agent } = this.d;
+    const { turns, history, tools, agent } = this.deps;
     for (;;) {
       if (this.cancelled) return this.#finishCancelled();
       const turn = turns.get(this.turnId);
@@ -122,7 +123,7 @@ export class TurnRunner implements TurnContext {
       this.out.emit({ type: "step_finish", step });
       if (this.cancelled) return this.#finishCancelled();
       if (waiting) {
-        if (!this.d.approvals.readyToResume()) return this.#pause();
+        if (!this.deps.approvals.readyToResume()) return this.#pause();
         // Every approval of the step was answered while its siblings ran: deliver the answers now.
         await deliverAnswers(this);
         if (this.cancelled) return this.#finishCancelled();
@@ -145,18 +146,18 @@ export class TurnRunner implements TurnContext {
     try {
       this.out.close();
     } finally {
-      this.d.onSettled(this.turnId, status);
+      this.deps.onSettled(this.turnId, status);
     }
   }
 
   #pause(): void {
     try {
-      const asked = this.d.approvals.pending();
+      const asked = this.deps.approvals.pending();
       const waitingFor = new Set(asked.map((a) => a.call_id));
       // A person's answer is awaited first; client results may come in meanwhile (the turn resumes when all are in).
       const status = asked.length > 0 ? "awaiting_approval" : "awaiting_tool_results";
-      this.d.turns.setStatus(this.turnId, status);
-      const pending = this.d.history
+      this.deps.turns.setStatus(this.turnId, status);
+      const pending = this.deps.history
         .openCalls()
         .filter((c) => c.state === "pending" && !waitingFor.has(c.id))
         .map((c) => ({ id: c.id, name: c.name }));
@@ -176,27 +177,27 @@ export class TurnRunner implements TurnContext {
 
   #finishCancelled(): void {
     const reason = this.#cancelReason ?? "the turn was cancelled";
-    const { synthesized } = this.tx(() => this.d.history.closeOpenCalls({ turnId: this.turnId, reason }));
+    const { synthesized } = this.tx(() => this.deps.history.closeOpenCalls({ turnId: this.turnId, reason }));
     if (synthesized.length > 0) {
-      this.d.events.record("tool_result_synthesized", this.turnId, { tool_use_ids: synthesized, reason });
+      this.deps.eventLog.record("tool_result_synthesized", this.turnId, { tool_use_ids: synthesized, reason });
     }
     this.#finish("cancelled", "cancelled", "other", null);
   }
 
-  #fail(error: TurnError): void {
+  #fail(error: ErrorInfo): void {
     this.#finish("failed", "error", "error", error);
   }
 
-  #finish(status: TurnStatus, reason: string, finish: UiFinishReason, error: TurnError | null): void {
+  #finish(status: TurnStatus, reason: string, finish: UiFinishReason, error: ErrorInfo | null): void {
     try {
-      this.d.turns.finish(this.turnId, status, reason, error);
+      this.deps.turns.finish(this.turnId, status, reason, error);
     } finally {
       this.#report(status, reason, finish, error);
     }
   }
 
   /** The turn's end as events and stream chunks; the engine hears of it even when one of these writes throws. */
-  #report(status: TurnStatus, reason: string, finish: UiFinishReason, error: TurnError | null): void {
+  #report(status: TurnStatus, reason: string, finish: UiFinishReason, error: ErrorInfo | null): void {
     try {
       this.#emitEnd(status, reason, finish, error);
     } finally {
@@ -204,9 +205,9 @@ export class TurnRunner implements TurnContext {
     }
   }
 
-  #emitEnd(status: TurnStatus, reason: string, finish: UiFinishReason, error: TurnError | null): void {
+  #emitEnd(status: TurnStatus, reason: string, finish: UiFinishReason, error: ErrorInfo | null): void {
     this.out.flush();
-    this.d.events.record("turn_finished", this.turnId, {
+    this.deps.eventLog.record("turn_finished", this.turnId, {
       status,
       finish_reason: reason,
       // Stream frames (coalesced chunks) this segment sent and the text they carried: the coalescing figure.

@@ -1,17 +1,18 @@
 import { type Env, flag } from "../../env";
+import type { ErrorInfo } from "../../model/errors";
+import type { Part } from "../../model/message";
+import type { StopReason } from "../../model/stream";
 import { attributesOf, inSpan } from "../../observability/tracing";
 import { checkWireInvariant } from "../../providers/check-invariant";
-import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter } from "../../providers/index";
-import { ProviderFailure, type RetryPolicy, type StepRequest, type StopReason } from "../../providers/types";
+import { endpointFromEnv, getAdapter, policyFor } from "../../providers/index";
+import { ProviderFailure, type RetryPolicy, type StepRequest } from "../../providers/types";
 import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
 import { keptAfterCompaction } from "../compaction/view";
-import type { Part } from "../history/parts";
 import type { Execution } from "../history/store";
 import { CallIds } from "./call-ids";
 import type { TurnContext } from "./context";
 import { type OutputContract, STRUCTURED_OUTPUT, structuredDeclaration } from "./structured";
-import type { TurnError } from "./turns";
 
 export type StepResult =
   | {
@@ -21,12 +22,12 @@ export type StepResult =
       malformed: Map<string, string>;
       usage: Record<string, number>;
     }
-  | { kind: "failed"; error: TurnError }
+  | { kind: "failed"; error: ErrorInfo }
   | { kind: "cancelled" };
 
 /** The request for one step: canonical history projected with the session's tool disclosure. */
 export function stepRequest(ctx: TurnContext, contract: OutputContract | null, listing: string): StepRequest {
-  const { agent, history, tools } = ctx.d;
+  const { agent, history, tools } = ctx.deps;
   const reg = tools.registry(agent);
   const declared = keptAfterCompaction(
     stepTools(reg, tools.loaded.list(), projectionFor(agent.model)),
@@ -41,19 +42,13 @@ export function stepRequest(ctx: TurnContext, contract: OutputContract | null, l
 }
 
 function policy(ctx: TurnContext): RetryPolicy {
-  return policyFor(ctx.d.env);
-}
-
-/** The provider retry policy, with the idle timeout from the environment. */
-export function policyFor(env: Env): RetryPolicy {
-  const idle = Number(env.SWITCHBOARD_IDLE_TIMEOUT_MS);
-  return Number.isFinite(idle) && idle > 0 ? { ...DEFAULT_RETRY_POLICY, idleTimeoutMs: idle } : DEFAULT_RETRY_POLICY;
+  return policyFor(ctx.deps.env);
 }
 
 function executionOf(ctx: TurnContext): (name: string) => Execution {
   return (name) => {
     if (name === STRUCTURED_OUTPUT) return "builtin";
-    const tool = ctx.d.tools.registry(ctx.d.agent).get(name);
+    const tool = ctx.deps.tools.registry(ctx.deps.agent).get(name);
     if (!tool) return "unknown";
     if (tool.source === "builtin" || tool.source === "mcp") return tool.source;
     return tool.execution?.type ?? "unknown";
@@ -99,12 +94,12 @@ async function requestStep(
   req: StepRequest,
   stats: { retries: number },
 ): Promise<StepResult> {
-  const { agent, history, events, env, turns } = ctx.d;
+  const { agent, history, eventLog, env, turns } = ctx.deps;
   const adapter = getAdapter(agent.model.provider);
   if (flag(env.SWITCHBOARD_DEBUG_CHECKS)) {
     const violations = checkWireInvariant(agent.model.provider, adapter.buildBody(req));
     if (violations.length > 0) {
-      events.record("invariant_violation", ctx.turnId, { step, violations });
+      eventLog.record("invariant_violation", ctx.turnId, { step, violations });
       return { kind: "failed", error: { code: "invariant_violation", message: violations.join("; ") } };
     }
   }
@@ -127,7 +122,7 @@ async function requestStep(
   try {
     for await (const wire of adapter.stream(req, endpointFromEnv(agent.model.provider, env), policy(ctx), ctx.signal)) {
       const { ev, renamed } = ids.map(wire);
-      if (renamed) events.record("tool_use_id_remapped", ctx.turnId, { step, ...renamed });
+      if (renamed) eventLog.record("tool_use_id_remapped", ctx.turnId, { step, ...renamed });
       ctx.out.emit({ type: "provider", event: ev });
       switch (ev.type) {
         case "block_stop":
@@ -143,7 +138,7 @@ async function requestStep(
           break;
         case "block_incomplete":
           // Cut off by the output limit (P5): stripped, never paired; the step ends with max_tokens.
-          events.record("tool_use_stripped", ctx.turnId, {
+          eventLog.record("tool_use_stripped", ctx.turnId, {
             step,
             tool_use_id: ev.id,
             name: ev.name,
@@ -159,7 +154,7 @@ async function requestStep(
           break;
         case "retry":
           stats.retries++;
-          events.record("provider_retry", ctx.turnId, {
+          eventLog.record("provider_retry", ctx.turnId, {
             step,
             attempt: ev.attempt,
             delay_ms: ev.delay_ms,
@@ -178,17 +173,17 @@ async function requestStep(
     turns.addUsage(ctx.turnId, usage);
     ctx.out.emit({ type: "step_abandoned", reason: e instanceof Error ? e.message : String(e) });
     const dropped = buffer.map((p) => (p.type === "text" ? p.text : "")).join("");
-    if (dropped) events.record("partial_text_dropped", ctx.turnId, { step, text: dropped.slice(0, 2000) });
+    if (dropped) eventLog.record("partial_text_dropped", ctx.turnId, { step, text: dropped.slice(0, 2000) });
     if (messageSeq !== null) {
       const ids = history.toolUsesOf(messageSeq).map((t) => t.id);
-      events.record("partial_tool_use_persisted", ctx.turnId, { step, tool_use_ids: ids });
+      eventLog.record("partial_tool_use_persisted", ctx.turnId, { step, tool_use_ids: ids });
     }
     if (ctx.cancelled) return { kind: "cancelled" };
-    const error: TurnError =
+    const error: ErrorInfo =
       e instanceof ProviderFailure
         ? { code: e.error.code, message: e.error.message, retryable: e.error.retryable }
         : { code: "internal_error", message: String(e), retryable: true };
-    events.record("stream_error", ctx.turnId, { step, ...error });
+    eventLog.record("stream_error", ctx.turnId, { step, ...error });
     return { kind: "failed", error };
   }
 }

@@ -1,6 +1,8 @@
 import { type CompiledSchema, compileStrict, formatIssues, issueLine } from "../../json-schema/index";
-import type { JsonObject, Message, ToolDeclaration, ToolUsePart } from "../history/parts";
-import type { TurnError, TurnRow } from "./turns";
+import type { ErrorInfo } from "../../model/errors";
+import type { JsonObject } from "../../model/json";
+import type { Message, ToolDeclaration, ToolUsePart } from "../../model/message";
+import type { TurnRow } from "./turn-store";
 
 /** The synthetic tool a turn with `json_schema` offers; its first valid call ends the turn. */
 export const STRUCTURED_OUTPUT = "structured_output";
@@ -48,7 +50,7 @@ export const NOT_OFFERED =
   "Answer in plain text, or call one of the tools offered in this turn.";
 
 /** The turn ended (plain text or max_steps) without a valid structured_output call. */
-export function missingStructured(steps: number, messages: readonly Message[]): TurnError {
+export function missingStructured(steps: number, messages: readonly Message[]): ErrorInfo {
   const last = [...messages].reverse().find((m) => m.role === "assistant");
   const text = (last?.parts ?? [])
     .map((p) => (p.type === "text" ? p.text : ""))

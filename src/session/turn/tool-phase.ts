@@ -1,6 +1,6 @@
 import { flag } from "../../env";
+import type { ToolUsePart } from "../../model/message";
 import { runBuiltin } from "../../tools/builtins/run";
-import type { ToolUsePart } from "../history/parts";
 import { boundResultContent } from "../history/truncate";
 import { approvalGate } from "./approval-request";
 import type { TurnContext } from "./context";
@@ -18,11 +18,11 @@ export async function runTools(
   malformed: ReadonlyMap<string, string>,
   approved: ReadonlySet<string> = new Set(),
 ): Promise<boolean> {
-  const { history, tools, agent, events } = ctx.d;
+  const { history, tools, agent, eventLog } = ctx.deps;
   const registry = tools.registry(agent);
   const loaded = new Set(tools.loaded.list());
   const loadedNow = (names: string[], via: string) => {
-    if (names.length) events.record("tools_loaded", ctx.turnId, { names, via });
+    if (names.length) eventLog.record("tools_loaded", ctx.turnId, { names, via });
   };
   await executeCalls({
     calls,
@@ -32,8 +32,8 @@ export async function runTools(
     runBuiltin: (call) => runBuiltin(call.name, call.input, { registry, loaded, index: () => tools.index(agent) }),
     lookup: (id) => history.resultValue(id),
     signal: ctx.signal,
-    allowPrivate: flag(ctx.d.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
-    events,
+    allowPrivate: flag(ctx.deps.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
+    eventLog: eventLog,
     turnId: ctx.turnId,
     onResult: (call, outcome, load) => {
       // A cancelled or failed turn has stopped: a call that still finishes writes nothing.
@@ -55,7 +55,7 @@ export async function runTools(
     },
     missing: (name) => tools.missing(name),
     callMcp: (tool, input, isLoaded) =>
-      tools.callMcp(agent, ctx.d.env, tool, input, { signal: ctx.signal, loaded: isLoaded }),
+      tools.callMcp(agent, ctx.deps.env, tool, input, { signal: ctx.signal, loaded: isLoaded }),
     approval: approvalGate(ctx, approved),
     onLoad: (call, load) =>
       loadedNow(
@@ -82,10 +82,10 @@ export function answerStructured(
   contract: OutputContract | null,
   malformed: ReadonlyMap<string, string>,
 ): { delivered: boolean } {
-  const { history, turns, events } = ctx.d;
+  const { history, turns, eventLog } = ctx.deps;
   const answered = new Set<string>();
   const refuse = (call: ToolUsePart, errors: string[], message: string) => {
-    events.record("tool_call_invalid", ctx.turnId, {
+    eventLog.record("tool_call_invalid", ctx.turnId, {
       tool: STRUCTURED_OUTPUT,
       tool_use_id: call.id,
       errors,

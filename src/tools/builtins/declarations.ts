@@ -1,6 +1,6 @@
 import { TOOL_SEARCH_INPUT_SCHEMA } from "@switchboard/tool-search";
-import type { JsonObject } from "../../session/history/parts";
-import type { RegisteredTool } from "../registry";
+import type { JsonObject } from "../../model/json";
+import type { RegisteredTool } from "../types";
 
 export const TOOL_INFO_INPUT_SCHEMA: JsonObject = {
   type: "object",

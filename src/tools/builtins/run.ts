@@ -1,7 +1,9 @@
 import { parseSelect, selectTools, type ToolIndex } from "@switchboard/tool-search";
 import { type FixedSchemaName, issueLine, validateFixed } from "../../json-schema/index";
-import type { JsonObject, ToolResultBlock, ToolResultContent } from "../../session/history/parts";
-import { declaration, fullSchema, type RegisteredTool, type ToolRegistry } from "../registry";
+import type { JsonObject } from "../../model/json";
+import type { ToolResultBlock, ToolResultContent } from "../../model/message";
+import { declaration, fullSchema, type ToolRegistry } from "../registry";
+import type { RegisteredTool } from "../types";
 
 export interface BuiltinOutcome {
   content: ToolResultContent;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentConfig } from "../../../src/agents/types";
 import { needsApproval } from "../../../src/session/approval-policy";
-import type { RegisteredTool } from "../../../src/tools/registry";
+import type { RegisteredTool } from "../../../src/tools/types";
 
 const agent = {
   tools: [{ name: "charge_card", requires_approval: true }, { name: "get_weather" }],

@@ -2,9 +2,9 @@
 // running turn, and the summarised side's transcript carries every user message it replaces.
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../bench/random";
+import type { Message, Part } from "../../../src/model/message";
 import { chooseBoundary, safeBoundaries } from "../../../src/session/compaction/boundary";
 import { transcriptLines } from "../../../src/session/compaction/transcript";
-import type { Message, Part } from "../../../src/session/history/parts";
 
 type Outcome = "answered" | "synthesized" | "skipped";
 

@@ -1,7 +1,7 @@
 import { ToolIndex } from "@switchboard/tool-search";
 import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../../src/agents/normalize";
-import type { Message, Part } from "../../../src/session/history/parts";
+import type { Message, Part } from "../../../src/model/message";
 import { runBuiltin } from "../../../src/tools/builtins/run";
 import {
   deferredListing,

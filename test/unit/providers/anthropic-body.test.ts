@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { ToolDeclaration } from "../../../src/model/message";
 import { anthropic } from "../../../src/providers/anthropic";
 import { checkInvariant } from "../../../src/providers/check-invariant";
-import type { ToolDeclaration } from "../../../src/session/history/parts";
 import { capabilities, msg, request } from "./helpers";
 
 const TOOLS: ToolDeclaration[] = [

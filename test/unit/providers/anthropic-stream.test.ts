@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { StreamEvent } from "../../../src/model/stream";
 import { anthropic } from "../../../src/providers/anthropic";
-import type { StreamEvent } from "../../../src/providers/types";
 import { fixture, run, scriptedFetch, squash, sseResponse } from "./helpers";
 
 const MODEL = "claude-sonnet-4-5-20250929";

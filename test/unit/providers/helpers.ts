@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import type { Message, Part, Role } from "../../../src/model/message";
+import type { StreamEvent } from "../../../src/model/stream";
 import {
   type FetchLike,
   type ModelCapabilities,
@@ -7,9 +9,7 @@ import {
   type ProviderName,
   type RetryPolicy,
   type StepRequest,
-  type StreamEvent,
 } from "../../../src/providers/types";
-import type { Message, Part, Role } from "../../../src/session/history/parts";
 
 /** Tiny delays so retry tests run in milliseconds. */
 export const FAST_POLICY: RetryPolicy = {

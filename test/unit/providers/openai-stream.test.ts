@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { StreamEvent } from "../../../src/model/stream";
 import { openai } from "../../../src/providers/openai";
-import type { StreamEvent } from "../../../src/providers/types";
 import { fixture, run, scriptedFetch, squash, sseResponse } from "./helpers";
 
 const MODEL = "gpt-4o-2024-08-06";

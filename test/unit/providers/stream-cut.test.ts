@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { StreamEvent } from "../../../src/model/stream";
 import { anthropic } from "../../../src/providers/anthropic";
 import { openai } from "../../../src/providers/openai";
-import type { ProviderAdapter, StreamEvent } from "../../../src/providers/types";
+import type { ProviderAdapter } from "../../../src/providers/types";
 import { fixture, type Outcome, run, scriptedFetch, sseResponse } from "./helpers";
 
 const FIXTURES: Array<[string, ProviderAdapter]> = [

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { signHeaders, verifySigned } from "../../../src/runs/signature";
-import { CALLBACK_MAX_DELAY_MS, callbackDelay } from "../../../src/runs/types";
+import { CALLBACK_MAX_DELAY_MS, callbackDelay } from "../../../src/session/runs/types";
 
 const secret = () => `whsec_${randomBytes(24).toString("base64")}`;
 

@@ -1,6 +1,6 @@
 // CallIds: how one step maps the tool_use ids a provider sends onto session-unique canonical ids.
 import { describe, expect, it } from "vitest";
-import type { StreamEvent } from "../../../src/providers/types";
+import type { StreamEvent } from "../../../src/model/stream";
 import { CallIds } from "../../../src/session/turn/call-ids";
 
 const start = (index: number, id: string): StreamEvent => ({

@@ -1,4 +1,4 @@
-import type { StreamEvent } from "../../../src/providers/types";
+import type { StreamEvent } from "../../../src/model/stream";
 import type { TurnEvent } from "../../../src/session/stream/turn-events";
 
 const p = (event: StreamEvent): TurnEvent => ({ type: "provider", event });

@@ -1,9 +1,9 @@
 import type { McpServerConfig } from "../agents/types";
-import type { JsonObject } from "../session/history/parts";
-import { all, run } from "../storage/sql";
+import type { JsonObject } from "../model/json";
+import { all, write } from "../storage/sql";
 import type { ToolOutcome } from "../tools/http-tool";
 import { checkOutboundUrl } from "../tools/outbound";
-import type { RegisteredTool } from "../tools/registry";
+import type { RegisteredTool } from "../tools/types";
 import { McpConnection } from "./connection";
 import {
   acceptTools,
@@ -61,7 +61,10 @@ export class McpCatalog {
   /** Bumped by `forget`: a listing that was in flight then writes nothing. */
   #epoch = 0;
 
-  constructor(private readonly sql: SqlStorage) {}
+  readonly #sql: SqlStorage;
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
 
   get #map(): Map<string, ServerState> {
     if (!this.#states) {
@@ -75,7 +78,7 @@ export class McpCatalog {
         error: string | null;
         timed_out: number;
       };
-      for (const r of all<Row>(this.sql, "SELECT * FROM mcp_servers")) {
+      for (const r of all<Row>(this.#sql, "SELECT * FROM mcp_servers")) {
         this.#states.set(r.name, {
           fingerprint: r.fingerprint,
           status: r.status === "connected" ? "connected" : "disconnected",
@@ -110,8 +113,8 @@ export class McpCatalog {
   #save(name: string, st: ServerState, changed: boolean): void {
     this.#map.set(name, st);
     if (changed) this.version++;
-    run(
-      this.sql,
+    write(
+      this.#sql,
       `INSERT OR REPLACE INTO mcp_servers (name, fingerprint, status, tools, fetched_at, error, timed_out)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
       name,
@@ -133,7 +136,7 @@ export class McpCatalog {
       this.#map.delete(name);
       this.#conns.get(name)?.close();
       this.#conns.delete(name);
-      run(this.sql, "DELETE FROM mcp_servers WHERE name = ?", name);
+      write(this.#sql, "DELETE FROM mcp_servers WHERE name = ?", name);
     }
     await Promise.all(
       wanted.map((s) => {

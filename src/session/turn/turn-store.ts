@@ -1,9 +1,8 @@
+import type { ErrorInfo } from "../../model/errors";
+import type { TurnKind, TurnStatus } from "../../model/turn";
 import { fitJson } from "../../storage/fit";
 import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../../storage/limits";
-import { all, nowIso, one, run } from "../../storage/sql";
-import type { TurnStatus } from "../stream/turn-events";
-
-export type TurnKind = "message" | "retry";
+import { all, nowIso, one, write } from "../../storage/sql";
 
 export interface TurnRow {
   id: string;
@@ -27,15 +26,6 @@ export interface TurnRow {
   [key: string]: string | number | null;
 }
 
-export const ACTIVE: readonly TurnStatus[] = ["running", "awaiting_tool_results", "awaiting_approval"];
-export const ENDED: readonly TurnStatus[] = ["completed", "failed", "cancelled", "interrupted"];
-
-export interface TurnError {
-  code: string;
-  message: string;
-  retryable?: boolean;
-}
-
 /** The `turns` table: one row per turn, in order. */
 export class TurnStore {
   /**
@@ -46,7 +36,10 @@ export class TurnStore {
   #pendingSteps = new Map<string, number>();
   #pendingUsage = new Map<string, Record<string, number>>();
 
-  constructor(private readonly sql: SqlStorage) {}
+  readonly #sql: SqlStorage;
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
 
   /**
    * The newest turn. Turns are inserted in `ord` order and removed only by
@@ -54,19 +47,19 @@ export class TurnStore {
    * rowid order is the `ord` order (no index on `ord` to write per turn).
    */
   latest(): TurnRow | null {
-    return this.#overlay(one<TurnRow>(this.sql, "SELECT * FROM turns ORDER BY rowid DESC LIMIT 1"));
+    return this.#overlay(one<TurnRow>(this.#sql, "SELECT * FROM turns ORDER BY rowid DESC LIMIT 1"));
   }
 
   get(id: string): TurnRow | null {
-    return this.#overlay(one<TurnRow>(this.sql, "SELECT * FROM turns WHERE id = ?", id));
+    return this.#overlay(one<TurnRow>(this.#sql, "SELECT * FROM turns WHERE id = ?", id));
   }
 
   byIdempotencyKey(key: string): TurnRow | null {
-    return this.#overlay(one<TurnRow>(this.sql, "SELECT * FROM turns WHERE idempotency_key = ?", key));
+    return this.#overlay(one<TurnRow>(this.#sql, "SELECT * FROM turns WHERE idempotency_key = ?", key));
   }
 
   withStatus(status: TurnStatus): TurnRow[] {
-    return all<TurnRow>(this.sql, "SELECT * FROM turns WHERE status = ?", status).map(
+    return all<TurnRow>(this.#sql, "SELECT * FROM turns WHERE status = ?", status).map(
       (t) => this.#overlay(t) as TurnRow,
     );
   }
@@ -79,8 +72,8 @@ export class TurnStore {
 
   /** Every turn of the session: the rows kept plus those the retention sweep deleted (`meta.turns_swept`). */
   count(): number {
-    const kept = one<{ n: number }>(this.sql, "SELECT count(*) AS n FROM turns")?.n ?? 0;
-    const swept = one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = 'turns_swept'");
+    const kept = one<{ n: number }>(this.#sql, "SELECT count(*) AS n FROM turns")?.n ?? 0;
+    const swept = one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = 'turns_swept'");
     return kept + (swept ? Number(swept.value) : 0);
   }
 
@@ -94,9 +87,9 @@ export class TurnStore {
     json_schema?: string | null;
     first_message_seq?: number | null;
   }): TurnRow {
-    const ord = (one<{ ord: number }>(this.sql, "SELECT ord FROM turns ORDER BY rowid DESC LIMIT 1")?.ord ?? 0) + 1;
-    run(
-      this.sql,
+    const ord = (one<{ ord: number }>(this.#sql, "SELECT ord FROM turns ORDER BY rowid DESC LIMIT 1")?.ord ?? 0) + 1;
+    write(
+      this.#sql,
       `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, idempotency_key, body_hash, json_schema, first_message_seq, started_at)
        VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       t.id,
@@ -115,8 +108,8 @@ export class TurnStore {
   }
 
   setStructuredResult(id: string, value: unknown): void {
-    run(
-      this.sql,
+    write(
+      this.#sql,
       "UPDATE turns SET structured_result = ? WHERE id = ?",
       JSON.stringify(fitJson(value, RUN_RESULT_BUDGET_BYTES)),
       id,
@@ -125,14 +118,21 @@ export class TurnStore {
 
   setStatus(id: string, status: TurnStatus): void {
     const { steps, usage } = this.#take(id);
-    run(this.sql, "UPDATE turns SET status = ?, steps = steps + ?, usage = ? WHERE id = ?", status, steps, usage, id);
+    write(
+      this.#sql,
+      "UPDATE turns SET status = ?, steps = steps + ?, usage = ? WHERE id = ?",
+      status,
+      steps,
+      usage,
+      id,
+    );
   }
 
   /** A paused turn continues: clients that open the stream now start at this log position. */
   resume(id: string, segmentStart: number): void {
     const { steps, usage } = this.#take(id);
-    run(
-      this.sql,
+    write(
+      this.#sql,
       "UPDATE turns SET status = 'running', segment_start = ?, steps = steps + ?, usage = ? WHERE id = ?",
       segmentStart,
       steps,
@@ -156,7 +156,7 @@ export class TurnStore {
 
   /** Takes what is pending for a turn: steps to add, and its usage (stored + pending) as JSON. */
   #take(id: string): { steps: number; usage: string } {
-    const stored = one<{ usage: string }>(this.sql, "SELECT usage FROM turns WHERE id = ?", id);
+    const stored = one<{ usage: string }>(this.#sql, "SELECT usage FROM turns WHERE id = ?", id);
     const cur = JSON.parse(stored?.usage ?? "{}") as Record<string, number>;
     for (const [k, v] of Object.entries(this.#pendingUsage.get(id) ?? {})) cur[k] = (cur[k] ?? 0) + v;
     const steps = this.#pendingSteps.get(id) ?? 0;
@@ -165,10 +165,10 @@ export class TurnStore {
     return { steps, usage: JSON.stringify(cur) };
   }
 
-  finish(id: string, status: TurnStatus, finishReason: string | null, error: TurnError | null): void {
+  finish(id: string, status: TurnStatus, finishReason: string | null, error: ErrorInfo | null): void {
     const { steps, usage } = this.#take(id);
-    run(
-      this.sql,
+    write(
+      this.#sql,
       "UPDATE turns SET status = ?, finish_reason = ?, error = ?, ended_at = ?, steps = steps + ?, usage = ? WHERE id = ?",
       status,
       finishReason,
@@ -181,7 +181,7 @@ export class TurnStore {
   }
 
   clear(): void {
-    run(this.sql, "DELETE FROM turns WHERE status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval')");
-    run(this.sql, "DELETE FROM meta WHERE key = 'turns_swept'");
+    write(this.#sql, "DELETE FROM turns WHERE status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval')");
+    write(this.#sql, "DELETE FROM meta WHERE key = 'turns_swept'");
   }
 }

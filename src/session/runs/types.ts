@@ -1,5 +1,7 @@
-import type { OpenApproval } from "../session/approvals";
-import type { JsonObject, Part } from "../session/history/parts";
+import type { ErrorInfo } from "../../model/errors";
+import type { JsonObject } from "../../model/json";
+import type { Part } from "../../model/message";
+import type { OpenApproval } from "../approvals";
 
 /** Public run states (docs/API.md): a run is one turn started by the session's alarm, not by a client. */
 export type RunStatus = "queued" | "running" | "awaiting_approval" | "completed" | "failed";
@@ -16,11 +18,6 @@ export interface RunSpec {
   /** The `webhook-id` (or Idempotency-Key) the run was created with, if any. */
   webhook_id?: string;
   created_at: string;
-}
-
-export interface RunError {
-  code: string;
-  message: string;
 }
 
 export interface RunOutput {
@@ -55,7 +52,7 @@ export interface RunView {
   structured_result?: unknown;
   /** While `awaiting_approval`: what a person must answer (POST /v1/sessions/{session_id}/tool-approvals). */
   approvals?: OpenApproval[];
-  error?: RunError;
+  error?: ErrorInfo;
   callback?: {
     url: string;
     status: CallbackStatus;

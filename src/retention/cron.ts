@@ -1,5 +1,11 @@
+/**
+ * The worker's retention cron over D1 (wrangler.toml `[triggers]`): run
+ * records past their retention are deleted once their session says the run
+ * has ended.
+ */
+
 import { deleteRuns, type RunRef, runsCreatedBefore } from "../d1/runs";
-import type { Env } from "../env";
+import type { WorkerEnv } from "../http/types";
 import { log } from "../observability/log";
 import type { Session } from "../session/session";
 import { isoBefore, retentionOf } from "./config";
@@ -20,7 +26,7 @@ export interface D1SweepReport {
 }
 
 /** Which of `refs` their sessions still have open; a session that cannot be asked keeps all of its runs. */
-async function stillOpen(env: Env, refs: RunRef[]): Promise<Set<string>> {
+async function stillOpen(env: WorkerEnv, refs: RunRef[]): Promise<Set<string>> {
   const bySession = new Map<string, RunRef[]>();
   for (const r of refs) {
     const name = `${r.tenant}:${r.session_id}`;
@@ -48,7 +54,7 @@ async function stillOpen(env: Env, refs: RunRef[]): Promise<Set<string>> {
  * batches of D1_BATCH. The record is also the `webhook-id` idempotency
  * record, so the retention is the window in which a repeat is recognised.
  */
-export async function sweepD1(env: Env, now: number): Promise<D1SweepReport> {
+export async function sweepD1(env: WorkerEnv, now: number): Promise<D1SweepReport> {
   const report: D1SweepReport = { runs_deleted: 0, runs_kept: 0, more: false };
   const { runsMs } = retentionOf(env);
   if (runsMs <= 0) return report;

@@ -1,11 +1,11 @@
 /**
- * Canonical, provider-neutral history (DESIGN §3). Every adapter projects
- * these parts onto its own wire format; nothing here is provider specific
- * except the opaque thinking signature, which is kept verbatim.
+ * The conversation model (DESIGN §3): canonical, provider-neutral parts and
+ * messages, tool declarations and tool results, and small helpers over them.
+ * Every adapter projects these parts onto its own wire format; nothing here
+ * is provider specific except the opaque thinking signature, kept verbatim.
  */
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+import type { JsonObject } from "./json";
 
 export interface TextPart {
   type: "text";
@@ -88,4 +88,14 @@ export interface ToolDeclaration {
   input_schema: JsonObject;
   /** Anthropic projection: declared but not loaded until a tool_reference names it. */
   defer_loading?: boolean;
+}
+
+/** A tool result's content as plain text (tool_reference blocks become a one-line note). */
+export function resultText(content: ToolResultContent): string {
+  return typeof content === "string" ? content : content.map(blockText).join("\n");
+}
+
+/** One tool result block as text. */
+export function blockText(b: ToolResultBlock): string {
+  return b.type === "text" ? b.text : `[tool loaded: ${b.tool_name}]`;
 }

@@ -1,13 +1,15 @@
 import { ToolIndex } from "@switchboard/tool-search";
 import type { AgentConfig } from "../agents/types";
 import type { Env } from "../env";
-import { McpCatalog, type McpSnapshot } from "../mcp/catalog";
 import { mcpLimits } from "../mcp/limits";
+import { McpCatalog, type McpSnapshot } from "../mcp/mcp-catalog";
+import type { JsonObject } from "../model/json";
+import type { NoticePart, ToolDeclaration } from "../model/message";
 import { announcedTools, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools, loadedFromHistory } from "../tools/loaded";
-import { declaration, fullSchema, type RegisteredTool, ToolRegistry } from "../tools/registry";
-import type { JsonObject, NoticePart, ToolDeclaration } from "./history/parts";
+import { declaration, fullSchema, ToolRegistry } from "../tools/registry";
+import type { RegisteredTool } from "../tools/types";
 import type { HistoryStore } from "./history/store";
 
 /**
@@ -29,10 +31,9 @@ export class SessionTools {
   #index: ToolIndex | null = null;
   #rederived = false;
 
-  constructor(
-    sql: SqlStorage,
-    private readonly history: HistoryStore,
-  ) {
+  readonly #history: HistoryStore;
+  constructor(sql: SqlStorage, history: HistoryStore) {
+    this.#history = history;
     this.loaded = new LoadedTools(sql);
     this.mcp = new McpCatalog(sql);
   }
@@ -77,7 +78,7 @@ export class SessionTools {
 
   /** The frozen deferred-tools section of the system prompt, from the baseline in history. */
   listing(): string {
-    return announcedTools(this.history.view()).listing;
+    return announcedTools(this.#history.view()).listing;
   }
 
   /**
@@ -98,12 +99,12 @@ export class SessionTools {
     let rederived: string[] = [];
     if (!this.#rederived) {
       this.#rederived = true;
-      const fromHistory = loadedFromHistory(this.history.view()).filter((n) => reg.get(n)?.deferred === true);
+      const fromHistory = loadedFromHistory(this.#history.view()).filter((n) => reg.get(n)?.deferred === true);
       rederived = this.loaded.add(fromHistory, "history");
       // They are already in history, so they need no new declaration.
       this.loaded.markDeclared(rederived);
     }
-    return { notices: toolSetNotices(reg, this.history.view()), rederived };
+    return { notices: toolSetNotices(reg, this.#history.view()), rederived };
   }
 
   /** Declarations of loaded tools no history message carries yet; marks them as carried (same transaction). */

@@ -1,5 +1,5 @@
-import { checkOutboundUrl } from "../tools/outbound";
-import { signHeaders } from "./signature";
+import { signHeaders } from "../../runs/signature";
+import { checkOutboundUrl } from "../../tools/outbound";
 import { CALLBACK_TIMEOUT_MS, type RunView } from "./types";
 
 export interface AttemptOutcome {

@@ -1,12 +1,13 @@
-import type { JsonObject, Part } from "../session/history/parts";
-import { cutText, fitJson } from "../storage/fit";
-import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../storage/limits";
-import { all, nowIso, one, run } from "../storage/sql";
+import type { ErrorInfo } from "../../model/errors";
+import type { JsonObject } from "../../model/json";
+import type { Part } from "../../model/message";
+import { cutText, fitJson } from "../../storage/fit";
+import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../../storage/limits";
+import { all, nowIso, one, write } from "../../storage/sql";
 import {
   type CallbackAttempt,
   type CallbackStatus,
   RUNS_KEPT,
-  type RunError,
   type RunOutput,
   type RunSpec,
   type RunStatus,
@@ -34,17 +35,20 @@ export interface RunRow {
 
 /** The session's `runs` and `run_callbacks` tables. Every method is SQL only, so callers compose them in transactions. */
 export class RunStore {
-  constructor(private readonly sql: SqlStorage) {}
+  readonly #sql: SqlStorage;
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
 
   get(id: string): RunRow | null {
-    return one<RunRow>(this.sql, "SELECT * FROM runs WHERE id = ?", id);
+    return one<RunRow>(this.#sql, "SELECT * FROM runs WHERE id = ?", id);
   }
 
   /** Inserts a queued run; a second insert of the same id is a no-op (duplicate webhook deliveries). */
   insert(spec: RunSpec): boolean {
     return (
-      run(
-        this.sql,
+      write(
+        this.#sql,
         `INSERT INTO runs (id, agent, status, input, json_schema, callback_url, webhook_id, callback_status, created_at)
          VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
         spec.id,
@@ -61,14 +65,14 @@ export class RunStore {
 
   open(): RunRow[] {
     return all<RunRow>(
-      this.sql,
+      this.#sql,
       "SELECT * FROM runs WHERE status IN ('queued', 'running', 'awaiting_approval') ORDER BY created_at",
     );
   }
 
   byTurn(turnId: string): RunRow | null {
     return one<RunRow>(
-      this.sql,
+      this.#sql,
       "SELECT * FROM runs WHERE turn_id = ? AND status IN ('running', 'awaiting_approval')",
       turnId,
     );
@@ -76,21 +80,21 @@ export class RunStore {
 
   /** running ⇄ awaiting_approval while the run's turn pauses for a person and resumes. */
   setStatus(id: string, status: "running" | "awaiting_approval"): void {
-    run(this.sql, "UPDATE runs SET status = ? WHERE id = ?", status, id);
+    write(this.#sql, "UPDATE runs SET status = ? WHERE id = ?", status, id);
   }
 
   /** The "awaiting approval" notification of a run's current pause (one per pause: `webhook_id` differs). */
   notice(
     runId: string,
   ): { run_id: string; turn_id: string; webhook_id: string; attempts: number; status: string } | null {
-    return one(this.sql, "SELECT * FROM run_notices WHERE run_id = ?", runId);
+    return one(this.#sql, "SELECT * FROM run_notices WHERE run_id = ?", runId);
   }
 
   /** A new pause: a fresh notice (replacing the previous pause's); returns false when this pause already has one. */
   newNotice(runId: string, turnId: string, webhookId: string): boolean {
     if (this.notice(runId)?.webhook_id === webhookId) return false;
-    run(
-      this.sql,
+    write(
+      this.#sql,
       "INSERT OR REPLACE INTO run_notices (run_id, turn_id, webhook_id, attempts, status) VALUES (?, ?, ?, 0, 'pending')",
       runId,
       turnId,
@@ -100,8 +104,8 @@ export class RunStore {
   }
 
   recordNotice(runId: string, status: "pending" | "delivered" | "failed", error: string | null): void {
-    run(
-      this.sql,
+    write(
+      this.#sql,
       "UPDATE run_notices SET attempts = attempts + 1, status = ?, error = ? WHERE run_id = ?",
       status,
       error,
@@ -110,8 +114,8 @@ export class RunStore {
   }
 
   started(id: string, turnId: string): void {
-    run(
-      this.sql,
+    write(
+      this.#sql,
       "UPDATE runs SET status = 'running', turn_id = ?, started_at = coalesce(started_at, ?) WHERE id = ?",
       turnId,
       nowIso(),
@@ -120,12 +124,12 @@ export class RunStore {
   }
 
   resumed(id: string): void {
-    run(this.sql, "UPDATE runs SET resumes = resumes + 1 WHERE id = ?", id);
+    write(this.#sql, "UPDATE runs SET resumes = resumes + 1 WHERE id = ?", id);
   }
 
-  finish(id: string, status: "completed" | "failed", result: RunOutput | null, error: RunError | null): void {
-    run(
-      this.sql,
+  finish(id: string, status: "completed" | "failed", result: RunOutput | null, error: ErrorInfo | null): void {
+    write(
+      this.#sql,
       "UPDATE runs SET status = ?, result = ?, error = ?, ended_at = ? WHERE id = ?",
       status,
       // Both fit their budgets (long strings cut with their original size): the row stays under the limit.
@@ -138,15 +142,15 @@ export class RunStore {
 
   attempts(id: string): CallbackAttempt[] {
     return all<CallbackAttempt & Record<string, string | number | null>>(
-      this.sql,
+      this.#sql,
       "SELECT attempt, at, status, error FROM run_callbacks WHERE run_id = ? ORDER BY attempt",
       id,
     ).map((a) => ({ attempt: a.attempt, at: a.at, status: a.status, error: a.error }));
   }
 
   recordAttempt(id: string, a: CallbackAttempt, callbackStatus: CallbackStatus): void {
-    run(
-      this.sql,
+    write(
+      this.#sql,
       "INSERT OR REPLACE INTO run_callbacks (run_id, attempt, at, status, error) VALUES (?, ?, ?, ?, ?)",
       id,
       a.attempt,
@@ -154,19 +158,19 @@ export class RunStore {
       a.status,
       a.error === null ? null : cutText(a.error, ERROR_BUDGET_BYTES),
     );
-    run(this.sql, "UPDATE runs SET callback_status = ? WHERE id = ?", callbackStatus, id);
+    write(this.#sql, "UPDATE runs SET callback_status = ? WHERE id = ?", callbackStatus, id);
   }
 
   /** Keeps the newest finished runs (and their attempts) only; open runs and pending callbacks are never swept. */
   sweep(): void {
-    run(
-      this.sql,
+    write(
+      this.#sql,
       `DELETE FROM runs WHERE status IN ('completed', 'failed') AND coalesce(callback_status, '') != 'pending'
          AND id NOT IN (SELECT id FROM runs ORDER BY created_at DESC LIMIT ?)`,
       RUNS_KEPT,
     );
-    run(this.sql, "DELETE FROM run_callbacks WHERE run_id NOT IN (SELECT id FROM runs)");
-    run(this.sql, "DELETE FROM run_notices WHERE run_id NOT IN (SELECT id FROM runs)");
+    write(this.#sql, "DELETE FROM run_callbacks WHERE run_id NOT IN (SELECT id FROM runs)");
+    write(this.#sql, "DELETE FROM run_notices WHERE run_id NOT IN (SELECT id FROM runs)");
   }
 
   input(row: RunRow): Part[] {
@@ -191,7 +195,7 @@ export class RunStore {
       resumes: row.resumes,
       ...(result ? { result } : {}),
       ...(result && result.structured_result !== undefined ? { structured_result: result.structured_result } : {}),
-      ...(row.error ? { error: JSON.parse(row.error) as RunError } : {}),
+      ...(row.error ? { error: JSON.parse(row.error) as ErrorInfo } : {}),
       ...(row.callback_url
         ? {
             callback: {

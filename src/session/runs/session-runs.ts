@@ -1,22 +1,22 @@
-import type { AgentConfig } from "../agents/types";
-import { readAgent } from "../d1/agents";
-import { type Env, flag } from "../env";
-import { log } from "../observability/log";
-import { openView } from "../session/approvals";
-import type { SessionEngine } from "../session/engine";
-import type { Result, TurnAnswer } from "../session/rpc-types";
-import type { Job, Scheduler } from "../session/scheduler";
-import type { TurnStatus } from "../session/stream/turn-events";
-import type { TurnRow } from "../session/turn/turns";
-import { nowIso } from "../storage/sql";
+import type { AgentConfig } from "../../agents/types";
+import { readAgent } from "../../d1/agents";
+import { type Env, flag } from "../../env";
+import type { ErrorInfo, Result } from "../../model/errors";
+import type { TurnStatus } from "../../model/turn";
+import { log } from "../../observability/log";
+import { nowIso } from "../../storage/sql";
+import { openView } from "../approvals";
+import type { SessionEngine } from "../engine";
+import type { TurnAnswer } from "../rpc-types";
+import type { Job, Scheduler } from "../scheduler";
+import type { TurnRow } from "../turn/turn-store";
 import { deliver } from "./callback";
-import { type RunRow, RunStore } from "./store";
+import { type RunRow, RunStore } from "./run-store";
 import {
   CALLBACK_MAX_ATTEMPTS,
   CALLBACK_TIMEOUT_MS,
   callbackDelay,
   MAX_RESUMES,
-  type RunError,
   type RunOutput,
   type RunSpec,
   type RunView,
@@ -46,27 +46,37 @@ export class SessionRuns {
   /** The engine's generation when this alarm's work began: after a DELETE, work that awaited writes nothing. */
   #generation = 0;
 
+  readonly #engine: SessionEngine;
+  readonly #scheduler: Scheduler;
+  readonly #env: Env;
+  readonly #sessionId: () => string;
+  readonly #agentName: () => string | null;
   constructor(
-    private readonly engine: SessionEngine,
-    private readonly scheduler: Scheduler,
-    private readonly env: Env,
-    private readonly sessionId: () => string,
-    private readonly agentName: () => string | null = () => null,
+    engine: SessionEngine,
+    scheduler: Scheduler,
+    env: Env,
+    sessionId: () => string,
+    agentName: () => string | null = () => null,
   ) {
+    this.#agentName = agentName;
+    this.#sessionId = sessionId;
+    this.#env = env;
+    this.#scheduler = scheduler;
+    this.#engine = engine;
     this.store = new RunStore(engine.storage.sql);
   }
 
   /** Queues a run (a second call with the same id changes nothing) and returns its view. */
   enqueue(spec: RunSpec): RunView {
-    const inserted = this.engine.tx(() => {
+    const inserted = this.#engine.tx(() => {
       const fresh = this.store.insert(spec);
-      if (fresh) this.scheduler.add("run", spec.id, Date.now());
+      if (fresh) this.#scheduler.add("run", spec.id, Date.now());
       return fresh;
     });
     if (inserted) {
       this.store.sweep();
-      this.engine.events.record("run_queued", null, { run_id: spec.id, callback: Boolean(spec.callback_url) });
-      this.scheduler.arm();
+      this.#engine.eventLog.record("run_queued", null, { run_id: spec.id, callback: Boolean(spec.callback_url) });
+      this.#scheduler.arm();
     }
     return this.view(spec.id) as RunView;
   }
@@ -74,12 +84,12 @@ export class SessionRuns {
   view(id: string): RunView | null {
     const row = this.store.get(id);
     if (!row) return null;
-    const view = this.store.view(row, this.sessionId(), this.scheduler.get("callback", id)?.due_at ?? null);
+    const view = this.store.view(row, this.#sessionId(), this.#scheduler.get("callback", id)?.due_at ?? null);
     return row.status === "awaiting_approval" ? { ...view, approvals: this.#approvalsOf(row) } : view;
   }
 
   #approvalsOf(row: RunRow) {
-    return this.engine.approvals
+    return this.#engine.approvals
       .pending()
       .filter((a) => a.turn_id === row.turn_id)
       .map(openView);
@@ -90,7 +100,7 @@ export class SessionRuns {
     const row = this.store.byTurn(turnId);
     if (row?.status !== "awaiting_approval") return;
     this.store.setStatus(row.id, "running");
-    this.engine.events.record("run_started", turnId, { run_id: row.id, after: "approval" });
+    this.#engine.eventLog.record("run_started", turnId, { run_id: row.id, after: "approval" });
   }
 
   /**
@@ -99,8 +109,8 @@ export class SessionRuns {
    * own turn does not block: nobody will answer it, and that run has already failed.
    */
   blocked(): boolean {
-    if (this.engine.running) return true;
-    const latest = this.engine.turns.latest();
+    if (this.#engine.running) return true;
+    const latest = this.#engine.turns.latest();
     const paused = latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval";
     return paused && this.store.byTurn(latest.id) === null;
   }
@@ -111,7 +121,7 @@ export class SessionRuns {
     // `running` until an alarm's reconcile pass (every alarm starts with one) concludes it.
     try {
       const row = this.store.byTurn(turnId);
-      const turn = this.engine.turns.get(turnId);
+      const turn = this.#engine.turns.get(turnId);
       if (row && turn) this.#conclude(row, turn);
     } catch (e) {
       log("error", "run_settle_failed", { turn_id: turnId, error: String(e) });
@@ -127,11 +137,11 @@ export class SessionRuns {
 
   /** True when the session was deleted while this alarm's work awaited something. */
   get #gone(): boolean {
-    return this.engine.stale(this.#generation);
+    return this.#engine.stale(this.#generation);
   }
 
   async #work(): Promise<void> {
-    this.#generation = this.engine.generation;
+    this.#generation = this.#engine.generation;
     if (this.#gone) return;
     for (const row of this.store.open()) {
       if (this.#gone) return;
@@ -143,13 +153,13 @@ export class SessionRuns {
       approval: (job: Job) => this.#expire(job),
       notice: (job: Job) => this.#notice(job),
     };
-    for (const job of this.scheduler.due(Date.now(), ["run", "callback", "approval", "notice"])) {
+    for (const job of this.#scheduler.due(Date.now(), ["run", "callback", "approval", "notice"])) {
       if (this.#gone) return;
       const handler = handlers[job.kind as keyof typeof handlers];
       const ok = await this.#guard(job.ref, () => handler(job));
       // A job that threw (D1 unreachable, say) is retried a little later, not in a hot alarm loop.
-      if (!ok && !this.#gone && this.scheduler.get(job.kind, job.ref))
-        this.scheduler.reschedule(job, Date.now() + JOB_RETRY_MS);
+      if (!ok && !this.#gone && this.#scheduler.get(job.kind, job.ref))
+        this.#scheduler.reschedule(job, Date.now() + JOB_RETRY_MS);
     }
   }
 
@@ -166,15 +176,15 @@ export class SessionRuns {
 
   async #start(job: Job): Promise<void> {
     const row = this.store.get(job.ref);
-    if (row?.status !== "queued") return this.scheduler.remove("run", job.ref);
+    if (row?.status !== "queued") return this.#scheduler.remove("run", job.ref);
     // A turn is running or paused for a client: the run waits; the turn's end re-arms the alarm for it.
     if (this.blocked()) return;
-    const agent = await loadAgent(this.env, row.agent);
+    const agent = await loadAgent(this.#env, row.agent);
     if (this.#gone) return;
     if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
     if (this.blocked()) return; // a client turn started while the agent was read
     const schema = this.store.schema(row);
-    const answer = await this.engine.sendMessage(
+    const answer = await this.#engine.sendMessage(
       agent,
       {
         content: this.store.input(row),
@@ -186,14 +196,14 @@ export class SessionRuns {
       "stream",
     );
     if (this.#gone) return void this.#adopt(answer);
-    if (!answer.ok && answer.code === "turn_in_progress") return;
+    if (!answer.ok && answer.error.code === "turn_in_progress") return;
     const turnId = this.#adopt(answer);
-    if (!turnId) return this.#fail(row, answer.ok ? { code: "internal_error", message: "no turn" } : answer);
-    this.engine.tx(() => {
+    if (!turnId) return this.#fail(row, answer.ok ? { code: "internal_error", message: "no turn" } : answer.error);
+    this.#engine.tx(() => {
       this.store.started(row.id, turnId);
-      this.scheduler.remove("run", row.id);
+      this.#scheduler.remove("run", row.id);
     });
-    this.engine.events.record("run_started", turnId, { run_id: row.id });
+    this.#engine.eventLog.record("run_started", turnId, { run_id: row.id });
     await this.#reconcile(this.store.get(row.id) as RunRow);
   }
 
@@ -207,7 +217,7 @@ export class SessionRuns {
   /** A running run whose turn is no longer running: conclude it, or resume it after an interruption. */
   async #reconcile(row: RunRow): Promise<void> {
     if ((row.status !== "running" && row.status !== "awaiting_approval") || !row.turn_id) return;
-    const turn = this.engine.turns.get(row.turn_id);
+    const turn = this.#engine.turns.get(row.turn_id);
     if (!turn) return this.#fail(row, { code: "turn_missing", message: "the run's turn was cleared" });
     if (turn.status === "running") return;
     if (turn.status === "awaiting_approval") return this.#awaitApproval(row, turn);
@@ -216,20 +226,20 @@ export class SessionRuns {
       code: "interrupted",
       message: "the session restarted while the run's turn was running",
     };
-    if (row.resumes >= MAX_RESUMES || this.engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
-    const agent = await loadAgent(this.env, row.agent);
+    if (row.resumes >= MAX_RESUMES || this.#engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
+    const agent = await loadAgent(this.#env, row.agent);
     if (this.#gone) return;
     if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
     // Re-checked after the await: a client message may have started a turn meanwhile.
-    if (this.engine.running || this.engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
+    if (this.#engine.running || this.#engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
     this.store.resumed(row.id);
-    const answer = await this.engine.retry(agent, "stream");
+    const answer = await this.#engine.retry(agent, "stream");
     if (this.#gone) return void this.#adopt(answer);
     const turnId = this.#adopt(answer);
     if (!turnId) return this.#fail(row, error);
     this.store.started(row.id, turnId);
-    this.engine.events.record("run_resumed", turnId, { run_id: row.id, interrupted_turn_id: turn.id });
-    const current = this.engine.turns.get(turnId);
+    this.#engine.eventLog.record("run_resumed", turnId, { run_id: row.id, interrupted_turn_id: turn.id });
+    const current = this.#engine.turns.get(turnId);
     if (current && current.status !== "running") this.#conclude(this.store.get(row.id) as RunRow, current);
   }
 
@@ -241,7 +251,7 @@ export class SessionRuns {
       this.#awaitApproval(row, turn);
       return;
     }
-    const r = this.engine.result(turn.id, turn.first_message_seq ?? 0);
+    const r = this.#engine.result(turn.id, turn.first_message_seq ?? 0);
     const last = [...r.messages].reverse().find((m) => m.role === "assistant");
     const text = (last?.parts ?? []).map((p) => (p.type === "text" ? p.text : "")).join("");
     const output: RunOutput = {
@@ -250,7 +260,7 @@ export class SessionRuns {
       usage: r.usage,
       ...(r.structured_result !== undefined ? { structured_result: r.structured_result } : {}),
     };
-    const error: RunError | null =
+    const error: ErrorInfo | null =
       status === "completed"
         ? null
         : status === "awaiting_tool_results"
@@ -264,18 +274,18 @@ export class SessionRuns {
     this.#finish(row, error ? "failed" : "completed", output, error);
   }
 
-  #fail(row: RunRow, error: RunError | { code: string; message: string }): void {
+  #fail(row: RunRow, error: ErrorInfo): void {
     this.#finish(row, "failed", null, { code: error.code, message: error.message });
   }
 
-  #finish(row: RunRow, status: "completed" | "failed", output: RunOutput | null, error: RunError | null): void {
-    this.engine.tx(() => {
+  #finish(row: RunRow, status: "completed" | "failed", output: RunOutput | null, error: ErrorInfo | null): void {
+    this.#engine.tx(() => {
       this.store.finish(row.id, status, output, error);
-      this.scheduler.remove("run", row.id);
-      if (row.callback_url) this.scheduler.add("callback", row.id, Date.now());
+      this.#scheduler.remove("run", row.id);
+      if (row.callback_url) this.#scheduler.add("callback", row.id, Date.now());
     });
-    this.engine.events.record("run_finished", row.turn_id, { run_id: row.id, status, ...(error ? { error } : {}) });
-    this.scheduler.arm();
+    this.#engine.eventLog.record("run_finished", row.turn_id, { run_id: row.id, status, ...(error ? { error } : {}) });
+    this.#scheduler.arm();
   }
 
   /**
@@ -287,46 +297,46 @@ export class SessionRuns {
   #awaitApproval(row: RunRow, turn: TurnRow): void {
     const first = this.#approvalsOf({ ...row, turn_id: turn.id })[0];
     const webhookId = `${row.id}.approval.${first?.approval_id ?? turn.id}`;
-    const fresh = this.engine.tx(() => {
+    const fresh = this.#engine.tx(() => {
       if (row.status !== "awaiting_approval") this.store.setStatus(row.id, "awaiting_approval");
       const added = row.callback_url ? this.store.newNotice(row.id, turn.id, webhookId) : false;
-      if (added) this.scheduler.add("notice", row.id, Date.now());
+      if (added) this.#scheduler.add("notice", row.id, Date.now());
       return row.status !== "awaiting_approval" || added;
     });
     if (!fresh) return;
-    this.engine.events.record("run_awaiting_approval", turn.id, {
+    this.#engine.eventLog.record("run_awaiting_approval", turn.id, {
       run_id: row.id,
       approval_ids: this.#approvalsOf({ ...row, turn_id: turn.id }).map((a) => a.approval_id),
     });
-    this.scheduler.arm();
+    this.#scheduler.arm();
   }
 
   async #notice(job: Job): Promise<void> {
     const row = this.store.get(job.ref);
     const notice = this.store.notice(job.ref);
     if (!row?.callback_url || row.status !== "awaiting_approval" || notice?.status !== "pending") {
-      return this.scheduler.remove("notice", job.ref);
+      return this.#scheduler.remove("notice", job.ref);
     }
-    this.scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
-    const agent = await loadAgent(this.env, row.agent);
+    this.#scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
+    const agent = await loadAgent(this.#env, row.agent);
     const view = this.view(row.id) as RunView;
     delete view.callback;
     const outcome = await deliver(
       row.callback_url,
       agent?.webhook_secrets[0],
       view,
-      flag(this.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
+      flag(this.#env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
       notice.webhook_id,
     );
     const attempt = notice.attempts + 1;
     const done = outcome.delivered || !outcome.retryable || attempt >= CALLBACK_MAX_ATTEMPTS;
     const status = outcome.delivered ? "delivered" : done ? "failed" : "pending";
-    this.engine.tx(() => {
+    this.#engine.tx(() => {
       this.store.recordNotice(row.id, status, outcome.error);
-      if (done) this.scheduler.remove("notice", row.id);
-      else this.scheduler.reschedule(job, Date.now() + callbackDelay(attempt));
+      if (done) this.#scheduler.remove("notice", row.id);
+      else this.#scheduler.reschedule(job, Date.now() + callbackDelay(attempt));
     });
-    this.engine.events.record("approval_notice_attempt", row.turn_id, {
+    this.#engine.eventLog.record("approval_notice_attempt", row.turn_id, {
       run_id: row.id,
       webhook_id: notice.webhook_id,
       attempt,
@@ -338,40 +348,40 @@ export class SessionRuns {
 
   /** An approval's `approval_ttl_s` ran out: declined with that reason (the turn resumes if it was the last). */
   async #expire(job: Job): Promise<void> {
-    const name = this.agentName();
-    const agent = name ? await loadAgent(this.env, name) : null;
-    if (agent) await this.engine.expireApproval(agent, job.ref);
-    this.scheduler.remove("approval", job.ref);
+    const name = this.#agentName();
+    const agent = name ? await loadAgent(this.#env, name) : null;
+    if (agent) await this.#engine.expireApproval(agent, job.ref);
+    this.#scheduler.remove("approval", job.ref);
   }
 
   async #callback(job: Job): Promise<void> {
     const row = this.store.get(job.ref);
     const ended = row?.status === "completed" || row?.status === "failed";
     if (!row?.callback_url || !ended || row.callback_status !== "pending") {
-      return this.scheduler.remove("callback", job.ref);
+      return this.#scheduler.remove("callback", job.ref);
     }
     const attempt = this.store.attempts(row.id).length + 1;
-    this.scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
+    this.#scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
     const at = nowIso();
-    const agent = await loadAgent(this.env, row.agent);
+    const agent = await loadAgent(this.#env, row.agent);
     if (this.#gone) return;
-    const view = this.store.view(row, this.sessionId(), null);
+    const view = this.store.view(row, this.#sessionId(), null);
     delete view.callback; // the receiver gets the result, not our delivery bookkeeping
     const outcome = await deliver(
       row.callback_url,
       agent?.webhook_secrets[0],
       view,
-      flag(this.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
+      flag(this.#env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
     );
     if (this.#gone) return;
     const done = outcome.delivered || !outcome.retryable || attempt >= CALLBACK_MAX_ATTEMPTS;
     const status = outcome.delivered ? "delivered" : done ? "failed" : "pending";
-    this.engine.tx(() => {
+    this.#engine.tx(() => {
       this.store.recordAttempt(row.id, { attempt, at, status: outcome.status, error: outcome.error }, status);
-      if (done) this.scheduler.remove("callback", row.id);
-      else this.scheduler.reschedule(job, Date.now() + callbackDelay(attempt));
+      if (done) this.#scheduler.remove("callback", row.id);
+      else this.#scheduler.reschedule(job, Date.now() + callbackDelay(attempt));
     });
-    this.engine.events.record("callback_attempt", row.turn_id, {
+    this.#engine.eventLog.record("callback_attempt", row.turn_id, {
       run_id: row.id,
       attempt,
       status: outcome.status,

@@ -1,0 +1,34 @@
+/**
+ * The worker's types: its env, with the Durable Object namespaces typed by
+ * their classes (the object side sees only src/env.ts), the caller of a
+ * request, and the Hono app's env.
+ */
+
+import type { Env } from "../env";
+import type { RateLimiter } from "../ratelimit/rate-limiter";
+import type { Session } from "../session/session";
+import type { TokenAction } from "./tokens";
+
+/** The bindings as the worker sees them: Env plus the object namespaces it calls. */
+export interface WorkerEnv extends Env {
+  SESSION: DurableObjectNamespace<Session>;
+  /** Exact token-bucket limiter: per-key overrides, a configured default, or no binding. */
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+}
+
+/** Who made a request: an API key, or a session token (its session and actions). */
+export type Principal =
+  | { kind: "key"; keyId: string }
+  | { kind: "token"; keyId: string; session: string; actions: TokenAction[]; jti: string };
+
+export interface AppEnv {
+  Bindings: WorkerEnv;
+  Variables: {
+    tenant: string;
+    principal?: Principal;
+    /** Set when a cross-origin request's Origin is allowed by its tenant (see cors.ts). */
+    corsOrigin?: string;
+    /** Debug mode: D1 statements the session object ran for this request (reported with its turn answer). */
+    objectD1Statements?: number;
+  };
+}
