@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { resultText } from "../../src/model/message.ts";
 import { LOOKUP_TOOL, lookupAgent } from "../helpers/fixtures.ts";
 import {
   Api,
@@ -13,7 +14,6 @@ import {
   HttpError,
   killGroup,
   Mock,
-  type Part,
   type SseFrame,
   SseParser,
   startWrangler,
@@ -150,10 +150,6 @@ function chunkType(frame: SseFrame): string | undefined {
     : undefined;
 }
 
-function resultText(part: Extract<Part, { type: "tool_result" }>): string {
-  return typeof part.content === "string" ? part.content : part.content.map((b) => b.text).join("");
-}
-
 interface SessionView {
   status: string;
   last_turn: { id: string; status: string } | null;
@@ -209,7 +205,7 @@ describe("a worker restart in the middle of a turn", () => {
     if (repair?.type !== "tool_result") throw new Error(`expected a tool_result first, got ${JSON.stringify(next)}`);
     expect(repair.tool_use_id).toBe(toolUseId);
     expect(repair.is_error).toBe(true);
-    expect(resultText(repair)).toMatch(/^tool result unavailable: /);
+    expect(resultText(repair.content)).toMatch(/^tool result unavailable: /);
     const results = history.messages.flatMap((m) =>
       m.parts.filter((p) => p.type === "tool_result" && p.tool_use_id === toolUseId),
     );

@@ -2,6 +2,7 @@
 // with the mock model server behind both providers and a local endpoint serving an `http` tool.
 import { asSchema, uiMessageChunkSchema } from "ai";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { resultText } from "../../src/model/message.ts";
 import { weatherAgent } from "../helpers/fixtures.ts";
 import {
   Api,
@@ -58,10 +59,6 @@ function parts(messages: HistoryMessage[]): Part[] {
   return messages.flatMap((m) => m.parts);
 }
 
-function resultText(part: Extract<Part, { type: "tool_result" }>): string {
-  return typeof part.content === "string" ? part.content : part.content.map((b) => b.text).join("");
-}
-
 /** Asserts the canonical messages of one tool round trip: tool_use → tool_result (from our server) → text. */
 function expectToolRoundTrip(messages: HistoryMessage[]): void {
   const all = parts(messages);
@@ -76,7 +73,7 @@ function expectToolRoundTrip(messages: HistoryMessage[]): void {
   const result = results[0]!;
   expect(result.tool_use_id).toBe(use.id);
   expect(result.is_error ?? false).toBe(false);
-  expect(resultText(result)).toContain("weather-for-Paris");
+  expect(resultText(result.content)).toContain("weather-for-Paris");
 
   const texts = all.filter((p): p is Extract<Part, { type: "text" }> => p.type === "text").map((p) => p.text);
   expect(texts.join("\n")).toContain("It is sunny in Paris");

@@ -1,4 +1,7 @@
-// A thin client for the Switchboard HTTP API (docs/API.md), written against the contract, not src/.
+// A thin client for the Switchboard HTTP API (docs/API.md): its request shapes are written against the
+// contract; the conversation model (messages, parts, turn status) is src/model's own.
+import type { Message as HistoryMessage, ToolResultContent } from "../../src/model/message.ts";
+import type { TurnStatus } from "../../src/model/turn.ts";
 import { type ReadSseOptions, readSse, type SseRead } from "./sse.ts";
 
 export interface ErrorBody {
@@ -60,25 +63,9 @@ export interface SessionCreated {
   created_at: string;
 }
 
-export type ToolResultContent = string | Array<{ type: "text"; text: string }>;
-
-export type Part =
-  | { type: "text"; text: string }
-  | { type: "thinking"; thinking: string; signature?: string }
-  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
-  | { type: "tool_result"; tool_use_id: string; content: ToolResultContent; is_error?: boolean }
-  | { type: "tool_declarations"; tools: unknown[] }
-  | { type: "notice"; text: string };
-
-export interface HistoryMessage {
-  seq: number;
-  role: "user" | "assistant";
-  parts: Part[];
-  origin: string;
-  created_at: string;
-}
-
-export type TurnStatus = "completed" | "awaiting_tool_results" | "failed" | "cancelled";
+/** The conversation model's own types (src/model imports nothing, so tests share them instead of re-declaring). */
+export type { Message as HistoryMessage, Part, ToolResultContent } from "../../src/model/message.ts";
+export type { TurnStatus } from "../../src/model/turn.ts";
 
 export interface TurnResult {
   turn_id: string;

@@ -1,4 +1,4 @@
-import { type Env, flag } from "../../env";
+import { flag } from "../../env";
 import type { ErrorInfo } from "../../model/errors";
 import type { Part } from "../../model/message";
 import type { StopReason } from "../../model/stream";
