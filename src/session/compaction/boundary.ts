@@ -10,7 +10,7 @@ import type { Message } from "../../model/message";
  * - no tool_use before it is still unanswered at it, so invariant P holds on
  *   both sides (the kept side never starts with a tool_result);
  * - it is not inside the running turn (at most that turn's first message).
- * Pure functions, property-tested (test/unit/compaction/boundary.test.ts).
+ * Pure functions, property-tested (test/unit/session/compaction/boundary.test.ts).
  */
 
 /** Indices `1..limit` that are safe boundaries, ascending. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { coalesce } from "../../../src/session/stream/coalesce";
-import { parseSseFrames, SSE_DONE } from "../../../src/session/stream/sse";
+import { coalesce } from "../../../../src/session/stream/coalesce";
+import { parseSseFrames, SSE_DONE } from "../../../../src/session/stream/sse";
 import { assemble, assembleConnections, encodeAll, toFrames } from "./assemble";
 import { FULL_TURN } from "./fixtures";
 

@@ -1,6 +1,6 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { describe, expect, it } from "vitest";
-import { parseSseFrames, SSE_DONE, sseFrame, UI_STREAM_HEADERS } from "../../../src/session/stream/sse";
+import { parseSseFrames, SSE_DONE, sseFrame, UI_STREAM_HEADERS } from "../../../../src/session/stream/sse";
 import { encodeAll, toSse } from "./assemble";
 import { FULL_TURN } from "./fixtures";
 

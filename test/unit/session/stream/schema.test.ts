@@ -1,8 +1,8 @@
 import { safeValidateTypes } from "@ai-sdk/provider-utils";
 import { type UIMessageChunk, uiMessageChunkSchema } from "ai";
 import { describe, expect, it } from "vitest";
-import { coalesce } from "../../../src/session/stream/coalesce";
-import type { UiChunk } from "../../../src/session/stream/ui-chunks";
+import { coalesce } from "../../../../src/session/stream/coalesce";
+import type { UiChunk } from "../../../../src/session/stream/ui-chunks";
 import { encodeAll } from "./assemble";
 import { SCENARIOS } from "./fixtures";
 import { invariantViolations } from "./invariants";

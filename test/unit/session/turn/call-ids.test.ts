@@ -1,7 +1,7 @@
 // CallIds: how one step maps the tool_use ids a provider sends onto session-unique canonical ids.
 import { describe, expect, it } from "vitest";
-import type { StreamEvent } from "../../../src/model/stream";
-import { CallIds } from "../../../src/session/turn/call-ids";
+import type { StreamEvent } from "../../../../src/model/stream";
+import { CallIds } from "../../../../src/session/turn/call-ids";
 
 const start = (index: number, id: string): StreamEvent => ({
   type: "block_start",

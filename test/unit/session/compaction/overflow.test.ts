@@ -1,12 +1,12 @@
 // The providers' real context-length 400 bodies become one typed, retryable `context_overflow` failure
 // that is never re-sent as is (the turn compacts and retries the step instead).
 import { describe, expect, it } from "vitest";
-import { anthropicCodec } from "../../../mock/anthropic.ts";
-import { openaiCodec } from "../../../mock/openai.ts";
-import { fetchWithRetry } from "../../../src/providers/retry";
-import { ProviderFailure } from "../../../src/providers/types";
-import { estimateTokens } from "../../../src/session/compaction/estimate";
-import { FAST_POLICY, scriptedFetch } from "../providers/helpers";
+import { anthropicCodec } from "../../../../mock/anthropic.ts";
+import { openaiCodec } from "../../../../mock/openai.ts";
+import { fetchWithRetry } from "../../../../src/providers/retry";
+import { ProviderFailure } from "../../../../src/providers/types";
+import { estimateTokens } from "../../../../src/session/compaction/estimate";
+import { FAST_POLICY, scriptedFetch } from "../../providers/helpers";
 
 async function failureFor(body: string) {
   let calls = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { coalesce } from "../../../src/session/stream/coalesce";
-import type { UiChunk } from "../../../src/session/stream/ui-chunks";
+import { coalesce } from "../../../../src/session/stream/coalesce";
+import type { UiChunk } from "../../../../src/session/stream/ui-chunks";
 import { assemble, encodeAll, toSse } from "./assemble";
 import { SCENARIOS } from "./fixtures";
 

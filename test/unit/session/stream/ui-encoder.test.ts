@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { StreamEvent } from "../../../src/model/stream";
-import type { TurnEvent } from "../../../src/session/stream/turn-events";
-import { UiEncoder } from "../../../src/session/stream/ui-encoder";
+import type { StreamEvent } from "../../../../src/model/stream";
+import type { TurnEvent } from "../../../../src/session/stream/turn-events";
+import { UiEncoder } from "../../../../src/session/stream/ui-encoder";
 import { encodeAll } from "./assemble";
 import { ODDITIES } from "./fixtures";
 

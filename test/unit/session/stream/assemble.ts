@@ -1,9 +1,9 @@
 import { parseJsonEventStream } from "@ai-sdk/provider-utils";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from "ai";
-import { SSE_DONE, sseFrame } from "../../../src/session/stream/sse";
-import type { TurnEvent } from "../../../src/session/stream/turn-events";
-import type { UiChunk } from "../../../src/session/stream/ui-chunks";
-import { UiEncoder } from "../../../src/session/stream/ui-encoder";
+import { SSE_DONE, sseFrame } from "../../../../src/session/stream/sse";
+import type { TurnEvent } from "../../../../src/session/stream/turn-events";
+import type { UiChunk } from "../../../../src/session/stream/ui-chunks";
+import { UiEncoder } from "../../../../src/session/stream/ui-encoder";
 
 export function encodeAll(events: TurnEvent[]): UiChunk[] {
   const encoder = new UiEncoder();

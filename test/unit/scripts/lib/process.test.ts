@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { freePort, portIsFree, spawnGroup, stopGroup, waitForHttp } from "../../../scripts/lib/process.mjs";
+import { freePort, portIsFree, spawnGroup, stopGroup, waitForHttp } from "../../../../scripts/lib/process.mjs";
 
 /** Running, not a zombie (an orphan the container's init has not reaped yet is gone for our purposes). */
 function running(pid: number): boolean {

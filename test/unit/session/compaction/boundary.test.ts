@@ -1,10 +1,10 @@
 // Property test: a compaction boundary never splits a tool_use from its tool_result, never lies inside the
 // running turn, and the summarised side's transcript carries every user message it replaces.
 import { describe, expect, it } from "vitest";
-import { mulberry32 } from "../../../bench/random";
-import type { Message, Part } from "../../../src/model/message";
-import { chooseBoundary, safeBoundaries } from "../../../src/session/compaction/boundary";
-import { transcriptLines } from "../../../src/session/compaction/transcript";
+import { mulberry32 } from "../../../../bench/random";
+import type { Message, Part } from "../../../../src/model/message";
+import { chooseBoundary, safeBoundaries } from "../../../../src/session/compaction/boundary";
+import { transcriptLines } from "../../../../src/session/compaction/transcript";
 
 type Outcome = "answered" | "synthesized" | "skipped";
 

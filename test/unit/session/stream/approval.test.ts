@@ -4,7 +4,7 @@
 // by the ai package's own parser and message assembler.
 import { type DynamicToolUIPart, readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
-import type { TurnEvent } from "../../../src/session/stream/turn-events";
+import type { TurnEvent } from "../../../../src/session/stream/turn-events";
 import { encodeAll, parseWithSdk, toSse } from "./assemble";
 import { APPROVAL_PAUSE } from "./fixtures";
 

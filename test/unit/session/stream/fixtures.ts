@@ -1,5 +1,5 @@
-import type { StreamEvent } from "../../../src/model/stream";
-import type { TurnEvent } from "../../../src/session/stream/turn-events";
+import type { StreamEvent } from "../../../../src/model/stream";
+import type { TurnEvent } from "../../../../src/session/stream/turn-events";
 
 const p = (event: StreamEvent): TurnEvent => ({ type: "provider", event });
 

@@ -1,4 +1,4 @@
-import type { UiChunk } from "../../../src/session/stream/ui-chunks";
+import type { UiChunk } from "../../../../src/session/stream/ui-chunks";
 
 /**
  * The encoder's contract with the client, checked over a whole chunk list:

@@ -1,6 +1,6 @@
 import type { DynamicToolUIPart } from "ai";
 import { describe, expect, it } from "vitest";
-import { coalesce } from "../../../src/session/stream/coalesce";
+import { coalesce } from "../../../../src/session/stream/coalesce";
 import { assemble, encodeAll, toSse } from "./assemble";
 import { CUT_MID_TEXT, CUT_MID_TOOL_INPUT } from "./fixtures";
 

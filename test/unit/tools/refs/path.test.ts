@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatPath, type PathSegment, parsePath } from "../../../src/tools/refs/index";
+import { formatPath, type PathSegment, parsePath } from "../../../../src/tools/refs/index";
 
 function segments(path: string): PathSegment[] {
   const r = parsePath(path);
