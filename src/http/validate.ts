@@ -69,7 +69,7 @@ function field(issue: SchemaIssue): string {
 /** Validates against a fixed JSON Schema; the first issue becomes a 400 naming the field. */
 export function check<T>(schema: FixedSchemaName, value: unknown): T {
   const result = validateFixed(schema, value);
-  if (!result.valid) {
+  if (!result.ok) {
     const first = result.issues[0];
     throw new ApiError(400, "invalid_request", first ? `${field(first)}: ${first.message}` : "body: invalid");
   }

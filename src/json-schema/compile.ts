@@ -102,10 +102,10 @@ class Compiled implements CompiledSchema {
       // Non-JSON values (undefined, bigint) and pathological recursion end up here, not as a crash.
       const reason = e instanceof Error ? e.message.split("\n")[0] : String(e);
       const issue = { path: "(root)", keyword: "schema", message: `could not be validated: ${reason}` };
-      return { valid: false, issues: [issue], omitted: 0 };
+      return { ok: false, issues: [issue], omitted: 0 };
     }
-    if (result.valid) return { valid: true };
-    return { valid: false, ...reduceIssues(cfworkerIssues(result.errors, value), value) };
+    if (result.valid) return { ok: true };
+    return { ok: false, ...reduceIssues(cfworkerIssues(result.errors, value), value) };
   }
 }
 

@@ -15,7 +15,7 @@ export interface SchemaIssue {
 }
 
 /** What validating one value gives, from either engine. */
-export type SchemaResult = { valid: true } | { valid: false; issues: SchemaIssue[]; omitted: number };
+export type SchemaResult = { ok: true } | { ok: false; issues: SchemaIssue[]; omitted: number };
 
 /** A model repairs a call better from a few precise issues than from a wall of them. */
 export const MAX_ISSUES = 10;
@@ -27,7 +27,7 @@ export function issueLine(issue: SchemaIssue): string {
 
 /** The issues of a result as lines (none when the value is valid). */
 export function issueLines(result: SchemaResult): string[] {
-  return result.valid ? [] : result.issues.map(issueLine);
+  return result.ok ? [] : result.issues.map(issueLine);
 }
 
 /** Renders issues as the text of an is_error tool_result: one line per issue. */

@@ -16,6 +16,6 @@ export type FixedSchemaName = keyof typeof fixedValidators;
 
 export function validateFixed(name: FixedSchemaName, value: unknown): SchemaResult {
   const validator = fixedValidators[name];
-  if (validator(value)) return { valid: true };
-  return { valid: false, ...reduceIssues(ajvIssues(validator.errors ?? [], value), value) };
+  if (validator(value)) return { ok: true };
+  return { ok: false, ...reduceIssues(ajvIssues(validator.errors ?? [], value), value) };
 }

@@ -27,7 +27,7 @@ const validator: jsonSchemaValidator = {
   getValidator<T>(schema: unknown) {
     const compiled = compileLenient(schema);
     return (input: unknown) => {
-      if (!compiled.ok || compiled.schema.validate(input).valid) {
+      if (!compiled.ok || compiled.schema.validate(input).ok) {
         return { valid: true as const, data: input as T, errorMessage: undefined };
       }
       return {

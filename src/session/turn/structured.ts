@@ -30,13 +30,13 @@ export function structuredDeclaration(contract: OutputContract): ToolDeclaration
   };
 }
 
-export type StructuredCheck = { valid: true; value: JsonObject } | { valid: false; message: string; errors: string[] };
+export type StructuredCheck = { ok: true; value: JsonObject } | { ok: false; message: string; errors: string[] };
 
 export function checkStructured(call: ToolUsePart, contract: OutputContract): StructuredCheck {
   const result = contract.compiled.validate(call.input);
-  if (result.valid) return { valid: true, value: call.input };
+  if (result.ok) return { ok: true, value: call.input };
   return {
-    valid: false,
+    ok: false,
     errors: result.issues.map(issueLine),
     message: `structured_output arguments do not match the schema:\n${formatIssues(result.issues)}\nFix them and call structured_output again.`,
   };

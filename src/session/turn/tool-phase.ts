@@ -111,7 +111,7 @@ export function answerStructured(
       continue;
     }
     const check = checkStructured(call, contract);
-    if (!check.valid) {
+    if (!check.ok) {
       refuse(call, check.errors, check.message);
       continue;
     }

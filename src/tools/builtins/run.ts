@@ -21,7 +21,7 @@ export interface BuiltinContext {
 /** Built-in inputs are fixed schemas: checked by their build-time validators (`http/fixed-schemas.ts`). */
 function invalid(name: string, schema: FixedSchemaName, input: unknown): string | null {
   const result = validateFixed(schema, input);
-  if (result.valid) return null;
+  if (result.ok) return null;
   const issues = result.issues.slice(0, 5).map(issueLine).join("; ");
   return `invalid arguments for ${name}: ${issues}. tool_info(name: "${name}", include_schema: true) shows the schema.`;
 }

@@ -22,14 +22,14 @@ describe("fixed schemas: Ajv standalone and @cfworker agree", () => {
       for (const input of inputs) {
         const built = validateFixed(name as FixedSchemaName, input);
         const interpreted = runtime.schema.validate(input);
-        if (built.valid !== interpreted.valid) {
+        if (built.ok !== interpreted.ok) {
           throw new Error(
-            `${name}: Ajv says ${built.valid}, @cfworker says ${interpreted.valid} for ${JSON.stringify(input).slice(0, 300)}`,
+            `${name}: Ajv says ${built.ok}, @cfworker says ${interpreted.ok} for ${JSON.stringify(input).slice(0, 300)}`,
           );
         }
-        if (built.valid) valid++;
+        if (built.ok) valid++;
       }
-      expect(validateFixed(name as FixedSchemaName, FIXED_EXAMPLES[name]).valid).toBe(true);
+      expect(validateFixed(name as FixedSchemaName, FIXED_EXAMPLES[name]).ok).toBe(true);
       // Both verdicts occur, so agreement is not agreement on everything being valid (or invalid).
       expect(valid).toBeGreaterThan(1);
       expect(inputs.length - valid).toBeGreaterThan(5);
@@ -44,7 +44,7 @@ describe("fixed schemas: Ajv standalone and @cfworker agree", () => {
       for (const input of mutations(schema as Record<string, unknown>, FIXED_EXAMPLES[name])) {
         const built = validateFixed(name as FixedSchemaName, input);
         const interpreted = runtime.schema.validate(input);
-        if (built.valid || interpreted.valid) continue;
+        if (built.ok || interpreted.ok) continue;
         expect(interpreted.issues, `${name}: ${JSON.stringify(input).slice(0, 200)}`).toContainEqual(built.issues[0]);
         compared++;
       }

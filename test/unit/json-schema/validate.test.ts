@@ -9,7 +9,7 @@ function compiled(schema: unknown): CompiledSchema {
 
 function issues(schema: CompiledSchema, value: unknown): SchemaIssue[] {
   const r = schema.validate(value);
-  if (r.valid) throw new Error("expected the value to be invalid");
+  if (r.ok) throw new Error("expected the value to be invalid");
   return r.issues;
 }
 
@@ -43,7 +43,7 @@ const order = compiled({
 describe("CompiledSchema.validate", () => {
   it("accepts valid values", () => {
     expect(order.validate({ customer: { id: "c1" }, items: [{ id: "i1", qty: 2 }], note: null })).toEqual({
-      valid: true,
+      ok: true,
     });
   });
 
@@ -95,8 +95,8 @@ describe("CompiledSchema.validate", () => {
   it("reports several problems, deduplicated, and caps them", () => {
     const items = Array.from({ length: 30 }, () => ({ id: 1, qty: 1 }));
     const r = order.validate({ customer: { id: "c" }, items });
-    expect(r.valid).toBe(false);
-    if (r.valid) return;
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
     expect(r.issues).toHaveLength(10);
     expect(r.omitted).toBe(20);
     expect(new Set(r.issues.map((e) => e.path)).size).toBe(10);
@@ -161,8 +161,8 @@ describe("CompiledSchema.validate", () => {
   it("turns validator exceptions into issues", () => {
     const s = compiled({ type: "object" });
     const r = s.validate(undefined);
-    expect(r.valid).toBe(false);
-    if (!r.valid) expect(r.issues[0]?.message).toMatch(/could not be validated/);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues[0]?.message).toMatch(/could not be validated/);
   });
 
   it("formats issues for a tool_result", () => {

@@ -125,13 +125,13 @@ describe("widenSchema", () => {
     const compiled = compileStrict(widenSchema(schema), { requireObjectRoot: true });
     if (!compiled.ok) throw new Error(compiled.error);
     const v = compiled.schema;
-    expect(v.validate({ city: { $tool: "toolu_1", $path: "name" }, days: 3 }).valid).toBe(true);
+    expect(v.validate({ city: { $tool: "toolu_1", $path: "name" }, days: 3 }).ok).toBe(true);
     expect(
-      v.validate({ city: "Oslo", days: { $tool: "toolu_2" }, opts: [{ $tool: "toolu_3", $path: "[0]" }] }).valid,
+      v.validate({ city: "Oslo", days: { $tool: "toolu_2" }, opts: [{ $tool: "toolu_3", $path: "[0]" }] }).ok,
     ).toBe(true);
-    expect(v.validate({ city: { $tool: 5 }, days: 1 }).valid).toBe(false);
-    expect(v.validate({ city: { $tool: "t", extra: 1 }, days: 1 }).valid).toBe(false);
-    expect(v.validate({ $tool: "toolu_1" }).valid).toBe(false);
+    expect(v.validate({ city: { $tool: 5 }, days: 1 }).ok).toBe(false);
+    expect(v.validate({ city: { $tool: "t", extra: 1 }, days: 1 }).ok).toBe(false);
+    expect(v.validate({ $tool: "toolu_1" }).ok).toBe(false);
   });
 
   it("keeps proto-looking property names as plain keys", () => {
