@@ -1,7 +1,7 @@
 import { cutText, fairShares, jsonBytes } from "../../storage/fit";
 import { ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, run } from "../../storage/sql";
-import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
+import { clearCompactions, latestCompaction, nativeView, preambleOf } from "../compaction/records";
 import type {
   Message,
   Origin,
@@ -76,6 +76,13 @@ function toMessage(row: MessageRow): Message {
   };
 }
 
+/** Where the provider view starts: the latest compaction's boundary, its preamble, and whether the provider wrote it. */
+interface ViewStart {
+  start: number;
+  preamble: Message | null;
+  native: boolean;
+}
+
 /**
  * The canonical history and the `tool_calls` ledger that keeps invariant P.
  *
@@ -89,14 +96,16 @@ function toMessage(row: MessageRow): Message {
 export class HistoryStore {
   #cache: Message[] | null = null;
   /** The provider view: messages from `start` on, opened by the latest compaction's summary (if any). */
-  #view: { start: number; preamble: Message | null } | null = null;
+  #view: ViewStart | null = null;
 
   constructor(private readonly sql: SqlStorage) {}
 
-  #loadView(): { start: number; preamble: Message | null } {
+  #loadView(): ViewStart {
     if (!this.#view) {
       const rec = latestCompaction(this.sql);
-      this.#view = rec ? { start: rec.boundary_seq, preamble: preambleOf(rec) } : { start: 0, preamble: null };
+      this.#view = rec
+        ? { start: rec.boundary_seq, preamble: preambleOf(rec), native: rec.native }
+        : { start: 0, preamble: null, native: false };
     }
     return this.#view;
   }
@@ -130,8 +139,9 @@ export class HistoryStore {
 
   /** `messages()` opened by the preamble: what provider requests and tool-state derivations read. */
   view(): Message[] {
-    const pre = this.preamble();
-    return pre ? [pre, ...this.messages()] : this.messages();
+    const { preamble, native } = this.#loadView();
+    if (!preamble) return this.messages();
+    return native ? nativeView(preamble, this.messages()) : [preamble, ...this.messages()];
   }
 
   /** Seq of the first message of the view (0 = no compaction yet). */
@@ -357,6 +367,6 @@ export class HistoryStore {
     run(this.sql, "DELETE FROM tool_calls");
     clearCompactions(this.sql);
     this.#cache = [];
-    this.#view = { start: 0, preamble: null };
+    this.#view = { start: 0, preamble: null, native: false };
   }
 }

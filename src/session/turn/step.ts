@@ -5,7 +5,8 @@ import { ProviderFailure, type RetryPolicy, type StepRequest, type StopReason } 
 import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
 import { keptAfterCompaction } from "../compaction/view";
-import type { Part } from "../history/parts";
+import type { CompactionInfo } from "../compaction/compactor";
+import type { CompactionPart, Part } from "../history/parts";
 import type { Execution } from "../history/store";
 import { CallIds } from "./call-ids";
 import type { TurnContext } from "./context";
@@ -93,7 +94,16 @@ export async function runStep(ctx: TurnContext, step: number, req: StepRequest):
     if (buffer.length === 0) return;
     const parts = buffer;
     buffer = [];
-    messageSeq = ctx.tx(() => history.appendAssistantParts(ctx.turnId, messageSeq, parts, execution));
+    let compacted: CompactionInfo | null = null;
+    messageSeq = ctx.tx(() => {
+      const seq = history.appendAssistantParts(ctx.turnId, messageSeq, parts, execution);
+      // A provider's compaction is recorded in the transaction that writes its block (never apart);
+      // one without content failed and changes nothing (the provider treats it as a no-op).
+      const native = parts.find((p): p is CompactionPart => p.type === "compaction" && p.content !== null);
+      if (native) compacted = ctx.d.compactor.recordNative(agent, ctx.turnId, seq, native);
+      return seq;
+    });
+    if (compacted) ctx.out.emit({ type: "data", name: "compaction", data: compacted, transient: false });
   };
   // Provider ids are made session-unique before anything (history, UI stream, events) sees them.
   const ids = new CallIds((id) => history.hasToolUseId(id));
