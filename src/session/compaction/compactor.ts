@@ -2,8 +2,8 @@ import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
 import type { Env } from "../../env";
 import type { EventLog } from "../../observability/events";
-import { endpointFromEnv, getAdapter } from "../../providers/index";
 import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
+import { endpointFromEnv, getAdapter } from "../../providers/index";
 import { contextWindow, ProviderFailure, type StepRequest } from "../../providers/types";
 import { all } from "../../storage/sql";
 import { announcedTools } from "../../tools/disclosure";
@@ -271,7 +271,10 @@ export class Compactor {
     const { choice, snapshot } = this.#tools(agent, summarised, kept);
     const keptBytes = kept.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
     const tokensAfter = Math.ceil(
-      ((part.content ?? "").length + (part.encrypted ?? "").length + keptBytes + JSON.stringify(snapshot.declarations).length) /
+      ((part.content ?? "").length +
+        (part.encrypted ?? "").length +
+        keptBytes +
+        JSON.stringify(snapshot.declarations).length) /
         BYTES_PER_TOKEN,
     );
     insertCompaction(this.d.storage.sql, {

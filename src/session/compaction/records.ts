@@ -99,7 +99,8 @@ export function clearCompactions(sql: SqlStorage): void {
 }
 
 /** Opens the view after a native compaction; the provider ignores it (it drops what precedes its block). */
-export const NATIVE_NOTE = "(The earlier part of this conversation was compacted; the compaction that follows summarises it.)";
+export const NATIVE_NOTE =
+  "(The earlier part of this conversation was compacted; the compaction that follows summarises it.)";
 
 /**
  * The view after a native compaction, whose first message holds the provider's compaction block:
@@ -115,12 +116,7 @@ export function nativeView(preamble: Message, messages: readonly Message[]): Mes
   const at = messages.findIndex((m, i) => i > 0 && m.role === "user");
   if (at === -1) return [lead, ...messages, { ...preamble, parts: after }];
   const next = messages[at] as Message;
-  return [
-    lead,
-    ...messages.slice(0, at),
-    { ...next, parts: [...next.parts, ...after] },
-    ...messages.slice(at + 1),
-  ];
+  return [lead, ...messages.slice(0, at), { ...next, parts: [...next.parts, ...after] }, ...messages.slice(at + 1)];
 }
 
 /** Text that opens the provider view after a compaction. */

@@ -4,8 +4,8 @@ import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter } from "../../provide
 import { ProviderFailure, type RetryPolicy, type StepRequest, type StopReason } from "../../providers/types";
 import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
-import { keptAfterCompaction } from "../compaction/view";
 import type { CompactionInfo } from "../compaction/compactor";
+import { keptAfterCompaction } from "../compaction/view";
 import type { CompactionPart, Part } from "../history/parts";
 import type { Execution } from "../history/store";
 import { CallIds } from "./call-ids";
