@@ -2,7 +2,7 @@
 // (README "Long sessions"): Anthropic `compact_20260112` against the mock's emulation, OpenAI's fallback.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, apiJson, events, history, pairingProblems, type Setup, script, send, setup } from "./helpers";
+import { ADMIN, api, apiJson, events, history, pairingProblems, type Setup, script, send, setup } from "./helpers";
 
 const httpTool = (name: string, description: string, defer: boolean) => ({
   name,
@@ -71,12 +71,22 @@ describe("native compaction (Anthropic compact_20260112)", () => {
       { reply: { tool_calls: [{ id: "call_l1", name: "lookup_order", input: { city: "Paris" } }] } },
       { reply: { text: "Order found." } },
     ]);
-    const statuses: string[] = [];
-    // ~6,000 tokens per user message: the mock compacts around the tenth turn.
+    // ~6,000 tokens per user message: the mock compacts around the tenth turn. Streamed, to see the UI parts.
+    let streamed = "";
     for (let i = 1; i <= 13; i++) {
-      statuses.push((await send(s, { content: `native-${i}: ${"lorem ipsum dolor sit ".repeat(1100)}` })).body.status);
+      const res = await api(`/v1/sessions/${s.session}/messages`, {
+        method: "POST",
+        key: s.key,
+        json: { content: `native-${i}: ${"lorem ipsum dolor sit ".repeat(1100)}` },
+        headers: { accept: "text/event-stream" },
+      });
+      streamed += await res.text();
     }
-    expect(statuses.filter((x) => x !== "completed")).toEqual([]);
+    const finished = (await events(s)).filter((e) => e.type === "turn_finished").map((e) => e.data.status);
+    expect(finished).toHaveLength(13);
+    expect(finished.filter((x) => x !== "completed")).toEqual([]);
+    // The compacting turn streamed a data-compaction part saying the provider did it.
+    expect(streamed).toMatch(/"type":"data-compaction","data":\{[^}]*"native":true/);
     const stats = await mockStats(s.model);
     expect(stats.compactions).toBeGreaterThan(0);
     expect(stats.rejected).toBe(0);
