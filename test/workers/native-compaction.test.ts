@@ -104,7 +104,7 @@ describe("native compaction (Anthropic compact_20260112)", () => {
     const at = stored.find((m) => m.seq === boundary);
     expect(at?.role).toBe("assistant");
     expect(at?.parts[0]).toMatchObject({ type: "compaction", provider: "anthropic" });
-    const part = at?.parts[0] as { content: string; encrypted: string };
+    const part = at?.parts[0] as unknown as { content: string; encrypted: string };
     expect(part.encrypted).toMatch(/^mockcmp_/);
     expect(pairingProblems(stored)).toEqual([]);
 
