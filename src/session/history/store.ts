@@ -1,7 +1,8 @@
 import { cutText, fairShares, jsonBytes } from "../../storage/fit";
 import { ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, run } from "../../storage/sql";
-import { clearCompactions, latestCompaction, nativeView, preambleOf } from "../compaction/records";
+import { nativeView } from "../compaction/native-view";
+import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
 import type {
   Message,
   Origin,

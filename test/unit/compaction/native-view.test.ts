@@ -1,7 +1,7 @@
-// The provider view after a native compaction (records.ts nativeView): the provider ignores everything before its
+// The provider view after a native compaction (native-view.ts): the provider ignores everything before its
 // compaction block, so only the opening note and the tool baseline precede it; what the model must read follows it.
 import { describe, expect, it } from "vitest";
-import { NATIVE_NOTE, nativeView } from "../../../src/session/compaction/records";
+import { NATIVE_NOTE, nativeView } from "../../../src/session/compaction/native-view";
 import type { Message, Part } from "../../../src/session/history/parts";
 
 let seq = 100;
