@@ -94,16 +94,17 @@ export async function handleProvider(
   }
   // Server-side compaction: past the request's trigger, the answer opens with the summary block.
   const compaction = codec.serverCompaction?.compact(ctx.body, tokens) ?? null;
-  if (compaction) {
-    state.count(model, "compactions");
-    state.issue(model, compaction.encrypted_content);
-    if (log)
-      console.log(`${codec.protocol} ${model} → compaction (${compaction.tokens_before} → ${compaction.tokens_after})`);
-  }
   const step = state.pop(model);
   record.served = step ? stepKind(step) : "default";
   if (log) console.log(`${codec.protocol} ${model} → ${record.served}`);
   const chosen = step ?? { reply: defaultReply(codec.brainInput(ctx.body)) };
+  if (compaction) {
+    state.count(model, "compactions");
+    // Only a compaction the client receives whole must come back (a faulted answer may be cut).
+    if (!("faults" in chosen && chosen.faults)) state.issue(model, compaction.encrypted_content);
+    if (log)
+      console.log(`${codec.protocol} ${model} → compaction (${compaction.tokens_before} → ${compaction.tokens_after})`);
+  }
   await serve(
     codec,
     res,

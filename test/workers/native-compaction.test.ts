@@ -170,6 +170,44 @@ describe("native compaction (Anthropic compact_20260112)", () => {
   });
 });
 
+describe("a native compaction cut mid-stream", () => {
+  it("a stream cut after the compaction block leaves no compaction behind; the next turn compacts and completes", async () => {
+    // 120,000-token window: trigger 96,000, and the turn after the cut one (~6,000 tokens more) still fits.
+    const s = await session("anthropic", 120_000, { native_compaction: true });
+    const content = (i: number) => `cut-${i}: ${"lorem ipsum dolor sit ".repeat(1100)}`;
+    let cutTurn = 0;
+    for (let i = 1; i <= 14 && cutTurn === 0; i++) {
+      const reqs = await requests(s.model);
+      const last = reqs[reqs.length - 1]?.raw.length ?? 0;
+      // This turn's request carries the last one, its echoed answer and the new message: past the trigger?
+      if ((last + 2 * content(i).length + 1000) / 4 > 96_000) {
+        // The answer is cut right after the compaction block (message_start, block start, ping, delta, stop).
+        await script(s.model, [{ reply: { text: "never whole" }, faults: { cut_after_events: 5, cut_grace_ms: 2 } }]);
+        cutTurn = i;
+      }
+      const res = await send(s, { content: content(i) });
+      if (cutTurn === i) {
+        expect(res.body.status).toBe("failed");
+        expect(res.body.error?.code).toBe("provider_stream_cut");
+      } else expect(res.body.status).toBe("completed");
+    }
+    expect(cutTurn).toBeGreaterThan(0);
+    expect((await mockStats(s.model)).compactions).toBe(1);
+    // Nothing of the cut compaction was kept: no record, no part, the view did not move.
+    expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(false);
+    expect(JSON.stringify(await history(s))).not.toContain('"type":"compaction"');
+    // The next turn compacts again, whole this time, and completes.
+    const next = await send(s, { content: content(99) });
+    expect(next.body.status).toBe("completed");
+    expect((await mockStats(s.model)).compactions).toBe(2);
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted.map((e) => e.data.native)).toEqual([true]);
+    expect((await mockStats(s.model)).summaries).toBe(0);
+    expect(pairingProblems(await history(s))).toEqual([]);
+    expect((await mockStats(s.model)).rejected).toBe(0);
+  });
+});
+
 describe("native compaction declared on OpenAI (Chat Completions)", () => {
   it("falls back to our own summary: context_compacted native:false with the reason", async () => {
     const s = await session("openai", 8000, { native_compaction: true });
