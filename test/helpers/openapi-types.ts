@@ -530,7 +530,7 @@ export interface components {
                 message: string;
             };
         };
-        /** @description A canonical history part: text, thinking (with its provider signature), tool_use, tool_result, tool_declarations or a service notice. */
+        /** @description A canonical history part: text, thinking (with its provider signature), tool_use, tool_result, tool_declarations, a service notice, or a provider's server-side compaction (summary `content`, null when it failed, plus opaque `encrypted` provider state). */
         Part: {
             /** @enum {unknown} */
             type: "text" | "thinking" | "tool_use" | "tool_result" | "tool_declarations" | "notice" | "compaction";
@@ -540,8 +540,10 @@ export interface components {
             name?: string;
             input?: Record<string, never>;
             tool_use_id?: string;
-            content?: string | Record<string, never>[];
+            content?: string | Record<string, never>[] | null;
             is_error?: boolean;
+            provider?: string;
+            encrypted?: string;
         };
         Message: {
             seq: number;
@@ -559,8 +561,10 @@ export interface components {
                 name?: string;
                 input?: Record<string, never>;
                 tool_use_id?: string;
-                content?: string | Record<string, never>[];
+                content?: string | Record<string, never>[] | null;
                 is_error?: boolean;
+                provider?: string;
+                encrypted?: string;
             }[];
             created_at: string;
         };
@@ -585,8 +589,10 @@ export interface components {
                     name?: string;
                     input?: Record<string, never>;
                     tool_use_id?: string;
-                    content?: string | Record<string, never>[];
+                    content?: string | Record<string, never>[] | null;
                     is_error?: boolean;
+                    provider?: string;
+                    encrypted?: string;
                 }[];
                 created_at: string;
             }[];
@@ -726,8 +732,10 @@ export interface components {
                     name?: string;
                     input?: Record<string, never>;
                     tool_use_id?: string;
-                    content?: string | Record<string, never>[];
+                    content?: string | Record<string, never>[] | null;
                     is_error?: boolean;
+                    provider?: string;
+                    encrypted?: string;
                 }[];
                 created_at: string;
             }[];
