@@ -44,6 +44,7 @@ async function session(
   provider: "anthropic" | "openai",
   window: number,
   capabilities: Record<string, boolean>,
+  compaction: Record<string, unknown> = {},
 ): Promise<Setup> {
   const s = await setup({}, provider);
   const put = await apiJson(`/v1/agents/${s.agent}`, {
@@ -53,6 +54,7 @@ async function session(
       model: { provider, name: s.model, context_window: window, capabilities },
       system: "You are a test agent.",
       tools: TOOLS,
+      compaction,
     },
   });
   if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
@@ -150,6 +152,45 @@ describe("native compaction (Anthropic compact_20260112)", () => {
     expect(late.body.status).toBe("completed");
     const result = late.body.messages.flatMap((m) => m.parts).find((p) => p.tool_use_id === "call_late");
     expect(result?.is_error).toBe(false);
+    expect((await mockStats(s.model)).rejected).toBe(0);
+  });
+
+  it("a loaded tool over the budget is dropped: announced after the block (not before it), still callable", async () => {
+    const s = await session("anthropic", 70_000, { native_compaction: true }, { tool_budget_tokens: 0 });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_s1", name: "tool_search", input: { query: "select:lookup_order" } }] } },
+      { reply: { tool_calls: [{ id: "call_l1", name: "lookup_order", input: { city: "Paris" } }] } },
+      { reply: { text: "Order found." } },
+    ]);
+    for (let i = 1; i <= 12 && (await mockStats(s.model)).compactions === 0; i++) {
+      expect((await send(s, { content: `drop-${i}: ${"lorem ipsum dolor sit ".repeat(1100)}` })).body.status).toBe(
+        "completed",
+      );
+    }
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted[0]?.data).toMatchObject({ native: true, tools_kept: [], tools_dropped: ["lookup_order"] });
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).not.toContain("lookup_order");
+    // The next request announces it after the compaction block: the provider drops what precedes the block.
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_l2", name: "lookup_order", input: { city: "Rome" } }] } },
+      { reply: { text: "Found again." } },
+    ]);
+    const again = await send(s, { content: "again: look up the Rome order" });
+    expect(again.body.status).toBe("completed");
+    const reqs = (await requests(s.model)).filter((r) => !isSummary(r));
+    const announced = reqs.find((r) => r.raw.includes("<tools_removed>lookup_order</tools_removed>")) as Recorded;
+    const at = announced.body.messages.findIndex((m) => JSON.stringify(m.content).includes("<tools_removed>"));
+    const block = announced.body.messages.findIndex((m) => JSON.stringify(m.content).includes('"type":"compaction"'));
+    expect(block).toBe(1);
+    expect(at).toBeGreaterThan(block);
+    const decl = (announced.body.tools as Array<Record<string, unknown>>).find((t) => t.name === "lookup_order");
+    expect(decl?.defer_loading).toBe(true);
+    // A valid direct call still runs and loads it again.
+    const result = again.body.messages.flatMap((m) => m.parts).find((p) => p.tool_use_id === "call_l2");
+    expect(result?.is_error).toBe(false);
+    const after = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(after.body.loaded_tools).toContain("lookup_order");
     expect((await mockStats(s.model)).rejected).toBe(0);
   });
 
