@@ -20,6 +20,8 @@ export default defineConfig(async () => {
             SWITCHBOARD_ADMIN_KEY: "test-admin-key",
             SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
             SWITCHBOARD_DEBUG_CHECKS: "true",
+            // The debug seeding route (src/http/routes/debug.ts); debug-seed.test.ts checks it is off without it.
+            SWITCHBOARD_DEBUG_SEED: "true",
             SWITCHBOARD_LOG_EVENTS: "false",
             SWITCHBOARD_IDLE_TIMEOUT_MS: "1500",
             // Idle-session expiry is off by default; on here (far out) so retention.test.ts can reach it.

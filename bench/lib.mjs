@@ -120,8 +120,11 @@ async function snapshotWorker() {
   return { configPath, persistDir: path.join(dir, "state"), cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Starts the mock and the worker; returns clients, restartWorker() and a stop() that ends both. */
-export async function startEnv() {
+/**
+ * Starts the mock and the worker; returns clients, restartWorker() and a stop() that ends both. `vars`: worker
+ * variables for every run of this environment (e.g. SWITCHBOARD_DEBUG_SEED for bench/compaction.mjs).
+ */
+export async function startEnv(vars = {}) {
   const t0 = performance.now();
   const snapshot = await snapshotWorker();
   const mockProc = await startMockProcess();
@@ -139,6 +142,7 @@ export async function startEnv() {
         SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
         // Benches drive thousands of requests with one key; the default limit (600/min) would cut them off.
         SWITCHBOARD_RATE_LIMIT_PER_MIN: "0",
+        ...vars,
         ...extraVars,
       },
     });
@@ -180,10 +184,10 @@ export async function startEnv() {
   return env;
 }
 
-/** Runs `fn(env)` with a private environment when a bench file is started on its own. */
-export async function standalone(name, fn) {
+/** Runs `fn(env)` with a private environment when a bench file is started on its own (`vars`: see startEnv). */
+export async function standalone(name, fn, vars = {}) {
   requireNode();
-  const env = await startEnv();
+  const env = await startEnv(vars);
   let figures;
   try {
     figures = await fn(env);

@@ -459,7 +459,7 @@ async function main() {
 
   // A session token for the web app (a browser never holds an API key): the URL fragment carries it.
   const minted = await api(baseUrl, "POST", "/v1/sessions/demo/tokens", devKey, {
-    actions: ["send", "read", "stream"],
+    actions: ["send", "read", "stream", "approve"],
     ttl_s: 86_400,
   });
   if (minted.status !== 201) throw new Error(`POST /v1/sessions/demo/tokens → ${minted.status}: ${minted.text}`);

@@ -12,6 +12,8 @@ export interface Env {
   SWITCHBOARD_ALLOW_PRIVATE_URLS?: string;
   /** "true": validate invariant P on every outbound provider body and refuse to send a violating one. */
   SWITCHBOARD_DEBUG_CHECKS?: string;
+  /** Debug/bench only: "true" serves POST /v1/sessions/{id}/debug/seed (src/http/routes/debug.ts). Never in production. */
+  SWITCHBOARD_DEBUG_SEED?: string;
   /** Debug/bench only: every D1 call waits this many ms (a far-away primary); also turns the debug counters on. */
   SWITCHBOARD_DEBUG_D1_DELAY_MS?: string;
   /** "false" turns off the structured log line per session event (tests and benches). */
@@ -29,6 +31,7 @@ export interface Env {
   /** Retention (src/retention/config.ts, README "Retention"); "0" keeps forever. */
   SWITCHBOARD_RETENTION_STREAM_S?: string;
   SWITCHBOARD_RETENTION_EVENTS_DAYS?: string;
+  SWITCHBOARD_RETENTION_TURNS_DAYS?: string;
   SWITCHBOARD_RETENTION_RUNS_DAYS?: string;
   SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS?: string;
   /** Workers rate-limiting binding (wrangler.toml [[ratelimits]]); serves the default limit when present. */

@@ -3,7 +3,6 @@ import { check } from "../http/validate";
 import { DEFAULT_CONTEXT_WINDOW } from "../providers/types";
 import type { JsonObject } from "../session/history/parts";
 import { checkOutboundUrl } from "../tools/outbound";
-import { agentBodySchema } from "./schema";
 import {
   type AgentConfig,
   type AgentTool,
@@ -60,7 +59,7 @@ export interface NormalizeOptions {
 export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOptions = {}): AgentConfig {
   const allowPrivate = opts.allowPrivate ?? false;
   if (!AGENT_NAME.test(name)) throw new ApiError(400, "invalid_request", "agent name must match ^[a-zA-Z0-9_-]{1,64}$");
-  const body = check<AgentBody>(agentBodySchema, raw);
+  const body = check<AgentBody>("agentBody", raw);
   const tools = body.tools ?? [];
   const seen = new Set<string>();
   tools.forEach((tool, i) => {

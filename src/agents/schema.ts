@@ -1,4 +1,4 @@
-/** JSON Schema of `PUT /v1/agents/{agent}`; validated with @cfworker/json-schema (no code generation). */
+/** JSON Schema of `PUT /v1/agents/{agent}`; a fixed schema, validated by its build-time Ajv validator (`json-schema/`). */
 export const agentBodySchema = {
   type: "object",
   additionalProperties: false,

@@ -6,6 +6,7 @@ import type { Principal } from "./access";
 import { sessionCors, setHeaders } from "./cors";
 import { ApiError, errorBody } from "./errors";
 import { agentsRoutes } from "./routes/agents";
+import { debugRoutes } from "./routes/debug";
 import { healthRoutes } from "./routes/health";
 import { keysRoutes } from "./routes/keys";
 import { runsRoutes } from "./routes/runs";
@@ -41,7 +42,8 @@ const debugD1: MiddlewareHandler<AppEnv> = async (c, next) => {
   setHeaders(c, { "x-debug-d1-statements": String(total) });
 };
 
-export function buildApp(): Hono<AppEnv> {
+/** `debugSeed`: also serve the debug seeding route (routes/debug.ts); only for SWITCHBOARD_DEBUG_SEED. */
+export function buildApp(opts: { debugSeed?: boolean } = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(debugD1);
   app.route("/", healthRoutes);
@@ -55,6 +57,7 @@ export function buildApp(): Hono<AppEnv> {
   app.route("/v1/sessions", sessionsRoutes);
   app.route("/v1/sessions", tokensRoutes);
   app.route("/v1/sessions", turnsRoutes);
+  if (opts.debugSeed) app.route("/v1/sessions", debugRoutes);
   app.notFound((c) =>
     c.json(errorBody("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404),
   );

@@ -1,6 +1,7 @@
 /**
  * JSON Schemas of every request body the worker validates (`validate.ts` `check`/`readBody`). The OpenAPI
- * document (`openapi.ts`) publishes these same objects, so the contract and the checks cannot drift.
+ * document (`openapi.ts`) publishes these same objects, and `npm run schemas` compiles them (through
+ * `fixed-schemas.ts`) into the validators the worker runs, so the contract and the checks cannot drift.
  */
 import { messageContentSchema } from "./content-schema";
 import { LOCATION_HINTS, SESSION_ID } from "./session-ref";

@@ -220,6 +220,25 @@ export const OPENAPI = {
         },
       ),
     },
+    "/v1/runs/{id}/approvals": {
+      post: op(
+        "answerRunApprovals",
+        "Approve or decline a run's tool calls waiting for a person: the admin key, an API key of the run's tenant, or (a run started by a signed webhook) a Standard Webhooks signature by one of the agent's secrets",
+        {
+          "200": turnResponse("The resumed turn, or its state while something is still awaited"),
+          "409": errorResponse,
+        },
+        {
+          parameters: [
+            pathParam("id", "Run id"),
+            { name: "webhook-id", in: "header", schema: { type: "string" } },
+            { name: "webhook-timestamp", in: "header", schema: { type: "string" } },
+            { name: "webhook-signature", in: "header", schema: { type: "string" } },
+          ],
+          requestBody: body("ToolApprovalsBody"),
+        },
+      ),
+    },
     "/v1/sessions": {
       post: op(
         "createSession",

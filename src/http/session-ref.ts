@@ -33,6 +33,7 @@ export type SessionRpc = Pick<
   | "clear"
   | "compact"
   | "destroy"
+  | "debugSeed"
 >;
 
 /** Durable Object location hints (where a new session's object is created). */

@@ -1,8 +1,10 @@
-import { type Schema, Validator } from "@cfworker/json-schema";
+/**
+ * Request bodies: read with size and depth caps, then validated against their fixed schema by the
+ * build-time engine (`json-schema/validate-fixed.ts`). A failure is a 400 naming the first issue.
+ */
 import type { Context } from "hono";
+import { type FixedSchemaName, type SchemaIssue, validateFixed } from "../json-schema/index";
 import { ApiError } from "./errors";
-
-const validators = new WeakMap<object, Validator>();
 
 /** Largest JSON body any route accepts; routes may set lower limits. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -54,25 +56,26 @@ export async function readJson(c: Context, maxBytes = MAX_BODY_BYTES): Promise<u
   return value;
 }
 
-/** Validates against a fixed JSON Schema; the first error becomes a 400 naming the field. */
-export function check<T>(schema: object, value: unknown): T {
-  let v = validators.get(schema);
-  if (!v) {
-    v = new Validator(schema as Schema, "2020-12", false);
-    validators.set(schema, v);
-  }
-  const result = v.validate(value);
+/** Where an issue is, as the API's messages name fields: "tools.0.name", or "body" for the whole body. */
+function field(issue: SchemaIssue): string {
+  if (issue.path === "(root)") return "body";
+  return issue.path
+    .slice(1)
+    .split("/")
+    .map((segment) => segment.replaceAll("~1", "/").replaceAll("~0", "~"))
+    .join(".");
+}
+
+/** Validates against a fixed JSON Schema; the first issue becomes a 400 naming the field. */
+export function check<T>(schema: FixedSchemaName, value: unknown): T {
+  const result = validateFixed(schema, value);
   if (!result.valid) {
-    const specific = result.errors.filter(
-      (e) => !["properties", "items", "allOf", "oneOf", "anyOf"].includes(e.keyword),
-    );
-    const first = specific[0] ?? result.errors[0];
-    const where = first?.instanceLocation.replace(/^#\/?/, "").replaceAll("/", ".") || "body";
-    throw new ApiError(400, "invalid_request", `${where}: ${first?.error ?? "invalid"}`);
+    const first = result.issues[0];
+    throw new ApiError(400, "invalid_request", first ? `${field(first)}: ${first.message}` : "body: invalid");
   }
   return value as T;
 }
 
-export async function readBody<T>(c: Context, schema: object, maxBytes?: number): Promise<T> {
+export async function readBody<T>(c: Context, schema: FixedSchemaName, maxBytes?: number): Promise<T> {
   return check<T>(schema, await readJson(c, maxBytes));
 }

@@ -9,7 +9,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { compileLenient } from "../tools/schema/index";
+import { compileLenient } from "../json-schema/index";
 import { IDLE_CLOSE_MS, MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER } from "./limits";
 
 export interface ServerTarget {

@@ -1,9 +1,9 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../agents/types";
+import { compileLenient } from "../json-schema/index";
 import type { JsonObject, ToolResultContent } from "../session/history/parts";
 import type { ToolOutcome } from "../tools/http-tool";
 import type { RegisteredTool } from "../tools/registry";
-import { compileLenient } from "../tools/schema/index";
 import { MAX_MCP_OUTPUT_CHARS, MAX_TOOL_NAME } from "./limits";
 
 /** What the session keeps of one MCP tool (the cache stores this, not the server's whole answer). */

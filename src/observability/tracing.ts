@@ -4,7 +4,8 @@
  * with its retries) and, from the session events, each executed tool call, each
  * invalid call (with its validation errors) and each compaction, so the
  * platform's OpenTelemetry export shows a turn's waterfall next to the
- * automatic fetch, D1 and Durable Object spans.
+ * automatic fetch, D1 and Durable Object spans. Human approvals are spans too
+ * (requested, granted, declined: approval id, call id, tool, who, reason).
  *
  * Without the tracing API (older runtimes, Node) every helper runs its
  * callback with a no-op span. With it but traces off, `enterSpan` is the
@@ -40,9 +41,12 @@ const EVENT_SPANS: Partial<Record<SessionEventType, string>> = {
   tool_executed: "switchboard.tool_call",
   tool_call_invalid: "switchboard.tool_call_invalid",
   provider_retry: "switchboard.provider_retry",
+  approval_requested: "switchboard.approval_requested",
+  approval_granted: "switchboard.approval_granted",
+  approval_declined: "switchboard.approval_declined",
 };
 
-/** A span for a recorded session event (tool calls, invalid calls, compactions); flat attributes, JSON for the rest. */
+/** A span for a recorded session event (tool calls, invalid calls, approvals, compactions); flat attributes, JSON for the rest. */
 export function eventSpan(type: SessionEventType, turnId: string | null, data: Record<string, unknown>): void {
   const name = EVENT_SPANS[type] ?? (type.startsWith("compaction") ? `switchboard.${type}` : null);
   if (!name || !api()) return;

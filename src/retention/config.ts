@@ -8,6 +8,11 @@ export interface Retention {
   streamMs: number;
   /** Session events older than this. */
   eventsMs: number;
+  /**
+   * Turn rows ended longer ago than this, except the newest turn and a turn an open run still needs; the
+   * row is the turn's `Idempotency-Key` record, so this is also how long a repeated key is recognised.
+   */
+  turnsMs: number;
   /** Ended runs (callback delivered or given up) and their callback attempts, ended longer ago than this; D1 run records created longer ago (once their run has ended). */
   runsMs: number;
   /** A session with no activity for this long is deleted, index row and all; 0 (the default): sessions never expire. */
@@ -20,6 +25,7 @@ const DAY = 86_400 * SECOND;
 export const DEFAULT_RETENTION = {
   stream_s: 3600,
   events_days: 30,
+  turns_days: 30,
   runs_days: 30,
   session_idle_days: 0,
 } as const;
@@ -37,6 +43,7 @@ function setting(name: string, value: string | undefined, fallback: number): num
 export interface RetentionVars {
   SWITCHBOARD_RETENTION_STREAM_S?: string;
   SWITCHBOARD_RETENTION_EVENTS_DAYS?: string;
+  SWITCHBOARD_RETENTION_TURNS_DAYS?: string;
   SWITCHBOARD_RETENTION_RUNS_DAYS?: string;
   SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS?: string;
 }
@@ -52,6 +59,9 @@ export function retentionOf(env: RetentionVars): Retention {
         env.SWITCHBOARD_RETENTION_EVENTS_DAYS,
         DEFAULT_RETENTION.events_days,
       ) * DAY,
+    turnsMs:
+      setting("SWITCHBOARD_RETENTION_TURNS_DAYS", env.SWITCHBOARD_RETENTION_TURNS_DAYS, DEFAULT_RETENTION.turns_days) *
+      DAY,
     runsMs:
       setting("SWITCHBOARD_RETENTION_RUNS_DAYS", env.SWITCHBOARD_RETENTION_RUNS_DAYS, DEFAULT_RETENTION.runs_days) *
       DAY,

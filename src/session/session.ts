@@ -15,6 +15,7 @@ import { type AgentArg, AgentCache } from "./agent-cache";
 import { type ApprovalAnswer, openView } from "./approvals";
 import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
+import { type SeedTurn, seedTurns } from "./debug-seed";
 import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
@@ -255,6 +256,13 @@ export class Session extends DurableObject<Env> {
     return this.#engine.compact(agent.agent);
   }
 
+  /** Debug/bench only: finished text turns written straight into history (debug-seed.ts); 404 unless enabled. */
+  async debugSeed(turns: SeedTurn[]): Promise<Result<{ turns: number; messages: number }>> {
+    this.#ready();
+    if (!flag(this.#env.SWITCHBOARD_DEBUG_SEED) || !this.#info()) return this.#missing();
+    return seedTurns(this.#engine, turns);
+  }
+
   async events(after: number, limit: number): Promise<Result<EventsPage>> {
     this.#ready();
     if (!this.#info()) return this.#missing();
@@ -463,7 +471,7 @@ export class Session extends DurableObject<Env> {
       await this.#runs.alarm();
       this.#scheduleSweep();
       const swept = await this.#sweeper.alarm(Date.now());
-      if (swept && (swept.stream_log || swept.events || swept.runs)) {
+      if (swept && (swept.stream_log || swept.events || swept.turns || swept.runs)) {
         console.log(JSON.stringify({ level: "info", msg: "retention_swept", session: this.#info()?.id, ...swept }));
       }
       if (swept?.expired) await this.#expire();

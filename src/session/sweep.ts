@@ -16,12 +16,23 @@ const REF = "retention";
 /** Ended turns other than the newest (whose rows `Last-Event-ID` resumes). */
 const OLD_TURN =
   "t.status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval') AND t.ord < (SELECT max(ord) FROM turns)";
+/**
+ * Turn rows the turns retention may delete (`t` = turns; the caller adds the cutoff on `ended_at`): ended, not
+ * the newest (every status derivation, `/retry` and `Last-Event-ID` read it), and not the turn of a run that is
+ * still open (the run concludes, resumes or replays its `run:<id>` idempotency key from it). Paused turns
+ * (`awaiting_*`) are not ended, so their approvals and open calls keep their turn.
+ */
+const SWEEPABLE_TURN = `t.status IN ('completed', 'failed', 'cancelled', 'interrupted')
+  AND t.rowid < (SELECT max(rowid) FROM turns)
+  AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.status NOT IN ('completed', 'failed')
+                  AND (r.turn_id = t.id OR t.idempotency_key = 'run:' || r.id))`;
 /** Ended runs whose callback is not waiting; `ended_at` is compared against the cutoff by the caller. */
 const ENDED_RUNS = `status IN ('completed', 'failed') AND coalesce(callback_status, '') != 'pending'`;
 
 export interface SweepReport {
   stream_log: number;
   events: number;
+  turns: number;
   runs: number;
   run_callbacks: number;
   /** The statement budget ran out (or a turn started): the job comes back after SWEEP_AGAIN_MS. */
@@ -46,8 +57,8 @@ const earliest = (...xs: Array<number | null>): number | null => {
 
 /**
  * Retention inside the session Durable Object: a `sweep` job of the alarm
- * scheduler deletes stream-log rows, events and ended runs (with their
- * callback attempts) that are past their retention, in bounded batches, never
+ * scheduler deletes stream-log rows, events, ended turns and ended runs (with
+ * their callback attempts and notices) that are past their retention, in bounded batches, never
  * while a turn runs; then it moves itself to the next time something expires,
  * or goes away when nothing will. History (`messages`) is never swept.
  */
@@ -81,7 +92,15 @@ export class Sweeper {
       this.scheduler.reschedule(job, now + SWEEP_BUSY_MS);
       return null;
     }
-    const report: SweepReport = { stream_log: 0, events: 0, runs: 0, run_callbacks: 0, more: false, expired: false };
+    const report: SweepReport = {
+      stream_log: 0,
+      events: 0,
+      turns: 0,
+      runs: 0,
+      run_callbacks: 0,
+      more: false,
+      expired: false,
+    };
     const r = this.retention;
     const phases: Array<() => number> = [];
     // Each phase deletes one batch and returns how many rows it deleted.
@@ -99,6 +118,7 @@ export class Sweeper {
         return n;
       });
     }
+    if (r.turnsMs > 0) phases.push(() => this.#turnsBatch(isoBefore(now, r.turnsMs), report));
     if (r.runsMs > 0) phases.push(() => this.#runsBatch(isoBefore(now, r.runsMs), report));
     let budget = SWEEP_STATEMENTS;
     outer: for (const phase of phases) {
@@ -150,6 +170,29 @@ export class Sweeper {
     );
   }
 
+  /**
+   * One batch of ended turns past the retention, oldest first, with their stream-log rows, in one
+   * transaction; `meta.turns_swept` keeps the count, so `GET /v1/sessions/{id}` still reports every turn.
+   * Returns the turns deleted.
+   */
+  #turnsBatch(cutoff: string, report: SweepReport): number {
+    const batch = `SELECT t.id FROM turns t WHERE t.ended_at < ? AND ${SWEEPABLE_TURN} ORDER BY t.rowid LIMIT ?`;
+    return this.storage.transactionSync(() => {
+      report.stream_log += run(this.#sql, `DELETE FROM stream_log WHERE turn_id IN (${batch})`, cutoff, SWEEP_BATCH);
+      const n = run(this.#sql, `DELETE FROM turns WHERE id IN (${batch})`, cutoff, SWEEP_BATCH);
+      if (n > 0) {
+        run(
+          this.#sql,
+          `INSERT INTO meta (key, value) VALUES ('turns_swept', ?)
+           ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value`,
+          String(n),
+        );
+      }
+      report.turns += n;
+      return n;
+    });
+  }
+
   /** One batch of ended runs and their callback attempts, in one transaction; returns the runs deleted. */
   #runsBatch(cutoff: string, report: SweepReport): number {
     const batch = `SELECT id FROM runs WHERE ${ENDED_RUNS} AND ended_at < ? ORDER BY ended_at, id LIMIT ?`;
@@ -160,6 +203,7 @@ export class Sweeper {
         cutoff,
         SWEEP_BATCH,
       );
+      run(this.#sql, `DELETE FROM run_notices WHERE run_id IN (${batch})`, cutoff, SWEEP_BATCH);
       const n = run(this.#sql, `DELETE FROM runs WHERE id IN (${batch})`, cutoff, SWEEP_BATCH);
       report.runs += n;
       return n;
@@ -217,6 +261,18 @@ export class Sweeper {
       r.eventsMs > 0
         ? plus(one<{ at: string }>(this.#sql, "SELECT at FROM events ORDER BY seq LIMIT 1")?.at, r.eventsMs)
         : null;
+    // The oldest sweepable turn (turns end in rowid order): a scan that stops at its first match, not a
+    // min() over every turn, since this runs whenever a turn settles.
+    const turns =
+      r.turnsMs > 0
+        ? plus(
+            one<{ at: string | null }>(
+              this.#sql,
+              `SELECT t.ended_at AS at FROM turns t WHERE ${SWEEPABLE_TURN} ORDER BY t.rowid LIMIT 1`,
+            )?.at,
+            r.turnsMs,
+          )
+        : null;
     const runs =
       r.runsMs > 0
         ? plus(
@@ -230,7 +286,7 @@ export class Sweeper {
       // Open work keeps an idle session: look again later.
       if (last !== null) idle = Math.max(last + r.sessionIdleMs, now + IDLE_RECHECK_MS);
     }
-    const next = earliest(stream, events, runs, idle);
+    const next = earliest(stream, events, turns, runs, idle);
     return next === null ? null : Math.max(next, now + SWEEP_AGAIN_MS);
   }
 }

@@ -159,3 +159,43 @@ describe("hostile bodies", () => {
     expect(await list()).toBe(before);
   });
 });
+
+// Request bodies are validated by the Ajv standalone code generated at build time (src/json-schema/):
+// in real workerd it runs without eval and answers a schema violation with the field and what is wrong.
+describe("bodies that break their schema", () => {
+  async function refusal(res: Response): Promise<string> {
+    expect(await expectError(res.clone(), 400)).toBe("invalid_request");
+    return ((await res.json()) as { error: { message: string } }).error.message;
+  }
+
+  it("names the field and the problem for a message body, and changes nothing", async () => {
+    const before = await snapshot();
+    const path = `/v1/sessions/${sessionId}/messages`;
+    const wrongType = await api.request("POST", path, { key, body: { content: 42 } });
+    expect(await refusal(wrongType)).toBe("content: expected string or array, got integer");
+    const outOfRange = await api.request("POST", path, { key, body: { content: "x", max_steps: 0 } });
+    expect(await refusal(outOfRange)).toBe("max_steps: must be at least 1 (got 0)");
+    const unknown = await api.request("POST", path, { key, body: { content: "x", contnet: "y" } });
+    expect(await refusal(unknown)).toBe('body: property "contnet" is not allowed');
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("runs the generated code's runtime helpers (string length, deep equality) in workerd", async () => {
+    const before = await snapshot();
+    const long = { content: "x", tool_results: [{ tool_use_id: "😀".repeat(257), content: "x" }] };
+    const tooLong = await api.request("POST", `/v1/sessions/${sessionId}/messages`, { key, body: long });
+    expect(await refusal(tooLong)).toBe("tool_results.0.tool_use_id: must be at most 256 characters long (got 257)");
+    const twice = { actions: ["read", "read"] };
+    const duplicate = await api.request("POST", `/v1/sessions/${sessionId}/tokens`, { key, body: twice });
+    expect(await refusal(duplicate)).toBe("actions: must not contain duplicates (items 0 and 1 are equal)");
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("names the nested field of an agent config and keeps the agent as it was", async () => {
+    const bad = { model: { provider: "anthropic", name: model }, tools: [{ name: "bad name!", input_schema: {} }] };
+    const res = await api.request("PUT", `/v1/agents/${agent}`, { key: api.admin, body: bad });
+    expect(await refusal(res)).toBe('tools.0: missing required property "execution"');
+    const kept = await api.ok<{ system?: string }>("GET", `/v1/agents/${agent}`, { key: api.admin });
+    expect(kept.system).toBe("test");
+  });
+});

@@ -1,13 +1,22 @@
 // The web client (web/: useChat from @ai-sdk/react) in headless Chromium against real workerd: a message
 // streams text and a tool call with its result; a reload mid-stream resumes the same answer (useChat's
-// `resume: true` → GET /v1/sessions/{id}/chat/{id}/stream) and shows it once, not twice.
+// `resume: true` → GET /v1/sessions/{id}/chat/{id}/stream) and shows it once, not twice; a tool call that needs
+// approval shows Approve / Deny, and clicking them answers through useChat's own approval machinery.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { chromiumPath, launchChromium, NO_CHROMIUM } from "../helpers/browser.ts";
-import { weatherAgent } from "../helpers/fixtures.ts";
-import { Api, Mock, type Step, startToolServer, type ToolServer, uniqueModel } from "../helpers/index.ts";
+import { chargeAgent, weatherAgent } from "../helpers/fixtures.ts";
+import {
+  type AgentConfig,
+  Api,
+  Mock,
+  type Step,
+  startToolServer,
+  type ToolServer,
+  uniqueModel,
+} from "../helpers/index.ts";
 import { repoRoot } from "../helpers/wrangler.ts";
 
 const api = new Api(inject("baseUrl"), inject("adminKey"));
@@ -28,6 +37,8 @@ beforeAll(async () => {
   if (!executable) return;
   browser = await launchChromium(executable);
   tools = await startToolServer((call) => {
+    const amount = (call.input as { amount?: number } | undefined)?.amount;
+    if (amount !== undefined) return { charged: amount };
     const city = (call.input as { city?: string } | undefined)?.city ?? "nowhere";
     return { city, forecast: "sunny", temp_c: 21 };
   });
@@ -41,19 +52,23 @@ afterAll(async () => {
 });
 
 /** An agent on its own model, a session, and the app's URL carrying a session token (no API key). */
-async function openApp(prefix: string, steps: Step[]): Promise<{ page: Page; session: string }> {
+async function openApp(
+  prefix: string,
+  steps: Step[],
+  agent: (toolUrl: string, model: string) => AgentConfig = weatherAgent,
+): Promise<{ page: Page; session: string; model: string }> {
   const model = uniqueModel(prefix);
-  await api.putAgent(`agent-${model}`, weatherAgent(tools.url, model));
+  await api.putAgent(`agent-${model}`, agent(tools.url, model));
   const session = (await api.createSession(tenantKey, `agent-${model}`)).id;
   const { token } = await api.ok<{ token: string }>("POST", `/v1/sessions/${session}/tokens`, {
     key: tenantKey,
-    body: { actions: ["send", "read", "stream"] },
+    body: { actions: ["send", "read", "stream", "approve"] },
   });
   await mock.script(model, steps);
   const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
   await page.goto(api.url(`/#${new URLSearchParams({ session, token })}`));
   await page.getByRole("textbox", { name: "Message" }).waitFor();
-  return { page, session };
+  return { page, session, model };
 }
 
 async function send(page: Page, text: string): Promise<void> {
@@ -98,6 +113,96 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.reload();
     await page.getByText(LONG_ANSWER).waitFor();
     expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([LONG_ANSWER]);
+    await page.close();
+  });
+
+  it("Approve runs the tool that needs approval once, and the turn finishes", async () => {
+    const { page, session, model } = await openApp(
+      "web-approve",
+      [
+        { reply: { text: "Charging.", tool_calls: [{ name: "charge_card", input: { amount: 42 } }] } },
+        { reply: { text: "Charged 42." } },
+      ],
+      chargeAgent,
+    );
+    await send(page, "Charge 42, please.");
+    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
+    await asked.waitFor();
+    await expect(asked.textContent()).resolves.toContain("requires approval before it runs");
+    const charges = () => tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === 42);
+    expect(charges()).toEqual([]);
+    await page.screenshot({ path: path.join(SCREENSHOTS, "approval-requested.png"), fullPage: true });
+    await asked.getByRole("button", { name: "Approve" }).click();
+    await page.locator('[data-tool="charge_card"][data-state="done"]').waitFor();
+    await page.getByText("Charged 42.").waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    await expect(page.locator('[data-tool="charge_card"] .output').textContent()).resolves.toContain('"charged": 42');
+    expect(charges()).toHaveLength(1);
+    const state = await api.ok<{ status: string; pending_approvals: unknown[] }>("GET", `/v1/sessions/${session}`, {
+      key: tenantKey,
+    });
+    expect(state.pending_approvals).toEqual([]);
+    expect(state.status).toBe("idle");
+    expect((await mock.stats(model)).model).toMatchObject({ requests: 2, rejected: 0 });
+    await page.close();
+  });
+
+  it("Deny tells the model the user declined, with the reason typed, and the tool never runs", async () => {
+    const { page, session, model } = await openApp(
+      "web-deny",
+      [
+        { reply: { tool_calls: [{ name: "charge_card", input: { amount: 900 } }] } },
+        { reply: { text: "Understood, I will not charge it." } },
+      ],
+      chargeAgent,
+    );
+    const before = tools.calls.length;
+    await send(page, "Charge 900.");
+    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
+    await asked.waitFor();
+    await asked.getByRole("textbox", { name: "Reason for charge_card" }).fill("too much");
+    await asked.getByRole("button", { name: "Deny" }).click();
+    await page.locator('[data-tool="charge_card"][data-state="denied"]').waitFor();
+    await page.getByText("Understood, I will not charge it.").waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    expect(tools.calls.slice(before)).toEqual([]);
+    const requests = await mock.requests(model);
+    expect(requests.map((r) => r.rejected)).toEqual([null, null]);
+    expect(JSON.stringify(requests[1]?.body)).toContain("the user declined: too much");
+    const history = await api.history(tenantKey, session);
+    const result = history.messages.flatMap((m) => m.parts).find((p) => p.type === "tool_result");
+    expect(result).toMatchObject({ is_error: true, content: "the user declined: too much" });
+    await page.close();
+  });
+
+  it("an approval still open after a reload can be approved from the stored history", async () => {
+    const { page, session, model } = await openApp(
+      "web-approve-reload",
+      [
+        { reply: { text: "Charging 77.", tool_calls: [{ name: "charge_card", input: { amount: 77 } }] } },
+        { reply: { text: "Charged 77 after the reload." } },
+      ],
+      chargeAgent,
+    );
+    await send(page, "Charge 77.");
+    await page.locator('[data-tool="charge_card"][data-state="approval"]').waitFor();
+    await page.reload();
+    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
+    await asked.waitFor();
+    const charges = () => tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === 77);
+    expect(charges()).toEqual([]);
+    await asked.getByRole("button", { name: "Approve" }).click();
+    await page.getByText("Charged 77 after the reload.").waitFor();
+    await page.locator('[data-tool="charge_card"][data-state="done"]').waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    expect(charges()).toHaveLength(1);
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([
+      "Charging 77.",
+      "Charged 77 after the reload.",
+    ]);
+    const state = await api.ok<{ pending_approvals: unknown[] }>("GET", `/v1/sessions/${session}`, { key: tenantKey });
+    expect(state.pending_approvals).toEqual([]);
+    expect((await mock.stats(model)).model).toMatchObject({ requests: 2, rejected: 0 });
     await page.close();
   });
 

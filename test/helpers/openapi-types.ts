@@ -122,6 +122,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/runs/{id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve or decline a run's tool calls waiting for a person: the admin key, an API key of the run's tenant, or (a run started by a signed webhook) a Standard Webhooks signature by one of the agent's secrets */
+        post: operations["answerRunApprovals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions": {
         parameters: {
             query?: never;
@@ -1164,6 +1181,48 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+        };
+    };
+    answerRunApprovals: {
+        parameters: {
+            query?: never;
+            header?: {
+                "webhook-id"?: string;
+                "webhook-timestamp"?: string;
+                "webhook-signature"?: string;
+            };
+            path: {
+                /** @description Run id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolApprovalsBody"];
+            };
+        };
+        responses: {
+            /** @description The resumed turn, or its state while something is still awaited. SSE (default) or, with `Accept: application/json`, the turn result once it ends. */
+            200: {
+                headers: {
+                    /** @description Always `v1`. */
+                    "x-vercel-ai-ui-message-stream"?: "v1";
+                    /** @description The turn this stream belongs to. */
+                    "x-turn-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                    "application/json": components["schemas"]["TurnResult"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
             429: components["responses"]["Error"];
         };
     };

@@ -75,8 +75,9 @@ describe("the session's sweep job", () => {
       "SELECT turn_id, count(*) AS n FROM stream_log GROUP BY turn_id",
     );
     expect(before).toHaveLength(3);
-    await sweep(s);
+    // (Read before the sweep: the older turns' rows go too, past the turns retention.)
     const turns = await sql<{ id: string }>(s, "SELECT id FROM turns ORDER BY ord");
+    await sweep(s);
     const after = await sql<{ turn_id: string }>(s, "SELECT DISTINCT turn_id FROM stream_log");
     expect(after.map((r) => r.turn_id)).toEqual([turns[2]?.id]);
 
@@ -170,14 +171,19 @@ describe("the session's sweep job", () => {
     expect(await sql(s, "SELECT count(*) AS n FROM runs")).toEqual([{ n: 0 }]);
   });
 
-  it("deletes ended runs past the retention with their callback attempts", async () => {
+  it("deletes ended runs past the retention with their callback attempts and approval notices", async () => {
     const s = await setup();
     await runAt(s, "run_delivered", "completed", "delivered", OLD);
     await runAt(s, "run_gave_up", "failed", "failed", OLD);
     await runAt(s, "run_no_callback", "completed", null, OLD);
+    await sql(
+      s,
+      "INSERT INTO run_notices (run_id, turn_id, webhook_id, attempts, status) VALUES ('run_delivered', 'turn_x', 'wh_x', 1, 'delivered')",
+    );
     await sweep(s);
     expect(await sql(s, "SELECT id FROM runs")).toEqual([]);
     expect(await sql(s, "SELECT run_id FROM run_callbacks")).toEqual([]);
+    expect(await sql(s, "SELECT run_id FROM run_notices")).toEqual([]);
   });
 
   it("keeps open runs, pending callbacks and recently ended runs, however old they are", async () => {
@@ -237,6 +243,116 @@ describe("the session's sweep job", () => {
     expect(job?.due_at).toBe(Date.parse(first?.at as string) + 30 * 86_400_000);
     const alarm = await runInDurableObject(await object(s), (_i, state) => state.storage.getAlarm());
     expect(alarm).toBe(job?.due_at);
+  });
+});
+
+/** Inserts `n` ended turn rows `<prefix>1..n` (oldest first, after any existing turn) ended at `endedAt`. */
+async function endedTurns(s: Setup, prefix: string, n: number, endedAt: string): Promise<void> {
+  await sql(
+    s,
+    `WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?)
+     INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, started_at, ended_at)
+     SELECT ? || i, coalesce((SELECT max(ord) FROM turns), 0) + i, 'completed', 'message', 10, 0, 0, ?, ? FROM k`,
+    n,
+    prefix,
+    endedAt,
+    endedAt,
+  );
+}
+
+describe("the turns retention (SWITCHBOARD_RETENTION_TURNS_DAYS, default 30)", () => {
+  it("drops turns ended past the retention but the newest, and the session still counts every turn", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "one" } }, { reply: { text: "two" } }, { reply: { text: "three" } }]);
+    for (const c of ["a", "b", "c"]) await turn(s, c);
+    await sql(s, "UPDATE turns SET started_at = ?, ended_at = ?", OLD, OLD);
+    const [newest] = await sql<{ id: string }>(s, "SELECT id FROM turns ORDER BY ord DESC LIMIT 1");
+    await sweep(s);
+    expect(await sql(s, "SELECT id FROM turns")).toEqual([{ id: newest?.id }]);
+    // History is never swept, and the session's turn count includes the swept turns.
+    expect(await sql(s, "SELECT count(*) AS n FROM messages")).toEqual([{ n: 6 }]);
+    const state = await apiJson<{ turns: number; messages: number }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body).toMatchObject({ turns: 3, messages: 6 });
+    // The next turn follows on as usual.
+    await script(s.model, [{ reply: { text: "four" } }]);
+    await turn(s, "d");
+    expect((await apiJson<{ turns: number }>(`/v1/sessions/${s.session}`, { key: s.key })).body.turns).toBe(4);
+  });
+
+  it("keeps turns ended within the retention", async () => {
+    const s = await setup();
+    await endedTurns(s, "turn_recent_", 3, new Date().toISOString());
+    await sweep(s);
+    expect(await sql(s, "SELECT count(*) AS n FROM turns")).toEqual([{ n: 3 }]);
+  });
+
+  it("never drops a paused turn, however old its row", async () => {
+    const s = await setup();
+    await endedTurns(s, "turn_done_", 2, OLD);
+    // A paused turn is never ended; this row is as old as the others, only its status protects it.
+    await sql(
+      s,
+      `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, started_at, ended_at)
+       VALUES ('turn_paused', 3, 'awaiting_approval', 'message', 10, 0, 0, ?1, ?1),
+              ('turn_waiting', 4, 'awaiting_tool_results', 'message', 10, 0, 0, ?1, ?1)`,
+      OLD,
+    );
+    await endedTurns(s, "turn_last_", 1, OLD);
+    await sweep(s);
+    const kept = await sql<{ id: string }>(s, "SELECT id FROM turns ORDER BY ord");
+    expect(kept.map((t) => t.id)).toEqual(["turn_paused", "turn_waiting", "turn_last_1"]);
+  });
+
+  it("keeps the turn an open run still needs (its turn, or its run:<id> idempotency record)", async () => {
+    const s = await setup();
+    await sql(
+      s,
+      `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, idempotency_key, started_at, ended_at)
+       VALUES ('turn_of_queued_run', 1, 'completed', 'message', 10, 0, 0, 'run:run_queued', ?1, ?1),
+              ('turn_of_ended_run', 2, 'completed', 'message', 10, 0, 0, 'run:run_done', ?1, ?1)`,
+      OLD,
+    );
+    await endedTurns(s, "turn_last_", 1, OLD);
+    // A queued run has no job here, so the alarm does not start it; its admission would replay its key.
+    await runAt(s, "run_queued", "queued", null, null);
+    await runAt(s, "run_done", "completed", null, new Date().toISOString());
+    await sweep(s);
+    const kept = await sql<{ id: string }>(s, "SELECT id FROM turns ORDER BY ord");
+    expect(kept.map((t) => t.id)).toEqual(["turn_of_queued_run", "turn_last_1"]);
+  });
+
+  it("a repeated Idempotency-Key is recognised while its turn is kept, and starts a new turn once it is swept", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "first" } }, { reply: { text: "later" } }, { reply: { text: "again" } }]);
+    const send = (content: string, key: string) =>
+      apiJson<{ turn_id: string }>(`/v1/sessions/${s.session}/messages`, {
+        method: "POST",
+        key: s.key,
+        headers: { accept: "application/json", "idempotency-key": key },
+        json: { content },
+      });
+    const first = await send("hello", "idem-1");
+    await send("later", "idem-2");
+    expect((await send("hello", "idem-1")).body.turn_id).toBe(first.body.turn_id);
+    await sql(s, "UPDATE turns SET ended_at = ? WHERE id = ?", OLD, first.body.turn_id);
+    await sweep(s);
+    const repeat = await send("hello", "idem-1");
+    expect(repeat.status).toBe(201);
+    expect(repeat.body.turn_id).not.toBe(first.body.turn_id);
+  });
+
+  it("deletes a large backlog of turns in bounded batches, one alarm at a time", async () => {
+    const s = await setup();
+    const total = SWEEP_BATCH * SWEEP_STATEMENTS + 300;
+    await endedTurns(s, "turn_old_", total, OLD);
+    await sweep(s);
+    const [left] = await sql<{ n: number }>(s, "SELECT count(*) AS n FROM turns");
+    expect(left?.n).toBeGreaterThanOrEqual(300);
+    expect(left?.n).toBeLessThan(total);
+    await sweep(s);
+    expect(await sql(s, "SELECT id FROM turns")).toEqual([{ id: `turn_old_${total}` }]);
+    const state = await apiJson<{ turns: number }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.turns).toBe(total);
   });
 });
 

@@ -47,6 +47,23 @@ export interface SignOptions {
   body?: string;
 }
 
+/** A POST to `path` signed with the standardwebhooks library, as a sender (or an approver holding the secret) would. */
+export function signedPost(path: string, secret: string, body: unknown, o: SignOptions = {}): Promise<Response> {
+  const id = o.id ?? uid("msg");
+  const ts = o.ts ?? Math.floor(Date.now() / 1000);
+  const payload = JSON.stringify(body);
+  return api(path, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "webhook-id": id,
+      "webhook-timestamp": String(ts),
+      "webhook-signature": new Webhook(secret).sign(id, new Date(ts * 1000), payload),
+    },
+    body: o.body ?? payload,
+  });
+}
+
 /** POST /v1/agents/{agent}/runs signed with the standardwebhooks library, as a sender would. */
 export async function signedRun(s: RunSetup, body: unknown, o: SignOptions = {}): Promise<Response> {
   const id = o.id ?? uid("msg");

@@ -1,12 +1,21 @@
 // The chat app: one Switchboard session driven by the AI SDK's useChat over POST /v1/sessions/{id}/chat,
 // authorised by a session token. Earlier turns come from the stored history; a turn still streaming after a
-// reload is resumed by useChat's own `resume: true` (GET {chat endpoint}/{chatId}/stream).
+// reload is resumed by useChat's own `resume: true` (GET {chat endpoint}/{chatId}/stream). A tool call that
+// needs a person's approval shows Approve / Deny, answered the AI SDK way: `addToolApprovalResponse`, sent by
+// useChat itself once every approval of the step is answered (`lastAssistantMessageIsCompleteWithApprovalResponses`).
 import { useChat } from "@ai-sdk/react";
-import { DefaultChatTransport } from "ai";
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { type Connection, readConnection, sessionPath } from "./connection";
 import { friendlyFetch } from "./errors";
-import { type Block, type Entry, fromHistory, fromUiMessages, type StoredMessage } from "./transcript";
+import {
+  type Block,
+  type Entry,
+  fromHistory,
+  fromUiMessages,
+  type StoredApproval,
+  type StoredMessage,
+} from "./transcript";
 
 function authHeaders(conn: Connection): Record<string, string> {
   return { authorization: `Bearer ${conn.token}` };
@@ -17,6 +26,7 @@ async function loadHistory(conn: Connection): Promise<Entry[]> {
   const base = sessionPath(conn);
   const state = (await (await friendlyFetch(base, { headers: authHeaders(conn) })).json()) as {
     last_turn: { id: string; status: string } | null;
+    pending_approvals?: StoredApproval[];
   };
   const liveTurn = state.last_turn?.status === "running" ? state.last_turn.id : null;
   const messages: StoredMessage[] = [];
@@ -28,20 +38,57 @@ async function loadHistory(conn: Connection): Promise<Entry[]> {
     if (page.next === null || page.messages.length === 0) break;
     after = page.next;
   }
-  return fromHistory(messages, liveTurn);
+  return fromHistory(messages, liveTurn, state.pending_approvals ?? []);
 }
 
-function BlockView({ block }: { block: Block }) {
+/** Answers one approval: approved, or denied with an optional reason. */
+type Answer = (approvalId: string, approved: boolean, reason?: string) => void;
+
+const TOOL_ICON: Record<Extract<Block, { kind: "tool" }>["state"], string> = {
+  running: "⏳",
+  done: "✓",
+  error: "✗",
+  approval: "⚠",
+  denied: "⊘",
+};
+
+function ApprovalPrompt({ block, answer }: { block: Extract<Block, { kind: "tool" }>; answer?: Answer }) {
+  const [reason, setReason] = useState("");
+  const approval = block.approval;
+  if (!approval) return null;
+  if (!answer) return <p className="approval-reason">Not answered.</p>;
+  return (
+    <div className="approval">
+      <p className="approval-reason">{approval.reason || "This tool call needs your approval."}</p>
+      <input
+        aria-label={`Reason for ${block.name}`}
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+        placeholder="reason (optional)"
+        autoComplete="off"
+      />
+      <button type="button" onClick={() => answer(approval.id, true, reason.trim() || undefined)}>
+        Approve
+      </button>
+      <button type="button" className="deny" onClick={() => answer(approval.id, false, reason.trim() || undefined)}>
+        Deny
+      </button>
+    </div>
+  );
+}
+
+function BlockView({ block, answer }: { block: Block; answer?: Answer }) {
   if (block.kind === "text") return <p className="text">{block.text}</p>;
   if (block.kind === "notice") return <p className="notice">{block.text}</p>;
   return (
     <details className={`tool ${block.state}`} data-tool={block.name} data-state={block.state} open>
       <summary>
-        {block.state === "running" ? "⏳" : block.state === "done" ? "✓" : "✗"} {block.name}
+        {TOOL_ICON[block.state]} {block.name}
       </summary>
       <pre className="input" title="input">
         {JSON.stringify(block.input, null, 2)}
       </pre>
+      {block.state === "approval" ? <ApprovalPrompt block={block} answer={answer} /> : null}
       {block.output ? (
         <pre className="output" title="result">
           {block.output}
@@ -51,11 +98,12 @@ function BlockView({ block }: { block: Block }) {
   );
 }
 
-function EntryView({ entry }: { entry: Entry }) {
+/** `answer` is given only to the newest entry: an approval left behind by a newer message was declined by it. */
+function EntryView({ entry, answer }: { entry: Entry; answer?: Answer }) {
   return (
     <li className={`entry ${entry.role}`} data-role={entry.role}>
       {entry.blocks.map((b, i) => (
-        <BlockView key={b.kind === "tool" ? b.id : `${b.kind}${i}`} block={b} />
+        <BlockView key={b.kind === "tool" ? b.id : `${b.kind}${i}`} block={b} answer={answer} />
       ))}
     </li>
   );
@@ -67,10 +115,16 @@ function Chat({ conn }: { conn: Connection }) {
     () => new DefaultChatTransport({ api: `${base}/chat`, headers: authHeaders(conn), fetch: friendlyFetch }),
     [base, conn],
   );
-  const { messages, sendMessage, status, error, clearError } = useChat({ id: conn.session, transport, resume: true });
+  const { messages, sendMessage, status, error, clearError, addToolApprovalResponse } = useChat({
+    id: conn.session,
+    transport,
+    resume: true,
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+  });
   const [earlier, setEarlier] = useState<Entry[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
+  const [answering, setAnswering] = useState(false);
 
   useEffect(() => {
     loadHistory(conn).then(setEarlier, (e: Error) => {
@@ -86,11 +140,34 @@ function Chat({ conn }: { conn: Connection }) {
     e.preventDefault();
     const text = draft.trim();
     // Not before the stored history is shown: it would already hold this new message (shown twice).
-    if (!text || busy || earlier === null) return;
+    if (!text || busy || answering || earlier === null) return;
     clearError();
     setProblem(null);
     setDraft("");
     sendMessage({ text }).catch((err: Error) => setProblem(err.message));
+  };
+
+  const answer: Answer = (id, approved, reason) => {
+    clearError();
+    setProblem(null);
+    Promise.resolve(addToolApprovalResponse({ id, approved, ...(reason ? { reason } : {}) })).catch((err: Error) =>
+      setProblem(err.message),
+    );
+  };
+
+  // An approval still open from before this page was loaded is not in useChat's messages: answered at
+  // /tool-approvals (JSON: the answer returns once the resumed turn ends or pauses again), then re-read.
+  const answerStored: Answer = (id, approved, reason) => {
+    setProblem(null);
+    setAnswering(true);
+    friendlyFetch(`${base}/tool-approvals`, {
+      method: "POST",
+      headers: { ...authHeaders(conn), "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ approvals: [{ approval_id: id, approved, ...(reason ? { reason } : {}) }] }),
+    })
+      .then(() => loadHistory(conn))
+      .then(setEarlier, (err: Error) => setProblem(err.message))
+      .finally(() => setAnswering(false));
   };
 
   const stop = () => {
@@ -107,17 +184,21 @@ function Chat({ conn }: { conn: Connection }) {
         <span className="session">
           session <code>{conn.session}</code>
         </span>
-        <span className={`status ${status}`} data-status={status}>
-          {busy ? "answering…" : "ready"}
+        <span className={`status ${status}`} data-status={answering ? "submitted" : status}>
+          {busy || answering ? "answering…" : "ready"}
         </span>
       </header>
       {earlier === null ? <p className="loading">Loading the conversation…</p> : null}
       <ol className="transcript">
-        {(earlier ?? []).map((e) => (
-          <EntryView key={e.id} entry={e} />
+        {(earlier ?? []).map((e, i, all) => (
+          <EntryView
+            key={e.id}
+            entry={e}
+            answer={i === all.length - 1 && live.length === 0 && !busy && !answering ? answerStored : undefined}
+          />
         ))}
-        {live.map((e) => (
-          <EntryView key={e.id} entry={e} />
+        {live.map((e, i) => (
+          <EntryView key={e.id} entry={e} answer={i === live.length - 1 && !busy ? answer : undefined} />
         ))}
       </ol>
       {shown ? (

@@ -1,11 +1,21 @@
 // The one shape the app renders: a transcript of entries, built from either the stored history
 // (GET /v1/sessions/{id}/messages, canonical parts) or the live useChat messages (AI SDK UI parts).
 // Pure functions, tested in plain vitest (test/unit/web/transcript.test.ts).
-import type { UIMessage } from "ai";
+import type { DynamicToolUIPart, UIMessage } from "ai";
 
 export type Block =
   | { kind: "text"; text: string }
-  | { kind: "tool"; id: string; name: string; state: "running" | "done" | "error"; input: unknown; output: string }
+  | {
+      kind: "tool";
+      id: string;
+      name: string;
+      /** `approval`: waiting for the person to approve or deny (useChat part state `approval-requested`). */
+      state: "running" | "done" | "error" | "approval" | "denied";
+      input: unknown;
+      output: string;
+      /** The approval to answer (state `approval`), and why the call needs one. */
+      approval?: { id: string; reason: string };
+    }
   | { kind: "notice"; text: string };
 
 export interface Entry {
@@ -39,12 +49,24 @@ function outputText(output: unknown): string {
   return typeof output === "string" ? output : JSON.stringify(output, null, 2);
 }
 
+/** An approval still waiting, as `GET /v1/sessions/{id}` lists it in `pending_approvals` (fields the app reads). */
+export interface StoredApproval {
+  approval_id: string;
+  tool_call_id: string;
+  reason: string;
+}
+
 /**
  * Stored history → transcript. Tool results (stored as user-role messages) are folded into the call they
  * answer; `liveTurn` leaves out what the model wrote in a turn that is still streaming, because the resumed
- * stream replays it (the user's own message stays).
+ * stream replays it (the user's own message stays). A call with an approval in `pending` waits for the person.
  */
-export function fromHistory(messages: StoredMessage[], liveTurn: string | null = null): Entry[] {
+export function fromHistory(
+  messages: StoredMessage[],
+  liveTurn: string | null = null,
+  pending: StoredApproval[] = [],
+): Entry[] {
+  const waiting = new Map(pending.map((a) => [a.tool_call_id, a]));
   const entries: Entry[] = [];
   const calls = new Map<string, Extract<Block, { kind: "tool" }>>();
   for (const m of messages) {
@@ -62,6 +84,11 @@ export function fromHistory(messages: StoredMessage[], liveTurn: string | null =
           input: p.input,
           output: "",
         };
+        const approval = waiting.get(call.id);
+        if (approval) {
+          call.state = "approval";
+          call.approval = { id: approval.approval_id, reason: approval.reason };
+        }
         calls.set(call.id, call);
         blocks.push(call);
       } else if (p.type === "tool_result") {
@@ -85,6 +112,27 @@ export function fromHistory(messages: StoredMessage[], liveTurn: string | null =
   return entries;
 }
 
+/** A live tool part → its block; an approval request carries what the Approve / Deny buttons answer. */
+function toolBlock(p: DynamicToolUIPart): Extract<Block, { kind: "tool" }> {
+  const block: Extract<Block, { kind: "tool" }> = {
+    kind: "tool",
+    id: p.toolCallId,
+    name: p.toolName,
+    state: "running",
+    input: p.input,
+    output: "",
+  };
+  if (p.state === "output-available") return { ...block, state: "done", output: outputText(p.output) };
+  if (p.state === "output-error") return { ...block, state: "error", output: p.errorText ?? "error" };
+  if (p.state === "output-denied") {
+    return { ...block, state: "denied", output: `Declined${p.approval.reason ? `: ${p.approval.reason}` : ""}` };
+  }
+  if (p.state === "approval-requested") {
+    return { ...block, state: "approval", approval: { id: p.approval.id, reason: p.approval.requestReason ?? "" } };
+  }
+  return block;
+}
+
 /** Live useChat messages → transcript. */
 export function fromUiMessages(messages: UIMessage[]): Entry[] {
   return messages.map((m) => {
@@ -93,19 +141,7 @@ export function fromUiMessages(messages: UIMessage[]): Entry[] {
       if (p.type === "text") {
         if (p.text.length > 0) blocks.push({ kind: "text", text: p.text });
       } else if (p.type === "dynamic-tool") {
-        blocks.push({
-          kind: "tool",
-          id: p.toolCallId,
-          name: p.toolName,
-          state: p.state === "output-available" ? "done" : p.state === "output-error" ? "error" : "running",
-          input: p.input,
-          output:
-            p.state === "output-available"
-              ? outputText(p.output)
-              : p.state === "output-error"
-                ? (p.errorText ?? "error")
-                : "",
-        });
+        blocks.push(toolBlock(p));
       } else if (p.type === "data-compaction") {
         blocks.push({ kind: "notice", text: COMPACTION_NOTICE });
       } else if (p.type === "data-provider-retry") {

@@ -1,4 +1,4 @@
-// JSON Schema of tool_search's input. Plain data, validated with @cfworker/json-schema (no code generation).
+// JSON Schema of tool_search's input. Plain data; the worker validates it with code generated at build time (no eval).
 // Out-of-range `max_results` fails validation; nothing is clamped. The default is applied by the caller
 // (`withDefaults`, or `runToolSearch`), since the validator does not fill it in.
 

@@ -1,7 +1,6 @@
 import type { ApprovalAnswer } from "../../session/approvals";
 import type { Part } from "../../session/history/parts";
 import type { SuppliedResult } from "../../session/history/store";
-import { chatBody } from "../bodies";
 import { ApiError } from "../errors";
 import { check } from "../validate";
 
@@ -53,7 +52,7 @@ function approvalAnswers(parts: UiPart[]): ApprovalAnswer[] {
  * assistant message whose client tools now carry outputs becomes tool results.
  */
 export function chatBodyToInput(body: unknown): ChatInput {
-  const messages = check<{ messages: unknown[] }>(chatBody, body).messages;
+  const messages = check<{ messages: unknown[] }>("chatBody", body).messages;
   if (!Array.isArray(messages) || messages.length === 0) {
     throw new ApiError(400, "invalid_request", "messages: a non-empty array is required");
   }

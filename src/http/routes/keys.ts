@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import { nowIso } from "../../storage/sql";
 import type { AppEnv } from "../app";
 import { newApiKey, requireAdmin, sha256Hex } from "../auth";
-import { createKeyBody } from "../bodies";
 import { forgetKey } from "../directory";
 import { ApiError } from "../errors";
 import { readBody } from "../validate";
@@ -12,7 +11,7 @@ export const keysRoutes = new Hono<AppEnv>()
   .post("/", async (c) => {
     const body = await readBody<{ tenant: string; name?: string; rate_limit_per_min?: number | null }>(
       c,
-      createKeyBody,
+      "createKeyBody",
     );
     const rateLimit = body.rate_limit_per_min ?? null;
     const id = `key_${crypto.randomUUID().replaceAll("-", "")}`;

@@ -3,14 +3,17 @@ import type { AgentConfig } from "../../agents/types";
 import { flag } from "../../env";
 import { admitRun, handToSession, publicStatus, type RunRecord, runsStub } from "../../runs/admission";
 import { verifySigned } from "../../runs/signature";
+import type { ApprovalAnswer } from "../../session/approvals";
 import type { JsonObject, Part } from "../../session/history/parts";
 import { checkOutboundUrl } from "../../tools/outbound";
+import { actorOf } from "../access";
 import type { AppEnv } from "../app";
 import { requireAdmin, requireTenant, sha256Hex } from "../auth";
-import { runBody } from "../bodies";
+import { agentArg } from "../directory";
 import { ApiError } from "../errors";
+import { sessionStub, unwrap } from "../session-ref";
 import { check, readJson } from "../validate";
-import { strictOutputSchema } from "./turns";
+import { respond, strictOutputSchema } from "./turns";
 
 /** A run body is stored whole in D1 (to hand the run to its session again), so it stays well below the row limit. */
 const RUN_BODY_BYTES = 1024 * 1024;
@@ -59,6 +62,16 @@ async function authenticate(
     await requireTenant(c, async () => {});
     return { tenant: c.get("tenant"), auth: "key" };
   }
+  const signed = await verifySignature(c, agent, raw);
+  return { tenant: signed.agent.webhook_tenant ?? `webhook:${signed.agent.name}`, auth: "signature" };
+}
+
+/** Checks the Standard Webhooks headers against the agent's secrets (401 otherwise). */
+async function verifySignature(
+  c: Context<AppEnv>,
+  agent: AgentConfig | null,
+  raw: string,
+): Promise<{ id: string; agent: AgentConfig }> {
   const id = c.req.header("webhook-id");
   const timestamp = c.req.header("webhook-timestamp");
   const signature = c.req.header("webhook-signature");
@@ -73,7 +86,40 @@ async function authenticate(
   if (!agent || agent.webhook_secrets.length === 0) throw unauthorized("this agent accepts no signed webhooks");
   const verdict = verifySigned(agent.webhook_secrets, { id, timestamp, signature }, raw);
   if (!verdict.ok) throw unauthorized(verdict.message);
-  return { tenant: agent.webhook_tenant ?? `webhook:${agent.name}`, auth: "signature" };
+  return { id, agent };
+}
+
+/**
+ * Who may answer a run's approvals (`POST /v1/runs/{id}/approvals`), as the
+ * actor recorded in the approval events:
+ * - the admin key, for any run (`admin`): the operator's admin tool;
+ * - an API key of the run's tenant (`key:<id>`), as on the session's own route;
+ * - for a run started by a signed webhook, a request signed the same way with
+ *   one of the agent's `webhook_secrets` (`webhook:<webhook-id>`): the system
+ *   that started the run and received its signed `run.awaiting_approval`
+ *   (a Slack bot, an admin tool) answers with the secret it already holds.
+ * Anyone else learns nothing: another tenant's key, or a signature for a run
+ * that a key started, is `404 not_found`, as for a run that does not exist.
+ */
+async function approver(c: Context<AppEnv>, record: RunRecord | null, raw: string): Promise<string> {
+  const missing = new ApiError(404, "not_found", "run not found");
+  if (c.req.header("authorization") !== undefined) {
+    let admin = true;
+    await requireAdmin(c, async () => {}).catch(async (e: unknown) => {
+      if (!(e instanceof ApiError)) throw e;
+      admin = false;
+      await requireTenant(c, async () => {});
+    });
+    if (!record || (!admin && record.tenant !== c.get("tenant"))) throw missing;
+    return admin ? "admin" : actorOf(c);
+  }
+  // Unsigned: 401 whether the run exists or not. Signed for a run that does not exist: 404.
+  const agent = record ? await agentByName(c, record.agent) : null;
+  if (!record && c.req.header("webhook-signature") === undefined) await verifySignature(c, null, raw);
+  if (!record) throw missing;
+  const signed = await verifySignature(c, agent, raw);
+  if (record.auth !== "signature") throw missing;
+  return `webhook:${signed.id}`;
 }
 
 function idempotencyKey(c: Context<AppEnv>): string | null {
@@ -91,7 +137,7 @@ export const runsRoutes = new Hono<AppEnv>()
     const agent = await agentByName(c, c.req.param("agent"));
     const { tenant, auth } = await authenticate(c, agent, raw);
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
-    const body = check<RunBody>(runBody, await readJson(c, RUN_BODY_BYTES));
+    const body = check<RunBody>("runBody", await readJson(c, RUN_BODY_BYTES));
     const jsonSchema: JsonObject | undefined =
       body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const input: Part[] = typeof body.input === "string" ? [{ type: "text", text: body.input }] : body.input;
@@ -138,4 +184,14 @@ export const runsRoutes = new Hono<AppEnv>()
     // sender did not retry): hand it over now rather than let it vanish.
     if (!record.accepted_at) return c.json(await handToSession(c.env, record));
     throw new ApiError(404, "not_found", "the run's record has expired from its session");
+  })
+  .post("/v1/runs/:id/approvals", async (c) => {
+    const raw = await rawBody(c);
+    const record = await c.env.DB.prepare("SELECT * FROM runs WHERE id = ?").bind(c.req.param("id")).first<RunRecord>();
+    const by = await approver(c, record, raw);
+    if (!record) throw new ApiError(404, "not_found", "run not found");
+    const body = check<{ approvals: ApprovalAnswer[] }>("toolApprovalsBody", await readJson(c));
+    const stub = sessionStub(c.env, record.tenant, record.session_id);
+    const answer = unwrap(await stub.answerApprovals(await agentArg(c), body.approvals, "json", by));
+    return respond(c, answer, false);
   });

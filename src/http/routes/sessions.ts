@@ -5,7 +5,6 @@ import { nowIso, pageOf } from "../../storage/sql";
 import { sessionAccess } from "../access";
 import type { AppEnv } from "../app";
 import { requireTenant } from "../auth";
-import { createSessionBody } from "../bodies";
 import { agentArg, noteAgentEpoch } from "../directory";
 import { ApiError } from "../errors";
 import { type LocationHint, SESSION_ID, sessionRef, sessionStub, unwrap } from "../session-ref";
@@ -28,7 +27,7 @@ export const sessionsRoutes = new Hono<AppEnv>()
       id?: string;
       metadata?: Record<string, unknown>;
       location_hint?: LocationHint;
-    }>(c, createSessionBody, 64 * 1024);
+    }>(c, "createSessionBody", 64 * 1024);
     const tenant = c.get("tenant");
     // The config and the epoch it belongs to, in one statement: they prime the session's agent cache.
     const agent = await c.env.DB.prepare(

@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import { nowIso } from "../../storage/sql";
 import type { AppEnv } from "../app";
 import { requireAdmin } from "../auth";
-import { corsBody } from "../bodies";
 import { forgetOrigins } from "../directory";
 import { ApiError } from "../errors";
 import { readBody } from "../validate";
@@ -41,7 +40,7 @@ export const tenantsRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   .put("/:tenant/cors", async (c) => {
     const tenant = tenantParam(c.req.param("tenant"));
-    const body = await readBody<{ allowed_origins: string[] }>(c, corsBody, 64 * 1024);
+    const body = await readBody<{ allowed_origins: string[] }>(c, "corsBody", 64 * 1024);
     for (const [i, o] of body.allowed_origins.entries()) checkOrigin(o, `allowed_origins.${i}`);
     const now = nowIso();
     // One batch = one transaction: the list is replaced, never seen half-written.

@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app";
 import { requireTenant } from "../auth";
-import { createTokenBody } from "../bodies";
 import { ApiError } from "../errors";
 import { sessionRef, unwrap } from "../session-ref";
 import { mintToken, TOKEN_ACTIONS, type TokenAction, TTL_DEFAULT_S, tokensConfigured } from "../tokens";
@@ -17,7 +16,7 @@ export const tokensRoutes = new Hono<AppEnv>().post("/:id/tokens", requireTenant
   const ref = sessionRef(c);
   // The session object knows whether it exists (404 otherwise, as for any session route).
   unwrap(await ref.stub.state());
-  const body = await readBody<{ actions: TokenAction[]; ttl_s?: number }>(c, createTokenBody, 16 * 1024);
+  const body = await readBody<{ actions: TokenAction[]; ttl_s?: number }>(c, "createTokenBody", 16 * 1024);
   if (!tokensConfigured(c.env)) {
     throw new ApiError(
       503,

@@ -1,14 +1,13 @@
 import { type Context, Hono } from "hono";
+import { compileStrict } from "../../json-schema/index";
 import type { ApprovalAnswer } from "../../session/approvals";
 import type { JsonObject, Part, ToolResultContent } from "../../session/history/parts";
 import type { SuppliedResult } from "../../session/history/store";
 import type { Mode, Result, TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";
-import { compileStrict } from "../../tools/schema/index";
 import { actorOf, requireAction, sessionAccess } from "../access";
 import type { AppEnv } from "../app";
 import { sha256Hex } from "../auth";
-import { messageBody, toolApprovalsBody, toolResultsBody } from "../bodies";
 import { agentArg } from "../directory";
 import { ApiError } from "../errors";
 import { sessionRef, unwrap } from "../session-ref";
@@ -93,7 +92,7 @@ export const turnsRoutes = new Hono<AppEnv>()
       tool_results?: RawResult[];
       max_steps?: number;
       json_schema?: unknown;
-    }>(messageBody, raw);
+    }>("messageBody", raw);
     const jsonSchema = body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const content: Part[] = typeof body.content === "string" ? [{ type: "text", text: body.content }] : body.content;
     const nonEmpty = content.filter((p) => p.type !== "text" || p.text.length > 0);
@@ -121,13 +120,13 @@ export const turnsRoutes = new Hono<AppEnv>()
   })
   .post("/:id/tool-results", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
-    const body = check<{ results: RawResult[] }>(toolResultsBody, await readJson(c));
+    const body = check<{ results: RawResult[] }>("toolResultsBody", await readJson(c));
     const answer = unwrap(await ref.stub.submitToolResults(await agentArg(c), toSupplied(body.results), modeOf(c)));
     return respond(c, answer, false);
   })
   .post("/:id/tool-approvals", sessionAccess("approve"), async (c) => {
     const ref = sessionRef(c);
-    const body = check<{ approvals: ApprovalAnswer[] }>(toolApprovalsBody, await readJson(c));
+    const body = check<{ approvals: ApprovalAnswer[] }>("toolApprovalsBody", await readJson(c));
     const answer = unwrap(await ref.stub.answerApprovals(await agentArg(c), body.approvals, modeOf(c), actorOf(c)));
     return respond(c, answer, false);
   })

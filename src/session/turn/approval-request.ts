@@ -43,6 +43,7 @@ async function requestApproval(ctx: TurnContext, call: ToolUsePart, tool: Regist
     approval_id: id,
     tool_use_id: call.id,
     tool: call.name,
+    reason,
     ...(expires !== null ? { expires_at: new Date(expires).toISOString() } : {}),
   });
   ctx.out.emit({ type: "approval_request", approval_id: id, tool_use_id: call.id, tool: call.name, reason, signature });

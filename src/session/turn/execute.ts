@@ -1,6 +1,6 @@
 import { BUILTIN_TOOL_NAMES } from "../../agents/types";
+import { compileLenient, issueLines } from "../../json-schema/index";
 import type { EventLog } from "../../observability/events";
-import { checkArguments } from "../../tools/arguments";
 import type { BuiltinOutcome } from "../../tools/builtins/run";
 import { callHttpTool, type ToolOutcome } from "../../tools/http-tool";
 import { containsRefs, type Lookup, resolveRefs } from "../../tools/refs/index";
@@ -139,9 +139,13 @@ async function executeOne(
     }
     input = resolved.value as JsonObject;
   }
-  const check = checkArguments(fullSchema(tool), input);
+  // Leniently: agent tool schemas were checked strictly when the agent was saved, MCP schemas are not ours.
+  const compiled = compileLenient(fullSchema(tool));
+  const errors = compiled.ok
+    ? issueLines(compiled.schema.validate(input))
+    : [`the tool's own schema is invalid: ${compiled.error}`];
   const notLoaded = tool.deferred && !opts.loaded.has(tool.name);
-  if (!check.valid) {
+  if (errors.length > 0) {
     const resolvedNote = input !== call.input ? " (after resolving references)" : "";
     const how = notLoaded
       ? `Tool "${tool.name}" exists but is not loaded, and these arguments do not match its schema. ` +
@@ -149,8 +153,8 @@ async function executeOne(
       : `Invalid arguments for "${tool.name}"${resolvedNote}.`;
     return invalid(
       call,
-      check.errors,
-      `${how}\n${check.errors.map((e) => `- ${e}`).join("\n")}\ntool_info(name: "${tool.name}", include_schema: true) shows the schema.`,
+      errors,
+      `${how}\n${errors.map((e) => `- ${e}`).join("\n")}\ntool_info(name: "${tool.name}", include_schema: true) shows the schema.`,
     );
   }
   // A valid call to a deferred tool that was not loaded runs and loads it: never an opaque failure.

@@ -1,4 +1,4 @@
-import { type CompiledSchema, compileStrict, formatIssues } from "../../tools/schema/index";
+import { type CompiledSchema, compileStrict, formatIssues, issueLine } from "../../json-schema/index";
 import type { JsonObject, Message, ToolDeclaration, ToolUsePart } from "../history/parts";
 import type { TurnError, TurnRow } from "./turns";
 
@@ -33,11 +33,10 @@ export type StructuredCheck = { valid: true; value: JsonObject } | { valid: fals
 export function checkStructured(call: ToolUsePart, contract: OutputContract): StructuredCheck {
   const result = contract.compiled.validate(call.input);
   if (result.valid) return { valid: true, value: call.input };
-  const errors = result.errors.map((e) => `${e.path}: ${e.message}`);
   return {
     valid: false,
-    errors,
-    message: `structured_output arguments do not match the schema:\n${formatIssues(result.errors)}\nFix them and call structured_output again.`,
+    errors: result.issues.map(issueLine),
+    message: `structured_output arguments do not match the schema:\n${formatIssues(result.issues)}\nFix them and call structured_output again.`,
   };
 }
 

@@ -50,7 +50,7 @@ export class TurnStore {
 
   /**
    * The newest turn. Turns are inserted in `ord` order and removed only by
-   * `clear`, and both `ord` and the rowid are "largest remaining + 1", so the
+   * `clear` and the retention sweep (which never removes the newest), and both `ord` and the rowid are "largest remaining + 1", so the
    * rowid order is the `ord` order (no index on `ord` to write per turn).
    */
   latest(): TurnRow | null {
@@ -77,8 +77,11 @@ export class TurnStore {
     return row && steps ? { ...row, steps: row.steps + steps } : row;
   }
 
+  /** Every turn of the session: the rows kept plus those the retention sweep deleted (`meta.turns_swept`). */
   count(): number {
-    return one<{ n: number }>(this.sql, "SELECT count(*) AS n FROM turns")?.n ?? 0;
+    const kept = one<{ n: number }>(this.sql, "SELECT count(*) AS n FROM turns")?.n ?? 0;
+    const swept = one<{ value: string }>(this.sql, "SELECT value FROM meta WHERE key = 'turns_swept'");
+    return kept + (swept ? Number(swept.value) : 0);
   }
 
   create(t: {
@@ -179,5 +182,6 @@ export class TurnStore {
 
   clear(): void {
     run(this.sql, "DELETE FROM turns WHERE status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval')");
+    run(this.sql, "DELETE FROM meta WHERE key = 'turns_swept'");
   }
 }

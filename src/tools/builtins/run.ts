@@ -1,8 +1,7 @@
-import { Validator } from "@cfworker/json-schema";
-import { parseSelect, selectTools, TOOL_SEARCH_INPUT_SCHEMA, type ToolIndex } from "@switchboard/tool-search";
+import { parseSelect, selectTools, type ToolIndex } from "@switchboard/tool-search";
+import { type FixedSchemaName, issueLine, validateFixed } from "../../json-schema/index";
 import type { JsonObject, ToolResultBlock, ToolResultContent } from "../../session/history/parts";
 import { declaration, fullSchema, type RegisteredTool, type ToolRegistry } from "../registry";
-import { SELECT_TOOLS_INPUT_SCHEMA, TOOL_INFO_INPUT_SCHEMA } from "./declarations";
 
 export interface BuiltinOutcome {
   content: ToolResultContent;
@@ -17,18 +16,12 @@ export interface BuiltinContext {
   loaded: ReadonlySet<string>;
 }
 
-const validators = new Map<string, Validator>();
-
-function invalid(name: string, schema: object, input: unknown): string | null {
-  let v = validators.get(name);
-  if (!v) {
-    v = new Validator(schema as Record<string, unknown>, "2020-12", false);
-    validators.set(name, v);
-  }
-  const r = v.validate(input);
-  if (r.valid) return null;
-  const errors = r.errors.filter((e) => !["properties", "allOf", "anyOf"].includes(e.keyword)).slice(0, 5);
-  return `invalid arguments for ${name}: ${errors.map((e) => `${e.instanceLocation.replace(/^#/, "") || "(root)"}: ${e.error}`).join("; ")}. tool_info(name: "${name}", include_schema: true) shows the schema.`;
+/** Built-in inputs are fixed schemas: checked by their build-time validators (`http/fixed-schemas.ts`). */
+function invalid(name: string, schema: FixedSchemaName, input: unknown): string | null {
+  const result = validateFixed(schema, input);
+  if (result.valid) return null;
+  const issues = result.issues.slice(0, 5).map(issueLine).join("; ");
+  return `invalid arguments for ${name}: ${issues}. tool_info(name: "${name}", include_schema: true) shows the schema.`;
 }
 
 const text = (value: unknown): ToolResultBlock => ({ type: "text", text: JSON.stringify(value) });
@@ -100,15 +93,15 @@ function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinO
 export function runBuiltin(name: string, input: JsonObject, ctx: BuiltinContext): BuiltinOutcome {
   switch (name) {
     case "tool_search": {
-      const bad = invalid(name, TOOL_SEARCH_INPUT_SCHEMA, input);
+      const bad = invalid(name, "toolSearchInput", input);
       return bad ? fail(bad) : searchTools(input as unknown as { query: string; max_results?: number }, ctx);
     }
     case "tool_info": {
-      const bad = invalid(name, TOOL_INFO_INPUT_SCHEMA, input);
+      const bad = invalid(name, "toolInfoInput", input);
       return bad ? fail(bad) : toolInfo(input as unknown as { name: string; include_schema?: boolean }, ctx);
     }
     case "select_tools": {
-      const bad = invalid(name, SELECT_TOOLS_INPUT_SCHEMA, input);
+      const bad = invalid(name, "selectToolsInput", input);
       return bad ? fail(bad) : selectByName(input as unknown as { names: string[] }, ctx);
     }
     default:

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { compileStrict } from "../../../src/json-schema/index";
 import { REF_SCHEMA, widenSchema } from "../../../src/tools/refs";
-import { compileStrict } from "../../../src/tools/schema";
 
 const REF = { ...REF_SCHEMA };
 /** Widened positions point to the one shared copy of REF_SCHEMA in the root's $defs. */

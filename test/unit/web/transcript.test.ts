@@ -47,6 +47,30 @@ describe("fromHistory", () => {
     expect(entries.flatMap((e) => e.blocks).some((b) => b.kind === "text" && b.text === "Tomor")).toBe(false);
   });
 
+  it("marks a call whose approval is still pending as waiting for the person, with the approval to answer", () => {
+    const stored: StoredMessage[] = [
+      { seq: 1, role: "user", origin: "client", turn_id: "t9", parts: [{ type: "text", text: "charge 5" }] },
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t9",
+        parts: [{ type: "tool_use", id: "c9", name: "charge_card", input: { amount: 5 } }],
+      },
+    ];
+    const entries = fromHistory(stored, null, [{ approval_id: "apr_9", tool_call_id: "c9", reason: "needs approval" }]);
+    expect(entries[1]?.blocks[0]).toEqual({
+      kind: "tool",
+      id: "c9",
+      name: "charge_card",
+      state: "approval",
+      input: { amount: 5 },
+      output: "",
+      approval: { id: "apr_9", reason: "needs approval" },
+    });
+    expect(fromHistory(stored)[1]?.blocks[0]).toMatchObject({ state: "running" });
+  });
+
   it("announces tool-set changes as notices", () => {
     const entries = fromHistory([
       {
@@ -88,6 +112,62 @@ describe("fromUiMessages", () => {
       "get_weather:running:",
       "lookup:error:boom",
       "notice",
+    ]);
+  });
+
+  it("turns an approval request into a block with the approval to answer, and a denial into denied", () => {
+    const messages = [
+      {
+        id: "m2",
+        role: "assistant",
+        parts: [
+          {
+            type: "dynamic-tool",
+            toolName: "charge_card",
+            toolCallId: "c3",
+            state: "approval-requested",
+            input: { amount: 5 },
+            approval: { id: "apr_1", requestReason: '"charge_card" requires approval before it runs' },
+          },
+          {
+            type: "dynamic-tool",
+            toolName: "refund_card",
+            toolCallId: "c4",
+            state: "output-denied",
+            input: { amount: 7 },
+            approval: { id: "apr_2", approved: false, reason: "not today" },
+          },
+          {
+            type: "dynamic-tool",
+            toolName: "send_email",
+            toolCallId: "c5",
+            state: "approval-responded",
+            input: {},
+            approval: { id: "apr_3", approved: true },
+          },
+        ],
+      },
+    ] as UIMessage[];
+    const [entry] = fromUiMessages(messages);
+    expect(entry?.blocks).toEqual([
+      {
+        kind: "tool",
+        id: "c3",
+        name: "charge_card",
+        state: "approval",
+        input: { amount: 5 },
+        output: "",
+        approval: { id: "apr_1", reason: '"charge_card" requires approval before it runs' },
+      },
+      {
+        kind: "tool",
+        id: "c4",
+        name: "refund_card",
+        state: "denied",
+        input: { amount: 7 },
+        output: "Declined: not today",
+      },
+      { kind: "tool", id: "c5", name: "send_email", state: "running", input: {}, output: "" },
     ]);
   });
 });

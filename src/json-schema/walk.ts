@@ -1,11 +1,10 @@
-import { isExtension, KEYWORDS, type KeywordKind, suggestKeyword, TYPE_NAMES } from "./keywords";
-
 /**
  * Walks a schema tree knowing which keywords hold subschemas, checks every keyword's value, and
  * collects what is needed to prove each `$ref` resolves. The walked tree is the compiler's private
  * copy: vendor extensions (and, when lenient, unknown keywords) are deleted from it so the validator
  * never sees them — @cfworker/json-schema's dereference otherwise descends into any object it finds.
  */
+import { isExtension, KEYWORDS, type KeywordKind, suggestKeyword, TYPE_NAMES } from "./keywords";
 
 /** Stop after a handful of problems: enough to fix several typos at once, short enough to read. */
 const MAX_PROBLEMS = 5;

@@ -1,30 +1,28 @@
-import { type Schema, type SchemaDraft, Validator } from "@cfworker/json-schema";
-import { formatIssues, MAX_ISSUES, toIssues, type ValidationIssue } from "./issues";
-import { checkSchemaTree } from "./walk";
-
 /**
- * Compiles JSON Schemas that arrive at run time (agent tool schemas, MCP tools, structured output).
+ * The run-time engine: compiles JSON Schemas first seen at run time (agent tool schemas, MCP tools,
+ * structured output's `json_schema`), held in one bounded cache.
  *
  * Validation runs inside workerd, which refuses eval/new Function at request time, so this uses
  * @cfworker/json-schema (an interpreter, no code generation). That validator is permissive about
  * what it is given — unknown keywords are silently ignored, bad `$ref`s only throw when reached —
- * so everything it would not catch is checked here, before a schema is accepted.
+ * so everything it would not catch is checked here, before a schema is accepted. The API's own fixed
+ * schemas do not come here: they are compiled at build time (`validate-fixed.ts`).
  */
-
-export type { ValidationIssue } from "./issues";
-export { formatIssues, MAX_ISSUES };
+import { type Schema, type SchemaDraft, Validator } from "@cfworker/json-schema";
+import { cfworkerIssues } from "./cfworker-issues";
+import type { SchemaResult } from "./issue";
+import { reduceIssues } from "./reduce-issues";
+import { checkSchemaTree } from "./walk";
 
 export const DEFAULT_MAX_SCHEMA_BYTES = 4 * 1024 * 1024;
 /** The walker and the validator recurse; bounding nesting keeps both far from the stack limit. */
 export const MAX_SCHEMA_DEPTH = 128;
 
-export type ValidationResult = { valid: true } | { valid: false; errors: ValidationIssue[]; omitted: number };
-
 export interface CompiledSchema {
   /** A private copy of the schema as given (the validator works on its own pruned copy). */
   readonly source: unknown;
   readonly draft: SchemaDraft;
-  validate(value: unknown): ValidationResult;
+  validate(value: unknown): SchemaResult;
 }
 
 export type CompileResult = { ok: true; schema: CompiledSchema } | { ok: false; error: string };
@@ -86,25 +84,28 @@ function objectRootProblem(root: unknown): string | undefined {
 }
 
 class Compiled implements CompiledSchema {
+  readonly #validator: Validator;
+
   constructor(
     readonly source: unknown,
     readonly draft: SchemaDraft,
-    private readonly validator: Validator,
-  ) {}
+    validator: Validator,
+  ) {
+    this.#validator = validator;
+  }
 
-  validate(value: unknown): ValidationResult {
+  validate(value: unknown): SchemaResult {
     let result: ReturnType<Validator["validate"]>;
     try {
-      result = this.validator.validate(value);
+      result = this.#validator.validate(value);
     } catch (e) {
       // Non-JSON values (undefined, bigint) and pathological recursion end up here, not as a crash.
       const reason = e instanceof Error ? e.message.split("\n")[0] : String(e);
-      return { valid: false, errors: [{ path: "(root)", message: `could not be validated: ${reason}` }], omitted: 0 };
+      const issue = { path: "(root)", keyword: "schema", message: `could not be validated: ${reason}` };
+      return { valid: false, issues: [issue], omitted: 0 };
     }
     if (result.valid) return { valid: true };
-    const { issues, omitted } = toIssues(result.errors, value);
-    if (issues.length === 0) issues.push({ path: "(root)", message: "does not match the schema" });
-    return { valid: false, errors: issues, omitted };
+    return { valid: false, ...reduceIssues(cfworkerIssues(result.errors, value), value) };
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CompileResult, compileLenient, compileStrict } from "../../../src/tools/schema";
+import { type CompileResult, compileLenient, compileStrict } from "../../../src/json-schema/index";
 
 const strict = (schema: unknown, requireObjectRoot = true) => compileStrict(schema, { requireObjectRoot });
 
@@ -185,7 +185,7 @@ describe("compileStrict: drafts", () => {
     if (!r.ok) throw new Error(r.error);
     expect(r.schema.validate({ n: 0 })).toEqual({
       valid: false,
-      errors: [{ path: "/n", message: "must be greater than 0 (got 0)" }],
+      issues: [{ path: "/n", keyword: "exclusiveMinimum", message: "must be greater than 0 (got 0)" }],
       omitted: 0,
     });
     expect(r.schema.validate({ n: 10 })).toEqual({ valid: true });

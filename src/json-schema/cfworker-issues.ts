@@ -1,14 +1,10 @@
+/**
+ * Translates @cfworker/json-schema's output units into engine-neutral issue drafts (`reduce-issues.ts`).
+ * Its messages are English sentences, so the numbers and names are read back out of them and rephrased
+ * the way `ajv-issues.ts` phrases Ajv's errors: both engines speak with one voice.
+ */
 import type { OutputUnit } from "@cfworker/json-schema";
-
-/** One problem with a value, phrased for a model (or a person) to fix it. */
-export interface ValidationIssue {
-  /** JSON pointer into the value ("/items/0/id"), or "(root)" for the value itself. */
-  path: string;
-  message: string;
-}
-
-/** A model repairs a call better from a few precise issues than from a wall of them. */
-export const MAX_ISSUES = 10;
+import { duplicates, type IssueDraft, show, showChoices, valueAt } from "./reduce-issues";
 
 /**
  * Errors that only say "something below me failed". They are dropped when a more specific error at
@@ -56,42 +52,6 @@ function lastSegment(pointer: string): string {
     .replaceAll("~0", "~");
 }
 
-function show(value: unknown, limit = 60): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
-}
-
-/** Shows an `enum` without flooding the message when it has hundreds of members. */
-function showChoices(values: unknown[]): string {
-  const shown = values.slice(0, 10).map((v) => show(v, 40));
-  return values.length > 10 ? `${shown.join(", ")}, … (${values.length} allowed values)` : shown.join(", ");
-}
-
-function typeOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number" && Number.isInteger(value)) return "integer";
-  return typeof value;
-}
-
-/** The part of the validated value an error points at, for "got …" hints. */
-function valueAt(root: unknown, pointer: string): unknown {
-  let cur = root;
-  for (const raw of pointer.split("/").slice(1)) {
-    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
-    if (cur === null || typeof cur !== "object" || !Object.hasOwn(cur, key)) return undefined;
-    cur = (cur as Record<string, unknown>)[key];
-  }
-  return cur;
-}
-
-interface Draft {
-  pointer: string;
-  message: string;
-  /** Types a `type` error accepts; type errors at one pointer merge ("expected string or null"). */
-  types?: string[];
-}
-
 /** Bounds and sizes, rephrased as what the value must be. */
 const REWRITES: Array<[RegExp, (m: RegExpExecArray) => string]> = [
   [
@@ -109,6 +69,9 @@ const REWRITES: Array<[RegExp, (m: RegExpExecArray) => string]> = [
   [/^String does not match format "(.*)"\.$/, (m) => `must be a valid ${m[1]} string`],
 ];
 
+/** A draft as `describe` gives it: the keyword defaults to the unit's own. */
+type Described = Omit<IssueDraft, "wrapper" | "keyword"> & { keyword?: string };
+
 const PROPERTY_WRAPPERS = new Set(["properties", "patternProperties", "additionalProperties", "unevaluatedProperties"]);
 const ITEM_WRAPPERS = new Set(["items", "prefixItems", "additionalItems", "unevaluatedItems"]);
 
@@ -117,7 +80,7 @@ const ITEM_WRAPPERS = new Set(["items", "prefixItems", "additionalItems", "uneva
  * validator reports a `false` subschema with a useless keywordLocation, so the wrapper that precedes
  * it is the only way to tell "additionalProperties: false" from any other false schema.
  */
-function describe(e: OutputUnit, previous: OutputUnit | undefined, value: unknown): Draft {
+function describe(e: OutputUnit, previous: OutputUnit | undefined, value: unknown): Described {
   const pointer = toPointer(e.instanceLocation);
   const got = valueAt(value, pointer);
   switch (e.keyword) {
@@ -146,10 +109,18 @@ function describe(e: OutputUnit, previous: OutputUnit | undefined, value: unknow
     case "false": {
       const wrapper = previous && toPointer(previous.instanceLocation) === parent(pointer) ? previous.keyword : "";
       if (PROPERTY_WRAPPERS.has(wrapper)) {
-        return { pointer: parent(pointer), message: `property "${lastSegment(pointer)}" is not allowed` };
+        return {
+          pointer: parent(pointer),
+          keyword: wrapper,
+          message: `property "${lastSegment(pointer)}" is not allowed`,
+        };
       }
       if (ITEM_WRAPPERS.has(wrapper)) {
-        return { pointer: parent(pointer), message: `item ${lastSegment(pointer)} is not allowed (too many items)` };
+        return {
+          pointer: parent(pointer),
+          keyword: wrapper,
+          message: `item ${lastSegment(pointer)} is not allowed (too many items)`,
+        };
       }
       return { pointer, message: "no value is allowed here" };
     }
@@ -171,6 +142,18 @@ function describe(e: OutputUnit, previous: OutputUnit | undefined, value: unknow
       const side = e.keyword === "exclusiveMinimum" ? "greater" : "less";
       return { pointer, message: `must be ${side} than ${bound} (got ${show(got, 40)})` };
     }
+    case "uniqueItems": {
+      const m = /indexes (\d+) and (\d+)/.exec(e.error);
+      return { pointer, message: m ? duplicates(Number(m[1]), Number(m[2])) : "must not contain duplicates" };
+    }
+    // The validator's maxProperties message says "at least"; the bound and the count are what matter.
+    case "minProperties":
+    case "maxProperties": {
+      const bound = /(\d+) properties/.exec(e.error)?.[1] ?? "?";
+      const side = e.keyword === "minProperties" ? "at least" : "at most";
+      const count = got && typeof got === "object" ? Object.keys(got).length : 0;
+      return { pointer, message: `must have ${side} ${bound} properties (got ${count})` };
+    }
     case "pattern":
       return { pointer, message: `does not match the required pattern (got ${show(got, 40)})` };
     default: {
@@ -183,53 +166,10 @@ function describe(e: OutputUnit, previous: OutputUnit | undefined, value: unknow
   }
 }
 
-function isAtOrBelow(pointer: string, ancestor: string): boolean {
-  return pointer === ancestor || pointer.startsWith(`${ancestor}/`);
-}
-
-/**
- * Turns raw validator output into a short list: specific errors first-class, wrapper errors only
- * where nothing more specific exists, type errors at one place merged, duplicates removed.
- */
-export function toIssues(errors: OutputUnit[], value: unknown): { issues: ValidationIssue[]; omitted: number } {
-  const drafts = errors.map((e, i) => ({ wrapper: WRAPPERS.has(e.keyword), draft: describe(e, errors[i - 1], value) }));
-  const specific = drafts.filter((d) => !d.wrapper).map((d) => d.draft.pointer);
-  // A wrapper survives only if nothing specific sits at or below it, and no surviving wrapper sits below it.
-  const lonely = drafts.filter((d) => d.wrapper && !specific.some((p) => isAtOrBelow(p, d.draft.pointer)));
-  const innermost = lonely.filter(
-    (d) => !lonely.some((o) => o.draft.pointer !== d.draft.pointer && isAtOrBelow(o.draft.pointer, d.draft.pointer)),
-  );
-  const kept = drafts.filter((d) => !d.wrapper || innermost.includes(d)).map((d) => d.draft);
-
-  // A type error at a place whose contents were also checked comes from an alternative that was
-  // rejected (anyOf/oneOf): some other branch accepted the type and failed deeper, which is the news.
-  const deeper = kept.map((d) => d.pointer);
-  const relevant = kept.filter((d) => !d.types || !deeper.some((p) => p.startsWith(`${d.pointer}/`)));
-
-  const types = new Map<string, Set<string>>();
-  for (const d of relevant) {
-    if (!d.types) continue;
-    const set = types.get(d.pointer) ?? new Set<string>();
-    for (const t of d.types) set.add(t);
-    types.set(d.pointer, set);
-  }
-  const seen = new Set<string>();
-  const all: ValidationIssue[] = [];
-  for (const d of relevant) {
-    const set = d.types ? types.get(d.pointer) : undefined;
-    const message = set ? `expected ${[...set].join(" or ")}, got ${typeOf(valueAt(value, d.pointer))}` : d.message;
-    const path = d.pointer === "" ? "(root)" : d.pointer;
-    const key = `${path}\u0000${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    all.push({ path, message });
-  }
-  return { issues: all.slice(0, MAX_ISSUES), omitted: Math.max(0, all.length - MAX_ISSUES) };
-}
-
-/** Renders issues as the text of an is_error tool_result: one line per issue. */
-export function formatIssues(issues: readonly ValidationIssue[], omitted = 0): string {
-  const lines = issues.map((i) => `- ${i.path}: ${i.message}`);
-  if (omitted > 0) lines.push(`- …and ${omitted} more problem${omitted === 1 ? "" : "s"}`);
-  return lines.join("\n");
+/** Every output unit as a draft, in the validator's order. */
+export function cfworkerIssues(errors: readonly OutputUnit[], value: unknown): IssueDraft[] {
+  return errors.map((e, i) => {
+    const { keyword, ...rest } = describe(e, errors[i - 1], value);
+    return { ...rest, keyword: keyword ?? e.keyword, wrapper: WRAPPERS.has(e.keyword) };
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CompiledSchema, compileStrict, formatIssues, type ValidationIssue } from "../../../src/tools/schema";
+import { type CompiledSchema, compileStrict, formatIssues, type SchemaIssue } from "../../../src/json-schema/index";
 
 function compiled(schema: unknown): CompiledSchema {
   const r = compileStrict(schema, { requireObjectRoot: true });
@@ -7,10 +7,10 @@ function compiled(schema: unknown): CompiledSchema {
   return r.schema;
 }
 
-function issues(schema: CompiledSchema, value: unknown): ValidationIssue[] {
+function issues(schema: CompiledSchema, value: unknown): SchemaIssue[] {
   const r = schema.validate(value);
   if (r.valid) throw new Error("expected the value to be invalid");
-  return r.errors;
+  return r.issues;
 }
 
 const order = compiled({
@@ -48,30 +48,32 @@ describe("CompiledSchema.validate", () => {
   });
 
   it("reports missing required properties at the object that lacks them", () => {
-    expect(issues(order, { items: [] })).toEqual([{ path: "(root)", message: 'missing required property "customer"' }]);
+    expect(issues(order, { items: [] })).toEqual([
+      { path: "(root)", keyword: "required", message: 'missing required property "customer"' },
+    ]);
     expect(issues(order, { customer: {}, items: [] })).toEqual([
-      { path: "/customer", message: 'missing required property "id"' },
+      { path: "/customer", keyword: "required", message: 'missing required property "id"' },
     ]);
   });
 
   it("reports wrong types with the expected and actual type, without wrapper noise", () => {
     expect(issues(order, { customer: { id: 7 }, items: [] })).toEqual([
-      { path: "/customer/id", message: "expected string, got integer" },
+      { path: "/customer/id", keyword: "type", message: "expected string, got integer" },
     ]);
     expect(issues(order, { customer: { id: "c" }, items: [], note: 3 })).toEqual([
-      { path: "/note", message: "expected string or null, got integer" },
+      { path: "/note", keyword: "type", message: "expected string or null, got integer" },
     ]);
   });
 
   it("reports enum violations with the allowed values", () => {
     expect(issues(order, { customer: { id: "c", tier: "gold" }, items: [] })).toEqual([
-      { path: "/customer/tier", message: 'must be one of "free", "pro", "team" (got "gold")' },
+      { path: "/customer/tier", keyword: "enum", message: 'must be one of "free", "pro", "team" (got "gold")' },
     ]);
   });
 
   it("reports properties that additionalProperties: false forbids", () => {
     expect(issues(order, { customer: { id: "c" }, items: [], extra: 1 })).toEqual([
-      { path: "(root)", message: 'property "extra" is not allowed' },
+      { path: "(root)", keyword: "additionalProperties", message: 'property "extra" is not allowed' },
     ]);
   });
 
@@ -84,9 +86,9 @@ describe("CompiledSchema.validate", () => {
       ],
     };
     expect(issues(order, value)).toEqual([
-      { path: "/items/1/id", message: "expected string, got integer" },
-      { path: "/items/1/qty", message: "must be at least 1 (got 0)" },
-      { path: "/items/1/tags/1", message: "expected string, got integer" },
+      { path: "/items/1/id", keyword: "type", message: "expected string, got integer" },
+      { path: "/items/1/qty", keyword: "minimum", message: "must be at least 1 (got 0)" },
+      { path: "/items/1/tags/1", keyword: "type", message: "expected string, got integer" },
     ]);
   });
 
@@ -95,15 +97,15 @@ describe("CompiledSchema.validate", () => {
     const r = order.validate({ customer: { id: "c" }, items });
     expect(r.valid).toBe(false);
     if (r.valid) return;
-    expect(r.errors).toHaveLength(10);
+    expect(r.issues).toHaveLength(10);
     expect(r.omitted).toBe(20);
-    expect(new Set(r.errors.map((e) => e.path)).size).toBe(10);
+    expect(new Set(r.issues.map((e) => e.path)).size).toBe(10);
   });
 
   it("keeps a wrapper error when nothing more specific explains it", () => {
     const one = compiled({ type: "object", properties: { v: { oneOf: [{ type: "number" }, { type: "integer" }] } } });
     expect(issues(one, { v: 1 })).toEqual([
-      { path: "/v", message: "matches more than one of the alternatives (exactly one must match)" },
+      { path: "/v", keyword: "oneOf", message: "matches more than one of the alternatives (exactly one must match)" },
     ]);
   });
 
@@ -115,11 +117,15 @@ describe("CompiledSchema.validate", () => {
         w: { anyOf: [{ type: "object", required: ["a"] }, { type: "string" }] },
       },
     });
-    expect(issues(s, { v: [1, "x"] })).toEqual([{ path: "/v/1", message: "expected number, got string" }]);
-    expect(issues(s, { v: true })).toEqual([{ path: "/v", message: "expected array or string, got boolean" }]);
+    expect(issues(s, { v: [1, "x"] })).toEqual([
+      { path: "/v/1", keyword: "type", message: "expected number, got string" },
+    ]);
+    expect(issues(s, { v: true })).toEqual([
+      { path: "/v", keyword: "type", message: "expected array or string, got boolean" },
+    ]);
     expect(issues(s, { w: {} })).toEqual([
-      { path: "/w", message: 'missing required property "a"' },
-      { path: "/w", message: "expected string, got object" },
+      { path: "/w", keyword: "required", message: 'missing required property "a"' },
+      { path: "/w", keyword: "type", message: "expected string, got object" },
     ]);
   });
 
@@ -135,33 +141,35 @@ describe("CompiledSchema.validate", () => {
       },
     });
     expect(issues(s, { email: "nope", code: "ab", n: 0, list: [], k: "y" })).toEqual([
-      { path: "/email", message: "must be a valid email string" },
-      { path: "/code", message: "must be at least 3 characters long (got 2)" },
-      { path: "/code", message: 'does not match the required pattern (got "ab")' },
-      { path: "/n", message: "must be greater than 0 (got 0)" },
-      { path: "/list", message: "must have at least 1 items (got 0)" },
-      { path: "/k", message: 'must equal "x"' },
+      { path: "/email", keyword: "format", message: "must be a valid email string" },
+      { path: "/code", keyword: "minLength", message: "must be at least 3 characters long (got 2)" },
+      { path: "/code", keyword: "pattern", message: 'does not match the required pattern (got "ab")' },
+      { path: "/n", keyword: "exclusiveMinimum", message: "must be greater than 0 (got 0)" },
+      { path: "/list", keyword: "minItems", message: "must have at least 1 items (got 0)" },
+      { path: "/k", keyword: "const", message: 'must equal "x"' },
     ]);
-    expect(issues(s, { n: 6 })).toEqual([{ path: "/n", message: "must be at most 5 (got 6)" }]);
+    expect(issues(s, { n: 6 })).toEqual([{ path: "/n", keyword: "maximum", message: "must be at most 5 (got 6)" }]);
   });
 
   it("escapes and decodes property names in paths", () => {
     const s = compiled({ type: "object", properties: { "a b/c": { type: "string" } } });
-    expect(issues(s, { "a b/c": 1 })).toEqual([{ path: "/a b~1c", message: "expected string, got integer" }]);
+    expect(issues(s, { "a b/c": 1 })).toEqual([
+      { path: "/a b~1c", keyword: "type", message: "expected string, got integer" },
+    ]);
   });
 
   it("turns validator exceptions into issues", () => {
     const s = compiled({ type: "object" });
     const r = s.validate(undefined);
     expect(r.valid).toBe(false);
-    if (!r.valid) expect(r.errors[0]?.message).toMatch(/could not be validated/);
+    if (!r.valid) expect(r.issues[0]?.message).toMatch(/could not be validated/);
   });
 
   it("formats issues for a tool_result", () => {
     const text = formatIssues(
       [
-        { path: "(root)", message: 'missing required property "city"' },
-        { path: "/days", message: "expected integer, got string" },
+        { path: "(root)", keyword: "required", message: 'missing required property "city"' },
+        { path: "/days", keyword: "type", message: "expected integer, got string" },
       ],
       3,
     );

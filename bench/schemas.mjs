@@ -1,0 +1,66 @@
+// Validation time per request body: the build-time engine (Ajv standalone code, what the worker runs for
+// the API's fixed schemas: `validateFixed`) vs the run-time engine (@cfworker/json-schema, which
+// validated request bodies before: `compileStrict(...).validate`), both through src/json-schema, issues
+// included. Same schemas, same bodies (the agreement test's examples), one Node process, no worker; the
+// worker's V8 runs the same JavaScript. Figures only; nothing here asserts.
+//
+//   node bench/schemas.mjs          (npm run bench:schemas)
+import { runnerImport } from "vite";
+import { performance, round, table } from "./lib.mjs";
+
+const root = new URL("..", import.meta.url).pathname;
+const load = async (file) => (await runnerImport(`${root}${file}`, { configFile: false, logLevel: "error" })).module;
+const { FIXED_SCHEMAS } = await load("src/http/fixed-schemas.ts");
+const { compileStrict, validateFixed } = await load("src/json-schema/index.ts");
+const { FIXED_EXAMPLES } = await load("test/unit/json-schema/fixed-examples.ts");
+
+/** Median of 7 runs of `n` calls, in microseconds per call. */
+function perCall(fn, n) {
+  for (let i = 0; i < n; i++) fn(); // warm-up: JIT and caches
+  const runs = [];
+  for (let r = 0; r < 7; r++) {
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) fn();
+    runs.push(((performance.now() - t0) * 1000) / n);
+  }
+  return runs.sort((a, b) => a - b)[3];
+}
+
+/** The example with one field broken the way clients most often break it: an unknown property. */
+const invalid = (body) => ({ ...body, unknown_field: 1 });
+
+const rows = [];
+const summary = {};
+for (const [name, schema] of Object.entries(FIXED_SCHEMAS)) {
+  const body = FIXED_EXAMPLES[name];
+  const bad = invalid(body);
+  const cfworker = compileStrict(schema, { requireObjectRoot: true }).schema;
+  if (!validateFixed(name, body).valid || !cfworker.validate(body).valid) throw new Error(`${name}: example invalid`);
+  const n = Math.max(1000, Math.round(100_000 / (JSON.stringify(body).length + 50)));
+  const ajvOk = perCall(() => validateFixed(name, body), n);
+  const cfOk = perCall(() => cfworker.validate(body), n);
+  const ajvBad = perCall(() => validateFixed(name, bad), n);
+  const cfBad = perCall(() => cfworker.validate(bad), n);
+  summary[name] = {
+    ajv_valid_us: round(ajvOk, 2),
+    cfworker_valid_us: round(cfOk, 2),
+    ajv_invalid_us: round(ajvBad, 2),
+  };
+  summary[name].cfworker_invalid_us = round(cfBad, 2);
+  rows.push([
+    name,
+    JSON.stringify(body).length,
+    round(ajvOk, 2),
+    round(cfOk, 2),
+    `${round(cfOk / ajvOk, 1)}x`,
+    round(ajvBad, 2),
+    round(cfBad, 2),
+    `${round(cfBad / ajvBad, 1)}x`,
+  ]);
+}
+table(
+  "Validation time per request body, µs per call (median of 7 runs; invalid = example + one unknown property)",
+  ["schema", "bytes", "ajv valid", "cfworker valid", "speedup", "ajv invalid", "cfworker invalid", "speedup"],
+  rows,
+);
+console.log(JSON.stringify({ schemas: summary }));

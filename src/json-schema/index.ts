@@ -1,0 +1,17 @@
+/**
+ * JSON Schema for the whole service, with one error format (`SchemaIssue`). Two engines for two kinds
+ * of schema: the API's own fixed schemas are compiled at build time by Ajv (`validateFixed`); schemas
+ * first seen at run time — tool inputs, `json_schema`, MCP — are interpreted by @cfworker/json-schema
+ * (`compileStrict`, `compileLenient`). A foundation layer: it imports nothing of the service's.
+ */
+export {
+  type CompiledSchema,
+  type CompileOptions,
+  type CompileResult,
+  compileLenient,
+  compileStrict,
+  DEFAULT_MAX_SCHEMA_BYTES,
+  MAX_SCHEMA_DEPTH,
+} from "./compile";
+export { formatIssues, issueLine, issueLines, MAX_ISSUES, type SchemaIssue, type SchemaResult } from "./issue";
+export { type FixedSchemaName, validateFixed } from "./validate-fixed";
