@@ -123,7 +123,7 @@ describe("native compaction (Anthropic compact_20260112)", () => {
     });
     expect(after.body.messages[0]?.role).toBe("user");
     expect(after.body.messages[1]?.role).toBe("assistant");
-    expect((after.body.messages[1]?.content as unknown[])[0]).toMatchObject({
+    expect((after.body.messages[1]?.content as unknown[] | undefined)?.[0]).toMatchObject({
       type: "compaction",
       content: part.content,
       encrypted_content: part.encrypted,
