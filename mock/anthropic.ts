@@ -2,7 +2,16 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { contentText } from "./brain.ts";
 import { anthropicStopReason, estimateTokens, jsonChunks, wordChunks } from "./chunks.ts";
-import type { Codec, ErrorSpec, RequestContext } from "./codec.ts";
+import type { Codec, ErrorSpec, RequestContext, ServerCompaction } from "./codec.ts";
+import {
+  COMPACTION_BETA,
+  carriedCompaction,
+  compactionConfig,
+  compactionSummary,
+  effectiveMessages,
+  hasBeta,
+  sealCompaction,
+} from "./compaction.ts";
 import { messageId, thinkingSignature, toolUseId } from "./ids.ts";
 import { type BrainInput, isRecord, type JsonObject, type Rejection, type ReplySpec } from "./types.ts";
 import { validateAnthropicRequest } from "./validate-anthropic.ts";
@@ -42,7 +51,7 @@ function resolve(reply: ReplySpec, ctx: RequestContext): Resolved {
     textAfter,
     stopReason: anthropicStopReason(reply.stop_reason, toolCalls.length > 0),
     usage: {
-      input: reply.usage?.input_tokens ?? estimateTokens(ctx.raw),
+      input: reply.usage?.input_tokens ?? reply.compaction?.tokens_after ?? inputTokens(ctx.body),
       output: reply.usage?.output_tokens ?? estimateTokens(produced),
       cacheRead: reply.usage?.cache_read_input_tokens ?? 0,
       cacheCreation: reply.usage?.cache_creation_input_tokens ?? 0,
@@ -75,6 +84,7 @@ function streamFrames(reply: ReplySpec, ctx: RequestContext): string[] {
     }),
   );
   let index = 0;
+  const compaction = reply.compaction;
   const start = (block: JsonObject): void => {
     frames.push(frame("content_block_start", { type: "content_block_start", index, content_block: block }));
     if (index === 0) frames.push(PING);
@@ -91,6 +101,12 @@ function streamFrames(reply: ReplySpec, ctx: RequestContext): string[] {
     for (const chunk of wordChunks(text)) delta({ type: "text_delta", text: chunk });
     stop();
   };
+  if (compaction) {
+    // The summary comes first and whole: one compaction_delta carries it with its opaque state.
+    start({ type: "compaction", content: null });
+    delta({ type: "compaction_delta", content: compaction.content, encrypted_content: compaction.encrypted_content });
+    stop();
+  }
   if (r.thinking) {
     start({ type: "thinking", thinking: "", signature: "" });
     for (const chunk of wordChunks(r.thinking)) delta({ type: "thinking_delta", thinking: chunk });
@@ -111,7 +127,20 @@ function streamFrames(reply: ReplySpec, ctx: RequestContext): string[] {
     frame("message_delta", {
       type: "message_delta",
       delta: { stop_reason: r.stopReason, stop_sequence: null },
-      usage: { output_tokens: r.usage.output },
+      usage: compaction
+        ? {
+            output_tokens: r.usage.output,
+            // Top-level usage leaves the compaction iteration out; `iterations` has both.
+            iterations: [
+              {
+                type: "compaction",
+                input_tokens: compaction.tokens_before,
+                output_tokens: estimateTokens(compaction.content),
+              },
+              { type: "message", input_tokens: r.usage.input, output_tokens: r.usage.output },
+            ],
+          }
+        : { output_tokens: r.usage.output },
     }),
   );
   frames.push(frame("message_stop", { type: "message_stop" }));
@@ -121,6 +150,12 @@ function streamFrames(reply: ReplySpec, ctx: RequestContext): string[] {
 function messageBody(reply: ReplySpec, ctx: RequestContext): string {
   const r = resolve(reply, ctx);
   const content: JsonObject[] = [];
+  if (reply.compaction)
+    content.push({
+      type: "compaction",
+      content: reply.compaction.content,
+      encrypted_content: reply.compaction.encrypted_content,
+    });
   if (r.thinking) content.push({ type: "thinking", thinking: r.thinking, signature: thinkingSignature() });
   if (r.text) content.push({ type: "text", text: r.text });
   for (const call of r.toolCalls) content.push({ type: "tool_use", id: call.id, name: call.name, input: call.input });
@@ -165,7 +200,8 @@ function authReject(headers: IncomingHttpHeaders): Rejection | null {
 
 /** Tools the model may call: all non-deferred tools, plus deferred ones a tool_reference has loaded. */
 function brainInput(body: JsonObject): BrainInput {
-  const messages = Array.isArray(body.messages) ? body.messages.filter(isRecord) : [];
+  // A tool_reference before a compaction block was dropped with it: that tool is not loaded any more.
+  const messages = effectiveMessages(Array.isArray(body.messages) ? body.messages.filter(isRecord) : []);
   const referenced = new Set<string>();
   const names = new Map<string, string>();
   for (const message of messages) {
@@ -201,6 +237,45 @@ function brainInput(body: JsonObject): BrainInput {
   return { tools, userText, toolResults };
 }
 
+/** Input tokens the API reads (4 characters each): the request with what precedes its last compaction dropped. */
+function inputTokens(body: JsonObject): number {
+  const messages = Array.isArray(body.messages) ? body.messages.filter(isRecord) : [];
+  return estimateTokens(JSON.stringify({ ...body, messages: effectiveMessages(messages) }));
+}
+
+const serverCompaction: ServerCompaction = {
+  reject(body, headers, issued) {
+    const beta = typeof headers["anthropic-beta"] === "string" ? headers["anthropic-beta"] : "";
+    const config = compactionConfig(body, beta);
+    if (config !== null && "status" in config) return config;
+    const messages = Array.isArray(body.messages) ? body.messages.filter(isRecord) : [];
+    const blocks = JSON.stringify(messages).includes('"type":"compaction"');
+    if (blocks && !hasBeta(beta))
+      return { status: 400, message: `messages: \`compaction\` blocks require the ${COMPACTION_BETA} beta` };
+    // Mock-only strictness: once this model was given a compaction, a request that asks for compaction
+    // must send it (or a later one) back, unless it opens with a summary of its own that replaced it.
+    if (config !== null && issued !== null && carriedCompaction(messages) !== issued) {
+      if (!JSON.stringify(messages).includes("<conversation_summary>"))
+        return {
+          status: 400,
+          message: "messages: the latest compaction block was not sent back (mock: carry compaction blocks verbatim)",
+        };
+    }
+    return null;
+  },
+  tokens: inputTokens,
+  compact(body, tokens) {
+    const config = compactionConfig(body, COMPACTION_BETA);
+    if (config === null || "status" in config || tokens <= config.trigger) return null;
+    const messages = Array.isArray(body.messages) ? body.messages.filter(isRecord) : [];
+    const content = compactionSummary(messages);
+    const encrypted = sealCompaction(content);
+    const block = { type: "compaction", content, encrypted_content: encrypted };
+    const after = estimateTokens(JSON.stringify({ ...body, messages: [{ role: "assistant", content: [block] }] }));
+    return { content, encrypted_content: encrypted, tokens_before: tokens, tokens_after: after };
+  },
+};
+
 export const anthropicCodec: Codec = {
   protocol: "anthropic",
   requestIdHeader: "request-id",
@@ -220,4 +295,5 @@ export const anthropicCodec: Codec = {
     type: "invalid_request_error",
     message: `prompt is too long: ${tokens} tokens > ${window} maximum`,
   }),
+  serverCompaction,
 };

@@ -1,6 +1,6 @@
 // The per-protocol surface the generic request handler (respond.ts) works through.
 import type { IncomingHttpHeaders } from "node:http";
-import type { BrainInput, JsonObject, Protocol, Rejection, ReplySpec } from "./types.ts";
+import type { BrainInput, CompactionSpec, JsonObject, Protocol, Rejection, ReplySpec } from "./types.ts";
 
 export interface RequestContext {
   body: JsonObject;
@@ -38,4 +38,16 @@ export interface Codec {
   brainInput(body: JsonObject): BrainInput;
   /** The provider's real answer to a request longer than the model's window. */
   overflowError(tokens: number, window: number): ErrorSpec;
+  /** Server-side compaction, for a protocol that has it (Anthropic `compact_20260112`). */
+  serverCompaction?: ServerCompaction;
+}
+
+export interface ServerCompaction {
+  /** A request refused for its compaction config, its blocks, its beta header, or (`issued`: the latest
+   * compaction this model was given) for not carrying that compaction back. */
+  reject(body: JsonObject, headers: IncomingHttpHeaders, issued: string | null): Rejection | null;
+  /** Input tokens the provider reads: what precedes the last compaction block is dropped. */
+  tokens(body: JsonObject): number;
+  /** The compaction to stream first when the config asks for one and `tokens` pass its trigger. */
+  compact(body: JsonObject, tokens: number): CompactionSpec | null;
 }

@@ -27,9 +27,11 @@ interface Counters {
   overflow: number;
   /** Summary requests (recognised by their instruction) answered by the summary brain. */
   summaries: number;
+  /** Answers that opened with a server-side compaction block. */
+  compactions: number;
 }
 
-const zero = (): Counters => ({ requests: 0, rejected: 0, rejected_p: 0, overflow: 0, summaries: 0 });
+const zero = (): Counters => ({ requests: 0, rejected: 0, rejected_p: 0, overflow: 0, summaries: 0, compactions: 0 });
 
 interface ModelState {
   queue: Step[];
@@ -39,6 +41,8 @@ interface ModelState {
   counters: Counters;
   /** Emulated context window in tokens (4 bytes each of the raw body); absent = unlimited. */
   window?: number;
+  /** The opaque state of the latest server-side compaction this model answered with. */
+  issued?: string;
 }
 
 export function redactHeaders(headers: IncomingHttpHeaders): Record<string, string> {
@@ -106,7 +110,15 @@ export class MockState {
     return this.models.get(model)?.window;
   }
 
-  count(model: string, counter: "overflow" | "summaries"): void {
+  issue(model: string, encrypted: string): void {
+    this.model(model).issued = encrypted;
+  }
+
+  issued(model: string): string | null {
+    return this.models.get(model)?.issued ?? null;
+  }
+
+  count(model: string, counter: "overflow" | "summaries" | "compactions"): void {
     this.model(model).counters[counter]++;
   }
 

@@ -51,7 +51,12 @@ export async function handleProvider(
   }
   const model = isRecord(body) && typeof body.model === "string" ? body.model : "";
   const rejection: Rejection | null =
-    codec.authReject(req.headers) ?? (parsed ? codec.validate(body) : codec.parseReject());
+    codec.authReject(req.headers) ??
+    (parsed
+      ? (codec.validate(body) ??
+        codec.serverCompaction?.reject(body as Record<string, unknown>, req.headers, state.issued(model)) ??
+        null)
+      : codec.parseReject());
   const record = state.record(
     {
       protocol: codec.protocol,
@@ -71,7 +76,7 @@ export async function handleProvider(
   }
   const ctx: RequestContext = { body: body as Record<string, unknown>, raw, model };
   const window = state.window(model);
-  const tokens = estimateTokens(raw);
+  const tokens = codec.serverCompaction?.tokens(ctx.body) ?? estimateTokens(raw);
   if (window !== undefined && tokens > window) {
     state.count(model, "overflow");
     record.served = "error";
@@ -87,10 +92,25 @@ export async function handleProvider(
     await serve(codec, res, ctx, state.popSummary(model) ?? { reply: summaryReply(input) });
     return;
   }
+  // Server-side compaction: past the request's trigger, the answer opens with the summary block.
+  const compaction = codec.serverCompaction?.compact(ctx.body, tokens) ?? null;
   const step = state.pop(model);
   record.served = step ? stepKind(step) : "default";
   if (log) console.log(`${codec.protocol} ${model} → ${record.served}`);
-  await serve(codec, res, ctx, step ?? { reply: defaultReply(codec.brainInput(ctx.body)) });
+  const chosen = step ?? { reply: defaultReply(codec.brainInput(ctx.body)) };
+  if (compaction) {
+    state.count(model, "compactions");
+    // Only a compaction the client receives whole must come back (a faulted answer may be cut).
+    if (!("faults" in chosen && chosen.faults)) state.issue(model, compaction.encrypted_content);
+    if (log)
+      console.log(`${codec.protocol} ${model} → compaction (${compaction.tokens_before} → ${compaction.tokens_after})`);
+  }
+  await serve(
+    codec,
+    res,
+    ctx,
+    compaction && "reply" in chosen ? { ...chosen, reply: { ...chosen.reply, compaction } } : chosen,
+  );
 }
 
 function stepKind(step: Step): "reply" | "error" | "raw" | "stream_error" {

@@ -43,6 +43,15 @@ export interface UsageSpec {
   cache_creation_input_tokens?: number;
 }
 
+/** A server-side compaction block the mock streams before the answer (never scripted: the mock decides). */
+export interface CompactionSpec {
+  content: string;
+  encrypted_content: string;
+  /** Input tokens before and after the compaction (usage `iterations`). */
+  tokens_before: number;
+  tokens_after: number;
+}
+
 export interface ReplySpec {
   thinking?: string;
   text?: string;
@@ -52,6 +61,8 @@ export interface ReplySpec {
   /** Either vocabulary works: end_turn|tool_use|max_tokens|stop_sequence or stop|tool_calls|length. */
   stop_reason?: string;
   usage?: UsageSpec;
+  /** Set by the mock itself when it compacts server-side. */
+  compaction?: CompactionSpec;
 }
 
 export interface ReplyStep {

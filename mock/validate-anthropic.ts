@@ -1,5 +1,6 @@
 // Validation of Anthropic Messages requests: the shape checks and the pairing invariant P,
 // answered with the real API's 400 messages (N and M are 0-based indexes).
+import { checkCompactionBlock, effectiveMessages } from "./compaction.ts";
 import { isRecord, type JsonObject, type Rejection } from "./types.ts";
 
 const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
@@ -23,6 +24,7 @@ const MESSAGE_BLOCK_TYPES = [
   "mcp_tool_use",
   "mcp_tool_result",
   "container_upload",
+  "compaction",
 ];
 const TOOL_RESULT_BLOCK_TYPES = ["text", "image", "document", "search_result", "tool_reference"];
 
@@ -59,7 +61,8 @@ export function validateAnthropicRequest(body: unknown): Rejection | null {
   }
   if (isRecord(messages[0]) && messages[0].role !== "user")
     return bad('messages: first message must use the "user" role');
-  return checkPairing(messages as JsonObject[]);
+  // The API drops everything before the last compaction block; P is checked on what it reads.
+  return checkPairing(effectiveMessages(messages as JsonObject[]));
 }
 
 function checkTools(value: unknown): Rejection | { names: Set<string> } {
@@ -144,6 +147,8 @@ function checkBlock(block: unknown, loc: string, role: string, toolNames: Set<st
       return null;
     case "tool_result":
       return checkToolResult(block, loc, role, toolNames);
+    case "compaction":
+      return checkCompactionBlock(block, loc, role);
     default:
       return null;
   }

@@ -20,7 +20,8 @@ export const Part = {
   required: ["type"],
   description:
     "A canonical history part: text, thinking (with its provider signature), tool_use, tool_result, " +
-    "tool_declarations or a service notice.",
+    "tool_declarations, a service notice, or a provider's server-side compaction (summary `content`, null when " +
+    "it failed, plus opaque `encrypted` provider state).",
   properties: {
     type: { enum: ["text", "thinking", "tool_use", "tool_result", "tool_declarations", "notice", "compaction"] },
     text: str,
@@ -29,8 +30,10 @@ export const Part = {
     name: str,
     input: { type: "object" },
     tool_use_id: str,
-    content: { anyOf: [str, { type: "array", items: { type: "object" } }] },
+    content: { anyOf: [str, { type: "array", items: { type: "object" } }, { type: "null" }] },
     is_error: { type: "boolean" },
+    provider: str,
+    encrypted: str,
   },
 } as const;
 

@@ -67,7 +67,29 @@ export interface NoticePart {
   listing?: string;
 }
 
-export type Part = TextPart | ThinkingPart | ToolUsePart | ToolResultPart | ToolDeclarationsPart | NoticePart;
+/**
+ * A provider's server-side compaction (README "Long sessions", native compaction): the summary the
+ * provider wrote of everything before it, plus its opaque state, kept verbatim and sent back to
+ * that provider, which then ignores everything before the block. Other projections render
+ * `content` as text. `content` null = a compaction the provider could not complete (a no-op).
+ */
+export interface CompactionPart {
+  type: "compaction";
+  /** Which provider wrote it (its opaque state means nothing to another one). */
+  provider: string;
+  content: string | null;
+  /** Opaque provider state, round-tripped byte for byte (Anthropic `encrypted_content`). */
+  encrypted?: string;
+}
+
+export type Part =
+  | TextPart
+  | ThinkingPart
+  | ToolUsePart
+  | ToolResultPart
+  | ToolDeclarationsPart
+  | NoticePart
+  | CompactionPart;
 
 export type Role = "user" | "assistant";
 export type Origin = "client" | "model" | "tool" | "synthetic" | "system";

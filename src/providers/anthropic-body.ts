@@ -1,5 +1,5 @@
 import type { Part, ToolDeclaration, ToolResultContent } from "../model/message";
-import type { StepRequest } from "./types";
+import { compactionText, type StepRequest } from "./types";
 
 /** Messages API request body (the subset we send). */
 export type AnthropicBlock =
@@ -12,6 +12,12 @@ export type AnthropicBlock =
       tool_use_id: string;
       content: ToolResultContent;
       is_error?: true;
+    }
+  | {
+      type: "compaction";
+      content: string | null;
+      encrypted_content?: string;
+      cache_control?: typeof EPHEMERAL;
     };
 
 export interface AnthropicMessage {
@@ -20,6 +26,10 @@ export interface AnthropicMessage {
 }
 
 const EPHEMERAL = { type: "ephemeral" } as const;
+/** Server-side compaction (`context_management` edit `compact_20260112`) is a beta of the Messages API. */
+export const COMPACTION_EDIT = "compact_20260112";
+/** The API refuses a compaction trigger below this many input tokens. */
+export const MIN_COMPACTION_TRIGGER = 50_000;
 const DEFAULT_MAX_TOKENS = 8192;
 const THINKING_BUDGET = 4096;
 /** The API refuses a smaller thinking budget. */
@@ -34,8 +44,17 @@ export function buildAnthropicBody(req: StepRequest): Record<string, unknown> {
       ? [{ type: "text", text: req.system, cache_control: EPHEMERAL }]
       : req.system;
   }
-  body.messages = projectMessages(req.messages, new Set(req.tools.map((t) => t.name)));
+  const native = req.compaction !== undefined || model.capabilities.native_compaction === true;
+  body.messages = projectMessages(req.messages, new Set(req.tools.map((t) => t.name)), {
+    native,
+    cache: model.capabilities.prompt_cache,
+  });
   if (req.tools.length > 0) body.tools = projectTools(req.tools, model.capabilities.prompt_cache);
+  if (req.compaction) {
+    body.context_management = {
+      edits: [{ type: COMPACTION_EDIT, trigger: { type: "input_tokens", value: req.compaction.trigger } }],
+    };
+  }
   body.stream = true;
   // The budget must stay below max_tokens; a model configured too small runs without thinking.
   const budget = Math.min(THINKING_BUDGET, maxTokens - 1);
@@ -72,10 +91,11 @@ function projectTools(tools: ToolDeclaration[], cache: boolean): Array<Record<st
 export function projectMessages(
   messages: StepRequest["messages"],
   declared: ReadonlySet<string> = new Set(),
+  opts: ProjectOptions = { native: false, cache: false },
 ): AnthropicMessage[] {
   const out: AnthropicMessage[] = [];
   for (const message of messages) {
-    const content = message.parts.flatMap((p) => projectPart(p, declared));
+    const content = message.parts.flatMap((p) => projectPart(p, declared, opts));
     if (content.length === 0) continue;
     const last = out[out.length - 1];
     if (last && last.role === message.role) {
@@ -107,8 +127,24 @@ function resultContent(content: ToolResultContent, declared: ReadonlySet<string>
   );
 }
 
-function projectPart(part: Part, declared: ReadonlySet<string>): AnthropicBlock[] {
+/** How compaction parts are projected: native blocks (the model declares it) or their summary as text. */
+interface ProjectOptions {
+  native: boolean;
+  /** prompt_cache: a native compaction block gets a cache breakpoint (what it replaced never changes). */
+  cache: boolean;
+}
+
+function projectPart(part: Part, declared: ReadonlySet<string>, opts: ProjectOptions): AnthropicBlock[] {
   switch (part.type) {
+    case "compaction": {
+      if (opts.native && part.provider === "anthropic") {
+        const block: AnthropicBlock = { type: "compaction", content: part.content };
+        if (part.encrypted !== undefined) block.encrypted_content = part.encrypted;
+        if (opts.cache) block.cache_control = EPHEMERAL;
+        return [block];
+      }
+      return part.content ? [{ type: "text", text: compactionText(part.content) }] : [];
+    }
     case "text":
     case "notice":
       // The API refuses empty and whitespace-only text blocks.

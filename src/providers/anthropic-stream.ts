@@ -9,6 +9,7 @@ type Block =
   | { kind: "text"; index: number; text: string }
   | { kind: "thinking"; index: number; thinking: string; signature: string | undefined }
   | { kind: "redacted"; index: number; data: string }
+  | { kind: "compaction"; index: number; content: string | null; encrypted: string | undefined }
   | { kind: "tool_use"; index: number; id: string; name: string; json: string; initial: Obj | undefined };
 
 /**
@@ -80,8 +81,22 @@ export class AnthropicStreamParser implements WireParser {
     if (wireIndex === undefined || !block) throw badResponse("content_block_start without index or block");
     const events = this.#release(false);
     const type = asStr(block.type);
-    if (type !== "text" && type !== "thinking" && type !== "redacted_thinking" && type !== "tool_use") return events;
+    if (
+      type !== "text" &&
+      type !== "thinking" &&
+      type !== "redacted_thinking" &&
+      type !== "tool_use" &&
+      type !== "compaction"
+    )
+      return events;
     const index = this.#nextIndex++;
+    if (type === "compaction") {
+      // Server-side compaction: the summary arrives whole (one compaction_delta); no UI block is opened.
+      const content = asStr(block.content) ?? null;
+      const encrypted = asStr(block.encrypted_content) ?? undefined;
+      this.#blocks.set(wireIndex, { kind: "compaction", index, content, encrypted });
+      return events;
+    }
     if (type === "tool_use") {
       const id = asStr(block.id);
       const name = asStr(block.name);
@@ -126,6 +141,13 @@ export class AnthropicStreamParser implements WireParser {
     }
     if (type === "signature_delta" && block.kind === "thinking") {
       block.signature = (block.signature ?? "") + (asStr(delta.signature) ?? "");
+      return [];
+    }
+    if (type === "compaction_delta" && block.kind === "compaction") {
+      const content = asStr(delta.content);
+      if (content !== undefined) block.content = (block.content ?? "") + content;
+      const encrypted = asStr(delta.encrypted_content);
+      if (encrypted !== undefined) block.encrypted = encrypted;
       return [];
     }
     if (type === "input_json_delta" && block.kind === "tool_use") {
@@ -195,6 +217,11 @@ function partOf(block: Exclude<Block, { kind: "tool_use" }>): Part {
         : { type: "thinking", thinking: block.thinking, signature: block.signature };
     case "redacted":
       return { type: "thinking", thinking: "", redacted: block.data };
+    case "compaction": {
+      // Empty content is not a summary (the API refuses it back): kept as the failed (null) kind.
+      const part: Part = { type: "compaction", provider: "anthropic", content: block.content || null };
+      return block.encrypted === undefined ? part : { ...part, encrypted: block.encrypted };
+    }
   }
 }
 

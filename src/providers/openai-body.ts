@@ -1,6 +1,6 @@
 import type { Message, ToolDeclaration, ToolResultContent } from "../model/message";
 import { blockText } from "../model/message";
-import type { StepRequest } from "./types";
+import { compactionText, type StepRequest } from "./types";
 
 /** Chat Completions messages (the subset we send). */
 export type OpenAIMessage =
@@ -83,6 +83,8 @@ function projectAssistant(message: Merged, req: StepRequest): OpenAIMessage[] {
   const toolCalls: OpenAIToolCall[] = [];
   for (const part of message.parts) {
     if (part.type === "text" && part.text !== "") texts.push(part.text);
+    // A provider's compaction (Chat Completions has none of its own): its summary, as text.
+    else if (part.type === "compaction" && part.content) texts.push(compactionText(part.content));
     else if (part.type === "thinking" && part.thinking !== "") reasoning.push(part.thinking);
     else if (part.type === "tool_use") {
       toolCalls.push({

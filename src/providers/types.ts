@@ -30,6 +30,14 @@ export function contextWindow(model: ModelConfig): number {
   return model.context_window ?? DEFAULT_CONTEXT_WINDOW[model.provider];
 }
 
+/**
+ * A conversation summary as text: how a compaction summary (ours, or a provider's compaction part
+ * where it cannot be sent natively) opens what the model reads.
+ */
+export function compactionText(content: string): string {
+  return `<conversation_summary>\nThe earlier part of this conversation was summarised to save context:\n${content}\n</conversation_summary>`;
+}
+
 /** Where and how to reach a provider; filled from the environment. */
 export interface ProviderEndpoint {
   baseUrl: string;
@@ -47,6 +55,11 @@ export interface StepRequest {
   system: string;
   messages: Message[];
   tools: ToolDeclaration[];
+  /**
+   * Ask the provider to compact server-side once the input passes `trigger` tokens (the model
+   * declares `native_compaction`; Anthropic `context_management` `compact_20260112`).
+   */
+  compaction?: { trigger: number };
 }
 
 export interface RetryPolicy {

@@ -56,3 +56,41 @@ describe.each(["anthropic", "openai"] as const)("a long session under wrangler d
     expect(state.context.compactions).toBe(page.compactions.length);
   });
 });
+
+describe("native compaction under wrangler dev (anthropic compact_20260112)", () => {
+  it("the provider compacts at the trigger; the block goes back verbatim, every turn completes", async () => {
+    const model = uniqueModel("native-compaction");
+    const agent = `agent-${model}`;
+    const base = weatherAgent(tools.url, model, "anthropic");
+    // 70,000-token window at threshold 0.8: the provider is asked to compact past 56,000 input tokens.
+    const window = 70_000;
+    await api.putAgent(agent, {
+      ...base,
+      model: { ...base.model, context_window: window, capabilities: { native_compaction: true } },
+    });
+    await mock.contextWindow(model, window);
+    const session = (await api.createSession(tenantKey, agent)).id;
+    const statuses: string[] = [];
+    for (let i = 1; i <= 12; i++) {
+      const turn = await api.sendJson(tenantKey, session, { content: `native-${i}: ${"words ".repeat(4000)}` });
+      statuses.push(turn.status);
+    }
+    expect(statuses.filter((s) => s !== "completed")).toEqual([]);
+    const stats = await mock.stats(model);
+    expect(stats.model?.compactions).toBeGreaterThan(0);
+    expect(stats.model?.rejected).toBe(0);
+    expect(stats.model?.summaries).toBe(0);
+    const last = (await mock.requests(model)).at(-1);
+    expect(last?.headers["anthropic-beta"]).toContain("compact-2026-01-12");
+    expect(last?.raw).toContain('"type":"compaction"');
+    const page = await api.ok<{ messages: HistoryMessage[]; compactions: Array<{ summary: string }> }>(
+      "GET",
+      `/v1/sessions/${session}/messages?limit=1000`,
+      { key: tenantKey },
+    );
+    const text = JSON.stringify(page.messages);
+    for (let i = 1; i <= 12; i++) expect(text).toContain(`native-${i}:`);
+    expect(page.compactions.length).toBeGreaterThan(0);
+    expect(page.compactions[0]?.summary).toContain("Compacted summary");
+  });
+});

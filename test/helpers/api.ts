@@ -39,6 +39,7 @@ export interface AgentConfig {
       native_tool_search?: boolean;
       prompt_cache?: boolean;
       thinking?: boolean;
+      native_compaction?: boolean;
     };
   };
   system?: string;

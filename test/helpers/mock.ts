@@ -17,6 +17,8 @@ export interface MockCounters {
   overflow: number;
   /** Compaction summary requests answered. */
   summaries: number;
+  /** Answers that opened with a server-side compaction block (Anthropic `compact_20260112`). */
+  compactions: number;
 }
 
 export interface MockStats extends MockCounters {

@@ -547,7 +547,7 @@ export interface components {
                 message: string;
             };
         };
-        /** @description A canonical history part: text, thinking (with its provider signature), tool_use, tool_result, tool_declarations or a service notice. */
+        /** @description A canonical history part: text, thinking (with its provider signature), tool_use, tool_result, tool_declarations, a service notice, or a provider's server-side compaction (summary `content`, null when it failed, plus opaque `encrypted` provider state). */
         Part: {
             /** @enum {unknown} */
             type: "text" | "thinking" | "tool_use" | "tool_result" | "tool_declarations" | "notice" | "compaction";
@@ -557,8 +557,10 @@ export interface components {
             name?: string;
             input?: Record<string, never>;
             tool_use_id?: string;
-            content?: string | Record<string, never>[];
+            content?: string | Record<string, never>[] | null;
             is_error?: boolean;
+            provider?: string;
+            encrypted?: string;
         };
         Message: {
             seq: number;
@@ -576,8 +578,10 @@ export interface components {
                 name?: string;
                 input?: Record<string, never>;
                 tool_use_id?: string;
-                content?: string | Record<string, never>[];
+                content?: string | Record<string, never>[] | null;
                 is_error?: boolean;
+                provider?: string;
+                encrypted?: string;
             }[];
             created_at: string;
         };
@@ -602,8 +606,10 @@ export interface components {
                     name?: string;
                     input?: Record<string, never>;
                     tool_use_id?: string;
-                    content?: string | Record<string, never>[];
+                    content?: string | Record<string, never>[] | null;
                     is_error?: boolean;
+                    provider?: string;
+                    encrypted?: string;
                 }[];
                 created_at: string;
             }[];
@@ -743,8 +749,10 @@ export interface components {
                     name?: string;
                     input?: Record<string, never>;
                     tool_use_id?: string;
-                    content?: string | Record<string, never>[];
+                    content?: string | Record<string, never>[] | null;
                     is_error?: boolean;
+                    provider?: string;
+                    encrypted?: string;
                 }[];
                 created_at: string;
             }[];

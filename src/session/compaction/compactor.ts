@@ -1,9 +1,10 @@
 import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
 import type { Env } from "../../env";
-import type { Message } from "../../model/message";
+import type { CompactionPart, Message, ToolDeclaration } from "../../model/message";
 import type { EventLog } from "../../observability/events";
 import { attributesOf, inSpan } from "../../observability/tracing";
+import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
 import { bodyText } from "../../providers/body-text";
 import { endpointFromEnv, getAdapter, policyFor } from "../../providers/index";
 import { contextWindow, ProviderFailure, type StepRequest } from "../../providers/types";
@@ -41,6 +42,24 @@ export interface CompactionInfo {
 
 export type CompactionOutcome = { ok: true; info: CompactionInfo } | { ok: false; reason: string };
 
+/** The tools and system of the request a compaction was triggered by: the summary request reuses them. */
+export interface RequestPrefix {
+  system: string;
+  tools: ToolDeclaration[];
+}
+
+export interface CompactOptions {
+  /** The running turn, whose messages are never summarised. */
+  turnId: string | null;
+  tokensBefore: number;
+  signal: AbortSignal;
+  /** The triggering request's prefix (prompt-cache reuse); absent (on demand) = no tools, our own system. */
+  prefix?: RequestPrefix;
+}
+
+/** Server-side compaction for the agent's model: the trigger to send, or why we summarise ourselves. */
+export type NativePlan = { native: true; trigger: number } | { native: false; reason: string | null };
+
 /** Estimated tokens of a message's parts (what the boundary choice weighs). */
 function messageTokens(m: Message): number {
   return Math.ceil(JSON.stringify(m.parts).length / BYTES_PER_TOKEN);
@@ -61,6 +80,21 @@ export class Compactor {
   #learned: number | null = null;
   /** One compaction at a time (a turn's and an on-demand one could otherwise interleave). */
   #busy = false;
+  /** The latest request estimate (what a native compaction reports as tokens_before). */
+  #lastEstimate = 0;
+  /** Native compactions recorded by this instance (a step compares it to know whether its usage report is comparable). */
+  #natives = 0;
+
+  get natives(): number {
+    return this.#natives;
+  }
+
+  /** A request's size, with its estimate kept as the latest. */
+  measure(req: StepRequest): number {
+    const bytes = Compactor.bytes(req);
+    this.estimate(bytes);
+    return bytes;
+  }
 
   readonly #deps: CompactionDeps;
   constructor(deps: CompactionDeps) {
@@ -78,7 +112,36 @@ export class Compactor {
   }
 
   estimate(bytes: number): number {
-    return estimateTokens(bytes, this.#last);
+    this.#lastEstimate = estimateTokens(bytes, this.#last);
+    return this.#lastEstimate;
+  }
+
+  /**
+   * Whether the provider compacts for this agent (README "Long sessions", native compaction):
+   * the model declares `native_compaction`, the wire has it (Anthropic Messages; OpenAI's
+   * `compact_threshold` exists only on the Responses API, which our Chat Completions adapter does
+   * not speak), and the threshold share of the window is at least the provider's minimum trigger.
+   * `reason` says why a declared capability is not used (null when none was declared).
+   */
+  nativePlan(agent: AgentConfig): NativePlan {
+    const cfg = Compactor.config(agent);
+    if (agent.model.capabilities.native_compaction !== true || !cfg.enabled) return { native: false, reason: null };
+    if (agent.model.provider !== "anthropic") {
+      return {
+        native: false,
+        reason:
+          "OpenAI server-side compaction (compact_threshold) exists only on the Responses API; this adapter speaks Chat Completions",
+      };
+    }
+    const window = this.window(agent);
+    const trigger = Math.max(MIN_COMPACTION_TRIGGER, Math.floor(window * cfg.threshold));
+    if (trigger >= window) {
+      return {
+        native: false,
+        reason: `the window (${window} tokens) is too small for the provider's minimum compaction trigger (${MIN_COMPACTION_TRIGGER})`,
+      };
+    }
+    return { native: true, trigger };
   }
 
   /** Records the provider's reported usage for a request of `bytes`. */
@@ -120,10 +183,7 @@ export class Compactor {
    * Summarises the view before a safe boundary and stores the record.
    * `turnId`: the running turn, whose messages are never summarised.
    */
-  async compact(
-    agent: AgentConfig,
-    opts: { turnId: string | null; tokensBefore: number; signal: AbortSignal },
-  ): Promise<CompactionOutcome> {
+  async compact(agent: AgentConfig, opts: CompactOptions): Promise<CompactionOutcome> {
     if (this.#busy) return { ok: false, reason: "a compaction is already running" };
     this.#busy = true;
     const attributes = { "switchboard.turn_id": opts.turnId ?? undefined, "switchboard.tokens": opts.tokensBefore };
@@ -143,10 +203,7 @@ export class Compactor {
     }
   }
 
-  async #compact(
-    agent: AgentConfig,
-    opts: { turnId: string | null; tokensBefore: number; signal: AbortSignal },
-  ): Promise<CompactionOutcome> {
+  async #compact(agent: AgentConfig, opts: CompactOptions): Promise<CompactionOutcome> {
     const { history, tools } = this.#deps;
     const cfg = Compactor.config(agent);
     const window = this.window(agent);
@@ -165,46 +222,12 @@ export class Compactor {
     const previous = latestCompaction(this.#deps.storage.sql);
     const boundarySeq = kept[0]?.seq ?? (view[view.length - 1]?.seq ?? history.viewStart()) + 1;
 
-    const summary = await this.#summarise(agent, previous?.summary ?? "", summarised, opts.signal);
+    const summary = await this.#summarise(agent, previous?.summary ?? "", summarised, opts);
     if (!summary.ok) return summary;
 
     // Tools: decided from the state now; written with the record in one transaction.
-    const reg = tools.registry(agent);
     const pre = history.preamble();
-    const atBoundary = announcedTools(pre ? [pre, ...summarised] : summarised);
-    const prevPrints = new Map((previous?.tools.kept ?? []).map((k) => [k.name, k.fingerprint]));
-    const lastUse = new Map(
-      all<{ name: string; last: number }>(
-        this.#deps.storage.sql,
-        "SELECT name, max(message_seq) AS last FROM tool_calls GROUP BY name",
-      ).map((r) => [r.name, r.last]),
-    );
-    const loaded = tools.loaded
-      .list()
-      .map((n) => reg.get(n))
-      .filter((t): t is RegisteredTool => t?.deferred === true)
-      .map((t) => {
-        const decl = declaration(t);
-        const print = schemaFingerprint(decl);
-        const prev = prevPrints.get(t.name);
-        return {
-          name: t.name,
-          lastUse: lastUse.get(t.name) ?? 0,
-          tokens: Math.ceil(JSON.stringify(decl).length / BYTES_PER_TOKEN),
-          fingerprint: print,
-          ...(prev !== undefined ? { previous: prev } : {}),
-          decl,
-        };
-      });
-    const budget = cfg.tool_budget_tokens ?? Math.floor(window * 0.1);
-    const choice = keepLoaded(loaded, toolsNamedIn(kept), budget);
-    const keptSet = new Set(choice.kept);
-    const snapshot: ToolSnapshot = {
-      kept: loaded.filter((t) => keptSet.has(t.name)).map((t) => ({ name: t.name, fingerprint: t.fingerprint })),
-      dropped: choice.dropped,
-      baseline: atBoundary.baseline ? { tools: [...atBoundary.known], listing: atBoundary.listing } : null,
-      declarations: loaded.filter((t) => keptSet.has(t.name)).map((t) => t.decl),
-    };
+    const { choice, snapshot } = this.#tools(agent, pre ? [pre, ...summarised] : summarised, kept);
     const removedBytes = summarised.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
     const tokensAfter = Math.max(
       0,
@@ -242,8 +265,108 @@ export class Compactor {
       native: false,
       summary_requests: summary.requests,
     };
-    this.#deps.eventLog.record("context_compacted", opts.turnId, { ...info });
+    const plan = this.nativePlan(agent);
+    const unavailable = !plan.native && plan.reason !== null ? { native_unavailable: plan.reason } : {};
+    this.#deps.eventLog.record("context_compacted", opts.turnId, { ...info, ...unavailable });
     return { ok: true, info };
+  }
+
+  /**
+   * Records a compaction the provider did (its `compaction` part, just written to the assistant
+   * message `messageSeq`): the view starts at that message from now on, and the loaded tools are
+   * decided as for ours. Synchronous SQL only: the caller runs it in the transaction that wrote the
+   * part, so the part and its record are never apart. Null when a later record already exists.
+   */
+  recordNative(agent: AgentConfig, turnId: string, messageSeq: number, part: CompactionPart): CompactionInfo | null {
+    const { history, tools } = this.#deps;
+    const latest = latestCompaction(this.#deps.storage.sql);
+    if (latest && latest.boundary_seq >= messageSeq) return null;
+    const view = history.view();
+    const at = view.findIndex((m) => m.seq === messageSeq);
+    const summarised = at === -1 ? view : view.slice(0, at);
+    const kept = at === -1 ? [] : view.slice(at);
+    const { choice, snapshot } = this.#tools(agent, summarised, kept);
+    const keptBytes = kept.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
+    const tokensAfter = Math.ceil(
+      ((part.content ?? "").length +
+        (part.encrypted ?? "").length +
+        keptBytes +
+        JSON.stringify(snapshot.declarations).length) /
+        BYTES_PER_TOKEN,
+    );
+    insertCompaction(this.#deps.storage.sql, {
+      boundary_seq: messageSeq,
+      summary: part.content ?? "",
+      tokens_before: this.#lastEstimate,
+      tokens_after: tokensAfter,
+      tools: snapshot,
+      native: true,
+      turn_id: turnId,
+    });
+    if (choice.dropped.length) tools.loaded.remove(choice.dropped);
+    history.invalidate();
+    // The provider's next usage report describes the compacted context, not these bytes.
+    this.#last = null;
+    this.#natives++;
+    const info: CompactionInfo = {
+      boundary_seq: messageSeq,
+      tokens_before: this.#lastEstimate,
+      tokens_after: tokensAfter,
+      tools_kept: choice.kept,
+      tools_dropped: choice.dropped,
+      native: true,
+      summary_requests: 0,
+    };
+    this.#deps.eventLog.record("context_compacted", turnId, { ...info });
+    return info;
+  }
+
+  /** Loaded tools kept and dropped at a boundary, and the snapshot the record stores. */
+  #tools(
+    agent: AgentConfig,
+    summarised: readonly Message[],
+    kept: readonly Message[],
+  ): { choice: { kept: string[]; dropped: string[] }; snapshot: ToolSnapshot } {
+    const { tools } = this.#deps;
+    const window = this.window(agent);
+    const cfg = Compactor.config(agent);
+    const previous = latestCompaction(this.#deps.storage.sql);
+    const reg = tools.registry(agent);
+    const atBoundary = announcedTools(summarised);
+    const prevPrints = new Map((previous?.tools.kept ?? []).map((k) => [k.name, k.fingerprint]));
+    const lastUse = new Map(
+      all<{ name: string; last: number }>(
+        this.#deps.storage.sql,
+        "SELECT name, max(message_seq) AS last FROM tool_calls GROUP BY name",
+      ).map((r) => [r.name, r.last]),
+    );
+    const loaded = tools.loaded
+      .list()
+      .map((n) => reg.get(n))
+      .filter((t): t is RegisteredTool => t?.deferred === true)
+      .map((t) => {
+        const decl = declaration(t);
+        const print = schemaFingerprint(decl);
+        const prev = prevPrints.get(t.name);
+        return {
+          name: t.name,
+          lastUse: lastUse.get(t.name) ?? 0,
+          tokens: Math.ceil(JSON.stringify(decl).length / BYTES_PER_TOKEN),
+          fingerprint: print,
+          ...(prev !== undefined ? { previous: prev } : {}),
+          decl,
+        };
+      });
+    const budget = cfg.tool_budget_tokens ?? Math.floor(window * 0.1);
+    const choice = keepLoaded(loaded, toolsNamedIn(kept), budget);
+    const keptSet = new Set(choice.kept);
+    const snapshot: ToolSnapshot = {
+      kept: loaded.filter((t) => keptSet.has(t.name)).map((t) => ({ name: t.name, fingerprint: t.fingerprint })),
+      dropped: choice.dropped,
+      baseline: atBoundary.baseline ? { tools: [...atBoundary.known], listing: atBoundary.listing } : null,
+      declarations: loaded.filter((t) => keptSet.has(t.name)).map((t) => t.decl),
+    };
+    return { choice, snapshot };
   }
 
   #transaction<T>(fn: () => T): T {
@@ -255,21 +378,29 @@ export class Compactor {
     agent: AgentConfig,
     prior: string,
     messages: readonly Message[],
-    signal: AbortSignal,
+    opts: CompactOptions,
   ): Promise<{ ok: true; text: string; requests: number } | { ok: false; reason: string }> {
     const cfg = Compactor.config(agent);
     const window = this.window(agent);
-    // Room for one piece: the threshold share of the window, less the prompt and a prior summary
-    // (JSON escaping can grow text, hence 3 characters per token rather than 4).
+    // Room for one piece: the threshold share of the window, less the prompt, the reused prefix and a
+    // prior summary (JSON escaping can grow text, hence 3 characters per token rather than 4).
     const budgetTokens = Math.floor(window * cfg.threshold) - 300;
-    const pieceChars = (budgetTokens - Math.ceil((SUMMARY_SYSTEM.length + prior.length) / 3)) * 3;
+    const room = (prefixChars: number) =>
+      (budgetTokens - Math.ceil((SUMMARY_SYSTEM.length + prior.length + prefixChars) / 3)) * 3;
+    let prefix = opts.prefix;
+    let pieceChars = room(prefix ? prefix.system.length + JSON.stringify(prefix.tools).length : 0);
+    if (prefix && pieceChars < 1000) {
+      // The prefix leaves no room: no tools at all rather than a different set (README "Long sessions").
+      prefix = undefined;
+      pieceChars = room(0);
+    }
     if (pieceChars < 1000) return { ok: false, reason: "the context window is too small to summarise in" };
     const pieces = transcriptPieces(transcriptLines(messages), pieceChars - Math.min(prior.length, pieceChars / 2));
     let text = prior;
     let requests = 0;
     for (const piece of pieces) {
       requests++;
-      const answer = await this.#request(agent, summaryPrompt(text, piece), signal);
+      const answer = await this.#request(agent, summaryPrompt(text, piece), prefix, opts.signal);
       if (!answer.ok) return answer;
       // A summary that grew past a quarter of the window would crowd out the next piece.
       text = answer.text.slice(0, Math.floor(window * 0.25) * 3);
@@ -278,26 +409,32 @@ export class Compactor {
     return { ok: true, text, requests };
   }
 
+  /**
+   * One summary request. With the triggering request's prefix it sends exactly that system and
+   * tools[] (a prompt-cache hit on the provider's side) and puts our summariser instruction in the
+   * user message; without one, our own system and no tools at all. Either way its only message is
+   * plain text, so invariant P holds trivially; a tool call in the answer is ignored.
+   */
   async #request(
     agent: AgentConfig,
     prompt: string,
+    prefix: RequestPrefix | undefined,
     signal: AbortSignal,
   ): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
     const req: StepRequest = {
       model: agent.model,
-      system: SUMMARY_SYSTEM,
+      system: prefix ? prefix.system : SUMMARY_SYSTEM,
       messages: [
         {
           seq: 0,
           role: "user",
           origin: "system",
           turn_id: null,
-          parts: [{ type: "text", text: prompt }],
+          parts: [{ type: "text", text: prefix ? `${SUMMARY_SYSTEM}\n\n${prompt}` : prompt }],
           created_at: "",
         },
       ],
-      // No tools at all: the transcript carries no tool blocks, and a different tool set would only miss the cache.
-      tools: [],
+      tools: prefix ? prefix.tools : [],
     };
     const attributes = {
       "switchboard.purpose": "summary",

@@ -1,5 +1,7 @@
 import type { Message, Part, ToolDeclaration } from "../../model/message";
+import { compactionText } from "../../providers/types";
 import { all, nowIso, one, write } from "../../storage/sql";
+import { NATIVE_NOTE } from "./native-view";
 
 /**
  * The `compactions` table: one row per compaction, written in one
@@ -99,7 +101,7 @@ export function clearCompactions(sql: SqlStorage): void {
 
 /** Text that opens the provider view after a compaction. */
 export function summaryText(summary: string): string {
-  return `<conversation_summary>\nThe earlier part of this conversation was summarised to save context:\n${summary}\n</conversation_summary>`;
+  return compactionText(summary);
 }
 
 /**
@@ -109,7 +111,8 @@ export function summaryText(summary: string): string {
  * stored as a message; adapters merge it with the first kept user message.
  */
 export function preambleOf(rec: CompactionRecord): Message {
-  const parts: Part[] = [{ type: "text", text: summaryText(rec.summary) }];
+  // A native compaction's summary is the provider's block in the first kept message, not text here.
+  const parts: Part[] = [{ type: "text", text: rec.native ? NATIVE_NOTE : summaryText(rec.summary) }];
   const t = rec.tools;
   if (t.baseline) {
     parts.push({

@@ -13,24 +13,31 @@ import { Compactor } from "./compactor";
 export async function runBudgetedStep(ctx: TurnContext, step: number, build: () => StepRequest): Promise<StepResult> {
   const { compactor, agent } = ctx.deps;
   const enabled = Compactor.config(agent).enabled;
-  let req = build();
+  // Native compaction: every request asks the provider to compact at the trigger (step.ts records
+  // the block it answers with); our own summary stays the fallback for a request it cannot read.
+  const plan = compactor.nativePlan(agent);
+  const request = (): StepRequest => (plan.native ? { ...build(), compaction: { trigger: plan.trigger } } : build());
+  let req = request();
   let bytes = Compactor.bytes(req);
   const tokens = compactor.estimate(bytes);
-  if (compactor.over(agent, tokens) && (await compactFor(ctx, tokens))) {
-    req = build();
-    bytes = Compactor.bytes(req);
+  const over = plan.native ? tokens > compactor.window(agent) : compactor.over(agent, tokens);
+  if (over && (await compactFor(ctx, tokens, req))) {
+    req = request();
+    bytes = compactor.measure(req);
   }
+  const natives = compactor.natives;
   let result = await runStep(ctx, step, req);
   if (result.kind === "failed" && result.error.code === "context_overflow" && enabled && !ctx.cancelled) {
     // The estimate was low: the provider's own count is at least the window it names.
     compactor.learn(result.error.message);
-    if (await compactFor(ctx, Math.max(tokens, compactor.window(agent)))) {
-      req = build();
-      bytes = Compactor.bytes(req);
+    if (await compactFor(ctx, Math.max(tokens, compactor.window(agent)), req)) {
+      req = request();
+      bytes = compactor.measure(req);
       result = await runStep(ctx, step, req);
     }
   }
-  if (result.kind === "done") compactor.observe(bytes, result.usage);
+  // A usage report after a native compaction describes the compacted context, not these bytes.
+  if (result.kind === "done" && compactor.natives === natives) compactor.observe(bytes, result.usage);
   if (result.kind === "failed" && result.error.code === "context_overflow") {
     return {
       kind: "failed",
@@ -45,11 +52,14 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
 }
 
 /** Compacts for the running turn; true when the view changed. Announced as an event and a UI data part. */
-async function compactFor(ctx: TurnContext, tokensBefore: number): Promise<boolean> {
+async function compactFor(ctx: TurnContext, tokensBefore: number, trigger: StepRequest): Promise<boolean> {
+  // The summary request reuses the triggering request's exact system and tools[] (prompt-cache reuse).
+  const prefix = { system: trigger.system, tools: trigger.tools };
   const outcome = await ctx.deps.compactor.compact(ctx.deps.agent, {
     turnId: ctx.turnId,
     tokensBefore,
     signal: ctx.signal,
+    prefix,
   });
   if (!outcome.ok) {
     ctx.deps.eventLog.record("compaction_failed", ctx.turnId, { reason: outcome.reason, tokens: tokensBefore });

@@ -12,6 +12,7 @@ import { resultText } from "../../model/message";
 import { cutText, fairShares, jsonBytes } from "../../storage/fit";
 import { ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, write } from "../../storage/sql";
+import { nativeView } from "../compaction/native-view";
 import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
 import { boundResultContent, fitMessageResults } from "./truncate";
 
@@ -77,6 +78,13 @@ function toMessage(row: MessageRow): Message {
   };
 }
 
+/** Where the provider view starts: the latest compaction's boundary, its preamble, and whether the provider wrote it. */
+interface ViewStart {
+  start: number;
+  preamble: Message | null;
+  native: boolean;
+}
+
 /**
  * The canonical history and the `tool_calls` ledger that keeps invariant P.
  *
@@ -90,17 +98,19 @@ function toMessage(row: MessageRow): Message {
 export class HistoryStore {
   #cache: Message[] | null = null;
   /** The provider view: messages from `start` on, opened by the latest compaction's summary (if any). */
-  #view: { start: number; preamble: Message | null } | null = null;
+  #view: ViewStart | null = null;
 
   readonly #sql: SqlStorage;
   constructor(sql: SqlStorage) {
     this.#sql = sql;
   }
 
-  #loadView(): { start: number; preamble: Message | null } {
+  #loadView(): ViewStart {
     if (!this.#view) {
       const rec = latestCompaction(this.#sql);
-      this.#view = rec ? { start: rec.boundary_seq, preamble: preambleOf(rec) } : { start: 0, preamble: null };
+      this.#view = rec
+        ? { start: rec.boundary_seq, preamble: preambleOf(rec), native: rec.native }
+        : { start: 0, preamble: null, native: false };
     }
     return this.#view;
   }
@@ -134,8 +144,9 @@ export class HistoryStore {
 
   /** `messages()` opened by the preamble: what provider requests and tool-state derivations read. */
   view(): Message[] {
-    const pre = this.preamble();
-    return pre ? [pre, ...this.messages()] : this.messages();
+    const { preamble, native } = this.#loadView();
+    if (!preamble) return this.messages();
+    return native ? nativeView(preamble, this.messages()) : [preamble, ...this.messages()];
   }
 
   /** Seq of the first message of the view (0 = no compaction yet). */
@@ -362,6 +373,6 @@ export class HistoryStore {
     write(this.#sql, "DELETE FROM tool_calls");
     clearCompactions(this.#sql);
     this.#cache = [];
-    this.#view = { start: 0, preamble: null };
+    this.#view = { start: 0, preamble: null, native: false };
   }
 }

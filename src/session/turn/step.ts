@@ -1,6 +1,6 @@
 import { flag } from "../../env";
 import type { ErrorInfo } from "../../model/errors";
-import type { Part } from "../../model/message";
+import type { CompactionPart, Part } from "../../model/message";
 import type { StopReason } from "../../model/stream";
 import { attributesOf, inSpan } from "../../observability/tracing";
 import { checkWireInvariant } from "../../providers/check-invariant";
@@ -8,6 +8,7 @@ import { endpointFromEnv, getAdapter, policyFor } from "../../providers/index";
 import { ProviderFailure, type RetryPolicy, type StepRequest } from "../../providers/types";
 import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
+import type { CompactionInfo } from "../compaction/compactor";
 import { keptAfterCompaction } from "../compaction/view";
 import type { Execution } from "../history/store";
 import { CallIds } from "./call-ids";
@@ -115,7 +116,16 @@ async function requestStep(
     if (buffer.length === 0) return;
     const parts = buffer;
     buffer = [];
-    messageSeq = ctx.tx(() => history.appendAssistantParts(ctx.turnId, messageSeq, parts, execution));
+    let compacted: CompactionInfo | null = null;
+    messageSeq = ctx.tx(() => {
+      const seq = history.appendAssistantParts(ctx.turnId, messageSeq, parts, execution);
+      // A provider's compaction is recorded in the transaction that writes its block (never apart);
+      // one without content failed and changes nothing (the provider treats it as a no-op).
+      const native = parts.find((p): p is CompactionPart => p.type === "compaction" && p.content !== null);
+      if (native) compacted = ctx.deps.compactor.recordNative(agent, ctx.turnId, seq, native);
+      return seq;
+    });
+    if (compacted) ctx.out.emit({ type: "data", name: "compaction", data: compacted, transient: false });
   };
   // Provider ids are made session-unique before anything (history, UI stream, events) sees them.
   const ids = new CallIds((id) => history.hasToolUseId(id));

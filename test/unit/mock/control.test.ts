@@ -56,6 +56,7 @@ describe("recording and scripting", () => {
       rejected_p: 1,
       overflow: 0,
       summaries: 0,
+      compactions: 0,
       queued: 0,
     });
     expect(stats.requests).toBeGreaterThanOrEqual(2);
@@ -93,6 +94,7 @@ describe("recording and scripting", () => {
       rejected_p: 0,
       overflow: 0,
       summaries: 0,
+      compactions: 0,
     });
     expect((await getJson("/_mock/requests")).requests).toEqual([]);
   });

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { containsRefs, type Lookup, type LookupResult, REFS_PROMPT, resolveRefs } from "../../../../src/tools/refs/index";
+import {
+  containsRefs,
+  type Lookup,
+  type LookupResult,
+  REFS_PROMPT,
+  resolveRefs,
+} from "../../../../src/tools/refs/index";
 
 const results: Record<string, LookupResult> = {
   toolu_a: {

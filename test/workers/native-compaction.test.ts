@@ -1,0 +1,302 @@
+// Native (server-side) compaction where the model declares it, and the summary request's reused prefix
+// (README "Long sessions"): Anthropic `compact_20260112` against the mock's emulation, OpenAI's fallback.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { ADMIN, api, apiJson, events, history, pairingProblems, type Setup, script, send, setup } from "./helpers";
+
+const httpTool = (name: string, description: string, defer: boolean) => ({
+  name,
+  description,
+  input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  defer,
+  execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+});
+const TOOLS = [httpTool("echo_core", "Echo a city back", false), httpTool("lookup_order", "Look up an order", true)];
+
+interface Recorded {
+  body: Record<string, unknown> & { messages: Array<{ role: string; content: unknown }> };
+  headers: Record<string, string>;
+  raw: string;
+  rejected: unknown;
+}
+
+async function requests(model: string): Promise<Recorded[]> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/requests?model=${model}`);
+  return ((await res.json()) as { requests: Recorded[] }).requests;
+}
+
+async function mockWindow(model: string, tokens: number): Promise<void> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/context_window`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, tokens }),
+  });
+  if (!res.ok) throw new Error(`mock window: ${res.status}`);
+}
+
+async function mockStats(model: string): Promise<Record<string, number>> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/stats?model=${model}`);
+  return ((await res.json()) as { model: Record<string, number> }).model;
+}
+
+/** A session whose agent (and the mock) have a `window`-token context window. */
+async function session(
+  provider: "anthropic" | "openai",
+  window: number,
+  capabilities: Record<string, boolean>,
+  compaction: Record<string, unknown> = {},
+): Promise<Setup> {
+  const s = await setup({}, provider);
+  const put = await apiJson(`/v1/agents/${s.agent}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: {
+      model: { provider, name: s.model, context_window: window, capabilities },
+      system: "You are a test agent.",
+      tools: TOOLS,
+      compaction,
+    },
+  });
+  if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
+  await mockWindow(s.model, window);
+  return s;
+}
+
+const isSummary = (r: Recorded) => r.raw.includes("Summarise the conversation transcript above");
+
+describe("native compaction (Anthropic compact_20260112)", () => {
+  it("the provider compacts at the trigger: block stored and sent back, view starts at it, tools kept, nothing lost", async () => {
+    // 70,000-token window, threshold 0.8: trigger 56,000 (the API's minimum is 50,000).
+    const s = await session("anthropic", 70_000, { native_compaction: true });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_s1", name: "tool_search", input: { query: "select:lookup_order" } }] } },
+      { reply: { tool_calls: [{ id: "call_l1", name: "lookup_order", input: { city: "Paris" } }] } },
+      { reply: { text: "Order found." } },
+    ]);
+    // ~6,000 tokens per user message: the mock compacts around the tenth turn. Streamed, to see the UI parts.
+    let streamed = "";
+    for (let i = 1; i <= 13; i++) {
+      const res = await api(`/v1/sessions/${s.session}/messages`, {
+        method: "POST",
+        key: s.key,
+        json: { content: `native-${i}: ${"lorem ipsum dolor sit ".repeat(1100)}` },
+        headers: { accept: "text/event-stream" },
+      });
+      streamed += await res.text();
+    }
+    const finished = (await events(s)).filter((e) => e.type === "turn_finished").map((e) => e.data.status);
+    expect(finished).toHaveLength(13);
+    expect(finished.filter((x) => x !== "completed")).toEqual([]);
+    // The compacting turn streamed a data-compaction part saying the provider did it.
+    expect(streamed).toMatch(/"type":"data-compaction","data":\{[^}]*"native":true/);
+    const stats = await mockStats(s.model);
+    expect(stats.compactions).toBeGreaterThan(0);
+    expect(stats.rejected).toBe(0);
+    expect(stats.overflow).toBe(0);
+    // The provider summarised: no summary request of ours.
+    expect(stats.summaries).toBe(0);
+
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted.length).toBeGreaterThan(0);
+    expect(compacted[0]?.data).toMatchObject({ native: true, summary_requests: 0, tools_kept: ["lookup_order"] });
+    const boundary = Number(compacted[compacted.length - 1]?.data.boundary_seq);
+
+    // Stored: the assistant message at the boundary opens with the provider's block.
+    const stored = await history(s);
+    const at = stored.find((m) => m.seq === boundary);
+    expect(at?.role).toBe("assistant");
+    expect(at?.parts[0]).toMatchObject({ type: "compaction", provider: "anthropic" });
+    const part = at?.parts[0] as unknown as { content: string; encrypted: string };
+    expect(part.encrypted).toMatch(/^mockcmp_/);
+    expect(pairingProblems(stored)).toEqual([]);
+
+    // The request after it: the block sent back verbatim right after a short lead, the beta and the edit
+    // on, the kept deferred tool declared in full (its tool_reference is gone), and far fewer bytes.
+    const reqs = (await requests(s.model)).filter((r) => !isSummary(r));
+    const firstAfter = reqs.findIndex((r) => r.raw.includes(part.encrypted));
+    expect(firstAfter).toBeGreaterThan(0);
+    const after = reqs[firstAfter] as Recorded;
+    const before = reqs[firstAfter - 1] as Recorded;
+    expect(after.headers["anthropic-beta"]).toContain("compact-2026-01-12");
+    expect(after.body.context_management).toEqual({
+      edits: [{ type: "compact_20260112", trigger: { type: "input_tokens", value: 56_000 } }],
+    });
+    expect(after.body.messages[0]?.role).toBe("user");
+    expect(after.body.messages[1]?.role).toBe("assistant");
+    expect((after.body.messages[1]?.content as unknown[] | undefined)?.[0]).toMatchObject({
+      type: "compaction",
+      content: part.content,
+      encrypted_content: part.encrypted,
+    });
+    const lookup = (after.body.tools as Array<Record<string, unknown>>).find((t) => t.name === "lookup_order");
+    expect(lookup?.defer_loading).toBeUndefined();
+    expect(after.raw).not.toContain("tool_reference");
+    expect(after.raw.length).toBeLessThan(before.raw.length / 3);
+
+    // Every user message stays readable, with a marker where the provider compacted.
+    const page = await apiJson<{
+      messages: Array<{ parts: Array<{ type: string; text?: string }> }>;
+      compactions: Array<{ before_seq: number; summary: string }>;
+    }>(`/v1/sessions/${s.session}/messages?limit=1000`, { key: s.key });
+    const text = JSON.stringify(page.body.messages);
+    for (let i = 1; i <= 13; i++) expect(text).toContain(`native-${i}:`);
+    expect(page.body.compactions.map((c) => c.before_seq)).toContain(boundary);
+    expect(page.body.compactions.find((c) => c.before_seq === boundary)?.summary).toBe(part.content);
+
+    // The deferred tool loaded at turn 1 is still callable after the compaction.
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_late", name: "lookup_order", input: { city: "Rome" } }] } },
+      { reply: { text: "Late order found." } },
+    ]);
+    const late = await send(s, { content: "late: look up the Rome order" });
+    expect(late.body.status).toBe("completed");
+    const result = late.body.messages.flatMap((m) => m.parts).find((p) => p.tool_use_id === "call_late");
+    expect(result?.is_error).toBe(false);
+    expect((await mockStats(s.model)).rejected).toBe(0);
+  });
+
+  it("a loaded tool over the budget is dropped: announced after the block (not before it), still callable", async () => {
+    const s = await session("anthropic", 70_000, { native_compaction: true }, { tool_budget_tokens: 0 });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_s1", name: "tool_search", input: { query: "select:lookup_order" } }] } },
+      { reply: { tool_calls: [{ id: "call_l1", name: "lookup_order", input: { city: "Paris" } }] } },
+      { reply: { text: "Order found." } },
+    ]);
+    for (let i = 1; i <= 12 && (await mockStats(s.model)).compactions === 0; i++) {
+      expect((await send(s, { content: `drop-${i}: ${"lorem ipsum dolor sit ".repeat(1100)}` })).body.status).toBe(
+        "completed",
+      );
+    }
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted[0]?.data).toMatchObject({ native: true, tools_kept: [], tools_dropped: ["lookup_order"] });
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).not.toContain("lookup_order");
+    // The next request announces it after the compaction block: the provider drops what precedes the block.
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_l2", name: "lookup_order", input: { city: "Rome" } }] } },
+      { reply: { text: "Found again." } },
+    ]);
+    const again = await send(s, { content: "again: look up the Rome order" });
+    expect(again.body.status).toBe("completed");
+    const reqs = (await requests(s.model)).filter((r) => !isSummary(r));
+    const announced = reqs.find((r) => r.raw.includes("<tools_removed>lookup_order</tools_removed>")) as Recorded;
+    const at = announced.body.messages.findIndex((m) => JSON.stringify(m.content).includes("<tools_removed>"));
+    const block = announced.body.messages.findIndex((m) => JSON.stringify(m.content).includes('"type":"compaction"'));
+    expect(block).toBe(1);
+    expect(at).toBeGreaterThan(block);
+    const decl = (announced.body.tools as Array<Record<string, unknown>>).find((t) => t.name === "lookup_order");
+    expect(decl?.defer_loading).toBe(true);
+    // A valid direct call still runs and loads it again.
+    const result = again.body.messages.flatMap((m) => m.parts).find((p) => p.tool_use_id === "call_l2");
+    expect(result?.is_error).toBe(false);
+    const after = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(after.body.loaded_tools).toContain("lookup_order");
+    expect((await mockStats(s.model)).rejected).toBe(0);
+  });
+
+  it("a window too small for the provider's 50,000-token minimum trigger falls back to our summary, saying why", async () => {
+    const s = await session("anthropic", 8000, { native_compaction: true });
+    for (let i = 1; i <= 8; i++) {
+      expect((await send(s, { content: `small-${i}: ${"lorem ipsum dolor sit ".repeat(150)}` })).body.status).toBe(
+        "completed",
+      );
+    }
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted.length).toBeGreaterThan(0);
+    expect(compacted[0]?.data.native).toBe(false);
+    expect(String(compacted[0]?.data.native_unavailable)).toContain("minimum compaction trigger");
+    const reqs = await requests(s.model);
+    expect(reqs.some((r) => r.body.context_management !== undefined)).toBe(false);
+    expect((await mockStats(s.model)).rejected).toBe(0);
+  });
+});
+
+describe("a native compaction cut mid-stream", () => {
+  it("a stream cut after the compaction block leaves no compaction behind; the next turn compacts and completes", async () => {
+    // 120,000-token window: trigger 96,000, and the turn after the cut one (~6,000 tokens more) still fits.
+    const s = await session("anthropic", 120_000, { native_compaction: true });
+    const content = (i: number) => `cut-${i}: ${"lorem ipsum dolor sit ".repeat(1100)}`;
+    let cutTurn = 0;
+    for (let i = 1; i <= 14 && cutTurn === 0; i++) {
+      const reqs = await requests(s.model);
+      const last = reqs[reqs.length - 1]?.raw.length ?? 0;
+      // This turn's request carries the last one, its echoed answer and the new message: past the trigger?
+      if ((last + 2 * content(i).length + 1000) / 4 > 96_000) {
+        // The answer is cut right after the compaction block (message_start, block start, ping, delta, stop).
+        await script(s.model, [{ reply: { text: "never whole" }, faults: { cut_after_events: 5, cut_grace_ms: 2 } }]);
+        cutTurn = i;
+      }
+      const res = await send(s, { content: content(i) });
+      if (cutTurn === i) {
+        expect(res.body.status).toBe("failed");
+        expect(res.body.error?.code).toBe("provider_stream_cut");
+      } else expect(res.body.status).toBe("completed");
+    }
+    expect(cutTurn).toBeGreaterThan(0);
+    expect((await mockStats(s.model)).compactions).toBe(1);
+    // Nothing of the cut compaction was kept: no record, no part, the view did not move.
+    expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(false);
+    expect(JSON.stringify(await history(s))).not.toContain('"type":"compaction"');
+    // The next turn compacts again, whole this time, and completes.
+    const next = await send(s, { content: content(99) });
+    expect(next.body.status).toBe("completed");
+    expect((await mockStats(s.model)).compactions).toBe(2);
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted.map((e) => e.data.native)).toEqual([true]);
+    expect((await mockStats(s.model)).summaries).toBe(0);
+    expect(pairingProblems(await history(s))).toEqual([]);
+    expect((await mockStats(s.model)).rejected).toBe(0);
+  });
+});
+
+describe("native compaction declared on OpenAI (Chat Completions)", () => {
+  it("falls back to our own summary: context_compacted native:false with the reason", async () => {
+    const s = await session("openai", 8000, { native_compaction: true });
+    for (let i = 1; i <= 8; i++) {
+      expect((await send(s, { content: `oa-${i}: ${"lorem ipsum dolor sit ".repeat(150)}` })).body.status).toBe(
+        "completed",
+      );
+    }
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted.length).toBeGreaterThan(0);
+    expect(compacted[0]?.data.native).toBe(false);
+    expect(String(compacted[0]?.data.native_unavailable)).toContain("Responses API");
+    expect((await mockStats(s.model)).summaries).toBeGreaterThan(0);
+  });
+});
+
+describe("the summary request reuses the triggering request's prefix", () => {
+  it("threshold: its system and tools[] are byte-identical to the request before it", async () => {
+    const s = await session("anthropic", 8000, { prompt_cache: true });
+    for (let i = 1; i <= 8; i++) await send(s, { content: `pre-${i}: ${"lorem ipsum dolor sit ".repeat(150)}` });
+    const reqs = await requests(s.model);
+    const at = reqs.findIndex(isSummary);
+    expect(at).toBeGreaterThan(0);
+    const summary = reqs[at] as Recorded;
+    const previous = reqs[at - 1] as Recorded;
+    expect(summary.body.tools).toBeDefined();
+    expect(JSON.stringify(summary.body.tools)).toBe(JSON.stringify(previous.body.tools));
+    expect(JSON.stringify(summary.body.system)).toBe(JSON.stringify(previous.body.system));
+    // Its only message is plain text (invariant P holds trivially), carrying our summariser instruction.
+    expect(summary.body.messages).toHaveLength(1);
+    expect(JSON.stringify(summary.body.messages)).not.toContain("tool_use");
+    expect(JSON.stringify(summary.body.messages)).toContain("You write a summary");
+  });
+
+  it("overflow: its system and tools[] are byte-identical to the request the provider refused", async () => {
+    // The agent believes in the default window; the model really has 4,000 tokens: only the 400 tells.
+    const s = await setup({ tools: TOOLS }, "openai");
+    await mockWindow(s.model, 4000);
+    for (let i = 1; i <= 12; i++) await send(s, { content: `of-${i}: ${"lorem ipsum dolor sit ".repeat(150)}` });
+    const reqs = await requests(s.model);
+    const at = reqs.findIndex(isSummary);
+    expect(at).toBeGreaterThan(0);
+    const refused = reqs[at - 1] as Recorded;
+    expect(refused.rejected).toBeNull();
+    expect(refused.raw.length / 4).toBeGreaterThan(4000);
+    const summary = reqs[at] as Recorded;
+    expect(JSON.stringify(summary.body.tools)).toBe(JSON.stringify(refused.body.tools));
+    const system = (r: Recorded) => JSON.stringify(r.body.messages.find((m) => m.role === "system"));
+    expect(system(summary)).toBe(system(refused));
+  });
+});
