@@ -52,7 +52,7 @@ export interface Setup {
 /** A fresh tenant key, agent (with a unique mock model name) and session. */
 export async function setup(
   agentBody: Record<string, unknown> = {},
-  provider: "anthropic" | "openai" = "anthropic",
+  provider: "anthropic" | "openai" | "openai-responses" = "anthropic",
 ): Promise<Setup> {
   const key = await tenantKey();
   const agent = uid("agent");
