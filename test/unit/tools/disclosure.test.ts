@@ -45,6 +45,11 @@ describe("projection choice", () => {
       projectionFor({ ...base, provider: "openai", capabilities: { ...base.capabilities, message_level_tools: true } }),
     ).toBe("message_level");
   });
+
+  it("the Responses API has no message-level tools: plain even when declared", () => {
+    const caps = { ...base.capabilities, message_level_tools: true };
+    expect(projectionFor({ ...base, provider: "openai-responses", capabilities: caps })).toBe("plain");
+  });
 });
 
 describe("stepTools", () => {
