@@ -47,8 +47,8 @@ describe("projection choice", () => {
   });
 
   it("the Responses API has no message-level tools: plain even when declared", () => {
-    const caps = { ...base.capabilities, message_level_tools: true };
-    expect(projectionFor({ ...base, provider: "openai-responses", capabilities: caps })).toBe("plain");
+    const capabilities = { message_level_tools: true, native_tool_search: false, prompt_cache: false, thinking: false };
+    expect(projectionFor({ name: "gpt-test", provider: "openai-responses", capabilities })).toBe("plain");
   });
 });
 
