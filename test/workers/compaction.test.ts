@@ -156,6 +156,18 @@ describe("overflow is never terminal", () => {
     expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(true);
   });
 
+  it("the Responses API's 400 context_length_exceeded compacts and retries the step once", async () => {
+    // The agent believes in the default 128k window; the model really has 4,000: only the provider's 400 tells.
+    const s = await setup({}, "openai-responses");
+    await mockWindow(s.model, 4000);
+    const statuses = await turns(s, 1, 14);
+    expect(statuses.filter((x) => x !== "completed")).toEqual([]);
+    const stats = await mockStats(s.model);
+    expect(stats.overflow).toBeGreaterThan(0);
+    expect(stats.rejected_p).toBe(0);
+    expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(true);
+  });
+
   it("a turn that cannot fit fails with a retryable context_overflow, and the next turn recovers", async () => {
     const s = await longSession("openai");
     await turns(s, 1, 2);
