@@ -62,8 +62,11 @@ async function allMessages(s: Setup) {
 /** ~1.2 KB of user text that names the turn. */
 const userText = (i: number, extra = "") => `msg-${i}: ${extra}${"lorem ipsum dolor sit amet ".repeat(45)}`;
 
+const PROTOCOLS = ["anthropic", "openai", "openai-responses"] as const;
+type Protocol = (typeof PROTOCOLS)[number];
+
 /** A session whose agent and mock model both have a `WINDOW`-token context window. */
-async function longSession(provider: "anthropic" | "openai" | "openai-responses", agent: Record<string, unknown> = {}) {
+async function longSession(provider: Protocol, agent: Record<string, unknown> = {}) {
   const s = await setup({}, provider);
   const put = await apiJson(`/v1/agents/${s.agent}`, {
     method: "PUT",
@@ -75,56 +78,51 @@ async function longSession(provider: "anthropic" | "openai" | "openai-responses"
   return s;
 }
 
-describe.each(["anthropic", "openai", "openai-responses"] as const)(
-  "a 60-turn session about 4x the window (%s)",
-  (provider) => {
-    it("completes every turn with zero pairing rejections, keeps every user message readable, and the late deferred call works", async () => {
-      const s = await longSession(provider);
-      const statuses: string[] = [];
-      let lateResult: Record<string, unknown> | undefined;
-      for (let i = 1; i <= 60; i++) {
-        let extra = "";
-        if (i === 1) {
-          await script(s.model, [
-            {
-              reply: {
-                tool_calls: [{ id: `call_s${i}`, name: "tool_search", input: { query: "select:lookup_order" } }],
-              },
-            },
-            { reply: { tool_calls: [{ id: `call_l${i}`, name: "lookup_order", input: { city: "Paris" } }] } },
-            { reply: { text: "Order found." } },
-          ]);
-        } else if (i === 55) {
-          await script(s.model, [
-            { reply: { tool_calls: [{ id: "call_late", name: "lookup_order", input: { city: "Rome" } }] } },
-            { reply: { text: "Late order found." } },
-          ]);
-        } else if (i % 10 === 5) extra = "please use echo_core now. ";
-        const res = await send(s, { content: userText(i, extra) });
-        statuses.push(res.body.status);
-        if (i === 55) {
-          for (const m of res.body.messages)
-            for (const p of m.parts) if (p.type === "tool_result" && p.tool_use_id === "call_late") lateResult = p;
-        }
+describe.each(PROTOCOLS)("a 60-turn session about 4x the window (%s)", (provider) => {
+  it("completes every turn with zero pairing rejections, keeps every user message readable, and the late deferred call works", async () => {
+    const s = await longSession(provider);
+    const statuses: string[] = [];
+    let lateResult: Record<string, unknown> | undefined;
+    for (let i = 1; i <= 60; i++) {
+      let extra = "";
+      if (i === 1) {
+        await script(s.model, [
+          {
+            reply: { tool_calls: [{ id: `call_s${i}`, name: "tool_search", input: { query: "select:lookup_order" } }] },
+          },
+          { reply: { tool_calls: [{ id: `call_l${i}`, name: "lookup_order", input: { city: "Paris" } }] } },
+          { reply: { text: "Order found." } },
+        ]);
+      } else if (i === 55) {
+        await script(s.model, [
+          { reply: { tool_calls: [{ id: "call_late", name: "lookup_order", input: { city: "Rome" } }] } },
+          { reply: { text: "Late order found." } },
+        ]);
+      } else if (i % 10 === 5) extra = "please use echo_core now. ";
+      const res = await send(s, { content: userText(i, extra) });
+      statuses.push(res.body.status);
+      if (i === 55) {
+        for (const m of res.body.messages)
+          for (const p of m.parts) if (p.type === "tool_result" && p.tool_use_id === "call_late") lateResult = p;
       }
-      expect(statuses.filter((x) => x !== "completed")).toEqual([]);
-      const stats = await mockStats(s.model);
-      expect(stats.rejected_p).toBe(0);
-      expect(stats.rejected).toBe(0);
-      expect(lateResult?.is_error).toBe(false);
-      const { messages, markers } = await allMessages(s);
-      const texts = messages.flatMap((m) => m.parts.filter((p) => p.type === "text").map((p) => String(p.text)));
-      for (let i = 1; i <= 60; i++) expect(texts.some((t) => t.startsWith(`msg-${i}:`))).toBe(true);
-      expect(markers.length).toBeGreaterThan(0);
-      // The stored history is several windows long (4 bytes per token, as the mock counts).
-      const bytes = messages.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
-      expect(bytes / 4).toBeGreaterThan(3.5 * WINDOW);
-      expect(pairingProblems(await history(s))).toEqual([]);
-      const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
-      expect(compacted.length).toBeGreaterThan(0);
-    });
-  },
-);
+    }
+    expect(statuses.filter((x) => x !== "completed")).toEqual([]);
+    const stats = await mockStats(s.model);
+    expect(stats.rejected_p).toBe(0);
+    expect(stats.rejected).toBe(0);
+    expect(lateResult?.is_error).toBe(false);
+    const { messages, markers } = await allMessages(s);
+    const texts = messages.flatMap((m) => m.parts.filter((p) => p.type === "text").map((p) => String(p.text)));
+    for (let i = 1; i <= 60; i++) expect(texts.some((t) => t.startsWith(`msg-${i}:`))).toBe(true);
+    expect(markers.length).toBeGreaterThan(0);
+    // The stored history is several windows long (4 bytes per token, as the mock counts).
+    const bytes = messages.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
+    expect(bytes / 4).toBeGreaterThan(3.5 * WINDOW);
+    expect(pairingProblems(await history(s))).toEqual([]);
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted.length).toBeGreaterThan(0);
+  });
+});
 
 /** Queues answers for the model's summary requests; `replace` drops what is still queued. */
 async function summaryScript(model: string, steps: unknown[], replace = false): Promise<void> {
@@ -181,7 +179,7 @@ describe("overflow is never terminal", () => {
   });
 });
 
-describe.each(["anthropic", "openai", "openai-responses"] as const)("a cut summary stream (%s)", (provider) => {
+describe.each(PROTOCOLS)("a cut summary stream (%s)", (provider) => {
   it("at every tenth byte offset leaves the session exactly as it was, and the next turn completes", async () => {
     const s = await longSession(provider);
     await turns(s, 1, 4);
