@@ -1,25 +1,28 @@
-// Native (provider-side) compaction vs our own summary (README "Long sessions"): the same long Anthropic session
-// twice, once with `capabilities.native_compaction` (the mock emulates `compact_20260112`: past the trigger the
-// answer opens with a compaction block) and once without (our summary requests). Reports the bytes every provider
+// Native (provider-side) compaction vs our own summary (README "Long sessions"): the same long session twice per
+// protocol, once with `capabilities.native_compaction` (the mock emulates Anthropic `compact_20260112` and the
+// OpenAI Responses API's `compact_threshold`: past the trigger the answer opens with a compaction block / item)
+// and once without (our summary requests). Reports the bytes every provider
 // request carried, the extra summary requests and their input tokens, the compaction iterations the provider
 // billed instead, and the request size after a compaction. Figures only; nothing here asserts.
 //
 //   node bench/native-compaction.mjs      (or `npm run bench:native-compaction`)
 //
 // Knobs: BENCH_NATIVE_TURNS (turns per session, default 30), BENCH_NATIVE_WINDOW (tokens, default 70000: the
-// provider's minimum trigger is 50,000, so smaller windows cannot compact natively).
+// Anthropic minimum trigger is 50,000, so smaller windows cannot compact natively there), BENCH_NATIVE_PROVIDERS
+// (comma-separated, default "anthropic,openai-responses").
 import { randomUUID } from "node:crypto";
 import { log, newSession, pct, round, standalone, table, words } from "./lib.mjs";
 
 const TURNS = Number(process.env.BENCH_NATIVE_TURNS ?? 30);
 const WINDOW = Number(process.env.BENCH_NATIVE_WINDOW ?? 70000);
+const PROVIDERS = (process.env.BENCH_NATIVE_PROVIDERS ?? "anthropic,openai-responses").split(",").filter(Boolean);
 const SUMMARY_MARKER = "Summarise the conversation transcript above";
 
-async function session(env, native) {
-  const model = `bench-native-${native ? "on" : "off"}-${randomUUID().slice(0, 8)}`;
+async function session(env, provider, native) {
+  const model = `bench-native-${provider}-${native ? "on" : "off"}-${randomUUID().slice(0, 8)}`;
   await env.api.putAgent(model, {
     model: {
-      provider: "anthropic",
+      provider,
       name: model,
       context_window: WINDOW,
       capabilities: { native_compaction: native },
@@ -31,8 +34,8 @@ async function session(env, native) {
   return { model, session: await newSession(env, model) };
 }
 
-async function measure(env, native) {
-  const s = await session(env, native);
+async function measure(env, provider, native) {
+  const s = await session(env, provider, native);
   let failed = 0;
   for (let i = 0; i < TURNS; i++) {
     // ~1,500 words (~6,000 tokens echoed back twice as large): a compaction every few turns.
@@ -68,11 +71,16 @@ async function measure(env, native) {
 }
 
 export async function run(env) {
-  log(`native vs own compaction: ${TURNS} turns per session, window ${WINDOW} tokens`);
-  const own = await measure(env, false);
-  const native = await measure(env, true);
+  log(`native vs own compaction: ${TURNS} turns per session, window ${WINDOW} tokens, ${PROVIDERS.join(" + ")}`);
+  const figures = { window_tokens: WINDOW };
+  for (const provider of PROVIDERS) figures[provider] = await compare(env, provider);
+  return figures;
+}
+
+async function compare(env, provider) {
+  const own = await measure(env, provider, false);
+  const native = await measure(env, provider, true);
   const figures = {
-    window_tokens: WINDOW,
     own,
     native,
     wire_bytes_saved: own.wire_bytes_total - native.wire_bytes_total,
@@ -80,8 +88,18 @@ export async function run(env) {
     extra_requests_saved: own.provider_requests - native.provider_requests,
     summary_input_tokens_saved: own.summary_input_tokens,
   };
+  const how = provider === "anthropic" ? "Anthropic compact_20260112" : "OpenAI Responses compact_threshold";
+  const row = (mode, m) => [
+    mode,
+    m.compactions,
+    m.provider_requests,
+    m.summary_requests,
+    m.summary_input_tokens,
+    m.wire_bytes_total,
+    m.step_request_bytes_p50_last10,
+  ];
   table(
-    "Compaction: our summary requests vs the provider's (Anthropic compact_20260112, emulated by the mock)",
+    `Compaction on ${provider}: our summary requests vs the provider's (${how}, emulated by the mock)`,
     [
       "mode",
       "compactions",
@@ -91,29 +109,10 @@ export async function run(env) {
       "wire bytes",
       "step p50 (last 10)",
     ],
-    [
-      [
-        "our summary",
-        own.compactions,
-        own.provider_requests,
-        own.summary_requests,
-        own.summary_input_tokens,
-        own.wire_bytes_total,
-        own.step_request_bytes_p50_last10,
-      ],
-      [
-        "native",
-        native.compactions,
-        native.provider_requests,
-        native.summary_requests,
-        native.summary_input_tokens,
-        native.wire_bytes_total,
-        native.step_request_bytes_p50_last10,
-      ],
-    ],
+    [row("our summary", own), row("native", native)],
   );
   console.log(
-    `   native saves ${figures.wire_bytes_saved} bytes on the wire (${figures.wire_bytes_saved_pct}%), ` +
+    `   ${provider}: native saves ${figures.wire_bytes_saved} bytes on the wire (${figures.wire_bytes_saved_pct}%), ` +
       `${figures.extra_requests_saved} requests and ${figures.summary_input_tokens_saved} summary input tokens; ` +
       `the provider instead read ${native.compaction_iteration_input_tokens} input tokens in compaction iterations; ` +
       `failed turns ${own.failed}/${native.failed}, rejected ${own.rejected}/${native.rejected}`,

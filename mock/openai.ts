@@ -114,7 +114,7 @@ function messageBody(reply: ReplySpec, ctx: RequestContext): string {
   });
 }
 
-function errorBody(error: ErrorSpec): string {
+export function errorBody(error: ErrorSpec): string {
   const [type, message, code] =
     ERROR_DEFAULTS[error.status] ?? (error.status >= 500 ? ERROR_DEFAULTS[500]! : ERROR_DEFAULTS[400]!);
   return JSON.stringify({
@@ -127,7 +127,7 @@ function errorBody(error: ErrorSpec): string {
   });
 }
 
-function authReject(headers: IncomingHttpHeaders): Rejection | null {
+export function authReject(headers: IncomingHttpHeaders): Rejection | null {
   const auth = headers.authorization;
   if (typeof auth !== "string" || !/^Bearer\s+\S/i.test(auth))
     return { status: 401, message: NO_KEY, type: "invalid_request_error", code: null };

@@ -1,9 +1,9 @@
-// Mock model server: speaks the Anthropic Messages and OpenAI Chat Completions wire protocols,
+// Mock model server: speaks the Anthropic Messages, OpenAI Chat Completions and OpenAI Responses wire protocols,
 // enforces the tool pairing invariant like the real APIs, and injects scripted faults.
 //
 //   node --no-warnings mock/server.ts        (MOCK_PORT or 8788, on 127.0.0.1)
 //
-// Anthropic clients use the server URL as base URL; OpenAI clients use `${url}/v1`.
+// Anthropic clients use the server URL as base URL; OpenAI clients (both protocols) use `${url}/v1`.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
@@ -11,6 +11,7 @@ import { anthropicCodec } from "./anthropic.ts";
 import { handleCallbackEndpoint } from "./callback-endpoint.ts";
 import { handleControl, MockState } from "./control.ts";
 import { openaiCodec } from "./openai.ts";
+import { openaiResponsesCodec } from "./openai-responses.ts";
 import { handleProvider } from "./respond.ts";
 import { handleToolEndpoint, handleToolStats } from "./tool-endpoint.ts";
 
@@ -70,6 +71,10 @@ async function route(state: MockState, req: IncomingMessage, res: ServerResponse
   }
   if (method === "POST" && url.pathname === "/v1/chat/completions") {
     await handleProvider(openaiCodec, state, req, res, url.pathname, raw, log);
+    return;
+  }
+  if (method === "POST" && url.pathname === "/v1/responses") {
+    await handleProvider(openaiResponsesCodec, state, req, res, url.pathname, raw, log);
     return;
   }
   notFound(res);

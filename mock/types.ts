@@ -6,7 +6,7 @@ export function isRecord(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-export type Protocol = "anthropic" | "openai";
+export type Protocol = "anthropic" | "openai" | "openai-responses";
 
 /** Fault injection for one response. Event counts refer to SSE frames (a JSON body is one frame). */
 export interface Faults {

@@ -14,7 +14,7 @@ import {
 
 interface AgentBody {
   model: {
-    provider: "anthropic" | "openai";
+    provider: AgentConfig["model"]["provider"];
     name: string;
     max_tokens?: number;
     context_window?: number;

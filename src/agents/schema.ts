@@ -9,7 +9,7 @@ export const agentBodySchema = {
       additionalProperties: false,
       required: ["provider", "name"],
       properties: {
-        provider: { enum: ["anthropic", "openai"] },
+        provider: { enum: ["anthropic", "openai", "openai-responses"] },
         name: { type: "string", minLength: 1, maxLength: 200 },
         max_tokens: { type: "integer", minimum: 1, maximum: 200000 },
         context_window: { type: "integer", minimum: 1000, maximum: 10000000 },

@@ -6,7 +6,10 @@ import type { ProviderName } from "./types";
  * so a projection bug is caught as surely as a history bug. Both protocols
  * are first reduced to the same shape: alternating assistant entries (the
  * calls) and user entries (results, then anything else); OpenAI's run of
- * `tool` messages plus a following `user` message is one user entry.
+ * `tool` messages plus a following `user` message is one user entry; a
+ * Responses API `input` is read the same way (a run of assistant messages,
+ * `function_call` and `compaction` items is one assistant entry, a run of
+ * `function_call_output` items and user messages one user entry).
  */
 export type InvariantRule =
   /** P1: a tool_use without a result in the next user message. */
@@ -28,7 +31,7 @@ export type InvariantRule =
 
 export interface InvariantViolation {
   rule: InvariantRule;
-  /** Index in the wire body's `messages` array. */
+  /** Index in the wire body's `messages` array (Responses API: its `input` array). */
   message_index: number;
   tool_use_id?: string;
   detail: string;
@@ -58,14 +61,50 @@ interface Entry {
 const SERVER_ID_PREFIX = "srvtoolu_";
 
 export function checkInvariant(protocol: ProviderName, body: Record<string, unknown>): InvariantViolation[] {
-  const messages = (asArr(body.messages) ?? []).map((m) => asObj(m) ?? {});
+  if (protocol === "openai-responses") return checkEntries(fromResponses((asArr(body.input) ?? []).map(toObj)));
+  const messages = (asArr(body.messages) ?? []).map(toObj);
   const entries = protocol === "anthropic" ? fromAnthropic(messages) : fromOpenAI(messages);
   return checkEntries(entries);
 }
 
 /** The same check as readable lines, for logs and error messages. */
 export function checkWireInvariant(protocol: ProviderName, body: Record<string, unknown>): string[] {
-  return checkInvariant(protocol, body).map((v) => `${v.rule} at messages[${v.message_index}]: ${v.detail}`);
+  const where = protocol === "openai-responses" ? "input" : "messages";
+  return checkInvariant(protocol, body).map((v) => `${v.rule} at ${where}[${v.message_index}]: ${v.detail}`);
+}
+
+function toObj(value: unknown): Obj {
+  return asObj(value) ?? {};
+}
+
+/** Responses API input items → entries: calls join the assistant entry, outputs the user entry. */
+function fromResponses(items: Obj[]): Entry[] {
+  const entries: Entry[] = [];
+  const open = (role: Entry["role"], at: number): Entry => {
+    const last = entries[entries.length - 1];
+    if (last && last.role === role && role !== "other") return last;
+    const entry: Entry = { role, at, uses: [], results: [], hasOther: false };
+    entries.push(entry);
+    return entry;
+  };
+  items.forEach((item, at) => {
+    const type = asStr(item.type) ?? "message";
+    const role = asStr(item.role);
+    if (type === "function_call") {
+      const id = asStr(item.call_id) ?? "";
+      open("assistant", at).uses.push({ id, server: false, inputOk: argumentsAreObject(item.arguments), at });
+    } else if (type === "function_call_output") {
+      const entry = open("user", at);
+      entry.results.push({ id: asStr(item.call_id) ?? "", afterOther: entry.hasOther, at });
+    } else if (type === "compaction" || (type === "message" && role === "assistant")) {
+      open("assistant", at).hasOther = true;
+    } else if (type === "message" && role === "user") {
+      open("user", at).hasOther = true;
+    } else {
+      open("other", at).hasOther = true;
+    }
+  });
+  return entries;
 }
 
 function fromAnthropic(messages: Obj[]): Entry[] {

@@ -1,12 +1,13 @@
 import { anthropic } from "./anthropic";
 import { openai } from "./openai";
+import { openaiResponses } from "./openai-responses";
 import { trimBaseUrl } from "./stream-driver";
 import type { ProviderAdapter, ProviderEndpoint, ProviderName, RetryPolicy } from "./types";
 
 export { checkInvariant, checkWireInvariant, type InvariantViolation } from "./check-invariant";
 export * from "./types";
 
-const ADAPTERS: Record<ProviderName, ProviderAdapter> = { anthropic, openai };
+const ADAPTERS: Record<ProviderName, ProviderAdapter> = { anthropic, openai, "openai-responses": openaiResponses };
 
 export function getAdapter(name: ProviderName): ProviderAdapter {
   return ADAPTERS[name];
@@ -22,12 +23,13 @@ export interface ProviderEnv {
 export const DEFAULT_BASE_URLS: Record<ProviderName, string> = {
   anthropic: "https://api.anthropic.com",
   openai: "https://api.openai.com/v1",
+  "openai-responses": "https://api.openai.com/v1",
 };
 
 /**
  * A missing key is passed on as empty (and its header left out) rather than
  * refused: local servers such as Ollama or a mock need none, and the real
- * APIs answer 401 with a clear message.
+ * APIs answer 401 with a clear message. Both OpenAI protocols read the OpenAI variables.
  */
 export function endpointFromEnv(provider: ProviderName, env: ProviderEnv): ProviderEndpoint {
   const [baseUrl, apiKey] =

@@ -3,7 +3,8 @@ import type { ErrorInfo } from "../model/errors";
 import type { Message, ToolDeclaration } from "../model/message";
 import type { StreamEvent } from "../model/stream";
 
-export type ProviderName = "anthropic" | "openai";
+/** Wire protocols: Anthropic Messages, OpenAI Chat Completions, OpenAI Responses. */
+export type ProviderName = "anthropic" | "openai" | "openai-responses";
 
 export interface ModelCapabilities {
   message_level_tools: boolean;
@@ -24,7 +25,11 @@ export interface ModelConfig {
 }
 
 /** Context windows assumed when an agent does not declare one (README "Long sessions"). */
-export const DEFAULT_CONTEXT_WINDOW: Record<ProviderName, number> = { anthropic: 200_000, openai: 128_000 };
+export const DEFAULT_CONTEXT_WINDOW: Record<ProviderName, number> = {
+  anthropic: 200_000,
+  openai: 128_000,
+  "openai-responses": 128_000,
+};
 
 export function contextWindow(model: ModelConfig): number {
   return model.context_window ?? DEFAULT_CONTEXT_WINDOW[model.provider];
@@ -57,7 +62,8 @@ export interface StepRequest {
   tools: ToolDeclaration[];
   /**
    * Ask the provider to compact server-side once the input passes `trigger` tokens (the model
-   * declares `native_compaction`; Anthropic `context_management` `compact_20260112`).
+   * declares `native_compaction`; Anthropic `context_management` `compact_20260112`, OpenAI Responses
+   * `context_management` `compaction` with `compact_threshold`).
    */
   compaction?: { trigger: number };
 }

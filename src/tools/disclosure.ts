@@ -11,6 +11,8 @@ export type Projection = "anthropic" | "message_level" | "plain";
 
 export function projectionFor(model: ModelConfig): Projection {
   if (model.provider === "anthropic") return "anthropic";
+  // The Responses API has no message-level tools: loaded tools travel in tools[].
+  if (model.provider === "openai-responses") return "plain";
   return model.capabilities.message_level_tools ? "message_level" : "plain";
 }
 

@@ -7,6 +7,7 @@ import { Api, type HistoryMessage, Mock, startToolServer, type ToolServer, uniqu
 const api = new Api(inject("baseUrl"), inject("adminKey"));
 const mock = new Mock(inject("mockUrl"));
 const WINDOW = 6000;
+const PROTOCOLS = ["anthropic", "openai", "openai-responses"] as const;
 
 let tools: ToolServer;
 let tenantKey: string;
@@ -20,7 +21,7 @@ afterAll(async () => {
   await tools?.close();
 });
 
-describe.each(["anthropic", "openai"] as const)("a long session under wrangler dev (%s)", (provider) => {
+describe.each(PROTOCOLS)("a long session under wrangler dev (%s)", (provider) => {
   it("completes 30 turns about 3x the window with zero rejections and every user message readable", async () => {
     const model = uniqueModel(`compaction-${provider}`);
     const agent = `agent-${model}`;
@@ -92,5 +93,42 @@ describe("native compaction under wrangler dev (anthropic compact_20260112)", ()
     for (let i = 1; i <= 12; i++) expect(text).toContain(`native-${i}:`);
     expect(page.compactions.length).toBeGreaterThan(0);
     expect(page.compactions[0]?.summary).toContain("Compacted summary");
+  });
+});
+
+describe("native compaction under wrangler dev (OpenAI Responses compact_threshold)", () => {
+  it("the provider compacts past the threshold; the item goes back verbatim, every turn completes", async () => {
+    const model = uniqueModel("native-responses");
+    const agent = `agent-${model}`;
+    const base = weatherAgent(tools.url, model, "openai-responses");
+    // 20,000-token window at threshold 0.8: the provider is asked to compact past 16,000 input tokens.
+    const window = 20_000;
+    await api.putAgent(agent, {
+      ...base,
+      model: { ...base.model, context_window: window, capabilities: { native_compaction: true } },
+    });
+    await mock.contextWindow(model, window);
+    const session = (await api.createSession(tenantKey, agent)).id;
+    const statuses: string[] = [];
+    for (let i = 1; i <= 12; i++) {
+      const turn = await api.sendJson(tenantKey, session, { content: `resp-${i}: ${"words ".repeat(1000)}` });
+      statuses.push(turn.status);
+    }
+    expect(statuses.filter((s) => s !== "completed")).toEqual([]);
+    const stats = await mock.stats(model);
+    expect(stats.model?.compactions).toBeGreaterThan(0);
+    expect(stats.model?.rejected).toBe(0);
+    expect(stats.model?.summaries).toBe(0);
+    const last = (await mock.requests(model)).at(-1);
+    expect(last?.path).toBe("/v1/responses");
+    expect(last?.raw).toContain('{"type":"compaction","encrypted_content":"mockcmp_');
+    const page = await api.ok<{ messages: HistoryMessage[]; compactions: unknown[] }>(
+      "GET",
+      `/v1/sessions/${session}/messages?limit=1000`,
+      { key: tenantKey },
+    );
+    const text = JSON.stringify(page.messages);
+    for (let i = 1; i <= 12; i++) expect(text).toContain(`resp-${i}:`);
+    expect(page.compactions.length).toBeGreaterThan(0);
   });
 });

@@ -31,7 +31,7 @@ export interface AgentTool {
 
 export interface AgentConfig {
   model: {
-    provider: "anthropic" | "openai";
+    provider: "anthropic" | "openai" | "openai-responses";
     name: string;
     context_window?: number;
     capabilities?: {

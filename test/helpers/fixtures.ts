@@ -25,7 +25,7 @@ export function lookupAgent(model: string): AgentConfig {
 export function weatherAgent(
   toolUrl: string,
   model: string,
-  provider: "anthropic" | "openai" = "anthropic",
+  provider: "anthropic" | "openai" | "openai-responses" = "anthropic",
 ): AgentConfig {
   return {
     model: { provider, name: model },
@@ -50,7 +50,7 @@ export function weatherAgent(
 export function chargeAgent(
   toolUrl: string,
   model: string,
-  provider: "anthropic" | "openai" = "anthropic",
+  provider: "anthropic" | "openai" | "openai-responses" = "anthropic",
 ): AgentConfig {
   return {
     model: { provider, name: model },

@@ -410,7 +410,7 @@ export interface components {
         AgentBody: {
             model: {
                 /** @enum {unknown} */
-                provider: "anthropic" | "openai";
+                provider: "anthropic" | "openai" | "openai-responses";
                 name: string;
                 max_tokens?: number;
                 context_window?: number;

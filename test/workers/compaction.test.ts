@@ -62,8 +62,11 @@ async function allMessages(s: Setup) {
 /** ~1.2 KB of user text that names the turn. */
 const userText = (i: number, extra = "") => `msg-${i}: ${extra}${"lorem ipsum dolor sit amet ".repeat(45)}`;
 
+const PROTOCOLS = ["anthropic", "openai", "openai-responses"] as const;
+type Protocol = (typeof PROTOCOLS)[number];
+
 /** A session whose agent and mock model both have a `WINDOW`-token context window. */
-async function longSession(provider: "anthropic" | "openai", agent: Record<string, unknown> = {}) {
+async function longSession(provider: Protocol, agent: Record<string, unknown> = {}) {
   const s = await setup({}, provider);
   const put = await apiJson(`/v1/agents/${s.agent}`, {
     method: "PUT",
@@ -75,7 +78,7 @@ async function longSession(provider: "anthropic" | "openai", agent: Record<strin
   return s;
 }
 
-describe.each(["anthropic", "openai"] as const)("a 60-turn session about 4x the window (%s)", (provider) => {
+describe.each(PROTOCOLS)("a 60-turn session about 4x the window (%s)", (provider) => {
   it("completes every turn with zero pairing rejections, keeps every user message readable, and the late deferred call works", async () => {
     const s = await longSession(provider);
     const statuses: string[] = [];
@@ -151,6 +154,18 @@ describe("overflow is never terminal", () => {
     expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(true);
   });
 
+  it("the Responses API's 400 context_length_exceeded compacts and retries the step once", async () => {
+    // The agent believes in the default 128k window; the model really has 4,000: only the provider's 400 tells.
+    const s = await setup({}, "openai-responses");
+    await mockWindow(s.model, 4000);
+    const statuses = await turns(s, 1, 14);
+    expect(statuses.filter((x) => x !== "completed")).toEqual([]);
+    const stats = await mockStats(s.model);
+    expect(stats.overflow).toBeGreaterThan(0);
+    expect(stats.rejected_p).toBe(0);
+    expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(true);
+  });
+
   it("a turn that cannot fit fails with a retryable context_overflow, and the next turn recovers", async () => {
     const s = await longSession("openai");
     await turns(s, 1, 2);
@@ -164,7 +179,7 @@ describe("overflow is never terminal", () => {
   });
 });
 
-describe.each(["anthropic", "openai"] as const)("a cut summary stream (%s)", (provider) => {
+describe.each(PROTOCOLS)("a cut summary stream (%s)", (provider) => {
   it("at every tenth byte offset leaves the session exactly as it was, and the next turn completes", async () => {
     const s = await longSession(provider);
     await turns(s, 1, 4);

@@ -52,7 +52,7 @@ export interface Setup {
 /** A fresh tenant key, agent (with a unique mock model name) and session. */
 export async function setup(
   agentBody: Record<string, unknown> = {},
-  provider: "anthropic" | "openai" = "anthropic",
+  provider: "anthropic" | "openai" | "openai-responses" = "anthropic",
 ): Promise<Setup> {
   const key = await tenantKey();
   const agent = uid("agent");
@@ -121,11 +121,15 @@ export async function sseFrames(res: Response): Promise<Array<{ id: number | nul
 }
 
 /** Fetches a complete stream for `reply` straight from the mock, so tests can replay it with cuts. */
-export async function recordStream(protocol: "anthropic" | "openai", reply: Record<string, unknown>): Promise<string> {
+export async function recordStream(
+  protocol: "anthropic" | "openai" | "openai-responses",
+  reply: Record<string, unknown>,
+): Promise<string> {
   const model = uid("probe");
   await script(model, [{ reply }]);
   const anthropic = protocol === "anthropic";
-  const res = await fetch(anthropic ? `${env.MOCK_URL}/v1/messages` : `${env.MOCK_URL}/v1/chat/completions`, {
+  const path = anthropic ? "/v1/messages" : protocol === "openai" ? "/v1/chat/completions" : "/v1/responses";
+  const res = await fetch(`${env.MOCK_URL}${path}`, {
     method: "POST",
     headers: anthropic
       ? { "content-type": "application/json", "x-api-key": "k", "anthropic-version": "2023-06-01" }
@@ -133,7 +137,9 @@ export async function recordStream(protocol: "anthropic" | "openai", reply: Reco
     body: JSON.stringify(
       anthropic
         ? { model, max_tokens: 100, stream: true, messages: [{ role: "user", content: "x" }] }
-        : { model, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "x" }] },
+        : protocol === "openai"
+          ? { model, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "x" }] }
+          : { model, stream: true, store: false, input: [{ type: "message", role: "user", content: "x" }] },
     ),
   });
   if (!res.ok) throw new Error(`probe: ${res.status} ${await res.text()}`);

@@ -118,27 +118,29 @@ export class Compactor {
 
   /**
    * Whether the provider compacts for this agent (README "Long sessions", native compaction):
-   * the model declares `native_compaction`, the wire has it (Anthropic Messages; OpenAI's
-   * `compact_threshold` exists only on the Responses API, which our Chat Completions adapter does
-   * not speak), and the threshold share of the window is at least the provider's minimum trigger.
+   * the model declares `native_compaction`, the wire has it (Anthropic Messages `compact_20260112`;
+   * OpenAI Responses `compact_threshold` with provider `openai-responses` — Chat Completions has
+   * none), and the threshold share of the window is at least the provider's minimum trigger.
    * `reason` says why a declared capability is not used (null when none was declared).
    */
   nativePlan(agent: AgentConfig): NativePlan {
     const cfg = Compactor.config(agent);
     if (agent.model.capabilities.native_compaction !== true || !cfg.enabled) return { native: false, reason: null };
-    if (agent.model.provider !== "anthropic") {
+    if (agent.model.provider === "openai") {
       return {
         native: false,
         reason:
-          "OpenAI server-side compaction (compact_threshold) exists only on the Responses API; this adapter speaks Chat Completions",
+          'OpenAI server-side compaction (compact_threshold) exists only on the Responses API; provider "openai" speaks Chat Completions (use "openai-responses")',
       };
     }
     const window = this.window(agent);
-    const trigger = Math.max(MIN_COMPACTION_TRIGGER, Math.floor(window * cfg.threshold));
+    // The Responses API documents no minimum threshold; the Messages API refuses a trigger below 50,000.
+    const minimum = agent.model.provider === "anthropic" ? MIN_COMPACTION_TRIGGER : 1;
+    const trigger = Math.max(minimum, Math.floor(window * cfg.threshold));
     if (trigger >= window) {
       return {
         native: false,
-        reason: `the window (${window} tokens) is too small for the provider's minimum compaction trigger (${MIN_COMPACTION_TRIGGER})`,
+        reason: `the window (${window} tokens) is too small for the provider's minimum compaction trigger (${minimum})`,
       };
     }
     return { native: true, trigger };

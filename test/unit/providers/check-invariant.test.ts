@@ -9,7 +9,7 @@ function anthropicBody(...messages: Array<[string, unknown[]]>) {
   return { messages: messages.map(([role, content]) => ({ role, content })) };
 }
 
-const rules = (body: Record<string, unknown>, protocol: "anthropic" | "openai" = "anthropic") =>
+const rules = (body: Record<string, unknown>, protocol: "anthropic" | "openai" | "openai-responses" = "anthropic") =>
   checkInvariant(protocol, body).map((v) => v.rule);
 
 describe("checkInvariant on Anthropic bodies", () => {
@@ -165,5 +165,40 @@ describe("checkInvariant on OpenAI bodies", () => {
     ],
   ])("catches %s", (_, messages, expected) => {
     expect(rules({ messages }, "openai")).toEqual(expected);
+  });
+});
+
+describe("checkInvariant on OpenAI Responses bodies", () => {
+  const fc = (id: string, args = "{}") => ({ type: "function_call", call_id: id, name: "t", arguments: args });
+  const out = (id: string) => ({ type: "function_call_output", call_id: id, output: "ok" });
+  const say = (role: string, content: string) => ({ type: "message", role, content });
+  const input = (...items: unknown[]) => ({ input: items });
+
+  it("accepts calls answered by outputs before the user's next text, across a compaction item", () => {
+    const body = input(
+      say("user", "hi"),
+      { type: "compaction", encrypted_content: "x" },
+      say("assistant", "calling"),
+      fc("a"),
+      fc("b"),
+      out("a"),
+      out("b"),
+      say("user", "thanks"),
+    );
+    expect(rules(body, "openai-responses")).toEqual([]);
+  });
+
+  it("flags an unanswered call, an orphan output and an output after the user's text", () => {
+    expect(rules(input(say("user", "hi"), fc("a"), say("user", "next")), "openai-responses")).toEqual([
+      "unanswered_tool_use",
+    ]);
+    expect(rules(input(say("user", "hi"), out("zz")), "openai-responses")).toEqual(["orphan_tool_result"]);
+    expect(rules(input(fc("a"), say("user", "x"), out("a")), "openai-responses")).toEqual(["tool_result_not_first"]);
+  });
+
+  it("flags arguments that are not a JSON object and names the input index", () => {
+    const body = input(say("user", "hi"), fc("a", "[1]"), out("a"));
+    expect(rules(body, "openai-responses")).toEqual(["invalid_tool_input"]);
+    expect(checkWireInvariant("openai-responses", body)[0]).toMatch(/^invalid_tool_input at input\[1\]/);
   });
 });

@@ -5,6 +5,15 @@ describe("providers/index", () => {
   it("returns the adapter for each protocol", () => {
     expect(getAdapter("anthropic").name).toBe("anthropic");
     expect(getAdapter("openai").name).toBe("openai");
+    expect(getAdapter("openai-responses").name).toBe("openai-responses");
+  });
+
+  it("the Responses API reads the OpenAI variables", () => {
+    expect(endpointFromEnv("openai-responses", {})).toEqual({ baseUrl: "https://api.openai.com/v1", apiKey: "" });
+    expect(endpointFromEnv("openai-responses", { OPENAI_BASE_URL: "http://mock/v1/", OPENAI_API_KEY: "sk" })).toEqual({
+      baseUrl: "http://mock/v1",
+      apiKey: "sk",
+    });
   });
 
   it("reads endpoints from the environment with defaults", () => {

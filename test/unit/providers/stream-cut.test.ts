@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../src/model/stream";
 import { anthropic } from "../../../src/providers/anthropic";
 import { openai } from "../../../src/providers/openai";
+import { openaiResponses } from "../../../src/providers/openai-responses";
 import type { ProviderAdapter } from "../../../src/providers/types";
 import { fixture, type Outcome, run, scriptedFetch, sseResponse } from "./helpers";
 
@@ -14,6 +15,7 @@ const FIXTURES: Array<[string, ProviderAdapter]> = [
   ["openai-chat-stream-text.sse", openai],
   ["openai-chat-stream-tools.sse", openai],
   ["openai-chat-stream-parallel-tools.sse", openai],
+  ["openai-responses-stream-compaction.sse", openaiResponses],
 ];
 
 const content = (events: StreamEvent[]) => events.filter((e) => e.type !== "retry");
@@ -27,7 +29,12 @@ function toolInputs(events: StreamEvent[]): Map<number, string> {
 
 /** The point after which a cut no longer matters: the protocol's own completion signal. */
 function completionOffset(text: string, adapter: ProviderAdapter): number {
-  const marker = adapter === anthropic ? '"type":"message_stop"' : '"finish_reason":"';
+  const marker =
+    adapter === anthropic
+      ? '"type":"message_stop"'
+      : adapter === openaiResponses
+        ? '"type":"response.completed"'
+        : '"finish_reason":"';
   const compact = text.replaceAll('"type": "message_stop"', '"type":"message_stop"');
   const at = compact.indexOf(marker);
   return at < 0 ? Number.POSITIVE_INFINITY : at;
@@ -37,7 +44,7 @@ function checkCut(cut: Outcome, full: Outcome, at: number, done: number): void {
   const events = content(cut.events);
   const expected = content(full.events);
   if (cut.failure === undefined) {
-    // Complete once finish_reason arrived; only OpenAI's trailing usage chunk may be missing.
+    // Complete once finish_reason / response.completed arrived; only OpenAI's trailing usage chunk may be missing.
     expect(at).toBeGreaterThan(done);
     expect(events.filter((e) => e.type !== "usage")).toEqual(expected.filter((e) => e.type !== "usage"));
     return;

@@ -45,6 +45,11 @@ describe("projection choice", () => {
       projectionFor({ ...base, provider: "openai", capabilities: { ...base.capabilities, message_level_tools: true } }),
     ).toBe("message_level");
   });
+
+  it("the Responses API has no message-level tools: plain even when declared", () => {
+    const capabilities = { message_level_tools: true, native_tool_search: false, prompt_cache: false, thinking: false };
+    expect(projectionFor({ name: "gpt-test", provider: "openai-responses", capabilities })).toBe("plain");
+  });
 });
 
 describe("stepTools", () => {

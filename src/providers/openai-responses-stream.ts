@@ -1,0 +1,208 @@
+/** OpenAI Responses API stream events → canonical events (the parser of the `openai-responses` adapter). */
+import type { Part } from "../model/message";
+import type { StopReason, StreamEvent, Usage } from "../model/stream";
+import { asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
+import { RESPONSES_COMPACTION_PROVIDER } from "./openai-responses-body";
+import type { EventSourceMessage } from "./sse";
+import type { WireParser } from "./stream-driver";
+import { ProviderFailure } from "./types";
+
+type Item =
+  | { kind: "text"; index: number; text: string; opened: boolean }
+  | { kind: "call"; index: number; id: string; name: string; args: string };
+
+/**
+ * Responses API events → canonical events. Output items are the blocks: a
+ * `message` item is a text block (opened by its first delta), a
+ * `function_call` item a tool_use block whose input is parsed only at
+ * `response.output_item.done`, and a `compaction` item (server-side
+ * compaction past `compact_threshold`) becomes a compaction part at once,
+ * with no UI block. Only `response.completed` / `response.incomplete` end a
+ * stream; anything else before EOF is a cut.
+ */
+export class ResponsesStreamParser implements WireParser {
+  #started = false;
+  readonly #items = new Map<number, Item>();
+  #nextIndex = 0;
+  #validCalls = 0;
+  done = false;
+
+  push(message: EventSourceMessage): StreamEvent[] {
+    const event = asObj(parseEventData(message.data));
+    if (!event) throw badResponse(`event is not an object: ${message.data.slice(0, 200)}`);
+    const type = asStr(event.type) ?? message.event;
+    const events: StreamEvent[] = [];
+    const response = asObj(event.response);
+    if (!this.#started && response) {
+      this.#started = true;
+      events.push({ type: "message_start", id: asStr(response.id) ?? "", model: asStr(response.model) ?? "" });
+    }
+    const at = asNum(event.output_index);
+    switch (type) {
+      case "response.output_item.added":
+        this.#onAdded(at, asObj(event.item), events);
+        break;
+      case "response.output_text.delta":
+      case "response.refusal.delta":
+        this.#onText(at, asStr(event.delta) ?? "", events);
+        break;
+      case "response.function_call_arguments.delta":
+        this.#onArguments(at, asStr(event.delta) ?? "", events);
+        break;
+      case "response.output_item.done":
+        this.#onDone(at, asObj(event.item), events);
+        break;
+      case "response.completed":
+        this.#finish(response, this.#validCalls > 0 ? "tool_use" : "end_turn", events);
+        break;
+      case "response.incomplete": {
+        const reason = asStr(asObj(response?.incomplete_details)?.reason);
+        this.#finish(
+          response,
+          reason === "max_output_tokens" ? "max_tokens" : reason === "content_filter" ? "refusal" : "other",
+          events,
+        );
+        break;
+      }
+      case "response.failed":
+        throw failure(asObj(response?.error));
+      case "error":
+        throw failure(event);
+    }
+    return events;
+  }
+
+  end(): StreamEvent[] {
+    if (this.done) return [];
+    throw new ProviderFailure({
+      code: "provider_stream_cut",
+      message: "provider stream ended before response.completed",
+      retryable: true,
+    });
+  }
+
+  #onAdded(at: number | undefined, item: Obj | undefined, events: StreamEvent[]): void {
+    if (at === undefined || !item) throw badResponse("response.output_item.added without output_index or item");
+    const type = asStr(item.type);
+    if (type === "message") {
+      this.#items.set(at, { kind: "text", index: -1, text: "", opened: false });
+    } else if (type === "function_call") {
+      const id = asStr(item.call_id);
+      const name = asStr(item.name);
+      if (!id || !name) throw badResponse("function_call item without call_id or name");
+      const index = this.#nextIndex++;
+      this.#items.set(at, { kind: "call", index, id, name, args: asStr(item.arguments) ?? "" });
+      events.push({ type: "block_start", index, kind: "tool_use", id, name });
+    }
+  }
+
+  #onText(at: number | undefined, delta: string, events: StreamEvent[]): void {
+    const item = at === undefined ? undefined : this.#items.get(at);
+    if (item?.kind !== "text") throw badResponse("text delta for an output item that is not a message");
+    if (delta === "") return;
+    if (!item.opened) {
+      item.opened = true;
+      item.index = this.#nextIndex++;
+      events.push({ type: "block_start", index: item.index, kind: "text" });
+    }
+    item.text += delta;
+    events.push({ type: "text_delta", index: item.index, text: delta });
+  }
+
+  #onArguments(at: number | undefined, delta: string, events: StreamEvent[]): void {
+    const item = at === undefined ? undefined : this.#items.get(at);
+    if (item?.kind !== "call") throw badResponse("arguments delta for an output item that is not a function_call");
+    if (delta === "") return;
+    item.args += delta;
+    events.push({ type: "tool_input_delta", index: item.index, partial_json: delta });
+  }
+
+  #onDone(at: number | undefined, wire: Obj | undefined, events: StreamEvent[]): void {
+    if (at === undefined || !wire) throw badResponse("response.output_item.done without output_index or item");
+    if (asStr(wire.type) === "compaction") {
+      const encrypted = asStr(wire.encrypted_content);
+      if (!encrypted) throw badResponse("compaction item without encrypted_content");
+      // The API's compaction is opaque (no readable summary): content "" marks a completed one.
+      const part: Part = { type: "compaction", provider: RESPONSES_COMPACTION_PROVIDER, content: "", encrypted };
+      events.push({ type: "block_stop", index: this.#nextIndex++, part });
+      return;
+    }
+    const item = this.#items.get(at);
+    if (!item) return;
+    this.#items.delete(at);
+    if (item.kind === "text") {
+      if (item.opened) events.push({ type: "block_stop", index: item.index, part: { type: "text", text: item.text } });
+      return;
+    }
+    // The done item carries the whole arguments string; the deltas were its pieces.
+    const raw = asStr(wire.arguments) ?? item.args;
+    const parsed = parseToolInput(raw);
+    if (parsed.ok) {
+      this.#validCalls++;
+      events.push({
+        type: "block_stop",
+        index: item.index,
+        part: { type: "tool_use", id: item.id, name: item.name, input: parsed.input },
+      });
+    } else {
+      const { index, id, name } = item;
+      events.push({ type: "block_invalid", index, id, name, raw, reason: parsed.reason });
+    }
+  }
+
+  /**
+   * The end of the response. Items still open were cut by the output limit: text so far is kept,
+   * a call never becomes a part (DESIGN §3, P5).
+   */
+  #finish(response: Obj | undefined, stop: StopReason, events: StreamEvent[]): void {
+    for (const item of [...this.#items.values()].sort((a, b) => a.index - b.index)) {
+      if (item.kind === "text") {
+        if (item.opened)
+          events.push({ type: "block_stop", index: item.index, part: { type: "text", text: item.text } });
+      } else {
+        const { index, id, name, args: raw } = item;
+        events.push({ type: "block_incomplete", index, id, name, raw, reason: "the output hit max_output_tokens" });
+      }
+    }
+    this.#items.clear();
+    const usage = readUsage(asObj(response?.usage));
+    if (usage) events.push({ type: "usage", usage });
+    events.push({ type: "message_stop", stop_reason: stop });
+    this.done = true;
+  }
+}
+
+function readUsage(usage: Obj | undefined): Partial<Usage> | undefined {
+  if (!usage) return undefined;
+  const out: Partial<Usage> = {};
+  const input = asNum(usage.input_tokens);
+  const output = asNum(usage.output_tokens);
+  const cached = asNum(asObj(usage.input_tokens_details)?.cached_tokens);
+  // input_tokens includes cache hits; canonical input_tokens (Anthropic's meaning) does not.
+  if (input !== undefined) out.input_tokens = Math.max(0, input - (cached ?? 0));
+  if (output !== undefined) out.output_tokens = output;
+  if (cached !== undefined) out.cache_read_input_tokens = cached;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** An `error` event or a failed response: a context-length error is an overflow like the HTTP one. */
+function failure(error: Obj | undefined): ProviderFailure {
+  const code = asStr(error?.code);
+  const message = asStr(error?.message) ?? JSON.stringify(error ?? {}).slice(0, 300);
+  if (code === "context_length_exceeded") {
+    return new ProviderFailure({
+      code: "context_overflow",
+      message: `provider stream error: ${message}`,
+      retryable: true,
+    });
+  }
+  return new ProviderFailure({
+    code: "provider_stream_error",
+    message: `provider stream error${code ? ` ${code}` : ""}: ${message}`,
+    retryable: true,
+  });
+}
+
+function badResponse(message: string): ProviderFailure {
+  return new ProviderFailure({ code: "provider_bad_response", message, retryable: true });
+}

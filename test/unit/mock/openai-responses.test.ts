@@ -1,0 +1,95 @@
+// The mock's OpenAI Responses API (`POST /v1/responses`): strict function_call ↔ function_call_output
+// pairing, and server-side compaction past `compact_threshold` that must come back verbatim.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type MockServer, startMock } from "../../../mock/server.ts";
+import { openaiHeaders, parseSse } from "./helpers.ts";
+
+let mock: MockServer;
+beforeAll(async () => {
+  mock = await startMock({ port: 0 });
+});
+afterAll(async () => {
+  await mock.close();
+});
+
+const CM = [{ type: "compaction", compact_threshold: 2000 }];
+/** ~3,000 tokens of user text (4 characters each). */
+const LONG = "word ".repeat(2400);
+
+function post(body: unknown): Promise<Response> {
+  return fetch(`${mock.url}/v1/responses`, { method: "POST", headers: openaiHeaders, body: JSON.stringify(body) });
+}
+
+const say = (role: string, content: string) => ({ type: "message", role, content });
+const fc = (id: string) => ({ type: "function_call", call_id: id, name: "t", arguments: "{}" });
+const out = (id: string) => ({ type: "function_call_output", call_id: id, output: "ok" });
+
+async function streamed(res: Response): Promise<Array<Record<string, unknown>>> {
+  expect(res.status).toBe(200);
+  return parseSse(await res.text()).map((e) => JSON.parse(e.data) as Record<string, unknown>);
+}
+
+describe("mock /v1/responses pairing", () => {
+  it("answers a paired input with a completed stream", async () => {
+    const events = await streamed(
+      await post({ model: "r-ok", stream: true, input: [say("user", "hi"), fc("c1"), out("c1"), say("user", "go")] }),
+    );
+    expect(events[0]?.type).toBe("response.created");
+    expect(events[events.length - 1]?.type).toBe("response.completed");
+  });
+
+  it("refuses a function_call without its output", async () => {
+    const res = await post({
+      model: "r-unpaired",
+      stream: true,
+      input: [say("user", "hi"), fc("c1"), say("user", "x")],
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe(
+      "No tool output found for function call c1.",
+    );
+  });
+
+  it("refuses an output with no call before it", async () => {
+    const res = await post({ model: "r-orphan", stream: true, input: [say("user", "hi"), out("c9")] });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain("call_id c9");
+  });
+});
+
+describe("mock /v1/responses compaction", () => {
+  it("past the threshold, streams the compaction item first and requires it back verbatim", async () => {
+    const model = "r-cmp";
+    const events = await streamed(
+      await post({ model, stream: true, context_management: CM, input: [say("user", `first ${LONG}`)] }),
+    );
+    const added = events
+      .filter((e) => e.type === "response.output_item.added")
+      .map((e) => e.item as Record<string, unknown>);
+    expect(added[0]?.type).toBe("compaction");
+    const encrypted = String(added[0]?.encrypted_content);
+    expect(added[1]?.type).toBe("message");
+
+    // A later request that drops the item is refused; one that carries it is served (and reads little).
+    const dropped = await post({ model, stream: true, context_management: CM, input: [say("user", "next")] });
+    expect(dropped.status).toBe(400);
+    const carried = await post({
+      model,
+      stream: true,
+      context_management: CM,
+      input: [say("user", `first ${LONG}`), { type: "compaction", encrypted_content: encrypted }, say("user", "next")],
+    });
+    const done = (await streamed(carried)).find((e) => e.type === "response.completed");
+    const response = done?.response as { usage: { input_tokens: number } } | undefined;
+    expect(response?.usage.input_tokens).toBeLessThan(500);
+  });
+
+  it("refuses a compaction item it did not issue", async () => {
+    const res = await post({
+      model: "r-forged",
+      stream: true,
+      input: [{ type: "compaction", encrypted_content: "forged" }, say("user", "hi")],
+    });
+    expect(res.status).toBe(400);
+  });
+});

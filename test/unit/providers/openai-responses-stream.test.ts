@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import type { StreamEvent } from "../../../src/model/stream";
+import { openaiResponses } from "../../../src/providers/openai-responses";
+import { fixture, jsonResponse, run, scriptedFetch, squash, sseResponse } from "./helpers";
+
+function frames(events: Array<Record<string, unknown>>): Uint8Array {
+  return new TextEncoder().encode(
+    events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join(""),
+  );
+}
+
+const created = { type: "response.created", response: { id: "resp_1", model: "gpt-test", status: "in_progress" } };
+const fcItem = { type: "function_call", id: "fc_1", call_id: "call_1", name: "lookup", arguments: "" };
+
+describe("openai-responses adapter: stream parsing", () => {
+  it("replays the constructed compaction fixture: compaction part, text, call, usage", async () => {
+    const fetch = scriptedFetch([
+      () => sseResponse(fixture("openai-responses-stream-compaction.sse"), { chunkSize: 7 }),
+    ]);
+    const { events, failure } = await run(openaiResponses, fetch);
+    expect(failure).toBeUndefined();
+    expect(fetch.calls[0]?.url).toBe("https://provider.test/responses");
+    expect(fetch.calls[0]?.init.headers).toMatchObject({ authorization: "Bearer k" });
+    expect(squash(events)).toEqual<StreamEvent[]>([
+      { type: "message_start", id: "resp_0a1b2c3d4e5f", model: "gpt-5.1-2025-11-13" },
+      {
+        type: "block_stop",
+        index: 0,
+        part: {
+          type: "compaction",
+          provider: "openai",
+          content: "",
+          encrypted: "gAAAAABpZ-constructed-opaque-state==",
+        },
+      },
+      { type: "block_start", index: 1, kind: "text" },
+      { type: "text_delta", index: 1, text: "Checking the weather." },
+      { type: "block_stop", index: 1, part: { type: "text", text: "Checking the weather." } },
+      { type: "block_start", index: 2, kind: "tool_use", id: "call_Wx12Yz", name: "get_weather" },
+      { type: "tool_input_delta", index: 2, partial_json: '{"city":"Paris"}' },
+      {
+        type: "block_stop",
+        index: 2,
+        part: { type: "tool_use", id: "call_Wx12Yz", name: "get_weather", input: { city: "Paris" } },
+      },
+      { type: "usage", usage: { input_tokens: 284, output_tokens: 25, cache_read_input_tokens: 128 } },
+      { type: "message_stop", stop_reason: "tool_use" },
+    ]);
+  });
+
+  it("a stream cut before response.completed keeps finished blocks and fails as provider_stream_cut", async () => {
+    const bytes = frames([
+      created,
+      { type: "response.output_item.added", output_index: 0, item: { type: "message", id: "m" } },
+      { type: "response.output_text.delta", output_index: 0, delta: "Hello" },
+      { type: "response.output_item.done", output_index: 0, item: { type: "message", id: "m" } },
+      { type: "response.output_item.added", output_index: 1, item: fcItem },
+      { type: "response.function_call_arguments.delta", output_index: 1, delta: '{"q":' },
+    ]);
+    const { events, failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+    expect(failure?.error.code).toBe("provider_stream_cut");
+    const parts = events.flatMap((e) => (e.type === "block_stop" ? [e.part] : []));
+    expect(parts).toEqual([{ type: "text", text: "Hello" }]);
+  });
+
+  it("response.incomplete at max_output_tokens: the open call never becomes a part", async () => {
+    const bytes = frames([
+      created,
+      { type: "response.output_item.added", output_index: 0, item: fcItem },
+      { type: "response.function_call_arguments.delta", output_index: 0, delta: '{"q":"ab' },
+      {
+        type: "response.incomplete",
+        response: {
+          id: "resp_1",
+          incomplete_details: { reason: "max_output_tokens" },
+          usage: { input_tokens: 9, output_tokens: 4 },
+        },
+      },
+    ]);
+    const { events, failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+    expect(failure).toBeUndefined();
+    expect(events.filter((e) => e.type === "block_stop")).toEqual([]);
+    expect(events).toContainEqual(expect.objectContaining({ type: "block_incomplete", id: "call_1", raw: '{"q":"ab' }));
+    expect(events[events.length - 1]).toEqual({ type: "message_stop", stop_reason: "max_tokens" });
+  });
+
+  it("invalid call arguments become block_invalid, not a part", async () => {
+    const bytes = frames([
+      created,
+      { type: "response.output_item.added", output_index: 0, item: fcItem },
+      { type: "response.output_item.done", output_index: 0, item: { ...fcItem, arguments: "[1]" } },
+      { type: "response.completed", response: { id: "resp_1", usage: { input_tokens: 3, output_tokens: 1 } } },
+    ]);
+    const { events } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+    expect(events).toContainEqual(expect.objectContaining({ type: "block_invalid", id: "call_1", raw: "[1]" }));
+    expect(events[events.length - 1]).toEqual({ type: "message_stop", stop_reason: "end_turn" });
+  });
+
+  it("a context_length_exceeded error event is a context_overflow", async () => {
+    const bytes = frames([
+      created,
+      {
+        type: "error",
+        code: "context_length_exceeded",
+        message: "Your input exceeds the context window of this model.",
+        param: "input",
+      },
+    ]);
+    const { failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+    expect(failure?.error).toMatchObject({ code: "context_overflow", retryable: true });
+  });
+
+  it("response.failed is a retryable stream error carrying the provider's message", async () => {
+    const bytes = frames([
+      created,
+      {
+        type: "response.failed",
+        response: { id: "resp_1", status: "failed", error: { code: "server_error", message: "boom" } },
+      },
+    ]);
+    const { failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+    expect(failure?.error).toMatchObject({ code: "provider_stream_error", retryable: true });
+    expect(failure?.error.message).toContain("boom");
+  });
+
+  it("an HTTP 400 context_length_exceeded is a context_overflow, not retried", async () => {
+    const fetch = scriptedFetch([
+      () =>
+        jsonResponse(400, {
+          error: {
+            message: "This model's maximum context length is 8000 tokens. However, your input resulted in 9000 tokens.",
+            type: "invalid_request_error",
+            param: "input",
+            code: "context_length_exceeded",
+          },
+        }),
+    ]);
+    const { failure } = await run(openaiResponses, fetch);
+    expect(failure?.error.code).toBe("context_overflow");
+    expect(fetch.calls).toHaveLength(1);
+  });
+});

@@ -1,0 +1,176 @@
+// Native (server-side) compaction on the OpenAI Responses API (provider `openai-responses`,
+// `context_management` `compact_threshold`) against the mock's emulation (README "Long sessions").
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { ADMIN, api, apiJson, events, history, pairingProblems, type Setup, script, send, setup } from "./helpers";
+
+const httpTool = (name: string, description: string, defer: boolean) => ({
+  name,
+  description,
+  input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  defer,
+  execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+});
+const TOOLS = [httpTool("echo_core", "Echo a city back", false), httpTool("lookup_order", "Look up an order", true)];
+
+interface Item {
+  type?: string;
+  role?: string;
+  content?: unknown;
+  encrypted_content?: string;
+}
+interface Recorded {
+  body: Record<string, unknown> & { input: Item[] };
+  raw: string;
+  rejected: unknown;
+}
+
+async function requests(model: string): Promise<Recorded[]> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/requests?model=${model}`);
+  return ((await res.json()) as { requests: Recorded[] }).requests;
+}
+
+async function mockStats(model: string): Promise<Record<string, number>> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/stats?model=${model}`);
+  return ((await res.json()) as { model: Record<string, number> }).model;
+}
+
+/** A Responses-protocol session whose agent (and the mock) have a 20,000-token window: threshold 16,000. */
+async function responsesSession(compaction: Record<string, unknown> = {}): Promise<Setup> {
+  const s = await setup({}, "openai-responses");
+  const put = await apiJson(`/v1/agents/${s.agent}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: {
+      model: {
+        provider: "openai-responses",
+        name: s.model,
+        context_window: 20_000,
+        capabilities: { native_compaction: true },
+      },
+      system: "You are a test agent.",
+      tools: TOOLS,
+      compaction,
+    },
+  });
+  if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
+  const res = await fetch(`${env.MOCK_URL}/_mock/context_window`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: s.model, tokens: 20_000 }),
+  });
+  if (!res.ok) throw new Error(`mock window: ${res.status}`);
+  return s;
+}
+
+/** Turn 1 loads the deferred tool (tool_search select:) and calls it. */
+const LOAD_AND_CALL = [
+  { reply: { tool_calls: [{ id: "call_s1", name: "tool_search", input: { query: "select:lookup_order" } }] } },
+  { reply: { tool_calls: [{ id: "call_l1", name: "lookup_order", input: { city: "Paris" } }] } },
+  { reply: { text: "Order found." } },
+];
+/** ~1,500 tokens per message; with the echoed answer a turn adds ~3,000: the mock compacts around turn 6. */
+const long = (tag: string, i: number) => `${tag}-${i}: ${"lorem ipsum dolor sit ".repeat(280)}`;
+
+describe("native compaction on the OpenAI Responses API (compact_threshold)", () => {
+  it("the provider compacts past the threshold: item stored and sent back verbatim, tools kept, nothing lost", async () => {
+    const s = await responsesSession();
+    await script(s.model, LOAD_AND_CALL);
+    let streamed = "";
+    for (let i = 1; i <= 12; i++) {
+      const res = await api(`/v1/sessions/${s.session}/messages`, {
+        method: "POST",
+        key: s.key,
+        json: { content: long("resp", i) },
+        headers: { accept: "text/event-stream" },
+      });
+      streamed += await res.text();
+    }
+    const finished = (await events(s)).filter((e) => e.type === "turn_finished").map((e) => e.data.status);
+    expect(finished).toEqual(Array(12).fill("completed"));
+    expect(streamed).toMatch(/"type":"data-compaction","data":\{[^}]*"native":true/);
+    const stats = await mockStats(s.model);
+    expect(stats.compactions).toBeGreaterThan(0);
+    expect(stats.rejected).toBe(0);
+    expect(stats.overflow).toBe(0);
+    expect(stats.summaries).toBe(0);
+
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted.length).toBeGreaterThan(0);
+    expect(compacted[0]?.data).toMatchObject({ native: true, summary_requests: 0, tools_kept: ["lookup_order"] });
+    const boundary = Number(compacted[compacted.length - 1]?.data.boundary_seq);
+
+    // Stored: the assistant message at the boundary opens with the provider's opaque compaction item.
+    const stored = await history(s);
+    const at = stored.find((m) => m.seq === boundary);
+    expect(at?.role).toBe("assistant");
+    expect(at?.parts[0]).toMatchObject({ type: "compaction", provider: "openai" });
+    const encrypted = String((at?.parts[0] as { encrypted?: string } | undefined)?.encrypted);
+    expect(encrypted).toMatch(/^mockcmp_/);
+    expect(pairingProblems(stored)).toEqual([]);
+
+    // The request after it: the item sent back verbatim right after a short lead, the threshold asked
+    // for, the loaded deferred tool still declared in tools[], and far fewer bytes.
+    const reqs = await requests(s.model);
+    const firstAfter = reqs.findIndex((r) => r.raw.includes(encrypted));
+    expect(firstAfter).toBeGreaterThan(0);
+    const after = reqs[firstAfter] as Recorded;
+    const before = reqs[firstAfter - 1] as Recorded;
+    expect(after.body.context_management).toEqual([{ type: "compaction", compact_threshold: 16_000 }]);
+    expect(after.body.store).toBe(false);
+    expect(after.body.input[0]).toMatchObject({ type: "message", role: "user" });
+    expect(after.body.input[1]).toEqual({ type: "compaction", encrypted_content: encrypted });
+    const names = (after.body.tools as Array<{ name: string }>).map((t) => t.name);
+    expect(names).toContain("lookup_order");
+    expect(after.raw.length).toBeLessThan(before.raw.length / 2);
+
+    // Every user message stays readable, with a marker where the provider compacted.
+    const page = await apiJson<{ messages: unknown[]; compactions: Array<{ before_seq: number }> }>(
+      `/v1/sessions/${s.session}/messages?limit=1000`,
+      { key: s.key },
+    );
+    const text = JSON.stringify(page.body.messages);
+    for (let i = 1; i <= 12; i++) expect(text).toContain(`resp-${i}:`);
+    expect(page.body.compactions.map((c) => c.before_seq)).toContain(boundary);
+
+    // The deferred tool loaded at turn 1 is still callable after the compaction.
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_late", name: "lookup_order", input: { city: "Rome" } }] } },
+      { reply: { text: "Late order found." } },
+    ]);
+    const late = await send(s, { content: "late: look up the Rome order" });
+    expect(late.body.status).toBe("completed");
+    const result = late.body.messages.flatMap((m) => m.parts).find((p) => p.tool_use_id === "call_late");
+    expect(result?.is_error).toBe(false);
+    expect((await mockStats(s.model)).rejected).toBe(0);
+  });
+
+  it("a loaded tool over the budget is dropped: announced after the compaction item, still callable", async () => {
+    const s = await responsesSession({ tool_budget_tokens: 0 });
+    await script(s.model, LOAD_AND_CALL);
+    for (let i = 1; i <= 12 && (await mockStats(s.model)).compactions === 0; i++) {
+      expect((await send(s, { content: long("drop", i) })).body.status).toBe("completed");
+    }
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted[0]?.data).toMatchObject({ native: true, tools_kept: [], tools_dropped: ["lookup_order"] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_l2", name: "lookup_order", input: { city: "Rome" } }] } },
+      { reply: { text: "Found again." } },
+    ]);
+    const again = await send(s, { content: "again: look up the Rome order" });
+    expect(again.body.status).toBe("completed");
+    const reqs = await requests(s.model);
+    const announced = reqs.find((r) => r.raw.includes("<tools_removed>lookup_order</tools_removed>")) as Recorded;
+    const note = announced.body.input.findIndex((m) => JSON.stringify(m.content ?? "").includes("<tools_removed>"));
+    const item = announced.body.input.findIndex((m) => m.type === "compaction");
+    expect(item).toBe(1);
+    expect(note).toBeGreaterThan(item);
+    // Dropped: no longer in tools[] (plain projection), yet a valid direct call still runs and reloads it.
+    expect((announced.body.tools as Array<{ name: string }>).map((t) => t.name)).not.toContain("lookup_order");
+    const result = again.body.messages.flatMap((m) => m.parts).find((p) => p.tool_use_id === "call_l2");
+    expect(result?.is_error).toBe(false);
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).toContain("lookup_order");
+    expect((await mockStats(s.model)).rejected).toBe(0);
+  });
+});
