@@ -9,10 +9,15 @@
 // opened before the timed turns, so the handshake is not counted. The peer's object counts its own SQLite
 // statements, rows written and key-value writes (GET /counters/{name}); the figures are per one-step text turn
 // (the second turn of a session: counters after − before).
+//
+// The platform floor (same worker, `POST /floor/{name}` → the `Floor` object): worker → Durable Object by name →
+// `fetch` of the mock's streaming endpoint → its body streamed back unchanged, timed to the first
+// `content_block_delta` like the direct call. It is what the shape of a turn costs under `wrangler dev` with no
+// application code; "added over floor" = a stack's added time − the floor's added time, same percentile.
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { repoRoot, startWrangler } from "../test/helpers/index.ts";
-import { log, makeAgent, newSession, performance, round, standalone, table } from "./lib.mjs";
+import { log, makeAgent, newSession, performance, readTimedSse, round, standalone, table } from "./lib.mjs";
 import { directTurn, summary, switchboardTurn } from "./ttfb.mjs";
 
 const C1_TURNS = Number(process.env.BENCH_PEER_C1 ?? 100);
@@ -85,6 +90,27 @@ class PeerSession {
   }
 }
 
+/** One turn through the platform floor: the direct call's body, POSTed through the worker and its object. */
+async function floorTurn(peer, model, name) {
+  const t0 = performance.now();
+  const res = await fetch(`${peer.url}/floor/${name}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      model: `${model}-floor`,
+      max_tokens: 1024,
+      stream: true,
+      system: "You are a benchmark agent.",
+      messages: [{ role: "user", content: PROMPT }],
+    }),
+  });
+  const headers = performance.now() - t0;
+  if (!res.ok) return { failed: `floor → HTTP ${res.status}: ${(await res.text()).slice(0, 300)}` };
+  const r = await readTimedSse(res, t0, (f) => f.event === "content_block_delta");
+  if (r.firstContent === null) throw new Error("no content_block_delta through the floor");
+  return { ttfb: r.firstContent, headers, total: r.end };
+}
+
 async function startPeer(env) {
   return startWrangler({
     extraArgs: ["--config", path.join(repoRoot, "bench", "peer", "wrangler.toml")],
@@ -96,7 +122,7 @@ async function startPeer(env) {
 function added(direct, all) {
   const through = all.filter((t) => !t.failed);
   const failures = all.filter((t) => t.failed);
-  if (failures.length) log(`peer: ${failures.length} failed turns, e.g. ${failures[0].failed}`);
+  if (failures.length) log(`peer bench: ${failures.length} failed turns, e.g. ${failures[0].failed}`);
   const d = summary(direct);
   const s = summary(through);
   return {
@@ -154,49 +180,61 @@ export async function run(env) {
     const peer20 = await Promise.all(
       Array.from({ length: 20 }, (_, i) => PeerSession.open(peer.url, `c20-${i}-${randomUUID().slice(0, 6)}`)),
     );
+    const floor1 = Array.from({ length: C1_SESSIONS }, (_, i) => `c1-${i}-${randomUUID().slice(0, 6)}`);
+    const floor20 = Array.from({ length: 20 }, (_, i) => `c20-${i}-${randomUUID().slice(0, 6)}`);
     log("peer: concurrency 1");
-    // Interleaved per turn (direct, Switchboard, peer), so machine load drifts over all three alike.
+    // Interleaved per turn (direct, Switchboard, peer, floor), so machine load drifts over all four alike.
     const d1 = [];
     const s1 = [];
     const p1 = [];
+    const f1 = [];
     for (let i = 0; i < C1_TURNS + WARMUP_C1; i++) {
       const d = await directTurn(env, model);
       const s = await switchboardTurn(env, sb1[i % sb1.length]);
       const p = await peer1[i % peer1.length].turn();
+      const f = await floorTurn(peer, model, floor1[i % floor1.length]);
       if (i < WARMUP_C1) continue;
       d1.push(d);
       s1.push(s);
       p1.push(p);
+      f1.push(f);
     }
     log("peer: concurrency 20");
     const d20 = [];
     const s20 = [];
     const p20 = [];
+    const f20 = [];
     for (let r = 0; r <= C20_ROUNDS; r++) {
       const d = await Promise.all(Array.from({ length: 20 }, () => directTurn(env, model)));
       const s = await Promise.all(sb20.map((id) => switchboardTurn(env, id)));
       const p = await Promise.all(peer20.map((ps) => ps.turn()));
+      const f = await Promise.all(floor20.map((name) => floorTurn(peer, model, name)));
       if (r === 0) continue;
       d20.push(...d);
       s20.push(...s);
       p20.push(...p);
+      f20.push(...f);
     }
     for (const ps of [...peer1, ...peer20]) ps.close();
     const figures = {
-      c1: { switchboard: added(d1, s1), peer: added(d1, p1) },
-      c20: { switchboard: added(d20, s20), peer: added(d20, p20) },
+      c1: { switchboard: added(d1, s1), peer: added(d1, p1), floor: added(d1, f1) },
+      c20: { switchboard: added(d20, s20), peer: added(d20, p20), floor: added(d20, f20) },
       storage: { peer: await peerStorage(peer), switchboard: null },
     };
     // Switchboard's debug counters (x-debug-sql-*) are on only with SWITCHBOARD_DEBUG_CHECKS: a restart for them.
     await env.restartWorker({ SWITCHBOARD_DEBUG_CHECKS: "true" });
     figures.storage.switchboard = await switchboardStorage(env, agent);
     await env.restartWorker();
+    const names = { switchboard: "Switchboard", peer: "AIChatAgent", floor: "platform floor" };
     const rows = [];
     for (const c of ["c1", "c20"]) {
-      for (const who of ["switchboard", "peer"]) {
+      const floor = figures[c].floor;
+      for (const who of ["switchboard", "peer", "floor"]) {
         const x = figures[c][who];
+        x.over_floor_p50_ms = round(x.added_ttfb_p50_ms - floor.added_ttfb_p50_ms, 2);
+        x.over_floor_p99_ms = round(x.added_ttfb_p99_ms - floor.added_ttfb_p99_ms, 2);
         rows.push([
-          who === "peer" ? "AIChatAgent" : "Switchboard",
+          names[who],
           c === "c1" ? 1 : 20,
           x.through.n,
           x.failed,
@@ -205,12 +243,26 @@ export async function run(env) {
           x.through.ttfb_p99_ms,
           x.added_ttfb_p50_ms,
           x.added_ttfb_p99_ms,
+          who === "floor" ? "—" : x.over_floor_p50_ms,
+          who === "floor" ? "—" : x.over_floor_p99_ms,
         ]);
       }
     }
     table(
       "Peer — time to the first text delta (ms), same mock model, same machine",
-      ["stack", "conc", "n", "failed", "direct p50", "through p50", "through p99", "added p50", "added p99"],
+      [
+        "stack",
+        "conc",
+        "n",
+        "failed",
+        "direct p50",
+        "through p50",
+        "through p99",
+        "added p50",
+        "added p99",
+        "added over floor p50",
+        "added over floor p99",
+      ],
       rows,
     );
     const st = figures.storage;

@@ -6,7 +6,14 @@
  * For the storage figures, the object counts its own SQLite statements and rows written (every
  * `sql.exec` cursor, plus the key-value `storage.put/delete` calls, which write rows of their own table)
  * and answers them at `GET /counters/{name}`.
+ *
+ * Beside it, the platform floor (`POST /floor/{name}` → `Floor`): the least a turn's shape costs under
+ * `wrangler dev` — worker → Durable Object by name → `fetch` of the mock model's streaming endpoint → the
+ * body streamed back unchanged. No application code, so what it adds over the mock called directly is the
+ * platform's own share (local proxy, worker → object hop, the object's outbound fetch).
  */
+
+import { DurableObject } from "cloudflare:workers";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { AIChatAgent } from "@cloudflare/ai-chat";
 import { routeAgentRequest } from "agents";
@@ -14,6 +21,7 @@ import { convertToModelMessages, streamText } from "ai";
 
 interface PeerEnv {
   PeerChat: DurableObjectNamespace<PeerChat>;
+  Floor: DurableObjectNamespace<Floor>;
   ANTHROPIC_BASE_URL: string;
   ANTHROPIC_API_KEY: string;
   PEER_MODEL: string;
@@ -85,11 +93,29 @@ export class PeerChat extends AIChatAgent<PeerEnv> {
   }
 }
 
+/** The platform floor: forwards the request body to the mock model and streams its answer back untouched. */
+export class Floor extends DurableObject<PeerEnv> {
+  override async fetch(request: Request): Promise<Response> {
+    const upstream = await fetch(`${this.env.ANTHROPIC_BASE_URL}/v1/messages`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-api-key": this.env.ANTHROPIC_API_KEY,
+        "anthropic-version": "2023-06-01",
+      },
+      body: await request.text(),
+    });
+    return new Response(upstream.body, { status: upstream.status, headers: upstream.headers });
+  }
+}
+
 export default {
   async fetch(request: Request, env: PeerEnv): Promise<Response> {
     const url = new URL(request.url);
     // What the repo's process helper (startWrangler) polls before it hands the server over.
     if (url.pathname === "/healthz") return new Response("ok");
+    const floor = /^\/floor\/([\w-]+)$/.exec(url.pathname);
+    if (floor?.[1] && request.method === "POST") return env.Floor.getByName(floor[1]).fetch(request);
     const counters = /^\/counters\/([\w-]+)$/.exec(url.pathname);
     if (counters?.[1]) return Response.json(await env.PeerChat.getByName(counters[1]).counters());
     return (await routeAgentRequest(request, env)) ?? new Response("not found", { status: 404 });
