@@ -18,7 +18,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { repoRoot, startWrangler } from "../test/helpers/index.ts";
 import { log, makeAgent, newSession, performance, readTimedSse, round, standalone, table } from "./lib.mjs";
-import { directTurn, summary, switchboardTurn } from "./ttfb.mjs";
+import { directTurn, splitAtProvider, summary, switchboardTurn } from "./ttfb.mjs";
 
 const C1_TURNS = Number(process.env.BENCH_PEER_C1 ?? 100);
 const C20_ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 5);
@@ -92,6 +92,7 @@ class PeerSession {
 
 /** One turn through the platform floor: the direct call's body, POSTed through the worker and its object. */
 async function floorTurn(peer, model, name) {
+  const sentAt = Date.now();
   const t0 = performance.now();
   const res = await fetch(`${peer.url}/floor/${name}`, {
     method: "POST",
@@ -108,7 +109,7 @@ async function floorTurn(peer, model, name) {
   if (!res.ok) return { failed: `floor → HTTP ${res.status}: ${(await res.text()).slice(0, 300)}` };
   const r = await readTimedSse(res, t0, (f) => f.event === "content_block_delta");
   if (r.firstContent === null) throw new Error("no content_block_delta through the floor");
-  return { ttfb: r.firstContent, headers, total: r.end };
+  return { ttfb: r.firstContent, headers, total: r.end, sentAt };
 }
 
 async function startPeer(env) {
@@ -199,6 +200,12 @@ export async function run(env) {
       p1.push(p);
       f1.push(f);
     }
+    // Where the c=1 time goes: split at the moment the mock logged each provider request (before concurrency 20
+    // adds requests of the same models).
+    const split1 = {
+      switchboard: await splitAtProvider(env, model, s1),
+      floor: await splitAtProvider(env, `${model}-floor`, f1),
+    };
     log("peer: concurrency 20");
     const d20 = [];
     const s20 = [];
@@ -219,6 +226,7 @@ export async function run(env) {
     const figures = {
       c1: { switchboard: added(d1, s1), peer: added(d1, p1), floor: added(d1, f1) },
       c20: { switchboard: added(d20, s20), peer: added(d20, p20), floor: added(d20, f20) },
+      split_c1: split1,
       storage: { peer: await peerStorage(peer), switchboard: null },
     };
     // Switchboard's debug counters (x-debug-sql-*) are on only with SWITCHBOARD_DEBUG_CHECKS: a restart for them.
@@ -264,6 +272,15 @@ export async function run(env) {
         "added over floor p99",
       ],
       rows,
+    );
+    table(
+      "Peer — where the c=1 p50 goes (ms): split at the moment the mock logged the provider request",
+      ["stack", "to provider request", "provider request → first delta at client"],
+      ["switchboard", "floor"].map((who) => [
+        names[who],
+        split1[who]?.to_provider_request_p50_ms ?? "(records missing)",
+        split1[who]?.provider_request_to_first_delta_p50_ms ?? "",
+      ]),
     );
     const st = figures.storage;
     table(
