@@ -14,6 +14,9 @@
 // `fetch` of the mock's streaming endpoint → its body streamed back unchanged, timed to the first
 // `content_block_delta` like the direct call. It is what the shape of a turn costs under `wrangler dev` with no
 // application code; "added over floor" = a stack's added time − the floor's added time, same percentile.
+// Two variants locate the rest: "floor, RPC" calls the object over RPC (a stream returned from the call, as
+// Switchboard's `sendMessage` does) instead of `fetch`; "floor, RPC + write" also commits one SQLite row in a
+// transaction before the model request (the shape of an admission that is durable before the request).
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { repoRoot, startWrangler } from "../test/helpers/index.ts";
@@ -91,14 +94,14 @@ class PeerSession {
 }
 
 /** One turn through the platform floor: the direct call's body, POSTed through the worker and its object. */
-async function floorTurn(peer, model, name) {
+async function floorTurn(peer, model, name, via = null) {
   const sentAt = Date.now();
   const t0 = performance.now();
-  const res = await fetch(`${peer.url}/floor/${name}`, {
+  const res = await fetch(`${peer.url}/floor/${name}${via ? `?via=${via}` : ""}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
-      model: `${model}-floor`,
+      model: `${model}-floor${via ? `-${via}` : ""}`,
       max_tokens: 1024,
       stream: true,
       system: "You are a benchmark agent.",
@@ -189,12 +192,18 @@ export async function run(env) {
     const s1 = [];
     const p1 = [];
     const f1 = [];
+    const fr1 = [];
+    const fw1 = [];
     for (let i = 0; i < C1_TURNS + WARMUP_C1; i++) {
       const d = await directTurn(env, model);
       const s = await switchboardTurn(env, sb1[i % sb1.length]);
       const p = await peer1[i % peer1.length].turn();
       const f = await floorTurn(peer, model, floor1[i % floor1.length]);
+      const fr = await floorTurn(peer, model, floor1[i % floor1.length], "rpc");
+      const fw = await floorTurn(peer, model, floor1[i % floor1.length], "rpc-write");
       if (i < WARMUP_C1) continue;
+      fr1.push(fr);
+      fw1.push(fw);
       d1.push(d);
       s1.push(s);
       p1.push(p);
@@ -205,18 +214,26 @@ export async function run(env) {
     const split1 = {
       switchboard: await splitAtProvider(env, model, s1),
       floor: await splitAtProvider(env, `${model}-floor`, f1),
+      floor_rpc: await splitAtProvider(env, `${model}-floor-rpc`, fr1),
+      floor_rpc_write: await splitAtProvider(env, `${model}-floor-rpc-write`, fw1),
     };
     log("peer: concurrency 20");
     const d20 = [];
     const s20 = [];
     const p20 = [];
     const f20 = [];
+    const fr20 = [];
+    const fw20 = [];
     for (let r = 0; r <= C20_ROUNDS; r++) {
       const d = await Promise.all(Array.from({ length: 20 }, () => directTurn(env, model)));
       const s = await Promise.all(sb20.map((id) => switchboardTurn(env, id)));
       const p = await Promise.all(peer20.map((ps) => ps.turn()));
       const f = await Promise.all(floor20.map((name) => floorTurn(peer, model, name)));
+      const fr = await Promise.all(floor20.map((name) => floorTurn(peer, model, name, "rpc")));
+      const fw = await Promise.all(floor20.map((name) => floorTurn(peer, model, name, "rpc-write")));
       if (r === 0) continue;
+      fr20.push(...fr);
+      fw20.push(...fw);
       d20.push(...d);
       s20.push(...s);
       p20.push(...p);
@@ -224,8 +241,20 @@ export async function run(env) {
     }
     for (const ps of [...peer1, ...peer20]) ps.close();
     const figures = {
-      c1: { switchboard: added(d1, s1), peer: added(d1, p1), floor: added(d1, f1) },
-      c20: { switchboard: added(d20, s20), peer: added(d20, p20), floor: added(d20, f20) },
+      c1: {
+        switchboard: added(d1, s1),
+        peer: added(d1, p1),
+        floor: added(d1, f1),
+        floor_rpc: added(d1, fr1),
+        floor_rpc_write: added(d1, fw1),
+      },
+      c20: {
+        switchboard: added(d20, s20),
+        peer: added(d20, p20),
+        floor: added(d20, f20),
+        floor_rpc: added(d20, fr20),
+        floor_rpc_write: added(d20, fw20),
+      },
       split_c1: split1,
       storage: { peer: await peerStorage(peer), switchboard: null },
     };
@@ -233,11 +262,17 @@ export async function run(env) {
     await env.restartWorker({ SWITCHBOARD_DEBUG_CHECKS: "true" });
     figures.storage.switchboard = await switchboardStorage(env, agent);
     await env.restartWorker();
-    const names = { switchboard: "Switchboard", peer: "AIChatAgent", floor: "platform floor" };
+    const names = {
+      switchboard: "Switchboard",
+      peer: "AIChatAgent",
+      floor: "platform floor",
+      floor_rpc: "floor, RPC",
+      floor_rpc_write: "floor, RPC + write",
+    };
     const rows = [];
     for (const c of ["c1", "c20"]) {
       const floor = figures[c].floor;
-      for (const who of ["switchboard", "peer", "floor"]) {
+      for (const who of ["switchboard", "peer", "floor", "floor_rpc", "floor_rpc_write"]) {
         const x = figures[c][who];
         x.over_floor_p50_ms = round(x.added_ttfb_p50_ms - floor.added_ttfb_p50_ms, 2);
         x.over_floor_p99_ms = round(x.added_ttfb_p99_ms - floor.added_ttfb_p99_ms, 2);
@@ -276,7 +311,7 @@ export async function run(env) {
     table(
       "Peer — where the c=1 p50 goes (ms): split at the moment the mock logged the provider request",
       ["stack", "to provider request", "provider request → first delta at client"],
-      ["switchboard", "floor"].map((who) => [
+      ["switchboard", "floor", "floor_rpc", "floor_rpc_write"].map((who) => [
         names[who],
         split1[who]?.to_provider_request_p50_ms ?? "(records missing)",
         split1[who]?.provider_request_to_first_delta_p50_ms ?? "",
