@@ -19,6 +19,7 @@
 // transaction before the model request (the shape of an admission that is durable before the request).
 import { randomUUID } from "node:crypto";
 import path from "node:path";
+import { sleep } from "../scripts/lib/process.mjs";
 import { repoRoot, startWrangler } from "../test/helpers/index.ts";
 import { log, makeAgent, newSession, performance, readTimedSse, round, standalone, table } from "./lib.mjs";
 import { directTurn, splitAtProvider, summary, switchboardTurn } from "./ttfb.mjs";
@@ -26,6 +27,7 @@ import { directTurn, splitAtProvider, summary, switchboardTurn } from "./ttfb.mj
 const C1_TURNS = Number(process.env.BENCH_PEER_C1 ?? 100);
 const C20_ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 5);
 const C1_SESSIONS = 10;
+const SETTLE_MS = Number(process.env.BENCH_PEER_SETTLE_MS ?? 20);
 const WARMUP_C1 = 10;
 const PROMPT = "hello there switchboard, please echo these few words back";
 const PEER_MODEL = "bench-peer";
@@ -186,75 +188,58 @@ export async function run(env) {
     );
     const floor1 = Array.from({ length: C1_SESSIONS }, (_, i) => `c1-${i}-${randomUUID().slice(0, 6)}`);
     const floor20 = Array.from({ length: 20 }, (_, i) => `c20-${i}-${randomUUID().slice(0, 6)}`);
+    // One turn of each stack at c=1 (the session picked by the turn's index) and one round of 20 at c=20.
+    const stacks = {
+      direct: { c1: () => directTurn(env, model), c20: () => directTurn(env, model) },
+      switchboard: { c1: (i) => switchboardTurn(env, sb1[i % sb1.length]), c20: (i) => switchboardTurn(env, sb20[i]) },
+      peer: { c1: (i) => peer1[i % peer1.length].turn(), c20: (i) => peer20[i].turn() },
+      floor: {
+        c1: (i) => floorTurn(peer, model, floor1[i % floor1.length]),
+        c20: (i) => floorTurn(peer, model, floor20[i]),
+      },
+      floor_rpc: {
+        c1: (i) => floorTurn(peer, model, floor1[i % floor1.length], "rpc"),
+        c20: (i) => floorTurn(peer, model, floor20[i], "rpc"),
+      },
+      floor_rpc_write: {
+        c1: (i) => floorTurn(peer, model, floor1[i % floor1.length], "rpc-write"),
+        c20: (i) => floorTurn(peer, model, floor20[i], "rpc-write"),
+      },
+    };
+    const c1 = Object.fromEntries(Object.keys(stacks).map((k) => [k, []]));
+    const c20 = Object.fromEntries(Object.keys(stacks).map((k) => [k, []]));
     log("peer: concurrency 1");
-    // Interleaved per turn (direct, Switchboard, peer, floor), so machine load drifts over all four alike.
-    const d1 = [];
-    const s1 = [];
-    const p1 = [];
-    const f1 = [];
-    const fr1 = [];
-    const fw1 = [];
+    // Interleaved per turn, so machine load drifts over all stacks alike; a pause before each turn lets the
+    // previous stack's work after its stream ended (persisting, sweeps) finish, since the peer and the floor share
+    // one workerd thread and every process shares the two cores.
     for (let i = 0; i < C1_TURNS + WARMUP_C1; i++) {
-      const d = await directTurn(env, model);
-      const s = await switchboardTurn(env, sb1[i % sb1.length]);
-      const p = await peer1[i % peer1.length].turn();
-      const f = await floorTurn(peer, model, floor1[i % floor1.length]);
-      const fr = await floorTurn(peer, model, floor1[i % floor1.length], "rpc");
-      const fw = await floorTurn(peer, model, floor1[i % floor1.length], "rpc-write");
-      if (i < WARMUP_C1) continue;
-      fr1.push(fr);
-      fw1.push(fw);
-      d1.push(d);
-      s1.push(s);
-      p1.push(p);
-      f1.push(f);
+      for (const [who, stack] of Object.entries(stacks)) {
+        await sleep(SETTLE_MS);
+        const t = await stack.c1(i);
+        if (i >= WARMUP_C1) c1[who].push(t);
+      }
     }
     // Where the c=1 time goes: split at the moment the mock logged each provider request (before concurrency 20
     // adds requests of the same models).
     const split1 = {
-      switchboard: await splitAtProvider(env, model, s1),
-      floor: await splitAtProvider(env, `${model}-floor`, f1),
-      floor_rpc: await splitAtProvider(env, `${model}-floor-rpc`, fr1),
-      floor_rpc_write: await splitAtProvider(env, `${model}-floor-rpc-write`, fw1),
+      switchboard: await splitAtProvider(env, model, c1.switchboard),
+      floor: await splitAtProvider(env, `${model}-floor`, c1.floor),
+      floor_rpc: await splitAtProvider(env, `${model}-floor-rpc`, c1.floor_rpc),
+      floor_rpc_write: await splitAtProvider(env, `${model}-floor-rpc-write`, c1.floor_rpc_write),
     };
     log("peer: concurrency 20");
-    const d20 = [];
-    const s20 = [];
-    const p20 = [];
-    const f20 = [];
-    const fr20 = [];
-    const fw20 = [];
     for (let r = 0; r <= C20_ROUNDS; r++) {
-      const d = await Promise.all(Array.from({ length: 20 }, () => directTurn(env, model)));
-      const s = await Promise.all(sb20.map((id) => switchboardTurn(env, id)));
-      const p = await Promise.all(peer20.map((ps) => ps.turn()));
-      const f = await Promise.all(floor20.map((name) => floorTurn(peer, model, name)));
-      const fr = await Promise.all(floor20.map((name) => floorTurn(peer, model, name, "rpc")));
-      const fw = await Promise.all(floor20.map((name) => floorTurn(peer, model, name, "rpc-write")));
-      if (r === 0) continue;
-      fr20.push(...fr);
-      fw20.push(...fw);
-      d20.push(...d);
-      s20.push(...s);
-      p20.push(...p);
-      f20.push(...f);
+      for (const [who, stack] of Object.entries(stacks)) {
+        await sleep(SETTLE_MS * 4);
+        const ts = await Promise.all(Array.from({ length: 20 }, (_, i) => stack.c20(i)));
+        if (r > 0) c20[who].push(...ts);
+      }
     }
     for (const ps of [...peer1, ...peer20]) ps.close();
+    const whos = ["switchboard", "peer", "floor", "floor_rpc", "floor_rpc_write"];
     const figures = {
-      c1: {
-        switchboard: added(d1, s1),
-        peer: added(d1, p1),
-        floor: added(d1, f1),
-        floor_rpc: added(d1, fr1),
-        floor_rpc_write: added(d1, fw1),
-      },
-      c20: {
-        switchboard: added(d20, s20),
-        peer: added(d20, p20),
-        floor: added(d20, f20),
-        floor_rpc: added(d20, fr20),
-        floor_rpc_write: added(d20, fw20),
-      },
+      c1: Object.fromEntries(whos.map((w) => [w, added(c1.direct, c1[w])])),
+      c20: Object.fromEntries(whos.map((w) => [w, added(c20.direct, c20[w])])),
       split_c1: split1,
       storage: { peer: await peerStorage(peer), switchboard: null },
     };
@@ -272,7 +257,7 @@ export async function run(env) {
     const rows = [];
     for (const c of ["c1", "c20"]) {
       const floor = figures[c].floor;
-      for (const who of ["switchboard", "peer", "floor", "floor_rpc", "floor_rpc_write"]) {
+      for (const who of whos) {
         const x = figures[c][who];
         x.over_floor_p50_ms = round(x.added_ttfb_p50_ms - floor.added_ttfb_p50_ms, 2);
         x.over_floor_p99_ms = round(x.added_ttfb_p99_ms - floor.added_ttfb_p99_ms, 2);
