@@ -9,15 +9,25 @@
 // opened before the timed turns, so the handshake is not counted. The peer's object counts its own SQLite
 // statements, rows written and key-value writes (GET /counters/{name}); the figures are per one-step text turn
 // (the second turn of a session: counters after − before).
+//
+// The platform floor (same worker, `POST /floor/{name}` → the `Floor` object): worker → Durable Object by name →
+// `fetch` of the mock's streaming endpoint → its body streamed back unchanged, timed to the first
+// `content_block_delta` like the direct call. It is what the shape of a turn costs under `wrangler dev` with no
+// application code; "added over floor" = a stack's added time − the floor's added time, same percentile.
+// Two variants locate the rest: "floor, RPC" calls the object over RPC (a stream returned from the call, as
+// Switchboard's `sendMessage` does) instead of `fetch`; "floor, RPC + write" also commits one SQLite row in a
+// transaction before the model request (the shape of an admission that is durable before the request).
 import { randomUUID } from "node:crypto";
 import path from "node:path";
+import { sleep } from "../scripts/lib/process.mjs";
 import { repoRoot, startWrangler } from "../test/helpers/index.ts";
-import { log, makeAgent, newSession, performance, round, standalone, table } from "./lib.mjs";
-import { directTurn, summary, switchboardTurn } from "./ttfb.mjs";
+import { log, makeAgent, newSession, performance, readTimedSse, round, standalone, table } from "./lib.mjs";
+import { directTurn, splitAtProvider, summary, switchboardTurn } from "./ttfb.mjs";
 
 const C1_TURNS = Number(process.env.BENCH_PEER_C1 ?? 100);
 const C20_ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 5);
 const C1_SESSIONS = 10;
+const SETTLE_MS = Number(process.env.BENCH_PEER_SETTLE_MS ?? 20);
 const WARMUP_C1 = 10;
 const PROMPT = "hello there switchboard, please echo these few words back";
 const PEER_MODEL = "bench-peer";
@@ -85,6 +95,28 @@ class PeerSession {
   }
 }
 
+/** One turn through the platform floor: the direct call's body, POSTed through the worker and its object. */
+async function floorTurn(peer, model, name, via = null) {
+  const sentAt = Date.now();
+  const t0 = performance.now();
+  const res = await fetch(`${peer.url}/floor/${name}${via ? `?via=${via}` : ""}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      model: `${model}-floor${via ? `-${via}` : ""}`,
+      max_tokens: 1024,
+      stream: true,
+      system: "You are a benchmark agent.",
+      messages: [{ role: "user", content: PROMPT }],
+    }),
+  });
+  const headers = performance.now() - t0;
+  if (!res.ok) return { failed: `floor → HTTP ${res.status}: ${(await res.text()).slice(0, 300)}` };
+  const r = await readTimedSse(res, t0, (f) => f.event === "content_block_delta");
+  if (r.firstContent === null) throw new Error("no content_block_delta through the floor");
+  return { ttfb: r.firstContent, headers, total: r.end, sentAt };
+}
+
 async function startPeer(env) {
   return startWrangler({
     extraArgs: ["--config", path.join(repoRoot, "bench", "peer", "wrangler.toml")],
@@ -96,7 +128,7 @@ async function startPeer(env) {
 function added(direct, all) {
   const through = all.filter((t) => !t.failed);
   const failures = all.filter((t) => t.failed);
-  if (failures.length) log(`peer: ${failures.length} failed turns, e.g. ${failures[0].failed}`);
+  if (failures.length) log(`peer bench: ${failures.length} failed turns, e.g. ${failures[0].failed}`);
   const d = summary(direct);
   const s = summary(through);
   return {
@@ -154,49 +186,83 @@ export async function run(env) {
     const peer20 = await Promise.all(
       Array.from({ length: 20 }, (_, i) => PeerSession.open(peer.url, `c20-${i}-${randomUUID().slice(0, 6)}`)),
     );
+    const floor1 = Array.from({ length: C1_SESSIONS }, (_, i) => `c1-${i}-${randomUUID().slice(0, 6)}`);
+    const floor20 = Array.from({ length: 20 }, (_, i) => `c20-${i}-${randomUUID().slice(0, 6)}`);
+    // One turn of each stack at c=1 (the session picked by the turn's index) and one round of 20 at c=20.
+    const stacks = {
+      direct: { c1: () => directTurn(env, model), c20: () => directTurn(env, model) },
+      switchboard: { c1: (i) => switchboardTurn(env, sb1[i % sb1.length]), c20: (i) => switchboardTurn(env, sb20[i]) },
+      peer: { c1: (i) => peer1[i % peer1.length].turn(), c20: (i) => peer20[i].turn() },
+      floor: {
+        c1: (i) => floorTurn(peer, model, floor1[i % floor1.length]),
+        c20: (i) => floorTurn(peer, model, floor20[i]),
+      },
+      floor_rpc: {
+        c1: (i) => floorTurn(peer, model, floor1[i % floor1.length], "rpc"),
+        c20: (i) => floorTurn(peer, model, floor20[i], "rpc"),
+      },
+      floor_rpc_write: {
+        c1: (i) => floorTurn(peer, model, floor1[i % floor1.length], "rpc-write"),
+        c20: (i) => floorTurn(peer, model, floor20[i], "rpc-write"),
+      },
+    };
+    const c1 = Object.fromEntries(Object.keys(stacks).map((k) => [k, []]));
+    const c20 = Object.fromEntries(Object.keys(stacks).map((k) => [k, []]));
     log("peer: concurrency 1");
-    // Interleaved per turn (direct, Switchboard, peer), so machine load drifts over all three alike.
-    const d1 = [];
-    const s1 = [];
-    const p1 = [];
+    // Interleaved per turn, so machine load drifts over all stacks alike; a pause before each turn lets the
+    // previous stack's work after its stream ended (persisting, sweeps) finish, since the peer and the floor share
+    // one workerd thread and every process shares the two cores.
     for (let i = 0; i < C1_TURNS + WARMUP_C1; i++) {
-      const d = await directTurn(env, model);
-      const s = await switchboardTurn(env, sb1[i % sb1.length]);
-      const p = await peer1[i % peer1.length].turn();
-      if (i < WARMUP_C1) continue;
-      d1.push(d);
-      s1.push(s);
-      p1.push(p);
+      for (const [who, stack] of Object.entries(stacks)) {
+        await sleep(SETTLE_MS);
+        const t = await stack.c1(i);
+        if (i >= WARMUP_C1) c1[who].push(t);
+      }
     }
+    // Where the c=1 time goes: split at the moment the mock logged each provider request (before concurrency 20
+    // adds requests of the same models).
+    const split1 = {
+      switchboard: await splitAtProvider(env, model, c1.switchboard),
+      floor: await splitAtProvider(env, `${model}-floor`, c1.floor),
+      floor_rpc: await splitAtProvider(env, `${model}-floor-rpc`, c1.floor_rpc),
+      floor_rpc_write: await splitAtProvider(env, `${model}-floor-rpc-write`, c1.floor_rpc_write),
+    };
     log("peer: concurrency 20");
-    const d20 = [];
-    const s20 = [];
-    const p20 = [];
     for (let r = 0; r <= C20_ROUNDS; r++) {
-      const d = await Promise.all(Array.from({ length: 20 }, () => directTurn(env, model)));
-      const s = await Promise.all(sb20.map((id) => switchboardTurn(env, id)));
-      const p = await Promise.all(peer20.map((ps) => ps.turn()));
-      if (r === 0) continue;
-      d20.push(...d);
-      s20.push(...s);
-      p20.push(...p);
+      for (const [who, stack] of Object.entries(stacks)) {
+        await sleep(SETTLE_MS * 4);
+        const ts = await Promise.all(Array.from({ length: 20 }, (_, i) => stack.c20(i)));
+        if (r > 0) c20[who].push(...ts);
+      }
     }
     for (const ps of [...peer1, ...peer20]) ps.close();
+    const whos = ["switchboard", "peer", "floor", "floor_rpc", "floor_rpc_write"];
     const figures = {
-      c1: { switchboard: added(d1, s1), peer: added(d1, p1) },
-      c20: { switchboard: added(d20, s20), peer: added(d20, p20) },
+      c1: Object.fromEntries(whos.map((w) => [w, added(c1.direct, c1[w])])),
+      c20: Object.fromEntries(whos.map((w) => [w, added(c20.direct, c20[w])])),
+      split_c1: split1,
       storage: { peer: await peerStorage(peer), switchboard: null },
     };
     // Switchboard's debug counters (x-debug-sql-*) are on only with SWITCHBOARD_DEBUG_CHECKS: a restart for them.
     await env.restartWorker({ SWITCHBOARD_DEBUG_CHECKS: "true" });
     figures.storage.switchboard = await switchboardStorage(env, agent);
     await env.restartWorker();
+    const names = {
+      switchboard: "Switchboard",
+      peer: "AIChatAgent",
+      floor: "platform floor",
+      floor_rpc: "floor, RPC",
+      floor_rpc_write: "floor, RPC + write",
+    };
     const rows = [];
     for (const c of ["c1", "c20"]) {
-      for (const who of ["switchboard", "peer"]) {
+      const floor = figures[c].floor;
+      for (const who of whos) {
         const x = figures[c][who];
+        x.over_floor_p50_ms = round(x.added_ttfb_p50_ms - floor.added_ttfb_p50_ms, 2);
+        x.over_floor_p99_ms = round(x.added_ttfb_p99_ms - floor.added_ttfb_p99_ms, 2);
         rows.push([
-          who === "peer" ? "AIChatAgent" : "Switchboard",
+          names[who],
           c === "c1" ? 1 : 20,
           x.through.n,
           x.failed,
@@ -205,13 +271,36 @@ export async function run(env) {
           x.through.ttfb_p99_ms,
           x.added_ttfb_p50_ms,
           x.added_ttfb_p99_ms,
+          who === "floor" ? "—" : x.over_floor_p50_ms,
+          who === "floor" ? "—" : x.over_floor_p99_ms,
         ]);
       }
     }
     table(
       "Peer — time to the first text delta (ms), same mock model, same machine",
-      ["stack", "conc", "n", "failed", "direct p50", "through p50", "through p99", "added p50", "added p99"],
+      [
+        "stack",
+        "conc",
+        "n",
+        "failed",
+        "direct p50",
+        "through p50",
+        "through p99",
+        "added p50",
+        "added p99",
+        "added over floor p50",
+        "added over floor p99",
+      ],
       rows,
+    );
+    table(
+      "Peer — where the c=1 p50 goes (ms): split at the moment the mock logged the provider request",
+      ["stack", "to provider request", "provider request → first delta at client"],
+      ["switchboard", "floor", "floor_rpc", "floor_rpc_write"].map((who) => [
+        names[who],
+        split1[who]?.to_provider_request_p50_ms ?? "(records missing)",
+        split1[who]?.provider_request_to_first_delta_p50_ms ?? "",
+      ]),
     );
     const st = figures.storage;
     table(

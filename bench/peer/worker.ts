@@ -6,7 +6,15 @@
  * For the storage figures, the object counts its own SQLite statements and rows written (every
  * `sql.exec` cursor, plus the key-value `storage.put/delete` calls, which write rows of their own table)
  * and answers them at `GET /counters/{name}`.
+ *
+ * Beside it, the platform floor (`POST /floor/{name}` → `Floor`): the least a turn's shape costs under
+ * `wrangler dev` — worker → Durable Object by name → `fetch` of the mock model's streaming endpoint → the
+ * body streamed back unchanged. No application code, so what it adds over the mock called directly is the
+ * platform's own share (local proxy, worker → object hop, the object's outbound fetch). `?via=rpc` calls the
+ * object over RPC instead of `fetch`, `?via=rpc-write` also writes one SQLite row in a transaction first.
  */
+
+import { DurableObject } from "cloudflare:workers";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { AIChatAgent } from "@cloudflare/ai-chat";
 import { routeAgentRequest } from "agents";
@@ -14,6 +22,7 @@ import { convertToModelMessages, streamText } from "ai";
 
 interface PeerEnv {
   PeerChat: DurableObjectNamespace<PeerChat>;
+  Floor: DurableObjectNamespace<Floor>;
   ANTHROPIC_BASE_URL: string;
   ANTHROPIC_API_KEY: string;
   PEER_MODEL: string;
@@ -85,11 +94,54 @@ export class PeerChat extends AIChatAgent<PeerEnv> {
   }
 }
 
+/**
+ * The platform floor: forwards the request body to the mock model and streams its answer back untouched.
+ * `fetch` is the floor itself; `relay` is the same over Durable Object RPC (a stream returned from the call, as
+ * Switchboard's `sendMessage` does), optionally after one durable SQLite write (the shape of an admission).
+ */
+export class Floor extends DurableObject<PeerEnv> {
+  override async fetch(request: Request): Promise<Response> {
+    const upstream = await this.#model(await request.text());
+    return new Response(upstream.body, { status: upstream.status, headers: upstream.headers });
+  }
+
+  async relay(body: string, write: boolean): Promise<ReadableStream<Uint8Array> | null> {
+    if (write) {
+      const sql = this.ctx.storage.sql;
+      this.ctx.storage.transactionSync(() => {
+        sql.exec("CREATE TABLE IF NOT EXISTS admitted (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)");
+        sql.exec("INSERT INTO admitted (at) VALUES (?)", Date.now());
+      });
+    }
+    return (await this.#model(body)).body;
+  }
+
+  #model(body: string): Promise<Response> {
+    return fetch(`${this.env.ANTHROPIC_BASE_URL}/v1/messages`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-api-key": this.env.ANTHROPIC_API_KEY,
+        "anthropic-version": "2023-06-01",
+      },
+      body,
+    });
+  }
+}
+
 export default {
   async fetch(request: Request, env: PeerEnv): Promise<Response> {
     const url = new URL(request.url);
     // What the repo's process helper (startWrangler) polls before it hands the server over.
     if (url.pathname === "/healthz") return new Response("ok");
+    const floor = /^\/floor\/([\w-]+)$/.exec(url.pathname);
+    if (floor?.[1] && request.method === "POST") {
+      const stub = env.Floor.getByName(floor[1]);
+      const via = url.searchParams.get("via");
+      if (via === null) return stub.fetch(request);
+      const body = await stub.relay(await request.text(), via === "rpc-write");
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    }
     const counters = /^\/counters\/([\w-]+)$/.exec(url.pathname);
     if (counters?.[1]) return Response.json(await env.PeerChat.getByName(counters[1]).counters());
     return (await routeAgentRequest(request, env)) ?? new Response("not found", { status: 404 });
