@@ -209,13 +209,20 @@ export class SessionEngine {
       });
       return { turn, synthesized, rederived, declined };
     });
-    recordDeclined(this.eventLog, declined, previous?.id ?? null, close.declined, "admission");
-    if (rederived.length) this.eventLog.record("tools_loaded", id, { names: rederived, via: "history" });
-    this.eventLog.record("turn_started", id, { kind, max_steps: maxSteps });
-    if (synthesized.length > 0) {
-      this.eventLog.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
+    // The events' log lines wait until the provider request has left (the runner reaches its fetch in the
+    // microtasks after this call returns; a timer runs after them). The rows are written now, as always.
+    this.eventLog.hold();
+    try {
+      recordDeclined(this.eventLog, declined, previous?.id ?? null, close.declined, "admission");
+      if (rederived.length) this.eventLog.record("tools_loaded", id, { names: rederived, via: "history" });
+      this.eventLog.record("turn_started", id, { kind, max_steps: maxSteps });
+      if (synthesized.length > 0) {
+        this.eventLog.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
+      }
+      this.#start(agent, id);
+    } finally {
+      setTimeout(() => this.eventLog.release(), 0);
     }
-    this.#start(agent, id);
     return this.turns.get(id) ?? turn;
   }
 
