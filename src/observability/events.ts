@@ -87,7 +87,8 @@ export class EventLog {
   /**
    * Holds the log lines of the events recorded from now on (their rows are written at once, as always) until
    * `release`. A console line is not free (under `wrangler dev` about 1 ms each, bench/profile-turn.mjs): the
-   * admission path holds its lines and releases them once the provider request has left. Same lines, same order.
+   * admission path holds its lines until the turn's first delta is out (or the turn settles). Same lines, same
+   * order; only later.
    */
   hold(): void {
     this.#held ??= [];

@@ -209,8 +209,8 @@ export class SessionEngine {
       });
       return { turn, synthesized, rederived, declined };
     });
-    // The events' log lines wait until the provider request has left (the runner reaches its fetch in the
-    // microtasks after this call returns; a timer runs after them). The rows are written now, as always.
+    // The events' log lines wait until the turn's first content is out (or it settles): a console line is not
+    // free, and these would otherwise delay the provider request and the first delta. The rows are written now.
     this.eventLog.hold();
     try {
       recordDeclined(this.eventLog, declined, previous?.id ?? null, close.declined, "admission");
@@ -220,8 +220,9 @@ export class SessionEngine {
         this.eventLog.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
       }
       this.#start(agent, id);
-    } finally {
-      setTimeout(() => this.eventLog.release(), 0);
+    } catch (e) {
+      this.eventLog.release();
+      throw e;
     }
     return this.turns.get(id) ?? turn;
   }
@@ -267,6 +268,7 @@ export class SessionEngine {
     } catch (e) {
       log("error", "turn_settle_failed", { turn_id: turnId, error: String(e) });
     } finally {
+      this.eventLog.release();
       this.hooks.arm();
       const ws = this.#waiters.get(turnId) ?? [];
       this.#waiters.delete(turnId);
