@@ -68,14 +68,15 @@ async function snapshotWorker() {
 /**
  * Starts the mock and the worker; returns clients, restartWorker() and a stop() that ends both. `vars`: worker
  * variables for every run of this environment (e.g. SWITCHBOARD_DEBUG_SEED for bench/compaction.mjs).
+ * `options.extraArgs`: more `wrangler dev` arguments (e.g. `--inspector-port` for bench/profile-turn.mjs).
  */
-export async function startEnv(vars = {}) {
+export async function startEnv(vars = {}, options = {}) {
   const t0 = performance.now();
   const snapshot = await snapshotWorker();
   const mockProc = await startMockProcess();
   const launch = (migrate, extraVars = {}) =>
     startWrangler({
-      extraArgs: ["--config", snapshot.configPath],
+      extraArgs: ["--config", snapshot.configPath, ...(options.extraArgs ?? [])],
       persistDir: snapshot.persistDir,
       migrate: migrate ? "DB" : false,
       vars: {
@@ -129,10 +130,10 @@ export async function startEnv(vars = {}) {
   return env;
 }
 
-/** Runs `fn(env)` with a private environment when a bench file is started on its own (`vars`: see startEnv). */
-export async function standalone(name, fn, vars = {}) {
+/** Runs `fn(env)` with a private environment when a bench file is started on its own (`vars`, `options`: see startEnv). */
+export async function standalone(name, fn, vars = {}, options = {}) {
   requireNode();
-  const env = await startEnv(vars);
+  const env = await startEnv(vars, options);
   let figures;
   try {
     figures = await fn(env);

@@ -52,6 +52,8 @@ export class EventLog {
   readonly #sql: SqlStorage;
   readonly #sessionName: () => string;
   readonly #logLines;
+  /** Log lines held back while the admission path runs (see `hold`); null when lines go out at once. */
+  #held: [SessionEventType, string | null, Record<string, unknown>][] | null = null;
   constructor(sql: SqlStorage, sessionName: () => string, logLines = true) {
     this.#logLines = logLines;
     this.#sessionName = sessionName;
@@ -73,7 +75,30 @@ export class EventLog {
     );
     eventSpan(type, turnId, data);
     // One structured line per event, so `wrangler tail` and log drains see the same facts.
-    if (this.#logLines) log("info", type, { session: this.#sessionName(), turn_id: turnId, ...stored });
+    if (!this.#logLines) return;
+    if (this.#held) this.#held.push([type, turnId, stored]);
+    else this.#line(type, turnId, stored);
+  }
+
+  #line(type: SessionEventType, turnId: string | null, stored: Record<string, unknown>): void {
+    log("info", type, { session: this.#sessionName(), turn_id: turnId, ...stored });
+  }
+
+  /**
+   * Holds the log lines of the events recorded from now on (their rows are written at once, as always) until
+   * `release`. A console line is not free (under `wrangler dev` about 1 ms each, bench/profile-turn.mjs): the
+   * admission path holds its lines until the turn's first delta is out (or the turn settles). Same lines, same
+   * order; only later.
+   */
+  hold(): void {
+    this.#held ??= [];
+  }
+
+  /** Writes the held lines, in the order their events were recorded, and stops holding. */
+  release(): void {
+    const held = this.#held;
+    this.#held = null;
+    for (const [type, turnId, stored] of held ?? []) this.#line(type, turnId, stored);
   }
 
   list(after: number, limit: number): SessionEvent[] {

@@ -209,13 +209,21 @@ export class SessionEngine {
       });
       return { turn, synthesized, rederived, declined };
     });
-    recordDeclined(this.eventLog, declined, previous?.id ?? null, close.declined, "admission");
-    if (rederived.length) this.eventLog.record("tools_loaded", id, { names: rederived, via: "history" });
-    this.eventLog.record("turn_started", id, { kind, max_steps: maxSteps });
-    if (synthesized.length > 0) {
-      this.eventLog.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
+    // The events' log lines wait until the turn's first content is out (or it settles): a console line is not
+    // free, and these would otherwise delay the provider request and the first delta. The rows are written now.
+    this.eventLog.hold();
+    try {
+      recordDeclined(this.eventLog, declined, previous?.id ?? null, close.declined, "admission");
+      if (rederived.length) this.eventLog.record("tools_loaded", id, { names: rederived, via: "history" });
+      this.eventLog.record("turn_started", id, { kind, max_steps: maxSteps });
+      if (synthesized.length > 0) {
+        this.eventLog.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
+      }
+      this.#start(agent, id);
+    } catch (e) {
+      this.eventLog.release();
+      throw e;
     }
-    this.#start(agent, id);
     return this.turns.get(id) ?? turn;
   }
 
@@ -260,6 +268,7 @@ export class SessionEngine {
     } catch (e) {
       log("error", "turn_settle_failed", { turn_id: turnId, error: String(e) });
     } finally {
+      this.eventLog.release();
       this.hooks.arm();
       const ws = this.#waiters.get(turnId) ?? [];
       this.#waiters.delete(turnId);

@@ -25,9 +25,12 @@ export class TurnOutput {
 
   readonly #streamLog: StreamLog;
   readonly #turnId: string;
-  constructor(streamLog: StreamLog, turnId: string) {
+  #onFirstContent: (() => void) | null;
+  /** `onFirstContent`: called once, right after the first row holding a delta has been written. */
+  constructor(streamLog: StreamLog, turnId: string, onFirstContent: (() => void) | null = null) {
     this.#turnId = turnId;
     this.#streamLog = streamLog;
+    this.#onFirstContent = onFirstContent;
   }
 
   emit(ev: TurnEvent): void {
@@ -53,10 +56,16 @@ export class TurnOutput {
     if (this.#pending.length === 0) return;
     this.#lastFlush = Date.now();
     this.#lastRowsWereDeltas = this.#pending.every((c) => DELTAS.has(c.type));
+    const content = this.#onFirstContent !== null && this.#pending.some((c) => DELTAS.has(c.type));
     const rows = coalesce(this.#pending);
     this.#pending = [];
     this.#streamLog.append(this.#turnId, rows);
     this.rowsWritten += rows.length;
+    if (content && this.#onFirstContent) {
+      const call = this.#onFirstContent;
+      this.#onFirstContent = null;
+      call();
+    }
   }
 
   /** Flushes and ends every live stream of the turn. */

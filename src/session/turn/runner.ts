@@ -43,7 +43,8 @@ export class TurnRunner implements TurnContext {
     readonly deps: RunnerDeps,
     readonly turnId: string,
   ) {
-    this.out = new TurnOutput(deps.streamLog, turnId);
+    // Event log lines held by admission (engine #begin) go out once the first delta is on its way.
+    this.out = new TurnOutput(deps.streamLog, turnId, () => setTimeout(() => deps.eventLog.release(), 0));
   }
 
   get signal(): AbortSignal {

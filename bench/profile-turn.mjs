@@ -1,0 +1,203 @@
+// Bench — CPU profile of steady-state text turns (issue 10): where the worker and the session object spend CPU.
+//
+// Starts the usual bench environment (bench/lib.mjs: mock model + `wrangler dev` on a bundled snapshot) with
+// `--inspector-port`, connects to workerd's V8 inspector over the Chrome DevTools Protocol (wrangler's inspector
+// proxy), warms up, then records a sampling CPU profile (`Profiler.start` … `Profiler.stop`) around
+// BENCH_PROFILE_TURNS sequential text turns (POST /v1/sessions/{id}/messages, SSE, read to the end) over 10
+// sessions. Prints, never asserts:
+//   - self time by function (the bundle is not minified, so names are the source's; the file is the `// src/…`
+//     module comment esbuild writes above each module in the bundle),
+//   - self time by source file,
+//   - inclusive time of our src/ functions (each function counted once per sample however deep it recurses).
+// `(idle)` is the isolate waiting for I/O; `(program)` is V8/workerd native work outside JavaScript.
+// BENCH_PROFILE_JSON=<file> also writes the raw .cpuprofile (open it in Chrome DevTools → Performance).
+import { writeFile } from "node:fs/promises";
+import { freePort } from "../scripts/lib/process.mjs";
+import { log, makeAgent, newSession, performance, round, standalone, table } from "./lib.mjs";
+import { switchboardTurn } from "./ttfb.mjs";
+
+const TURNS = Number(process.env.BENCH_PROFILE_TURNS ?? 200);
+const WARMUP = 20;
+const SESSIONS = 10;
+const INTERVAL_US = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 100);
+const TOP = Number(process.env.BENCH_PROFILE_TOP ?? 25);
+
+/** A minimal CDP client over the inspector WebSocket. */
+class Cdp {
+  #ws;
+  #next = 1;
+  #pending = new Map();
+
+  static async connect(port) {
+    let targets = null;
+    for (let i = 0; i < 50 && !targets?.length; i++) {
+      try {
+        targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+      } catch {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    if (!targets?.length) throw new Error(`no inspector target on port ${port}`);
+    // wrangler lists the user worker first; prefer a target that is not one of its internal workers.
+    const target = targets.find((t) => !/wrangler|proxy/i.test(t.title ?? "")) ?? targets[0];
+    log(`inspector target: ${target.title ?? target.id} (${targets.length} listed)`);
+    // (wrangler's inspector proxy wants a local `Origin`; Node's WebSocket takes headers as an extension.)
+    const ws = new WebSocket(target.webSocketDebuggerUrl, { headers: { origin: "http://localhost" } });
+    await new Promise((resolve, reject) => {
+      ws.addEventListener("open", resolve, { once: true });
+      ws.addEventListener("error", () => reject(new Error("inspector websocket failed")), { once: true });
+    });
+    return new Cdp(ws);
+  }
+
+  constructor(ws) {
+    this.#ws = ws;
+    ws.addEventListener("message", (event) => {
+      const msg = JSON.parse(String(event.data));
+      const waiter = msg.id === undefined ? undefined : this.#pending.get(msg.id);
+      if (!waiter) return;
+      this.#pending.delete(msg.id);
+      if (msg.error) waiter.reject(new Error(`${waiter.method}: ${JSON.stringify(msg.error)}`));
+      else waiter.resolve(msg.result);
+    });
+  }
+
+  send(method, params = {}) {
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject, method });
+      this.#ws.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  close() {
+    this.#ws.close();
+  }
+}
+
+/** Line → module map of a bundle from the `// path` comments esbuild writes above each module. */
+function moduleMap(source) {
+  const starts = [];
+  source.split("\n").forEach((line, i) => {
+    const m = /^\/\/ ((?:src|node_modules|\.\.?\/)[^\s]*\.[cm]?[jt]sx?)$/.exec(line);
+    if (m) starts.push([i, m[1].replace(/^node_modules\/(@[^/]+\/[^/]+|[^/]+)\/.*$/, "node_modules/$1")]);
+  });
+  return (line) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    let found = "(bundle)";
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid][0] <= line) {
+        found = starts[mid][1];
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  };
+}
+
+function aggregate(profile, fileOf) {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const keyOf = new Map();
+  const labelOf = (n) => {
+    let k = keyOf.get(n.id);
+    if (k) return k;
+    const cf = n.callFrame;
+    const file = cf.url ? fileOf(cf.scriptId, cf.lineNumber) : "";
+    const name = cf.functionName || (cf.url ? "(anonymous)" : "");
+    k = { fn: file ? `${name} ${file}:${cf.lineNumber + 1}` : name || "(native)", file: file || name || "(native)" };
+    keyOf.set(n.id, k);
+    return k;
+  };
+  const selfFn = new Map();
+  const selfFile = new Map();
+  const incl = new Map();
+  let total = 0;
+  const add = (map, key, ms) => map.set(key, (map.get(key) ?? 0) + ms);
+  profile.samples.forEach((id, i) => {
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000; // the delta after a sample is the time it stands for
+    total += ms;
+    const k = labelOf(nodes.get(id));
+    add(selfFn, k.fn, ms);
+    add(selfFile, k.file, ms);
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const key = labelOf(nodes.get(at));
+      if (!key.file.startsWith("src/") || seen.has(key.fn)) continue;
+      seen.add(key.fn);
+      add(incl, key.fn, ms);
+    }
+  });
+  return { selfFn, selfFile, incl, total };
+}
+
+function top(map, n, total, perTurn) {
+  return [...map.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, ms]) => [
+      k.length > 90 ? `${k.slice(0, 87)}...` : k,
+      round(ms, 1),
+      round((100 * ms) / total, 1),
+      round((1000 * ms) / perTurn, 0),
+    ]);
+}
+
+async function run(env, port) {
+  const { agent } = await makeAgent(env, "bench-profile");
+  const sessions = [];
+  for (let i = 0; i < SESSIONS; i++) sessions.push(await newSession(env, agent));
+  for (let i = 0; i < WARMUP; i++) await switchboardTurn(env, sessions[i % SESSIONS]);
+
+  const cdp = await Cdp.connect(port);
+  const scripts = new Map();
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: INTERVAL_US });
+  await cdp.send("Profiler.start");
+  const t0 = performance.now();
+  const ttfb = [];
+  for (let i = 0; i < TURNS; i++) ttfb.push((await switchboardTurn(env, sessions[i % SESSIONS])).ttfb);
+  const wall = performance.now() - t0;
+  const { profile } = await cdp.send("Profiler.stop");
+  if (process.env.BENCH_PROFILE_JSON) await writeFile(process.env.BENCH_PROFILE_JSON, JSON.stringify(profile));
+
+  // Module maps of the scripts the profile names (the bundle's source, over the Debugger domain).
+  await cdp.send("Debugger.enable").catch(() => {});
+  const ids = new Set(profile.nodes.filter((n) => n.callFrame.url).map((n) => n.callFrame.scriptId));
+  for (const id of ids) {
+    try {
+      const { scriptSource } = await cdp.send("Debugger.getScriptSource", { scriptId: id });
+      scripts.set(id, moduleMap(scriptSource));
+    } catch {
+      scripts.set(id, () => "(bundle)");
+    }
+  }
+  cdp.close();
+  const fileOf = (scriptId, line) => scripts.get(scriptId)?.(line) ?? "(bundle)";
+  const { selfFn, selfFile, incl, total } = aggregate(profile, fileOf);
+  const busy = total - (selfFn.get("(idle)") ?? 0);
+  const head = ["", "ms", "% of profile", "µs / turn"];
+  console.log(
+    `\nCPU profile of ${TURNS} text turns (${round(wall, 0)} ms wall, ${round(total, 0)} ms sampled, ` +
+      `${round(busy, 0)} ms not idle = ${round((1000 * busy) / TURNS, 0)} µs / turn)`,
+  );
+  table("Self time by function", ["function  file:line", ...head.slice(1)], top(selfFn, TOP, total, TURNS));
+  table("Self time by file", ["file", ...head.slice(1)], top(selfFile, TOP, total, TURNS));
+  table("Inclusive time, src/ functions", ["function  file:line", ...head.slice(1)], top(incl, TOP, total, TURNS));
+  ttfb.sort((a, b) => a - b);
+  return {
+    turns: TURNS,
+    wall_ms: round(wall, 0),
+    busy_us_per_turn: round((1000 * busy) / TURNS, 0),
+    ttfb_p50_ms: round(ttfb[Math.floor(ttfb.length / 2)], 2),
+    top_src_self: top(new Map([...selfFn].filter(([k]) => / src\//.test(k))), 10, total, TURNS).map(
+      ([fn, ms, , us]) => ({ fn, ms, us_per_turn: us }),
+    ),
+  };
+}
+
+const port = await freePort();
+await standalone("profile-turn", (env) => run(env, port), {}, { extraArgs: ["--inspector-port", String(port)] });
