@@ -1,13 +1,13 @@
 import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
 import type { Env } from "../../env";
-import type { CompactionPart, Message, ToolDeclaration } from "../../model/message";
+import type { CompactionPart, Message } from "../../model/message";
 import type { EventLog } from "../../observability/events";
 import { attributesOf, inSpan } from "../../observability/tracing";
 import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
 import { bodyText } from "../../providers/body-text";
-import { endpointFromEnv, getAdapter, policyFor } from "../../providers/index";
-import { contextWindow, ProviderFailure, type StepRequest } from "../../providers/types";
+import { getAdapter } from "../../providers/index";
+import { contextWindow, type StepRequest } from "../../providers/types";
 import { all } from "../../storage/sql";
 import { transaction } from "../../storage/transaction";
 import { announcedTools } from "../../tools/disclosure";
@@ -18,6 +18,7 @@ import type { SessionTools } from "../session-tools";
 import { chooseBoundary } from "./boundary";
 import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
 import { countCompactions, insertCompaction, latestCompaction, summaryText, type ToolSnapshot } from "./records";
+import { type RequestPrefix, requestSummary } from "./summary-request";
 import { keepLoaded, fingerprint as schemaFingerprint, toolsNamedIn } from "./tools";
 import { SUMMARY_SYSTEM, summaryPrompt, transcriptLines, transcriptPieces } from "./transcript";
 
@@ -41,12 +42,6 @@ export interface CompactionInfo {
 }
 
 export type CompactionOutcome = { ok: true; info: CompactionInfo } | { ok: false; reason: string };
-
-/** The tools and system of the request a compaction was triggered by: the summary request reuses them. */
-export interface RequestPrefix {
-  system: string;
-  tools: ToolDeclaration[];
-}
 
 export interface CompactOptions {
   /** The running turn, whose messages are never summarised. */
@@ -402,82 +397,12 @@ export class Compactor {
     let requests = 0;
     for (const piece of pieces) {
       requests++;
-      const answer = await this.#request(agent, summaryPrompt(text, piece), prefix, opts.signal);
+      const answer = await requestSummary(agent, this.#deps.env, summaryPrompt(text, piece), prefix, opts.signal);
       if (!answer.ok) return answer;
       // A summary that grew past a quarter of the window would crowd out the next piece.
       text = answer.text.slice(0, Math.floor(window * 0.25) * 3);
     }
     if (!text) return { ok: false, reason: "nothing to summarise" };
     return { ok: true, text, requests };
-  }
-
-  /**
-   * One summary request. With the triggering request's prefix it sends exactly that system and
-   * tools[] (a prompt-cache hit on the provider's side) and puts our summariser instruction in the
-   * user message; without one, our own system and no tools at all. Either way its only message is
-   * plain text, so invariant P holds trivially; a tool call in the answer is ignored.
-   */
-  async #request(
-    agent: AgentConfig,
-    prompt: string,
-    prefix: RequestPrefix | undefined,
-    signal: AbortSignal,
-  ): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
-    const req: StepRequest = {
-      model: agent.model,
-      system: prefix ? prefix.system : SUMMARY_SYSTEM,
-      messages: [
-        {
-          seq: 0,
-          role: "user",
-          origin: "system",
-          turn_id: null,
-          parts: [{ type: "text", text: prefix ? `${SUMMARY_SYSTEM}\n\n${prompt}` : prompt }],
-          created_at: "",
-        },
-      ],
-      tools: prefix ? prefix.tools : [],
-    };
-    const attributes = {
-      "switchboard.purpose": "summary",
-      "switchboard.provider": agent.model.provider,
-      "switchboard.model": agent.model.name,
-    };
-    return inSpan("switchboard.provider_request", attributes, async (span) => {
-      const adapter = getAdapter(agent.model.provider);
-      let text = "";
-      let complete = false;
-      let retries = 0;
-      let usage: Record<string, unknown> = {};
-      const answer = async (): Promise<{ ok: true; text: string } | { ok: false; reason: string }> => {
-        try {
-          for await (const ev of adapter.stream(
-            req,
-            endpointFromEnv(agent.model.provider, this.#deps.env),
-            policyFor(this.#deps.env),
-            signal,
-          )) {
-            if (ev.type === "block_stop" && ev.part.type === "text") text += ev.part.text;
-            else if (ev.type === "message_stop") complete = true;
-            else if (ev.type === "retry") retries++;
-            else if (ev.type === "usage") usage = { ...usage, ...ev.usage };
-          }
-        } catch (e) {
-          return { ok: false, reason: e instanceof ProviderFailure ? e.error.message : String(e) };
-        }
-        // A stream that ended without its stop event was cut: its text may be half a summary.
-        if (!complete) return { ok: false, reason: "the summary stream ended early" };
-        if (!text.trim()) return { ok: false, reason: "the summary request returned no text" };
-        return { ok: true, text: text.trim() };
-      };
-      const out = await answer();
-      span.setAttributes({
-        "switchboard.status": out.ok ? "ok" : "failed",
-        "switchboard.retries": retries,
-        ...attributesOf(usage),
-        ...(out.ok ? {} : { "switchboard.error": out.reason.slice(0, 500) }),
-      });
-      return out;
-    });
   }
 }

@@ -1,0 +1,88 @@
+/**
+ * The summary request of a compaction: one provider request, streamed to its end, whose text is the
+ * summary. It runs in its own `switchboard.provider_request` span (purpose `summary`).
+ */
+import type { AgentConfig } from "../../agents/types";
+import type { Env } from "../../env";
+import type { ToolDeclaration } from "../../model/message";
+import { attributesOf, inSpan } from "../../observability/tracing";
+import { endpointFromEnv, getAdapter, policyFor } from "../../providers/index";
+import { ProviderFailure, type StepRequest } from "../../providers/types";
+import { SUMMARY_SYSTEM } from "./transcript";
+
+/** The tools and system of the request a compaction was triggered by: the summary request reuses them. */
+export interface RequestPrefix {
+  system: string;
+  tools: ToolDeclaration[];
+}
+
+/**
+ * One summary request. With the triggering request's prefix it sends exactly that system and
+ * tools[] (a prompt-cache hit on the provider's side) and puts our summariser instruction in the
+ * user message; without one, our own system and no tools at all. Either way its only message is
+ * plain text, so invariant P holds trivially; a tool call in the answer is ignored.
+ */
+export async function requestSummary(
+  agent: AgentConfig,
+  env: Env,
+  prompt: string,
+  prefix: RequestPrefix | undefined,
+  signal: AbortSignal,
+): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
+  const req: StepRequest = {
+    model: agent.model,
+    system: prefix ? prefix.system : SUMMARY_SYSTEM,
+    messages: [
+      {
+        seq: 0,
+        role: "user",
+        origin: "system",
+        turn_id: null,
+        parts: [{ type: "text", text: prefix ? `${SUMMARY_SYSTEM}\n\n${prompt}` : prompt }],
+        created_at: "",
+      },
+    ],
+    tools: prefix ? prefix.tools : [],
+  };
+  const attributes = {
+    "switchboard.purpose": "summary",
+    "switchboard.provider": agent.model.provider,
+    "switchboard.model": agent.model.name,
+  };
+  return inSpan("switchboard.provider_request", attributes, async (span) => {
+    const adapter = getAdapter(agent.model.provider);
+    let text = "";
+    let complete = false;
+    let retries = 0;
+    let usage: Record<string, unknown> = {};
+    const answer = async (): Promise<{ ok: true; text: string } | { ok: false; reason: string }> => {
+      try {
+        for await (const ev of adapter.stream(
+          req,
+          endpointFromEnv(agent.model.provider, env),
+          policyFor(env),
+          signal,
+        )) {
+          if (ev.type === "block_stop" && ev.part.type === "text") text += ev.part.text;
+          else if (ev.type === "message_stop") complete = true;
+          else if (ev.type === "retry") retries++;
+          else if (ev.type === "usage") usage = { ...usage, ...ev.usage };
+        }
+      } catch (e) {
+        return { ok: false, reason: e instanceof ProviderFailure ? e.error.message : String(e) };
+      }
+      // A stream that ended without its stop event was cut: its text may be half a summary.
+      if (!complete) return { ok: false, reason: "the summary stream ended early" };
+      if (!text.trim()) return { ok: false, reason: "the summary request returned no text" };
+      return { ok: true, text: text.trim() };
+    };
+    const out = await answer();
+    span.setAttributes({
+      "switchboard.status": out.ok ? "ok" : "failed",
+      "switchboard.retries": retries,
+      ...attributesOf(usage),
+      ...(out.ok ? {} : { "switchboard.error": out.reason.slice(0, 500) }),
+    });
+    return out;
+  });
+}
