@@ -1,9 +1,9 @@
-import type { StreamEvent } from "../model/stream";
+/** The `anthropic` adapter: the Messages API over SSE, with the betas a request needs. */
 import { type AnthropicMessage, buildAnthropicBody } from "./anthropic-body";
 import { AnthropicStreamParser } from "./anthropic-stream";
-import { bodyOf, bodyText } from "./body-text";
-import { driveStream, resolveFetch, trimBaseUrl } from "./stream-driver";
-import type { ProviderAdapter, ProviderEndpoint, RetryPolicy, StepRequest } from "./types";
+import { bodyOf } from "./body-text";
+import { sseAdapter } from "./stream-driver";
+import type { StepRequest } from "./types";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** Deferred tools (`defer_loading`) and `tool_reference` blocks are a beta of the Messages API. */
@@ -12,28 +12,19 @@ export const TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20";
 export const COMPACTION_BETA = "compact-2026-01-12";
 
 /** Anthropic Messages API over SSE. */
-export const anthropic: ProviderAdapter = {
+export const anthropic = sseAdapter({
   name: "anthropic",
   buildBody: buildAnthropicBody,
-  async *stream(
-    req: StepRequest,
-    endpoint: ProviderEndpoint,
-    policy: RetryPolicy,
-    signal: AbortSignal,
-  ): AsyncGenerator<StreamEvent, void, void> {
-    const headers: Record<string, string> = {
-      "anthropic-version": ANTHROPIC_VERSION,
-      "content-type": "application/json",
-      accept: "text/event-stream",
-    };
+  path: "/v1/messages",
+  headers(req, endpoint) {
+    const headers: Record<string, string> = { "anthropic-version": ANTHROPIC_VERSION };
     if (endpoint.apiKey) headers["x-api-key"] = endpoint.apiKey;
     const betas = anthropicBetas(req, bodyOf(req, buildAnthropicBody));
     if (betas.length > 0) headers["anthropic-beta"] = betas.join(",");
-    const init: RequestInit = { method: "POST", headers, body: bodyText(req, buildAnthropicBody) };
-    const url = `${trimBaseUrl(endpoint.baseUrl)}/v1/messages`;
-    yield* driveStream(new AnthropicStreamParser(), url, init, policy, signal, resolveFetch(endpoint.fetch));
+    return headers;
   },
-};
+  parser: () => new AnthropicStreamParser(),
+});
 
 /** The betas a request needs: deferred tools, and server-side compaction (the edit or a block sent back). */
 export function anthropicBetas(req: StepRequest, body: Record<string, unknown>): string[] {

@@ -1,7 +1,8 @@
 import type { StreamEvent } from "../model/stream";
+import { bodyText } from "./body-text";
 import type { EventSourceMessage } from "./sse";
 import { openSseStream } from "./transport";
-import type { FetchLike, RetryPolicy } from "./types";
+import type { FetchLike, ProviderAdapter, ProviderEndpoint, ProviderName, RetryPolicy, StepRequest } from "./types";
 
 /** One protocol's stream state machine; it sees SSE events, never bytes or retries. */
 export interface WireParser {
@@ -44,4 +45,38 @@ export function resolveFetch(custom: FetchLike | undefined): FetchLike {
 
 export function trimBaseUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "");
+}
+
+/** What one JSON-in, SSE-out protocol adds to the common request: its body, path, headers and parser. */
+export interface SseProtocol {
+  readonly name: ProviderName;
+  buildBody(req: StepRequest): Record<string, unknown>;
+  /** Appended to the endpoint's base URL, e.g. `/v1/messages`. */
+  readonly path: string;
+  /** Auth and protocol headers (content-type and accept are common). */
+  headers(req: StepRequest, endpoint: ProviderEndpoint): Record<string, string>;
+  parser(): WireParser;
+}
+
+/** The adapter of an SSE protocol: POST the body (serialized once, see body-text.ts), drive the stream. */
+export function sseAdapter(protocol: SseProtocol): ProviderAdapter {
+  return {
+    name: protocol.name,
+    buildBody: protocol.buildBody,
+    async *stream(req, endpoint, policy, signal) {
+      const headers = {
+        "content-type": "application/json",
+        accept: "text/event-stream",
+        ...protocol.headers(req, endpoint),
+      };
+      const init: RequestInit = { method: "POST", headers, body: bodyText(req, protocol.buildBody) };
+      const url = `${trimBaseUrl(endpoint.baseUrl)}${protocol.path}`;
+      yield* driveStream(protocol.parser(), url, init, policy, signal, resolveFetch(endpoint.fetch));
+    },
+  };
+}
+
+/** `Authorization: Bearer <key>` when the endpoint has a key (OpenAI and compatible servers). */
+export function bearer(endpoint: ProviderEndpoint): Record<string, string> {
+  return endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {};
 }
