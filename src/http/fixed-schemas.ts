@@ -3,7 +3,7 @@
  * (`bodies.ts`), the agent config (`agents/schema.ts`) and the built-in tools' inputs. `npm run schemas`
  * compiles this table with Ajv's standalone code generation into `json-schema/generated/`, which the
  * worker validates with (`json-schema/validate-fixed.ts`); the worker itself never imports this file.
- * test/unit/json-schema/fixed-validators.test.ts fails when the generated code is stale.
+ * test/unit/scripts/build-schemas.test.ts fails when the generated code is stale.
  */
 import { TOOL_SEARCH_INPUT_SCHEMA } from "@switchboard/tool-search";
 import { SELECT_TOOLS_INPUT_SCHEMA, TOOL_INFO_INPUT_SCHEMA } from "../tools/builtins/declarations";

@@ -6,6 +6,7 @@ import {
   ADMIN,
   api,
   apiJson,
+  COMPACTION_TOOLS,
   events,
   history,
   pairingProblems,
@@ -17,16 +18,6 @@ import {
 } from "./helpers";
 
 const WINDOW = 8000;
-
-const httpTool = (name: string, description: string, defer: boolean) => ({
-  name,
-  description,
-  input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  defer,
-  execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
-});
-
-const TOOLS = [httpTool("echo_core", "Echo a city back", false), httpTool("lookup_order", "Look up an order", true)];
 
 async function mockWindow(model: string, tokens: number | null): Promise<void> {
   const res = await fetch(`${env.MOCK_URL}/_mock/context_window`, {
@@ -71,7 +62,7 @@ async function longSession(provider: Protocol, agent: Record<string, unknown> = 
   const put = await apiJson(`/v1/agents/${s.agent}`, {
     method: "PUT",
     key: ADMIN,
-    json: { model: { provider, name: s.model, context_window: WINDOW }, tools: TOOLS, ...agent },
+    json: { model: { provider, name: s.model, context_window: WINDOW }, tools: COMPACTION_TOOLS, ...agent },
   });
   if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
   await mockWindow(s.model, WINDOW);
@@ -270,7 +261,7 @@ async function loadedThenCompacted(projection: Projection, budget?: number) {
     key: ADMIN,
     json: {
       model: MODEL_OF[projection](s.model),
-      tools: TOOLS,
+      tools: COMPACTION_TOOLS,
       compaction: { keep_recent_turns: 0, ...(budget === undefined ? {} : { tool_budget_tokens: budget }) },
     },
   });

@@ -215,3 +215,20 @@ export async function expectOnlySweepLeft(object: DurableObjectStub): Promise<vo
   expect(alarm).toBe(jobs[0]?.due_at);
   expect(alarm).toBeGreaterThan(Date.now() + 86_400_000);
 }
+
+/** An http tool taking a city, answered by the mock's `/_tool` echo. */
+function cityTool(name: string, description: string, defer: boolean) {
+  return {
+    name,
+    description,
+    input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    defer,
+    execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+  };
+}
+
+/** The compaction suites' tools: one always loaded, one deferred (loaded early, called again late). */
+export const COMPACTION_TOOLS = [
+  cityTool("echo_core", "Echo a city back", false),
+  cityTool("lookup_order", "Look up an order", true),
+];

@@ -2,16 +2,19 @@
 // `context_management` `compact_threshold`) against the mock's emulation (README "Long sessions").
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, api, apiJson, events, history, pairingProblems, type Setup, script, send, setup } from "./helpers";
-
-const httpTool = (name: string, description: string, defer: boolean) => ({
-  name,
-  description,
-  input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  defer,
-  execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
-});
-const TOOLS = [httpTool("echo_core", "Echo a city back", false), httpTool("lookup_order", "Look up an order", true)];
+import {
+  ADMIN,
+  api,
+  apiJson,
+  COMPACTION_TOOLS,
+  events,
+  history,
+  pairingProblems,
+  type Setup,
+  script,
+  send,
+  setup,
+} from "./helpers";
 
 interface Item {
   type?: string;
@@ -49,7 +52,7 @@ async function responsesSession(compaction: Record<string, unknown> = {}): Promi
         capabilities: { native_compaction: true },
       },
       system: "You are a test agent.",
-      tools: TOOLS,
+      tools: COMPACTION_TOOLS,
       compaction,
     },
   });

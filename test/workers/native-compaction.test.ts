@@ -2,16 +2,19 @@
 // (README "Long sessions"): Anthropic `compact_20260112` against the mock's emulation, OpenAI's fallback.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, api, apiJson, events, history, pairingProblems, type Setup, script, send, setup } from "./helpers";
-
-const httpTool = (name: string, description: string, defer: boolean) => ({
-  name,
-  description,
-  input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  defer,
-  execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
-});
-const TOOLS = [httpTool("echo_core", "Echo a city back", false), httpTool("lookup_order", "Look up an order", true)];
+import {
+  ADMIN,
+  api,
+  apiJson,
+  COMPACTION_TOOLS,
+  events,
+  history,
+  pairingProblems,
+  type Setup,
+  script,
+  send,
+  setup,
+} from "./helpers";
 
 interface Recorded {
   body: Record<string, unknown> & { messages: Array<{ role: string; content: unknown }> };
@@ -53,7 +56,7 @@ async function session(
     json: {
       model: { provider, name: s.model, context_window: window, capabilities },
       system: "You are a test agent.",
-      tools: TOOLS,
+      tools: COMPACTION_TOOLS,
       compaction,
     },
   });
@@ -285,7 +288,7 @@ describe("the summary request reuses the triggering request's prefix", () => {
 
   it("overflow: its system and tools[] are byte-identical to the request the provider refused", async () => {
     // The agent believes in the default window; the model really has 4,000 tokens: only the 400 tells.
-    const s = await setup({ tools: TOOLS }, "openai");
+    const s = await setup({ tools: COMPACTION_TOOLS }, "openai");
     await mockWindow(s.model, 4000);
     for (let i = 1; i <= 12; i++) await send(s, { content: `of-${i}: ${"lorem ipsum dolor sit ".repeat(150)}` });
     const reqs = await requests(s.model);
