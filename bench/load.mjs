@@ -5,8 +5,13 @@
 // ten is cut mid-tool-call (the connection drops after the first fragment of a tool_use's input); the client
 // then retries the turn. Reports turns/s, first-text-delta p50/p99, 5xx answers, lost or duplicated user
 // messages (every session's history read at the end), requests the mock refused for invariant P, and the RSS of
-// the workerd processes at the start and end.
+// the workerd processes at the start and end. Run on its own, it also opens workerd's V8 inspector and reads the
+// isolate's JS heap in use (with ArrayBuffer backing stores) at the start and after each phase (Runtime.getHeapUsage; workerd's inspector does not
+// answer HeapProfiler.collectGarbage, so garbage not yet collected counts too): whether what grows is held by
+// JavaScript or is native memory.
 import { execFile } from "node:child_process";
+import { freePort } from "../scripts/lib/process.mjs";
+import { Cdp } from "./cdp.mjs";
 import { log, makeAgent, newSession, pct, performance, pool, readTimedSse, round, standalone, table } from "./lib.mjs";
 
 const SESSIONS = Number(process.env.LOAD_SESSIONS ?? 200);
@@ -89,7 +94,16 @@ async function historyUserTexts(env, sessionId) {
   return texts;
 }
 
-export async function run(env) {
+/** The isolate's JS heap in use (MiB), through the inspector; null without one. */
+async function heapMiB(cdp) {
+  if (!cdp) return null;
+  const usage = await cdp.send("Runtime.getHeapUsage");
+  return round((usage.usedSize + (usage.backingStorageSize ?? 0)) / 2 ** 20, 1);
+}
+
+/** `inspectorPort`: workerd's inspector (standalone runs), for the heap figures. */
+export async function run(env, inspectorPort = null) {
+  const cdp = inspectorPort === null ? null : await Cdp.connect(inspectorPort);
   const { agent, model } = await makeAgent(env, "bench-load");
   await env.api.putAgent(agent, {
     model: { provider: "anthropic", name: model },
@@ -115,10 +129,12 @@ export async function run(env) {
   const stats = { turns: 0, http5xx: 0, refused: {}, ttfb: [], retries: 0 };
   const sent = new Map(sessions.map((s) => [s, []]));
   const rssStart = await workerdRssMiB(env.worker.pid);
+  const heapStart = await heapMiB(cdp);
   // LOAD_PHASES > 1 repeats the timed phase on the same sessions (their histories keep growing), with the RSS
   // after each: whether memory levels off or keeps growing per turn. LOAD_IDLE_S then waits with no traffic
   // and reads it once more (idle objects are evicted by the runtime).
   const rssPhases = [];
+  const heapPhases = [];
   const t0 = performance.now();
   for (let phase = 0; phase < PHASES; phase++) {
     const deadline = performance.now() + SECONDS * 1000;
@@ -138,16 +154,22 @@ export async function run(env) {
       }),
     );
     rssPhases.push(await workerdRssMiB(env.worker.pid));
+    heapPhases.push(await heapMiB(cdp));
     if (PHASES > 1)
-      log(`load: phase ${phase + 1}/${PHASES}, ${stats.turns} turns, workerd RSS ${rssPhases.at(-1)} MiB`);
+      log(
+        `load: phase ${phase + 1}/${PHASES}, ${stats.turns} turns, workerd RSS ${rssPhases.at(-1)} MiB, JS heap ${heapPhases.at(-1)} MiB`,
+      );
   }
   const seconds = (performance.now() - t0) / 1000;
   const rssEnd = rssPhases.at(-1);
   let rssIdle = null;
+  let heapIdle = null;
   if (IDLE_S > 0) {
     await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
     rssIdle = await workerdRssMiB(env.worker.pid);
+    heapIdle = await heapMiB(cdp);
   }
+  cdp?.close();
 
   let lost = 0;
   let duplicated = 0;
@@ -186,6 +208,13 @@ export async function run(env) {
     workerd_rss_mib_end: rssEnd,
     ...(PHASES > 1 ? { workerd_rss_mib_per_phase: rssPhases } : {}),
     ...(rssIdle === null ? {} : { [`workerd_rss_mib_after_${IDLE_S}s_idle`]: rssIdle }),
+    ...(cdp
+      ? {
+          js_heap_mib_start: heapStart,
+          js_heap_mib_per_phase: heapPhases,
+          ...(heapIdle === null ? {} : { [`js_heap_mib_after_${IDLE_S}s_idle`]: heapIdle }),
+        }
+      : {}),
   };
   table(
     `Load — ${SESSIONS} sessions × ${PHASES > 1 ? `${PHASES} × ` : ""}${SECONDS} s, ${DELTA_MS} ms per frame, 1 stream in ${CUT_EVERY} cut mid-tool-call`,
@@ -195,4 +224,7 @@ export async function run(env) {
   return figures;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await standalone("load", run);
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const port = await freePort();
+  await standalone("load", (env) => run(env, port), {}, { extraArgs: ["--inspector-port", String(port)] });
+}

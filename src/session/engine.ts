@@ -245,7 +245,11 @@ export class SessionEngine {
       turnId,
     );
     this.#runner = runner;
-    this.hooks.arm();
+    // The heartbeat alarm is written once the provider request is out (a timer runs after the microtasks that
+    // reach the request's fetch): a storage write still pending when the request is sent holds it back (the
+    // output gate; about 1 ms under wrangler dev). Admission itself is durable before the request, and an
+    // instance that dies in between leaves a `running` turn that the next call to the object recovers.
+    setTimeout(() => this.hooks.arm(), 0);
     // Detached from the request on purpose: a client that disconnects does not stop the turn.
     inSpan("switchboard.turn", { "switchboard.turn_id": turnId, "switchboard.model": agent.model.name }, () =>
       runner.run(),

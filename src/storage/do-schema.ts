@@ -184,6 +184,14 @@ const MIGRATIONS: ReadonlyArray<string | ((sql: SqlStorage) => void)> = [
     withoutAutoincrement(sql, "events");
     withoutAutoincrement(sql, "stream_log");
   },
+  // v11: messages without AUTOINCREMENT too (2 rows written per text turn fewer). HistoryStore picks each seq
+  // above the newest message and above meta.messages_floor, which `clear` raises to the highest seq it removed;
+  // the floor starts at the sequence AUTOINCREMENT had reached, so no seq ever handed out is used again.
+  (sql) => {
+    const seq = one<{ seq: number }>(sql, "SELECT seq FROM sqlite_sequence WHERE name = 'messages'")?.seq ?? 0;
+    write(sql, "INSERT OR REPLACE INTO meta (key, value) VALUES ('messages_floor', ?)", String(seq));
+    withoutAutoincrement(sql, "messages");
+  },
 ];
 
 /** Rebuilds `table` from its own DDL minus AUTOINCREMENT (rows, ids and indexes kept). */

@@ -172,14 +172,14 @@ describe("a lean session object", () => {
     return Number(res.headers.get("x-debug-sql-rows-written"));
   }
 
-  it("a one-step text turn writes at most 10 SQLite rows, plus the documented once-per-session and sweep rows", async () => {
+  it("a one-step text turn writes at most 8 SQLite rows, plus the documented once-per-session and sweep rows", async () => {
     const s = await setup();
     await script(
       s.model,
       ["one two three", "eight nine", "four five six seven", "ten", "eleven"].map((text) => ({ reply: { text } })),
     );
     await rowsOf(s, "first");
-    // Every turn after the first is counted; README "A lean object" names each row beyond the 10.
+    // Every turn after the first is counted; README "A lean object" names each row beyond the 8.
     const [second, third, fourth, fifth] = [
       await rowsOf(s, "second"),
       await rowsOf(s, "third"),
@@ -187,12 +187,12 @@ describe("a lean session object", () => {
       await rowsOf(s, "fifth"),
     ];
     expect(third).toBeGreaterThan(0);
-    expect(third).toBeLessThanOrEqual(10);
+    expect(third).toBeLessThanOrEqual(8);
     // The second turn moves the retention sweep job earlier, once per session: the first turn's stream log
     // becomes sweepable (src/session/sweep.ts). The job row and its due_at index: +2.
-    expect(second).toBeLessThanOrEqual(10 + 2);
+    expect(second).toBeLessThanOrEqual(8 + 2);
     // From the fourth turn on, each turn deletes the stream-log row it pushes out of replay: +1.
-    expect(fourth).toBeLessThanOrEqual(10 + 1);
-    expect(fifth).toBeLessThanOrEqual(10 + 1);
+    expect(fourth).toBeLessThanOrEqual(8 + 1);
+    expect(fifth).toBeLessThanOrEqual(8 + 1);
   });
 });

@@ -16,6 +16,9 @@ import { nativeView } from "../compaction/native-view";
 import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
 import { boundResultContent, fitMessageResults } from "./truncate";
 
+/** meta key: the highest message seq before the last `clear` (seqs never repeat; see `#insert`). */
+export const MESSAGES_FLOOR_KEY = "messages_floor";
+
 export type CallState = "pending" | "resolved" | "synthesized" | "skipped";
 export type Execution = "http" | "client" | "builtin" | "mcp" | "unknown";
 
@@ -189,9 +192,15 @@ export class HistoryStore {
 
   #insert(role: Role, origin: Origin, turnId: string | null, parts: Part[]): Message {
     const created_at = nowIso();
+    // The seq is chosen here, not by AUTOINCREMENT (whose sqlite_sequence update is a row written per
+    // insert): one above the newest message and above the floor a `clear` left, so a seq never repeats.
     const row = one<{ seq: number }>(
       this.#sql,
-      "INSERT INTO messages (role, origin, turn_id, parts, created_at) VALUES (?, ?, ?, ?, ?) RETURNING seq",
+      `INSERT INTO messages (seq, role, origin, turn_id, parts, created_at)
+       VALUES (max(coalesce((SELECT max(seq) FROM messages), 0),
+                   coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${MESSAGES_FLOOR_KEY}'), 0)) + 1,
+               ?, ?, ?, ?, ?)
+       RETURNING seq`,
       role,
       origin,
       turnId,
@@ -368,7 +377,14 @@ export class HistoryStore {
     return this.#find(seq).parts.filter((p): p is ToolUsePart => p.type === "tool_use");
   }
 
+  /** Empties the history; the highest seq it held stays in meta (the floor), so later seqs are above it. */
   clear(): void {
+    write(
+      this.#sql,
+      `INSERT OR REPLACE INTO meta (key, value)
+       SELECT '${MESSAGES_FLOOR_KEY}', CAST(max(coalesce((SELECT max(seq) FROM messages), 0),
+         coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${MESSAGES_FLOOR_KEY}'), 0)) AS TEXT)`,
+    );
     write(this.#sql, "DELETE FROM messages");
     write(this.#sql, "DELETE FROM tool_calls");
     clearCompactions(this.#sql);
