@@ -23,7 +23,7 @@ const CUT_EVERY = 10;
 const REPLY = "a paced reply of twelve words from the mock model, like a real one";
 
 /** RSS (MiB) of the workerd processes of wrangler's process group. */
-function workerdRssMiB(pgid) {
+export function workerdRssMiB(pgid) {
   return new Promise((resolve) => {
     execFile("ps", ["-eo", "pgid=,rss=,comm="], (error, stdout) => {
       if (error) return resolve(null);

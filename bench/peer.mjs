@@ -117,7 +117,7 @@ async function floorTurn(peer, model, name, via = null) {
   return { ttfb: r.firstContent, headers, total: r.end, sentAt };
 }
 
-async function startPeer(env) {
+export async function startPeer(env) {
   return startWrangler({
     extraArgs: ["--config", path.join(repoRoot, "bench", "peer", "wrangler.toml")],
     migrate: false,

@@ -2,8 +2,8 @@
 // benchmarks against them, prints a table per benchmark and, last, one JSON line with every figure.
 // Figures only — nothing here asserts a timing.
 //
-//   node bench/run.mjs [ttfb] [turn-path] [peer] [stream-rows] [history] [load] [span-cost]
-//   (default: all but span-cost, in this order)
+//   node bench/run.mjs [ttfb] [turn-path] [peer] [stream-rows] [history] [load] [span-cost] [floor-memory]
+//   (default: all but span-cost and floor-memory, in this order)
 //
 // Environment knobs: BENCH_BUDGET_S (whole run, default 235; the history bench's seeding gets what is left),
 // BENCH_TTFB_C1, BENCH_TTFB_ROUNDS, BENCH_TTFB_PACED, BENCH_HISTORY_TURNS, BENCH_HISTORY_MEASURE,
@@ -20,10 +20,20 @@ const { run: turnPath } = await import("./turn-path.mjs");
 const { run: load } = await import("./load.mjs");
 const { run: peer } = await import("./peer.mjs");
 const { run: spanCost } = await import("./span-cost.mjs");
+const { run: floorMemory } = await import("./floor-memory.mjs");
 
-const BENCHES = { ttfb, "turn-path": turnPath, peer, "stream-rows": streamRows, history, load, "span-cost": spanCost };
+const BENCHES = {
+  ttfb,
+  "turn-path": turnPath,
+  peer,
+  "stream-rows": streamRows,
+  history,
+  load,
+  "span-cost": spanCost,
+  "floor-memory": floorMemory,
+};
 /** Run only when named (each starts workers of its own and takes minutes). */
-const ON_REQUEST = new Set(["span-cost"]);
+const ON_REQUEST = new Set(["span-cost", "floor-memory"]);
 const BUDGET_S = Number(process.env.BENCH_BUDGET_S ?? 235);
 /** Kept back from the seeding budget for the history bench's timed turns and the shutdown. */
 const HISTORY_RESERVE_S = 40;
