@@ -6,7 +6,9 @@
 // (wrangler's proxy and the worker's runtime) after each phase:
 //   - "worker answers ok": GET /healthz, a worker that returns a constant;
 //   - "platform floor": POST /floor/{name}, worker → Durable Object by name → fetch of the mock model's stream →
-//     streamed back (the shape of a turn, bench/peer/worker.ts).
+//     streamed back (the shape of a turn, bench/peer/worker.ts);
+//   - "floor, RPC + write": the same over RPC, after one SQLite row committed in a transaction (an admission's
+//     shape; 20 objects whose tables grow by a row per request).
 // Compare with bench/load.mjs (Switchboard's turns): memory the runtime takes per request served with no code of
 // ours is the baseline its RSS growth is read against.
 import { workerdRssMiB } from "./load.mjs";
@@ -29,6 +31,12 @@ const CASES = {
   "worker answers ok": (url) => fetch(`${url}/healthz`),
   "platform floor": (url, i) =>
     fetch(`${url}/floor/mem-${i}`, { method: "POST", headers: { "content-type": "application/json" }, body: FLOOR_BODY }),
+  "floor, RPC + write": (url, i) =>
+    fetch(`${url}/floor/mem-${i}?via=rpc-write`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: FLOOR_BODY,
+    }),
 };
 
 async function measure(env, request) {
