@@ -116,13 +116,13 @@ export class EventLog {
     }));
   }
 
+  /**
+   * Keeps at most the newest MAX_EVENTS events: those within MAX_EVENTS seqs of the newest. Events are removed
+   * only oldest first or all at once, so their seqs are contiguous and exactly MAX_EVENTS stay; the cut is
+   * found through the primary key, with no walk over the kept rows at every turn's end.
+   */
   sweep(): void {
-    const cutoff = one<{ seq: number }>(
-      this.#sql,
-      "SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?",
-      MAX_EVENTS,
-    );
-    if (cutoff) write(this.#sql, "DELETE FROM events WHERE seq <= ?", cutoff.seq);
+    write(this.#sql, "DELETE FROM events WHERE seq <= (SELECT max(seq) FROM events) - ?", MAX_EVENTS);
   }
 
   clear(): void {

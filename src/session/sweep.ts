@@ -16,7 +16,7 @@ const REF = "retention";
 
 /** Ended turns other than the newest (whose rows `Last-Event-ID` resumes). */
 const OLD_TURN =
-  "t.status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval') AND t.ord < (SELECT max(ord) FROM turns)";
+  "t.status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval') AND t.rowid < (SELECT max(rowid) FROM turns)";
 /**
  * Turn rows the turns retention may delete (`t` = turns; the caller adds the cutoff on `ended_at`): ended, not
  * the newest (every status derivation, `/retry` and `Last-Event-ID` read it), and not the turn of a run that is
@@ -231,7 +231,7 @@ export class Sweeper {
     const created = ms((JSON.parse(info.value) as { created_at?: string }).created_at);
     const turn = one<{ s: string; e: string | null }>(
       this.#sql,
-      "SELECT started_at AS s, ended_at AS e FROM turns ORDER BY ord DESC LIMIT 1",
+      "SELECT started_at AS s, ended_at AS e FROM turns ORDER BY rowid DESC LIMIT 1",
     );
     const runs = one<{ c: string | null; e: string | null }>(
       this.#sql,

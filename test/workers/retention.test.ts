@@ -2,6 +2,7 @@ import { createScheduledController, runDurableObjectAlarm, runInDurableObject } 
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { MAX_EVENTS } from "../../src/observability/events";
 import { SWEEP_BATCH, SWEEP_STATEMENTS } from "../../src/session/sweep";
 import { api, apiJson, type Setup, script, setup, sseFrames, uid } from "./helpers";
 
@@ -461,5 +462,31 @@ describe("D1 retention", () => {
     expect(res.status).toBe(200);
     expect(await exists(id)).toBe(false);
     expect(await env.DB.prepare("SELECT id FROM sessions WHERE id = ?").bind(s.session).first()).toBeNull();
+  });
+});
+
+describe("the event cap (MAX_EVENTS newest events per session)", () => {
+  it("a turn's end keeps exactly the newest MAX_EVENTS events", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "one" } }, { reply: { text: "two" } }]);
+    await (await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "a" } })).text();
+    await runInDurableObject(await object(s), (_i, state) => {
+      state.storage.transactionSync(() => {
+        for (let i = 0; i < MAX_EVENTS + 10; i++) {
+          state.storage.sql.exec("INSERT INTO events (type, at, turn_id, data) VALUES ('note', ?, NULL, '{}')", OLD);
+        }
+      });
+    });
+    const before = await sql<{ n: number; hi: number }>(s, "SELECT count(*) AS n, max(seq) AS hi FROM events");
+    expect(before[0]?.n).toBeGreaterThan(MAX_EVENTS + 10);
+    await (await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "b" } })).text();
+    const [after] = await sql<{ n: number; lo: number; hi: number }>(
+      s,
+      "SELECT count(*) AS n, min(seq) AS lo, max(seq) AS hi FROM events",
+    );
+    expect(after?.n).toBe(MAX_EVENTS);
+    expect(after && after.hi - after.lo + 1).toBe(MAX_EVENTS);
+    const [newest] = await sql<{ type: string }>(s, "SELECT type FROM events ORDER BY seq DESC LIMIT 1");
+    expect(newest?.type).toBe("turn_finished");
   });
 });
