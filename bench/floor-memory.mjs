@@ -11,8 +11,9 @@
 //     shape; 20 objects whose tables grow by a row per request).
 // Compare with bench/load.mjs (Switchboard's turns): memory the runtime takes per request served with no code of
 // ours is the baseline its RSS growth is read against.
-import { workerdRssMiB } from "./load.mjs";
+
 import { log, performance, round, standalone, table } from "./lib.mjs";
+import { workerdRssMiB } from "./load.mjs";
 import { startPeer } from "./peer.mjs";
 
 const CONCURRENCY = Number(process.env.FLOOR_MEM_CONCURRENCY ?? 20);
@@ -30,7 +31,11 @@ const FLOOR_BODY = JSON.stringify({
 const CASES = {
   "worker answers ok": (url) => fetch(`${url}/healthz`),
   "platform floor": (url, i) =>
-    fetch(`${url}/floor/mem-${i}`, { method: "POST", headers: { "content-type": "application/json" }, body: FLOOR_BODY }),
+    fetch(`${url}/floor/mem-${i}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: FLOOR_BODY,
+    }),
   "floor, RPC + write": (url, i) =>
     fetch(`${url}/floor/mem-${i}?via=rpc-write`, {
       method: "POST",

@@ -12,9 +12,9 @@
 // `(idle)` is the isolate waiting for I/O; `(program)` is V8/workerd native work outside JavaScript.
 // BENCH_PROFILE_JSON=<file> also writes the raw .cpuprofile (open it in Chrome DevTools → Performance).
 import { writeFile } from "node:fs/promises";
-import { Cdp } from "./cdp.mjs";
 import { freePort } from "../scripts/lib/process.mjs";
-import { log, makeAgent, newSession, performance, round, standalone, table } from "./lib.mjs";
+import { Cdp } from "./cdp.mjs";
+import { makeAgent, newSession, performance, round, standalone, table } from "./lib.mjs";
 import { switchboardTurn } from "./ttfb.mjs";
 
 const TURNS = Number(process.env.BENCH_PROFILE_TURNS ?? 200);

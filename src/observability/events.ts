@@ -1,6 +1,6 @@
 import { fitJson } from "../storage/fit";
 import { EVENT_BUDGET_BYTES } from "../storage/limits";
-import { all, nowIso, one, write } from "../storage/sql";
+import { all, nowIso, write } from "../storage/sql";
 import { log } from "./log";
 import { eventSpan } from "./tracing";
 

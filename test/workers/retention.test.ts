@@ -469,7 +469,9 @@ describe("the event cap (MAX_EVENTS newest events per session)", () => {
   it("a turn's end keeps exactly the newest MAX_EVENTS events", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "one" } }, { reply: { text: "two" } }]);
-    await (await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "a" } })).text();
+    await (
+      await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "a" } })
+    ).text();
     await runInDurableObject(await object(s), (_i, state) => {
       state.storage.transactionSync(() => {
         for (let i = 0; i < MAX_EVENTS + 10; i++) {
@@ -479,7 +481,9 @@ describe("the event cap (MAX_EVENTS newest events per session)", () => {
     });
     const before = await sql<{ n: number; hi: number }>(s, "SELECT count(*) AS n, max(seq) AS hi FROM events");
     expect(before[0]?.n).toBeGreaterThan(MAX_EVENTS + 10);
-    await (await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "b" } })).text();
+    await (
+      await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "b" } })
+    ).text();
     const [after] = await sql<{ n: number; lo: number; hi: number }>(
       s,
       "SELECT count(*) AS n, min(seq) AS lo, max(seq) AS hi FROM events",
