@@ -8,7 +8,9 @@
 //   - "platform floor": POST /floor/{name}, worker → Durable Object by name → fetch of the mock model's stream →
 //     streamed back (the shape of a turn, bench/peer/worker.ts);
 //   - "floor, RPC + write": the same over RPC, after one SQLite row committed in a transaction (an admission's
-//     shape; 20 objects whose tables grow by a row per request).
+//     shape; 20 objects whose tables grow by a row per request);
+//   - "floor, paced like the load bench": the floor again, the mock answering as bench/load.mjs has it answer
+//     (a 12-word reply, 20 ms between frames), so its KiB per request compares with that bench's KiB per turn.
 // Compare with bench/load.mjs (Switchboard's turns): memory the runtime takes per request served with no code of
 // ours is the baseline its RSS growth is read against.
 
@@ -20,13 +22,23 @@ const CONCURRENCY = Number(process.env.FLOOR_MEM_CONCURRENCY ?? 20);
 const PHASES = Number(process.env.FLOOR_MEM_PHASES ?? 3);
 const SECONDS = Number(process.env.FLOOR_MEM_SECONDS ?? 20);
 
-const FLOOR_BODY = JSON.stringify({
-  model: "bench-floor-memory",
-  max_tokens: 1024,
-  stream: true,
-  system: "You are a benchmark agent.",
-  messages: [{ role: "user", content: "hello there switchboard, please echo these few words back" }],
-});
+const PACED_MODEL = "bench-floor-memory-paced";
+/** bench/load.mjs's text answer and pacing. */
+const PACED_STEP = {
+  reply: { text: "a paced reply of twelve words from the mock model, like a real one" },
+  faults: { event_delay_ms: 20 },
+};
+
+const floorBody = (model) =>
+  JSON.stringify({
+    model,
+    max_tokens: 1024,
+    stream: true,
+    system: "You are a benchmark agent.",
+    messages: [{ role: "user", content: "hello there switchboard, please echo these few words back" }],
+  });
+const FLOOR_BODY = floorBody("bench-floor-memory");
+const PACED_BODY = floorBody(PACED_MODEL);
 
 const CASES = {
   "worker answers ok": (url) => fetch(`${url}/healthz`),
@@ -41,6 +53,12 @@ const CASES = {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: FLOOR_BODY,
+    }),
+  "floor, paced like the load bench": (url, i) =>
+    fetch(`${url}/floor/mem-${i}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: PACED_BODY,
     }),
 };
 
@@ -72,6 +90,14 @@ async function measure(env, request) {
 }
 
 export async function run(env) {
+  // Enough paced answers for the paced case (one per request; unpaced default answers would follow).
+  const paced = Math.ceil((CONCURRENCY * PHASES * SECONDS * 1000) / (13 * PACED_STEP.faults.event_delay_ms));
+  for (let i = 0; i < paced; i += 2000) {
+    await env.mock.script(
+      PACED_MODEL,
+      Array.from({ length: Math.min(2000, paced - i) }, () => PACED_STEP),
+    );
+  }
   const figures = {};
   for (const [name, request] of Object.entries(CASES)) {
     log(`floor-memory: ${name}`);

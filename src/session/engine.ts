@@ -249,7 +249,10 @@ export class SessionEngine {
     // reach the request's fetch): a storage write still pending when the request is sent holds it back (the
     // output gate; about 1 ms under wrangler dev). Admission itself is durable before the request, and an
     // instance that dies in between leaves a `running` turn that the next call to the object recovers.
-    setTimeout(() => this.hooks.arm(), 0);
+    setTimeout(() => {
+      // Unless the turn already ended (its end re-armed) or the session was deleted meanwhile.
+      if (this.#runner === runner) this.hooks.arm();
+    }, 0);
     // Detached from the request on purpose: a client that disconnects does not stop the turn.
     inSpan("switchboard.turn", { "switchboard.turn_id": turnId, "switchboard.model": agent.model.name }, () =>
       runner.run(),

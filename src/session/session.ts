@@ -473,6 +473,8 @@ export class Session extends DurableObject<Env> {
     if (!this.#schema) return;
     try {
       await this.#runs.alarm();
+      // A DELETE may have wiped the object while the runs' share awaited (a callback delivery, say).
+      if (!this.#schema) return;
       this.#scheduleSweep();
       const swept = await this.#sweeper.alarm(Date.now());
       if (swept && (swept.stream_log || swept.events || swept.turns || swept.runs)) {
