@@ -1,6 +1,7 @@
 // A scriptable webhook receiver for tests that cannot start a Node server of their own (the Workers
-// pool): POST /_callback/<name>?fail=N answers 500 to the first N deliveries for <name>, then 200, and
-// records every delivery (headers, body, answer); GET /_callback/<name> lists them, oldest first.
+// pool): POST /_callback/<name>?fail=N answers 500 to the first N deliveries for <name>, then 200 (each
+// answer `delay_ms` later when given), and records every delivery (headers, body, answer) as it arrives;
+// GET /_callback/<name> lists them, oldest first.
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 export interface CallbackRecord {
@@ -34,6 +35,10 @@ export function handleCallbackEndpoint(req: IncomingMessage, url: URL, raw: stri
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v;
   list.push({ at: Date.now(), headers, body: raw, answered });
-  send(res, answered, answered === 200 ? { ok: true } : { error: "scripted failure" });
+  // `?delay_ms=N`: the answer comes N ms later (a slow receiver; the delivery is recorded at once).
+  const delay = Math.min(Math.max(Number(url.searchParams.get("delay_ms") ?? 0) || 0, 0), 30_000);
+  const answer = () => send(res, answered, answered === 200 ? { ok: true } : { error: "scripted failure" });
+  if (delay > 0) setTimeout(answer, delay);
+  else answer();
   return true;
 }

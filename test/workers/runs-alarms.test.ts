@@ -147,3 +147,31 @@ describe("callbacks", () => {
     });
   });
 });
+
+describe("an alarm and a DELETE at once", () => {
+  it("an alarm whose callback delivery is in flight when the session is deleted ends quietly", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "done" } }]);
+    const name = uid("cb");
+    // Every delivery is answered 300 ms late; the first fails, so a retry job waits in the alarm.
+    const a = await start(s, { input: "go", callback_url: `${env.MOCK_URL}/_callback/${name}?fail=1&delay_ms=300` });
+    await waitRun(s, a.run_id, (r) => (r.callback?.attempts.length ?? 0) >= 1);
+    const object = runStub(s, a.session_id);
+    await runInDurableObject(object, (_i, state) => {
+      state.storage.sql.exec("UPDATE jobs SET due_at = 0 WHERE kind = 'callback'");
+    });
+    // The alarm delivers the retry (300 ms); the session is deleted while it waits for the answer.
+    const alarm = runDurableObjectAlarm(object);
+    const until = Date.now() + 5_000;
+    while ((await deliveries(name)).length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    expect((await deliveries(name)).length).toBe(2);
+    const deleted = await (object as unknown as { destroy(): Promise<{ ok: boolean }> }).destroy();
+    expect(deleted.ok).toBe(true);
+    // The alarm ends without touching the wiped object (before the fix, its sweep threw "no such table").
+    await expect(alarm).resolves.toBe(true);
+    const tables = await runInDurableObject(object, (_i, state) =>
+      state.storage.sql.exec("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").one(),
+    );
+    expect(tables.n).toBe(0);
+  });
+});
