@@ -58,77 +58,66 @@ describe.each(PROTOCOLS)("a long session under wrangler dev (%s)", (provider) =>
   });
 });
 
+/**
+ * Twelve turns of `words` repeated words each through an agent with native compaction on `provider` and a
+ * `window`-token context; returns what every test of it checks.
+ */
+async function nativeSession(
+  provider: "anthropic" | "openai-responses",
+  window: number,
+  prefix: string,
+  words: number,
+) {
+  const model = uniqueModel(`native-${provider}`);
+  const agent = `agent-${model}`;
+  const base = weatherAgent(tools.url, model, provider);
+  await api.putAgent(agent, {
+    ...base,
+    model: { ...base.model, context_window: window, capabilities: { native_compaction: true } },
+  });
+  await mock.contextWindow(model, window);
+  const session = (await api.createSession(tenantKey, agent)).id;
+  const statuses: string[] = [];
+  for (let i = 1; i <= 12; i++) {
+    const turn = await api.sendJson(tenantKey, session, { content: `${prefix}-${i}: ${"words ".repeat(words)}` });
+    statuses.push(turn.status);
+  }
+  const page = await api.ok<{ messages: HistoryMessage[]; compactions: Array<{ summary: string }> }>(
+    "GET",
+    `/v1/sessions/${session}/messages?limit=1000`,
+    { key: tenantKey },
+  );
+  return { statuses, stats: await mock.stats(model), last: (await mock.requests(model)).at(-1), page };
+}
+
+/** What native compaction guarantees on every protocol: all turns complete, the provider compacted, no summary of ours. */
+function expectNativeCompaction(r: Awaited<ReturnType<typeof nativeSession>>, prefix: string): void {
+  expect(r.statuses.filter((s) => s !== "completed")).toEqual([]);
+  expect(r.stats.model?.compactions).toBeGreaterThan(0);
+  expect(r.stats.model?.rejected).toBe(0);
+  expect(r.stats.model?.summaries).toBe(0);
+  const text = JSON.stringify(r.page.messages);
+  for (let i = 1; i <= 12; i++) expect(text).toContain(`${prefix}-${i}:`);
+  expect(r.page.compactions.length).toBeGreaterThan(0);
+}
+
 describe("native compaction under wrangler dev (anthropic compact_20260112)", () => {
   it("the provider compacts at the trigger; the block goes back verbatim, every turn completes", async () => {
-    const model = uniqueModel("native-compaction");
-    const agent = `agent-${model}`;
-    const base = weatherAgent(tools.url, model, "anthropic");
     // 70,000-token window at threshold 0.8: the provider is asked to compact past 56,000 input tokens.
-    const window = 70_000;
-    await api.putAgent(agent, {
-      ...base,
-      model: { ...base.model, context_window: window, capabilities: { native_compaction: true } },
-    });
-    await mock.contextWindow(model, window);
-    const session = (await api.createSession(tenantKey, agent)).id;
-    const statuses: string[] = [];
-    for (let i = 1; i <= 12; i++) {
-      const turn = await api.sendJson(tenantKey, session, { content: `native-${i}: ${"words ".repeat(4000)}` });
-      statuses.push(turn.status);
-    }
-    expect(statuses.filter((s) => s !== "completed")).toEqual([]);
-    const stats = await mock.stats(model);
-    expect(stats.model?.compactions).toBeGreaterThan(0);
-    expect(stats.model?.rejected).toBe(0);
-    expect(stats.model?.summaries).toBe(0);
-    const last = (await mock.requests(model)).at(-1);
-    expect(last?.headers["anthropic-beta"]).toContain("compact-2026-01-12");
-    expect(last?.raw).toContain('"type":"compaction"');
-    const page = await api.ok<{ messages: HistoryMessage[]; compactions: Array<{ summary: string }> }>(
-      "GET",
-      `/v1/sessions/${session}/messages?limit=1000`,
-      { key: tenantKey },
-    );
-    const text = JSON.stringify(page.messages);
-    for (let i = 1; i <= 12; i++) expect(text).toContain(`native-${i}:`);
-    expect(page.compactions.length).toBeGreaterThan(0);
-    expect(page.compactions[0]?.summary).toContain("Compacted summary");
+    const r = await nativeSession("anthropic", 70_000, "native", 4000);
+    expectNativeCompaction(r, "native");
+    expect(r.last?.headers["anthropic-beta"]).toContain("compact-2026-01-12");
+    expect(r.last?.raw).toContain('"type":"compaction"');
+    expect(r.page.compactions[0]?.summary).toContain("Compacted summary");
   });
 });
 
 describe("native compaction under wrangler dev (OpenAI Responses compact_threshold)", () => {
   it("the provider compacts past the threshold; the item goes back verbatim, every turn completes", async () => {
-    const model = uniqueModel("native-responses");
-    const agent = `agent-${model}`;
-    const base = weatherAgent(tools.url, model, "openai-responses");
     // 20,000-token window at threshold 0.8: the provider is asked to compact past 16,000 input tokens.
-    const window = 20_000;
-    await api.putAgent(agent, {
-      ...base,
-      model: { ...base.model, context_window: window, capabilities: { native_compaction: true } },
-    });
-    await mock.contextWindow(model, window);
-    const session = (await api.createSession(tenantKey, agent)).id;
-    const statuses: string[] = [];
-    for (let i = 1; i <= 12; i++) {
-      const turn = await api.sendJson(tenantKey, session, { content: `resp-${i}: ${"words ".repeat(1000)}` });
-      statuses.push(turn.status);
-    }
-    expect(statuses.filter((s) => s !== "completed")).toEqual([]);
-    const stats = await mock.stats(model);
-    expect(stats.model?.compactions).toBeGreaterThan(0);
-    expect(stats.model?.rejected).toBe(0);
-    expect(stats.model?.summaries).toBe(0);
-    const last = (await mock.requests(model)).at(-1);
-    expect(last?.path).toBe("/v1/responses");
-    expect(last?.raw).toContain('{"type":"compaction","encrypted_content":"mockcmp_');
-    const page = await api.ok<{ messages: HistoryMessage[]; compactions: unknown[] }>(
-      "GET",
-      `/v1/sessions/${session}/messages?limit=1000`,
-      { key: tenantKey },
-    );
-    const text = JSON.stringify(page.messages);
-    for (let i = 1; i <= 12; i++) expect(text).toContain(`resp-${i}:`);
-    expect(page.compactions.length).toBeGreaterThan(0);
+    const r = await nativeSession("openai-responses", 20_000, "resp", 1000);
+    expectNativeCompaction(r, "resp");
+    expect(r.last?.path).toBe("/v1/responses");
+    expect(r.last?.raw).toContain('{"type":"compaction","encrypted_content":"mockcmp_');
   });
 });
