@@ -17,7 +17,10 @@ import { clearCompactions, latestCompaction, preambleOf } from "../compaction/re
 import { boundResultContent, fitMessageResults } from "./truncate";
 
 /** meta key: the highest message seq before the last `clear` (seqs never repeat; see `#insert`). */
-export const MESSAGES_FLOOR_KEY = "messages_floor";
+const MESSAGES_FLOOR_KEY = "messages_floor";
+/** SQL: the highest message seq ever handed out (the newest message's, or the floor a `clear` left). */
+const HIGHEST_SEQ = `max(coalesce((SELECT max(seq) FROM messages), 0),
+  coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${MESSAGES_FLOOR_KEY}'), 0))`;
 
 export type CallState = "pending" | "resolved" | "synthesized" | "skipped";
 export type Execution = "http" | "client" | "builtin" | "mcp" | "unknown";
@@ -197,10 +200,7 @@ export class HistoryStore {
     const row = one<{ seq: number }>(
       this.#sql,
       `INSERT INTO messages (seq, role, origin, turn_id, parts, created_at)
-       VALUES (max(coalesce((SELECT max(seq) FROM messages), 0),
-                   coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${MESSAGES_FLOOR_KEY}'), 0)) + 1,
-               ?, ?, ?, ?, ?)
-       RETURNING seq`,
+       VALUES (${HIGHEST_SEQ} + 1, ?, ?, ?, ?, ?) RETURNING seq`,
       role,
       origin,
       turnId,
@@ -381,9 +381,7 @@ export class HistoryStore {
   clear(): void {
     write(
       this.#sql,
-      `INSERT OR REPLACE INTO meta (key, value)
-       SELECT '${MESSAGES_FLOOR_KEY}', CAST(max(coalesce((SELECT max(seq) FROM messages), 0),
-         coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${MESSAGES_FLOOR_KEY}'), 0)) AS TEXT)`,
+      `INSERT OR REPLACE INTO meta (key, value) SELECT '${MESSAGES_FLOOR_KEY}', CAST(${HIGHEST_SEQ} AS TEXT)`,
     );
     write(this.#sql, "DELETE FROM messages");
     write(this.#sql, "DELETE FROM tool_calls");
