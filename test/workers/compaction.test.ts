@@ -9,6 +9,7 @@ import {
   COMPACTION_TOOLS,
   events,
   history,
+  mockStats,
   pairingProblems,
   recordStream,
   type Setup,
@@ -26,11 +27,6 @@ async function mockWindow(model: string, tokens: number | null): Promise<void> {
     body: JSON.stringify({ model, tokens }),
   });
   if (!res.ok) throw new Error(`mock window: ${res.status}`);
-}
-
-async function mockStats(model: string) {
-  const res = await fetch(`${env.MOCK_URL}/_mock/stats?model=${model}`);
-  return ((await res.json()) as { model: Record<string, number> }).model;
 }
 
 async function allMessages(s: Setup) {

@@ -97,6 +97,43 @@ export async function mockRequests(model: string): Promise<MockRecord[]> {
   return ((await res.json()) as { requests: MockRecord[] }).requests;
 }
 
+/** The mock's counters for `model` (requests, rejections, compactions, summaries, overflows, …). */
+export async function mockStats(model: string): Promise<Record<string, number>> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/stats?model=${encodeURIComponent(model)}`);
+  return ((await res.json()) as { model: Record<string, number> }).model;
+}
+
+/**
+ * What a native compaction leaves on either protocol, with COMPACTION_TOOLS loaded: the streamed
+ * `data-compaction` part marked native, the provider compacting with no summary request of ours and no
+ * rejection, a `context_compacted` event that kept the loaded tool, and the stored assistant message at its
+ * boundary opening with the provider's block. Returns the history, the boundary seq and that block.
+ */
+export async function expectNativeCompacted(
+  s: Setup,
+  streamed: string,
+  provider: "anthropic" | "openai",
+): Promise<{ stored: Msg[]; boundary: number; block: { content?: string; encrypted: string } }> {
+  expect(streamed).toMatch(/"type":"data-compaction","data":\{[^}]*"native":true/);
+  const stats = await mockStats(s.model);
+  expect(stats.compactions).toBeGreaterThan(0);
+  expect(stats.rejected).toBe(0);
+  expect(stats.overflow).toBe(0);
+  expect(stats.summaries).toBe(0);
+  const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+  expect(compacted.length).toBeGreaterThan(0);
+  expect(compacted[0]?.data).toMatchObject({ native: true, summary_requests: 0, tools_kept: ["lookup_order"] });
+  const boundary = Number(compacted[compacted.length - 1]?.data.boundary_seq);
+  const stored = await history(s);
+  const at = stored.find((m) => m.seq === boundary);
+  expect(at?.role).toBe("assistant");
+  expect(at?.parts[0]).toMatchObject({ type: "compaction", provider });
+  const block = at?.parts[0] as unknown as { content?: string; encrypted: string };
+  expect(block.encrypted).toMatch(/^mockcmp_/);
+  expect(pairingProblems(stored)).toEqual([]);
+  return { stored, boundary, block };
+}
+
 export const clientTool = (name: string) => ({
   name,
   description: `client tool ${name}`,

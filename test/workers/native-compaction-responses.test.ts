@@ -8,8 +8,8 @@ import {
   apiJson,
   COMPACTION_TOOLS,
   events,
-  history,
-  pairingProblems,
+  expectNativeCompacted,
+  mockStats,
   type Setup,
   script,
   send,
@@ -31,11 +31,6 @@ interface Recorded {
 async function requests(model: string): Promise<Recorded[]> {
   const res = await fetch(`${env.MOCK_URL}/_mock/requests?model=${model}`);
   return ((await res.json()) as { requests: Recorded[] }).requests;
-}
-
-async function mockStats(model: string): Promise<Record<string, number>> {
-  const res = await fetch(`${env.MOCK_URL}/_mock/stats?model=${model}`);
-  return ((await res.json()) as { model: Record<string, number> }).model;
 }
 
 /** A Responses-protocol session whose agent (and the mock) have a 20,000-token window: threshold 16,000. */
@@ -91,26 +86,9 @@ describe("native compaction on the OpenAI Responses API (compact_threshold)", ()
     }
     const finished = (await events(s)).filter((e) => e.type === "turn_finished").map((e) => e.data.status);
     expect(finished).toEqual(Array(12).fill("completed"));
-    expect(streamed).toMatch(/"type":"data-compaction","data":\{[^}]*"native":true/);
-    const stats = await mockStats(s.model);
-    expect(stats.compactions).toBeGreaterThan(0);
-    expect(stats.rejected).toBe(0);
-    expect(stats.overflow).toBe(0);
-    expect(stats.summaries).toBe(0);
-
-    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
-    expect(compacted.length).toBeGreaterThan(0);
-    expect(compacted[0]?.data).toMatchObject({ native: true, summary_requests: 0, tools_kept: ["lookup_order"] });
-    const boundary = Number(compacted[compacted.length - 1]?.data.boundary_seq);
-
     // Stored: the assistant message at the boundary opens with the provider's opaque compaction item.
-    const stored = await history(s);
-    const at = stored.find((m) => m.seq === boundary);
-    expect(at?.role).toBe("assistant");
-    expect(at?.parts[0]).toMatchObject({ type: "compaction", provider: "openai" });
-    const encrypted = String((at?.parts[0] as { encrypted?: string } | undefined)?.encrypted);
-    expect(encrypted).toMatch(/^mockcmp_/);
-    expect(pairingProblems(stored)).toEqual([]);
+    const { boundary, block } = await expectNativeCompacted(s, streamed, "openai");
+    const encrypted = block.encrypted;
 
     // The request after it: the item sent back verbatim right after a short lead, the threshold asked
     // for, the loaded deferred tool still declared in tools[], and far fewer bytes.

@@ -8,7 +8,9 @@ import {
   apiJson,
   COMPACTION_TOOLS,
   events,
+  expectNativeCompacted,
   history,
+  mockStats,
   pairingProblems,
   type Setup,
   script,
@@ -35,11 +37,6 @@ async function mockWindow(model: string, tokens: number): Promise<void> {
     body: JSON.stringify({ model, tokens }),
   });
   if (!res.ok) throw new Error(`mock window: ${res.status}`);
-}
-
-async function mockStats(model: string): Promise<Record<string, number>> {
-  const res = await fetch(`${env.MOCK_URL}/_mock/stats?model=${model}`);
-  return ((await res.json()) as { model: Record<string, number> }).model;
 }
 
 /** A session whose agent (and the mock) have a `window`-token context window. */
@@ -90,28 +87,9 @@ describe("native compaction (Anthropic compact_20260112)", () => {
     const finished = (await events(s)).filter((e) => e.type === "turn_finished").map((e) => e.data.status);
     expect(finished).toHaveLength(13);
     expect(finished.filter((x) => x !== "completed")).toEqual([]);
-    // The compacting turn streamed a data-compaction part saying the provider did it.
-    expect(streamed).toMatch(/"type":"data-compaction","data":\{[^}]*"native":true/);
-    const stats = await mockStats(s.model);
-    expect(stats.compactions).toBeGreaterThan(0);
-    expect(stats.rejected).toBe(0);
-    expect(stats.overflow).toBe(0);
-    // The provider summarised: no summary request of ours.
-    expect(stats.summaries).toBe(0);
-
-    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
-    expect(compacted.length).toBeGreaterThan(0);
-    expect(compacted[0]?.data).toMatchObject({ native: true, summary_requests: 0, tools_kept: ["lookup_order"] });
-    const boundary = Number(compacted[compacted.length - 1]?.data.boundary_seq);
-
-    // Stored: the assistant message at the boundary opens with the provider's block.
-    const stored = await history(s);
-    const at = stored.find((m) => m.seq === boundary);
-    expect(at?.role).toBe("assistant");
-    expect(at?.parts[0]).toMatchObject({ type: "compaction", provider: "anthropic" });
-    const part = at?.parts[0] as unknown as { content: string; encrypted: string };
-    expect(part.encrypted).toMatch(/^mockcmp_/);
-    expect(pairingProblems(stored)).toEqual([]);
+    // The compacting turn streamed a data-compaction part saying the provider did it, and the provider
+    // summarised (no summary request of ours); the boundary message opens with its block.
+    const { boundary, block: part } = await expectNativeCompacted(s, streamed, "anthropic");
 
     // The request after it: the block sent back verbatim right after a short lead, the beta and the edit
     // on, the kept deferred tool declared in full (its tool_reference is gone), and far fewer bytes.
