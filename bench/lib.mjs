@@ -154,6 +154,23 @@ export async function makeAgent(env, prefix) {
   return { agent: model, model };
 }
 
+/** A bench agent's config with one http tool, get_weather, served by the mock (`{mockUrl}/_tool`). */
+export function weatherToolAgent(model, mockUrl) {
+  return {
+    model: { provider: "anthropic", name: model },
+    system: "You are a benchmark agent.",
+    max_steps: 4,
+    tools: [
+      {
+        name: "get_weather",
+        description: "Weather for a city",
+        input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        execution: { type: "http", url: `${mockUrl}/_tool` },
+      },
+    ],
+  };
+}
+
 export async function newSession(env, agent) {
   return (await env.api.createSession(env.key, agent)).id;
 }

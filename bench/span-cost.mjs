@@ -9,7 +9,7 @@
 // whole-turn p50 / p90 of each, and the difference.
 import { randomUUID } from "node:crypto";
 import { Api, startWrangler } from "../test/helpers/index.ts";
-import { ADMIN_KEY, log, pct, performance, readTimedSse, round, standalone, table } from "./lib.mjs";
+import { ADMIN_KEY, log, pct, performance, readTimedSse, round, standalone, table, weatherToolAgent } from "./lib.mjs";
 
 const TURNS = Number(process.env.BENCH_SPAN_TURNS ?? 150);
 const WARMUP = 10;
@@ -29,19 +29,7 @@ async function startSide(env, noSpans) {
   const api = new Api(worker.url, ADMIN_KEY);
   const { key } = await api.createKey(`bench-spans-${randomUUID().slice(0, 8)}`);
   const model = `bench-spans-${randomUUID().slice(0, 8)}`;
-  await api.putAgent(model, {
-    model: { provider: "anthropic", name: model },
-    system: "You are a benchmark agent.",
-    max_steps: 4,
-    tools: [
-      {
-        name: "get_weather",
-        description: "Weather for a city",
-        input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-        execution: { type: "http", url: `${env.mockUrl}/_tool` },
-      },
-    ],
-  });
+  await api.putAgent(model, weatherToolAgent(model, env.mockUrl));
   const sessions = [];
   for (let i = 0; i < 5; i++) sessions.push((await api.createSession(key, model)).id);
   return { worker, api, key, model, sessions };

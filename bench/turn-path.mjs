@@ -7,7 +7,7 @@
 // 2. Storage work per request from the debug counters (on in the delayed run): D1 statements per steady-state
 //    turn and for the first turn of a cold isolate; SQLite statements and rows written per one-step text turn
 //    (JSON mode: the whole turn) and per tool step (a turn with one http tool call minus a text turn).
-import { makeAgent, newSession, round, standalone, table } from "./lib.mjs";
+import { makeAgent, newSession, round, standalone, table, weatherToolAgent } from "./lib.mjs";
 import { concurrent, directTurn, sequential, summary, switchboardTurn } from "./ttfb.mjs";
 
 const C1_TURNS = Number(process.env.BENCH_TURNPATH_C1 ?? 100);
@@ -62,19 +62,7 @@ async function storageCounts(env, textAgent) {
   const swept = await countedTurn(env, textSession, "fifth");
   // A tool step: one http tool call (served by the mock) then text, minus a text turn.
   const toolModel = `bench-tool-${Date.now().toString(36)}`;
-  await env.api.putAgent(toolModel, {
-    model: { provider: "anthropic", name: toolModel },
-    system: "You are a benchmark agent.",
-    max_steps: 4,
-    tools: [
-      {
-        name: "get_weather",
-        description: "Weather for a city",
-        input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-        execution: { type: "http", url: `${env.mockUrl}/_tool` },
-      },
-    ],
-  });
+  await env.api.putAgent(toolModel, weatherToolAgent(toolModel, env.mockUrl));
   const toolSession = await newSession(env, toolModel);
   await env.mock.script(toolModel, [
     { reply: { text: "warm" } },
