@@ -2,20 +2,8 @@
 // `context_management` compaction entry, and the pairing of function_call and function_call_output
 // items, answered with the real API's 400 messages.
 import { isRecord, type Rejection } from "./types.ts";
+import { bad, unpaired } from "./validate-openai.ts";
 
-const bad = (message: string, param: string | null = null, code: string | null = null): Rejection => ({
-  status: 400,
-  message,
-  param,
-  code,
-});
-const unpaired = (message: string, param: string): Rejection => ({
-  status: 400,
-  message,
-  param,
-  code: null,
-  pairing: true,
-});
 const ROLES = ["user", "assistant", "system", "developer"];
 
 export function validateResponsesRequest(body: unknown): Rejection | null {

@@ -5,7 +5,8 @@ import { isRecord, type JsonObject, type Rejection } from "./types.ts";
 const ROLES = ["system", "developer", "user", "assistant", "tool", "function"];
 const NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
-const bad = (message: string, param: string | null = null, code: string | null = null): Rejection => ({
+/** A 400 in OpenAI's error shape (message, param, code); shared with the Responses validator. */
+export const bad = (message: string, param: string | null = null, code: string | null = null): Rejection => ({
   status: 400,
   message,
   param,
@@ -15,7 +16,8 @@ const missing = (param: string): Rejection =>
   bad(`Missing required parameter: '${param}'.`, param, "missing_required_parameter");
 const wrongType = (param: string, expected: string, value: unknown): Rejection =>
   bad(`Invalid type for '${param}': expected ${expected}, but got ${describe(value)} instead.`, param, "invalid_type");
-const unpaired = (message: string, param: string): Rejection => ({
+/** A 400 that breaks the pairing invariant P (counted apart by the mock's stats). */
+export const unpaired = (message: string, param: string): Rejection => ({
   status: 400,
   message,
   param,
