@@ -2,12 +2,12 @@
 // says why the demo tool is missing, it prints the web app's URL, and a SIGTERM to npm — which reaches only the
 // `sh -c` npm runs the script in — still stops every process it started, workerd included.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alive } from "../helpers/alive.ts";
 import { freePort, repoRoot } from "../helpers/index.ts";
 
 const READY_MS = 120_000;
@@ -37,21 +37,6 @@ async function descendants(root: number): Promise<Array<[number, string]>> {
   };
   visit(root);
   return found;
-}
-
-/** Running, not a zombie: an orphan whose exit nobody has reaped yet (some container inits never do) is gone. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return !existsSync("/proc/self/stat"); // no procfs (macOS): kill(0) is all there is
-  }
 }
 
 function waitForOutput(pattern: RegExp, ms: number): Promise<RegExpMatchArray> {

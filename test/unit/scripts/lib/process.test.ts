@@ -1,25 +1,10 @@
 // The shared process helpers (scripts/lib/process.mjs) that `npm start`, the e2e suite and the benches rely on:
 // a stopped group leaves none of its processes running, waiting ends when the server's process dies, and a
 // bound port is not reported free.
-import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { freePort, portIsFree, spawnGroup, stopGroup, waitForHttp } from "../../../../scripts/lib/process.mjs";
-
-/** Running, not a zombie (an orphan the container's init has not reaped yet is gone for our purposes). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return true;
-  }
-}
+import { alive } from "../../../helpers/alive.ts";
 
 describe("process helpers", () => {
   it("stopGroup ends the group leader and the process it started", async () => {
@@ -34,11 +19,11 @@ describe("process helpers", () => {
     const grandchildPid = await new Promise<number>((resolve) => {
       leader.stdout?.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
     });
-    expect(running(grandchildPid)).toBe(true);
+    expect(alive(grandchildPid)).toBe(true);
     await stopGroup(leader, 2_000);
     expect(leader.exitCode !== null || leader.signalCode !== null).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(running(grandchildPid)).toBe(false);
+    expect(alive(grandchildPid)).toBe(false);
   });
 
   it("waitForHttp fails at once when the server's process exits", async () => {
