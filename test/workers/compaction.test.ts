@@ -129,21 +129,12 @@ async function turns(s: Setup, from: number, n: number): Promise<string[]> {
 }
 
 describe("overflow is never terminal", () => {
-  it("a provider 400 'prompt is too long' under a too-large configured window compacts and retries the step once", async () => {
-    // The agent believes in 200k tokens; the model really has 4,000: only the provider's 400 tells.
-    const s = await setup({}, "anthropic");
-    await mockWindow(s.model, 4000);
-    const statuses = await turns(s, 1, 14);
-    expect(statuses.filter((x) => x !== "completed")).toEqual([]);
-    const stats = await mockStats(s.model);
-    expect(stats.overflow).toBeGreaterThan(0);
-    expect(stats.rejected_p).toBe(0);
-    expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(true);
-  });
-
-  it("the Responses API's 400 context_length_exceeded compacts and retries the step once", async () => {
-    // The agent believes in the default 128k window; the model really has 4,000: only the provider's 400 tells.
-    const s = await setup({}, "openai-responses");
+  // The agent believes in its default window (200k, 128k); the model really has 4,000: only the provider's 400 tells.
+  it.each([
+    ["a provider 400 'prompt is too long' under a too-large configured window", "anthropic"],
+    ["the Responses API's 400 context_length_exceeded", "openai-responses"],
+  ] as const)("%s compacts and retries the step once (%s)", async (_what, provider) => {
+    const s = await setup({}, provider);
     await mockWindow(s.model, 4000);
     const statuses = await turns(s, 1, 14);
     expect(statuses.filter((x) => x !== "completed")).toEqual([]);
