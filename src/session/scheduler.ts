@@ -40,8 +40,10 @@ export function removeJob(sql: SqlStorage, kind: JobKind, ref: string): void {
  * restarts. The heartbeat is not a row: it is derived from memory (a runner
  * is active), because a new instance has no runner by definition.
  *
- * `arm` always sets the alarm to the earliest of: the heartbeat (while a turn
- * runs) and the earliest due job. Run jobs only count while runs may start
+ * `arm` makes the alarm fire no later than the earliest of: the heartbeat
+ * (while a turn runs) and the earliest due job. It writes the alarm only when
+ * the one already set would come too late (or is unknown): an earlier alarm
+ * stays and re-arms when it fires. Run jobs only count while runs may start
  * (no turn runs, none waits for a client's tool results): a run waits, and
  * the end of what it waits for re-arms.
  */
@@ -49,6 +51,11 @@ export class Scheduler {
   readonly #storage: DurableObjectStorage;
   readonly #runnerActive: () => boolean;
   readonly #runsBlocked: () => boolean;
+  /**
+   * The alarm as this instance last set it: a time, null for none, undefined when unknown (a new instance, an
+   * alarm that has just fired, a failed write).
+   */
+  #alarm: number | null | undefined = undefined;
   constructor(storage: DurableObjectStorage, runnerActive: () => boolean, runsBlocked: () => boolean = runnerActive) {
     this.#runsBlocked = runsBlocked;
     this.#runnerActive = runnerActive;
@@ -106,10 +113,28 @@ export class Scheduler {
     return next === null ? null : Math.max(next, now);
   }
 
-  /** Sets (or clears) the alarm for `next()`. Never throws: a failed write is logged, the heartbeat retries. */
+  /**
+   * Makes sure the alarm fires no later than `next()`. An alarm already set for an earlier time that is still
+   * ahead stays as it is: when it fires, the handler re-arms for whatever is due then. So a busy session does
+   * not write its alarm at every turn's start (the heartbeat) and end (the sweep's far due time): a storage
+   * write holds the turn's stream back until it is confirmed. Never throws: a failed write is logged, and the
+   * next `arm` writes again.
+   */
   arm(): void {
-    const next = this.next();
+    const now = Date.now();
+    const next = this.next(now);
+    const set = this.#alarm;
+    if (set === null ? next === null : set !== undefined && set > now && next !== null && set <= next) return;
+    this.#alarm = next;
     const op = next === null ? this.#storage.deleteAlarm() : this.#storage.setAlarm(next);
-    op.catch((e: unknown) => log("error", "alarm_arm_failed", { error: String(e) }));
+    op.catch((e: unknown) => {
+      this.#alarm = undefined;
+      log("error", "alarm_arm_failed", { error: String(e) });
+    });
+  }
+
+  /** The alarm fired (it is no longer set once the handler ends) or was deleted behind the scheduler's back. */
+  forget(): void {
+    this.#alarm = undefined;
   }
 }

@@ -357,6 +357,7 @@ export class Session extends DurableObject<Env> {
   }
 
   async #wipe(): Promise<void> {
+    this.#scheduler.forget();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.#initError = null;
@@ -469,6 +470,7 @@ export class Session extends DurableObject<Env> {
    * for whatever is due next.
    */
   override async alarm(): Promise<void> {
+    this.#scheduler.forget();
     this.#ready();
     if (!this.#schema) return;
     try {

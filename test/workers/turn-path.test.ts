@@ -195,4 +195,25 @@ describe("a lean session object", () => {
     expect(fourth).toBeLessThanOrEqual(8 + 1);
     expect(fifth).toBeLessThanOrEqual(8 + 1);
   });
+
+  it("turns inside the heartbeat window leave the session's alarm as the first one set it", async () => {
+    const s = await setup();
+    await script(
+      s.model,
+      ["one", "two", "three"].map((text) => ({ reply: { text } })),
+    );
+    const object = env.SESSION.getByName(`${await tenantOf(s)}:${s.session}`);
+    const alarmOf = () => runInDurableObject(object, (_i, state) => state.storage.getAlarm());
+    await rowsOf(s, "first");
+    const first = await alarmOf();
+    // The first turn's heartbeat (30 s ahead), earlier than the sweep job it would otherwise move to.
+    expect(first).toBeGreaterThan(Date.now());
+    expect(first).toBeLessThanOrEqual(Date.now() + 30_000);
+    for (const content of ["second", "third"]) {
+      await new Promise((r) => setTimeout(r, 5));
+      await rowsOf(s, content);
+      // An alarm write at a turn's start or end would hold its stream back until confirmed (the output gate).
+      expect(await alarmOf()).toBe(first);
+    }
+  });
 });
