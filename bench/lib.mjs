@@ -1,7 +1,7 @@
 // Shared plumbing for the benchmarks: one mock model server (own process) + one `wrangler dev` (real workerd),
 // timing helpers, percentiles and table printing. Benchmarks print figures; they never assert.
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -68,7 +68,8 @@ async function snapshotWorker() {
 /**
  * Starts the mock and the worker; returns clients, restartWorker() and a stop() that ends both. `vars`: worker
  * variables for every run of this environment (e.g. SWITCHBOARD_DEBUG_SEED for bench/compaction.mjs).
- * `options.extraArgs`: more `wrangler dev` arguments (e.g. `--inspector-port` for bench/profile-turn.mjs).
+ * `options.extraArgs`: more `wrangler dev` arguments (e.g. `--inspector-port` for bench/profile-turn.mjs);
+ * `options.logLevel`: wrangler's (`info` by default, which leaves out the worker's console.log lines; `log` keeps them).
  */
 export async function startEnv(vars = {}, options = {}) {
   const t0 = performance.now();
@@ -77,6 +78,7 @@ export async function startEnv(vars = {}, options = {}) {
   const launch = (migrate, extraVars = {}) =>
     startWrangler({
       extraArgs: ["--config", snapshot.configPath, ...(options.extraArgs ?? [])],
+      logLevel: options.logLevel,
       persistDir: snapshot.persistDir,
       migrate: migrate ? "DB" : false,
       vars: {
@@ -299,4 +301,26 @@ export async function eventsAfter(env, sessionId, after = 0) {
     cursor = page.next;
   }
   return out;
+}
+
+/**
+ * CPU time (ms, user + system) the workerd processes of a process group (a `wrangler dev`: its proxy and the
+ * runtime) have used so far, from /proc (Linux; null elsewhere). Clock ticks are 10 ms: read it around hundreds of
+ * requests, not one.
+ */
+export async function workerdCpuMs(pgid) {
+  let ticks = 0;
+  let found = false;
+  for (const pid of await readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(pid)) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+    if (!stat) continue;
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    // After the comm: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime.
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(f[2]) !== pgid || !comm.startsWith("workerd")) continue;
+    found = true;
+    ticks += Number(f[11]) + Number(f[12]);
+  }
+  return found ? ticks * 10 : null;
 }

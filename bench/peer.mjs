@@ -21,7 +21,17 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { sleep } from "../scripts/lib/process.mjs";
 import { repoRoot, startWrangler } from "../test/helpers/index.ts";
-import { log, makeAgent, newSession, performance, readTimedSse, round, standalone, table } from "./lib.mjs";
+import {
+  log,
+  makeAgent,
+  newSession,
+  performance,
+  readTimedSse,
+  round,
+  standalone,
+  table,
+  workerdCpuMs,
+} from "./lib.mjs";
 import { directTurn, splitAtProvider, summary, switchboardTurn } from "./ttfb.mjs";
 
 const C1_TURNS = Number(process.env.BENCH_PEER_C1 ?? 100);
@@ -29,6 +39,7 @@ const C20_ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 5);
 const C1_SESSIONS = 10;
 const SETTLE_MS = Number(process.env.BENCH_PEER_SETTLE_MS ?? 20);
 const WARMUP_C1 = 10;
+const CPU_TURNS = Number(process.env.BENCH_PEER_CPU_TURNS ?? 200);
 const PROMPT = "hello there switchboard, please echo these few words back";
 const PEER_MODEL = "bench-peer";
 
@@ -235,11 +246,24 @@ export async function run(env) {
         if (r > 0) c20[who].push(...ts);
       }
     }
-    for (const ps of [...peer1, ...peer20]) ps.close();
     const whos = ["switchboard", "peer", "floor", "floor_rpc", "floor_rpc_write"];
+    // CPU per turn: each stack alone, turns one after another, read from its wrangler's workerd processes. Steadier
+    // than latency percentiles on a shared machine, and what a turn costs the one local thread at concurrency 20.
+    log("peer: CPU per turn");
+    const cpu = {};
+    for (const who of whos) {
+      const pgid = who === "switchboard" ? env.worker.pid : peer.pid;
+      const before = await workerdCpuMs(pgid);
+      for (let i = 0; i < CPU_TURNS; i++) await stacks[who].c1(i);
+      await sleep(200);
+      const after = await workerdCpuMs(pgid);
+      cpu[who] = before === null || after === null ? null : round((after - before) / CPU_TURNS, 2);
+    }
+    for (const ps of [...peer1, ...peer20]) ps.close();
     const figures = {
       c1: Object.fromEntries(whos.map((w) => [w, added(c1.direct, c1[w])])),
       c20: Object.fromEntries(whos.map((w) => [w, added(c20.direct, c20[w])])),
+      cpu_ms_per_turn: cpu,
       split_c1: split1,
       storage: { peer: await peerStorage(peer), switchboard: null },
     };
@@ -300,6 +324,15 @@ export async function run(env) {
         names[who],
         split1[who]?.to_provider_request_p50_ms ?? "(records missing)",
         split1[who]?.provider_request_to_first_delta_p50_ms ?? "",
+      ]),
+    );
+    table(
+      `Peer — workerd CPU per turn (ms; user + system of the stack's wrangler workerd processes, ${CPU_TURNS} sequential turns)`,
+      ["stack", "CPU per turn", "over floor"],
+      whos.map((who) => [
+        names[who],
+        cpu[who] ?? "(no /proc)",
+        who === "floor" || cpu[who] === null || cpu.floor === null ? "—" : round(cpu[who] - cpu.floor, 2),
       ]),
     );
     const st = figures.storage;
