@@ -52,12 +52,14 @@ async function countedTurn(env, sessionId, content) {
 }
 
 async function storageCounts(env, textAgent) {
-  // A text turn: the second turn of a fresh session (the first turn of a session is the same work).
+  // A text turn: the second turn of a fresh session (the first turn of a session is the same work); its end
+  // schedules the retention sweep for the first turn's stream log, once per session.
   const textSession = await newSession(env, textAgent);
   await countedTurn(env, textSession, "warm up");
   const text = await countedTurn(env, textSession, "count this turn");
-  // A steady-state turn three turns later also sweeps the stream-log row of the turn it pushes out of replay.
-  await countedTurn(env, textSession, "third");
+  // The third: a steady-state turn, whose end leaves the sweep job as it is.
+  const steady = await countedTurn(env, textSession, "third");
+  // A steady-state turn two turns later also sweeps the stream-log row of the turn it pushes out of replay.
   await countedTurn(env, textSession, "fourth");
   const swept = await countedTurn(env, textSession, "fifth");
   // A tool step: one http tool call (served by the mock) then text, minus a text turn.
@@ -66,15 +68,22 @@ async function storageCounts(env, textAgent) {
   const toolSession = await newSession(env, toolModel);
   await env.mock.script(toolModel, [
     { reply: { text: "warm" } },
+    { reply: { text: "warm again" } },
+    { reply: { text: "warm a third time" } },
     { reply: { text: "plain" } },
     { reply: { tool_calls: [{ name: "get_weather", input: { city: "Paris" } }] } },
     { reply: { text: "It is sunny." } },
   ]);
+  // Both compared turns are steady-state ones that push an old stream log out of replay (the fourth and the
+  // fifth), so the difference is the tool step's.
   await countedTurn(env, toolSession, "warm up");
+  await countedTurn(env, toolSession, "warm up again");
+  await countedTurn(env, toolSession, "warm up a third time");
   const plain = await countedTurn(env, toolSession, "plain text");
   const tool = await countedTurn(env, toolSession, "weather in Paris?");
   return {
     text_turn: text,
+    text_turn_steady: steady,
     text_turn_with_sweep: swept,
     tool_turn: tool,
     per_tool_step: {
@@ -142,7 +151,18 @@ export async function run(env) {
     "Turn path — storage work per turn (debug counters, JSON mode = the whole turn)",
     ["turn", "D1 statements", "SQLite statements", "SQLite rows written"],
     [
-      ["one-step text turn", counts.text_turn.d1, counts.text_turn.sql_statements, counts.text_turn.sql_rows_written],
+      [
+        "one-step text turn (a session's second)",
+        counts.text_turn.d1,
+        counts.text_turn.sql_statements,
+        counts.text_turn.sql_rows_written,
+      ],
+      [
+        "one-step text turn (the third: steady state)",
+        counts.text_turn_steady.d1,
+        counts.text_turn_steady.sql_statements,
+        counts.text_turn_steady.sql_rows_written,
+      ],
       [
         "text turn that also sweeps an old stream log",
         counts.text_turn_with_sweep.d1,

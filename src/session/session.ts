@@ -332,6 +332,7 @@ export class Session extends DurableObject<Env> {
       e.turns.clear();
     });
     e.eventLog.record("session_cleared", null, { at: nowIso() });
+    this.#sweeper.forget();
     // A run that waited behind a paused turn may start now.
     this.#scheduler.arm();
     return { ok: true, cleared: true };
@@ -358,6 +359,7 @@ export class Session extends DurableObject<Env> {
 
   async #wipe(): Promise<void> {
     this.#scheduler.forget();
+    this.#sweeper.forget();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.#initError = null;
@@ -471,6 +473,8 @@ export class Session extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     this.#scheduler.forget();
+    // Runs may conclude here (a callback delivered): the turns they held back become sweepable.
+    this.#sweeper.forget();
     this.#ready();
     if (!this.#schema) return;
     try {

@@ -68,6 +68,11 @@ export class Sweeper {
   readonly #scheduler: Scheduler;
   readonly #retention: Retention;
   readonly #busy: () => boolean;
+  /**
+   * True once `schedule` has found the job early enough for anything that can still become sweepable (see
+   * `#covers`): later calls add nothing and read nothing. Memory only; reset when the alarm runs, and by `forget`.
+   */
+  #covered = false;
   constructor(storage: DurableObjectStorage, scheduler: Scheduler, retention: Retention, busy: () => boolean) {
     this.#busy = busy;
     this.#retention = retention;
@@ -85,12 +90,37 @@ export class Sweeper {
    * turn's end can afford it; nothing is deleted here.
    */
   schedule(now = Date.now()): void {
+    if (this.#covered) return;
     const next = this.#next(now);
-    if (next !== null) this.#scheduler.addEarliest("sweep", REF, next);
+    if (next === null) return;
+    this.#scheduler.addEarliest("sweep", REF, next);
+    this.#covered = this.#covers(next, now);
+  }
+
+  /** The rows changed behind the sweeper's back (a clear, a wipe): the next `schedule` looks again. */
+  forget(): void {
+    this.#covered = false;
+  }
+
+  /**
+   * Whether a job due at `due` is early enough for every row that can become sweepable from now on, so a turn's
+   * end need not look again. Such a row's clock starts no earlier than the newest turn's end (that turn becomes
+   * "old" when the next one ends; events, turns and runs written later start later still), and it expires at
+   * least the shortest retention period after that. A turn or run held back by an open run would start from
+   * its own, older end: with open work the answer is no.
+   */
+  #covers(due: number, now: number): boolean {
+    const r = this.#retention;
+    const periods = [r.streamMs, r.eventsMs, r.turnsMs, r.runsMs, r.sessionIdleMs].filter((p) => p > 0);
+    if (periods.length === 0 || this.#openWork()) return false;
+    const newest = one<{ e: string | null }>(this.#sql, "SELECT ended_at AS e FROM turns ORDER BY rowid DESC LIMIT 1");
+    const start = Math.min(ms(newest?.e) ?? now, now);
+    return due <= start + Math.min(...periods);
   }
 
   /** Runs the sweep when its job is due; null when it was not due or a turn is running. */
   async alarm(now: number): Promise<SweepReport | null> {
+    this.#covered = false;
     const job = this.#scheduler.get("sweep", REF);
     if (!job || job.due_at > now) return null;
     if (this.#busy()) {

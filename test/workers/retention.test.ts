@@ -234,6 +234,27 @@ describe("the session's sweep job", () => {
     await running.text();
   });
 
+  it("is due when the first turn's stream log expires, and later turns' ends leave it there", async () => {
+    const s = await setup();
+    await script(
+      s.model,
+      ["one", "two", "three", "four"].map((text) => ({ reply: { text } })),
+    );
+    const due = async () =>
+      (await sql<{ due_at: number }>(s, "SELECT due_at FROM jobs WHERE kind = 'sweep'"))[0]?.due_at;
+    await turn(s, "a");
+    await turn(s, "b");
+    // The second turn's end makes the first turn's stream log sweepable: an hour after that turn ended.
+    const [first] = await sql<{ ended_at: string }>(s, "SELECT ended_at FROM turns ORDER BY rowid LIMIT 1");
+    const expected = Date.parse(first?.ended_at as string) + 3_600_000;
+    expect(await due()).toBe(expected);
+    // Later turns' logs expire later: their ends need not look again, and the job stays.
+    await turn(s, "c");
+    await turn(s, "d");
+    expect(await due()).toBe(expected);
+    expect(await sql(s, "SELECT DISTINCT turn_id FROM stream_log")).toHaveLength(3);
+  });
+
   it("moves itself to the next expiry, and is scheduled when a turn ends", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "one" } }]);

@@ -161,6 +161,11 @@ describe("the agent config lives in the session object", () => {
 describe("a lean session object", () => {
   /** SQLite rows written by one JSON-mode turn (the whole turn), from the debug counters. */
   async function rowsOf(s: Setup, content: string): Promise<number> {
+    return (await countsOf(s, content)).rows;
+  }
+
+  /** SQLite statements and rows written by one JSON-mode turn (the whole turn), from the debug counters. */
+  async function countsOf(s: Setup, content: string): Promise<{ statements: number; rows: number }> {
     const res = await api(`/v1/sessions/${s.session}/messages`, {
       method: "POST",
       key: s.key,
@@ -169,8 +174,30 @@ describe("a lean session object", () => {
     });
     expect(res.status).toBe(201);
     expect(((await res.json()) as { status: string }).status).toBe("completed");
-    return Number(res.headers.get("x-debug-sql-rows-written"));
+    return {
+      statements: Number(res.headers.get("x-debug-sql-statements")),
+      rows: Number(res.headers.get("x-debug-sql-rows-written")),
+    };
   }
+
+  it("from the third turn on, a turn's end does not look at retention again", async () => {
+    const s = await setup();
+    await script(
+      s.model,
+      ["one", "two", "three", "four"].map((text) => ({ reply: { text } })),
+    );
+    const [, second, third, fourth] = [
+      await countsOf(s, "first"),
+      await countsOf(s, "second"),
+      await countsOf(s, "third"),
+      await countsOf(s, "fourth"),
+    ];
+    // The second turn's end schedules the sweep for the first turn's stream log (src/session/sweep.ts): 4
+    // reads for the next expiry, 5 for the session's last activity (this suite keeps idle sessions 400 days),
+    // the job's upsert, and 2 reads that find the job early enough for anything newer: later ends skip all 12.
+    expect(third.statements).toBe(second.statements - 12);
+    expect(fourth.statements).toBe(third.statements);
+  });
 
   it("a one-step text turn writes at most 8 SQLite rows, plus the documented once-per-session and sweep rows", async () => {
     const s = await setup();
