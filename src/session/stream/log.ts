@@ -71,6 +71,8 @@ export class StreamLog {
   #subs = new Map<string, Set<Subscriber>>();
   /** Next frame id; read from storage on first use. */
   #next: number | null = null;
+  /** The highest frame id in a row (or the floor): no row holds a higher one. Set with `#next`. */
+  #written = 0;
   #unwritten: Array<{ id: number; turnId: string; chunk: UiChunk; bytes: number }> = [];
   #unwrittenBytes = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
@@ -91,13 +93,17 @@ export class StreamLog {
 
   /** Highest id handed out so far (0 when none); frames appended later have larger ids. */
   head(): number {
-    this.#next ??= this.#stored() + 1;
+    if (this.#next === null) {
+      this.#written = this.#stored();
+      this.#next = this.#written + 1;
+    }
     return this.#next - 1;
   }
 
   /** On wake-up after a crash mid-turn: ids the lost instance may have sent unwritten are never reused. */
   afterCrash(): void {
-    this.#next = this.#stored() + CRASH_GAP + 1;
+    this.#written = this.#stored();
+    this.#next = this.#written + CRASH_GAP + 1;
   }
 
   append(turnId: string, chunks: UiChunk[]): void {
@@ -140,6 +146,7 @@ export class StreamLog {
         last.turnId,
         JSON.stringify(batch.map((f) => f.chunk)),
       );
+      this.#written = Math.max(this.#written, last.id);
       batch = [];
       batchBytes = 2;
     };
@@ -153,11 +160,17 @@ export class StreamLog {
   }
 
   rows(turnId: string, after: number): Array<{ id: number; chunk: UiChunk }> {
-    const stored = all<{ id: number; chunk: string }>(
-      this.#sql,
-      "SELECT id, chunk FROM stream_log WHERE turn_id = ? AND id > ? ORDER BY id",
-      turnId,
-      after,
+    // From at or above the newest row (a turn that has just started, say) only unwritten frames can follow.
+    const none = this.#next !== null && after >= this.#written;
+    const stored = (
+      none
+        ? []
+        : all<{ id: number; chunk: string }>(
+            this.#sql,
+            "SELECT id, chunk FROM stream_log WHERE turn_id = ? AND id > ? ORDER BY id",
+            turnId,
+            after,
+          )
     ).flatMap((r) => {
       const parsed = JSON.parse(r.chunk) as UiChunk | UiChunk[];
       const chunks = Array.isArray(parsed) ? parsed : [parsed];

@@ -87,13 +87,13 @@ export class TurnStore {
     json_schema?: string | null;
     first_message_seq?: number | null;
   }): TurnRow {
-    const ord = (one<{ ord: number }>(this.#sql, "SELECT ord FROM turns ORDER BY rowid DESC LIMIT 1")?.ord ?? 0) + 1;
-    write(
+    // One statement: `ord` is the newest turn's + 1 (see `latest`), and the row comes back as written.
+    const row = one<TurnRow>(
       this.#sql,
       `INSERT INTO turns (id, ord, status, kind, max_steps, log_start, segment_start, idempotency_key, body_hash, json_schema, first_message_seq, started_at)
-       VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, coalesce((SELECT ord FROM turns ORDER BY rowid DESC LIMIT 1), 0) + 1, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       RETURNING *`,
       t.id,
-      ord,
       t.kind,
       t.max_steps,
       t.log_start,
@@ -104,7 +104,7 @@ export class TurnStore {
       t.first_message_seq ?? null,
       nowIso(),
     );
-    return this.get(t.id) as TurnRow;
+    return row as TurnRow;
   }
 
   setStructuredResult(id: string, value: unknown): void {
@@ -141,10 +141,9 @@ export class TurnStore {
     );
   }
 
-  /** Counts an ended step (written with the next status write); returns the turn's steps so far. */
-  stepDone(id: string): number {
+  /** Counts an ended step (written with the next status write; `get` shows it at once). */
+  stepDone(id: string): void {
     this.#pendingSteps.set(id, (this.#pendingSteps.get(id) ?? 0) + 1);
-    return this.get(id)?.steps ?? 0;
   }
 
   /** Adds a step's usage; it is written with the step's end (stepDone) or the turn's (finish), not on its own. */
