@@ -121,7 +121,7 @@ export class SessionRuns {
     // `running` until an alarm's reconcile pass (every alarm starts with one) concludes it.
     try {
       const row = this.store.byTurn(turnId);
-      const turn = this.#engine.turns.get(turnId);
+      const turn = row ? this.#engine.turns.get(turnId) : null;
       if (row && turn) this.#conclude(row, turn);
     } catch (e) {
       log("error", "run_settle_failed", { turn_id: turnId, error: String(e) });
