@@ -75,11 +75,12 @@ export async function startEnv(vars = {}, options = {}) {
   const t0 = performance.now();
   const snapshot = await snapshotWorker();
   const mockProc = await startMockProcess();
-  const launch = (migrate, extraVars = {}) =>
+  // persistDir null: a state directory of its own, removed when that worker stops.
+  const launch = (migrate, extraVars = {}, persistDir = snapshot.persistDir) =>
     startWrangler({
       extraArgs: ["--config", snapshot.configPath, ...(options.extraArgs ?? [])],
       logLevel: options.logLevel,
-      persistDir: snapshot.persistDir,
+      persistDir: persistDir ?? undefined,
       migrate: migrate ? "DB" : false,
       vars: {
         SWITCHBOARD_ADMIN_KEY: ADMIN_KEY,
@@ -122,6 +123,27 @@ export async function startEnv(vars = {}, options = {}) {
       env.worker = worker;
       env.workerUrl = worker.url;
       env.api = new Api(worker.url, ADMIN_KEY);
+    },
+    /**
+     * Another worker on the same snapshot and mock, with its own state and `extraVars` on top of this
+     * environment's variables (a variant measured next to it); a client like this environment's, with its own key.
+     */
+    async startSibling(extraVars = {}) {
+      const sibling = await launch(true, extraVars, null);
+      const siblingApi = new Api(sibling.url, ADMIN_KEY);
+      const created = await siblingApi.createKey(`bench-${randomUUID().slice(0, 8)}`).catch(async (error) => {
+        await sibling.stop();
+        throw error;
+      });
+      return {
+        api: siblingApi,
+        key: created.key,
+        mock: env.mock,
+        mockUrl: mockProc.url,
+        workerUrl: sibling.url,
+        worker: sibling,
+        stop: () => sibling.stop(),
+      };
     },
     async stop() {
       await worker.stop();

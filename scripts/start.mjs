@@ -194,9 +194,14 @@ async function main() {
   }
 
   // 1. The model provider: the bundled mock, unless real keys are set.
+  const logLevel = env.WRANGLER_LOG_LEVEL || "info";
   const vars = {
     SWITCHBOARD_ADMIN_KEY: adminKey,
     SWITCHBOARD_ALLOW_PRIVATE_URLS: env.SWITCHBOARD_ALLOW_PRIVATE_URLS || "true",
+    // wrangler prints the worker's console.log lines from `--log-level log` on; below that it still carries each
+    // one over its inspector pipe (~7 ms of CPU per turn's pair of lines, bench/peer.mjs) and drops it. So the
+    // session event lines are on exactly when they are shown, unless set.
+    SWITCHBOARD_LOG_EVENTS: env.SWITCHBOARD_LOG_EVENTS || (["log", "debug"].includes(logLevel) ? "true" : "false"),
   };
   // The worker's own reading of the flag (src/env.ts `flag`).
   const allowPrivate = ["true", "1"].includes(vars.SWITCHBOARD_ALLOW_PRIVATE_URLS);
@@ -256,7 +261,7 @@ async function main() {
     port,
     persistDir: stateDir,
     envFile: varsFile,
-    logLevel: env.WRANGLER_LOG_LEVEL || "info",
+    logLevel,
     output: "inherit",
     env: childEnv,
     // This script handles the signals itself (a graceful stop of everything, below).
