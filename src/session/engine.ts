@@ -9,7 +9,6 @@ import type { TurnKind, TurnStatus } from "../model/turn";
 import { EventLog } from "../observability/events";
 import { log } from "../observability/log";
 import { inSpan } from "../observability/tracing";
-import { transaction } from "../storage/transaction";
 import { answerApprovals, expireApproval, recordDeclined } from "./approval-answers";
 import {
   type Actor,
@@ -26,6 +25,7 @@ import { oversized } from "./oversized";
 import { endStuckTurn } from "./recovery";
 import type { Mode, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { SessionTools } from "./session-tools";
+import { sessionTx } from "./session-tx";
 import { StreamLog } from "./stream/log";
 import { checkSupplied, turnResult } from "./turn/answers";
 import { TurnRunner } from "./turn/runner";
@@ -109,9 +109,9 @@ export class SessionEngine {
     this.tools.forget();
   }
 
-  /** One SQLite transaction (storage/transaction.ts); a rollback drops the history cache. */
+  /** One SQLite transaction (session-tx.ts); a rollback drops the history and loaded-tool caches. */
   tx<T>(fn: () => T): T {
-    return transaction(this.storage, fn, () => this.history.invalidate());
+    return sessionTx(this, fn);
   }
 
   async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {

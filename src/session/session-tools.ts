@@ -152,6 +152,7 @@ export class SessionTools {
   /** After the session's storage was wiped: nothing cached survives, MCP listings in flight write nothing. */
   forget(): void {
     this.mcp.forget();
+    this.loaded.invalidate();
     this.#pinned = null;
     this.#rederived = false;
   }

@@ -369,6 +369,7 @@ export class Session extends DurableObject<Env> {
     this.#infoMemo = null;
     this.#agents.invalidate();
     this.#engine.history.invalidate();
+    this.#engine.tools.forget();
   }
 
   async destroy(): Promise<Result<{ deleted: true }>> {

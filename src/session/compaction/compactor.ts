@@ -9,12 +9,12 @@ import { bodyText } from "../../providers/body-text";
 import { getAdapter } from "../../providers/index";
 import { contextWindow, type StepRequest } from "../../providers/types";
 import { all } from "../../storage/sql";
-import { transaction } from "../../storage/transaction";
 import { announcedTools } from "../../tools/disclosure";
 import { declaration } from "../../tools/registry";
 import type { RegisteredTool } from "../../tools/types";
 import type { HistoryStore } from "../history/store";
 import type { SessionTools } from "../session-tools";
+import { sessionTx } from "../session-tx";
 import { chooseBoundary } from "./boundary";
 import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
 import { countCompactions, insertCompaction, latestCompaction, summaryText, type ToolSnapshot } from "./records";
@@ -367,7 +367,7 @@ export class Compactor {
   }
 
   #transaction<T>(fn: () => T): T {
-    return transaction(this.#deps.storage, fn, () => this.#deps.history.invalidate());
+    return sessionTx(this.#deps, fn);
   }
 
   /** The summary of the prior summary plus `messages`, in as many requests as the window needs. */

@@ -3,8 +3,8 @@ import type { StopReason } from "../../model/stream";
 import type { TurnStatus } from "../../model/turn";
 import { log } from "../../observability/log";
 import { inSpan } from "../../observability/tracing";
-import { transaction } from "../../storage/transaction";
 import { runBudgetedStep } from "../compaction/run";
+import { sessionTx } from "../session-tx";
 import type { UiFinishReason } from "../stream/turn-events";
 import { deliverAnswers } from "./approval-resume";
 import type { RunnerDeps, TurnContext } from "./context";
@@ -60,9 +60,9 @@ export class TurnRunner implements TurnContext {
     this.#abort.abort(new Error(reason));
   }
 
-  /** One SQLite transaction (storage/transaction.ts); a rollback drops the history cache. */
+  /** One SQLite transaction (session-tx.ts); a rollback drops the history and loaded-tool caches. */
   tx<T>(fn: () => T): T {
-    return transaction(this.deps.storage, fn, () => this.deps.history.invalidate());
+    return sessionTx(this.deps, fn);
   }
 
   async run(): Promise<void> {

@@ -1,0 +1,52 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { HistoryStore } from "../../src/session/history/store";
+import type { SessionTools } from "../../src/session/session-tools";
+import { sessionTx } from "../../src/session/session-tx";
+import { LoadedTools } from "../../src/tools/loaded";
+import { sessionStub, setup } from "./helpers";
+
+/**
+ * The loaded-tool set keeps its rows in memory (src/tools/loaded.ts): what it answers must always be what a
+ * fresh read of `loaded_tools` answers, after its own writes and after a rolled-back session transaction.
+ */
+
+const snapshot = (l: LoadedTools) => ({ list: l.list(), undeclared: l.undeclared() });
+
+describe("the loaded-tool set in memory", () => {
+  it("follows its own writes: a fresh read of the table answers the same", async () => {
+    const stub = await sessionStub(await setup());
+    const { kept, fresh } = await runInDurableObject(stub, (_i, state) => {
+      const loaded = new LoadedTools(state.storage.sql);
+      loaded.add(["search_docs", "get_weather", "send_mail"], "test");
+      loaded.add(["get_weather", "book_table"], "test");
+      loaded.markDeclared(["search_docs", "book_table"]);
+      loaded.remove(["get_weather"]);
+      return { kept: snapshot(loaded), fresh: snapshot(new LoadedTools(state.storage.sql)) };
+    });
+    expect(kept).toEqual({ list: ["search_docs", "send_mail", "book_table"], undeclared: ["send_mail"] });
+    expect(kept).toEqual(fresh);
+  });
+
+  it("a rolled-back session transaction leaves it as the table is", async () => {
+    const stub = await sessionStub(await setup());
+    const { kept, fresh, historyDropped } = await runInDurableObject(stub, (_i, state) => {
+      const loaded = new LoadedTools(state.storage.sql);
+      loaded.add(["search_docs"], "test");
+      let historyDropped = false;
+      const history = { invalidate: () => (historyDropped = true) } as unknown as HistoryStore;
+      const tools = { loaded } as unknown as SessionTools;
+      expect(() =>
+        sessionTx({ storage: state.storage, history, tools }, () => {
+          loaded.add(["get_weather"], "test");
+          loaded.markDeclared(["search_docs"]);
+          throw new Error("the tool result could not be written");
+        }),
+      ).toThrow("the tool result could not be written");
+      return { kept: snapshot(loaded), fresh: snapshot(new LoadedTools(state.storage.sql)), historyDropped };
+    });
+    expect(kept).toEqual({ list: ["search_docs"], undeclared: ["search_docs"] });
+    expect(kept).toEqual(fresh);
+    expect(historyDropped).toBe(true);
+  });
+});
