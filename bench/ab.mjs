@@ -1,0 +1,126 @@
+// Bench — A/B of two builds (issue 10): the working tree against an earlier commit, side by side on one
+// machine, turns interleaved, so host load drifts over both alike. Printed, never asserted.
+//
+//   node_modules/.bin/node bench/ab.mjs <commit>     (BENCH_AB_TURNS, default 400; BENCH_AB_ROUNDS, default 2)
+//
+// The commit is checked out into a temporary git worktree (node_modules and the built web app are this tree's);
+// each build gets its own mock and `wrangler dev` from its own bench/lib.mjs (same bench variables), its own agent
+// and 10 sessions. After 30 warm-up turns each, `BENCH_AB_TURNS` text turns alternate A, B, A, B…; the figures:
+// user + system CPU per turn of each build's workerd processes (wrangler's proxy and the runtime, /proc) and
+// wrangler's Node process, and the p50 time to the first text delta. Each round is a fresh pair of environments.
+import { execFileSync } from "node:child_process";
+import { cp, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { repoRoot } from "../test/helpers/index.ts";
+import { log, pct, requireNode, round, table } from "./lib.mjs";
+
+const TURNS = Number(process.env.BENCH_AB_TURNS ?? 400);
+const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 2);
+const WARMUP = 30;
+const SESSIONS = 10;
+
+/** CPU ms so far of the processes in a group, by kind: the runtime and proxy workerds, and wrangler's Node. */
+async function groupCpu(pgid) {
+  const out = { workerd: [], node: 0 };
+  for (const pid of await readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(pid)) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+    if (!stat) continue;
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(f[2]) !== pgid) continue;
+    const ms = (Number(f[11]) + Number(f[12])) * 10;
+    if (comm.startsWith("workerd")) out.workerd.push({ pid, ms });
+    else if (comm === "node") out.node += ms;
+  }
+  return out;
+}
+
+/** Per turn between two readings: the busier workerd is the runtime, the other wrangler's proxy. */
+function perTurn(a, b, n) {
+  const delta = b.workerd
+    .map((w) => w.ms - (a.workerd.find((x) => x.pid === w.pid)?.ms ?? 0))
+    .sort((x, y) => y - x)
+    .map((ms) => round(ms / n, 2));
+  return { runtime: delta[0] ?? null, proxy: delta[1] ?? null, node: round((b.node - a.node) / n, 2) };
+}
+
+async function build(lib, ttfb) {
+  const env = await lib.startEnv();
+  const { agent } = await lib.makeAgent(env, "bench-ab");
+  const sessions = [];
+  for (let i = 0; i < SESSIONS; i++) sessions.push(await lib.newSession(env, agent));
+  return { env, turn: (i) => ttfb.switchboardTurn(env, sessions[i % SESSIONS]) };
+}
+
+async function main() {
+  requireNode();
+  const rev = process.argv[2];
+  if (!rev) throw new Error("usage: node bench/ab.mjs <commit>");
+  const commit = execFileSync("git", ["rev-parse", "--verify", `${rev}^{commit}`], { cwd: repoRoot })
+    .toString()
+    .trim();
+  const dir = await mkdtemp(path.join(tmpdir(), "switchboard-ab-"));
+  const tree = path.join(dir, "tree");
+  execFileSync("git", ["worktree", "add", "--detach", tree, commit], { cwd: repoRoot, stdio: "ignore" });
+  try {
+    await symlink(path.join(repoRoot, "node_modules"), path.join(tree, "node_modules"));
+    await cp(path.join(repoRoot, "web", "dist"), path.join(tree, "web", "dist"), { recursive: true });
+    const A = {
+      lib: await import(path.join(tree, "bench", "lib.mjs")),
+      ttfb: await import(path.join(tree, "bench", "ttfb.mjs")),
+    };
+    const B = { lib: await import("./lib.mjs"), ttfb: await import("./ttfb.mjs") };
+    const rows = [];
+    const figures = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      log(`ab: round ${r + 1} of ${ROUNDS}, ${commit.slice(0, 7)} against the working tree`);
+      const a = await build(A.lib, A.ttfb);
+      const b = await build(B.lib, B.ttfb).catch(async (e) => {
+        await a.env.stop();
+        throw e;
+      });
+      try {
+        for (let i = 0; i < WARMUP; i++) {
+          await a.turn(i);
+          await b.turn(i);
+        }
+        const [a0, b0] = [await groupCpu(a.env.worker.pid), await groupCpu(b.env.worker.pid)];
+        const ta = [];
+        const tb = [];
+        for (let i = 0; i < TURNS; i++) {
+          ta.push((await a.turn(i)).ttfb);
+          tb.push((await b.turn(i)).ttfb);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const [a1, b1] = [await groupCpu(a.env.worker.pid), await groupCpu(b.env.worker.pid)];
+        const round_ = {
+          a: { ...perTurn(a0, a1, TURNS), ttfb_p50_ms: round(pct(ta, 50), 2) },
+          b: { ...perTurn(b0, b1, TURNS), ttfb_p50_ms: round(pct(tb, 50), 2) },
+        };
+        figures.push(round_);
+        for (const [who, x] of [
+          [commit.slice(0, 7), round_.a],
+          ["working tree", round_.b],
+        ]) {
+          rows.push([r + 1, who, x.runtime, x.proxy, x.node, x.ttfb_p50_ms]);
+        }
+      } finally {
+        await a.env.stop();
+        await b.env.stop();
+      }
+    }
+    table(
+      `A/B — ${TURNS} interleaved text turns per build and round: CPU per turn (ms) and first text delta`,
+      ["round", "build", "runtime workerd", "proxy workerd", "wrangler node", "first delta p50 (ms)"],
+      rows,
+    );
+    console.log(JSON.stringify({ bench: "ab", commit, turns: TURNS, rounds: figures }));
+  } finally {
+    execFileSync("git", ["worktree", "remove", "--force", tree], { cwd: repoRoot, stdio: "ignore" });
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
