@@ -224,7 +224,8 @@ export class SessionEngine {
       this.eventLog.release();
       throw e;
     }
-    return this.turns.get(id) ?? turn;
+    // As written: callers use its id, first message and log start, which nothing changes later.
+    return turn;
   }
 
   #start(agent: AgentConfig, turnId: string): void {
