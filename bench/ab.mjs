@@ -9,32 +9,24 @@
 // user + system CPU per turn of each build's workerd processes (wrangler's proxy and the runtime, /proc) and
 // wrangler's Node process, and the p50 time to the first text delta. Each round is a fresh pair of environments.
 import { execFileSync } from "node:child_process";
-import { cp, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
+import { cp, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { repoRoot } from "../test/helpers/index.ts";
-import { log, pct, requireNode, round, table } from "./lib.mjs";
+import { groupCpu, log, pct, requireNode, round, table } from "./lib.mjs";
 
 const TURNS = Number(process.env.BENCH_AB_TURNS ?? 400);
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 2);
 const WARMUP = 30;
 const SESSIONS = 10;
 
-/** CPU ms so far of the processes in a group, by kind: the runtime and proxy workerds, and wrangler's Node. */
-async function groupCpu(pgid) {
-  const out = { workerd: [], node: 0 };
-  for (const pid of await readdir("/proc").catch(() => [])) {
-    if (!/^\d+$/.test(pid)) continue;
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
-    if (!stat) continue;
-    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(f[2]) !== pgid) continue;
-    const ms = (Number(f[11]) + Number(f[12])) * 10;
-    if (comm.startsWith("workerd")) out.workerd.push({ pid, ms });
-    else if (comm === "node") out.node += ms;
-  }
-  return out;
+/** CPU ms so far of a build's processes, by kind: the runtime and proxy workerds, and wrangler's Node. */
+async function cpuByKind(pgid) {
+  const procs = await groupCpu(pgid);
+  return {
+    workerd: procs.filter((p) => p.comm.startsWith("workerd")),
+    node: procs.filter((p) => p.comm === "node").reduce((sum, p) => sum + p.ms, 0),
+  };
 }
 
 /** Per turn between two readings: the busier workerd is the runtime, the other wrangler's proxy. */
@@ -86,7 +78,7 @@ async function main() {
           await a.turn(i);
           await b.turn(i);
         }
-        const [a0, b0] = [await groupCpu(a.env.worker.pid), await groupCpu(b.env.worker.pid)];
+        const [a0, b0] = [await cpuByKind(a.env.worker.pid), await cpuByKind(b.env.worker.pid)];
         const ta = [];
         const tb = [];
         for (let i = 0; i < TURNS; i++) {
@@ -94,7 +86,7 @@ async function main() {
           tb.push((await b.turn(i)).ttfb);
         }
         await new Promise((resolve) => setTimeout(resolve, 300));
-        const [a1, b1] = [await groupCpu(a.env.worker.pid), await groupCpu(b.env.worker.pid)];
+        const [a1, b1] = [await cpuByKind(a.env.worker.pid), await cpuByKind(b.env.worker.pid)];
         const round_ = {
           a: { ...perTurn(a0, a1, TURNS), ttfb_p50_ms: round(pct(ta, 50), 2) },
           b: { ...perTurn(b0, b1, TURNS), ttfb_p50_ms: round(pct(tb, 50), 2) },

@@ -326,13 +326,12 @@ export async function eventsAfter(env, sessionId, after = 0) {
 }
 
 /**
- * CPU time (ms, user + system) the workerd processes of a process group (a `wrangler dev`: its proxy and the
- * runtime) have used so far, from /proc (Linux; null elsewhere). Clock ticks are 10 ms: read it around hundreds of
- * requests, not one.
+ * CPU time (ms, user + system) each process of a process group (a `wrangler dev`: wrangler's Node processes, its
+ * proxy's workerd and the runtime's) has used so far, from /proc (Linux; empty elsewhere). Clock ticks are 10 ms:
+ * read it around hundreds of requests, not one.
  */
-export async function workerdCpuMs(pgid) {
-  let ticks = 0;
-  let found = false;
+export async function groupCpu(pgid) {
+  const out = [];
   for (const pid of await readdir("/proc").catch(() => [])) {
     if (!/^\d+$/.test(pid)) continue;
     const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
@@ -340,9 +339,13 @@ export async function workerdCpuMs(pgid) {
     const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
     // After the comm: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime.
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(f[2]) !== pgid || !comm.startsWith("workerd")) continue;
-    found = true;
-    ticks += Number(f[11]) + Number(f[12]);
+    if (Number(f[2]) === pgid) out.push({ pid, comm, ms: (Number(f[11]) + Number(f[12])) * 10 });
   }
-  return found ? ticks * 10 : null;
+  return out;
+}
+
+/** CPU time (ms) of the workerd processes of a process group (see groupCpu); null when none is found. */
+export async function workerdCpuMs(pgid) {
+  const workerds = (await groupCpu(pgid)).filter((p) => p.comm.startsWith("workerd"));
+  return workerds.length ? workerds.reduce((sum, p) => sum + p.ms, 0) : null;
 }
