@@ -101,10 +101,14 @@ export class SessionEngine {
     this.#deleting = true;
   }
 
-  /** A DELETE wiped the storage: the in-memory caches go too; the object serves a fresh, empty session. */
+  /** A DELETE is done (its wipe dropped the caches, `wiped`): the object serves a fresh, empty session. */
   endDelete(): void {
     this.#generation++;
     this.#deleting = false;
+  }
+
+  /** The storage was wiped (a DELETE, an expiry, a rebuild): the in-memory caches go too. */
+  wiped(): void {
     this.history.invalidate();
     this.tools.forget();
   }

@@ -124,7 +124,9 @@ export class Scheduler {
     const now = Date.now();
     const next = this.next(now);
     const set = this.#alarm;
-    if (set === null ? next === null : set !== undefined && set > now && next !== null && set <= next) return;
+    // Nothing to write: no alarm wanted and none set, or the one set is still ahead and early enough.
+    if (set === null && next === null) return;
+    if (typeof set === "number" && next !== null && now < set && set <= next) return;
     this.#alarm = next;
     const op = next === null ? this.#storage.deleteAlarm() : this.#storage.setAlarm(next);
     op.catch((e: unknown) => {

@@ -368,8 +368,7 @@ export class Session extends DurableObject<Env> {
     this.#schema = false;
     this.#infoMemo = null;
     this.#agents.invalidate();
-    this.#engine.history.invalidate();
-    this.#engine.tools.forget();
+    this.#engine.wiped();
   }
 
   async destroy(): Promise<Result<{ deleted: true }>> {

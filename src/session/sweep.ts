@@ -120,7 +120,8 @@ export class Sweeper {
 
   /** Runs the sweep when its job is due; null when it was not due or a turn is running. */
   async alarm(now: number): Promise<SweepReport | null> {
-    this.#covered = false;
+    // The job is moved or removed below: the next `schedule` looks again.
+    this.forget();
     const job = this.#scheduler.get("sweep", REF);
     if (!job || job.due_at > now) return null;
     if (this.#busy()) {
