@@ -49,6 +49,11 @@ interface Subscriber {
   backlog: number;
   /** The id of the last frame this subscriber was sent (its resume position). */
   lastId: number;
+  /**
+   * Frames sent in the current task and not yet handed to the writer: they go out as one write when the task's
+   * microtasks run (a write crosses to the worker as one stream chunk, and each costs the runtime work).
+   */
+  queued: string;
 }
 
 /**
@@ -187,7 +192,7 @@ export class StreamLog {
    */
   open(turnId: string, after: number, live: boolean): ReadableStream<Uint8Array> {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const sub: Subscriber = { writer: writable.getWriter(), backlog: 0, lastId: after };
+    const sub: Subscriber = { writer: writable.getWriter(), backlog: 0, lastId: after, queued: "" };
     for (const r of this.rows(turnId, after)) this.#send(turnId, sub, r.id, r.chunk);
     if (live) {
       let set = this.#subs.get(turnId);
@@ -247,6 +252,14 @@ export class StreamLog {
   }
 
   #write(turnId: string, sub: Subscriber, text: string): void {
+    if (sub.queued === "") queueMicrotask(() => this.#flush(turnId, sub));
+    sub.queued += text;
+  }
+
+  #flush(turnId: string, sub: Subscriber): void {
+    const text = sub.queued;
+    if (text === "") return;
+    sub.queued = "";
     const bytes = encoder.encode(text);
     sub.backlog += bytes.byteLength;
     if (sub.backlog > MAX_SUBSCRIBER_BACKLOG) {
@@ -263,10 +276,12 @@ export class StreamLog {
 
   #close(turnId: string, sub: Subscriber): void {
     this.#write(turnId, sub, sseDone(sub.lastId));
+    this.#flush(turnId, sub);
     sub.writer.close().catch(() => this.#drop(turnId, sub));
   }
 
   #drop(turnId: string, sub: Subscriber): void {
+    sub.queued = "";
     this.#subs.get(turnId)?.delete(sub);
     sub.writer.abort("subscriber dropped").catch(() => {});
   }
