@@ -102,6 +102,11 @@ function payload(session: string, approvalId: string, callId: string, name: stri
  */
 export class ApprovalStore {
   #key: Promise<CryptoKey> | null = null;
+  /**
+   * True when the table is known to hold no row (most sessions never ask a person), undefined when unknown (a
+   * new instance, a rollback): then `pending` and `onOpenCalls`, read at every admission, read nothing.
+   */
+  #empty: boolean | undefined = undefined;
 
   readonly #sql: SqlStorage;
   readonly #session: () => string;
@@ -163,6 +168,7 @@ export class ApprovalStore {
     signature: string;
     expires_at: number | null;
   }): void {
+    this.#empty = false;
     write(
       this.#sql,
       `INSERT INTO approvals (id, call_id, turn_id, name, input, reason, signature, status, requested_at, expires_at)
@@ -179,13 +185,25 @@ export class ApprovalStore {
     );
   }
 
+  /** Drops what this store knows of its table without reading it (a rollback, a wipe). */
+  invalidate(): void {
+    this.#empty = undefined;
+  }
+
+  #none(): boolean {
+    this.#empty ??= one(this.#sql, "SELECT 1 AS x FROM approvals LIMIT 1") === null;
+    return this.#empty;
+  }
+
   /** Pending approvals, oldest first. */
   pending(): ApprovalRow[] {
+    if (this.#none()) return [];
     return all<ApprovalRow>(this.#sql, "SELECT * FROM approvals WHERE status = 'pending' ORDER BY requested_at, id");
   }
 
   /** Approvals of calls still open (the current pause): what a resumed segment must deliver. */
   onOpenCalls(): ApprovalRow[] {
+    if (this.#none()) return [];
     return all<ApprovalRow>(
       this.#sql,
       `SELECT a.* FROM approvals a JOIN tool_calls c ON c.id = a.call_id
@@ -251,6 +269,7 @@ export class ApprovalStore {
 
   clear(): void {
     write(this.#sql, "DELETE FROM approvals");
+    this.#empty = true;
   }
 }
 

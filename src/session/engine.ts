@@ -25,7 +25,7 @@ import { oversized } from "./oversized";
 import { endStuckTurn } from "./recovery";
 import type { Mode, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { SessionTools } from "./session-tools";
-import { sessionTx } from "./session-tx";
+import { dropCaches, sessionTx } from "./session-tx";
 import { StreamLog } from "./stream/log";
 import { checkSupplied, turnResult } from "./turn/answers";
 import { TurnRunner } from "./turn/runner";
@@ -78,8 +78,16 @@ export class SessionEngine {
     this.eventLog = new EventLog(storage.sql, name, env.SWITCHBOARD_LOG_EVENTS !== "false");
     this.streamLog = new StreamLog(storage.sql);
     this.tools = new SessionTools(storage.sql, this.history);
-    this.compactor = new Compactor({ storage, history: this.history, tools: this.tools, eventLog: this.eventLog, env });
     this.approvals = new ApprovalStore(storage.sql, name);
+    this.compactor = new Compactor({
+      storage,
+      history: this.history,
+      tools: this.tools,
+      turns: this.turns,
+      approvals: this.approvals,
+      eventLog: this.eventLog,
+      env,
+    });
   }
 
   get running(): TurnRunner | null {
@@ -109,7 +117,7 @@ export class SessionEngine {
 
   /** The storage was wiped (a DELETE, an expiry, a rebuild): the in-memory caches go too. */
   wiped(): void {
-    this.history.invalidate();
+    dropCaches(this);
     this.tools.forget();
   }
 

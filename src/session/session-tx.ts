@@ -1,18 +1,30 @@
 /**
  * The session object's transaction: one `transactionSync` (storage/transaction.ts) that, when it rolls back,
- * also drops what the rollback leaves wrong in memory — the history view and the loaded-tool set, both read
- * again on next use.
+ * also drops what the rollback leaves wrong in memory — each store's copy of its rows (the history view and
+ * open-call flag, the loaded-tool set, the newest turn, the approvals flag), all read again on next use.
  */
 import { transaction } from "../storage/transaction";
+import type { ApprovalStore } from "./approvals";
 import type { HistoryStore } from "./history/store";
 import type { SessionTools } from "./session-tools";
+import type { TurnStore } from "./turn/turn-store";
 
-export function sessionTx<T>(
-  d: { storage: DurableObjectStorage; history: HistoryStore; tools: SessionTools },
-  fn: () => T,
-): T {
-  return transaction(d.storage, fn, () => {
-    d.history.invalidate();
-    d.tools.loaded.invalidate();
-  });
+/** The stores that keep rows in memory. */
+export interface SessionStores {
+  history: HistoryStore;
+  tools: SessionTools;
+  turns: TurnStore;
+  approvals: ApprovalStore;
+}
+
+/** Drops every store's in-memory rows; the next use reads them again. */
+export function dropCaches(d: SessionStores): void {
+  d.history.invalidate();
+  d.tools.loaded.invalidate();
+  d.turns.invalidate();
+  d.approvals.invalidate();
+}
+
+export function sessionTx<T>(d: SessionStores & { storage: DurableObjectStorage }, fn: () => T): T {
+  return transaction(d.storage, fn, () => dropCaches(d));
 }

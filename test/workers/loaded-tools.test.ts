@@ -1,8 +1,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { ApprovalStore } from "../../src/session/approvals";
 import type { HistoryStore } from "../../src/session/history/store";
 import type { SessionTools } from "../../src/session/session-tools";
 import { sessionTx } from "../../src/session/session-tx";
+import { TurnStore } from "../../src/session/turn/turn-store";
 import { LoadedTools } from "../../src/tools/loaded";
 import { sessionStub, setup } from "./helpers";
 
@@ -36,8 +38,10 @@ describe("the loaded-tool set in memory", () => {
       let historyDropped = false;
       const history = { invalidate: () => (historyDropped = true) } as unknown as HistoryStore;
       const tools = { loaded } as unknown as SessionTools;
+      const turns = new TurnStore(state.storage.sql);
+      const approvals = new ApprovalStore(state.storage.sql, () => "loaded-tools");
       expect(() =>
-        sessionTx({ storage: state.storage, history, tools }, () => {
+        sessionTx({ storage: state.storage, history, tools, turns, approvals }, () => {
           loaded.add(["get_weather"], "test");
           loaded.markDeclared(["search_docs"]);
           throw new Error("the tool result could not be written");

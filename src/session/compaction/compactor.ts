@@ -14,7 +14,7 @@ import { declaration } from "../../tools/registry";
 import type { RegisteredTool } from "../../tools/types";
 import type { HistoryStore } from "../history/store";
 import type { SessionTools } from "../session-tools";
-import { sessionTx } from "../session-tx";
+import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseBoundary } from "./boundary";
 import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
 import { countCompactions, insertCompaction, latestCompaction, summaryText, type ToolSnapshot } from "./records";
@@ -22,10 +22,8 @@ import { type RequestPrefix, requestSummary } from "./summary-request";
 import { keepLoaded, fingerprint as schemaFingerprint, toolsNamedIn } from "./tools";
 import { SUMMARY_SYSTEM, summaryPrompt, transcriptLines, transcriptPieces } from "./transcript";
 
-export interface CompactionDeps {
+export interface CompactionDeps extends SessionStores {
   storage: DurableObjectStorage;
-  history: HistoryStore;
-  tools: SessionTools;
   eventLog: EventLog;
   env: Env;
 }

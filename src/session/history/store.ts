@@ -105,6 +105,12 @@ export class HistoryStore {
   #cache: Message[] | null = null;
   /** The provider view: messages from `start` on, opened by the latest compaction's summary (if any). */
   #view: ViewStart | null = null;
+  /**
+   * True when no call is open, false when one may be, undefined when unknown (a new instance, a rollback):
+   * set by every read and write of `answered_seq`, so a session that is not mid-tool-call does not read the
+   * ledger at each admission.
+   */
+  #noneOpen: boolean | undefined = undefined;
 
   readonly #sql: SqlStorage;
   constructor(sql: SqlStorage) {
@@ -191,6 +197,7 @@ export class HistoryStore {
   invalidate(): void {
     this.#cache = null;
     this.#view = null;
+    this.#noneOpen = undefined;
   }
 
   #insert(role: Role, origin: Origin, turnId: string | null, parts: Part[]): Message {
@@ -237,6 +244,7 @@ export class HistoryStore {
     const at = nowIso();
     parts.forEach((part, i) => {
       if (part.type !== "tool_use") return;
+      this.#noneOpen = false;
       write(
         this.#sql,
         `INSERT INTO tool_calls (id, message_seq, idx, turn_id, name, execution, state, created_at, updated_at)
@@ -262,7 +270,13 @@ export class HistoryStore {
 
   /** Open calls (not yet written to history), in tool_use order. Uses the partial index only. */
   openCalls(): ToolCallRow[] {
-    return all<ToolCallRow>(this.#sql, "SELECT * FROM tool_calls WHERE answered_seq IS NULL ORDER BY message_seq, idx");
+    if (this.#noneOpen === true) return [];
+    const rows = all<ToolCallRow>(
+      this.#sql,
+      "SELECT * FROM tool_calls WHERE answered_seq IS NULL ORDER BY message_seq, idx",
+    );
+    this.#noneOpen = rows.length === 0;
+    return rows;
   }
 
   call(id: string): ToolCallRow | null {
@@ -302,6 +316,7 @@ export class HistoryStore {
 
   /** True when every open call has a result (real, synthetic or skipped). */
   openCallsSettled(): boolean {
+    if (this.#noneOpen === true) return true;
     return one(this.#sql, "SELECT 1 AS x FROM tool_calls WHERE answered_seq IS NULL AND state = 'pending'") === null;
   }
 
@@ -369,6 +384,7 @@ export class HistoryStore {
     if (open.length > 0) {
       write(this.#sql, "UPDATE tool_calls SET answered_seq = ? WHERE answered_seq IS NULL", message.seq);
     }
+    this.#noneOpen = true;
     return { message, synthesized };
   }
 
@@ -386,6 +402,7 @@ export class HistoryStore {
     write(this.#sql, "DELETE FROM messages");
     write(this.#sql, "DELETE FROM tool_calls");
     clearCompactions(this.#sql);
+    this.#noneOpen = true;
     this.#cache = [];
     this.#view = { start: 0, preamble: null, native: false };
   }

@@ -2,7 +2,7 @@ import type { ErrorInfo } from "../../model/errors";
 import type { TurnKind, TurnStatus } from "../../model/turn";
 import { fitJson } from "../../storage/fit";
 import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../../storage/limits";
-import { all, nowIso, one, write } from "../../storage/sql";
+import { all, nowIso, one, type SqlValue, write } from "../../storage/sql";
 
 export interface TurnRow {
   id: string;
@@ -35,6 +35,12 @@ export class TurnStore {
    */
   #pendingSteps = new Map<string, number>();
   #pendingUsage = new Map<string, Record<string, number>>();
+  /**
+   * The newest turn's row as this store last wrote or read it; undefined when unknown (a new instance, a
+   * rollback, `clear`). Every write of `turns` goes through this class except the retention sweep's, which
+   * never removes the newest turn, so a turn's admission, steps and end read no row back.
+   */
+  #newest: TurnRow | null | undefined = undefined;
 
   readonly #sql: SqlStorage;
   constructor(sql: SqlStorage) {
@@ -47,11 +53,26 @@ export class TurnStore {
    * rowid order is the `ord` order (no index on `ord` to write per turn).
    */
   latest(): TurnRow | null {
-    return this.#overlay(one<TurnRow>(this.#sql, "SELECT * FROM turns ORDER BY rowid DESC LIMIT 1"));
+    if (this.#newest === undefined) {
+      this.#newest = one<TurnRow>(this.#sql, "SELECT * FROM turns ORDER BY rowid DESC LIMIT 1");
+    }
+    return this.#overlay(this.#newest && { ...this.#newest });
   }
 
   get(id: string): TurnRow | null {
+    if (this.#newest?.id === id) return this.#overlay({ ...this.#newest });
     return this.#overlay(one<TurnRow>(this.#sql, "SELECT * FROM turns WHERE id = ?", id));
+  }
+
+  /** Forgets the newest row (a rollback, a wipe): the next `latest` reads it. */
+  invalidate(): void {
+    this.#newest = undefined;
+  }
+
+  /** Runs an UPDATE … RETURNING * of one turn and keeps the row when it is the newest. */
+  #update(id: string, query: string, ...params: SqlValue[]): void {
+    const row = one<TurnRow>(this.#sql, `${query} RETURNING *`, ...params);
+    if (row && this.#newest?.id === id) this.#newest = row;
   }
 
   byIdempotencyKey(key: string): TurnRow | null {
@@ -104,12 +125,13 @@ export class TurnStore {
       t.first_message_seq ?? null,
       nowIso(),
     );
-    return row as TurnRow;
+    this.#newest = row;
+    return { ...(row as TurnRow) };
   }
 
   setStructuredResult(id: string, value: unknown): void {
-    write(
-      this.#sql,
+    this.#update(
+      id,
       "UPDATE turns SET structured_result = ? WHERE id = ?",
       JSON.stringify(fitJson(value, RUN_RESULT_BUDGET_BYTES)),
       id,
@@ -118,8 +140,8 @@ export class TurnStore {
 
   setStatus(id: string, status: TurnStatus): void {
     const { steps, usage } = this.#take(id);
-    write(
-      this.#sql,
+    this.#update(
+      id,
       "UPDATE turns SET status = ?, steps = steps + ?, usage = ? WHERE id = ?",
       status,
       steps,
@@ -131,8 +153,8 @@ export class TurnStore {
   /** A paused turn continues: clients that open the stream now start at this log position. */
   resume(id: string, segmentStart: number): void {
     const { steps, usage } = this.#take(id);
-    write(
-      this.#sql,
+    this.#update(
+      id,
       "UPDATE turns SET status = 'running', segment_start = ?, steps = steps + ?, usage = ? WHERE id = ?",
       segmentStart,
       steps,
@@ -155,7 +177,10 @@ export class TurnStore {
 
   /** Takes what is pending for a turn: steps to add, and its usage (stored + pending) as JSON. */
   #take(id: string): { steps: number; usage: string } {
-    const stored = one<{ usage: string }>(this.#sql, "SELECT usage FROM turns WHERE id = ?", id);
+    const stored =
+      this.#newest?.id === id
+        ? this.#newest
+        : one<{ usage: string }>(this.#sql, "SELECT usage FROM turns WHERE id = ?", id);
     const cur = JSON.parse(stored?.usage ?? "{}") as Record<string, number>;
     for (const [k, v] of Object.entries(this.#pendingUsage.get(id) ?? {})) cur[k] = (cur[k] ?? 0) + v;
     const steps = this.#pendingSteps.get(id) ?? 0;
@@ -166,8 +191,8 @@ export class TurnStore {
 
   finish(id: string, status: TurnStatus, finishReason: string | null, error: ErrorInfo | null): void {
     const { steps, usage } = this.#take(id);
-    write(
-      this.#sql,
+    this.#update(
+      id,
       "UPDATE turns SET status = ?, finish_reason = ?, error = ?, ended_at = ?, steps = steps + ?, usage = ? WHERE id = ?",
       status,
       finishReason,
@@ -180,6 +205,7 @@ export class TurnStore {
   }
 
   clear(): void {
+    this.#newest = undefined;
     write(this.#sql, "DELETE FROM turns WHERE status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval')");
     write(this.#sql, "DELETE FROM meta WHERE key = 'turns_swept'");
   }
