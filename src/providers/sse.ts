@@ -26,13 +26,14 @@ export async function* readSse(
   progress: SseProgress,
 ): AsyncGenerator<EventSourceMessage, void, void> {
   const reader = body.getReader();
+  const watchdog = new Watchdog(reader, idleTimeoutMs, signal);
   const decoder = new TextDecoder();
   const queue: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => queue.push(event) });
   let finished = false;
   try {
     for (;;) {
-      const chunk = await readWithWatchdog(reader, idleTimeoutMs, signal);
+      const chunk = await watchdog.read();
       if (chunk.done) {
         finished = true;
         parser.feed(decoder.decode());
@@ -46,6 +47,7 @@ export async function* readSse(
       if (finished) return;
     }
   } finally {
+    watchdog.stop();
     if (!finished) {
       // The consumer stopped early or we failed: release the connection.
       reader.cancel().catch(() => undefined);
@@ -53,57 +55,84 @@ export async function* readSse(
   }
 }
 
-function readWithWatchdog(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  idleTimeoutMs: number,
-  signal: AbortSignal,
-): Promise<ReadOutcome> {
-  return new Promise<ReadOutcome>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(abortedFailure());
-      return;
+/**
+ * Ends a read with `provider_idle_timeout` when no chunk arrives for `idleTimeoutMs`, or `aborted` when the
+ * signal fires. One timer and one abort listener per stream, not per chunk: a chunk only notes its arrival
+ * time, and the timer, when it fires, sleeps again for what is left of the window since the last chunk.
+ */
+class Watchdog {
+  #failure: ProviderFailure | null = null;
+  #last = Date.now();
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  /** Rejects the read in flight: a failure ends it at once, whatever the stream does with the cancel. */
+  #interrupt: ((failure: ProviderFailure) => void) | null = null;
+  readonly #onAbort = () => this.#fail(abortedFailure());
+
+  constructor(
+    readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    readonly idleTimeoutMs: number,
+    readonly signal: AbortSignal,
+  ) {
+    if (signal.aborted) this.#failure = abortedFailure();
+    else signal.addEventListener("abort", this.#onAbort, { once: true });
+    this.#arm(idleTimeoutMs);
+  }
+
+  async read(): Promise<ReadOutcome> {
+    if (this.#failure) throw this.#failure;
+    let result: ReadableStreamReadResult<Uint8Array>;
+    try {
+      result = await new Promise<ReadableStreamReadResult<Uint8Array>>((resolve, reject) => {
+        this.#interrupt = reject;
+        this.reader.read().then(resolve, reject);
+      });
+    } catch (err) {
+      throw (
+        this.#failure ??
+        (this.signal.aborted
+          ? abortedFailure()
+          : new ProviderFailure({
+              code: "provider_stream_cut",
+              message: `provider stream failed: ${err instanceof Error ? err.message : String(err)}`,
+              retryable: true,
+            }))
+      );
+    } finally {
+      this.#interrupt = null;
     }
-    const fail = (failure: ProviderFailure) => {
-      cleanup();
-      reader.cancel(failure).catch(() => undefined);
-      reject(failure);
-    };
-    const onAbort = () => fail(abortedFailure());
-    const timer = setTimeout(
-      () =>
-        fail(
-          new ProviderFailure({
-            code: "provider_idle_timeout",
-            message: `provider sent nothing for ${idleTimeoutMs} ms`,
-            retryable: true,
-          }),
-        ),
-      idleTimeoutMs,
-    );
-    const cleanup = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    reader.read().then(
-      (result) => {
-        cleanup();
-        resolve(result.done ? { done: true } : { done: false, value: result.value });
-      },
-      (err: unknown) => {
-        cleanup();
-        reject(
-          signal.aborted
-            ? abortedFailure()
-            : new ProviderFailure({
-                code: "provider_stream_cut",
-                message: `provider stream failed: ${err instanceof Error ? err.message : String(err)}`,
-                retryable: true,
-              }),
-        );
-      },
-    );
-  });
+    // A cancel (timeout, abort) ends the pending read as if the stream were done: report why instead.
+    if (this.#failure) throw this.#failure;
+    this.#last = Date.now();
+    return result.done ? { done: true } : { done: false, value: result.value };
+  }
+
+  stop(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.signal.removeEventListener("abort", this.#onAbort);
+  }
+
+  #arm(ms: number): void {
+    this.#timer = setTimeout(() => {
+      const idle = Date.now() - this.#last;
+      if (idle < this.idleTimeoutMs) return this.#arm(this.idleTimeoutMs - idle);
+      this.#fail(
+        new ProviderFailure({
+          code: "provider_idle_timeout",
+          message: `provider sent nothing for ${this.idleTimeoutMs} ms`,
+          retryable: true,
+        }),
+      );
+    }, ms);
+  }
+
+  #fail(failure: ProviderFailure): void {
+    if (this.#failure) return;
+    this.#failure = failure;
+    this.stop();
+    this.#interrupt?.(failure);
+    this.reader.cancel(failure).catch(() => undefined);
+  }
 }
 
 export function abortedFailure(): ProviderFailure {

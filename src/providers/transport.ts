@@ -23,6 +23,8 @@ export async function* openSseStream(
   const onAbort = () => controller.abort(signal.reason);
   if (signal.aborted) controller.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
+  // Set once the body was read to its end: nothing is left to stop.
+  let complete = false;
   try {
     for (let used = 0; ; ) {
       const notices: RetryNotice[] = [];
@@ -60,7 +62,10 @@ export async function* openSseStream(
         for await (const message of readSse(response.body!, policy.idleTimeoutMs, controller.signal, progress)) {
           yield { kind: "sse", message };
         }
-        if (progress.bytes > 0) return;
+        if (progress.bytes > 0) {
+          complete = true;
+          return;
+        }
         throw new ProviderFailure({
           code: "provider_stream_cut",
           message: "provider closed the stream before sending anything",
@@ -80,7 +85,7 @@ export async function* openSseStream(
     }
   } finally {
     signal.removeEventListener("abort", onAbort);
-    controller.abort();
+    if (!complete) controller.abort();
   }
 }
 

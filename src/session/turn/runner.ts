@@ -15,6 +15,9 @@ import { answerStructured, runTools } from "./tool-phase";
 
 export type { RunnerDeps } from "./context";
 
+/** The reason a turn's signal carries once the turn is over: one value for all (an Error per turn costs a stack). */
+const TURN_ENDED = new Error("the turn ended");
+
 const FINISH: Record<StopReason, UiFinishReason> = {
   end_turn: "stop",
   tool_use: "tool-calls",
@@ -77,7 +80,7 @@ export class TurnRunner implements TurnContext {
       if (!this.#settled) this.#fail({ code: "internal_error", message: String(e) });
     } finally {
       // Sibling tool calls of a failed turn stop; their results are never written.
-      if (!this.#abort.signal.aborted) this.#abort.abort(new Error("the turn ended"));
+      if (!this.#abort.signal.aborted) this.#abort.abort(TURN_ENDED);
       this.#settle("failed");
     }
   }

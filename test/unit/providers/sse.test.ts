@@ -46,6 +46,23 @@ describe("idle watchdog", () => {
     expect(fetch.calls).toHaveLength(1);
   });
 
+  it("measures the window from the latest chunk: a slow but steady body never times out", async () => {
+    const encoder = new TextEncoder();
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await new Promise((resolve) => setTimeout(resolve, 15));
+        if (sent === 8) return controller.close();
+        controller.enqueue(encoder.encode(`data: ${sent++}\n\n`));
+      },
+    });
+    const started = Date.now();
+    const seen: string[] = [];
+    for await (const e of readSse(body, 40, new AbortController().signal, { bytes: 0 })) seen.push(e.data);
+    expect(Date.now() - started).toBeGreaterThan(100);
+    expect(seen).toEqual(["0", "1", "2", "3", "4", "5", "6", "7"]);
+  });
+
   it("a body that stalls before its first byte is retried like a failed connect", async () => {
     const policy = { ...FAST_POLICY, idleTimeoutMs: 20, maxAttempts: 2 };
     const fetch = scriptedFetch([() => sseResponse(text, { cutAt: 0, ending: "stall" }), () => sseResponse(text)]);
