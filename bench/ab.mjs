@@ -39,7 +39,8 @@ function perTurn(a, b, n) {
 }
 
 async function build(lib, ttfb) {
-  const env = await lib.startEnv();
+  // Explicit, so an older build's bench/lib.mjs runs with the same event-line setting as this one.
+  const env = await lib.startEnv({ SWITCHBOARD_LOG_EVENTS: process.env.BENCH_AB_LOG_EVENTS ?? "false" });
   const { agent } = await lib.makeAgent(env, "bench-ab");
   const sessions = [];
   for (let i = 0; i < SESSIONS; i++) sessions.push(await lib.newSession(env, agent));

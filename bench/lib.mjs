@@ -20,6 +20,15 @@ import {
 
 export { performance };
 
+/**
+ * Wrangler's local trace collector off, unless the caller set X_LOCAL_OBSERVABILITY. `wrangler dev` (miniflare)
+ * streams every invocation of every worker it runs to a collector worker in the same workerd, which writes the
+ * spans into a local SQLite for its local explorer: about 19 pages written per Switchboard turn, and ~5 ms of
+ * workerd CPU per turn for every stack measured here, the platform floor included (bench/README.md). Deployed,
+ * traces are exported by the platform, outside the isolate. X_LOCAL_OBSERVABILITY=true measures with it on.
+ */
+process.env.X_LOCAL_OBSERVABILITY ??= "false";
+
 export const ADMIN_KEY = "bench-admin-key";
 
 export function requireNode() {
@@ -70,6 +79,9 @@ async function snapshotWorker() {
  * variables for every run of this environment (e.g. SWITCHBOARD_DEBUG_SEED for bench/compaction.mjs).
  * `options.extraArgs`: more `wrangler dev` arguments (e.g. `--inspector-port` for bench/profile-turn.mjs);
  * `options.logLevel`: wrangler's (`info` by default, which leaves out the worker's console.log lines; `log` keeps them).
+ * The worker's event lines follow the log level as `npm start` sets them (scripts/start.mjs): off unless the level
+ * keeps them, since at `info` wrangler carries each line over its inspector pipe only to drop it (~4 ms of workerd
+ * CPU per turn); `vars.SWITCHBOARD_LOG_EVENTS` overrides.
  */
 export async function startEnv(vars = {}, options = {}) {
   const t0 = performance.now();
@@ -89,6 +101,7 @@ export async function startEnv(vars = {}, options = {}) {
         OPENAI_API_KEY: "bench-openai-key",
         OPENAI_BASE_URL: `${mockProc.url}/v1`,
         SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
+        SWITCHBOARD_LOG_EVENTS: ["log", "debug"].includes(options.logLevel ?? "info") ? "true" : "false",
         // Benches drive thousands of requests with one key; the default limit (600/min) would cut them off.
         SWITCHBOARD_RATE_LIMIT_PER_MIN: "0",
         ...vars,

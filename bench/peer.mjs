@@ -186,10 +186,11 @@ async function switchboardStorage(env, agent) {
 
 export async function run(env) {
   const peer = await startPeer(env);
-  // Switchboard again with its event lines off: under `wrangler dev` every console line crosses wrangler's
-  // inspector pipe (the runtime, the proxy's workerd and wrangler's Node process) and is then dropped at the
-  // default log level; in production a line is cheap. This stack shows what the two lines of a turn cost here.
-  const quiet = await env.startSibling({ SWITCHBOARD_LOG_EVENTS: "false" }).catch(async (error) => {
+  // Switchboard again with its event lines on. The bench's Switchboard runs as `npm start` does: at wrangler's
+  // default log level the worker's console lines are carried over wrangler's inspector pipe (the runtime, the
+  // proxy's workerd and wrangler's Node process) and then dropped, so they are off (bench/lib.mjs). Deployed, they
+  // are on, and a line is cheap. This stack shows what the two lines of a turn cost under `wrangler dev`.
+  const lines = await env.startSibling({ SWITCHBOARD_LOG_EVENTS: "true" }).catch(async (error) => {
     await peer.stop();
     throw error;
   });
@@ -198,10 +199,10 @@ export async function run(env) {
     const sb1 = [];
     for (let i = 0; i < C1_SESSIONS; i++) sb1.push(await newSession(env, agent));
     const sb20 = await Promise.all(Array.from({ length: 20 }, () => newSession(env, agent)));
-    const quietAgent = (await makeAgent(quiet, "bench-peer-sbq")).agent;
-    const quiet1 = [];
-    for (let i = 0; i < C1_SESSIONS; i++) quiet1.push(await newSession(quiet, quietAgent));
-    const quiet20 = await Promise.all(Array.from({ length: 20 }, () => newSession(quiet, quietAgent)));
+    const linesAgent = (await makeAgent(lines, "bench-peer-sbl")).agent;
+    const lines1 = [];
+    for (let i = 0; i < C1_SESSIONS; i++) lines1.push(await newSession(lines, linesAgent));
+    const lines20 = await Promise.all(Array.from({ length: 20 }, () => newSession(lines, linesAgent)));
     const peer1 = [];
     for (let i = 0; i < C1_SESSIONS; i++)
       peer1.push(await PeerSession.open(peer.url, `c1-${i}-${randomUUID().slice(0, 6)}`));
@@ -214,9 +215,9 @@ export async function run(env) {
     const stacks = {
       direct: { c1: () => directTurn(env, model), c20: () => directTurn(env, model) },
       switchboard: { c1: (i) => switchboardTurn(env, sb1[i % sb1.length]), c20: (i) => switchboardTurn(env, sb20[i]) },
-      switchboard_quiet: {
-        c1: (i) => switchboardTurn(quiet, quiet1[i % quiet1.length]),
-        c20: (i) => switchboardTurn(quiet, quiet20[i]),
+      switchboard_lines: {
+        c1: (i) => switchboardTurn(lines, lines1[i % lines1.length]),
+        c20: (i) => switchboardTurn(lines, lines20[i]),
       },
       peer: { c1: (i) => peer1[i % peer1.length].turn(), c20: (i) => peer20[i].turn() },
       floor: {
@@ -261,13 +262,13 @@ export async function run(env) {
         if (r > 0) c20[who].push(...ts);
       }
     }
-    const whos = ["switchboard", "switchboard_quiet", "peer", "floor", "floor_rpc", "floor_rpc_write"];
+    const whos = ["switchboard", "switchboard_lines", "peer", "floor", "floor_rpc", "floor_rpc_write"];
     // CPU per turn: each stack alone, turns one after another, read from its wrangler's workerd processes. Steadier
     // than latency percentiles on a shared machine, and what a turn costs the one local thread at concurrency 20.
     log("peer: CPU per turn");
     const cpu = {};
     for (const who of whos) {
-      const pgid = { switchboard: env.worker.pid, switchboard_quiet: quiet.worker.pid }[who] ?? peer.pid;
+      const pgid = { switchboard: env.worker.pid, switchboard_lines: lines.worker.pid }[who] ?? peer.pid;
       const before = await workerdCpuMs(pgid);
       for (let i = 0; i < CPU_TURNS; i++) await stacks[who].c1(i);
       await sleep(200);
@@ -288,7 +289,7 @@ export async function run(env) {
     await env.restartWorker();
     const names = {
       switchboard: "Switchboard",
-      switchboard_quiet: "Switchboard, event lines off",
+      switchboard_lines: "Switchboard, event lines on",
       peer: "AIChatAgent",
       floor: "platform floor",
       floor_rpc: "floor, RPC",
@@ -367,7 +368,7 @@ export async function run(env) {
     );
     return figures;
   } finally {
-    await quiet.stop();
+    await lines.stop();
     await peer.stop();
   }
 }

@@ -1,7 +1,7 @@
-import { cutText, fitJson, jsonBytes, splitText } from "../../storage/fit";
+import { cutText, fitJson, jsonBytes, splitText, utf8Bytes } from "../../storage/fit";
 import { STREAM_ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, one, write } from "../../storage/sql";
-import { sseDone, sseFrame } from "./sse";
+import { sseDone, sseFrame, sseFrameJson } from "./sse";
 import type { UiChunk } from "./ui-chunks";
 
 const encoder = new TextEncoder();
@@ -44,6 +44,18 @@ export function fitRow(chunk: UiChunk): UiChunk[] {
   return [c as unknown as UiChunk];
 }
 
+/** A chunk as the frames it is sent and stored as: each with its JSON and that JSON's size in bytes. */
+function serialized(chunk: UiChunk): Array<{ chunk: UiChunk; json: string; bytes: number }> {
+  const json = JSON.stringify(chunk);
+  const bytes = utf8Bytes(json);
+  const fitted = bytes <= STREAM_ROW_BUDGET_BYTES ? [chunk] : fitRow(chunk);
+  if (fitted.length === 1 && fitted[0] === chunk) return [{ chunk, json, bytes }];
+  return fitted.map((c) => {
+    const j = JSON.stringify(c);
+    return { chunk: c, json: j, bytes: utf8Bytes(j) };
+  });
+}
+
 interface Subscriber {
   writer: WritableStreamDefaultWriter<Uint8Array>;
   backlog: number;
@@ -78,7 +90,8 @@ export class StreamLog {
   #next: number | null = null;
   /** The highest frame id in a row (or the floor): no row holds a higher one. Set with `#next`. */
   #written = 0;
-  #unwritten: Array<{ id: number; turnId: string; chunk: UiChunk; bytes: number }> = [];
+  /** Frames sent and not yet in a row, each with its JSON (serialized once: sent, measured and written as is). */
+  #unwritten: Array<{ id: number; turnId: string; chunk: UiChunk; json: string; bytes: number }> = [];
   #unwrittenBytes = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
 
@@ -113,14 +126,13 @@ export class StreamLog {
 
   append(turnId: string, chunks: UiChunk[]): void {
     // Each frame fits a row on its own (fitRow); `persist` splits a batch so no row exceeds the budget.
-    const fitted = chunks.flatMap(fitRow);
+    const fitted = chunks.flatMap(serialized);
     const first = this.head() + 1;
-    fitted.forEach((chunk, i) => {
+    fitted.forEach(({ chunk, json, bytes }, i) => {
       const id = first + i;
-      const bytes = jsonBytes(chunk);
-      this.#unwritten.push({ id, turnId, chunk, bytes });
+      this.#unwritten.push({ id, turnId, chunk, json, bytes });
       this.#unwrittenBytes += bytes;
-      this.#broadcast(turnId, id, chunk);
+      this.#broadcast(turnId, id, json);
     });
     this.#next = first + fitted.length;
     if (this.#unwrittenBytes >= PERSIST_BYTES) this.persist();
@@ -149,7 +161,7 @@ export class StreamLog {
         "INSERT INTO stream_log (id, turn_id, chunk) VALUES (?, ?, ?)",
         last.id,
         last.turnId,
-        JSON.stringify(batch.map((f) => f.chunk)),
+        `[${batch.map((f) => f.json).join(",")}]`,
       );
       this.#written = Math.max(this.#written, last.id);
       batch = [];
@@ -236,10 +248,10 @@ export class StreamLog {
     write(this.#sql, "DELETE FROM stream_log");
   }
 
-  #broadcast(turnId: string, id: number, chunk: UiChunk): void {
+  #broadcast(turnId: string, id: number, json: string): void {
     const set = this.#subs.get(turnId);
     if (!set) return;
-    const frame = sseFrame(id, chunk);
+    const frame = sseFrameJson(id, json);
     for (const sub of set) {
       sub.lastId = id;
       this.#write(turnId, sub, frame);

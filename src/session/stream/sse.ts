@@ -7,7 +7,12 @@ import type { UiChunk } from "./ui-chunks";
  * can never break the frame.
  */
 export function sseFrame(id: number, chunk: UiChunk): string {
-  return `id: ${id}\ndata: ${JSON.stringify(chunk)}\n\n`;
+  return sseFrameJson(id, JSON.stringify(chunk));
+}
+
+/** `sseFrame` for a chunk already serialized (the stream log serializes each chunk once). */
+export function sseFrameJson(id: number, json: string): string {
+  return `id: ${id}\ndata: ${json}\n\n`;
 }
 
 /** `[DONE]` without an id (what the AI SDK's own servers send). */
