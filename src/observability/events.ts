@@ -1,6 +1,6 @@
 import { fitJson } from "../storage/fit";
 import { EVENT_BUDGET_BYTES } from "../storage/limits";
-import { all, nowIso, write } from "../storage/sql";
+import { all, nowIso, one, write } from "../storage/sql";
 import { log } from "./log";
 import { eventSpan } from "./tracing";
 
@@ -54,6 +54,12 @@ export class EventLog {
   readonly #logLines;
   /** Log lines held back while the admission path runs (see `hold`); null when lines go out at once. */
   #held: [SessionEventType, string | null, Record<string, unknown>][] | null = null;
+  /**
+   * At least as many events as the table holds (undefined: not yet counted). Every insert adds one, removals
+   * elsewhere (retention, a rolled-back insert) only make it high, so `sweep` can skip its DELETE while the
+   * count is within MAX_EVENTS: a session needs it only after MAX_EVENTS / 2 turns.
+   */
+  #count: number | undefined = undefined;
   constructor(sql: SqlStorage, sessionName: () => string, logLines = true) {
     this.#logLines = logLines;
     this.#sessionName = sessionName;
@@ -73,6 +79,7 @@ export class EventLog {
       turnId,
       JSON.stringify(stored),
     );
+    if (this.#count !== undefined) this.#count++;
     eventSpan(type, turnId, data);
     // One structured line per event, so `wrangler tail` and log drains see the same facts.
     if (!this.#logLines) return;
@@ -122,10 +129,15 @@ export class EventLog {
    * found through the primary key, with no walk over the kept rows at every turn's end.
    */
   sweep(): void {
+    this.#count ??= one<{ n: number }>(this.#sql, "SELECT count(*) AS n FROM events")?.n ?? 0;
+    if (this.#count <= MAX_EVENTS) return;
     write(this.#sql, "DELETE FROM events WHERE seq <= (SELECT max(seq) FROM events) - ?", MAX_EVENTS);
+    this.#count = MAX_EVENTS;
   }
 
   clear(): void {
     write(this.#sql, "DELETE FROM events");
+    // Counted again on next use (a rolled-back clear leaves the rows).
+    this.#count = undefined;
   }
 }
