@@ -15,8 +15,21 @@ export interface Job {
   [key: string]: string | number;
 }
 
+/**
+ * Bumped by every write of `jobs` (each one is in this file) and by a rolled-back session transaction
+ * (`jobsChanged`): a Scheduler's remembered earliest due time holds while the version it was read at is
+ * current. One counter for the isolate, which may run several objects: a write in one costs the others a read.
+ */
+let jobsVersion = 0;
+
+/** The jobs table may have changed without a write here (a rollback): remembered due times are read again. */
+export function jobsChanged(): void {
+  jobsVersion++;
+}
+
 /** Adds a job (idempotent per kind and ref); SQL only, for code that has no Scheduler at hand (e.g. a turn). */
 export function addJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: number): void {
+  jobsVersion++;
   write(
     sql,
     "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at",
@@ -30,6 +43,7 @@ export function addJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: numbe
 
 /** Removes a job; SQL only (e.g. an approval answered before its expiry). */
 export function removeJob(sql: SqlStorage, kind: JobKind, ref: string): void {
+  jobsVersion++;
   write(sql, "DELETE FROM jobs WHERE id = ?", `${kind}:${ref}`);
 }
 
@@ -56,6 +70,8 @@ export class Scheduler {
    * alarm that has just fired, a failed write).
    */
   #alarm: number | null | undefined = undefined;
+  /** The earliest due time last read, with the jobs version it was read at and whether run jobs counted. */
+  #due: { version: number; runs: boolean; at: number | null } | null = null;
   constructor(storage: DurableObjectStorage, runnerActive: () => boolean, runsBlocked: () => boolean = runnerActive) {
     this.#runsBlocked = runsBlocked;
     this.#runnerActive = runnerActive;
@@ -69,6 +85,7 @@ export class Scheduler {
 
   /** Adds a job, or moves an existing one earlier (never later). SQL only. */
   addEarliest(kind: JobKind, ref: string, dueAt: number): void {
+    jobsVersion++;
     write(
       this.#storage.sql,
       "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at WHERE excluded.due_at < jobs.due_at",
@@ -93,6 +110,7 @@ export class Scheduler {
 
   /** Moves a job (a lease while it is being worked on, or its next retry). */
   reschedule(job: Job, dueAt: number): void {
+    jobsVersion++;
     write(this.#storage.sql, "UPDATE jobs SET due_at = ? WHERE id = ?", dueAt, job.id);
   }
 
@@ -103,12 +121,19 @@ export class Scheduler {
   /** The time the alarm should fire next, or null when nothing is waiting. */
   next(now = Date.now()): number | null {
     const active = this.#runnerActive();
-    const row = one<{ due: number | null }>(
-      this.#storage.sql,
-      "SELECT min(due_at) AS due FROM jobs WHERE kind != 'run' OR ? = 0",
-      active || this.#runsBlocked() ? 1 : 0,
-    );
-    let next = row?.due ?? null;
+    const runs = !(active || this.#runsBlocked());
+    const known = this.#due;
+    let next: number | null;
+    if (known !== null && known.version === jobsVersion && known.runs === runs) next = known.at;
+    else {
+      next =
+        one<{ due: number | null }>(
+          this.#storage.sql,
+          "SELECT min(due_at) AS due FROM jobs WHERE kind != 'run' OR ? = 1",
+          runs ? 1 : 0,
+        )?.due ?? null;
+      this.#due = { version: jobsVersion, runs, at: next };
+    }
     if (active) next = next === null ? now + HEARTBEAT_MS : Math.min(next, now + HEARTBEAT_MS);
     return next === null ? null : Math.max(next, now);
   }
@@ -138,5 +163,6 @@ export class Scheduler {
   /** The alarm fired (it is no longer set once the handler ends) or was deleted behind the scheduler's back. */
   forget(): void {
     this.#alarm = undefined;
+    this.#due = null;
   }
 }

@@ -1,11 +1,13 @@
 /**
  * The session object's transaction: one `transactionSync` (storage/transaction.ts) that, when it rolls back,
  * also drops what the rollback leaves wrong in memory — each store's copy of its rows (the history view and
- * open-call flag, the loaded-tool set, the newest turn, the approvals flag), all read again on next use.
+ * open-call flag, the loaded-tool set, the newest turn, the approvals flag, the scheduler's earliest due time),
+ * all read again on next use.
  */
 import { transaction } from "../storage/transaction";
 import type { ApprovalStore } from "./approvals";
 import type { HistoryStore } from "./history/store";
+import { jobsChanged } from "./scheduler";
 import type { SessionTools } from "./session-tools";
 import type { TurnStore } from "./turn/turn-store";
 
@@ -23,6 +25,7 @@ export function dropCaches(d: SessionStores): void {
   d.tools.loaded.invalidate();
   d.turns.invalidate();
   d.approvals.invalidate();
+  jobsChanged();
 }
 
 export function sessionTx<T>(d: SessionStores & { storage: DurableObjectStorage }, fn: () => T): T {
