@@ -70,8 +70,11 @@ export class Scheduler {
    * alarm that has just fired, a failed write).
    */
   #alarm: number | null | undefined = undefined;
-  /** The earliest due time last read, with the jobs version it was read at and whether run jobs counted. */
-  #due: { version: number; runs: boolean; at: number | null } | null = null;
+  /**
+   * The earliest due time last read with run jobs counted (`all`) and without (`others`), each with the jobs
+   * version it was read at: a turn's start reads one, its end the other.
+   */
+  #due: Record<"all" | "others", { version: number; at: number | null } | null> = { all: null, others: null };
   constructor(storage: DurableObjectStorage, runnerActive: () => boolean, runsBlocked: () => boolean = runnerActive) {
     this.#runsBlocked = runsBlocked;
     this.#runnerActive = runnerActive;
@@ -122,9 +125,10 @@ export class Scheduler {
   next(now = Date.now()): number | null {
     const active = this.#runnerActive();
     const runs = !(active || this.#runsBlocked());
-    const known = this.#due;
+    const key = runs ? "all" : "others";
+    const known = this.#due[key];
     let next: number | null;
-    if (known !== null && known.version === jobsVersion && known.runs === runs) next = known.at;
+    if (known !== null && known.version === jobsVersion) next = known.at;
     else {
       next =
         one<{ due: number | null }>(
@@ -132,7 +136,7 @@ export class Scheduler {
           "SELECT min(due_at) AS due FROM jobs WHERE kind != 'run' OR ? = 1",
           runs ? 1 : 0,
         )?.due ?? null;
-      this.#due = { version: jobsVersion, runs, at: next };
+      this.#due[key] = { version: jobsVersion, at: next };
     }
     if (active) next = next === null ? now + HEARTBEAT_MS : Math.min(next, now + HEARTBEAT_MS);
     return next === null ? null : Math.max(next, now);
@@ -163,6 +167,6 @@ export class Scheduler {
   /** The alarm fired (it is no longer set once the handler ends) or was deleted behind the scheduler's back. */
   forget(): void {
     this.#alarm = undefined;
-    this.#due = null;
+    this.#due = { all: null, others: null };
   }
 }
