@@ -1,5 +1,5 @@
 import { log } from "../observability/log";
-import { all, nowIso, one, write } from "../storage/sql";
+import { all, nowIso, one, type SqlValue, write } from "../storage/sql";
 
 /** How often a running turn re-arms the alarm that detects eviction. */
 export const HEARTBEAT_MS = 30_000;
@@ -16,7 +16,7 @@ export interface Job {
 }
 
 /**
- * Bumped by every write of `jobs` (each one is in this file) and by a rolled-back session transaction
+ * Bumped by every write of `jobs` (`writeJobs`, the only writer) and by a rolled-back session transaction
  * (`jobsChanged`): a Scheduler's remembered earliest due time holds while the version it was read at is
  * current. One counter for the isolate, which may run several objects: a write in one costs the others a read.
  */
@@ -27,12 +27,17 @@ export function jobsChanged(): void {
   jobsVersion++;
 }
 
-/** Adds a job (idempotent per kind and ref); SQL only, for code that has no Scheduler at hand (e.g. a turn). */
-export function addJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: number): void {
+/** Every write of `jobs` goes through here: it bumps the version. */
+function writeJobs(sql: SqlStorage, query: string, ...params: SqlValue[]): void {
   jobsVersion++;
-  write(
+  write(sql, query, ...params);
+}
+
+/** Inserts a job or moves it; `when` narrows the move (e.g. only to an earlier time). */
+function upsertJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: number, when = ""): void {
+  writeJobs(
     sql,
-    "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at",
+    `INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at${when}`,
     `${kind}:${ref}`,
     kind,
     ref,
@@ -41,10 +46,14 @@ export function addJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: numbe
   );
 }
 
+/** Adds a job (idempotent per kind and ref); SQL only, for code that has no Scheduler at hand (e.g. a turn). */
+export function addJob(sql: SqlStorage, kind: JobKind, ref: string, dueAt: number): void {
+  upsertJob(sql, kind, ref, dueAt);
+}
+
 /** Removes a job; SQL only (e.g. an approval answered before its expiry). */
 export function removeJob(sql: SqlStorage, kind: JobKind, ref: string): void {
-  jobsVersion++;
-  write(sql, "DELETE FROM jobs WHERE id = ?", `${kind}:${ref}`);
+  writeJobs(sql, "DELETE FROM jobs WHERE id = ?", `${kind}:${ref}`);
 }
 
 /**
@@ -88,16 +97,7 @@ export class Scheduler {
 
   /** Adds a job, or moves an existing one earlier (never later). SQL only. */
   addEarliest(kind: JobKind, ref: string, dueAt: number): void {
-    jobsVersion++;
-    write(
-      this.#storage.sql,
-      "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET due_at = excluded.due_at WHERE excluded.due_at < jobs.due_at",
-      `${kind}:${ref}`,
-      kind,
-      ref,
-      dueAt,
-      nowIso(),
-    );
+    upsertJob(this.#storage.sql, kind, ref, dueAt, " WHERE excluded.due_at < jobs.due_at");
   }
 
   get(kind: JobKind, ref: string): Job | null {
@@ -113,8 +113,7 @@ export class Scheduler {
 
   /** Moves a job (a lease while it is being worked on, or its next retry). */
   reschedule(job: Job, dueAt: number): void {
-    jobsVersion++;
-    write(this.#storage.sql, "UPDATE jobs SET due_at = ? WHERE id = ?", dueAt, job.id);
+    writeJobs(this.#storage.sql, "UPDATE jobs SET due_at = ? WHERE id = ?", dueAt, job.id);
   }
 
   remove(kind: JobKind, ref: string): void {
