@@ -121,7 +121,7 @@ export class SessionEngine {
     this.tools.forget();
   }
 
-  /** One SQLite transaction (session-tx.ts); a rollback drops the history and loaded-tool caches. */
+  /** One SQLite transaction (session-tx.ts); a rollback drops every store's in-memory rows. */
   tx<T>(fn: () => T): T {
     return sessionTx(this, fn);
   }

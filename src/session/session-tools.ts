@@ -149,10 +149,12 @@ export class SessionTools {
     this.loaded.clear();
   }
 
-  /** After the session's storage was wiped: nothing cached survives, MCP listings in flight write nothing. */
+  /**
+   * After the session's storage was wiped: MCP listings in flight write nothing, the pinned set and re-derivation
+   * start over (the loaded set is dropped with the other stores' rows, session-tx.ts `dropCaches`).
+   */
   forget(): void {
     this.mcp.forget();
-    this.loaded.invalidate();
     this.#pinned = null;
     this.#rederived = false;
   }

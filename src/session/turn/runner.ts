@@ -63,7 +63,7 @@ export class TurnRunner implements TurnContext {
     this.#abort.abort(new Error(reason));
   }
 
-  /** One SQLite transaction (session-tx.ts); a rollback drops the history and loaded-tool caches. */
+  /** One SQLite transaction (session-tx.ts); a rollback drops every store's in-memory rows. */
   tx<T>(fn: () => T): T {
     return sessionTx(this.deps, fn);
   }
