@@ -1,6 +1,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import { ApprovalStore } from "../../src/session/approvals";
+import { HistoryStore } from "../../src/session/history/store";
+import { SessionTools } from "../../src/session/session-tools";
+import { sessionTx } from "../../src/session/session-tx";
+import { TurnStore } from "../../src/session/turn/turn-store";
 
 /** Helpers for workers-pool tests: drive the public HTTP API in-process and script the mock model. */
 
@@ -269,3 +274,25 @@ export const COMPACTION_TOOLS = [
   cityTool("echo_core", "Echo a city back", false),
   cityTool("lookup_order", "Look up an order", true),
 ];
+
+/** The session's stores over an object's storage, as the engine builds them (for tests of their in-memory rows). */
+export function sessionStores(storage: DurableObjectStorage) {
+  const history = new HistoryStore(storage.sql);
+  return {
+    storage,
+    history,
+    tools: new SessionTools(storage.sql, history),
+    turns: new TurnStore(storage.sql),
+    approvals: new ApprovalStore(storage.sql, () => "test-session"),
+  };
+}
+
+/** Runs `fn` in a session transaction that then fails, and checks that it rolled back with that failure. */
+export function rollsBack(stores: ReturnType<typeof sessionStores>, fn: () => void): void {
+  expect(() =>
+    sessionTx(stores, () => {
+      fn();
+      throw new Error("the write after this one failed");
+    }),
+  ).toThrow("the write after this one failed");
+}

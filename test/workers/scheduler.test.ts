@@ -1,12 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ApprovalStore } from "../../src/session/approvals";
-import { HistoryStore } from "../../src/session/history/store";
 import { addJob, removeJob, Scheduler } from "../../src/session/scheduler";
-import { SessionTools } from "../../src/session/session-tools";
-import { sessionTx } from "../../src/session/session-tx";
-import { TurnStore } from "../../src/session/turn/turn-store";
-import { sessionStub, setup } from "./helpers";
+import { rollsBack, sessionStores, sessionStub, setup } from "./helpers";
 
 /**
  * The scheduler remembers the earliest due job between `arm` calls (src/session/scheduler.ts): whatever writes
@@ -38,24 +33,14 @@ describe("the scheduler's remembered due time", () => {
   it("a removal read back inside a rolled-back transaction leaves the job scheduled", async () => {
     const stub = await sessionStub(await setup());
     const alarm = await runInDurableObject(stub, async (_i, state) => {
-      const history = new HistoryStore(state.storage.sql);
-      const stores = {
-        storage: state.storage,
-        history,
-        tools: new SessionTools(state.storage.sql, history),
-        turns: new TurnStore(state.storage.sql),
-        approvals: new ApprovalStore(state.storage.sql, () => "scheduler"),
-      };
+      const stores = sessionStores(state.storage);
       const scheduler = new Scheduler(state.storage, () => false);
       const now = Date.now();
       scheduler.add("sweep", "scheduler-c", now + 4 * HOUR);
-      expect(() =>
-        sessionTx(stores, () => {
-          removeJob(state.storage.sql, "sweep", "scheduler-c");
-          expect(scheduler.next(now)).not.toBe(now + 4 * HOUR);
-          throw new Error("the write after this one failed");
-        }),
-      ).toThrow("the write after this one failed");
+      rollsBack(stores, () => {
+        removeJob(state.storage.sql, "sweep", "scheduler-c");
+        expect(scheduler.next(now)).not.toBe(now + 4 * HOUR);
+      });
       scheduler.arm();
       const alarm = (await state.storage.getAlarm()) ?? 0;
       await state.storage.deleteAlarm();

@@ -1,11 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ApprovalStore } from "../../src/session/approvals";
-import { HistoryStore } from "../../src/session/history/store";
-import { SessionTools } from "../../src/session/session-tools";
-import { sessionTx } from "../../src/session/session-tx";
-import { TurnStore } from "../../src/session/turn/turn-store";
-import { sessionStub, setup } from "./helpers";
+import { rollsBack, sessionStores, sessionStub, setup } from "./helpers";
 
 /**
  * The session's stores keep some rows in memory so a turn reads fewer (src/session/session-tx.ts): the newest
@@ -13,17 +8,6 @@ import { sessionStub, setup } from "./helpers";
  * they answer must always be what a fresh store reading the tables answers, after their own writes and after a
  * rolled-back session transaction.
  */
-
-function stores(storage: DurableObjectStorage) {
-  const history = new HistoryStore(storage.sql);
-  return {
-    storage,
-    history,
-    tools: new SessionTools(storage.sql, history),
-    turns: new TurnStore(storage.sql),
-    approvals: new ApprovalStore(storage.sql, () => "session-caches"),
-  };
-}
 
 const turnOf = (id: string) => ({
   id,
@@ -33,20 +17,17 @@ const turnOf = (id: string) => ({
   idempotency_key: null,
   body_hash: null,
 });
-const failing = () => {
-  throw new Error("the write after this one failed");
-};
 
 describe("the newest turn in memory", () => {
   it("follows its own writes: a fresh read answers the same", async () => {
     const stub = await sessionStub(await setup());
     const { kept, fresh } = await runInDurableObject(stub, (_i, state) => {
-      const s = stores(state.storage);
+      const s = sessionStores(state.storage);
       s.turns.create(turnOf("turn_caches_a"));
       s.turns.stepDone("turn_caches_a");
       s.turns.addUsage("turn_caches_a", { input_tokens: 12 });
       s.turns.finish("turn_caches_a", "completed", "end_turn", null);
-      const other = stores(state.storage).turns;
+      const other = sessionStores(state.storage).turns;
       return { kept: s.turns.latest(), fresh: other.latest() };
     });
     expect(kept).toMatchObject({ id: "turn_caches_a", status: "completed", steps: 1, usage: '{"input_tokens":12}' });
@@ -56,16 +37,16 @@ describe("the newest turn in memory", () => {
   it("a rolled-back session transaction leaves it as the table is", async () => {
     const stub = await sessionStub(await setup());
     const { kept, fresh } = await runInDurableObject(stub, (_i, state) => {
-      const s = stores(state.storage);
+      const s = sessionStores(state.storage);
       s.turns.create(turnOf("turn_caches_b"));
-      expect(() =>
-        sessionTx(s, () => {
-          s.turns.finish("turn_caches_b", "failed", "error", null);
-          s.turns.create(turnOf("turn_caches_c"));
-          failing();
-        }),
-      ).toThrow("the write after this one failed");
-      return { kept: [s.turns.latest(), s.turns.get("turn_caches_b")], fresh: stores(state.storage).turns.latest() };
+      rollsBack(s, () => {
+        s.turns.finish("turn_caches_b", "failed", "error", null);
+        s.turns.create(turnOf("turn_caches_c"));
+      });
+      return {
+        kept: [s.turns.latest(), s.turns.get("turn_caches_b")],
+        fresh: sessionStores(state.storage).turns.latest(),
+      };
     });
     expect(kept[0]).toMatchObject({ id: "turn_caches_b", status: "running" });
     expect(kept[0]).toEqual(fresh);
@@ -75,7 +56,7 @@ describe("the newest turn in memory", () => {
   it("hands out copies: a caller changing a row does not change the store's", async () => {
     const stub = await sessionStub(await setup());
     const again = await runInDurableObject(stub, (_i, state) => {
-      const s = stores(state.storage);
+      const s = sessionStores(state.storage);
       const row = s.turns.create(turnOf("turn_caches_d"));
       row.status = "failed";
       const read = s.turns.latest();
@@ -90,7 +71,7 @@ describe("open calls in memory", () => {
   it("a call written after an empty read is open", async () => {
     const stub = await sessionStub(await setup());
     const open = await runInDurableObject(stub, (_i, state) => {
-      const s = stores(state.storage);
+      const s = sessionStores(state.storage);
       expect(s.history.openCalls()).toEqual([]);
       s.history.appendAssistantParts(
         "turn_caches_e",
@@ -106,22 +87,19 @@ describe("open calls in memory", () => {
   it("a rolled-back close leaves the call open", async () => {
     const stub = await sessionStub(await setup());
     const { kept, fresh } = await runInDurableObject(stub, (_i, state) => {
-      const s = stores(state.storage);
+      const s = sessionStores(state.storage);
       s.history.appendAssistantParts(
         "turn_caches_f",
         null,
         [{ type: "tool_use", id: "toolu_caches_f", name: "get_weather", input: {} }],
         () => "http",
       );
-      expect(() =>
-        sessionTx(s, () => {
-          s.history.closeOpenCalls({ turnId: "turn_caches_g", reason: "a new message" });
-          failing();
-        }),
-      ).toThrow("the write after this one failed");
+      rollsBack(s, () => {
+        s.history.closeOpenCalls({ turnId: "turn_caches_g", reason: "a new message" });
+      });
       return {
         kept: s.history.openCalls().map((c) => c.id),
-        fresh: stores(state.storage)
+        fresh: sessionStores(state.storage)
           .history.openCalls()
           .map((c) => c.id),
       };
@@ -146,7 +124,7 @@ describe("approvals in memory", () => {
   it("an approval written after an empty read is pending", async () => {
     const stub = await sessionStub(await setup());
     const pending = await runInDurableObject(stub, (_i, state) => {
-      const s = stores(state.storage);
+      const s = sessionStores(state.storage);
       expect(s.approvals.pending()).toEqual([]);
       s.approvals.create(approval("appr_caches_h"));
       return s.approvals.pending().map((a) => a.id);
@@ -157,17 +135,14 @@ describe("approvals in memory", () => {
   it("a rolled-back clear leaves the approval pending", async () => {
     const stub = await sessionStub(await setup());
     const { kept, fresh } = await runInDurableObject(stub, (_i, state) => {
-      const s = stores(state.storage);
+      const s = sessionStores(state.storage);
       s.approvals.create(approval("appr_caches_i"));
-      expect(() =>
-        sessionTx(s, () => {
-          s.approvals.clear();
-          failing();
-        }),
-      ).toThrow("the write after this one failed");
+      rollsBack(s, () => {
+        s.approvals.clear();
+      });
       return {
         kept: s.approvals.pending().map((a) => a.id),
-        fresh: stores(state.storage)
+        fresh: sessionStores(state.storage)
           .approvals.pending()
           .map((a) => a.id),
       };
