@@ -2,6 +2,18 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
+/**
+ * The web client's worker (web/wrangler.toml) as a stand-in that has every path but /missing… and /down… (that
+ * one answered as a worker that is not running): the tests check which requests the API forwards to it
+ * (test/workers/web-client.test.ts), not the built web app.
+ */
+function webClientStandIn(request: Request): Response {
+  const { pathname } = new URL(request.url);
+  if (pathname.startsWith("/missing")) return new Response(null, { status: 404 });
+  if (pathname.startsWith("/down")) return new Response("worker not found", { status: 503 });
+  return new Response(`web client: ${request.method} ${pathname}`, { headers: { "content-type": "text/plain" } });
+}
+
 // Durable Object behaviour inside the Workers runtime (miniflare). The mock
 // model server runs in the Node side (globalSetup) and is reached over loopback.
 export default defineConfig(async () => {
@@ -11,6 +23,7 @@ export default defineConfig(async () => {
       cloudflareTest(({ inject }) => ({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
+          serviceBindings: { WEB: webClientStandIn },
           bindings: {
             TEST_MIGRATIONS: migrations,
             ANTHROPIC_BASE_URL: inject<string>("mockUrl"),

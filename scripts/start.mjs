@@ -28,6 +28,7 @@ import {
   runCommand,
   startMockProcess,
   startWrangler,
+  WITH_WEB_CLIENT,
   wranglerEntry,
 } from "./lib/process.mjs";
 
@@ -238,7 +239,7 @@ async function main() {
   // 2. The demo tool endpoint: a loopback URL, so only when the URL policy allows private targets.
   const toolUrl = allowPrivate ? await startWeatherTool() : undefined;
 
-  // 3. The web client (web/ → web/dist, served as static assets), local D1 migrations, then wrangler dev.
+  // 3. The web client (web/ → web/dist, its own assets-only worker), local D1 migrations, then wrangler dev.
   log("building the web client (web/ → web/dist)");
   await runCommand(
     node,
@@ -264,6 +265,8 @@ async function main() {
     logLevel,
     output: "inherit",
     env: childEnv,
+    // The API first (it takes the requests), then the web client's worker it forwards `/` to.
+    extraArgs: WITH_WEB_CLIENT,
     // This script handles the signals itself (a graceful stop of everything, below).
     killOnSignals: false,
     timeoutMs: 90_000,

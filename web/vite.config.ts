@@ -1,4 +1,4 @@
-// Builds the web client (web/) into web/dist, which the worker serves as static assets (wrangler.toml [assets]).
+// Builds the web client (web/) into web/dist, the static assets of its own worker (web/wrangler.toml).
 import { defineConfig } from "vite";
 
 export default defineConfig({

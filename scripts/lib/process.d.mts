@@ -3,6 +3,8 @@ import type { ChildProcess, SpawnOptions } from "node:child_process";
 
 export declare const repoRoot: string;
 export declare const HOST: string;
+/** `wrangler dev` arguments for the API together with the web client's worker (web/wrangler.toml). */
+export declare const WITH_WEB_CLIENT: string[];
 export declare const NODE_FOR_WRANGLER: readonly [number, number];
 export declare const NODE_FOR_TS: readonly [number, number];
 

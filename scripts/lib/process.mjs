@@ -17,6 +17,12 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 /** Every server these helpers start listens on loopback only. */
 export const HOST = "127.0.0.1";
 
+/**
+ * `wrangler dev` arguments for the API together with the web client's worker (web/wrangler.toml), which the API
+ * forwards the paths it has no route for to (src/http/web-client.ts). The first config takes the requests.
+ */
+export const WITH_WEB_CLIENT = ["--config", "wrangler.toml", "--config", path.join("web", "wrangler.toml")];
+
 /** The oldest Node wrangler runs on. */
 export const NODE_FOR_WRANGLER = [22, 12];
 /** The oldest Node that runs the TypeScript mock server directly (type stripping). */

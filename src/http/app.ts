@@ -14,6 +14,7 @@ import { tenantsRoutes } from "./routes/tenants";
 import { tokensRoutes } from "./routes/tokens";
 import { turnsRoutes } from "./routes/turns";
 import type { AppEnv } from "./types";
+import { webClient } from "./web-client";
 
 /**
  * Debug mode (SWITCHBOARD_DEBUG_CHECKS, or SWITCHBOARD_DEBUG_D1_DELAY_MS): the
@@ -46,9 +47,7 @@ export function buildApp(opts: { debugSeed?: boolean } = {}): Hono<AppEnv> {
   app.route("/v1/sessions", tokensRoutes);
   app.route("/v1/sessions", turnsRoutes);
   if (opts.debugSeed) app.route("/v1/sessions", debugRoutes);
-  app.notFound((c) =>
-    c.json(errorBody("not_found", `no route for ${c.req.method} ${new URL(c.req.url).pathname}`), 404),
-  );
+  app.notFound(webClient);
   app.onError((err, c) => {
     if (err instanceof ApiError) {
       for (const [k, v] of Object.entries(err.headers)) c.header(k, v);

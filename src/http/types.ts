@@ -14,6 +14,8 @@ export interface WorkerEnv extends Env {
   SESSION: DurableObjectNamespace<Session>;
   /** Exact token-bucket limiter: per-key overrides, a configured default, or no binding. */
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** The web client's worker (web/wrangler.toml); absent where only the API runs. */
+  WEB?: Fetcher;
 }
 
 /** Who made a request: an API key, or a session token (its session and actions). */

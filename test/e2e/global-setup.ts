@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startMock } from "../../mock/server.ts";
-import { nodeBinary, repoRoot, startWrangler } from "../../scripts/lib/process.mjs";
+import { nodeBinary, repoRoot, startWrangler, WITH_WEB_CLIENT } from "../../scripts/lib/process.mjs";
 import { workerVars } from "../helpers/wrangler.ts";
 
 declare module "vitest" {
@@ -20,7 +20,7 @@ export const ADMIN_KEY = "e2e-admin-key";
 
 // One mock model server and one `wrangler dev` (real workerd) for the whole e2e run.
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // wrangler serves web/dist as static assets (wrangler.toml [assets]); `npm test` builds it first.
+  // The web client's worker (web/wrangler.toml) serves web/dist behind the API; `npm test` builds it first.
   if (!existsSync(path.join(repoRoot, "web", "dist", "index.html"))) {
     execFileSync(
       nodeBinary(),
@@ -35,6 +35,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   let worker: Awaited<ReturnType<typeof startWrangler>>;
   try {
     worker = await startWrangler({
+      extraArgs: WITH_WEB_CLIENT,
       vars: workerVars(mock.url, ADMIN_KEY, {
         SWITCHBOARD_IDLE_TIMEOUT_MS: "3000",
         // MCP calls time out fast so the timeout test stays short; lists keep the default TTL.

@@ -1,7 +1,7 @@
 /**
  * Service routes: liveness, the OpenAPI document and its interactive reference at /docs (Scalar's Hono
- * middleware; the page loads Scalar's script from its CDN in the reader's browser). The web client (web/, built into web/dist) is served
- * by Workers static assets before the worker runs (wrangler.toml [assets]), so `/` is the chat app.
+ * middleware; the page loads Scalar's script from its CDN in the reader's browser). The web client (web/, built into web/dist) is its
+ * own worker behind this one (web/wrangler.toml, reached by ../web-client.ts), so `/` is the chat app.
  */
 import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
