@@ -6,6 +6,22 @@ import type { UiChunk } from "./ui-chunks";
 
 const encoder = new TextEncoder();
 
+/**
+ * Frames that open or close a message, a step or a text part and show nothing by themselves: a subscriber gets
+ * them with the next frame (the opening ones with the first text delta, the closing ones with the turn's
+ * `finish`), so they do not cross to the client as stream chunks of their own. Every other frame goes out in the
+ * task it is sent in, and ending a subscriber's stream sends what it holds.
+ */
+const QUIET: ReadonlySet<string> = new Set([
+  "start",
+  "start-step",
+  "text-start",
+  "reasoning-start",
+  "text-end",
+  "reasoning-end",
+  "finish-step",
+]);
+
 /** A client falling this many bytes behind is dropped; it resumes with Last-Event-ID. */
 const MAX_SUBSCRIBER_BACKLOG = 4 * 1024 * 1024;
 /** Stream logs of this many most recent turns are kept for replay. */
@@ -62,10 +78,13 @@ interface Subscriber {
   /** The id of the last frame this subscriber was sent (its resume position). */
   lastId: number;
   /**
-   * Frames sent in the current task and not yet handed to the writer: they go out as one write when the task's
-   * microtasks run (a write crosses to the worker as one stream chunk, and each costs the runtime work).
+   * Frames sent in the current task (and quiet frames held since) not yet handed to the writer: they go out as one
+   * write when the task's microtasks run (a write crosses to the worker as one stream chunk, and each costs the
+   * runtime work).
    */
   queued: string;
+  /** A flush of `queued` is scheduled. */
+  flushing: boolean;
 }
 
 /**
@@ -132,7 +151,7 @@ export class StreamLog {
       const id = first + i;
       this.#unwritten.push({ id, turnId, chunk, json, bytes });
       this.#unwrittenBytes += bytes;
-      this.#broadcast(turnId, id, json);
+      this.#broadcast(turnId, id, json, QUIET.has(chunk.type));
     });
     this.#next = first + fitted.length;
     if (this.#unwrittenBytes >= PERSIST_BYTES) this.persist();
@@ -204,7 +223,7 @@ export class StreamLog {
    */
   open(turnId: string, after: number, live: boolean): ReadableStream<Uint8Array> {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const sub: Subscriber = { writer: writable.getWriter(), backlog: 0, lastId: after, queued: "" };
+    const sub: Subscriber = { writer: writable.getWriter(), backlog: 0, lastId: after, queued: "", flushing: false };
     for (const r of this.rows(turnId, after)) this.#send(turnId, sub, r.id, r.chunk);
     if (live) {
       let set = this.#subs.get(turnId);
@@ -248,27 +267,30 @@ export class StreamLog {
     write(this.#sql, "DELETE FROM stream_log");
   }
 
-  #broadcast(turnId: string, id: number, json: string): void {
+  #broadcast(turnId: string, id: number, json: string, quiet: boolean): void {
     const set = this.#subs.get(turnId);
     if (!set) return;
     const frame = sseFrameJson(id, json);
     for (const sub of set) {
       sub.lastId = id;
-      this.#write(turnId, sub, frame);
+      this.#write(turnId, sub, frame, quiet);
     }
   }
 
   #send(turnId: string, sub: Subscriber, id: number, chunk: UiChunk): void {
     sub.lastId = id;
-    this.#write(turnId, sub, sseFrame(id, chunk));
+    this.#write(turnId, sub, sseFrame(id, chunk), QUIET.has(chunk.type));
   }
 
-  #write(turnId: string, sub: Subscriber, text: string): void {
-    if (sub.queued === "") queueMicrotask(() => this.#flush(turnId, sub));
+  #write(turnId: string, sub: Subscriber, text: string, quiet: boolean): void {
     sub.queued += text;
+    if (quiet || sub.flushing) return;
+    sub.flushing = true;
+    queueMicrotask(() => this.#flush(turnId, sub));
   }
 
   #flush(turnId: string, sub: Subscriber): void {
+    sub.flushing = false;
     const text = sub.queued;
     if (text === "") return;
     sub.queued = "";
@@ -287,7 +309,7 @@ export class StreamLog {
   }
 
   #close(turnId: string, sub: Subscriber): void {
-    this.#write(turnId, sub, sseDone(sub.lastId));
+    this.#write(turnId, sub, sseDone(sub.lastId), false);
     this.#flush(turnId, sub);
     sub.writer.close().catch(() => this.#drop(turnId, sub));
   }
