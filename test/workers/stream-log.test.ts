@@ -11,8 +11,10 @@ import { sessionStub, setup } from "./helpers";
 
 const NOTHING = "(nothing written)";
 
+type Write = string[] | string | null;
+
 /** Reads a subscriber's stream write by write: the next chunk, null at its end, or NOTHING when none comes soon. */
-function writesOf(stream: ReadableStream<Uint8Array>): () => Promise<string[] | string | null> {
+function writesOf(stream: ReadableStream<Uint8Array>): () => Promise<Write> {
   const reader = stream.getReader();
   let pending: Promise<string | null> | null = null;
   return async () => {
@@ -26,55 +28,51 @@ function writesOf(stream: ReadableStream<Uint8Array>): () => Promise<string[] | 
   };
 }
 
+/**
+ * In a fresh session object: a stream log with one live subscriber of `turn`; `steps` appends frames and reads
+ * the subscriber's writes with `next`, and returns what it read.
+ */
+async function withSubscriber(
+  turn: string,
+  steps: (log: StreamLog, next: () => Promise<Write>) => Promise<Write[]>,
+): Promise<Write[]> {
+  return runInDurableObject(await sessionStub(await setup()), (_i, state) => {
+    const log = new StreamLog(state.storage.sql);
+    return steps(log, writesOf(log.open(turn, log.head(), true)));
+  });
+}
+
 describe("stream log writes to a live subscriber", () => {
   it("hands the opening frames over with the first text delta, as one write", async () => {
-    const stub = await sessionStub(await setup());
-    const writes = await runInDurableObject(stub, async (_i, state) => {
-      const log = new StreamLog(state.storage.sql);
-      const turn = "turn_stream_log_openers";
-      const next = writesOf(log.open(turn, log.head(), true));
-      const seen = [];
+    const turn = "turn_stream_log_openers";
+    const writes = await withSubscriber(turn, async (log, next) => {
       log.append(turn, [{ type: "start", messageId: "m1" }, { type: "start-step" }]);
       log.append(turn, [{ type: "text-start", id: "t1" }]);
-      seen.push(await next());
+      const before = await next();
       log.append(turn, [{ type: "text-delta", id: "t1", delta: "Hi" }]);
-      seen.push(await next());
-      log.end(turn);
-      return seen;
+      return [before, await next()];
     });
     expect(writes).toEqual([NOTHING, ["start", "start-step", "text-start", "text-delta"]]);
   });
 
   it("hands each text delta over in the task it is appended in", async () => {
-    const stub = await sessionStub(await setup());
-    const writes = await runInDurableObject(stub, async (_i, state) => {
-      const log = new StreamLog(state.storage.sql);
-      const turn = "turn_stream_log_deltas";
-      const next = writesOf(log.open(turn, log.head(), true));
-      const seen = [];
-      for (const delta of ["a", "b"]) {
-        log.append(turn, [{ type: "text-delta", id: "t1", delta }]);
-        seen.push(await next());
-      }
-      log.end(turn);
-      return seen;
+    const turn = "turn_stream_log_deltas";
+    const writes = await withSubscriber(turn, async (log, next) => {
+      log.append(turn, [{ type: "text-delta", id: "t1", delta: "a" }]);
+      const first = await next();
+      log.append(turn, [{ type: "text-delta", id: "t1", delta: "b" }]);
+      return [first, await next()];
     });
     expect(writes).toEqual([["text-delta"], ["text-delta"]]);
   });
 
   it("sends the closing frames it holds when the stream ends", async () => {
-    const stub = await sessionStub(await setup());
-    const writes = await runInDurableObject(stub, async (_i, state) => {
-      const log = new StreamLog(state.storage.sql);
-      const turn = "turn_stream_log_closers";
-      const next = writesOf(log.open(turn, log.head(), true));
-      const seen = [];
+    const turn = "turn_stream_log_closers";
+    const writes = await withSubscriber(turn, async (log, next) => {
       log.append(turn, [{ type: "text-end", id: "t1" }, { type: "finish-step" }]);
-      seen.push(await next());
+      const before = await next();
       log.end(turn);
-      seen.push(await next());
-      seen.push(await next());
-      return seen;
+      return [before, await next(), await next()];
     });
     expect(writes).toEqual([NOTHING, ["text-end", "finish-step", "[DONE]"], null]);
   });
