@@ -10,7 +10,7 @@ import { errorBody } from "./errors";
 import type { AppEnv } from "./types";
 
 export async function webClient(c: Context<AppEnv>): Promise<Response> {
-  const { pathname } = new URL(c.req.url);
+  const pathname = c.req.path;
   let detail = "";
   if (c.env.WEB && (c.req.method === "GET" || c.req.method === "HEAD") && !pathname.startsWith("/v1/")) {
     const res = await c.env.WEB.fetch(c.req.raw).catch(() => null);

@@ -9,6 +9,13 @@ import { rollsBack, sessionStores, sessionStub, setup } from "./helpers";
  * rolled-back session transaction.
  */
 
+type Stores = ReturnType<typeof sessionStores>;
+
+/** What `read` answers from the stores `s` (their in-memory copies) and from fresh stores reading the tables. */
+function keptAndFresh<T>(s: Stores, read: (stores: Stores) => T): { kept: T; fresh: T } {
+  return { kept: read(s), fresh: read(sessionStores(s.storage)) };
+}
+
 const turnOf = (id: string) => ({
   id,
   kind: "message" as const,
@@ -27,8 +34,7 @@ describe("the newest turn in memory", () => {
       s.turns.stepDone("turn_caches_a");
       s.turns.addUsage("turn_caches_a", { input_tokens: 12 });
       s.turns.finish("turn_caches_a", "completed", "end_turn", null);
-      const other = sessionStores(state.storage).turns;
-      return { kept: s.turns.latest(), fresh: other.latest() };
+      return keptAndFresh(s, (x) => x.turns.latest());
     });
     expect(kept).toMatchObject({ id: "turn_caches_a", status: "completed", steps: 1, usage: '{"input_tokens":12}' });
     expect(kept).toEqual(fresh);
@@ -97,12 +103,7 @@ describe("open calls in memory", () => {
       rollsBack(s, () => {
         s.history.closeOpenCalls({ turnId: "turn_caches_g", reason: "a new message" });
       });
-      return {
-        kept: s.history.openCalls().map((c) => c.id),
-        fresh: sessionStores(state.storage)
-          .history.openCalls()
-          .map((c) => c.id),
-      };
+      return keptAndFresh(s, (x) => x.history.openCalls().map((c) => c.id));
     });
     expect(kept).toEqual(["toolu_caches_f"]);
     expect(kept).toEqual(fresh);
@@ -140,12 +141,7 @@ describe("approvals in memory", () => {
       rollsBack(s, () => {
         s.approvals.clear();
       });
-      return {
-        kept: s.approvals.pending().map((a) => a.id),
-        fresh: sessionStores(state.storage)
-          .approvals.pending()
-          .map((a) => a.id),
-      };
+      return keptAndFresh(s, (x) => x.approvals.pending().map((a) => a.id));
     });
     expect(kept).toEqual(["appr_caches_i"]);
     expect(kept).toEqual(fresh);

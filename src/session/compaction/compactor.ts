@@ -12,8 +12,6 @@ import { all } from "../../storage/sql";
 import { announcedTools } from "../../tools/disclosure";
 import { declaration } from "../../tools/registry";
 import type { RegisteredTool } from "../../tools/types";
-import type { HistoryStore } from "../history/store";
-import type { SessionTools } from "../session-tools";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseBoundary } from "./boundary";
 import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
