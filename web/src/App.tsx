@@ -52,7 +52,20 @@ const TOOL_ICON: Record<Extract<Block, { kind: "tool" }>["state"], string> = {
   denied: "⊘",
 };
 
-function ApprovalPrompt({ block, answer }: { block: Extract<Block, { kind: "tool" }>; answer?: Answer }) {
+/**
+ * Approve / Deny for one call. Without `answer` the approval was left behind by a newer message ("Not
+ * answered."). With it, the prompt shows as soon as the request arrives; `waiting` keeps the buttons disabled
+ * until the turn has paused for it (the stream still has its last frames to send).
+ */
+function ApprovalPrompt({
+  block,
+  answer,
+  waiting,
+}: {
+  block: Extract<Block, { kind: "tool" }>;
+  answer?: Answer;
+  waiting: boolean;
+}) {
   const [reason, setReason] = useState("");
   const approval = block.approval;
   if (!approval) return null;
@@ -67,17 +80,22 @@ function ApprovalPrompt({ block, answer }: { block: Extract<Block, { kind: "tool
         placeholder="reason (optional)"
         autoComplete="off"
       />
-      <button type="button" onClick={() => answer(approval.id, true, reason.trim() || undefined)}>
+      <button type="button" disabled={waiting} onClick={() => answer(approval.id, true, reason.trim() || undefined)}>
         Approve
       </button>
-      <button type="button" className="deny" onClick={() => answer(approval.id, false, reason.trim() || undefined)}>
+      <button
+        type="button"
+        className="deny"
+        disabled={waiting}
+        onClick={() => answer(approval.id, false, reason.trim() || undefined)}
+      >
         Deny
       </button>
     </div>
   );
 }
 
-function BlockView({ block, answer }: { block: Block; answer?: Answer }) {
+function BlockView({ block, answer, waiting }: { block: Block; answer?: Answer; waiting: boolean }) {
   if (block.kind === "text") return <p className="text">{block.text}</p>;
   if (block.kind === "notice") return <p className="notice">{block.text}</p>;
   return (
@@ -88,7 +106,7 @@ function BlockView({ block, answer }: { block: Block; answer?: Answer }) {
       <pre className="input" title="input">
         {JSON.stringify(block.input, null, 2)}
       </pre>
-      {block.state === "approval" ? <ApprovalPrompt block={block} answer={answer} /> : null}
+      {block.state === "approval" ? <ApprovalPrompt block={block} answer={answer} waiting={waiting} /> : null}
       {block.output ? (
         <pre className="output" title="result">
           {block.output}
@@ -98,12 +116,15 @@ function BlockView({ block, answer }: { block: Block; answer?: Answer }) {
   );
 }
 
-/** `answer` is given only to the newest entry: an approval left behind by a newer message was declined by it. */
-function EntryView({ entry, answer }: { entry: Entry; answer?: Answer }) {
+/**
+ * `answer` is given only to the newest entry: an approval left behind by a newer message was declined by it.
+ * `waiting`: the newest entry's turn is still streaming or an answer is on its way.
+ */
+function EntryView({ entry, answer, waiting = false }: { entry: Entry; answer?: Answer; waiting?: boolean }) {
   return (
     <li className={`entry ${entry.role}`} data-role={entry.role}>
       {entry.blocks.map((b, i) => (
-        <BlockView key={b.kind === "tool" ? b.id : `${b.kind}${i}`} block={b} answer={answer} />
+        <BlockView key={b.kind === "tool" ? b.id : `${b.kind}${i}`} block={b} answer={answer} waiting={waiting} />
       ))}
     </li>
   );
@@ -194,11 +215,12 @@ function Chat({ conn }: { conn: Connection }) {
           <EntryView
             key={e.id}
             entry={e}
-            answer={i === all.length - 1 && live.length === 0 && !busy && !answering ? answerStored : undefined}
+            answer={i === all.length - 1 && live.length === 0 ? answerStored : undefined}
+            waiting={busy || answering}
           />
         ))}
         {live.map((e, i) => (
-          <EntryView key={e.id} entry={e} answer={i === live.length - 1 && !busy ? answer : undefined} />
+          <EntryView key={e.id} entry={e} answer={i === live.length - 1 ? answer : undefined} waiting={busy} />
         ))}
       </ol>
       {shown ? (
