@@ -64,9 +64,8 @@ export function fitRow(chunk: UiChunk): UiChunk[] {
 function serialized(chunk: UiChunk): Array<{ chunk: UiChunk; json: string; bytes: number }> {
   const json = JSON.stringify(chunk);
   const bytes = utf8Bytes(json);
-  const fitted = bytes <= STREAM_ROW_BUDGET_BYTES ? [chunk] : fitRow(chunk);
-  if (fitted.length === 1 && fitted[0] === chunk) return [{ chunk, json, bytes }];
-  return fitted.map((c) => {
+  if (bytes <= STREAM_ROW_BUDGET_BYTES) return [{ chunk, json, bytes }];
+  return fitRow(chunk).map((c) => {
     const j = JSON.stringify(c);
     return { chunk: c, json: j, bytes: utf8Bytes(j) };
   });
