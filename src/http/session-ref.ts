@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import type { Result } from "../model/errors";
+import type { TurnAnswer, TurnCall } from "../session/rpc-types";
 import type { Session } from "../session/session";
+import { callRequest, readAnswer } from "../session/turn-wire";
 import { ApiError, apiError } from "./errors";
 import type { AppEnv, WorkerEnv } from "./types";
 
@@ -23,6 +25,7 @@ export type SessionRpc = Pick<
   | "state"
   | "messages"
   | "events"
+  | "fetch"
   | "sendMessage"
   | "submitToolResults"
   | "answerApprovals"
@@ -67,4 +70,9 @@ export function sessionRef(c: Context<AppEnv>): SessionRef {
 export function unwrap<R extends Result<object>>(r: R): Extract<R, { ok: true }> {
   if (!r.ok) throw apiError(r.error);
   return r as Extract<R, { ok: true }>;
+}
+
+/** Starts or resumes a turn on the session's object, over its fetch (session/turn-wire.ts says why). */
+export async function turnCall(ref: SessionRef, call: TurnCall): Promise<Result<TurnAnswer>> {
+  return readAnswer<TurnAnswer>(await ref.stub.fetch(callRequest(call)));
 }

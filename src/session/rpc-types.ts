@@ -4,7 +4,8 @@ import type { Message, Part } from "../model/message";
 import type { TurnStatus } from "../model/turn";
 import type { SessionEvent } from "../observability/events";
 import type { DebugCounts } from "../storage/debug-counters";
-import type { OpenApproval } from "./approvals";
+import type { AgentArg } from "./agent-cache";
+import type { ApprovalAnswer, OpenApproval } from "./approvals";
 import type { SuppliedResult } from "./history/store";
 
 export type Mode = "stream" | "json";
@@ -47,6 +48,20 @@ export interface TurnAnswer {
   /** Debug mode only: the storage work of this call (in JSON mode, of the whole turn). */
   debug?: DebugCounts;
 }
+
+/** The calls that start or resume a turn, as Session's methods of the same names take them (turn-wire.ts). */
+export type TurnCall =
+  | { call: "sendMessage"; agent: AgentArg; input: SendInput; mode: Mode }
+  | { call: "submitToolResults"; agent: AgentArg; results: SuppliedResult[]; mode: Mode; onlyPending: boolean }
+  | {
+      call: "answerApprovals";
+      agent: AgentArg;
+      answers: ApprovalAnswer[];
+      mode: Mode;
+      by: string;
+      fromChat: boolean;
+    }
+  | { call: "retry"; agent: AgentArg; mode: Mode };
 
 export interface SessionState {
   id: string;

@@ -20,11 +20,21 @@ import { type SeedTurn, seedTurns } from "./debug-seed";
 import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
-import type { EventsPage, MessagesPage, Mode, SendInput, SessionInfo, SessionState, TurnAnswer } from "./rpc-types";
+import type {
+  EventsPage,
+  MessagesPage,
+  Mode,
+  SendInput,
+  SessionInfo,
+  SessionState,
+  TurnAnswer,
+  TurnCall,
+} from "./rpc-types";
 import { SessionRuns } from "./runs/session-runs";
 import type { RunSpec, RunView } from "./runs/types";
 import { Scheduler } from "./scheduler";
 import { Sweeper } from "./sweep";
+import { answerResponse, readCall } from "./turn-wire";
 
 /**
  * One chat session. A thin RPC surface: a call on an existing session passes
@@ -278,6 +288,21 @@ export class Session extends DurableObject<Env> {
       const { items, next } = pageOf(this.#engine.eventLog.list(after, limit + 1), limit, (e) => e.seq);
       return { ok: true, events: items, next };
     });
+  }
+
+  /** The worker's turn calls (turn-wire.ts): the same methods as below, a streamed answer as the response body. */
+  override async fetch(request: Request): Promise<Response> {
+    const c = await readCall<TurnCall>(request);
+    switch (c.call) {
+      case "sendMessage":
+        return answerResponse(await this.sendMessage(c.agent, c.input, c.mode));
+      case "submitToolResults":
+        return answerResponse(await this.submitToolResults(c.agent, c.results, c.mode, c.onlyPending));
+      case "answerApprovals":
+        return answerResponse(await this.answerApprovals(c.agent, c.answers, c.mode, c.by, c.fromChat));
+      case "retry":
+        return answerResponse(await this.retry(c.agent, c.mode));
+    }
   }
 
   async sendMessage(agent: AgentArg, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {

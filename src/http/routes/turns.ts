@@ -11,7 +11,7 @@ import { actorOf, requireAction, sessionAccess } from "../access";
 import { sha256Hex } from "../auth";
 import { agentArg } from "../directory";
 import { ApiError } from "../errors";
-import { sessionRef, unwrap } from "../session-ref";
+import { sessionRef, turnCall, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 import { chatBodyToInput } from "./chat-body";
@@ -105,30 +105,48 @@ export const turnsRoutes = new Hono<AppEnv>()
       throw new ApiError(400, "invalid_request", "Idempotency-Key must be 1..255 characters");
     }
     const answer = unwrap(
-      await ref.stub.sendMessage(
-        await agentArg(c),
-        {
+      await turnCall(ref, {
+        call: "sendMessage",
+        agent: await agentArg(c),
+        input: {
           content: nonEmpty,
           tool_results: toSupplied(body.tool_results),
           ...(body.max_steps ? { max_steps: body.max_steps } : {}),
           ...(jsonSchema ? { json_schema: jsonSchema } : {}),
           ...(key ? { idempotency_key: key, body_hash: await sha256Hex(JSON.stringify(body)) } : {}),
         },
-        modeOf(c),
-      ),
+        mode: modeOf(c),
+      }),
     );
     return respond(c, answer);
   })
   .post("/:id/tool-results", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
     const body = await readBody<{ results: RawResult[] }>(c, "toolResultsBody");
-    const answer = unwrap(await ref.stub.submitToolResults(await agentArg(c), toSupplied(body.results), modeOf(c)));
+    const answer = unwrap(
+      await turnCall(ref, {
+        call: "submitToolResults",
+        agent: await agentArg(c),
+        results: toSupplied(body.results),
+        mode: modeOf(c),
+        onlyPending: false,
+      }),
+    );
     return respond(c, answer, false);
   })
   .post("/:id/tool-approvals", sessionAccess("approve"), async (c) => {
     const ref = sessionRef(c);
     const body = await readBody<{ approvals: ApprovalAnswer[] }>(c, "toolApprovalsBody");
-    const answer = unwrap(await ref.stub.answerApprovals(await agentArg(c), body.approvals, modeOf(c), actorOf(c)));
+    const answer = unwrap(
+      await turnCall(ref, {
+        call: "answerApprovals",
+        agent: await agentArg(c),
+        answers: body.approvals,
+        mode: modeOf(c),
+        by: actorOf(c),
+        fromChat: false,
+      }),
+    );
     return respond(c, answer, false);
   })
   .post("/:id/chat", sessionAccess("send"), async (c) => {
@@ -136,19 +154,37 @@ export const turnsRoutes = new Hono<AppEnv>()
     const input = chatBodyToInput(await readBody<{ messages: unknown[] }>(c, "chatBody"));
     const agent = await agentArg(c);
     if (input.kind === "message") {
-      return respond(
-        c,
-        unwrap(await ref.stub.sendMessage(agent, { content: input.content, tool_results: [] }, "stream")),
-      );
+      const sent = await turnCall(ref, {
+        call: "sendMessage",
+        agent,
+        input: { content: input.content, tool_results: [] },
+        mode: "stream",
+      });
+      return respond(c, unwrap(sent));
     }
     if (input.approvals.length > 0) {
       requireAction(c, "approve");
-      const approved = unwrap(await ref.stub.answerApprovals(agent, input.approvals, "stream", actorOf(c), true));
+      const approved = unwrap(
+        await turnCall(ref, {
+          call: "answerApprovals",
+          agent,
+          answers: input.approvals,
+          mode: "stream",
+          by: actorOf(c),
+          fromChat: true,
+        }),
+      );
       if (input.results.length === 0) return respond(c, approved);
       approved.stream?.cancel().catch(() => {});
     }
     // Client outputs of the same step: once they are in too, the turn resumes and this streams it.
-    const result: Result<TurnAnswer> = await ref.stub.submitToolResults(agent, input.results, "stream", true);
+    const result: Result<TurnAnswer> = await turnCall(ref, {
+      call: "submitToolResults",
+      agent,
+      results: input.results,
+      mode: "stream",
+      onlyPending: true,
+    });
     return respond(c, unwrap(result));
   })
   .get("/:id/stream", sessionAccess("stream"), openStream)
@@ -163,7 +199,7 @@ export const turnsRoutes = new Hono<AppEnv>()
   })
   .post("/:id/retry", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
-    return respond(c, unwrap(await ref.stub.retry(await agentArg(c), modeOf(c))));
+    return respond(c, unwrap(await turnCall(ref, { call: "retry", agent: await agentArg(c), mode: modeOf(c) })));
   })
   .post("/:id/cancel", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
