@@ -26,10 +26,6 @@ export type SessionRpc = Pick<
   | "messages"
   | "events"
   | "fetch"
-  | "sendMessage"
-  | "submitToolResults"
-  | "answerApprovals"
-  | "retry"
   | "cancel"
   | "openStream"
   | "clear"
@@ -73,6 +69,6 @@ export function unwrap<R extends Result<object>>(r: R): Extract<R, { ok: true }>
 }
 
 /** Starts or resumes a turn on the session's object, over its fetch (session/turn-wire.ts says why). */
-export async function turnCall(ref: SessionRef, call: TurnCall): Promise<Result<TurnAnswer>> {
-  return readAnswer<TurnAnswer>(await ref.stub.fetch(callRequest(call)));
+export async function turnCall(stub: SessionRpc, call: TurnCall): Promise<Result<TurnAnswer>> {
+  return readAnswer<TurnAnswer>(await stub.fetch(callRequest(call)));
 }

@@ -302,6 +302,8 @@ export class Session extends DurableObject<Env> {
         return answerResponse(await this.answerApprovals(c.agent, c.answers, c.mode, c.by, c.fromChat));
       case "retry":
         return answerResponse(await this.retry(c.agent, c.mode));
+      default:
+        throw new Error(`unknown turn call: ${JSON.stringify((c as { call?: unknown }).call)}`);
     }
   }
 

@@ -4,6 +4,7 @@ import { normalizeAgent } from "../../src/agents/normalize";
 import type { AgentConfig } from "../../src/agents/types";
 import type { SessionRpc } from "../../src/http/session-ref";
 import type { TurnAnswer } from "../../src/session/rpc-types";
+import type { Session } from "../../src/session/session";
 import { clientTool, type Msg, pairingProblems, recordStream, script, uid } from "./helpers";
 
 /**
@@ -36,7 +37,10 @@ interface Counts {
   outcomes: Record<string, number>;
 }
 
-function result(a: Awaited<ReturnType<SessionRpc["sendMessage"]>>): NonNullable<TurnAnswer["result"]> {
+/** The object's turn methods, called here over JS RPC (the worker reaches them through its fetch). */
+type SweepStub = SessionRpc & Pick<Session, "sendMessage" | "retry">;
+
+function result(a: Awaited<ReturnType<SweepStub["sendMessage"]>>): NonNullable<TurnAnswer["result"]> {
   if (!a.ok || !a.result) throw new Error(`rpc failed: ${JSON.stringify(a)}`);
   return a.result;
 }
@@ -48,7 +52,7 @@ async function lane(protocol: "anthropic" | "openai", body: string, offsets: num
     tools: [clientTool("lookup_a"), clientTool("lookup_b")],
   });
   const id = uid("ses");
-  const stub = env.SESSION.getByName(`sweep:${id}`) as unknown as SessionRpc;
+  const stub = env.SESSION.getByName(`sweep:${id}`) as unknown as SweepStub;
   await stub.init({ tenant: "sweep", id, agent: agent.name, created_at: new Date().toISOString(), metadata: null });
   const text = (t: string) => ({ content: [{ type: "text" as const, text: t }], tool_results: [] });
   for (const n of offsets) {

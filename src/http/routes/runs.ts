@@ -13,7 +13,7 @@ import { actorOf } from "../access";
 import { requireAdmin, requireTenant, sha256Hex } from "../auth";
 import { agentArg } from "../directory";
 import { ApiError } from "../errors";
-import { sessionStub, unwrap } from "../session-ref";
+import { sessionStub, turnCall, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
 import { check, readBody, readJson } from "../validate";
 import { respond, strictOutputSchema } from "./turns";
@@ -190,6 +190,15 @@ export const runsRoutes = new Hono<AppEnv>()
     if (!record) throw new ApiError(404, "not_found", "run not found");
     const body = check<{ approvals: ApprovalAnswer[] }>("toolApprovalsBody", await readJson(c));
     const stub = sessionStub(c.env, record.tenant, record.session_id);
-    const answer = unwrap(await stub.answerApprovals(await agentArg(c), body.approvals, "json", by));
+    const answer = unwrap(
+      await turnCall(stub, {
+        call: "answerApprovals",
+        agent: await agentArg(c),
+        answers: body.approvals,
+        mode: "json",
+        by,
+        fromChat: false,
+      }),
+    );
     return respond(c, answer, false);
   });

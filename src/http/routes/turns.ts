@@ -105,7 +105,7 @@ export const turnsRoutes = new Hono<AppEnv>()
       throw new ApiError(400, "invalid_request", "Idempotency-Key must be 1..255 characters");
     }
     const answer = unwrap(
-      await turnCall(ref, {
+      await turnCall(ref.stub, {
         call: "sendMessage",
         agent: await agentArg(c),
         input: {
@@ -124,7 +124,7 @@ export const turnsRoutes = new Hono<AppEnv>()
     const ref = sessionRef(c);
     const body = await readBody<{ results: RawResult[] }>(c, "toolResultsBody");
     const answer = unwrap(
-      await turnCall(ref, {
+      await turnCall(ref.stub, {
         call: "submitToolResults",
         agent: await agentArg(c),
         results: toSupplied(body.results),
@@ -138,7 +138,7 @@ export const turnsRoutes = new Hono<AppEnv>()
     const ref = sessionRef(c);
     const body = await readBody<{ approvals: ApprovalAnswer[] }>(c, "toolApprovalsBody");
     const answer = unwrap(
-      await turnCall(ref, {
+      await turnCall(ref.stub, {
         call: "answerApprovals",
         agent: await agentArg(c),
         answers: body.approvals,
@@ -154,7 +154,7 @@ export const turnsRoutes = new Hono<AppEnv>()
     const input = chatBodyToInput(await readBody<{ messages: unknown[] }>(c, "chatBody"));
     const agent = await agentArg(c);
     if (input.kind === "message") {
-      const sent = await turnCall(ref, {
+      const sent = await turnCall(ref.stub, {
         call: "sendMessage",
         agent,
         input: { content: input.content, tool_results: [] },
@@ -165,7 +165,7 @@ export const turnsRoutes = new Hono<AppEnv>()
     if (input.approvals.length > 0) {
       requireAction(c, "approve");
       const approved = unwrap(
-        await turnCall(ref, {
+        await turnCall(ref.stub, {
           call: "answerApprovals",
           agent,
           answers: input.approvals,
@@ -178,7 +178,7 @@ export const turnsRoutes = new Hono<AppEnv>()
       approved.stream?.cancel().catch(() => {});
     }
     // Client outputs of the same step: once they are in too, the turn resumes and this streams it.
-    const result: Result<TurnAnswer> = await turnCall(ref, {
+    const result: Result<TurnAnswer> = await turnCall(ref.stub, {
       call: "submitToolResults",
       agent,
       results: input.results,
@@ -199,7 +199,7 @@ export const turnsRoutes = new Hono<AppEnv>()
   })
   .post("/:id/retry", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
-    return respond(c, unwrap(await turnCall(ref, { call: "retry", agent: await agentArg(c), mode: modeOf(c) })));
+    return respond(c, unwrap(await turnCall(ref.stub, { call: "retry", agent: await agentArg(c), mode: modeOf(c) })));
   })
   .post("/:id/cancel", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
