@@ -23,10 +23,12 @@ export async function* openSseStream(
   const onAbort = () => controller.abort(signal.reason);
   if (signal.aborted) controller.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
-  // Set once the body was read to its end: nothing is left to stop.
-  let complete = false;
+  // Set once the body was read to its end, or handed to readSse, which cancels it when it stops early: either
+  // way the fetch needs no abort (an abort after the cancel only repeats it, at a cost in every turn).
+  let released = false;
   try {
     for (let used = 0; ; ) {
+      released = false;
       const notices: RetryNotice[] = [];
       let wake: (() => void) | undefined;
       const onRetry = (notice: RetryNotice) => {
@@ -59,13 +61,11 @@ export async function* openSseStream(
       assertEventStream(response);
       const progress: SseProgress = { bytes: 0 };
       try {
+        released = true;
         for await (const message of readSse(response.body!, policy.idleTimeoutMs, controller.signal, progress)) {
           yield { kind: "sse", message };
         }
-        if (progress.bytes > 0) {
-          complete = true;
-          return;
-        }
+        if (progress.bytes > 0) return;
         throw new ProviderFailure({
           code: "provider_stream_cut",
           message: "provider closed the stream before sending anything",
@@ -85,7 +85,7 @@ export async function* openSseStream(
     }
   } finally {
     signal.removeEventListener("abort", onAbort);
-    if (!complete) controller.abort();
+    if (!released) controller.abort();
   }
 }
 

@@ -2,7 +2,17 @@ import { describe, expect, it } from "vitest";
 import { anthropic } from "../../../src/providers/anthropic";
 import { readSse, type SseProgress } from "../../../src/providers/sse";
 import { ProviderFailure } from "../../../src/providers/types";
-import { bodyStream, collect, FAST_POLICY, fixture, request, run, scriptedFetch, sseResponse } from "./helpers";
+import {
+  bodyStream,
+  collect,
+  FAST_POLICY,
+  fixture,
+  jsonResponse,
+  request,
+  run,
+  scriptedFetch,
+  sseResponse,
+} from "./helpers";
 
 const text = fixture("anthropic-stream-text.sse");
 const afterFirstEvent = new TextDecoder().decode(text).indexOf("event: content_block_start");
@@ -92,8 +102,25 @@ describe("cancellation", () => {
     expect(first.value).toMatchObject({ type: "message_start" });
     await gen.return();
     await new Promise((r) => setTimeout(r, 0));
+    // The body's cancel releases it; the request, answered already, is not aborted on top of that.
     expect(cancelled).toBe(true);
-    expect(fetch.calls[0]?.init.signal?.aborted).toBe(true);
+  });
+
+  it("a consumer that stops at a retry notice of a later attempt stops the retries", async () => {
+    // Attempt 1 answers an empty body (retried as empty_body); attempt 2 is refused with 529 and retried
+    // inside fetchWithRetry, whose notice the consumer stops at: the request in flight must be aborted.
+    const fetch = scriptedFetch([
+      () => sseResponse(text, { cutAt: 0, ending: "eof" }),
+      () => jsonResponse(529, { type: "error", error: { type: "overloaded_error", message: "busy" } }),
+    ]);
+    const endpoint = { baseUrl: "https://p.test", apiKey: "k", fetch };
+    const policy = { ...FAST_POLICY, baseDelayMs: 20, maxDelayMs: 20 };
+    const gen = anthropic.stream(request("anthropic"), endpoint, policy, new AbortController().signal);
+    expect((await gen.next()).value).toMatchObject({ type: "retry", attempt: 1, reason: "empty_body" });
+    expect((await gen.next()).value).toMatchObject({ type: "retry", attempt: 2, status: 529 });
+    await gen.return();
+    await new Promise((r) => setTimeout(r, 60));
+    expect(fetch.calls).toHaveLength(2);
   });
 
   it("an already aborted signal sends nothing", async () => {
