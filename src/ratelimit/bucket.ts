@@ -23,6 +23,14 @@ export function refill(bucket: Bucket, perMin: number, now: number): Bucket {
   return { tokens: Math.min(perMin, bucket.tokens + (elapsed * perMin) / MINUTE_MS), at: now };
 }
 
+/**
+ * When a bucket left alone is full again, whatever its limit: it refills `perMin` tokens a minute and holds
+ * `perMin`, so a minute after its last update it is the same as a fresh one and need not be kept.
+ */
+export function fullAt(bucket: Bucket): number {
+  return bucket.at + MINUTE_MS;
+}
+
 export function takeFrom(bucket: Bucket | null, perMin: number, now: number): { bucket: Bucket; result: TakeResult } {
   const current = refill(bucket ?? { tokens: perMin, at: now }, perMin, now);
   if (current.tokens >= 1) {

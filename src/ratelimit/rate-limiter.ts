@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { type Bucket, type TakeResult, takeFrom } from "./bucket";
+import { type Bucket, fullAt, type TakeResult, takeFrom } from "./bucket";
 
 export type { TakeResult } from "./bucket";
 
@@ -9,17 +9,43 @@ export type { TakeResult } from "./bucket";
  * object, named by the subject. The bucket lives in memory and is written to
  * storage on every take, so an evicted object resumes with the same count
  * instead of handing out a fresh burst. The limit comes with each call, so a
- * changed per-key override applies at once.
+ * changed per-key override applies at once. A bucket that has refilled
+ * (a minute without a request) is the same as none: an alarm then deletes
+ * it, so a key or session that is gone leaves nothing behind.
  */
 export class RateLimiter extends DurableObject<Env> {
   #bucket: Bucket | null | undefined;
+  /** Whether this instance has set the alarm (one write a minute at most, not one per take). */
+  #armed = false;
 
   take(perMin: number): TakeResult {
     if (!(perMin > 0)) return { ok: true, retry_after_s: 0 };
-    if (this.#bucket === undefined) this.#bucket = this.ctx.storage.kv.get<Bucket>("bucket") ?? null;
-    const { bucket, result } = takeFrom(this.#bucket, perMin, Date.now());
+    const { bucket, result } = takeFrom(this.#stored(), perMin, Date.now());
     this.#bucket = bucket;
     this.ctx.storage.kv.put("bucket", bucket);
+    if (!this.#armed) {
+      this.#armed = true;
+      void this.ctx.storage.setAlarm(fullAt(bucket));
+    }
     return result;
+  }
+
+  /** Deletes a bucket that has refilled; one still refilling is looked at again when it will have. */
+  override async alarm(): Promise<void> {
+    const bucket = this.#stored();
+    this.#armed = false;
+    if (!bucket) return;
+    if (Date.now() >= fullAt(bucket)) {
+      this.ctx.storage.kv.delete("bucket");
+      this.#bucket = null;
+      return;
+    }
+    this.#armed = true;
+    await this.ctx.storage.setAlarm(fullAt(bucket));
+  }
+
+  #stored(): Bucket | null {
+    if (this.#bucket === undefined) this.#bucket = this.ctx.storage.kv.get<Bucket>("bucket") ?? null;
+    return this.#bucket;
   }
 }
