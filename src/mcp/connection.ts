@@ -113,7 +113,10 @@ export class McpConnection {
     }
   }
 
-  /** tools/list, following pagination, at most MAX_TOOLS_PER_SERVER tools. */
+  /**
+   * tools/list, following pagination: at most MAX_TOOLS_PER_SERVER tools and MAX_LIST_PAGES pages.
+   * `truncated` says the server had more than was taken (either bound reached with more announced).
+   */
   list(timeoutMs: number): Promise<{ tools: Tool[]; truncated: boolean }> {
     return this.#with(timeoutMs, async (client) => {
       const tools: Tool[] = [];
@@ -124,7 +127,8 @@ export class McpConnection {
         cursor = res.nextCursor;
         if (!cursor || tools.length > MAX_TOOLS_PER_SERVER) break;
       }
-      return { tools: tools.slice(0, MAX_TOOLS_PER_SERVER), truncated: tools.length > MAX_TOOLS_PER_SERVER };
+      const truncated = tools.length > MAX_TOOLS_PER_SERVER || cursor !== undefined;
+      return { tools: tools.slice(0, MAX_TOOLS_PER_SERVER), truncated };
     });
   }
 

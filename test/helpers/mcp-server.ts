@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 type Json = Record<string, unknown>;
@@ -108,6 +108,8 @@ export async function startMcpServer(opts: {
   port?: number;
   /** When set, requests must carry `authorization: <value>` (else 401). */
   authorization?: string;
+  /** When set, tools/list answers pages of this many tools (`nextCursor` = the next offset). */
+  pageSize?: number;
 }): Promise<McpFixture> {
   let tools = opts.tools;
   const sessions = new Map<
@@ -154,6 +156,24 @@ export async function startMcpServer(opts: {
         server,
         reg: tools.map((t) => register(server, t)),
       };
+      const pageSize = opts.pageSize;
+      if (pageSize !== undefined) {
+        // Replaces the SDK's one-page tools/list with pages of the current specs, as a paginating server does.
+        server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+          const from = Number(request.params?.cursor ?? 0);
+          const next = from + pageSize;
+          return {
+            tools: tools.slice(from, next).map((t) => ({
+              name: t.name,
+              description: t.description,
+              inputSchema: t.inputSchema as Tool["inputSchema"],
+              ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool["outputSchema"] } : {}),
+              ...(t.meta ? { _meta: t.meta } : {}),
+            })),
+            ...(next < tools.length ? { nextCursor: String(next) } : {}),
+          };
+        });
+      }
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
