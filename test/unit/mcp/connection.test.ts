@@ -15,7 +15,10 @@ function specs(n: number, prefix: string): McpToolSpec[] {
 
 const open: { fixture: McpFixture; connection: McpConnection }[] = [];
 
-async function connect(tools: McpToolSpec[], pageSize: number): Promise<{ fixture: McpFixture; connection: McpConnection }> {
+async function connect(
+  tools: McpToolSpec[],
+  pageSize: number,
+): Promise<{ fixture: McpFixture; connection: McpConnection }> {
   const fixture = await startMcpServer({ tools, pageSize });
   const connection = new McpConnection({ name: "paged", url: fixture.url, headers: {} }, () => {});
   open.push({ fixture, connection });
