@@ -145,8 +145,33 @@ export const SessionState = obj(
       ["estimated_tokens", "view_start_seq", "compactions"],
     ),
     pending_approvals: { type: "array", items: OpenApproval },
+    mcp_servers: {
+      type: "array",
+      description: "The agent's MCP servers as of their last listing (a turn lists them first).",
+      items: obj(
+        {
+          name: str,
+          status: { enum: ["connected", "disconnected"] },
+          tools: int,
+          error: nullableStr,
+          checked_at: str,
+        },
+        ["name", "status", "tools", "error", "checked_at"],
+      ),
+    },
   },
-  ["id", "agent", "status", "created_at", "turns", "messages", "last_turn", "loaded_tools", "pending_tool_calls"],
+  [
+    "id",
+    "agent",
+    "status",
+    "created_at",
+    "turns",
+    "messages",
+    "last_turn",
+    "loaded_tools",
+    "pending_tool_calls",
+    "mcp_servers",
+  ],
 );
 
 /** A compaction marker: the summary replaced the provider view's messages before `before_seq`. */

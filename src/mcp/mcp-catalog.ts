@@ -33,6 +33,18 @@ interface ServerState {
   stale: boolean;
 }
 
+/** What the session's read API shows of one MCP server. */
+export interface McpServerStatus {
+  name: string;
+  status: ServerStatus;
+  /** Tools of its last list (kept while it is down). */
+  tools: number;
+  /** Why it is down, or what was skipped from its list. */
+  error: string | null;
+  /** When it was last listed or probed. */
+  checked_at: string;
+}
+
 /** A tool of a configured server that is down right now. */
 export interface DownTool {
   server: string;
@@ -227,13 +239,14 @@ export class McpCatalog {
     return { version: this.version, tools, down };
   }
 
-  /** Status per configured server, for the session's read API and events. */
-  statuses(): Array<{ name: string; status: ServerStatus; tools: number; error: string | null }> {
+  /** Status per server as of its last listing (GET /v1/sessions/{id}); a server the agent dropped goes at the next. */
+  statuses(): McpServerStatus[] {
     return [...this.#map.entries()].map(([name, st]) => ({
       name,
       status: st.status,
       tools: st.tools.length,
       error: st.error,
+      checked_at: new Date(st.fetched_at).toISOString(),
     }));
   }
 

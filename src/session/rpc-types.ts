@@ -1,3 +1,4 @@
+import type { McpServerStatus } from "../mcp/mcp-catalog";
 import type { ErrorInfo } from "../model/errors";
 import type { JsonObject } from "../model/json";
 import type { Message, Part } from "../model/message";
@@ -87,6 +88,8 @@ export interface SessionState {
   };
   /** Approvals waiting for a person (durable: they survive restarts and deploys). */
   pending_approvals: OpenApproval[];
+  /** The agent's MCP servers as of their last listing (a turn lists them first; none before the first turn). */
+  mcp_servers: McpServerStatus[];
 }
 
 export interface EventsPage {

@@ -257,6 +257,7 @@ export class Session extends DurableObject<Env> {
         used: window ? Math.round((usage.estimated_tokens / window) * 1000) / 1000 : null,
       },
       pending_approvals: e.approvals.pending().map(openView),
+      mcp_servers: e.tools.mcp.statuses(),
     };
   }
 

@@ -76,6 +76,12 @@ async function loaded(session: string): Promise<string[]> {
   return isJson(body) && Array.isArray(body.loaded_tools) ? body.loaded_tools.map(String) : [];
 }
 
+/** GET /v1/sessions/{id}'s `mcp_servers`. */
+async function serverStates(session: string): Promise<Array<Record<string, unknown>>> {
+  const body = (await api.getSession(tenantKey, session)).body;
+  return isJson(body) && Array.isArray(body.mcp_servers) ? (body.mcp_servers as Array<Record<string, unknown>>) : [];
+}
+
 async function clean(model: string, requests: number): Promise<RequestRecord[]> {
   const recorded = await mock.requests(model);
   expect(recorded.filter((r) => r.rejected !== null).map((r) => r.rejected?.message)).toEqual([]);
@@ -215,8 +221,11 @@ describe("a generated server with 150 tools", () => {
       { reply: { text: "server is back" } },
     ]);
 
+    expect(await serverStates(session)).toEqual([]);
     const t1 = await api.sendJson(tenantKey, session, { content: "find overdue invoices" });
     expect(t1.status).toBe("completed");
+    const [listed] = await serverStates(session);
+    expect(listed).toMatchObject({ name: "gen", status: "connected", tools: 150, error: null });
     const r1 = results(t1.messages);
     const found = JSON.parse(r1.get("g1_0")?.text ?? "{}") as { matches?: Array<{ name: string }> };
     expect(found.matches?.map((m) => m.name)).toContain("mcp__gen__search_invoice");
@@ -239,6 +248,10 @@ describe("a generated server with 150 tools", () => {
     expect(r2.get("g3_1")?.is_error).toBe(true);
     expect(r2.get("g3_1")?.text).toMatch(/^unknown tool "mcp__gen__get_repo"/);
     expect(await loaded(session)).toContain("mcp__gen__search_invoice");
+    const [gone] = await serverStates(session);
+    expect(gone).toMatchObject({ name: "gen", status: "disconnected", tools: 150 });
+    expect(gone?.error).toEqual(expect.any(String));
+    expect(Date.parse(String(gone?.checked_at))).toBeGreaterThanOrEqual(Date.parse(String(listed?.checked_at)));
 
     srv = await spawn("generated:150", { port });
     const t3 = await api.sendJson(tenantKey, session, { content: "is it back?" });
@@ -246,6 +259,7 @@ describe("a generated server with 150 tools", () => {
     const [up] = notices(t3.messages);
     expect(Array.isArray(up?.added) ? up.added : []).toHaveLength(150);
     expect(results(t3.messages).get("g4_0")).toMatchObject({ text: '{"query":"back"}', is_error: false });
+    expect(await serverStates(session)).toMatchObject([{ name: "gen", status: "connected", tools: 150, error: null }]);
 
     const recorded = await clean(model, 7);
     const mcpCount = (r: RequestRecord | undefined) =>

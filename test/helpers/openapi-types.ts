@@ -731,6 +731,15 @@ export interface components {
                 requested_at?: string;
                 expires_at?: string | null;
             }[];
+            /** @description The agent's MCP servers as of their last listing (a turn lists them first). */
+            mcp_servers: {
+                name: string;
+                /** @enum {unknown} */
+                status: "connected" | "disconnected";
+                tools: number;
+                error: string | null;
+                checked_at: string;
+            }[];
         };
         MessagesPage: {
             messages: {
