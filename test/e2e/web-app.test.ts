@@ -175,12 +175,13 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.close();
   });
 
-  it("an approval still open after a reload can be approved from the stored history", async () => {
+  it("an approval still open after a reload is approved from the stored history and the resumed turn streams in", async () => {
+    const charged = "Charged 77 after the reload, and the receipt is on its way to your inbox now.";
     const { page, session, model } = await openApp(
       "web-approve-reload",
       [
         { reply: { text: "Charging 77.", tool_calls: [{ name: "charge_card", input: { amount: 77 } }] } },
-        { reply: { text: "Charged 77 after the reload." } },
+        { reply: { text: charged }, faults: { event_delay_ms: 60 } },
       ],
       chargeAgent,
     );
@@ -192,14 +193,14 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     const charges = () => tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === 77);
     expect(charges()).toEqual([]);
     await asked.getByRole("button", { name: "Approve" }).click();
-    await page.getByText("Charged 77 after the reload.").waitFor();
+    await page.getByText("Charged 77 after").waitFor();
+    expect(await page.getByText(charged).count()).toBe(0); // still streaming
+    await page.getByText(charged).waitFor();
     await page.locator('[data-tool="charge_card"][data-state="done"]').waitFor();
     await page.locator('[data-status="ready"]').waitFor();
     expect(charges()).toHaveLength(1);
-    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([
-      "Charging 77.",
-      "Charged 77 after the reload.",
-    ]);
+    expect(await page.locator('[data-tool="charge_card"]').count()).toBe(1);
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual(["Charging 77.", charged]);
     const state = await api.ok<{ pending_approvals: unknown[] }>("GET", `/v1/sessions/${session}`, { key: tenantKey });
     expect(state.pending_approvals).toEqual([]);
     expect((await mock.stats(model)).model).toMatchObject({ requests: 2, rejected: 0 });

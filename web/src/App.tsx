@@ -15,6 +15,7 @@ import {
   fromUiMessages,
   type StoredApproval,
   type StoredMessage,
+  takeOpenApprovals,
 } from "./transcript";
 
 function authHeaders(conn: Connection): Record<string, string> {
@@ -136,7 +137,7 @@ function Chat({ conn }: { conn: Connection }) {
     () => new DefaultChatTransport({ api: `${base}/chat`, headers: authHeaders(conn), fetch: friendlyFetch }),
     [base, conn],
   );
-  const { messages, sendMessage, status, error, clearError, addToolApprovalResponse } = useChat({
+  const { messages, sendMessage, setMessages, status, error, clearError, addToolApprovalResponse } = useChat({
     id: conn.session,
     transport,
     resume: true,
@@ -145,7 +146,6 @@ function Chat({ conn }: { conn: Connection }) {
   const [earlier, setEarlier] = useState<Entry[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
-  const [answering, setAnswering] = useState(false);
 
   useEffect(() => {
     loadHistory(conn).then(setEarlier, (e: Error) => {
@@ -161,7 +161,7 @@ function Chat({ conn }: { conn: Connection }) {
     e.preventDefault();
     const text = draft.trim();
     // Not before the stored history is shown: it would already hold this new message (shown twice).
-    if (!text || busy || answering || earlier === null) return;
+    if (!text || busy || earlier === null) return;
     clearError();
     setProblem(null);
     setDraft("");
@@ -176,19 +176,14 @@ function Chat({ conn }: { conn: Connection }) {
     );
   };
 
-  // An approval still open from before this page was loaded is not in useChat's messages: answered at
-  // /tool-approvals (JSON: the answer returns once the resumed turn ends or pauses again), then re-read.
+  // An approval still open from before this page was loaded is not in useChat's messages yet: its calls move
+  // there (takeOpenApprovals) and it is answered like a live one, so the resumed turn streams in.
   const answerStored: Answer = (id, approved, reason) => {
-    setProblem(null);
-    setAnswering(true);
-    friendlyFetch(`${base}/tool-approvals`, {
-      method: "POST",
-      headers: { ...authHeaders(conn), "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify({ approvals: [{ approval_id: id, approved, ...(reason ? { reason } : {}) }] }),
-    })
-      .then(() => loadHistory(conn))
-      .then(setEarlier, (err: Error) => setProblem(err.message))
-      .finally(() => setAnswering(false));
+    const { earlier: rest, seed } = takeOpenApprovals(earlier ?? []);
+    if (!seed) return;
+    setEarlier(rest);
+    setMessages([seed]);
+    answer(id, approved, reason);
   };
 
   const stop = () => {
@@ -205,8 +200,8 @@ function Chat({ conn }: { conn: Connection }) {
         <span className="session">
           session <code>{conn.session}</code>
         </span>
-        <span className={`status ${status}`} data-status={answering ? "submitted" : status}>
-          {busy || answering ? "answering…" : "ready"}
+        <span className={`status ${status}`} data-status={status}>
+          {busy ? "answering…" : "ready"}
         </span>
       </header>
       {earlier === null ? <p className="loading">Loading the conversation…</p> : null}
@@ -216,7 +211,7 @@ function Chat({ conn }: { conn: Connection }) {
             key={e.id}
             entry={e}
             answer={i === all.length - 1 && live.length === 0 ? answerStored : undefined}
-            waiting={busy || answering}
+            waiting={busy}
           />
         ))}
         {live.map((e, i) => (

@@ -13,15 +13,19 @@ export type Block =
       state: "running" | "done" | "error" | "approval" | "denied";
       input: unknown;
       output: string;
-      /** The approval to answer (state `approval`), and why the call needs one. */
-      approval?: { id: string; reason: string };
+      /** The approval to answer (state `approval`), why the call needs one, and the server's signature of it. */
+      approval?: { id: string; reason: string; signature?: string };
     }
   | { kind: "notice"; text: string };
+
+type ToolBlock = Extract<Block, { kind: "tool" }>;
 
 export interface Entry {
   id: string;
   role: "user" | "assistant";
   blocks: Block[];
+  /** The turn a stored message was written by (null for live entries and messages of no turn). */
+  turnId?: string | null;
 }
 
 /** A stored message as GET /v1/sessions/{id}/messages returns it (only the fields the app reads). */
@@ -54,6 +58,8 @@ export interface StoredApproval {
   approval_id: string;
   tool_call_id: string;
   reason: string;
+  /** Echoed with the answer, as useChat echoes the live request's (the server checks it). */
+  signature: string;
 }
 
 /**
@@ -68,7 +74,7 @@ export function fromHistory(
 ): Entry[] {
   const waiting = new Map(pending.map((a) => [a.tool_call_id, a]));
   const entries: Entry[] = [];
-  const calls = new Map<string, Extract<Block, { kind: "tool" }>>();
+  const calls = new Map<string, ToolBlock>();
   for (const m of messages) {
     if (liveTurn !== null && m.turn_id === liveTurn && m.origin !== "client") continue;
     const blocks: Block[] = [];
@@ -76,7 +82,7 @@ export function fromHistory(
       if (p.type === "text" && typeof p.text === "string" && p.text.length > 0) {
         blocks.push({ kind: "text", text: p.text });
       } else if (p.type === "tool_use") {
-        const call: Extract<Block, { kind: "tool" }> = {
+        const call: ToolBlock = {
           kind: "tool",
           id: String(p.id),
           name: String(p.name),
@@ -87,7 +93,7 @@ export function fromHistory(
         const approval = waiting.get(call.id);
         if (approval) {
           call.state = "approval";
-          call.approval = { id: approval.approval_id, reason: approval.reason };
+          call.approval = { id: approval.approval_id, reason: approval.reason, signature: approval.signature };
         }
         calls.set(call.id, call);
         blocks.push(call);
@@ -107,14 +113,14 @@ export function fromHistory(
       }
     }
     if (blocks.length === 0) continue;
-    entries.push({ id: `h${m.seq}`, role: m.role, blocks });
+    entries.push({ id: `h${m.seq}`, role: m.role, blocks, turnId: m.turn_id });
   }
   return entries;
 }
 
 /** A live tool part → its block; an approval request carries what the Approve / Deny buttons answer. */
-function toolBlock(p: DynamicToolUIPart): Extract<Block, { kind: "tool" }> {
-  const block: Extract<Block, { kind: "tool" }> = {
+function toolBlock(p: DynamicToolUIPart): ToolBlock {
+  const block: ToolBlock = {
     kind: "tool",
     id: p.toolCallId,
     name: p.toolName,
@@ -150,4 +156,39 @@ export function fromUiMessages(messages: UIMessage[]): Entry[] {
     }
     return { id: m.id, role: m.role === "user" ? "user" : "assistant", blocks };
   });
+}
+
+/**
+ * An approval left open from before the page loaded, handed to useChat so it is answered the live way and
+ * the resumed turn streams in: the newest stored entry's calls that wait for approval become one assistant UI
+ * message (`approval-requested` parts, as useChat holds them live) and leave the stored transcript. Its id is
+ * the one the server's stream gives the turn's assistant message (`msg_<turn id>`), so useChat continues
+ * that message with the resumed segment instead of starting another.
+ */
+export function takeOpenApprovals(entries: Entry[]): { earlier: Entry[]; seed: UIMessage | null } {
+  const last = entries.at(-1);
+  const open = (last?.blocks ?? []).filter(
+    (b): b is ToolBlock & { approval: NonNullable<ToolBlock["approval"]> } =>
+      b.kind === "tool" && b.state === "approval" && b.approval !== undefined,
+  );
+  if (!last || open.length === 0) return { earlier: entries, seed: null };
+  const rest = last.blocks.filter((b) => !open.includes(b as (typeof open)[number]));
+  const earlier = rest.length > 0 ? [...entries.slice(0, -1), { ...last, blocks: rest }] : entries.slice(0, -1);
+  const seed: UIMessage = {
+    id: last.turnId ? `msg_${last.turnId}` : `${last.id}-approvals`,
+    role: "assistant",
+    parts: open.map((b) => ({
+      type: "dynamic-tool" as const,
+      toolName: b.name,
+      toolCallId: b.id,
+      state: "approval-requested" as const,
+      input: b.input,
+      approval: {
+        id: b.approval.id,
+        ...(b.approval.reason ? { requestReason: b.approval.reason } : {}),
+        ...(b.approval.signature ? { signature: b.approval.signature } : {}),
+      },
+    })),
+  };
+  return { earlier, seed };
 }

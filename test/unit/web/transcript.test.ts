@@ -1,7 +1,7 @@
 // The web client's transcript: stored history and live useChat messages become the same entries.
 import type { UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
-import { fromHistory, fromUiMessages, type StoredMessage } from "../../../web/src/transcript.ts";
+import { fromHistory, fromUiMessages, type StoredMessage, takeOpenApprovals } from "../../../web/src/transcript.ts";
 
 const history: StoredMessage[] = [
   { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "weather?" }] },
@@ -43,7 +43,12 @@ describe("fromHistory", () => {
 
   it("leaves out what the model wrote in the live turn (the resumed stream replays it), keeps the user's message", () => {
     const entries = fromHistory(history, "t2");
-    expect(entries.at(-1)).toEqual({ id: "h5", role: "user", blocks: [{ kind: "text", text: "and tomorrow?" }] });
+    expect(entries.at(-1)).toEqual({
+      id: "h5",
+      role: "user",
+      blocks: [{ kind: "text", text: "and tomorrow?" }],
+      turnId: "t2",
+    });
     expect(entries.flatMap((e) => e.blocks).some((b) => b.kind === "text" && b.text === "Tomor")).toBe(false);
   });
 
@@ -58,7 +63,9 @@ describe("fromHistory", () => {
         parts: [{ type: "tool_use", id: "c9", name: "charge_card", input: { amount: 5 } }],
       },
     ];
-    const entries = fromHistory(stored, null, [{ approval_id: "apr_9", tool_call_id: "c9", reason: "needs approval" }]);
+    const entries = fromHistory(stored, null, [
+      { approval_id: "apr_9", tool_call_id: "c9", reason: "needs approval", signature: "sig_9" },
+    ]);
     expect(entries[1]?.blocks[0]).toEqual({
       kind: "tool",
       id: "c9",
@@ -66,7 +73,7 @@ describe("fromHistory", () => {
       state: "approval",
       input: { amount: 5 },
       output: "",
-      approval: { id: "apr_9", reason: "needs approval" },
+      approval: { id: "apr_9", reason: "needs approval", signature: "sig_9" },
     });
     expect(fromHistory(stored)[1]?.blocks[0]).toMatchObject({ state: "running" });
   });
@@ -169,5 +176,64 @@ describe("fromUiMessages", () => {
       },
       { kind: "tool", id: "c5", name: "send_email", state: "running", input: {}, output: "" },
     ]);
+  });
+});
+
+describe("takeOpenApprovals", () => {
+  const paused: StoredMessage[] = [
+    { seq: 1, role: "user", origin: "client", turn_id: "t7", parts: [{ type: "text", text: "charge 5, refund 2" }] },
+    {
+      seq: 2,
+      role: "assistant",
+      origin: "model",
+      turn_id: "t7",
+      parts: [
+        { type: "text", text: "On it." },
+        { type: "tool_use", id: "c7", name: "charge_card", input: { amount: 5 } },
+        { type: "tool_use", id: "c8", name: "refund_card", input: { amount: 2 } },
+      ],
+    },
+  ];
+  const pending = [
+    { approval_id: "apr_7", tool_call_id: "c7", reason: "needs approval", signature: "sig_7" },
+    { approval_id: "apr_8", tool_call_id: "c8", reason: "", signature: "sig_8" },
+  ];
+
+  it("moves the newest entry's waiting calls into the turn's assistant UI message, as useChat holds them live", () => {
+    const { earlier, seed } = takeOpenApprovals(fromHistory(paused, null, pending));
+    expect(seed).toEqual({
+      id: "msg_t7",
+      role: "assistant",
+      parts: [
+        {
+          type: "dynamic-tool",
+          toolName: "charge_card",
+          toolCallId: "c7",
+          state: "approval-requested",
+          input: { amount: 5 },
+          approval: { id: "apr_7", requestReason: "needs approval", signature: "sig_7" },
+        },
+        {
+          type: "dynamic-tool",
+          toolName: "refund_card",
+          toolCallId: "c8",
+          state: "approval-requested",
+          input: { amount: 2 },
+          approval: { id: "apr_8", signature: "sig_8" },
+        },
+      ],
+    });
+    expect(earlier.map((e) => e.blocks)).toEqual([
+      [{ kind: "text", text: "charge 5, refund 2" }],
+      [{ kind: "text", text: "On it." }],
+    ]);
+    expect(
+      fromUiMessages(seed ? [seed] : []).flatMap((e) => e.blocks.map((b) => b.kind === "tool" && b.state)),
+    ).toEqual(["approval", "approval"]);
+  });
+
+  it("leaves a transcript with nothing waiting as it is", () => {
+    const entries = fromHistory(paused);
+    expect(takeOpenApprovals(entries)).toEqual({ earlier: entries, seed: null });
   });
 });
