@@ -31,9 +31,15 @@ async function streamBytes(total: number, entry: ToolStats, res: ServerResponse)
     const part = total - entry.written >= chunk.length ? chunk : chunk.subarray(0, total - entry.written);
     entry.written += part.length;
     if (!res.write(part)) {
+      // Whichever comes first; the other listener goes too (one per wait would pile up on a long stream).
       await new Promise<void>((resolve) => {
-        res.once("drain", resolve);
-        res.once("close", resolve);
+        const done = () => {
+          res.off("drain", done);
+          res.off("close", done);
+          resolve();
+        };
+        res.once("drain", done);
+        res.once("close", done);
       });
     }
   }
