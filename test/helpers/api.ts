@@ -1,7 +1,9 @@
 // A thin client for the Switchboard HTTP API (docs/API.md): its request shapes are written against the
-// contract; the conversation model (messages, parts, turn status) is src/model's own.
+// contract; the conversation model (messages, parts, turn status) is src/model's own. Every JSON answer read
+// through `json` (and `ok`, and the helpers built on them) is checked against the served OpenAPI document.
 import type { Message as HistoryMessage, ToolResultContent } from "../../src/model/message.ts";
 import type { TurnStatus } from "../../src/model/turn.ts";
+import { checkConformance, servedDocument } from "./client.ts";
 import { type ReadSseOptions, readSse, type SseRead } from "./sse.ts";
 
 export interface ErrorBody {
@@ -166,13 +168,18 @@ export class Api {
     return fetch(this.url(path), { method, headers, body, signal: opts.signal });
   }
 
-  /** A request whose answer is JSON; the body is parsed (throws if it is not JSON). */
+  /**
+   * A request whose answer is JSON; the body is parsed (throws if it is not JSON) and checked against the
+   * response schema the served OpenAPI document gives for its operation and status (throws if it does not match).
+   */
   async json<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<JsonResponse<T>> {
     const res = await this.request(method, path, {
       ...opts,
       headers: { accept: "application/json", ...opts.headers },
     });
-    return parseJsonResponse<T>(`${method} ${path}`, res);
+    const parsed = await parseJsonResponse<T>(`${method} ${path}`, res);
+    checkConformance(await servedDocument(this.baseUrl), method, res.url, res.status, parsed.body);
+    return parsed;
   }
 
   /** Like json() but throws HttpError unless the status is 2xx. */

@@ -46,22 +46,25 @@ export function responseSchema(doc: Document, method: string, url: string, statu
   return schema ?? `${method} ${template} ${status} documents no JSON body`;
 }
 
+/** Throws when a JSON answer is not what the document gives for its operation and status. */
+export function checkConformance(doc: Document, method: string, url: string, status: number, body: unknown): void {
+  const schema = responseSchema(doc, method, url, status);
+  if (typeof schema === "string") throw new Error(`response not in the OpenAPI document: ${schema}`);
+  const result = new Validator(schema, "2020-12", false).validate(body);
+  if (result.valid) return;
+  const first = result.errors.find((e) => !["properties", "allOf", "anyOf", "items"].includes(e.keyword));
+  throw new Error(
+    `${method} ${new URL(url).pathname} ${status} does not match the document: ` +
+      `${first?.instanceLocation} ${first?.error ?? ""}\n${JSON.stringify(body).slice(0, 500)}`,
+  );
+}
+
 /** A middleware that fails a request whose JSON answer does not match the document. */
 function conformance(doc: Document): Middleware {
   return {
     async onResponse({ request, response }) {
       if (!(response.headers.get("content-type") ?? "").includes("application/json")) return undefined;
-      const schema = responseSchema(doc, request.method, request.url, response.status);
-      if (typeof schema === "string") throw new Error(`response not in the OpenAPI document: ${schema}`);
-      const body: unknown = await response.clone().json();
-      const result = new Validator(schema, "2020-12", false).validate(body);
-      if (!result.valid) {
-        const first = result.errors.find((e) => !["properties", "allOf", "anyOf", "items"].includes(e.keyword));
-        throw new Error(
-          `${request.method} ${new URL(request.url).pathname} ${response.status} does not match the document: ` +
-            `${first?.instanceLocation} ${first?.error ?? ""}\n${JSON.stringify(body).slice(0, 500)}`,
-        );
-      }
+      checkConformance(doc, request.method, request.url, response.status, await response.clone().json());
       return undefined;
     },
   };
