@@ -207,6 +207,33 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.close();
   });
 
+  it("an approval still open after a reload can be denied with a reason, and the tool never runs", async () => {
+    const { page, model } = await openApp(
+      "web-deny-reload",
+      [
+        { reply: { tool_calls: [{ name: "charge_card", input: { amount: 31 } }] } },
+        { reply: { text: "Fine, no charge of 31." } },
+      ],
+      chargeAgent,
+    );
+    await send(page, "Charge 31.");
+    await page.locator('[data-tool="charge_card"][data-state="approval"]').waitFor();
+    await page.reload();
+    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
+    await asked.waitFor();
+    await asked.getByRole("textbox", { name: "Reason for charge_card" }).fill("not now");
+    await asked.getByRole("button", { name: "Deny" }).click();
+    await page.locator('[data-tool="charge_card"][data-state="denied"]').waitFor();
+    await page.getByText("Fine, no charge of 31.").waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    expect(await page.locator('[data-tool="charge_card"]').count()).toBe(1);
+    expect(tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === 31)).toEqual([]);
+    const requests = await mock.requests(model);
+    expect(requests.map((r) => r.rejected)).toEqual([null, null]);
+    expect(JSON.stringify(requests[1]?.body)).toContain("the user declined: not now");
+    await page.close();
+  });
+
   it("says in words when the session link has expired", async () => {
     const model = uniqueModel("web-expired");
     await api.putAgent(`agent-${model}`, weatherAgent(tools.url, model));
