@@ -16,14 +16,18 @@ import {
   type StoredApproval,
   type StoredMessage,
   takeOpenApprovals,
+  withoutLiveTurns,
 } from "./transcript";
 
 function authHeaders(conn: Connection): Record<string, string> {
   return { authorization: `Bearer ${conn.token}` };
 }
 
-/** Every stored message of the session, page by page, and the turn still streaming (if any). */
-async function loadHistory(conn: Connection): Promise<Entry[]> {
+/**
+ * Every stored message of the session, page by page, and the turn still streaming when the state was read
+ * (its model messages are left out: the resumed stream shows them), unless `keepLive`.
+ */
+async function loadHistory(conn: Connection, keepLive = false): Promise<{ entries: Entry[]; liveTurn: string | null }> {
   const base = sessionPath(conn);
   const state = (await (await friendlyFetch(base, { headers: authHeaders(conn) })).json()) as {
     last_turn: { id: string; status: string } | null;
@@ -39,7 +43,7 @@ async function loadHistory(conn: Connection): Promise<Entry[]> {
     if (page.next === null || page.messages.length === 0) break;
     after = page.next;
   }
-  return fromHistory(messages, liveTurn, state.pending_approvals ?? []);
+  return { entries: fromHistory(messages, keepLive ? null : liveTurn, state.pending_approvals ?? []), liveTurn };
 }
 
 /** Answers one approval: approved, or denied with an optional reason. */
@@ -133,10 +137,21 @@ function EntryView({ entry, answer, waiting = false }: { entry: Entry; answer?: 
 
 function Chat({ conn }: { conn: Connection }) {
   const base = sessionPath(conn);
-  const transport = useMemo(
-    () => new DefaultChatTransport({ api: `${base}/chat`, headers: authHeaders(conn), fetch: friendlyFetch }),
-    [base, conn],
-  );
+  // How useChat's resumption (GET …/stream) was answered: 204 = no turn streaming any more.
+  const [resumeAnswer, setResumeAnswer] = useState<number | null>(null);
+  const transport = useMemo(() => {
+    const watched: typeof fetch = async (input, init) => {
+      const res = await friendlyFetch(input, init);
+      if (
+        (init?.method ?? "GET") === "GET" &&
+        String(input instanceof Request ? input.url : input).endsWith("/stream")
+      ) {
+        setResumeAnswer(res.status);
+      }
+      return res;
+    };
+    return new DefaultChatTransport({ api: `${base}/chat`, headers: authHeaders(conn), fetch: watched });
+  }, [base, conn]);
   const { messages, sendMessage, setMessages, status, error, clearError, addToolApprovalResponse } = useChat({
     id: conn.session,
     transport,
@@ -146,16 +161,39 @@ function Chat({ conn }: { conn: Connection }) {
   const [earlier, setEarlier] = useState<Entry[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
+  // The turn the state read found running: useChat's resumed stream should bring it (checked below).
+  const [awaited, setAwaited] = useState<string | null>(null);
+  // Turns whose stored entries a live message continues (an approval answered from the stored history).
+  const [seeded, setSeeded] = useState<ReadonlySet<string>>(new Set());
 
   useEffect(() => {
-    loadHistory(conn).then(setEarlier, (e: Error) => {
-      setEarlier([]);
-      setProblem(e.message);
-    });
+    loadHistory(conn).then(
+      (h) => {
+        setEarlier(h.entries);
+        setAwaited(h.liveTurn);
+      },
+      (e: Error) => {
+        setEarlier([]);
+        setProblem(e.message);
+      },
+    );
   }, [conn]);
 
   const busy = status === "submitted" || status === "streaming";
   const live = fromUiMessages(messages);
+
+  // A turn the state read found running but that paused or ended before useChat's resumption asked for it
+  // comes back as no stream (204): its stored messages were left out, so read them now. A resumed stream
+  // (200) shows the turn itself; withoutLiveTurns keeps a later history read from showing it twice.
+  useEffect(() => {
+    if (awaited === null || resumeAnswer === null) return;
+    setAwaited(null);
+    if (resumeAnswer !== 204) return;
+    loadHistory(conn, true).then(
+      (h) => setEarlier(h.entries),
+      (e: Error) => setProblem(e.message),
+    );
+  }, [awaited, resumeAnswer, conn]);
 
   const send = (e: FormEvent) => {
     e.preventDefault();
@@ -179,8 +217,9 @@ function Chat({ conn }: { conn: Connection }) {
   // An approval still open from before this page was loaded is not in useChat's messages yet: its calls move
   // there (takeOpenApprovals) and it is answered like a live one, so the resumed turn streams in.
   const answerStored: Answer = (id, approved, reason) => {
-    const { earlier: rest, seed } = takeOpenApprovals(earlier ?? []);
+    const { earlier: rest, seed, turnId } = takeOpenApprovals(earlier ?? []);
     if (!seed) return;
+    if (turnId) setSeeded((s) => new Set(s).add(turnId));
     setEarlier(rest);
     setMessages([seed]);
     answer(id, approved, reason);
@@ -206,7 +245,7 @@ function Chat({ conn }: { conn: Connection }) {
       </header>
       {earlier === null ? <p className="loading">Loading the conversation…</p> : null}
       <ol className="transcript">
-        {(earlier ?? []).map((e, i, all) => (
+        {withoutLiveTurns(earlier ?? [], messages, seeded).map((e, i, all) => (
           <EntryView
             key={e.id}
             entry={e}

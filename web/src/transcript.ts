@@ -165,13 +165,17 @@ export function fromUiMessages(messages: UIMessage[]): Entry[] {
  * the one the server's stream gives the turn's assistant message (`msg_<turn id>`), so useChat continues
  * that message with the resumed segment instead of starting another.
  */
-export function takeOpenApprovals(entries: Entry[]): { earlier: Entry[]; seed: UIMessage | null } {
+export function takeOpenApprovals(entries: Entry[]): {
+  earlier: Entry[];
+  seed: UIMessage | null;
+  turnId: string | null;
+} {
   const last = entries.at(-1);
   const open = (last?.blocks ?? []).filter(
     (b): b is ToolBlock & { approval: NonNullable<ToolBlock["approval"]> } =>
       b.kind === "tool" && b.state === "approval" && b.approval !== undefined,
   );
-  if (!last || open.length === 0) return { earlier: entries, seed: null };
+  if (!last || open.length === 0) return { earlier: entries, seed: null, turnId: null };
   const rest = last.blocks.filter((b) => !open.includes(b as (typeof open)[number]));
   const earlier = rest.length > 0 ? [...entries.slice(0, -1), { ...last, blocks: rest }] : entries.slice(0, -1);
   const seed: UIMessage = {
@@ -190,5 +194,18 @@ export function takeOpenApprovals(entries: Entry[]): { earlier: Entry[]; seed: U
       },
     })),
   };
-  return { earlier, seed };
+  return { earlier, seed, turnId: last.turnId ?? null };
+}
+
+/**
+ * The stored entries to show next to useChat's live messages: a turn useChat holds live (its stream was
+ * resumed: a message `msg_<turn id>`) is shown from the stream alone, so what the model wrote in it is not
+ * shown twice whichever of the history read and the resumed stream saw the turn first. `seeded` turns are
+ * the exception: their live message only continues what the stored entries show (takeOpenApprovals).
+ */
+export function withoutLiveTurns(earlier: Entry[], live: UIMessage[], seeded: ReadonlySet<string>): Entry[] {
+  const liveIds = new Set(live.map((m) => m.id));
+  return earlier.filter(
+    (e) => !(e.role === "assistant" && e.turnId && !seeded.has(e.turnId) && liveIds.has(`msg_${e.turnId}`)),
+  );
 }

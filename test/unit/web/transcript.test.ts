@@ -1,7 +1,13 @@
 // The web client's transcript: stored history and live useChat messages become the same entries.
 import type { UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
-import { fromHistory, fromUiMessages, type StoredMessage, takeOpenApprovals } from "../../../web/src/transcript.ts";
+import {
+  fromHistory,
+  fromUiMessages,
+  type StoredMessage,
+  takeOpenApprovals,
+  withoutLiveTurns,
+} from "../../../web/src/transcript.ts";
 
 const history: StoredMessage[] = [
   { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "weather?" }] },
@@ -200,7 +206,8 @@ describe("takeOpenApprovals", () => {
   ];
 
   it("moves the newest entry's waiting calls into the turn's assistant UI message, as useChat holds them live", () => {
-    const { earlier, seed } = takeOpenApprovals(fromHistory(paused, null, pending));
+    const { earlier, seed, turnId } = takeOpenApprovals(fromHistory(paused, null, pending));
+    expect(turnId).toBe("t7");
     expect(seed).toEqual({
       id: "msg_t7",
       role: "assistant",
@@ -234,6 +241,22 @@ describe("takeOpenApprovals", () => {
 
   it("leaves a transcript with nothing waiting as it is", () => {
     const entries = fromHistory(paused);
-    expect(takeOpenApprovals(entries)).toEqual({ earlier: entries, seed: null });
+    expect(takeOpenApprovals(entries)).toEqual({ earlier: entries, seed: null, turnId: null });
+  });
+});
+
+describe("withoutLiveTurns", () => {
+  const live = [
+    { id: "msg_t2", role: "assistant", parts: [{ type: "text", text: "Tomorrow is rainy." }] },
+  ] as UIMessage[];
+
+  it("leaves out what the model wrote in a turn useChat streams, keeping that turn's user message", () => {
+    const shown = withoutLiveTurns(fromHistory(history), live, new Set());
+    expect(shown.map((e) => e.id)).toEqual(["h1", "h2", "h4", "h5"]);
+  });
+
+  it("keeps the stored entries of a turn whose live message only continues them", () => {
+    const entries = fromHistory(history);
+    expect(withoutLiveTurns(entries, live, new Set(["t2"]))).toEqual(entries);
   });
 });
