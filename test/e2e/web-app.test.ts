@@ -4,7 +4,7 @@
 // approval shows Approve / Deny, and clicking them answers through useChat's own approval machinery.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { repoRoot } from "../../scripts/lib/process.mjs";
 import { chromiumPath, launchChromium, NO_CHROMIUM } from "../helpers/browser.ts";
@@ -74,6 +74,16 @@ async function openApp(
 async function send(page: Page, text: string): Promise<void> {
   await page.getByRole("textbox", { name: "Message" }).fill(text);
   await page.getByRole("button", { name: "Send" }).click();
+}
+
+/** Sends `text`, waits for the charge_card approval, reloads the page; returns the reloaded approval's block. */
+async function askedThenReloaded(page: Page, text: string): Promise<Locator> {
+  await send(page, text);
+  await page.locator('[data-tool="charge_card"][data-state="approval"]').waitFor();
+  await page.reload();
+  const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
+  await asked.waitFor();
+  return asked;
 }
 
 const ANSWER = "It is sunny in Paris, 21 degrees.";
@@ -185,11 +195,7 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
       ],
       chargeAgent,
     );
-    await send(page, "Charge 77.");
-    await page.locator('[data-tool="charge_card"][data-state="approval"]').waitFor();
-    await page.reload();
-    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
-    await asked.waitFor();
+    const asked = await askedThenReloaded(page, "Charge 77.");
     const charges = () => tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === 77);
     expect(charges()).toEqual([]);
     await asked.getByRole("button", { name: "Approve" }).click();
@@ -216,11 +222,7 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
       ],
       chargeAgent,
     );
-    await send(page, "Charge 31.");
-    await page.locator('[data-tool="charge_card"][data-state="approval"]').waitFor();
-    await page.reload();
-    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
-    await asked.waitFor();
+    const asked = await askedThenReloaded(page, "Charge 31.");
     await asked.getByRole("textbox", { name: "Reason for charge_card" }).fill("not now");
     await asked.getByRole("button", { name: "Deny" }).click();
     await page.locator('[data-tool="charge_card"][data-state="denied"]').waitFor();
