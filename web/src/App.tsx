@@ -185,21 +185,25 @@ function Chat({ conn }: { conn: Connection }) {
   // A turn the state read found running but that paused or ended before useChat's resumption asked for it
   // comes back as no stream (204): its stored messages were left out, so read them now. A resumed stream
   // (200) shows the turn itself; withoutLiveTurns keeps a later history read from showing it twice.
+  const [rereading, setRereading] = useState(false);
   useEffect(() => {
     if (awaited === null || resumeAnswer === null) return;
     setAwaited(null);
     if (resumeAnswer !== 204) return;
-    loadHistory(conn, true).then(
-      (h) => setEarlier(h.entries),
-      (e: Error) => setProblem(e.message),
-    );
+    setRereading(true);
+    loadHistory(conn, true)
+      .then(
+        (h) => setEarlier(h.entries),
+        (e: Error) => setProblem(e.message),
+      )
+      .finally(() => setRereading(false));
   }, [awaited, resumeAnswer, conn]);
 
   const send = (e: FormEvent) => {
     e.preventDefault();
     const text = draft.trim();
-    // Not before the stored history is shown: it would already hold this new message (shown twice).
-    if (!text || busy || earlier === null) return;
+    // Not before the stored history is shown (or while it is read again): it would hold this message too.
+    if (!text || busy || earlier === null || rereading) return;
     clearError();
     setProblem(null);
     setDraft("");
@@ -275,7 +279,7 @@ function Chat({ conn }: { conn: Connection }) {
             Stop
           </button>
         ) : (
-          <button type="submit" disabled={!draft.trim() || earlier === null}>
+          <button type="submit" disabled={!draft.trim() || earlier === null || rereading}>
             Send
           </button>
         )}
