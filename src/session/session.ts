@@ -1,19 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig } from "../agents/types";
-import { DEFAULT_COMPACTION } from "../agents/types";
 import { deleteSessionIndex } from "../d1/sessions";
 import { type Env, flag } from "../env";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import { log } from "../observability/log";
 import { setSpans } from "../observability/tracing";
-import { contextWindow } from "../providers/types";
 import { retentionOf } from "../retention/config";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
 import { hasSchema, migrate } from "../storage/do-schema";
 import { all, nowIso, one, pageOf, setCellChecks, write } from "../storage/sql";
 import { type AgentArg, AgentCache } from "./agent-cache";
-import { type ApprovalAnswer, openView } from "./approvals";
+import type { ApprovalAnswer } from "./approvals";
 import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
 import { type SeedTurn, seedTurns } from "./debug-seed";
@@ -33,6 +31,7 @@ import type {
 import { SessionRuns } from "./runs/session-runs";
 import type { RunSpec, RunView } from "./runs/types";
 import { Scheduler } from "./scheduler";
+import { sessionState } from "./state-view";
 import { Sweeper } from "./sweep";
 import { answerResponse, readCall } from "./turn-wire";
 
@@ -218,47 +217,7 @@ export class Session extends DurableObject<Env> {
 
   async #state(info: SessionInfo, arg?: AgentArg): Promise<Result<SessionState>> {
     const resolved = arg ? await this.#agent(info, arg) : null;
-    const agent = resolved?.ok ? resolved.agent : null;
-    const window = agent ? contextWindow(agent.model) : null;
-    const usage = this.#engine.compactor.usage();
-    const e = this.#engine;
-    const latest = e.turns.latest();
-    const status: SessionState["status"] =
-      latest?.status === "running"
-        ? "running"
-        : latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval"
-          ? latest.status
-          : latest?.status === "failed" || latest?.status === "interrupted"
-            ? "failed"
-            : "idle";
-    return {
-      ok: true,
-      id: info.id,
-      agent: info.agent,
-      status,
-      created_at: info.created_at,
-      metadata: info.metadata,
-      turns: e.turns.count(),
-      messages: e.history.count(),
-      last_turn: latest
-        ? {
-            id: latest.id,
-            status: latest.status,
-            finish_reason: latest.finish_reason,
-            error: latest.error ? JSON.parse(latest.error) : null,
-          }
-        : null,
-      loaded_tools: e.loadedTools(),
-      pending_tool_calls: e.pendingCalls(),
-      context: {
-        ...usage,
-        context_window: window,
-        threshold: agent ? (agent.compaction ?? DEFAULT_COMPACTION).threshold : null,
-        used: window ? Math.round((usage.estimated_tokens / window) * 1000) / 1000 : null,
-      },
-      pending_approvals: e.approvals.pending().map(openView),
-      mcp_servers: e.tools.mcp.statuses(),
-    };
+    return { ok: true, ...sessionState(this.#engine, info, resolved?.ok ? resolved.agent : null) };
   }
 
   async messages(after: number, limit: number): Promise<Result<MessagesPage>> {
