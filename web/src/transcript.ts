@@ -158,6 +158,11 @@ export function fromUiMessages(messages: UIMessage[]): Entry[] {
   });
 }
 
+/** The UI message id the server's stream gives a turn's assistant message, every segment (session/turn/runner.ts). */
+function turnMessageId(turnId: string): string {
+  return `msg_${turnId}`;
+}
+
 /**
  * An approval left open from before the page loaded, handed to useChat so it is answered the live way and
  * the resumed turn streams in: the newest stored entry's calls that wait for approval become one assistant UI
@@ -179,7 +184,7 @@ export function takeOpenApprovals(entries: Entry[]): {
   const rest = last.blocks.filter((b) => !open.includes(b as (typeof open)[number]));
   const earlier = rest.length > 0 ? [...entries.slice(0, -1), { ...last, blocks: rest }] : entries.slice(0, -1);
   const seed: UIMessage = {
-    id: last.turnId ? `msg_${last.turnId}` : `${last.id}-approvals`,
+    id: last.turnId ? turnMessageId(last.turnId) : `${last.id}-approvals`,
     role: "assistant",
     parts: open.map((b) => ({
       type: "dynamic-tool" as const,
@@ -206,6 +211,6 @@ export function takeOpenApprovals(entries: Entry[]): {
 export function withoutLiveTurns(earlier: Entry[], live: UIMessage[], seeded: ReadonlySet<string>): Entry[] {
   const liveIds = new Set(live.map((m) => m.id));
   return earlier.filter(
-    (e) => !(e.role === "assistant" && e.turnId && !seeded.has(e.turnId) && liveIds.has(`msg_${e.turnId}`)),
+    (e) => !(e.role === "assistant" && e.turnId && !seeded.has(e.turnId) && liveIds.has(turnMessageId(e.turnId))),
   );
 }

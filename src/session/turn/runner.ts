@@ -71,7 +71,7 @@ export class TurnRunner implements TurnContext {
   async run(): Promise<void> {
     try {
       // One UI message id per turn, every segment: a client continues it after a pause (the web client builds it
-      // from a stored turn id, web/src/transcript.ts takeOpenApprovals).
+      // from a stored turn id, web/src/transcript.ts turnMessageId).
       this.out.emit({ type: "turn_start", turn_id: this.turnId, message_id: `msg_${this.turnId}` });
       // A segment resumed after approvals first delivers them (runs approved calls, writes the results).
       await deliverAnswers(this);
