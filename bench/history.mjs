@@ -5,7 +5,7 @@
 // per session so every timed turn sees exactly 10 prior messages); the big session holds 10,000 messages
 // (5,000 seeded turns, seeded through the public API as fast as it answers). Timed turns alternate
 // small/big. The mock's request log gives the provider request size and when the provider request arrived.
-import { log, makeAgent, newSession, pct, performance, round, standalone, table } from "./lib.mjs";
+import { epochMs, log, makeAgent, newSession, pct, performance, round, standalone, table } from "./lib.mjs";
 
 const BIG_TURNS = Number(process.env.BENCH_HISTORY_TURNS ?? 5000);
 const SMALL_TURNS = 5;
@@ -21,7 +21,7 @@ const OK = { reply: { text: "ok" } };
 
 /** One JSON-mode turn; returns ms and the turn result. */
 async function timedTurn(env, sessionId, content) {
-  const sentAt = Date.now();
+  const sentAt = epochMs();
   const t0 = performance.now();
   const result = await env.api.sendJson(env.key, sessionId, { content });
   const ms = performance.now() - t0;
@@ -96,7 +96,7 @@ export async function run(env, opts = {}) {
   const records = (await env.mock.requests(big.model)).slice(-MEASURE);
   await env.mock.reset(big.model);
   const requestBytes = records.map((r) => Buffer.byteLength(r.raw));
-  const toProvider = records.length === MEASURE ? records.map((r, i) => Date.parse(r.at) - bigSamples[i].sentAt) : [];
+  const toProvider = records.length === MEASURE ? records.map((r, i) => r.at_ms - bigSamples[i].sentAt) : [];
   // The mock's own cost for such a request: the same body posted to it directly (non-streaming, default brain).
   let mockDirectMs = null;
   if (records.length > 0) {

@@ -20,6 +20,11 @@ import {
 
 export { performance };
 
+/** Now, in milliseconds since the epoch with sub-millisecond precision (the mock's records carry the same: `at_ms`). */
+export function epochMs() {
+  return performance.timeOrigin + performance.now();
+}
+
 /**
  * Wrangler's local trace collector off, unless the caller set X_LOCAL_OBSERVABILITY. `wrangler dev` (miniflare)
  * streams every invocation of every worker it runs to a collector worker in the same workerd, which writes the

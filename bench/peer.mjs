@@ -14,14 +14,17 @@
 // `fetch` of the mock's streaming endpoint → its body streamed back unchanged, timed to the first
 // `content_block_delta` like the direct call. It is what the shape of a turn costs under `wrangler dev` with no
 // application code; "added over floor" = a stack's added time − the floor's added time, same percentile.
-// Two variants locate the rest: "floor, RPC" calls the object over RPC (a stream returned from the call, as
-// Switchboard's `sendMessage` does) instead of `fetch`; "floor, RPC + write" also commits one SQLite row in a
-// transaction before the model request (the shape of an admission that is durable before the request).
+// Three variants locate the rest: "floor, RPC" calls the object over RPC (a stream returned from the call, as
+// Switchboard's `sendMessage` did) instead of `fetch`; "floor, RPC + write" also commits one SQLite row in a
+// transaction before the model request (the shape of an admission that is durable before the request); "floor,
+// answer at admission" is Switchboard's shape with no application code: over `fetch`, one row written, the model's
+// request started and the answer returned at once, before the model has responded (its body piped in later).
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { sleep } from "../scripts/lib/process.mjs";
 import { repoRoot, startWrangler } from "../test/helpers/index.ts";
 import {
+  epochMs,
   log,
   makeAgent,
   newSession,
@@ -108,7 +111,7 @@ class PeerSession {
 
 /** One turn through the platform floor: the direct call's body, POSTed through the worker and its object. */
 async function floorTurn(peer, model, name, via = null) {
-  const sentAt = Date.now();
+  const sentAt = epochMs();
   const t0 = performance.now();
   const res = await fetch(`${peer.url}/floor/${name}${via ? `?via=${via}` : ""}`, {
     method: "POST",
@@ -232,6 +235,10 @@ export async function run(env) {
         c1: (i) => floorTurn(peer, model, floor1[i % floor1.length], "rpc-write"),
         c20: (i) => floorTurn(peer, model, floor20[i], "rpc-write"),
       },
+      floor_admit: {
+        c1: (i) => floorTurn(peer, model, floor1[i % floor1.length], "admit"),
+        c20: (i) => floorTurn(peer, model, floor20[i], "admit"),
+      },
     };
     const c1 = Object.fromEntries(Object.keys(stacks).map((k) => [k, []]));
     const c20 = Object.fromEntries(Object.keys(stacks).map((k) => [k, []]));
@@ -253,6 +260,7 @@ export async function run(env) {
       floor: await splitAtProvider(env, `${model}-floor`, c1.floor),
       floor_rpc: await splitAtProvider(env, `${model}-floor-rpc`, c1.floor_rpc),
       floor_rpc_write: await splitAtProvider(env, `${model}-floor-rpc-write`, c1.floor_rpc_write),
+      floor_admit: await splitAtProvider(env, `${model}-floor-admit`, c1.floor_admit),
     };
     log("peer: concurrency 20");
     for (let r = 0; r <= C20_ROUNDS; r++) {
@@ -262,7 +270,7 @@ export async function run(env) {
         if (r > 0) c20[who].push(...ts);
       }
     }
-    const whos = ["switchboard", "switchboard_lines", "peer", "floor", "floor_rpc", "floor_rpc_write"];
+    const whos = ["switchboard", "switchboard_lines", "peer", "floor", "floor_rpc", "floor_rpc_write", "floor_admit"];
     // CPU per turn: each stack alone, turns one after another, read from its wrangler's workerd processes. Steadier
     // than latency percentiles on a shared machine, and what a turn costs the one local thread at concurrency 20.
     log("peer: CPU per turn");
@@ -294,6 +302,7 @@ export async function run(env) {
       floor: "platform floor",
       floor_rpc: "floor, RPC",
       floor_rpc_write: "floor, RPC + write",
+      floor_admit: "floor, answer at admission",
     };
     const rows = [];
     for (const c of ["c1", "c20"]) {
@@ -337,7 +346,7 @@ export async function run(env) {
     table(
       "Peer — where the c=1 p50 goes (ms): split at the moment the mock logged the provider request",
       ["stack", "to provider request", "provider request → first delta at client"],
-      ["switchboard", "floor", "floor_rpc", "floor_rpc_write"].map((who) => [
+      ["switchboard", "floor", "floor_rpc", "floor_rpc_write", "floor_admit"].map((who) => [
         names[who],
         split1[who]?.to_provider_request_p50_ms ?? "(records missing)",
         split1[who]?.provider_request_to_first_delta_p50_ms ?? "",

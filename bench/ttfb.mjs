@@ -5,7 +5,7 @@
 //   direct:      the first Anthropic `content_block_delta` (POST {mock}/v1/messages, stream: true).
 // The mock answers with its default brain ("You said: …", one delta per word, no delay between frames).
 // Concurrency 1: sequential turns over a few sessions. Concurrency 50: 50 sessions, one turn each per round.
-import { makeAgent, newSession, pct, performance, readTimedSse, round, standalone, table } from "./lib.mjs";
+import { epochMs, makeAgent, newSession, pct, performance, readTimedSse, round, standalone, table } from "./lib.mjs";
 
 const C1_TURNS = Number(process.env.BENCH_TTFB_C1 ?? 120);
 const C50_ROUNDS = Number(process.env.BENCH_TTFB_ROUNDS ?? 5);
@@ -17,7 +17,7 @@ const PACED_REPLY = "a paced reply of eight words, like a model";
 const PROMPT = "hello there switchboard, please echo these few words back";
 
 export async function switchboardTurn(env, sessionId) {
-  const sentAt = Date.now();
+  const sentAt = epochMs();
   const t0 = performance.now();
   const res = await env.api.send(env.key, sessionId, { content: PROMPT });
   const headers = performance.now() - t0;
@@ -132,13 +132,13 @@ export async function splitAtProvider(env, model, samples) {
   const before = [];
   const after = [];
   samples.forEach((s, i) => {
-    const at = Date.parse(records[i].at);
+    const at = records[i].at_ms;
     before.push(at - s.sentAt);
     after.push(s.ttfb - (at - s.sentAt));
   });
   return {
-    to_provider_request_p50_ms: round(pct(before, 50), 1),
-    provider_request_to_first_delta_p50_ms: round(pct(after, 50), 1),
+    to_provider_request_p50_ms: round(pct(before, 50), 2),
+    provider_request_to_first_delta_p50_ms: round(pct(after, 50), 2),
   };
 }
 

@@ -12,6 +12,9 @@
  * body streamed back unchanged. No application code, so what it adds over the mock called directly is the
  * platform's own share (local proxy, worker → object hop, the object's outbound fetch). `?via=rpc` calls the
  * object over RPC instead of `fetch`, `?via=rpc-write` also writes one SQLite row in a transaction first.
+ * `?via=admit` is the shape of Switchboard's turn with no application code: over `fetch`, one SQLite row
+ * written, the model's request started, and the answer returned at once (at admission, before the model has
+ * responded), its body piped from the model's once that arrives.
  */
 
 import { DurableObject } from "cloudflare:workers";
@@ -97,23 +100,39 @@ export class PeerChat extends AIChatAgent<PeerEnv> {
 /**
  * The platform floor: forwards the request body to the mock model and streams its answer back untouched.
  * `fetch` is the floor itself; `relay` is the same over Durable Object RPC (a stream returned from the call, as
- * Switchboard's `sendMessage` does), optionally after one durable SQLite write (the shape of an admission).
+ * Switchboard's `sendMessage` did), optionally after one durable SQLite write (the shape of an admission).
  */
 export class Floor extends DurableObject<PeerEnv> {
   override async fetch(request: Request): Promise<Response> {
-    const upstream = await this.#model(await request.text());
+    const body = await request.text();
+    if (new URL(request.url).searchParams.get("via") === "admit") return this.#admit(body);
+    const upstream = await this.#model(body);
     return new Response(upstream.body, { status: upstream.status, headers: upstream.headers });
   }
 
+  /** Answers at admission: the row written and the model's request started, the body following the model's. */
+  #admit(body: string): Response {
+    this.#write();
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    this.#model(body).then(
+      (upstream) => (upstream.body ? upstream.body.pipeTo(writable) : writable.close()),
+      (error: unknown) => writable.abort(error),
+    );
+    return new Response(readable, { headers: { "content-type": "text/event-stream" } });
+  }
+
   async relay(body: string, write: boolean): Promise<ReadableStream<Uint8Array> | null> {
-    if (write) {
-      const sql = this.ctx.storage.sql;
-      this.ctx.storage.transactionSync(() => {
-        sql.exec("CREATE TABLE IF NOT EXISTS admitted (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)");
-        sql.exec("INSERT INTO admitted (at) VALUES (?)", Date.now());
-      });
-    }
+    if (write) this.#write();
     return (await this.#model(body)).body;
+  }
+
+  /** One row committed in a transaction: the shape of an admission that is durable before the model's request. */
+  #write(): void {
+    const sql = this.ctx.storage.sql;
+    this.ctx.storage.transactionSync(() => {
+      sql.exec("CREATE TABLE IF NOT EXISTS admitted (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)");
+      sql.exec("INSERT INTO admitted (at) VALUES (?)", Date.now());
+    });
   }
 
   #model(body: string): Promise<Response> {
@@ -138,7 +157,7 @@ export default {
     if (floor?.[1] && request.method === "POST") {
       const stub = env.Floor.getByName(floor[1]);
       const via = url.searchParams.get("via");
-      if (via === null) return stub.fetch(request);
+      if (via === null || via === "admit") return stub.fetch(request);
       const body = await stub.relay(await request.text(), via === "rpc-write");
       return new Response(body, { headers: { "content-type": "text/event-stream" } });
     }
