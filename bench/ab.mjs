@@ -1,7 +1,8 @@
 // Bench — A/B of two builds (issue 10): the working tree against an earlier commit, side by side on one
 // machine, turns interleaved, so host load drifts over both alike. Printed, never asserted.
 //
-//   node_modules/.bin/node bench/ab.mjs <commit>     (BENCH_AB_TURNS, default 400; BENCH_AB_ROUNDS, default 2: keep it even)
+//   node_modules/.bin/node bench/ab.mjs <commit>     (BENCH_AB_TURNS, default 400; BENCH_AB_ROUNDS, default 2: keep it even;
+//                                                   BENCH_AB_PAUSE_MS, default 0: idle before each timed turn)
 //
 // The commit is checked out into a temporary git worktree (node_modules and the built web app are this tree's);
 // each build gets its own mock and `wrangler dev` from its own bench/lib.mjs (same bench variables), its own agent
@@ -21,6 +22,9 @@ import { groupCpu, log, pct, requireNode, round, table } from "./lib.mjs";
 const TURNS = Number(process.env.BENCH_AB_TURNS ?? 400);
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 2);
 const WARMUP = 30;
+/** Idle time before each timed turn (BENCH_AB_PAUSE_MS, default 0): `peer.mjs` waits 20 ms, and code runs colder then. */
+const PAUSE_MS = Number(process.env.BENCH_AB_PAUSE_MS ?? 0);
+const pause = () => (PAUSE_MS > 0 ? new Promise((resolve) => setTimeout(resolve, PAUSE_MS)) : undefined);
 const SESSIONS = 10;
 
 /** CPU ms so far of a build's processes, by kind: the runtime and proxy workerds, and wrangler's Node. */
@@ -93,9 +97,16 @@ async function main() {
         const ta = [];
         const tb = [];
         for (let i = 0; i < TURNS; i++) {
-          if (bFirst) tb.push((await b.turn(i)).ttfb);
+          if (bFirst) {
+            await pause();
+            tb.push((await b.turn(i)).ttfb);
+          }
+          await pause();
           ta.push((await a.turn(i)).ttfb);
-          if (!bFirst) tb.push((await b.turn(i)).ttfb);
+          if (!bFirst) {
+            await pause();
+            tb.push((await b.turn(i)).ttfb);
+          }
         }
         const diffs = tb.map((t, i) => t - ta[i]);
         allDiffs.push(...diffs);
