@@ -28,6 +28,7 @@ import {
   log,
   makeAgent,
   newSession,
+  pct,
   performance,
   readTimedSse,
   round,
@@ -152,6 +153,19 @@ function added(direct, all) {
     added_ttfb_p50_ms: round(s.ttfb_p50_ms - d.ttfb_p50_ms, 2),
     added_ttfb_p99_ms: round(s.ttfb_p99_ms - d.ttfb_p99_ms, 2),
   };
+}
+
+/**
+ * c=1 only: the median of (a stack's turn − the floor's turn of the same interleaved round), so a stretch of host
+ * load moves both sides of each pair alike; steadier than the difference of two p50s. Null without pairs.
+ */
+function pairedOverFloor(turns, floorTurns) {
+  const diffs = [];
+  turns.forEach((t, i) => {
+    const f = floorTurns[i];
+    if (!t.failed && f && !f.failed) diffs.push(t.ttfb - f.ttfb);
+  });
+  return diffs.length > 0 ? round(pct(diffs, 50), 2) : null;
 }
 
 async function peerCounters(peer, name) {
@@ -311,6 +325,7 @@ export async function run(env) {
         const x = figures[c][who];
         x.over_floor_p50_ms = round(x.added_ttfb_p50_ms - floor.added_ttfb_p50_ms, 2);
         x.over_floor_p99_ms = round(x.added_ttfb_p99_ms - floor.added_ttfb_p99_ms, 2);
+        if (c === "c1") x.over_floor_paired_ms = pairedOverFloor(c1[who], c1.floor);
         rows.push([
           names[who],
           c === "c1" ? 1 : 20,
@@ -323,6 +338,7 @@ export async function run(env) {
           x.added_ttfb_p99_ms,
           who === "floor" ? "—" : x.over_floor_p50_ms,
           who === "floor" ? "—" : x.over_floor_p99_ms,
+          who === "floor" || c === "c20" ? "—" : (x.over_floor_paired_ms ?? "—"),
         ]);
       }
     }
@@ -340,6 +356,7 @@ export async function run(env) {
         "added p99",
         "added over floor p50",
         "added over floor p99",
+        "over floor, paired median",
       ],
       rows,
     );
