@@ -16,6 +16,7 @@ import { execFileSync } from "node:child_process";
 import { cp, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { sleep } from "../scripts/lib/process.mjs";
 import { repoRoot } from "../test/helpers/index.ts";
 import { groupCpu, log, pct, requireNode, round, table } from "./lib.mjs";
 
@@ -24,7 +25,7 @@ const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 2);
 const WARMUP = 30;
 /** Idle time before each timed turn (BENCH_AB_PAUSE_MS, default 0): `peer.mjs` waits 20 ms, and code runs colder then. */
 const PAUSE_MS = Number(process.env.BENCH_AB_PAUSE_MS ?? 0);
-const pause = () => (PAUSE_MS > 0 ? new Promise((resolve) => setTimeout(resolve, PAUSE_MS)) : undefined);
+const pause = () => (PAUSE_MS > 0 ? sleep(PAUSE_MS) : undefined);
 const SESSIONS = 10;
 
 /** CPU ms so far of a build's processes, by kind: the runtime and proxy workerds, and wrangler's Node. */
@@ -96,21 +97,24 @@ async function main() {
         const [a0, b0] = [await cpuByKind(a.env.worker.pid), await cpuByKind(b.env.worker.pid)];
         const ta = [];
         const tb = [];
+        const order = bFirst
+          ? [
+              [b, tb],
+              [a, ta],
+            ]
+          : [
+              [a, ta],
+              [b, tb],
+            ];
         for (let i = 0; i < TURNS; i++) {
-          if (bFirst) {
+          for (const [build, times] of order) {
             await pause();
-            tb.push((await b.turn(i)).ttfb);
-          }
-          await pause();
-          ta.push((await a.turn(i)).ttfb);
-          if (!bFirst) {
-            await pause();
-            tb.push((await b.turn(i)).ttfb);
+            times.push((await build.turn(i)).ttfb);
           }
         }
         const diffs = tb.map((t, i) => t - ta[i]);
         allDiffs.push(...diffs);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await sleep(300);
         const [a1, b1] = [await cpuByKind(a.env.worker.pid), await cpuByKind(b.env.worker.pid)];
         const round_ = {
           a: { ...perTurn(a0, a1, TURNS), ttfb_p50_ms: round(pct(ta, 50), 2) },
