@@ -18,7 +18,7 @@
 // before each, unless set): from the request's arrival through the admission transaction and its commit to the
 // thread's first idle, the segment on which the c=1 first token waits. NATIVE_PERF_DATA=<file> keeps perf's raw
 // data (`perf report -i <file>`).
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -269,4 +269,14 @@ async function run(env) {
   }
 }
 
+/** perf must be on PATH: say so before starting anything. */
+function requirePerf() {
+  const found = spawnSync("perf", ["--version"], { stdio: "ignore" });
+  if (found.error || found.status !== 0) {
+    console.error("native-profile needs Linux `perf` on PATH (Debian: apt-get install linux-perf).");
+    process.exit(2);
+  }
+}
+
+requirePerf();
 await standalone("native-profile", run);
