@@ -2,11 +2,14 @@
 // machine, turns interleaved, so host load drifts over both alike. Printed, never asserted.
 //
 //   node_modules/.bin/node bench/ab.mjs <commit>     (BENCH_AB_TURNS, default 400; BENCH_AB_ROUNDS, default 2: keep it even;
-//                                                   BENCH_AB_PAUSE_MS, default 0: idle before each timed turn)
+//                                                   BENCH_AB_PAUSE_MS, default 0: idle before each timed turn;
+//                                                   BENCH_AB_CONCURRENCY, default 1: turns sent at once)
 //
 // The commit is checked out into a temporary git worktree (node_modules and the built web app are this tree's);
 // each build gets its own mock and `wrangler dev` from its own bench/lib.mjs (same bench variables), its own agent
-// and 10 sessions. After 30 warm-up turns each, `BENCH_AB_TURNS` text turns alternate A, B, A, B… (B, A, B, A…
+// and 10 sessions (or one per concurrent turn). After 30 warm-up turns each, `BENCH_AB_TURNS` text turns alternate
+// A, B, A, B… (with BENCH_AB_CONCURRENCY = c > 1, each "turn" is c turns sent at once to c sessions, and its first
+// delta the p50 of theirs, as peer.mjs's c=20 rows read them; B, A, B, A…
 // in odd rounds: the build that goes first in a pair reads slower, by up to 0.4 ms in an A/A run, so an even
 // number of rounds cancels it); the figures: user + system CPU per turn of each build's workerd processes
 // (wrangler's proxy and the runtime, /proc) and wrangler's Node process, the p50 time to the first text delta,
@@ -26,7 +29,9 @@ const WARMUP = 30;
 /** Idle time before each timed turn (BENCH_AB_PAUSE_MS, default 0): `peer.mjs` waits 20 ms, and code runs colder then. */
 const PAUSE_MS = Number(process.env.BENCH_AB_PAUSE_MS ?? 0);
 const pause = () => (PAUSE_MS > 0 ? sleep(PAUSE_MS) : undefined);
-const SESSIONS = 10;
+/** Turns sent at once (BENCH_AB_CONCURRENCY, default 1), one per session. */
+const CONCURRENCY = Math.max(1, Number(process.env.BENCH_AB_CONCURRENCY ?? 1));
+const SESSIONS = Math.max(10, CONCURRENCY);
 
 /** CPU ms so far of a build's processes, by kind: the runtime and proxy workerds, and wrangler's Node. */
 async function cpuByKind(pgid) {
@@ -52,7 +57,15 @@ async function build(lib, ttfb) {
   const { agent } = await lib.makeAgent(env, "bench-ab");
   const sessions = [];
   for (let i = 0; i < SESSIONS; i++) sessions.push(await lib.newSession(env, agent));
-  return { env, turn: (i) => ttfb.switchboardTurn(env, sessions[i % SESSIONS]) };
+  if (CONCURRENCY === 1) return { env, turn: (i) => ttfb.switchboardTurn(env, sessions[i % SESSIONS]) };
+  // c turns at once: the first delta of the batch is the p50 of its turns'.
+  return {
+    env,
+    turn: async () => {
+      const all = await Promise.all(sessions.slice(0, CONCURRENCY).map((s) => ttfb.switchboardTurn(env, s)));
+      return { ttfb: pct(all.map((t) => t.ttfb), 50) };
+    },
+  };
 }
 
 async function main() {
@@ -117,8 +130,8 @@ async function main() {
         await sleep(300);
         const [a1, b1] = [await cpuByKind(a.env.worker.pid), await cpuByKind(b.env.worker.pid)];
         const round_ = {
-          a: { ...perTurn(a0, a1, TURNS), ttfb_p50_ms: round(pct(ta, 50), 2) },
-          b: { ...perTurn(b0, b1, TURNS), ttfb_p50_ms: round(pct(tb, 50), 2) },
+          a: { ...perTurn(a0, a1, TURNS * CONCURRENCY), ttfb_p50_ms: round(pct(ta, 50), 2) },
+          b: { ...perTurn(b0, b1, TURNS * CONCURRENCY), ttfb_p50_ms: round(pct(tb, 50), 2) },
           b_minus_a_median_ms: round(pct(diffs, 50), 2),
           b_first: bFirst,
         };
@@ -143,7 +156,9 @@ async function main() {
       }
     }
     table(
-      `A/B — ${TURNS} interleaved text turns per build and round: CPU per turn (ms) and first text delta`,
+      CONCURRENCY === 1
+        ? `A/B — ${TURNS} interleaved text turns per build and round: CPU per turn (ms) and first text delta`
+        : `A/B — ${TURNS} interleaved batches of ${CONCURRENCY} concurrent text turns per build and round: CPU per turn (ms) and the batches' first text delta p50`,
       [
         "round",
         "build",
@@ -156,8 +171,12 @@ async function main() {
       rows,
     );
     const b_minus_a_median_ms = round(pct(allDiffs, 50), 2);
-    console.log(`all rounds: first delta B − A, median of ${allDiffs.length} paired turns: ${b_minus_a_median_ms} ms`);
-    console.log(JSON.stringify({ bench: "ab", commit, turns: TURNS, rounds: figures, b_minus_a_median_ms }));
+    console.log(
+      `all rounds: first delta B − A, median of ${allDiffs.length} paired ${CONCURRENCY === 1 ? "turns" : "batches"}: ${b_minus_a_median_ms} ms`,
+    );
+    console.log(
+      JSON.stringify({ bench: "ab", commit, turns: TURNS, concurrency: CONCURRENCY, rounds: figures, b_minus_a_median_ms }),
+    );
   } finally {
     execFileSync("git", ["worktree", "remove", "--force", tree], { cwd: repoRoot, stdio: "ignore" });
     await rm(dir, { recursive: true, force: true });
