@@ -63,7 +63,12 @@ async function build(lib, ttfb) {
     env,
     turn: async () => {
       const all = await Promise.all(sessions.slice(0, CONCURRENCY).map((s) => ttfb.switchboardTurn(env, s)));
-      return { ttfb: pct(all.map((t) => t.ttfb), 50) };
+      return {
+        ttfb: pct(
+          all.map((t) => t.ttfb),
+          50,
+        ),
+      };
     },
   };
 }
@@ -175,7 +180,14 @@ async function main() {
       `all rounds: first delta B − A, median of ${allDiffs.length} paired ${CONCURRENCY === 1 ? "turns" : "batches"}: ${b_minus_a_median_ms} ms`,
     );
     console.log(
-      JSON.stringify({ bench: "ab", commit, turns: TURNS, concurrency: CONCURRENCY, rounds: figures, b_minus_a_median_ms }),
+      JSON.stringify({
+        bench: "ab",
+        commit,
+        turns: TURNS,
+        concurrency: CONCURRENCY,
+        rounds: figures,
+        b_minus_a_median_ms,
+      }),
     );
   } finally {
     execFileSync("git", ["worktree", "remove", "--force", tree], { cwd: repoRoot, stdio: "ignore" });
