@@ -29,8 +29,9 @@ import { switchboardTurn } from "./ttfb.mjs";
 
 const TIMELINE = process.env.NATIVE_TIMELINE === "1";
 const TURNS = Number(process.env.NATIVE_TURNS ?? (TIMELINE ? 300 : 600));
-/** Timeline mode needs idle between turns to tell them apart, and finer samples. */
+/** Timeline mode needs idle between turns to tell them apart (at least 2 ms), and finer samples. */
 const PAUSE_MS = Number(process.env.NATIVE_PAUSE_MS ?? (TIMELINE ? 20 : 0));
+if (TIMELINE && !(PAUSE_MS >= 2)) throw new Error("NATIVE_TIMELINE=1 needs NATIVE_PAUSE_MS of at least 2");
 const FREQUENCY_HZ = Number(process.env.NATIVE_HZ ?? (TIMELINE ? 20000 : 4999));
 const SESSIONS = 10;
 const WARMUP = 60;
@@ -63,23 +64,23 @@ const INNERMOST = [
   ["JSON parse and stringify", /^v8::internal::(Json|FastJson|Builtin_Json)/],
 ];
 
+/** A frame of JavaScript: a V8 builtin, or JIT code (which perf cannot name). */
+const JS_FRAME = /^Builtins_|^\[unknown\]$/;
+
 function classify(frames) {
   for (const [name, re] of ANYWHERE) if (frames.some((f) => re.test(f))) return name;
   for (const f of frames) {
-    if (/^Builtins_|^\[unknown\]$/.test(f)) return "JavaScript (JIT code, V8 builtins)";
+    if (JS_FRAME.test(f)) return "JavaScript (JIT code, V8 builtins)";
     for (const [name, re] of INNERMOST) if (re.test(f)) return name;
   }
-  if (frames[0]?.startsWith("[k] ") || /^(entry_SYSCALL|__x64_sys|do_syscall)/.test(frames[0] ?? "")) {
-    return "kernel (I/O, wakeups)";
-  }
-  return "workerd, KJ event loop and allocator (other)";
+  return frames[0]?.startsWith("[k] ") ? "kernel (I/O, wakeups)" : "workerd, KJ event loop and allocator (other)";
 }
 
 /** The workerd API JavaScript called (the outermost `workerd::api::` frame under the innermost JavaScript). */
 function apiOf(frames) {
   let api = null;
   for (const f of frames) {
-    if (/^Builtins_|^\[unknown\]$/.test(f)) return api;
+    if (JS_FRAME.test(f)) return api;
     const m = /^(workerd::api::[A-Za-z_:]+?)(?:\(|<|$)/.exec(f);
     if (m) api = m[1];
   }
@@ -104,18 +105,16 @@ async function eachSample(data, fn) {
     stdio: ["ignore", "pipe", "ignore"],
   });
   let block = [];
+  const flush = () => {
+    const sample = block.length > 0 ? parseSample(block) : null;
+    if (sample) fn(sample);
+    block = [];
+  };
   for await (const line of createInterface({ input: child.stdout })) {
     if (line.trim() !== "") block.push(line);
-    else if (block.length > 0) {
-      const sample = parseSample(block);
-      if (sample) fn(sample);
-      block = [];
-    }
+    else flush();
   }
-  if (block.length > 0) {
-    const sample = parseSample(block);
-    if (sample) fn(sample);
-  }
+  flush();
 }
 
 /**
