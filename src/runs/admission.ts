@@ -1,3 +1,4 @@
+import type { AgentConfig } from "../agents/types";
 import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
 import { insertSession, sessionAgent } from "../d1/sessions";
 import { ApiError, apiError } from "../http/errors";
@@ -31,6 +32,8 @@ export interface Admission {
   bodyHash: string;
   sessionId?: string;
   request: RunRequest;
+  /** The agent's config and the agent-config epoch the worker read it at; the session keeps it as its copy. */
+  agentRead: { config: AgentConfig; epoch: number };
 }
 
 function newId(prefix: string): string {
@@ -80,7 +83,7 @@ export async function admitRun(env: WorkerEnv, a: Admission): Promise<{ run: Run
     throw new ApiError(409, "idempotency_conflict", "this webhook-id was used with a different request body");
   }
   try {
-    const run = await handToSession(env, record);
+    const run = await handToSession(env, record, a.agentRead);
     return { run, replayed: !won };
   } catch (e) {
     // A refused admission (4xx, the same for every duplicate) changes no state: the winner takes its
@@ -92,8 +95,15 @@ export async function admitRun(env: WorkerEnv, a: Admission): Promise<{ run: Run
   }
 }
 
-/** Writes the session's index row (first use creates the session) and queues the run in it. Idempotent. */
-export async function handToSession(env: WorkerEnv, record: RunRecord): Promise<RunView> {
+/**
+ * Writes the session's index row (first use creates the session) and queues the run in it. Idempotent.
+ * `agentRead`, when the caller has just read the agent, spares the session a D1 read when the run starts.
+ */
+export async function handToSession(
+  env: WorkerEnv,
+  record: RunRecord,
+  agentRead?: { config: AgentConfig; epoch: number },
+): Promise<RunView> {
   await insertSession(env.DB, {
     tenant: record.tenant,
     id: record.session_id,
@@ -112,7 +122,7 @@ export async function handToSession(env: WorkerEnv, record: RunRecord): Promise<
     created_at: record.created_at,
     metadata: null,
   };
-  const res = await runsStub(env, record.tenant, record.session_id).enqueueRun(info, specOf(record));
+  const res = await runsStub(env, record.tenant, record.session_id).enqueueRun(info, specOf(record), agentRead);
   if (!res.ok) throw apiError(res.error);
   if (!record.accepted_at) {
     await markRunAccepted(env.DB, record.id, nowIso());

@@ -9,21 +9,32 @@
  * agent takes effect at a turn boundary, never mid-turn, at the latest once
  * the worker's epoch cache has caught up (≤ 60 s, at once in the isolate
  * that made the change; see src/http/directory.ts). Sessions created before
- * this cache existed, or by a webhook run, read it once at their first turn.
+ * this cache existed read it once at their first turn.
+ *
+ * Work the object starts on its own (a webhook run's start or resumption, an
+ * approval's expiry, a callback's signature) has no worker to bring an epoch:
+ * it uses the copy while it is at most 60 s old (the worker caches' bound) and
+ * reads D1 once otherwise. A run's admission hands the object the config the
+ * worker just read, so a run that starts at once reads no D1 at all.
  */
 import type { AgentConfig } from "../agents/types";
 import { readAgent } from "../d1/agents";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
-import { nowIso, one, write } from "../storage/sql";
+import { one, write } from "../storage/sql";
 
 /** What a caller hands a turn: the epoch it knows (the worker), or a config to use as is (tests, internal callers). */
 export type AgentArg = { epoch: number } | AgentConfig;
+
+/** How old a copy work without a worker's epoch may use (the worker caches' bound, src/http/cache.ts). */
+export const AGENT_COPY_MAX_AGE_MS = 60_000;
 
 interface Cached {
   name: string;
   epoch: number;
   config: AgentConfig | null;
+  /** When the copy was read from D1 (ms since the epoch). */
+  fetchedAt: number;
 }
 
 export class AgentCache {
@@ -38,6 +49,7 @@ export class AgentCache {
 
   /** Stores a config read elsewhere (session creation reads it with the epoch in one statement). */
   prime(name: string, config: AgentConfig | null, epoch: number): void {
+    const fetchedAt = Date.now();
     write(
       this.#sql(),
       `INSERT INTO agent_config (name, config, epoch, fetched_at) VALUES (?, ?, ?, ?)
@@ -45,10 +57,25 @@ export class AgentCache {
       name,
       config ? JSON.stringify(config) : null,
       epoch,
-      nowIso(),
+      new Date(fetchedAt).toISOString(),
     );
     write(this.#sql(), "DELETE FROM agent_config WHERE name <> ?", name);
-    this.#memo = { name, epoch, config };
+    this.#memo = { name, epoch, config, fetchedAt };
+  }
+
+  /** A config just read from D1 elsewhere (a run's admission): kept unless the copy is of a newer epoch. */
+  offer(name: string, config: AgentConfig | null, epoch: number): void {
+    const cached = this.#cached(name);
+    if (!cached || epoch >= cached.epoch) this.prime(name, config, epoch);
+  }
+
+  /** The agent's config for work with no worker's epoch (null: the agent was deleted); see the file's note. */
+  async current(name: string, now = Date.now()): Promise<AgentConfig | null> {
+    const cached = this.#cached(name);
+    if (cached && now - cached.fetchedAt <= AGENT_COPY_MAX_AGE_MS) return cached.config;
+    const { config, epoch } = await readAgent(this.#db(), name);
+    this.prime(name, config, Math.max(epoch ?? 0, cached?.epoch ?? 0));
+    return config;
   }
 
   /** The agent's config for a turn about to be admitted; 409 agent_missing when the agent was deleted. */
@@ -66,13 +93,18 @@ export class AgentCache {
 
   #cached(name: string): Cached | null {
     if (this.#memo?.name === name) return this.#memo;
-    const row = one<{ name: string; config: string | null; epoch: number }>(
+    const row = one<{ name: string; config: string | null; epoch: number; fetched_at: string }>(
       this.#sql(),
-      "SELECT name, config, epoch FROM agent_config WHERE name = ?",
+      "SELECT name, config, epoch, fetched_at FROM agent_config WHERE name = ?",
       name,
     );
     this.#memo = row
-      ? { name: row.name, epoch: row.epoch, config: row.config ? (JSON.parse(row.config) as AgentConfig) : null }
+      ? {
+          name: row.name,
+          epoch: row.epoch,
+          config: row.config ? (JSON.parse(row.config) as AgentConfig) : null,
+          fetchedAt: Date.parse(row.fetched_at) || 0,
+        }
       : null;
     return this.#memo;
   }

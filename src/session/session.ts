@@ -81,6 +81,7 @@ export class Session extends DurableObject<Env> {
       this.#env,
       () => this.#info()?.id ?? "?",
       () => this.#info()?.agent ?? null,
+      (name) => this.#agents.current(name),
     );
     this.#sweeper = new Sweeper(this.#storage, this.#scheduler, retentionOf(env), () => this.#engine.running !== null);
     this.#agents = new AgentCache(
@@ -234,6 +235,11 @@ export class Session extends DurableObject<Env> {
       if (!agent.ok) return agent;
       return this.#engine.compact(agent.agent);
     });
+  }
+
+  /** Debug/tests only: the storage work this object has counted since it started; null unless counting is on. */
+  async debugCounts(): Promise<DebugCounts | null> {
+    return this.#probe?.mark() ?? null;
   }
 
   /** Debug/bench only: finished text turns written straight into history (debug-seed.ts); 404 unless enabled. */
@@ -412,14 +418,22 @@ export class Session extends DurableObject<Env> {
   /**
    * Queues a webhook-triggered run; the session is created on first use (the
    * worker has already written its index row). Idempotent per run id.
+   * `agent` (the config and epoch the worker read to verify the webhook) is
+   * kept as the session's copy unless that copy is newer.
    */
-  async enqueueRun(info: SessionInfo, spec: RunSpec): Promise<Result<{ run: RunView }>> {
+  async enqueueRun(
+    info: SessionInfo,
+    spec: RunSpec,
+    agent?: { config: AgentConfig | null; epoch: number },
+  ): Promise<Result<{ run: RunView }>> {
     this.#ready();
     const current = this.#info();
     if (!current) this.#create(info);
     else if (current.agent !== spec.agent) {
       return failure("agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`);
     }
+    // The config the worker just read: the run starts with it, no D1 read in the object.
+    if (agent) this.#agents.offer(spec.agent, agent.config, agent.epoch);
     return { ok: true, run: this.#runs.enqueue(spec) };
   }
 

@@ -2,11 +2,12 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { expectOnlySweepLeft, mockRequests, pairingProblems, uid } from "./helpers";
+import { ADMIN, apiJson, expectOnlySweepLeft, mockRequests, pairingProblems, uid } from "./helpers";
 import {
   deliveries,
   ended,
   getRun,
+  newSecret,
   type RunSetup,
   runSetup,
   runStub,
@@ -173,5 +174,54 @@ describe("an alarm and a DELETE at once", () => {
       state.storage.sql.exec("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").one(),
     );
     expect(tables.n).toBe(0);
+  });
+});
+
+describe("the agent's config in a run's session", () => {
+  const d1In = async (s: RunSetup, session: string) =>
+    (await (runStub(s, session) as unknown as { debugCounts(): Promise<{ d1_statements: number }> }).debugCounts())
+      ?.d1_statements ?? -1;
+
+  it("a run that starts at once, and its callback, read no D1 in the session object", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "no reads" } }]);
+    const name = uid("cb");
+    const a = await start(s, { input: "go", callback_url: `${env.MOCK_URL}/_callback/${name}` });
+    const run = await waitRun(s, a.run_id, (r) => r.callback?.status === "delivered");
+    expect(run.result?.output).toBe("no reads");
+    expect(await d1In(s, a.session_id)).toBe(0);
+  });
+
+  it("a retry after the copy is a minute old reads the agent once and signs with its rotated secret", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "rotated" } }]);
+    const name = uid("cb");
+    const a = await start(s, { input: "go", callback_url: `${env.MOCK_URL}/_callback/${name}?fail=1` });
+    await waitRun(s, a.run_id, (r) => (r.callback?.attempts.length ?? 0) >= 1);
+    const rotated = newSecret();
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider: "anthropic", name: s.model },
+        system: "You are a run agent.",
+        webhook_secrets: [rotated],
+        webhook_tenant: s.tenant,
+      },
+    });
+    expect(put.status).toBe(200);
+    await runInDurableObject(runStub(s, a.session_id), (_i, state) => {
+      state.storage.sql.exec("UPDATE agent_config SET fetched_at = ?", new Date(Date.now() - 61_000).toISOString());
+    });
+    // A restarted object (its counters from 0) holds only the stored copy, now over a minute old.
+    await abortAllDurableObjects();
+    await advance(s, a.session_id);
+    expect((await getRun(s, a.run_id)).callback?.status).toBe("delivered");
+    const got = await deliveries(name);
+    expect(got).toHaveLength(2);
+    const second = got[1] as (typeof got)[number];
+    expect(new Webhook(rotated).verify(second.body, second.headers)).toMatchObject({ type: "run.completed" });
+    expect(() => new Webhook(s.secrets[0] as string).verify(second.body, second.headers)).toThrow();
+    expect(await d1In(s, a.session_id)).toBe(1);
   });
 });

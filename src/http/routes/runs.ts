@@ -132,7 +132,7 @@ function idempotencyKey(c: Context<AppEnv>): string | null {
 export const runsRoutes = new Hono<AppEnv>()
   .post("/v1/agents/:agent/runs", async (c) => {
     const raw = await rawBody(c);
-    const { config: agent } = await readAgent(c.env.DB, c.req.param("agent"));
+    const { config: agent, epoch } = await readAgent(c.env.DB, c.req.param("agent"));
     const { tenant, auth } = await authenticate(c, agent, raw);
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
     const body = await readBody<RunBody>(c, "runBody", RUN_BODY_BYTES);
@@ -161,6 +161,7 @@ export const runsRoutes = new Hono<AppEnv>()
         ...(jsonSchema ? { json_schema: jsonSchema } : {}),
         ...(body.callback_url ? { callback_url: body.callback_url } : {}),
       },
+      agentRead: { config: agent, epoch: epoch ?? 0 },
     });
     if (replayed) c.header("x-run-replayed", "true");
     return c.json(publicStatus(run), 202);

@@ -1,5 +1,4 @@
 import type { AgentConfig } from "../../agents/types";
-import { readAgent } from "../../d1/agents";
 import { type Env, flag } from "../../env";
 import type { ErrorInfo, Result } from "../../model/errors";
 import type { TurnStatus } from "../../model/turn";
@@ -28,11 +27,6 @@ const CALLBACK_LEASE_MS = CALLBACK_TIMEOUT_MS + 50_000;
 /** Delay before a job that threw is tried again. */
 const JOB_RETRY_MS = 5_000;
 
-/** The agent as configured now (runs start later than they are accepted; a reconfigured agent takes effect). */
-async function loadAgent(env: Env, name: string): Promise<AgentConfig | null> {
-  return (await readAgent(env.DB, name)).config;
-}
-
 /**
  * Webhook-triggered runs inside the session DO. A run is queued with a `run`
  * job; the alarm starts it through the engine's normal admission path (so
@@ -51,13 +45,21 @@ export class SessionRuns {
   readonly #env: Env;
   readonly #sessionId: () => string;
   readonly #agentName: () => string | null;
+  readonly #agent: (name: string) => Promise<AgentConfig | null>;
+  /**
+   * `agent` gives the agent's config (null: deleted) from the object's copy,
+   * at most a minute old (src/session/agent-cache.ts): a run started later than
+   * it was accepted uses a config reconfigured meanwhile within that bound.
+   */
   constructor(
     engine: SessionEngine,
     scheduler: Scheduler,
     env: Env,
     sessionId: () => string,
-    agentName: () => string | null = () => null,
+    agentName: () => string | null,
+    agent: (name: string) => Promise<AgentConfig | null>,
   ) {
+    this.#agent = agent;
     this.#agentName = agentName;
     this.#sessionId = sessionId;
     this.#env = env;
@@ -179,7 +181,7 @@ export class SessionRuns {
     if (row?.status !== "queued") return this.#scheduler.remove("run", job.ref);
     // A turn is running or paused for a client: the run waits; the turn's end re-arms the alarm for it.
     if (this.blocked()) return;
-    const agent = await loadAgent(this.#env, row.agent);
+    const agent = await this.#agent(row.agent);
     if (this.#gone) return;
     if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
     if (this.blocked()) return; // a client turn started while the agent was read
@@ -227,7 +229,7 @@ export class SessionRuns {
       message: "the session restarted while the run's turn was running",
     };
     if (row.resumes >= MAX_RESUMES || this.#engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
-    const agent = await loadAgent(this.#env, row.agent);
+    const agent = await this.#agent(row.agent);
     if (this.#gone) return;
     if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
     // Re-checked after the await: a client message may have started a turn meanwhile.
@@ -318,7 +320,7 @@ export class SessionRuns {
       return this.#scheduler.remove("notice", job.ref);
     }
     this.#scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
-    const agent = await loadAgent(this.#env, row.agent);
+    const agent = await this.#agent(row.agent);
     const view = this.view(row.id) as RunView;
     delete view.callback;
     const outcome = await deliver(
@@ -349,7 +351,7 @@ export class SessionRuns {
   /** An approval's `approval_ttl_s` ran out: declined with that reason (the turn resumes if it was the last). */
   async #expire(job: Job): Promise<void> {
     const name = this.#agentName();
-    const agent = name ? await loadAgent(this.#env, name) : null;
+    const agent = name ? await this.#agent(name) : null;
     if (agent) await this.#engine.expireApproval(agent, job.ref);
     this.#scheduler.remove("approval", job.ref);
   }
@@ -363,7 +365,7 @@ export class SessionRuns {
     const attempt = this.store.attempts(row.id).length + 1;
     this.#scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
     const at = nowIso();
-    const agent = await loadAgent(this.#env, row.agent);
+    const agent = await this.#agent(row.agent);
     if (this.#gone) return;
     const view = this.store.view(row, this.#sessionId(), null);
     delete view.callback; // the receiver gets the result, not our delivery bookkeeping
