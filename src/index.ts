@@ -1,3 +1,8 @@
+/**
+ * The worker's entry module: exports the Durable Object classes (`Session`, `RateLimiter`) and the default
+ * handler, whose `fetch` serves the HTTP app (plus the debug seeding route only when SWITCHBOARD_DEBUG_SEED is
+ * on) and whose `scheduled` runs the D1 retention sweep.
+ */
 import { type Env, flag } from "./env";
 import { buildApp } from "./http/app";
 import type { WorkerEnv } from "./http/types";

@@ -1,3 +1,8 @@
+/**
+ * Validation of an agent PUT body into the stored AgentConfig. `normalizeAgent` checks the name, tool names
+ * (no built-in or `mcp__` names, no duplicates), object-rooted input schemas and outbound URLs, then fills every
+ * default; it throws ApiError (400/422) on the first problem and does no I/O. `AGENT_NAME` is the name pattern.
+ */
 import { ApiError } from "../http/errors";
 import { check } from "../http/validate";
 import type { JsonObject } from "../model/json";

@@ -1,3 +1,8 @@
+/**
+ * An agent's stored configuration: `AgentConfig` (model, system prompt, tools, MCP servers, disclosure,
+ * compaction, webhook secrets), the defaults and limits that go with it, and `publicAgent`, the form reads
+ * return, which never includes webhook secrets or MCP header values (only their count and header names).
+ */
 import type { JsonObject } from "../model/json";
 import type { ModelConfig } from "../providers/types";
 

@@ -1,14 +1,7 @@
-import type { Context, MiddlewareHandler } from "hono";
-import { enforceRateLimit } from "../ratelimit/enforce";
-import { bearer, requireTenant } from "./auth";
-import { checkTenantOrigin } from "./cors";
-import { keyById } from "./directory";
-import { ApiError } from "./errors";
-import { isSessionToken, type TokenAction, verifiedClaims } from "./tokens";
-import type { AppEnv } from "./types";
-
 /**
- * Guards a route of one session (`/:id/...`): an API key of the tenant, or a
+ * Access to one session's routes: `sessionAccess`, `requireAction` and `actorOf`.
+ *
+ * `sessionAccess(action)` guards a route of one session (`/:id/...`): an API key of the tenant, or a
  * session token for exactly this session that carries `action`.
  *
  * A valid token used on another session is refused with 403 without looking
@@ -18,6 +11,15 @@ import type { AppEnv } from "./types";
  * dead (401), checked through the same isolate cache as API keys (so within
  * the documented bound of directory.ts, and at once in the revoking isolate).
  */
+import type { Context, MiddlewareHandler } from "hono";
+import { enforceRateLimit } from "../ratelimit/enforce";
+import { bearer, requireTenant } from "./auth";
+import { checkTenantOrigin } from "./cors";
+import { keyById } from "./directory";
+import { ApiError } from "./errors";
+import { isSessionToken, type TokenAction, verifiedClaims } from "./tokens";
+import type { AppEnv } from "./types";
+
 /** For a route whose body decides what it needs (POST /chat with approvals): a token must also carry `action`. */
 export function requireAction(c: Context<AppEnv>, action: TokenAction): void {
   const p = c.get("principal");

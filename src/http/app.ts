@@ -1,3 +1,8 @@
+/**
+ * The worker's HTTP application: `buildApp` mounts every route group on one Hono app, in the order their
+ * guards need, with debug D1 statement counting, the web client as the not-found fallback, and the error
+ * handler (an ApiError becomes its JSON error body and status; anything else a logged 500 `internal_error`).
+ */
 import type { MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { log } from "../observability/log";

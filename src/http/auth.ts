@@ -1,3 +1,9 @@
+/**
+ * Bearer-credential middleware for the HTTP API: `requireAdmin` (constant-time match against
+ * SWITCHBOARD_ADMIN_KEY) and `requireTenant` (an API key, looked up by its SHA-256 hash; sets `tenant` and
+ * `principal`). Both throw ApiError 401/403 before `next()` runs. Also `newApiKey` (mints `sk_sb_` keys),
+ * `sha256Hex` (the stored form of a key) and `bearer` (reads the Authorization header, 401 when missing).
+ */
 import type { Context, MiddlewareHandler } from "hono";
 import { enforceRateLimit } from "../ratelimit/enforce";
 import { checkTenantOrigin } from "./cors";

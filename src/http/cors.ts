@@ -1,8 +1,3 @@
-import type { Context, MiddlewareHandler } from "hono";
-import { originAllowed } from "./directory";
-import { ApiError } from "./errors";
-import type { AppEnv } from "./types";
-
 /**
  * CORS for browser clients of the session API, per tenant.
  *
@@ -20,6 +15,10 @@ import type { AppEnv } from "./types";
  * seen within its bound). Same-origin requests (the demo page) and clients without an Origin header
  * (servers, mobile apps) are not affected. Admin routes get no CORS at all.
  */
+import type { Context, MiddlewareHandler } from "hono";
+import { originAllowed } from "./directory";
+import { ApiError } from "./errors";
+import type { AppEnv } from "./types";
 
 const ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
 const ALLOW_HEADERS = "authorization, content-type, accept, idempotency-key, last-event-id";

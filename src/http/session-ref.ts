@@ -1,3 +1,8 @@
+/**
+ * How the worker reaches a session's Durable Object: `sessionStub` names it `tenant:id`, `sessionRef` takes
+ * the session from the request (no D1 read; a malformed id is a 404), `unwrap` throws a failed result as an
+ * ApiError, and `turnCall` starts or resumes a turn over the object's fetch.
+ */
 import type { Context } from "hono";
 import type { Result } from "../model/errors";
 import type { TurnAnswer, TurnCall } from "../session/rpc-types";

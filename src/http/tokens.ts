@@ -1,6 +1,3 @@
-import type { Env } from "../env";
-import { ApiError } from "./errors";
-
 /**
  * Session tokens: short-lived bearer tokens for mobile and browser clients
  * that must not hold an API key. A token names one session of one tenant and
@@ -14,6 +11,8 @@ import { ApiError } from "./errors";
  * SWITCHBOARD_TOKEN_SECRET, or else one derived from SWITCHBOARD_ADMIN_KEY with
  * HKDF (so rotating the admin key also invalidates every token).
  */
+import type { Env } from "../env";
+import { ApiError } from "./errors";
 
 export const TOKEN_PREFIX = "sbt_";
 /** `approve` answers tool approvals; `send` alone does not include it. */

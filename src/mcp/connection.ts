@@ -1,3 +1,8 @@
+/**
+ * The client side of one MCP server: `McpConnection` wraps an SDK `Client` over Streamable HTTP with redirects
+ * refused and an eval-free output-schema validator (workerd refuses Ajv's generated code). It lists tools
+ * (bounded in pages and count) and calls them; a call is re-sent only when the server dropped the MCP session.
+ */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {

@@ -1,3 +1,8 @@
+/**
+ * Conversions between MCP and Switchboard tools: which of a server's tools are accepted (`acceptTools`) and
+ * how they register (`mcp__server__tool` names, deferred by default), and how a tools/call result or failure
+ * becomes tool_result content for the model (capped at MAX_MCP_OUTPUT_CHARS). No I/O.
+ */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../agents/types";
 import { compileLenient } from "../json-schema/index";

@@ -1,3 +1,8 @@
+/**
+ * Small helpers of the MCP client: `fingerprint` digests a server config (URL and headers) into the key of its
+ * cached tool list, storing no header value; `withTimeout` rejects like an MCP request timeout (-32001) when a
+ * promise takes too long.
+ */
 import type { McpServerConfig } from "../agents/types";
 
 /** cyrb53: a fast non-cryptographic hash, so header values are never stored, only this digest of them. */

@@ -1,3 +1,9 @@
+/**
+ * A session's MCP tool sources: `McpCatalog` keeps each configured server's last tool list and status (in
+ * memory and the `mcp_servers` table), re-lists servers before a turn and calls their tools. A call never
+ * throws except when the turn is cancelled; a server that is down keeps its last list, so calls to its
+ * tools are explained.
+ */
 import type { McpServerConfig } from "../agents/types";
 import type { JsonObject } from "../model/json";
 import { all, write } from "../storage/sql";

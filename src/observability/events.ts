@@ -1,3 +1,8 @@
+/**
+ * The session's event log (`events` table, served by GET /events): `EventLog.record` writes one row per event,
+ * its data cut to fit, plus one structured log line (which `hold` defers, never drops); `sweep` keeps the newest
+ * MAX_EVENTS. Secrets never go in event data.
+ */
 import { fitJson } from "../storage/fit";
 import { EVENT_BUDGET_BYTES } from "../storage/limits";
 import { all, nowIso, one, write } from "../storage/sql";

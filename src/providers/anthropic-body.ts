@@ -1,3 +1,8 @@
+/**
+ * Builds the Anthropic Messages API request body from a StepRequest (`buildAnthropicBody`): prompt-cache
+ * breakpoints, thinking budget, native compaction, and history projected into a form the API accepts (roles
+ * alternate, tool results lead, empty text is dropped, references to removed tools become text). Pure.
+ */
 import type { Part, ToolDeclaration, ToolResultContent } from "../model/message";
 import { compactionText, type StepRequest } from "./types";
 

@@ -1,3 +1,9 @@
+/**
+ * The Anthropic Messages API stream parser (`AnthropicStreamParser`, a WireParser for stream-driver.ts): wire
+ * SSE events in, canonical StreamEvents out. A tool_use with empty or non-JSON input is held until the stop
+ * reason says whether `max_tokens` cut it. Throws ProviderFailure on a malformed event, a stream `error` event,
+ * or EOF before message_stop.
+ */
 import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";

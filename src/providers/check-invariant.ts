@@ -1,6 +1,3 @@
-import { asArr, asObj, asStr, type Obj } from "./json";
-import type { ProviderName } from "./types";
-
 /**
  * Invariant P (DESIGN §3) checked on the exact wire body, after projection,
  * so a projection bug is caught as surely as a history bug. Both protocols
@@ -11,6 +8,9 @@ import type { ProviderName } from "./types";
  * `function_call` and `compaction` items is one assistant entry, a run of
  * `function_call_output` items and user messages one user entry).
  */
+import { asArr, asObj, asStr, type Obj } from "./json";
+import type { ProviderName } from "./types";
+
 export type InvariantRule =
   /** P1: a tool_use without a result in the next user message. */
   | "unanswered_tool_use"

@@ -1,3 +1,8 @@
+/**
+ * Entry point of the provider layer: `getAdapter` by provider name, `endpointFromEnv` (base URL and API key
+ * from the environment) and the retry policy (`DEFAULT_RETRY_POLICY`, `policyFor`). Re-exports the provider
+ * types and the invariant checks.
+ */
 import { anthropic } from "./anthropic";
 import { openai } from "./openai";
 import { openaiResponses } from "./openai-responses";

@@ -1,10 +1,9 @@
-import type { JsonObject } from "../model/json";
-import { ProviderFailure } from "./types";
-
 /**
  * Narrowing helpers for provider JSON. Wire payloads are untrusted `unknown`;
  * these keep the parsers free of casts while tolerating fields we do not know.
  */
+import type { JsonObject } from "../model/json";
+import { ProviderFailure } from "./types";
 
 export type Obj = Record<string, unknown>;
 

@@ -1,3 +1,8 @@
+/**
+ * The request body of the OpenAI Chat Completions protocol: `buildOpenAIBody` projects a StepRequest's canonical
+ * messages to wire messages (same-role messages merged, tool results as `tool` messages, reasoning sent back
+ * only for thinking models, message-level tool declarations as `system` messages), streaming with usage. Pure.
+ */
 import type { Message, ToolDeclaration, ToolResultContent } from "../model/message";
 import { blockText } from "../model/message";
 import { compactionText, type StepRequest } from "./types";

@@ -1,3 +1,8 @@
+/**
+ * The stream parser for OpenAI-compatible Chat Completions (`OpenAIStreamParser`, used by openai.ts): turns
+ * SSE chunks into canonical stream events, maps finish_reason to a stop reason and reads usage. Throws a
+ * retryable ProviderFailure on an error chunk, a malformed chunk or a stream that ends without finish_reason.
+ */
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asArr, asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";

@@ -1,3 +1,9 @@
+/**
+ * Retrying a provider request until its response headers arrive: `fetchWithRetry` retries network errors,
+ * connect timeouts and retryable statuses with capped jittered backoff or the provider's Retry-After, and throws
+ * ProviderFailure once attempts run out, the wait asked for exceeds `retryAfterCapMs`, or the error is final.
+ * Also the parsers it uses: Retry-After headers, provider error bodies, context-overflow detection.
+ */
 import type { RetryEvent } from "../model/stream";
 import { asObj, asStr } from "./json";
 import { abortedFailure } from "./sse";

@@ -1,3 +1,8 @@
+/**
+ * Server-sent events for provider streams: `readSse` yields a response body's events under an idle timeout
+ * and an abort signal, throwing ProviderFailure (`provider_idle_timeout`, `aborted`, `provider_stream_cut`);
+ * `abortedFailure` is the failure a cancelled request reports.
+ */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { ProviderFailure } from "./types";
 

@@ -1,3 +1,9 @@
+/**
+ * The shared driver of JSON-in, SSE-out provider protocols. A protocol supplies an SseProtocol (body, path,
+ * headers) and a WireParser; `sseAdapter` makes the ProviderAdapter, whose stream (`driveStream`) yields retry
+ * notices and canonical events and stops at the parser's end marker or EOF. Also `resolveFetch`, `trimBaseUrl`
+ * and `bearer` for the adapters.
+ */
 import type { StreamEvent } from "../model/stream";
 import { bodyText } from "./body-text";
 import type { EventSourceMessage } from "./sse";

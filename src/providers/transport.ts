@@ -1,3 +1,8 @@
+/**
+ * The HTTP layer under every provider stream: `openSseStream` POSTs one request with retries and yields its
+ * SSE messages and retry notices in arrival order. A JSON answer where an event stream was expected is refused
+ * (provider_bad_response).
+ */
 import { backoffDelay, fetchWithRetry, type RetryNotice, sleep } from "./retry";
 import { type EventSourceMessage, readSse, type SseProgress } from "./sse";
 import { type FetchLike, ProviderFailure, type RetryPolicy } from "./types";

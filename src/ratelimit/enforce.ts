@@ -1,3 +1,8 @@
+/**
+ * Per-request rate limiting of API keys and session tokens: `enforceRateLimit` counts one request and throws 429
+ * rate_limited with Retry-After when over the limit. The default limit uses the Workers rate-limit binding; a
+ * per-key override or a configured default uses the exact RateLimiter object. An unreachable limiter fails open.
+ */
 import { ApiError } from "../http/errors";
 import type { WorkerEnv } from "../http/types";
 import { log } from "../observability/log";

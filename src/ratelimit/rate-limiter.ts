@@ -1,3 +1,7 @@
+/**
+ * The rate-limit Durable Object: `RateLimiter.take(perMin)` spends one token from its subject's bucket and
+ * answers allowed or the seconds to wait; a limit of 0 or less is no limit.
+ */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { type Bucket, fullAt, type TakeResult, takeFrom } from "./bucket";

@@ -1,3 +1,8 @@
+/**
+ * Run admission in the worker: `admitRun` inserts a run into D1, deduplicated by its idempotency key (the same
+ * key with another body is a 409), and hands it to its session object with `handToSession` (idempotent) before
+ * returning. Also `specOf` (D1 record to RunSpec), `runsStub` and `publicStatus`.
+ */
 import type { AgentConfig } from "../agents/types";
 import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
 import { insertSession, sessionAgent } from "../d1/sessions";

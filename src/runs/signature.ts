@@ -1,5 +1,3 @@
-import { Webhook, WebhookVerificationError } from "standardwebhooks";
-
 /**
  * Standard Webhooks signatures (https://www.standardwebhooks.com), through the
  * reference `standardwebhooks` library: HMAC-SHA256 over
@@ -7,6 +5,7 @@ import { Webhook, WebhookVerificationError } from "standardwebhooks";
  * The library is plain JavaScript (its own SHA-256, no WebCrypto, no eval),
  * so the same code verifies in workerd and signs in Node tests.
  */
+import { Webhook, WebhookVerificationError } from "standardwebhooks";
 
 export const TOLERANCE_S = 5 * 60;
 

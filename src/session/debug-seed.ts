@@ -1,7 +1,3 @@
-import type { Result } from "../model/errors";
-import { failure } from "../model/errors";
-import type { SessionEngine } from "./engine";
-
 /**
  * Debug/bench only (`SWITCHBOARD_DEBUG_SEED`, off in production): writes
  * finished one-step text turns straight into a session's stored history, so a
@@ -14,6 +10,10 @@ import type { SessionEngine } from "./engine";
  * stream-log rows, no provider request, no compaction: the next real turn
  * compacts what the seeded turns added, as it would have).
  */
+import type { Result } from "../model/errors";
+import { failure } from "../model/errors";
+import type { SessionEngine } from "./engine";
+
 export interface SeedTurn {
   user: string;
   assistant: string;

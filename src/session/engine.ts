@@ -1,3 +1,8 @@
+/**
+ * The turn logic of the session Durable Object (`SessionEngine`): send, retry, cancel, compact, tool results,
+ * approvals and stream subscriptions, with at most one running turn. Refusals come back as Result failures
+ * (`turn_in_progress`, `idempotency_conflict`, `not_found` after a DELETE), not as exceptions.
+ */
 import type { AgentConfig } from "../agents/types";
 import { MAX_STEPS_LIMIT } from "../agents/types";
 import type { Env } from "../env";

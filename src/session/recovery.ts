@@ -1,3 +1,9 @@
+/**
+ * Ending turns that no runner drives any more: `recoverInterruptedTurns` (run by the session object at every
+ * wake-up, before any request; never throws) and `endStuckTurn`, also used by the engine for a runner that could
+ * not write its own end. Open calls get synthetic results in the transaction that ends the turn, and the turn's
+ * stream is closed with its outcome.
+ */
 import type { ErrorInfo } from "../model/errors";
 import type { EventLog } from "../observability/events";
 import { log } from "../observability/log";

@@ -1,3 +1,8 @@
+/**
+ * Types shared by the worker and the session object across their RPC boundary: what a turn call carries
+ * (`TurnCall`, `SendInput`) and answers (`TurnAnswer`, `TurnResult`), and the shapes of session state and of
+ * message and event pages. Types only.
+ */
 import type { McpServerStatus } from "../mcp/mcp-catalog";
 import type { ErrorInfo } from "../model/errors";
 import type { JsonObject } from "../model/json";

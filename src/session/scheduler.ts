@@ -1,3 +1,8 @@
+/**
+ * Durable jobs and the one alarm of a session object: the `jobs` table (one row per kind and ref, written only
+ * through this file, as plain SQL so it joins the caller's transaction) and `Scheduler`, which arms the alarm
+ * for the earliest due job or, while a turn runs, the HEARTBEAT_MS heartbeat.
+ */
 import { log } from "../observability/log";
 import { all, nowIso, one, type SqlValue, write } from "../storage/sql";
 

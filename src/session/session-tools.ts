@@ -1,3 +1,8 @@
+/**
+ * `SessionTools`: a session's tool set, built from its agent's tools and MCP servers, the loaded deferred
+ * tools and the tool notices in history. The MCP tool set is pinned at turn admission and stays fixed for the
+ * turn; `callMcp` never throws except when the turn is cancelled.
+ */
 import { ToolIndex } from "@switchboard/tool-search";
 import type { AgentConfig } from "../agents/types";
 import type { Env } from "../env";

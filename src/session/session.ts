@@ -1,3 +1,9 @@
+/**
+ * The session Durable Object: `Session`, one per `tenant:id`, the RPC surface the worker calls (turn calls also
+ * over `fetch`, see turn-wire.ts). It owns the engine, runs, scheduler, sweeper and agent copy, recovers
+ * interrupted turns at wake-up without throwing from its constructor, and drives runs and retention from its
+ * single alarm.
+ */
 import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig } from "../agents/types";
 import { deleteSessionIndex } from "../d1/sessions";

@@ -1,3 +1,8 @@
+/**
+ * Retention of a session object's rows (`Sweeper`), run from the `sweep` alarm job: bounded DELETE batches
+ * (SWEEP_BATCH rows, SWEEP_STATEMENTS statements per alarm) that step aside while a turn runs, and the
+ * idle-session expiry check. Conversation history is never deleted.
+ */
 import { isoBefore, type Retention } from "../retention/config";
 import { one, write } from "../storage/sql";
 import { transaction } from "../storage/transaction";

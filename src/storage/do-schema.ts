@@ -1,11 +1,11 @@
-import { all, one, write } from "./sql";
-import { transaction } from "./transaction";
-
 /**
  * Session Durable Object schema, append-only: a deployed migration is never
  * edited, a change is a new entry. `meta.schema_version` records how many ran.
  * Documented in docs/STORAGE.md.
  */
+import { all, one, write } from "./sql";
+import { transaction } from "./transaction";
+
 /** A step is DDL, or a function for what DDL alone cannot say (it runs in the step's transaction). */
 const MIGRATIONS: ReadonlyArray<string | ((sql: SqlStorage) => void)> = [
   `

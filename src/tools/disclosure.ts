@@ -1,3 +1,8 @@
+/**
+ * Progressive tool disclosure (DESIGN §5): which tools a step sends per provider projection (`stepTools`),
+ * the system prompt's deferred-tools listing, and the notices that announce tool-set changes in history. Pure
+ * functions; the listing is rendered once per baseline, so the prompt stays byte-stable.
+ */
 import type { Message, NoticePart, ToolDeclaration } from "../model/message";
 import type { ModelConfig } from "../providers/types";
 import { declaration, type ToolRegistry } from "./registry";

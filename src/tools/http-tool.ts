@@ -1,3 +1,8 @@
+/**
+ * Execution of `http` tools: `callHttpTool` POSTs the call to the tool's endpoint and turns any failure (refused
+ * URL, timeout, non-2xx, unreachable) into an is_error outcome; it throws only when the turn is cancelled.
+ * Responses are read up to MAX_TOOL_RESPONSE_BYTES (`readCapped`); redirects are not followed.
+ */
 import type { JsonObject } from "../model/json";
 import type { ToolResultContent } from "../model/message";
 import { resultText } from "../model/message";

@@ -1,3 +1,7 @@
+/**
+ * Which deferred tools a session has loaded: `LoadedTools` (the `loaded_tools` table, cached in memory) and
+ * `loadedFromHistory` (the same set recovered from messages).
+ */
 import type { Message } from "../model/message";
 import { all, nowIso, write } from "../storage/sql";
 

@@ -1,3 +1,8 @@
+/**
+ * Admin routes for agent configurations (`/v1/agents`, admin key only): PUT creates (201) or replaces (200),
+ * GET lists or reads one, DELETE removes. A config is one D1 row (413 above MAX_AGENT_BYTES once stored), and
+ * every write bumps the agent-config epoch in the same batch, so sessions re-read the agent at their next turn.
+ */
 import { Hono } from "hono";
 import { normalizeAgent } from "../../agents/normalize";
 import { publicAgent } from "../../agents/types";

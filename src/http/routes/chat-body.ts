@@ -1,3 +1,8 @@
+/**
+ * Turns an AI SDK `useChat` request body into a turn's input: `chatBodyToInput` reads only the newest
+ * message (a user message's text, or an assistant message's tool outputs and approval responses) and throws
+ * a 400 ApiError for anything else.
+ */
 import type { Part } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approvals";
 import type { SuppliedResult } from "../../session/history/store";

@@ -1,11 +1,3 @@
-import { Hono } from "hono";
-import { SEED_TURNS_MAX, type SeedTurn } from "../../session/debug-seed";
-import { requireTenant } from "../auth";
-import { ApiError } from "../errors";
-import { sessionRef, unwrap } from "../session-ref";
-import type { AppEnv } from "../types";
-import { readJson } from "../validate";
-
 /**
  * Debug/bench-only routes, served only by the app `buildApp({ debugSeed: true })`
  * builds when `SWITCHBOARD_DEBUG_SEED` is true (never part of the public API or
@@ -15,6 +7,14 @@ import { readJson } from "../validate";
  * (src/session/debug-seed.ts); bench/compaction.mjs builds its 10,000-message
  * session with it.
  */
+import { Hono } from "hono";
+import { SEED_TURNS_MAX, type SeedTurn } from "../../session/debug-seed";
+import { requireTenant } from "../auth";
+import { ApiError } from "../errors";
+import { sessionRef, unwrap } from "../session-ref";
+import type { AppEnv } from "../types";
+import { readJson } from "../validate";
+
 const TEXT_MAX = 20_000;
 
 function seedBody(value: unknown): SeedTurn[] {

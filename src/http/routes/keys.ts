@@ -1,3 +1,8 @@
+/**
+ * Admin routes for tenants' API keys under /v1/keys (requireAdmin): create (the plaintext key is returned
+ * once, only its SHA-256 is stored), list and revoke. A revoked key stops working at once in this isolate and
+ * in the others within the directory cache bound.
+ */
 import { Hono } from "hono";
 import { insertKey, listKeys, revokeKey } from "../../d1/keys";
 import { nowIso } from "../../storage/sql";

@@ -1,3 +1,8 @@
+/**
+ * Webhook-triggered runs over HTTP: POST /v1/agents/:agent/runs (an API key, or a Standard Webhooks signature
+ * by one of the agent's secrets; 202 with the run's status, idempotent per webhook-id / Idempotency-Key),
+ * GET /v1/runs/:id and POST /v1/runs/:id/approvals. A run the caller may not see answers 404, as a missing one.
+ */
 import { type Context, Hono } from "hono";
 import type { AgentConfig } from "../../agents/types";
 import { readAgent } from "../../d1/agents";

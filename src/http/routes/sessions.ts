@@ -1,3 +1,8 @@
+/**
+ * The `/v1/sessions` routes for a session's life: create (the D1 index row, then the object primed with its
+ * agent; the row is deleted again if the object's init fails), list, state, messages, events, compact, clear
+ * and delete. Reads accept an API key or the session's own token; every other route needs an API key.
+ */
 import { Hono } from "hono";
 import { readAgent } from "../../d1/agents";
 import { deleteSessionIndex, deleteSessionRow, insertSession, listSessions } from "../../d1/sessions";

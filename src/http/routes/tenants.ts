@@ -1,3 +1,8 @@
+/**
+ * Admin-key routes for a tenant's CORS allow-list: `PUT /:tenant/cors` replaces the whole list in one D1 batch
+ * (each origin exact: https, or http on loopback) and drops the isolate's cached copy; `GET /:tenant/cors`
+ * reads it. Exports `tenantsRoutes`.
+ */
 import { Hono } from "hono";
 import { corsOrigins, replaceCorsOrigins } from "../../d1/tenants";
 import { nowIso } from "../../storage/sql";

@@ -1,3 +1,7 @@
+/**
+ * The route that mints session tokens (`tokensRoutes`, mounted under /v1/sessions): a tenant's API key gets
+ * a short-lived token scoped to one session and a set of actions; 503 when no token secret is configured.
+ */
 import { Hono } from "hono";
 import { requireTenant } from "../auth";
 import { ApiError } from "../errors";

@@ -1,3 +1,9 @@
+/**
+ * The turn routes of one session (`/v1/sessions/:id/...`): messages, tool-results, tool-approvals, chat, stream,
+ * retry and cancel, each guarded by `sessionAccess` with its action. A turn answers as an SSE UI message stream,
+ * or as JSON when the request accepts application/json (chat always streams). Also exports `respond`,
+ * `strictOutputSchema` and `toSupplied`, which the run routes share.
+ */
 import { type Context, Hono } from "hono";
 import { compileStrict } from "../../json-schema/index";
 import type { Result } from "../../model/errors";

@@ -1,5 +1,3 @@
-import type { Message } from "../../model/message";
-
 /**
  * Where a compaction may cut history (README "Long sessions"). A boundary is
  * an index into the provider view: messages before it are summarised,
@@ -12,6 +10,7 @@ import type { Message } from "../../model/message";
  * - it is not inside the running turn (at most that turn's first message).
  * Pure functions, property-tested (test/unit/session/compaction/boundary.test.ts).
  */
+import type { Message } from "../../model/message";
 
 /** Indices `1..limit` that are safe boundaries, ascending. */
 export function safeBoundaries(messages: readonly Message[], limit: number): number[] {

@@ -1,3 +1,8 @@
+/**
+ * Context compaction for one session (`Compactor`): estimates request sizes, decides when to compact and
+ * whether the provider compacts natively, writes our own summary records and records the provider's. One
+ * compaction runs at a time; nothing is stored until a summary is complete.
+ */
 import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
 import type { Env } from "../../env";

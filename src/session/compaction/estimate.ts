@@ -1,10 +1,10 @@
-import type { Usage } from "../../model/stream";
-
 /**
  * Input-token estimate of a provider request without a tokenizer: the
  * provider's reported input tokens of the previous request, plus the bytes
  * added since at ~4 bytes per token. With no report yet, bytes / 4.
  */
+import type { Usage } from "../../model/stream";
+
 export const BYTES_PER_TOKEN = 4;
 
 export interface Observation {

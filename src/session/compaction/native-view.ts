@@ -1,11 +1,10 @@
-import type { Message, Part } from "../../model/message";
-
 /**
  * The provider view after a native (provider-side) compaction (README "Long
  * sessions"). The provider drops everything before its compaction block, so
  * the view opens with a short note the provider ignores, then the assistant
  * message holding the block; what the model must still read comes after it.
  */
+import type { Message, Part } from "../../model/message";
 
 /** Opens the view after a native compaction; the provider ignores it (it drops what precedes its block). */
 export const NATIVE_NOTE =

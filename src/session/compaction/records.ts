@@ -1,14 +1,14 @@
-import type { Message, Part, ToolDeclaration } from "../../model/message";
-import { compactionText } from "../../providers/types";
-import { all, nowIso, one, write } from "../../storage/sql";
-import { NATIVE_NOTE } from "./native-view";
-
 /**
  * The `compactions` table: one row per compaction, written in one
  * transaction with the loaded-set changes it makes. The latest row defines
  * the provider view: its summary (the preamble) plus the messages from its
  * boundary on. Stored history itself is never touched.
  */
+import type { Message, Part, ToolDeclaration } from "../../model/message";
+import { compactionText } from "../../providers/types";
+import { all, nowIso, one, write } from "../../storage/sql";
+import { NATIVE_NOTE } from "./native-view";
+
 export interface ToolSnapshot {
   /** Loaded tools kept, with their schema fingerprints (compared at the next compaction). */
   kept: Array<{ name: string; fingerprint: string }>;

@@ -1,3 +1,7 @@
+/**
+ * Where compaction meets the turn loop: `runBudgetedStep` wraps each provider step with the compaction it
+ * needs (before sending, and once more after a "too long" answer) and announces each compaction to the client.
+ */
 import type { StepRequest } from "../../providers/types";
 import type { TurnContext } from "../turn/context";
 import { runStep, type StepResult } from "../turn/step";

@@ -1,5 +1,3 @@
-import type { Message } from "../../model/message";
-
 /**
  * Which loaded deferred tools survive a compaction (README "Long sessions").
  * A tool still named in the kept part of history (called, referenced or
@@ -8,6 +6,8 @@ import type { Message } from "../../model/message";
  * token budget; the rest leave the loaded set (they stay searchable and a
  * valid call still runs and reloads them). Pure.
  */
+import type { Message } from "../../model/message";
+
 export interface LoadedInfo {
   name: string;
   /** Higher = used more recently (e.g. the seq of its last tool_use; 0 = never called). */

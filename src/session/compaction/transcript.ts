@@ -1,12 +1,11 @@
-import type { Message, ToolResultContent } from "../../model/message";
-import { blockText } from "../../model/message";
-
 /**
  * The text a summary request reads: the summarised messages rendered as a
  * plain transcript. Tool calls and results become lines of text, so the
  * request carries no tool_use/tool_result blocks at all (invariant P holds
  * trivially, no tools need declaring) and can be cut into pieces anywhere.
  */
+import type { Message, ToolResultContent } from "../../model/message";
+import { blockText } from "../../model/message";
 
 /** Longest rendering of one tool call's arguments / one tool result, in characters. */
 const MAX_ARGS_CHARS = 1000;

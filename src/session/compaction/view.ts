@@ -1,3 +1,7 @@
+/**
+ * What a compaction changes in a step request's tools[]: `keptAfterCompaction`, a pure function that returns
+ * `tools` itself when the preamble re-declares no tool.
+ */
 import type { Message, ToolDeclaration } from "../../model/message";
 
 /**

@@ -1,3 +1,9 @@
+/**
+ * A session's message history in its SQLite storage: `HistoryStore` (the `messages` and `tool_calls` tables)
+ * appends messages, tracks every tool call until its result is written, and builds the provider view from the
+ * latest compaction. Seqs only grow, even across `clear`; methods only run SQL, so callers compose them in
+ * transactions.
+ */
 import type {
   Message,
   Origin,

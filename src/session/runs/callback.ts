@@ -1,3 +1,8 @@
+/**
+ * Webhook delivery of a run's result to its callback_url: `deliver` makes one signed POST attempt and reports it
+ * as an AttemptOutcome (it never throws; `retryable: false` when trying again cannot help). `callbackBody` is
+ * the Standard Webhooks body. Retries and their timing belong to the caller (session-runs.ts).
+ */
 import { signHeaders } from "../../runs/signature";
 import { checkOutboundUrl } from "../../tools/outbound";
 import { CALLBACK_TIMEOUT_MS, type RunView } from "./types";

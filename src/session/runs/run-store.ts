@@ -1,3 +1,8 @@
+/**
+ * Storage of a session's runs: `RunStore` inserts them (a second insert of the same id is a no-op), records
+ * their status, result, callback attempts and approval notices, and sweeps old finished runs, never removing
+ * open runs or pending callbacks.
+ */
 import type { ErrorInfo } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Part } from "../../model/message";

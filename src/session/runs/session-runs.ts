@@ -1,3 +1,9 @@
+/**
+ * The session object's side of webhook-triggered runs: `SessionRuns` queues runs, starts and resumes them from
+ * the alarm, concludes them when their turn ends or pauses for approval, and delivers signed callbacks and
+ * approval notices with retries. A failing job is retried later without stopping the others; nothing throws
+ * into the engine.
+ */
 import type { AgentConfig } from "../../agents/types";
 import { type Env, flag } from "../../env";
 import type { ErrorInfo, Result } from "../../model/errors";

@@ -1,3 +1,8 @@
+/**
+ * Types and constants of runs (turns a session's alarm starts, not a client; docs/API.md): the stored
+ * `RunSpec`, the public `RunView`, and the callback retry schedule (`callbackDelay`, attempt and resume limits,
+ * how many finished runs are kept).
+ */
 import type { ErrorInfo } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Part } from "../../model/message";

@@ -1,3 +1,6 @@
+/**
+ * Merges adjacent UI stream deltas before they are logged (`coalesce`); pure, and never reorders chunks.
+ */
 import type { UiChunk } from "./ui-chunks";
 
 /**

@@ -1,3 +1,8 @@
+/**
+ * A session's resumable SSE output (`StreamLog`): UI chunks become numbered frames, sent to live subscribers
+ * from memory and written to the `stream_log` table in batches; a reader replays after a Last-Event-ID and then
+ * follows live. Frame ids never repeat, across crashes and clears too. `fitRow` fits one chunk to the row budget.
+ */
 import { cutText, fitJson, jsonBytes, splitText, utf8Bytes } from "../../storage/fit";
 import { STREAM_ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, one, write } from "../../storage/sql";

@@ -1,3 +1,8 @@
+/**
+ * Server-sent events for the session's UI message stream: frame writers (`sseFrame`, `sseDone`; every frame
+ * has a stream-log id, so `Last-Event-ID` resumes exactly), the response headers, and `parseSseFrames`,
+ * which reads such text back into events.
+ */
 import type { UiChunk } from "./ui-chunks";
 
 /**

@@ -1,3 +1,7 @@
+/**
+ * Types of the UI message stream chunks a session emits to `useChat` clients (`UiChunk`, `UiDataChunk`,
+ * `UiChunkType`); types only, no runtime code.
+ */
 import type { UiFinishReason } from "./turn-events";
 
 /**

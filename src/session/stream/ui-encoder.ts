@@ -1,3 +1,7 @@
+/**
+ * The turn's UI stream encoder: `UiEncoder` maps turn events to AI SDK UI message chunks, its state reset at
+ * each `turn_start`. Pure and synchronous; it never emits a chunk the AI SDK client would reject.
+ */
 import type { Part, ToolResultContent } from "../../model/message";
 import { resultText } from "../../model/message";
 import type { StreamEvent } from "../../model/stream";

@@ -1,3 +1,8 @@
+/**
+ * Client tool results and turn answers: `checkSupplied` refuses client-supplied tool results before anything
+ * is written, and `turnResult` builds a turn's JSON answer from its row and the messages it wrote. Neither
+ * writes history (`checkSupplied` only records an event when it refuses).
+ */
 import type { Result } from "../../model/errors";
 import { failure } from "../../model/errors";
 import type { EventLog } from "../../observability/events";

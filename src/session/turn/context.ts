@@ -1,3 +1,7 @@
+/**
+ * Types shared by a turn's runner and the phases of its steps: `RunnerDeps` (what the session hands a runner)
+ * and `TurnContext` (one running turn). Types only.
+ */
 import type { AgentConfig } from "../../agents/types";
 import type { Env } from "../../env";
 import type { TurnStatus } from "../../model/turn";

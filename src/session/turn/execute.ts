@@ -1,3 +1,8 @@
+/**
+ * Tool-call dispatch for one step (`executeCalls`): validation, `$tool` reference resolution, approval gates,
+ * and running built-in, HTTP and MCP tools. Results go out through callbacks as they finish; the call resolves
+ * once every tool call is answered or left pending, and rejects only when an error result cannot be recorded.
+ */
 import { BUILTIN_TOOL_NAMES } from "../../agents/types";
 import { compileLenient, issueLines } from "../../json-schema/index";
 import type { JsonObject } from "../../model/json";

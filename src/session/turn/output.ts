@@ -1,3 +1,8 @@
+/**
+ * A turn's writer to the stream log (`TurnOutput`): `emit` encodes each TurnEvent to UI chunks and appends
+ * them, structural chunks at once and deltas batched for up to DELTA_FLUSH_MS; `close` flushes and ends the
+ * turn's live streams. An optional callback fires once the first delta is out.
+ */
 import { coalesce } from "../stream/coalesce";
 import type { StreamLog } from "../stream/log";
 import type { TurnEvent } from "../stream/turn-events";

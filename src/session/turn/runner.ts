@@ -1,3 +1,8 @@
+/**
+ * The step loop of a turn: `TurnRunner` runs provider steps and tool phases until the turn completes,
+ * pauses for client results or approvals, is cancelled or fails, and streams its progress. `run` never
+ * throws, and the engine is told exactly once that the turn stopped running.
+ */
 import type { ErrorInfo } from "../../model/errors";
 import type { StopReason } from "../../model/stream";
 import type { TurnStatus } from "../../model/turn";

@@ -1,3 +1,8 @@
+/**
+ * One step of a turn: `stepRequest` builds the provider request from history and the session's tools, and
+ * `runStep` streams it, writing completed blocks to history as they arrive. Provider failures and cancellation
+ * come back as a `StepResult` (and in the event log), never thrown.
+ */
 import { flag } from "../../env";
 import type { ErrorInfo } from "../../model/errors";
 import type { CompactionPart, Part } from "../../model/message";

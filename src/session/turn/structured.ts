@@ -1,3 +1,7 @@
+/**
+ * Structured output for turns with a `json_schema`: the synthetic `structured_output` tool's declaration,
+ * the check of its arguments against the stored schema, and the fixed answers and error for the cases around it.
+ */
 import { type CompiledSchema, compileStrict, formatIssues, issueLine } from "../../json-schema/index";
 import type { ErrorInfo } from "../../model/errors";
 import type { JsonObject } from "../../model/json";

@@ -1,3 +1,8 @@
+/**
+ * The tool phase of a turn step: `runTools` executes the step's server-side calls (built-ins, HTTP, MCP,
+ * approval gates) and stores each result with the tools it loads in one transaction, writing nothing once the
+ * turn is aborted; `answerStructured` answers `structured_output` calls before any other call runs.
+ */
 import { flag } from "../../env";
 import type { ToolUsePart } from "../../model/message";
 import { runBuiltin } from "../../tools/builtins/run";

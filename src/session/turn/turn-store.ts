@@ -1,3 +1,8 @@
+/**
+ * Storage of a session's turns: `TurnStore` creates, reads and updates rows of the `turns` table and caches
+ * the newest one. Step counts and usage are held in memory and written with the turn's next status change,
+ * so a step writes no row of its own.
+ */
 import type { ErrorInfo } from "../../model/errors";
 import type { TurnKind, TurnStatus } from "../../model/turn";
 import { fitJson } from "../../storage/fit";

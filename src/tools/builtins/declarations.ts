@@ -1,3 +1,7 @@
+/**
+ * Declarations of the built-in disclosure tools (`tool_search`, `tool_info`, `select_tools`): their input
+ * schemas and `builtinTools`, which lists the enabled ones. Declarations only; tools/builtins/run.ts runs them.
+ */
 import { TOOL_SEARCH_INPUT_SCHEMA } from "@switchboard/tool-search";
 import type { JsonObject } from "../../model/json";
 import type { RegisteredTool } from "../types";

@@ -1,3 +1,8 @@
+/**
+ * The built-in disclosure tools `tool_search`, `tool_info` and `select_tools`: `runBuiltin` checks the input
+ * against the tool's fixed schema and returns the result content with the deferred tools it loads. Never
+ * writes; an unknown tool or bad input is an is_error outcome, not a throw.
+ */
 import { parseSelect, selectTools, type ToolIndex } from "@switchboard/tool-search";
 import { type FixedSchemaName, issueLine, validateFixed } from "../../json-schema/index";
 import type { JsonObject } from "../../model/json";

@@ -1,3 +1,8 @@
+/**
+ * Entry point of tool-call references (chained arguments: a `{"$tool", "$path"}` value in a call's arguments
+ * stands for part of an earlier tool result): re-exports path parsing, `resolveRefs`, the sentinel schema and
+ * prompt, and `widenSchema`.
+ */
 export { formatPath, type ParsedPath, type PathSegment, parsePath } from "./path";
 export {
   DEFAULT_REF_LIMITS,

@@ -1,3 +1,8 @@
+/**
+ * `$tool` references in tool arguments: `resolveRefs` replaces each one with a JSON copy of the value it
+ * points to in an earlier call's result, within size and depth limits. A bad reference never throws: the
+ * result is an error message saying, when known, where in the arguments it is.
+ */
 import { isPlainObject, setOwn } from "./json";
 import { formatPath, type PathSegment, parsePath } from "./path";
 import { refShape, type ToolRef } from "./sentinel";

@@ -1,6 +1,3 @@
-import { isPlainObject, setOwn } from "./json";
-import { isRefSchema, REF_SCHEMA } from "./sentinel";
-
 /**
  * Widens a tool's input schema so that every value position also accepts a reference sentinel.
  * This is what the model is shown; after resolution the arguments are checked against the original.
@@ -8,6 +5,8 @@ import { isRefSchema, REF_SCHEMA } from "./sentinel";
  * Value positions get `{anyOf: [original, REF_SCHEMA]}`. The root is never wrapped: the arguments
  * object itself cannot be a reference, and providers require `type: "object"` at the root.
  */
+import { isPlainObject, setOwn } from "./json";
+import { isRefSchema, REF_SCHEMA } from "./sentinel";
 
 /** Keys that constrain nothing, so a node made only of these plus `anyOf` can take REF as one more branch. */
 const ANNOTATIONS = new Set([

@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// `npm run lint`, after Biome and dependency-cruiser: every source file opens with a comment that says what it
+// is (a shebang may come first). Biome has no rule for this. Checks src/, mock/, web/src/, packages/*/src/,
+// scripts/ and bench/ (TypeScript and JavaScript modules, generated code included: its header names its
+// generator); prints each file that does not and exits 1.
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const DIRS = ["src", "mock", "web/src", "scripts", "bench"];
+const SOURCE = /\.(ts|tsx|mts|mjs|js)$/;
+const SKIP = /(^|\/)(node_modules|dist|data)(\/|$)/;
+
+async function sources(dir) {
+  const entries = await readdir(path.join(ROOT, dir), { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((e) => e.isFile() && SOURCE.test(e.name))
+    .map((e) => path.relative(ROOT, path.join(e.parentPath ?? e.path, e.name)))
+    .filter((file) => !SKIP.test(file));
+}
+
+/** True when the file's first line (after a shebang) starts a comment. */
+function opensWithComment(text) {
+  const lines = text.split("\n");
+  const first = lines[0]?.startsWith("#!") ? lines[1] : lines[0];
+  return /^\s*(\/\*|\/\/)/.test(first ?? "");
+}
+
+const packages = await readdir(path.join(ROOT, "packages")).catch(() => []);
+const files = (await Promise.all([...DIRS, ...packages.map((p) => `packages/${p}/src`)].map(sources))).flat();
+const missing = [];
+for (const file of files.sort()) {
+  if (!opensWithComment(await readFile(path.join(ROOT, file), "utf8"))) missing.push(file);
+}
+if (missing.length > 0) {
+  console.error(`${missing.length} source file(s) do not open with a comment saying what they are:`);
+  for (const file of missing) console.error(`  ${file}`);
+  process.exit(1);
+}
+console.log(`✔ every source file opens with what it is (${files.length} files)`);
