@@ -58,20 +58,20 @@ export function redactHeaders(headers: IncomingHttpHeaders): Record<string, stri
 }
 
 export class MockState {
-  private readonly models = new Map<string, ModelState>();
-  private seq = 0;
+  readonly #models = new Map<string, ModelState>();
+  #seq = 0;
 
-  private model(name: string): ModelState {
-    let state = this.models.get(name);
+  #model(name: string): ModelState {
+    let state = this.#models.get(name);
     if (!state) {
       state = { queue: [], summaryQueue: [], records: [], counters: zero() };
-      this.models.set(name, state);
+      this.#models.set(name, state);
     }
     return state;
   }
 
   enqueue(model: string, steps: Step[], summary = false, replace = false): number {
-    const state = this.model(model);
+    const state = this.#model(model);
     if (replace) {
       if (summary) state.summaryQueue = [];
       else state.queue = [];
@@ -82,19 +82,19 @@ export class MockState {
   }
 
   popSummary(model: string): Step | undefined {
-    return this.models.get(model)?.summaryQueue.shift();
+    return this.#models.get(model)?.summaryQueue.shift();
   }
 
   pop(model: string): Step | undefined {
-    return this.models.get(model)?.queue.shift();
+    return this.#models.get(model)?.queue.shift();
   }
 
   record(entry: Omit<RequestRecord, "seq" | "at" | "at_ms" | "served">, rejection: Rejection | null): RequestRecord {
-    const state = this.model(entry.model);
+    const state = this.#model(entry.model);
     const atMs = performance.timeOrigin + performance.now();
     const record: RequestRecord = {
       ...entry,
-      seq: ++this.seq,
+      seq: ++this.#seq,
       served: null,
       at: new Date(atMs).toISOString(),
       at_ms: atMs,
@@ -110,44 +110,44 @@ export class MockState {
   }
 
   setWindow(model: string, tokens: number | null): void {
-    const state = this.model(model);
+    const state = this.#model(model);
     if (tokens === null) delete state.window;
     else state.window = tokens;
   }
 
   window(model: string): number | undefined {
-    return this.models.get(model)?.window;
+    return this.#models.get(model)?.window;
   }
 
   issue(model: string, encrypted: string): void {
-    this.model(model).issued = encrypted;
+    this.#model(model).issued = encrypted;
   }
 
   issued(model: string): string | null {
-    return this.models.get(model)?.issued ?? null;
+    return this.#models.get(model)?.issued ?? null;
   }
 
   count(model: string, counter: "overflow" | "summaries" | "compactions"): void {
-    this.model(model).counters[counter]++;
+    this.#model(model).counters[counter]++;
   }
 
   reset(model?: string): void {
-    if (model === undefined) this.models.clear();
-    else this.models.delete(model);
+    if (model === undefined) this.#models.clear();
+    else this.#models.delete(model);
   }
 
   requests(model?: string): RequestRecord[] {
-    if (model !== undefined) return [...(this.models.get(model)?.records ?? [])];
-    return [...this.models.values()].flatMap((m) => m.records).sort((a, b) => a.seq - b.seq);
+    if (model !== undefined) return [...(this.#models.get(model)?.records ?? [])];
+    return [...this.#models.values()].flatMap((m) => m.records).sort((a, b) => a.seq - b.seq);
   }
 
   stats(model?: string): Record<string, unknown> {
     const total = zero();
-    for (const state of this.models.values()) {
+    for (const state of this.#models.values()) {
       for (const k of Object.keys(total) as Array<keyof Counters>) total[k] += state.counters[k];
     }
     if (model === undefined) return { ...total };
-    const state = this.models.get(model);
+    const state = this.#models.get(model);
     const counters = state?.counters ?? zero();
     return { ...total, model: { name: model, ...counters, queued: state?.queue.length ?? 0 } };
   }

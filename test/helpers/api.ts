@@ -1,70 +1,25 @@
-// A thin client for the Switchboard HTTP API (docs/API.md): its request shapes are written against the
-// contract; the conversation model (messages, parts, turn status) is src/model's own. Every JSON answer read
-// through `json` (and `ok`, and the helpers built on them) is checked against the served OpenAPI document.
-import type { Message as HistoryMessage, ToolResultContent } from "../../src/model/message.ts";
+// A thin client for the Switchboard HTTP API (docs/API.md): its request and answer types are the contract's,
+// generated from the served OpenAPI document (openapi-types.ts), so a test that sends what the document does not
+// take fails to type-check; the conversation model (messages, parts, turn status) is src/model's own. Every JSON
+// answer read through `json` (and `ok`, and the helpers built on them) is checked against the same document.
+import type { Message as HistoryMessage } from "../../src/model/message.ts";
 import type { TurnStatus } from "../../src/model/turn.ts";
 import { checkConformance, servedDocument } from "./client.ts";
+import type { components } from "./openapi-types.ts";
 import { type ReadSseOptions, readSse, type SseRead } from "./sse.ts";
 
-export interface ErrorBody {
-  error: { code: string; message: string };
-}
-
-export interface KeyInfo {
-  id: string;
-  key: string;
-  tenant: string;
-  name?: string | null;
-}
-
-export type ToolExecution = { type: "http"; url: string; timeout_ms?: number } | { type: "client" };
-
-export interface AgentTool {
-  name: string;
-  description: string;
-  input_schema: Record<string, unknown>;
-  execution: ToolExecution;
-  discovery_schema?: Record<string, unknown>;
-  defer?: boolean;
-  always_load?: boolean;
-  search_hint?: string;
-  requires_approval?: boolean;
-}
-
-export interface AgentConfig {
-  model: {
-    provider: "anthropic" | "openai" | "openai-responses";
-    name: string;
-    context_window?: number;
-    capabilities?: {
-      message_level_tools?: boolean;
-      native_tool_search?: boolean;
-      prompt_cache?: boolean;
-      thinking?: boolean;
-      native_compaction?: boolean;
-    };
-  };
-  system?: string;
-  max_steps?: number;
-  tools?: AgentTool[];
-  mcp_servers?: Array<{
-    name: string;
-    url: string;
-    headers?: Record<string, string>;
-    defer?: boolean;
-    require_approval?: "always" | "never" | { tools: string[] };
-  }>;
-  disclosure?: { tool_search?: boolean; tool_info?: boolean; select_tools?: string };
-  compaction?: { enabled?: boolean; threshold?: number; keep_recent_turns?: number; tool_budget_tokens?: number };
-  webhook_secrets?: string[];
-  approval_ttl_s?: number;
-}
-
-export interface SessionCreated {
-  id: string;
-  agent: string;
-  created_at: string;
-}
+/** The request and answer shapes of the contract, generated from the served document (test/helpers/openapi-types.ts). */
+type Schemas = components["schemas"];
+export type ErrorBody = Schemas["Error"];
+export type KeyInfo = Schemas["Key"];
+/** An agent as PUT /v1/agents/{agent} takes it. */
+export type AgentConfig = Schemas["AgentBody"];
+export type AgentTool = NonNullable<AgentConfig["tools"]>[number];
+export type ToolExecution = AgentTool["execution"];
+export type SessionCreated = Schemas["SessionCreated"];
+/** POST /v1/sessions/{id}/messages. */
+export type SendBody = Schemas["MessageBody"];
+export type ToolResultInput = NonNullable<SendBody["tool_results"]>[number];
 
 /** The conversation model's own types (src/model imports nothing, so tests share them instead of re-declaring). */
 export type { Message as HistoryMessage, Part, ToolResultContent } from "../../src/model/message.ts";
@@ -77,19 +32,6 @@ export interface TurnResult {
   structured_result?: unknown;
   error?: { code: string; message: string };
   usage?: Record<string, number>;
-}
-
-export interface ToolResultInput {
-  tool_use_id: string;
-  content: ToolResultContent;
-  is_error?: boolean;
-}
-
-export interface SendBody {
-  content: string | Array<{ type: "text"; text: string }>;
-  tool_results?: ToolResultInput[];
-  json_schema?: Record<string, unknown>;
-  max_steps?: number;
 }
 
 export interface RequestOptions {
@@ -230,7 +172,7 @@ export class Api {
    * A string body is sent verbatim (for malformed-input tests).
    */
   send(key: string, sessionId: string, body: SendBody | string, opts: SendOptions = {}): Promise<Response> {
-    return this.turnRequest(`/v1/sessions/${encodeURIComponent(sessionId)}/messages`, key, body, opts);
+    return this.#turnRequest(`/v1/sessions/${encodeURIComponent(sessionId)}/messages`, key, body, opts);
   }
 
   /** POST /messages in JSON mode; throws HttpError unless 2xx. */
@@ -252,11 +194,11 @@ export class Api {
   }
 
   toolResults(key: string, sessionId: string, results: ToolResultInput[], opts: SendOptions = {}): Promise<Response> {
-    return this.turnRequest(`/v1/sessions/${encodeURIComponent(sessionId)}/tool-results`, key, { results }, opts);
+    return this.#turnRequest(`/v1/sessions/${encodeURIComponent(sessionId)}/tool-results`, key, { results }, opts);
   }
 
   retry(key: string, sessionId: string, opts: SendOptions = {}): Promise<Response> {
-    return this.turnRequest(`/v1/sessions/${encodeURIComponent(sessionId)}/retry`, key, undefined, opts);
+    return this.#turnRequest(`/v1/sessions/${encodeURIComponent(sessionId)}/retry`, key, undefined, opts);
   }
 
   cancel(key: string, sessionId: string): Promise<JsonResponse<unknown>> {
@@ -270,7 +212,7 @@ export class Api {
     return this.request("GET", `/v1/sessions/${encodeURIComponent(sessionId)}/stream`, { key, headers, signal });
   }
 
-  private turnRequest(path: string, key: string, body: unknown, opts: SendOptions): Promise<Response> {
+  #turnRequest(path: string, key: string, body: unknown, opts: SendOptions): Promise<Response> {
     const accept = opts.json ? "application/json" : "text/event-stream";
     const common = { key, headers: { accept, ...opts.headers }, signal: opts.signal };
     if (typeof body === "string") return this.request("POST", path, { ...common, rawBody: body });

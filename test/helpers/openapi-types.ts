@@ -427,8 +427,8 @@ export interface components {
             tools?: {
                 name: string;
                 description?: string;
-                input_schema: Record<string, never>;
-                discovery_schema?: Record<string, never>;
+                input_schema: Record<string, unknown>;
+                discovery_schema?: Record<string, unknown>;
                 defer?: boolean;
                 always_load?: boolean;
                 search_hint?: string;
@@ -472,7 +472,7 @@ export interface components {
         CreateSessionBody: {
             agent: string;
             id?: string;
-            metadata?: Record<string, never>;
+            metadata?: Record<string, unknown>;
             /** @enum {unknown} */
             location_hint?: "wnam" | "enam" | "sam" | "weur" | "eeur" | "apac" | "oc" | "afr" | "me";
         };
@@ -499,7 +499,7 @@ export interface components {
                 is_error?: boolean;
             }[];
             max_steps?: number;
-            json_schema?: Record<string, never> | boolean;
+            json_schema?: Record<string, unknown> | boolean;
         };
         ToolResultsBody: {
             results: {
@@ -528,7 +528,7 @@ export interface components {
                 id?: string;
                 /** @enum {unknown} */
                 role: "user" | "assistant" | "system";
-                parts: Record<string, never>[];
+                parts: Record<string, unknown>[];
             }[];
         };
         RunBody: {
@@ -538,7 +538,7 @@ export interface components {
                 text: string;
             }[];
             session_id?: string;
-            json_schema?: Record<string, never> | boolean;
+            json_schema?: Record<string, unknown> | boolean;
             callback_url?: string;
         };
         Error: {
@@ -555,9 +555,9 @@ export interface components {
             thinking?: string;
             id?: string;
             name?: string;
-            input?: Record<string, never>;
+            input?: Record<string, unknown>;
             tool_use_id?: string;
-            content?: string | Record<string, never>[] | null;
+            content?: string | Record<string, unknown>[] | null;
             is_error?: boolean;
             provider?: string;
             encrypted?: string;
@@ -576,9 +576,9 @@ export interface components {
                 thinking?: string;
                 id?: string;
                 name?: string;
-                input?: Record<string, never>;
+                input?: Record<string, unknown>;
                 tool_use_id?: string;
-                content?: string | Record<string, never>[] | null;
+                content?: string | Record<string, unknown>[] | null;
                 is_error?: boolean;
                 provider?: string;
                 encrypted?: string;
@@ -604,9 +604,9 @@ export interface components {
                     thinking?: string;
                     id?: string;
                     name?: string;
-                    input?: Record<string, never>;
+                    input?: Record<string, unknown>;
                     tool_use_id?: string;
-                    content?: string | Record<string, never>[] | null;
+                    content?: string | Record<string, unknown>[] | null;
                     is_error?: boolean;
                     provider?: string;
                     encrypted?: string;
@@ -630,7 +630,7 @@ export interface components {
                 approval_id: string;
                 tool_call_id: string;
                 name: string;
-                input: Record<string, never>;
+                input: Record<string, unknown>;
                 reason: string;
                 signature: string;
                 requested_at?: string;
@@ -641,7 +641,7 @@ export interface components {
             approval_id: string;
             tool_call_id: string;
             name: string;
-            input: Record<string, never>;
+            input: Record<string, unknown>;
             reason: string;
             signature: string;
             requested_at?: string;
@@ -666,14 +666,14 @@ export interface components {
         /** @description The stored agent, as normalised; webhook secrets are write-only (only their count is shown). */
         Agent: {
             name: string;
-            model: Record<string, never>;
+            model: Record<string, unknown>;
             tools?: unknown[];
             webhook_secrets_count?: number;
         };
         AgentList: {
             agents: {
                 name: string;
-                model: Record<string, never>;
+                model: Record<string, unknown>;
                 tools?: unknown[];
                 webhook_secrets_count?: number;
             }[];
@@ -682,7 +682,7 @@ export interface components {
             id: string;
             agent: string;
             created_at: string;
-            metadata?: Record<string, never> | null;
+            metadata?: Record<string, unknown> | null;
         };
         SessionList: {
             sessions: {
@@ -698,7 +698,7 @@ export interface components {
             /** @enum {unknown} */
             status: "idle" | "running" | "awaiting_tool_results" | "awaiting_approval" | "failed";
             created_at: string;
-            metadata?: Record<string, never> | null;
+            metadata?: Record<string, unknown> | null;
             turns: number;
             messages: number;
             last_turn: null | {
@@ -725,7 +725,7 @@ export interface components {
                 approval_id: string;
                 tool_call_id: string;
                 name: string;
-                input: Record<string, never>;
+                input: Record<string, unknown>;
                 reason: string;
                 signature: string;
                 requested_at?: string;
@@ -756,9 +756,9 @@ export interface components {
                     thinking?: string;
                     id?: string;
                     name?: string;
-                    input?: Record<string, never>;
+                    input?: Record<string, unknown>;
                     tool_use_id?: string;
-                    content?: string | Record<string, never>[] | null;
+                    content?: string | Record<string, unknown>[] | null;
                     is_error?: boolean;
                     provider?: string;
                     encrypted?: string;
@@ -816,7 +816,7 @@ export interface components {
             result?: {
                 output: string;
                 finish_reason?: string | null;
-                usage?: Record<string, never>;
+                usage?: Record<string, unknown>;
             };
             structured_result?: unknown;
             error?: {
@@ -827,7 +827,7 @@ export interface components {
                 approval_id: string;
                 tool_call_id: string;
                 name: string;
-                input: Record<string, never>;
+                input: Record<string, unknown>;
                 reason: string;
                 signature: string;
                 requested_at?: string;

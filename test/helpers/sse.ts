@@ -43,23 +43,23 @@ function parseJson(text: string): unknown {
 
 /** Incremental event-stream parser: feed() text as it arrives, get the completed frames back. */
 export class SseParser {
-  private buffer = "";
-  private data: string[] = [];
-  private id: string | null = null;
-  private event: string | null = null;
-  private sawData = false;
+  #buffer = "";
+  #data: string[] = [];
+  #id: string | null = null;
+  #event: string | null = null;
+  #sawData = false;
 
   feed(text: string): SseFrame[] {
-    this.buffer += text;
+    this.#buffer += text;
     const out: SseFrame[] = [];
     for (;;) {
-      const match = /\r\n|\r|\n/.exec(this.buffer);
+      const match = /\r\n|\r|\n/.exec(this.#buffer);
       if (match === null) break;
       // A lone CR at the very end may be the first half of CRLF: wait for more input.
-      if (match[0] === "\r" && match.index === this.buffer.length - 1) break;
-      const line = this.buffer.slice(0, match.index);
-      this.buffer = this.buffer.slice(match.index + match[0].length);
-      const frame = this.line(line);
+      if (match[0] === "\r" && match.index === this.#buffer.length - 1) break;
+      const line = this.#buffer.slice(0, match.index);
+      this.#buffer = this.#buffer.slice(match.index + match[0].length);
+      const frame = this.#line(line);
       if (frame !== null) out.push(frame);
     }
     return out;
@@ -67,18 +67,18 @@ export class SseParser {
 
   /** Text received after the last complete line (an unterminated event is never dispatched). */
   pending(): string {
-    return this.buffer;
+    return this.#buffer;
   }
 
-  private line(line: string): SseFrame | null {
+  #line(line: string): SseFrame | null {
     if (line === "") {
-      const frame = this.sawData
-        ? { id: this.id, event: this.event, data: this.data.join("\n"), json: parseJson(this.data.join("\n")) }
+      const frame = this.#sawData
+        ? { id: this.#id, event: this.#event, data: this.#data.join("\n"), json: parseJson(this.#data.join("\n")) }
         : null;
-      this.data = [];
-      this.id = null;
-      this.event = null;
-      this.sawData = false;
+      this.#data = [];
+      this.#id = null;
+      this.#event = null;
+      this.#sawData = false;
       return frame;
     }
     if (line.startsWith(":")) return null;
@@ -87,10 +87,10 @@ export class SseParser {
     let value = colon < 0 ? "" : line.slice(colon + 1);
     if (value.startsWith(" ")) value = value.slice(1);
     if (field === "data") {
-      this.data.push(value);
-      this.sawData = true;
-    } else if (field === "id" && !value.includes("\0")) this.id = value;
-    else if (field === "event") this.event = value;
+      this.#data.push(value);
+      this.#sawData = true;
+    } else if (field === "id" && !value.includes("\0")) this.#id = value;
+    else if (field === "event") this.#event = value;
     return null;
   }
 }

@@ -159,7 +159,7 @@ describe("malformed frames and stream errors", () => {
     const text = await (await postAnthropic(mock.url, anthropicRequest("f-bad"))).text();
     const events = parseSse(text);
     expect(events).toHaveLength(7);
-    expect(events[2]).toEqual({ event: "content_block_delta", data: "{not json" });
+    expect(events[2]).toMatchObject({ event: "content_block_delta", data: "{not json" });
     expect(() => JSON.parse(events[2]!.data)).toThrow();
   });
 

@@ -1,28 +1,6 @@
 // Shared helpers for the mock model server tests.
-export interface SseEvent {
-  event: string | undefined;
-  data: string;
-}
-
-/** Minimal spec-style SSE parsing of a complete text (events end at a blank line; comments skipped). */
-export function parseSse(text: string): SseEvent[] {
-  const events: SseEvent[] = [];
-  for (const block of text.split(/\r?\n\r?\n/)) {
-    if (block.trim() === "") continue;
-    let event: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split(/\r?\n/)) {
-      if (line.startsWith(":")) continue;
-      const colon = line.indexOf(":");
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
-      if (field === "event") event = value;
-      if (field === "data") data.push(value);
-    }
-    if (data.length > 0 || event !== undefined) events.push({ event, data: data.join("\n") });
-  }
-  return events;
-}
+/** The tests' one event-stream parser (test/helpers/sse.ts): complete events only, as the spec dispatches them. */
+export { parseSse } from "../../helpers/sse.ts";
 
 export const anthropicHeaders = {
   "content-type": "application/json",

@@ -196,7 +196,7 @@ describe("OpenAI streaming", () => {
     const text = await res.text();
     expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
     const events = parseSse(text);
-    expect(events.every((e) => e.event === undefined)).toBe(true);
+    expect(events.every((e) => e.event === null)).toBe(true);
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data));
     const id = chunks[0].id;
     expect(id).toMatch(/^chatcmpl-/);
