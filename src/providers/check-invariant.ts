@@ -11,6 +11,7 @@
 import { asArr, asObj, asStr, type Obj } from "./json";
 import type { ProviderName } from "./types";
 
+/** The rule a wire body breaks, named after the part of invariant P it belongs to. */
 export type InvariantRule =
   /** P1: a tool_use without a result in the next user message. */
   | "unanswered_tool_use"

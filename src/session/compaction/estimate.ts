@@ -5,6 +5,7 @@
  */
 import type { Usage } from "../../model/stream";
 
+/** Bytes of serialised request per input token, where no provider report says otherwise. */
 export const BYTES_PER_TOKEN = 4;
 
 export interface Observation {

@@ -9,6 +9,7 @@ import { compactionText } from "../../providers/types";
 import { all, nowIso, one, write } from "../../storage/sql";
 import { NATIVE_NOTE } from "./native-view";
 
+/** What a compaction did to the loaded set, stored with its row. */
 export interface ToolSnapshot {
   /** Loaded tools kept, with their schema fingerprints (compared at the next compaction). */
   kept: Array<{ name: string; fingerprint: string }>;

@@ -8,6 +8,7 @@
  */
 import type { Message } from "../../model/message";
 
+/** A loaded deferred tool as the keep rule sees it. */
 export interface LoadedInfo {
   name: string;
   /** Higher = used more recently (e.g. the seq of its last tool_use; 0 = never called). */
