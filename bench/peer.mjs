@@ -3,7 +3,7 @@
 //
 // Added time to the first text delta = (first `text-delta` through the stack) − (first `content_block_delta` from
 // the mock called directly), same percentile, at concurrency 1 (sequential turns over 10 sessions) and 20 (20
-// sessions, 5 rounds after a warm-up round). Both stacks run under `wrangler dev` (local workerd). Switchboard is
+// sessions, 10 rounds after a warm-up round, the stacks taking turns round by round). Both stacks run under `wrangler dev` (local workerd). Switchboard is
 // driven over HTTP + SSE (POST /messages), AIChatAgent over its WebSocket protocol (`cf_agent_use_chat_request` →
 // `cf_agent_use_chat_response` frames), as its React client does; each peer session keeps one open WebSocket,
 // opened before the timed turns, so the handshake is not counted. The peer's object counts its own SQLite
@@ -39,7 +39,7 @@ import {
 import { directTurn, splitAtProvider, summary, switchboardTurn } from "./ttfb.mjs";
 
 const C1_TURNS = Number(process.env.BENCH_PEER_C1 ?? 100);
-const C20_ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 5);
+const C20_ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 10);
 const C1_SESSIONS = 10;
 const SETTLE_MS = Number(process.env.BENCH_PEER_SETTLE_MS ?? 20);
 const WARMUP_C1 = 10;
@@ -156,14 +156,29 @@ function added(direct, all) {
 }
 
 /**
- * c=1 only: the median of (a stack's turn − the floor's turn of the same interleaved round), so a stretch of host
- * load moves both sides of each pair alike; steadier than the difference of two p50s. Null without pairs.
+ * The median of (a stack's turn − the floor's turn of the same interleaved round), so a stretch of host load
+ * moves both sides of each pair alike; steadier than the difference of two p50s. Null without pairs.
  */
 function pairedOverFloor(turns, floorTurns) {
   const diffs = [];
   turns.forEach((t, i) => {
     const f = floorTurns[i];
     if (!t.failed && f && !f.failed) diffs.push(t.ttfb - f.ttfb);
+  });
+  return diffs.length > 0 ? round(pct(diffs, 50), 2) : null;
+}
+
+/** c=20: the median over rounds of (the stack's round p50 − the floor's p50 of the same round). */
+function pairedRoundsOverFloor(rounds, floorRounds) {
+  const p50 = (turns) => {
+    const ok = turns.filter((t) => !t.failed).map((t) => t.ttfb);
+    return ok.length > 0 ? pct(ok, 50) : null;
+  };
+  const diffs = [];
+  rounds.forEach((turns, r) => {
+    const a = p50(turns);
+    const f = floorRounds[r] ? p50(floorRounds[r]) : null;
+    if (a !== null && f !== null) diffs.push(a - f);
   });
   return diffs.length > 0 ? round(pct(diffs, 50), 2) : null;
 }
@@ -256,6 +271,7 @@ export async function run(env) {
     };
     const c1 = Object.fromEntries(Object.keys(stacks).map((k) => [k, []]));
     const c20 = Object.fromEntries(Object.keys(stacks).map((k) => [k, []]));
+    const c20Rounds = Object.fromEntries(Object.keys(stacks).map((k) => [k, []]));
     log("peer: concurrency 1");
     // Interleaved per turn, so machine load drifts over all stacks alike; a pause before each turn lets the
     // previous stack's work after its stream ended (persisting, sweeps) finish, since the peer and the floor share
@@ -281,7 +297,10 @@ export async function run(env) {
       for (const [who, stack] of Object.entries(stacks)) {
         await sleep(SETTLE_MS * 4);
         const ts = await Promise.all(Array.from({ length: 20 }, (_, i) => stack.c20(i)));
-        if (r > 0) c20[who].push(...ts);
+        if (r > 0) {
+          c20[who].push(...ts);
+          c20Rounds[who].push(ts);
+        }
       }
     }
     const whos = ["switchboard", "switchboard_lines", "peer", "floor", "floor_rpc", "floor_rpc_write", "floor_admit"];
@@ -325,7 +344,10 @@ export async function run(env) {
         const x = figures[c][who];
         x.over_floor_p50_ms = round(x.added_ttfb_p50_ms - floor.added_ttfb_p50_ms, 2);
         x.over_floor_p99_ms = round(x.added_ttfb_p99_ms - floor.added_ttfb_p99_ms, 2);
-        if (c === "c1") x.over_floor_paired_ms = pairedOverFloor(c1[who], c1.floor);
+        x.over_floor_paired_ms =
+          c === "c1"
+            ? pairedOverFloor(c1[who], c1.floor)
+            : pairedRoundsOverFloor(c20Rounds[who], c20Rounds.floor);
         rows.push([
           names[who],
           c === "c1" ? 1 : 20,
@@ -338,7 +360,7 @@ export async function run(env) {
           x.added_ttfb_p99_ms,
           who === "floor" ? "—" : x.over_floor_p50_ms,
           who === "floor" ? "—" : x.over_floor_p99_ms,
-          who === "floor" || c === "c20" ? "—" : (x.over_floor_paired_ms ?? "—"),
+          who === "floor" ? "—" : (x.over_floor_paired_ms ?? "—"),
         ]);
       }
     }
