@@ -101,9 +101,12 @@ async function heapMiB(cdp) {
   return round((usage.usedSize + (usage.backingStorageSize ?? 0)) / 2 ** 20, 1);
 }
 
-/** `inspectorPort`: workerd's inspector (standalone runs), for the heap figures. */
-export async function run(env, inspectorPort = null) {
-  const cdp = inspectorPort === null ? null : await Cdp.connect(inspectorPort);
+/**
+ * `opts.inspectorPort`: workerd's inspector (standalone runs), for the heap figures; without it (bench/run.mjs,
+ * whose shared workerd has none) the heap figures are null.
+ */
+export async function run(env, opts = {}) {
+  const cdp = opts.inspectorPort === undefined ? null : await Cdp.connect(opts.inspectorPort);
   const { agent, model } = await makeAgent(env, "bench-load");
   await env.api.putAgent(agent, {
     model: { provider: "anthropic", name: model },
@@ -226,5 +229,10 @@ export async function run(env, inspectorPort = null) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const port = await freePort();
-  await standalone("load", (env) => run(env, port), {}, { extraArgs: ["--inspector-port", String(port)] });
+  await standalone(
+    "load",
+    (env) => run(env, { inspectorPort: port }),
+    {},
+    { extraArgs: ["--inspector-port", String(port)] },
+  );
 }
