@@ -35,7 +35,7 @@ for (const [name, schema] of Object.entries(FIXED_SCHEMAS)) {
   const body = FIXED_EXAMPLES[name];
   const bad = invalid(body);
   const cfworker = compileStrict(schema, { requireObjectRoot: true }).schema;
-  if (!validateFixed(name, body).valid || !cfworker.validate(body).valid) throw new Error(`${name}: example invalid`);
+  if (!validateFixed(name, body).ok || !cfworker.validate(body).ok) throw new Error(`${name}: example invalid`);
   const n = Math.max(1000, Math.round(100_000 / (JSON.stringify(body).length + 50)));
   const ajvOk = perCall(() => validateFixed(name, body), n);
   const cfOk = perCall(() => cfworker.validate(body), n);
