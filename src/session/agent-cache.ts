@@ -27,7 +27,7 @@ import { one, write } from "../storage/sql";
 export type AgentArg = { epoch: number } | AgentConfig;
 
 /** How old a copy work without a worker's epoch may use (the worker caches' bound, src/http/cache.ts). */
-export const AGENT_COPY_MAX_AGE_MS = 60_000;
+const AGENT_COPY_MAX_AGE_MS = 60_000;
 
 interface Cached {
   name: string;
@@ -70,9 +70,9 @@ export class AgentCache {
   }
 
   /** The agent's config for work with no worker's epoch (null: the agent was deleted); see the file's note. */
-  async current(name: string, now = Date.now()): Promise<AgentConfig | null> {
+  async current(name: string): Promise<AgentConfig | null> {
     const cached = this.#cached(name);
-    if (cached && now - cached.fetchedAt <= AGENT_COPY_MAX_AGE_MS) return cached.config;
+    if (cached && Date.now() - cached.fetchedAt <= AGENT_COPY_MAX_AGE_MS) return cached.config;
     const { config, epoch } = await readAgent(this.#db(), name);
     this.prime(name, config, Math.max(epoch ?? 0, cached?.epoch ?? 0));
     return config;
