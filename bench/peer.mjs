@@ -345,9 +345,7 @@ export async function run(env) {
         x.over_floor_p50_ms = round(x.added_ttfb_p50_ms - floor.added_ttfb_p50_ms, 2);
         x.over_floor_p99_ms = round(x.added_ttfb_p99_ms - floor.added_ttfb_p99_ms, 2);
         x.over_floor_paired_ms =
-          c === "c1"
-            ? pairedOverFloor(c1[who], c1.floor)
-            : pairedRoundsOverFloor(c20Rounds[who], c20Rounds.floor);
+          c === "c1" ? pairedOverFloor(c1[who], c1.floor) : pairedRoundsOverFloor(c20Rounds[who], c20Rounds.floor);
         rows.push([
           names[who],
           c === "c1" ? 1 : 20,
