@@ -5,8 +5,8 @@
 // generator); prints each file that does not and exits 1.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { repoRoot as ROOT } from "./lib/process.mjs";
 
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const DIRS = ["src", "mock", "web/src", "scripts", "bench"];
 const SOURCE = /\.(ts|tsx|mts|mjs|js)$/;
 const SKIP = /(^|\/)(node_modules|dist|data)(\/|$)/;
