@@ -7,6 +7,7 @@
  */
 import * as bodies from "./bodies";
 import * as R from "./responses";
+import { UIMessageChunk } from "./ui-message-chunk";
 
 type Json = Record<string, unknown>;
 
@@ -31,21 +32,40 @@ const UI_STREAM = {
   description:
     "An AI SDK UI message stream (v1) as Server-Sent Events: every frame has `id: <n>` (its row in the " +
     "session's stream log) and `data: <UIMessageChunk JSON>` (start, start-step, text-*, reasoning-*, " +
-    "tool-input-*, tool-output-*, tool-approval-request, data-*, finish-step, finish, error, abort); the " +
-    "last frame is `data: [DONE]`. Reconnect with `Last-Event-ID` to get exactly the frames after it.",
+    "tool-input-*, tool-output-*, tool-approval-request, data-*, finish-step, finish, error, abort; the " +
+    "`UIMessageChunk` schema); the last frame is `data: [DONE]`. Reconnect with `Last-Event-ID` to get exactly " +
+    "the frames after it.",
 };
+/**
+ * One event of the stream, in the shape of OpenAPI 3.2's `itemSchema` for `text/event-stream` (an extension
+ * here: the document is 3.1, which has no way to describe a stream's items; rename it when moving to 3.2).
+ */
+const UI_STREAM_ITEM = {
+  type: "object",
+  required: ["id", "data"],
+  properties: {
+    id: { type: "string", description: "The frame's row in the stream log (`[DONE]` repeats the last one)." },
+    data: {
+      anyOf: [
+        { type: "string", contentMediaType: "application/json", contentSchema: ref("UIMessageChunk") },
+        { const: "[DONE]" },
+      ],
+    },
+  },
+};
+const uiStream = { schema: UI_STREAM, "x-itemSchema": UI_STREAM_ITEM };
 const turnResponse = (description: string) => ({
   description: `${description}. SSE (default) or, with \`Accept: application/json\`, the turn result once it ends.`,
   headers: uiStreamHeaders,
   content: {
-    "text/event-stream": { schema: UI_STREAM },
+    "text/event-stream": uiStream,
     "application/json": { schema: ref("TurnResult") },
   },
 });
 const streamResponse = (description: string) => ({
   description,
   headers: uiStreamHeaders,
-  content: { "text/event-stream": { schema: UI_STREAM } },
+  content: { "text/event-stream": uiStream },
 });
 
 const pathParam = (name: string, description: string) => ({
@@ -135,6 +155,8 @@ export const OPENAPI = {
       Cleared: R.done("cleared"),
       Compaction: R.Compaction,
       Revoked: R.done("revoked"),
+      // The stream's chunks (the JSON of each SSE frame's data).
+      UIMessageChunk,
     },
   },
   paths: {

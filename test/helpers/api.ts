@@ -1,7 +1,8 @@
 // A thin client for the Switchboard HTTP API (docs/API.md): its request and answer types are the contract's,
 // generated from the served OpenAPI document (openapi-types.ts), so a test that sends what the document does not
 // take fails to type-check; the conversation model (messages, parts, turn status) is src/model's own. Every JSON
-// answer read through `json` (and `ok`, and the helpers built on them) is checked against the same document.
+// answer (`request` and every helper built on it, raw malformed requests included) is checked against the same
+// document, and every UI message stream read with `readSse` too.
 import type { Message as HistoryMessage } from "../../src/model/message.ts";
 import type { TurnStatus } from "../../src/model/turn.ts";
 import { checkConformance, servedDocument } from "./client.ts";
@@ -98,8 +99,11 @@ export class Api {
     return `${this.baseUrl}${path.startsWith("/") ? path : `/${path}`}`;
   }
 
-  /** Any request; never throws on HTTP status. */
-  request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+  /**
+   * Any request; never throws on HTTP status. A JSON answer is checked against the response schema the served
+   * OpenAPI document gives for its operation and status (throws if it does not match, or if the document has none).
+   */
+  async request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
     const headers: Record<string, string> = {};
     if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
     let body: string | undefined;
@@ -107,21 +111,21 @@ export class Api {
     else if (opts.body !== undefined) body = JSON.stringify(opts.body);
     if (body !== undefined) headers["content-type"] = "application/json";
     Object.assign(headers, opts.headers);
-    return fetch(this.url(path), { method, headers, body, signal: opts.signal });
+    const res = await fetch(this.url(path), { method, headers, body, signal: opts.signal });
+    if ((res.headers.get("content-type") ?? "").includes("application/json")) {
+      const answer: unknown = await res.clone().json();
+      checkConformance(await servedDocument(this.baseUrl), method, res.url, res.status, answer);
+    }
+    return res;
   }
 
-  /**
-   * A request whose answer is JSON; the body is parsed (throws if it is not JSON) and checked against the
-   * response schema the served OpenAPI document gives for its operation and status (throws if it does not match).
-   */
+  /** A request whose answer is JSON; the body is parsed (throws if it is not JSON) and checked (see `request`). */
   async json<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<JsonResponse<T>> {
     const res = await this.request(method, path, {
       ...opts,
       headers: { accept: "application/json", ...opts.headers },
     });
-    const parsed = await parseJsonResponse<T>(`${method} ${path}`, res);
-    checkConformance(await servedDocument(this.baseUrl), method, res.url, res.status, parsed.body);
-    return parsed;
+    return parseJsonResponse<T>(`${method} ${path}`, res);
   }
 
   /** Like json() but throws HttpError unless the status is 2xx. */

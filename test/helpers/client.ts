@@ -52,11 +52,70 @@ export function checkConformance(doc: Document, method: string, url: string, sta
   if (typeof schema === "string") throw new Error(`response not in the OpenAPI document: ${schema}`);
   const result = new Validator(schema, "2020-12", false).validate(body);
   if (result.valid) return;
-  const first = result.errors.find((e) => !["properties", "allOf", "anyOf", "items"].includes(e.keyword));
   throw new Error(
     `${method} ${new URL(url).pathname} ${status} does not match the document: ` +
-      `${first?.instanceLocation} ${first?.error ?? ""}\n${JSON.stringify(body).slice(0, 500)}`,
+      `${firstError(result)}\n${JSON.stringify(body).slice(0, 500)}`,
   );
+}
+
+type StreamItem = { properties?: { data?: { anyOf?: { contentSchema?: Schema }[] } } } & Schema;
+type StreamDocument = Document & {
+  paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> }>>;
+};
+
+/** The documented item schema (`x-itemSchema`) of the event stream this URL answers with this status, or why none. */
+function streamItemSchema(doc: StreamDocument, url: string, status: number): StreamItem | string {
+  const pathname = new URL(url).pathname;
+  const template = templateOf(doc, pathname);
+  if (!template) return `no documented path for ${pathname}`;
+  for (const operation of Object.values(doc.paths[template] ?? {})) {
+    const media = operation.responses?.[String(status)]?.content?.["text/event-stream"] as
+      | { "x-itemSchema"?: StreamItem }
+      | undefined;
+    if (media?.["x-itemSchema"]) return media["x-itemSchema"];
+  }
+  return `${template} documents no event stream with status ${status}`;
+}
+
+/**
+ * The first validation error worth reading: not a composite keyword that only says "a branch failed", nor (under
+ * a oneOf of chunk types) a branch rejecting the `type` of another chunk.
+ */
+function firstError(result: { errors: { keyword: string; instanceLocation: string; error: string }[] }): string {
+  const leaves = result.errors.filter((e) => !["properties", "allOf", "anyOf", "oneOf", "items"].includes(e.keyword));
+  const otherType = (e: { keyword: string; instanceLocation: string }) =>
+    e.instanceLocation === "#/type" && (e.keyword === "const" || e.keyword === "pattern");
+  const first = leaves.find((e) => !otherType(e)) ?? leaves[0];
+  return `${first?.instanceLocation ?? ""} ${first?.error ?? ""}`;
+}
+
+/**
+ * Throws when a frame of a UI message stream is not what the document gives for the stream this URL answers:
+ * the frame (its `id` and `data`) against the stream's item schema, and a JSON `data` against the schema of
+ * its content (`UIMessageChunk`).
+ */
+export function checkStreamConformance(
+  doc: Document,
+  url: string,
+  status: number,
+  frames: { id: string | null; data: string; json: unknown }[],
+): void {
+  const item = streamItemSchema(doc as StreamDocument, url, status);
+  if (typeof item === "string") throw new Error(`stream not in the OpenAPI document: ${item}`);
+  const content = item.properties?.data?.anyOf?.find((branch) => branch.contentSchema)?.contentSchema;
+  if (!content) throw new Error(`the stream item of ${new URL(url).pathname} documents no content schema`);
+  const frameValidator = new Validator(item, "2020-12", false);
+  const chunkValidator = new Validator(content, "2020-12", false);
+  for (const frame of frames) {
+    const framed = frameValidator.validate({ ...(frame.id === null ? {} : { id: frame.id }), data: frame.data });
+    const chunk = frame.data === "[DONE]" ? framed : chunkValidator.validate(frame.json);
+    const result = framed.valid ? chunk : framed;
+    if (!result.valid) {
+      throw new Error(
+        `a frame of ${new URL(url).pathname} does not match the document: ${firstError(result)}\n${frame.data.slice(0, 500)}`,
+      );
+    }
+  }
 }
 
 /** A middleware that fails a request whose JSON answer does not match the document. */

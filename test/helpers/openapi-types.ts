@@ -875,6 +875,129 @@ export interface components {
             /** @constant */
             revoked: true;
         };
+        /** @description One chunk of the AI SDK UI message stream (v1), the JSON of an SSE frame's `data`. Text, reasoning and tool input arrive as start/delta/end (or available) chunks of one id; a step opens with `start-step` and closes with `finish-step`; a turn segment opens with `start` and closes with `finish` (after `error` or `abort` when it did not complete). `data-*` chunks carry service state (`data-turn-status`, `data-provider-retry`, …). */
+        UIMessageChunk: {
+            /** @constant */
+            type: "start";
+            messageId?: string;
+            messageMetadata?: unknown;
+        } | {
+            /** @constant */
+            type: "start-step";
+        } | {
+            /** @constant */
+            type: "text-start";
+            id: string;
+        } | {
+            /** @constant */
+            type: "text-delta";
+            id: string;
+            delta: string;
+        } | {
+            /** @constant */
+            type: "text-end";
+            id: string;
+        } | {
+            /** @constant */
+            type: "reasoning-start";
+            id: string;
+        } | {
+            /** @constant */
+            type: "reasoning-delta";
+            id: string;
+            delta: string;
+        } | {
+            /** @constant */
+            type: "reasoning-end";
+            id: string;
+        } | {
+            /** @constant */
+            type: "tool-input-start";
+            toolCallId: string;
+            toolName: string;
+            /** @description Always true: the tool set is the session's, not the client's. */
+            dynamic?: boolean;
+        } | {
+            /** @constant */
+            type: "tool-input-delta";
+            toolCallId: string;
+            inputTextDelta: string;
+        } | {
+            /** @constant */
+            type: "tool-input-available";
+            toolCallId: string;
+            toolName: string;
+            input: unknown;
+            /** @description Always true: the tool set is the session's, not the client's. */
+            dynamic?: boolean;
+        } | {
+            /** @constant */
+            type: "tool-input-error";
+            toolCallId: string;
+            toolName: string;
+            input: unknown;
+            errorText: string;
+            /** @description Always true: the tool set is the session's, not the client's. */
+            dynamic?: boolean;
+        } | {
+            /** @constant */
+            type: "tool-output-available";
+            toolCallId: string;
+            output: unknown;
+            /** @description Always true: the tool set is the session's, not the client's. */
+            dynamic?: boolean;
+        } | {
+            /** @constant */
+            type: "tool-output-error";
+            toolCallId: string;
+            errorText: string;
+            /** @description Always true: the tool set is the session's, not the client's. */
+            dynamic?: boolean;
+        } | {
+            /** @constant */
+            type: "tool-approval-request";
+            approvalId: string;
+            toolCallId: string;
+            /** @description Why a person must answer. */
+            reason?: string;
+            /** @description The tool's name. */
+            approvalDescriptor?: unknown;
+            /** @description Echo it back with the answer on POST /chat. */
+            signature?: string;
+        } | {
+            /** @constant */
+            type: "tool-approval-response";
+            approvalId: string;
+            approved: boolean;
+            reason?: string;
+        } | {
+            /** @constant */
+            type: "tool-output-denied";
+            toolCallId: string;
+        } | {
+            /** @constant */
+            type: "finish-step";
+        } | {
+            /** @constant */
+            type: "finish";
+            /** @enum {unknown} */
+            finishReason?: "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other";
+            messageMetadata?: unknown;
+        } | {
+            /** @constant */
+            type: "error";
+            errorText: string;
+        } | {
+            /** @constant */
+            type: "abort";
+            reason?: string;
+        } | {
+            type: string;
+            id?: string;
+            data: unknown;
+            /** @description Delivered to `onData` only, never added to the message. */
+            transient?: boolean;
+        };
     };
     responses: {
         /** @description An error: a stable `code` and a human-readable `message` */

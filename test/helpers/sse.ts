@@ -1,5 +1,8 @@
 // A small, independent Server-Sent Events reader (WHATWG event-stream parsing rules) for test clients.
-// Deliberately not shared with src/: the tests must not trust the server's own parser.
+// Deliberately not shared with src/: the tests must not trust the server's own parser. A UI message stream of
+// the API (`x-vercel-ai-ui-message-stream: v1`) read through `readSse` is checked against the served OpenAPI
+// document, frame by frame (client.ts `checkStreamConformance`).
+import { checkStreamConformance, servedDocument } from "./client.ts";
 
 export interface SseFrame {
   /** The event's `id:` field as sent, or null when the event carried none. */
@@ -160,6 +163,10 @@ export async function readSse(response: Response, opts: ReadSseOptions = {}): Pr
   if (timedOut && end === "eof") end = "timeout";
   else if (end === "eof" && done) end = "done";
   raw += decoder.decode();
+  if (response.headers.get("x-vercel-ai-ui-message-stream") === "v1") {
+    const doc = await servedDocument(new URL(response.url).origin);
+    checkStreamConformance(doc, response.url, response.status, frames);
+  }
   return { frames, raw, done, end };
 }
 
