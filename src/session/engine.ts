@@ -14,6 +14,7 @@ import type { TurnKind, TurnStatus } from "../model/turn";
 import { EventLog } from "../observability/events";
 import { log } from "../observability/log";
 import { inSpan } from "../observability/tracing";
+import { nowIso } from "../storage/sql";
 import { answerApprovals, expireApproval, recordDeclined } from "./approval-answers";
 import {
   type Actor,
@@ -453,6 +454,27 @@ export class SessionEngine {
       this.hooks.arm();
     }
     return { ok: true, status: this.turns.get(latest.id)?.status ?? "cancelled", turn_id: latest.id };
+  }
+
+  /**
+   * `POST /clear`: forgets the conversation (history, approvals, stream log, loaded tools, turns) in one
+   * transaction, ending a paused turn as cancelled; refused while a turn runs.
+   */
+  clear(): Result<{ cleared: true }> {
+    if (this.#runner) return failure("turn_in_progress", "cannot clear while a turn is running; cancel it first");
+    this.tx(() => {
+      const latest = this.turns.latest();
+      if (latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval") {
+        this.turns.finish(latest.id, "cancelled", "cleared", null);
+      }
+      this.approvals.clear();
+      this.history.clear();
+      this.streamLog.clear();
+      this.tools.clear();
+      this.turns.clear();
+    });
+    this.eventLog.record("session_cleared", null, { at: nowIso() });
+    return { ok: true, cleared: true };
   }
 
   /** `POST /compact`: compacts now, outside any turn (refused while one runs). */

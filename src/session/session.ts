@@ -15,7 +15,7 @@ import { setSpans } from "../observability/tracing";
 import { retentionOf } from "../retention/config";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
 import { hasSchema, migrate } from "../storage/do-schema";
-import { all, nowIso, one, pageOf, setCellChecks, write } from "../storage/sql";
+import { nowIso, one, pageOf, setCellChecks, write } from "../storage/sql";
 import { type AgentArg, AgentCache } from "./agent-cache";
 import type { ApprovalAnswer } from "./approvals";
 import type { CompactionInfo } from "./compaction/compactor";
@@ -317,20 +317,8 @@ export class Session extends DurableObject<Env> {
   async clear(): Promise<Result<{ cleared: true }>> {
     if (this.#initError) return this.#rebuild();
     if (!this.#info()) return this.#missing();
-    const e = this.#engine;
-    if (e.running) return failure("turn_in_progress", "cannot clear while a turn is running; cancel it first");
-    e.tx(() => {
-      const latest = e.turns.latest();
-      if (latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval") {
-        e.turns.finish(latest.id, "cancelled", "cleared", null);
-      }
-      e.approvals.clear();
-      e.history.clear();
-      e.streamLog.clear();
-      e.tools.clear();
-      e.turns.clear();
-    });
-    e.eventLog.record("session_cleared", null, { at: nowIso() });
+    const cleared = this.#engine.clear();
+    if (!cleared.ok) return cleared;
     this.#sweeper.forget();
     // A run that waited behind a paused turn may start now.
     this.#scheduler.arm();
@@ -443,27 +431,12 @@ export class Session extends DurableObject<Env> {
     return { ok: true, run: this.#runs.enqueue(spec) };
   }
 
-  /**
-   * Of `ids`, the runs this session still has open: queued, running, or with a
-   * callback not yet delivered. The D1 retention cron keeps their records; an
-   * unknown id is not open. Asked 100 ids per statement at most.
-   */
+  /** Of `ids`, the runs this session still has open (RunStore.stillOpen); the D1 retention cron keeps their records. */
   async openRuns(ids: string[]): Promise<string[]> {
     this.#ready();
     // An object with no tables (deleted, or never created) has no open run.
     if (!this.#schema) return [];
-    const open: string[] = [];
-    for (let i = 0; i < ids.length; i += 100) {
-      const list = ids.slice(i, i + 100);
-      const rows = all<{ id: string }>(
-        this.#storage.sql,
-        `SELECT id FROM runs WHERE id IN (${list.map(() => "?").join(", ")})
-           AND (status IN ('queued', 'running') OR callback_status = 'pending')`,
-        ...list,
-      );
-      open.push(...rows.map((r) => r.id));
-    }
-    return open;
+    return this.#runs.store.stillOpen(ids);
   }
 
   /** A run's state; `run: null` when this session does not know the run. */

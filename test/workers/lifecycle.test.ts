@@ -55,6 +55,38 @@ describe("one turn at a time", () => {
   });
 });
 
+describe("clear", () => {
+  it("is refused with 409 turn_in_progress while a turn runs, and changes nothing", async () => {
+    const s = await setup({ tools: [toolA] });
+    const running = await stalledAfterToolUse(s);
+    const before = await history(s);
+    const cleared = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/clear`, {
+      method: "POST",
+      key: s.key,
+    });
+    expect(cleared.status).toBe(409);
+    expect(cleared.body.error.code).toBe("turn_in_progress");
+    expect(await history(s)).toEqual(before);
+    await apiJson(`/v1/sessions/${s.session}/cancel`, { method: "POST", key: s.key });
+    await running.body?.cancel();
+  });
+
+  it("of a turn paused for a client result: ends it as cancelled and empties the history", async () => {
+    const s = await setup({ tools: [toolA] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_clear_1", name: "slow_lookup", input: { q: "a" } }] } },
+    ]);
+    const paused = await send(s, { content: "look it up" });
+    expect(paused.body.status).toBe("awaiting_tool_results");
+    const cleared = await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key });
+    expect(cleared.status).toBe(200);
+    expect(await history(s)).toEqual([]);
+    const state = await apiJson<{ pending_tool_calls: unknown[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.pending_tool_calls).toEqual([]);
+    expect((await events(s)).map((e) => e.type)).toContain("session_cleared");
+  });
+});
+
 describe("cancel", () => {
   it("stops a running step and answers its persisted calls synthetically", async () => {
     const s = await setup({ tools: [toolA] });

@@ -75,6 +75,25 @@ export class RunStore {
     );
   }
 
+  /**
+   * Of `ids`, the runs still open: queued, running, or with a callback not yet delivered (the D1 retention cron
+   * keeps their records). An unknown id is not open. Asks 100 ids per statement at most (the bound-parameter cap).
+   */
+  stillOpen(ids: string[]): string[] {
+    const open: string[] = [];
+    for (let i = 0; i < ids.length; i += 100) {
+      const list = ids.slice(i, i + 100);
+      const rows = all<{ id: string }>(
+        this.#sql,
+        `SELECT id FROM runs WHERE id IN (${list.map(() => "?").join(", ")})
+           AND (status IN ('queued', 'running') OR callback_status = 'pending')`,
+        ...list,
+      );
+      open.push(...rows.map((r) => r.id));
+    }
+    return open;
+  }
+
   byTurn(turnId: string): RunRow | null {
     return one<RunRow>(
       this.#sql,
