@@ -32,6 +32,8 @@ export class SessionTools {
   readonly mcp: McpCatalog;
   #pinned: McpSnapshot | null = null;
   #key = "";
+  /** The config object and MCP listing version the registry was last asked for (see `registry`). */
+  #seen: { agent: AgentConfig; mcpVersion: number } | null = null;
   #registry: ToolRegistry | null = null;
   #index: ToolIndex | null = null;
   #rederived = false;
@@ -54,14 +56,22 @@ export class SessionTools {
     return this.#pinned;
   }
 
+  /**
+   * The registry of the agent's tools and the pinned MCP listing. Asked several times per step, so the same config
+   * object (the object's agent copy, agent-cache.ts; configs are never changed in place) with the same listing
+   * returns it at once; another object is compared by its tools as JSON, which for an agent of 100 tools costs
+   * about 0.2 ms, so an equal config re-read keeps the registry and its search index.
+   */
   registry(agent: AgentConfig): ToolRegistry {
     const mcp = this.#snapshot(agent);
+    if (this.#registry && this.#seen?.agent === agent && this.#seen.mcpVersion === mcp.version) return this.#registry;
     const key = JSON.stringify([agent.tools, agent.disclosure, mcp.version]);
     if (key !== this.#key || !this.#registry) {
       this.#key = key;
       this.#registry = new ToolRegistry(agent, mcp.tools);
       this.#index = null;
     }
+    this.#seen = { agent, mcpVersion: mcp.version };
     return this.#registry;
   }
 
