@@ -4,8 +4,8 @@
 //   node_modules/.bin/node bench/ab.mjs <commit>     (BENCH_AB_TURNS, default 400; BENCH_AB_ROUNDS, default 2: keep it even;
 //                                                   BENCH_AB_PAUSE_MS, default 0: idle before each timed turn;
 //                                                   BENCH_AB_CONCURRENCY, default 1: turns sent at once;
-//                                                   BENCH_AB_TOOLS, default 0: the agent's tools, from the
-//                                                   disclosure bench's realistic catalog, all but 10 deferred)
+//                                                   BENCH_AB_TOOLS, default 0: the agent's tools, lib.mjs
+//                                                   manyToolsAgent: realistic, all but 10 deferred)
 //
 // The commit is checked out into a temporary git worktree (node_modules and the built web app are this tree's);
 // each build gets its own mock and `wrangler dev` from its own bench/lib.mjs (same bench variables), its own agent
@@ -23,8 +23,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sleep } from "../scripts/lib/process.mjs";
 import { repoRoot } from "../test/helpers/index.ts";
-import { realisticTools } from "./disclosure-lib.ts";
-import { groupCpu, log, pct, requireNode, round, table } from "./lib.mjs";
+import { groupCpu, log, manyToolsAgent, pct, requireNode, round, table } from "./lib.mjs";
 
 const TURNS = Number(process.env.BENCH_AB_TURNS ?? 400);
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 2);
@@ -35,21 +34,8 @@ const pause = () => (PAUSE_MS > 0 ? sleep(PAUSE_MS) : undefined);
 /** Turns sent at once (BENCH_AB_CONCURRENCY, default 1), one per session. */
 const CONCURRENCY = Math.max(1, Number(process.env.BENCH_AB_CONCURRENCY ?? 1));
 const SESSIONS = Math.max(10, CONCURRENCY);
-/** The agent's tools (BENCH_AB_TOOLS, default 0): client tools the model never calls, all but 10 deferred. */
+/** The agent's tools (BENCH_AB_TOOLS, default 0): bench/lib.mjs `manyToolsAgent`, the same for both builds. */
 const TOOLS = Number(process.env.BENCH_AB_TOOLS ?? 0);
-const CORE_TOOLS = 10;
-
-/** Gives the bench agent TOOLS tools (the same for both builds); the turns stay text turns. */
-async function withTools(env, agent, model) {
-  if (TOOLS === 0) return;
-  const tools = realisticTools(TOOLS).map((t, i) => ({ ...t, execution: { type: "client" }, defer: i >= CORE_TOOLS }));
-  await env.api.putAgent(agent, {
-    model: { provider: "anthropic", name: model },
-    system: "You are a benchmark agent.",
-    max_steps: 4,
-    tools,
-  });
-}
 
 /** CPU ms so far of a build's processes, by kind: the runtime and proxy workerds, and wrangler's Node. */
 async function cpuByKind(pgid) {
@@ -73,7 +59,7 @@ async function build(lib, ttfb) {
   // Explicit, so an older build's bench/lib.mjs runs with the same event-line setting as this one.
   const env = await lib.startEnv({ SWITCHBOARD_LOG_EVENTS: process.env.BENCH_AB_LOG_EVENTS ?? "false" });
   const { agent, model } = await lib.makeAgent(env, "bench-ab");
-  await withTools(env, agent, model);
+  if (TOOLS > 0) await env.api.putAgent(agent, manyToolsAgent(model, TOOLS));
   const sessions = [];
   for (let i = 0; i < SESSIONS; i++) sessions.push(await lib.newSession(env, agent));
   if (CONCURRENCY === 1) return { env, turn: (i) => ttfb.switchboardTurn(env, sessions[i % SESSIONS]) };

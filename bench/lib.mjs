@@ -17,6 +17,7 @@ import {
   wranglerEntry,
   wranglerEnv,
 } from "../test/helpers/index.ts";
+import { realisticTools } from "./disclosure-lib.ts";
 
 export { performance };
 
@@ -194,6 +195,19 @@ export async function makeAgent(env, prefix) {
     max_steps: 4,
   });
   return { agent: model, model };
+}
+
+/**
+ * A bench agent's config with `n` tools from the disclosure bench's realistic catalog (client tools the model never
+ * calls, all but the first 10 deferred): what a text turn costs an agent of many tools.
+ */
+export function manyToolsAgent(model, n) {
+  return {
+    model: { provider: "anthropic", name: model },
+    system: "You are a benchmark agent.",
+    max_steps: 4,
+    tools: realisticTools(n).map((t, i) => ({ ...t, execution: { type: "client" }, defer: i >= 10 })),
+  };
 }
 
 /** A bench agent's config with one http tool, get_weather, served by the mock (`{mockUrl}/_tool`). */

@@ -9,12 +9,12 @@
 //     module comment esbuild writes above each module in the bundle),
 //   - self time by source file,
 //   - inclusive time of our src/ functions (each function counted once per sample however deep it recurses).
-// `(idle)` is the isolate waiting for I/O; `(program)` is V8/workerd native work outside JavaScript.
+// BENCH_PROFILE_TOOLS=<n> gives the agent n tools (lib.mjs manyToolsAgent). `(idle)` is the isolate waiting for I/O; `(program)` is V8/workerd native work outside JavaScript.
 // BENCH_PROFILE_JSON=<file> also writes the raw .cpuprofile (open it in Chrome DevTools → Performance).
 import { writeFile } from "node:fs/promises";
 import { freePort } from "../scripts/lib/process.mjs";
 import { Cdp } from "./cdp.mjs";
-import { makeAgent, newSession, performance, round, standalone, table } from "./lib.mjs";
+import { makeAgent, manyToolsAgent, newSession, performance, round, standalone, table } from "./lib.mjs";
 import { switchboardTurn } from "./ttfb.mjs";
 
 const TURNS = Number(process.env.BENCH_PROFILE_TURNS ?? 200);
@@ -22,6 +22,8 @@ const WARMUP = 20;
 const SESSIONS = 10;
 const INTERVAL_US = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 100);
 const TOP = Number(process.env.BENCH_PROFILE_TOP ?? 25);
+/** The agent's tools (BENCH_PROFILE_TOOLS, default 0): bench/lib.mjs `manyToolsAgent`. */
+const TOOLS = Number(process.env.BENCH_PROFILE_TOOLS ?? 0);
 
 /** Line → module map of a bundle from the `// path` comments esbuild writes above each module. */
 function moduleMap(source) {
@@ -95,7 +97,8 @@ function top(map, n, total, perTurn) {
 }
 
 async function run(env, port) {
-  const { agent } = await makeAgent(env, "bench-profile");
+  const { agent, model } = await makeAgent(env, "bench-profile");
+  if (TOOLS > 0) await env.api.putAgent(agent, manyToolsAgent(model, TOOLS));
   const sessions = [];
   for (let i = 0; i < SESSIONS; i++) sessions.push(await newSession(env, agent));
   for (let i = 0; i < WARMUP; i++) await switchboardTurn(env, sessions[i % SESSIONS]);
