@@ -59,7 +59,7 @@ async function build(lib, ttfb) {
   // Explicit, so an older build's bench/lib.mjs runs with the same event-line setting as this one.
   const env = await lib.startEnv({ SWITCHBOARD_LOG_EVENTS: process.env.BENCH_AB_LOG_EVENTS ?? "false" });
   const { agent, model } = await lib.makeAgent(env, "bench-ab");
-  if (TOOLS > 0) await env.api.putAgent(agent, manyToolsAgent(model, TOOLS));
+  if (TOOLS > 0) await env.api.putAgent(agent, await manyToolsAgent(model, TOOLS));
   const sessions = [];
   for (let i = 0; i < SESSIONS; i++) sessions.push(await lib.newSession(env, agent));
   if (CONCURRENCY === 1) return { env, turn: (i) => ttfb.switchboardTurn(env, sessions[i % SESSIONS]) };

@@ -98,7 +98,7 @@ function top(map, n, total, perTurn) {
 
 async function run(env, port) {
   const { agent, model } = await makeAgent(env, "bench-profile");
-  if (TOOLS > 0) await env.api.putAgent(agent, manyToolsAgent(model, TOOLS));
+  if (TOOLS > 0) await env.api.putAgent(agent, await manyToolsAgent(model, TOOLS));
   const sessions = [];
   for (let i = 0; i < SESSIONS; i++) sessions.push(await newSession(env, agent));
   for (let i = 0; i < WARMUP; i++) await switchboardTurn(env, sessions[i % SESSIONS]);
