@@ -68,6 +68,15 @@ export interface AgentConfig {
   approval_ttl_s?: number;
 }
 
+/**
+ * An agent's config as the worker just read it from D1, with the agent-config epoch it was read at (null: no
+ * such agent). Handed to a session object at creation and with a run, so the object keeps it as its copy.
+ */
+export interface AgentRead {
+  config: AgentConfig | null;
+  epoch: number;
+}
+
 /** Names the service reserves for its own tools (DESIGN §5). */
 export const BUILTIN_TOOL_NAMES = ["tool_search", "tool_info", "select_tools", "structured_output"] as const;
 

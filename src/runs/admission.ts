@@ -3,7 +3,7 @@
  * key with another body is a 409), and hands it to its session object with `handToSession` (idempotent) before
  * returning. Also `specOf` (D1 record to RunSpec), `runsStub` and `publicStatus`.
  */
-import type { AgentConfig } from "../agents/types";
+import type { AgentRead } from "../agents/types";
 import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
 import { insertSession, sessionAgent } from "../d1/sessions";
 import { ApiError, apiError } from "../http/errors";
@@ -37,8 +37,8 @@ export interface Admission {
   bodyHash: string;
   sessionId?: string;
   request: RunRequest;
-  /** The agent's config and the agent-config epoch the worker read it at; the session keeps it as its copy. */
-  agentRead: { config: AgentConfig; epoch: number };
+  /** The agent as the worker read it to verify the webhook; the session keeps it as its copy. */
+  agentRead: AgentRead;
 }
 
 function newId(prefix: string): string {
@@ -104,11 +104,7 @@ export async function admitRun(env: WorkerEnv, a: Admission): Promise<{ run: Run
  * Writes the session's index row (first use creates the session) and queues the run in it. Idempotent.
  * `agentRead`, when the caller has just read the agent, spares the session a D1 read when the run starts.
  */
-export async function handToSession(
-  env: WorkerEnv,
-  record: RunRecord,
-  agentRead?: { config: AgentConfig; epoch: number },
-): Promise<RunView> {
+export async function handToSession(env: WorkerEnv, record: RunRecord, agentRead?: AgentRead): Promise<RunView> {
   await insertSession(env.DB, {
     tenant: record.tenant,
     id: record.session_id,

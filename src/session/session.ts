@@ -5,7 +5,7 @@
  * single alarm.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { AgentConfig } from "../agents/types";
+import type { AgentConfig, AgentRead } from "../agents/types";
 import { deleteSessionIndex } from "../d1/sessions";
 import { type Env, flag } from "../env";
 import type { Result } from "../model/errors";
@@ -200,10 +200,7 @@ export class Session extends DurableObject<Env> {
    * Creates the session. `agent` (its config and the agent-config epoch it was
    * read at) primes the session's agent cache, so the first turn needs no D1 read.
    */
-  async init(
-    info: SessionInfo,
-    agent?: { config: AgentConfig | null; epoch: number },
-  ): Promise<Result<{ created: boolean }>> {
+  async init(info: SessionInfo, agent?: AgentRead): Promise<Result<{ created: boolean }>> {
     this.#ready();
     if (this.#info()) return { ok: true, created: false };
     this.#create(info);
@@ -415,11 +412,7 @@ export class Session extends DurableObject<Env> {
    * `agent` (the config and epoch the worker read to verify the webhook) is
    * kept as the session's copy unless that copy is newer.
    */
-  async enqueueRun(
-    info: SessionInfo,
-    spec: RunSpec,
-    agent?: { config: AgentConfig | null; epoch: number },
-  ): Promise<Result<{ run: RunView }>> {
+  async enqueueRun(info: SessionInfo, spec: RunSpec, agent?: AgentRead): Promise<Result<{ run: RunView }>> {
     this.#ready();
     const current = this.#info();
     if (!current) this.#create(info);
