@@ -4,6 +4,7 @@
  * alternate, tool results lead, empty text is dropped, references to removed tools become text). Pure.
  */
 import type { Part, ToolDeclaration, ToolResultContent } from "../model/message";
+import { wireOnce } from "./body-text";
 import { compactionText, type StepRequest } from "./types";
 
 /** Messages API request body (the subset we send). */
@@ -76,15 +77,20 @@ function projectTools(tools: ToolDeclaration[], cache: boolean): Array<Record<st
   tools.forEach((tool, i) => {
     if (!tool.defer_loading) breakpoint = i;
   });
+  // One wire object per schema and fields (body-text.ts): its text is serialized once, not at every step.
   return tools.map((tool, i) => {
-    const wire: Record<string, unknown> = {
-      name: tool.name,
-      description: tool.description,
-      input_schema: tool.input_schema,
-    };
-    if (tool.defer_loading) wire.defer_loading = true;
-    if (cache && i === breakpoint) wire.cache_control = EPHEMERAL;
-    return wire;
+    const deferred = tool.defer_loading === true;
+    const cached = cache && i === breakpoint;
+    return wireOnce("anthropic", tool.input_schema, [tool.name, tool.description, deferred, cached], () => {
+      const wire: Record<string, unknown> = {
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.input_schema,
+      };
+      if (deferred) wire.defer_loading = true;
+      if (cached) wire.cache_control = EPHEMERAL;
+      return wire;
+    });
   });
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Message, ToolDeclaration, ToolResultContent } from "../model/message";
 import { blockText } from "../model/message";
+import { wireOnce } from "./body-text";
 import { compactionText, type StepRequest } from "./types";
 
 /** Chat Completions messages (the subset we send). */
@@ -26,11 +27,12 @@ export interface OpenAITool {
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
+/** One wire object per schema, name and description (body-text.ts): serialized once, not at every step. */
 function wireTool(tool: ToolDeclaration): OpenAITool {
-  return {
+  return wireOnce("openai", tool.input_schema, [tool.name, tool.description], () => ({
     type: "function",
     function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
-  };
+  }));
 }
 
 export interface OpenAIToolCall {

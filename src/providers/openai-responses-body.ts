@@ -1,6 +1,7 @@
 /** OpenAI Responses API request body: the projection of a step onto `input` items (the subset we send). */
 import type { Part, ToolDeclaration } from "../model/message";
 import { resultText } from "../model/message";
+import { wireOnce } from "./body-text";
 import { compactionText, type StepRequest } from "./types";
 
 /** Responses API input items (the subset we send). */
@@ -42,14 +43,15 @@ export function buildResponsesBody(req: StepRequest): Record<string, unknown> {
   return body;
 }
 
+/** One wire object per schema, name and description (body-text.ts): serialized once, not at every step. */
 function wireTool(tool: ToolDeclaration): ResponsesTool {
-  return {
+  return wireOnce("openai-responses", tool.input_schema, [tool.name, tool.description], () => ({
     type: "function",
     name: tool.name,
     description: tool.description,
     parameters: tool.input_schema,
     strict: false,
-  };
+  }));
 }
 
 /**
