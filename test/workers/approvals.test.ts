@@ -507,6 +507,60 @@ describe("approving through POST /chat with a session token", () => {
   });
 });
 
+describe("approving through POST /chat after a server tool of the same turn", () => {
+  it("resumes the turn although the body repeats the server tool's output, which is no news", async () => {
+    const lookup = uid("lookup");
+    const charge = uid("charge");
+    const s = await setup({ tools: [recordedTool("lookup", lookup, false), recordedTool("charge_card", charge)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_mixed_lookup", name: "lookup", input: { amount: 1 } }] } },
+      { reply: { tool_calls: [{ id: "call_mixed_charge", name: "charge_card", input: { amount: 9 } }] } },
+      { reply: { text: "Charged." } },
+    ]);
+    const paused = (await send(s, { content: "look up, then charge 9" })).body as unknown as TurnView;
+    const open = paused.pending_approvals?.[0] as OpenApproval;
+    expect(open.tool_call_id).toBe("call_mixed_charge");
+    // What useChat sends after addToolApprovalResponse: the turn's message, the server tool's output included.
+    const res = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: {
+        id: s.session,
+        trigger: "submit-message",
+        messages: [
+          {
+            id: "msg_mixed",
+            role: "assistant",
+            parts: [
+              {
+                type: "dynamic-tool",
+                toolName: "lookup",
+                toolCallId: "call_mixed_lookup",
+                state: "output-available",
+                input: { amount: 1 },
+                output: "ok",
+              },
+              {
+                type: "dynamic-tool",
+                toolName: "charge_card",
+                toolCallId: open.tool_call_id,
+                state: "approval-responded",
+                input: open.input,
+                approval: { id: open.approval_id, approved: true, signature: open.signature },
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('"type":"text-delta"');
+    expect(await deliveries(charge)).toHaveLength(1);
+    expect(await deliveries(lookup)).toHaveLength(1);
+    expect((await sessionState(s)).last_turn.status).toBe("completed");
+  });
+});
+
 describe("approval config", () => {
   it("refuses requires_approval on a client tool and a malformed MCP require_approval", async () => {
     const base = { model: { provider: "anthropic", name: "m" } };

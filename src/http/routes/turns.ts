@@ -17,7 +17,7 @@ import { actorOf, requireAction, sessionAccess } from "../access";
 import { sha256Hex } from "../auth";
 import { agentArg } from "../directory";
 import { ApiError } from "../errors";
-import { sessionRef, turnCall, unwrap } from "../session-ref";
+import { type SessionRpc, sessionRef, turnCall, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 import { chatBodyToInput } from "./chat-body";
@@ -80,6 +80,15 @@ function after(c: Context): number | null {
   if (!Number.isInteger(n) || n < 0)
     throw new ApiError(400, "invalid_request", "Last-Event-ID / after must be a non-negative integer");
   return n;
+}
+
+/** A useChat body's tool outputs: only those still pending are new (a body repeats every output of its message). */
+function submitPending(
+  stub: SessionRpc,
+  agent: { epoch: number },
+  results: SuppliedResult[],
+): Promise<Result<TurnAnswer>> {
+  return turnCall(stub, { call: "submitToolResults", agent, results, mode: "stream", onlyPending: true });
 }
 
 /** GET …/stream: the newest turn's UI message stream from `Last-Event-ID` (or its start), 204 when none. */
@@ -181,17 +190,15 @@ export const turnsRoutes = new Hono<AppEnv>()
         }),
       );
       if (input.results.length === 0) return respond(c, approved);
+      const result = await submitPending(ref.stub, agent, input.results);
+      // useChat repeats every output of the message, a server tool's of an earlier step too: when none of them
+      // is pending, the approvals were the news, and their answer streams the resumed turn.
+      if (!result.ok && result.error.code === "late_result") return respond(c, approved);
       approved.stream?.cancel().catch(() => {});
+      return respond(c, unwrap(result));
     }
     // Client outputs of the same step: once they are in too, the turn resumes and this streams it.
-    const result: Result<TurnAnswer> = await turnCall(ref.stub, {
-      call: "submitToolResults",
-      agent,
-      results: input.results,
-      mode: "stream",
-      onlyPending: true,
-    });
-    return respond(c, unwrap(result));
+    return respond(c, unwrap(await submitPending(ref.stub, agent, input.results)));
   })
   .get("/:id/stream", sessionAccess("stream"), openStream)
   // The AI SDK's default reconnect URL (`DefaultChatTransport.reconnectToStream`: `{api}/{chatId}/stream`,
