@@ -58,9 +58,14 @@ export async function putAgent(db: D1Database, name: string, config: string, now
 
 /** Deletes an agent and bumps the epoch, in one batch; whether it existed, and the new epoch. */
 export async function deleteAgent(db: D1Database, name: string): Promise<{ deleted: boolean; epoch: number | null }> {
-  const [res, bumped] = await db.batch<{ epoch: number }>([
+  // One transaction: the epoch moves only when the agent was there to delete (an unknown name changes nothing).
+  const [bumped, res] = await db.batch<{ epoch: number }>([
+    db
+      .prepare(
+        "UPDATE agent_epoch SET epoch = epoch + 1 WHERE id = 1 AND EXISTS (SELECT 1 FROM agents WHERE name = ?) RETURNING epoch",
+      )
+      .bind(name),
     db.prepare("DELETE FROM agents WHERE name = ?").bind(name),
-    bumpEpoch(db),
   ]);
   return { deleted: Boolean(res?.meta.changes), epoch: epochOf(bumped) };
 }

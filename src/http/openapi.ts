@@ -100,6 +100,8 @@ function op(operationId: string, summary: string, responses: Json, extra: Json =
       "403": errorResponse,
       "404": errorResponse,
       "429": errorResponse,
+      // Every body is read under a byte cap (validate.ts readBody): over it → 413 payload_too_large.
+      ...(extra.requestBody ? { "413": errorResponse } : {}),
     },
   };
 }
@@ -315,7 +317,16 @@ export const OPENAPI = {
           "422": errorResponse,
         },
         {
-          parameters: [SESSION, { name: "Idempotency-Key", in: "header", schema: { type: "string", maxLength: 255 } }],
+          parameters: [
+            SESSION,
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              description:
+                'A repeat with the same key and body returns the same turn; keys starting "run:" are reserved.',
+              schema: { type: "string", minLength: 1, maxLength: 255, not: { pattern: "^run:" } },
+            },
+          ],
           requestBody: body("MessageBody"),
         },
       ),

@@ -1,7 +1,7 @@
 /**
  * Types shared by the worker and the session object across their RPC boundary: what a turn call carries
  * (`TurnCall`, `SendInput`) and answers (`TurnAnswer`, `TurnResult`), and the shapes of session state and of
- * message and event pages. Types only.
+ * message and event pages. Types, and the one key prefix both sides must agree on.
  */
 import type { McpServerStatus } from "../mcp/mcp-catalog";
 import type { ErrorInfo } from "../model/errors";
@@ -24,10 +24,14 @@ export interface SessionInfo {
   metadata: Record<string, unknown> | null;
 }
 
+/** A webhook run's turn's idempotency key is this + the run id; a client's `Idempotency-Key` may not start with it. */
+export const RUN_KEY_PREFIX = "run:";
+
 export interface SendInput {
   content: Part[];
   tool_results: SuppliedResult[];
   max_steps?: number;
+  /** The client's `Idempotency-Key`, or RUN_KEY_PREFIX + the run id for a webhook run's turn. */
   idempotency_key?: string;
   body_hash?: string;
   /** Already compiled strictly by the worker; the turn must end with a value valid against it. */

@@ -1,5 +1,6 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, api, apiJson, history, mockRequests, script, setup, tenantKey } from "./helpers";
+import { ADMIN, api, apiJson, history, mockRequests, script, setup, tenantKey, uid } from "./helpers";
 
 type ErrorBody = { error: { code: string; message: string } };
 
@@ -170,5 +171,23 @@ describe("agents", () => {
       expect(text).not.toContain("supersecretvalue");
       expect(text).not.toContain("hidden-token");
     }
+  });
+
+  it("answers 404 for deleting an unknown agent and leaves the agent-config epoch alone", async () => {
+    const epoch = () => env.DB.prepare("SELECT epoch FROM agent_epoch WHERE id = 1").first<number>("epoch");
+    const before = await epoch();
+    const res = await apiJson<ErrorBody>(`/v1/agents/${uid("never-created")}`, { method: "DELETE", key: ADMIN });
+    expect([res.status, res.body.error.code]).toEqual([404, "not_found"]);
+    expect(await epoch()).toBe(before);
+    // A real delete still moves it, so sessions re-read their agent.
+    const name = uid("deleted-agent");
+    await apiJson(`/v1/agents/${name}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "anthropic", name: "m" } },
+    });
+    const put = await epoch();
+    expect((await apiJson(`/v1/agents/${name}`, { method: "DELETE", key: ADMIN })).status).toBe(200);
+    expect(await epoch()).toBe((put ?? 0) + 1);
   });
 });

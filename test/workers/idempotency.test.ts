@@ -53,4 +53,18 @@ describe("Idempotency-Key", () => {
     expect(replay.body.messages).toEqual(first.body.messages);
     expect(JSON.stringify(replay.body.messages)).not.toContain("B.");
   });
+
+  it("refuses a key in the webhook runs' namespace (run:…) and writes nothing", async () => {
+    const s = await setup();
+    const res = await apiJson<{ error: { code: string; message: string } }>(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "hello" },
+      headers: { "idempotency-key": "run:run_0123456789abcdef" },
+    });
+    expect([res.status, res.body.error.code]).toEqual([400, "invalid_request"]);
+    expect(res.body.error.message).toContain('"run:"');
+    expect(await history(s)).toEqual([]);
+    expect(await mockRequests(s.model)).toHaveLength(0);
+  });
 });

@@ -49,4 +49,17 @@ describe("the OpenAPI document", () => {
     expect(schemas.AgentBody).toBe(bodies.agentBody);
     expect(schemas.ToolApprovalsBody).toBe(bodies.toolApprovalsBody);
   });
+
+  it("documents 413 on every operation that takes a body (every body is read under a byte cap)", () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(OPENAPI.paths)) {
+      for (const [method, op] of Object.entries(
+        item as Record<string, { requestBody?: unknown; responses?: object }>,
+      )) {
+        if (METHODS.has(method) && op.requestBody && !("413" in (op.responses ?? {})))
+          missing.push(`${method} ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
 });

@@ -11,7 +11,7 @@ import type { JsonObject } from "../../model/json";
 import type { Part, ToolResultContent } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approvals";
 import type { SuppliedResult } from "../../session/history/store";
-import type { Mode, TurnAnswer } from "../../session/rpc-types";
+import { type Mode, RUN_KEY_PREFIX, type TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";
 import { actorOf, requireAction, sessionAccess } from "../access";
 import { sha256Hex } from "../auth";
@@ -118,6 +118,14 @@ export const turnsRoutes = new Hono<AppEnv>()
     const key = c.req.header("idempotency-key");
     if (key !== undefined && (key.length === 0 || key.length > 255)) {
       throw new ApiError(400, "invalid_request", "Idempotency-Key must be 1..255 characters");
+    }
+    // A webhook run's turn carries `run:<run id>` (session-runs.ts): a message must not take, or squat, its key.
+    if (key?.startsWith(RUN_KEY_PREFIX)) {
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `Idempotency-Key must not start with "${RUN_KEY_PREFIX}" (webhook runs' keys)`,
+      );
     }
     const answer = unwrap(
       await turnCall(ref.stub, {

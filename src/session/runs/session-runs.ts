@@ -12,7 +12,7 @@ import { log } from "../../observability/log";
 import { nowIso } from "../../storage/sql";
 import { openView } from "../approvals";
 import type { SessionEngine } from "../engine";
-import type { TurnAnswer } from "../rpc-types";
+import { RUN_KEY_PREFIX, type TurnAnswer } from "../rpc-types";
 import type { Job, Scheduler } from "../scheduler";
 import type { TurnRow } from "../turn/turn-store";
 import { deliver } from "./callback";
@@ -197,7 +197,7 @@ export class SessionRuns {
       {
         content: this.store.input(row),
         tool_results: [],
-        idempotency_key: `run:${row.id}`,
+        idempotency_key: `${RUN_KEY_PREFIX}${row.id}`,
         body_hash: "run",
         ...(schema ? { json_schema: schema } : {}),
       },
