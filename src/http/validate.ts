@@ -3,6 +3,7 @@
  * build-time engine (`json-schema/validate-fixed.ts`). A failure is a 400 naming the first issue.
  */
 import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { type FixedSchemaName, type SchemaIssue, validateFixed } from "../json-schema/index";
 import { ApiError } from "./errors";
 
@@ -32,14 +33,29 @@ function inspect(value: unknown, limit: number): { depth: number; protoKey: bool
   return { depth: max, protoKey: false };
 }
 
+/**
+ * The request body as text, never more than `maxBytes` of it. The first read goes through Hono's `bodyLimit`: a
+ * Content-Length over the cap is refused at once, and a body without one (chunked) is counted as it streams in and
+ * refused as soon as it passes the cap, so a 90 MB upload never sits in the isolate's memory. Hono keeps the text,
+ * so a second read of the same request (the run routes read the raw body for its signature, then parse it) costs
+ * nothing and is checked against its own cap.
+ */
+export async function readCapped(c: Context, maxBytes: number): Promise<string> {
+  const tooLarge = (): never => {
+    throw new ApiError(413, "payload_too_large", `request body exceeds ${maxBytes} bytes`);
+  };
+  if (!("text" in c.req.bodyCache)) {
+    await bodyLimit({ maxSize: maxBytes, onError: tooLarge })(c, async () => {});
+    return c.req.text();
+  }
+  const text = await c.req.text();
+  if (new TextEncoder().encode(text).byteLength > maxBytes) tooLarge();
+  return text;
+}
+
 /** Reads and parses a JSON body with a size cap, a depth cap and a clear error for each failure. */
 export async function readJson(c: Context, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
-  const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > maxBytes) throw new ApiError(413, "payload_too_large", `request body exceeds ${maxBytes} bytes`);
-  const text = await c.req.text();
-  if (new TextEncoder().encode(text).byteLength > maxBytes) {
-    throw new ApiError(413, "payload_too_large", `request body exceeds ${maxBytes} bytes`);
-  }
+  const text = await readCapped(c, maxBytes);
   if (text.trim() === "") throw new ApiError(400, "invalid_json", "request body is empty; a JSON object is required");
   let value: unknown;
   try {

@@ -20,7 +20,7 @@ import { agentArg } from "../directory";
 import { ApiError } from "../errors";
 import { sessionStub, turnCall, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
-import { check, readBody, readJson } from "../validate";
+import { check, readBody, readCapped, readJson } from "../validate";
 import { respond, strictOutputSchema } from "./turns";
 
 /** A run body is stored whole in D1 (to hand the run to its session again), so it stays well below the row limit. */
@@ -38,15 +38,8 @@ function unauthorized(message: string): ApiError {
 }
 
 /** The raw body, size-capped before anything hashes it: the signature covers these exact bytes. */
-async function rawBody(c: Context<AppEnv>): Promise<string> {
-  if (Number(c.req.header("content-length") ?? "0") > RUN_BODY_BYTES) {
-    throw new ApiError(413, "payload_too_large", `request body exceeds ${RUN_BODY_BYTES} bytes`);
-  }
-  const text = await c.req.text();
-  if (new TextEncoder().encode(text).byteLength > RUN_BODY_BYTES) {
-    throw new ApiError(413, "payload_too_large", `request body exceeds ${RUN_BODY_BYTES} bytes`);
-  }
-  return text;
+function rawBody(c: Context<AppEnv>): Promise<string> {
+  return readCapped(c, RUN_BODY_BYTES);
 }
 
 /**
