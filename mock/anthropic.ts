@@ -237,10 +237,15 @@ function brainInput(body: JsonObject): BrainInput {
   return { tools, userText, toolResults };
 }
 
-/** Input tokens the API reads (4 characters each): the request with what precedes its last compaction dropped. */
+/**
+ * Input tokens the API reads (4 characters each): the request with what precedes its last compaction dropped,
+ * and without the tools it defers (`defer_loading`: not in the context until a tool_reference names them).
+ */
 function inputTokens(body: JsonObject): number {
   const messages = Array.isArray(body.messages) ? body.messages.filter(isRecord) : [];
-  return estimateTokens(JSON.stringify({ ...body, messages: effectiveMessages(messages) }));
+  const seen: JsonObject = { ...body, messages: effectiveMessages(messages) };
+  if (Array.isArray(body.tools)) seen.tools = body.tools.filter((t) => !(isRecord(t) && t.defer_loading === true));
+  return estimateTokens(JSON.stringify(seen));
 }
 
 const serverCompaction: ServerCompaction = {

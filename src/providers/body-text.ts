@@ -42,6 +42,24 @@ export function bodyText(req: StepRequest, build: (req: StepRequest) => Record<s
 }
 
 /**
+ * The bytes of `bodyText(req, build)` that reach the model's prompt: all of it but the tools the provider keeps
+ * out until they are referenced (Anthropic's `defer_loading: true`), so 200 deferred schemas on the wire are not
+ * counted as ~70k tokens of context (the compactor's estimate, compaction/run.ts).
+ */
+export function promptBytes(req: StepRequest, build: (req: StepRequest) => Record<string, unknown>): number {
+  const total = bodyText(req, build).length;
+  const tools = bodyOf(req, build).tools;
+  if (!Array.isArray(tools)) return total;
+  let deferred = 0;
+  for (const tool of tools) {
+    if ((tool as { defer_loading?: unknown } | null)?.defer_loading !== true) continue;
+    // Its text as the body holds it (bodyText filled it for a `wireOnce` object), and a comma.
+    deferred += (onceTexts.get(tool as object) ?? JSON.stringify(tool)).length + 1;
+  }
+  return total - deferred;
+}
+
+/**
  * The forms kept per schema; a schema has a handful (per wire protocol: deferred or loaded, with or without the
  * cache breakpoint).
  */

@@ -193,6 +193,34 @@ describe.each(PROTOCOLS)("a cut summary stream (%s)", (provider) => {
   });
 });
 
+describe("deferred tools bigger than the window (anthropic)", () => {
+  it("are not counted as context: a short conversation never compacts, and the requests fit the model", async () => {
+    // 80 deferred tools of ~700 bytes: ~56 KB on the wire, ~14k tokens, against a window of 8,000.
+    const catalog = Array.from({ length: 80 }, (_, i) => ({
+      name: `catalog_${i}`,
+      description: `Catalog tool ${i}: ${"works on catalog records ".repeat(4)}`,
+      input_schema: {
+        type: "object",
+        properties: Object.fromEntries(
+          Array.from({ length: 8 }, (_, j) => [`field_${j}`, { type: "string", description: `field ${j}, free text` }]),
+        ),
+      },
+      defer: true,
+      execution: { type: "client" },
+    }));
+    const s = await longSession("anthropic", { tools: [...COMPACTION_TOOLS, ...catalog] });
+    for (let i = 1; i <= 3; i++) {
+      await script(s.model, [{ reply: { text: `Answer ${i}.` } }]);
+      expect((await send(s, { content: `short question ${i}` })).body.status).toBe("completed");
+    }
+    expect((await events(s)).filter((e) => e.type === "context_compacted" || e.type === "compaction_failed")).toEqual(
+      [],
+    );
+    const stats = await mockStats(s.model);
+    expect([stats.requests, stats.summaries, stats.rejected]).toEqual([3, 0, 0]);
+  });
+});
+
 describe("a crash mid-compaction", () => {
   it("leaves no compaction behind; the interrupted turn is retryable and the next turn completes", async () => {
     const s = await longSession("anthropic");

@@ -10,7 +10,7 @@ import type { CompactionPart, Message } from "../../model/message";
 import type { EventLog } from "../../observability/events";
 import { attributesOf, inSpan } from "../../observability/tracing";
 import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
-import { bodyText } from "../../providers/body-text";
+import { promptBytes } from "../../providers/body-text";
 import { getAdapter } from "../../providers/index";
 import { contextWindow, type StepRequest } from "../../providers/types";
 import { all } from "../../storage/sql";
@@ -101,10 +101,10 @@ export class Compactor {
     return agent.compaction ?? DEFAULT_COMPACTION;
   }
 
-  /** Serialised size of a request as the adapter sends it. */
+  /** Serialised size of a request as the adapter sends it, less the deferred tools the model does not see yet. */
   static bytes(req: StepRequest): number {
     // The same text the adapter sends (built once per request, src/providers/body-text.ts).
-    return bodyText(req, getAdapter(req.model.provider).buildBody).length;
+    return promptBytes(req, getAdapter(req.model.provider).buildBody);
   }
 
   estimate(bytes: number): number {
