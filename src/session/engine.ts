@@ -139,6 +139,7 @@ export class SessionEngine {
     // MCP tool lists need network I/O: fetched before the checks below, which then run without an await.
     await this.tools.refresh(agent, this.env);
     if (this.stale(generation)) return deleted();
+    this.#healOrphan();
     if (input.idempotency_key) {
       const prior = this.turns.byIdempotencyKey(input.idempotency_key);
       if (prior) {
@@ -172,6 +173,7 @@ export class SessionEngine {
     const generation = this.#generation;
     await this.tools.refresh(agent, this.env);
     if (this.stale(generation)) return deleted();
+    this.#healOrphan();
     const latest = this.turns.latest();
     if (latest?.status === "running") return failure("turn_in_progress", "a turn is already running in this session");
     const open = this.history.openCalls().length > 0;
@@ -188,6 +190,25 @@ export class SessionEngine {
     return { ok: true, ...(await this.#answer(turn, mode, turn.first_message_seq ?? 0, false, turn.log_start)) };
   }
 
+  /**
+   * Ends a turn storage calls `running` although no runner drives it. Recovery ends those of a lost instance at
+   * wake-up; one can only appear later when a turn's start failed after its admission committed (a storage
+   * error while its events were written), and it would refuse every later message and run as turn_in_progress.
+   */
+  #healOrphan(): void {
+    const latest = this.turns.latest();
+    if (latest?.status !== "running" || this.#runner) return;
+    log("error", "orphan_turn_ended", { turn_id: latest.id });
+    endStuckTurn(
+      this,
+      latest.id,
+      "failed",
+      { code: "internal_error", message: "the turn never started" },
+      STUCK_REASON,
+    );
+    this.hooks.settled(latest.id, "failed");
+  }
+
   /** Admits a turn: one transaction closes open calls, writes the user message and the turn row. */
   #begin(
     agent: AgentConfig,
@@ -199,10 +220,10 @@ export class SessionEngine {
     const id = `turn_${crypto.randomUUID().replaceAll("-", "")}`;
     const maxSteps = Math.min(input.max_steps ?? agent.max_steps, MAX_STEPS_LIMIT);
     // Only what admission needs happens before the provider request; sweeps run when a turn settles.
+    const superseded =
+      previous?.status === "awaiting_tool_results" || previous?.status === "awaiting_approval" ? previous.id : null;
     const { turn, synthesized, rederived, declined } = this.tx(() => {
-      if (previous?.status === "awaiting_tool_results" || previous?.status === "awaiting_approval") {
-        this.turns.finish(previous.id, "completed", "superseded", null);
-      }
+      if (superseded) this.turns.finish(superseded, "completed", "superseded", null);
       // Open approvals are answered "declined" in this same admission transaction; closeOpenCalls writes them.
       const declined = declineOpen(this.approvals, this.history, close.declined, "admission");
       const { notices, rederived } = this.tools.admit(agent);
@@ -237,11 +258,18 @@ export class SessionEngine {
       if (synthesized.length > 0) {
         this.eventLog.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
       }
+    } catch (e) {
+      // The turn is admitted (committed): it starts anyway, or it would stay `running` with nothing to end it.
+      log("error", "admission_events_failed", { turn_id: id, error: String(e) });
+    }
+    try {
       this.#start(agent, id);
     } catch (e) {
       this.eventLog.release();
       throw e;
     }
+    // A paused turn this one superseded has ended: a run waiting on its approval learns how.
+    if (superseded) this.hooks.settled(superseded, "completed");
     // As written: callers use its id, first message and log start, which nothing changes later.
     return turn;
   }
@@ -450,7 +478,8 @@ export class SessionEngine {
       if (synthesized.length)
         this.eventLog.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
       this.eventLog.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });
-      // A run that waited behind the paused turn may start now.
+      // A run whose turn this was concludes now; a run that waited behind the paused turn may start.
+      this.hooks.settled(latest.id, "cancelled");
       this.hooks.arm();
     }
     return { ok: true, status: this.turns.get(latest.id)?.status ?? "cancelled", turn_id: latest.id };
@@ -462,24 +491,27 @@ export class SessionEngine {
    */
   clear(): Result<{ cleared: true }> {
     if (this.#runner) return failure("turn_in_progress", "cannot clear while a turn is running; cancel it first");
-    this.tx(() => {
+    const paused = this.tx(() => {
       const latest = this.turns.latest();
-      if (latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval") {
-        this.turns.finish(latest.id, "cancelled", "cleared", null);
-      }
+      const paused = latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval";
+      if (paused) this.turns.finish(latest.id, "cancelled", "cleared", null);
       this.approvals.clear();
       this.history.clear();
       this.streamLog.clear();
       this.tools.clear();
       this.turns.clear();
+      return paused ? latest.id : null;
     });
     this.eventLog.record("session_cleared", null, { at: nowIso() });
+    // A run whose paused turn this was fails now ("the run's turn was cleared"), not at some later alarm.
+    if (paused) this.hooks.settled(paused, "cancelled");
     return { ok: true, cleared: true };
   }
 
   /** `POST /compact`: compacts now, outside any turn (refused while one runs). */
   async compact(agent: AgentConfig): Promise<Result<CompactionInfo>> {
     await this.tools.refresh(agent, this.env);
+    this.#healOrphan();
     if (this.turns.latest()?.status === "running") {
       return failure("turn_in_progress", "a turn is running; it compacts by itself when it needs to");
     }

@@ -83,6 +83,64 @@ describe("a throw while a turn writes its end", () => {
   });
 });
 
+describe("a throw while a turn's admission writes its events", () => {
+  it("still starts the admitted turn, which completes; nothing waits on it", async () => {
+    const s = await setup();
+    const record = EventLog.prototype.record;
+    let thrown = false;
+    patch(EventLog.prototype, "record", function (this: EventLog, type, turnId, data) {
+      if (type === "turn_started" && !thrown) {
+        thrown = true;
+        throw new Error("event write failed");
+      }
+      return record.call(this, type, turnId, data);
+    });
+    await script(s.model, [{ reply: { text: "First." } }, { reply: { text: "Second." } }]);
+    const first = await send(s, { content: "one" });
+    expect(thrown).toBe(true);
+    expect([first.status, first.body.status]).toEqual([201, "completed"]);
+    expect((await send(s, { content: "two" })).body.status).toBe("completed");
+  });
+});
+
+describe("a turn left running with no runner (its start failed after the admission committed)", () => {
+  it("is ended by the next message, which runs instead of being refused as turn_in_progress", async () => {
+    const s = await setup();
+    const hold = EventLog.prototype.hold;
+    let thrown = false;
+    patch(EventLog.prototype, "hold", function (this: EventLog) {
+      if (!thrown) {
+        thrown = true;
+        throw new Error("start failed");
+      }
+      return hold.call(this);
+    });
+    await script(s.model, [{ reply: { text: "Only this one runs." } }]);
+    const first = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "one" },
+      headers: { accept: "application/json" },
+    });
+    expect(first.status).toBe(500);
+    await first.text();
+    const orphan = await apiJson<{ last_turn: { status: string } }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(orphan.body.last_turn.status).toBe("running");
+    const second = await send(s, { content: "two" });
+    expect([second.status, second.body.status]).toEqual([201, "completed"]);
+    const msgs = await history(s);
+    expect(msgs.filter((m) => m.role === "user")).toHaveLength(2);
+    expect(pairingProblems(msgs)).toEqual([]);
+    const turns = (
+      await apiJson<{ events: Array<{ type: string; data: Record<string, unknown> }> }>(
+        `/v1/sessions/${s.session}/events`,
+        { key: s.key },
+      )
+    ).body.events.filter((e) => e.type === "turn_finished");
+    expect(turns.map((e) => e.data.status)).toEqual(["failed", "completed"]);
+  });
+});
+
 type ToolStats = { written: number; hung_up: boolean };
 
 /** Polls the mock tool endpoint until the call tagged `tag` was answered or the client hung up. */

@@ -105,32 +105,44 @@ export class SessionRuns {
 
   /** Engine hook: a paused turn continues (its approvals were answered); its run is running again. */
   onResumed(turnId: string): void {
-    const row = this.store.byTurn(turnId);
-    if (row?.status !== "awaiting_approval") return;
-    this.store.setStatus(row.id, "running");
-    this.#engine.eventLog.record("run_started", turnId, { run_id: row.id, after: "approval" });
+    // Never throws into the engine: the resumed turn must still start. A run missed here shows
+    // `awaiting_approval` until its turn settles.
+    try {
+      const row = this.store.byTurn(turnId);
+      if (row?.status !== "awaiting_approval") return;
+      this.store.setStatus(row.id, "running");
+      this.#engine.eventLog.record("run_started", turnId, { run_id: row.id, after: "approval" });
+    } catch (e) {
+      log("error", "run_resume_failed", { turn_id: turnId, error: String(e) });
+    }
   }
 
   /**
-   * A run may not start now: a turn runs, or a client's turn waits for its client tool results (a run
-   * would supersede it and the client's real results would be refused as late). A pause left by a run's
-   * own turn does not block: nobody will answer it, and that run has already failed.
+   * A run may not start now: a turn runs, a turn waits for a person's approval (a run would supersede it and
+   * decline the call the person is deciding on), or a client's turn waits for its client tool results (the
+   * client's real results would be refused as late). A run's own turn paused for client tool results does not
+   * block: nobody will answer it, and that run has already failed.
    */
   blocked(): boolean {
     if (this.#engine.running) return true;
     const latest = this.#engine.turns.latest();
-    const paused = latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval";
-    return paused && this.store.byTurn(latest.id) === null;
+    if (latest?.status === "awaiting_approval") return true;
+    return latest?.status === "awaiting_tool_results" && this.store.byTurn(latest.id) === null;
   }
 
-  /** Engine hook: a turn stopped running. An interrupted turn never gets here (no runner survives a restart). */
+  /**
+   * Engine hook: a turn stopped running, or a paused turn ended without a runner (cancelled, superseded by a new
+   * message, cleared). An interrupted turn never gets here (no runner survives a restart).
+   */
   onSettled(turnId: string): void {
     // Never throws into the engine (its waiters must still be released). A run missed here stays
     // `running` until an alarm's reconcile pass (every alarm starts with one) concludes it.
     try {
       const row = this.store.byTurn(turnId);
-      const turn = row ? this.#engine.turns.get(turnId) : null;
-      if (row && turn) this.#conclude(row, turn);
+      if (row?.status !== "running" && row?.status !== "awaiting_approval") return;
+      const turn = this.#engine.turns.get(turnId);
+      if (!turn) this.#fail(row, { code: "turn_missing", message: "the run's turn was cleared" });
+      else this.#conclude(row, turn);
     } catch (e) {
       log("error", "run_settle_failed", { turn_id: turnId, error: String(e) });
     }
@@ -269,16 +281,18 @@ export class SessionRuns {
       ...(r.structured_result !== undefined ? { structured_result: r.structured_result } : {}),
     };
     const error: ErrorInfo | null =
-      status === "completed"
-        ? null
-        : status === "awaiting_tool_results"
-          ? {
-              code: "awaiting_tool_results",
-              message: "the agent called client-executed tools, which a run cannot answer",
-            }
-          : status === "cancelled"
-            ? { code: "cancelled", message: "the run's turn was cancelled" }
-            : { code: r.error?.code ?? "failed", message: r.error?.message ?? "the run's turn failed" };
+      status === "completed" && r.finish_reason === "superseded"
+        ? { code: "superseded", message: "a new message in the session ended the run's paused turn" }
+        : status === "completed"
+          ? null
+          : status === "awaiting_tool_results"
+            ? {
+                code: "awaiting_tool_results",
+                message: "the agent called client-executed tools, which a run cannot answer",
+              }
+            : status === "cancelled"
+              ? { code: "cancelled", message: "the run's turn was cancelled" }
+              : { code: r.error?.code ?? "failed", message: r.error?.message ?? "the run's turn failed" };
     this.#finish(row, error ? "failed" : "completed", output, error);
   }
 

@@ -1,0 +1,94 @@
+// A webhook run whose turn waits for a person's approval (README "Webhook-triggered runs"): another run queued in
+// the same session waits behind it instead of superseding it, and when the paused turn ends some other way
+// (cancelled, superseded by a client's message, cleared) the run fails at once with the reason, not at a later
+// alarm, and not as "completed".
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { apiJson, uid } from "./helpers";
+import { getRun, type Run, type RunSetup, runSetup, runStub, script, signedRun, waitRun } from "./runs-helpers";
+
+type Paused = Run & { approvals?: Array<{ approval_id: string; tool_call_id: string }> };
+
+/** A tenant's agent with an approval-gated http tool, and one signed run of it paused on that approval. */
+async function pausedRun(tag: string): Promise<{ s: RunSetup; run: Paused }> {
+  const s = await runSetup(undefined, {
+    tools: [
+      {
+        name: "charge_card",
+        description: "Charges a card.",
+        input_schema: { type: "object", properties: { amount: { type: "number" } } },
+        execution: { type: "http", url: `${env.MOCK_URL}/_callback/${uid(tag)}` },
+        requires_approval: true,
+      },
+    ],
+  });
+  await script(s.model, [
+    { reply: { tool_calls: [{ id: `call_${tag}`, name: "charge_card", input: { amount: 5 } }] } },
+  ]);
+  const started = await signedRun(s, { input: "charge 5" });
+  expect(started.status).toBe(202);
+  const { run_id } = (await started.json()) as { run_id: string };
+  const run = (await waitRun(s, run_id, (r) => r.status === "awaiting_approval")) as Paused;
+  return { s, run };
+}
+
+function sessionCall(s: RunSetup, run: Run, action: string, json?: unknown) {
+  return apiJson<{ status?: string; error?: { code: string } }>(`/v1/sessions/${run.session_id}/${action}`, {
+    method: "POST",
+    key: s.key,
+    headers: { accept: "application/json" },
+    ...(json === undefined ? {} : { json }),
+  });
+}
+
+describe("a run queued behind another run's approval", () => {
+  it("waits, and runs once the approval is answered and the first run has completed", async () => {
+    const { s, run } = await pausedRun("queued");
+    await script(s.model, [{ reply: { text: "First run done." } }, { reply: { text: "Second run done." } }]);
+    const queued = await signedRun(s, { input: "second", session_id: run.session_id });
+    expect(queued.status).toBe(202);
+    const second = ((await queued.json()) as { run_id: string }).run_id;
+    // The session's alarm comes due now: the queued run must not start (it would decline the open approval).
+    await runDurableObjectAlarm(runStub(s, run.session_id));
+    expect((await getRun(s, second)).status).toBe("queued");
+    expect((await getRun(s, run.run_id)).status).toBe("awaiting_approval");
+
+    const approval = (await getRun(s, run.run_id)) as Paused;
+    const approved = await apiJson(`/v1/runs/${run.run_id}/approvals`, {
+      method: "POST",
+      key: s.key,
+      json: { approvals: [{ approval_id: approval.approvals?.[0]?.approval_id, approved: true }] },
+    });
+    expect(approved.status).toBe(200);
+    const first = await waitRun(s, run.run_id, (r) => r.status === "completed" || r.status === "failed");
+    expect([first.status, first.result?.output]).toEqual(["completed", "First run done."]);
+    const next = await waitRun(s, second, (r) => r.status === "completed" || r.status === "failed");
+    expect([next.status, next.result?.output]).toEqual(["completed", "Second run done."]);
+  });
+});
+
+describe("a run whose paused turn ends without its approval", () => {
+  it("fails as cancelled as soon as the session's turn is cancelled", async () => {
+    const { s, run } = await pausedRun("cancel");
+    expect((await sessionCall(s, run, "cancel")).status).toBe(200);
+    const after = await getRun(s, run.run_id);
+    expect([after.status, after.error?.code]).toEqual(["failed", "cancelled"]);
+  });
+
+  it("fails as superseded, not completed, when a client's message moves the session on", async () => {
+    const { s, run } = await pausedRun("superseded");
+    await script(s.model, [{ reply: { text: "Hello, client." } }]);
+    const message = await sessionCall(s, run, "messages", { content: "never mind the charge" });
+    expect(message.status).toBe(201);
+    const after = await getRun(s, run.run_id);
+    expect([after.status, after.error?.code]).toEqual(["failed", "superseded"]);
+  });
+
+  it("fails as turn_missing as soon as the session is cleared", async () => {
+    const { s, run } = await pausedRun("cleared");
+    expect((await sessionCall(s, run, "clear")).status).toBe(200);
+    const after = await getRun(s, run.run_id);
+    expect([after.status, after.error?.code]).toEqual(["failed", "turn_missing"]);
+  });
+});
