@@ -26,12 +26,21 @@ export const anthropic = sseAdapter({
   parser: () => new AnthropicStreamParser(),
 });
 
-/** The betas a request needs: deferred tools, and server-side compaction (the edit or a block sent back). */
+/**
+ * The betas a request needs: deferred tools or a `tool_reference` block (one kept across a compaction that made
+ * every deferred tool a loaded one still needs it), and server-side compaction (the edit or a block sent back).
+ */
 export function anthropicBetas(req: StepRequest, body: Record<string, unknown>): string[] {
   const betas: string[] = [];
-  if (req.tools.some((t) => t.defer_loading)) betas.push(TOOL_SEARCH_BETA);
   const messages = (body.messages ?? []) as AnthropicMessage[];
+  if (req.tools.some((t) => t.defer_loading) || messages.some(hasToolReference)) betas.push(TOOL_SEARCH_BETA);
   const blocks = messages.some((m) => m.content.some((b) => b.type === "compaction"));
   if (body.context_management !== undefined || blocks) betas.push(COMPACTION_BETA);
   return betas;
+}
+
+function hasToolReference(message: AnthropicMessage): boolean {
+  return message.content.some(
+    (b) => b.type === "tool_result" && Array.isArray(b.content) && b.content.some((c) => c.type === "tool_reference"),
+  );
 }
