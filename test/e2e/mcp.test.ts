@@ -31,7 +31,10 @@ async function spawn(preset: string, opts: { port?: number; authorization?: stri
 const isJson = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 const records = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isJson) : []);
 
-async function setup(servers: Array<{ name: string; url: string; headers?: Record<string, string>; defer?: boolean }>) {
+async function setup(
+  servers: Array<{ name: string; url: string; headers?: Record<string, string>; defer?: boolean }>,
+  extra: Json = {},
+) {
   const model = uniqueModel("mcp");
   const agent = `agent-${model}`;
   await api.putAgent(agent, {
@@ -39,6 +42,7 @@ async function setup(servers: Array<{ name: string; url: string; headers?: Recor
     system: "You use MCP tools.",
     tools: [],
     mcp_servers: servers,
+    ...extra,
   });
   const session = (await api.createSession(tenantKey, agent)).id;
   return { model, agent, session };
@@ -266,5 +270,46 @@ describe("a generated server with 150 tools", () => {
       wireTools(r).filter((t) => String(t.name).startsWith("mcp__")).length;
     expect(recorded.map(mcpCount)).toEqual([150, 150, 150, 0, 0, 150, 150]);
     expect(wireTools(recorded[0]).filter((t) => t.defer_loading === true)).toHaveLength(150);
+  });
+});
+
+describe("a loaded MCP tool whose server is down when the session compacts", () => {
+  it("leaves the loaded set instead of staying loaded with nothing declaring it, and loads again once the server is back", async () => {
+    let srv = await spawn("basic");
+    const port = srv.port;
+    const { model, session } = await setup([{ name: "kit", url: srv.url }], { compaction: { keep_recent_turns: 0 } });
+    await mock.script(model, [
+      calls("c1", [["tool_search", { query: "select:mcp__kit__echo" }]]),
+      calls("c2", [["mcp__kit__echo", { text: "before" }]]),
+      { reply: { text: "echoed" } },
+    ]);
+    expect((await api.sendJson(tenantKey, session, { content: "echo before" })).status).toBe("completed");
+    expect(await loaded(session)).toContain("mcp__kit__echo");
+
+    await srv.kill();
+    // A turn while the server is down: the tool stays loaded (it comes back with its server), unseen meanwhile.
+    await mock.script(model, [{ reply: { text: "the kit is down" } }]);
+    expect((await api.sendJson(tenantKey, session, { content: "still there?" })).status).toBe("completed");
+    expect(await loaded(session)).toContain("mcp__kit__echo");
+    const compacted = await api.ok<{ tools_dropped: string[]; tools_kept: string[] }>(
+      "POST",
+      `/v1/sessions/${session}/compact`,
+      { key: tenantKey },
+    );
+    expect(compacted.tools_dropped).toContain("mcp__kit__echo");
+    expect(await loaded(session)).not.toContain("mcp__kit__echo");
+
+    srv = await spawn("basic", { port });
+    await mock.script(model, [
+      calls("c3", [["tool_search", { query: "select:mcp__kit__echo" }]]),
+      calls("c4", [["mcp__kit__echo", { text: "after" }]]),
+      { reply: { text: "echoed again" } },
+    ]);
+    const again = await api.sendJson(tenantKey, session, { content: "echo after" });
+    expect(again.status).toBe("completed");
+    const r = results(again.messages);
+    expect(JSON.stringify(r.get("c3_0")?.content)).toContain('"tool_reference"');
+    expect(r.get("c4_0")).toMatchObject({ text: "after", is_error: false });
+    expect(await loaded(session)).toContain("mcp__kit__echo");
   });
 });

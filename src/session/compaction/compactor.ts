@@ -338,8 +338,13 @@ export class Compactor {
         "SELECT name, max(message_seq) AS last FROM tool_calls GROUP BY name",
       ).map((r) => [r.name, r.last]),
     );
-    const loaded = tools.loaded
-      .list()
+    const names = tools.loaded.list();
+    const named = toolsNamedIn(kept);
+    // A loaded tool whose source is away (its MCP server down) has no declaration to carry across the boundary:
+    // unless the kept turns still name it, it leaves the loaded set rather than stay loaded with nothing in the
+    // view that declares it; once its server is back, tool_search or select_tools loads it again.
+    const away = names.filter((n) => reg.get(n) === undefined && !named.has(n));
+    const loaded = names
       .map((n) => reg.get(n))
       .filter((t): t is RegisteredTool => t?.deferred === true)
       .map((t) => {
@@ -356,7 +361,8 @@ export class Compactor {
         };
       });
     const budget = cfg.tool_budget_tokens ?? Math.floor(window * 0.1);
-    const choice = keepLoaded(loaded, toolsNamedIn(kept), budget);
+    const rule = keepLoaded(loaded, named, budget);
+    const choice = { kept: rule.kept, dropped: [...rule.dropped, ...away] };
     const keptSet = new Set(choice.kept);
     const snapshot: ToolSnapshot = {
       kept: loaded.filter((t) => keptSet.has(t.name)).map((t) => ({ name: t.name, fingerprint: t.fingerprint })),
