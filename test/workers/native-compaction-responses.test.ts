@@ -126,6 +126,35 @@ describe("native compaction on the OpenAI Responses API (compact_threshold)", ()
     expect((await mockStats(s.model)).rejected).toBe(0);
   });
 
+  it("our own summary after the provider's compaction reads its item first, so what it held is not lost", async () => {
+    const s = await responsesSession();
+    await script(s.model, LOAD_AND_CALL);
+    let streamed = "";
+    for (let i = 1; i <= 12; i++) {
+      const res = await api(`/v1/sessions/${s.session}/messages`, {
+        method: "POST",
+        key: s.key,
+        json: { content: long("opaque", i) },
+        headers: { accept: "text/event-stream" },
+      });
+      streamed += await res.text();
+    }
+    const { block } = await expectNativeCompacted(s, streamed, "openai");
+    const before = (await requests(s.model)).length;
+
+    const compacted = await apiJson<{ native: boolean; summary_requests: number }>(
+      `/v1/sessions/${s.session}/compact`,
+      { method: "POST", key: s.key },
+    );
+    expect(compacted.status).toBe(200);
+    expect(compacted.body).toMatchObject({ native: false, summary_requests: 1 });
+    const summary = (await requests(s.model))[before] as Recorded;
+    expect(summary.body.input[0]).toEqual({ type: "compaction", encrypted_content: block.encrypted });
+    expect(summary.body.input[1]).toMatchObject({ type: "message", role: "user" });
+    expect(JSON.stringify(summary.body.input[1])).toContain("compacted context this request opens with");
+    expect(summary.rejected).toBeNull();
+  });
+
   it("a loaded tool over the budget is dropped: announced after the compaction item, still callable", async () => {
     const s = await responsesSession({ tool_budget_tokens: 0 });
     await script(s.model, LOAD_AND_CALL);

@@ -56,6 +56,15 @@ export interface CompactOptions {
 /** Server-side compaction for the agent's model: the trigger to send, or why we summarise ourselves. */
 export type NativePlan = { native: true; trigger: number } | { native: false; reason: string | null };
 
+/** The newest compaction in `messages` whose content only its provider can read (OpenAI Responses' item). */
+function opaqueCompaction(messages: readonly Message[]): CompactionPart | undefined {
+  let found: CompactionPart | undefined;
+  for (const m of messages) {
+    for (const p of m.parts) if (p.type === "compaction" && !p.content && p.encrypted !== undefined) found = p;
+  }
+  return found;
+}
+
 /** Estimated tokens of a message's parts (what the boundary choice weighs). */
 function messageTokens(m: Message): number {
   return Math.ceil(JSON.stringify(m.parts).length / BYTES_PER_TOKEN);
@@ -402,9 +411,14 @@ export class Compactor {
     const pieces = transcriptPieces(transcriptLines(messages), pieceChars - Math.min(prior.length, pieceChars / 2));
     let text = prior;
     let requests = 0;
+    // A provider compaction no transcript line can show (its content is encrypted): the first request opens with
+    // it, so the summary holds what it held; later pieces carry that summary on.
+    let context = opaqueCompaction(messages);
     for (const piece of pieces) {
       requests++;
-      const answer = await requestSummary(agent, this.#deps.env, summaryPrompt(text, piece), prefix, opts.signal);
+      const prompt = summaryPrompt(text, piece);
+      const answer = await requestSummary(agent, this.#deps.env, prompt, prefix, opts.signal, context);
+      context = undefined;
       if (!answer.ok) return answer;
       // A summary that grew past a quarter of the window would crowd out the next piece.
       text = answer.text.slice(0, Math.floor(window * 0.25) * 3);

@@ -4,11 +4,11 @@
  */
 import type { AgentConfig } from "../../agents/types";
 import type { Env } from "../../env";
-import type { ToolDeclaration } from "../../model/message";
+import type { CompactionPart, Message, Part, Role, ToolDeclaration } from "../../model/message";
 import { attributesOf, inSpan } from "../../observability/tracing";
 import { endpointFromEnv, getAdapter, policyFor } from "../../providers/index";
 import { ProviderFailure, type StepRequest } from "../../providers/types";
-import { SUMMARY_SYSTEM } from "./transcript";
+import { OPAQUE_CONTEXT_NOTE, SUMMARY_SYSTEM } from "./transcript";
 
 /** The tools and system of the request a compaction was triggered by: the summary request reuses them. */
 export interface RequestPrefix {
@@ -19,8 +19,10 @@ export interface RequestPrefix {
 /**
  * One summary request. With the triggering request's prefix it sends exactly that system and
  * tools[] (a prompt-cache hit on the provider's side) and puts our summariser instruction in the
- * user message; without one, our own system and no tools at all. Either way its only message is
- * plain text, so invariant P holds trivially; a tool call in the answer is ignored.
+ * user message; without one, our own system and no tools at all. Its only message is plain text,
+ * so invariant P holds trivially; a tool call in the answer is ignored. `context` is a compaction
+ * the provider wrote whose content only it can read (OpenAI Responses' encrypted item): it goes
+ * first, so what it holds is summarised too rather than lost.
  */
 export async function requestSummary(
   agent: AgentConfig,
@@ -28,20 +30,21 @@ export async function requestSummary(
   prompt: string,
   prefix: RequestPrefix | undefined,
   signal: AbortSignal,
+  context?: CompactionPart,
 ): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
+  const text = `${prefix ? `${SUMMARY_SYSTEM}\n\n` : ""}${context ? `${OPAQUE_CONTEXT_NOTE}\n\n` : ""}${prompt}`;
+  const message = (role: Role, parts: Part[]): Message => ({
+    seq: 0,
+    role,
+    origin: "system",
+    turn_id: null,
+    parts,
+    created_at: "",
+  });
   const req: StepRequest = {
     model: agent.model,
     system: prefix ? prefix.system : SUMMARY_SYSTEM,
-    messages: [
-      {
-        seq: 0,
-        role: "user",
-        origin: "system",
-        turn_id: null,
-        parts: [{ type: "text", text: prefix ? `${SUMMARY_SYSTEM}\n\n${prompt}` : prompt }],
-        created_at: "",
-      },
-    ],
+    messages: [...(context ? [message("assistant", [context])] : []), message("user", [{ type: "text", text }])],
     tools: prefix ? prefix.tools : [],
   };
   const attributes = {

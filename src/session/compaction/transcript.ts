@@ -15,6 +15,10 @@ const MAX_RESULT_CHARS = 2000;
 export const SUMMARY_INSTRUCTION =
   "Summarise the conversation transcript above for the assistant that continues it. Keep every user request, decision, fact, open question, tool result that matters and the state of the work; be concise.";
 
+/** Said when the request opens with a compaction only the provider can read (summary-request.ts `context`). */
+export const OPAQUE_CONTEXT_NOTE =
+  "The conversation began before the transcript below: its earlier part is the compacted context this request opens with. Your summary covers that earlier part as well.";
+
 export const SUMMARY_SYSTEM =
   "You write a summary of an earlier part of a conversation between a user and an AI assistant that uses tools. The summary replaces that part of the conversation in the assistant's context.";
 
