@@ -561,6 +561,44 @@ describe("approving through POST /chat after a server tool of the same turn", ()
   });
 });
 
+describe("cancelling a turn while a sibling of an approval call runs", () => {
+  it("declines the step's approval with the turn: nothing is left open to decide, and the call never runs", async () => {
+    const charge = uid("charge");
+    const slow = {
+      name: "slow_check",
+      description: "a slow server-side check",
+      input_schema: { type: "object", properties: { amount: { type: "number" } } },
+      execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=1500` },
+    };
+    const s = await setup({ tools: [recordedTool("charge_card", charge), slow] });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_cx_charge", name: "charge_card", input: { amount: 9 } },
+            { id: "call_cx_slow", name: "slow_check", input: { amount: 9 } },
+          ],
+        },
+      },
+    ]);
+    const turn = send(s, { content: "check, then charge 9" });
+    let open: OpenApproval[] = [];
+    for (let i = 0; i < 200 && open.length === 0; i++) {
+      open = (await sessionState(s)).pending_approvals;
+      if (open.length === 0) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(open.map((a) => a.tool_call_id)).toEqual(["call_cx_charge"]);
+    expect((await apiJson(`/v1/sessions/${s.session}/cancel`, { method: "POST", key: s.key })).status).toBe(200);
+    expect((await turn).body.status).toBe("cancelled");
+    expect((await sessionState(s)).pending_approvals).toEqual([]);
+    const declined = (await events(s)).filter((e) => e.type === "approval_declined");
+    expect(declined.map((e) => e.data.tool_use_id)).toEqual(["call_cx_charge"]);
+    const msgs = await history(s);
+    expect(pairingProblems(msgs)).toEqual([]);
+    expect(await deliveries(charge)).toHaveLength(0);
+  });
+});
+
 describe("approval config", () => {
   it("refuses requires_approval on a client tool and a malformed MCP require_approval", async () => {
     const base = { model: { provider: "anthropic", name: "m" } };

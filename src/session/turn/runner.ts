@@ -8,6 +8,8 @@ import type { StopReason } from "../../model/stream";
 import type { TurnStatus } from "../../model/turn";
 import { log } from "../../observability/log";
 import { inSpan } from "../../observability/tracing";
+import { recordDeclined } from "../approval-answers";
+import { declineOpen } from "../approvals";
 import { runBudgetedStep } from "../compaction/run";
 import { sessionTx } from "../session-tx";
 import type { UiFinishReason } from "../stream/turn-events";
@@ -188,7 +190,13 @@ export class TurnRunner implements TurnContext {
 
   #finishCancelled(): void {
     const reason = this.#cancelReason ?? "the turn was cancelled";
-    const { synthesized } = this.tx(() => this.deps.history.closeOpenCalls({ turnId: this.turnId, reason }));
+    const { synthesized, declined } = this.tx(() => {
+      // Approvals the step asked for end with it (declined, the call's result says so): none is left open for a
+      // person to decide on a call that will never run.
+      const declined = declineOpen(this.deps.approvals, this.deps.history, reason, "cancel");
+      return { ...this.deps.history.closeOpenCalls({ turnId: this.turnId, reason }), declined };
+    });
+    recordDeclined(this.deps.eventLog, declined, this.turnId, reason, "cancel");
     if (synthesized.length > 0) {
       this.deps.eventLog.record("tool_result_synthesized", this.turnId, { tool_use_ids: synthesized, reason });
     }
