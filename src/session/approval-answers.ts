@@ -12,6 +12,7 @@ import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import type { EventLog } from "../observability/events";
 import { type Actor, type ApprovalAnswer, type ApprovalStore, checkAnswers, declineOne, EXPIRED } from "./approvals";
+import { deleted } from "./deleted";
 import type { HistoryStore } from "./history/store";
 import type { Mode, TurnAnswer } from "./rpc-types";
 import type { SessionTools } from "./session-tools";
@@ -26,6 +27,9 @@ export interface AnsweringEngine {
   readonly history: HistoryStore;
   readonly eventLog: EventLog;
   tx<T>(fn: () => T): T;
+  /** The delete tombstone (engine.ts): work that awaited I/O writes nothing once it moved. */
+  readonly generation: number;
+  stale(generation: number): boolean;
   resumeIfReady(agent: AgentConfig, before: TurnRow | null, mode: Mode, since: number): Promise<Result<TurnAnswer>>;
 }
 
@@ -61,11 +65,14 @@ export async function answerApprovals(
   by: Actor,
   fromChat = false,
 ): Promise<Result<TurnAnswer>> {
+  const generation = engine.generation;
   await engine.tools.refresh(agent, engine.env);
   const checked = await checkAnswers(engine.approvals, answers, {
     requireSignature: fromChat,
     skipAnswered: fromChat,
   });
+  // The session was deleted while this awaited: nothing is written into the wiped object.
+  if (engine.stale(generation)) return deleted();
   if (!checked.ok) return checked;
   const latest = engine.turns.latest();
   const since = (engine.history.last()?.seq ?? 0) + 1;
@@ -96,7 +103,9 @@ export async function answerApprovals(
 export async function expireApproval(engine: AnsweringEngine, agent: AgentConfig, approvalId: string): Promise<void> {
   const row = engine.approvals.get(approvalId);
   if (row?.status !== "pending") return;
+  const generation = engine.generation;
   await engine.tools.refresh(agent, engine.env);
+  if (engine.stale(generation)) return;
   const latest = engine.turns.latest();
   const done = engine.tx(() => declineOne(engine.approvals, engine.history, row, EXPIRED, "ttl"));
   if (!done) return;

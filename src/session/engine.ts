@@ -26,6 +26,7 @@ import {
   refuseResultsForApprovals,
 } from "./approvals";
 import { type CompactionInfo, Compactor } from "./compaction/compactor";
+import { deleted } from "./deleted";
 import { HistoryStore, type SuppliedResult } from "./history/store";
 import { oversized } from "./oversized";
 import { endStuckTurn } from "./recovery";
@@ -38,11 +39,6 @@ import { TurnRunner } from "./turn/runner";
 import { type TurnRow, TurnStore } from "./turn/turn-store";
 
 const STUCK_REASON = "the turn crashed while this call was open";
-
-/** The answer to a request that was admitted before its session was deleted. */
-function deleted() {
-  return failure("not_found", "session not found (it was deleted)");
-}
 
 /**
  * The session's state machine for turns: admission (one turn at a time,

@@ -1,0 +1,9 @@
+/**
+ * The answer to a request that was admitted before its session was deleted (`deleted`): the work that awaited
+ * network I/O found the delete tombstone moved (engine.ts `stale`) and wrote nothing.
+ */
+import { failure } from "../model/errors";
+
+export function deleted() {
+  return failure("not_found", "session not found (it was deleted)");
+}
