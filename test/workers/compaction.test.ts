@@ -9,6 +9,7 @@ import {
   COMPACTION_TOOLS,
   events,
   history,
+  mockRequests,
   mockStats,
   pairingProblems,
   recordStream,
@@ -190,6 +191,22 @@ describe.each(PROTOCOLS)("a cut summary stream (%s)", (provider) => {
     }
     expect((await send(s, { content: userText(50) })).body.status).toBe("completed");
     expect(pairingProblems(await history(s))).toEqual([]);
+  });
+});
+
+describe("a summary cut at the model's output limit (max_tokens)", () => {
+  it("is kept, saying it was cut, and the next request carries it", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 4);
+    await summaryScript(s.model, [{ reply: { text: "Summary: the user sent four", stop_reason: "max_tokens" } }], true);
+    const res = await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key });
+    expect(res.status).toBe(200);
+    await script(s.model, [{ reply: { text: "Carrying on." } }]);
+    expect((await send(s, { content: userText(5) })).body.status).toBe("completed");
+    const sent = (await mockRequests(s.model)).at(-1);
+    expect(JSON.stringify(sent?.body)).toContain(
+      "Summary: the user sent four\\n\\n[This summary was cut at the model's output limit",
+    );
   });
 });
 

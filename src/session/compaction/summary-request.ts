@@ -8,7 +8,7 @@ import type { CompactionPart, Message, Part, Role, ToolDeclaration } from "../..
 import { attributesOf, inSpan } from "../../observability/tracing";
 import { endpointFromEnv, getAdapter, policyFor } from "../../providers/index";
 import { ProviderFailure, type StepRequest } from "../../providers/types";
-import { OPAQUE_CONTEXT_NOTE, SUMMARY_SYSTEM } from "./transcript";
+import { OPAQUE_CONTEXT_NOTE, SUMMARY_SYSTEM, TRUNCATED_NOTE } from "./transcript";
 
 /** The tools and system of the request a compaction was triggered by: the summary request reuses them. */
 export interface RequestPrefix {
@@ -56,6 +56,7 @@ export async function requestSummary(
     const adapter = getAdapter(agent.model.provider);
     let text = "";
     let complete = false;
+    let truncated = false;
     let retries = 0;
     let usage: Record<string, unknown> = {};
     const answer = async (): Promise<{ ok: true; text: string } | { ok: false; reason: string }> => {
@@ -67,8 +68,10 @@ export async function requestSummary(
           signal,
         )) {
           if (ev.type === "block_stop" && ev.part.type === "text") text += ev.part.text;
-          else if (ev.type === "message_stop") complete = true;
-          else if (ev.type === "retry") retries++;
+          else if (ev.type === "message_stop") {
+            complete = true;
+            truncated = ev.stop_reason === "max_tokens";
+          } else if (ev.type === "retry") retries++;
           else if (ev.type === "usage") usage = { ...usage, ...ev.usage };
         }
       } catch (e) {
@@ -77,12 +80,15 @@ export async function requestSummary(
       // A stream that ended without its stop event was cut: its text may be half a summary.
       if (!complete) return { ok: false, reason: "the summary stream ended early" };
       if (!text.trim()) return { ok: false, reason: "the summary request returned no text" };
-      return { ok: true, text: text.trim() };
+      // Cut at the output limit: kept (refusing it could leave a session over its window with no way to shrink),
+      // but it says so, for the model that reads it.
+      return { ok: true, text: truncated ? `${text.trim()}\n\n${TRUNCATED_NOTE}` : text.trim() };
     };
     const out = await answer();
     span.setAttributes({
       "switchboard.status": out.ok ? "ok" : "failed",
       "switchboard.retries": retries,
+      "switchboard.truncated": truncated,
       ...attributesOf(usage),
       ...(out.ok ? {} : { "switchboard.error": out.reason.slice(0, 500) }),
     });

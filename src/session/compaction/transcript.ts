@@ -15,6 +15,10 @@ const MAX_RESULT_CHARS = 2000;
 export const SUMMARY_INSTRUCTION =
   "Summarise the conversation transcript above for the assistant that continues it. Keep every user request, decision, fact, open question, tool result that matters and the state of the work; be concise.";
 
+/** Ends a summary the model cut at its output limit (summary-request.ts). */
+export const TRUNCATED_NOTE =
+  "[This summary was cut at the model's output limit: details after this point are missing.]";
+
 /** Said when the request opens with a compaction only the provider can read (summary-request.ts `context`). */
 export const OPAQUE_CONTEXT_NOTE =
   "The conversation began before the transcript below: its earlier part is the compacted context this request opens with. Your summary covers that earlier part as well.";
