@@ -210,6 +210,33 @@ describe("a summary cut at the model's output limit (max_tokens)", () => {
   });
 });
 
+describe("POST /compact while a turn is admitted during its summary", () => {
+  it("keeps the tool that turn loaded: tool decisions see the turn's messages, not the view before it", async () => {
+    const s = await longSession("anthropic", { compaction: { tool_budget_tokens: 0, keep_recent_turns: 1 } });
+    await turns(s, 1, 3);
+    await summaryScript(s.model, [
+      { reply: { text: "Summary: three long messages." }, faults: { stall_before_ms: 800 } },
+    ]);
+    const compacting = apiJson<{ tools_dropped: string[] }>(`/v1/sessions/${s.session}/compact`, {
+      method: "POST",
+      key: s.key,
+    });
+    for (let i = 0; i < 200 && (await mockStats(s.model)).summaries === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_mid_s", name: "tool_search", input: { query: "select:lookup_order" } }] } },
+      { reply: { tool_calls: [{ id: "call_mid_l", name: "lookup_order", input: { city: "Oslo" } }] } },
+      { reply: { text: "Found it." } },
+    ]);
+    expect((await send(s, { content: "look up the Oslo order" })).body.status).toBe("completed");
+    const compacted = await compacting;
+    expect(compacted.status).toBe(200);
+    expect(compacted.body.tools_dropped).not.toContain("lookup_order");
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).toContain("lookup_order");
+  });
+});
+
 describe("deferred tools bigger than the window (anthropic)", () => {
   it("are not counted as context: a short conversation never compacts, and the requests fit the model", async () => {
     // 80 deferred tools of ~700 bytes: ~56 KB on the wire, ~14k tokens, against a window of 8,000.

@@ -232,9 +232,11 @@ export class Compactor {
     const summary = await this.#summarise(agent, previous?.summary ?? "", summarised, opts);
     if (!summary.ok) return summary;
 
-    // Tools: decided from the state now; written with the record in one transaction.
+    // Tools: decided from the state now (a turn admitted while the summary streamed may have loaded one: its
+    // messages are kept too); written with the record in one transaction.
     const pre = history.preamble();
-    const { choice, snapshot } = this.#tools(agent, pre ? [pre, ...summarised] : summarised, kept);
+    const keptNow = history.messages().filter((m) => m.seq >= boundarySeq);
+    const { choice, snapshot } = this.#tools(agent, pre ? [pre, ...summarised] : summarised, keptNow);
     const removedBytes = summarised.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
     const tokensAfter = Math.max(
       0,
