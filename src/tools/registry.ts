@@ -9,12 +9,13 @@ import type { RegisteredTool } from "./types";
 const widened = new WeakMap<RegisteredTool, JsonObject>();
 
 /**
- * The declaration sent to providers. Parameters of non-built-in tools are
+ * The declaration sent to providers. Parameters of server-executed tools (http, MCP) are
  * widened so a `{"$tool", "$path"}` reference is accepted at every value
  * position (resolved and validated against the original before execution).
  */
 export function declaration(tool: RegisteredTool): ToolDeclaration {
-  if (tool.source === "builtin")
+  // Built-ins take no references, nor do client tools (the client receives the arguments as written).
+  if (tool.source === "builtin" || tool.source === "client")
     return { name: tool.name, description: tool.description, input_schema: tool.input_schema };
   let schema = widened.get(tool);
   if (!schema) {

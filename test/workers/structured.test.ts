@@ -145,6 +145,72 @@ describe("chained arguments and invalid calls", () => {
     expect(JSON.stringify((await mockRequests(s.model))[0]?.body.system)).toContain("$tool");
   });
 
+  it("resolves a reference to the result of a call that loaded its deferred tool (its tool_reference is not the value)", async () => {
+    const s = await setup({ tools: [{ ...echo("first"), defer: true }, echo("second")] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_d1", name: "first", input: { q: "beta" } }] } },
+      {
+        reply: {
+          tool_calls: [{ id: "toolu_d2", name: "second", input: { q: { $tool: "toolu_d1", $path: "echo.input.q" } } }],
+        },
+      },
+      { reply: { text: "chained" } },
+    ]);
+    expect((await send(s, { content: "chain" })).body.status).toBe("completed");
+    const results = (await history(s)).flatMap((m) => m.parts).filter((p) => p.type === "tool_result");
+    expect(JSON.stringify(results[0]?.content)).toContain('"tool_reference"');
+    expect(results[1]).toMatchObject({ tool_use_id: "toolu_d2", is_error: false });
+    expect(JSON.parse(String(results[1]?.content))).toMatchObject({ echo: { name: "second", input: { q: "beta" } } });
+  });
+
+  it("refuses a reference in a client tool's arguments (the client would get it unresolved), and does not offer one", async () => {
+    const s = await setup({
+      tools: [
+        echo("first"),
+        {
+          name: "pick",
+          input_schema: { type: "object", properties: { q: { type: "string" } } },
+          execution: { type: "client" },
+        },
+      ],
+    });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_c1", name: "first", input: { q: "gamma" } }] } },
+      {
+        reply: {
+          tool_calls: [{ id: "toolu_c2", name: "pick", input: { q: { $tool: "toolu_c1", $path: "echo.input.q" } } }],
+        },
+      },
+      { reply: { text: "passed it on" } },
+    ]);
+    const turn = await send(s, { content: "pick it" });
+    expect(turn.body.status).toBe("completed");
+    const result = (await history(s))
+      .flatMap((m) => m.parts)
+      .find((p) => p.tool_use_id === "toolu_c2" && p.type === "tool_result");
+    expect(result).toMatchObject({ is_error: true });
+    expect(String(result?.content)).toContain("runs in the client");
+    const invalid = (await events(s)).filter((e) => e.type === "tool_call_invalid");
+    expect(invalid.map((e) => e.data.tool_use_id)).toEqual(["toolu_c2"]);
+    const tools = (await mockRequests(s.model))[0]?.body.tools as Array<{ name: string; input_schema: unknown }>;
+    expect(JSON.stringify(tools.find((t) => t.name === "pick")?.input_schema)).not.toContain("$tool");
+  });
+
+  it("records bad input to a built-in tool as an invalid call", async () => {
+    const s = await setup({ tools: [{ ...echo("hidden"), defer: true }] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_b1", name: "tool_search", input: { query: "hidden", max_results: 50 } }] } },
+      { reply: { text: "ok" } },
+    ]);
+    await send(s, { content: "search" });
+    const result = (await history(s)).flatMap((m) => m.parts).find((p) => p.type === "tool_result");
+    expect(result).toMatchObject({ tool_use_id: "toolu_b1", is_error: true });
+    expect(String(result?.content)).toContain("max_results");
+    const invalid = (await events(s)).filter((e) => e.type === "tool_call_invalid");
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]?.data).toMatchObject({ tool: "tool_search", tool_use_id: "toolu_b1" });
+  });
+
   it("answers a reference to an unknown call with an error naming it", async () => {
     const s = await setup({ tools: [echo("second")] });
     await script(s.model, [

@@ -293,13 +293,15 @@ export class HistoryStore {
     return one(this.#sql, "SELECT 1 AS x FROM tool_calls WHERE id = ?", id) !== null;
   }
 
-  /** The value of an earlier tool result, for `$tool` references: its JSON when it parses, else its text. */
+  /** The value of an earlier tool result, for `$tool` references: its text's JSON when it parses, else its text. */
   resultValue(id: string): { ok: true; value: unknown } | { ok: false; reason: "unknown" | "failed" | "pending" } {
     const call = this.call(id);
     if (!call) return { ok: false, reason: "unknown" };
     if (call.state === "pending") return { ok: false, reason: "pending" };
     if (call.state !== "resolved" || call.is_error === 1) return { ok: false, reason: "failed" };
-    const text = resultText(JSON.parse(call.result ?? '""') as ToolResultContent);
+    // Its text blocks only: a tool_reference the call appended (it loaded its deferred tool) is not the value.
+    const content = JSON.parse(call.result ?? '""') as ToolResultContent;
+    const text = typeof content === "string" ? content : resultText(content.filter((b) => b.type === "text"));
     try {
       return { ok: true, value: JSON.parse(text) as unknown };
     } catch {

@@ -6,7 +6,7 @@
 import { BUILTIN_TOOL_NAMES } from "../../agents/types";
 import { compileLenient, issueLines } from "../../json-schema/index";
 import type { JsonObject } from "../../model/json";
-import type { ToolResultContent, ToolUsePart } from "../../model/message";
+import { resultText, type ToolResultContent, type ToolUsePart } from "../../model/message";
 import type { EventLog } from "../../observability/events";
 import { log } from "../../observability/log";
 import { inSpan } from "../../observability/tracing";
@@ -170,9 +170,22 @@ async function executeOne(
   }
   if (tool.source === "builtin") {
     const out = opts.runBuiltin(call);
+    // Bad input to a built-in is an invalid call like any other: recorded, its errors in the result.
+    if (out.invalid) return invalid(call, out.invalid, resultText(out.content));
     return opts.onResult(call, { content: out.content, is_error: out.is_error, ms: 0 }, out.load);
   }
+  const execution = tool.execution;
+  const mcp = tool.source === "mcp" ? opts.callMcp : undefined;
+  const client = !mcp && (!execution || execution.type === "client");
   let input = call.input;
+  // The client receives a call's arguments as the model wrote them: a reference would reach it unresolved.
+  if (client && containsRefs(input)) {
+    return invalid(
+      call,
+      ["$tool references are resolved only in the arguments of server-executed tools"],
+      `"${tool.name}" runs in the client, which receives the arguments as written: pass the values themselves, not {"$tool": …} references.`,
+    );
+  }
   if (containsRefs(input)) {
     const resolved = resolveRefs(input, opts.lookup);
     if (!resolved.ok) {
@@ -200,9 +213,7 @@ async function executeOne(
   }
   // A valid call to a deferred tool that was not loaded runs and loads it: never an opaque failure.
   const load = notLoaded ? [tool.name] : [];
-  const execution = tool.execution;
-  const mcp = tool.source === "mcp" ? opts.callMcp : undefined;
-  if (!mcp && (!execution || execution.type === "client")) {
+  if (client) {
     if (load.length) opts.onLoad(call, load);
     return;
   }

@@ -15,6 +15,8 @@ export interface BuiltinOutcome {
   is_error: boolean;
   /** Deferred tools this call loads for the next step. */
   load: string[];
+  /** The input's validation errors when it does not match the tool's schema: the call is an invalid call. */
+  invalid?: string[];
 }
 
 export interface BuiltinContext {
@@ -24,11 +26,12 @@ export interface BuiltinContext {
 }
 
 /** Built-in inputs are fixed schemas: checked by their build-time validators (`http/fixed-schemas.ts`). */
-function invalid(name: string, schema: FixedSchemaName, input: unknown): string | null {
+function invalid(name: string, schema: FixedSchemaName, input: unknown): BuiltinOutcome | null {
   const result = validateFixed(schema, input);
   if (result.ok) return null;
-  const issues = result.issues.slice(0, 5).map(issueLine).join("; ");
-  return `invalid arguments for ${name}: ${issues}. tool_info(name: "${name}", include_schema: true) shows the schema.`;
+  const issues = result.issues.slice(0, 5).map(issueLine);
+  const message = `invalid arguments for ${name}: ${issues.join("; ")}. tool_info(name: "${name}", include_schema: true) shows the schema.`;
+  return { ...fail(message), invalid: issues };
 }
 
 const text = (value: unknown): ToolResultBlock => ({ type: "text", text: JSON.stringify(value) });
@@ -101,15 +104,15 @@ export function runBuiltin(name: string, input: JsonObject, ctx: BuiltinContext)
   switch (name) {
     case "tool_search": {
       const bad = invalid(name, "toolSearchInput", input);
-      return bad ? fail(bad) : searchTools(input as unknown as { query: string; max_results?: number }, ctx);
+      return bad ?? searchTools(input as unknown as { query: string; max_results?: number }, ctx);
     }
     case "tool_info": {
       const bad = invalid(name, "toolInfoInput", input);
-      return bad ? fail(bad) : toolInfo(input as unknown as { name: string; include_schema?: boolean }, ctx);
+      return bad ?? toolInfo(input as unknown as { name: string; include_schema?: boolean }, ctx);
     }
     case "select_tools": {
       const bad = invalid(name, "selectToolsInput", input);
-      return bad ? fail(bad) : selectByName(input as unknown as { names: string[] }, ctx);
+      return bad ?? selectByName(input as unknown as { names: string[] }, ctx);
     }
     default:
       return fail(`unknown built-in tool ${name}`);
