@@ -77,3 +77,29 @@ describe("stream log writes to a live subscriber", () => {
     expect(writes).toEqual([NOTHING, ["text-end", "finish-step", "[DONE]"], null]);
   });
 });
+
+describe("a resume with more to replay than a live client may fall behind", () => {
+  it("gets the whole replay, then the live frames and the end, instead of being dropped", async () => {
+    const turn = "turn_stream_log_big_replay";
+    const { xs, text } = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
+      const log = new StreamLog(state.storage.sql);
+      const start = log.head();
+      // 12 × 400 KiB of text deltas: 4.8 MiB to replay, over the 4 MiB a live client may fall behind.
+      const big = "x".repeat(400 * 1024);
+      for (let i = 0; i < 12; i++) log.append(turn, [{ type: "text-delta", id: "t1", delta: big }]);
+      log.persist();
+      const reader = log.open(turn, start, true).getReader();
+      log.append(turn, [{ type: "text-delta", id: "t1", delta: "LIVE" }]);
+      log.end(turn);
+      const decoder = new TextDecoder();
+      let text = "";
+      for (let r = await reader.read(); !r.done; r = await reader.read())
+        text += decoder.decode(r.value, { stream: true });
+      const xs = [...text.matchAll(/"delta":"(x+)"/g)].reduce((n, m) => n + (m[1]?.length ?? 0), 0);
+      return { xs, text: text.slice(-300) };
+    });
+    expect(xs).toBe(12 * 400 * 1024);
+    expect(text).toContain('"delta":"LIVE"');
+    expect(text).toContain("[DONE]");
+  });
+});

@@ -89,6 +89,10 @@ interface Subscriber {
   queued: string;
   /** A flush of `queued` is scheduled. */
   flushing: boolean;
+  /** The next flush carries the replay of a resume (what the client missed, which is not falling behind). */
+  replayNext: boolean;
+  /** Bytes of that replay the reader has not taken yet: they do not count against MAX_SUBSCRIBER_BACKLOG. */
+  replay: number;
 }
 
 /**
@@ -227,8 +231,17 @@ export class StreamLog {
    */
   open(turnId: string, after: number, live: boolean): ReadableStream<Uint8Array> {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const sub: Subscriber = { writer: writable.getWriter(), backlog: 0, lastId: after, queued: "", flushing: false };
-    for (const r of this.rows(turnId, after)) this.#send(turnId, sub, r.id, r.chunk);
+    const rows = this.rows(turnId, after);
+    const sub: Subscriber = {
+      writer: writable.getWriter(),
+      backlog: 0,
+      lastId: after,
+      queued: "",
+      flushing: false,
+      replayNext: rows.length > 0,
+      replay: 0,
+    };
+    for (const r of rows) this.#send(turnId, sub, r.id, r.chunk);
     if (live) {
       let set = this.#subs.get(turnId);
       if (!set) {
@@ -299,14 +312,20 @@ export class StreamLog {
     if (text === "") return;
     sub.queued = "";
     const bytes = encoder.encode(text);
+    // A resume's replay is owed to the client whatever its size (more than the limit after a long turn): only what
+    // piles up behind it counts, or a client that fell behind could never catch up again.
+    const replay = sub.replayNext;
+    sub.replayNext = false;
     sub.backlog += bytes.byteLength;
-    if (sub.backlog > MAX_SUBSCRIBER_BACKLOG) {
+    if (replay) sub.replay = bytes.byteLength;
+    else if (sub.backlog - sub.replay > MAX_SUBSCRIBER_BACKLOG) {
       this.#drop(turnId, sub);
       return;
     }
     sub.writer.write(bytes).then(
       () => {
         sub.backlog -= bytes.byteLength;
+        if (replay) sub.replay = 0;
       },
       () => this.#drop(turnId, sub),
     );
