@@ -1,8 +1,9 @@
 /**
  * The Anthropic Messages API stream parser (`AnthropicStreamParser`, a WireParser for stream-driver.ts): wire
  * SSE events in, canonical StreamEvents out. A tool_use with empty or non-JSON input is held until the stop
- * reason says whether `max_tokens` cut it. Throws ProviderFailure on a malformed event, a stream `error` event,
- * or EOF before message_stop.
+ * reason says whether `max_tokens` cut it. Throws ProviderFailure on a malformed event, an event out of order
+ * (a second message_start, a block event before it, a block started at an index in use,
+ * a delta or stop for a block that is not open), a stream `error` event, or EOF before message_stop.
  */
 import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
@@ -26,6 +27,11 @@ type Block =
  */
 export class AnthropicStreamParser implements WireParser {
   readonly #blocks = new Map<number, Block>();
+  /** Wire indexes of open blocks we do not surface (server tools, newer types): their events are ignored. */
+  readonly #skipped = new Set<number>();
+  /** Wire indexes of blocks that were started (surfaced or skipped): a start at one of them is out of order. */
+  readonly #seen = new Set<number>();
+  #started = false;
   #nextIndex = 0;
   #stopReason: StopReason = "other";
   /**
@@ -41,8 +47,13 @@ export class AnthropicStreamParser implements WireParser {
   push(message: EventSourceMessage): StreamEvent[] {
     const data = asObj(parseEventData(message.data));
     if (!data) throw badResponse(`event payload is not an object: ${message.data.slice(0, 200)}`);
-    switch (asStr(data.type) ?? message.event) {
+    const type = asStr(data.type) ?? message.event;
+    if (type === "message_start" || type?.startsWith("content_block_") || type === "message_delta") {
+      this.#inOrder(type);
+    }
+    switch (type) {
       case "message_start":
+        this.#started = true;
         return this.#onMessageStart(asObj(data.message));
       case "content_block_start":
         return this.#onBlockStart(asNum(data.index), asObj(data.content_block));
@@ -66,6 +77,21 @@ export class AnthropicStreamParser implements WireParser {
     }
   }
 
+  /** Message-level order: one message_start, before any block or delta (the driver stops at message_stop). */
+  #inOrder(type: string): void {
+    if (type === "message_start" && this.#started) throw badResponse("a second message_start in one stream");
+    if (type !== "message_start" && !this.#started) throw badResponse(`${type} before message_start`);
+  }
+
+  /** The open block at `wireIndex`, or null for a skipped one; a block that is not open is out of order. */
+  #open(event: string, wireIndex: number | undefined): Block | null {
+    if (wireIndex === undefined) throw badResponse(`${event} without index`);
+    if (this.#skipped.has(wireIndex)) return null;
+    const block = this.#blocks.get(wireIndex);
+    if (!block) throw badResponse(`${event} for block ${wireIndex}, which is not open`);
+    return block;
+  }
+
   /** Called at EOF: anything short of message_stop is a cut stream. */
   end(): StreamEvent[] {
     if (this.done) return [];
@@ -85,6 +111,8 @@ export class AnthropicStreamParser implements WireParser {
 
   #onBlockStart(wireIndex: number | undefined, block: Obj | undefined): StreamEvent[] {
     if (wireIndex === undefined || !block) throw badResponse("content_block_start without index or block");
+    if (this.#seen.has(wireIndex)) throw badResponse(`content_block_start at index ${wireIndex}, already used`);
+    this.#seen.add(wireIndex);
     const events = this.#release(false);
     const type = asStr(block.type);
     if (
@@ -93,8 +121,10 @@ export class AnthropicStreamParser implements WireParser {
       type !== "redacted_thinking" &&
       type !== "tool_use" &&
       type !== "compaction"
-    )
+    ) {
+      this.#skipped.add(wireIndex);
       return events;
+    }
     const index = this.#nextIndex++;
     if (type === "compaction") {
       // Server-side compaction: the summary arrives whole (one compaction_delta); no UI block is opened.
@@ -132,7 +162,7 @@ export class AnthropicStreamParser implements WireParser {
   }
 
   #onBlockDelta(wireIndex: number | undefined, delta: Obj | undefined): StreamEvent[] {
-    const block = wireIndex === undefined ? undefined : this.#blocks.get(wireIndex);
+    const block = this.#open("content_block_delta", wireIndex);
     if (!block || !delta) return [];
     const type = asStr(delta.type);
     if (type === "text_delta" && block.kind === "text") {
@@ -166,8 +196,10 @@ export class AnthropicStreamParser implements WireParser {
   }
 
   #onBlockStop(wireIndex: number | undefined): StreamEvent[] {
-    const block = wireIndex === undefined ? undefined : this.#blocks.get(wireIndex);
-    if (!block || wireIndex === undefined) return [];
+    const block = this.#open("content_block_stop", wireIndex);
+    if (wireIndex === undefined) return [];
+    this.#skipped.delete(wireIndex);
+    if (!block) return [];
     this.#blocks.delete(wireIndex);
     if (block.kind === "tool_use") {
       const raw = rawInput(block);

@@ -327,3 +327,47 @@ describe("anthropic adapter: stream edge cases", () => {
     expect(failure?.error.code).toBe("provider_bad_response");
   });
 });
+
+describe("anthropic adapter: events out of order are provider_bad_response, never silently taken", () => {
+  const text = (index: number, t: string) => [
+    { type: "content_block_start", index, content_block: { type: "text", text: "" } },
+    { type: "content_block_delta", index, delta: { type: "text_delta", text: t } },
+  ];
+  const tool = (index: number, id: string) => [
+    { type: "content_block_start", index, content_block: { type: "tool_use", id, name: "lookup", input: {} } },
+    { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: '{"q":"x"}' } },
+    { type: "content_block_stop", index },
+  ];
+
+  it.each([
+    [
+      "a second message_start (a spliced retry) repeating a tool call",
+      [START, ...tool(0, "toolu_1"), START, ...tool(0, "toolu_1"), ...STOP],
+      "second message_start",
+    ],
+    [
+      "a block started at an index that is still open",
+      [START, ...text(0, "Hel"), ...text(0, "lo"), ...STOP],
+      "already used",
+    ],
+    [
+      "a delta for a block never started",
+      [
+        START,
+        ...text(0, "ok"),
+        { type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "LOST" } },
+        ...STOP,
+      ],
+      "not open",
+    ],
+    ["a stop for a block never started", [START, { type: "content_block_stop", index: 2 }, ...STOP], "not open"],
+    ["a block before message_start", [...text(0, "early"), START, ...STOP], "before message_start"],
+  ])("%s", async (_what, events, says) => {
+    const { events: out, failure } = await runEvents(events as Array<Record<string, unknown>>);
+    expect(failure?.error.code).toBe("provider_bad_response");
+    expect(failure?.error.message).toContain(says);
+    expect(out.filter((e) => e.type === "block_stop" && e.part.type === "tool_use")).toHaveLength(
+      _what.startsWith("a second") ? 1 : 0,
+    );
+  });
+});
