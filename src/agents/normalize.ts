@@ -97,6 +97,14 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
   const serverNames = new Set<string>();
   servers.forEach((s, i) => {
     if (serverNames.has(s.name)) throw new ApiError(400, "invalid_request", `mcp_servers.${i}.name: duplicate server`);
+    // Tool names are mcp__<server>__<tool>: a "__" in the server's name could make two servers' tools one name.
+    if (s.name.includes("__")) {
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `mcp_servers.${i}.name: must not contain "__" (it separates tool names)`,
+      );
+    }
     serverNames.add(s.name);
     assertUrl(s.url, `mcp_servers.${i}.url`, allowPrivate);
   });

@@ -53,7 +53,16 @@ export class ToolRegistry {
       ...(t.search_hint ? { search_hint: t.search_hint } : {}),
       execution: t.execution,
     }));
-    this.tools = [...own, ...external.map((t) => ({ ...t, deferred: this.searchEnabled && t.deferred }))];
+    // One tool per name: an MCP tool whose full name another tool already has (a server named `gh__issues` listing
+    // `create` against `gh`'s `issues__create`) is left out, or tools[] would name it twice and the provider
+    // would refuse every request.
+    const taken = new Set(own.map((t) => t.name));
+    const unique = external.filter((t) => {
+      if (taken.has(t.name)) return false;
+      taken.add(t.name);
+      return true;
+    });
+    this.tools = [...own, ...unique.map((t) => ({ ...t, deferred: this.searchEnabled && t.deferred }))];
     const anyDeferred = this.tools.some((t) => t.deferred);
     this.builtins = builtinTools({
       search: anyDeferred,
