@@ -203,9 +203,12 @@ export class Sweeper {
   }
 
   #eventsBatch(cutoff: string): number {
+    // The newest event stays whatever its age: seq is a rowid, and an emptied table would hand its numbers out again
+    // (a client paging with `after` would see nothing, then skip events).
     return write(
       this.#sql,
-      "DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE at < ? ORDER BY seq LIMIT ?)",
+      `DELETE FROM events WHERE seq IN (
+         SELECT seq FROM events WHERE at < ? AND seq < (SELECT max(seq) FROM events) ORDER BY seq LIMIT ?)`,
       cutoff,
       SWEEP_BATCH,
     );
@@ -251,11 +254,14 @@ export class Sweeper {
     });
   }
 
+  /** An open run (one awaiting an approval too), a callback not yet delivered, or an approval a person may answer. */
   #openWork(): boolean {
     return (
       one(
         this.#sql,
-        "SELECT 1 AS x FROM runs WHERE status IN ('queued', 'running') OR callback_status = 'pending' LIMIT 1",
+        `SELECT 1 AS x WHERE EXISTS (
+           SELECT 1 FROM runs WHERE status IN ('queued', 'running', 'awaiting_approval') OR callback_status = 'pending')
+           OR EXISTS (SELECT 1 FROM approvals WHERE status = 'pending')`,
       ) !== null
     );
   }
@@ -300,7 +306,14 @@ export class Sweeper {
         : null;
     const events =
       r.eventsMs > 0
-        ? plus(one<{ at: string }>(this.#sql, "SELECT at FROM events ORDER BY seq LIMIT 1")?.at, r.eventsMs)
+        ? plus(
+            // The newest event is never swept (#eventsBatch): it sets no time.
+            one<{ at: string }>(
+              this.#sql,
+              "SELECT at FROM events WHERE seq < (SELECT max(seq) FROM events) ORDER BY seq LIMIT 1",
+            )?.at,
+            r.eventsMs,
+          )
         : null;
     // The oldest sweepable turn (turns end in rowid order): a scan that stops at its first match, not a
     // min() over every turn, since this runs whenever a turn settles.

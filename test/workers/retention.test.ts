@@ -126,6 +126,22 @@ describe("the session's sweep job", () => {
     expect(page.body.events.map((e) => e.type)).toContain("turn_finished");
   });
 
+  it("keeps the newest event however old, so event numbers never start again at 1", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "long ago" } }, { reply: { text: "today" } }]);
+    await turn(s, "a");
+    const [{ seq: head } = { seq: 0 }] = await sql<{ seq: number }>(s, "SELECT max(seq) AS seq FROM events");
+    await sql(s, "UPDATE events SET at = ?", OLD);
+    await sweep(s);
+    expect(await sql(s, "SELECT seq FROM events")).toEqual([{ seq: head }]);
+    await turn(s, "b");
+    const page = await apiJson<{ events: Array<{ seq: number }> }>(`/v1/sessions/${s.session}/events?after=${head}`, {
+      key: s.key,
+    });
+    expect(page.body.events.length).toBeGreaterThan(0);
+    expect(page.body.events.every((e) => e.seq > head)).toBe(true);
+  });
+
   it("deletes a large backlog in bounded batches, one alarm at a time", async () => {
     const s = await setup();
     const total = SWEEP_BATCH * SWEEP_STATEMENTS + 700;
@@ -147,7 +163,8 @@ describe("the session's sweep job", () => {
     expect(job?.due_at).toBeGreaterThanOrEqual(before + 1_000);
     expect(job?.due_at).toBeLessThanOrEqual(Date.now() + 1_000);
     await sweep(s);
-    expect(await sql(s, "SELECT count(*) AS n FROM events")).toEqual([{ n: 0 }]);
+    // All but the newest, which keeps the event numbers from starting again.
+    expect(await sql(s, "SELECT count(*) AS n FROM events")).toEqual([{ n: 1 }]);
   });
 
   it("sweeps every table in one alarm when the backlog fits its budget", async () => {
@@ -164,11 +181,16 @@ describe("the session's sweep job", () => {
        INSERT INTO stream_log (turn_id, chunk) SELECT 'turn_old', '{"type":"text-delta","delta":"x"}' FROM n`,
       SWEEP_BATCH + 100,
     );
-    await sql(s, "INSERT INTO events (type, at, turn_id, data) VALUES ('tool_executed', ?, NULL, '{}')", OLD);
+    // Two old events: the older is swept, the newest stays (event numbers never start again).
+    await sql(
+      s,
+      "INSERT INTO events (type, at, turn_id, data) VALUES ('tool_executed', ?1, NULL, '{}'), ('tool_executed', ?1, NULL, '{}')",
+      OLD,
+    );
     await runAt(s, "run_old", "completed", null, OLD);
     await sweep(s);
     expect(await sql(s, "SELECT count(*) AS n FROM stream_log")).toEqual([{ n: 0 }]);
-    expect(await sql(s, "SELECT count(*) AS n FROM events")).toEqual([{ n: 0 }]);
+    expect(await sql(s, "SELECT count(*) AS n FROM events")).toEqual([{ n: 1 }]);
     expect(await sql(s, "SELECT count(*) AS n FROM runs")).toEqual([{ n: 0 }]);
   });
 
@@ -431,6 +453,30 @@ describe("idle sessions (SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS=400 in this sui
     expect((await apiJson(`/v1/sessions/${busy.session}`, { key: busy.key })).status).toBe(200);
     expect(await sql(busy, "SELECT count(*) AS n FROM messages")).not.toEqual([{ n: 0 }]);
   });
+
+  it("a session whose run waits for an approval, or with an approval a person may still answer, is kept", async () => {
+    const asking = await setup();
+    await script(asking.model, [{ reply: { text: "one" } }]);
+    await turn(asking, "a");
+    await runAt(asking, "run_asking", "awaiting_approval", null, null);
+    await ageEverything(asking);
+    await sql(asking, "UPDATE run_callbacks SET at = ?", OLD);
+    await sweep(asking);
+    expect((await apiJson(`/v1/sessions/${asking.session}`, { key: asking.key })).status).toBe(200);
+
+    const open = await setup();
+    await script(open.model, [{ reply: { text: "one" } }]);
+    await turn(open, "a");
+    await sql(
+      open,
+      `INSERT INTO approvals (id, call_id, turn_id, name, input, reason, signature, status, requested_at)
+       VALUES ('appr_old', 'toolu_old', 'turn_old', 'charge', '{}', 'r', 's', 'pending', ?)`,
+      OLD,
+    );
+    await ageEverything(open);
+    await sweep(open);
+    expect((await apiJson(`/v1/sessions/${open.session}`, { key: open.key })).status).toBe(200);
+  });
 });
 
 describe("D1 retention", () => {
@@ -459,14 +505,18 @@ describe("D1 retention", () => {
     const open = await record(s, uid("run_open"), OLD);
     const pending = await record(s, uid("run_pending"), OLD);
     const recent = await record(s, uid("run_recent"), new Date().toISOString());
+    const asking = await record(s, uid("run_asking"), OLD);
     await runAt(s, ended, "completed", "delivered", OLD);
     await runAt(s, open, "running", null, null);
     await runAt(s, pending, "failed", "pending", OLD);
+    // Paused for a person's approval (no callback): its record is how the approval and the result are reached.
+    await runAt(s, asking, "awaiting_approval", null, null);
     await cron();
     expect(await exists(ended)).toBe(false);
     expect(await exists(open)).toBe(true);
     expect(await exists(pending)).toBe(true);
     expect(await exists(recent)).toBe(true);
+    expect(await exists(asking)).toBe(true);
   });
 
   it("the retention is measured from the cron's scheduled time", async () => {

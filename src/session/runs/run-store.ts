@@ -76,8 +76,9 @@ export class RunStore {
   }
 
   /**
-   * Of `ids`, the runs still open: queued, running, or with a callback not yet delivered (the D1 retention cron
-   * keeps their records). An unknown id is not open. Asks 100 ids per statement at most (the bound-parameter cap).
+   * Of `ids`, the runs still open: queued, running, awaiting a person's approval, or with a callback not yet
+   * delivered (the D1 retention cron keeps their records: the approval route and `GET /v1/runs/{id}` read them).
+   * An unknown id is not open. Asks 100 ids per statement at most (the bound-parameter cap).
    */
   stillOpen(ids: string[]): string[] {
     const open: string[] = [];
@@ -86,7 +87,7 @@ export class RunStore {
       const rows = all<{ id: string }>(
         this.#sql,
         `SELECT id FROM runs WHERE id IN (${list.map(() => "?").join(", ")})
-           AND (status IN ('queued', 'running') OR callback_status = 'pending')`,
+           AND (status IN ('queued', 'running', 'awaiting_approval') OR callback_status = 'pending')`,
         ...list,
       );
       open.push(...rows.map((r) => r.id));
