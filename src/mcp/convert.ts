@@ -8,9 +8,10 @@ import type { McpServerConfig } from "../agents/types";
 import { compileLenient } from "../json-schema/index";
 import type { JsonObject } from "../model/json";
 import type { ToolResultContent } from "../model/message";
+import { jsonBytes } from "../storage/fit";
 import type { ToolOutcome } from "../tools/http-tool";
 import type { RegisteredTool } from "../tools/types";
-import { MAX_MCP_OUTPUT_CHARS, MAX_TOOL_NAME } from "./limits";
+import { MAX_LIST_BYTES, MAX_MCP_OUTPUT_CHARS, MAX_TOOL_NAME } from "./limits";
 
 /** What the session keeps of one MCP tool (the cache stores this, not the server's whole answer). */
 export interface McpToolInfo {
@@ -34,6 +35,7 @@ export function acceptTools(server: string, tools: Tool[]): { tools: McpToolInfo
   const out: McpToolInfo[] = [];
   const skipped: string[] = [];
   const seen = new Set<string>();
+  let bytes = 2;
   for (const t of tools) {
     const name = qualifiedName(server, t.name);
     if (!/^[a-zA-Z0-9_-]+$/.test(t.name) || name.length > MAX_TOOL_NAME || seen.has(t.name)) {
@@ -46,13 +48,21 @@ export function acceptTools(server: string, tools: Tool[]): { tools: McpToolInfo
       skipped.push(`${t.name} (schema: ${compiled.error.slice(0, 200)})`);
       continue;
     }
-    seen.add(t.name);
-    out.push({
+    const info: McpToolInfo = {
       name: t.name,
       description: t.description ?? t.title ?? t.annotations?.title ?? "",
       input_schema: schema,
       always_load: t._meta?.["anthropic/alwaysLoad"] === true,
-    });
+    };
+    // The list is cached as one SQLite row (mcp-catalog.ts): past the budget a tool is skipped, not the server lost.
+    const size = jsonBytes(info) + 1;
+    if (bytes + size > MAX_LIST_BYTES) {
+      skipped.push(`${t.name} (the list is over ${MAX_LIST_BYTES} bytes)`);
+      continue;
+    }
+    bytes += size;
+    seen.add(t.name);
+    out.push(info);
   }
   return { tools: out, skipped };
 }

@@ -2,6 +2,8 @@
 export const MAX_MCP_SERVERS = 20;
 /** Tools taken from one server; the rest are ignored and the server's status says so. */
 export const MAX_TOOLS_PER_SERVER = 200;
+/** Bytes of one server's accepted tool list as JSON: cached as one SQLite row, which must stay under 2 MB. */
+export const MAX_LIST_BYTES = 1_500_000;
 /** tools/list pages followed before giving up on a server that keeps paginating. */
 export const MAX_LIST_PAGES = 20;
 /** Characters of one MCP tool result kept in history; the rest is cut with a marker noting the full size. */

@@ -9,7 +9,7 @@ import {
   resultContent,
 } from "../../../src/mcp/convert";
 import { fingerprint } from "../../../src/mcp/fingerprint";
-import { MAX_MCP_OUTPUT_CHARS } from "../../../src/mcp/limits";
+import { MAX_LIST_BYTES, MAX_MCP_OUTPUT_CHARS } from "../../../src/mcp/limits";
 import { ToolRegistry } from "../../../src/tools/registry";
 
 const schema = { type: "object", properties: { q: { type: "string" } } };
@@ -36,6 +36,20 @@ describe("MCP tool lists", () => {
     expect(tools[0]?.input_schema).toEqual(schema);
     expect(tools[1]?.description).toBe("Sloppy");
     expect(skipped.map((s) => s.split(" ")[0])).toEqual(["bad", "x".repeat(60), "broken", "search"]);
+  });
+
+  it("keeps the accepted list under its byte budget (one cached row), skipping what does not fit and saying so", () => {
+    // 200 tools of ~10 KB each: ~2 MB listed, over the 2 MB row a cached list must fit in.
+    const listed = Array.from({ length: 200 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: `${"a long description of what this tool does ".repeat(240)}`,
+      inputSchema: schema,
+    }));
+    const { tools, skipped } = acceptTools("big", listed as never);
+    expect(tools.length).toBeGreaterThan(100);
+    expect(tools.length + skipped.length).toBe(200);
+    expect(JSON.stringify(tools).length).toBeLessThanOrEqual(MAX_LIST_BYTES);
+    expect(skipped[0]).toContain(`over ${MAX_LIST_BYTES} bytes`);
   });
 
   it("defers by default; defer:false and _meta anthropic/alwaysLoad opt out; the server name is a search hint", () => {
