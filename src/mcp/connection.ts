@@ -15,7 +15,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { compileLenient } from "../json-schema/index";
-import { IDLE_CLOSE_MS, MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER } from "./limits";
+import { McpAnswerTooLarge } from "./convert";
+import { IDLE_CLOSE_MS, MAX_LIST_PAGES, MAX_MCP_RESPONSE_BYTES, MAX_TOOLS_PER_SERVER } from "./limits";
 
 export interface ServerTarget {
   name: string;
@@ -44,8 +45,41 @@ const validator: jsonSchemaValidator = {
   },
 };
 
-/** Redirects are refused: following one could lead past the outbound URL policy. */
-const noRedirects = (url: string | URL, init?: RequestInit) => fetch(url, { ...init, redirect: "manual" });
+/** A body that errors once more than `max` bytes came through (the reader sees the error, not the rest). */
+function capped(
+  body: ReadableStream<Uint8Array>,
+  max: number,
+  onOver: (e: McpAnswerTooLarge) => void,
+): ReadableStream<Uint8Array> {
+  let seen = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen <= max) return controller.enqueue(chunk);
+        const error = new McpAnswerTooLarge();
+        controller.error(error);
+        onOver(error);
+      },
+    }),
+  );
+}
+
+/**
+ * The transport's fetch. Redirects are refused: following one could lead past the outbound URL policy. An
+ * answer to a request (POST: tools/list, tools/call) is read up to MAX_MCP_RESPONSE_BYTES, so a faulty or
+ * hostile server cannot fill the object's memory (`onOver` hears of it: an answer streamed as SSE would
+ * otherwise only end in the call's timeout); the notification stream (GET) is long-lived and not capped.
+ */
+async function outbound(url: string | URL, init: RequestInit | undefined, onOver: (e: McpAnswerTooLarge) => void) {
+  const res = await fetch(url, { ...init, redirect: "manual" });
+  if (init?.method !== "POST" || !res.body) return res;
+  return new Response(capped(res.body, MAX_MCP_RESPONSE_BYTES, onOver), {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
+}
 
 /**
  * One live MCP client (SDK `Client` over Streamable HTTP) for one server. Opened lazily, closed after
@@ -57,6 +91,8 @@ export class McpConnection {
   #client: Client | null = null;
   #connecting: Promise<Client> | null = null;
   #idle: ReturnType<typeof setTimeout> | null = null;
+  /** The tools/call requests in flight, each by its own abort controller (`#overflowed` ends them). */
+  readonly #inflight = new Set<AbortController>();
   /** Set when the notification stream failed: the server may be gone, so the next refresh re-probes it. */
   broken = false;
 
@@ -79,7 +115,7 @@ export class McpConnection {
       };
       const transport = new StreamableHTTPClientTransport(new URL(this.target.url), {
         requestInit: { headers: this.target.headers },
-        fetch: noRedirects,
+        fetch: (url, init) => outbound(url, init, (e) => this.#overflowed(e)),
         reconnectionOptions: {
           maxRetries: 0,
           initialReconnectionDelay: 1000,
@@ -140,12 +176,28 @@ export class McpConnection {
   /** tools/call. Calls are never retried except when the server refused the MCP session before running it. */
   call(tool: string, args: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<CallToolResult> {
     return this.#with(timeoutMs, async (client) => {
-      const res = await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
-        timeout: timeoutMs,
-        signal,
-      });
-      return res as CallToolResult;
+      // Its own signal, so an answer cut at the byte cap ends the call with that reason (see `outbound`).
+      const own = new AbortController();
+      const follow = () => own.abort(signal.reason);
+      if (signal.aborted) follow();
+      signal.addEventListener("abort", follow, { once: true });
+      this.#inflight.add(own);
+      try {
+        const res = await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
+          timeout: timeoutMs,
+          signal: own.signal,
+        });
+        return res as CallToolResult;
+      } finally {
+        this.#inflight.delete(own);
+        signal.removeEventListener("abort", follow);
+      }
     });
+  }
+
+  /** An answer went over the byte cap: the calls waiting on this link end with that error. */
+  #overflowed(error: McpAnswerTooLarge): void {
+    for (const call of this.#inflight) call.abort(error);
   }
 
   close(): void {

@@ -3,7 +3,7 @@
  * how they register (`mcp__server__tool` names, deferred by default), and how a tools/call result or failure
  * becomes tool_result content for the model (capped at MAX_MCP_OUTPUT_CHARS). No I/O.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../agents/types";
 import { compileLenient } from "../json-schema/index";
 import type { JsonObject } from "../model/json";
@@ -11,7 +11,7 @@ import type { ToolResultContent } from "../model/message";
 import { jsonBytes } from "../storage/fit";
 import type { ToolOutcome } from "../tools/http-tool";
 import type { RegisteredTool } from "../tools/types";
-import { MAX_LIST_BYTES, MAX_MCP_OUTPUT_CHARS, MAX_TOOL_NAME } from "./limits";
+import { MAX_LIST_BYTES, MAX_MCP_OUTPUT_CHARS, MAX_MCP_RESPONSE_BYTES, MAX_TOOL_NAME } from "./limits";
 
 /** What the session keeps of one MCP tool (the cache stores this, not the server's whole answer). */
 export interface McpToolInfo {
@@ -132,10 +132,18 @@ export function resultContent(res: CallToolResult): { content: ToolResultContent
   return { content: capOutput(content), is_error: res.isError === true };
 }
 
-export type CallFailure = "timeout" | "refused" | "unreachable";
+export type CallFailure = "timeout" | "refused" | "unreachable" | "too_large";
+
+/** A call whose answer went over MAX_MCP_RESPONSE_BYTES (connection.ts stops reading it and ends the call). */
+export class McpAnswerTooLarge extends McpError {
+  constructor() {
+    super(ErrorCode.InternalError, `the answer is over ${MAX_MCP_RESPONSE_BYTES} bytes; it was not read further`);
+  }
+}
 
 /** Classifies a failed call for the message and for the server's status (only `unreachable` marks it down). */
 export function failureKind(e: unknown, timedOut: boolean): CallFailure {
+  if (e instanceof McpAnswerTooLarge) return "too_large";
   if (timedOut) return "timeout";
   const code = (e as { code?: unknown } | null)?.code;
   if (code === -32001) return "timeout";
@@ -154,6 +162,8 @@ export function failureOutcome(
   if (kind === "timeout")
     content = `MCP tool "${ctx.name}" timed out after ${ctx.timeoutMs} ms (server "${ctx.server}").`;
   else if (kind === "refused") content = `MCP server "${ctx.server}" refused the call to "${ctx.name}": ${why}`;
+  else if (kind === "too_large")
+    content = `MCP tool "${ctx.name}" answered with more than ${MAX_MCP_RESPONSE_BYTES} bytes (server "${ctx.server}"); the answer was not read.`;
   else content = disconnectedMessage(ctx.name, ctx.server, ctx.loaded, why);
   return { content, is_error: true, ms: ctx.ms };
 }

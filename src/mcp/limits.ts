@@ -6,6 +6,8 @@ export const MAX_TOOLS_PER_SERVER = 200;
 export const MAX_LIST_BYTES = 1_500_000;
 /** tools/list pages followed before giving up on a server that keeps paginating. */
 export const MAX_LIST_PAGES = 20;
+/** Bytes of one answer to tools/list or tools/call read at most; past it the call fails (the rest is not read). */
+export const MAX_MCP_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** Characters of one MCP tool result kept in history; the rest is cut with a marker noting the full size. */
 export const MAX_MCP_OUTPUT_CHARS = 100_000;
 /** Provider tool names are `^[a-zA-Z0-9_-]{1,64}$` (the stricter of the two wire protocols). */

@@ -151,6 +151,22 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(seen.flatMap((q) => q.rpc).filter((m) => m === "tools/list")).toHaveLength(1);
   });
 
+  it("reads an answer up to 8 MiB: a larger one fails that call with the reason, and the next call works", async () => {
+    const srv = await spawn("basic");
+    const { model, session } = await setup([{ name: "kit", url: srv.url, defer: false }]);
+    await mock.script(model, [
+      calls("h1", [["mcp__kit__big_output", { chars: 9 * 1024 * 1024 }]]),
+      calls("h2", [["mcp__kit__echo", { text: "still here" }]]),
+      { reply: { text: "ok" } },
+    ]);
+    const turn = await api.sendJson(tenantKey, session, { content: "go big" });
+    expect(turn.status).toBe("completed");
+    const r = results(turn.messages);
+    expect(r.get("h1_0")?.is_error).toBe(true);
+    expect(r.get("h1_0")?.text).toContain("answered with more than 8388608 bytes");
+    expect(r.get("h2_0")).toMatchObject({ text: "still here", is_error: false });
+  });
+
   it("truncates large outputs with the full size noted, and times calls out", async () => {
     const srv = await spawn("basic");
     const { model, session } = await setup([{ name: "kit", url: srv.url, defer: false }]);
