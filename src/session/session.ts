@@ -21,6 +21,7 @@ import type { ApprovalAnswer } from "./approvals";
 import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
 import { type SeedTurn, seedTurns } from "./debug-seed";
+import { deleted } from "./deleted";
 import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
@@ -53,6 +54,9 @@ import { answerResponse, readCall } from "./turn-wire";
  * creation) and answers 404 otherwise. An object addressed by an unknown name
  * creates no tables: its schema is set up only by `init` / `enqueueRun`.
  */
+/** Key-value key of a deleted session's tombstone (`#tombstone`): when it was deleted, epoch ms. */
+const DELETED_AT = "deleted_at";
+
 export class Session extends DurableObject<Env> {
   #engine: SessionEngine;
   #scheduler: Scheduler;
@@ -370,10 +374,20 @@ export class Session extends DurableObject<Env> {
       }
       // The object may be addressed again; it must come back as a fresh, empty session.
       await this.#wipe();
+      await this.#tombstone();
     } finally {
       this.#engine.endDelete();
     }
     return { ok: true, deleted: true };
+  }
+
+  /**
+   * When the session was deleted, kept in the emptied object (a timestamp, no tables): a webhook run admitted
+   * before the delete (its worker saw the index row, then this object was wiped) must not bring the session
+   * back when it arrives (`enqueueRun`); a session created after it, under the same id, is unaffected.
+   */
+  async #tombstone(): Promise<void> {
+    await this.ctx.storage.put(DELETED_AT, Date.now());
   }
 
   /** Never throws into its caller (a turn's end): a missed schedule is made up by the next turn or alarm. */
@@ -398,6 +412,7 @@ export class Session extends DurableObject<Env> {
         if (!this.#sweeper.idleExpired(Date.now())) return;
         await deleteSessionIndex(this.env.DB, info.tenant, info.id);
         await this.#wipe();
+        await this.#tombstone();
         log("info", "session_expired", { session: `${info.tenant}:${info.id}` });
       } catch (e) {
         this.#sweeper.schedule();
@@ -415,8 +430,12 @@ export class Session extends DurableObject<Env> {
   async enqueueRun(info: SessionInfo, spec: RunSpec, agent?: AgentRead): Promise<Result<{ run: RunView }>> {
     this.#ready();
     const current = this.#info();
-    if (!current) this.#create(info);
-    else if (current.agent !== spec.agent) {
+    if (!current) {
+      // Admitted before this session was deleted (`info.created_at` is the run's): it stays deleted.
+      const deletedAt = await this.ctx.storage.get<number>(DELETED_AT);
+      if (deletedAt !== undefined && Date.parse(info.created_at) <= deletedAt) return deleted();
+      this.#create(info);
+    } else if (current.agent !== spec.agent) {
       return failure("agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`);
     }
     // The config the worker just read: the run starts with it, no D1 read in the object.

@@ -88,3 +88,32 @@ describe("DELETE while work waits on network I/O", () => {
     expect(await mockRequests(s.model)).toEqual([]);
   });
 });
+
+describe("DELETE against a webhook run admitted just before it", () => {
+  it("the run arriving after the wipe does not bring the session back; a run admitted after the delete creates it anew", async () => {
+    const s = await runSetup();
+    const session = (
+      await apiJson<{ id: string }>("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent } })
+    ).body.id;
+    const stub = runStub(s, session) as unknown as {
+      enqueueRun(info: object, spec: object): Promise<{ ok: boolean; error?: { code: string } }>;
+    };
+    const admitted = new Date(Date.now() - 1000).toISOString();
+    const info = (at: string) => ({ tenant: s.tenant, id: session, agent: s.agent, created_at: at, metadata: null });
+    const spec = (id: string, at: string) => ({
+      id,
+      agent: s.agent,
+      input: [{ type: "text", text: "report" }],
+      created_at: at,
+    });
+    // The run's worker saw the index row before the delete; its hand-over reaches the object after the wipe.
+    expect((await apiJson(`/v1/sessions/${session}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    const late = await stub.enqueueRun(info(admitted), spec(uid("run_before"), admitted));
+    expect([late.ok, late.error?.code]).toEqual([false, "not_found"]);
+    expect(await rowsLeft(runStub(s, session))).toEqual({});
+    expect((await apiJson(`/v1/sessions/${session}`, { key: s.key })).status).toBe(404);
+
+    const later = new Date(Date.now() + 1000).toISOString();
+    expect((await stub.enqueueRun(info(later), spec(uid("run_after"), later))).ok).toBe(true);
+  });
+});
