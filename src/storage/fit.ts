@@ -104,7 +104,8 @@ export function fairShares(sizes: readonly number[], budget: number): number[] {
 /**
  * A JSON value that fits `budget` bytes: unchanged when it does, else with its
  * string leaves cut by fair shares of what the structure leaves over. A value
- * whose structure alone is over the budget becomes its cut JSON text.
+ * whose structure alone is over the budget, or whose cut leaves still are,
+ * becomes its cut JSON text.
  */
 export function fitJson(value: unknown, budget: number): unknown {
   const total = jsonBytes(value);
@@ -127,7 +128,10 @@ export function fitJson(value: unknown, budget: number): unknown {
     }
     return v;
   };
-  return rebuild(value);
+  const fitted = rebuild(value);
+  // A leaf's share can be smaller than the truncation marker that replaces it (many tiny strings): then the
+  // value's JSON text, cut, which always fits.
+  return jsonBytes(fitted) <= budget ? fitted : cutText(JSON.stringify(value), budget);
 }
 
 function collect(v: unknown, out: string[]): void {

@@ -51,6 +51,14 @@ describe("fitJson", () => {
     expect(out.message).toMatch(/\[truncated: original 10000 bytes\]$/);
     expect(out.nested[0]?.detail).toMatch(/\[truncated: original 10000 bytes\]$/);
   });
+
+  it("fits its budget even when each of many strings gets a share smaller than a truncation marker", () => {
+    const value = Array.from({ length: 20_000 }, () => "forty characters of text in every string");
+    expect(jsonBytes(value)).toBeGreaterThan(800_000);
+    const out = fitJson(value, 100_000);
+    expect(jsonBytes(out)).toBeLessThanOrEqual(100_000);
+    expect(String(out)).toMatch(/\[truncated: original \d+ bytes\]$/);
+  });
 });
 
 describe("fitMessageResults", () => {
