@@ -154,6 +154,46 @@ async function endpointOutcome(tag: string): Promise<ToolStats | null> {
   return stats;
 }
 
+describe("a turn that fails while its step waits for an approval", () => {
+  it("declines that approval with the turn: nothing is left open to decide", async () => {
+    const gated = {
+      name: "charge_card",
+      description: "charges a card",
+      input_schema: { type: "object", properties: { q: { type: "string" } } },
+      execution: { type: "http", url: `${env.MOCK_URL}/_callback/${uid("charge")}` },
+      requires_approval: true,
+    };
+    const quick = { ...gated, name: "quick_check", execution: { type: "http", url: `${env.MOCK_URL}/_tool` } };
+    const { requires_approval: _r, ...unGated } = quick;
+    const s = await setup({ tools: [gated, unGated] });
+    const storeResult = HistoryStore.prototype.storeResult;
+    patch(HistoryStore.prototype, "storeResult", function (this: HistoryStore, id, state, content, isError) {
+      if (id === "toolu_fx_quick") throw new Error("result write failed");
+      return storeResult.call(this, id, state, content, isError);
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "toolu_fx_charge", name: "charge_card", input: { q: "9" } },
+            { id: "toolu_fx_quick", name: "quick_check", input: { q: "1" } },
+          ],
+        },
+      },
+    ]);
+    const res = await send(s, { content: "check, then charge" });
+    expect(res.body.status).toBe("failed");
+    const state = await apiJson<{ pending_approvals: unknown[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.pending_approvals).toEqual([]);
+    const events = await apiJson<{ events: Array<{ type: string; data: Record<string, unknown> }> }>(
+      `/v1/sessions/${s.session}/events`,
+      { key: s.key },
+    );
+    const declined = events.body.events.filter((e) => e.type === "approval_declined");
+    expect(declined.map((e) => [e.data.tool_use_id, e.data.by])).toEqual([["toolu_fx_charge", "failure"]]);
+  });
+});
+
 describe("a turn that fails during its tool phase", () => {
   it("aborts its sibling calls", async () => {
     const tag = uid("sibling");

@@ -204,6 +204,15 @@ export class TurnRunner implements TurnContext {
   }
 
   #fail(error: ErrorInfo): void {
+    try {
+      // As for a cancel: the approvals the step asked for end with the turn, none left open to decide.
+      const reason = "the turn failed";
+      const declined = this.tx(() => declineOpen(this.deps.approvals, this.deps.history, reason, "failure"));
+      recordDeclined(this.deps.eventLog, declined, this.turnId, reason, "failure");
+    } catch (e) {
+      // The turn still ends (the next admission declines what is left).
+      log("error", "approvals_decline_failed", { turn_id: this.turnId, error: String(e) });
+    }
     this.#finish("failed", "error", "error", error);
   }
 
