@@ -48,6 +48,16 @@ function recordedTool(name: string, recorder: string, requiresApproval = true) {
   };
 }
 
+/** An http tool that answers after `ms` (the mock's tool endpoint). */
+function slowTool(name: string, ms: number) {
+  return {
+    name,
+    description: `a slow server-side ${name}`,
+    input_schema: { type: "object", properties: { amount: { type: "number" } } },
+    execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=${ms}` },
+  };
+}
+
 async function sessionState(s: Setup) {
   return (
     await apiJson<{ status: string; pending_approvals: OpenApproval[]; last_turn: { status: string } }>(
@@ -251,13 +261,7 @@ describe("a new user message while approvals are open", () => {
 describe("a crash after an approval was asked, before the step paused", () => {
   it("closes the approval with the call's synthetic result: nothing stays open, pairing holds", async () => {
     const rec = uid("charge");
-    const slow = {
-      name: "slow_lookup",
-      description: "slow",
-      input_schema: { type: "object" },
-      execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=5000` },
-    };
-    const s = await setup({ tools: [recordedTool("charge_card", rec), slow] });
+    const s = await setup({ tools: [recordedTool("charge_card", rec), slowTool("slow_lookup", 5000)] });
     await script(s.model, [
       {
         reply: {
@@ -564,13 +568,7 @@ describe("approving through POST /chat after a server tool of the same turn", ()
 describe("cancelling a turn while a sibling of an approval call runs", () => {
   it("declines the step's approval with the turn: nothing is left open to decide, and the call never runs", async () => {
     const charge = uid("charge");
-    const slow = {
-      name: "slow_check",
-      description: "a slow server-side check",
-      input_schema: { type: "object", properties: { amount: { type: "number" } } },
-      execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=1500` },
-    };
-    const s = await setup({ tools: [recordedTool("charge_card", charge), slow] });
+    const s = await setup({ tools: [recordedTool("charge_card", charge), slowTool("slow_check", 1500)] });
     await script(s.model, [
       {
         reply: {

@@ -70,20 +70,26 @@ const LOAD_AND_CALL = [
 /** ~1,500 tokens per message; with the echoed answer a turn adds ~3,000: the mock compacts around turn 6. */
 const long = (tag: string, i: number) => `${tag}-${i}: ${"lorem ipsum dolor sit ".repeat(280)}`;
 
+/** Twelve long turns, streamed (the provider compacts along the way); returns the streams' text. */
+async function longTurns(s: Setup, tag: string): Promise<string> {
+  let streamed = "";
+  for (let i = 1; i <= 12; i++) {
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: long(tag, i) },
+      headers: { accept: "text/event-stream" },
+    });
+    streamed += await res.text();
+  }
+  return streamed;
+}
+
 describe("native compaction on the OpenAI Responses API (compact_threshold)", () => {
   it("the provider compacts past the threshold: item stored and sent back verbatim, tools kept, nothing lost", async () => {
     const s = await responsesSession();
     await script(s.model, LOAD_AND_CALL);
-    let streamed = "";
-    for (let i = 1; i <= 12; i++) {
-      const res = await api(`/v1/sessions/${s.session}/messages`, {
-        method: "POST",
-        key: s.key,
-        json: { content: long("resp", i) },
-        headers: { accept: "text/event-stream" },
-      });
-      streamed += await res.text();
-    }
+    const streamed = await longTurns(s, "resp");
     const finished = (await events(s)).filter((e) => e.type === "turn_finished").map((e) => e.data.status);
     expect(finished).toEqual(Array(12).fill("completed"));
     // Stored: the assistant message at the boundary opens with the provider's opaque compaction item.
@@ -129,16 +135,7 @@ describe("native compaction on the OpenAI Responses API (compact_threshold)", ()
   it("our own summary after the provider's compaction reads its item first, so what it held is not lost", async () => {
     const s = await responsesSession();
     await script(s.model, LOAD_AND_CALL);
-    let streamed = "";
-    for (let i = 1; i <= 12; i++) {
-      const res = await api(`/v1/sessions/${s.session}/messages`, {
-        method: "POST",
-        key: s.key,
-        json: { content: long("opaque", i) },
-        headers: { accept: "text/event-stream" },
-      });
-      streamed += await res.text();
-    }
+    const streamed = await longTurns(s, "opaque");
     const { block } = await expectNativeCompacted(s, streamed, "openai");
     const before = (await requests(s.model)).length;
 
