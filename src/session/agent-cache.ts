@@ -16,6 +16,10 @@
  * it uses the copy while it is at most 60 s old (the worker caches' bound) and
  * reads D1 once otherwise. A run's admission hands the object the config the
  * worker just read, so a run that starts at once reads no D1 at all.
+ *
+ * While a turn is open the copy is the config it was admitted with, and it stays: a running turn's, and a
+ * paused one's until it resumes (client results, approval answers or expiry) and ends. Only the admission of
+ * a new turn, which ends a paused one, reads a newer config; nothing does while a turn runs.
  */
 import type { AgentConfig } from "../agents/types";
 import { readAgent } from "../d1/agents";
@@ -37,14 +41,31 @@ interface Cached {
   fetchedAt: number;
 }
 
+/** The session's newest turn, when it is not over: running, or paused for client results or approvals. */
+export type OpenTurn = "running" | "paused" | null;
+
+/** A turn status as an OpenTurn. */
+export function openTurn(status: string | undefined): OpenTurn {
+  if (status === "running") return "running";
+  return status === "awaiting_tool_results" || status === "awaiting_approval" ? "paused" : null;
+}
+
 export class AgentCache {
   #memo: Cached | null = null;
 
   readonly #sql: () => SqlStorage;
   readonly #db: () => D1Database;
-  constructor(sql: () => SqlStorage, db: () => D1Database) {
+  readonly #open: () => OpenTurn;
+  constructor(sql: () => SqlStorage, db: () => D1Database, open: () => OpenTurn) {
     this.#db = db;
     this.#sql = sql;
+    this.#open = open;
+  }
+
+  /** Whether a newer config may replace the copy now: no turn runs, and a paused one only ends by an admission. */
+  #mayRefresh(admission: boolean): boolean {
+    const open = this.#open();
+    return open === null || (open === "paused" && admission);
   }
 
   /** Stores a config read elsewhere (session creation reads it with the epoch in one statement). */
@@ -69,20 +90,28 @@ export class AgentCache {
     if (!cached || epoch >= cached.epoch) this.prime(name, config, epoch);
   }
 
-  /** The agent's config for work with no worker's epoch (null: the agent was deleted); see the file's note. */
-  async current(name: string): Promise<AgentConfig | null> {
+  /**
+   * The agent's config for work with no worker's epoch (null: the agent was deleted); see the file's note.
+   * `admission`: the work admits a new turn (a run's start or resumption).
+   */
+  async current(name: string, admission = false): Promise<AgentConfig | null> {
     const cached = this.#cached(name);
-    if (cached && Date.now() - cached.fetchedAt <= AGENT_COPY_MAX_AGE_MS) return cached.config;
+    if (cached && (Date.now() - cached.fetchedAt <= AGENT_COPY_MAX_AGE_MS || !this.#mayRefresh(admission))) {
+      return cached.config;
+    }
     const { config, epoch } = await readAgent(this.#db(), name);
     this.prime(name, config, Math.max(epoch ?? 0, cached?.epoch ?? 0));
     return config;
   }
 
-  /** The agent's config for a turn about to be admitted; 409 agent_missing when the agent was deleted. */
-  async resolve(name: string, arg: AgentArg): Promise<Result<{ agent: AgentConfig }>> {
+  /**
+   * The agent's config for a turn call; 409 agent_missing when the agent was deleted. `admission`: the call may
+   * admit a new turn (a message, a retry); anything else (results, approvals, state) keeps an open turn's copy.
+   */
+  async resolve(name: string, arg: AgentArg, admission = false): Promise<Result<{ agent: AgentConfig }>> {
     if ("model" in arg) return { ok: true, agent: arg };
     let cached = this.#cached(name);
-    if (!cached || arg.epoch > cached.epoch) {
+    if (!cached || (arg.epoch > cached.epoch && this.#mayRefresh(admission))) {
       const { config, epoch } = await readAgent(this.#db(), name);
       this.prime(name, config, Math.max(epoch ?? 0, arg.epoch));
       cached = this.#memo as Cached;

@@ -16,7 +16,7 @@ import { retentionOf } from "../retention/config";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
 import { hasSchema, migrate } from "../storage/do-schema";
 import { nowIso, one, pageOf, setCellChecks, write } from "../storage/sql";
-import { type AgentArg, AgentCache } from "./agent-cache";
+import { type AgentArg, AgentCache, openTurn } from "./agent-cache";
 import type { ApprovalAnswer } from "./approvals";
 import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
@@ -91,12 +91,13 @@ export class Session extends DurableObject<Env> {
       this.#env,
       () => this.#info()?.id ?? "?",
       () => this.#info()?.agent ?? null,
-      (name) => this.#agents.current(name),
+      (name, admission) => this.#agents.current(name, admission),
     );
     this.#sweeper = new Sweeper(this.#storage, this.#scheduler, retentionOf(env), () => this.#engine.running !== null);
     this.#agents = new AgentCache(
       () => this.#storage.sql,
       () => this.#env.DB,
+      () => openTurn(this.#engine.turns.latest()?.status),
     );
     this.#engine.hooks = {
       arm: () => this.#scheduler.arm(),
@@ -166,8 +167,8 @@ export class Session extends DurableObject<Env> {
   }
 
   /** The agent config for a turn of this session (see agent-cache.ts). */
-  #agent(info: SessionInfo, arg: AgentArg): Promise<Result<{ agent: AgentConfig }>> {
-    return this.#agents.resolve(info.agent, arg);
+  #agent(info: SessionInfo, arg: AgentArg, admission = false): Promise<Result<{ agent: AgentConfig }>> {
+    return this.#agents.resolve(info.agent, arg, admission);
   }
 
   /**
@@ -185,10 +186,14 @@ export class Session extends DurableObject<Env> {
   }
 
   /** Runs a turn RPC; in debug mode its answer carries the storage work it did (see debug-counters.ts). */
-  async #turn(arg: AgentArg, fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>): Promise<Result<TurnAnswer>> {
+  async #turn(
+    arg: AgentArg,
+    fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>,
+    admission = false,
+  ): Promise<Result<TurnAnswer>> {
     return this.#existing(async (info) => {
       const mark: DebugCounts | undefined = this.#probe?.mark();
-      const agent = await this.#agent(info, arg);
+      const agent = await this.#agent(info, arg, admission);
       if (!agent.ok) return agent;
       const answer = await fn(agent.agent);
       if (answer.ok && mark && this.#probe) answer.debug = this.#probe.since(mark);
@@ -281,7 +286,7 @@ export class Session extends DurableObject<Env> {
   }
 
   async sendMessage(agent: AgentArg, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
-    return this.#turn(agent, (a) => this.#engine.sendMessage(a, input, mode));
+    return this.#turn(agent, (a) => this.#engine.sendMessage(a, input, mode), true);
   }
 
   async submitToolResults(
@@ -304,7 +309,7 @@ export class Session extends DurableObject<Env> {
   }
 
   async retry(agent: AgentArg, mode: Mode): Promise<Result<TurnAnswer>> {
-    return this.#turn(agent, (a) => this.#engine.retry(a, mode));
+    return this.#turn(agent, (a) => this.#engine.retry(a, mode), true);
   }
 
   async cancel(): Promise<Result<{ status: string; turn_id: string }>> {

@@ -126,6 +126,43 @@ describe("the agent config lives in the session object", () => {
     expect(systems[2]).toContain("You are the reconfigured agent.");
   });
 
+  it("a turn paused for a client tool resumes with the config it was admitted with; the next turn gets the new one", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_pin", name: "ask_user", input: { q: "which?" } }] } },
+      { reply: { text: "resumed" } },
+      { reply: { text: "next turn" } },
+    ]);
+    const paused = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "ask me" },
+    });
+    expect(paused.body.status).toBe("awaiting_tool_results");
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "anthropic", name: s.model }, system: "You are the reconfigured agent." },
+    });
+    expect(put.status).toBe(200);
+    // A read of the session meanwhile (the worker brings the new epoch) does not swap the paused turn's config.
+    expect((await apiJson(`/v1/sessions/${s.session}`, { key: s.key })).status).toBe(200);
+    const resumed = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_pin", content: "the blue one" }] },
+    });
+    expect(resumed.body.status).toBe("completed");
+    expect((await turn(s, "and now")).status).toBe(200);
+    const requests = await mockRequests(s.model);
+    const systems = requests.map((r) => JSON.stringify(r.body.system));
+    const tools = requests.map((r) => ((r.body.tools as Array<{ name: string }> | undefined) ?? []).map((t) => t.name));
+    expect(systems[1]).toContain("You are a test agent.");
+    expect(tools[1]).toContain("ask_user");
+    expect(systems[2]).toContain("You are the reconfigured agent.");
+    expect(tools[2]).not.toContain("ask_user");
+  });
+
   it("a deleted agent refuses the next turn with 409 agent_missing and writes nothing", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "one" } }]);

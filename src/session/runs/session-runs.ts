@@ -51,7 +51,7 @@ export class SessionRuns {
   readonly #env: Env;
   readonly #sessionId: () => string;
   readonly #agentName: () => string | null;
-  readonly #agent: (name: string) => Promise<AgentConfig | null>;
+  readonly #agent: (name: string, admission?: boolean) => Promise<AgentConfig | null>;
   /**
    * `agent` gives the agent's config (null: deleted) from the object's copy,
    * at most a minute old (src/session/agent-cache.ts): a run started later than
@@ -63,7 +63,7 @@ export class SessionRuns {
     env: Env,
     sessionId: () => string,
     agentName: () => string | null,
-    agent: (name: string) => Promise<AgentConfig | null>,
+    agent: (name: string, admission?: boolean) => Promise<AgentConfig | null>,
   ) {
     this.#agent = agent;
     this.#agentName = agentName;
@@ -199,7 +199,7 @@ export class SessionRuns {
     if (row?.status !== "queued") return this.#scheduler.remove("run", job.ref);
     // A turn is running or paused for a client: the run waits; the turn's end re-arms the alarm for it.
     if (this.blocked()) return;
-    const agent = await this.#agent(row.agent);
+    const agent = await this.#agent(row.agent, true);
     if (this.#gone) return;
     if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
     if (this.blocked()) return; // a client turn started while the agent was read
@@ -247,7 +247,7 @@ export class SessionRuns {
       message: "the session restarted while the run's turn was running",
     };
     if (row.resumes >= MAX_RESUMES || this.#engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
-    const agent = await this.#agent(row.agent);
+    const agent = await this.#agent(row.agent, true);
     if (this.#gone) return;
     if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
     // Re-checked after the await: a client message may have started a turn meanwhile.
