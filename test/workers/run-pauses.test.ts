@@ -92,3 +92,30 @@ describe("a run whose paused turn ends without its approval", () => {
     expect([after.status, after.error?.code]).toEqual(["failed", "turn_missing"]);
   });
 });
+
+describe("a run whose turn asked for client tools", () => {
+  it("fails (a run cannot answer them), and the next run queued in its session still runs", async () => {
+    const s = await runSetup(undefined, {
+      tools: [
+        {
+          name: "ask_user",
+          description: "Asks the user.",
+          input_schema: { type: "object", properties: { q: { type: "string" } } },
+          execution: { type: "client" },
+        },
+      ],
+    });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_ask_run", name: "ask_user", input: { q: "?" } }] } },
+      { reply: { text: "Second run done." } },
+    ]);
+    const first = (await (await signedRun(s, { input: "ask" })).json()) as { run_id: string; session_id: string };
+    const failed = await waitRun(s, first.run_id, (r) => r.status === "failed" || r.status === "completed");
+    expect([failed.status, failed.error?.code]).toEqual(["failed", "awaiting_tool_results"]);
+    const queued = await signedRun(s, { input: "second", session_id: first.session_id });
+    expect(queued.status).toBe(202);
+    const second = ((await queued.json()) as { run_id: string }).run_id;
+    const done = await waitRun(s, second, (r) => r.status === "failed" || r.status === "completed");
+    expect([done.status, done.result?.output]).toEqual(["completed", "Second run done."]);
+  });
+});

@@ -95,6 +95,12 @@ export class RunStore {
     return open;
   }
 
+  /** Whether a run (open or ended) owns this turn: its turn, or one it resumed. */
+  ownsTurn(turnId: string): boolean {
+    return one(this.#sql, "SELECT 1 AS x FROM runs WHERE turn_id = ? LIMIT 1", turnId) !== null;
+  }
+
+  /** The open run (running or awaiting approval) whose turn this is. */
   byTurn(turnId: string): RunRow | null {
     return one<RunRow>(
       this.#sql,

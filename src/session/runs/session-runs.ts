@@ -127,7 +127,8 @@ export class SessionRuns {
     if (this.#engine.running) return true;
     const latest = this.#engine.turns.latest();
     if (latest?.status === "awaiting_approval") return true;
-    return latest?.status === "awaiting_tool_results" && this.store.byTurn(latest.id) === null;
+    // A run's own turn paused for client results failed that run (awaiting_tool_results): it blocks nothing.
+    return latest?.status === "awaiting_tool_results" && !this.store.ownsTurn(latest.id);
   }
 
   /**
