@@ -528,7 +528,9 @@ export class SessionEngine {
     const latest = this.turns.latest();
     if (!latest) return null;
     const live = this.#runner?.turnId === latest.id;
-    if (after === null) return live ? this.streamLog.open(latest.id, latest.segment_start, true) : null;
+    // No Last-Event-ID: a client that has nothing of the turn (a reload, useChat's resume) gets all of it, every
+    // segment of a turn resumed after a pause included, and `ai` assembles it as one message.
+    if (after === null) return live ? this.streamLog.open(latest.id, latest.log_start, true) : null;
     if (!live && this.streamLog.rows(latest.id, after).length === 0) return null;
     return this.streamLog.open(latest.id, after, live);
   }

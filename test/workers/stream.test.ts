@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, script, setup, sseFrames } from "./helpers";
+import { api, clientTool, script, setup, sseFrames } from "./helpers";
 
 const decoder = new TextDecoder();
 
@@ -134,6 +134,35 @@ describe("the AI SDK's default reconnect URL (useChat resume: true)", () => {
     expect(resumed.status).toBe(200);
     expect(resumed.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
     const frames = await sseFrames(resumed);
+    const full = await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }));
+    expect(frames).toEqual(full);
+  });
+
+  it("replays every segment of a turn resumed after a pause, not only the live one", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    const words = Array.from({ length: 30 }, (_, i) => `w${i}`).join(" ");
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_seg1", name: "ask_user", input: { q: "which?" } }] } },
+      { reply: { text: words }, faults: { event_delay_ms: 15 } },
+    ]);
+    const paused = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "ask me" },
+      headers: { accept: "application/json" },
+    });
+    expect(((await paused.json()) as { status: string }).status).toBe("awaiting_tool_results");
+    const resumed = await api(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_seg1", content: "the blue one" }] },
+    });
+    await readFrames(resumed, 3);
+    // A reload while the second segment streams: the client has nothing, so it gets the whole turn.
+    const frames = await sseFrames(await api(`/v1/sessions/${s.session}/chat/${s.session}/stream`, { key: s.key }));
+    const text = frames.map((f) => f.data).join("\n");
+    expect(text).toContain('"toolCallId":"toolu_seg1"');
+    expect(text).toContain("w29");
     const full = await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }));
     expect(frames).toEqual(full);
   });
