@@ -597,6 +597,39 @@ describe("cancelling a turn while a sibling of an approval call runs", () => {
   });
 });
 
+describe("the stream of a turn cancelled while a sibling of an approval call runs", () => {
+  it("closes every call it showed: the approval's call denied, the sibling's cut result an error", async () => {
+    const charge = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", charge), slowTool("slow_check", 1500)] });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_cs_charge", name: "charge_card", input: { amount: 9 } },
+            { id: "call_cs_slow", name: "slow_check", input: { amount: 9 } },
+          ],
+        },
+      },
+    ]);
+    const streaming = api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "check, then charge 9" },
+    });
+    for (let i = 0; i < 200 && (await sessionState(s)).pending_approvals.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect((await apiJson(`/v1/sessions/${s.session}/cancel`, { method: "POST", key: s.key })).status).toBe(200);
+    const chunks = (await (await streaming).text())
+      .split("\n")
+      .filter((l) => l.startsWith("data: {"))
+      .map((l) => JSON.parse(l.slice(6)) as { type: string; toolCallId?: string; errorText?: string });
+    expect(chunks.find((c) => c.type === "tool-output-denied")?.toolCallId).toBe("call_cs_charge");
+    const cut = chunks.find((c) => c.type === "tool-output-error" && c.toolCallId === "call_cs_slow");
+    expect(cut?.errorText).toContain("the turn was cancelled");
+  });
+});
+
 describe("approval config", () => {
   it("refuses requires_approval on a client tool and a malformed MCP require_approval", async () => {
     const base = { model: { provider: "anthropic", name: "m" } };

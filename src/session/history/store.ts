@@ -97,6 +97,11 @@ interface ViewStart {
   native: boolean;
 }
 
+/** The result a call gets when none was recorded and the call is closed (`closeOpenCalls`). */
+export function unavailable(reason: string): string {
+  return `tool result unavailable: ${reason}`;
+}
+
 /**
  * The canonical history and the `tool_calls` ledger that keeps invariant P.
  *
@@ -349,7 +354,7 @@ export class HistoryStore {
     const synthesized: string[] = [];
     const results: ToolResultPart[] = open.map((call) => {
       if (opts.discardStored && call.state !== "pending") {
-        const content = `tool result unavailable: ${opts.reason}`;
+        const content = unavailable(opts.reason);
         write(
           this.#sql,
           "UPDATE tool_calls SET state = 'synthesized', result = ?, is_error = 1, updated_at = ? WHERE id = ?",
@@ -371,7 +376,7 @@ export class HistoryStore {
             is_error: given.is_error,
           };
         }
-        const content = `tool result unavailable: ${opts.reason}`;
+        const content = unavailable(opts.reason);
         this.storeResult(call.id, "synthesized", content, true);
         synthesized.push(call.id);
         return { type: "tool_result", tool_use_id: call.id, content, is_error: true };
