@@ -26,7 +26,13 @@ function chunk(
   } as const;
 }
 
-const dynamic = { dynamic: { ...bool, description: "Always true: the tool set is the session's, not the client's." } };
+const dynamic = {
+  dynamic: { ...bool, description: "Always true: the tool set is the session's, not the client's." },
+  providerExecuted: {
+    ...bool,
+    description: "True when the session runs the call (http, MCP, built-in tools); absent for client tools.",
+  },
+};
 
 export const UIMessageChunk = {
   description:

@@ -917,6 +917,8 @@ export interface components {
             toolName: string;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
+            /** @description True when the session runs the call (http, MCP, built-in tools); absent for client tools. */
+            providerExecuted?: boolean;
         } | {
             /** @constant */
             type: "tool-input-delta";
@@ -930,6 +932,8 @@ export interface components {
             input: unknown;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
+            /** @description True when the session runs the call (http, MCP, built-in tools); absent for client tools. */
+            providerExecuted?: boolean;
         } | {
             /** @constant */
             type: "tool-input-error";
@@ -939,6 +943,8 @@ export interface components {
             errorText: string;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
+            /** @description True when the session runs the call (http, MCP, built-in tools); absent for client tools. */
+            providerExecuted?: boolean;
         } | {
             /** @constant */
             type: "tool-output-available";
@@ -946,6 +952,8 @@ export interface components {
             output: unknown;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
+            /** @description True when the session runs the call (http, MCP, built-in tools); absent for client tools. */
+            providerExecuted?: boolean;
         } | {
             /** @constant */
             type: "tool-output-error";
@@ -953,6 +961,8 @@ export interface components {
             errorText: string;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
+            /** @description True when the session runs the call (http, MCP, built-in tools); absent for client tools. */
+            providerExecuted?: boolean;
         } | {
             /** @constant */
             type: "tool-approval-request";

@@ -33,6 +33,22 @@ export class UiEncoder {
   readonly #usedIds = new Set<string>();
   /** Tool calls the client knows about; outputs for any other id would make the client throw. */
   readonly #startedTools = new Set<string>();
+  readonly #serverRuns: (toolName: string) => boolean;
+
+  /**
+   * `serverRuns(name)`: whether the session runs the calls of that tool (http, MCP, built-ins, an unknown name it
+   * answers itself). Their parts carry `providerExecuted`, so a client (useChat's `onToolCall`,
+   * `lastAssistantMessageIsCompleteWithToolCalls`) never takes them for calls it must answer.
+   */
+  constructor(serverRuns: (toolName: string) => boolean = () => false) {
+    this.#serverRuns = serverRuns;
+  }
+
+  /** The fields every tool chunk of `toolName` carries. */
+  #toolFields(toolName: string): { dynamic: true; providerExecuted?: true } {
+    // Our tools are declared server-side, not typed on the client, so they render as dynamic-tool parts.
+    return this.#serverRuns(toolName) ? { dynamic: true, providerExecuted: true } : { dynamic: true };
+  }
 
   push(ev: TurnEvent): UiChunk[] {
     switch (ev.type) {
@@ -155,7 +171,7 @@ export class UiEncoder {
           toolName: e.name,
           input: e.raw,
           errorText: `The input JSON for tool ${e.name} was ${what} (${e.reason}), so the call was dropped.`,
-          dynamic: true,
+          ...this.#toolFields(e.name),
         });
         return out;
       }
@@ -185,7 +201,7 @@ export class UiEncoder {
           toolCallId: block.toolCallId,
           toolName: block.toolName,
           input: part.input,
-          dynamic: true,
+          ...this.#toolFields(block.toolName),
         },
       ];
     }
@@ -197,7 +213,13 @@ export class UiEncoder {
     if (part.type === "tool_use") {
       return [
         this.#toolStart(part.id, part.name),
-        { type: "tool-input-available", toolCallId: part.id, toolName: part.name, input: part.input, dynamic: true },
+        {
+          type: "tool-input-available",
+          toolCallId: part.id,
+          toolName: part.name,
+          input: part.input,
+          ...this.#toolFields(part.name),
+        },
       ];
     }
     const kind = part.type === "text" ? "text" : part.type === "thinking" ? "reasoning" : undefined;
@@ -239,8 +261,7 @@ export class UiEncoder {
 
   #toolStart(toolCallId: string, toolName: string): UiChunk {
     this.#startedTools.add(toolCallId);
-    // Our tools are declared server-side, not typed on the client, so they render as dynamic-tool parts.
-    return { type: "tool-input-start", toolCallId, toolName, dynamic: true };
+    return { type: "tool-input-start", toolCallId, toolName, ...this.#toolFields(toolName) };
   }
 
   #toolOutput(toolCallId: string, content: ToolResultContent, isError: boolean, earlier: boolean): UiChunk[] {
@@ -285,7 +306,7 @@ export class UiEncoder {
             toolName: block.toolName,
             input: block.raw,
             errorText: `The input JSON for tool ${block.toolName} was incomplete (${reason}), so the call was dropped.`,
-            dynamic: true,
+            ...this.#toolFields(block.toolName),
           },
         ];
     }

@@ -20,7 +20,7 @@ const DELTAS = new Set(["text-delta", "reasoning-delta", "tool-input-delta"]);
  * once; deltas are batched.
  */
 export class TurnOutput {
-  #encoder = new UiEncoder();
+  readonly #encoder: UiEncoder;
   #pending: UiChunk[] = [];
   #timer: ReturnType<typeof setTimeout> | null = null;
   #lastFlush = 0;
@@ -31,8 +31,17 @@ export class TurnOutput {
   readonly #streamLog: StreamLog;
   readonly #turnId: string;
   #onFirstContent: (() => void) | null;
-  /** `onFirstContent`: called once, right after the first row holding a delta has been written. */
-  constructor(streamLog: StreamLog, turnId: string, onFirstContent: (() => void) | null = null) {
+  /**
+   * `onFirstContent`: called once, right after the first row holding a delta has been written. `serverRuns`: which
+   * tools the session runs itself (UiEncoder: their parts carry `providerExecuted`).
+   */
+  constructor(
+    streamLog: StreamLog,
+    turnId: string,
+    onFirstContent: (() => void) | null = null,
+    serverRuns?: (toolName: string) => boolean,
+  ) {
+    this.#encoder = new UiEncoder(serverRuns);
     this.#turnId = turnId;
     this.#streamLog = streamLog;
     this.#onFirstContent = onFirstContent;

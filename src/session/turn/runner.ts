@@ -55,7 +55,13 @@ export class TurnRunner implements TurnContext {
     readonly turnId: string,
   ) {
     // Event log lines held by admission (engine #begin) go out once the first delta is on its way.
-    this.out = new TurnOutput(deps.streamLog, turnId, () => setTimeout(() => deps.eventLog.release(), 0));
+    this.out = new TurnOutput(
+      deps.streamLog,
+      turnId,
+      () => setTimeout(() => deps.eventLog.release(), 0),
+      // Only a client tool's calls are the client's to run; everything else (an unknown name too) the session answers.
+      (name) => deps.tools.registry(deps.agent).get(name)?.execution?.type !== "client",
+    );
   }
 
   get signal(): AbortSignal {

@@ -1,9 +1,10 @@
+import { type DynamicToolUIPart, lastAssistantMessageIsCompleteWithToolCalls } from "ai";
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../../src/model/stream";
 import type { TurnEvent } from "../../../../src/session/stream/turn-events";
 import { UiEncoder } from "../../../../src/session/stream/ui-encoder";
-import { encodeAll } from "./assemble";
-import { ODDITIES } from "./fixtures";
+import { assemble, encodeAll, toSse } from "./assemble";
+import { FULL_TURN, ODDITIES } from "./fixtures";
 
 const p = (event: StreamEvent): TurnEvent => ({ type: "provider", event });
 const START: TurnEvent[] = [
@@ -194,5 +195,40 @@ describe("UiEncoder", () => {
     ]);
     encoder.push({ type: "turn_start", turn_id: "t2", message_id: "m2" });
     expect(encoder.push({ type: "tool_output", tool_use_id: "c1", content: "x", is_error: false })).toEqual([]);
+  });
+});
+
+/** FULL_TURN cut after its first step's tool outputs: a turn whose last step ran tools (max_steps, say). */
+const TOOLS_LAST: TurnEvent[] = [
+  ...FULL_TURN.slice(
+    0,
+    FULL_TURN.findIndex((ev) => ev.type === "step_start" && ev.step === 2),
+  ),
+  { type: "turn_finish", status: "completed", finish_reason: "tool-calls" },
+];
+
+async function assembled(serverRuns: (name: string) => boolean) {
+  const encoder = new UiEncoder(serverRuns);
+  const { message, errors } = await assemble(toSse(TOOLS_LAST.flatMap((ev) => encoder.push(ev))));
+  expect(errors).toEqual([]);
+  return message;
+}
+
+describe("UiEncoder: calls the session runs itself", () => {
+  it("are marked providerExecuted, so useChat does not take them for client calls to send back", async () => {
+    const message = await assembled((name) => name === "get_weather" || name === "get_time");
+    const tools = (message?.parts ?? []).filter((p): p is DynamicToolUIPart => p.type === "dynamic-tool");
+    expect(tools.map((t) => [t.toolCallId, t.state, t.providerExecuted])).toEqual([
+      ["toolu_a", "output-available", true],
+      ["toolu_b", "output-available", true],
+    ]);
+    expect(lastAssistantMessageIsCompleteWithToolCalls({ messages: message ? [message] : [] })).toBe(false);
+  });
+
+  it("leaves a client tool's calls unmarked: answered, they are the client's to send back", async () => {
+    const message = await assembled(() => false);
+    const tools = (message?.parts ?? []).filter((p): p is DynamicToolUIPart => p.type === "dynamic-tool");
+    expect(tools.every((t) => t.providerExecuted === undefined)).toBe(true);
+    expect(lastAssistantMessageIsCompleteWithToolCalls({ messages: message ? [message] : [] })).toBe(true);
   });
 });
