@@ -6,7 +6,17 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { apiJson, uid } from "./helpers";
-import { getRun, type Run, type RunSetup, runSetup, runStub, script, signedRun, waitRun } from "./runs-helpers";
+import {
+  deliveries,
+  getRun,
+  type Run,
+  type RunSetup,
+  runSetup,
+  runStub,
+  script,
+  signedRun,
+  waitRun,
+} from "./runs-helpers";
 
 type Paused = Run & { approvals?: Array<{ approval_id: string; tool_call_id: string }> };
 
@@ -117,5 +127,99 @@ describe("a run whose turn asked for client tools", () => {
     const second = ((await queued.json()) as { run_id: string }).run_id;
     const done = await waitRun(s, second, (r) => r.status === "failed" || r.status === "completed");
     expect([done.status, done.result?.output]).toEqual(["completed", "Second run done."]);
+  });
+});
+
+describe("a run's approval notices (run.awaiting_approval)", () => {
+  const gatedAgent = (tag: string) =>
+    runSetup(undefined, {
+      tools: [
+        {
+          name: "charge_card",
+          description: "Charges a card.",
+          input_schema: { type: "object", properties: { amount: { type: "number" } } },
+          execution: { type: "http", url: `${env.MOCK_URL}/_callback/${uid(tag)}` },
+          requires_approval: true,
+        },
+      ],
+    });
+  const notices = async (hook: string) =>
+    (await deliveries(hook)).filter((d) => (JSON.parse(d.body) as { type: string }).type === "run.awaiting_approval");
+  const until = async <T>(read: () => Promise<T>, done: (v: T) => boolean): Promise<T> => {
+    for (let i = 0; i < 400; i++) {
+      const v = await read();
+      if (done(v)) return v;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return read();
+  };
+
+  it("sends one notice per pause: answering one of its two approvals does not make it a new pause", async () => {
+    const s = await gatedAgent("two");
+    const hook = uid("hook");
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_two_a", name: "charge_card", input: { amount: 1 } },
+            { id: "call_two_b", name: "charge_card", input: { amount: 2 } },
+          ],
+        },
+      },
+    ]);
+    const started = await signedRun(s, { input: "charge twice", callback_url: `${env.MOCK_URL}/_callback/${hook}` });
+    const { run_id, session_id } = (await started.json()) as { run_id: string; session_id: string };
+    const paused = (await waitRun(s, run_id, (r) => r.status === "awaiting_approval")) as Paused;
+    expect(
+      await until(
+        () => notices(hook),
+        (n) => n.length > 0,
+      ),
+    ).toHaveLength(1);
+    const answered = await apiJson(`/v1/runs/${run_id}/approvals`, {
+      method: "POST",
+      key: s.key,
+      json: { approvals: [{ approval_id: paused.approvals?.[0]?.approval_id, approved: true }] },
+    });
+    expect(answered.status).toBe(200);
+    // The alarm's pass over the run (what an approval's expiry or any job would trigger), twice: nothing new to send.
+    await runDurableObjectAlarm(runStub(s, session_id));
+    await runDurableObjectAlarm(runStub(s, session_id));
+    expect(await notices(hook)).toHaveLength(1);
+  });
+
+  it("a new pause while the previous pause's notice is in flight still gets its own notice", async () => {
+    const s = await gatedAgent("again");
+    const hook = uid("hook");
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_again_1", name: "charge_card", input: { amount: 1 } }] } },
+      { reply: { tool_calls: [{ id: "call_again_2", name: "charge_card", input: { amount: 2 } }] } },
+    ]);
+    // A slow receiver: each notice is answered 1.5 s after it arrives.
+    const started = await signedRun(s, {
+      input: "charge, then charge again",
+      callback_url: `${env.MOCK_URL}/_callback/${hook}?delay_ms=1500`,
+    });
+    const { run_id } = (await started.json()) as { run_id: string };
+    const paused = (await waitRun(s, run_id, (r) => r.status === "awaiting_approval")) as Paused;
+    expect(
+      await until(
+        () => notices(hook),
+        (n) => n.length > 0,
+      ),
+    ).toHaveLength(1);
+    // Answered while the first notice is still in flight: the turn resumes and pauses again.
+    const answered = await apiJson(`/v1/runs/${run_id}/approvals`, {
+      method: "POST",
+      key: s.key,
+      json: { approvals: [{ approval_id: paused.approvals?.[0]?.approval_id, approved: true }] },
+    });
+    expect(answered.status).toBe(200);
+    const both = await until(
+      () => notices(hook),
+      (n) => n.length >= 2,
+    );
+    expect(both).toHaveLength(2);
+    expect(new Set(both.map((d) => d.headers["webhook-id"])).size).toBe(2);
   });
 });

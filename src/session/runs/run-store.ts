@@ -134,13 +134,25 @@ export class RunStore {
     return true;
   }
 
-  recordNotice(runId: string, status: "pending" | "delivered" | "failed", error: string | null): void {
-    write(
-      this.#sql,
-      "UPDATE run_notices SET attempts = attempts + 1, status = ?, error = ? WHERE run_id = ?",
-      status,
-      error,
-      runId,
+  /**
+   * An attempt's outcome, for the notice it delivered (`webhookId`); false when a new pause replaced that notice
+   * while it was in flight (the new one is left as it is, still to be sent).
+   */
+  recordNotice(
+    runId: string,
+    webhookId: string,
+    status: "pending" | "delivered" | "failed",
+    error: string | null,
+  ): boolean {
+    return (
+      write(
+        this.#sql,
+        "UPDATE run_notices SET attempts = attempts + 1, status = ?, error = ? WHERE run_id = ? AND webhook_id = ?",
+        status,
+        error,
+        runId,
+        webhookId,
+      ) > 0
     );
   }
 

@@ -318,8 +318,8 @@ export class SessionRuns {
    * webhook-id names the pause), retried like callbacks.
    */
   #awaitApproval(row: RunRow, turn: TurnRow): void {
-    const first = this.#approvalsOf({ ...row, turn_id: turn.id })[0];
-    const webhookId = `${row.id}.approval.${first?.approval_id ?? turn.id}`;
+    // The pause's own id: its turn and segment (answering one of two approvals leaves the same pause).
+    const webhookId = `${row.id}.approval.${turn.id}.${turn.segment_start}`;
     const fresh = this.#engine.tx(() => {
       if (row.status !== "awaiting_approval") this.store.setStatus(row.id, "awaiting_approval");
       const added = row.callback_url ? this.store.newNotice(row.id, turn.id, webhookId) : false;
@@ -355,7 +355,8 @@ export class SessionRuns {
     const done = outcome.delivered || !outcome.retryable || attempt >= CALLBACK_MAX_ATTEMPTS;
     const status = outcome.delivered ? "delivered" : done ? "failed" : "pending";
     this.#engine.tx(() => {
-      this.store.recordNotice(row.id, status, outcome.error);
+      // A new pause replaced this notice while it was in flight: its job is the new notice's now.
+      if (!this.store.recordNotice(row.id, notice.webhook_id, status, outcome.error)) return;
       if (done) this.#scheduler.remove("notice", row.id);
       else this.#scheduler.reschedule(job, Date.now() + callbackDelay(attempt));
     });
