@@ -27,6 +27,8 @@ export class RefreshCache<V> {
   #loading = new Map<string, Promise<V | null>>();
   /** Bumped by deleteWhere: a load that started before an invalidation must not store what it read. */
   #generation = 0;
+  /** Bumped per key by `set`: a load that started before a write of that key must not overwrite it. */
+  #writes = new Map<string, number>();
 
   constructor(
     readonly max: number,
@@ -58,9 +60,10 @@ export class RefreshCache<V> {
     const running = this.#loading.get(key);
     if (running) return running;
     const generation = this.#generation;
+    const writes = this.#writes.get(key) ?? 0;
     const p: Promise<V | null> = load()
       .then((value) => {
-        if (generation === this.#generation) this.set(key, value);
+        if (generation === this.#generation && writes === (this.#writes.get(key) ?? 0)) this.#put(key, value);
         return value;
       })
       .finally(() => {
@@ -70,7 +73,18 @@ export class RefreshCache<V> {
     return p;
   }
 
+  /** Stores a value known now (e.g. what this isolate just wrote): a load already in flight does not replace it. */
   set(key: string, value: V | null): void {
+    this.#writes.set(key, (this.#writes.get(key) ?? 0) + 1);
+    this.#put(key, value);
+  }
+
+  /** The entry's value as cached (undefined when there is none), without touching its recency. */
+  peek(key: string): V | null | undefined {
+    return this.#entries.get(key)?.value;
+  }
+
+  #put(key: string, value: V | null): void {
     this.#entries.delete(key);
     this.#entries.set(key, { value, at: Date.now() });
     while (this.#entries.size > this.max) {

@@ -93,7 +93,7 @@ export async function agentArg(c: Context<AppEnv>): Promise<{ epoch: number }> {
   return { epoch: await agentEpoch(c) };
 }
 
-/** Called with the epoch a PUT/DELETE of an agent produced (or read at session creation). */
+/** Called with the epoch a PUT/DELETE of an agent produced (or read at session creation): never lowers it. */
 export function noteAgentEpoch(epoch: number): void {
-  epochs.set("epoch", epoch);
+  epochs.set("epoch", Math.max(epochs.peek("epoch") ?? 0, epoch));
 }

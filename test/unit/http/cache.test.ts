@@ -91,4 +91,21 @@ describe("RefreshCache", () => {
     const fresh = loader(["after"]);
     expect(await cache.get("k", fresh)).toBe("after");
   });
+
+  it("a value set while a load of its key is in flight is not replaced by what that load read", async () => {
+    const cache = new RefreshCache<number>(10, TIMES);
+    let release: (v: number) => void = () => {};
+    const slow = vi.fn(() => new Promise<number | null>((r) => (release = r)));
+    const pending = cache.get("epoch", slow);
+    // This isolate just wrote a newer value (an agent PUT): the load read the older one before the write.
+    cache.set("epoch", 8);
+    release(7);
+    expect(await pending).toBe(7);
+    expect(
+      await cache.get(
+        "epoch",
+        vi.fn(async () => 0),
+      ),
+    ).toBe(8);
+  });
 });
