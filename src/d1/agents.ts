@@ -13,9 +13,16 @@ function epochOf(result: D1Result<{ epoch: number }> | undefined): number | null
   return typeof epoch === "number" ? epoch : null;
 }
 
+/**
+ * The next agent-config epoch: one more, and at least the time in ms. A database restored to an older copy
+ * (D1 Time Travel) keeps an epoch lower than sessions have seen; a plain +1 would then stay below their copies'
+ * for as many changes as it went back, and they would keep an old config. The clock puts it above them at once.
+ */
+const NEXT_EPOCH = "MAX(epoch + 1, CAST(unixepoch('subsec') * 1000 AS INTEGER))";
+
 /** Bumps the agent-config epoch; sessions re-read their agent at the next turn. */
 function bumpEpoch(db: D1Database): D1PreparedStatement {
-  return db.prepare("UPDATE agent_epoch SET epoch = epoch + 1 WHERE id = 1 RETURNING epoch");
+  return db.prepare(`UPDATE agent_epoch SET epoch = ${NEXT_EPOCH} WHERE id = 1 RETURNING epoch`);
 }
 
 /** An agent's config (null: no such agent) and the current agent-config epoch, in one statement. */
@@ -62,7 +69,7 @@ export async function deleteAgent(db: D1Database, name: string): Promise<{ delet
   const [bumped, res] = await db.batch<{ epoch: number }>([
     db
       .prepare(
-        "UPDATE agent_epoch SET epoch = epoch + 1 WHERE id = 1 AND EXISTS (SELECT 1 FROM agents WHERE name = ?) RETURNING epoch",
+        `UPDATE agent_epoch SET epoch = ${NEXT_EPOCH} WHERE id = 1 AND EXISTS (SELECT 1 FROM agents WHERE name = ?) RETURNING epoch`,
       )
       .bind(name),
     db.prepare("DELETE FROM agents WHERE name = ?").bind(name),

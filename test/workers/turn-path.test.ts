@@ -163,6 +163,26 @@ describe("the agent config lives in the session object", () => {
     expect(tools[2]).not.toContain("ask_user");
   });
 
+  it("a change after the database was restored to an older copy (its epoch went back) still reaches the session", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "one" } }, { reply: { text: "two" } }]);
+    const put = (system: string) =>
+      apiJson(`/v1/agents/${s.agent}`, {
+        method: "PUT",
+        key: ADMIN,
+        json: { model: { provider: "anthropic", name: s.model }, system },
+      });
+    expect((await put("Before the restore.")).status).toBe(200);
+    await turn(s, "before");
+    // D1 Time Travel to a copy from before those changes: the counter is back where it was.
+    await env.DB.prepare("UPDATE agent_epoch SET epoch = 0 WHERE id = 1").run();
+    expect((await put("After the restore.")).status).toBe(200);
+    await turn(s, "after");
+    const systems = (await mockRequests(s.model)).map((r) => JSON.stringify(r.body.system));
+    expect(systems[0]).toContain("Before the restore.");
+    expect(systems[1]).toContain("After the restore.");
+  });
+
   it("a deleted agent refuses the next turn with 409 agent_missing and writes nothing", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "one" } }]);
