@@ -236,6 +236,25 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.close();
   });
 
+  it("a send the server never took leaves the transcript and goes back to the draft; sent again, it runs", async () => {
+    const { page } = await openApp("web-unsent", [{ reply: { text: ANSWER } }]);
+    // The first POST never reaches the server (a dropped connection); the next ones do.
+    let dropped = false;
+    await page.route("**/chat", (route) => {
+      if (route.request().method() !== "POST" || dropped) return route.continue();
+      dropped = true;
+      return route.abort("connectionreset");
+    });
+    await send(page, "Is it sunny in Paris?");
+    await page.getByRole("alert").waitFor();
+    await expect(page.getByRole("textbox", { name: "Message" }).inputValue()).resolves.toBe("Is it sunny in Paris?");
+    await expect(page.locator('li[data-role="user"]').count()).resolves.toBe(0);
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByText(ANSWER).waitFor();
+    await expect(page.locator('li[data-role="user"]').allTextContents()).resolves.toEqual(["Is it sunny in Paris?"]);
+    await page.close();
+  });
+
   it("says in words when the session link has expired", async () => {
     const model = uniqueModel("web-expired");
     await api.putAgent(`agent-${model}`, weatherAgent(tools.url, model));

@@ -5,7 +5,7 @@
 // useChat itself once every approval of the step is answered (`lastAssistantMessageIsCompleteWithApprovalResponses`).
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
-import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
 import { type Connection, readConnection, sessionPath } from "./connection";
 import { friendlyFetch } from "./errors";
 import {
@@ -182,6 +182,21 @@ function Chat({ conn }: { conn: Connection }) {
   const busy = status === "submitted" || status === "streaming";
   const live = fromUiMessages(messages);
 
+  // A send the server never took (refused, rate-limited or unreachable before its answer began): useChat keeps
+  // the message it added, which would show as sent although nothing stored it. It leaves the transcript and its
+  // text goes back to the draft.
+  const sending = useRef<string | null>(null);
+  const lastStatus = useRef(status);
+  useEffect(() => {
+    const text = sending.current;
+    if (lastStatus.current === "submitted" && status === "error" && text !== null) {
+      setMessages((ms) => (ms[ms.length - 1]?.role === "user" ? ms.slice(0, -1) : ms));
+      setDraft((d) => d || text);
+    }
+    if (status !== "submitted") sending.current = null;
+    lastStatus.current = status;
+  }, [status, setMessages]);
+
   // A turn the state read found running but that paused or ended before useChat's resumption asked for it
   // comes back as no stream (204): its stored messages were left out, so read them now. A resumed stream
   // (200) shows the turn itself; withoutLiveTurns keeps a later history read from showing it twice.
@@ -207,6 +222,7 @@ function Chat({ conn }: { conn: Connection }) {
     clearError();
     setProblem(null);
     setDraft("");
+    sending.current = text;
     sendMessage({ text }).catch((err: Error) => setProblem(err.message));
   };
 
