@@ -249,6 +249,10 @@ export class SessionEngine {
     this.eventLog.hold();
     try {
       recordDeclined(this.eventLog, declined, previous?.id ?? null, close.declined, "admission");
+      // The paused turn this one superseded ends here: its one end event.
+      if (superseded) {
+        this.eventLog.record("turn_finished", superseded, { status: "completed", finish_reason: "superseded" });
+      }
       if (rederived.length) this.eventLog.record("tools_loaded", id, { names: rederived, via: "history" });
       this.eventLog.record("turn_started", id, { kind, max_steps: maxSteps });
       if (synthesized.length > 0) {
@@ -498,6 +502,7 @@ export class SessionEngine {
       this.turns.clear();
       return paused ? latest.id : null;
     });
+    if (paused) this.eventLog.record("turn_finished", paused, { status: "cancelled", finish_reason: "cleared" });
     this.eventLog.record("session_cleared", null, { at: nowIso() });
     // A run whose paused turn this was fails now ("the run's turn was cleared"), not at some later alarm.
     if (paused) this.hooks.settled(paused, "cancelled");

@@ -7,6 +7,7 @@
 import type { ErrorInfo } from "../model/errors";
 import type { EventLog } from "../observability/events";
 import { log } from "../observability/log";
+import { recordDeclined } from "./approval-answers";
 import type { ApprovalStore } from "./approvals";
 import type { HistoryStore } from "./history/store";
 import type { StreamLog } from "./stream/log";
@@ -64,13 +65,14 @@ export function endStuckTurn(
   error: ErrorInfo,
   reason: string,
 ): void {
-  const { synthesized } = engine.tx(() => {
+  const { synthesized, declined } = engine.tx(() => {
     // An approval asked just before the cut closes with its call (which gets the synthetic result below).
-    engine.approvals.closeAll(reason, "recovery");
+    const declined = engine.approvals.closeAll(reason, "recovery");
     const closed = engine.history.closeOpenCalls({ turnId, reason });
     engine.turns.finish(turnId, status, status === "failed" ? "error" : status, error);
-    return closed;
+    return { ...closed, declined };
   });
+  recordDeclined(engine.eventLog, declined, turnId, reason, "recovery");
   if (status === "interrupted")
     engine.eventLog.record("turn_interrupted", turnId, { synthesized_tool_use_ids: synthesized });
   else engine.eventLog.record("turn_finished", turnId, { status, finish_reason: "error", error });
@@ -88,14 +90,18 @@ function salvageTurn(engine: RecoveryDeps, turn: TurnRow, cause: unknown): void 
     retryable: true,
   };
   let synthesized: string[] = [];
+  let declined: ReturnType<ApprovalStore["closeAll"]> = [];
   let status: "interrupted" | "failed" = "interrupted";
   try {
     synthesized = engine.tx(() => {
-      attempt(() => engine.approvals.closeAll(REASON, "recovery"));
+      attempt(() => {
+        declined = engine.approvals.closeAll(REASON, "recovery");
+      });
       const closed = engine.history.closeOpenCalls({ turnId: turn.id, reason: REASON, discardStored: true });
       engine.turns.finish(turn.id, "interrupted", "interrupted", error);
       return closed.synthesized;
     });
+    recordDeclined(engine.eventLog, declined, turn.id, REASON, "recovery");
   } catch {
     status = "failed";
     attempt(() => engine.tx(() => engine.turns.finish(turn.id, "failed", "error", error)));

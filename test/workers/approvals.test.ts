@@ -293,6 +293,9 @@ describe("a crash after an approval was asked, before the step paused", () => {
     const after = await sessionState(s);
     expect(after.last_turn.status).toBe("interrupted");
     expect(after.pending_approvals).toEqual([]);
+    // Recorded too: the approval the restart closed is declined by "recovery".
+    const closed = (await events(s)).filter((e) => e.type === "approval_declined");
+    expect(closed.map((e) => [e.data.approval_id, e.data.by])).toEqual([[id, "recovery"]]);
     const late = await answer(s, [{ approval_id: id, approved: true }]);
     expect(late.body.error?.code).toBe("approval_already_answered");
     expect((await send(s, { content: "go on" })).body.status).toBe("completed");

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { EventLog } from "../../src/observability/events";
 import { HistoryStore } from "../../src/session/history/store";
 import { SessionTools } from "../../src/session/session-tools";
+import { TurnStore } from "../../src/session/turn/turn-store";
 import { api, apiJson, clientTool, history, pairingProblems, type Setup, script, send, setup, uid } from "./helpers";
 
 // One exception must stay where it happened: a throw inside a tool's execution is that call's is_error
@@ -138,6 +139,37 @@ describe("a turn left running with no runner (its start failed after the admissi
       )
     ).body.events.filter((e) => e.type === "turn_finished");
     expect(turns.map((e) => e.data.status)).toEqual(["failed", "completed"]);
+  });
+});
+
+describe("a throw while a turn writes its own end row", () => {
+  it("reports one end, the true one: a single turn_finished (failed), not a completed one first", async () => {
+    const s = await setup();
+    const finish = TurnStore.prototype.finish;
+    let thrown = false;
+    patch(TurnStore.prototype, "finish", function (this: TurnStore, id, status, reason, error) {
+      if (!thrown && status === "completed") {
+        thrown = true;
+        throw new Error("turn write failed");
+      }
+      return finish.call(this, id, status, reason, error);
+    });
+    await script(s.model, [{ reply: { text: "Done, but not written." } }]);
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "go" },
+    });
+    const streamed = await res.text();
+    expect(thrown).toBe(true);
+    expect(await waitEnded(s)).toBe("failed");
+    const events = await apiJson<{ events: Array<{ type: string; data: Record<string, unknown> }> }>(
+      `/v1/sessions/${s.session}/events`,
+      { key: s.key },
+    );
+    const ends = events.body.events.filter((e) => e.type === "turn_finished");
+    expect(ends.map((e) => e.data.status)).toEqual(["failed"]);
+    expect(streamed.match(/"type":"finish"/g)?.length ?? 0).toBeLessThanOrEqual(1);
   });
 });
 

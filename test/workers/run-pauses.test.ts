@@ -223,3 +223,64 @@ describe("a run's approval notices (run.awaiting_approval)", () => {
     expect(new Set(both.map((d) => d.headers["webhook-id"])).size).toBe(2);
   });
 });
+
+describe("a paused turn that ends without resuming", () => {
+  const paused = async (tag: string) => {
+    const s = await runSetup(undefined, {
+      tools: [
+        {
+          name: "ask_user",
+          description: "Asks the user.",
+          input_schema: { type: "object", properties: { q: { type: "string" } } },
+          execution: { type: "client" },
+        },
+      ],
+    });
+    const session = (
+      await apiJson<{ id: string }>("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent } })
+    ).body.id;
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: `call_${tag}`, name: "ask_user", input: { q: "?" } }] } },
+      { reply: { text: "moved on" } },
+    ]);
+    const first = await apiJson<{ turn_id: string; status: string }>(`/v1/sessions/${session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "ask me" },
+      headers: { accept: "application/json" },
+    });
+    expect(first.body.status).toBe("awaiting_tool_results");
+    const events = async () =>
+      (
+        await apiJson<{ events: Array<{ type: string; turn_id: string | null; data: Record<string, unknown> }> }>(
+          `/v1/sessions/${session}/events`,
+          { key: s.key },
+        )
+      ).body.events;
+    return { s, session, turn: first.body.turn_id, events };
+  };
+
+  it("superseded by a new message, it gets its one turn_finished", async () => {
+    const { s, session, turn, events } = await paused("superseded_ev");
+    const next = await apiJson(`/v1/sessions/${session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "never mind" },
+      headers: { accept: "application/json" },
+    });
+    expect(next.status).toBe(201);
+    const ends = (await events()).filter((e) => e.type === "turn_finished" && e.turn_id === turn);
+    expect(ends.map((e) => e.data)).toEqual([{ status: "completed", finish_reason: "superseded" }]);
+  });
+
+  it("cleared, it gets its one turn_finished before session_cleared", async () => {
+    const { s, session, turn, events } = await paused("cleared_ev");
+    expect((await apiJson(`/v1/sessions/${session}/clear`, { method: "POST", key: s.key })).status).toBe(200);
+    const all = await events();
+    const ends = all.filter((e) => e.type === "turn_finished" && e.turn_id === turn);
+    expect(ends.map((e) => e.data)).toEqual([{ status: "cancelled", finish_reason: "cleared" }]);
+    expect(all.findIndex((e) => e.type === "turn_finished" && e.turn_id === turn)).toBeLessThan(
+      all.findIndex((e) => e.type === "session_cleared"),
+    );
+  });
+});

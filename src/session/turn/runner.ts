@@ -245,9 +245,13 @@ export class TurnRunner implements TurnContext {
   #finish(status: TurnStatus, reason: string, finish: UiFinishReason, error: ErrorInfo | null): void {
     try {
       this.deps.turns.finish(this.turnId, status, reason, error);
-    } finally {
-      this.#report(status, reason, finish, error);
+    } catch (e) {
+      // The end was not written: no end is reported that did not happen. The engine hears the turn stopped and
+      // ends the row itself (endStuckTurn), with the one true turn_finished and stream end.
+      this.#settle(status);
+      throw e;
     }
+    this.#report(status, reason, finish, error);
   }
 
   /** The turn's end as events and stream chunks; the engine hears of it even when one of these writes throws. */
