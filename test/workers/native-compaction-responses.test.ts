@@ -1,7 +1,7 @@
 // Native (server-side) compaction on the OpenAI Responses API (provider `openai-responses`,
 // `context_management` `compact_threshold`) against the mock's emulation (README "Long sessions").
-import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { env, tracing } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
 import {
   ADMIN,
   api,
@@ -130,6 +130,42 @@ describe("native compaction on the OpenAI Responses API (compact_threshold)", ()
     const result = late.body.messages.flatMap((m) => m.parts).find((p) => p.tool_use_id === "call_late");
     expect(result?.is_error).toBe(false);
     expect((await mockStats(s.model)).rejected).toBe(0);
+  });
+
+  it("a provider's compaction is a switchboard.compaction span too, with context_compacted's figures", async () => {
+    const spans: Array<{ name: string; attributes: Record<string, unknown> }> = [];
+    const real = tracing.enterSpan.bind(tracing);
+    vi.spyOn(tracing, "enterSpan").mockImplementation(((name: string, fn: (span: Span) => unknown) =>
+      real(name, (span: Span) => {
+        const record = { name, attributes: {} as Record<string, unknown> };
+        spans.push(record);
+        const set = span.setAttributes.bind(span);
+        span.setAttributes = (a) => {
+          Object.assign(record.attributes, a);
+          return set(a);
+        };
+        return fn(span);
+      })) as typeof tracing.enterSpan);
+    try {
+      const s = await responsesSession();
+      await script(s.model, LOAD_AND_CALL);
+      const streamed = await longTurns(s, "spanned");
+      const { boundary } = await expectNativeCompacted(s, streamed, "openai");
+      // One span per provider compaction (context_compacted event), each with its figures.
+      const compactions = spans.filter((x) => x.name === "switchboard.compaction").map((x) => x.attributes);
+      const recorded = (await events(s)).filter((e) => e.type === "context_compacted");
+      expect(compactions).toHaveLength(recorded.length);
+      for (const span of compactions) {
+        expect(span).toMatchObject({
+          "switchboard.compacted": true,
+          "switchboard.native": true,
+          "switchboard.summary_requests": 0,
+        });
+      }
+      expect(compactions.at(-1)?.["switchboard.boundary_seq"]).toBe(boundary);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it("our own summary after the provider's compaction reads its item first, so what it held is not lost", async () => {

@@ -327,6 +327,12 @@ export class Compactor {
       summary_requests: 0,
     };
     this.#deps.eventLog.record("context_compacted", turnId, { ...info });
+    // The provider did the work inside its request's span; this one marks the compaction with the event's figures.
+    inSpan(
+      "switchboard.compaction",
+      { "switchboard.turn_id": turnId, "switchboard.compacted": true, ...attributesOf({ ...info }) },
+      () => undefined,
+    );
     return info;
   }
 
