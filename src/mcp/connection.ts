@@ -4,7 +4,7 @@
  * (bounded in pages and count) and calls them; a call is re-sent only when the server dropped the MCP session.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallToolResult,
   CallToolResultSchema,
@@ -15,7 +15,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { compileLenient } from "../json-schema/index";
-import { McpAnswerTooLarge } from "./convert";
+import { ANSWER_TOO_LARGE } from "./convert";
 import { IDLE_CLOSE_MS, MAX_LIST_PAGES, MAX_MCP_RESPONSE_BYTES, MAX_TOOLS_PER_SERVER } from "./limits";
 
 export interface ServerTarget {
@@ -45,40 +45,80 @@ const validator: jsonSchemaValidator = {
   },
 };
 
-/** A body that errors once more than `max` bytes came through (the reader sees the error, not the rest). */
-function capped(
-  body: ReadableStream<Uint8Array>,
-  max: number,
-  onOver: (e: McpAnswerTooLarge) => void,
-): ReadableStream<Uint8Array> {
+/** The JSON-RPC error an answer over the byte cap becomes, for the request it answers (convert.ts reads it). */
+function tooLarge(id: unknown): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: ANSWER_TOO_LARGE,
+      message: `the answer is over ${MAX_MCP_RESPONSE_BYTES} bytes; it was not read further`,
+    },
+  });
+}
+
+/**
+ * A POST's answer read up to `max` bytes. Past it the rest is not read, and the answer becomes a JSON-RPC error for
+ * the request's own id, so the SDK fails that one call at once (not at its timeout), and no other call on the link.
+ */
+function capped(res: Response, id: unknown, max: number): Response {
+  const sse = (res.headers.get("content-type") ?? "").includes("text/event-stream");
+  const encoder = new TextEncoder();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   let seen = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength;
-        if (seen <= max) return controller.enqueue(chunk);
-        const error = new McpAnswerTooLarge();
-        controller.error(error);
-        onOver(error);
-      },
-    }),
-  );
+  const over = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    await reader.cancel().catch(() => {});
+    // SSE: the event that was cut is ended here, then one event with the error. JSON: the error alone.
+    controller.enqueue(encoder.encode(sse ? `\n\nevent: message\ndata: ${tooLarge(id)}\n\n` : tooLarge(id)));
+    controller.close();
+  };
+  const body = sse
+    ? new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const r = await reader.read();
+          if (r.done) return controller.close();
+          seen += r.value.byteLength;
+          if (seen > max) return over(controller);
+          controller.enqueue(r.value);
+        },
+        cancel: (reason) => reader.cancel(reason),
+      })
+    : new ReadableStream<Uint8Array>({
+        // The SDK reads a JSON answer whole: it is buffered up to the cap and sent on whole, or replaced.
+        async start(controller) {
+          const chunks: Uint8Array[] = [];
+          for (let r = await reader.read(); !r.done; r = await reader.read()) {
+            seen += r.value.byteLength;
+            if (seen > max) return over(controller);
+            chunks.push(r.value);
+          }
+          for (const chunk of chunks) controller.enqueue(chunk);
+          controller.close();
+        },
+        cancel: (reason) => reader.cancel(reason),
+      });
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/** The JSON-RPC id of a request body (a single message; batches are not sent by this client). */
+function requestId(body: unknown): unknown {
+  if (typeof body !== "string") return null;
+  try {
+    return (JSON.parse(body) as { id?: unknown }).id ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /**
  * The transport's fetch. Redirects are refused: following one could lead past the outbound URL policy. An
- * answer to a request (POST: tools/list, tools/call) is read up to MAX_MCP_RESPONSE_BYTES, so a faulty or
- * hostile server cannot fill the object's memory (`onOver` hears of it: an answer streamed as SSE would
- * otherwise only end in the call's timeout); the notification stream (GET) is long-lived and not capped.
+ * answer to a request (POST: tools/list, tools/call) is read up to MAX_MCP_RESPONSE_BYTES (`capped`), so a faulty
+ * or hostile server cannot fill the object's memory; the notification stream (GET) is long-lived and not capped.
  */
-async function outbound(url: string | URL, init: RequestInit | undefined, onOver: (e: McpAnswerTooLarge) => void) {
+async function outbound(url: string | URL, init?: RequestInit): Promise<Response> {
   const res = await fetch(url, { ...init, redirect: "manual" });
   if (init?.method !== "POST" || !res.body) return res;
-  return new Response(capped(res.body, MAX_MCP_RESPONSE_BYTES, onOver), {
-    status: res.status,
-    statusText: res.statusText,
-    headers: res.headers,
-  });
+  return capped(res, requestId(init.body), MAX_MCP_RESPONSE_BYTES);
 }
 
 /**
@@ -91,8 +131,6 @@ export class McpConnection {
   #client: Client | null = null;
   #connecting: Promise<Client> | null = null;
   #idle: ReturnType<typeof setTimeout> | null = null;
-  /** The tools/call requests in flight, each by its own abort controller (`#overflowed` ends them). */
-  readonly #inflight = new Set<AbortController>();
   /** Set when the notification stream failed: the server may be gone, so the next refresh re-probes it. */
   broken = false;
 
@@ -115,7 +153,7 @@ export class McpConnection {
       };
       const transport = new StreamableHTTPClientTransport(new URL(this.target.url), {
         requestInit: { headers: this.target.headers },
-        fetch: (url, init) => outbound(url, init, (e) => this.#overflowed(e)),
+        fetch: outbound,
         reconnectionOptions: {
           maxRetries: 0,
           initialReconnectionDelay: 1000,
@@ -146,9 +184,11 @@ export class McpConnection {
     try {
       return await fn(client);
     } catch (e) {
-      // An error the server answered with (unknown tool, bad params) leaves the link healthy.
-      if (isServerAnswer(e)) throw e;
-      this.close();
+      // An error the server answered with (unknown tool, bad params, an answer over the cap), or an HTTP error
+      // status for this one request, leaves the link healthy: other calls on it go on.
+      if (isServerAnswer(e) || isRequestStatus(e)) throw e;
+      // Only the client that failed is closed (a sibling call may have reopened the link meanwhile).
+      if (this.#client === client) this.close();
       if (fresh || !isSessionGone(e)) throw e;
       return fn(await this.#open(timeoutMs));
     }
@@ -176,28 +216,12 @@ export class McpConnection {
   /** tools/call. Calls are never retried except when the server refused the MCP session before running it. */
   call(tool: string, args: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<CallToolResult> {
     return this.#with(timeoutMs, async (client) => {
-      // Its own signal, so an answer cut at the byte cap ends the call with that reason (see `outbound`).
-      const own = new AbortController();
-      const follow = () => own.abort(signal.reason);
-      if (signal.aborted) follow();
-      signal.addEventListener("abort", follow, { once: true });
-      this.#inflight.add(own);
-      try {
-        const res = await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
-          timeout: timeoutMs,
-          signal: own.signal,
-        });
-        return res as CallToolResult;
-      } finally {
-        this.#inflight.delete(own);
-        signal.removeEventListener("abort", follow);
-      }
+      const res = await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
+        timeout: timeoutMs,
+        signal,
+      });
+      return res as CallToolResult;
     });
-  }
-
-  /** An answer went over the byte cap: the calls waiting on this link end with that error. */
-  #overflowed(error: McpAnswerTooLarge): void {
-    for (const call of this.#inflight) call.abort(error);
   }
 
   close(): void {
@@ -213,6 +237,11 @@ export class McpConnection {
 /** 404 is the spec's answer to an MCP session id the server no longer knows (it restarted or expired it). */
 function isSessionGone(e: unknown): boolean {
   return (e as { code?: unknown } | null)?.code === 404;
+}
+
+/** An HTTP error status for one request (not 404, which says the MCP session is gone). */
+function isRequestStatus(e: unknown): boolean {
+  return e instanceof StreamableHTTPError && typeof e.code === "number" && e.code >= 400 && e.code !== 404;
 }
 
 function isServerAnswer(e: unknown): boolean {

@@ -3,7 +3,7 @@
  * how they register (`mcp__server__tool` names, deferred by default), and how a tools/call result or failure
  * becomes tool_result content for the model (capped at MAX_MCP_OUTPUT_CHARS). No I/O.
  */
-import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../agents/types";
 import { compileLenient } from "../json-schema/index";
 import type { JsonObject } from "../model/json";
@@ -134,18 +134,14 @@ export function resultContent(res: CallToolResult): { content: ToolResultContent
 
 export type CallFailure = "timeout" | "refused" | "unreachable" | "too_large";
 
-/** A call whose answer went over MAX_MCP_RESPONSE_BYTES (connection.ts stops reading it and ends the call). */
-export class McpAnswerTooLarge extends McpError {
-  constructor() {
-    super(ErrorCode.InternalError, `the answer is over ${MAX_MCP_RESPONSE_BYTES} bytes; it was not read further`);
-  }
-}
+/** The JSON-RPC error code of an answer over MAX_MCP_RESPONSE_BYTES (connection.ts answers the call with it). */
+export const ANSWER_TOO_LARGE = -32099;
 
 /** Classifies a failed call for the message and for the server's status (only `unreachable` marks it down). */
 export function failureKind(e: unknown, timedOut: boolean): CallFailure {
-  if (e instanceof McpAnswerTooLarge) return "too_large";
-  if (timedOut) return "timeout";
   const code = (e as { code?: unknown } | null)?.code;
+  if (code === ANSWER_TOO_LARGE) return "too_large";
+  if (timedOut) return "timeout";
   if (code === -32001) return "timeout";
   // A JSON-RPC error code means the server answered: it is reachable, it refused this call.
   if (typeof code === "number" && code < 0 && code !== -32000) return "refused";

@@ -155,6 +155,8 @@ export class McpCatalog {
       this.#conns.get(name)?.close();
       this.#conns.delete(name);
       write(this.#sql, "DELETE FROM mcp_servers WHERE name = ?", name);
+      // Its tools leave the next admission's snapshot (and are announced removed).
+      this.version++;
     }
     await Promise.all(
       wanted.map((s) => {
@@ -177,6 +179,9 @@ export class McpCatalog {
       if (st.status === "connected" && now - st.fetched_at < limits.ttlMs) return;
       if (st.status === "disconnected" && st.timed_out && now - st.fetched_at < RETRY_AFTER_TIMEOUT_MS) return;
     }
+    // A link whose notification stream broke is reopened for the listing (which also reopens that stream);
+    // re-listing on it would leave `broken` set and list again at every turn.
+    if (conn.broken) conn.close();
     const last = st && st.fingerprint === fp ? st.tools : [];
     const blocked = checkOutboundUrl(s.url, limits.allowPrivate);
     if (blocked) {

@@ -65,7 +65,9 @@ export class SessionTools {
   registry(agent: AgentConfig): ToolRegistry {
     const mcp = this.#snapshot(agent);
     if (this.#registry && this.#seen?.agent === agent && this.#seen.mcpVersion === mcp.version) return this.#registry;
-    const key = JSON.stringify([agent.tools, agent.disclosure, mcp.version]);
+    // The servers' names and `defer` too: removing one, or deferring its tools, changes the tool set.
+    const servers = agent.mcp_servers.map((s) => [s.name, s.defer ?? null]);
+    const key = JSON.stringify([agent.tools, agent.disclosure, servers, mcp.version]);
     if (key !== this.#key || !this.#registry) {
       this.#key = key;
       this.#registry = new ToolRegistry(agent, mcp.tools);

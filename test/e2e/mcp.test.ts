@@ -155,7 +155,11 @@ describe("MCP tools over Streamable HTTP", () => {
     const srv = await spawn("basic");
     const { model, session } = await setup([{ name: "kit", url: srv.url, defer: false }]);
     await mock.script(model, [
-      calls("h1", [["mcp__kit__big_output", { chars: 9 * 1024 * 1024 }]]),
+      // A sibling call in flight on the same link beside the over-size answer: only that one call fails.
+      calls("h1", [
+        ["mcp__kit__big_output", { chars: 9 * 1024 * 1024 }],
+        ["mcp__kit__sleep", { ms: 300 }],
+      ]),
       calls("h2", [["mcp__kit__echo", { text: "still here" }]]),
       { reply: { text: "ok" } },
     ]);
@@ -164,7 +168,31 @@ describe("MCP tools over Streamable HTTP", () => {
     const r = results(turn.messages);
     expect(r.get("h1_0")?.is_error).toBe(true);
     expect(r.get("h1_0")?.text).toContain("answered with more than 8388608 bytes");
+    expect(r.get("h1_1")?.is_error).toBe(false);
     expect(r.get("h2_0")).toMatchObject({ text: "still here", is_error: false });
+  });
+
+  it("a server removed from the agent, or its tools made eager, changes the next turn's tools", async () => {
+    const a = await spawn("basic");
+    const b = await spawn("basic");
+    const { model, agent, session } = await setup([
+      { name: "kit", url: a.url },
+      { name: "other", url: b.url },
+    ]);
+    await mock.script(model, [{ reply: { text: "one" } }, { reply: { text: "two" } }]);
+    expect((await api.sendJson(tenantKey, session, { content: "first" })).status).toBe("completed");
+    await api.putAgent(agent, {
+      model: { provider: "anthropic", name: model },
+      system: "You use MCP tools.",
+      tools: [],
+      mcp_servers: [{ name: "kit", url: a.url, defer: false }],
+    });
+    expect((await api.sendJson(tenantKey, session, { content: "second" })).status).toBe("completed");
+    const [first, second] = await clean(model, 2);
+    const names = (r: RequestRecord | undefined) => wireTools(r).map((t) => String(t.name));
+    expect(names(first).some((n) => n.startsWith("mcp__other__"))).toBe(true);
+    expect(names(second).some((n) => n.startsWith("mcp__other__"))).toBe(false);
+    expect(wireTools(second).filter((t) => String(t.name).startsWith("mcp__kit__") && t.defer_loading)).toEqual([]);
   });
 
   it("truncates large outputs with the full size noted, and times calls out", async () => {
