@@ -177,10 +177,12 @@ export class McpConnection {
   }
 
   /** Runs `fn` on a live client; a stale MCP session (404 after a server restart) gets one fresh connection. */
-  async #with<T>(timeoutMs: number, fn: (c: Client) => Promise<T>): Promise<T> {
+  async #with<T>(timeoutMs: number, fn: (c: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
     this.#touch();
     const fresh = this.#client === null;
-    const client = await this.#open(timeoutMs);
+    // Opening the link waits no longer than the call may (its timeout or the turn's cancel): the SDK bounds only
+    // `initialize`, not the `initialized` notification, and a server stalling there must not hang the turn.
+    const client = await untilAborted(this.#open(timeoutMs), signal);
     try {
       return await fn(client);
     } catch (e) {
@@ -215,13 +217,17 @@ export class McpConnection {
 
   /** tools/call. Calls are never retried except when the server refused the MCP session before running it. */
   call(tool: string, args: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<CallToolResult> {
-    return this.#with(timeoutMs, async (client) => {
-      const res = await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
-        timeout: timeoutMs,
-        signal,
-      });
-      return res as CallToolResult;
-    });
+    return this.#with(
+      timeoutMs,
+      async (client) => {
+        const res = await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
+          timeout: timeoutMs,
+          signal,
+        });
+        return res as CallToolResult;
+      },
+      signal,
+    );
   }
 
   close(): void {
@@ -232,6 +238,17 @@ export class McpConnection {
     // Closing aborts the GET stream; a failure to close a dead link has nothing left to clean up.
     client?.close().catch(() => {});
   }
+}
+
+/** `work`, or the signal's reason as soon as it aborts (the work goes on and settles unobserved). */
+function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+  });
 }
 
 /** 404 is the spec's answer to an MCP session id the server no longer knows (it restarted or expired it). */
