@@ -58,6 +58,35 @@ function slowTool(name: string, ms: number) {
   };
 }
 
+/** A session whose next step asks approval for charge_card (call_<tag>_charge) beside a 1.5 s slow_check. */
+async function chargeBesideSlow(tag: string): Promise<{ s: Setup; charge: string }> {
+  const charge = uid("charge");
+  const s = await setup({ tools: [recordedTool("charge_card", charge), slowTool("slow_check", 1500)] });
+  await script(s.model, [
+    {
+      reply: {
+        tool_calls: [
+          { id: `call_${tag}_charge`, name: "charge_card", input: { amount: 9 } },
+          { id: `call_${tag}_slow`, name: "slow_check", input: { amount: 9 } },
+        ],
+      },
+    },
+  ]);
+  return { s, charge };
+}
+
+/** useChat's part for a charge_card call after addToolApprovalResponse({approved: true}). */
+function approvedPart(open: OpenApproval) {
+  return {
+    type: "dynamic-tool",
+    toolName: "charge_card",
+    toolCallId: open.tool_call_id,
+    state: "approval-responded",
+    input: open.input,
+    approval: { id: open.approval_id, approved: true, signature: open.signature },
+  };
+}
+
 async function sessionState(s: Setup) {
   return (
     await apiJson<{ status: string; pending_approvals: OpenApproval[]; last_turn: { status: string } }>(
@@ -482,16 +511,7 @@ describe("approving through POST /chat with a session token", () => {
         {
           id: "msg_a",
           role: "assistant",
-          parts: [
-            {
-              type: "dynamic-tool",
-              toolName: "charge_card",
-              toolCallId: open.tool_call_id,
-              state: "approval-responded",
-              input: open.input,
-              approval: { id: open.approval_id, approved: true, signature: open.signature },
-            },
-          ],
+          parts: [approvedPart(open)],
         },
       ],
     };
@@ -547,14 +567,7 @@ describe("approving through POST /chat after a server tool of the same turn", ()
                 input: { amount: 1 },
                 output: "ok",
               },
-              {
-                type: "dynamic-tool",
-                toolName: "charge_card",
-                toolCallId: open.tool_call_id,
-                state: "approval-responded",
-                input: open.input,
-                approval: { id: open.approval_id, approved: true, signature: open.signature },
-              },
+              approvedPart(open),
             ],
           },
         ],
@@ -570,18 +583,7 @@ describe("approving through POST /chat after a server tool of the same turn", ()
 
 describe("cancelling a turn while a sibling of an approval call runs", () => {
   it("declines the step's approval with the turn: nothing is left open to decide, and the call never runs", async () => {
-    const charge = uid("charge");
-    const s = await setup({ tools: [recordedTool("charge_card", charge), slowTool("slow_check", 1500)] });
-    await script(s.model, [
-      {
-        reply: {
-          tool_calls: [
-            { id: "call_cx_charge", name: "charge_card", input: { amount: 9 } },
-            { id: "call_cx_slow", name: "slow_check", input: { amount: 9 } },
-          ],
-        },
-      },
-    ]);
+    const { s, charge } = await chargeBesideSlow("cx");
     const turn = send(s, { content: "check, then charge 9" });
     let open: OpenApproval[] = [];
     for (let i = 0; i < 200 && open.length === 0; i++) {
@@ -602,18 +604,7 @@ describe("cancelling a turn while a sibling of an approval call runs", () => {
 
 describe("the stream of a turn cancelled while a sibling of an approval call runs", () => {
   it("closes every call it showed: the approval's call denied, the sibling's cut result an error", async () => {
-    const charge = uid("charge");
-    const s = await setup({ tools: [recordedTool("charge_card", charge), slowTool("slow_check", 1500)] });
-    await script(s.model, [
-      {
-        reply: {
-          tool_calls: [
-            { id: "call_cs_charge", name: "charge_card", input: { amount: 9 } },
-            { id: "call_cs_slow", name: "slow_check", input: { amount: 9 } },
-          ],
-        },
-      },
-    ]);
+    const { s, charge } = await chargeBesideSlow("cs");
     const streaming = api(`/v1/sessions/${s.session}/messages`, {
       method: "POST",
       key: s.key,

@@ -20,9 +20,9 @@ import {
 
 type Paused = Run & { approvals?: Array<{ approval_id: string; tool_call_id: string }> };
 
-/** A tenant's agent with an approval-gated http tool, and one signed run of it paused on that approval. */
-async function pausedRun(tag: string): Promise<{ s: RunSetup; run: Paused }> {
-  const s = await runSetup(undefined, {
+/** A tenant's agent with an approval-gated http tool, charge_card. */
+function gatedAgent(tag: string): Promise<RunSetup> {
+  return runSetup(undefined, {
     tools: [
       {
         name: "charge_card",
@@ -33,6 +33,11 @@ async function pausedRun(tag: string): Promise<{ s: RunSetup; run: Paused }> {
       },
     ],
   });
+}
+
+/** gatedAgent, and one signed run of it paused on that approval. */
+async function pausedRun(tag: string): Promise<{ s: RunSetup; run: Paused }> {
+  const s = await gatedAgent(tag);
   await script(s.model, [
     { reply: { tool_calls: [{ id: `call_${tag}`, name: "charge_card", input: { amount: 5 } }] } },
   ]);
@@ -131,18 +136,6 @@ describe("a run whose turn asked for client tools", () => {
 });
 
 describe("a run's approval notices (run.awaiting_approval)", () => {
-  const gatedAgent = (tag: string) =>
-    runSetup(undefined, {
-      tools: [
-        {
-          name: "charge_card",
-          description: "Charges a card.",
-          input_schema: { type: "object", properties: { amount: { type: "number" } } },
-          execution: { type: "http", url: `${env.MOCK_URL}/_callback/${uid(tag)}` },
-          requires_approval: true,
-        },
-      ],
-    });
   const notices = async (hook: string) =>
     (await deliveries(hook)).filter((d) => (JSON.parse(d.body) as { type: string }).type === "run.awaiting_approval");
   const until = async <T>(read: () => Promise<T>, done: (v: T) => boolean): Promise<T> => {
@@ -152,6 +145,27 @@ describe("a run's approval notices (run.awaiting_approval)", () => {
       await new Promise((r) => setTimeout(r, 25));
     }
     return read();
+  };
+
+  /** The run paused for approval, its first notice delivered. */
+  const pausedWithNotice = async (s: RunSetup, runId: string, hook: string): Promise<Paused> => {
+    const paused = (await waitRun(s, runId, (r) => r.status === "awaiting_approval")) as Paused;
+    expect(
+      await until(
+        () => notices(hook),
+        (n) => n.length > 0,
+      ),
+    ).toHaveLength(1);
+    return paused;
+  };
+  /** Approves the pause's first approval through the run's route. */
+  const approveFirst = async (s: RunSetup, runId: string, paused: Paused): Promise<void> => {
+    const answered = await apiJson(`/v1/runs/${runId}/approvals`, {
+      method: "POST",
+      key: s.key,
+      json: { approvals: [{ approval_id: paused.approvals?.[0]?.approval_id, approved: true }] },
+    });
+    expect(answered.status).toBe(200);
   };
 
   it("sends one notice per pause: answering one of its two approvals does not make it a new pause", async () => {
@@ -169,19 +183,8 @@ describe("a run's approval notices (run.awaiting_approval)", () => {
     ]);
     const started = await signedRun(s, { input: "charge twice", callback_url: `${env.MOCK_URL}/_callback/${hook}` });
     const { run_id, session_id } = (await started.json()) as { run_id: string; session_id: string };
-    const paused = (await waitRun(s, run_id, (r) => r.status === "awaiting_approval")) as Paused;
-    expect(
-      await until(
-        () => notices(hook),
-        (n) => n.length > 0,
-      ),
-    ).toHaveLength(1);
-    const answered = await apiJson(`/v1/runs/${run_id}/approvals`, {
-      method: "POST",
-      key: s.key,
-      json: { approvals: [{ approval_id: paused.approvals?.[0]?.approval_id, approved: true }] },
-    });
-    expect(answered.status).toBe(200);
+    const paused = await pausedWithNotice(s, run_id, hook);
+    await approveFirst(s, run_id, paused);
     // The alarm's pass over the run (what an approval's expiry or any job would trigger), twice: nothing new to send.
     await runDurableObjectAlarm(runStub(s, session_id));
     await runDurableObjectAlarm(runStub(s, session_id));
@@ -201,20 +204,9 @@ describe("a run's approval notices (run.awaiting_approval)", () => {
       callback_url: `${env.MOCK_URL}/_callback/${hook}?delay_ms=1500`,
     });
     const { run_id } = (await started.json()) as { run_id: string };
-    const paused = (await waitRun(s, run_id, (r) => r.status === "awaiting_approval")) as Paused;
-    expect(
-      await until(
-        () => notices(hook),
-        (n) => n.length > 0,
-      ),
-    ).toHaveLength(1);
+    const paused = await pausedWithNotice(s, run_id, hook);
     // Answered while the first notice is still in flight: the turn resumes and pauses again.
-    const answered = await apiJson(`/v1/runs/${run_id}/approvals`, {
-      method: "POST",
-      key: s.key,
-      json: { approvals: [{ approval_id: paused.approvals?.[0]?.approval_id, approved: true }] },
-    });
-    expect(answered.status).toBe(200);
+    await approveFirst(s, run_id, paused);
     const both = await until(
       () => notices(hook),
       (n) => n.length >= 2,
