@@ -25,6 +25,7 @@ import type { AgentConfig } from "../agents/types";
 import { readAgent } from "../d1/agents";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
+import { isPaused, type TurnStatus } from "../model/turn";
 import { one, write } from "../storage/sql";
 
 /** What a caller hands a turn: the epoch it knows (the worker), or a config to use as is (tests, internal callers). */
@@ -45,9 +46,9 @@ interface Cached {
 export type OpenTurn = "running" | "paused" | null;
 
 /** A turn status as an OpenTurn. */
-export function openTurn(status: string | undefined): OpenTurn {
+export function openTurn(status: TurnStatus | undefined): OpenTurn {
   if (status === "running") return "running";
-  return status === "awaiting_tool_results" || status === "awaiting_approval" ? "paused" : null;
+  return isPaused(status) ? "paused" : null;
 }
 
 export class AgentCache {

@@ -12,6 +12,7 @@
  */
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
+import { isPaused } from "../model/turn";
 import type { SessionEngine } from "./engine";
 
 export interface SeedTurn {
@@ -27,7 +28,7 @@ export function seedTurns(
   turns: readonly SeedTurn[],
 ): Result<{ turns: number; messages: number }> {
   const latest = engine.turns.latest();
-  if (engine.running || latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval") {
+  if (engine.running || isPaused(latest?.status)) {
     return failure("turn_in_progress", "cannot seed while a turn is running or paused");
   }
   engine.tx(() => {

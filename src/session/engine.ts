@@ -10,7 +10,7 @@ import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import type { JsonObject } from "../model/json";
 import type { Part } from "../model/message";
-import type { TurnKind, TurnStatus } from "../model/turn";
+import { isPaused, type TurnKind, type TurnStatus } from "../model/turn";
 import { EventLog } from "../observability/events";
 import { log } from "../observability/log";
 import { inSpan } from "../observability/tracing";
@@ -216,8 +216,7 @@ export class SessionEngine {
     const id = `turn_${crypto.randomUUID().replaceAll("-", "")}`;
     const maxSteps = Math.min(input.max_steps ?? agent.max_steps, MAX_STEPS_LIMIT);
     // Only what admission needs happens before the provider request; sweeps run when a turn settles.
-    const superseded =
-      previous?.status === "awaiting_tool_results" || previous?.status === "awaiting_approval" ? previous.id : null;
+    const superseded = previous && isPaused(previous.status) ? previous.id : null;
     const { turn, synthesized, rederived, declined } = this.tx(() => {
       if (superseded) this.turns.finish(superseded, "completed", "superseded", null);
       // Open approvals are answered "declined" in this same admission transaction; closeOpenCalls writes them.
@@ -421,7 +420,7 @@ export class SessionEngine {
   ): Promise<Result<TurnAnswer>> {
     // Read again: the caller's copy may predate an await during which another request resumed the turn.
     const latest = before ? this.turns.get(before.id) : null;
-    const paused = latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval";
+    const paused = isPaused(latest?.status);
     if (latest && paused && !this.#runner && this.approvals.readyToResume()) {
       const approvalsPending = this.approvals.onOpenCalls().length > 0;
       this.tx(() => {
@@ -493,14 +492,14 @@ export class SessionEngine {
     if (this.#runner) return failure("turn_in_progress", "cannot clear while a turn is running; cancel it first");
     const paused = this.tx(() => {
       const latest = this.turns.latest();
-      const paused = latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval";
-      if (paused) this.turns.finish(latest.id, "cancelled", "cleared", null);
+      const paused = isPaused(latest?.status);
+      if (paused && latest) this.turns.finish(latest.id, "cancelled", "cleared", null);
       this.approvals.clear();
       this.history.clear();
       this.streamLog.clear();
       this.tools.clear();
       this.turns.clear();
-      return paused ? latest.id : null;
+      return paused && latest ? latest.id : null;
     });
     if (paused) this.eventLog.record("turn_finished", paused, { status: "cancelled", finish_reason: "cleared" });
     this.eventLog.record("session_cleared", null, { at: nowIso() });

@@ -17,7 +17,7 @@ import type { UiFinishReason } from "../stream/turn-events";
 import { deliverAnswers } from "./approval-resume";
 import type { RunnerDeps, TurnContext } from "./context";
 import { TurnOutput } from "./output";
-import { stepRequest } from "./step";
+import { executionOf, stepRequest } from "./step";
 import { contractOf, missingStructured, STRUCTURED_OUTPUT } from "./structured";
 import { answerStructured, runTools } from "./tool-phase";
 
@@ -60,7 +60,7 @@ export class TurnRunner implements TurnContext {
       turnId,
       () => setTimeout(() => deps.eventLog.release(), 0),
       // Only a client tool's calls are the client's to run; everything else (an unknown name too) the session answers.
-      (name) => deps.tools.registry(deps.agent).get(name)?.execution?.type !== "client",
+      (name) => executionOf(this)(name) !== "client",
     );
   }
 

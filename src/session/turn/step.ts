@@ -51,7 +51,8 @@ function policy(ctx: TurnContext): RetryPolicy {
   return policyFor(ctx.deps.env);
 }
 
-function executionOf(ctx: TurnContext): (name: string) => Execution {
+/** Who runs a tool's calls (history records it per call; the stream marks what the session runs itself). */
+export function executionOf(ctx: TurnContext): (name: string) => Execution {
   return (name) => {
     if (name === STRUCTURED_OUTPUT) return "builtin";
     const tool = ctx.deps.tools.registry(ctx.deps.agent).get(name);
