@@ -18,6 +18,14 @@ import {
   waitRun,
 } from "./runs-helpers";
 
+/** A client-executed tool: a run cannot answer its calls. */
+const ASK_USER = {
+  name: "ask_user",
+  description: "Asks the user.",
+  input_schema: { type: "object", properties: { q: { type: "string" } } },
+  execution: { type: "client" },
+};
+
 type Paused = Run & { approvals?: Array<{ approval_id: string; tool_call_id: string }> };
 
 /** A tenant's agent with an approval-gated http tool, charge_card. */
@@ -110,16 +118,7 @@ describe("a run whose paused turn ends without its approval", () => {
 
 describe("a run whose turn asked for client tools", () => {
   it("fails (a run cannot answer them), and the next run queued in its session still runs", async () => {
-    const s = await runSetup(undefined, {
-      tools: [
-        {
-          name: "ask_user",
-          description: "Asks the user.",
-          input_schema: { type: "object", properties: { q: { type: "string" } } },
-          execution: { type: "client" },
-        },
-      ],
-    });
+    const s = await runSetup(undefined, { tools: [ASK_USER] });
     await script(s.model, [
       { reply: { tool_calls: [{ id: "call_ask_run", name: "ask_user", input: { q: "?" } }] } },
       { reply: { text: "Second run done." } },
@@ -218,16 +217,7 @@ describe("a run's approval notices (run.awaiting_approval)", () => {
 
 describe("a paused turn that ends without resuming", () => {
   const paused = async (tag: string) => {
-    const s = await runSetup(undefined, {
-      tools: [
-        {
-          name: "ask_user",
-          description: "Asks the user.",
-          input_schema: { type: "object", properties: { q: { type: "string" } } },
-          execution: { type: "client" },
-        },
-      ],
-    });
+    const s = await runSetup(undefined, { tools: [ASK_USER] });
     const session = (
       await apiJson<{ id: string }>("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent } })
     ).body.id;
