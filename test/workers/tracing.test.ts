@@ -141,6 +141,44 @@ describe("turn spans", () => {
     expect(calls[0]?.attributes["switchboard.ms"]).toBeGreaterThanOrEqual(0);
   });
 
+  it("structured_output calls are tool_call spans: the refused one invalid with its errors inside, the accepted one not", async () => {
+    const spans = recordSpans();
+    const s = await setup();
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "toolu_span_so_bad", name: "structured_output", input: { town: "Oslo" } },
+            { id: "toolu_span_so_good", name: "structured_output", input: { city: "Oslo" } },
+          ],
+        },
+      },
+    ]);
+    const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+    expect((await send(s, { content: "where?", json_schema: schema })).body.status).toBe("completed");
+    const calls = named(spans, "switchboard.tool_call");
+    expect(calls.map((c) => c.attributes)).toEqual([
+      expect.objectContaining({
+        "switchboard.tool": "structured_output",
+        "switchboard.tool_use_id": "toolu_span_so_bad",
+        "switchboard.kind": "builtin",
+        "switchboard.invalid": true,
+        "switchboard.is_error": true,
+        "switchboard.outcome": "result",
+      }),
+      expect.objectContaining({
+        "switchboard.tool_use_id": "toolu_span_so_good",
+        "switchboard.kind": "builtin",
+        "switchboard.is_error": false,
+        "switchboard.outcome": "result",
+      }),
+    ]);
+    expect(calls[1]?.attributes["switchboard.invalid"]).toBeUndefined();
+    const invalid = named(spans, "switchboard.tool_call_invalid")[0];
+    expect(invalid?.attributes["switchboard.tool_use_id"]).toBe("toolu_span_so_bad");
+    expect(invalid?.parent).toBe("switchboard.tool_call");
+  });
+
   it("a compaction is a span carrying context_compacted's figures, its summary request a provider span", async () => {
     const s = await setup();
     await apiJson(`/v1/agents/${s.agent}`, {
@@ -164,6 +202,70 @@ describe("turn spans", () => {
     const summary = named(spans, "switchboard.provider_request")[0];
     expect(summary?.attributes).toMatchObject({ "switchboard.purpose": "summary", "switchboard.status": "ok" });
     expect(summary?.parent).toBe("switchboard.compaction");
+  });
+});
+
+/** Scripts the mock's answers to summary requests (apart from the model's turn script). */
+async function summaryScript(model: string, steps: unknown[]): Promise<void> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/script`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, steps, summary: true }),
+  });
+  if (!res.ok) throw new Error(`mock summary script: ${res.status}`);
+}
+
+/** Summary requests: one provider_request span each, in the same words as a step's. */
+describe("summary request spans", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("a compaction inside a turn names that turn on its summary request's span", async () => {
+    const s = await setup();
+    await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider: "anthropic", name: s.model, context_window: 8000 },
+        compaction: { keep_recent_turns: 0 },
+      },
+    });
+    const long = (i: number) => `turn-${i}: ${"lorem ipsum dolor sit amet ".repeat(300)}`;
+    for (let i = 1; i <= 3; i++) {
+      await script(s.model, [{ reply: { text: `Answer ${i}.` } }]);
+      expect((await send(s, { content: long(i) })).body.status).toBe("completed");
+    }
+    const spans = recordSpans();
+    await summaryScript(s.model, [{ reply: { text: "A short summary." } }]);
+    await script(s.model, [{ reply: { text: "Answer 4." } }]);
+    const res = await send(s, { content: long(4) });
+    expect(res.body.status).toBe("completed");
+    const summary = named(spans, "switchboard.provider_request").find(
+      (x) => x.attributes["switchboard.purpose"] === "summary",
+    );
+    expect(summary?.attributes).toMatchObject({ "switchboard.turn_id": res.body.turn_id, "switchboard.status": "ok" });
+  });
+
+  it("a failed summary request's span carries the provider error's code, as a step's does", async () => {
+    const s = await setup();
+    await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "anthropic", name: s.model }, compaction: { keep_recent_turns: 0 } },
+    });
+    await script(s.model, [{ reply: { text: "First answer." } }]);
+    expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+    await summaryScript(s.model, [{ error: { status: 400, message: "summary refused" } }]);
+    const spans = recordSpans();
+    const compacted = await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key });
+    expect(compacted.status).toBe(409);
+    const summary = named(spans, "switchboard.provider_request")[0];
+    expect(summary?.attributes).toMatchObject({
+      "switchboard.purpose": "summary",
+      "switchboard.status": "provider_http_error",
+    });
+    expect(String(summary?.attributes["switchboard.error"])).toContain("summary refused");
   });
 });
 

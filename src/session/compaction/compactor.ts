@@ -425,7 +425,11 @@ export class Compactor {
     for (const piece of pieces) {
       requests++;
       const prompt = summaryPrompt(text, piece);
-      const answer = await requestSummary(agent, this.#deps.env, prompt, prefix, opts.signal, context);
+      const answer = await requestSummary(agent, this.#deps.env, prompt, prefix, {
+        signal: opts.signal,
+        turnId: opts.turnId,
+        context,
+      });
       context = undefined;
       if (!answer.ok) return answer;
       // A summary that grew past a quarter of the window would crowd out the next piece.

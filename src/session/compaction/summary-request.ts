@@ -29,9 +29,9 @@ export async function requestSummary(
   env: Env,
   prompt: string,
   prefix: RequestPrefix | undefined,
-  signal: AbortSignal,
-  context?: CompactionPart,
+  opts: { signal: AbortSignal; turnId: string | null; context?: CompactionPart | undefined },
 ): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
+  const { signal, context } = opts;
   const text = `${prefix ? `${SUMMARY_SYSTEM}\n\n` : ""}${context ? `${OPAQUE_CONTEXT_NOTE}\n\n` : ""}${prompt}`;
   const message = (role: Role, parts: Part[]): Message => ({
     seq: 0,
@@ -48,6 +48,7 @@ export async function requestSummary(
     tools: prefix ? prefix.tools : [],
   };
   const attributes = {
+    "switchboard.turn_id": opts.turnId ?? undefined,
     "switchboard.purpose": "summary",
     "switchboard.provider": agent.model.provider,
     "switchboard.model": agent.model.name,
@@ -59,6 +60,8 @@ export async function requestSummary(
     let truncated = false;
     let retries = 0;
     let usage: Record<string, unknown> = {};
+    // The span's status in a step span's words: ok, the provider error's code, or cancelled.
+    let status = "ok";
     const answer = async (): Promise<{ ok: true; text: string } | { ok: false; reason: string }> => {
       try {
         for await (const ev of adapter.stream(
@@ -75,18 +78,25 @@ export async function requestSummary(
           else if (ev.type === "usage") usage = { ...usage, ...ev.usage };
         }
       } catch (e) {
+        status = signal.aborted ? "cancelled" : e instanceof ProviderFailure ? e.error.code : "failed";
         return { ok: false, reason: e instanceof ProviderFailure ? e.error.message : String(e) };
       }
       // A stream that ended without its stop event was cut: its text may be half a summary.
-      if (!complete) return { ok: false, reason: "the summary stream ended early" };
-      if (!text.trim()) return { ok: false, reason: "the summary request returned no text" };
+      if (!complete) {
+        status = signal.aborted ? "cancelled" : "provider_stream_cut";
+        return { ok: false, reason: "the summary stream ended early" };
+      }
+      if (!text.trim()) {
+        status = "empty";
+        return { ok: false, reason: "the summary request returned no text" };
+      }
       // Cut at the output limit: kept (refusing it could leave a session over its window with no way to shrink),
       // but it says so, for the model that reads it.
       return { ok: true, text: truncated ? `${text.trim()}\n\n${TRUNCATED_NOTE}` : text.trim() };
     };
     const out = await answer();
     span.setAttributes({
-      "switchboard.status": out.ok ? "ok" : "failed",
+      "switchboard.status": status,
       "switchboard.retries": retries,
       "switchboard.truncated": truncated,
       ...attributesOf(usage),

@@ -5,6 +5,7 @@
  */
 import { flag } from "../../env";
 import type { ToolUsePart } from "../../model/message";
+import { inSpan } from "../../observability/tracing";
 import { runBuiltin } from "../../tools/builtins/run";
 import { boundResultContent } from "../history/truncate";
 import { approvalGate } from "./approval-request";
@@ -100,11 +101,11 @@ export function answerStructured(
     ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content: message, is_error: true });
     answered.add(call.id);
   };
-  for (const call of calls) {
-    if (call.name !== STRUCTURED_OUTPUT) continue;
+  // One call answered: false when refused (an is_error result the model may correct from), true when delivered.
+  const answer = (call: ToolUsePart): boolean => {
     if (!contract) {
       refuse(call, ["structured_output is not offered in this turn"], NOT_OFFERED);
-      continue;
+      return false;
     }
     const bad = malformed.get(call.id);
     if (bad !== undefined) {
@@ -113,12 +114,12 @@ export function answerStructured(
         [`arguments are not a JSON object: ${bad}`],
         `The arguments of this call were not a valid JSON object (${bad}). Call structured_output again with a JSON object.`,
       );
-      continue;
+      return false;
     }
     const check = checkStructured(call, contract);
     if (!check.ok) {
       refuse(call, check.errors, check.message);
-      continue;
+      return false;
     }
     const others = calls.filter((c) => c.id !== call.id && !answered.has(c.id));
     ctx.tx(() => {
@@ -130,7 +131,27 @@ export function answerStructured(
     ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content: "structured output accepted", is_error: false });
     for (const o of others) ctx.out.emit({ type: "tool_output", tool_use_id: o.id, content: SKIPPED, is_error: true });
     ctx.out.emit({ type: "data", name: "structured-result", data: check.value });
-    return { delivered: true };
+    return true;
+  };
+  for (const call of calls) {
+    if (call.name !== STRUCTURED_OUTPUT) continue;
+    // A tool_call span like any other call's: a refused call's invalid-call span opens inside it.
+    const attributes = {
+      "switchboard.turn_id": ctx.turnId,
+      "switchboard.tool": STRUCTURED_OUTPUT,
+      "switchboard.tool_use_id": call.id,
+      "switchboard.kind": "builtin",
+    };
+    const delivered = inSpan("switchboard.tool_call", attributes, (span) => {
+      const ok = answer(call);
+      span.setAttributes({
+        "switchboard.outcome": "result",
+        "switchboard.is_error": !ok,
+        ...(ok ? {} : { "switchboard.invalid": true }),
+      });
+      return ok;
+    });
+    if (delivered) return { delivered: true };
   }
   return { delivered: false };
 }
