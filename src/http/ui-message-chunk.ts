@@ -39,7 +39,7 @@ export const UIMessageChunk = {
     "One chunk of the AI SDK UI message stream (v1), the JSON of an SSE frame's `data`. Text, reasoning and tool " +
     "input arrive as start/delta/end (or available) chunks of one id; a step opens with `start-step` and closes " +
     "with `finish-step`; a turn segment opens with `start` and closes with `finish` (after `error` or `abort` when " +
-    "it did not complete). `data-*` chunks carry service state (`data-turn-status`, `data-provider-retry`, …).",
+    "it did not complete). `data-*` chunks carry service state (`data-turn`, `data-provider-retry`, …).",
   oneOf: [
     chunk("start", "A turn segment begins.", {}, { messageId: str, messageMetadata: any }),
     chunk("start-step", "A model step begins.", {}),
@@ -98,7 +98,7 @@ export const UIMessageChunk = {
       type: "object",
       description:
         "Service data for the client; with an `id`, a later chunk of the same id replaces it. Switchboard sends " +
-        "`data-turn` (the turn's status), `data-provider-retry`, `data-structured-result`, `data-compaction`, " +
+        "`data-turn` (the turn's status, finish reason and error, ahead of an `error` chunk), `data-provider-retry`, `data-structured-result`, `data-compaction`, " +
         "`data-awaiting-tool-results` and `data-awaiting-approval`.",
       required: ["type", "data"],
       properties: {

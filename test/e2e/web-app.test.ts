@@ -255,6 +255,35 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.close();
   });
 
+  it("a failed turn says why under the turn, and says it again after a reload", async () => {
+    const { page } = await openApp("web-failed", [{ error: { status: 400, message: "the model refused the request" } }]);
+    await send(page, "Is it sunny in Paris?");
+    const line = page.locator('li[data-role="assistant"] .notice');
+    await line.waitFor();
+    await expect(line.textContent()).resolves.toMatch(/^The answer failed: .*the model refused the request/);
+    // Said once: the line under the turn, not an alert beside it.
+    await expect(page.getByRole("alert").count()).resolves.toBe(0);
+    await page.reload();
+    await page.locator('li[data-role="user"]').waitFor();
+    const after = page.locator('li[data-role="assistant"] .notice');
+    await after.waitFor();
+    await expect(after.allTextContents()).resolves.toEqual([expect.stringMatching(/the model refused the request/)]);
+    await page.close();
+  });
+
+  it("Stop ends the answer and the turn says it was stopped, after a reload too", async () => {
+    const { page } = await openApp("web-stopped", [{ reply: { text: LONG_ANSWER }, faults: { event_delay_ms: 80 } }]);
+    await send(page, "How is Paris today?");
+    await page.getByText("Paris today is").waitFor();
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.locator('[data-status="ready"]').waitFor();
+    await page.locator('li[data-role="assistant"] .notice').getByText("Stopped.").waitFor();
+    await page.reload();
+    await page.locator('li[data-role="user"]').waitFor();
+    await page.locator('li[data-role="assistant"] .notice').getByText("Stopped.").waitFor();
+    await page.close();
+  });
+
   it("says in words when the session link has expired", async () => {
     const model = uniqueModel("web-expired");
     await api.putAgent(`agent-${model}`, weatherAgent(tools.url, model));

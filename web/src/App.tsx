@@ -5,7 +5,7 @@
 // useChat itself once every approval of the step is answered (`lastAssistantMessageIsCompleteWithApprovalResponses`).
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
-import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
+import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { type Connection, readConnection, sessionPath } from "./connection";
 import { friendlyFetch } from "./errors";
 import {
@@ -13,9 +13,12 @@ import {
   type Entry,
   fromHistory,
   fromUiMessages,
+  outcomeNotice,
   type StoredApproval,
   type StoredMessage,
+  type TurnOutcome,
   takeOpenApprovals,
+  withOutcomes,
   withoutLiveTurns,
 } from "./transcript";
 
@@ -24,15 +27,21 @@ function authHeaders(conn: Connection): Record<string, string> {
 }
 
 /**
- * Every stored message of the session, page by page, and the turn still streaming when the state was read
- * (its model messages are left out: the resumed stream shows them), unless `keepLive`.
+ * Every stored message of the session, page by page, the turn still streaming when the state was read (its
+ * model messages are left out: the resumed stream shows them, unless `keepLive`), and the outcome line of the
+ * last turn when it did not simply answer (stopped, failed, cut off).
  */
-async function loadHistory(conn: Connection, keepLive = false): Promise<{ entries: Entry[]; liveTurn: string | null }> {
+async function loadHistory(
+  conn: Connection,
+  keepLive = false,
+): Promise<{ entries: Entry[]; liveTurn: string | null; outcome: { turnId: string; text: string } | null }> {
   const base = sessionPath(conn);
   const state = (await (await friendlyFetch(base, { headers: authHeaders(conn) })).json()) as {
-    last_turn: { id: string; status: string } | null;
+    last_turn: ({ id: string } & TurnOutcome) | null;
     pending_approvals?: StoredApproval[];
   };
+  const said = state.last_turn ? outcomeNotice(state.last_turn) : null;
+  const outcome = state.last_turn && said ? { turnId: state.last_turn.id, text: said } : null;
   const liveTurn = state.last_turn?.status === "running" ? state.last_turn.id : null;
   const messages: StoredMessage[] = [];
   let after = 0;
@@ -43,7 +52,11 @@ async function loadHistory(conn: Connection, keepLive = false): Promise<{ entrie
     if (page.next === null || page.messages.length === 0) break;
     after = page.next;
   }
-  return { entries: fromHistory(messages, keepLive ? null : liveTurn, state.pending_approvals ?? []), liveTurn };
+  return {
+    entries: fromHistory(messages, keepLive ? null : liveTurn, state.pending_approvals ?? []),
+    liveTurn,
+    outcome,
+  };
 }
 
 /** Answers one approval: approved, or denied with an optional reason. */
@@ -152,11 +165,32 @@ function Chat({ conn }: { conn: Connection }) {
     };
     return new DefaultChatTransport({ api: `${base}/chat`, headers: authHeaders(conn), fetch: watched });
   }, [base, conn]);
+  // Each turn's outcome line when it did not simply answer (by turn id), and the provider-retry line while
+  // the model provider is being retried. Both arrive as transient data parts, which useChat hands to onData only.
+  const [outcomes, setOutcomes] = useState<ReadonlyMap<string, string>>(new Map());
+  const noteOutcome = useCallback(
+    (turnId: string, text: string) => setOutcomes((m) => new Map(m).set(turnId, text)),
+    [],
+  );
+  const [retrying, setRetrying] = useState<string | null>(null);
+  const turnFailed = useRef(false);
   const { messages, sendMessage, setMessages, status, error, clearError, addToolApprovalResponse } = useChat({
     id: conn.session,
     transport,
     resume: true,
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    onData: (part) => {
+      if (part.type === "data-provider-retry") {
+        const attempt = (part.data as { attempt?: number } | null)?.attempt;
+        setRetrying(`The model provider is busy; retrying${attempt ? ` (attempt ${attempt})` : ""}…`);
+      } else if (part.type === "data-turn") {
+        const turn = part.data as { turn_id: string } & TurnOutcome;
+        const text = outcomeNotice(turn);
+        if (text) noteOutcome(turn.turn_id, text);
+        // The error chunk that follows is this turn's failure, said under the turn: not an alert, not an unsent message.
+        if (turn.status === "failed") turnFailed.current = true;
+      }
+    },
   });
   const [earlier, setEarlier] = useState<Entry[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -171,13 +205,14 @@ function Chat({ conn }: { conn: Connection }) {
       (h) => {
         setEarlier(h.entries);
         setAwaited(h.liveTurn);
+        if (h.outcome) noteOutcome(h.outcome.turnId, h.outcome.text);
       },
       (e: Error) => {
         setEarlier([]);
         setProblem(e.message);
       },
     );
-  }, [conn]);
+  }, [conn, noteOutcome]);
 
   const busy = status === "submitted" || status === "streaming";
   const live = fromUiMessages(messages);
@@ -185,17 +220,24 @@ function Chat({ conn }: { conn: Connection }) {
   // A send the server never took (refused, rate-limited or unreachable before its answer began): useChat keeps
   // the message it added, which would show as sent although nothing stored it. It leaves the transcript and its
   // text goes back to the draft.
+  // A turn that failed (its `data-turn` part said so) is said under the turn, which outlasts the alert;
+  // `attributed` is its error, not shown again as an alert.
   const sending = useRef<string | null>(null);
   const lastStatus = useRef(status);
+  const [attributed, setAttributed] = useState<Error | null>(null);
   useEffect(() => {
     const text = sending.current;
-    if (lastStatus.current === "submitted" && status === "error" && text !== null) {
+    if (status === "error" && turnFailed.current) {
+      turnFailed.current = false;
+      setAttributed(error ?? null);
+    } else if (lastStatus.current === "submitted" && status === "error" && text !== null) {
       setMessages((ms) => (ms[ms.length - 1]?.role === "user" ? ms.slice(0, -1) : ms));
       setDraft((d) => d || text);
     }
+    if (status !== "submitted" && status !== "streaming") setRetrying(null);
     if (status !== "submitted") sending.current = null;
     lastStatus.current = status;
-  }, [status, setMessages]);
+  }, [status, setMessages, error]);
 
   // A turn the state read found running but that paused or ended before useChat's resumption asked for it
   // comes back as no stream (204): its stored messages were left out, so read them now. A resumed stream
@@ -251,7 +293,9 @@ function Chat({ conn }: { conn: Connection }) {
     );
   };
 
-  const shown = problem ?? error?.message ?? null;
+  const shown = problem ?? (error && error !== attributed ? error.message : null);
+  // The stored entries (less the turns useChat streams live), then the live ones; each turn's outcome line after it.
+  const shownEntries = withOutcomes([...withoutLiveTurns(earlier ?? [], messages, seeded), ...live], outcomes);
   return (
     <main>
       <header>
@@ -265,18 +309,20 @@ function Chat({ conn }: { conn: Connection }) {
       </header>
       {earlier === null ? <p className="loading">Loading the conversation…</p> : null}
       <ol className="transcript">
-        {withoutLiveTurns(earlier ?? [], messages, seeded).map((e, i, all) => (
+        {shownEntries.map((e, i, all) => (
           <EntryView
             key={e.id}
             entry={e}
-            answer={i === all.length - 1 && live.length === 0 ? answerStored : undefined}
+            answer={i === all.length - 1 ? (live.length > 0 ? answer : answerStored) : undefined}
             waiting={busy}
           />
         ))}
-        {live.map((e, i) => (
-          <EntryView key={e.id} entry={e} answer={i === live.length - 1 ? answer : undefined} waiting={busy} />
-        ))}
       </ol>
+      {retrying && busy ? (
+        <p className="notice" role="status">
+          {retrying}
+        </p>
+      ) : null}
       {shown ? (
         <p className="error" role="alert">
           {shown}

@@ -139,6 +139,48 @@ function toolBlock(p: DynamicToolUIPart): ToolBlock {
   return block;
 }
 
+/** How a turn ended, as the stream's `data-turn` part and `last_turn` of GET /v1/sessions/{id} say it. */
+export interface TurnOutcome {
+  status: string;
+  finish_reason?: string | null;
+  error?: { message?: string } | null;
+}
+
+/**
+ * The line the transcript shows under a turn that did not simply answer: stopped, failed, cut off by a
+ * restart, or ended by a limit. Null for a plain answer and for a turn that is not over.
+ */
+export function outcomeNotice(o: TurnOutcome): string | null {
+  if (o.status === "cancelled") return "Stopped.";
+  if (o.status === "failed") return `The answer failed${o.error?.message ? `: ${o.error.message}` : "."}`;
+  if (o.status === "interrupted") return "The answer was cut off: the session restarted while it ran.";
+  if (o.status !== "completed") return null;
+  if (o.finish_reason === "max_steps") return "Stopped at the agent's step limit.";
+  if (o.finish_reason === "max_tokens") return "The answer was cut off at the model's output limit.";
+  if (o.finish_reason === "refusal") return "The model declined to answer.";
+  return null;
+}
+
+/**
+ * Each turn's outcome line (by turn id) after the turn's last entry, stored (its `turnId`) or live (its
+ * `msg_<turn id>`); a turn with no entry of its own (it failed before the model wrote anything) gets one.
+ */
+export function withOutcomes(entries: Entry[], notices: ReadonlyMap<string, string>): Entry[] {
+  if (notices.size === 0) return entries;
+  const out = [...entries];
+  for (const [turnId, text] of notices) {
+    const notice: Block = { kind: "notice", text };
+    let at = -1;
+    out.forEach((e, i) => {
+      if (e.turnId === turnId || e.id === turnMessageId(turnId)) at = i;
+    });
+    const entry = out[at];
+    if (entry && entry.role === "assistant") out[at] = { ...entry, blocks: [...entry.blocks, notice] };
+    else out.splice(at + 1 || out.length, 0, { id: `outcome-${turnId}`, role: "assistant", blocks: [notice], turnId });
+  }
+  return out;
+}
+
 /** Live useChat messages → transcript. */
 export function fromUiMessages(messages: UIMessage[]): Entry[] {
   return messages.map((m) => {
@@ -150,8 +192,6 @@ export function fromUiMessages(messages: UIMessage[]): Entry[] {
         blocks.push(toolBlock(p));
       } else if (p.type === "data-compaction") {
         blocks.push({ kind: "notice", text: COMPACTION_NOTICE });
-      } else if (p.type === "data-provider-retry") {
-        blocks.push({ kind: "notice", text: "The model provider was busy; retrying…" });
       }
     }
     return { id: m.id, role: m.role === "user" ? "user" : "assistant", blocks };

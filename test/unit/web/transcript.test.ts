@@ -4,8 +4,10 @@ import { describe, expect, it } from "vitest";
 import {
   fromHistory,
   fromUiMessages,
+  outcomeNotice,
   type StoredMessage,
   takeOpenApprovals,
+  withOutcomes,
   withoutLiveTurns,
 } from "../../../web/src/transcript.ts";
 
@@ -258,5 +260,55 @@ describe("withoutLiveTurns", () => {
   it("keeps the stored entries of a turn whose live message only continues them", () => {
     const entries = fromHistory(history);
     expect(withoutLiveTurns(entries, live, new Set(["t2"]))).toEqual(entries);
+  });
+});
+
+describe("outcomeNotice", () => {
+  it("names a stopped, failed or cut-off turn, and one ended by a limit", () => {
+    expect(outcomeNotice({ status: "cancelled", finish_reason: "cancelled" })).toBe("Stopped.");
+    expect(outcomeNotice({ status: "failed", error: { message: "provider_http_error: bad thing" } })).toBe(
+      "The answer failed: provider_http_error: bad thing",
+    );
+    expect(outcomeNotice({ status: "interrupted" })).toMatch(/cut off: the session restarted/);
+    expect(outcomeNotice({ status: "completed", finish_reason: "max_steps" })).toMatch(/step limit/);
+    expect(outcomeNotice({ status: "completed", finish_reason: "max_tokens" })).toMatch(/output limit/);
+  });
+
+  it("says nothing for a plain answer or a turn that is not over", () => {
+    expect(outcomeNotice({ status: "completed", finish_reason: "end_turn" })).toBeNull();
+    expect(outcomeNotice({ status: "awaiting_approval" })).toBeNull();
+    expect(outcomeNotice({ status: "running" })).toBeNull();
+  });
+});
+
+describe("withOutcomes", () => {
+  it("puts a turn's line after its last stored entry", () => {
+    const shown = withOutcomes(fromHistory(history), new Map([["t1", "Stopped."]]));
+    expect(shown.map((e) => e.id)).toEqual(["h1", "h2", "h4", "h5", "h6"]);
+    expect(shown[2]?.blocks.at(-1)).toEqual({ kind: "notice", text: "Stopped." });
+    expect(shown[1]?.blocks.some((b) => b.kind === "notice")).toBe(false);
+  });
+
+  it("puts it after the live message of the turn (msg_<turn id>)", () => {
+    const live = fromUiMessages([
+      { id: "u1", role: "user", parts: [{ type: "text", text: "go" }] },
+      { id: "msg_t9", role: "assistant", parts: [{ type: "text", text: "Half an ans" }] },
+    ] as UIMessage[]);
+    const shown = withOutcomes(live, new Map([["t9", "Stopped."]]));
+    expect(shown[1]?.blocks).toEqual([
+      { kind: "text", text: "Half an ans" },
+      { kind: "notice", text: "Stopped." },
+    ]);
+  });
+
+  it("gives a turn that wrote nothing an entry of its own after its user message", () => {
+    const stored: StoredMessage[] = [
+      { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "hi" }] },
+    ];
+    const shown = withOutcomes(fromHistory(stored), new Map([["t1", "The answer failed: overloaded"]]));
+    expect(shown.map((e) => [e.role, e.blocks])).toEqual([
+      ["user", [{ kind: "text", text: "hi" }]],
+      ["assistant", [{ kind: "notice", text: "The answer failed: overloaded" }]],
+    ]);
   });
 });
