@@ -63,6 +63,8 @@ export class SessionEngine {
    */
   #generation = 0;
   #deleting = false;
+  /** Bumped by `clear`: work that awaited (an on-demand compaction's summary) writes nothing of a cleared conversation. */
+  #conversation = 0;
   /** Set by the DO: `arm` re-arms the shared alarm (heartbeat + due jobs); `settled` lets runs see a turn stop. */
   hooks: { arm(): void; settled(turnId: string, status: TurnStatus): void; resumed(turnId: string): void } = {
     arm: () => {},
@@ -501,6 +503,7 @@ export class SessionEngine {
       this.turns.clear();
       return paused && latest ? latest.id : null;
     });
+    this.#conversation++;
     if (paused) this.eventLog.record("turn_finished", paused, { status: "cancelled", finish_reason: "cleared" });
     this.eventLog.record("session_cleared", null, { at: nowIso() });
     // A run whose paused turn this was fails now ("the run's turn was cleared"), not at some later alarm.
@@ -510,17 +513,22 @@ export class SessionEngine {
 
   /** `POST /compact`: compacts now, outside any turn (refused while one runs). */
   async compact(agent: AgentConfig): Promise<Result<CompactionInfo>> {
+    const generation = this.#generation;
     await this.tools.refresh(agent, this.env);
+    if (this.stale(generation)) return deleted();
     this.#healOrphan();
     if (this.turns.latest()?.status === "running") {
       return failure("turn_in_progress", "a turn is running; it compacts by itself when it needs to");
     }
     const tokensBefore = this.compactor.usage().estimated_tokens;
+    const conversation = this.#conversation;
     const out = await this.compactor.compact(agent, {
       turnId: null,
       tokensBefore,
       signal: new AbortController().signal,
+      current: () => !this.stale(generation) && this.#conversation === conversation,
     });
+    if (this.stale(generation)) return deleted();
     if (!out.ok) {
       this.eventLog.record("compaction_failed", null, { reason: out.reason, tokens: tokensBefore });
       return failure("not_compacted", out.reason);

@@ -454,3 +454,50 @@ describe("visibility", () => {
     expect(res.body.error.code).toBe("not_compacted");
   });
 });
+
+describe("an on-demand compaction racing the end of its conversation", () => {
+  it("stores nothing when the session is cleared while its summary streams, and the next turn carries no summary", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 3);
+    await summaryScript(s.model, [{ reply: { text: "SUMMARY-OF-CLEARED-CHAT" }, faults: { stall_before_ms: 800 } }]);
+    const compacting = apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/compact`, {
+      method: "POST",
+      key: s.key,
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key })).status).toBe(200);
+    const compacted = await compacting;
+    expect(compacted.status).toBe(409);
+    expect(compacted.body.error.code).toBe("not_compacted");
+    expect((await allMessages(s)).markers).toEqual([]);
+    await script(s.model, [{ reply: { text: "Fresh start." } }]);
+    expect((await send(s, { content: "a brand new conversation" })).body.status).toBe("completed");
+    const last = (await mockRequests(s.model)).at(-1);
+    expect(JSON.stringify(last)).not.toContain("SUMMARY-OF-CLEARED-CHAT");
+  });
+});
+
+describe("an on-demand compaction racing a delete", () => {
+  it("answers 404 and leaves the session created again under the same id without the old summary", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 3);
+    await summaryScript(s.model, [{ reply: { text: "SUMMARY-OF-DELETED-CHAT" }, faults: { stall_before_ms: 800 } }]);
+    const compacting = apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/compact`, {
+      method: "POST",
+      key: s.key,
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    const again = await apiJson("/v1/sessions", {
+      method: "POST",
+      key: s.key,
+      json: { agent: s.agent, id: s.session },
+    });
+    expect(again.status).toBe(201);
+    expect((await compacting).status).toBe(404);
+    expect((await allMessages(s)).markers).toEqual([]);
+    await script(s.model, [{ reply: { text: "Fresh start." } }]);
+    expect((await send(s, { content: "a brand new conversation" })).body.status).toBe("completed");
+    expect(JSON.stringify((await mockRequests(s.model)).at(-1))).not.toContain("SUMMARY-OF-DELETED-CHAT");
+  });
+});

@@ -51,6 +51,11 @@ export interface CompactOptions {
   signal: AbortSignal;
   /** The triggering request's prefix (prompt-cache reuse); absent (on demand) = no tools, our own system. */
   prefix?: RequestPrefix;
+  /**
+   * False once the conversation summarised is gone (cleared or deleted while the summary streamed): checked in
+   * the write's transaction, so a summary of an erased conversation is never stored. Absent: always current.
+   */
+  current?: () => boolean;
 }
 
 /** Server-side compaction for the agent's model: the trigger to send, or why we summarise ourselves. */
@@ -246,9 +251,10 @@ export class Compactor {
         Math.ceil((summaryText(summary.text).length + JSON.stringify(snapshot.declarations).length) / BYTES_PER_TOKEN),
     );
     const stale = this.#transaction(() => {
+      if (opts.current && !opts.current()) return "the session was cleared or deleted while the summary streamed";
       // Never move the view back (a record written meanwhile with a later boundary wins).
       const latest = latestCompaction(this.#deps.storage.sql);
-      if (latest && latest.boundary_seq >= boundarySeq) return true;
+      if (latest && latest.boundary_seq >= boundarySeq) return "a later compaction was stored meanwhile";
       insertCompaction(this.#deps.storage.sql, {
         boundary_seq: boundarySeq,
         summary: summary.text,
@@ -259,9 +265,9 @@ export class Compactor {
         turn_id: opts.turnId,
       });
       if (choice.dropped.length) tools.loaded.remove(choice.dropped);
-      return false;
+      return null;
     });
-    if (stale) return { ok: false, reason: "a later compaction was stored meanwhile" };
+    if (stale) return { ok: false, reason: stale };
     // The view now starts at the boundary: reloaded from storage on next use.
     history.invalidate();
     this.#last = null;
