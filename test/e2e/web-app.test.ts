@@ -256,7 +256,9 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
   });
 
   it("a failed turn says why under the turn, and says it again after a reload", async () => {
-    const { page } = await openApp("web-failed", [{ error: { status: 400, message: "the model refused the request" } }]);
+    const { page } = await openApp("web-failed", [
+      { error: { status: 400, message: "the model refused the request" } },
+    ]);
     await send(page, "Is it sunny in Paris?");
     const line = page.locator('li[data-role="assistant"] .notice');
     await line.waitFor();

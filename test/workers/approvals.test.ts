@@ -604,7 +604,7 @@ describe("cancelling a turn while a sibling of an approval call runs", () => {
 
 describe("the stream of a turn cancelled while a sibling of an approval call runs", () => {
   it("closes every call it showed: the approval's call denied, the sibling's cut result an error", async () => {
-    const { s, charge } = await chargeBesideSlow("cs");
+    const { s } = await chargeBesideSlow("cs");
     const streaming = api(`/v1/sessions/${s.session}/messages`, {
       method: "POST",
       key: s.key,
