@@ -5,6 +5,7 @@
  */
 import { ApiError } from "../http/errors";
 import { check } from "../http/validate";
+import { compileStrict } from "../json-schema/compile";
 import type { JsonObject } from "../model/json";
 import { DEFAULT_CONTEXT_WINDOW } from "../providers/types";
 import { checkOutboundUrl } from "../tools/outbound";
@@ -48,11 +49,18 @@ function assertUrl(url: string, where: string, allowPrivate: boolean): void {
   if (problem) throw new ApiError(400, "invalid_request", `${where}: ${problem}`);
 }
 
+/**
+ * A tool schema is checked when the agent is saved, strictly (typos such as "requird" refused, every `$ref`
+ * resolving): a schema the call-time validator would quietly read differently, or not compile at all, is a
+ * 422 now rather than a tool that accepts anything or refuses every call (and a schema the provider may refuse).
+ */
 function assertObjectSchema(schema: JsonObject, where: string): void {
   const type = schema.type;
   const isObject = type === "object" || (Array.isArray(type) && type.includes("object"));
   if (!isObject)
     throw new ApiError(422, "invalid_schema", `${where}: the root of a tool input schema must be an object schema`);
+  const compiled = compileStrict(schema, { requireObjectRoot: true });
+  if (!compiled.ok) throw new ApiError(422, "invalid_schema", `${where}: ${compiled.error}`);
 }
 
 /** Validates an agent body and fills defaults; throws ApiError on the first problem. */

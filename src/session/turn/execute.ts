@@ -193,7 +193,8 @@ async function executeOne(
     }
     input = resolved.value as JsonObject;
   }
-  // Leniently: agent tool schemas were checked strictly when the agent was saved, MCP schemas are not ours.
+  // Leniently: agent tool schemas were checked strictly when the agent was saved (agents/normalize.ts), MCP
+  // schemas are not ours.
   const compiled = compileLenient(fullSchema(tool));
   const errors = compiled.ok
     ? issueLines(compiled.schema.validate(input))
