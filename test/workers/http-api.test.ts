@@ -96,6 +96,18 @@ describe("bad input changes nothing", () => {
     ["a wrong type", JSON.stringify({ content: 42 }), 400, "invalid_request"],
     ["an unknown field", JSON.stringify({ content: "x", contnet: "y" }), 400, "invalid_request"],
     ["empty content", JSON.stringify({ content: "" }), 400, "invalid_request"],
+    ["whitespace-only content", JSON.stringify({ content: " \n\t " }), 400, "invalid_request"],
+    [
+      "only whitespace text parts",
+      JSON.stringify({
+        content: [
+          { type: "text", text: "  " },
+          { type: "text", text: "\n" },
+        ],
+      }),
+      400,
+      "invalid_request",
+    ],
     ["max_steps out of range", JSON.stringify({ content: "x", max_steps: 0 }), 400, "invalid_request"],
     ["deeply nested JSON", `${"[".repeat(200)}${"]".repeat(200)}`, 400, "invalid_request"],
     ["an oversized body", JSON.stringify({ content: "x".repeat(5_300_000) }), 413, "payload_too_large"],
@@ -110,6 +122,19 @@ describe("bad input changes nothing", () => {
     });
     expect(res.status).toBe(status);
     expect(((await res.json()) as ErrorBody).error.code).toBe(code);
+    expect(await history(s)).toEqual([]);
+    expect(await mockRequests(s.model)).toEqual([]);
+  });
+
+  it("POST /chat whose newest user message is only whitespace → 400 invalid_request", async () => {
+    const s = await setup();
+    const res = await apiJson<ErrorBody>(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: { id: s.session, messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: " \n " }] }] },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("invalid_request");
     expect(await history(s)).toEqual([]);
     expect(await mockRequests(s.model)).toEqual([]);
   });

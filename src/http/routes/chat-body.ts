@@ -65,7 +65,8 @@ export function chatBodyToInput(body: { messages: unknown[] }): ChatInput {
   const parts = Array.isArray(last?.parts) ? (last.parts as UiPart[]) : [];
   if (last?.role === "user") {
     const text = parts.filter((p) => p.type === "text" && typeof p.text === "string").map((p) => p.text as string);
-    if (text.join("").length === 0) throw new ApiError(400, "invalid_request", "the newest user message has no text");
+    // Whitespace-only text counts as none (as on /messages): providers refuse it or drop the message.
+    if (text.join("").trim() === "") throw new ApiError(400, "invalid_request", "the newest user message has no text");
     return { kind: "message", content: text.map((t) => ({ type: "text", text: t })) };
   }
   if (last?.role === "assistant") {

@@ -111,7 +111,8 @@ export const turnsRoutes = new Hono<AppEnv>()
     }>(c, "messageBody", MESSAGE_BODY_BYTES);
     const jsonSchema = body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const content: Part[] = typeof body.content === "string" ? [{ type: "text", text: body.content }] : body.content;
-    const nonEmpty = content.filter((p) => p.type !== "text" || p.text.length > 0);
+    // Whitespace-only text counts as none: providers refuse it or drop it, which would drop the whole message.
+    const nonEmpty = content.filter((p) => p.type !== "text" || p.text.trim() !== "");
     if (nonEmpty.length === 0 && !body.tool_results?.length) {
       throw new ApiError(400, "invalid_request", "content: must not be empty");
     }
