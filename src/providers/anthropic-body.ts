@@ -3,6 +3,8 @@
  * breakpoints, thinking budget, native compaction, and history projected into a form the API accepts (roles
  * alternate, tool results lead, empty text is dropped, references to removed tools become text). Pure.
  */
+
+import { cyrb53 } from "../crypto/cyrb53";
 import type { Part, ToolDeclaration, ToolResultContent } from "../model/message";
 import { wireOnce } from "./body-text";
 import { compactionText, type StepRequest } from "./types";
@@ -118,6 +120,19 @@ export function projectMessages(
   return out;
 }
 
+const ANTHROPIC_ID = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * A tool call id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`). Another provider's ids may hold other characters
+ * (Kimi's `functions.get_weather:0`) and stay as they are in history, where that provider expects them; an agent
+ * moved to Anthropic would otherwise have every request refused. The same id always maps the same way, so a
+ * tool_use and its tool_result still pair, and the digest keeps two ids that differ only in such characters apart.
+ */
+function anthropicId(id: string): string {
+  if (ANTHROPIC_ID.test(id)) return id;
+  return `${id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64)}_${cyrb53(id)}`;
+}
+
 /** tool_result blocks must lead a user message, so results from both halves go first, in order. */
 function mergeContent(a: AnthropicBlock[], b: AnthropicBlock[]): AnthropicBlock[] {
   const all = [...a, ...b];
@@ -167,17 +182,21 @@ function projectPart(part: Part, declared: ReadonlySet<string>, opts: ProjectOpt
         ? []
         : [{ type: "thinking", thinking: part.thinking, signature: part.signature }];
     case "tool_use":
-      return [{ type: "tool_use", id: part.id, name: part.name, input: part.input }];
+      return [{ type: "tool_use", id: anthropicId(part.id), name: part.name, input: part.input }];
     case "tool_result":
       return [
         part.is_error
           ? {
               type: "tool_result",
-              tool_use_id: part.tool_use_id,
+              tool_use_id: anthropicId(part.tool_use_id),
               content: resultContent(part.content, declared),
               is_error: true,
             }
-          : { type: "tool_result", tool_use_id: part.tool_use_id, content: resultContent(part.content, declared) },
+          : {
+              type: "tool_result",
+              tool_use_id: anthropicId(part.tool_use_id),
+              content: resultContent(part.content, declared),
+            },
       ];
     case "tool_declarations":
       return [];

@@ -33,6 +33,32 @@ describe("anthropic buildBody", () => {
     });
   });
 
+  it("sends another provider's tool call ids in characters Anthropic accepts, each call still paired with its result", () => {
+    const ids = ["functions.get_weather:0", "functions_get_weather_0", "functions:get_weather.0", "toolu_ok"];
+    const body = anthropic.buildBody(
+      request("anthropic", {
+        tools: TOOLS,
+        messages: [
+          msg("user", [{ type: "text", text: "weather?" }]),
+          msg("assistant", ids.map(toolUse)),
+          msg(
+            "user",
+            ids.map((id) => result(id)),
+          ),
+        ],
+      }),
+    );
+    const messages = body.messages as Array<{ content: Array<{ type: string; id?: string; tool_use_id?: string }> }>;
+    const uses = (messages[1]?.content ?? []).map((b) => b.id as string);
+    const answered = (messages[2]?.content ?? []).map((b) => b.tool_use_id as string);
+    for (const id of uses) expect(id).toMatch(/^[a-zA-Z0-9_-]+$/);
+    expect(answered).toEqual(uses);
+    expect(new Set(uses).size).toBe(ids.length);
+    expect(uses[1]).toBe("functions_get_weather_0");
+    expect(uses[3]).toBe("toolu_ok");
+    expect(checkInvariant("anthropic", body)).toEqual([]);
+  });
+
   it("omits an empty system prompt and an empty tool list", () => {
     const body = anthropic.buildBody(request("anthropic"));
     expect(body).not.toHaveProperty("system");
