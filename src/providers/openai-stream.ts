@@ -24,6 +24,8 @@ export class OpenAIStreamParser implements WireParser {
   #open: ContentBlock | undefined;
   readonly #calls = new Map<number, Call>();
   #lastCallKey: number | undefined;
+  /** Keys for calls moved off their wire index by a later call at the same index (negative: never a wire index). */
+  #retiredKeys = 0;
   #nextIndex = 0;
   #finish: StopReason | undefined;
   #validCalls = 0;
@@ -112,6 +114,13 @@ export class OpenAIStreamParser implements WireParser {
       key = last && (!id || id === last.id) ? this.#lastCallKey! : this.#calls.size;
     }
     let call = this.#calls.get(key);
+    if (call && id && id !== call.id) {
+      // Ollama sends every parallel call at index 0, each with its own id (ollama/ollama#15457): a new
+      // id at a used index is a new call. The earlier one keeps a key of its own and is closed below.
+      this.#calls.delete(key);
+      this.#calls.set(-++this.#retiredKeys, call);
+      call = undefined;
+    }
     if (!call) {
       this.#closeContent(events);
       this.#closeCalls(events);

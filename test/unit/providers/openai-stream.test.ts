@@ -217,6 +217,21 @@ describe("openai adapter: synthesized blocks", () => {
     expect(failure?.message).toContain("upstream died");
   });
 
+  it("parallel calls all sent at index 0 (Ollama) are told apart by id", async () => {
+    const { events, failure } = await runChunks([
+      chunk({ tool_calls: [{ index: 0, id: "call_a", function: { name: "read", arguments: '{"f":"a.py"}' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: "call_b", function: { name: "read", arguments: '{"f":"b.py"}' } }] }),
+      chunk({}, "tool_calls"),
+      "[DONE]",
+    ]);
+    expect(failure).toBeUndefined();
+    const ends = events.filter((e) => e.type === "block_stop" || e.type === "block_invalid");
+    expect(ends).toEqual([
+      { type: "block_stop", index: 0, part: { type: "tool_use", id: "call_a", name: "read", input: { f: "a.py" } } },
+      { type: "block_stop", index: 1, part: { type: "tool_use", id: "call_b", name: "read", input: { f: "b.py" } } },
+    ]);
+  });
+
   it("calls without index are told apart by id", async () => {
     const { events } = await runChunks([
       chunk({ tool_calls: [{ id: "call_a", function: { name: "f", arguments: '{"a":1}' } }] }),
