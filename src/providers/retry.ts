@@ -166,13 +166,18 @@ async function classifyErrorResponse(response: Response, signal: AbortSignal): P
 
 /**
  * A request longer than the model's window: Anthropic answers 400
- * `invalid_request_error` "prompt is too long: N tokens > M maximum"; OpenAI
- * answers 400 with `code: "context_length_exceeded"`. Never re-sent as is; the
- * turn compacts and retries the step (README "Long sessions").
+ * `invalid_request_error` "prompt is too long: N tokens > M maximum", or for
+ * older models "input length and `max_tokens` exceed context limit: N + M > W"
+ * (the input plus the output budget); OpenAI answers 400 with
+ * `code: "context_length_exceeded"`. Never re-sent as is; the turn compacts and
+ * retries the step (README "Long sessions").
  */
 export function isContextOverflow(status: number, message: string, code?: string): boolean {
   if (status !== 400 && status !== 413) return false;
-  return code === "context_length_exceeded" || /prompt is too long|maximum context length/i.test(message);
+  return (
+    code === "context_length_exceeded" ||
+    /prompt is too long|maximum context length|exceed context limit/i.test(message)
+  );
 }
 
 /** Both protocols wrap errors as `{error: {message, type}}` (OpenAI adds `code`); anything else is shown raw. */

@@ -63,6 +63,21 @@ describe("fetchWithRetry", () => {
     expect(failure?.message).toContain("messages: roles must alternate");
   });
 
+  it("Anthropic's 400 'input length and max_tokens exceed context limit' is context_overflow, sent once", async () => {
+    const body = {
+      type: "error",
+      error: {
+        type: "invalid_request_error",
+        message:
+          "input length and `max_tokens` exceed context limit: 178959 + 64000 > 200000, decrease input length or `max_tokens` and try again",
+      },
+    };
+    const fetch = scriptedFetch([() => jsonResponse(400, body)]);
+    const { failure } = await attempt(fetch);
+    expect(failure?.error).toMatchObject({ code: "context_overflow", status: 400, retryable: true });
+    expect(fetch.calls).toHaveLength(1);
+  });
+
   it("x-should-retry: false stops a retry the status would allow", async () => {
     const fetch = scriptedFetch([() => jsonResponse(500, { error: { message: "no" } }, { "x-should-retry": "false" })]);
     const { failure } = await attempt(fetch);
