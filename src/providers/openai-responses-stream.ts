@@ -15,7 +15,8 @@ type Item =
  * Responses API events → canonical events. Output items are the blocks: a
  * `message` item is a text block (opened by its first delta), a
  * `function_call` item a tool_use block whose input is parsed only at
- * `response.output_item.done`, and a `compaction` item (server-side
+ * `response.output_item.done` (and stripped when that item's status says it
+ * was cut), and a `compaction` item (server-side
  * compaction past `compact_threshold`) becomes a compaction part at once,
  * with no UI block. Only `response.completed` / `response.incomplete` end a
  * stream; anything else before EOF is a cut.
@@ -136,6 +137,14 @@ export class ResponsesStreamParser implements WireParser {
     }
     // The done item carries the whole arguments string; the deltas were its pieces.
     const raw = asStr(wire.arguments) ?? item.args;
+    const status = asStr(wire.status);
+    if (status !== undefined && status !== "completed") {
+      // Cut by the output limit or the content filter ("incomplete"): its arguments may be a
+      // prefix that happens to parse, or empty, so it is stripped and never run (DESIGN §3, P5).
+      const { index, id, name } = item;
+      events.push({ type: "block_incomplete", index, id, name, raw, reason: `the function_call item ended ${status}` });
+      return;
+    }
     const parsed = parseToolInput(raw);
     if (parsed.ok) {
       this.#validCalls++;

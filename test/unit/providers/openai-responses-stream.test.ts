@@ -84,6 +84,38 @@ describe("openai-responses adapter: stream parsing", () => {
     expect(events[events.length - 1]).toEqual({ type: "message_stop", stop_reason: "max_tokens" });
   });
 
+  describe("a function_call item done with status incomplete is stripped", () => {
+    const cutCall = (args: string) =>
+      frames([
+        created,
+        { type: "response.output_item.added", output_index: 0, item: fcItem },
+        ...(args ? [{ type: "response.function_call_arguments.delta", output_index: 0, delta: args }] : []),
+        {
+          type: "response.output_item.done",
+          output_index: 0,
+          item: { ...fcItem, arguments: args, status: "incomplete" },
+        },
+        {
+          type: "response.incomplete",
+          response: { id: "resp_1", incomplete_details: { reason: "max_output_tokens" } },
+        },
+      ]);
+    const ends = (events: StreamEvent[]) =>
+      events.filter((e) => e.type === "block_stop" || e.type === "block_invalid" || e.type === "block_incomplete");
+
+    it("with partial arguments: block_incomplete, not block_invalid", async () => {
+      const { events } = await run(openaiResponses, scriptedFetch([() => sseResponse(cutCall('{"q":"ab'))]));
+      expect(ends(events)).toEqual([
+        expect.objectContaining({ type: "block_incomplete", id: "call_1", raw: '{"q":"ab' }),
+      ]);
+    });
+
+    it("with empty arguments: block_incomplete, never a part with {} input", async () => {
+      const { events } = await run(openaiResponses, scriptedFetch([() => sseResponse(cutCall(""))]));
+      expect(ends(events)).toEqual([expect.objectContaining({ type: "block_incomplete", id: "call_1", raw: "" })]);
+    });
+  });
+
   it("invalid call arguments become block_invalid, not a part", async () => {
     const bytes = frames([
       created,
