@@ -31,8 +31,9 @@ export type StreamEvent =
   /** A tool_use whose input JSON did not parse at block end; the call is dropped. */
   | { type: "block_invalid"; index: number; id: string; name: string; raw: string; reason: string }
   /**
-   * A tool_use the output limit cut off (stop_reason `max_tokens` / `length`) before its input
-   * finished: it never becomes a part (DESIGN §3, P5), not even one with `{}` input.
+   * A tool_use the output limit (stop_reason `max_tokens` / `length`) or a refusal or content
+   * filter (`refusal` / `content_filter`) cut off before its input finished: it never becomes a
+   * part (DESIGN §3, P5), not even one with `{}` input.
    */
   | { type: "block_incomplete"; index: number; id: string; name: string; raw: string; reason: string }
   | { type: "usage"; usage: Partial<Usage> }

@@ -1,7 +1,7 @@
 /**
  * The Anthropic Messages API stream parser (`AnthropicStreamParser`, a WireParser for stream-driver.ts): wire
  * SSE events in, canonical StreamEvents out. A tool_use with empty or non-JSON input is held until the stop
- * reason says whether `max_tokens` cut it. Throws ProviderFailure on a malformed event, an event out of order
+ * reason says whether `max_tokens` or a `refusal` cut it. Throws ProviderFailure on a malformed event, an event out of order
  * (a second message_start, a block event before it, a block started at an index in use,
  * a delta or stop for a block that is not open), a stream `error` event, or EOF before message_stop.
  */
@@ -9,7 +9,7 @@ import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";
-import type { WireParser } from "./stream-driver";
+import { cutReason, type WireParser } from "./stream-driver";
 import { ProviderFailure } from "./types";
 
 type Block =
@@ -38,7 +38,8 @@ export class AnthropicStreamParser implements WireParser {
    * A tool_use that ended with input that is empty or not JSON. The API closes a block the output
    * limit cut off with an ordinary content_block_stop and says so only in the following
    * message_delta, so such a block waits for the next block or the stop reason: after
-   * `max_tokens` it was cut (block_incomplete, no part), otherwise it is what the model sent.
+   * `max_tokens` or `refusal` it was cut (block_incomplete, no part), otherwise it is what the
+   * model sent.
    * A tool_use with a complete JSON object is final at its content_block_stop.
    */
   #held: Extract<Block, { kind: "tool_use" }> | undefined;
@@ -65,10 +66,7 @@ export class AnthropicStreamParser implements WireParser {
         return this.#onMessageDelta(asObj(data.delta), asObj(data.usage));
       case "message_stop":
         this.done = true;
-        return [
-          ...this.#release(this.#stopReason === "max_tokens"),
-          { type: "message_stop", stop_reason: this.#stopReason },
-        ];
+        return [...this.#release(cutReason(this.#stopReason)), { type: "message_stop", stop_reason: this.#stopReason }];
       case "error":
         throw streamError(asObj(data.error));
       default:
@@ -113,7 +111,7 @@ export class AnthropicStreamParser implements WireParser {
     if (wireIndex === undefined || !block) throw badResponse("content_block_start without index or block");
     if (this.#seen.has(wireIndex)) throw badResponse(`content_block_start at index ${wireIndex}, already used`);
     this.#seen.add(wireIndex);
-    const events = this.#release(false);
+    const events = this.#release(undefined);
     const type = asStr(block.type);
     if (
       type !== "text" &&
@@ -208,31 +206,31 @@ export class AnthropicStreamParser implements WireParser {
         const part: Part = { type: "tool_use", id: block.id, name: block.name, input: parsed.input };
         return [{ type: "block_stop", index: block.index, part }];
       }
-      const events = this.#release(false);
+      const events = this.#release(undefined);
       this.#held = block;
       return events;
     }
-    return [...this.#release(false), { type: "block_stop", index: block.index, part: partOf(block) }];
+    return [...this.#release(undefined), { type: "block_stop", index: block.index, part: partOf(block) }];
   }
 
   #onMessageDelta(delta: Obj | undefined, usage: Obj | undefined): StreamEvent[] {
     const reason = asStr(delta?.stop_reason);
     if (reason) this.#stopReason = mapStopReason(reason);
-    const events = reason ? this.#release(this.#stopReason === "max_tokens") : [];
+    const events = reason ? this.#release(cutReason(this.#stopReason)) : [];
     const read = readUsage(usage);
     if (read) events.push({ type: "usage", usage: read });
     return events;
   }
 
-  /** Settles a held tool_use: cut by the output limit, or final as the model sent it. */
-  #release(cut: boolean): StreamEvent[] {
+  /** Settles a held tool_use: cut off by the stop (`cut` says why), or final as the model sent it. */
+  #release(cut: string | undefined): StreamEvent[] {
     const block = this.#held;
     if (!block) return [];
     this.#held = undefined;
     const { index, id, name } = block;
     const raw = rawInput(block);
     if (cut) {
-      return [{ type: "block_incomplete", index, id, name, raw, reason: "the output hit max_tokens" }];
+      return [{ type: "block_incomplete", index, id, name, raw, reason: cut }];
     }
     const parsed = parseToolInput(raw);
     if (!parsed.ok) return [{ type: "block_invalid", index, id, name, raw, reason: parsed.reason }];

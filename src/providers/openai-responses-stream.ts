@@ -4,7 +4,7 @@ import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
 import { RESPONSES_COMPACTION_PROVIDER } from "./openai-responses-body";
 import type { EventSourceMessage } from "./sse";
-import type { WireParser } from "./stream-driver";
+import { cutReason, type WireParser } from "./stream-driver";
 import { ProviderFailure } from "./types";
 
 type Item =
@@ -160,17 +160,19 @@ export class ResponsesStreamParser implements WireParser {
   }
 
   /**
-   * The end of the response. Items still open were cut by the output limit: text so far is kept,
-   * a call never becomes a part (DESIGN §3, P5).
+   * The end of the response. Items still open were cut (by the output limit, the content filter or
+   * a response that ended without closing them): text so far is kept, a call never becomes a part
+   * (DESIGN §3, P5).
    */
   #finish(response: Obj | undefined, stop: StopReason, events: StreamEvent[]): void {
+    const reason = cutReason(stop) ?? "the response ended before the call finished";
     for (const item of [...this.#items.values()].sort((a, b) => a.index - b.index)) {
       if (item.kind === "text") {
         if (item.opened)
           events.push({ type: "block_stop", index: item.index, part: { type: "text", text: item.text } });
       } else {
         const { index, id, name, args: raw } = item;
-        events.push({ type: "block_incomplete", index, id, name, raw, reason: "the output hit max_output_tokens" });
+        events.push({ type: "block_incomplete", index, id, name, raw, reason });
       }
     }
     this.#items.clear();

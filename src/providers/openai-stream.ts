@@ -6,7 +6,7 @@
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asArr, asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";
-import type { WireParser } from "./stream-driver";
+import { cutReason, type WireParser } from "./stream-driver";
 import { ProviderFailure } from "./types";
 
 type ContentBlock = { kind: "text" | "thinking"; index: number; text: string };
@@ -84,7 +84,7 @@ export class OpenAIStreamParser implements WireParser {
     if (reason && this.#finish === undefined) {
       const mapped = mapFinishReason(reason);
       this.#closeContent(events);
-      this.#closeCalls(events, mapped === "max_tokens");
+      this.#closeCalls(events, cutReason(mapped));
       // Some servers (older vLLM, Qwen templates) report "stop" after emitting calls.
       this.#finish = mapped === "end_turn" && this.#validCalls > 0 ? "tool_use" : mapped;
     }
@@ -159,17 +159,18 @@ export class OpenAIStreamParser implements WireParser {
 
   /**
    * Closes the open call (a call is closed as soon as a later one starts). At `finish_reason:
-   * "length"` the open call is the one the output limit cut off: unless its arguments are a
-   * complete, non-empty JSON object it is incomplete and never becomes a part (no `{}` input).
+   * "length"` or `"content_filter"` (`cut` says why) the open call is the one the stop cut off:
+   * unless its arguments are a complete, non-empty JSON object it is incomplete and never becomes
+   * a part (no `{}` input).
    */
-  #closeCalls(events: StreamEvent[], cut = false): void {
+  #closeCalls(events: StreamEvent[], cut?: string): void {
     const open = [...this.#calls.values()].filter((c) => !c.closed).sort((a, b) => a.index - b.index);
     for (const call of open) {
       call.closed = true;
       const parsed = parseToolInput(call.args);
       if (cut && !(parsed.ok && call.name && Object.keys(parsed.input).length > 0)) {
         const { index, id, name, args: raw } = call;
-        events.push({ type: "block_incomplete", index, id, name, raw, reason: "the output hit max_tokens" });
+        events.push({ type: "block_incomplete", index, id, name, raw, reason: cut });
         continue;
       }
       if (parsed.ok && call.name) {

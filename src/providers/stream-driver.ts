@@ -4,7 +4,7 @@
  * notices and canonical events and stops at the parser's end marker or EOF. Also `resolveFetch`, `trimBaseUrl`
  * and `bearer` for the adapters.
  */
-import type { StreamEvent } from "../model/stream";
+import type { StopReason, StreamEvent } from "../model/stream";
 import { bodyText } from "./body-text";
 import type { EventSourceMessage } from "./sse";
 import { openSseStream } from "./transport";
@@ -42,6 +42,17 @@ export async function* driveStream(
     if (parser.done) return;
   }
   yield* parser.end();
+}
+
+/**
+ * Why a stop reason means the tool call still streaming was cut off, or undefined when it was not.
+ * The output limit and a refusal or content filter both end the output mid-call, and a cut call
+ * never becomes a part (block_incomplete, DESIGN §3 P5): its input may be a prefix that parses.
+ */
+export function cutReason(stop: StopReason): string | undefined {
+  if (stop === "max_tokens") return "the output hit max_tokens";
+  if (stop === "refusal") return "the output was stopped by a refusal or content filter";
+  return undefined;
 }
 
 /** Global fetch must be called unbound in workerd, hence the wrapper. */

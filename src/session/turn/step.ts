@@ -153,7 +153,8 @@ async function requestStep(
           flush();
           break;
         case "block_incomplete":
-          // Cut off by the output limit (P5): stripped, never paired; the step ends with max_tokens.
+          // Cut off by the output limit or a refusal (P5): stripped, never paired; the step ends with
+          // max_tokens or refusal.
           eventLog.record("tool_use_stripped", ctx.turnId, {
             step,
             tool_use_id: ev.id,

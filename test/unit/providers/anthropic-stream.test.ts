@@ -286,6 +286,26 @@ describe("anthropic adapter: stream edge cases", () => {
       ]);
       expect(ends(events).map((e) => e.type)).toEqual(["block_invalid", "block_stop"]);
     });
+
+    it("stop_reason refusal cuts a held call the same way: block_incomplete, not block_invalid", async () => {
+      const { events } = await runEvents([
+        START,
+        ...tool(0, "toolu_refused", ['{"city": "Par']),
+        { type: "message_delta", delta: { stop_reason: "refusal" } },
+        { type: "message_stop" },
+      ]);
+      expect(ends(events)).toEqual([
+        {
+          type: "block_incomplete",
+          index: 0,
+          id: "toolu_refused",
+          name: "t",
+          raw: '{"city": "Par',
+          reason: "the output was stopped by a refusal or content filter",
+        },
+      ]);
+      expect(events.at(-1)).toEqual({ type: "message_stop", stop_reason: "refusal" });
+    });
   });
 
   it("redacted_thinking becomes a thinking part with its data", async () => {

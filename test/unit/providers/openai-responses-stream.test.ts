@@ -84,6 +84,29 @@ describe("openai-responses adapter: stream parsing", () => {
     expect(events[events.length - 1]).toEqual({ type: "message_stop", stop_reason: "max_tokens" });
   });
 
+  it("response.incomplete for content_filter: the open call never becomes a part", async () => {
+    const bytes = frames([
+      created,
+      { type: "response.output_item.added", output_index: 0, item: fcItem },
+      { type: "response.function_call_arguments.delta", output_index: 0, delta: '{"q":' },
+      {
+        type: "response.incomplete",
+        response: { id: "resp_1", incomplete_details: { reason: "content_filter" } },
+      },
+    ]);
+    const { events } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+    expect(events.filter((e) => e.type === "block_stop" || e.type === "block_invalid")).toEqual([]);
+    expect(events).toContainEqual({
+      type: "block_incomplete",
+      index: 0,
+      id: "call_1",
+      name: "lookup",
+      raw: '{"q":',
+      reason: "the output was stopped by a refusal or content filter",
+    });
+    expect(events.at(-1)).toEqual({ type: "message_stop", stop_reason: "refusal" });
+  });
+
   describe("a function_call item done with status incomplete is stripped", () => {
     const cutCall = (args: string) =>
       frames([

@@ -180,6 +180,25 @@ describe("openai adapter: synthesized blocks", () => {
       ]);
       expect(ends(events)).toEqual([expect.objectContaining({ type: "block_incomplete", id: "call_0", raw: "" })]);
     });
+
+    it('finish_reason "content_filter" cuts the open call the same way: block_incomplete', async () => {
+      const { events } = await runChunks([
+        chunk({ tool_calls: [{ index: 0, id: "call_filtered", function: { name: "f", arguments: '{"q":' } }] }),
+        chunk({}, "content_filter"),
+        "[DONE]",
+      ]);
+      expect(ends(events)).toEqual([
+        {
+          type: "block_incomplete",
+          index: 0,
+          id: "call_filtered",
+          name: "f",
+          raw: '{"q":',
+          reason: "the output was stopped by a refusal or content filter",
+        },
+      ]);
+      expect(events.at(-1)).toEqual({ type: "message_stop", stop_reason: "refusal" });
+    });
   });
 
   it("a stream that ends after finish_reason without [DONE] is complete", async () => {
