@@ -1,7 +1,7 @@
 /** OpenAI Responses API stream events → canonical events (the parser of the `openai-responses` adapter). */
 import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
-import { asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
+import { asArr, asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
 import { RESPONSES_COMPACTION_PROVIDER } from "./openai-responses-body";
 import type { EventSourceMessage } from "./sse";
 import { cutReason, type WireParser } from "./stream-driver";
@@ -13,7 +13,8 @@ type Item =
 
 /**
  * Responses API events → canonical events. Output items are the blocks: a
- * `message` item is a text block (opened by its first delta), a
+ * `message` item is a text block (opened by its first delta, or taken whole
+ * from its done item when no delta came), a
  * `function_call` item a tool_use block whose input is parsed only at
  * `response.output_item.done` (and stripped when that item's status says it
  * was cut), and a `compaction` item (server-side
@@ -129,8 +130,21 @@ export class ResponsesStreamParser implements WireParser {
       return;
     }
     const item = this.#items.get(at);
-    if (!item) return;
     this.#items.delete(at);
+    if (item?.kind !== "call" && !item?.opened && asStr(wire.type) === "message") {
+      // Some proxies send a message only as its done item, without deltas: its text is in content[].
+      const text = messageText(wire);
+      if (text) {
+        const index = this.#nextIndex++;
+        events.push(
+          { type: "block_start", index, kind: "text" },
+          { type: "text_delta", index, text },
+          { type: "block_stop", index, part: { type: "text", text } },
+        );
+      }
+      return;
+    }
+    if (!item) return;
     if (item.kind === "text") {
       if (item.opened) events.push({ type: "block_stop", index: item.index, part: { type: "text", text: item.text } });
       return;
@@ -181,6 +195,14 @@ export class ResponsesStreamParser implements WireParser {
     events.push({ type: "message_stop", stop_reason: stop });
     this.done = true;
   }
+}
+
+/** The text of a whole `message` item: its output_text parts (and refusal parts, streamed as text too). */
+function messageText(item: Obj): string {
+  return (asArr(item.content) ?? [])
+    .map((p) => asObj(p))
+    .map((p) => (p?.type === "output_text" ? asStr(p.text) : p?.type === "refusal" ? asStr(p.refusal) : undefined))
+    .join("");
 }
 
 function readUsage(usage: Obj | undefined): Partial<Usage> | undefined {

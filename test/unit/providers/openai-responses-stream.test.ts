@@ -139,6 +139,28 @@ describe("openai-responses adapter: stream parsing", () => {
     });
   });
 
+  it("a message item sent only as output_item.done keeps its text", async () => {
+    const message = {
+      type: "message",
+      id: "msg_whole",
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: "Whole answer.", annotations: [] }],
+    };
+    const bytes = frames([
+      created,
+      { type: "response.output_item.done", output_index: 0, item: message },
+      { type: "response.completed", response: { id: "resp_1" } },
+    ]);
+    const { events, failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+    expect(failure).toBeUndefined();
+    expect(events.filter((e) => e.type !== "message_start" && e.type !== "message_stop")).toEqual<StreamEvent[]>([
+      { type: "block_start", index: 0, kind: "text" },
+      { type: "text_delta", index: 0, text: "Whole answer." },
+      { type: "block_stop", index: 0, part: { type: "text", text: "Whole answer." } },
+    ]);
+  });
+
   it("invalid call arguments become block_invalid, not a part", async () => {
     const bytes = frames([
       created,
