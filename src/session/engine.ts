@@ -219,11 +219,11 @@ export class SessionEngine {
     const maxSteps = Math.min(input.max_steps ?? agent.max_steps, MAX_STEPS_LIMIT);
     // Only what admission needs happens before the provider request; sweeps run when a turn settles.
     const superseded = previous && isPaused(previous.status) ? previous.id : null;
-    const { turn, synthesized, rederived, declined } = this.tx(() => {
+    const { turn, synthesized, declined } = this.tx(() => {
       if (superseded) this.turns.finish(superseded, "completed", "superseded", null);
       // Open approvals are answered "declined" in this same admission transaction; closeOpenCalls writes them.
       const declined = declineOpen(this.approvals, this.history, close.declined, "admission");
-      const { notices, rederived } = this.tools.admit(agent);
+      const { notices } = this.tools.admit(agent);
       const { message, synthesized } = this.history.closeOpenCalls({
         turnId: id,
         reason: close.reason,
@@ -243,7 +243,7 @@ export class SessionEngine {
         json_schema: input.json_schema ? JSON.stringify(input.json_schema) : null,
         first_message_seq: message?.seq ?? null,
       });
-      return { turn, synthesized, rederived, declined };
+      return { turn, synthesized, declined };
     });
     // The events' log lines wait until the turn's first content is out (or it settles): a console line is not
     // free, and these would otherwise delay the provider request and the first delta. The rows are written now.
@@ -254,7 +254,6 @@ export class SessionEngine {
       if (superseded) {
         this.eventLog.record("turn_finished", superseded, { status: "completed", finish_reason: "superseded" });
       }
-      if (rederived.length) this.eventLog.record("tools_loaded", id, { names: rederived, via: "history" });
       this.eventLog.record("turn_started", id, { kind, max_steps: maxSteps });
       if (synthesized.length > 0) {
         this.eventLog.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });

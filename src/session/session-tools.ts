@@ -12,7 +12,7 @@ import type { JsonObject } from "../model/json";
 import type { NoticePart, ToolDeclaration } from "../model/message";
 import { announcedTools, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
-import { LoadedTools, loadedFromHistory } from "../tools/loaded";
+import { LoadedTools } from "../tools/loaded";
 import { declaration, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
 import type { HistoryStore } from "./history/store";
@@ -36,7 +36,6 @@ export class SessionTools {
   #seen: { agent: AgentConfig; mcpVersion: number } | null = null;
   #registry: ToolRegistry | null = null;
   #index: ToolIndex | null = null;
-  #rederived = false;
 
   readonly #history: HistoryStore;
   constructor(sql: SqlStorage, history: HistoryStore) {
@@ -100,11 +99,13 @@ export class SessionTools {
 
   /**
    * At turn admission, inside its transaction: drops loaded tools the agent no
-   * longer has (so a re-registered tool is not silently "loaded"), rebuilds the
-   * loaded set from history once per wake-up, and returns the tool-set notices
-   * for the new user message and the names re-derived (for an event after commit).
+   * longer has (so a re-registered tool is not silently "loaded") and returns
+   * the tool-set notices for the new user message. The loaded set is the
+   * `loaded_tools` table alone, written in the transaction of the result that
+   * loaded each tool: history is not read back into it (a call there may have
+   * been invalid or declined, or its tool dropped since).
    */
-  admit(agent: AgentConfig): { notices: NoticePart[]; rederived: string[] } {
+  admit(agent: AgentConfig): { notices: NoticePart[] } {
     this.#pinned = this.mcp.snapshot(agent.mcp_servers);
     const down = this.#pinned.down;
     const reg = this.registry(agent);
@@ -113,15 +114,7 @@ export class SessionTools {
     // one its server no longer lists, or of a server no longer configured, is dropped.
     const gone = current.filter((n) => reg.get(n)?.deferred !== true && !down.has(n));
     if (gone.length) this.loaded.remove(gone);
-    let rederived: string[] = [];
-    if (!this.#rederived) {
-      this.#rederived = true;
-      const fromHistory = loadedFromHistory(this.#history.view()).filter((n) => reg.get(n)?.deferred === true);
-      rederived = this.loaded.add(fromHistory, "history");
-      // They are already in history, so they need no new declaration.
-      this.loaded.markDeclared(rederived);
-    }
-    return { notices: toolSetNotices(reg, this.#history.view()), rederived };
+    return { notices: toolSetNotices(reg, this.#history.view()) };
   }
 
   /** Declarations of loaded tools no history message carries yet; marks them as carried (same transaction). */
@@ -167,12 +160,11 @@ export class SessionTools {
   }
 
   /**
-   * After the session's storage was wiped: MCP listings in flight write nothing, the pinned set and re-derivation
-   * start over (the loaded set is dropped with the other stores' rows, session-tx.ts `dropCaches`).
+   * After the session's storage was wiped: MCP listings in flight write nothing, the pinned set starts
+   * over (the loaded set is dropped with the other stores' rows, session-tx.ts `dropCaches`).
    */
   forget(): void {
     this.mcp.forget();
     this.#pinned = null;
-    this.#rederived = false;
   }
 }

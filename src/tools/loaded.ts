@@ -1,8 +1,6 @@
 /**
- * Which deferred tools a session has loaded: `LoadedTools` (the `loaded_tools` table, cached in memory) and
- * `loadedFromHistory` (the same set recovered from messages).
+ * Which deferred tools a session has loaded: `LoadedTools`, the `loaded_tools` table, cached in memory.
  */
-import type { Message } from "../model/message";
 import { all, nowIso, write } from "../storage/sql";
 
 /**
@@ -79,29 +77,4 @@ export class LoadedTools {
   invalidate(): void {
     this.#rows = null;
   }
-}
-
-/**
- * The tools history shows as loaded: named by a tool_reference or a
- * tool_declarations part, or called. Used to rebuild the set on wake-up.
- */
-export function loadedFromHistory(messages: readonly Message[]): string[] {
-  const names: string[] = [];
-  const seen = new Set<string>();
-  const add = (n: string) => {
-    if (!seen.has(n)) {
-      seen.add(n);
-      names.push(n);
-    }
-  };
-  for (const m of messages) {
-    for (const p of m.parts) {
-      if (p.type === "tool_declarations") for (const t of p.tools) add(t.name);
-      else if (p.type === "tool_use") add(p.name);
-      else if (p.type === "tool_result" && Array.isArray(p.content)) {
-        for (const b of p.content) if (b.type === "tool_reference") add(b.tool_name);
-      }
-    }
-  }
-  return names;
 }

@@ -1,3 +1,4 @@
+import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { apiJson, events, history, mockRequests, script, send, setup } from "./helpers";
@@ -236,5 +237,59 @@ describe("tool-set changes", () => {
     expect(reqs.filter((r) => r.rejected).map((r) => r.rejected?.message)).toEqual([]);
     // The deferred listing in the system prompt did not change with the tool set.
     expect(new Set(reqs.map((r) => JSON.stringify((r.body as Body).system))).size).toBe(1);
+  });
+});
+
+/** The loaded set is what the session stored: a wake-up does not read it back from history. */
+describe("the loaded set across a wake-up", () => {
+  const loadedTools = async (s: Awaited<ReturnType<typeof setup>>) =>
+    (await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key })).body.loaded_tools;
+  const selectAnswer = async (s: Awaited<ReturnType<typeof setup>>, id: string) => {
+    const part = (await history(s))
+      .flatMap((m) => m.parts)
+      .find((p) => p.type === "tool_result" && p.tool_use_id === id);
+    return JSON.stringify(part?.content);
+  };
+
+  it("a deferred tool only called with invalid arguments is not loaded after the object restarts", async () => {
+    const s = await setup({ tools: TOOLS });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_wake_bad", name: "send_email", input: { city: 42 } }] } },
+      { reply: { text: "Could not send." } },
+    ]);
+    expect((await send(s, { content: "mail it" })).body.status).toBe("completed");
+    expect(await loadedTools(s)).toEqual([]);
+    await abortAllDurableObjects();
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_wake_sel", name: "select_tools", input: { names: ["send_email"] } }] } },
+      { reply: { text: "Loaded." } },
+    ]);
+    expect((await send(s, { content: "load it" })).body.status).toBe("completed");
+    // Loaded now, by this call, with the reference that shows the model its schema.
+    expect(await selectAnswer(s, "toolu_wake_sel")).toContain("tool_reference");
+    expect(await loadedTools(s)).toEqual(["send_email"]);
+  });
+
+  it("a tool dropped when the agent lost it stays unloaded after it is added back and the object restarts", async () => {
+    const s = await setup({ tools: TOOLS });
+    await script(s.model, searchThenCall("toolu_wake_w"));
+    await send(s, { content: "weather" });
+    expect(await loadedTools(s)).toEqual(["get_weather"]);
+    const put = (tools: unknown[]) =>
+      apiJson(`/v1/agents/${s.agent}`, {
+        method: "PUT",
+        key: "test-admin-key",
+        json: { model: { provider: "anthropic", name: s.model }, system: "You are a test agent.", tools },
+      });
+    await put(TOOLS.filter((t) => t.name !== "get_weather"));
+    await script(s.model, [{ reply: { text: "without it" } }, { reply: { text: "with it again" } }]);
+    await send(s, { content: "next" });
+    await put(TOOLS);
+    await send(s, { content: "and again" });
+    expect(await loadedTools(s)).toEqual([]);
+    await abortAllDurableObjects();
+    await script(s.model, [{ reply: { text: "after the restart" } }]);
+    expect((await send(s, { content: "after a restart" })).body.status).toBe("completed");
+    expect(await loadedTools(s)).toEqual([]);
   });
 });
