@@ -56,9 +56,11 @@ function firstLine(text: string): string {
 export function deferredListing(reg: ToolRegistry): string {
   if (!reg.hasDeferred()) return "";
   const tools = reg.deferred();
+  // Only the built-ins this agent offers (select_tools can be turned off).
+  const select = reg.builtins.some((t) => t.name === "select_tools") ? " or select_tools" : "";
   const head =
     "<deferred_tools>\nThese tools exist but their schemas are not loaded. Load them with tool_search " +
-    '(keywords, or "select:name_a,name_b") or select_tools, then call them.\n';
+    `(keywords, or "select:name_a,name_b")${select}, then call them.\n`;
   const tail = "</deferred_tools>";
   let body = "";
   let shown = 0;

@@ -293,3 +293,44 @@ describe("the loaded set across a wake-up", () => {
     expect(await loadedTools(s)).toEqual([]);
   });
 });
+
+/** What the model is told about loading tools names only what this agent offers. */
+describe("the deferred-tools listing and hints", () => {
+  it("with select_tools and tool_info off, names neither, in the listing or in an invalid call's answer", async () => {
+    const s = await setup({ tools: TOOLS, disclosure: { select_tools: false, tool_info: false } });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_hint_bad", name: "send_email", input: { to: 42 } }] } },
+      { reply: { text: "sorry" } },
+    ]);
+    await send(s, { content: "mail" });
+    const system = JSON.stringify(((await mockRequests(s.model))[0]?.body as Body).system);
+    expect(system).toContain("<deferred_tools>");
+    expect(system).not.toContain("select_tools");
+    const result = (await history(s))
+      .flatMap((m) => m.parts)
+      .find((p) => p.type === "tool_result" && p.tool_use_id === "toolu_hint_bad") as { content: string };
+    expect(result.content).toContain("select:send_email");
+    expect(result.content).not.toContain("select_tools");
+    expect(result.content).not.toContain("tool_info");
+  });
+
+  it("is left out once no tool is deferred, as the built-ins that load them are", async () => {
+    const s = await setup({ tools: TOOLS });
+    await script(s.model, [{ reply: { text: "first" } }, { reply: { text: "second" } }]);
+    await send(s, { content: "one" });
+    await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: "test-admin-key",
+      json: {
+        model: { provider: "anthropic", name: s.model },
+        system: "You are a test agent.",
+        tools: TOOLS.map((t) => ({ ...t, defer: false })),
+      },
+    });
+    await send(s, { content: "two" });
+    const [before, after] = (await mockRequests(s.model)).map((r) => r.body as Body);
+    expect(JSON.stringify(before?.system)).toContain("<deferred_tools>");
+    expect(JSON.stringify(after?.system)).not.toContain("<deferred_tools>");
+    expect((after?.tools ?? []).map((t) => t.name)).not.toContain("tool_search");
+  });
+});

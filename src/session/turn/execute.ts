@@ -10,7 +10,7 @@ import { resultText, type ToolResultContent, type ToolUsePart } from "../../mode
 import type { EventLog } from "../../observability/events";
 import { log } from "../../observability/log";
 import { inSpan } from "../../observability/tracing";
-import type { BuiltinOutcome } from "../../tools/builtins/run";
+import { type BuiltinOutcome, schemaHint } from "../../tools/builtins/run";
 import { callHttpTool, type ToolOutcome } from "../../tools/http-tool";
 import { containsRefs, type Lookup, resolveRefs } from "../../tools/refs/index";
 import { fullSchema, type ToolRegistry } from "../../tools/registry";
@@ -202,15 +202,14 @@ async function executeOne(
   const notLoaded = tool.deferred && !opts.loaded.has(tool.name);
   if (errors.length > 0) {
     const resolvedNote = input !== call.input ? " (after resolving references)" : "";
+    // Name only the built-ins this agent offers (select_tools and tool_info can be turned off).
+    const select = opts.registry.get("select_tools")?.source === "builtin";
     const how = notLoaded
       ? `Tool "${tool.name}" exists but is not loaded, and these arguments do not match its schema. ` +
-        `Load it with tool_search (query: "select:${tool.name}") or select_tools(names: ["${tool.name}"]), then call it again.`
+        `Load it with tool_search (query: "select:${tool.name}")${select ? ` or select_tools(names: ["${tool.name}"])` : ""}, then call it again.`
       : `Invalid arguments for "${tool.name}"${resolvedNote}.`;
-    return invalid(
-      call,
-      errors,
-      `${how}\n${errors.map((e) => `- ${e}`).join("\n")}\ntool_info(name: "${tool.name}", include_schema: true) shows the schema.`,
-    );
+    const hint = schemaHint(opts.registry, tool.name).trim();
+    return invalid(call, errors, `${how}\n${errors.map((e) => `- ${e}`).join("\n")}${hint ? `\n${hint}` : ""}`);
   }
   // A valid call to a deferred tool that was not loaded runs and loads it: never an opaque failure.
   const load = notLoaded ? [tool.name] : [];

@@ -114,7 +114,10 @@ export class TurnRunner implements TurnContext {
       }
       const step = turn.steps + 1;
       this.out.emit({ type: "step_start", step });
-      this.#listing ??= tools.registry(agent).searchEnabled ? tools.listing() : "";
+      // The listing frozen in the baseline, while anything is deferred: without deferred tools there are no
+      // built-ins to load them with, and the listing would send the model after tools it cannot call.
+      const reg = tools.registry(agent);
+      this.#listing ??= reg.searchEnabled && reg.hasDeferred() ? tools.listing() : "";
       const listing = this.#listing;
       const result = await inSpan(
         "switchboard.step",

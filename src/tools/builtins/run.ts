@@ -26,12 +26,19 @@ export interface BuiltinContext {
 }
 
 /** Built-in inputs are fixed schemas: checked by their build-time validators (`http/fixed-schemas.ts`). */
-function invalid(name: string, schema: FixedSchemaName, input: unknown): BuiltinOutcome | null {
+function invalid(ctx: BuiltinContext, name: string, schema: FixedSchemaName, input: unknown): BuiltinOutcome | null {
   const result = validateFixed(schema, input);
   if (result.ok) return null;
   const issues = result.issues.slice(0, 5).map(issueLine);
-  const message = `invalid arguments for ${name}: ${issues.join("; ")}. tool_info(name: "${name}", include_schema: true) shows the schema.`;
+  const message = `invalid arguments for ${name}: ${issues.join("; ")}.${schemaHint(ctx.registry, name)}`;
   return { ...fail(message), invalid: issues };
+}
+
+/** Where the model can read a tool's schema: tool_info, when this agent offers it (it can be turned off). */
+export function schemaHint(registry: ToolRegistry, name: string): string {
+  return registry.get("tool_info")?.source === "builtin"
+    ? ` tool_info(name: "${name}", include_schema: true) shows the schema.`
+    : "";
 }
 
 const text = (value: unknown): ToolResultBlock => ({ type: "text", text: JSON.stringify(value) });
@@ -103,15 +110,15 @@ function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinO
 export function runBuiltin(name: string, input: JsonObject, ctx: BuiltinContext): BuiltinOutcome {
   switch (name) {
     case "tool_search": {
-      const bad = invalid(name, "toolSearchInput", input);
+      const bad = invalid(ctx, name, "toolSearchInput", input);
       return bad ?? searchTools(input as unknown as { query: string; max_results?: number }, ctx);
     }
     case "tool_info": {
-      const bad = invalid(name, "toolInfoInput", input);
+      const bad = invalid(ctx, name, "toolInfoInput", input);
       return bad ?? toolInfo(input as unknown as { name: string; include_schema?: boolean }, ctx);
     }
     case "select_tools": {
-      const bad = invalid(name, "selectToolsInput", input);
+      const bad = invalid(ctx, name, "selectToolsInput", input);
       return bad ?? selectByName(input as unknown as { names: string[] }, ctx);
     }
     default:
