@@ -8,15 +8,21 @@
  * so everything it would not catch is checked here, before a schema is accepted. The API's own fixed
  * schemas do not come here: they are compiled at build time (`validate-fixed.ts`).
  */
-import { type Schema, type SchemaDraft, Validator } from "@cfworker/json-schema";
+import { dereference, type Schema, type SchemaDraft, validate } from "@cfworker/json-schema";
 import { cfworkerIssues } from "./cfworker-issues";
 import type { SchemaResult } from "./issue";
-import { reduceIssues } from "./reduce-issues";
+import { reduceIssues, valueAt } from "./reduce-issues";
 import { checkSchemaTree } from "./walk";
 
 export const DEFAULT_MAX_SCHEMA_BYTES = 4 * 1024 * 1024;
 /** The walker and the validator recurse; bounding nesting keeps both far from the stack limit. */
 export const MAX_SCHEMA_DEPTH = 128;
+/**
+ * Listing every problem costs the validator an error per bad element (and a 30,000-item tool result
+ * is one $tool reference away), so only values up to this many nodes get the full list; a larger
+ * invalid value is reported by the first problem the validator meets in each place it stops.
+ */
+export const MAX_LISTED_NODES = 2000;
 
 export interface CompiledSchema {
   /** A private copy of the schema as given (the validator works on its own pruned copy). */
@@ -83,30 +89,95 @@ function objectRootProblem(root: unknown): string | undefined {
   return isObject ? undefined : 'the schema root must have "type": "object" (tool arguments are always an object)';
 }
 
+/** Whether `value` has more than `limit` nodes (arrays, objects and scalars); stops counting there. */
+function moreNodesThan(value: unknown, limit: number): boolean {
+  const stack: unknown[] = [value];
+  let count = 0;
+  while (stack.length > 0) {
+    if (++count > limit) return true;
+    const v = stack.pop();
+    if (typeof v === "object" && v !== null) for (const child of Object.values(v)) stack.push(child);
+  }
+  return false;
+}
+
+/** JSON text with object keys sorted: two values are JSON-equal exactly when these texts are equal. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** Whether any array in `value` holds two JSON-equal items: linear per array, with a set of canonical texts. */
+function hasDuplicateItems(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null) continue;
+    if (Array.isArray(v) && v.length > 1 && new Set(v.map(canonical)).size < v.length) return true;
+    for (const child of Object.values(v)) stack.push(child);
+  }
+  return false;
+}
+
+/** A schema as the validator holds it: the tree and its `$ref` lookup table. */
+interface Prepared {
+  schema: Schema | boolean;
+  lookup: ReturnType<typeof dereference>;
+}
+
+function prepare(schema: unknown): Prepared {
+  return { schema: schema as Schema | boolean, lookup: dereference(schema as Schema | boolean) };
+}
+
 class Compiled implements CompiledSchema {
-  readonly #validator: Validator;
+  readonly #exact: Prepared;
+  /** The same schema without `uniqueItems`, when it has any (see `validate`). */
+  readonly #noUnique: Prepared | undefined;
 
   constructor(
     readonly source: unknown,
     readonly draft: SchemaDraft,
-    validator: Validator,
+    exact: Prepared,
+    noUnique: Prepared | undefined,
   ) {
-    this.#validator = validator;
+    this.#exact = exact;
+    this.#noUnique = noUnique;
   }
 
   validate(value: unknown): SchemaResult {
-    let result: ReturnType<Validator["validate"]>;
+    let errors: ReturnType<typeof validate>["errors"];
     try {
-      result = this.#validator.validate(value);
+      // The validator compares every pair of items for uniqueItems, even when all differ (seconds for
+      // 30,000 numbers). Where no array of the value holds two equal items the keyword cannot fail,
+      // so the schema without it gives the same verdict and issues.
+      const prepared = this.#noUnique && !hasDuplicateItems(value) ? this.#noUnique : this.#exact;
+      const run = (shortCircuit: boolean) =>
+        validate(value, prepared.schema, this.draft, prepared.lookup, shortCircuit);
+      // Stopping at the first bad item or property gives the same verdict at a bounded cost.
+      const first = run(true);
+      if (first.valid) return { ok: true };
+      errors = moreNodesThan(value, MAX_LISTED_NODES) ? first.errors : run(false).errors;
     } catch (e) {
       // Non-JSON values (undefined, bigint) and pathological recursion end up here, not as a crash.
       const reason = e instanceof Error ? e.message.split("\n")[0] : String(e);
       const issue = { path: "(root)", keyword: "schema", message: `could not be validated: ${reason}` };
       return { ok: false, issues: [issue], omitted: 0 };
     }
-    if (result.valid) return { ok: true };
-    return { ok: false, ...reduceIssues(cfworkerIssues(result.errors, value), value) };
+    return { ok: false, ...reduceIssues(cfworkerIssues(errors, value), value) };
   }
+}
+
+/** A copy of the checked schema without the `uniqueItems: true` at `pointers` (subschema positions). */
+function withoutUniqueItems(schema: unknown, pointers: readonly string[]): unknown {
+  const copy: unknown = JSON.parse(JSON.stringify(schema));
+  for (const pointer of pointers) delete (valueAt(copy, pointer) as { uniqueItems?: unknown }).uniqueItems;
+  return copy;
 }
 
 /** Compiled schemas keyed by mode and text; bounded by entries and by total text held. */
@@ -163,16 +234,18 @@ function compile(schema: unknown, opts: CompileOptions, lenient: boolean): Compi
     const uri = JSON.stringify((working as { $schema?: unknown }).$schema);
     return { ok: false, error: `unsupported $schema ${uri}; use draft-07 or 2020-12` };
   }
-  const problems = checkSchemaTree(working, lenient);
-  if (problems.length > 0) return { ok: false, error: problems.join("; ") };
+  const tree = checkSchemaTree(working, lenient);
+  if (tree.problems.length > 0) return { ok: false, error: tree.problems.join("; ") };
 
-  let validator: Validator;
+  let exact: Prepared;
+  let noUnique: Prepared | undefined;
   try {
-    validator = new Validator(working as Schema | boolean, draft, false);
+    noUnique = tree.uniqueItems.length > 0 ? prepare(withoutUniqueItems(working, tree.uniqueItems)) : undefined;
+    exact = prepare(working);
   } catch (e) {
     return { ok: false, error: `invalid schema: ${e instanceof Error ? e.message : String(e)}` };
   }
-  const compiled = new Compiled(deepFreeze(JSON.parse(text) as unknown), draft, validator);
+  const compiled = new Compiled(deepFreeze(JSON.parse(text) as unknown), draft, exact, noUnique);
   remember(key, compiled);
   return { ok: true, schema: compiled };
 }

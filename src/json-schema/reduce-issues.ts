@@ -52,26 +52,47 @@ export function valueAt(root: unknown, pointer: string): unknown {
   return cur;
 }
 
-function isAtOrBelow(pointer: string, ancestor: string): boolean {
-  return pointer === ancestor || pointer.startsWith(`${ancestor}/`);
+/** Every pointer strictly above `pointer` ("/a/b" → "", "/a"). */
+function ancestors(pointer: string): string[] {
+  const out: string[] = [];
+  for (let i = pointer.lastIndexOf("/"); i >= 0; i = pointer.lastIndexOf("/", i - 1)) {
+    out.push(pointer.slice(0, i));
+    if (i === 0) break;
+  }
+  return out;
+}
+
+/**
+ * The pointers strictly above any of `pointers`. Asking "is anything below P?" of this set instead of
+ * scanning the list keeps the reduction linear: a value of 20,000 wrong items gives 40,000 drafts.
+ */
+function strictlyAbove(pointers: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const p of pointers) {
+    for (const a of ancestors(p)) {
+      if (out.has(a)) break; // its own ancestors are in already
+      out.add(a);
+    }
+  }
+  return out;
 }
 
 export function reduceIssues(
   drafts: readonly IssueDraft[],
   value: unknown,
 ): { issues: SchemaIssue[]; omitted: number } {
-  const specific = drafts.filter((d) => !d.wrapper).map((d) => d.pointer);
+  const specific = new Set(drafts.filter((d) => !d.wrapper).map((d) => d.pointer));
+  const aboveSpecific = strictlyAbove(specific);
   // A wrapper survives only if nothing specific sits at or below it, and no surviving wrapper sits below it.
-  const lonely = drafts.filter((d) => d.wrapper && !specific.some((p) => isAtOrBelow(p, d.pointer)));
-  const innermost = lonely.filter(
-    (d) => !lonely.some((o) => o.pointer !== d.pointer && isAtOrBelow(o.pointer, d.pointer)),
-  );
-  const kept = drafts.filter((d) => !d.wrapper || innermost.includes(d));
+  const lonely = drafts.filter((d) => d.wrapper && !specific.has(d.pointer) && !aboveSpecific.has(d.pointer));
+  const aboveLonely = strictlyAbove(new Set(lonely.map((d) => d.pointer)));
+  const innermost = new Set(lonely.filter((d) => !aboveLonely.has(d.pointer)));
+  const kept = drafts.filter((d) => !d.wrapper || innermost.has(d));
 
   // A type error at a place whose contents were also checked comes from an alternative that was
   // rejected (anyOf/oneOf): some other branch accepted the type and failed deeper, which is the news.
-  const deeper = kept.map((d) => d.pointer);
-  const relevant = kept.filter((d) => !d.types || !deeper.some((p) => p.startsWith(`${d.pointer}/`)));
+  const deeper = strictlyAbove(new Set(kept.map((d) => d.pointer)));
+  const relevant = kept.filter((d) => !d.types || !deeper.has(d.pointer));
 
   const types = new Map<string, Set<string>>();
   for (const d of relevant) {
@@ -94,7 +115,8 @@ export function reduceIssues(
   if (all.length === 0) all.push({ path: "(root)", keyword: "schema", message: "does not match the schema" });
   // A type error where something else also failed came from a rejected alternative: the value has a type
   // some alternative accepts, and what that alternative says is the news, so it goes first.
-  const also = (i: SchemaIssue) => i.keyword === "type" && all.some((o) => o.path === i.path && o.keyword !== "type");
+  const failedOtherwise = new Set(all.filter((i) => i.keyword !== "type").map((i) => i.path));
+  const also = (i: SchemaIssue) => i.keyword === "type" && failedOtherwise.has(i.path);
   const ordered = [...all.filter((i) => !also(i)), ...all.filter(also)];
   return { issues: ordered.slice(0, MAX_ISSUES), omitted: Math.max(0, ordered.length - MAX_ISSUES) };
 }

@@ -25,6 +25,8 @@ interface Walk {
   refs: RefUse[];
   /** Subschemas applied to the same instance (allOf, not, if, $ref…); a cycle here never terminates. */
   inPlace: Map<string, string[]>;
+  /** Subschemas with `uniqueItems: true` (compile.ts keeps a copy without them, see there). */
+  uniqueItems: string[];
 }
 
 export function where(pointer: string): string {
@@ -211,6 +213,7 @@ function walkKeyword(
       const wanted = valueProblem(kind, value);
       if (wanted !== undefined) must(wanted);
       else if (key === "$ref") w.refs.push({ at: pointer, resource: base, ref: value as string });
+      else if (key === "uniqueItems" && value === true) w.uniqueItems.push(pointer);
     }
   }
 }
@@ -260,14 +263,29 @@ function findCycle(w: Walk): string | undefined {
   return undefined;
 }
 
-/** Checks (and prunes, see above) a parsed schema; returns the problems found, empty when it is usable. */
-export function checkSchemaTree(root: unknown, lenient: boolean): string[] {
-  const w: Walk = { lenient, problems: [], positions: new Set(), anchors: new Map(), refs: [], inPlace: new Map() };
+export interface SchemaTree {
+  /** What makes the schema unusable; empty when it is usable. */
+  problems: string[];
+  /** Pointers of the subschemas that say `uniqueItems: true`. */
+  uniqueItems: string[];
+}
+
+/** Checks (and prunes, see above) a parsed schema. */
+export function checkSchemaTree(root: unknown, lenient: boolean): SchemaTree {
+  const w: Walk = {
+    lenient,
+    problems: [],
+    positions: new Set(),
+    anchors: new Map(),
+    refs: [],
+    inPlace: new Map(),
+    uniqueItems: [],
+  };
   walkNode(w, root, "", "");
   if (w.problems.length === 0) resolveRefs(w);
   if (w.problems.length === 0) {
     const cycle = findCycle(w);
     if (cycle !== undefined) problem(w, `$ref cycle at ${where(cycle)}: the schema refers to itself without nesting`);
   }
-  return w.problems;
+  return { problems: w.problems, uniqueItems: w.uniqueItems };
 }

@@ -102,6 +102,33 @@ describe("CompiledSchema.validate", () => {
     expect(new Set(r.issues.map((e) => e.path)).size).toBe(10);
   });
 
+  it("reports a large invalid value by its first problem in each place", () => {
+    const s = compiled({ type: "object", properties: { ids: { type: "array", items: { type: "string" } } } });
+    const ids = Array.from({ length: 30_000 }, (_, i) => i);
+    expect(s.validate({ ids })).toEqual({
+      ok: false,
+      issues: [{ path: "/ids/0", keyword: "type", message: "expected string, got integer" }],
+      omitted: 0,
+    });
+  });
+
+  it("judges uniqueItems on 30,000 distinct items, numbers and objects alike", () => {
+    const s = compiled({ type: "object", properties: { list: { type: "array", uniqueItems: true } } });
+    expect(s.validate({ list: Array.from({ length: 30_000 }, (_, i) => i) })).toEqual({ ok: true });
+    expect(s.validate({ list: Array.from({ length: 30_000 }, (_, i) => ({ id: i, tag: "x" })) })).toEqual({
+      ok: true,
+    });
+  });
+
+  it("finds duplicates among 30,000 items by JSON equality, whatever the key order", () => {
+    const s = compiled({ type: "object", properties: { list: { type: "array", uniqueItems: true } } });
+    const list: unknown[] = Array.from({ length: 30_000 }, (_, i) => ({ id: i, tag: "x" }));
+    list.push({ tag: "x", id: 7 });
+    expect(issues(s, { list })).toEqual([
+      { path: "/list", keyword: "uniqueItems", message: "must not contain duplicates (items 7 and 30000 are equal)" },
+    ]);
+  });
+
   it("keeps a wrapper error when nothing more specific explains it", () => {
     const one = compiled({ type: "object", properties: { v: { oneOf: [{ type: "number" }, { type: "integer" }] } } });
     expect(issues(one, { v: 1 })).toEqual([

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { type IssueDraft, reduceIssues } from "../../../src/json-schema/reduce-issues";
+
+describe("reduceIssues", () => {
+  it("reduces the errors of 20,000 bad items to the first ten and a count", () => {
+    const ids = Array.from({ length: 20_000 }, (_, i) => i);
+    const drafts: IssueDraft[] = [{ pointer: "", keyword: "properties", message: "", wrapper: true }];
+    for (let i = 0; i < ids.length; i++) {
+      drafts.push({ pointer: "/ids", keyword: "items", message: "", wrapper: true });
+      drafts.push({ pointer: `/ids/${i}`, keyword: "type", message: "", types: ["string"], wrapper: false });
+    }
+    const { issues, omitted } = reduceIssues(drafts, { ids });
+    expect(issues).toEqual(
+      Array.from({ length: 10 }, (_, i) => ({
+        path: `/ids/${i}`,
+        keyword: "type",
+        message: "expected string, got integer",
+      })),
+    );
+    expect(omitted).toBe(19_990);
+  });
+
+  it("keeps only the innermost wrapper that nothing more specific explains", () => {
+    const drafts: IssueDraft[] = [
+      { pointer: "", keyword: "properties", message: "outer", wrapper: true },
+      { pointer: "/a", keyword: "oneOf", message: "matches more than one", wrapper: true },
+      { pointer: "/a//b", keyword: "anyOf", message: "matches none", wrapper: true },
+      { pointer: "/c", keyword: "anyOf", message: "explained below", wrapper: true },
+      { pointer: "/c/d", keyword: "required", message: "missing", wrapper: false },
+    ];
+    expect(reduceIssues(drafts, {}).issues).toEqual([
+      { path: "/a//b", keyword: "anyOf", message: "matches none" },
+      { path: "/c/d", keyword: "required", message: "missing" },
+    ]);
+  });
+});
