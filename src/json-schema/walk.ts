@@ -23,6 +23,9 @@ interface Walk {
   /** `${resourcePointer}#${name}` (for `$anchor` and draft-07 `$id: "#name"`) → the anchored position. */
   anchors: Map<string, string>;
   refs: RefUse[];
+  /** `$recursiveRef: "#"` uses, and the subschemas that say `$recursiveAnchor: true` (its possible targets). */
+  recursiveRefs: Array<{ at: string; resource: string }>;
+  recursiveAnchors: string[];
   /** Subschemas applied to the same instance (allOf, not, if, $ref…); a cycle here never terminates. */
   inPlace: Map<string, string[]>;
   /** Subschemas with `uniqueItems: true` (compile.ts keeps a copy without them, see there). */
@@ -39,6 +42,16 @@ function escapeSegment(segment: string): string {
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Keywords the validator silently ignores, so a schema relying on them would accept anything there:
+ * refused strictly, dropped leniently. Returns why, or undefined for a supported use.
+ */
+function unsupported(key: string, value: unknown): string | undefined {
+  if (key === "$dynamicRef" || key === "$dynamicAnchor") return "dynamic references are not implemented; use $ref";
+  if (key === "$recursiveRef" && value !== "#") return 'only "$recursiveRef": "#" is implemented';
+  return undefined;
 }
 
 function problem(w: Walk, message: string): void {
@@ -136,7 +149,8 @@ function walkNode(w: Walk, node: unknown, pointer: string, resource: string): vo
   if (w.lenient) modernizeBounds(node);
   let base = resource;
   const id = node.$id;
-  if (typeof id === "string") {
+  // The validator takes an empty $id for no $id at all.
+  if (typeof id === "string" && id !== "") {
     // Draft-07 `$id: "#name"` is an anchor; any other nested $id starts a new resource, and "#/…"
     // pointers inside it resolve against that resource (as the validator resolves them).
     if (id.startsWith("#")) w.anchors.set(`${resource}${id}`, pointer);
@@ -150,6 +164,12 @@ function walkNode(w: Walk, node: unknown, pointer: string, resource: string): vo
     const here = `${pointer}/${escapeSegment(key)}`;
     if (isExtension(key)) {
       delete node[key];
+      continue;
+    }
+    const why = unsupported(key, value);
+    if (why !== undefined) {
+      if (w.lenient) delete node[key];
+      else problem(w, `"${key}" at ${where(pointer)} is not supported: ${why}`);
       continue;
     }
     const kind = KEYWORDS.get(key);
@@ -214,6 +234,8 @@ function walkKeyword(
       if (wanted !== undefined) must(wanted);
       else if (key === "$ref") w.refs.push({ at: pointer, resource: base, ref: value as string });
       else if (key === "uniqueItems" && value === true) w.uniqueItems.push(pointer);
+      else if (key === "$recursiveRef") w.recursiveRefs.push({ at: pointer, resource: base });
+      else if (key === "$recursiveAnchor" && value === true) w.recursiveAnchors.push(pointer);
     }
   }
 }
@@ -237,9 +259,13 @@ function resolveRefs(w: Walk): void {
       problem(w, `$ref "${ref}" at ${where(at)} does not resolve to a subschema of this schema`);
     } else link(w, at, target);
   }
+  // `$recursiveRef: "#"` applies its resource's root, or whichever `$recursiveAnchor: true` subschema
+  // (or other such root) is in scope at run time: every one of them is a possible in-place target.
+  const targets = new Set([...w.recursiveRefs.map((r) => r.resource), ...w.recursiveAnchors]);
+  for (const { at } of w.recursiveRefs) for (const target of targets) link(w, at, target);
 }
 
-/** A schema that reaches itself through $ref without consuming input would recurse forever. */
+/** A schema that reaches itself through $ref (or $recursiveRef) without consuming input would recurse forever. */
 function findCycle(w: Walk): string | undefined {
   const state = new Map<string, 1 | 2>(); // 1 = on the current path, 2 = finished
   for (const start of w.inPlace.keys()) {
@@ -278,6 +304,8 @@ export function checkSchemaTree(root: unknown, lenient: boolean): SchemaTree {
     positions: new Set(),
     anchors: new Map(),
     refs: [],
+    recursiveRefs: [],
+    recursiveAnchors: [],
     inPlace: new Map(),
     uniqueItems: [],
   };

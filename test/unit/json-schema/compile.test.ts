@@ -245,6 +245,67 @@ describe("compileStrict: $ref", () => {
   });
 });
 
+describe("compileStrict: references the validator does not implement", () => {
+  it("refuses $dynamicRef and $dynamicAnchor, which the validator would ignore", () => {
+    const dynamic = {
+      type: "object",
+      $dynamicAnchor: "node",
+      properties: { kids: { type: "array", items: { $dynamicRef: "#node" } } },
+    };
+    const error = errorOf(strict(dynamic));
+    expect(error).toContain('"$dynamicAnchor" at (root) is not supported');
+    expect(error).toContain('"$dynamicRef" at /properties/kids/items is not supported');
+  });
+
+  it('refuses a $recursiveRef other than "#"', () => {
+    const schema = {
+      type: "object",
+      $defs: { n: { type: "number" } },
+      properties: { x: { $recursiveRef: "#/$defs/n" } },
+    };
+    expect(errorOf(strict(schema))).toContain('"$recursiveRef" at /properties/x is not supported');
+  });
+
+  it('refuses a $recursiveRef: "#" that applies the schema to itself without nesting', () => {
+    expect(errorOf(strict({ type: "object", $recursiveRef: "#" }))).toContain("cycle");
+    const viaAnchor = { type: "object", $recursiveAnchor: true, allOf: [{ $recursiveRef: "#" }] };
+    expect(errorOf(strict(viaAnchor))).toContain("cycle");
+  });
+
+  it('validates a tree through $recursiveRef: "#"', () => {
+    const tree = {
+      $schema: "https://json-schema.org/draft/2019-09/schema",
+      type: "object",
+      $recursiveAnchor: true,
+      properties: { name: { type: "string" }, kids: { type: "array", items: { $recursiveRef: "#" } } },
+    };
+    const r = strict(tree);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.schema.validate({ name: "a", kids: [{ name: "b", kids: [] }] })).toEqual({ ok: true });
+    expect(r.schema.validate({ name: "a", kids: [{ name: 3 }] })).toEqual({
+      ok: false,
+      issues: [{ path: "/kids/0/name", keyword: "type", message: "expected string, got integer" }],
+      omitted: 0,
+    });
+  });
+
+  it('treats a nested "$id": "" as no $id, as the validator does', () => {
+    const inner = { $id: "", $defs: { n: { type: "string" } }, properties: { b: { $ref: "#/$defs/n" } } };
+    expect(errorOf(strict({ type: "object", properties: { a: inner } }))).toContain(
+      '$ref "#/$defs/n" at /properties/a/properties/b does not resolve',
+    );
+    const rootRelative = {
+      type: "object",
+      $defs: { n: { type: "string" } },
+      properties: { a: { $id: "", properties: { b: { $ref: "#/$defs/n" } } } },
+    };
+    const r = strict(rootRelative);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.schema.validate({ a: { b: "x" } })).toEqual({ ok: true });
+    expect(r.schema.validate({ a: { b: 1 } }).ok).toBe(false);
+  });
+});
+
 describe("compileStrict: size and depth", () => {
   it("refuses schemas larger than 4 MiB", () => {
     const properties: Record<string, object> = {};
@@ -280,6 +341,17 @@ describe("compileLenient", () => {
     if (r.ok) expect(r.schema.validate({ a: 1 }).ok).toBe(false);
     expect(compileLenient({ type: "array" }).ok).toBe(false);
     expect(compileLenient({ type: "object", properties: { a: { $ref: "#/nope" } } }).ok).toBe(false);
+  });
+
+  it("drops the references the validator does not implement", () => {
+    const schema = {
+      type: "object",
+      $dynamicAnchor: "n",
+      properties: { a: { $dynamicRef: "#n" }, b: { $recursiveRef: "x" } },
+    };
+    const r = compileLenient(schema);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.schema.validate({ a: 1, b: 2 })).toEqual({ ok: true });
   });
 
   it("does not touch the caller's schema and exposes a frozen copy", () => {
