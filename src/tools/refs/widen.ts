@@ -59,9 +59,20 @@ function isBareAnyOf(node: Record<string, unknown>): node is Record<string, unkn
   );
 }
 
-/** The widening walk of one declaration; `pointer` is the `$ref` that value positions get. */
+/**
+ * A nested `$id` (not an anchor, not empty: see json-schema/walk.ts) starts a new resource, against
+ * which a `#/…` pointer inside it resolves, so the root's shared entry cannot be reached from there.
+ */
+function startsResource(node: Record<string, unknown>): boolean {
+  return typeof node.$id === "string" && node.$id !== "" && !node.$id.startsWith("#");
+}
+
+/**
+ * The widening walk of one declaration; `pointer` is the `$ref` that value positions get, except
+ * below a nested resource (`inline`), where they get a copy of REF_SCHEMA instead.
+ */
 function walker(pointer: string) {
-  const refNode = () => ({ $ref: pointer });
+  const refNode = (inline: boolean) => (inline ? JSON.parse(JSON.stringify(REF_SCHEMA)) : { $ref: pointer });
   /** REF_SCHEMA inline (older declarations) or the pointer to the shared entry: already a reference. */
   const isRef = (node: unknown): boolean =>
     isRefSchema(node) || (isPlainObject(node) && Object.keys(node).length === 1 && node.$ref === pointer);
@@ -70,37 +81,39 @@ function walker(pointer: string) {
    * Widens what is inside a schema without making the schema itself accept a reference.
    * `if` and `not` are left alone: widening a condition or a negation would change what it means.
    */
-  function widenInside(node: unknown, depth: number): unknown {
+  function widenInside(node: unknown, depth: number, inline = false): unknown {
     if (!isPlainObject(node) || isRef(node) || depth > MAX_DEPTH) return node;
+    const nested = inline || (depth > 0 && startsResource(node));
+    const value = (v: unknown, d: number) => widenValue(v, d, nested);
+    const same = (v: unknown, d: number) => widenInside(v, d, nested);
     const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(node)) {
-      let next = value;
-      if (VALUE_MAPS.has(key)) next = mapValues(value, widenValue, depth + 1);
+    for (const [key, sub] of Object.entries(node)) {
+      let next = sub;
+      if (VALUE_MAPS.has(key)) next = mapValues(sub, value, depth + 1);
       else if (key === "items" || key === "prefixItems") {
-        next = Array.isArray(value) ? mapValues(value, widenValue, depth + 1) : widenValue(value, depth + 1);
-      } else if (VALUE_SINGLES.has(key)) next = widenValue(value, depth + 1);
-      else if (SAME_INSTANCE_ARRAYS.has(key) || SAME_INSTANCE_MAPS.has(key))
-        next = mapValues(value, widenInside, depth + 1);
-      else if (SAME_INSTANCE_SINGLES.has(key)) next = widenInside(value, depth + 1);
+        next = Array.isArray(sub) ? mapValues(sub, value, depth + 1) : value(sub, depth + 1);
+      } else if (VALUE_SINGLES.has(key)) next = value(sub, depth + 1);
+      else if (SAME_INSTANCE_ARRAYS.has(key) || SAME_INSTANCE_MAPS.has(key)) next = mapValues(sub, same, depth + 1);
+      else if (SAME_INSTANCE_SINGLES.has(key)) next = same(sub, depth + 1);
       setOwn(out, key, next);
     }
     return out;
   }
 
   /** Widens a value position: the node itself also accepts a reference. */
-  function widenValue(node: unknown, depth: number): unknown {
+  function widenValue(node: unknown, depth: number, inline: boolean): unknown {
     // `true` already accepts anything; `false` forbids the value outright, a reference included.
     if (!isPlainObject(node) || isRef(node) || depth > MAX_DEPTH) return node;
-    const inside = widenInside(node, depth) as Record<string, unknown>;
+    const inside = widenInside(node, depth, inline) as Record<string, unknown>;
     if (isBareAnyOf(inside)) {
       // Appending keeps one flat anyOf; already containing a reference means already widened (idempotence).
       if (inside.anyOf.some(isRef)) return inside;
-      setOwn(inside, "anyOf", [...inside.anyOf, refNode()]);
+      setOwn(inside, "anyOf", [...inside.anyOf, refNode(inline)]);
       return inside;
     }
     // oneOf/allOf and anything with constraints of its own are wrapped once: appending to a oneOf
     // could make a sentinel match two branches, and siblings like `required` would reject it.
-    return { anyOf: [inside, refNode()] };
+    return { anyOf: [inside, refNode(inline)] };
   }
 
   return widenInside;
@@ -109,7 +122,8 @@ function walker(pointer: string) {
 /**
  * Returns a new schema in which every value below the root may be a reference sentinel. The
  * sentinel's schema is stored once, in the root's `$defs` (under `REF_DEF`, or a free variant of
- * that name), and every position points to it, so a declaration pays for it once.
+ * that name), and every position points to it, so a declaration pays for it once (positions below
+ * a nested `$id` resource, which cannot point there, get their own copy).
  */
 export function widenSchema<T>(schema: T): T {
   // Work on a private copy so nothing shared (REF_SCHEMA is frozen; the input is the caller's) is mutated.

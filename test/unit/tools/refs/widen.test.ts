@@ -134,6 +134,30 @@ describe("widenSchema", () => {
     expect(v.validate({ $tool: "toolu_1" }).ok).toBe(false);
   });
 
+  it("widens below a nested $id into a schema that still compiles strictly and accepts sentinels there", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        user: {
+          $id: "https://example.com/user",
+          type: "object",
+          $defs: { name: { type: "string" } },
+          properties: { name: { $ref: "#/$defs/name" }, tags: { type: "array", items: { type: "string" } } },
+        },
+        city: { type: "string" },
+      },
+    };
+    const compiled = compileStrict(widenSchema(schema), { requireObjectRoot: true });
+    if (!compiled.ok) throw new Error(compiled.error);
+    const v = compiled.schema;
+    expect(v.validate({ user: { name: { $tool: "toolu_1", $path: "name" }, tags: [{ $tool: "toolu_2" }] } })).toEqual({
+      ok: true,
+    });
+    expect(v.validate({ user: { name: "Ada", tags: ["x"] }, city: { $tool: "toolu_3" } })).toEqual({ ok: true });
+    expect(v.validate({ user: { $tool: "toolu_4" }, city: "Oslo" })).toEqual({ ok: true });
+    expect(v.validate({ user: { name: 5 } }).ok).toBe(false);
+  });
+
   it("keeps proto-looking property names as plain keys", () => {
     const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}');
     const widened = widenSchema(schema);
