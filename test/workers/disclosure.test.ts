@@ -308,7 +308,7 @@ describe("the deferred-tools listing and hints", () => {
     expect(system).not.toContain("select_tools");
     const result = (await history(s))
       .flatMap((m) => m.parts)
-      .find((p) => p.type === "tool_result" && p.tool_use_id === "toolu_hint_bad") as { content: string };
+      .find((p) => p.type === "tool_result" && p.tool_use_id === "toolu_hint_bad") as unknown as { content: string };
     expect(result.content).toContain("select:send_email");
     expect(result.content).not.toContain("select_tools");
     expect(result.content).not.toContain("tool_info");
