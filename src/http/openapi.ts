@@ -142,6 +142,7 @@ export const OPENAPI = {
       KeyList: R.KeyList,
       Agent: R.Agent,
       AgentList: R.AgentList,
+      AgentDeleted: R.AgentDeleted,
       SessionCreated: R.SessionCreated,
       SessionList: R.SessionList,
       SessionState: R.SessionState,
@@ -207,7 +208,7 @@ export const OPENAPI = {
       delete: op(
         "deleteAgent",
         "Delete an agent (admin)",
-        { "200": jsonOf(R.done("deleted"), "Deleted") },
+        { "200": jsonOf(ref("AgentDeleted"), "Deleted") },
         {
           parameters: [AGENT],
         },

@@ -247,6 +247,9 @@ export const Run = obj(
 
 export const Cors = obj({ tenant: str, allowed_origins: { type: "array", items: str } });
 
+/** DELETE /v1/agents/{agent}: an agent is named, not given an id. */
+export const AgentDeleted = obj({ name: str, deleted: { const: true } });
+
 /** `{id, <flag>: true}` answers of DELETE/clear/revoke. */
 export function done(flag: string) {
   return obj({ id: str, [flag]: { const: true } });

@@ -89,6 +89,18 @@ describe("the typed client, every response checked against the document", () => 
     expect(token.data?.session_id).toBe(session);
   });
 
+  it("deletes an agent with the documented answer (its name and deleted: true)", async () => {
+    const admin = await typedClient(baseUrl, inject("adminKey"));
+    const agent = `agent-${uniqueModel("openapi-delete")}`;
+    await admin.PUT("/v1/agents/{agent}", {
+      params: { path: { agent } },
+      body: { model: { provider: "anthropic", name: "m" }, system: "Be brief." },
+    });
+    const deleted = await admin.DELETE("/v1/agents/{agent}", { params: { path: { agent } } });
+    expect(deleted.response.status).toBe(200);
+    expect(deleted.data).toEqual({ name: agent, deleted: true });
+  });
+
   it("documents the error answers: a bad body is a 400 with the error shape", async () => {
     const client = await typedClient(baseUrl, tenantKey);
     const bad = await client.POST("/v1/sessions", { body: { agent: "no spaces allowed" } });

@@ -678,6 +678,11 @@ export interface components {
                 webhook_secrets_count?: number;
             }[];
         };
+        AgentDeleted: {
+            name: string;
+            /** @constant */
+            deleted: true;
+        };
         SessionCreated: {
             id: string;
             agent: string;
@@ -1246,11 +1251,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        deleted: true;
-                    };
+                    "application/json": components["schemas"]["AgentDeleted"];
                 };
             };
             400: components["responses"]["Error"];
