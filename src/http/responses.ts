@@ -215,18 +215,18 @@ export const EventsPage = obj({ events: { type: "array", items: SessionEvent }, 
 
 export const Token = obj({ token: str, expires_at: str, session_id: str, actions: { type: "array", items: str } });
 
-export const RunAccepted = obj({
-  run_id: str,
-  session_id: str,
-  status: { enum: ["queued", "running", "completed", "failed"] },
-});
+/** A run's status (RunStatus in session/runs/types.ts). */
+export const RunStatus = { enum: ["queued", "running", "awaiting_approval", "completed", "failed"] } as const;
+
+/** POST /v1/agents/{agent}/runs: a replayed start answers the run's status now, whatever it is. */
+export const RunAccepted = obj({ run_id: str, session_id: str, status: RunStatus });
 
 export const Run = obj(
   {
     run_id: str,
     agent: str,
     session_id: str,
-    status: str,
+    status: RunStatus,
     turn_id: nullableStr,
     created_at: str,
     started_at: nullableStr,

@@ -6,7 +6,8 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import openapiTS, { astToString } from "openapi-typescript";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { repoRoot } from "../../scripts/lib/process.mjs";
-import { typedClient } from "../helpers/client.ts";
+import { type ApiClient, typedClient } from "../helpers/client.ts";
+import { chargeAgent } from "../helpers/fixtures.ts";
 import { Api, Mock, uniqueModel } from "../helpers/index.ts";
 
 const baseUrl = inject("baseUrl");
@@ -52,6 +53,33 @@ describe("the typed client, every response checked against the document", () => 
   beforeAll(async () => {
     tenantKey = (await api.createKey(`openapi-${Date.now()}`)).key;
   });
+
+  /**
+   * A run (started with `idempotencyKey`) whose turn waits for a person to approve a charge_card call. The
+   * tool is never called: the tests decline it or leave it open.
+   */
+  async function runAwaitingApproval(client: ApiClient, idempotencyKey: string) {
+    const model = uniqueModel("openapi-run");
+    const agent = `agent-${model}`;
+    await api.putAgent(agent, chargeAgent("http://127.0.0.1:9", model));
+    await mock.script(model, [
+      { reply: { tool_calls: [{ name: "charge_card", input: { amount: 5 } }] } },
+      { reply: { text: "Not charged." } },
+    ]);
+    const start = () =>
+      client.POST("/v1/agents/{agent}/runs", {
+        params: { path: { agent }, header: { "Idempotency-Key": idempotencyKey } },
+        body: { input: "charge 5" },
+      });
+    const accepted = await start();
+    const runId = accepted.data?.run_id as string;
+    for (;;) {
+      const run = await client.GET("/v1/runs/{id}", { params: { path: { id: runId } } });
+      if (run.data?.status === "awaiting_approval") return { runId, start };
+      if (run.data?.status !== "queued" && run.data?.status !== "running") throw new Error(JSON.stringify(run.data));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 
   it("creates an agent and a session, runs a turn and reads state, history and events", async () => {
     const admin = await typedClient(baseUrl, inject("adminKey"));
@@ -99,6 +127,14 @@ describe("the typed client, every response checked against the document", () => 
     const deleted = await admin.DELETE("/v1/agents/{agent}", { params: { path: { agent } } });
     expect(deleted.response.status).toBe(200);
     expect(deleted.data).toEqual({ name: agent, deleted: true });
+  });
+
+  it("answers a replayed run start with the run's status, awaiting_approval included", async () => {
+    const client = await typedClient(baseUrl, tenantKey);
+    const { runId, start } = await runAwaitingApproval(client, `replay-${uniqueModel("key")}`);
+    const replayed = await start();
+    expect(replayed.response.status).toBe(202);
+    expect(replayed.data).toMatchObject({ run_id: runId, status: "awaiting_approval" });
   });
 
   it("documents the error answers: a bad body is a 400 with the error shape", async () => {

@@ -806,13 +806,14 @@ export interface components {
             run_id: string;
             session_id: string;
             /** @enum {unknown} */
-            status: "queued" | "running" | "completed" | "failed";
+            status: "queued" | "running" | "awaiting_approval" | "completed" | "failed";
         };
         Run: {
             run_id: string;
             agent?: string;
             session_id: string;
-            status: string;
+            /** @enum {unknown} */
+            status: "queued" | "running" | "awaiting_approval" | "completed" | "failed";
             turn_id?: string | null;
             created_at?: string;
             started_at?: string | null;
