@@ -196,7 +196,15 @@ export const OPENAPI = {
       put: op(
         "putAgent",
         "Create or replace an agent (admin); takes effect at the next turn of each session",
-        { "200": jsonOf(ref("Agent"), "Replaced"), "201": jsonOf(ref("Agent"), "Created"), "413": errorResponse },
+        {
+          "200": jsonOf(ref("Agent"), "Replaced"),
+          "201": jsonOf(ref("Agent"), "Created"),
+          "413": errorResponse,
+          "422": jsonOf(
+            ref("Error"),
+            "`invalid_schema`: a tool schema (`input_schema`, `discovery_schema`) is not a valid JSON Schema (or its root is not an object)",
+          ),
+        },
         { parameters: [AGENT], requestBody: body("AgentBody") },
       ),
       get: op(

@@ -129,6 +129,20 @@ describe("the typed client, every response checked against the document", () => 
     expect(deleted.data).toEqual({ name: agent, deleted: true });
   });
 
+  it("refuses an agent whose tool schema is not an object schema with the documented 422 invalid_schema", async () => {
+    const admin = await typedClient(baseUrl, inject("adminKey"));
+    const agent = `agent-${uniqueModel("openapi-schema")}`;
+    const put = await admin.PUT("/v1/agents/{agent}", {
+      params: { path: { agent } },
+      body: {
+        model: { provider: "anthropic", name: "m" },
+        tools: [{ name: "t", description: "d", input_schema: { type: "string" }, execution: { type: "client" } }],
+      },
+    });
+    expect(put.response.status).toBe(422);
+    expect(put.error?.error.code).toBe("invalid_schema");
+  });
+
   it("answers a replayed run start with the run's status, awaiting_approval included", async () => {
     const client = await typedClient(baseUrl, tenantKey);
     const { runId, start } = await runAwaitingApproval(client, `replay-${uniqueModel("key")}`);
