@@ -77,9 +77,32 @@ const pathParam = (name: string, description: string) => ({
 });
 const SESSION = pathParam("id", "Session id");
 const AGENT = pathParam("agent", "Agent name");
-const PAGE = [
-  { name: "limit", in: "query", schema: { type: "integer", minimum: 1 }, description: "Page size" },
-  { name: "after", in: "query", schema: { type: "string" }, description: "Cursor: the `next` of the previous page" },
+/** The page size of a list route: the bounds and default its route enforces (routes/sessions.ts). */
+const limit = (maximum: number, fallback: number) => ({
+  name: "limit",
+  in: "query",
+  schema: { type: "integer", minimum: 1, maximum, default: fallback },
+  description: "Page size",
+});
+/** Sessions are paged by id. */
+const SESSIONS_PAGE = [
+  limit(200, 50),
+  {
+    name: "after",
+    in: "query",
+    schema: { type: "string" },
+    description: "Cursor: the `next` of the previous page (a session id)",
+  },
+];
+/** Messages and events are paged by seq. */
+const SEQ_PAGE = [
+  limit(1000, 100),
+  {
+    name: "after",
+    in: "query",
+    schema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
+    description: "Cursor: only items with a greater `seq`; the `next` of the previous page",
+  },
 ];
 const LAST_EVENT_ID = [
   { name: "Last-Event-ID", in: "header", schema: { type: "string" }, description: "Resume after this frame id" },
@@ -286,7 +309,7 @@ export const OPENAPI = {
         "List the tenant's sessions",
         { "200": jsonOf(ref("SessionList"), "A page") },
         {
-          parameters: PAGE,
+          parameters: SESSIONS_PAGE,
         },
       ),
     },
@@ -312,7 +335,7 @@ export const OPENAPI = {
         "The stored history, oldest first",
         { "200": jsonOf(ref("MessagesPage"), "A page") },
         {
-          parameters: [SESSION, ...PAGE],
+          parameters: [SESSION, ...SEQ_PAGE],
         },
       ),
       post: op(
@@ -423,7 +446,7 @@ export const OPENAPI = {
         "Typed session events, oldest first",
         { "200": jsonOf(ref("EventsPage"), "A page") },
         {
-          parameters: [SESSION, ...PAGE],
+          parameters: [SESSION, ...SEQ_PAGE],
         },
       ),
     },

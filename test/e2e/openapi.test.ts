@@ -3,10 +3,11 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
+import { type Schema, Validator } from "@cfworker/json-schema";
 import openapiTS, { astToString } from "openapi-typescript";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { repoRoot } from "../../scripts/lib/process.mjs";
-import { type ApiClient, typedClient } from "../helpers/client.ts";
+import { type ApiClient, servedDocument as dereferenced, typedClient } from "../helpers/client.ts";
 import { chargeAgent } from "../helpers/fixtures.ts";
 import { Api, Mock, uniqueModel } from "../helpers/index.ts";
 
@@ -156,5 +157,43 @@ describe("the typed client, every response checked against the document", () => 
     const bad = await client.POST("/v1/sessions", { body: { agent: "no spaces allowed" } });
     expect(bad.response.status).toBe(400);
     expect(bad.error?.error.code).toBe("invalid_request");
+  });
+});
+
+describe("the documented query parameters are the ones the routes accept", () => {
+  let tenantKey: string;
+  let session: string;
+  beforeAll(async () => {
+    tenantKey = (await api.createKey(`openapi-params-${Date.now()}`)).key;
+    const agent = `agent-${uniqueModel("openapi-params")}`;
+    await api.putAgent(agent, { model: { provider: "anthropic", name: "m" }, system: "Be brief." });
+    session = (await api.createSession(tenantKey, agent)).id;
+  });
+
+  /** A query value as a parameter of this schema reads it: a number where the schema is numeric and it reads as one. */
+  const typed = (schema: Schema, raw: string): unknown =>
+    schema.type === "integer" && /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  const CANDIDATES = ["-1", "0", "1", "1.5", "abc", "200", "201", "1000", "1001", "9007199254740992"];
+
+  it.each([
+    ["/v1/sessions", () => "/v1/sessions"],
+    ["/v1/sessions/{id}/messages", () => `/v1/sessions/${session}/messages`],
+    ["/v1/sessions/{id}/events", () => `/v1/sessions/${session}/events`],
+  ])("GET %s answers 200 exactly for the limit and after values its schema allows", async (template, url) => {
+    const doc = (await dereferenced(baseUrl)) as unknown as {
+      paths: Record<string, { get: { parameters: { name: string; in: string; schema: Schema }[] } }>;
+    };
+    const params = doc.paths[template]?.get.parameters.filter((p) => p.in === "query") ?? [];
+    expect(params.map((p) => p.name).sort()).toEqual(["after", "limit"]);
+    const mismatches: string[] = [];
+    for (const param of params) {
+      const validator = new Validator(param.schema, "2020-12");
+      for (const raw of CANDIDATES) {
+        const res = await api.request("GET", `${url()}?${param.name}=${raw}`, { key: tenantKey });
+        const documented = validator.validate(typed(param.schema, raw)).valid;
+        if ((res.status === 200) !== documented) mismatches.push(`${param.name}=${raw}: ${res.status}`);
+      }
+    }
+    expect(mismatches).toEqual([]);
   });
 });

@@ -1387,7 +1387,7 @@ export interface operations {
             query?: {
                 /** @description Page size */
                 limit?: number;
-                /** @description Cursor: the `next` of the previous page */
+                /** @description Cursor: the `next` of the previous page (a session id) */
                 after?: string;
             };
             header?: never;
@@ -1504,8 +1504,8 @@ export interface operations {
             query?: {
                 /** @description Page size */
                 limit?: number;
-                /** @description Cursor: the `next` of the previous page */
-                after?: string;
+                /** @description Cursor: only items with a greater `seq`; the `next` of the previous page */
+                after?: number;
             };
             header?: never;
             path: {
@@ -1937,8 +1937,8 @@ export interface operations {
             query?: {
                 /** @description Page size */
                 limit?: number;
-                /** @description Cursor: the `next` of the previous page */
-                after?: string;
+                /** @description Cursor: only items with a greater `seq`; the `next` of the previous page */
+                after?: number;
             };
             header?: never;
             path: {
