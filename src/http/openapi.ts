@@ -109,7 +109,13 @@ const LAST_EVENT_ID = [
   { name: "after", in: "query", schema: { type: "integer", minimum: 0 }, description: "Same as Last-Event-ID" },
 ];
 
-/** An operation: bearer auth, and the error answers every authenticated route may give. */
+/**
+ * The routes that also take a Standard Webhooks signature instead of a bearer credential (routes/runs.ts): either
+ * requirement is enough.
+ */
+const BEARER_OR_SIGNED = [{ bearer: [] }, { webhookSignature: [] }];
+
+/** An operation: bearer auth (unless `extra` says otherwise), and the error answers every authenticated route may give. */
 function op(operationId: string, summary: string, responses: Json, extra: Json = {}): Json {
   return {
     operationId,
@@ -141,7 +147,18 @@ export const OPENAPI = {
   },
   servers: [{ url: "/" }],
   components: {
-    securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+    securitySchemes: {
+      bearer: { type: "http", scheme: "bearer" },
+      webhookSignature: {
+        type: "apiKey",
+        in: "header",
+        name: "webhook-signature",
+        description:
+          'Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` ' +
+          "by one of the agent's `webhook_secrets`, sent with the `webhook-id` and `webhook-timestamp` headers " +
+          "(at most 5 minutes off).",
+      },
+    },
     responses: { Error: jsonOf(ref("Error"), "An error: a stable `code` and a human-readable `message`") },
     schemas: {
       // Request bodies: the objects the routes validate with.
@@ -263,6 +280,7 @@ export const OPENAPI = {
             { name: "Idempotency-Key", in: "header", schema: { type: "string" } },
           ],
           requestBody: body("RunBody"),
+          security: BEARER_OR_SIGNED,
         },
       ),
     },
@@ -281,7 +299,11 @@ export const OPENAPI = {
         "answerRunApprovals",
         "Approve or decline a run's tool calls waiting for a person: the admin key, an API key of the run's tenant, or (a run started by a signed webhook) a Standard Webhooks signature by one of the agent's secrets",
         {
-          "200": turnResponse("The resumed turn, or its state while something is still awaited"),
+          // routes/runs.ts always asks the session for JSON: a run's approver gets the result, never a stream.
+          "200": jsonOf(
+            ref("TurnResult"),
+            "The resumed turn once it ends, or its state while something is still awaited",
+          ),
           "409": errorResponse,
         },
         {
@@ -292,6 +314,7 @@ export const OPENAPI = {
             { name: "webhook-signature", in: "header", schema: { type: "string" } },
           ],
           requestBody: body("ToolApprovalsBody"),
+          security: BEARER_OR_SIGNED,
         },
       ),
     },

@@ -1,10 +1,12 @@
 // The contract: /openapi.json is a valid OpenAPI 3.1 document, the committed client types are generated from
 // it, /docs renders it, and a whole session's life through the typed client answers what it documents.
+import { randomBytes, randomUUID } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { type Schema, Validator } from "@cfworker/json-schema";
 import openapiTS, { astToString } from "openapi-typescript";
+import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { repoRoot } from "../../scripts/lib/process.mjs";
 import { type ApiClient, servedDocument as dereferenced, typedClient } from "../helpers/client.ts";
@@ -15,6 +17,8 @@ const baseUrl = inject("baseUrl");
 const api = new Api(baseUrl, inject("adminKey"));
 const mock = new Mock(inject("mockUrl"));
 const TYPES_FILE = path.join(repoRoot, "test", "helpers", "openapi-types.ts");
+
+type Json = Record<string, unknown>;
 
 async function servedDocument(): Promise<Record<string, unknown>> {
   const res = await fetch(`${baseUrl}/openapi.json`);
@@ -55,31 +59,38 @@ describe("the typed client, every response checked against the document", () => 
     tenantKey = (await api.createKey(`openapi-${Date.now()}`)).key;
   });
 
-  /**
-   * A run (started with `idempotencyKey`) whose turn waits for a person to approve a charge_card call. The
-   * tool is never called: the tests decline it or leave it open.
-   */
-  async function runAwaitingApproval(client: ApiClient, idempotencyKey: string) {
+  /** An agent whose turn asks a person to approve a charge_card call (never made: the tests decline or wait). */
+  async function approvalAgent(webhookSecret?: string): Promise<string> {
     const model = uniqueModel("openapi-run");
     const agent = `agent-${model}`;
-    await api.putAgent(agent, chargeAgent("http://127.0.0.1:9", model));
+    const config = chargeAgent("http://127.0.0.1:9", model);
+    await api.putAgent(agent, webhookSecret ? { ...config, webhook_secrets: [webhookSecret] } : config);
     await mock.script(model, [
       { reply: { tool_calls: [{ name: "charge_card", input: { amount: 5 } }] } },
       { reply: { text: "Not charged." } },
     ]);
-    const start = () =>
-      client.POST("/v1/agents/{agent}/runs", {
-        params: { path: { agent }, header: { "Idempotency-Key": idempotencyKey } },
-        body: { input: "charge 5" },
-      });
-    const accepted = await start();
-    const runId = accepted.data?.run_id as string;
+    return agent;
+  }
+
+  /** Waits until the run's turn waits for a person; returns its open approvals. */
+  async function approvalsOf(client: ApiClient, runId: string) {
     for (;;) {
       const run = await client.GET("/v1/runs/{id}", { params: { path: { id: runId } } });
-      if (run.data?.status === "awaiting_approval") return { runId, start };
+      if (run.data?.status === "awaiting_approval") return run.data.approvals ?? [];
       if (run.data?.status !== "queued" && run.data?.status !== "running") throw new Error(JSON.stringify(run.data));
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  }
+
+  /** The Standard Webhooks headers of `payload`, signed with `secret`. */
+  function signed(secret: string, payload: string): Record<string, string> {
+    const id = `msg_${randomUUID()}`;
+    const now = new Date();
+    return {
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+      "webhook-signature": new Webhook(secret).sign(id, now, payload),
+    };
   }
 
   it("creates an agent and a session, runs a turn and reads state, history and events", async () => {
@@ -146,10 +157,77 @@ describe("the typed client, every response checked against the document", () => 
 
   it("answers a replayed run start with the run's status, awaiting_approval included", async () => {
     const client = await typedClient(baseUrl, tenantKey);
-    const { runId, start } = await runAwaitingApproval(client, `replay-${uniqueModel("key")}`);
+    const agent = await approvalAgent();
+    const start = () =>
+      client.POST("/v1/agents/{agent}/runs", {
+        params: { path: { agent }, header: { "Idempotency-Key": `replay-${agent}` } },
+        body: { input: "charge 5" },
+      });
+    const runId = (await start()).data?.run_id as string;
+    await approvalsOf(client, runId);
     const replayed = await start();
     expect(replayed.response.status).toBe(202);
     expect(replayed.data).toMatchObject({ run_id: runId, status: "awaiting_approval" });
+  });
+
+  it("answers a run's approvals with the JSON turn result, the one answer it documents, whatever the Accept", async () => {
+    const client = await typedClient(baseUrl, tenantKey);
+    const agent = await approvalAgent();
+    const started = await client.POST("/v1/agents/{agent}/runs", {
+      params: { path: { agent } },
+      body: { input: "charge 5" },
+    });
+    const runId = started.data?.run_id as string;
+    const [approval] = await approvalsOf(client, runId);
+    const res = await api.request("POST", `/v1/runs/${runId}/approvals`, {
+      key: tenantKey,
+      headers: { accept: "text/event-stream" },
+      body: { approvals: [{ approval_id: approval?.approval_id, approved: false, reason: "no" }] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("application/json");
+    const doc = (await servedDocument()) as { paths: Record<string, Record<string, { responses: Json }>> };
+    const answer = doc.paths["/v1/runs/{id}/approvals"]?.post?.responses["200"] as { content: Json };
+    expect(Object.keys(answer.content)).toEqual(["application/json"]);
+  });
+
+  it("documents a Standard Webhooks signature, without a bearer key, as a way to start a run and answer its approvals", async () => {
+    const secret = `whsec_${randomBytes(32).toString("base64")}`;
+    const agent = await approvalAgent(secret);
+    const runBody = JSON.stringify({ input: "charge 5" });
+    const started = await api.request("POST", `/v1/agents/${agent}/runs`, {
+      rawBody: runBody,
+      headers: signed(secret, runBody),
+    });
+    expect(started.status).toBe(202);
+    const runId = ((await started.json()) as { run_id: string }).run_id;
+    const admin = await typedClient(baseUrl, inject("adminKey"));
+    const [approval] = await approvalsOf(admin, runId);
+    const answerBody = JSON.stringify({ approvals: [{ approval_id: approval?.approval_id, approved: false }] });
+    const answered = await api.request("POST", `/v1/runs/${runId}/approvals`, {
+      rawBody: answerBody,
+      headers: signed(secret, answerBody),
+    });
+    expect(answered.status).toBe(200);
+
+    const doc = (await servedDocument()) as {
+      paths: Record<string, Record<string, { security: Record<string, string[]>[] }>>;
+      components: { securitySchemes: Record<string, { type: string; in?: string; name?: string }> };
+    };
+    for (const [path, method] of [
+      ["/v1/agents/{agent}/runs", "post"],
+      ["/v1/runs/{id}/approvals", "post"],
+    ] as const) {
+      const alternatives = doc.paths[path]?.[method]?.security ?? [];
+      const unkeyed = alternatives.filter((requirement) => !("bearer" in requirement));
+      expect(unkeyed, `${method} ${path}`).toHaveLength(1);
+      const [scheme] = Object.keys(unkeyed[0] ?? {});
+      expect(doc.components.securitySchemes[scheme as string]).toMatchObject({
+        type: "apiKey",
+        in: "header",
+        name: "webhook-signature",
+      });
+    }
   });
 
   it("documents the error answers: a bad body is a 400 with the error shape", async () => {

@@ -1359,17 +1359,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The resumed turn, or its state while something is still awaited. SSE (default) or, with `Accept: application/json`, the turn result once it ends. */
+            /** @description The resumed turn once it ends, or its state while something is still awaited */
             200: {
                 headers: {
-                    /** @description Always `v1`. */
-                    "x-vercel-ai-ui-message-stream"?: "v1";
-                    /** @description The turn this stream belongs to. */
-                    "x-turn-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
                     "application/json": components["schemas"]["TurnResult"];
                 };
             };
