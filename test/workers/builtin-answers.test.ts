@@ -132,3 +132,43 @@ describe("built-in calls always get an answer", () => {
     expect(run.result?.output).toBe("It is Oslo.");
   });
 });
+
+describe("structured_output and references", () => {
+  it("a $tool reference in structured_output is refused as an invalid call, never delivered as a literal", async () => {
+    const s = await setup();
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [{ id: "toolu_so_ref", name: "structured_output", input: { city: { $tool: "toolu_x" } } }],
+        },
+      },
+      { reply: { tool_calls: [{ id: "toolu_so_plain", name: "structured_output", input: { city: "Oslo" } }] } },
+    ]);
+    const turn = await send(s, { content: "where?", json_schema: SCHEMA });
+    expect(turn.body.status).toBe("completed");
+    expect((turn.body as unknown as { structured_result: unknown }).structured_result).toEqual({ city: "Oslo" });
+    const refused = results(await history(s)).find((r) => r.id === "toolu_so_ref");
+    expect(refused?.is_error).toBe(true);
+    expect(refused?.content).toMatch(/not \{"\$tool": …\} references/);
+    const invalid = (await events(s)).filter((e) => e.type === "tool_call_invalid");
+    expect(invalid.map((e) => e.data.tool_use_id)).toEqual(["toolu_so_ref"]);
+  });
+
+  it("an agent with only client tools is not told about references, which its tools cannot take", async () => {
+    const s = await setup({
+      tools: [
+        {
+          name: "pick_file",
+          description: "client tool",
+          input_schema: { type: "object", properties: { path: { type: "string" } } },
+          execution: { type: "client" },
+        },
+      ],
+    });
+    await script(s.model, [{ reply: { text: "Hello." } }]);
+    await send(s, { content: "hi" });
+    const system = JSON.stringify((await mockRequests(s.model))[0]?.body.system);
+    expect(system).toContain("You are a test agent.");
+    expect(system).not.toContain("$tool");
+  });
+});

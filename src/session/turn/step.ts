@@ -41,7 +41,11 @@ export function stepRequest(ctx: TurnContext, contract: OutputContract | null, l
   );
   return {
     model: agent.model,
-    system: systemPrompt(agent.system, [listing, reg.tools.length > 0 ? REFS_PROMPT : ""]),
+    // References work only in the arguments of tools the session runs (http, MCP): only then are they explained.
+    system: systemPrompt(agent.system, [
+      listing,
+      reg.tools.some((t) => t.source !== "client" && t.source !== "builtin") ? REFS_PROMPT : "",
+    ]),
     messages: history.view(),
     tools: contract ? [...declared, structuredDeclaration(contract)] : declared,
   };

@@ -7,6 +7,7 @@ import { flag } from "../../env";
 import type { ToolUsePart } from "../../model/message";
 import { inSpan } from "../../observability/tracing";
 import { runBuiltin } from "../../tools/builtins/run";
+import { containsRefs } from "../../tools/refs/index";
 import { boundResultContent } from "../history/truncate";
 import { approvalGate } from "./approval-request";
 import type { TurnContext } from "./context";
@@ -113,6 +114,15 @@ export function answerStructured(
         call,
         [`arguments are not a JSON object: ${bad}`],
         `The arguments of this call were not a valid JSON object (${bad}). Call structured_output again with a JSON object.`,
+      );
+      return false;
+    }
+    // The result is the arguments as written: a reference would be delivered as a literal {"$tool": …} object.
+    if (containsRefs(call.input)) {
+      refuse(
+        call,
+        ["$tool references are resolved only in the arguments of server-executed tools"],
+        "structured_output delivers its arguments as written: put the values themselves in it, not {\"$tool\": …} references.",
       );
       return false;
     }
