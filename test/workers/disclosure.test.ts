@@ -334,3 +334,36 @@ describe("the deferred-tools listing and hints", () => {
     expect((after?.tools ?? []).map((t) => t.name)).not.toContain("tool_search");
   });
 });
+
+describe("a deferred client tool called directly", () => {
+  const pickFile = {
+    name: "pick_file",
+    description: "Let the user pick a file",
+    input_schema: { type: "object", properties: { path: { type: "string" } } },
+    defer: true,
+    execution: { type: "client" },
+  };
+
+  it("on Anthropic stays unloaded (its result cannot carry the reference), so select_tools loads it with one", async () => {
+    const s = await setup({ tools: [TOOLS[0], pickFile] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_pick_1", name: "pick_file", input: { path: "a.txt" } }] } },
+      { reply: { tool_calls: [{ id: "toolu_pick_sel", name: "select_tools", input: { names: ["pick_file"] } }] } },
+      { reply: { text: "Done." } },
+    ]);
+    expect((await send(s, { content: "pick a file" })).body.status).toBe("awaiting_tool_results");
+    const answered = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_pick_1", content: "picked a.txt" }] },
+      headers: { accept: "application/json" },
+    });
+    expect(answered.body.status).toBe("completed");
+    const selected = (await history(s))
+      .flatMap((m) => m.parts)
+      .find((p) => p.type === "tool_result" && p.tool_use_id === "toolu_pick_sel");
+    expect(JSON.stringify(selected?.content)).toContain('"tool_reference"');
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).toEqual(["pick_file"]);
+  });
+});

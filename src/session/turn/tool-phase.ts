@@ -7,6 +7,7 @@ import { flag } from "../../env";
 import type { ToolUsePart } from "../../model/message";
 import { inSpan } from "../../observability/tracing";
 import { runBuiltin } from "../../tools/builtins/run";
+import { projectionFor } from "../../tools/disclosure";
 import { containsRefs } from "../../tools/refs/index";
 import { boundResultContent } from "../history/truncate";
 import { approvalGate } from "./approval-request";
@@ -64,11 +65,17 @@ export async function runTools(
     callMcp: (tool, input, isLoaded) =>
       tools.callMcp(agent, ctx.deps.env, tool, input, { signal: ctx.signal, loaded: isLoaded }),
     approval: approvalGate(ctx, approved),
-    onLoad: (call, load) =>
+    // A client call to a deferred tool loads it where its schema then reaches the model by itself (tools[] or a
+    // declaration). On Anthropic only a tool_reference in the call's result would, and the client writes that
+    // result: marked loaded there, the tool would stay unreferenced, and select_tools would call it "already
+    // available" without ever showing its schema. So there it stays unloaded until something loads it.
+    onLoad: (call, load) => {
+      if (projectionFor(agent.model) === "anthropic") return;
       loadedNow(
         ctx.tx(() => tools.loaded.add(load, call.name)),
         call.name,
-      ),
+      );
+    },
   });
   return !history.openCallsSettled();
 }
@@ -122,7 +129,7 @@ export function answerStructured(
       refuse(
         call,
         ["$tool references are resolved only in the arguments of server-executed tools"],
-        "structured_output delivers its arguments as written: put the values themselves in it, not {\"$tool\": …} references.",
+        'structured_output delivers its arguments as written: put the values themselves in it, not {"$tool": …} references.',
       );
       return false;
     }
