@@ -45,17 +45,30 @@ const text = (value: unknown): ToolResultBlock => ({ type: "text", text: JSON.st
 const refs = (names: string[]): ToolResultBlock[] => names.map((n) => ({ type: "tool_reference", tool_name: n }));
 const fail = (message: string): BuiltinOutcome => ({ content: message, is_error: true, load: [] });
 
+/** The most tools one search loads (`max_results`' upper bound, and `select:`'s default). */
+const MAX_RESULTS = 20;
+
 function searchTools(input: { query: string; max_results?: number }, ctx: BuiltinContext): BuiltinOutcome {
-  const limit = input.max_results ?? 5;
   const selected = parseSelect(input.query);
+  // Exact names are what the model asked for: all of them, up to the cap, unless it set max_results itself.
+  const limit = input.max_results ?? (selected !== null ? MAX_RESULTS : 5);
   const candidates = [...ctx.registry.tools.map((t) => t.name)];
-  const names =
-    selected !== null
-      ? selectTools(candidates, selected, limit)
-      : ctx
-          .index()
-          .search(input.query, { limit, exclude: ctx.loaded })
-          .map((m) => m.name);
+  let names: string[];
+  // What select: could not load, said rather than dropped (as select_tools answers per name).
+  const unsaid: string[] = [];
+  if (selected !== null) {
+    const found = selectTools(candidates, selected, selected.length);
+    names = found.slice(0, limit);
+    const unknown = selected.filter((n) => selectTools(candidates, [n], 1).length === 0);
+    if (unknown.length) unsaid.push(`not tools of this session: ${unknown.join(", ")}`);
+    const over = found.slice(limit);
+    if (over.length) unsaid.push(`not loaded, over max_results (${limit}): ${over.join(", ")}`);
+  } else {
+    names = ctx
+      .index()
+      .search(input.query, { limit, exclude: ctx.loaded })
+      .map((m) => m.name);
+  }
   const tools = names.map((n) => ctx.registry.get(n)).filter((t): t is RegisteredTool => t !== undefined);
   if (tools.length === 0) {
     const hint =
@@ -65,8 +78,9 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
     return { content: [text({ matches: [], note: hint })], is_error: false, load: [] };
   }
   const load = tools.filter((t) => t.deferred).map((t) => t.name);
+  const note = unsaid.length ? { note: `${unsaid.join("; ")}.` } : {};
   return {
-    content: [text({ matches: tools.map(declaration) }), ...refs(load)],
+    content: [text({ matches: tools.map(declaration), ...note }), ...refs(load)],
     is_error: false,
     load,
   };
