@@ -440,6 +440,16 @@ export class SessionEngine {
       const resumed = this.turns.get(latest.id) as TurnRow;
       return { ok: true, ...(await this.#answer(resumed, mode, since, false, resumed.segment_start)) };
     }
+    // The turn still runs (a sibling server call of this step is not done): a stream client follows it live
+    // from here, as it would a resumed turn. (A turn still paused for other results answers its state, as JSON.)
+    if (latest && mode === "stream" && this.#runner?.turnId === latest.id) {
+      return {
+        ok: true,
+        turn_id: latest.id,
+        replayed: false,
+        stream: this.streamLog.open(latest.id, this.streamLog.head(), true),
+      };
+    }
     if (latest && paused && this.approvals.pending().length === 0 && latest.status === "awaiting_approval") {
       this.turns.setStatus(latest.id, "awaiting_tool_results");
     }

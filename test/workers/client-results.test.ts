@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, apiJson, clientTool, events, history, type Setup, script, send, setup } from "./helpers";
+import { api, apiJson, clientTool, events, history, type Setup, script, send, setup, sseFrames } from "./helpers";
 
 // Only client-executed calls take results from a client. A result for a call the server runs (http, MCP,
 // built-in) is refused with 409 not_client_tool, whether the call is still running or already answered,
@@ -107,5 +107,50 @@ describe("results for server-executed calls", () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("completed");
+  });
+});
+
+describe("a client result while a sibling server call still runs", () => {
+  it("asked as a stream, follows the rest of the turn live instead of a JSON 'running' state", async () => {
+    const s = await setup({ tools: [chargeCard, clientTool("pick_card")] });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "toolu_charge", name: "charge_card", input: { q: "42.00" } },
+            { id: "toolu_pick_live", name: "pick_card", input: { q: "visa" } },
+          ],
+        },
+      },
+      { reply: { text: "Charged the picked card." } },
+    ]);
+    const first = api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "pay" } });
+    for (let i = 0; i < 200; i++) {
+      const state = await apiJson<{ pending_tool_calls: Array<{ id: string }> }>(`/v1/sessions/${s.session}`, {
+        key: s.key,
+      });
+      if (state.body.pending_tool_calls.some((c) => c.id === "toolu_pick_live")) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const res = await api(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_pick_live", content: "visa ending 42" }] },
+      headers: { accept: "text/event-stream" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    expect(res.headers.get("x-turn-id")).toBeTruthy();
+    const frames = (await sseFrames(res)).map((f) => f.data);
+    const chunks = frames.filter((f) => f !== "[DONE]").map((f) => JSON.parse(f) as { type: string; delta?: string });
+    expect(
+      chunks
+        .filter((c) => c.type === "text-delta")
+        .map((c) => c.delta)
+        .join(""),
+    ).toBe("Charged the picked card.");
+    expect(chunks.at(-1)?.type).toBe("finish");
+    expect(frames.at(-1)).toBe("[DONE]");
+    await (await first).text();
   });
 });
