@@ -144,7 +144,13 @@ export class SessionEngine {
         if (prior.body_hash !== (input.body_hash ?? null)) {
           return failure("idempotency_conflict", "this Idempotency-Key was used with a different request body");
         }
-        return { ok: true, ...(await this.#answer(prior, mode, prior.first_message_seq ?? 0, true, prior.log_start)) };
+        // The stream log keeps the newest turns' frames only: an older turn replays as its result, in JSON.
+        const swept =
+          mode === "stream" &&
+          this.#runner?.turnId !== prior.id &&
+          this.streamLog.rows(prior.id, prior.log_start).length === 0;
+        const first = prior.first_message_seq ?? 0;
+        return { ok: true, ...(await this.#answer(prior, swept ? "json" : mode, first, true, prior.log_start)) };
       }
     }
     const latest = this.turns.latest();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiJson, history, mockRequests, script, setup, type TurnJson } from "./helpers";
+import { api, apiJson, history, mockRequests, script, send, setup, sseFrames, type TurnJson } from "./helpers";
 
 describe("Idempotency-Key", () => {
   it("returns the same turn for a repeat and writes no second user message", async () => {
@@ -66,5 +66,35 @@ describe("Idempotency-Key", () => {
     expect(res.body.error.message).toContain('"run:"');
     expect(await history(s)).toEqual([]);
     expect(await mockRequests(s.model)).toHaveLength(0);
+  });
+});
+
+describe("Idempotency-Key on a turn whose stream was swept", () => {
+  it("a stream repeat of an older turn answers its result as JSON, not an empty stream", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "The first answer." } }]);
+    const init = {
+      method: "POST",
+      key: s.key,
+      json: { content: "first" },
+      headers: { "idempotency-key": "k-swept", accept: "text/event-stream" },
+    };
+    const first = await api(`/v1/sessions/${s.session}/messages`, init);
+    const turnId = first.headers.get("x-turn-id");
+    await sseFrames(first);
+    // Later turns: the stream log keeps only the newest turns' frames.
+    for (let i = 0; i < 4; i++) {
+      await script(s.model, [{ reply: { text: `later ${i}` } }]);
+      await send(s, { content: `later ${i}` });
+    }
+    const again = await api(`/v1/sessions/${s.session}/messages`, init);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("content-type")).toContain("application/json");
+    const body = (await again.json()) as TurnJson;
+    expect(body.turn_id).toBe(turnId);
+    expect(body.status).toBe("completed");
+    const texts = body.messages.flatMap((m) => m.parts).filter((p) => p.type === "text");
+    expect(texts.map((p) => p.text)).toEqual(["first", "The first answer."]);
+    expect((await history(s)).filter((m) => m.role === "user")).toHaveLength(5);
   });
 });
