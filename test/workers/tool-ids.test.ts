@@ -146,7 +146,7 @@ describe.each(["anthropic", "openai"] as const)("provider-reused tool-call ids (
     await noRejections(s);
   });
 
-  it("a $tool reference to a reused id in the same response names the sibling, not the older call", async () => {
+  it("a $tool reference names the call the model saw in history, even when this response reuses its id", async () => {
     const s = await setup({ tools: [echo] }, protocol);
     await script(s.model, [{ reply: { tool_calls: [call("old")] } }, { reply: { text: "first done" } }]);
     await send(s, { content: "first" });
@@ -165,12 +165,11 @@ describe.each(["anthropic", "openai"] as const)("provider-reused tool-call ids (
     expect(turn.body.status).toBe("completed");
     const msgs = await history(s);
     const uses = msgs.flatMap((m) => m.parts).filter((p) => p.type === "tool_use");
-    expect(uses.at(-1)?.input).toEqual({ q: { $tool: "call_0_2", $path: "echo.input.q" } });
-    // The sibling had not finished when the reference was resolved: an error naming it, never "old".
+    expect(uses.at(-1)?.input).toEqual({ q: { $tool: "call_0", $path: "echo.input.q" } });
+    // call_0 in history is the first turn's call (this response's call_0 became call_0_2): its value is passed.
     const last = toolResults(msgs).at(-1);
     expect(last?.id).toBe("call_1");
-    expect(last?.content).toContain("call_0_2");
-    expect(last?.content).not.toContain("old");
+    expect(last?.content).toContain('"q":"old"');
     await noRejections(s);
   });
 });

@@ -15,12 +15,11 @@
  * id get two ids. History, the ledger, results, events, the UI stream
  * (`toolCallId`) and `/tool-results` all use the canonical id, and later
  * requests carry it in both the tool_use and its tool_result, so what the
- * provider sees is consistent. A `$tool` reference inside this step's calls to
- * a provider id this step renamed is rewritten to the canonical id (it names
- * the sibling, not an older call that had the id first).
+ * provider sees is consistent. A `$tool` reference is left as written: it
+ * names an id the model saw in history, which is canonical (a sibling of the
+ * same response has no result to pass yet).
  */
 
-import type { JsonObject } from "../../model/json";
 import type { ToolUsePart } from "../../model/message";
 import type { StreamEvent } from "../../model/stream";
 
@@ -31,8 +30,6 @@ export class CallIds {
   readonly #byIndex = new Map<number, string>();
   /** Ids this step has handed out (not yet in the ledger while their block streams). */
   readonly #used = new Set<string>();
-  /** Provider id → canonical id of its latest block, for ids this step renamed. */
-  readonly #renamed = new Map<string, string>();
 
   readonly #taken: (id: string) => boolean;
   /** `taken(id)`: the session already has a tool call with this id. */
@@ -54,7 +51,7 @@ export class CallIds {
       case "block_stop": {
         if (ev.part.type !== "tool_use") return { ev };
         const id = this.#of(ev.index, ev.part.id);
-        const part: ToolUsePart = { ...ev.part, id, input: this.#rewriteRefs(ev.part.input) };
+        const part: ToolUsePart = { ...ev.part, id };
         return { ev: { ...ev, part } };
       }
       case "block_invalid":
@@ -77,7 +74,6 @@ export class CallIds {
       let n = 2;
       id = `${stem}_${n}`;
       while (this.#busy(id)) id = `${stem}_${++n}`;
-      this.#renamed.set(providerId, id);
     }
     this.#used.add(id);
     this.#byIndex.set(index, id);
@@ -86,22 +82,5 @@ export class CallIds {
 
   #busy(id: string): boolean {
     return this.#used.has(id) || this.#taken(id);
-  }
-
-  /** Rewrites `$tool` values naming a provider id this step renamed (in place: the input is freshly parsed). */
-  #rewriteRefs(input: JsonObject): JsonObject {
-    if (this.#renamed.size === 0) return input;
-    const stack: unknown[] = [input];
-    while (stack.length > 0) {
-      const node = stack.pop();
-      if (typeof node !== "object" || node === null) continue;
-      if (!Array.isArray(node) && Object.hasOwn(node, "$tool")) {
-        const ref = node as { $tool: unknown };
-        const to = typeof ref.$tool === "string" ? this.#renamed.get(ref.$tool) : undefined;
-        if (to !== undefined) ref.$tool = to;
-      }
-      for (const child of Object.values(node)) stack.push(child);
-    }
-    return input;
   }
 }

@@ -54,19 +54,12 @@ describe("CallIds", () => {
     expect(idOf(ids.map(start(0, "fn:0")).ev)).toBe("call_2");
   });
 
-  it("rewrites a $tool reference to a renamed id of this step, and leaves other references alone", () => {
+  it("leaves a $tool reference as written, even to an id this step gave a new call under another name", () => {
     const ids = new CallIds((id) => id === "call_0");
     ids.map(start(0, "call_0"));
-    const out = ids.map(
-      stop(1, "call_1", {
-        a: { $tool: "call_0", $path: "x" },
-        b: [{ $tool: "toolu_other" }],
-      }),
-    ).ev;
-    expect(out.type === "block_stop" && out.part.type === "tool_use" && out.part.input).toEqual({
-      a: { $tool: "call_0_2", $path: "x" },
-      b: [{ $tool: "toolu_other" }],
-    });
+    const input = { a: { $tool: "call_0", $path: "x" }, b: [{ $tool: "toolu_other" }] };
+    const out = ids.map(stop(1, "call_1", structuredClone(input))).ev;
+    expect(out.type === "block_stop" && out.part.type === "tool_use" && out.part.input).toEqual(input);
   });
 
   it("passes other events through untouched", () => {
