@@ -126,7 +126,8 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
       context_window: body.model.context_window ?? DEFAULT_CONTEXT_WINDOW[body.model.provider],
       capabilities: {
         message_level_tools: caps.message_level_tools ?? false,
-        native_tool_search: caps.native_tool_search ?? false,
+        // Anthropic's tool search (defer_loading, tool_reference): on unless the model or its endpoint lacks it.
+        native_tool_search: caps.native_tool_search ?? body.model.provider === "anthropic",
         prompt_cache: caps.prompt_cache ?? body.model.provider === "anthropic",
         thinking: caps.thinking ?? false,
         native_compaction: caps.native_compaction ?? false,

@@ -56,6 +56,7 @@ export function buildAnthropicBody(req: StepRequest): Record<string, unknown> {
   body.messages = projectMessages(req.messages, new Set(req.tools.map((t) => t.name)), {
     native,
     cache: model.capabilities.prompt_cache,
+    references: model.capabilities.native_tool_search,
   });
   if (req.tools.length > 0) body.tools = projectTools(req.tools, model.capabilities.prompt_cache);
   if (req.compaction) {
@@ -142,15 +143,21 @@ function mergeContent(a: AnthropicBlock[], b: AnthropicBlock[]): AnthropicBlock[
 /**
  * A tool_reference must name a tool in tools[]; one whose tool was removed
  * since (agent reconfigured, server gone) would make the API refuse the whole
- * request, so it is replaced by a short text.
+ * request, so it is replaced by a short text. A model without tool search
+ * (`references` false) gets every reference as text: its loaded tools are in
+ * tools[] (the plain projection).
  */
-function resultContent(content: ToolResultContent, declared: ReadonlySet<string>): ToolResultContent {
+function resultContent(
+  content: ToolResultContent,
+  declared: ReadonlySet<string>,
+  references = true,
+): ToolResultContent {
   if (typeof content === "string") return content;
-  return content.map((b) =>
-    b.type === "tool_reference" && !declared.has(b.tool_name)
-      ? { type: "text", text: `[tool ${b.tool_name} is no longer available]` }
-      : b,
-  );
+  return content.map((b) => {
+    if (b.type !== "tool_reference") return b;
+    if (!declared.has(b.tool_name)) return { type: "text", text: `[tool ${b.tool_name} is no longer available]` };
+    return references ? b : { type: "text", text: `[tool ${b.tool_name} is loaded]` };
+  });
 }
 
 /** How compaction parts are projected: native blocks (the model declares it) or their summary as text. */
@@ -158,6 +165,8 @@ interface ProjectOptions {
   native: boolean;
   /** prompt_cache: a native compaction block gets a cache breakpoint (what it replaced never changes). */
   cache: boolean;
+  /** native_tool_search: tool_reference blocks are sent; without it each becomes a line of text. */
+  references?: boolean;
 }
 
 function projectPart(part: Part, declared: ReadonlySet<string>, opts: ProjectOptions): AnthropicBlock[] {
@@ -189,13 +198,13 @@ function projectPart(part: Part, declared: ReadonlySet<string>, opts: ProjectOpt
           ? {
               type: "tool_result",
               tool_use_id: anthropicId(part.tool_use_id),
-              content: resultContent(part.content, declared),
+              content: resultContent(part.content, declared, opts.references),
               is_error: true,
             }
           : {
               type: "tool_result",
               tool_use_id: anthropicId(part.tool_use_id),
-              content: resultContent(part.content, declared),
+              content: resultContent(part.content, declared, opts.references),
             },
       ];
     case "tool_declarations":

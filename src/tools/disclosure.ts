@@ -15,7 +15,8 @@ import type { RegisteredTool } from "./types";
 export type Projection = "anthropic" | "message_level" | "plain";
 
 export function projectionFor(model: ModelConfig): Projection {
-  if (model.provider === "anthropic") return "anthropic";
+  // A model (or an endpoint in front of it) without Anthropic's tool search gets loaded schemas in tools[].
+  if (model.provider === "anthropic") return model.capabilities.native_tool_search ? "anthropic" : "plain";
   // The Responses API has no message-level tools: loaded tools travel in tools[].
   if (model.provider === "openai-responses") return "plain";
   return model.capabilities.message_level_tools ? "message_level" : "plain";

@@ -367,3 +367,30 @@ describe("a deferred client tool called directly", () => {
     expect(state.body.loaded_tools).toEqual(["pick_file"]);
   });
 });
+
+describe("an Anthropic model without tool search (native_tool_search: false)", () => {
+  it("gets loaded schemas in tools[], no defer_loading and no tool_reference, and the turn completes", async () => {
+    const s = await setup({ tools: TOOLS });
+    await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: "test-admin-key",
+      json: {
+        model: { provider: "anthropic", name: s.model, capabilities: { native_tool_search: false } },
+        tools: TOOLS,
+      },
+    });
+    await script(s.model, searchThenCall("toolu_plain"));
+    expect((await send(s, { content: "weather in Paris?" })).body.status).toBe("completed");
+    const reqs = await mockRequests(s.model);
+    expect(reqs.filter((r) => r.rejected)).toEqual([]);
+    const bodies = reqs.map((r) => r.body as Body);
+    expect(bodies.map((b) => (b.tools ?? []).map((t) => t.name))).toEqual([
+      ["echo_core", "tool_search", "tool_info", "select_tools"],
+      ["echo_core", "tool_search", "tool_info", "select_tools", "get_weather"],
+      ["echo_core", "tool_search", "tool_info", "select_tools", "get_weather"],
+    ]);
+    const wire = JSON.stringify(bodies);
+    expect(wire).not.toContain("defer_loading");
+    expect(wire).not.toContain('"tool_reference"');
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ToolDeclaration } from "../../../src/model/message";
-import { anthropic } from "../../../src/providers/anthropic";
+import { anthropic, anthropicBetas } from "../../../src/providers/anthropic";
 import { checkInvariant } from "../../../src/providers/check-invariant";
 import { capabilities, msg, request } from "./helpers";
 
@@ -57,6 +57,32 @@ describe("anthropic buildBody", () => {
     expect(uses[1]).toBe("functions_get_weather_0");
     expect(uses[3]).toBe("toolu_ok");
     expect(checkInvariant("anthropic", body)).toEqual([]);
+  });
+
+  it("without native_tool_search sends each tool_reference as text, so no request needs the tool-search beta", () => {
+    const req = request("anthropic", {
+      tools: TOOLS,
+      model: { provider: "anthropic", name: "claude-test", capabilities: capabilities({ native_tool_search: false }) },
+      messages: [
+        msg("user", [{ type: "text", text: "load a" }]),
+        msg("assistant", [toolUse("toolu_sel")]),
+        msg("user", [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_sel",
+            content: [
+              { type: "text", text: '{"a":"loaded"}' },
+              { type: "tool_reference", tool_name: "a" },
+            ],
+            is_error: false,
+          },
+        ]),
+      ],
+    });
+    const body = anthropic.buildBody(req);
+    expect(JSON.stringify(body)).not.toContain("tool_reference");
+    expect(JSON.stringify(body)).toContain("[tool a is loaded]");
+    expect(anthropicBetas(req, body)).toEqual([]);
   });
 
   it("omits an empty system prompt and an empty tool list", () => {

@@ -110,7 +110,7 @@ export async function collect(gen: AsyncGenerator<StreamEvent, void, void>): Pro
 }
 
 export function capabilities(over: Partial<ModelCapabilities> = {}): ModelCapabilities {
-  return { message_level_tools: false, native_tool_search: false, prompt_cache: false, thinking: false, ...over };
+  return { message_level_tools: false, native_tool_search: true, prompt_cache: false, thinking: false, ...over };
 }
 
 export function request(provider: ProviderName, over: Partial<StepRequest> = {}): StepRequest {

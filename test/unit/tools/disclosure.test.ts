@@ -39,7 +39,10 @@ describe("projection choice", () => {
       name: "kimi",
       capabilities: { message_level_tools: false, native_tool_search: false, prompt_cache: false, thinking: false },
     };
-    expect(projectionFor({ ...base, provider: "anthropic" })).toBe("anthropic");
+    const search = { ...base.capabilities, native_tool_search: true };
+    expect(projectionFor({ ...base, provider: "anthropic", capabilities: search })).toBe("anthropic");
+    // An Anthropic model or endpoint without tool search: loaded schemas in tools[].
+    expect(projectionFor({ ...base, provider: "anthropic" })).toBe("plain");
     expect(projectionFor({ ...base, provider: "openai" })).toBe("plain");
     expect(
       projectionFor({ ...base, provider: "openai", capabilities: { ...base.capabilities, message_level_tools: true } }),
