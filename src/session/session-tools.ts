@@ -5,17 +5,23 @@
  */
 import { ToolIndex } from "@switchboard/tool-search";
 import type { AgentConfig } from "../agents/types";
+import { cyrb53 } from "../crypto/cyrb53";
 import type { Env } from "../env";
 import { mcpLimits } from "../mcp/limits";
 import { McpCatalog, type McpSnapshot } from "../mcp/mcp-catalog";
 import type { JsonObject } from "../model/json";
 import type { NoticePart, ToolDeclaration } from "../model/message";
-import { announcedTools, toolSetNotices } from "../tools/disclosure";
+import { announcedTools, projectionFor, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools } from "../tools/loaded";
 import { declaration, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
 import type { HistoryStore } from "./history/store";
+
+/** What identifies a declaration as the model was shown it: name, description and schema. */
+function declarationDigest(d: ToolDeclaration): string {
+  return cyrb53(JSON.stringify(d));
+}
 
 /**
  * The session's tool state across turns: the registry for the current agent
@@ -114,6 +120,14 @@ export class SessionTools {
     // one its server no longer lists, or of a server no longer configured, is dropped.
     const gone = current.filter((n) => reg.get(n)?.deferred !== true && !down.has(n));
     if (gone.length) this.loaded.remove(gone);
+    // Message-level tools: history is where the model reads a loaded tool's schema, so a changed one (agent PUT,
+    // an MCP server's new listing) is declared again.
+    if (projectionFor(agent.model) === "message_level") {
+      this.loaded.redeclare((name) => {
+        const tool = reg.get(name);
+        return tool?.deferred ? declarationDigest(declaration(tool)) : undefined;
+      });
+    }
     return { notices: toolSetNotices(reg, this.#history.view()) };
   }
 
@@ -123,8 +137,13 @@ export class SessionTools {
     const names = this.loaded.undeclared();
     const tools = names.map((n) => reg.get(n)).filter((t): t is RegisteredTool => t?.deferred === true);
     // Only what is declared now: a loaded tool whose server is down gets its declaration when it returns.
-    this.loaded.markDeclared(tools.map((t) => t.name));
-    return tools.map(declaration);
+    const declared = tools.map(declaration);
+    const digests = new Map(declared.map((d) => [d.name, declarationDigest(d)]));
+    this.loaded.markDeclared(
+      tools.map((t) => t.name),
+      (name) => digests.get(name) ?? null,
+    );
+    return declared;
   }
 
   /** The answer for a call to a tool missing from the turn's registry because its MCP server is down. */

@@ -192,6 +192,9 @@ const MIGRATIONS: ReadonlyArray<string | ((sql: SqlStorage) => void)> = [
     write(sql, "INSERT OR REPLACE INTO meta (key, value) VALUES ('messages_floor', ?)", String(seq));
     withoutAutoincrement(sql, "messages");
   },
+  // v12: the digest of the declaration a loaded tool's tool_declarations part carried, so a tool whose schema
+  // changed since is declared again (message-level tools: history is where the model reads its schema).
+  `ALTER TABLE loaded_tools ADD COLUMN declared_as TEXT;`,
 ];
 
 /** Rebuilds `table` from its own DDL minus AUTOINCREMENT (rows, ids and indexes kept). */

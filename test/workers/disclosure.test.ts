@@ -108,6 +108,45 @@ describe("OpenAI projections", () => {
     expect(declared).not.toHaveProperty("content");
   });
 
+  it("message-level tools: a loaded tool whose schema changed is declared again at the next turn", async () => {
+    const s = await setup({ tools: TOOLS }, "openai");
+    const put = (tools: unknown[]) =>
+      apiJson(`/v1/agents/${s.agent}`, {
+        method: "PUT",
+        key: "test-admin-key",
+        json: { model: { provider: "openai", name: s.model, capabilities: { message_level_tools: true } }, tools },
+      });
+    await put(TOOLS);
+    await script(s.model, searchThenCall("call_redecl"));
+    await send(s, { content: "weather in Paris?" });
+    const changed = TOOLS.map((t) =>
+      t.name === "get_weather"
+        ? {
+            ...t,
+            input_schema: {
+              type: "object",
+              properties: { lat: { type: "number" }, lon: { type: "number" } },
+              required: ["lat", "lon"],
+            },
+          }
+        : t,
+    );
+    await put(changed);
+    await script(s.model, [{ reply: { text: "ok" } }, { reply: { text: "still ok" } }]);
+    await send(s, { content: "and now?" });
+    await send(s, { content: "quiet turn" });
+    const reqs = await mockRequests(s.model);
+    const declarations = (b: Body) =>
+      b.messages
+        .filter((m) => m.role === "system" && Array.isArray(m.tools))
+        .flatMap((m) => m.tools as Array<{ function: { name: string; parameters: { properties: object } } }>);
+    const last = declarations(reqs.at(-2)?.body as Body).filter((d) => d.function.name === "get_weather");
+    expect(last.map((d) => Object.keys(d.function.parameters.properties))).toEqual([["city"], ["lat", "lon"]]);
+    // Declared once: the quiet turn after it adds no further declaration.
+    expect(declarations(reqs.at(-1)?.body as Body).filter((d) => d.function.name === "get_weather")).toHaveLength(2);
+    expect(reqs.filter((r) => r.rejected)).toEqual([]);
+  });
+
   it("plain Chat Completions: loaded schemas are appended to tools[]", async () => {
     const s = await setup({ tools: TOOLS }, "openai");
     await script(s.model, searchThenCall("call_p"));
