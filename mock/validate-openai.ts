@@ -14,6 +14,8 @@ export const bad = (message: string, param: string | null = null, code: string |
 });
 const missing = (param: string): Rejection =>
   bad(`Missing required parameter: '${param}'.`, param, "missing_required_parameter");
+/** Chat Completions accepts at most this many tools. */
+const MAX_TOOLS = 128;
 const wrongType = (param: string, expected: string, value: unknown): Rejection =>
   bad(`Invalid type for '${param}': expected ${expected}, but got ${describe(value)} instead.`, param, "invalid_type");
 /** A 400 that breaks the pairing invariant P (counted apart by the mock's stats). */
@@ -61,6 +63,14 @@ export function validateOpenAIRequest(body: unknown): Rejection | null {
 function checkTools(tools: unknown, at: string): Rejection | null {
   if (tools === undefined || tools === null) return null;
   if (!Array.isArray(tools)) return wrongType(at, "an array of objects", tools);
+  // The API's own cap on function definitions (its 400 for a longer list).
+  if (at === "tools" && tools.length > MAX_TOOLS) {
+    return bad(
+      `Invalid 'tools': array too long. Expected an array with maximum length ${MAX_TOOLS}, but got an array with length ${tools.length} instead.`,
+      "tools",
+      "array_above_max_length",
+    );
+  }
   for (let k = 0; k < tools.length; k++) {
     const tool: unknown = tools[k];
     const loc = `${at}[${k}]`;

@@ -25,6 +25,7 @@ export type SessionEventType =
   | "tool_call_invalid"
   | "tool_executed"
   | "tools_loaded"
+  | "tools_unloaded"
   | "provider_retry"
   | "context_compacted"
   | "compaction_failed"

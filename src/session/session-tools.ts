@@ -18,6 +18,9 @@ import { declaration, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
 import type { HistoryStore } from "./history/store";
 
+/** The most tools a plain projection's tools[] holds: the smallest provider cap (OpenAI's 128 functions). */
+export const PLAIN_TOOLS_MAX = 128;
+
 /** What identifies a declaration as the model was shown it: name, description and schema. */
 function declarationDigest(d: ToolDeclaration): string {
   return cyrb53(JSON.stringify(d));
@@ -129,6 +132,25 @@ export class SessionTools {
       });
     }
     return { notices: toolSetNotices(reg, this.#history.view()) };
+  }
+
+  /**
+   * Loads `names` (in the caller's transaction). In the plain projection every loaded schema is in tools[],
+   * which providers cap (OpenAI Chat Completions: 128 functions): past `PLAIN_TOOLS_MAX` the tools loaded
+   * longest ago make room. They are deferred again, so a call or a search loads them back; a session never
+   * reaches a request the provider refuses by loading tools.
+   */
+  load(agent: AgentConfig, names: readonly string[], via: string): { added: string[]; unloaded: string[] } {
+    const added = this.loaded.add(names, via);
+    if (added.length === 0 || projectionFor(agent.model) !== "plain") return { added, unloaded: [] };
+    const reg = this.registry(agent);
+    const room = Math.max(0, PLAIN_TOOLS_MAX - reg.core().length - reg.builtins.length);
+    const present = this.loaded.list().filter((n) => reg.get(n)?.deferred === true);
+    const over = present.length - room;
+    if (over <= 0) return { added, unloaded: [] };
+    const unloaded = present.filter((n) => !added.includes(n)).slice(0, over);
+    this.loaded.remove(unloaded);
+    return { added, unloaded };
   }
 
   /** Declarations of loaded tools no history message carries yet; marks them as carried (same transaction). */

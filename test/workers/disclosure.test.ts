@@ -433,3 +433,27 @@ describe("an Anthropic model without tool search (native_tool_search: false)", (
     expect(wire).not.toContain('"tool_reference"');
   });
 });
+
+describe("the plain projection's tools[] at the provider's limit", () => {
+  it("loading past 128 tools unloads the longest-loaded ones: every request stays within the limit", async () => {
+    const many = Array.from({ length: 150 }, (_, i) => tool(`lookup_${i}`, `Lookup number ${i}`));
+    const s = await setup({ tools: [TOOLS[0], ...many] }, "openai");
+    const names = many.map((t) => t.name);
+    const steps = Array.from({ length: 7 }, (_, k) => ({
+      reply: {
+        tool_calls: [{ id: `call_cap_${k}`, name: "select_tools", input: { names: names.slice(k * 20, k * 20 + 20) } }],
+      },
+    }));
+    await script(s.model, [...steps, { reply: { text: "All loaded." } }]);
+    expect((await send(s, { content: "load them all" })).body.status).toBe("completed");
+    const reqs = await mockRequests(s.model);
+    expect(reqs.filter((r) => r.rejected).map((r) => r.rejected?.message)).toEqual([]);
+    const sizes = reqs.map((r) => ((r.body as Body).tools ?? []).length);
+    expect(Math.max(...sizes)).toBe(128);
+    const unloaded = (await events(s)).filter((e) => e.type === "tools_unloaded").flatMap((e) => e.data.names);
+    // The first tools loaded made room for the last: 140 loaded, room for 124 beside 1 core tool and 3 built-ins.
+    expect(unloaded).toEqual(names.slice(0, 16));
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).toEqual(names.slice(16, 140));
+  });
+});

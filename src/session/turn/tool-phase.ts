@@ -29,8 +29,9 @@ export async function runTools(
   const { history, tools, agent, eventLog } = ctx.deps;
   const registry = tools.registry(agent);
   const loaded = new Set(tools.loaded.list());
-  const loadedNow = (names: string[], via: string) => {
-    if (names.length) eventLog.record("tools_loaded", ctx.turnId, { names, via });
+  const loadedNow = ({ added, unloaded }: { added: string[]; unloaded: string[] }, via: string) => {
+    if (added.length) eventLog.record("tools_loaded", ctx.turnId, { names: added, via });
+    if (unloaded.length) eventLog.record("tools_unloaded", ctx.turnId, { names: unloaded, reason: "tools_limit" });
   };
   await executeCalls({
     calls,
@@ -49,7 +50,7 @@ export async function runTools(
       // The result and the loads it announces commit together: no tool is marked loaded without it.
       const added = ctx.tx(() => {
         history.storeResult(call.id, "resolved", outcome.content, outcome.is_error);
-        return tools.loaded.add(load, call.name);
+        return tools.load(agent, load, call.name);
       });
       loadedNow(added, call.name);
       // The stream carries what was stored: the same cap and truncation marker.
@@ -72,7 +73,7 @@ export async function runTools(
     onLoad: (call, load) => {
       if (projectionFor(agent.model) === "anthropic") return;
       loadedNow(
-        ctx.tx(() => tools.loaded.add(load, call.name)),
+        ctx.tx(() => tools.load(agent, load, call.name)),
         call.name,
       );
     },

@@ -130,3 +130,17 @@ describe("validateOpenAIRequest", () => {
     );
   });
 });
+
+describe("validateOpenAIRequest: tools", () => {
+  const fn = (i: number) => ({ type: "function", function: { name: `f_${i}`, parameters: { type: "object" } } });
+
+  it("refuses more than 128 tools, as the API does", () => {
+    const at = (n: number) =>
+      validateOpenAIRequest({
+        ...req([{ role: "user", content: "hi" }]),
+        tools: Array.from({ length: n }, (_, i) => fn(i)),
+      });
+    expect(at(128)).toBeNull();
+    expect(at(129)).toMatchObject({ status: 400, param: "tools", code: "array_above_max_length" });
+  });
+});
