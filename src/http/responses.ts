@@ -60,6 +60,10 @@ export const OpenApproval = obj(
     tool_call_id: str,
     name: str,
     input: { type: "object" },
+    resolved_input: {
+      type: "object",
+      description: "The arguments the call runs with, its `$tool` references resolved; only when it has any.",
+    },
     reason: str,
     signature: str,
     requested_at: str,

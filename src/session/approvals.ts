@@ -27,6 +27,7 @@ export interface ApprovalRow {
   turn_id: string;
   name: string;
   input: string;
+  resolved_input: string | null;
   reason: string;
   signature: string;
   status: ApprovalStatus;
@@ -45,6 +46,8 @@ export interface OpenApproval {
   tool_call_id: string;
   name: string;
   input: JsonObject;
+  /** The arguments the call runs with, its `$tool` references resolved (only when it has any). */
+  resolved_input?: JsonObject;
   reason: string;
   signature: string;
   requested_at: string;
@@ -164,6 +167,7 @@ export class ApprovalStore {
     turn_id: string;
     name: string;
     input: JsonObject;
+    resolved_input?: JsonObject | undefined;
     reason: string;
     signature: string;
     expires_at: number | null;
@@ -171,13 +175,15 @@ export class ApprovalStore {
     this.#empty = false;
     write(
       this.#sql,
-      `INSERT INTO approvals (id, call_id, turn_id, name, input, reason, signature, status, requested_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (call_id) DO NOTHING`,
+      `INSERT INTO approvals (id, call_id, turn_id, name, input, resolved_input, reason, signature, status, requested_at,
+         expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (call_id) DO NOTHING`,
       a.id,
       a.call_id,
       a.turn_id,
       a.name,
       JSON.stringify(a.input),
+      a.resolved_input === undefined ? null : JSON.stringify(a.resolved_input),
       a.reason,
       a.signature,
       nowIso(),
@@ -279,6 +285,7 @@ export function openView(row: ApprovalRow): OpenApproval {
     tool_call_id: row.call_id,
     name: row.name,
     input: JSON.parse(row.input) as JsonObject,
+    ...(row.resolved_input === null ? {} : { resolved_input: JSON.parse(row.resolved_input) as JsonObject }),
     reason: row.reason,
     signature: row.signature,
     requested_at: row.requested_at,

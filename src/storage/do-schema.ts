@@ -195,6 +195,9 @@ const MIGRATIONS: ReadonlyArray<string | ((sql: SqlStorage) => void)> = [
   // v12: the digest of the declaration a loaded tool's tool_declarations part carried, so a tool whose schema
   // changed since is declared again (message-level tools: history is where the model reads its schema).
   `ALTER TABLE loaded_tools ADD COLUMN declared_as TEXT;`,
+  // v13: the arguments an approval's call will run with once its `$tool` references are resolved, shown to the
+  // person beside the arguments as the model wrote them.
+  `ALTER TABLE approvals ADD COLUMN resolved_input TEXT;`,
 ];
 
 /** Rebuilds `table` from its own DDL minus AUTOINCREMENT (rows, ids and indexes kept). */

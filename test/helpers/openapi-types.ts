@@ -631,6 +631,8 @@ export interface components {
                 tool_call_id: string;
                 name: string;
                 input: Record<string, unknown>;
+                /** @description The arguments the call runs with, its `$tool` references resolved; only when it has any. */
+                resolved_input?: Record<string, unknown>;
                 reason: string;
                 signature: string;
                 requested_at?: string;
@@ -642,6 +644,8 @@ export interface components {
             tool_call_id: string;
             name: string;
             input: Record<string, unknown>;
+            /** @description The arguments the call runs with, its `$tool` references resolved; only when it has any. */
+            resolved_input?: Record<string, unknown>;
             reason: string;
             signature: string;
             requested_at?: string;
@@ -731,6 +735,8 @@ export interface components {
                 tool_call_id: string;
                 name: string;
                 input: Record<string, unknown>;
+                /** @description The arguments the call runs with, its `$tool` references resolved; only when it has any. */
+                resolved_input?: Record<string, unknown>;
                 reason: string;
                 signature: string;
                 requested_at?: string;
@@ -834,6 +840,8 @@ export interface components {
                 tool_call_id: string;
                 name: string;
                 input: Record<string, unknown>;
+                /** @description The arguments the call runs with, its `$tool` references resolved; only when it has any. */
+                resolved_input?: Record<string, unknown>;
                 reason: string;
                 signature: string;
                 requested_at?: string;

@@ -761,3 +761,37 @@ describe("a webhook run that reaches an approval", () => {
     await noRejections(s.model);
   });
 });
+
+describe("an approval of a call with $tool references", () => {
+  it("shows the person the resolved arguments beside the references as written", async () => {
+    const charge = uid("charge-ref");
+    const s = await setup({ tools: [slowTool("quote_price", 0), recordedTool("charge_card", charge)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_ref_quote", name: "quote_price", input: { amount: 42 } }] } },
+      {
+        reply: {
+          tool_calls: [
+            {
+              id: "call_ref_charge",
+              name: "charge_card",
+              input: { amount: { $tool: "call_ref_quote", $path: "echo.input.amount" } },
+            },
+          ],
+        },
+      },
+      { reply: { text: "Charged." } },
+    ]);
+    const paused = await send(s, { content: "quote, then charge that" });
+    expect(paused.body.status).toBe("awaiting_approval");
+    const state = await apiJson<{ pending_approvals: Array<OpenApproval & { resolved_input?: unknown }> }>(
+      `/v1/sessions/${s.session}`,
+      { key: s.key },
+    );
+    expect(state.body.pending_approvals).toHaveLength(1);
+    expect(state.body.pending_approvals[0]).toMatchObject({
+      tool_call_id: "call_ref_charge",
+      input: { amount: { $tool: "call_ref_quote", $path: "echo.input.amount" } },
+      resolved_input: { amount: 42 },
+    });
+  });
+});

@@ -5,6 +5,7 @@
  * call stays pending and the step pauses once its siblings are done.
  */
 
+import type { JsonObject } from "../../model/json";
 import type { ToolUsePart } from "../../model/message";
 import type { RegisteredTool } from "../../tools/types";
 import { needsApproval, requestReason } from "../approval-policy";
@@ -16,11 +17,16 @@ import type { ExecuteOptions } from "./execute";
 export function approvalGate(ctx: TurnContext, approved: ReadonlySet<string>): NonNullable<ExecuteOptions["approval"]> {
   return {
     needed: (call, tool) => !approved.has(call.id) && needsApproval(ctx.deps.agent, tool),
-    request: (call, tool) => requestApproval(ctx, call, tool),
+    request: (call, tool, input) => requestApproval(ctx, call, tool, input),
   };
 }
 
-async function requestApproval(ctx: TurnContext, call: ToolUsePart, tool: RegisteredTool): Promise<void> {
+async function requestApproval(
+  ctx: TurnContext,
+  call: ToolUsePart,
+  tool: RegisteredTool,
+  input: JsonObject,
+): Promise<void> {
   const { approvals, eventLog, agent } = ctx.deps;
   const id = `apr_${crypto.randomUUID().replaceAll("-", "")}`;
   const reason = requestReason(tool);
@@ -34,6 +40,8 @@ async function requestApproval(ctx: TurnContext, call: ToolUsePart, tool: Regist
       turn_id: ctx.turnId,
       name: call.name,
       input: call.input,
+      // What the person approves is what runs: the referenced values, beside the references as written.
+      resolved_input: input === call.input ? undefined : input,
       reason,
       signature,
       expires_at: expires,

@@ -40,7 +40,8 @@ export interface ExecuteOptions {
   /** A valid server-side call that must wait for a person's approval: it is requested and left pending. */
   approval?: {
     needed(call: ToolUsePart, tool: RegisteredTool): boolean;
-    request(call: ToolUsePart, tool: RegisteredTool): Promise<void>;
+    /** `input`: the arguments with their `$tool` references resolved (the call's own when it has none). */
+    request(call: ToolUsePart, tool: RegisteredTool, input: JsonObject): Promise<void>;
   };
 }
 
@@ -218,7 +219,7 @@ async function executeOne(
     return;
   }
   // Checked only after validation: a person is never asked about a call that could not run anyway.
-  if (opts.approval?.needed(call, tool)) return opts.approval.request(call, tool);
+  if (opts.approval?.needed(call, tool)) return opts.approval.request(call, tool, input);
   try {
     const outcome = mcp
       ? await mcp(tool, input, !notLoaded)
