@@ -144,6 +144,12 @@ export class ResponsesStreamParser implements WireParser {
       }
       return;
     }
+    if (!item && asStr(wire.type) === "function_call") {
+      // Some proxies send a call only as its done item, too: opened and closed here.
+      this.#onAdded(at, wire, events);
+      this.#onDone(at, wire, events);
+      return;
+    }
     if (!item) return;
     if (item.kind === "text") {
       if (item.opened) events.push({ type: "block_stop", index: item.index, part: { type: "text", text: item.text } });

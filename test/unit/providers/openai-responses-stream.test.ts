@@ -161,6 +161,19 @@ describe("openai-responses adapter: stream parsing", () => {
     ]);
   });
 
+  it("a function_call item sent only as output_item.done is the call, whole", async () => {
+    const bytes = frames([
+      created,
+      { type: "response.output_item.done", output_index: 0, item: { ...fcItem, arguments: '{"city":"Oslo"}' } },
+      { type: "response.completed", response: { id: "resp_1" } },
+    ]);
+    const { events, failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+    expect(failure).toBeUndefined();
+    const stop = events.find((e) => e.type === "block_stop");
+    expect(stop).toMatchObject({ part: { type: "tool_use", id: fcItem.call_id, input: { city: "Oslo" } } });
+    expect(events.at(-1)).toEqual({ type: "message_stop", stop_reason: "tool_use" });
+  });
+
   it("invalid call arguments become block_invalid, not a part", async () => {
     const bytes = frames([
       created,
