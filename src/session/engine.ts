@@ -183,7 +183,10 @@ export class SessionEngine {
     const open = this.history.openCalls().length > 0;
     const last = this.history.last();
     if (!latest || latest.status === "completed" || (!open && last?.role !== "user")) {
-      return failure("nothing_to_retry", "the last turn did not fail or get interrupted; send a new message instead");
+      return failure(
+        "nothing_to_retry",
+        "there is nothing to re-run: the last turn completed or ended with the model's own answer; send a new message instead",
+      );
     }
     // A retried turn keeps the structured-output contract of the turn it re-runs.
     const schema = latest.json_schema ? (JSON.parse(latest.json_schema) as JsonObject) : undefined;
@@ -225,11 +228,11 @@ export class SessionEngine {
     const maxSteps = Math.min(input.max_steps ?? agent.max_steps, MAX_STEPS_LIMIT);
     // Only what admission needs happens before the provider request; sweeps run when a turn settles.
     const superseded = previous && isPaused(previous.status) ? previous.id : null;
-    const { turn, synthesized, declined } = this.tx(() => {
+    const { turn, synthesized, declined, unloaded } = this.tx(() => {
       if (superseded) this.turns.finish(superseded, "completed", "superseded", null);
       // Open approvals are answered "declined" in this same admission transaction; closeOpenCalls writes them.
       const declined = declineOpen(this.approvals, this.history, close.declined, "admission");
-      const { notices } = this.tools.admit(agent);
+      const { notices, unloaded } = this.tools.admit(agent);
       const { message, synthesized } = this.history.closeOpenCalls({
         turnId: id,
         reason: close.reason,
@@ -249,7 +252,7 @@ export class SessionEngine {
         json_schema: input.json_schema ? JSON.stringify(input.json_schema) : null,
         first_message_seq: message?.seq ?? null,
       });
-      return { turn, synthesized, declined };
+      return { turn, synthesized, declined, unloaded };
     });
     // The events' log lines wait until the turn's first content is out (or it settles): a console line is not
     // free, and these would otherwise delay the provider request and the first delta. The rows are written now.
@@ -261,6 +264,7 @@ export class SessionEngine {
         this.eventLog.record("turn_finished", superseded, { status: "completed", finish_reason: "superseded" });
       }
       this.eventLog.record("turn_started", id, { kind, max_steps: maxSteps });
+      if (unloaded.length) this.eventLog.record("tools_unloaded", id, { names: unloaded, reason: "tools_limit" });
       if (synthesized.length > 0) {
         this.eventLog.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
       }

@@ -18,7 +18,10 @@ import { declaration, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
 import type { HistoryStore } from "./history/store";
 
-/** The most tools a plain projection's tools[] holds: the smallest provider cap (OpenAI's 128 functions). */
+/**
+ * The most tools a plain projection's tools[] holds, structured_output included: the smallest provider cap
+ * (OpenAI's 128 functions).
+ */
 export const PLAIN_TOOLS_MAX = 128;
 
 /** What identifies a declaration as the model was shown it: name, description and schema. */
@@ -114,7 +117,7 @@ export class SessionTools {
    * loaded each tool: history is not read back into it (a call there may have
    * been invalid or declined, or its tool dropped since).
    */
-  admit(agent: AgentConfig): { notices: NoticePart[] } {
+  admit(agent: AgentConfig): { notices: NoticePart[]; unloaded: string[] } {
     this.#pinned = this.mcp.snapshot(agent.mcp_servers);
     const down = this.#pinned.down;
     const reg = this.registry(agent);
@@ -128,10 +131,14 @@ export class SessionTools {
     if (projectionFor(agent.model) === "message_level") {
       this.loaded.redeclare((name) => {
         const tool = reg.get(name);
+        // A tool missing here (its server down) is left as declared: unchanged until its server says otherwise.
         return tool?.deferred ? declarationDigest(declaration(tool)) : undefined;
       });
     }
-    return { notices: toolSetNotices(reg, this.#history.view()) };
+    // Whatever changed since the last turn (an agent PUT adding core tools, a projection switch, a server back
+    // with its tools), the plain projection's tools[] fits again before any request.
+    const unloaded = this.#fit(agent, reg, []);
+    return { notices: toolSetNotices(reg, this.#history.view()), unloaded };
   }
 
   /**
@@ -142,15 +149,24 @@ export class SessionTools {
    */
   load(agent: AgentConfig, names: readonly string[], via: string): { added: string[]; unloaded: string[] } {
     const added = this.loaded.add(names, via);
-    if (added.length === 0 || projectionFor(agent.model) !== "plain") return { added, unloaded: [] };
-    const reg = this.registry(agent);
-    const room = Math.max(0, PLAIN_TOOLS_MAX - reg.core().length - reg.builtins.length);
+    if (added.length === 0) return { added, unloaded: [] };
+    return { added, unloaded: this.#fit(agent, this.registry(agent), added) };
+  }
+
+  /**
+   * The plain projection's tools[] within `PLAIN_TOOLS_MAX`: core tools, built-ins, loaded tools and one slot
+   * for a turn's structured_output. Unloads the tools loaded longest ago first, those just `added` last.
+   */
+  #fit(agent: AgentConfig, reg: ToolRegistry, added: readonly string[]): string[] {
+    if (projectionFor(agent.model) !== "plain") return [];
+    const room = Math.max(0, PLAIN_TOOLS_MAX - 1 - reg.core().length - reg.builtins.length);
     const present = this.loaded.list().filter((n) => reg.get(n)?.deferred === true);
     const over = present.length - room;
-    if (over <= 0) return { added, unloaded: [] };
-    const unloaded = present.filter((n) => !added.includes(n)).slice(0, over);
+    if (over <= 0) return [];
+    const fresh = new Set(added);
+    const unloaded = [...present.filter((n) => !fresh.has(n)), ...present.filter((n) => fresh.has(n))].slice(0, over);
     this.loaded.remove(unloaded);
-    return { added, unloaded };
+    return unloaded;
   }
 
   /** Declarations of loaded tools no history message carries yet; marks them as carried (same transaction). */

@@ -70,10 +70,13 @@ export class LoadedTools {
   /**
    * Declared tools whose declaration changed since history got it (`current` gives today's digest) become
    * undeclared, so the next declarations carry the new one. Rows with no digest (declared before digests were
-   * kept) are left alone.
+   * kept) and tools `current` does not know (undefined: a server down) are left alone.
    */
   redeclare(current: (name: string) => string | undefined): string[] {
-    const changed = this.#read().filter((r) => r.declared && r.as !== null && current(r.name) !== r.as);
+    const changed = this.#read().filter((r) => {
+      const now = r.declared && r.as !== null ? current(r.name) : undefined;
+      return now !== undefined && now !== r.as;
+    });
     for (const r of changed) {
       write(this.#sql, "UPDATE loaded_tools SET declared = 0 WHERE name = ?", r.name);
       r.declared = false;

@@ -435,10 +435,11 @@ describe("an Anthropic model without tool search (native_tool_search: false)", (
 });
 
 describe("the plain projection's tools[] at the provider's limit", () => {
-  it("loading past 128 tools unloads the longest-loaded ones: every request stays within the limit", async () => {
-    const many = Array.from({ length: 150 }, (_, i) => tool(`lookup_${i}`, `Lookup number ${i}`));
+  const many = Array.from({ length: 150 }, (_, i) => tool(`lookup_${i}`, `Lookup number ${i}`));
+  const names = many.map((t) => t.name);
+  /** A session on plain Chat Completions that has loaded 140 tools, 20 per step. */
+  async function loadedMany() {
     const s = await setup({ tools: [TOOLS[0], ...many] }, "openai");
-    const names = many.map((t) => t.name);
     const steps = Array.from({ length: 7 }, (_, k) => ({
       reply: {
         tool_calls: [{ id: `call_cap_${k}`, name: "select_tools", input: { names: names.slice(k * 20, k * 20 + 20) } }],
@@ -446,14 +447,50 @@ describe("the plain projection's tools[] at the provider's limit", () => {
     }));
     await script(s.model, [...steps, { reply: { text: "All loaded." } }]);
     expect((await send(s, { content: "load them all" })).body.status).toBe("completed");
+    return s;
+  }
+  const sizes = async (s: Awaited<ReturnType<typeof setup>>) =>
+    (await mockRequests(s.model)).map((r) => ((r.body as Body).tools ?? []).length);
+  const loadedTools = async (s: Awaited<ReturnType<typeof setup>>) =>
+    (await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key })).body.loaded_tools;
+
+  it("loading past the limit unloads the longest-loaded tools, keeping a slot for structured_output", async () => {
+    const s = await loadedMany();
     const reqs = await mockRequests(s.model);
     expect(reqs.filter((r) => r.rejected).map((r) => r.rejected?.message)).toEqual([]);
-    const sizes = reqs.map((r) => ((r.body as Body).tools ?? []).length);
-    expect(Math.max(...sizes)).toBe(128);
+    expect(Math.max(...(await sizes(s)))).toBe(127);
     const unloaded = (await events(s)).filter((e) => e.type === "tools_unloaded").flatMap((e) => e.data.names);
-    // The first tools loaded made room for the last: 140 loaded, room for 124 beside 1 core tool and 3 built-ins.
-    expect(unloaded).toEqual(names.slice(0, 16));
-    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
-    expect(state.body.loaded_tools).toEqual(names.slice(16, 140));
+    // 140 loaded, room for 123 beside 1 core tool, 3 built-ins and a structured_output slot.
+    expect(unloaded).toEqual(names.slice(0, 17));
+    expect(await loadedTools(s)).toEqual(names.slice(17, 140));
+  });
+
+  it("a turn with a json_schema at the limit still fits: structured_output takes the kept slot", async () => {
+    const s = await loadedMany();
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_cap_so", name: "structured_output", input: { ok: true } }] } },
+    ]);
+    const turn = await send(s, {
+      content: "answer",
+      json_schema: { type: "object", properties: { ok: { type: "boolean" } } },
+    });
+    expect(turn.body.status).toBe("completed");
+    expect((await sizes(s)).at(-1)).toBe(128);
+    expect((await mockRequests(s.model)).filter((r) => r.rejected)).toEqual([]);
+  });
+
+  it("an agent change that adds core tools makes room at the next turn, before any request", async () => {
+    const s = await loadedMany();
+    const core = Array.from({ length: 5 }, (_, i) => tool(`core_extra_${i}`, `Core tool ${i}`, false));
+    await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: "test-admin-key",
+      json: { model: { provider: "openai", name: s.model }, tools: [TOOLS[0], ...core, ...many] },
+    });
+    await script(s.model, [{ reply: { text: "Still here." } }]);
+    expect((await send(s, { content: "next" })).body.status).toBe("completed");
+    expect((await sizes(s)).at(-1)).toBe(127);
+    expect((await mockRequests(s.model)).filter((r) => r.rejected)).toEqual([]);
+    expect(await loadedTools(s)).toEqual(names.slice(22, 140));
   });
 });

@@ -53,4 +53,17 @@ describe("the loaded-tool set in memory", () => {
     expect(kept).toEqual(fresh);
     expect(historyDropped).toBe(true);
   });
+
+  it("redeclare undeclares a changed declaration, keeps an unchanged one and one it cannot see (server down)", async () => {
+    const stub = await sessionStub(await setup());
+    const undeclared = await runInDurableObject(stub, (_i, state) => {
+      const loaded = new LoadedTools(state.storage.sql);
+      loaded.add(["changed", "same", "down"], "test");
+      loaded.markDeclared(["changed", "same", "down"], (n) => `digest-${n}`);
+      const now: Record<string, string | undefined> = { changed: "digest-new", same: "digest-same" };
+      const flipped = loaded.redeclare((n) => now[n]);
+      return { flipped, undeclared: loaded.undeclared(), fresh: new LoadedTools(state.storage.sql).undeclared() };
+    });
+    expect(undeclared).toEqual({ flipped: ["changed"], undeclared: ["changed"], fresh: ["changed"] });
+  });
 });
