@@ -15,6 +15,7 @@ import {
   script,
   send,
   setup,
+  sseFrames,
 } from "./helpers";
 
 const toolA = clientTool("slow_lookup");
@@ -147,6 +148,24 @@ describe("crash or eviction mid-turn", () => {
     expect(retry.body.status).toBe("completed");
     expect(pairingProblems(await history(s))).toEqual([]);
     expect((await mockRequests(s.model)).filter((r) => r.rejected)).toEqual([]);
+  });
+
+  it("a client reading the interrupted turn's stream gets its status part ahead of the error chunk", async () => {
+    const s = await setup({ tools: [toolA] });
+    const running = await stalledAfterToolUse(s);
+    await running.body?.cancel().catch(() => {});
+    await abortAllDurableObjects();
+    const state = await apiJson<{ last_turn: { id: string; status: string } }>(`/v1/sessions/${s.session}`, {
+      key: s.key,
+    });
+    expect(state.body.last_turn.status).toBe("interrupted");
+    const frames = (await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key })))
+      .map((f) => f.data)
+      .filter((d) => d !== "[DONE]")
+      .map((d) => JSON.parse(d) as { type: string; data?: { status?: string; turn_id?: string } });
+    const tail = frames.slice(-3);
+    expect(tail.map((c) => c.type)).toEqual(["data-turn", "error", "finish"]);
+    expect(tail[0]?.data).toMatchObject({ turn_id: state.body.last_turn.id, status: "interrupted" });
   });
 
   it("the heartbeat alarm of a fresh instance finds nothing running and stops", async () => {
