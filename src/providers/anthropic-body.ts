@@ -155,8 +155,10 @@ function resultContent(
   if (typeof content === "string") return content;
   return content.map((b) => {
     if (b.type !== "tool_reference") return b;
+    // Without tool search a reference is history only: the tool may have been unloaded since, and loads again.
+    if (!references) return { type: "text", text: `[tool ${b.tool_name} was loaded here]` };
     if (!declared.has(b.tool_name)) return { type: "text", text: `[tool ${b.tool_name} is no longer available]` };
-    return references ? b : { type: "text", text: `[tool ${b.tool_name} is loaded]` };
+    return b;
   });
 }
 

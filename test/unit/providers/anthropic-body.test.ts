@@ -81,7 +81,7 @@ describe("anthropic buildBody", () => {
     });
     const body = anthropic.buildBody(req);
     expect(JSON.stringify(body)).not.toContain("tool_reference");
-    expect(JSON.stringify(body)).toContain("[tool a is loaded]");
+    expect(JSON.stringify(body)).toContain("[tool a was loaded here]");
     expect(anthropicBetas(req, body)).toEqual([]);
   });
 
