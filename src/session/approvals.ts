@@ -65,7 +65,11 @@ export interface ApprovalAnswer {
   input?: unknown;
 }
 
-/** Who answered: `key:<api key id>`, `token:<jti>`, or the service itself (`ttl`, `admission`). */
+/**
+ * Who answered (`approvals.decided_by`, the events' `by`): a person through `key:<api key id>`, `token:<jti>`,
+ * `admin` or `webhook:<webhook-id>` (a run's approvals route), or the service itself: `admission` (a new message
+ * or retry), `cancel`, `failure` (the turn failed), `recovery` (a restart) or `ttl` (expired).
+ */
 export type Actor = string;
 
 export const MOVED_ON = "the user moved on";
