@@ -1,3 +1,7 @@
+/**
+ * MCP client limits: caps on servers, tools and response sizes, the list and call timeouts and the tool-list
+ * cache TTL. `mcpLimits` reads the worker-variable overrides (SWITCHBOARD_MCP_*_MS) and the private-URL flag.
+ */
 /** Servers per agent (the agent body schema caps `mcp_servers` at this many, too). */
 export const MAX_MCP_SERVERS = 20;
 /** Tools taken from one server; the rest are ignored and the server's status says so. */
