@@ -55,7 +55,9 @@ export function recordDeclined(
 /**
  * Answers approvals (checked first: nothing is written unless every answer
  * is valid). Declined calls get their result now; approved ones run when
- * the turn resumes, which it does once nothing else is awaited.
+ * the turn resumes, which it does once nothing else is awaited. `onlyTurn`:
+ * answers for approvals of any other turn are unknown (a run's approvals;
+ * null: a run with no turn, which has none).
  */
 export async function answerApprovals(
   engine: AnsweringEngine,
@@ -64,12 +66,14 @@ export async function answerApprovals(
   mode: Mode,
   by: Actor,
   fromChat = false,
+  onlyTurn?: string | null,
 ): Promise<Result<TurnAnswer>> {
   const generation = engine.generation;
   await engine.tools.refresh(agent, engine.env);
   const checked = await checkAnswers(engine.approvals, answers, {
     requireSignature: fromChat,
     skipAnswered: fromChat,
+    ...(onlyTurn !== undefined ? { onlyTurn } : {}),
   });
   // The session was deleted while this awaited: nothing is written into the wiped object.
   if (engine.stale(generation)) return deleted();

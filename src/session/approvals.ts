@@ -308,7 +308,7 @@ export function openView(row: ApprovalRow): OpenApproval {
 export async function checkAnswers(
   store: ApprovalStore,
   answers: ApprovalAnswer[],
-  opts: { requireSignature: boolean; skipAnswered: boolean },
+  opts: { requireSignature: boolean; skipAnswered: boolean; onlyTurn?: string | null },
 ): Promise<Result<{ decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }> }>> {
   const seen = new Set<string>();
   for (const a of answers) {
@@ -319,6 +319,9 @@ export async function checkAnswers(
   for (const a of answers) {
     const row = store.get(a.approval_id);
     if (!row) return failure("unknown_approval", `no approval with id ${a.approval_id} in this session`);
+    if (opts.onlyTurn !== undefined && row.turn_id !== opts.onlyTurn) {
+      return failure("unknown_approval", `no approval with id ${a.approval_id} for this run`);
+    }
     if (a.tool_call_id !== undefined && a.tool_call_id !== row.call_id) {
       return failure("approval_mismatch", `approval ${a.approval_id} is not for tool call ${a.tool_call_id}`);
     }

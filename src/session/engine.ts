@@ -408,8 +408,9 @@ export class SessionEngine {
     mode: Mode,
     by: Actor,
     fromChat = false,
+    onlyTurn?: string | null,
   ): Promise<Result<TurnAnswer>> {
-    return answerApprovals(this, agent, answers, mode, by, fromChat);
+    return answerApprovals(this, agent, answers, mode, by, fromChat, onlyTurn);
   }
 
   /** Declines an approval whose time ran out (approval-answers.ts). */

@@ -70,6 +70,8 @@ export type TurnCall =
       mode: Mode;
       by: string;
       fromChat: boolean;
+      /** POST /v1/runs/{id}/approvals: only this run's own open approvals may be answered. */
+      run?: string;
     }
   | { call: "retry"; agent: AgentArg; mode: Mode };
 

@@ -249,3 +249,58 @@ describe("approving a run through its run id with a tenant key", () => {
     expect((await mockRequests(s.model)).filter((x) => x.rejected)).toEqual([]);
   });
 });
+
+describe("a run's approvals are its own", () => {
+  it("a signature for an ended run cannot answer an approval a key user's turn asked for in the same session", async () => {
+    const rec = uid("charge");
+    const tool = {
+      name: "charge_card",
+      description: "Charges a card.",
+      input_schema: { type: "object", properties: { amount: { type: "number" } } },
+      execution: { type: "http", url: `${env.MOCK_URL}/_callback/${rec}` },
+      requires_approval: true,
+    };
+    const s = await runSetup([newSecret()], { tools: [tool] });
+    const session = uid("shared");
+    await script(s.model, [{ reply: { text: "Nothing to charge." } }]);
+    const started = await signedRun(s, { input: "hello", session_id: session });
+    expect(started.status).toBe(202);
+    const runId = ((await started.json()) as { run_id: string }).run_id;
+    await waitFor(
+      () => runView(runId),
+      (r) => r.status === "completed",
+    );
+    // The tenant's own user, in the same session, is asked to approve a charge.
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_users_charge", name: "charge_card", input: { amount: 9 } }] } },
+      { reply: { text: "Charged 9." } },
+    ]);
+    const paused = await apiJson<{ status: string; pending_approvals: OpenApproval[] }>(
+      `/v1/sessions/${session}/messages`,
+      { method: "POST", key: s.key, json: { content: "charge 9" } },
+    );
+    expect(paused.body.status).toBe("awaiting_approval");
+    const approvalId = paused.body.pending_approvals[0]?.approval_id as string;
+    const answer = { approvals: [{ approval_id: approvalId, approved: true }] };
+    const signed = await signedPost(`/v1/runs/${runId}/approvals`, s.secrets[0] as string, answer);
+    expect(signed.status).toBe(404);
+    expect(((await signed.json()) as { error: { code: string } }).error.code).toBe("unknown_approval");
+    expect(await deliveries(rec)).toHaveLength(0);
+    const state = await apiJson<{ pending_approvals: OpenApproval[] }>(`/v1/sessions/${session}`, { key: s.key });
+    expect(state.body.pending_approvals.map((a) => a.approval_id)).toEqual([approvalId]);
+  });
+});
+
+describe("a signature that matches no secret", () => {
+  it("is 401 alike for a run that exists and one that does not: the answer tells no run ids", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "Done." } }]);
+    const started = await signedRun(s, { input: "hello" });
+    const runId = ((await started.json()) as { run_id: string }).run_id;
+    const forged = (id: string) => signedPost(`/v1/runs/${id}/approvals`, newSecret(), { approvals: [] });
+    const real = await forged(runId);
+    const none = await forged("run_0123456789abcdef0123456789abcdef");
+    expect([real.status, none.status]).toEqual([401, 401]);
+    expect(await none.json()).toEqual(await real.json());
+  });
+});

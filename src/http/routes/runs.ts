@@ -95,7 +95,8 @@ async function verifySignature(
  *   that started the run and received its signed `run.awaiting_approval`
  *   (a Slack bot, an admin tool) answers with the secret it already holds.
  * Anyone else learns nothing: another tenant's key, or a signature for a run
- * that a key started, is `404 not_found`, as for a run that does not exist.
+ * that a key started, is `404 not_found`; a signature that matches no secret,
+ * whether the run exists or not, is `401`.
  */
 async function approver(c: Context<AppEnv>, record: RunRecord | null, raw: string): Promise<string> {
   const missing = new ApiError(404, "not_found", "run not found");
@@ -109,13 +110,20 @@ async function approver(c: Context<AppEnv>, record: RunRecord | null, raw: strin
     if (!record || (!admin && record.tenant !== c.get("tenant"))) throw missing;
     return admin ? "admin" : actorOf(c);
   }
-  // Unsigned: 401 whether the run exists or not. Signed for a run that does not exist: 404.
+  // Where there is no secret to check against (no such run, or its agent has none), a secret nobody holds stands
+  // in: the same 401 as a signature matching no secret of a real run, so whoever holds no secret cannot tell
+  // which run ids exist.
   const agent = record ? (await readAgent(c.env.DB, record.agent)).config : null;
-  if (!record && c.req.header("webhook-signature") === undefined) await verifySignature(c, null, raw);
-  if (!record) throw missing;
-  const signed = await verifySignature(c, agent, raw);
-  if (record.auth !== "signature") throw missing;
+  const secrets =
+    agent && agent.webhook_secrets.length > 0 ? agent : ({ webhook_secrets: [unguessable()] } as AgentConfig);
+  const signed = await verifySignature(c, secrets, raw);
+  if (record?.auth !== "signature") throw missing;
   return `webhook:${signed.id}`;
+}
+
+/** A webhook secret no sender holds (random per call), to check a signature against where no secret exists. */
+function unguessable(): string {
+  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
 }
 
 function idempotencyKey(c: Context<AppEnv>): string | null {
@@ -197,6 +205,7 @@ export const runsRoutes = new Hono<AppEnv>()
         mode: "json",
         by,
         fromChat: false,
+        run: record.id,
       }),
     );
     return respond(c, answer, false);
