@@ -463,6 +463,10 @@ export class SessionEngine {
     }
     if (latest && paused && this.approvals.pending().length === 0 && latest.status === "awaiting_approval") {
       this.turns.setStatus(latest.id, "awaiting_tool_results");
+      // The pause changed: a run whose turn this is concludes now (it cannot answer client calls), and runs
+      // queued behind the approval may start.
+      this.hooks.settled(latest.id, "awaiting_tool_results");
+      this.hooks.arm();
     }
     const current = latest ? this.result(latest.id, since) : null;
     return {

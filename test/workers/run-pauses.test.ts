@@ -134,6 +134,52 @@ describe("a run whose turn asked for client tools", () => {
   });
 });
 
+describe("a run paused for an approval and a client call at once", () => {
+  it("once the approval is answered, fails at once (it cannot answer the client call) and the queued run runs", async () => {
+    const s = await runSetup(undefined, {
+      tools: [
+        ASK_USER,
+        {
+          name: "charge_card",
+          description: "Charges a card.",
+          input_schema: { type: "object", properties: { amount: { type: "number" } } },
+          execution: { type: "http", url: `${env.MOCK_URL}/_callback/${uid("mixed")}` },
+          requires_approval: true,
+        },
+      ],
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_mixed_charge", name: "charge_card", input: { amount: 5 } },
+            { id: "call_mixed_ask", name: "ask_user", input: { q: "?" } },
+          ],
+        },
+      },
+      { reply: { text: "Second run done." } },
+    ]);
+    const started = (await (await signedRun(s, { input: "charge and ask" })).json()) as {
+      run_id: string;
+      session_id: string;
+    };
+    const paused = (await waitRun(s, started.run_id, (r) => r.status === "awaiting_approval")) as Paused;
+    const queued = await signedRun(s, { input: "second", session_id: started.session_id });
+    const second = ((await queued.json()) as { run_id: string }).run_id;
+    const approved = await apiJson(`/v1/runs/${started.run_id}/approvals`, {
+      method: "POST",
+      key: s.key,
+      json: { approvals: [{ approval_id: paused.approvals?.[0]?.approval_id, approved: true }] },
+    });
+    expect(approved.status).toBe(200);
+    // No alarm is run by hand: the answer itself concludes the run and lets the queued one start.
+    const first = await getRun(s, started.run_id);
+    expect([first.status, first.error?.code]).toEqual(["failed", "awaiting_tool_results"]);
+    const next = await waitRun(s, second, (r) => r.status === "completed" || r.status === "failed");
+    expect([next.status, next.result?.output]).toEqual(["completed", "Second run done."]);
+  });
+});
+
 describe("a run's approval notices (run.awaiting_approval)", () => {
   const notices = async (hook: string) =>
     (await deliveries(hook)).filter((d) => (JSON.parse(d.body) as { type: string }).type === "run.awaiting_approval");
