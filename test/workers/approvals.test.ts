@@ -581,6 +581,61 @@ describe("approving through POST /chat after a server tool of the same turn", ()
   });
 });
 
+describe("approving through POST /chat beside a client call of the same step", () => {
+  it("approved first, the client output sent later (repeating the approval) resumes the turn", async () => {
+    const charge = uid("charge");
+    const s = await setup({
+      tools: [
+        recordedTool("charge_card", charge),
+        {
+          name: "ask_user",
+          description: "client tool",
+          input_schema: { type: "object", properties: { q: { type: "string" } } },
+          execution: { type: "client" },
+        },
+      ],
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_cc_charge", name: "charge_card", input: { amount: 9 } },
+            { id: "call_cc_ask", name: "ask_user", input: { q: "which card?" } },
+          ],
+        },
+      },
+      { reply: { text: "Charged the card you picked." } },
+    ]);
+    const paused = (await send(s, { content: "charge 9 to a card I pick" })).body as unknown as TurnView;
+    const open = paused.pending_approvals?.[0] as OpenApproval;
+    const ask = (state: string, extra: Record<string, unknown> = {}) => ({
+      type: "dynamic-tool",
+      toolName: "ask_user",
+      toolCallId: "call_cc_ask",
+      state,
+      input: { q: "which card?" },
+      ...extra,
+    });
+    const chat = (parts: unknown[]) =>
+      api(`/v1/sessions/${s.session}/chat`, {
+        method: "POST",
+        key: s.key,
+        json: { id: s.session, trigger: "submit-message", messages: [{ id: "msg_cc", role: "assistant", parts }] },
+      });
+    // useChat sends the approval as soon as it is given, the client call still open: nothing to resume yet.
+    const first = await chat([approvedPart(open), ask("input-available")]);
+    expect(first.status).toBe(200);
+    expect((await sessionState(s)).last_turn.status).toBe("awaiting_tool_results");
+    // Then the client's output, in the same message, the answered approval repeated beside it.
+    const second = await chat([approvedPart(open), ask("output-available", { output: "the visa" })]);
+    expect(second.status).toBe(200);
+    expect(await second.text()).toContain('"type":"text-delta"');
+    expect(await deliveries(charge)).toHaveLength(1);
+    expect((await sessionState(s)).last_turn.status).toBe("completed");
+    expect(pairingProblems(await history(s))).toEqual([]);
+  });
+});
+
 describe("cancelling a turn while a sibling of an approval call runs", () => {
   it("declines the step's approval with the turn: nothing is left open to decide, and the call never runs", async () => {
     const { s, charge } = await chargeBesideSlow("cx");
