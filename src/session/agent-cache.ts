@@ -19,7 +19,9 @@
  *
  * While a turn is open the copy is the config it was admitted with, and it stays: a running turn's, and a
  * paused one's until it resumes (client results, approval answers or expiry) and ends. Only the admission of
- * a new turn, which ends a paused one, reads a newer config; nothing does while a turn runs.
+ * a new turn, which ends a paused one, reads a newer config; nothing does while a turn runs. While a turn is
+ * paused the newer config is handed to the admission and stored only once that admission has ended the pause
+ * (`commit`): a refused one (a bad result id, an oversized body, a replayed key) leaves the paused turn its copy.
  */
 import type { AgentConfig } from "../agents/types";
 import { readAgent } from "../d1/agents";
@@ -85,9 +87,13 @@ export class AgentCache {
     this.#memo = { name, epoch, config, fetchedAt };
   }
 
-  /** A config just read from D1 elsewhere (a run's admission): kept unless the copy is of a newer epoch. */
+  /**
+   * A config just read from D1 elsewhere (a run's admission): kept unless the copy is of a newer epoch, or a
+   * turn is open (its copy stays; the run reads the config again when it starts).
+   */
   offer(name: string, config: AgentConfig | null, epoch: number): void {
     const cached = this.#cached(name);
+    if (cached && this.#open() !== null) return;
     if (!cached || epoch >= cached.epoch) this.prime(name, config, epoch);
   }
 
@@ -101,6 +107,8 @@ export class AgentCache {
       return cached.config;
     }
     const { config, epoch } = await readAgent(this.#db(), name);
+    // A run starts only where no one else's pause waits (session-runs.ts `blocked`), so its admission, which
+    // nothing refuses, ends any pause left: the copy can be stored at once.
     this.prime(name, config, Math.max(epoch ?? 0, cached?.epoch ?? 0));
     return config;
   }
@@ -109,12 +117,22 @@ export class AgentCache {
    * The agent's config for a turn call; 409 agent_missing when the agent was deleted. `admission`: the call may
    * admit a new turn (a message, a retry); anything else (results, approvals, state) keeps an open turn's copy.
    */
-  async resolve(name: string, arg: AgentArg, admission = false): Promise<Result<{ agent: AgentConfig }>> {
+  async resolve(
+    name: string,
+    arg: AgentArg,
+    admission = false,
+  ): Promise<Result<{ agent: AgentConfig; commit?: () => void }>> {
     if ("model" in arg) return { ok: true, agent: arg };
     let cached = this.#cached(name);
     if (!cached || (arg.epoch > cached.epoch && this.#mayRefresh(admission))) {
       const { config, epoch } = await readAgent(this.#db(), name);
-      this.prime(name, config, Math.max(epoch ?? 0, arg.epoch));
+      const at = Math.max(epoch ?? 0, arg.epoch);
+      // Paused: the newer config goes to the admission, and is stored only once that admission ended the pause.
+      if (cached && this.#open() === "paused") {
+        if (!config) return failure("agent_missing", `agent "${name}" no longer exists`);
+        return { ok: true, agent: config, commit: () => this.prime(name, config, at) };
+      }
+      this.prime(name, config, at);
       cached = this.#memo as Cached;
     }
     if (!cached.config) return failure("agent_missing", `agent "${name}" no longer exists`);

@@ -167,7 +167,11 @@ export class Session extends DurableObject<Env> {
   }
 
   /** The agent config for a turn of this session (see agent-cache.ts). */
-  #agent(info: SessionInfo, arg: AgentArg, admission = false): Promise<Result<{ agent: AgentConfig }>> {
+  #agent(
+    info: SessionInfo,
+    arg: AgentArg,
+    admission = false,
+  ): Promise<Result<{ agent: AgentConfig; commit?: () => void }>> {
     return this.#agents.resolve(info.agent, arg, admission);
   }
 
@@ -195,7 +199,10 @@ export class Session extends DurableObject<Env> {
       const mark: DebugCounts | undefined = this.#probe?.mark();
       const agent = await this.#agent(info, arg, admission);
       if (!agent.ok) return agent;
+      const paused = agent.commit ? this.#engine.turns.latest()?.id : undefined;
       const answer = await fn(agent.agent);
+      // A newer config read while a turn was paused is the session's copy once this call ended that pause.
+      if (agent.commit && answer.ok && this.#engine.turns.latest()?.id !== paused) agent.commit();
       if (answer.ok && mark && this.#probe) answer.debug = this.#probe.since(mark);
       return answer;
     });

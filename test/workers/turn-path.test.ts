@@ -2,6 +2,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN, api, apiJson, clientTool, mockRequests, type Setup, script, setup, uid } from "./helpers";
+import { runSetup, signedRun } from "./runs-helpers";
 
 /**
  * The steady-state turn path (issue 10): no D1 statement per turn, for API
@@ -161,6 +162,69 @@ describe("the agent config lives in the session object", () => {
     expect(tools[1]).toContain("ask_user");
     expect(systems[2]).toContain("You are the reconfigured agent.");
     expect(tools[2]).not.toContain("ask_user");
+  });
+
+  it("a refused message while a turn is paused leaves that turn its config (the new one waits for an admission)", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_pin_refused", name: "ask_user", input: { q: "which?" } }] } },
+      { reply: { text: "resumed" } },
+    ]);
+    await apiJson(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "ask me" } });
+    await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "anthropic", name: s.model }, system: "You are the reconfigured agent." },
+    });
+    // An admission the session refuses (a result for a call it never made): the pause is not ended.
+    const refused = await apiJson(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "x", tool_results: [{ tool_use_id: "toolu_nope", content: "?" }] },
+    });
+    expect(refused.status).toBe(404);
+    const resumed = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_pin_refused", content: "the blue one" }] },
+    });
+    expect(resumed.body.status).toBe("completed");
+    const last = (await mockRequests(s.model)).at(-1);
+    expect(JSON.stringify(last?.body.system)).toContain("You are a test agent.");
+    expect(((last?.body.tools as Array<{ name: string }> | undefined) ?? []).map((t) => t.name)).toContain("ask_user");
+  });
+
+  it("a run queued behind a client's paused turn does not swap that turn's config", async () => {
+    const s = await runSetup(undefined, { tools: [clientTool("ask_user")] });
+    const session = uid("pinned");
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_pin_run", name: "ask_user", input: { q: "which?" } }] } },
+      { reply: { text: "resumed" } },
+      { reply: { text: "the run's answer" } },
+    ]);
+    expect(
+      (await apiJson("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent, id: session } })).status,
+    ).toBe(201);
+    await apiJson(`/v1/sessions/${session}/messages`, { method: "POST", key: s.key, json: { content: "ask me" } });
+    await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider: "anthropic", name: s.model },
+        system: "You are the reconfigured agent.",
+        webhook_secrets: s.secrets,
+        webhook_tenant: s.tenant,
+      },
+    });
+    expect((await signedRun(s, { input: "later", session_id: session })).status).toBe(202);
+    const resumed = await apiJson<{ status: string }>(`/v1/sessions/${session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_pin_run", content: "the blue one" }] },
+    });
+    expect(resumed.body.status).toBe("completed");
+    const second = (await mockRequests(s.model))[1];
+    expect(JSON.stringify(second?.body.system)).toContain("You are a run agent.");
   });
 
   it("a change after the database was restored to an older copy (its epoch went back) still reaches the session", async () => {
