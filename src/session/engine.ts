@@ -111,6 +111,7 @@ export class SessionEngine {
   beginDelete(): void {
     this.#generation++;
     this.#deleting = true;
+    this.compactor.stopOnDemand();
   }
 
   /** A DELETE is done (its wipe dropped the caches, `wiped`): the object serves a fresh, empty session. */
@@ -130,13 +131,23 @@ export class SessionEngine {
     return sessionTx(this, fn);
   }
 
-  async sendMessage(agent: AgentConfig, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
+  /**
+   * A user message (or a run's input) starts a turn. `mayStart`, checked after the last await: false when another
+   * turn must go first (a run behind a pause that began meanwhile) → 409 turn_in_progress, nothing written.
+   */
+  async sendMessage(
+    agent: AgentConfig,
+    input: SendInput,
+    mode: Mode,
+    mayStart?: () => boolean,
+  ): Promise<Result<TurnAnswer>> {
     const tooLarge = oversized(input);
     if (tooLarge) return tooLarge;
     const generation = this.#generation;
     // MCP tool lists need network I/O: fetched before the checks below, which then run without an await.
     await this.tools.refresh(agent, this.env);
     if (this.stale(generation)) return deleted();
+    if (mayStart && !mayStart()) return failure("turn_in_progress", "another turn must go first");
     this.#healOrphan();
     if (input.idempotency_key) {
       const prior = this.turns.byIdempotencyKey(input.idempotency_key);
@@ -528,6 +539,7 @@ export class SessionEngine {
       return paused && latest ? latest.id : null;
     });
     this.#conversation++;
+    this.compactor.stopOnDemand();
     if (paused) this.eventLog.record("turn_finished", paused, { status: "cancelled", finish_reason: "cleared" });
     this.eventLog.record("session_cleared", null, { at: nowIso() });
     // A run whose paused turn this was fails now ("the run's turn was cleared"), not at some later alarm.

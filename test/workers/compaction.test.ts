@@ -501,3 +501,32 @@ describe("an on-demand compaction racing a delete", () => {
     expect(JSON.stringify((await mockRequests(s.model)).at(-1))).not.toContain("SUMMARY-OF-DELETED-CHAT");
   });
 });
+
+describe("a turn that needs compaction while POST /compact runs", () => {
+  it("stops the on-demand compaction (which stores nothing) and compacts for itself; the turn completes", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 4);
+    // The on-demand summary stalls; the turn's own summary answers at once.
+    await summaryScript(s.model, [
+      { reply: { text: "ON-DEMAND SUMMARY" }, faults: { stall_before_ms: 5000 } },
+      { reply: { text: "The turn's own summary." } },
+    ]);
+    const compacting = apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/compact`, {
+      method: "POST",
+      key: s.key,
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const state = await apiJson<{ context: { estimated_tokens: number } }>(`/v1/sessions/${s.session}`, { key: s.key });
+    // A message that takes the session past its threshold (0.8 of the window), within the window.
+    const room = Math.floor(WINDOW * 0.9) - state.body.context.estimated_tokens;
+    await script(s.model, [{ reply: { text: "Answered after compacting." } }]);
+    const turn = await send(s, { content: `big: ${"lorem ipsum ".repeat(Math.floor((room * 4) / 12))}` });
+    expect(turn.body.status).toBe("completed");
+    const compacted = await compacting;
+    expect(compacted.status).toBe(409);
+    expect(compacted.body.error.code).toBe("not_compacted");
+    const records = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(records).toHaveLength(1);
+    expect(JSON.stringify((await mockRequests(s.model)).at(-1))).not.toContain("ON-DEMAND SUMMARY");
+  });
+});

@@ -88,8 +88,11 @@ export class Compactor {
   #last: Observation | null = null;
   /** A window the provider reported in a context-length error, when smaller than the configured one. */
   #learned: number | null = null;
-  /** One compaction at a time (a turn's and an on-demand one could otherwise interleave). */
-  #busy = false;
+  /**
+   * One compaction at a time (a turn's and an on-demand one could otherwise interleave): the one in flight, whose
+   * it is (a turn's, or null for POST /compact), how to stop it, and when it is done.
+   */
+  #running: { turnId: string | null; stop: AbortController; done: Promise<unknown> } | null = null;
   /** The latest request estimate (what a native compaction reports as tokens_before). */
   #lastEstimate = 0;
   /** Native compactions recorded by this instance (a step compares it to know whether its usage report is comparable). */
@@ -195,9 +198,20 @@ export class Compactor {
    * Summarises the view before a safe boundary and stores the record.
    * `turnId`: the running turn, whose messages are never summarised.
    */
-  async compact(agent: AgentConfig, opts: CompactOptions): Promise<CompactionOutcome> {
-    if (this.#busy) return { ok: false, reason: "a compaction is already running" };
-    this.#busy = true;
+  async compact(agent: AgentConfig, given: CompactOptions): Promise<CompactionOutcome> {
+    if (this.#running) {
+      // A turn needs the room now: an on-demand compaction gives way (stopped, it stores nothing).
+      if (given.turnId === null || this.#running.turnId !== null) {
+        return { ok: false, reason: "a compaction is already running" };
+      }
+      this.#running.stop.abort();
+      await this.#running.done.catch(() => {});
+      if (this.#running) return { ok: false, reason: "a compaction is already running" };
+    }
+    const stop = new AbortController();
+    const opts = { ...given, signal: AbortSignal.any([given.signal, stop.signal]) };
+    let finished: () => void = () => {};
+    this.#running = { turnId: opts.turnId, stop, done: new Promise<void>((r) => (finished = r)) };
     const attributes = { "switchboard.turn_id": opts.turnId ?? undefined, "switchboard.tokens": opts.tokensBefore };
     try {
       // The span covers the summary request(s) and the write; it carries context_compacted's data, or the reason.
@@ -211,8 +225,14 @@ export class Compactor {
         return outcome;
       });
     } finally {
-      this.#busy = false;
+      this.#running = null;
+      finished();
     }
+  }
+
+  /** Stops an on-demand compaction in flight (the session is being deleted or cleared): it stores nothing. */
+  stopOnDemand(): void {
+    if (this.#running?.turnId === null) this.#running.stop.abort();
   }
 
   async #compact(agent: AgentConfig, opts: CompactOptions): Promise<CompactionOutcome> {

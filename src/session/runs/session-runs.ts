@@ -215,6 +215,8 @@ export class SessionRuns {
         ...(schema ? { json_schema: schema } : {}),
       },
       "stream",
+      // Checked again after the engine's own await (the MCP listing): a client's turn may have paused meanwhile.
+      () => !this.blocked(),
     );
     if (this.#gone) return void this.#adopt(answer);
     if (!answer.ok && answer.error.code === "turn_in_progress") return;
