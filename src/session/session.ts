@@ -426,8 +426,14 @@ export class Session extends DurableObject<Env> {
       try {
         if (!this.#sweeper.idleExpired(Date.now())) return;
         await deleteSessionIndex(this.env.DB, info.tenant, info.id);
-        await this.#wipe();
-        await this.#tombstone();
+        // As a DELETE: work in flight (a request waiting on an MCP listing) sees the session gone, not a wiped store.
+        this.#engine.beginDelete();
+        try {
+          await this.#wipe();
+          await this.#tombstone();
+        } finally {
+          this.#engine.endDelete();
+        }
         log("info", "session_expired", { session: `${info.tenant}:${info.id}` });
       } catch (e) {
         this.#sweeper.schedule();
