@@ -9,6 +9,7 @@ import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } fro
 import { type Connection, readConnection, sessionPath } from "./connection";
 import { friendlyFetch } from "./errors";
 import {
+  answerableAt,
   type Block,
   type Entry,
   fromHistory,
@@ -152,15 +153,16 @@ function Chat({ conn }: { conn: Connection }) {
   const base = sessionPath(conn);
   // How useChat's resumption (GET …/stream) was answered: 204 = no turn streaming any more.
   const [resumeAnswer, setResumeAnswer] = useState<number | null>(null);
+  // Whether the server took the newest send (its POST answered 2xx): useChat's status cannot tell, since it stays
+  // "submitted" until the first visible chunk.
+  const taken = useRef(false);
   const transport = useMemo(() => {
     const watched: typeof fetch = async (input, init) => {
       const res = await friendlyFetch(input, init);
-      if (
-        (init?.method ?? "GET") === "GET" &&
-        String(input instanceof Request ? input.url : input).endsWith("/stream")
-      ) {
-        setResumeAnswer(res.status);
-      }
+      const url = String(input instanceof Request ? input.url : input);
+      const method = init?.method ?? "GET";
+      if (method === "GET" && url.endsWith("/stream")) setResumeAnswer(res.status);
+      if (method === "POST" && url.endsWith("/chat") && res.ok) taken.current = true;
       return res;
     };
     return new DefaultChatTransport({ api: `${base}/chat`, headers: authHeaders(conn), fetch: watched });
@@ -173,6 +175,9 @@ function Chat({ conn }: { conn: Connection }) {
     [],
   );
   const [retrying, setRetrying] = useState<string | null>(null);
+  // How many parts the newest message had when the retry line appeared: it goes once the answer moves on.
+  const partsAtRetry = useRef(0);
+  const partsNow = useRef(0);
   const turnFailed = useRef(false);
   const { messages, sendMessage, setMessages, status, error, clearError, addToolApprovalResponse } = useChat({
     id: conn.session,
@@ -182,6 +187,7 @@ function Chat({ conn }: { conn: Connection }) {
     onData: (part) => {
       if (part.type === "data-provider-retry") {
         const attempt = (part.data as { attempt?: number } | null)?.attempt;
+        partsAtRetry.current = partsNow.current;
         setRetrying(`The model provider is busy; retrying${attempt ? ` (attempt ${attempt})` : ""}…`);
       } else if (part.type === "data-turn") {
         const turn = part.data as { turn_id: string } & TurnOutcome;
@@ -216,6 +222,11 @@ function Chat({ conn }: { conn: Connection }) {
 
   const busy = status === "submitted" || status === "streaming";
   const live = fromUiMessages(messages);
+  partsNow.current = messages.at(-1)?.parts.length ?? 0;
+  // The retry line goes once the answer moves on (a new part after the retry), not at the end of the whole turn.
+  useEffect(() => {
+    if (retrying !== null && (messages.at(-1)?.parts.length ?? 0) > partsAtRetry.current) setRetrying(null);
+  }, [messages, retrying]);
 
   // A send the server never took (refused, rate-limited or unreachable before its answer began): useChat keeps
   // the message it added, which would show as sent although nothing stored it. It leaves the transcript and its
@@ -230,7 +241,7 @@ function Chat({ conn }: { conn: Connection }) {
     if (status === "error" && turnFailed.current) {
       turnFailed.current = false;
       setAttributed(error ?? null);
-    } else if (lastStatus.current === "submitted" && status === "error" && text !== null) {
+    } else if (lastStatus.current === "submitted" && status === "error" && text !== null && !taken.current) {
       setMessages((ms) => (ms[ms.length - 1]?.role === "user" ? ms.slice(0, -1) : ms));
       setDraft((d) => d || text);
     }
@@ -250,11 +261,14 @@ function Chat({ conn }: { conn: Connection }) {
     setRereading(true);
     loadHistory(conn, true)
       .then(
-        (h) => setEarlier(h.entries),
+        (h) => {
+          setEarlier(h.entries);
+          if (h.outcome) noteOutcome(h.outcome.turnId, h.outcome.text);
+        },
         (e: Error) => setProblem(e.message),
       )
       .finally(() => setRereading(false));
-  }, [awaited, resumeAnswer, conn]);
+  }, [awaited, resumeAnswer, conn, noteOutcome]);
 
   const send = (e: FormEvent) => {
     e.preventDefault();
@@ -265,6 +279,7 @@ function Chat({ conn }: { conn: Connection }) {
     setProblem(null);
     setDraft("");
     sending.current = text;
+    taken.current = false;
     sendMessage({ text }).catch((err: Error) => setProblem(err.message));
   };
 
@@ -295,7 +310,9 @@ function Chat({ conn }: { conn: Connection }) {
 
   const shown = problem ?? (error && error !== attributed ? error.message : null);
   // The stored entries (less the turns useChat streams live), then the live ones; each turn's outcome line after it.
-  const shownEntries = withOutcomes([...withoutLiveTurns(earlier ?? [], messages, seeded), ...live], outcomes);
+  const shownEntries = withOutcomes(withoutLiveTurns(earlier ?? [], messages, seeded), live, outcomes);
+  const liveIds = new Set(live.map((e) => e.id));
+  const askAt = answerableAt(shownEntries);
   return (
     <main>
       <header>
@@ -309,11 +326,11 @@ function Chat({ conn }: { conn: Connection }) {
       </header>
       {earlier === null ? <p className="loading">Loading the conversation…</p> : null}
       <ol className="transcript">
-        {shownEntries.map((e, i, all) => (
+        {shownEntries.map((e, i) => (
           <EntryView
             key={e.id}
             entry={e}
-            answer={i === all.length - 1 ? (live.length > 0 ? answer : answerStored) : undefined}
+            answer={i === askAt ? (liveIds.has(e.id) ? answer : answerStored) : undefined}
             waiting={busy}
           />
         ))}

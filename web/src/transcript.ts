@@ -162,12 +162,14 @@ export function outcomeNotice(o: TurnOutcome): string | null {
 }
 
 /**
- * Each turn's outcome line (by turn id) after the turn's last entry, stored (its `turnId`) or live (its
- * `msg_<turn id>`); a turn with no entry of its own (it failed before the model wrote anything) gets one.
+ * The stored entries, then the live ones, with each turn's outcome line (by turn id) after the turn's last entry,
+ * stored (its `turnId`) or live (its `msg_<turn id>`). A turn with no entry of its own (it failed before the
+ * model wrote anything, or a retry that wrote nothing) gets one where it sits in time: after the stored entries,
+ * before the live ones (notices come from stored state or from a live turn, which has its message).
  */
-export function withOutcomes(entries: Entry[], notices: ReadonlyMap<string, string>): Entry[] {
-  if (notices.size === 0) return entries;
-  const out = [...entries];
+export function withOutcomes(stored: Entry[], live: Entry[], notices: ReadonlyMap<string, string>): Entry[] {
+  const out = [...stored, ...live];
+  let liveStart = stored.length;
   for (const [turnId, text] of notices) {
     const notice: Block = { kind: "notice", text };
     let at = -1;
@@ -175,10 +177,28 @@ export function withOutcomes(entries: Entry[], notices: ReadonlyMap<string, stri
       if (e.turnId === turnId || e.id === turnMessageId(turnId)) at = i;
     });
     const entry = out[at];
-    if (entry && entry.role === "assistant") out[at] = { ...entry, blocks: [...entry.blocks, notice] };
-    else out.splice(at + 1 || out.length, 0, { id: `outcome-${turnId}`, role: "assistant", blocks: [notice], turnId });
+    if (entry && entry.role === "assistant") {
+      out[at] = { ...entry, blocks: [...entry.blocks, notice] };
+      continue;
+    }
+    const where = at === -1 ? liveStart : at + 1;
+    out.splice(where, 0, { id: `outcome-${turnId}`, role: "assistant", blocks: [notice], turnId });
+    if (where <= liveStart) liveStart++;
   }
   return out;
+}
+
+/**
+ * The entry whose approvals the person can still answer: the newest one with a call waiting for approval, when
+ * no user message follows it (a newer message declined it). -1 when none.
+ */
+export function answerableAt(entries: Entry[]): number {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i] as Entry;
+    if (e.role === "user") return -1;
+    if (e.blocks.some((b) => b.kind === "tool" && b.state === "approval")) return i;
+  }
+  return -1;
 }
 
 /** Live useChat messages → transcript. */

@@ -2,6 +2,7 @@
 import type { UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import {
+  answerableAt,
   fromHistory,
   fromUiMessages,
   outcomeNotice,
@@ -283,7 +284,7 @@ describe("outcomeNotice", () => {
 
 describe("withOutcomes", () => {
   it("puts a turn's line after its last stored entry", () => {
-    const shown = withOutcomes(fromHistory(history), new Map([["t1", "Stopped."]]));
+    const shown = withOutcomes(fromHistory(history), [], new Map([["t1", "Stopped."]]));
     expect(shown.map((e) => e.id)).toEqual(["h1", "h2", "h4", "h5", "h6"]);
     expect(shown[2]?.blocks.at(-1)).toEqual({ kind: "notice", text: "Stopped." });
     expect(shown[1]?.blocks.some((b) => b.kind === "notice")).toBe(false);
@@ -294,7 +295,7 @@ describe("withOutcomes", () => {
       { id: "u1", role: "user", parts: [{ type: "text", text: "go" }] },
       { id: "msg_t9", role: "assistant", parts: [{ type: "text", text: "Half an ans" }] },
     ] as UIMessage[]);
-    const shown = withOutcomes(live, new Map([["t9", "Stopped."]]));
+    const shown = withOutcomes([], live, new Map([["t9", "Stopped."]]));
     expect(shown[1]?.blocks).toEqual([
       { kind: "text", text: "Half an ans" },
       { kind: "notice", text: "Stopped." },
@@ -305,10 +306,57 @@ describe("withOutcomes", () => {
     const stored: StoredMessage[] = [
       { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "hi" }] },
     ];
-    const shown = withOutcomes(fromHistory(stored), new Map([["t1", "The answer failed: overloaded"]]));
+    const shown = withOutcomes(fromHistory(stored), [], new Map([["t1", "The answer failed: overloaded"]]));
     expect(shown.map((e) => [e.role, e.blocks])).toEqual([
       ["user", [{ kind: "text", text: "hi" }]],
       ["assistant", [{ kind: "notice", text: "The answer failed: overloaded" }]],
     ]);
+  });
+});
+
+describe("withOutcomes and live entries", () => {
+  it("puts the line of a stored turn that wrote nothing before the live entries, not below the newest turn", () => {
+    const stored: StoredMessage[] = [
+      { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "hi" }] },
+      { seq: 2, role: "assistant", origin: "model", turn_id: "t1", parts: [{ type: "text", text: "Hello." }] },
+    ];
+    const live = fromUiMessages([
+      { id: "u3", role: "user", parts: [{ type: "text", text: "charge 9" }] },
+      { id: "msg_t3", role: "assistant", parts: [{ type: "text", text: "Asking first." }] },
+    ] as UIMessage[]);
+    // t2: a retry that failed before the model wrote anything (no entry of its own).
+    const shown = withOutcomes(fromHistory(stored), live, new Map([["t2", "The answer failed: overloaded"]]));
+    expect(shown.map((e) => e.id)).toEqual(["h1", "h2", "outcome-t2", "u3", "msg_t3"]);
+  });
+});
+
+describe("answerableAt", () => {
+  const approval = (id: string) =>
+    ({
+      id: `msg_${id}`,
+      role: "assistant",
+      parts: [
+        {
+          type: "dynamic-tool",
+          toolName: "charge_card",
+          toolCallId: `call_${id}`,
+          state: "approval-requested",
+          input: {},
+          approval: { id: `apr_${id}` },
+        },
+      ],
+    }) as unknown as UIMessage;
+
+  it("is the newest entry with a call waiting for approval, even with an outcome line after it", () => {
+    const entries = [...fromUiMessages([approval("a")]), { id: "outcome-t9", role: "assistant" as const, blocks: [] }];
+    expect(answerableAt(entries)).toBe(0);
+  });
+
+  it("is none once a user message follows it (that message declined it)", () => {
+    const entries = fromUiMessages([
+      approval("a"),
+      { id: "u2", role: "user", parts: [{ type: "text", text: "no" }] } as UIMessage,
+    ]);
+    expect(answerableAt(entries)).toBe(-1);
   });
 });
