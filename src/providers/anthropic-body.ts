@@ -153,7 +153,11 @@ function resultContent(
   references = true,
 ): ToolResultContent {
   if (typeof content === "string") return content;
-  return content.map((b) => {
+  // The API refuses empty and whitespace-only text blocks here too (an MCP result with no content, a 204 from an
+  // http tool, a client's empty block): kept in history, one would refuse every later request.
+  const blocks = content.filter((b) => b.type !== "text" || b.text.trim() !== "");
+  if (blocks.length === 0) return "";
+  return blocks.map((b) => {
     if (b.type !== "tool_reference") return b;
     // Without tool search a reference is history only: the tool may have been unloaded since, and loads again.
     if (!references) return { type: "text", text: `[tool ${b.tool_name} was loaded here]` };

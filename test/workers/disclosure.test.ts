@@ -494,3 +494,24 @@ describe("the plain projection's tools[] at the provider's limit", () => {
     expect(await loadedTools(s)).toEqual(names.slice(22, 140));
   });
 });
+
+describe("a deferred tool whose answer is empty", () => {
+  it("called directly on Anthropic (a 204, then its reference), the next steps and turns are accepted", async () => {
+    const s = await setup({
+      tools: [
+        TOOLS[0],
+        tool("ping_empty", "Ping that answers nothing", true, {
+          execution: { type: "http", url: `${env.MOCK_URL}/_tool?status=204` },
+        }),
+      ],
+    });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_ping", name: "ping_empty", input: { city: "Oslo" } }] } },
+      { reply: { text: "Pinged." } },
+      { reply: { text: "Still fine." } },
+    ]);
+    expect((await send(s, { content: "ping" })).body.status).toBe("completed");
+    expect((await send(s, { content: "and again?" })).body.status).toBe("completed");
+    expect((await mockRequests(s.model)).filter((r) => r.rejected).map((r) => r.rejected?.message)).toEqual([]);
+  });
+});

@@ -85,6 +85,33 @@ describe("anthropic buildBody", () => {
     expect(anthropicBetas(req, body)).toEqual([]);
   });
 
+  it("drops empty and whitespace-only text blocks from tool results (the API refuses them)", () => {
+    const body = anthropic.buildBody(
+      request("anthropic", {
+        tools: TOOLS,
+        messages: [
+          msg("user", [{ type: "text", text: "go" }]),
+          msg("assistant", [toolUse("toolu_e1"), toolUse("toolu_e2")]),
+          msg("user", [
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_e1",
+              content: [
+                { type: "text", text: "" },
+                { type: "tool_reference", tool_name: "a" },
+              ],
+              is_error: false,
+            },
+            { type: "tool_result", tool_use_id: "toolu_e2", content: [{ type: "text", text: " \n" }], is_error: false },
+          ]),
+        ],
+      }),
+    );
+    const results = (body.messages as Array<{ content: Array<{ content?: unknown }> }>)[2]?.content ?? [];
+    expect(results.map((r) => r.content)).toEqual([[{ type: "tool_reference", tool_name: "a" }], ""]);
+    expect(checkInvariant("anthropic", body)).toEqual([]);
+  });
+
   it("omits an empty system prompt and an empty tool list", () => {
     const body = anthropic.buildBody(request("anthropic"));
     expect(body).not.toHaveProperty("system");
