@@ -15,6 +15,8 @@ import { b64url, fromB64url } from "../crypto/base64url";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import type { JsonObject, JsonValue } from "../model/json";
+import { fitJson } from "../storage/fit";
+import { RESOLVED_INPUT_BUDGET_BYTES } from "../storage/limits";
 import { all, nowIso, one, write } from "../storage/sql";
 import type { HistoryStore } from "./history/store";
 import { removeJob } from "./scheduler";
@@ -102,6 +104,16 @@ function payload(session: string, approvalId: string, callId: string, name: stri
 // --- the store ----------------------------------------------------------------------------------
 
 /**
+ * The stored `resolved_input`: within RESOLVED_INPUT_BUDGET_BYTES (long strings cut, with a marker); one whose
+ * structure alone is larger is left out (null), the input as written still shows the references.
+ */
+function resolvedColumn(resolved: JsonObject | undefined): string | null {
+  if (resolved === undefined) return null;
+  const fitted = fitJson(resolved, RESOLVED_INPUT_BUDGET_BYTES);
+  return typeof fitted === "object" && fitted !== null && !Array.isArray(fitted) ? JSON.stringify(fitted) : null;
+}
+
+/**
  * The `approvals` table and the session's signing key. The key is 32 random
  * bytes made on first use and kept in `meta`: it never leaves the object, so
  * signatures cannot be made elsewhere, and it survives restarts and deploys
@@ -187,7 +199,7 @@ export class ApprovalStore {
       a.turn_id,
       a.name,
       JSON.stringify(a.input),
-      a.resolved_input === undefined ? null : JSON.stringify(a.resolved_input),
+      resolvedColumn(a.resolved_input),
       a.reason,
       a.signature,
       nowIso(),

@@ -41,3 +41,9 @@ export const RUN_RESULT_BUDGET_BYTES = 512 * 1024;
 
 /** An error record (a turn's or run's error, a callback attempt's error text). */
 export const ERROR_BUDGET_BYTES = 16 * 1024;
+
+/**
+ * An approval's `resolved_input`, shown to the person only (the call resolves its references again when it runs):
+ * one per approval-gated call, each possibly a copy of a large referenced result, so each is kept small.
+ */
+export const RESOLVED_INPUT_BUDGET_BYTES = 64 * 1024;

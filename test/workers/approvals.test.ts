@@ -850,3 +850,40 @@ describe("an approval of a call with $tool references", () => {
     });
   });
 });
+
+describe("an approval's resolved_input of a large referenced result", () => {
+  it("is kept within 64 KiB (cut, with a marker): 20 calls citing a 240 KB result store no 20 copies of it", async () => {
+    const charge = uid("charge-big");
+    const big = {
+      name: "fetch_big",
+      description: "answers 240 KB",
+      input_schema: { type: "object", properties: { amount: { type: "number" } } },
+      execution: { type: "http", url: `${env.MOCK_URL}/_tool?bytes=240000` },
+    };
+    const note = {
+      ...recordedTool("note_card", charge),
+      input_schema: { type: "object", properties: { note: { type: "string" } } },
+    };
+    const s = await setup({ tools: [big, note] });
+    const calls = Array.from({ length: 20 }, (_, i) => ({
+      id: `call_big_note_${i}`,
+      name: "note_card",
+      input: { note: { $tool: "call_big_fetch" } },
+    }));
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_big_fetch", name: "fetch_big", input: { amount: 1 } }] } },
+      { reply: { tool_calls: calls } },
+    ]);
+    expect((await send(s, { content: "fetch, then charge" })).body.status).toBe("awaiting_approval");
+    const state = await apiJson<{ pending_approvals: Array<{ resolved_input?: unknown }> }>(
+      `/v1/sessions/${s.session}`,
+      { key: s.key },
+    );
+    expect(state.body.pending_approvals).toHaveLength(20);
+    for (const a of state.body.pending_approvals) {
+      const size = JSON.stringify(a.resolved_input).length;
+      expect(size).toBeLessThanOrEqual(64 * 1024);
+      expect(JSON.stringify(a.resolved_input)).toContain("truncated");
+    }
+  });
+});
