@@ -5,7 +5,7 @@
  */
 import type { AgentRead } from "../agents/types";
 import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
-import { insertSession, sessionAgent } from "../d1/sessions";
+import { deleteSessionRow, insertSession, sessionAgent } from "../d1/sessions";
 import { ApiError, apiError } from "../http/errors";
 import type { WorkerEnv } from "../http/types";
 import type { JsonObject } from "../model/json";
@@ -105,7 +105,7 @@ export async function admitRun(env: WorkerEnv, a: Admission): Promise<{ run: Run
  * `agentRead`, when the caller has just read the agent, spares the session a D1 read when the run starts.
  */
 export async function handToSession(env: WorkerEnv, record: RunRecord, agentRead?: AgentRead): Promise<RunView> {
-  await insertSession(env.DB, {
+  const inserted = await insertSession(env.DB, {
     tenant: record.tenant,
     id: record.session_id,
     agent: record.agent,
@@ -124,7 +124,12 @@ export async function handToSession(env: WorkerEnv, record: RunRecord, agentRead
     metadata: null,
   };
   const res = await runsStub(env, record.tenant, record.session_id).enqueueRun(info, specOf(record), agentRead);
-  if (!res.ok) throw apiError(res.error);
+  if (!res.ok) {
+    // The session was deleted after this run was admitted (the object refuses it): the index row written just
+    // now goes again, or the deleted session would stay listed and its id taken.
+    if (inserted && res.error.code === "not_found") await deleteSessionRow(env.DB, record.tenant, record.session_id);
+    throw apiError(res.error);
+  }
   if (!record.accepted_at) {
     await markRunAccepted(env.DB, record.id, nowIso());
   }

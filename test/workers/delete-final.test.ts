@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { handToSession } from "../../src/runs/admission";
 import { api, apiJson, mockRequests, script, uid } from "./helpers";
 import { runSetup, runStub } from "./runs-helpers";
 
@@ -115,5 +116,31 @@ describe("DELETE against a webhook run admitted just before it", () => {
 
     const later = new Date(Date.now() + 1000).toISOString();
     expect((await stub.enqueueRun(info(later), spec(uid("run_after"), later))).ok).toBe(true);
+  });
+
+  it("a run handed over after the delete leaves no index row: the id is not listed and can be created again", async () => {
+    const s = await runSetup();
+    const session = (
+      await apiJson<{ id: string }>("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent } })
+    ).body.id;
+    const admitted = new Date(Date.now() - 1000).toISOString();
+    expect((await apiJson(`/v1/sessions/${session}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    const record = {
+      id: uid("run_late"),
+      tenant: s.tenant,
+      agent: s.agent,
+      session_id: session,
+      idempotency_key: null,
+      body_hash: "late",
+      auth: "key",
+      request: JSON.stringify({ input: [{ type: "text", text: "report" }] }),
+      created_at: admitted,
+      accepted_at: null,
+    };
+    await expect(handToSession(env, record)).rejects.toMatchObject({ status: 404 });
+    const listed = await apiJson<{ sessions: Array<{ id: string }> }>("/v1/sessions?limit=200", { key: s.key });
+    expect(listed.body.sessions.map((x) => x.id)).not.toContain(session);
+    const again = await apiJson("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent, id: session } });
+    expect(again.status).toBe(201);
   });
 });
