@@ -51,7 +51,7 @@ function runEnd(s: string, start: number, maxBytes: number): number {
  * bytes) fits `budget`: starts from the raw byte count and shrinks in
  * proportion to how much escaping grew it, so it converges in a few rounds.
  */
-function fitPiece(s: string, start: number, budget: number, extra = 0): string {
+export function fitPiece(s: string, start: number, budget: number, extra = 0): string {
   let keep = budget - extra - 2;
   let piece = s.slice(start, runEnd(s, start, keep));
   let size = jsonBytes(piece) + extra;

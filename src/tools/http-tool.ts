@@ -6,6 +6,7 @@
 import type { JsonObject } from "../model/json";
 import type { ToolResultContent } from "../model/message";
 import { resultText } from "../model/message";
+import { fitPiece, jsonBytes } from "../storage/fit";
 import { RESULT_BUDGET_BYTES } from "../storage/limits";
 import { checkOutboundUrl } from "./outbound";
 
@@ -91,9 +92,11 @@ export async function callHttpTool(opts: {
     const read = await readCapped(res.body, MAX_TOOL_RESPONSE_BYTES);
     // The marker is kept inside the stored size, so the model sees that reading stopped.
     const marker = `\n[truncated: the response was larger than ${MAX_TOOL_RESPONSE_BYTES} bytes; reading stopped there]`;
-    // Room is left for the JSON encoding (quotes, escapes), so the stored budget does not cut this marker away.
-    const room = RESULT_BUDGET_BYTES - marker.length - 64;
-    const text = read.cut ? `${read.text.slice(0, room)}${marker}` : read.text;
+    // The head is cut by its JSON size (quotes, escapes, multi-byte characters), so the stored budget keeps it and
+    // this marker whole rather than cutting again with a marker of its own.
+    const text = read.cut
+      ? `${fitPiece(read.text, 0, RESULT_BUDGET_BYTES - 64, jsonBytes(marker) - 2)}${marker}`
+      : read.text;
     if (res.status < 200 || res.status >= 300) {
       return {
         content: `tool endpoint answered HTTP ${res.status}: ${text.slice(0, 2000)}`,
