@@ -54,6 +54,49 @@ describe("a throw inside a tool's execution", () => {
   });
 });
 
+describe("a throw after a tool's result was stored", () => {
+  it("streams that call's output once, the real one, not a second internal-error output", async () => {
+    const s = await setup({
+      tools: [
+        {
+          name: "lookup_once",
+          description: "deferred http tool",
+          input_schema: { type: "object", properties: { q: { type: "string" } } },
+          defer: true,
+          execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+        },
+      ],
+    });
+    const record = EventLog.prototype.record;
+    let thrown = false;
+    patch(EventLog.prototype, "record", function (this: EventLog, ...args: Parameters<EventLog["record"]>) {
+      if (args[0] === "tools_loaded" && !thrown) {
+        thrown = true;
+        throw new Error("event write failed");
+      }
+      return record.apply(this, args);
+    } as EventLog["record"]);
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_once", name: "lookup_once", input: { q: "x" } }] } },
+      { reply: { text: "Found." } },
+    ]);
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "go" },
+    });
+    const outputs = (await res.text())
+      .split("\n")
+      .filter((l) => l.startsWith("data: {"))
+      .map((l) => JSON.parse(l.slice(6)) as { type: string; toolCallId?: string; output?: unknown })
+      .filter((c) => c.type.startsWith("tool-output") && c.toolCallId === "toolu_once");
+    expect(thrown).toBe(true);
+    expect(outputs).toHaveLength(1);
+    expect(JSON.stringify(outputs[0]?.output)).not.toContain("internal error");
+    expect(pairingProblems(await history(s))).toEqual([]);
+  });
+});
+
 describe("a throw while a turn writes its end", () => {
   it("still releases the session: clear and the next message are not turn_in_progress", async () => {
     const s = await setup();

@@ -315,8 +315,9 @@ export class HistoryStore {
   }
 
   /** Stores a result without writing history yet (siblings may still be running). */
-  storeResult(id: string, state: Exclude<CallState, "pending">, content: ToolResultContent, isError: boolean): void {
-    write(
+  /** Stores a pending call's result; false (nothing written) when the call already has one. */
+  storeResult(id: string, state: Exclude<CallState, "pending">, content: ToolResultContent, isError: boolean): boolean {
+    const written = write(
       this.#sql,
       "UPDATE tool_calls SET state = ?, result = ?, is_error = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
       state,
@@ -325,6 +326,7 @@ export class HistoryStore {
       nowIso(),
       id,
     );
+    return written > 0;
   }
 
   /** True when every open call has a result (real, synthetic or skipped). */

@@ -48,12 +48,14 @@ export async function runTools(
       // A cancelled or failed turn has stopped: a call that still finishes writes nothing.
       if (ctx.signal.aborted) return;
       // The result and the loads it announces commit together: no tool is marked loaded without it.
-      const added = ctx.tx(() => {
-        history.storeResult(call.id, "resolved", outcome.content, outcome.is_error);
-        return tools.load(agent, load, call.name);
-      });
-      loadedNow(added, call.name);
-      // The stream carries what was stored: the same cap and truncation marker.
+      const loads = ctx.tx(() =>
+        history.storeResult(call.id, "resolved", outcome.content, outcome.is_error)
+          ? tools.load(agent, load, call.name)
+          : null,
+      );
+      // Already answered (a fallback after a crash that followed the write): the stream has that answer.
+      if (!loads) return;
+      // The stream carries what was stored (the same cap and truncation marker), before anything that could throw.
       ctx.out.emit({
         type: "tool_output",
         tool_use_id: call.id,
@@ -61,6 +63,7 @@ export async function runTools(
         is_error: outcome.is_error,
         ...(approved.has(call.id) ? { earlier: true } : {}),
       });
+      loadedNow(loads, call.name);
     },
     missing: (name) => tools.missing(name),
     callMcp: (tool, input, isLoaded) =>
