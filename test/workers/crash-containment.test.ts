@@ -214,6 +214,32 @@ describe("a throw while a turn writes its own end row", () => {
     expect(ends.map((e) => e.data.status)).toEqual(["failed"]);
     expect(streamed.match(/"type":"finish"/g)?.length ?? 0).toBeLessThanOrEqual(1);
   });
+
+  it("ends the live stream with that failure: its status part, the error and the finish reach the client", async () => {
+    const s = await setup();
+    const finish = TurnStore.prototype.finish;
+    let thrown = false;
+    patch(TurnStore.prototype, "finish", function (this: TurnStore, id, status, reason, error) {
+      if (!thrown && status === "completed") {
+        thrown = true;
+        throw new Error("turn write failed");
+      }
+      return finish.call(this, id, status, reason, error);
+    });
+    await script(s.model, [{ reply: { text: "Done, but not written." } }]);
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "go" },
+    });
+    const chunks = (await res.text())
+      .split("\n")
+      .filter((l) => l.startsWith("data: {"))
+      .map((l) => JSON.parse(l.slice(6)) as { type: string; data?: { status?: string } });
+    expect(thrown).toBe(true);
+    expect(chunks.slice(-3).map((c) => c.type)).toEqual(["data-turn", "error", "finish"]);
+    expect(chunks.at(-3)?.data?.status).toBe("failed");
+  });
 });
 
 type ToolStats = { written: number; hung_up: boolean };

@@ -166,10 +166,16 @@ export class TurnRunner implements TurnContext {
   #settle(status: TurnStatus): void {
     if (this.#settled) return;
     this.#settled = true;
+    // The engine hears of it before the stream ends: when the end row could not be written, the engine's own end
+    // (endStuckTurn) still reaches the clients on the stream, after everything this turn sent.
     try {
-      this.out.close();
+      this.out.flush();
     } finally {
-      this.deps.onSettled(this.turnId, status);
+      try {
+        this.deps.onSettled(this.turnId, status);
+      } finally {
+        this.out.close();
+      }
     }
   }
 
