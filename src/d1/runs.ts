@@ -2,7 +2,8 @@
  * D1 `runs`: the record of every webhook-triggered run — what never changes
  * about it (who, which agent and session, the request). Its unique index on
  * (tenant, agent, idempotency_key) is the arbiter of repeated webhook-ids;
- * the run's state lives in its session object.
+ * the run's state lives in its session object. Also `retention_cursor`, where
+ * the retention cron's pass over these records stands.
  */
 import type { D1 } from "./db";
 
@@ -62,12 +63,7 @@ export async function markRunAccepted(db: D1Database, id: string, at: string): P
 }
 
 /** Records created before `cutoff`, after the (created_at, id) cursor, oldest first, at most `limit`. */
-export async function runsCreatedBefore(
-  db: D1,
-  cutoff: string,
-  after: { at: string; id: string },
-  limit: number,
-): Promise<RunRef[]> {
+export async function runsCreatedBefore(db: D1, cutoff: string, after: RunCursor, limit: number): Promise<RunRef[]> {
   const { results } = await db
     .prepare(
       `SELECT id, tenant, session_id, created_at FROM runs
@@ -77,6 +73,30 @@ export async function runsCreatedBefore(
     .bind(cutoff, after.at, after.at, after.id, limit)
     .all<RunRef>();
   return results;
+}
+
+/** A place in the (created_at, id) order of records; ("", "") is before the first. */
+export interface RunCursor {
+  at: string;
+  id: string;
+}
+
+/** Where the retention cron's pass stands (migration 0007); the start when the row is missing. */
+export async function retentionCursor(db: D1): Promise<RunCursor> {
+  const row = await db
+    .prepare("SELECT created_at, run_id FROM retention_cursor WHERE id = 1")
+    .first<{ created_at: string; run_id: string }>();
+  return { at: row?.created_at ?? "", id: row?.run_id ?? "" };
+}
+
+export async function setRetentionCursor(db: D1Database, c: RunCursor): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO retention_cursor (id, created_at, run_id) VALUES (1, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at, run_id = excluded.run_id`,
+    )
+    .bind(c.at, c.id)
+    .run();
 }
 
 /** Deletes records by id, in one statement (callers keep `ids` well under 100 bound parameters). */

@@ -1,10 +1,10 @@
 /**
  * The worker's retention cron over D1 (wrangler.toml `[triggers]`): run
  * records past their retention are deleted once their session says the run
- * has ended.
+ * has ended. Each tick continues where the last one stopped (D1 `retention_cursor`).
  */
 
-import { deleteRuns, type RunRef, runsCreatedBefore } from "../d1/runs";
+import { deleteRuns, type RunRef, retentionCursor, runsCreatedBefore, setRetentionCursor } from "../d1/runs";
 import type { WorkerEnv } from "../http/types";
 import { log } from "../observability/log";
 import type { Session } from "../session/session";
@@ -21,7 +21,7 @@ export interface D1SweepReport {
   runs_deleted: number;
   /** Old records kept because their session still has the run open (queued, running or callback pending). */
   runs_kept: number;
-  /** The batch budget ran out; the next tick continues. */
+  /** The batch budget ran out; the next tick continues after the last record this one read. */
   more: boolean;
 }
 
@@ -53,23 +53,33 @@ async function stillOpen(env: WorkerEnv, refs: RunRef[]): Promise<Set<string>> {
  * `runsMs` are deleted once their run has ended (the session is asked), in
  * batches of D1_BATCH. The record is also the `webhook-id` idempotency
  * record, so the retention is the window in which a repeat is recognised.
+ *
+ * A tick starts after the last record the previous tick read, not at the
+ * oldest: records still open in their sessions are kept and stay the oldest
+ * (a run queued behind an approval with no TTL may stay open for weeks), so
+ * starting from the oldest every time would read the same D1_BATCHES batches
+ * forever and never reach ended records behind them. A pass that reaches the
+ * end starts again from the oldest at the next tick, so every record is
+ * looked at again within ⌈records / (D1_BATCH × D1_BATCHES)⌉ + 1 ticks.
  */
 export async function sweepD1(env: WorkerEnv, now: number): Promise<D1SweepReport> {
   const report: D1SweepReport = { runs_deleted: 0, runs_kept: 0, more: false };
   const { runsMs } = retentionOf(env);
   if (runsMs <= 0) return report;
   const cutoff = isoBefore(now, runsMs);
-  let after = { at: "", id: "" };
+  let after = await retentionCursor(env.DB);
   for (let b = 0; b < D1_BATCHES; b++) {
     const results = await runsCreatedBefore(env.DB, cutoff, after, D1_BATCH);
-    if (results.length === 0) return report;
     const open = await stillOpen(env, results);
     const gone = results.filter((r) => !open.has(r.id)).map((r) => r.id);
     await deleteRuns(env.DB, gone);
     report.runs_deleted += gone.length;
     report.runs_kept += results.length - gone.length;
-    const last = results[results.length - 1] as RunRef;
-    after = { at: last.created_at, id: last.id };
+    const last = results[results.length - 1];
+    // Saved after every batch, so a tick cut short (a D1 error, the CPU limit) still moves the next one on.
+    // A short batch ends the pass: the next tick starts again from the oldest record.
+    after = last && results.length === D1_BATCH ? { at: last.created_at, id: last.id } : { at: "", id: "" };
+    await setRetentionCursor(env.DB, after);
     if (results.length < D1_BATCH) return report;
   }
   report.more = true;

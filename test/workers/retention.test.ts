@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { MAX_EVENTS } from "../../src/observability/events";
+import { D1_BATCH, D1_BATCHES } from "../../src/retention/cron";
 import { SWEEP_BATCH, SWEEP_STATEMENTS } from "../../src/session/sweep";
 import { api, apiJson, type Setup, script, setup, sseFrames, uid } from "./helpers";
 
@@ -527,6 +528,46 @@ describe("D1 retention", () => {
     expect(await exists(id)).toBe(true);
     await cron(Date.now() + 31 * 86_400_000);
     expect(await exists(id)).toBe(false);
+  });
+
+  it("a tick continues after the records the last one kept, so open old records never hide later ended ones", async () => {
+    const s = await setup();
+    const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
+      .bind(s.session)
+      .first<{ tenant: string }>();
+    // A whole tick's budget of the oldest records, all still queued in their session (behind an approval, say).
+    const open = Array.from({ length: D1_BATCH * D1_BATCHES }, (_, i) => `${uid("run_q")}_${i}`);
+    await env.DB.batch(
+      open.map((id) =>
+        env.DB.prepare(
+          "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, 'h', 'key', '{}', ?, ?)",
+        ).bind(id, row?.tenant, s.agent, s.session, OLD, OLD),
+      ),
+    );
+    await runInDurableObject(await object(s), (_i, state) => {
+      state.storage.transactionSync(() => {
+        for (const id of open) {
+          state.storage.sql.exec(
+            "INSERT INTO runs (id, agent, status, input, created_at) VALUES (?, ?, 'queued', '[]', ?)",
+            id,
+            s.agent,
+            OLD,
+          );
+        }
+      });
+    });
+    const ended = await record(s, uid("run_ended"), "2020-01-02T00:00:00.000Z");
+    await runAt(s, ended, "completed", "delivered", OLD);
+    try {
+      await cron();
+      await cron();
+      expect(await exists(ended)).toBe(false);
+      expect(await exists(open[0] as string)).toBe(true);
+    } finally {
+      // The other tests of this file share D1: they must not start behind these.
+      await env.DB.batch(open.map((id) => env.DB.prepare("DELETE FROM runs WHERE id = ?").bind(id)));
+      await cron();
+    }
   });
 
   it("deleting a session deletes its index row and its run records", async () => {
