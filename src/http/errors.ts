@@ -51,6 +51,7 @@ const STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   not_compacted: 409,
   nothing_to_retry: 409,
   turn_in_progress: 409,
+  run_queue_full: 429,
 };
 
 /** The HTTP status of an ErrorInfo's code. */

@@ -268,6 +268,7 @@ export const OPENAPI = {
         "Start a webhook run: a tenant key, or a Standard Webhooks signature (webhook-id, webhook-timestamp, webhook-signature)",
         {
           "202": jsonOf(ref("RunAccepted"), "Accepted; the session holds the run"),
+          // 429 (every op's): also run_queue_full, the session already holds MAX_QUEUED_RUNS queued runs.
           "409": errorResponse,
           "422": errorResponse,
         },

@@ -461,7 +461,7 @@ export class Session extends DurableObject<Env> {
     }
     // The config the worker just read: the run starts with it, no D1 read in the object.
     if (agent) this.#agents.offer(spec.agent, agent.config, agent.epoch);
-    return { ok: true, run: this.#runs.enqueue(spec) };
+    return this.#runs.enqueue(spec);
   }
 
   /** Of `ids`, the runs this session still has open (RunStore.stillOpen); the D1 retention cron keeps their records. */

@@ -2,6 +2,7 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
+import { RunStore } from "../../src/session/runs/run-store";
 import { ADMIN, apiJson, expectOnlySweepLeft, mockRequests, pairingProblems, uid } from "./helpers";
 import {
   deliveries,
@@ -223,5 +224,39 @@ describe("the agent's config in a run's session", () => {
     expect(new Webhook(rotated).verify(second.body, second.headers)).toMatchObject({ type: "run.completed" });
     expect(() => new Webhook(s.secrets[0] as string).verify(second.body, second.headers)).toThrow();
     expect(await d1In(s, a.session_id)).toBe(1);
+  });
+});
+
+describe("what the alarm reads of queued runs", () => {
+  it("open runs and single runs are read without their input and schema; only starting a run reads them", async () => {
+    const s = await runSetup();
+    const session_id = uid("ses");
+    const created = await apiJson("/v1/sessions", {
+      method: "POST",
+      key: s.key,
+      json: { agent: s.agent, id: session_id },
+    });
+    expect(created.status).toBe(201);
+    const big = JSON.stringify([{ type: "text", text: "x".repeat(500_000) }]);
+    const ids = [uid("run_a"), uid("run_b")];
+    const read = await runInDurableObject(runStub(s, session_id), (_i, state) => {
+      for (const id of ids) {
+        state.storage.sql.exec(
+          "INSERT INTO runs (id, agent, status, input, json_schema, created_at) VALUES (?, ?, 'queued', ?, '{}', ?)",
+          id,
+          s.agent,
+          big,
+          new Date().toISOString(),
+        );
+      }
+      const store = new RunStore(state.storage.sql);
+      return { open: store.open(), one: store.get(ids[0] as string), spec: store.startSpec(ids[0] as string) };
+    });
+    expect(read.open.map((r) => r.id)).toEqual(ids);
+    for (const row of [...read.open, read.one]) {
+      expect(row).not.toHaveProperty("input");
+      expect(row).not.toHaveProperty("json_schema");
+    }
+    expect(JSON.stringify(read.spec?.input)).toBe(big);
   });
 });

@@ -1,6 +1,10 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../../src/http/auth";
+import { MAX_QUEUED_RUNS } from "../../src/session/runs/types";
 import { ADMIN, api, apiJson, mockRequests, script, tenantKey, uid } from "./helpers";
-import { d1Runs, ended, getRun, newSecret, runSetup, signedRun, waitRun } from "./runs-helpers";
+import { d1Runs, ended, getRun, newSecret, type RunSetup, runSetup, runStub, signedRun, waitRun } from "./runs-helpers";
 
 interface Accepted {
   run_id: string;
@@ -233,5 +237,83 @@ describe("bearer-authenticated runs", () => {
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("agent_mismatch");
     expect(await d1Runs(s.agent)).toBe(0);
+  });
+});
+
+describe("the queue cap (MAX_QUEUED_RUNS queued runs per session)", () => {
+  /** A session of `s`'s agent holding `ids` as queued runs with no job (so nothing starts them). */
+  async function fullSession(s: RunSetup, ids: string[]): Promise<string> {
+    const session_id = uid("ses");
+    const created = await apiJson("/v1/sessions", {
+      method: "POST",
+      key: s.key,
+      json: { agent: s.agent, id: session_id },
+    });
+    expect(created.status).toBe(201);
+    await runInDurableObject(runStub(s, session_id), (_i, state) => {
+      state.storage.transactionSync(() => {
+        for (const id of ids) {
+          state.storage.sql.exec(
+            "INSERT INTO runs (id, agent, status, input, created_at) VALUES (?, ?, 'queued', '[]', ?)",
+            id,
+            s.agent,
+            new Date().toISOString(),
+          );
+        }
+      });
+    });
+    return session_id;
+  }
+
+  const queuedIds = () => Array.from({ length: MAX_QUEUED_RUNS }, (_, i) => `${uid("run_q")}_${i}`);
+
+  it("refuses a run into a session whose queue is full with 429 run_queue_full and keeps no record of it", async () => {
+    const s = await runSetup();
+    const session_id = await fullSession(s, queuedIds());
+    const res = await apiJson<{ error: { code: string } }>(`/v1/agents/${s.agent}/runs`, {
+      method: "POST",
+      key: s.key,
+      json: { input: "one too many", session_id },
+    });
+    expect(res.status).toBe(429);
+    expect(res.body.error.code).toBe("run_queue_full");
+    expect(await d1Runs(s.agent)).toBe(0);
+    const held = await runInDurableObject(runStub(s, session_id), (_i, state) =>
+      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM runs").one(),
+    );
+    expect(held.n).toBe(MAX_QUEUED_RUNS);
+  });
+
+  it("answers a repeat of a run the full queue already holds with 202, as the same run", async () => {
+    const s = await runSetup();
+    const ids = queuedIds();
+    const session_id = await fullSession(s, ids);
+    // One of the queued runs was admitted under this Idempotency-Key with this body.
+    const raw = JSON.stringify({ input: "again", session_id });
+    const now = new Date().toISOString();
+    await env.DB.prepare(
+      "INSERT INTO runs (id, tenant, agent, session_id, idempotency_key, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, ?, ?, 'key', ?, ?, ?)",
+    )
+      .bind(
+        ids[0],
+        s.tenant,
+        s.agent,
+        session_id,
+        "k1",
+        await sha256Hex(raw),
+        '{"input":[{"type":"text","text":"again"}]}',
+        now,
+        now,
+      )
+      .run();
+    const res = await api(`/v1/agents/${s.agent}/runs`, {
+      method: "POST",
+      key: s.key,
+      headers: { "idempotency-key": "k1", "content-type": "application/json" },
+      body: raw,
+    });
+    const a = await accepted(res);
+    expect(a.run_id).toBe(ids[0]);
+    expect(res.headers.get("x-run-replayed")).toBe("true");
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Storage of a session's runs: `RunStore` inserts them (a second insert of the same id is a no-op), records
  * their status, result, callback attempts and approval notices, and sweeps old finished runs, never removing
- * open runs or pending callbacks.
+ * open runs or pending callbacks. A run's input and schema (up to 1 MiB each) are read only when it starts.
  */
 import type { ErrorInfo } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
@@ -19,12 +19,14 @@ import {
   type RunView,
 } from "./types";
 
+/**
+ * A run as the alarm, views and callbacks read it: every column but `input` and `json_schema`, which may be up
+ * to 1 MiB each (a session may hold MAX_QUEUED_RUNS queued runs) and are needed only to start it (`startSpec`).
+ */
 export interface RunRow {
   id: string;
   agent: string;
   status: RunStatus;
-  input: string;
-  json_schema: string | null;
   callback_url: string | null;
   webhook_id: string | null;
   turn_id: string | null;
@@ -38,6 +40,10 @@ export interface RunRow {
   [key: string]: string | number | null;
 }
 
+/** The columns of a RunRow. */
+const ROW = `id, agent, status, callback_url, webhook_id, turn_id, resumes, result, error, callback_status,
+  created_at, started_at, ended_at`;
+
 /** The session's `runs` and `run_callbacks` tables. Every method is SQL only, so callers compose them in transactions. */
 export class RunStore {
   readonly #sql: SqlStorage;
@@ -46,7 +52,7 @@ export class RunStore {
   }
 
   get(id: string): RunRow | null {
-    return one<RunRow>(this.#sql, "SELECT * FROM runs WHERE id = ?", id);
+    return one<RunRow>(this.#sql, `SELECT ${ROW} FROM runs WHERE id = ?`, id);
   }
 
   /** Inserts a queued run; a second insert of the same id is a no-op (duplicate webhook deliveries). */
@@ -68,11 +74,17 @@ export class RunStore {
     );
   }
 
+  /** Every run not yet ended (each alarm reads them first): without their inputs. */
   open(): RunRow[] {
     return all<RunRow>(
       this.#sql,
-      "SELECT * FROM runs WHERE status IN ('queued', 'running', 'awaiting_approval') ORDER BY created_at",
+      `SELECT ${ROW} FROM runs WHERE status IN ('queued', 'running', 'awaiting_approval') ORDER BY created_at`,
     );
+  }
+
+  /** How many runs wait to start (the queue MAX_QUEUED_RUNS caps). */
+  queued(): number {
+    return one<{ n: number }>(this.#sql, "SELECT count(*) AS n FROM runs WHERE status = 'queued'")?.n ?? 0;
   }
 
   /**
@@ -104,7 +116,7 @@ export class RunStore {
   byTurn(turnId: string): RunRow | null {
     return one<RunRow>(
       this.#sql,
-      "SELECT * FROM runs WHERE turn_id = ? AND status IN ('running', 'awaiting_approval')",
+      `SELECT ${ROW} FROM runs WHERE turn_id = ? AND status IN ('running', 'awaiting_approval')`,
       turnId,
     );
   }
@@ -216,12 +228,18 @@ export class RunStore {
     write(this.#sql, "DELETE FROM run_notices WHERE run_id NOT IN (SELECT id FROM runs)");
   }
 
-  input(row: RunRow): Part[] {
-    return JSON.parse(row.input) as Part[];
-  }
-
-  schema(row: RunRow): JsonObject | undefined {
-    return row.json_schema ? (JSON.parse(row.json_schema) as JsonObject) : undefined;
+  /** What a run starts its turn with: the one read of its input and schema. */
+  startSpec(id: string): { input: Part[]; json_schema?: JsonObject } | null {
+    const row = one<{ input: string; json_schema: string | null }>(
+      this.#sql,
+      "SELECT input, json_schema FROM runs WHERE id = ?",
+      id,
+    );
+    if (!row) return null;
+    return {
+      input: JSON.parse(row.input) as Part[],
+      ...(row.json_schema ? { json_schema: JSON.parse(row.json_schema) as JsonObject } : {}),
+    };
   }
 
   view(row: RunRow, sessionId: string, nextAttemptAt: number | null): RunView {

@@ -6,7 +6,7 @@
  */
 import type { AgentConfig } from "../../agents/types";
 import { type Env, flag } from "../../env";
-import type { ErrorInfo, Result } from "../../model/errors";
+import { type ErrorInfo, failure, type Result } from "../../model/errors";
 import type { TurnStatus } from "../../model/turn";
 import { log } from "../../observability/log";
 import { nowIso } from "../../storage/sql";
@@ -21,6 +21,7 @@ import {
   CALLBACK_MAX_ATTEMPTS,
   CALLBACK_TIMEOUT_MS,
   callbackDelay,
+  MAX_QUEUED_RUNS,
   MAX_RESUMES,
   type RunOutput,
   type RunSpec,
@@ -74,19 +75,31 @@ export class SessionRuns {
     this.store = new RunStore(engine.storage.sql);
   }
 
-  /** Queues a run (a second call with the same id changes nothing) and returns its view. */
-  enqueue(spec: RunSpec): RunView {
+  /**
+   * Queues a run (a second call with the same id changes nothing) and returns its view; refused with
+   * `run_queue_full` while MAX_QUEUED_RUNS runs wait in this session already.
+   */
+  enqueue(spec: RunSpec): Result<{ run: RunView }> {
     const inserted = this.#engine.tx(() => {
+      // A repeat of a run already held is answered whatever the queue holds now.
+      if (this.store.get(spec.id)) return false;
+      if (this.store.queued() >= MAX_QUEUED_RUNS) return null;
       const fresh = this.store.insert(spec);
       if (fresh) this.#scheduler.add("run", spec.id, Date.now());
       return fresh;
     });
+    if (inserted === null) {
+      return failure(
+        "run_queue_full",
+        `session "${this.#sessionId()}" already has ${MAX_QUEUED_RUNS} queued runs; retry once some have started`,
+      );
+    }
     if (inserted) {
       this.store.sweep();
       this.#engine.eventLog.record("run_queued", null, { run_id: spec.id, callback: Boolean(spec.callback_url) });
       this.#scheduler.arm();
     }
-    return this.view(spec.id) as RunView;
+    return { ok: true, run: this.view(spec.id) as RunView };
   }
 
   view(id: string): RunView | null {
@@ -204,15 +217,17 @@ export class SessionRuns {
     if (this.#gone) return;
     if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
     if (this.blocked()) return; // a client turn started while the agent was read
-    const schema = this.store.schema(row);
+    // The input is read here only, once the run starts (the alarm's other reads leave it out).
+    const spec = this.store.startSpec(row.id);
+    if (!spec) return this.#scheduler.remove("run", row.id);
     const answer = await this.#engine.sendMessage(
       agent,
       {
-        content: this.store.input(row),
+        content: spec.input,
         tool_results: [],
         idempotency_key: `${RUN_KEY_PREFIX}${row.id}`,
         body_hash: "run",
-        ...(schema ? { json_schema: schema } : {}),
+        ...(spec.json_schema ? { json_schema: spec.json_schema } : {}),
       },
       "stream",
       // Checked again after the engine's own await (the MCP listing): a client's turn may have paused meanwhile.

@@ -1,7 +1,7 @@
 /**
  * Types and constants of runs (turns a session's alarm starts, not a client; docs/API.md): the stored
  * `RunSpec`, the public `RunView`, and the callback retry schedule (`callbackDelay`, attempt and resume limits,
- * how many finished runs are kept).
+ * how many finished runs are kept, how many may wait in a session's queue).
  */
 import type { ErrorInfo } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
@@ -75,6 +75,12 @@ export const CALLBACK_TIMEOUT_MS = 10_000;
 export const MAX_RESUMES = 2;
 /** Finished runs kept per session (older ones are swept when a run is queued). */
 export const RUNS_KEPT = 1000;
+/**
+ * Queued runs a session holds at most; another is refused (`429 run_queue_full`) until one starts. A session
+ * blocked for long (a turn awaiting an approval with no TTL) would otherwise keep queueing webhook runs, up to
+ * 1 MiB of input each, without bound.
+ */
+export const MAX_QUEUED_RUNS = 100;
 
 /** Delay before attempt `n + 1` after attempt `n` failed: 10 s, 30 s, 90 s, 270 s, 810 s, capped at 15 min, +0–10 % jitter. */
 export function callbackDelay(attempt: number, jitter = Math.random()): number {
