@@ -186,9 +186,11 @@ export class McpConnection {
     try {
       return await fn(client);
     } catch (e) {
-      // An error the server answered with (unknown tool, bad params, an answer over the cap), or an HTTP error
-      // status for this one request, leaves the link healthy: other calls on it go on.
-      if (isServerAnswer(e) || isRequestStatus(e)) throw e;
+      // An error the server answered with (unknown tool, bad params, an answer over the cap), an HTTP error
+      // status for this one request, or this request's own cancel or timeout leaves the link healthy: other
+      // calls on it go on. A cancelled request must keep it open: the SDK sends `notifications/cancelled` on
+      // it after failing the call, and closing the link would abort that POST, leaving the tool running.
+      if (isServerAnswer(e) || isRequestStatus(e) || isCancelled(e)) throw e;
       // Only the client that failed is closed (a sibling call may have reopened the link meanwhile).
       if (this.#client === client) this.close();
       if (fresh || !isSessionGone(e)) throw e;
@@ -259,6 +261,11 @@ function isSessionGone(e: unknown): boolean {
 /** An HTTP error status for one request (not 404, which says the MCP session is gone). */
 function isRequestStatus(e: unknown): boolean {
   return e instanceof StreamableHTTPError && typeof e.code === "number" && e.code >= 400 && e.code !== 404;
+}
+
+/** The SDK fails a request it cancelled (its signal aborted) or timed out with RequestTimeout. */
+function isCancelled(e: unknown): boolean {
+  return e instanceof McpError && e.code === ErrorCode.RequestTimeout;
 }
 
 function isServerAnswer(e: unknown): boolean {

@@ -19,7 +19,11 @@ export type McpBehaviour =
   | { kind: "fail"; message: string }
   | { kind: "sleep" }
   | { kind: "big" }
-  | { kind: "whoami" };
+  | { kind: "whoami" }
+  /** Answers tools/call with this result as is, past the SDK server's checks (a result a faulty server sends). */
+  | { kind: "raw"; result: Json }
+  /** Answers tools/call with this HTTP error status instead of a JSON-RPC answer. */
+  | { kind: "status"; status: number };
 
 export interface McpToolSpec {
   name: string;
@@ -42,6 +46,8 @@ export interface McpFixture {
   url: string;
   port: number;
   requests: McpRequestRecord[];
+  /** The first request carrying JSON-RPC method `rpc`, once it has arrived (at once if it already has). */
+  seen(rpc: string): Promise<McpRequestRecord>;
   /** Replaces the tool set and notifies every connected client (`notifications/tools/list_changed`). */
   setTools(tools: McpToolSpec[]): void;
   close(): Promise<void>;
@@ -66,7 +72,20 @@ function run(spec: McpToolSpec, args: Json, headers: Json): CallToolResult | Pro
       return { content: [{ type: "text", text: "x".repeat(Number(args.chars ?? 1000)) }] };
     case "whoami":
       return { content: [{ type: "text", text: String(headers.authorization ?? "anonymous") }] };
+    case "raw":
+    case "status":
+      throw new Error(`${b.kind} tools are answered before the MCP server (directAnswer)`);
   }
+}
+
+/** The HTTP answer to a tools/call of a `raw` or `status` tool, which the SDK server would not send. */
+function directAnswer(tools: McpToolSpec[], body: unknown): { status: number; body: string } | null {
+  const msg = body as { method?: unknown; id?: unknown; params?: { name?: unknown } } | undefined;
+  if (msg?.method !== "tools/call") return null;
+  const b = tools.find((t) => t.name === msg.params?.name)?.behaviour;
+  if (b?.kind === "raw") return { status: 200, body: JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: b.result }) };
+  if (b?.kind === "status") return { status: b.status, body: `{"error":"fixture status ${b.status}"}` };
+  return null;
 }
 
 function register(server: McpServer, spec: McpToolSpec): RegisteredTool {
@@ -117,6 +136,7 @@ export async function startMcpServer(opts: {
     { transport: StreamableHTTPServerTransport; server: McpServer; reg: RegisteredTool[] }
   >();
   const requests: McpRequestRecord[] = [];
+  const waiting: Array<{ rpc: string; resolve: (r: McpRequestRecord) => void }> = [];
   const http: Server = createServer((req, res) => {
     void (async () => {
       const body = req.method === "POST" ? await readJson(req) : undefined;
@@ -131,18 +151,28 @@ export async function startMcpServer(opts: {
         return;
       }
       const authorization = req.headers.authorization;
-      requests.push({
+      const record: McpRequestRecord = {
         method: req.method ?? "GET",
         rpc: body === undefined ? [] : rpcMethods(body),
         authorization,
         at: Date.now(),
-      });
+      };
+      requests.push(record);
+      for (const w of waiting.splice(0)) {
+        if (record.rpc.includes(w.rpc)) w.resolve(record);
+        else waiting.push(w);
+      }
       if (opts.authorization !== undefined && authorization !== opts.authorization) {
         res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
         return;
       }
       const sid = req.headers["mcp-session-id"];
       const known = typeof sid === "string" ? sessions.get(sid) : undefined;
+      const direct = known ? directAnswer(tools, body) : null;
+      if (direct) {
+        res.writeHead(direct.status, { "content-type": "application/json" }).end(direct.body);
+        return;
+      }
       if (known) return known.transport.handleRequest(req, res, body);
       if (typeof sid === "string") {
         // A session this process never issued (e.g. after a restart): 404 tells the client to initialize again.
@@ -199,6 +229,11 @@ export async function startMcpServer(opts: {
     url: `http://127.0.0.1:${port}/mcp`,
     port,
     requests,
+    seen(rpc) {
+      const done = requests.find((r) => r.rpc.includes(rpc));
+      if (done) return Promise.resolve(done);
+      return new Promise((resolve) => waiting.push({ rpc, resolve }));
+    },
     setTools(next) {
       tools = next;
       for (const s of sessions.values()) {

@@ -1,7 +1,9 @@
-// McpConnection.list against a real MCP server (the SDK's, in this process) that paginates tools/list.
+// McpConnection against a real MCP server (the SDK's, in this process): tools/list pagination, and how one
+// call's cancel or timeout leaves the link and the other calls on it.
 import { afterEach, describe, expect, it } from "vitest";
 import { McpConnection } from "../../../src/mcp/connection";
 import { MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER } from "../../../src/mcp/limits";
+import { basicTools } from "../../helpers/mcp-presets";
 import { type McpFixture, type McpToolSpec, startMcpServer } from "../../helpers/mcp-server";
 
 function specs(n: number, prefix: string): McpToolSpec[] {
@@ -17,9 +19,9 @@ const open: { fixture: McpFixture; connection: McpConnection }[] = [];
 
 async function connect(
   tools: McpToolSpec[],
-  pageSize: number,
+  pageSize?: number,
 ): Promise<{ fixture: McpFixture; connection: McpConnection }> {
-  const fixture = await startMcpServer({ tools, pageSize });
+  const fixture = await startMcpServer({ tools, ...(pageSize === undefined ? {} : { pageSize }) });
   const connection = new McpConnection({ name: "paged", url: fixture.url, headers: {} }, () => {});
   open.push({ fixture, connection });
   return { fixture, connection };
@@ -59,5 +61,25 @@ describe("McpConnection.list", () => {
     expect(listed.tools.map((t) => t.name)).toEqual(specs(MAX_LIST_PAGES, "slow").map((t) => t.name));
     expect(listed.truncated).toBe(true);
     expect(listCalls(fixture)).toBe(MAX_LIST_PAGES);
+  });
+});
+
+describe("McpConnection.call", () => {
+  it("tells the server a call cancelled by its signal is cancelled (notifications/cancelled)", async () => {
+    const { fixture, connection } = await connect(basicTools());
+    const stop = new AbortController();
+    const call = connection.call("sleep", { ms: 5_000 }, 10_000, stop.signal);
+    await fixture.seen("tools/call");
+    stop.abort(new Error("the turn was cancelled"));
+    await expect(call).rejects.toThrow();
+    expect((await fixture.seen("notifications/cancelled")).method).toBe("POST");
+  });
+
+  it("tells the server a call that timed out is cancelled (notifications/cancelled)", async () => {
+    const { fixture, connection } = await connect(basicTools());
+    await expect(connection.call("sleep", { ms: 5_000 }, 300, new AbortController().signal)).rejects.toThrow(
+      /timed out/,
+    );
+    expect((await fixture.seen("notifications/cancelled")).method).toBe("POST");
   });
 });
