@@ -121,16 +121,27 @@ async function outbound(url: string | URL, init?: RequestInit): Promise<Response
   return capped(res, requestId(init.body), MAX_MCP_RESPONSE_BYTES);
 }
 
+/** One opened SDK client and the requests running on it. A retired link takes no new request and closes after them. */
+interface Link {
+  client: Client;
+  inflight: number;
+  retired: boolean;
+}
+
 /**
  * One live MCP client (SDK `Client` over Streamable HTTP) for one server. Opened lazily, closed after
- * IDLE_CLOSE_MS without use: the SDK opens a GET stream for server notifications after initialize, and an
- * open stream must not keep the Durable Object alive forever. While it is open, `tools/list_changed`
- * reaches `onListChanged`; otherwise the tool-list TTL decides.
+ * IDLE_CLOSE_MS with no request running: the SDK opens a GET stream for server notifications after initialize,
+ * and an open stream must not keep the Durable Object alive forever. While it is open, `tools/list_changed`
+ * reaches `onListChanged`; otherwise the tool-list TTL decides. A link is never closed under a request running
+ * on it except by `close()`: a failed link, or one the catalog gives up on (`retire()`), is swapped for a fresh
+ * one and closes once its last request ends.
  */
 export class McpConnection {
-  #client: Client | null = null;
-  #connecting: Promise<Client> | null = null;
+  #link: Link | null = null;
+  #connecting: Promise<Link> | null = null;
   #idle: ReturnType<typeof setTimeout> | null = null;
+  /** Requests running (on any link): the idle close waits until there are none. */
+  #inflight = 0;
   /** Set when the notification stream failed: the server may be gone, so the next refresh re-probes it. */
   broken = false;
 
@@ -142,14 +153,14 @@ export class McpConnection {
     this.#onListChanged = onListChanged;
   }
 
-  async #open(timeoutMs: number): Promise<Client> {
-    if (this.#client) return this.#client;
+  async #open(timeoutMs: number): Promise<Link> {
+    if (this.#link) return this.#link;
     this.#connecting ??= (async () => {
       const client = new Client({ name: "switchboard", version: "1.0.0" }, { jsonSchemaValidator: validator });
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#onListChanged());
       // The notification stream's errors must not surface as unhandled rejections; they mark the link suspect.
       client.onerror = () => {
-        if (this.#client === client) this.broken = true;
+        if (this.#link?.client === client) this.broken = true;
       };
       const transport = new StreamableHTTPClientTransport(new URL(this.target.url), {
         requestInit: { headers: this.target.headers },
@@ -163,39 +174,68 @@ export class McpConnection {
       });
       await client.connect(transport, { timeout: timeoutMs });
       this.broken = false;
-      this.#client = client;
-      return client;
+      this.#link = { client, inflight: 0, retired: false };
+      return this.#link;
     })().finally(() => {
       this.#connecting = null;
     });
     return this.#connecting;
   }
 
-  #touch(): void {
-    if (this.#idle) clearTimeout(this.#idle);
-    this.#idle = setTimeout(() => this.close(), IDLE_CLOSE_MS);
+  /** `fn` on `link`, counted as running on it (a retired link closes when its count reaches 0). */
+  async #on<T>(link: Link, fn: (c: Client) => Promise<T>): Promise<T> {
+    link.inflight++;
+    try {
+      return await fn(link.client);
+    } finally {
+      link.inflight--;
+      if (link.retired && link.inflight === 0) link.client.close().catch(() => {});
+    }
+  }
+
+  /** New requests open a fresh link; `link` closes now if idle, else after its last request. */
+  #retire(link: Link): void {
+    if (this.#link === link) this.#link = null;
+    if (link.retired) return;
+    link.retired = true;
+    // Closing aborts the GET stream; a failure to close a dead link has nothing left to clean up.
+    if (link.inflight === 0) link.client.close().catch(() => {});
   }
 
   /** Runs `fn` on a live client; a stale MCP session (404 after a server restart) gets one fresh connection. */
   async #with<T>(timeoutMs: number, fn: (c: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    this.#touch();
-    const fresh = this.#client === null;
-    // Opening the link waits no longer than the call may (its timeout or the turn's cancel): the SDK bounds only
-    // `initialize`, not the `initialized` notification, and a server stalling there must not hang the turn.
-    const client = await untilAborted(this.#open(timeoutMs), signal);
+    // The idle close is held off while any request runs (a call may take longer than IDLE_CLOSE_MS) and
+    // armed again when the last one ends.
+    this.#inflight++;
+    if (this.#idle) clearTimeout(this.#idle);
+    this.#idle = null;
     try {
-      return await fn(client);
-    } catch (e) {
-      // An error the server answered with (unknown tool, bad params, an answer over the cap), an HTTP error
-      // status for this one request, or this request's own cancel or timeout leaves the link healthy: other
-      // calls on it go on. A cancelled request must keep it open: the SDK sends `notifications/cancelled` on
-      // it after failing the call, and closing the link would abort that POST, leaving the tool running.
-      if (isServerAnswer(e) || isRequestStatus(e) || isCancelled(e)) throw e;
-      // Only the client that failed is closed (a sibling call may have reopened the link meanwhile).
-      if (this.#client === client) this.close();
-      if (fresh || !isSessionGone(e)) throw e;
-      return fn(await this.#open(timeoutMs));
+      const fresh = this.#link === null;
+      // Opening the link waits no longer than the call may (its timeout or the turn's cancel): the SDK bounds only
+      // `initialize`, not the `initialized` notification, and a server stalling there must not hang the turn.
+      const link = await untilAborted(this.#open(timeoutMs), signal);
+      try {
+        return await this.#on(link, fn);
+      } catch (e) {
+        // An error the server answered with (unknown tool, bad params, an answer over the cap), an HTTP error
+        // status for this one request, or this request's own cancel or timeout leaves the link healthy: other
+        // calls on it go on. A cancelled request must keep it open: the SDK sends `notifications/cancelled` on
+        // it after failing the call, and closing the link would abort that POST, leaving the tool running.
+        if (isServerAnswer(e) || isRequestStatus(e) || isCancelled(e)) throw e;
+        // The failed link is retired, not closed: the other calls on it end on their own. After a 404 each of
+        // them gets its own 404 (same dead session) and is re-sent here too, rather than failed by our close.
+        this.#retire(link);
+        if (fresh || !isSessionGone(e)) throw e;
+        return await this.#on(await untilAborted(this.#open(timeoutMs), signal), fn);
+      }
+    } finally {
+      if (--this.#inflight === 0) this.#idle = setTimeout(() => this.#idleClose(), IDLE_CLOSE_MS);
     }
+  }
+
+  #idleClose(): void {
+    this.#idle = null;
+    if (this.#inflight === 0 && this.#link) this.#retire(this.#link);
   }
 
   /**
@@ -232,13 +272,23 @@ export class McpConnection {
     );
   }
 
+  /**
+   * Stops using the current link (its listing failed, its notification stream broke, or the server's config
+   * changed): the next request opens a fresh one, and requests running on it end there before it closes.
+   */
+  retire(): void {
+    if (this.#link) this.#retire(this.#link);
+  }
+
+  /** Closes the link now, failing requests running on it (the session is going away). */
   close(): void {
     if (this.#idle) clearTimeout(this.#idle);
     this.#idle = null;
-    const client = this.#client;
-    this.#client = null;
-    // Closing aborts the GET stream; a failure to close a dead link has nothing left to clean up.
-    client?.close().catch(() => {});
+    const link = this.#link;
+    this.#link = null;
+    if (!link) return;
+    link.retired = true;
+    link.client.close().catch(() => {});
   }
 }
 

@@ -115,7 +115,8 @@ export class McpCatalog {
     const fp = fingerprint(s);
     const have = this.#conns.get(s.name);
     if (have && fingerprint({ ...s, url: have.target.url, headers: have.target.headers }) === fp) return have;
-    have?.close();
+    // Calls running on the old config's link end there; new ones use the new config.
+    have?.retire();
     const conn = new McpConnection({ name: s.name, url: s.url, headers: s.headers ?? {} }, () =>
       this.#markStale(s.name),
     );
@@ -152,7 +153,7 @@ export class McpCatalog {
     for (const name of [...this.#map.keys()]) {
       if (names.has(name)) continue;
       this.#map.delete(name);
-      this.#conns.get(name)?.close();
+      this.#conns.get(name)?.retire();
       this.#conns.delete(name);
       write(this.#sql, "DELETE FROM mcp_servers WHERE name = ?", name);
       // Its tools leave the next admission's snapshot (and are announced removed).
@@ -181,7 +182,7 @@ export class McpCatalog {
     }
     // A link whose notification stream broke is reopened for the listing (which also reopens that stream);
     // re-listing on it would leave `broken` set and list again at every turn.
-    if (conn.broken) conn.close();
+    if (conn.broken) conn.retire();
     const last = st && st.fingerprint === fp ? st.tools : [];
     const blocked = checkOutboundUrl(s.url, limits.allowPrivate);
     if (blocked) {
@@ -217,7 +218,8 @@ export class McpCatalog {
       };
       this.#save(s.name, next, !same);
     } catch (e) {
-      conn.close();
+      // A fresh link for the next try; calls running on this one (other requests' turns) still end normally.
+      conn.retire();
       if (epoch !== this.#epoch) return;
       const timedOut = failureKind(e, false) === "timeout";
       const error = (e instanceof Error ? e.message : String(e)).slice(0, 500);

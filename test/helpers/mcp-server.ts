@@ -46,8 +46,12 @@ export interface McpFixture {
   url: string;
   port: number;
   requests: McpRequestRecord[];
-  /** The first request carrying JSON-RPC method `rpc`, once it has arrived (at once if it already has). */
-  seen(rpc: string): Promise<McpRequestRecord>;
+  /** The `nth` (default first) request carrying JSON-RPC method `rpc`, once it has arrived. */
+  seen(rpc: string, nth?: number): Promise<McpRequestRecord>;
+  /** Ends every MCP session, as a server that expired them: a request with an old session id gets 404. */
+  forgetSessions(): Promise<void>;
+  /** Requests carrying JSON-RPC method `rpc` get no answer from now on (a hanging server). */
+  stall(rpc: string): void;
   /** Replaces the tool set and notifies every connected client (`notifications/tools/list_changed`). */
   setTools(tools: McpToolSpec[]): void;
   close(): Promise<void>;
@@ -136,7 +140,9 @@ export async function startMcpServer(opts: {
     { transport: StreamableHTTPServerTransport; server: McpServer; reg: RegisteredTool[] }
   >();
   const requests: McpRequestRecord[] = [];
-  const waiting: Array<{ rpc: string; resolve: (r: McpRequestRecord) => void }> = [];
+  const waiting: Array<{ rpc: string; nth: number; resolve: (r: McpRequestRecord) => void }> = [];
+  const stalled = new Set<string>();
+  const nthSeen = (rpc: string, nth: number) => requests.filter((r) => r.rpc.includes(rpc))[nth - 1];
   const http: Server = createServer((req, res) => {
     void (async () => {
       const body = req.method === "POST" ? await readJson(req) : undefined;
@@ -159,9 +165,11 @@ export async function startMcpServer(opts: {
       };
       requests.push(record);
       for (const w of waiting.splice(0)) {
-        if (record.rpc.includes(w.rpc)) w.resolve(record);
+        const hit = nthSeen(w.rpc, w.nth);
+        if (hit) w.resolve(hit);
         else waiting.push(w);
       }
+      if (record.rpc.some((m) => stalled.has(m))) return;
       if (opts.authorization !== undefined && authorization !== opts.authorization) {
         res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
         return;
@@ -229,10 +237,18 @@ export async function startMcpServer(opts: {
     url: `http://127.0.0.1:${port}/mcp`,
     port,
     requests,
-    seen(rpc) {
-      const done = requests.find((r) => r.rpc.includes(rpc));
+    seen(rpc, nth = 1) {
+      const done = nthSeen(rpc, nth);
       if (done) return Promise.resolve(done);
-      return new Promise((resolve) => waiting.push({ rpc, resolve }));
+      return new Promise((resolve) => waiting.push({ rpc, nth, resolve }));
+    },
+    async forgetSessions() {
+      const all = [...sessions.values()];
+      sessions.clear();
+      for (const s of all) await s.transport.close().catch(() => {});
+    },
+    stall(rpc) {
+      stalled.add(rpc);
     },
     setTools(next) {
       tools = next;

@@ -1,8 +1,15 @@
 // McpConnection against a real MCP server (the SDK's, in this process): tools/list pagination, and how one
-// call's cancel or timeout leaves the link and the other calls on it.
-import { afterEach, describe, expect, it } from "vitest";
+// call's cancel, timeout or stale session leaves the link and the other calls on it. The idle close is
+// shortened so a call can outlast it.
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { McpConnection } from "../../../src/mcp/connection";
 import { MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER } from "../../../src/mcp/limits";
+
+vi.mock("../../../src/mcp/limits", async (original) => ({
+  ...(await original<typeof import("../../../src/mcp/limits")>()),
+  IDLE_CLOSE_MS: 500,
+}));
+
 import { basicTools } from "../../helpers/mcp-presets";
 import { type McpFixture, type McpToolSpec, startMcpServer } from "../../helpers/mcp-server";
 
@@ -37,6 +44,10 @@ afterEach(async () => {
     await fixture.close();
   }
 });
+
+function callText(res: { content: Array<{ type: string; text?: string }> }): string | undefined {
+  return res.content[0]?.text;
+}
 
 describe("McpConnection.list", () => {
   it("follows nextCursor over every page and keeps the server's order", async () => {
@@ -81,5 +92,48 @@ describe("McpConnection.call", () => {
       /timed out/,
     );
     expect((await fixture.seen("notifications/cancelled")).method).toBe("POST");
+  });
+});
+
+describe("McpConnection links", () => {
+  it("keeps the link open for a call that runs longer than the idle close", async () => {
+    const { connection } = await connect(basicTools());
+    const res = await connection.call("sleep", { ms: 1_500 }, 10_000, new AbortController().signal);
+    expect(callText(res)).toBe("slept");
+  });
+
+  it("re-sends every parallel call the server refused with 404 (its MCP session expired), each once", async () => {
+    const { fixture, connection } = await connect(basicTools());
+    const signal = new AbortController().signal;
+    await connection.call("echo", { text: "before" }, 5_000, signal);
+    await fixture.forgetSessions();
+    const texts = ["a", "b", "c", "d", "e"];
+    const results = await Promise.all(texts.map((text) => connection.call("echo", { text }, 5_000, signal)));
+    expect(results.map(callText)).toEqual(texts);
+    // Besides the first call, each was refused once on the dead session and sent once more on the new one.
+    expect(fixture.requests.filter((r) => r.rpc.includes("tools/call"))).toHaveLength(1 + 2 * texts.length);
+  });
+
+  it("lets a call running on a retired link finish there while the next request opens a fresh link", async () => {
+    const { fixture, connection } = await connect(basicTools());
+    const signal = new AbortController().signal;
+    const running = connection.call("sleep", { ms: 300 }, 5_000, signal);
+    await fixture.seen("tools/call");
+    connection.retire();
+    await connection.list(5_000);
+    expect(callText(await running)).toBe("slept");
+    expect(fixture.requests.filter((r) => r.rpc.includes("initialize"))).toHaveLength(2);
+  });
+
+  it("stops re-opening a link after a 404 when the call's signal aborts (a server stalling at initialize)", async () => {
+    const { fixture, connection } = await connect(basicTools());
+    await connection.call("echo", { text: "before" }, 5_000, new AbortController().signal);
+    fixture.stall("initialize");
+    await fixture.forgetSessions();
+    const stop = new AbortController();
+    const call = connection.call("echo", { text: "after" }, 20_000, stop.signal);
+    await fixture.seen("initialize", 2);
+    stop.abort(new Error("the turn was cancelled"));
+    await expect(call).rejects.toThrow("the turn was cancelled");
   });
 });
