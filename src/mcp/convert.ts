@@ -132,7 +132,7 @@ export function resultContent(res: CallToolResult): { content: ToolResultContent
   return { content: capOutput(content), is_error: res.isError === true };
 }
 
-export type CallFailure = "timeout" | "refused" | "unreachable" | "too_large";
+export type CallFailure = "timeout" | "refused" | "unreachable" | "too_large" | "http_status";
 
 /** The JSON-RPC error code of an answer over MAX_MCP_RESPONSE_BYTES (connection.ts answers the call with it). */
 export const ANSWER_TOO_LARGE = -32099;
@@ -143,6 +143,9 @@ export function failureKind(e: unknown, timedOut: boolean): CallFailure {
   if (code === ANSWER_TOO_LARGE) return "too_large";
   if (timedOut) return "timeout";
   if (code === -32001) return "timeout";
+  // An HTTP error status (the transport's StreamableHTTPError carries it as `code`): the server answered, but
+  // not this call; its next listing may well work, so it is not reported disconnected.
+  if (typeof code === "number" && code >= 400 && code <= 599) return "http_status";
   // A JSON-RPC error code means the server answered: it is reachable, it refused this call.
   if (typeof code === "number" && code < 0 && code !== -32000) return "refused";
   return "unreachable";
@@ -158,7 +161,11 @@ export function failureOutcome(
   if (kind === "timeout")
     content = `MCP tool "${ctx.name}" timed out after ${ctx.timeoutMs} ms (server "${ctx.server}").`;
   else if (kind === "refused") content = `MCP server "${ctx.server}" refused the call to "${ctx.name}": ${why}`;
-  else if (kind === "too_large")
+  else if (kind === "http_status") {
+    const status = (e as { code?: unknown } | null)?.code;
+    const next = status === 401 || status === 403 ? "it refused the credentials it was sent" : "try again later";
+    content = `MCP server "${ctx.server}" answered HTTP ${status} to the call to "${ctx.name}" (${why}); ${next}.`;
+  } else if (kind === "too_large")
     content = `MCP tool "${ctx.name}" answered with more than ${MAX_MCP_RESPONSE_BYTES} bytes (server "${ctx.server}"); the answer was not read.`;
   else content = disconnectedMessage(ctx.name, ctx.server, ctx.loaded, why);
   return { content, is_error: true, ms: ctx.ms };

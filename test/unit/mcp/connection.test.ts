@@ -3,6 +3,7 @@
 // shortened so a call can outlast it.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { McpConnection } from "../../../src/mcp/connection";
+import { failureKind, failureOutcome } from "../../../src/mcp/convert";
 import { MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER } from "../../../src/mcp/limits";
 
 vi.mock("../../../src/mcp/limits", async (original) => ({
@@ -135,5 +136,27 @@ describe("McpConnection links", () => {
     await fixture.seen("initialize", 2);
     stop.abort(new Error("the turn was cancelled"));
     await expect(call).rejects.toThrow("the turn was cancelled");
+  });
+});
+
+describe("McpConnection call results", () => {
+  const signal = new AbortController().signal;
+
+  it("fails a call answered with HTTP 503 with that status, worded as such rather than as a disconnected server", async () => {
+    const busy: McpToolSpec = {
+      name: "busy",
+      description: "Overloaded.",
+      inputSchema: { type: "object" },
+      behaviour: { kind: "status", status: 503 },
+    };
+    const { connection } = await connect([busy]);
+    const e = await connection.call("busy", {}, 5_000, signal).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    const ctx = { name: "mcp__s__busy", server: "s", loaded: true, timeoutMs: 5_000, ms: 5 };
+    expect(failureOutcome(failureKind(e, false), e, ctx).content).toMatch(
+      /^MCP server "s" answered HTTP 503 to the call to "mcp__s__busy" \(.*\); try again later\.$/,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import {
@@ -136,6 +137,15 @@ describe("MCP call results", () => {
     );
     expect(failureOutcome("unreachable", new Error("x"), { ...ctx, loaded: false }).content).toMatch(
       /its MCP server "s" is unreachable/,
+    );
+  });
+
+  it("tells a call refused for its credentials (HTTP 401) to check them rather than try later", () => {
+    const e = new StreamableHTTPError(401, "Error POSTing to endpoint: unauthorized");
+    const ctx = { name: "mcp__s__t", server: "s", loaded: true, timeoutMs: 100, ms: 5 };
+    expect(failureKind(e, false)).toBe("http_status");
+    expect(failureOutcome("http_status", e, ctx).content).toBe(
+      'MCP server "s" answered HTTP 401 to the call to "mcp__s__t" (Streamable HTTP error: Error POSTing to endpoint: unauthorized); it refused the credentials it was sent.',
     );
   });
 });
