@@ -1,21 +1,22 @@
 /**
  * The client side of one MCP server: `McpConnection` wraps an SDK `Client` over Streamable HTTP with redirects
  * refused and an eval-free output-schema validator (workerd refuses Ajv's generated code). It lists tools
- * (bounded in pages and count) and calls them; a call is re-sent only when the server dropped the MCP session.
+ * (bounded in pages and count) and calls them, reading results leniently and checking them against the tool's
+ * output schema itself; a call is re-sent only when the server dropped the MCP session.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallToolResult,
-  CallToolResultSchema,
   ErrorCode,
   McpError,
+  ResultSchema,
   type Tool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { compileLenient } from "../json-schema/index";
-import { ANSWER_TOO_LARGE } from "./convert";
+import { type CompileResult, compileLenient, issueLines } from "../json-schema/index";
+import { ANSWER_TOO_LARGE, lenientResult } from "./convert";
 import { IDLE_CLOSE_MS, MAX_LIST_PAGES, MAX_MCP_RESPONSE_BYTES, MAX_TOOLS_PER_SERVER } from "./limits";
 
 export interface ServerTarget {
@@ -25,22 +26,32 @@ export interface ServerTarget {
 }
 
 /**
- * Output-schema checks the SDK client runs on structured results. The SDK's default is Ajv, whose code
- * generation workerd refuses at request time; ours compiles leniently without eval, and a schema we
- * cannot compile validates nothing rather than making the whole server unusable.
+ * A tool's output-schema check: null when structured content matches, else what does not. Compiled leniently
+ * on first use (a listing names many tools, few are called); a schema we cannot compile checks nothing rather
+ * than making the whole server unusable.
+ */
+function outputCheck(schema: unknown): (value: unknown) => string | null {
+  let compiled: CompileResult | undefined;
+  return (value) => {
+    compiled ??= compileLenient(schema);
+    if (!compiled.ok) return null;
+    const result = compiled.schema.validate(value);
+    return result.ok ? null : issueLines(result).slice(0, 3).join("; ");
+  };
+}
+
+/**
+ * The output-schema validator the SDK client builds for every listed tool. Its default is Ajv, whose code
+ * generation workerd refuses at request time; ours compiles without eval, and only if ever run: calls are
+ * checked by `McpConnection.call`, not by the SDK (whose `callTool` throws the whole result away on a mismatch).
  */
 const validator: jsonSchemaValidator = {
   getValidator<T>(schema: unknown) {
-    const compiled = compileLenient(schema);
+    const check = outputCheck(schema);
     return (input: unknown) => {
-      if (!compiled.ok || compiled.schema.validate(input).ok) {
-        return { valid: true as const, data: input as T, errorMessage: undefined };
-      }
-      return {
-        valid: false as const,
-        data: undefined,
-        errorMessage: "structured content does not match the tool's output schema",
-      };
+      const why = check(input);
+      if (why === null) return { valid: true as const, data: input as T, errorMessage: undefined };
+      return { valid: false as const, data: undefined, errorMessage: `does not match the output schema: ${why}` };
     };
   },
 };
@@ -142,6 +153,8 @@ export class McpConnection {
   #idle: ReturnType<typeof setTimeout> | null = null;
   /** Requests running (on any link): the idle close waits until there are none. */
   #inflight = 0;
+  /** Output-schema checks of the tools of the last listing, by tool name. */
+  #outputs = new Map<string, (value: unknown) => string | null>();
   /** Set when the notification stream failed: the server may be gone, so the next refresh re-probes it. */
   broken = false;
 
@@ -253,23 +266,49 @@ export class McpConnection {
         if (!cursor || tools.length > MAX_TOOLS_PER_SERVER) break;
       }
       const truncated = tools.length > MAX_TOOLS_PER_SERVER || cursor !== undefined;
+      this.#outputs = new Map(tools.flatMap((t) => (t.outputSchema ? [[t.name, outputCheck(t.outputSchema)]] : [])));
       return { tools: tools.slice(0, MAX_TOOLS_PER_SERVER), truncated };
     });
   }
 
-  /** tools/call. Calls are never retried except when the server refused the MCP session before running it. */
-  call(tool: string, args: Record<string, unknown>, timeoutMs: number, signal: AbortSignal): Promise<CallToolResult> {
+  /**
+   * tools/call. Calls are never retried except when the server refused the MCP session before running it. The
+   * tool ran whatever its answer looks like, so the answer is kept: a content block the MCP schema rejects
+   * becomes a placeholder (`lenientResult`), and a result that does not match the tool's declared output schema
+   * comes with `schemaError` saying how, rather than failing the call.
+   */
+  call(
+    tool: string,
+    args: Record<string, unknown>,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<{ result: CallToolResult; schemaError: string | null }> {
     return this.#with(
       timeoutMs,
       async (client) => {
-        const res = await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
-          timeout: timeoutMs,
-          signal,
-        });
-        return res as CallToolResult;
+        const raw = await client.request(
+          { method: "tools/call", params: { name: tool, arguments: args } },
+          ResultSchema,
+          {
+            timeout: timeoutMs,
+            signal,
+          },
+        );
+        const result = lenientResult(raw);
+        return { result, schemaError: this.#checkOutput(tool, result) };
       },
       signal,
     );
+  }
+
+  /** What of `result` does not match the output schema `tool` declared in the last listing, or null. */
+  #checkOutput(tool: string, result: CallToolResult): string | null {
+    const check = this.#outputs.get(tool);
+    if (!check || result.isError) return null;
+    if (result.structuredContent === undefined)
+      return "the tool declares an output schema but returned no structured content";
+    const why = check(result.structuredContent);
+    return why === null ? null : `the structured content does not match the tool's declared output schema (${why})`;
   }
 
   /**

@@ -1,9 +1,9 @@
 /**
  * Conversions between MCP and Switchboard tools: which of a server's tools are accepted (`acceptTools`) and
  * how they register (`mcp__server__tool` names, deferred by default), and how a tools/call result or failure
- * becomes tool_result content for the model (capped at MAX_MCP_OUTPUT_CHARS). No I/O.
+ * becomes tool_result content for the model (read leniently, capped at MAX_MCP_OUTPUT_CHARS). No I/O.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ContentBlockSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../agents/types";
 import { compileLenient } from "../json-schema/index";
 import type { JsonObject } from "../model/json";
@@ -81,6 +81,28 @@ export function registeredTool(server: McpServerConfig, info: McpToolInfo): Regi
   };
 }
 
+const UNSUPPORTED_BLOCK = "[unsupported content block]";
+
+/**
+ * A tools/call answer read leniently: a block the MCP schema rejects (an unknown type, an image without
+ * mimeType) becomes the unsupported-block placeholder instead of failing the whole answer, so the valid
+ * blocks still reach the model.
+ */
+export function lenientResult(raw: Record<string, unknown>): CallToolResult {
+  const blocks: unknown[] = Array.isArray(raw.content) ? raw.content : [];
+  const structured = raw.structuredContent;
+  return {
+    content: blocks.map((b) => {
+      const parsed = ContentBlockSchema.safeParse(b);
+      return parsed.success ? parsed.data : { type: "text" as const, text: UNSUPPORTED_BLOCK };
+    }),
+    ...(structured !== null && typeof structured === "object" && !Array.isArray(structured)
+      ? { structuredContent: structured as Record<string, unknown> }
+      : {}),
+    ...(raw.isError === true ? { isError: true } : {}),
+  };
+}
+
 function blockText(b: CallToolResult["content"][number]): string {
   switch (b.type) {
     case "text":
@@ -95,7 +117,7 @@ function blockText(b: CallToolResult["content"][number]): string {
         ? b.resource.text
         : `[resource: ${b.resource.uri}, binary, not shown]`;
     default:
-      return "[unsupported content block]";
+      return UNSUPPORTED_BLOCK;
   }
 }
 
@@ -118,17 +140,20 @@ export function capOutput(content: ToolResultContent, max = MAX_MCP_OUTPUT_CHARS
 /**
  * A tools/call result as tool_result content. Structured content travels as JSON text, alone when the
  * text blocks only repeat it (so `$tool` references can address its fields), else after the text.
+ * `schemaError` (the result does not match the tool's declared output schema) is noted after it all.
  */
-export function resultContent(res: CallToolResult): { content: ToolResultContent; is_error: boolean } {
+export function resultContent(
+  res: CallToolResult,
+  schemaError: string | null = null,
+): { content: ToolResultContent; is_error: boolean } {
   const texts = (res.content ?? []).map(blockText);
   const structured = res.structuredContent === undefined ? null : JSON.stringify(res.structuredContent);
-  const rest = structured === null ? texts : texts.filter((t) => !sameJson(t, structured));
+  const parts = structured === null ? texts : [...texts.filter((t) => !sameJson(t, structured)), structured];
+  if (schemaError !== null) parts.push(`[note: ${schemaError}; the result is passed on as the server sent it]`);
   let content: ToolResultContent;
-  if (structured !== null && rest.length === 0) content = structured;
-  else if (rest.length === 0) content = res.isError ? "the MCP tool reported an error without a message" : "";
-  else if (rest.length === 1 && structured === null) content = rest[0] as string;
-  else
-    content = [...rest, ...(structured === null ? [] : [structured])].map((text) => ({ type: "text" as const, text }));
+  if (parts.length === 0) content = res.isError ? "the MCP tool reported an error without a message" : "";
+  else if (parts.length === 1) content = parts[0] as string;
+  else content = parts.map((text) => ({ type: "text" as const, text }));
   return { content: capOutput(content), is_error: res.isError === true };
 }
 

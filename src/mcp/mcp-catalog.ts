@@ -286,7 +286,7 @@ export class McpCatalog {
     const timer = AbortSignal.timeout(timeoutMs);
     try {
       const res = await this.#conn(s).call(tool, input, timeoutMs, AbortSignal.any([opts.signal, timer]));
-      return { ...resultContent(res), ms: Date.now() - started };
+      return { ...resultContent(res.result, res.schemaError), ms: Date.now() - started };
     } catch (e) {
       if (opts.signal.aborted) throw e;
       const kind = failureKind(e, timer.aborted);

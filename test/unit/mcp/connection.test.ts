@@ -3,7 +3,7 @@
 // shortened so a call can outlast it.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { McpConnection } from "../../../src/mcp/connection";
-import { failureKind, failureOutcome } from "../../../src/mcp/convert";
+import { failureKind, failureOutcome, resultContent } from "../../../src/mcp/convert";
 import { MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER } from "../../../src/mcp/limits";
 
 vi.mock("../../../src/mcp/limits", async (original) => ({
@@ -46,8 +46,8 @@ afterEach(async () => {
   }
 });
 
-function callText(res: { content: Array<{ type: string; text?: string }> }): string | undefined {
-  return res.content[0]?.text;
+function callText(res: { result: { content: Array<{ type: string; text?: string }> } }): string | undefined {
+  return res.result.content[0]?.text;
 }
 
 describe("McpConnection.list", () => {
@@ -141,6 +141,13 @@ describe("McpConnection links", () => {
 
 describe("McpConnection call results", () => {
   const signal = new AbortController().signal;
+  const counter = (result: Record<string, unknown>): McpToolSpec => ({
+    name: "count",
+    description: "Counts.",
+    inputSchema: { type: "object" },
+    outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+    behaviour: { kind: "raw", result },
+  });
 
   it("fails a call answered with HTTP 503 with that status, worded as such rather than as a disconnected server", async () => {
     const busy: McpToolSpec = {
@@ -158,5 +165,68 @@ describe("McpConnection call results", () => {
     expect(failureOutcome(failureKind(e, false), e, ctx).content).toMatch(
       /^MCP server "s" answered HTTP 503 to the call to "mcp__s__busy" \(.*\); try again later\.$/,
     );
+  });
+
+  it("passes on a result that does not match the tool's output schema, with a note saying so", async () => {
+    const { connection } = await connect([
+      counter({ content: [{ type: "text", text: "Seven." }], structuredContent: { n: "seven" } }),
+    ]);
+    await connection.list(5_000);
+    const res = await connection.call("count", {}, 5_000, signal);
+    expect(resultContent(res.result, res.schemaError)).toEqual({
+      is_error: false,
+      content: [
+        { type: "text", text: "Seven." },
+        { type: "text", text: '{"n":"seven"}' },
+        {
+          type: "text",
+          text: expect.stringMatching(
+            /^\[note: the structured content does not match the tool's declared output schema \(.+\); the result is passed on as the server sent it\]$/,
+          ),
+        },
+      ],
+    });
+  });
+
+  it("passes on a result without the structured content its output schema declares, with a note saying so", async () => {
+    const { connection } = await connect([counter({ content: [{ type: "text", text: "Seven." }] })]);
+    await connection.list(5_000);
+    const res = await connection.call("count", {}, 5_000, signal);
+    expect(resultContent(res.result, res.schemaError)).toEqual({
+      is_error: false,
+      content: [
+        { type: "text", text: "Seven." },
+        {
+          type: "text",
+          text: "[note: the tool declares an output schema but returned no structured content; the result is passed on as the server sent it]",
+        },
+      ],
+    });
+  });
+
+  it("keeps a result's valid blocks and puts a placeholder for the blocks the MCP schema rejects", async () => {
+    const content = [
+      { type: "text", text: "first" },
+      { type: "video", url: "https://example.com/v.mp4" },
+      { type: "image", data: "AAAA" },
+      { type: "text", text: "last" },
+    ];
+    const mixed: McpToolSpec = {
+      name: "mixed",
+      description: "Mixed.",
+      inputSchema: { type: "object" },
+      behaviour: { kind: "raw", result: { content } },
+    };
+    const { connection } = await connect([mixed]);
+    const res = await connection.call("mixed", {}, 5_000, signal);
+    expect(resultContent(res.result, res.schemaError)).toEqual({
+      is_error: false,
+      content: [
+        { type: "text", text: "first" },
+        { type: "text", text: "[unsupported content block]" },
+        { type: "text", text: "[unsupported content block]" },
+        { type: "text", text: "last" },
+      ],
+    });
   });
 });
