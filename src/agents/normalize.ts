@@ -8,7 +8,9 @@ import { check } from "../http/validate";
 import { compileStrict } from "../json-schema/compile";
 import type { JsonObject } from "../model/json";
 import { DEFAULT_CONTEXT_WINDOW } from "../providers/types";
+import { PLAIN_TOOLS_MAX, projectionFor, stepTools } from "../tools/disclosure";
 import { checkOutboundUrl } from "../tools/outbound";
+import { ToolRegistry } from "../tools/registry";
 import {
   type AgentConfig,
   type AgentTool,
@@ -117,7 +119,7 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
     assertUrl(s.url, `mcp_servers.${i}.url`, allowPrivate);
   });
   const caps = body.model.capabilities ?? {};
-  return {
+  const config: AgentConfig = {
     name,
     model: {
       provider: body.model.provider,
@@ -147,4 +149,23 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
     ...(body.webhook_tenant ? { webhook_tenant: body.webhook_tenant } : {}),
     ...(body.approval_ttl_s ? { approval_ttl_s: body.approval_ttl_s } : {}),
   };
+  assertToolsFit(config);
+  return config;
+}
+
+/**
+ * Outside Anthropic's tool search every tool sent at once goes in tools[], which OpenAI caps at 128 functions:
+ * the tools always sent (core tools and the built-ins) must leave room for one (a turn's structured_output), or
+ * every request of the agent would be refused. Deferred tools load within the cap (session-tools.ts).
+ */
+function assertToolsFit(config: AgentConfig): void {
+  if (projectionFor(config.model) === "anthropic") return;
+  const always = stepTools(new ToolRegistry(config), [], "plain").length;
+  if (always + 1 > PLAIN_TOOLS_MAX) {
+    throw new ApiError(
+      400,
+      "invalid_request",
+      `tools: ${always} tools would be sent with every request, and this model takes at most ${PLAIN_TOOLS_MAX - 1} (one is kept for structured_output); mark some "defer": true`,
+    );
+  }
 }

@@ -11,18 +11,12 @@ import { mcpLimits } from "../mcp/limits";
 import { McpCatalog, type McpSnapshot } from "../mcp/mcp-catalog";
 import type { JsonObject } from "../model/json";
 import type { NoticePart, ToolDeclaration } from "../model/message";
-import { announcedTools, projectionFor, toolSetNotices } from "../tools/disclosure";
+import { announcedTools, PLAIN_TOOLS_MAX, projectionFor, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools } from "../tools/loaded";
 import { declaration, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
 import type { HistoryStore } from "./history/store";
-
-/**
- * The most tools a plain projection's tools[] holds, structured_output included: the smallest provider cap
- * (OpenAI's 128 functions).
- */
-export const PLAIN_TOOLS_MAX = 128;
 
 /** What identifies a declaration as the model was shown it: name, description and schema. */
 function declarationDigest(d: ToolDeclaration): string {

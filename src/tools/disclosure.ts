@@ -40,6 +40,12 @@ export function stepTools(reg: ToolRegistry, loaded: readonly string[], projecti
   return [...head, ...extra.map(declaration)];
 }
 
+/**
+ * The most tools a plain projection's tools[] holds, structured_output included: the smallest provider cap
+ * (OpenAI's 128 functions).
+ */
+export const PLAIN_TOOLS_MAX = 128;
+
 /** Hard cap on the deferred-tools listing in the system prompt. */
 export const LISTING_MAX_CHARS = 4000;
 

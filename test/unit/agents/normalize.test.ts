@@ -63,3 +63,33 @@ describe("normalizeAgent: tool schemas", () => {
     expect(normalizeAgent("a", agentWith(schema)).tools[0]?.input_schema).toEqual(schema);
   });
 });
+
+describe("normalizeAgent: tools sent with every request", () => {
+  const many = (n: number, defer: boolean) =>
+    Array.from({ length: n }, (_, i) => ({
+      name: `tool_${i}`,
+      input_schema: { type: "object" },
+      execution: { type: "client" },
+      ...(defer ? { defer: true } : {}),
+    }));
+  const agent = (provider: string, tools: unknown[]) => ({ model: { provider, name: "m" }, tools });
+
+  it("refuses more than 127 core tools where tools[] holds them all (OpenAI's cap, one slot for structured_output)", () => {
+    expect(() => normalizeAgent("a", agent("openai", many(128, false)))).toThrow(/at most 127/);
+    expect(normalizeAgent("a", agent("openai", many(127, false))).tools).toHaveLength(127);
+  });
+
+  it("counts the built-ins beside the core tools, and lets deferred tools (which load within the cap) through", () => {
+    expect(() =>
+      normalizeAgent(
+        "a",
+        agent("openai", [...many(125, false), ...many(1, true).map((t) => ({ ...t, name: "deferred_one" }))]),
+      ),
+    ).toThrow(/128 tools/);
+    expect(normalizeAgent("a", agent("openai-responses", many(500, true))).tools).toHaveLength(500);
+  });
+
+  it("leaves Anthropic with tool search alone (deferred tools are sent with defer_loading)", () => {
+    expect(normalizeAgent("a", agent("anthropic", many(300, false))).tools).toHaveLength(300);
+  });
+});
