@@ -5,7 +5,6 @@
  */
 import { ToolIndex } from "@switchboard/tool-search";
 import type { AgentConfig } from "../agents/types";
-import { cyrb53 } from "../crypto/cyrb53";
 import type { Env } from "../env";
 import { mcpLimits } from "../mcp/limits";
 import { McpCatalog, type McpSnapshot } from "../mcp/mcp-catalog";
@@ -14,14 +13,9 @@ import type { NoticePart, ToolDeclaration } from "../model/message";
 import { announcedTools, PLAIN_TOOLS_MAX, projectionFor, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools } from "../tools/loaded";
-import { declaration, fullSchema, ToolRegistry } from "../tools/registry";
+import { declaration, declarationPrint, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
 import type { HistoryStore } from "./history/store";
-
-/** What identifies a declaration as the model was shown it: name, description and schema. */
-function declarationDigest(d: ToolDeclaration): string {
-  return cyrb53(JSON.stringify(d));
-}
 
 /**
  * The session's tool state across turns: the registry for the current agent
@@ -126,7 +120,7 @@ export class SessionTools {
       this.loaded.redeclare((name) => {
         const tool = reg.get(name);
         // A tool missing here (its server down) is left as declared: unchanged until its server says otherwise.
-        return tool?.deferred ? declarationDigest(declaration(tool)) : undefined;
+        return tool?.deferred ? declarationPrint(tool) : undefined;
       });
     }
     // Whatever changed since the last turn (an agent PUT adding core tools, a projection switch, a server back
@@ -169,13 +163,12 @@ export class SessionTools {
     const names = this.loaded.undeclared();
     const tools = names.map((n) => reg.get(n)).filter((t): t is RegisteredTool => t?.deferred === true);
     // Only what is declared now: a loaded tool whose server is down gets its declaration when it returns.
-    const declared = tools.map(declaration);
-    const digests = new Map(declared.map((d) => [d.name, declarationDigest(d)]));
+    const prints = new Map(tools.map((t) => [t.name, declarationPrint(t)]));
     this.loaded.markDeclared(
       tools.map((t) => t.name),
-      (name) => digests.get(name) ?? null,
+      (name) => prints.get(name) ?? null,
     );
-    return declared;
+    return tools.map(declaration);
   }
 
   /** The answer for a call to a tool missing from the turn's registry because its MCP server is down. */

@@ -15,14 +15,14 @@ import { getAdapter } from "../../providers/index";
 import { contextWindow, type StepRequest } from "../../providers/types";
 import { all } from "../../storage/sql";
 import { announcedTools } from "../../tools/disclosure";
-import { declaration } from "../../tools/registry";
+import { declaration, declarationPrint } from "../../tools/registry";
 import type { RegisteredTool } from "../../tools/types";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseBoundary } from "./boundary";
 import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
 import { countCompactions, insertCompaction, latestCompaction, summaryText, type ToolSnapshot } from "./records";
 import { type RequestPrefix, requestSummary } from "./summary-request";
-import { keepLoaded, fingerprint as schemaFingerprint, toolsNamedIn } from "./tools";
+import { keepLoaded, toolsNamedIn } from "./tools";
 import { SUMMARY_SYSTEM, summaryPrompt, transcriptLines, transcriptPieces } from "./transcript";
 
 export interface CompactionDeps extends SessionStores {
@@ -392,7 +392,7 @@ export class Compactor {
       .filter((t): t is RegisteredTool => t?.deferred === true)
       .map((t) => {
         const decl = declaration(t);
-        const print = schemaFingerprint(decl);
+        const print = declarationPrint(t);
         const prev = prevPrints.get(t.name);
         return {
           name: t.name,

@@ -60,14 +60,3 @@ export function toolsNamedIn(messages: readonly Message[]): Set<string> {
   }
   return names;
 }
-
-/** A short, stable fingerprint of a JSON value (FNV-1a over its serialisation). */
-export function fingerprint(value: unknown): string {
-  const text = JSON.stringify(value) ?? "";
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0).toString(16).padStart(8, "0");
-}
