@@ -120,15 +120,7 @@ function endStream(
   status: "interrupted" | "failed",
 ): void {
   const out = new TurnOutput(engine.streamLog, turnId);
-  // As a turn's own end does (runner.ts): the status part ahead of the error chunk, where useChat stops reading.
-  out.emit({
-    type: "data",
-    name: "turn",
-    data: { turn_id: turnId, status, finish_reason: "error", error: { code: error.code, message: error.message } },
-    transient: true,
-  });
-  out.emit({ type: "turn_error", code: error.code, message: error.message });
-  out.emit({ type: "turn_finish", status, finish_reason: "error" });
+  out.end(turnId, status, "error", "error", error);
   out.close();
 }
 

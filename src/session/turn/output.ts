@@ -3,9 +3,11 @@
  * them, structural chunks at once and deltas batched for up to DELTA_FLUSH_MS; `close` flushes and ends the
  * turn's live streams. An optional callback fires once the first delta is out.
  */
+
+import type { TurnStatus } from "../../model/turn";
 import { coalesce } from "../stream/coalesce";
 import type { StreamLog } from "../stream/log";
-import type { TurnEvent } from "../stream/turn-events";
+import type { TurnEvent, UiFinishReason } from "../stream/turn-events";
 import type { UiChunk } from "../stream/ui-chunks";
 import { UiEncoder } from "../stream/ui-encoder";
 
@@ -80,6 +82,33 @@ export class TurnOutput {
       this.#onFirstContent = null;
       call();
     }
+  }
+
+  /**
+   * How the turn (or its segment) ended, as clients read it: the `data-turn` status part, then the error chunk of a
+   * failed turn, then the finish. The status part goes first: useChat stops reading at an error chunk, and this
+   * part is how it learns the turn failed rather than its connection.
+   */
+  end(
+    turnId: string,
+    status: TurnStatus,
+    reason: string,
+    finish: UiFinishReason,
+    error: { code: string; message: string } | null,
+  ): void {
+    this.emit({
+      type: "data",
+      name: "turn",
+      data: {
+        turn_id: turnId,
+        status,
+        finish_reason: reason,
+        ...(error ? { error: { code: error.code, message: error.message } } : {}),
+      },
+      transient: true,
+    });
+    if (error) this.emit({ type: "turn_error", code: error.code, message: error.message });
+    this.emit({ type: "turn_finish", status, finish_reason: finish });
   }
 
   /** Flushes and ends every live stream of the turn. */

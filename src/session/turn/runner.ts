@@ -282,20 +282,6 @@ export class TurnRunner implements TurnContext {
       text_chars: this.out.deltaChars,
       ...(error ? { error } : {}),
     });
-    // The status part goes ahead of the error chunk: a client (useChat) stops reading at an error chunk, and
-    // this part is how it learns the turn failed rather than its connection.
-    this.out.emit({
-      type: "data",
-      name: "turn",
-      data: {
-        turn_id: this.turnId,
-        status,
-        finish_reason: reason,
-        ...(error ? { error: { code: error.code, message: error.message } } : {}),
-      },
-      transient: true,
-    });
-    if (error) this.out.emit({ type: "turn_error", code: error.code, message: error.message });
-    this.out.emit({ type: "turn_finish", status, finish_reason: finish });
+    this.out.end(this.turnId, status, reason, finish, error);
   }
 }
