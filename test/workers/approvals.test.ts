@@ -16,6 +16,7 @@ import {
   script,
   send,
   setup,
+  uiChunks,
   uid,
 } from "./helpers";
 import { deliveries, getRun, runSetup, signedRun, waitRun } from "./runs-helpers";
@@ -669,10 +670,7 @@ describe("the stream of a turn cancelled while a sibling of an approval call run
       await new Promise((r) => setTimeout(r, 10));
     }
     expect((await apiJson(`/v1/sessions/${s.session}/cancel`, { method: "POST", key: s.key })).status).toBe(200);
-    const chunks = (await (await streaming).text())
-      .split("\n")
-      .filter((l) => l.startsWith("data: {"))
-      .map((l) => JSON.parse(l.slice(6)) as { type: string; toolCallId?: string; errorText?: string });
+    const chunks = await uiChunks<{ type: string; toolCallId?: string; errorText?: string }>(await streaming);
     expect(chunks.find((c) => c.type === "tool-output-denied")?.toolCallId).toBe("call_cs_charge");
     const cut = chunks.find((c) => c.type === "tool-output-error" && c.toolCallId === "call_cs_slow");
     expect(cut?.errorText).toContain("the turn was cancelled");

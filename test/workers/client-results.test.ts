@@ -141,8 +141,10 @@ describe("a client result while a sibling server call still runs", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     expect(res.headers.get("x-turn-id")).toBeTruthy();
-    const frames = (await sseFrames(res)).map((f) => f.data);
-    const chunks = frames.filter((f) => f !== "[DONE]").map((f) => JSON.parse(f) as { type: string; delta?: string });
+    const frames = await sseFrames(res);
+    const chunks = frames
+      .filter((f) => f.data !== "[DONE]")
+      .map((f) => JSON.parse(f.data) as { type: string; delta?: string });
     expect(
       chunks
         .filter((c) => c.type === "text-delta")
@@ -150,7 +152,7 @@ describe("a client result while a sibling server call still runs", () => {
         .join(""),
     ).toBe("Charged the picked card.");
     expect(chunks.at(-1)?.type).toBe("finish");
-    expect(frames.at(-1)).toBe("[DONE]");
+    expect(frames.at(-1)?.data).toBe("[DONE]");
     await (await first).text();
   });
 });

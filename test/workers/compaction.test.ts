@@ -17,6 +17,7 @@ import {
   script,
   send,
   setup,
+  summaryScript,
 } from "./helpers";
 
 const WINDOW = 8000;
@@ -111,16 +112,6 @@ describe.each(PROTOCOLS)("a 60-turn session about 4x the window (%s)", (provider
     expect(compacted.length).toBeGreaterThan(0);
   });
 });
-
-/** Queues answers for the model's summary requests; `replace` drops what is still queued. */
-async function summaryScript(model: string, steps: unknown[], replace = false): Promise<void> {
-  const res = await fetch(`${env.MOCK_URL}/_mock/script`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model, steps, summary: true, replace }),
-  });
-  if (!res.ok) throw new Error(`mock summary script: ${res.status}`);
-}
 
 /** Runs `n` plain turns (default brain echoes ~1.2 KB); returns their statuses. */
 async function turns(s: Setup, from: number, n: number): Promise<string[]> {

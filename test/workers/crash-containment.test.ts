@@ -4,7 +4,19 @@ import { EventLog } from "../../src/observability/events";
 import { HistoryStore } from "../../src/session/history/store";
 import { SessionTools } from "../../src/session/session-tools";
 import { TurnStore } from "../../src/session/turn/turn-store";
-import { api, apiJson, clientTool, history, pairingProblems, type Setup, script, send, setup, uid } from "./helpers";
+import {
+  api,
+  apiJson,
+  clientTool,
+  history,
+  pairingProblems,
+  type Setup,
+  script,
+  send,
+  setup,
+  uiChunks,
+  uid,
+} from "./helpers";
 
 // One exception must stay where it happened: a throw inside a tool's execution is that call's is_error
 // result, and a throw while a turn writes its own end still tells the session the turn stopped, so the
@@ -22,6 +34,20 @@ function patch<T extends object, K extends keyof T>(proto: T, key: K, replacemen
   restores.push(() => {
     proto[key] = original;
   });
+}
+
+/** The next completed turn's end row fails to write (once); `thrown` says whether it did. */
+function failFirstCompletedEnd(): { thrown: boolean } {
+  const failed = { thrown: false };
+  const finish = TurnStore.prototype.finish;
+  patch(TurnStore.prototype, "finish", function (this: TurnStore, id, status, reason, error) {
+    if (!failed.thrown && status === "completed") {
+      failed.thrown = true;
+      throw new Error("turn write failed");
+    }
+    return finish.call(this, id, status, reason, error);
+  });
+  return failed;
 }
 
 async function waitEnded(s: Setup): Promise<string> {
@@ -85,11 +111,9 @@ describe("a throw after a tool's result was stored", () => {
       key: s.key,
       json: { content: "go" },
     });
-    const outputs = (await res.text())
-      .split("\n")
-      .filter((l) => l.startsWith("data: {"))
-      .map((l) => JSON.parse(l.slice(6)) as { type: string; toolCallId?: string; output?: unknown })
-      .filter((c) => c.type.startsWith("tool-output") && c.toolCallId === "toolu_once");
+    const outputs = (await uiChunks<{ type: string; toolCallId?: string; output?: unknown }>(res)).filter(
+      (c) => c.type.startsWith("tool-output") && c.toolCallId === "toolu_once",
+    );
     expect(thrown).toBe(true);
     expect(outputs).toHaveLength(1);
     expect(JSON.stringify(outputs[0]?.output)).not.toContain("internal error");
@@ -188,15 +212,7 @@ describe("a turn left running with no runner (its start failed after the admissi
 describe("a throw while a turn writes its own end row", () => {
   it("reports one end, the true one: a single turn_finished (failed), not a completed one first", async () => {
     const s = await setup();
-    const finish = TurnStore.prototype.finish;
-    let thrown = false;
-    patch(TurnStore.prototype, "finish", function (this: TurnStore, id, status, reason, error) {
-      if (!thrown && status === "completed") {
-        thrown = true;
-        throw new Error("turn write failed");
-      }
-      return finish.call(this, id, status, reason, error);
-    });
+    const failed = failFirstCompletedEnd();
     await script(s.model, [{ reply: { text: "Done, but not written." } }]);
     const res = await api(`/v1/sessions/${s.session}/messages`, {
       method: "POST",
@@ -204,7 +220,7 @@ describe("a throw while a turn writes its own end row", () => {
       json: { content: "go" },
     });
     const streamed = await res.text();
-    expect(thrown).toBe(true);
+    expect(failed.thrown).toBe(true);
     expect(await waitEnded(s)).toBe("failed");
     const events = await apiJson<{ events: Array<{ type: string; data: Record<string, unknown> }> }>(
       `/v1/sessions/${s.session}/events`,
@@ -217,26 +233,15 @@ describe("a throw while a turn writes its own end row", () => {
 
   it("ends the live stream with that failure: its status part, the error and the finish reach the client", async () => {
     const s = await setup();
-    const finish = TurnStore.prototype.finish;
-    let thrown = false;
-    patch(TurnStore.prototype, "finish", function (this: TurnStore, id, status, reason, error) {
-      if (!thrown && status === "completed") {
-        thrown = true;
-        throw new Error("turn write failed");
-      }
-      return finish.call(this, id, status, reason, error);
-    });
+    const failed = failFirstCompletedEnd();
     await script(s.model, [{ reply: { text: "Done, but not written." } }]);
     const res = await api(`/v1/sessions/${s.session}/messages`, {
       method: "POST",
       key: s.key,
       json: { content: "go" },
     });
-    const chunks = (await res.text())
-      .split("\n")
-      .filter((l) => l.startsWith("data: {"))
-      .map((l) => JSON.parse(l.slice(6)) as { type: string; data?: { status?: string } });
-    expect(thrown).toBe(true);
+    const chunks = await uiChunks<{ type: string; data?: { status?: string } }>(res);
+    expect(failed.thrown).toBe(true);
     expect(chunks.slice(-3).map((c) => c.type)).toEqual(["data-turn", "error", "finish"]);
     expect(chunks.at(-3)?.data?.status).toBe("failed");
   });

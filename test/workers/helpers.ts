@@ -82,6 +82,16 @@ export async function sessionStub(s: Setup): Promise<DurableObjectStub> {
   return env.SESSION.getByName(`${row.tenant}:${s.session}`);
 }
 
+/** Queues the mock's answers to `model`'s summary requests (compactions), apart from its turn script; `replace` drops what is still queued. */
+export async function summaryScript(model: string, steps: unknown[], replace = false): Promise<void> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/script`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, steps, summary: true, replace }),
+  });
+  if (!res.ok) throw new Error(`mock summary script: ${res.status}`);
+}
+
 export async function script(model: string, steps: unknown[]): Promise<void> {
   const res = await fetch(`${env.MOCK_URL}/_mock/script`, {
     method: "POST",
@@ -160,6 +170,13 @@ export async function sseFrames(res: Response): Promise<Array<{ id: number | nul
       }
       return { id, data: data.join("\n") };
     });
+}
+
+/** A UI message stream answer's chunks (the frames' JSON, `[DONE]` left out). */
+export async function uiChunks<T extends { type: string } = { type: string } & Record<string, unknown>>(
+  res: Response,
+): Promise<T[]> {
+  return (await sseFrames(res)).filter((f) => f.data !== "[DONE]").map((f) => JSON.parse(f.data) as T);
 }
 
 /** Fetches a complete stream for `reply` straight from the mock, so tests can replay it with cuts. */

@@ -15,7 +15,7 @@ import {
   script,
   send,
   setup,
-  sseFrames,
+  uiChunks,
 } from "./helpers";
 
 const toolA = clientTool("slow_lookup");
@@ -159,10 +159,9 @@ describe("crash or eviction mid-turn", () => {
       key: s.key,
     });
     expect(state.body.last_turn.status).toBe("interrupted");
-    const frames = (await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key })))
-      .map((f) => f.data)
-      .filter((d) => d !== "[DONE]")
-      .map((d) => JSON.parse(d) as { type: string; data?: { status?: string; turn_id?: string } });
+    const frames = await uiChunks<{ type: string; data?: { status?: string; turn_id?: string } }>(
+      await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }),
+    );
     const tail = frames.slice(-3);
     expect(tail.map((c) => c.type)).toEqual(["data-turn", "error", "finish"]);
     expect(tail[0]?.data).toMatchObject({ turn_id: state.body.last_turn.id, status: "interrupted" });

@@ -5,7 +5,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { apiJson, uid } from "./helpers";
+import { apiJson, clientTool, uid } from "./helpers";
 import {
   deliveries,
   getRun,
@@ -19,12 +19,7 @@ import {
 } from "./runs-helpers";
 
 /** A client-executed tool: a run cannot answer its calls. */
-const ASK_USER = {
-  name: "ask_user",
-  description: "Asks the user.",
-  input_schema: { type: "object", properties: { q: { type: "string" } } },
-  execution: { type: "client" },
-};
+const ASK_USER = clientTool("ask_user");
 
 type Paused = Run & { approvals?: Array<{ approval_id: string; tool_call_id: string }> };
 

@@ -13,6 +13,7 @@ import {
   runSetup,
   runStub,
   script,
+  sessionWithQueuedRuns,
   signedRun,
   waitRun,
 } from "./runs-helpers";
@@ -230,25 +231,10 @@ describe("the agent's config in a run's session", () => {
 describe("what the alarm reads of queued runs", () => {
   it("open runs and single runs are read without their input and schema; only starting a run reads them", async () => {
     const s = await runSetup();
-    const session_id = uid("ses");
-    const created = await apiJson("/v1/sessions", {
-      method: "POST",
-      key: s.key,
-      json: { agent: s.agent, id: session_id },
-    });
-    expect(created.status).toBe(201);
     const big = JSON.stringify([{ type: "text", text: "x".repeat(500_000) }]);
     const ids = [uid("run_a"), uid("run_b")];
+    const session_id = await sessionWithQueuedRuns(s, ids, { input: big, json_schema: "{}" });
     const read = await runInDurableObject(runStub(s, session_id), (_i, state) => {
-      for (const id of ids) {
-        state.storage.sql.exec(
-          "INSERT INTO runs (id, agent, status, input, json_schema, created_at) VALUES (?, ?, 'queued', ?, '{}', ?)",
-          id,
-          s.agent,
-          big,
-          new Date().toISOString(),
-        );
-      }
       const store = new RunStore(state.storage.sql);
       return { open: store.open(), one: store.get(ids[0] as string), spec: store.startSpec(ids[0] as string) };
     });

@@ -1,3 +1,4 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { ADMIN, api, apiJson, script, tenantKey, uid } from "./helpers";
@@ -105,6 +106,39 @@ export async function getRun(s: RunSetup, id: string): Promise<Run> {
   const res = await apiJson<Run>(`/v1/runs/${id}`, { key: s.key });
   if (res.status !== 200) throw new Error(`GET run: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/**
+ * A new session of `s`'s agent holding `ids` as queued runs written straight into its object, with no job (so
+ * nothing starts them); `input` is each row's stored input (JSON), `json_schema` its schema column.
+ */
+export async function sessionWithQueuedRuns(
+  s: RunSetup,
+  ids: readonly string[],
+  row: { input?: string; json_schema?: string | null } = {},
+): Promise<string> {
+  const session_id = uid("ses");
+  const created = await apiJson("/v1/sessions", {
+    method: "POST",
+    key: s.key,
+    json: { agent: s.agent, id: session_id },
+  });
+  if (created.status !== 201) throw new Error(`session: ${created.status}`);
+  await runInDurableObject(runStub(s, session_id), (_i, state) => {
+    state.storage.transactionSync(() => {
+      for (const id of ids) {
+        state.storage.sql.exec(
+          "INSERT INTO runs (id, agent, status, input, json_schema, created_at) VALUES (?, ?, 'queued', ?, ?, ?)",
+          id,
+          s.agent,
+          row.input ?? "[]",
+          row.json_schema ?? null,
+          new Date().toISOString(),
+        );
+      }
+    });
+  });
+  return session_id;
 }
 
 /** Polls the run until `done` holds (the session's alarm drives it in the background). */

@@ -4,7 +4,17 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/http/auth";
 import { MAX_QUEUED_RUNS } from "../../src/session/runs/types";
 import { ADMIN, api, apiJson, mockRequests, script, tenantKey, uid } from "./helpers";
-import { d1Runs, ended, getRun, newSecret, type RunSetup, runSetup, runStub, signedRun, waitRun } from "./runs-helpers";
+import {
+  d1Runs,
+  ended,
+  getRun,
+  newSecret,
+  runSetup,
+  runStub,
+  sessionWithQueuedRuns,
+  signedRun,
+  waitRun,
+} from "./runs-helpers";
 
 interface Accepted {
   run_id: string;
@@ -241,35 +251,11 @@ describe("bearer-authenticated runs", () => {
 });
 
 describe("the queue cap (MAX_QUEUED_RUNS queued runs per session)", () => {
-  /** A session of `s`'s agent holding `ids` as queued runs with no job (so nothing starts them). */
-  async function fullSession(s: RunSetup, ids: string[]): Promise<string> {
-    const session_id = uid("ses");
-    const created = await apiJson("/v1/sessions", {
-      method: "POST",
-      key: s.key,
-      json: { agent: s.agent, id: session_id },
-    });
-    expect(created.status).toBe(201);
-    await runInDurableObject(runStub(s, session_id), (_i, state) => {
-      state.storage.transactionSync(() => {
-        for (const id of ids) {
-          state.storage.sql.exec(
-            "INSERT INTO runs (id, agent, status, input, created_at) VALUES (?, ?, 'queued', '[]', ?)",
-            id,
-            s.agent,
-            new Date().toISOString(),
-          );
-        }
-      });
-    });
-    return session_id;
-  }
-
   const queuedIds = () => Array.from({ length: MAX_QUEUED_RUNS }, (_, i) => `${uid("run_q")}_${i}`);
 
   it("refuses a run into a session whose queue is full with 429 run_queue_full and keeps no record of it", async () => {
     const s = await runSetup();
-    const session_id = await fullSession(s, queuedIds());
+    const session_id = await sessionWithQueuedRuns(s, queuedIds());
     const res = await apiJson<{ error: { code: string } }>(`/v1/agents/${s.agent}/runs`, {
       method: "POST",
       key: s.key,
@@ -287,7 +273,7 @@ describe("the queue cap (MAX_QUEUED_RUNS queued runs per session)", () => {
   it("answers a repeat of a run the full queue already holds with 202, as the same run", async () => {
     const s = await runSetup();
     const ids = queuedIds();
-    const session_id = await fullSession(s, ids);
+    const session_id = await sessionWithQueuedRuns(s, ids);
     // One of the queued runs was admitted under this Idempotency-Key with this body.
     const raw = JSON.stringify({ input: "again", session_id });
     const now = new Date().toISOString();

@@ -1,6 +1,18 @@
 import { env, tracing } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ADMIN, apiJson, events, history, mockRequests, pairingProblems, script, send, setup, uid } from "./helpers";
+import {
+  ADMIN,
+  apiJson,
+  events,
+  history,
+  mockRequests,
+  pairingProblems,
+  script,
+  send,
+  setup,
+  summaryScript,
+  uid,
+} from "./helpers";
 
 interface Recorded {
   name: string;
@@ -204,16 +216,6 @@ describe("turn spans", () => {
     expect(summary?.parent).toBe("switchboard.compaction");
   });
 });
-
-/** Scripts the mock's answers to summary requests (apart from the model's turn script). */
-async function summaryScript(model: string, steps: unknown[]): Promise<void> {
-  const res = await fetch(`${env.MOCK_URL}/_mock/script`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model, steps, summary: true }),
-  });
-  if (!res.ok) throw new Error(`mock summary script: ${res.status}`);
-}
 
 /** Summary requests: one provider_request span each, in the same words as a step's. */
 describe("summary request spans", () => {
