@@ -36,6 +36,15 @@ function patch<T extends object, K extends keyof T>(proto: T, key: K, replacemen
   });
 }
 
+/** Every write of the result of call `id` fails. */
+function failResultWrite(id: string): void {
+  const storeResult = HistoryStore.prototype.storeResult;
+  patch(HistoryStore.prototype, "storeResult", function (this: HistoryStore, callId, state, content, isError) {
+    if (callId === id) throw new Error("result write failed");
+    return storeResult.call(this, callId, state, content, isError);
+  });
+}
+
 /** The next completed turn's end row fails to write (once); `thrown` says whether it did. */
 function failFirstCompletedEnd(): { thrown: boolean } {
   const failed = { thrown: false };
@@ -272,11 +281,7 @@ describe("a turn that fails while its step waits for an approval", () => {
     const quick = { ...gated, name: "quick_check", execution: { type: "http", url: `${env.MOCK_URL}/_tool` } };
     const { requires_approval: _r, ...unGated } = quick;
     const s = await setup({ tools: [gated, unGated] });
-    const storeResult = HistoryStore.prototype.storeResult;
-    patch(HistoryStore.prototype, "storeResult", function (this: HistoryStore, id, state, content, isError) {
-      if (id === "toolu_fx_quick") throw new Error("result write failed");
-      return storeResult.call(this, id, state, content, isError);
-    });
+    failResultWrite("toolu_fx_quick");
     await script(s.model, [
       {
         reply: {
@@ -315,11 +320,7 @@ describe("a turn that fails during its tool phase", () => {
       execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=300` },
     };
     const s = await setup({ tools: [slow, quick] });
-    const storeResult = HistoryStore.prototype.storeResult;
-    patch(HistoryStore.prototype, "storeResult", function (this: HistoryStore, id, state, content, isError) {
-      if (id === "toolu_unwritable") throw new Error("result write failed");
-      return storeResult.call(this, id, state, content, isError);
-    });
+    failResultWrite("toolu_unwritable");
     await script(s.model, [
       {
         reply: {

@@ -48,6 +48,19 @@ function recordSpans(): Recorded[] {
 
 const named = (spans: Recorded[], name: string) => spans.filter((x) => x.name === name);
 
+/** A session whose one turn a compaction may summarise whole (no recent turns kept). */
+async function oneTurnToCompact() {
+  const s = await setup();
+  await apiJson(`/v1/agents/${s.agent}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: { model: { provider: "anthropic", name: s.model }, compaction: { keep_recent_turns: 0 } },
+  });
+  await script(s.model, [{ reply: { text: "First answer." } }]);
+  expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+  return s;
+}
+
 /** A turn seen through Workers' tracing API: the spans the turn path opens and their attributes. */
 describe("turn spans", () => {
   afterEach(() => {
@@ -192,14 +205,7 @@ describe("turn spans", () => {
   });
 
   it("a compaction is a span carrying context_compacted's figures, its summary request a provider span", async () => {
-    const s = await setup();
-    await apiJson(`/v1/agents/${s.agent}`, {
-      method: "PUT",
-      key: ADMIN,
-      json: { model: { provider: "anthropic", name: s.model }, compaction: { keep_recent_turns: 0 } },
-    });
-    await script(s.model, [{ reply: { text: "First answer." } }]);
-    expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+    const s = await oneTurnToCompact();
     await script(s.model, [{ reply: { text: "A short summary." } }]);
     const spans = recordSpans();
     const compacted = await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key });
@@ -250,14 +256,7 @@ describe("summary request spans", () => {
   });
 
   it("a failed summary request's span carries the provider error's code, as a step's does", async () => {
-    const s = await setup();
-    await apiJson(`/v1/agents/${s.agent}`, {
-      method: "PUT",
-      key: ADMIN,
-      json: { model: { provider: "anthropic", name: s.model }, compaction: { keep_recent_turns: 0 } },
-    });
-    await script(s.model, [{ reply: { text: "First answer." } }]);
-    expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+    const s = await oneTurnToCompact();
     await summaryScript(s.model, [{ error: { status: 400, message: "summary refused" } }]);
     const spans = recordSpans();
     const compacted = await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key });
