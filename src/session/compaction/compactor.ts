@@ -13,16 +13,12 @@ import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
 import { promptBytes } from "../../providers/body-text";
 import { getAdapter } from "../../providers/index";
 import { contextWindow, type StepRequest } from "../../providers/types";
-import { all } from "../../storage/sql";
-import { announcedTools } from "../../tools/disclosure";
-import { declaration, declarationPrint } from "../../tools/registry";
-import type { RegisteredTool } from "../../tools/types";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseBoundary } from "./boundary";
 import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
-import { countCompactions, insertCompaction, latestCompaction, summaryText, type ToolSnapshot } from "./records";
+import { countCompactions, insertCompaction, latestCompaction, summaryText } from "./records";
 import { type RequestPrefix, requestSummary } from "./summary-request";
-import { keepLoaded, toolsNamedIn } from "./tools";
+import { toolChoice } from "./tool-choice";
 import { SUMMARY_SYSTEM, summaryPrompt, transcriptLines, transcriptPieces } from "./transcript";
 
 export interface CompactionDeps extends SessionStores {
@@ -261,7 +257,13 @@ export class Compactor {
     // messages are kept too); written with the record in one transaction.
     const pre = history.preamble();
     const keptNow = history.messages().filter((m) => m.seq >= boundarySeq);
-    const { choice, snapshot } = this.#tools(agent, pre ? [pre, ...summarised] : summarised, keptNow);
+    const { choice, snapshot } = toolChoice(
+      this.#deps,
+      agent,
+      this.#toolBudget(agent),
+      pre ? [pre, ...summarised] : summarised,
+      keptNow,
+    );
     const removedBytes = summarised.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
     const tokensAfter = Math.max(
       0,
@@ -320,7 +322,7 @@ export class Compactor {
     const at = view.findIndex((m) => m.seq === messageSeq);
     const summarised = at === -1 ? view : view.slice(0, at);
     const kept = at === -1 ? [] : view.slice(at);
-    const { choice, snapshot } = this.#tools(agent, summarised, kept);
+    const { choice, snapshot } = toolChoice(this.#deps, agent, this.#toolBudget(agent), summarised, kept);
     const keptBytes = kept.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
     const tokensAfter = Math.ceil(
       ((part.content ?? "").length +
@@ -362,58 +364,9 @@ export class Compactor {
     return info;
   }
 
-  /** Loaded tools kept and dropped at a boundary, and the snapshot the record stores. */
-  #tools(
-    agent: AgentConfig,
-    summarised: readonly Message[],
-    kept: readonly Message[],
-  ): { choice: { kept: string[]; dropped: string[] }; snapshot: ToolSnapshot } {
-    const { tools } = this.#deps;
-    const window = this.window(agent);
-    const cfg = Compactor.config(agent);
-    const previous = latestCompaction(this.#deps.storage.sql);
-    const reg = tools.registry(agent);
-    const atBoundary = announcedTools(summarised);
-    const prevPrints = new Map((previous?.tools.kept ?? []).map((k) => [k.name, k.fingerprint]));
-    const lastUse = new Map(
-      all<{ name: string; last: number }>(
-        this.#deps.storage.sql,
-        "SELECT name, max(message_seq) AS last FROM tool_calls GROUP BY name",
-      ).map((r) => [r.name, r.last]),
-    );
-    const names = tools.loaded.list();
-    const named = toolsNamedIn(kept);
-    // A loaded tool whose source is away (its MCP server down) has no declaration to carry across the boundary:
-    // unless the kept turns still name it, it leaves the loaded set rather than stay loaded with nothing in the
-    // view that declares it; once its server is back, tool_search or select_tools loads it again.
-    const away = names.filter((n) => reg.get(n) === undefined && !named.has(n));
-    const loaded = names
-      .map((n) => reg.get(n))
-      .filter((t): t is RegisteredTool => t?.deferred === true)
-      .map((t) => {
-        const decl = declaration(t);
-        const print = declarationPrint(t);
-        const prev = prevPrints.get(t.name);
-        return {
-          name: t.name,
-          lastUse: lastUse.get(t.name) ?? 0,
-          tokens: Math.ceil(JSON.stringify(decl).length / BYTES_PER_TOKEN),
-          fingerprint: print,
-          ...(prev !== undefined ? { previous: prev } : {}),
-          decl,
-        };
-      });
-    const budget = cfg.tool_budget_tokens ?? Math.floor(window * 0.1);
-    const rule = keepLoaded(loaded, named, budget);
-    const choice = { kept: rule.kept, dropped: [...rule.dropped, ...away] };
-    const keptSet = new Set(choice.kept);
-    const snapshot: ToolSnapshot = {
-      kept: loaded.filter((t) => keptSet.has(t.name)).map((t) => ({ name: t.name, fingerprint: t.fingerprint })),
-      dropped: choice.dropped,
-      baseline: atBoundary.baseline ? { tools: [...atBoundary.known], listing: atBoundary.listing } : null,
-      declarations: loaded.filter((t) => keptSet.has(t.name)).map((t) => t.decl),
-    };
-    return { choice, snapshot };
+  /** The tokens the declarations a compaction keeps may take: the agent's `tool_budget_tokens`, or a tenth of the window. */
+  #toolBudget(agent: AgentConfig): number {
+    return Compactor.config(agent).tool_budget_tokens ?? Math.floor(this.window(agent) * 0.1);
   }
 
   #transaction<T>(fn: () => T): T {
