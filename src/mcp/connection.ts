@@ -40,6 +40,15 @@ function outputCheck(schema: unknown): (value: unknown) => string | null {
   };
 }
 
+/** What of `result` does not match the tool's declared output schema, or null (an error result is not checked). */
+function outputProblem(schema: unknown, result: CallToolResult): string | null {
+  if (result.isError) return null;
+  if (result.structuredContent === undefined)
+    return "the tool declares an output schema but returned no structured content";
+  const why = outputCheck(schema)(result.structuredContent);
+  return why === null ? null : `the structured content does not match the tool's declared output schema (${why})`;
+}
+
 /**
  * The output-schema validator the SDK client builds for every listed tool. Its default is Ajv, whose code
  * generation workerd refuses at request time; ours compiles without eval, and only if ever run: calls are
@@ -153,8 +162,6 @@ export class McpConnection {
   #idle: ReturnType<typeof setTimeout> | null = null;
   /** Requests running (on any link): the idle close waits until there are none. */
   #inflight = 0;
-  /** Output-schema checks of the tools of the last listing, by tool name. */
-  #outputs = new Map<string, (value: unknown) => string | null>();
   /** Set when the notification stream failed: the server may be gone, so the next refresh re-probes it. */
   broken = false;
 
@@ -266,7 +273,6 @@ export class McpConnection {
         if (!cursor || tools.length > MAX_TOOLS_PER_SERVER) break;
       }
       const truncated = tools.length > MAX_TOOLS_PER_SERVER || cursor !== undefined;
-      this.#outputs = new Map(tools.flatMap((t) => (t.outputSchema ? [[t.name, outputCheck(t.outputSchema)]] : [])));
       return { tools: tools.slice(0, MAX_TOOLS_PER_SERVER), truncated };
     });
   }
@@ -275,13 +281,16 @@ export class McpConnection {
    * tools/call. Calls are never retried except when the server refused the MCP session before running it. The
    * tool ran whatever its answer looks like, so the answer is kept: a content block the MCP schema rejects
    * becomes a placeholder (`lenientResult`), and a result that does not match the tool's declared output schema
-   * comes with `schemaError` saying how, rather than failing the call.
+   * comes with `schemaError` saying how, rather than failing the call. `outputSchema` is the one the tool declared
+   * in the session's list of the server (the caller's: it survives a restart, when this connection has listed
+   * nothing).
    */
   call(
     tool: string,
     args: Record<string, unknown>,
     timeoutMs: number,
     signal: AbortSignal,
+    outputSchema?: unknown,
   ): Promise<{ result: CallToolResult; schemaError: string | null }> {
     return this.#with(
       timeoutMs,
@@ -295,20 +304,10 @@ export class McpConnection {
           },
         );
         const result = lenientResult(raw);
-        return { result, schemaError: this.#checkOutput(tool, result) };
+        return { result, schemaError: outputSchema === undefined ? null : outputProblem(outputSchema, result) };
       },
       signal,
     );
-  }
-
-  /** What of `result` does not match the output schema `tool` declared in the last listing, or null. */
-  #checkOutput(tool: string, result: CallToolResult): string | null {
-    const check = this.#outputs.get(tool);
-    if (!check || result.isError) return null;
-    if (result.structuredContent === undefined)
-      return "the tool declares an output schema but returned no structured content";
-    const why = check(result.structuredContent);
-    return why === null ? null : `the structured content does not match the tool's declared output schema (${why})`;
   }
 
   /**

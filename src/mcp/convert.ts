@@ -19,6 +19,11 @@ export interface McpToolInfo {
   description: string;
   input_schema: JsonObject;
   always_load: boolean;
+  /**
+   * The output schema the tool declares: a call's structured content is checked against it. Kept with the
+   * cached list, so an instance that has not listed the server itself (after a restart) still checks.
+   */
+  output_schema?: JsonObject;
 }
 
 export const MCP_PREFIX = "mcp__";
@@ -53,6 +58,7 @@ export function acceptTools(server: string, tools: Tool[]): { tools: McpToolInfo
       description: t.description ?? t.title ?? t.annotations?.title ?? "",
       input_schema: schema,
       always_load: t._meta?.["anthropic/alwaysLoad"] === true,
+      ...(t.outputSchema ? { output_schema: t.outputSchema as JsonObject } : {}),
     };
     // The list is cached as one SQLite row (mcp-catalog.ts): past the budget a tool is skipped, not the server lost.
     const size = jsonBytes(info) + 1;

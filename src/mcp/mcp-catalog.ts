@@ -285,7 +285,9 @@ export class McpCatalog {
       };
     const timer = AbortSignal.timeout(timeoutMs);
     try {
-      const res = await this.#conn(s).call(tool, input, timeoutMs, AbortSignal.any([opts.signal, timer]));
+      // The output schema from the session's list of the server, which a restart keeps (the connection's is gone).
+      const declared = this.#map.get(s.name)?.tools.find((t) => t.name === tool)?.output_schema;
+      const res = await this.#conn(s).call(tool, input, timeoutMs, AbortSignal.any([opts.signal, timer]), declared);
       return { ...resultContent(res.result, res.schemaError), ms: Date.now() - started };
     } catch (e) {
       if (opts.signal.aborted) throw e;

@@ -141,11 +141,12 @@ describe("McpConnection links", () => {
 
 describe("McpConnection call results", () => {
   const signal = new AbortController().signal;
+  const countOutput = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
   const counter = (result: Record<string, unknown>): McpToolSpec => ({
     name: "count",
     description: "Counts.",
     inputSchema: { type: "object" },
-    outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+    outputSchema: countOutput,
     behaviour: { kind: "raw", result },
   });
 
@@ -167,12 +168,12 @@ describe("McpConnection call results", () => {
     );
   });
 
-  it("passes on a result that does not match the tool's output schema, with a note saying so", async () => {
+  // No listing first: a restarted session calls with the output schema of its cached list, on a fresh connection.
+  it("passes on a result that does not match the output schema it is given, with a note saying so", async () => {
     const { connection } = await connect([
       counter({ content: [{ type: "text", text: "Seven." }], structuredContent: { n: "seven" } }),
     ]);
-    await connection.list(5_000);
-    const res = await connection.call("count", {}, 5_000, signal);
+    const res = await connection.call("count", {}, 5_000, signal, countOutput);
     expect(resultContent(res.result, res.schemaError)).toEqual({
       is_error: false,
       content: [
@@ -190,8 +191,7 @@ describe("McpConnection call results", () => {
 
   it("passes on a result without the structured content its output schema declares, with a note saying so", async () => {
     const { connection } = await connect([counter({ content: [{ type: "text", text: "Seven." }] })]);
-    await connection.list(5_000);
-    const res = await connection.call("count", {}, 5_000, signal);
+    const res = await connection.call("count", {}, 5_000, signal, countOutput);
     expect(resultContent(res.result, res.schemaError)).toEqual({
       is_error: false,
       content: [

@@ -39,6 +39,19 @@ describe("MCP tool lists", () => {
     expect(skipped.map((s) => s.split(" ")[0])).toEqual(["bad", "x".repeat(60), "broken", "search"]);
   });
 
+  it("keeps each tool's declared output schema in the list it caches (a restarted session checks results by it)", () => {
+    const output = { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] };
+    const { tools } = acceptTools("calc", [
+      { name: "add", inputSchema: schema, outputSchema: output },
+      { name: "log", inputSchema: schema },
+    ] as never);
+    const cached = JSON.parse(JSON.stringify(tools)) as typeof tools;
+    expect(cached.map((t) => [t.name, t.output_schema])).toEqual([
+      ["add", output],
+      ["log", undefined],
+    ]);
+  });
+
   it("keeps the accepted list under its byte budget (one cached row), skipping what does not fit and saying so", () => {
     // 200 tools of ~10 KB each: ~2 MB listed, over the 2 MB row a cached list must fit in.
     const listed = Array.from({ length: 200 }, (_, i) => ({
