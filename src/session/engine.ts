@@ -432,8 +432,9 @@ export class SessionEngine {
   /**
    * A paused turn continues once nothing is awaited (no open approval, every
    * client result in): the answers are delivered by the resumed runner
-   * (approved calls run there). Otherwise the pause's status follows what is
-   * still awaited, and the answer is the turn's current state.
+   * (approved calls run there). A turn still running (a sibling server call)
+   * is answered like a resumed one. Otherwise the pause's status follows what
+   * is still awaited, and the answer is the turn's current state.
    */
   async resumeIfReady(
     agent: AgentConfig,
@@ -462,15 +463,11 @@ export class SessionEngine {
       const resumed = this.turns.get(latest.id) as TurnRow;
       return { ok: true, ...(await this.#answer(resumed, mode, since, false, resumed.segment_start)) };
     }
-    // The turn still runs (a sibling server call of this step is not done): a stream client follows it live
-    // from here, as it would a resumed turn. (A turn still paused for other results answers its state, as JSON.)
-    if (latest && mode === "stream" && this.#runner?.turnId === latest.id) {
-      return {
-        ok: true,
-        turn_id: latest.id,
-        replayed: false,
-        stream: this.streamLog.open(latest.id, this.streamLog.head(), true),
-      };
+    // The turn still runs (a sibling server call of this step is not done): answered as a resumed turn is, a
+    // stream following it live from here, JSON once it ends or pauses again. (A turn still paused for other
+    // results answers its state, as JSON.)
+    if (latest && this.#runner?.turnId === latest.id) {
+      return { ok: true, ...(await this.#answer(latest, mode, since, false, this.streamLog.head())) };
     }
     if (latest && paused && this.approvals.pending().length === 0 && latest.status === "awaiting_approval") {
       this.turns.setStatus(latest.id, "awaiting_tool_results");

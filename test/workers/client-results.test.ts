@@ -1,6 +1,18 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, apiJson, clientTool, events, history, type Setup, script, send, setup, sseFrames } from "./helpers";
+import {
+  api,
+  apiJson,
+  clientTool,
+  events,
+  history,
+  type Setup,
+  script,
+  send,
+  setup,
+  sseFrames,
+  type TurnJson,
+} from "./helpers";
 
 // Only client-executed calls take results from a client. A result for a call the server runs (http, MCP,
 // built-in) is refused with 409 not_client_tool, whether the call is still running or already answered,
@@ -110,28 +122,40 @@ describe("results for server-executed calls", () => {
   });
 });
 
+/**
+ * Starts a turn whose one step calls charge_card (served slowly) beside the client tool pick_card (`pickId`, and
+ * `otherPickId` too when given), and returns the turn's own request once the client call is pending, while
+ * charge_card still runs.
+ */
+async function pickBesideCharge(s: Setup, pickId: string, otherPickId?: string): Promise<Promise<Response>> {
+  const other = otherPickId ? [{ id: otherPickId, name: "pick_card", input: { q: "amex" } }] : [];
+  await script(s.model, [
+    {
+      reply: {
+        tool_calls: [
+          { id: "toolu_charge", name: "charge_card", input: { q: "42.00" } },
+          { id: pickId, name: "pick_card", input: { q: "visa" } },
+          ...other,
+        ],
+      },
+    },
+    { reply: { text: "Charged the picked card." } },
+  ]);
+  const first = api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "pay" } });
+  for (let i = 0; i < 200; i++) {
+    const state = await apiJson<{ pending_tool_calls: Array<{ id: string }> }>(`/v1/sessions/${s.session}`, {
+      key: s.key,
+    });
+    if (state.body.pending_tool_calls.some((c) => c.id === pickId)) return first;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("pick_card never became pending");
+}
+
 describe("a client result while a sibling server call still runs", () => {
   it("asked as a stream, follows the rest of the turn live instead of a JSON 'running' state", async () => {
     const s = await setup({ tools: [chargeCard, clientTool("pick_card")] });
-    await script(s.model, [
-      {
-        reply: {
-          tool_calls: [
-            { id: "toolu_charge", name: "charge_card", input: { q: "42.00" } },
-            { id: "toolu_pick_live", name: "pick_card", input: { q: "visa" } },
-          ],
-        },
-      },
-      { reply: { text: "Charged the picked card." } },
-    ]);
-    const first = api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "pay" } });
-    for (let i = 0; i < 200; i++) {
-      const state = await apiJson<{ pending_tool_calls: Array<{ id: string }> }>(`/v1/sessions/${s.session}`, {
-        key: s.key,
-      });
-      if (state.body.pending_tool_calls.some((c) => c.id === "toolu_pick_live")) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const first = await pickBesideCharge(s, "toolu_pick_live");
     const res = await api(`/v1/sessions/${s.session}/tool-results`, {
       method: "POST",
       key: s.key,
@@ -153,6 +177,36 @@ describe("a client result while a sibling server call still runs", () => {
     ).toBe("Charged the picked card.");
     expect(chunks.at(-1)?.type).toBe("finish");
     expect(frames.at(-1)?.data).toBe("[DONE]");
+    await (await first).text();
+  });
+
+  it("asked as JSON, waits for the turn's end and answers it with its messages, not a 'running' state", async () => {
+    const s = await setup({ tools: [chargeCard, clientTool("pick_card")] });
+    const first = await pickBesideCharge(s, "toolu_pick_json");
+    const res = await apiJson<TurnJson>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_pick_json", content: "visa ending 42" }] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("completed");
+    const results = res.body.messages.flatMap((m) => m.parts).filter((p) => p.type === "tool_result");
+    expect(results.map((p) => p.tool_use_id)).toEqual(["toolu_charge", "toolu_pick_json"]);
+    expect(res.body.messages.at(-1)?.parts).toEqual([{ type: "text", text: "Charged the picked card." }]);
+    await (await first).text();
+  });
+
+  it("asked as JSON while another client call is still due, answers the turn's pause once the step ends", async () => {
+    const s = await setup({ tools: [chargeCard, clientTool("pick_card")] });
+    const first = await pickBesideCharge(s, "toolu_pick_one", "toolu_pick_two");
+    const res = await apiJson<TurnJson>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_pick_one", content: "visa ending 42" }] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("awaiting_tool_results");
+    expect(res.body.pending_tool_calls).toEqual([{ id: "toolu_pick_two", name: "pick_card" }]);
     await (await first).text();
   });
 });
