@@ -199,9 +199,10 @@ export class SessionEngine {
         "there is nothing to re-run: the last turn completed or ended with the model's own answer; send a new message instead",
       );
     }
-    // A retried turn keeps the structured-output contract of the turn it re-runs.
+    // A retried turn keeps the step budget and structured-output contract of the turn it re-runs.
     const schema = latest.json_schema ? (JSON.parse(latest.json_schema) as JsonObject) : undefined;
-    const turn = this.#begin(agent, "retry", schema ? { json_schema: schema } : {}, latest, {
+    const kept = { max_steps: latest.max_steps, ...(schema ? { json_schema: schema } : {}) };
+    const turn = this.#begin(agent, "retry", kept, latest, {
       reason: "the call was superseded by a retry",
       declined: "the turn was retried",
     });

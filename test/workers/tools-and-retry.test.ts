@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { events, history, mockRequests, pairingProblems, script, send, setup } from "./helpers";
+import { apiJson, events, history, mockRequests, pairingProblems, script, send, setup, type TurnJson } from "./helpers";
 
 const httpTool = (name: string, query = "", timeout_ms?: number) => ({
   name,
@@ -114,5 +114,27 @@ describe("provider faults", () => {
     const res = await send(s, { content: "hi" });
     expect(res.body.status).toBe("failed");
     expect(res.body.error?.code).toBe("provider_overloaded");
+  });
+});
+
+describe("retry", () => {
+  it("keeps the retried turn's max_steps instead of the agent's default", async () => {
+    const s = await setup({ tools: [httpTool("lookup")] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_first", name: "lookup", input: { q: "1" } }] } },
+      { reply: { tool_calls: [{ id: "toolu_again", name: "lookup", input: { q: "2" } }] } },
+      { reply: { tool_calls: [{ id: "toolu_beyond", name: "lookup", input: { q: "3" } }] } },
+    ]);
+    const first = await send(s, { content: "look it up", max_steps: 1, json_schema: { type: "object" } });
+    expect(first.body.error?.code).toBe("structured_output_missing");
+    const retry = await apiJson<TurnJson>(`/v1/sessions/${s.session}/retry`, { method: "POST", key: s.key });
+    expect(retry.body.error?.code).toBe("structured_output_missing");
+    const started = (await events(s)).filter((e) => e.type === "turn_started").map((e) => e.data);
+    expect(started).toEqual([
+      { kind: "message", max_steps: 1 },
+      { kind: "retry", max_steps: 1 },
+    ]);
+    // One model request per turn: the retry stopped after its one step.
+    expect(await mockRequests(s.model)).toHaveLength(2);
   });
 });
