@@ -79,7 +79,7 @@ export async function answerApprovals(
   if (engine.stale(generation)) return deleted();
   if (!checked.ok) return checked;
   const latest = engine.turns.latest();
-  const since = (engine.history.last()?.seq ?? 0) + 1;
+  const since = engine.history.nextSeq();
   const decided = engine.tx(() =>
     checked.decide.filter(({ row, answer }) =>
       answer.approved

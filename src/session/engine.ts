@@ -175,13 +175,16 @@ export class SessionEngine {
     const checked = checkSupplied(this.history, this.eventLog, input.tool_results, latest?.id ?? null);
     if (!checked.ok) return checked;
     const supplied = new Map(input.tool_results.map((r) => [r.tool_use_id, r]));
+    // Should admission write no message, the JSON answer reads from after the newest stored one, not every
+    // stored message from seq 0.
+    const after = this.history.nextSeq();
     const turn = this.#begin(agent, "message", input, latest, {
       supplied,
       extra: input.content,
       reason: "no result was provided before the next user message",
       declined: MOVED_ON,
     });
-    return { ok: true, ...(await this.#answer(turn, mode, turn.first_message_seq ?? 0, false, turn.log_start)) };
+    return { ok: true, ...(await this.#answer(turn, mode, turn.first_message_seq ?? after, false, turn.log_start)) };
   }
 
   async retry(agent: AgentConfig, mode: Mode): Promise<Result<TurnAnswer>> {
@@ -202,11 +205,13 @@ export class SessionEngine {
     // A retried turn keeps the step budget and structured-output contract of the turn it re-runs.
     const schema = latest.json_schema ? (JSON.parse(latest.json_schema) as JsonObject) : undefined;
     const kept = { max_steps: latest.max_steps, ...(schema ? { json_schema: schema } : {}) };
+    // As for a message: the answer reads from here when admission writes no message (nothing to close).
+    const after = this.history.nextSeq();
     const turn = this.#begin(agent, "retry", kept, latest, {
       reason: "the call was superseded by a retry",
       declined: "the turn was retried",
     });
-    return { ok: true, ...(await this.#answer(turn, mode, turn.first_message_seq ?? 0, false, turn.log_start)) };
+    return { ok: true, ...(await this.#answer(turn, mode, turn.first_message_seq ?? after, false, turn.log_start)) };
   }
 
   /**
@@ -406,7 +411,7 @@ export class SessionEngine {
     if (!gated.ok) return gated;
     const checked = checkSupplied(this.history, this.eventLog, results, latest?.id ?? null);
     if (!checked.ok) return checked;
-    const since = (this.history.last()?.seq ?? 0) + 1;
+    const since = this.history.nextSeq();
     this.tx(() => {
       for (const r of results) this.history.storeResult(r.tool_use_id, "resolved", r.content, r.is_error);
     });

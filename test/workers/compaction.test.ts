@@ -1,7 +1,8 @@
 // Long sessions: compaction keeps every request inside the model's window, both protocols (README "Long sessions").
 import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { HistoryStore } from "../../src/session/history/store";
 import {
   ADMIN,
   api,
@@ -18,6 +19,7 @@ import {
   send,
   setup,
   summaryScript,
+  type TurnJson,
 } from "./helpers";
 
 const WINDOW = 8000;
@@ -433,6 +435,27 @@ describe("visibility", () => {
       requests: Array<{ raw: string }>;
     };
     expect(reqs.requests[reqs.requests.length - 1]?.raw).toContain("the failed request.");
+  });
+
+  it("a JSON /retry after POST /compact answers with the retry's messages, reading none stored before it", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 2);
+    await script(s.model, [{ error: { status: 400, message: "scripted refusal" } }]);
+    expect((await send(s, { content: userText(3, "the failed request. ") })).body.status).toBe("failed");
+    expect((await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key })).status).toBe(200);
+    const newest = (await allMessages(s)).messages.at(-1)?.seq ?? 0;
+    await script(s.model, [{ reply: { text: "Done now." } }]);
+    // The object runs in this isolate: its stores are this module's HistoryStore.
+    const since = vi.spyOn(HistoryStore.prototype, "since");
+    try {
+      const retry = await apiJson<TurnJson>(`/v1/sessions/${s.session}/retry`, { method: "POST", key: s.key });
+      expect(retry.body.status).toBe("completed");
+      expect(retry.body.messages.map((m) => m.parts)).toEqual([[{ type: "text", text: "Done now." }]]);
+      expect(since.mock.calls.length).toBeGreaterThan(0);
+      expect(since.mock.calls.filter(([seq]) => seq <= newest)).toEqual([]);
+    } finally {
+      since.mockRestore();
+    }
   });
 
   it("POST /compact on a session with nothing to summarise is a 409 and changes nothing", async () => {

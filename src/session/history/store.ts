@@ -204,6 +204,14 @@ export class HistoryStore {
     return row ? toMessage(row) : null;
   }
 
+  /**
+   * A lower bound for the seq of the next message stored: after the newest one. A turn's JSON answer reads its
+   * messages from here, so it never reads the history stored before it (`since(0)` reads it all, past the view).
+   */
+  nextSeq(): number {
+    return (this.last()?.seq ?? 0) + 1;
+  }
+
   /** Drops the in-memory copy, e.g. after a transaction that may have rolled back. */
   invalidate(): void {
     this.#cache = null;
