@@ -1,7 +1,7 @@
 /**
  * The loaded tools a compaction keeps and drops at its boundary (`toolChoice`), and the snapshot its record
  * stores: each loaded tool with its last use, size and declaration fingerprint, through the keep rule of
- * tools.ts; a tool whose source is away is dropped unless the kept turns name it.
+ * tools.ts; a tool whose source is away is dropped unless the kept turns still declare it.
  */
 import type { AgentConfig } from "../../agents/types";
 import type { Message } from "../../model/message";
@@ -12,7 +12,7 @@ import type { RegisteredTool } from "../../tools/types";
 import type { SessionTools } from "../session-tools";
 import { BYTES_PER_TOKEN } from "./estimate";
 import { latestCompaction, type ToolSnapshot } from "./records";
-import { keepLoaded, toolsNamedIn } from "./tools";
+import { keepLoaded, toolsDeclaredIn, toolsNamedIn } from "./tools";
 
 /**
  * Loaded tools kept and dropped at a boundary (`summarised` before it, `kept` after), and the record's snapshot;
@@ -39,9 +39,12 @@ export function toolChoice(
   const names = tools.loaded.list();
   const named = toolsNamedIn(kept);
   // A loaded tool whose source is away (its MCP server down) has no declaration to carry across the boundary:
-  // unless the kept turns still name it, it leaves the loaded set rather than stay loaded with nothing in the
-  // view that declares it; once its server is back, tool_search or select_tools loads it again.
-  const away = names.filter((n) => reg.get(n) === undefined && !named.has(n));
+  // unless the kept turns still declare it, it leaves the loaded set rather than stay loaded with nothing in the
+  // view that declares it; once its server is back, tool_search or select_tools loads it again. A call to it in
+  // the kept turns is not enough: its declaration (or tool_reference) is summarised away all the same, and a tool
+  // left loaded and marked declared would never be declared again when its server returns.
+  const declared = toolsDeclaredIn(kept);
+  const away = names.filter((n) => reg.get(n) === undefined && !declared.has(n));
   const loaded = names
     .map((n) => reg.get(n))
     .filter((t): t is RegisteredTool => t?.deferred === true)

@@ -48,11 +48,20 @@ export function keepLoaded(
 
 /** Tool names the given messages call, reference or declare. */
 export function toolsNamedIn(messages: readonly Message[]): Set<string> {
+  const names = toolsDeclaredIn(messages);
+  for (const m of messages) for (const p of m.parts) if (p.type === "tool_use") names.add(p.name);
+  return names;
+}
+
+/**
+ * Tool names whose schema the given messages carry: a `tool_declarations` entry (message-level) or a
+ * `tool_reference` in a result (Anthropic). A call alone does not declare its tool.
+ */
+export function toolsDeclaredIn(messages: readonly Message[]): Set<string> {
   const names = new Set<string>();
   for (const m of messages) {
     for (const p of m.parts) {
-      if (p.type === "tool_use") names.add(p.name);
-      else if (p.type === "tool_declarations") for (const t of p.tools) names.add(t.name);
+      if (p.type === "tool_declarations") for (const t of p.tools) names.add(t.name);
       else if (p.type === "tool_result" && Array.isArray(p.content)) {
         for (const b of p.content) if (b.type === "tool_reference") names.add(b.tool_name);
       }
