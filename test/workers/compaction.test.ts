@@ -8,6 +8,7 @@ import {
   api,
   apiJson,
   COMPACTION_TOOLS,
+  clientTool,
   events,
   history,
   mockRequests,
@@ -393,6 +394,58 @@ describe.each(["anthropic", "message_level", "plain"] as const)("tools across a 
     expect(result?.is_error).toBe(false);
     const after = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
     expect(after.body.loaded_tools).toContain("lookup_order");
+  });
+});
+
+describe.each(["openai", "anthropic"] as const)("POST /compact while a turn is paused (%s)", (provider) => {
+  it("keeps the tool the paused step just loaded: after the client's results the next request can call it", async () => {
+    const s = await setup({}, provider);
+    await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider, name: s.model },
+        tools: [...COMPACTION_TOOLS, clientTool("ask_user")],
+        compaction: { keep_recent_turns: 0, tool_budget_tokens: 0 },
+      },
+    });
+    await script(s.model, [{ reply: { text: "Hello." } }]);
+    expect((await send(s, { content: userText(1) })).body.status).toBe("completed");
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_paused_s", name: "tool_search", input: { query: "select:lookup_order" } },
+            { id: "call_paused_ask", name: "ask_user", input: { q: "which order?" } },
+          ],
+        },
+      },
+      { reply: { text: "Thanks." } },
+    ]);
+    expect((await send(s, { content: userText(2) })).body.status).toBe("awaiting_tool_results");
+    const compacted = await apiJson<{ tools_kept: string[]; tools_dropped: string[] }>(
+      `/v1/sessions/${s.session}/compact`,
+      { method: "POST", key: s.key },
+    );
+    expect(compacted.status).toBe(200);
+    expect(compacted.body.tools_dropped).not.toContain("lookup_order");
+    const answered = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "call_paused_ask", content: "the Oslo one" }] },
+      headers: { accept: "application/json" },
+    });
+    expect(answered.body.status).toBe("completed");
+    const reqs = (await fetch(`${env.MOCK_URL}/_mock/requests?model=${s.model}`).then((r) => r.json())) as {
+      requests: Array<{ body: Record<string, unknown>; rejected: unknown }>;
+    };
+    expect(reqs.requests.filter((r) => r.rejected)).toEqual([]);
+    const last = reqs.requests[reqs.requests.length - 1]?.body ?? {};
+    expect(JSON.stringify(last.messages)).not.toContain("<tools_removed>");
+    if (provider === "anthropic") {
+      const decl = (last.tools as Array<Record<string, unknown>>).find((t) => t.name === "lookup_order");
+      expect(decl?.defer_loading).toBeUndefined();
+    } else expect(toolNames(last)).toContain("lookup_order");
   });
 });
 

@@ -1,25 +1,40 @@
 /**
  * The loaded tools a compaction keeps and drops at its boundary (`toolChoice`), and the snapshot its record
  * stores: each loaded tool with its last use, size and declaration fingerprint, through the keep rule of
- * tools.ts; a tool whose source is away is dropped unless the kept turns still declare it.
+ * tools.ts; a tool whose source is away is dropped unless the kept turns still declare it. A paused step's
+ * stored results and the loads they made count as kept turns: they are written to history when the turn resumes.
  */
 import type { AgentConfig } from "../../agents/types";
-import type { Message } from "../../model/message";
+import type { Message, Part, ToolResultContent } from "../../model/message";
 import { all } from "../../storage/sql";
 import { announcedTools } from "../../tools/disclosure";
 import { declaration, declarationPrint } from "../../tools/registry";
 import type { RegisteredTool } from "../../tools/types";
+import type { HistoryStore, ToolCallRow } from "../history/store";
 import type { SessionTools } from "../session-tools";
 import { BYTES_PER_TOKEN } from "./estimate";
 import { latestCompaction, type ToolSnapshot } from "./records";
 import { keepLoaded, toolsDeclaredIn, toolsNamedIn } from "./tools";
+
+/** The results stored for open calls (a paused step's), as the message that will carry them once the turn resumes. */
+function storedResults(open: readonly ToolCallRow[]): Pick<Message, "parts"> {
+  const parts: Part[] = open
+    .filter((c) => c.result !== null)
+    .map((c) => ({
+      type: "tool_result",
+      tool_use_id: c.id,
+      content: JSON.parse(c.result as string) as ToolResultContent,
+      is_error: c.is_error === 1,
+    }));
+  return { parts };
+}
 
 /**
  * Loaded tools kept and dropped at a boundary (`summarised` before it, `kept` after), and the record's snapshot;
  * `budget`: the tokens the kept declarations may take.
  */
 export function toolChoice(
-  deps: { storage: DurableObjectStorage; tools: SessionTools },
+  deps: { storage: DurableObjectStorage; tools: SessionTools; history: Pick<HistoryStore, "openCalls"> },
   agent: AgentConfig,
   budget: number,
   summarised: readonly Message[],
@@ -37,13 +52,17 @@ export function toolChoice(
     ).map((r) => [r.name, r.last]),
   );
   const names = tools.loaded.list();
-  const named = toolsNamedIn(kept);
+  // A paused turn (awaiting client results or approvals) has its step's results stored but not yet in history, and
+  // the tools they loaded are not declared yet (their declarations come with that results message): both count as
+  // named, or a tool the step just loaded would be dropped and its "loaded" result land after the removal note.
+  const afterBoundary = [...kept, storedResults(deps.history.openCalls())];
+  const named = new Set([...toolsNamedIn(afterBoundary), ...tools.loaded.undeclared()]);
   // A loaded tool whose source is away (its MCP server down) has no declaration to carry across the boundary:
   // unless the kept turns still declare it, it leaves the loaded set rather than stay loaded with nothing in the
   // view that declares it; once its server is back, tool_search or select_tools loads it again. A call to it in
   // the kept turns is not enough: its declaration (or tool_reference) is summarised away all the same, and a tool
   // left loaded and marked declared would never be declared again when its server returns.
-  const declared = toolsDeclaredIn(kept);
+  const declared = toolsDeclaredIn(afterBoundary);
   const away = names.filter((n) => reg.get(n) === undefined && !declared.has(n));
   const loaded = names
     .map((n) => reg.get(n))

@@ -47,7 +47,7 @@ export function keepLoaded(
 }
 
 /** Tool names the given messages call, reference or declare. */
-export function toolsNamedIn(messages: readonly Message[]): Set<string> {
+export function toolsNamedIn(messages: ReadonlyArray<Pick<Message, "parts">>): Set<string> {
   const names = toolsDeclaredIn(messages);
   for (const m of messages) for (const p of m.parts) if (p.type === "tool_use") names.add(p.name);
   return names;
@@ -57,7 +57,7 @@ export function toolsNamedIn(messages: readonly Message[]): Set<string> {
  * Tool names whose schema the given messages carry: a `tool_declarations` entry (message-level) or a
  * `tool_reference` in a result (Anthropic). A call alone does not declare its tool.
  */
-export function toolsDeclaredIn(messages: readonly Message[]): Set<string> {
+export function toolsDeclaredIn(messages: ReadonlyArray<Pick<Message, "parts">>): Set<string> {
   const names = new Set<string>();
   for (const m of messages) {
     for (const p of m.parts) {

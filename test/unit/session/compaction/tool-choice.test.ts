@@ -110,3 +110,34 @@ describe("toolChoice: a loaded tool whose MCP server is down", () => {
     expect(choice.dropped).toEqual([]);
   });
 });
+
+describe("toolChoice during a paused turn (results stored, not yet in history)", () => {
+  it("keeps a tool the paused step loaded, not yet declared, even over the budget", () => {
+    const tool = mcpTool("lookup_choice_paused");
+    const s = session("m-choice-paused", [tool]);
+    s.loaded.add([tool.name], "tool_search");
+    const { choice } = toolChoice(s.deps, s.agent, 0, calledIn("other", "call_choice_2"), []);
+    expect(choice).toEqual({ kept: [tool.name], dropped: [] });
+  });
+
+  it("keeps a declared tool that an open call's stored result references, even over the budget", () => {
+    const tool = mcpTool("lookup_choice_ref");
+    const open: ToolCallRow = {
+      id: "call_choice_3",
+      message_seq: 9,
+      idx: 0,
+      turn_id: "t",
+      name: "select_tools",
+      execution: "builtin",
+      state: "resolved",
+      result: JSON.stringify([{ type: "tool_reference", tool_name: tool.name }]),
+      is_error: 0,
+      answered_seq: null,
+    };
+    const s = session("m-choice-ref", [tool], [open]);
+    s.loaded.add([tool.name], "select_tools");
+    s.loaded.markDeclared([tool.name], () => declarationPrint(tool));
+    const { choice } = toolChoice(s.deps, s.agent, 0, calledIn("other", "call_choice_4"), []);
+    expect(choice).toEqual({ kept: [tool.name], dropped: [] });
+  });
+});
