@@ -12,7 +12,10 @@ import { Compactor } from "./compactor";
  * before it is sent and compacted first when it is above the threshold; a
  * provider that still answers "too long" gets the step once more after a
  * forced compaction. Only then does the step fail, with `context_overflow`
- * (retryable: the next turn compacts at its own boundary).
+ * (retryable: the next message's turn compacts at its own boundary, this
+ * turn's steps included; a /retry writes no message, so its compaction cuts
+ * at this turn's user message at the latest and helps only when earlier
+ * history is what overflowed).
  */
 export async function runBudgetedStep(ctx: TurnContext, step: number, build: () => StepRequest): Promise<StepResult> {
   const { compactor, agent } = ctx.deps;
@@ -47,7 +50,7 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
       kind: "failed",
       error: {
         code: "context_overflow",
-        message: `the conversation no longer fits the model's context window and could not be compacted inside this turn (${result.error.message}); send the next message or retry: compaction runs at the turn boundary`,
+        message: `the conversation no longer fits the model's context window and could not be compacted inside this turn (${result.error.message}); send the next message, whose turn can summarise this turn's steps; /retry helps only when earlier history is what overflowed, as it re-runs this turn with its steps kept`,
         retryable: true,
       },
     };
