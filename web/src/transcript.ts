@@ -49,6 +49,18 @@ function resultText(content: unknown): string {
     .join("\n");
 }
 
+/**
+ * How the server words a call the person declined (src/session/approvals.ts `declinedText`): its stored result is
+ * `the user declined: <reason>` (an error result), "no reason given" standing in for an empty reason.
+ */
+const DECLINED_PREFIX = "the user declined: ";
+const NO_REASON = "no reason given";
+
+/** The line a declined call shows, live and after a reload alike: "Declined", with the reason when one was given. */
+function declinedLine(reason: string | undefined): string {
+  return `Declined${reason ? `: ${reason}` : ""}`;
+}
+
 function outputText(output: unknown): string {
   return typeof output === "string" ? output : JSON.stringify(output, null, 2);
 }
@@ -100,8 +112,15 @@ export function fromHistory(
       } else if (p.type === "tool_result") {
         const call = calls.get(String(p.tool_use_id));
         if (call) {
-          call.state = p.is_error ? "error" : "done";
-          call.output = resultText(p.content);
+          const text = resultText(p.content);
+          if (p.is_error && text.startsWith(DECLINED_PREFIX)) {
+            const reason = text.slice(DECLINED_PREFIX.length);
+            call.state = "denied";
+            call.output = declinedLine(reason === NO_REASON ? undefined : reason);
+          } else {
+            call.state = p.is_error ? "error" : "done";
+            call.output = text;
+          }
         }
       } else if (p.type === "notice" && p.kind === "tools_changed") {
         const added = (p.added as string[] | undefined) ?? [];
@@ -131,7 +150,7 @@ function toolBlock(p: DynamicToolUIPart): ToolBlock {
   if (p.state === "output-available") return { ...block, state: "done", output: outputText(p.output) };
   if (p.state === "output-error") return { ...block, state: "error", output: p.errorText ?? "error" };
   if (p.state === "output-denied") {
-    return { ...block, state: "denied", output: `Declined${p.approval.reason ? `: ${p.approval.reason}` : ""}` };
+    return { ...block, state: "denied", output: declinedLine(p.approval.reason) };
   }
   if (p.state === "approval-requested") {
     return { ...block, state: "approval", approval: { id: p.approval.id, reason: p.approval.requestReason ?? "" } };

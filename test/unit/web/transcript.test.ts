@@ -87,6 +87,49 @@ describe("fromHistory", () => {
     expect(fromHistory(stored)[1]?.blocks[0]).toMatchObject({ state: "running" });
   });
 
+  it("shows a call the person declined as denied with the reason, as it showed live, not as a failed call", () => {
+    const declined = (seq: number, id: string, content: string): StoredMessage[] => [
+      {
+        seq,
+        role: "assistant",
+        origin: "model",
+        turn_id: `t${seq}`,
+        parts: [{ type: "tool_use", id, name: "charge_card", input: { amount: seq } }],
+      },
+      {
+        seq: seq + 1,
+        role: "user",
+        origin: "tool",
+        turn_id: `t${seq}`,
+        parts: [{ type: "tool_result", tool_use_id: id, content, is_error: true }],
+      },
+    ];
+    const entries = fromHistory([
+      ...declined(1, "d1", "the user declined: too much"),
+      ...declined(3, "d2", "the user declined: no reason given"),
+    ]);
+    const live = fromUiMessages([
+      {
+        id: "m1",
+        role: "assistant",
+        parts: [
+          {
+            type: "dynamic-tool",
+            toolName: "charge_card",
+            toolCallId: "d1",
+            state: "output-denied",
+            input: { amount: 1 },
+            approval: { id: "apr_d1", approved: false, reason: "too much" },
+          },
+        ],
+      },
+    ] as UIMessage[]);
+    expect(entries.map((e) => e.blocks[0])).toEqual([
+      live[0]?.blocks[0],
+      { kind: "tool", id: "d2", name: "charge_card", state: "denied", input: { amount: 3 }, output: "Declined" },
+    ]);
+  });
+
   it("announces tool-set changes as notices", () => {
     const entries = fromHistory([
       {
