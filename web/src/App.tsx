@@ -11,6 +11,7 @@ import { friendlyFetch } from "./errors";
 import {
   answerableAt,
   type Block,
+  type CompactionMarker,
   type Entry,
   fromHistory,
   fromUiMessages,
@@ -28,9 +29,9 @@ function authHeaders(conn: Connection): Record<string, string> {
 }
 
 /**
- * Every stored message of the session, page by page, the turn still streaming when the state was read (its
- * model messages are left out: the resumed stream shows them, unless `keepLive`), and the outcome line of the
- * last turn when it did not simply answer (stopped, failed, cut off).
+ * Every stored message of the session, page by page, with the compactions each page lists; the turn still
+ * streaming when the state was read (its model messages are left out: the resumed stream shows them, unless
+ * `keepLive`), and the outcome line of the last turn when it did not simply answer (stopped, failed, cut off).
  */
 async function loadHistory(
   conn: Connection,
@@ -45,16 +46,22 @@ async function loadHistory(
   const outcome = state.last_turn && said ? { turnId: state.last_turn.id, text: said } : null;
   const liveTurn = state.last_turn?.status === "running" ? state.last_turn.id : null;
   const messages: StoredMessage[] = [];
+  const compactions: CompactionMarker[] = [];
   let after = 0;
   for (;;) {
     const res = await friendlyFetch(`${base}/messages?after=${after}&limit=500`, { headers: authHeaders(conn) });
-    const page = (await res.json()) as { messages: StoredMessage[]; next: number | null };
+    const page = (await res.json()) as {
+      messages: StoredMessage[];
+      next: number | null;
+      compactions?: CompactionMarker[];
+    };
     messages.push(...page.messages);
+    compactions.push(...(page.compactions ?? []));
     if (page.next === null || page.messages.length === 0) break;
     after = page.next;
   }
   return {
-    entries: fromHistory(messages, keepLive ? null : liveTurn, state.pending_approvals ?? []),
+    entries: fromHistory(messages, keepLive ? null : liveTurn, state.pending_approvals ?? [], compactions),
     liveTurn,
     outcome,
   };

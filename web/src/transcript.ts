@@ -74,20 +74,43 @@ export interface StoredApproval {
   signature: string;
 }
 
+/** A compaction as each GET /v1/sessions/{id}/messages page lists it in `compactions` (the field the app reads). */
+export interface CompactionMarker {
+  /** The summary replaced every message before this one. */
+  before_seq: number;
+}
+
 /**
  * Stored history → transcript. Tool results (stored as user-role messages) are folded into the call they
  * answer; `liveTurn` leaves out what the model wrote in a turn that is still streaming, because the resumed
  * stream replays it (the user's own message stays). A call with an approval in `pending` waits for the person.
+ * Each of Switchboard's own compactions (`compactions`: stored apart from the messages) shows its notice where
+ * the summary took over, before the first message it kept; a provider's native compaction is a part of that
+ * message and shows there instead.
  */
 export function fromHistory(
   messages: StoredMessage[],
   liveTurn: string | null = null,
   pending: StoredApproval[] = [],
+  compactions: CompactionMarker[] = [],
 ): Entry[] {
   const waiting = new Map(pending.map((a) => [a.tool_call_id, a]));
   const entries: Entry[] = [];
   const calls = new Map<string, ToolBlock>();
+  const boundaries = compactions.map((c) => c.before_seq).sort((a, b) => a - b);
   for (const m of messages) {
+    let summarised = false;
+    while (boundaries.length > 0 && (boundaries[0] as number) <= m.seq) {
+      boundaries.shift();
+      summarised = true;
+    }
+    if (summarised && !m.parts.some((p) => p.type === "compaction")) {
+      entries.push({
+        id: `compaction-${m.seq}`,
+        role: "assistant",
+        blocks: [{ kind: "notice", text: COMPACTION_NOTICE }],
+      });
+    }
     if (liveTurn !== null && m.turn_id === liveTurn && m.origin !== "client") continue;
     const blocks: Block[] = [];
     for (const p of m.parts) {
@@ -127,7 +150,7 @@ export function fromHistory(
         const removed = (p.removed as string[] | undefined) ?? [];
         if (added.length) blocks.push({ kind: "notice", text: `Tools added: ${added.join(", ")}` });
         if (removed.length) blocks.push({ kind: "notice", text: `Tools removed: ${removed.join(", ")}` });
-      } else if (p.type === "compaction" || p.type === "summary") {
+      } else if (p.type === "compaction") {
         blocks.push({ kind: "notice", text: COMPACTION_NOTICE });
       }
     }

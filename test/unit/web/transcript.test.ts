@@ -130,6 +130,29 @@ describe("fromHistory", () => {
     ]);
   });
 
+  it("shows the notice of Switchboard's own compaction before the first message its summary kept", () => {
+    const notice = { kind: "notice", text: expect.stringContaining("summarised") };
+    const entries = fromHistory(history, null, [], [{ before_seq: 4 }]);
+    expect(entries.map((e) => e.id)).toEqual(["h1", "h2", "compaction-4", "h4", "h5", "h6"]);
+    expect(entries[2]?.blocks).toEqual([notice]);
+  });
+
+  it("shows a native compaction once: its part in the kept message, not the compaction marker too", () => {
+    const kept: StoredMessage = {
+      seq: 7,
+      role: "assistant",
+      origin: "model",
+      turn_id: "t3",
+      parts: [
+        { type: "compaction", content: "summary" },
+        { type: "text", text: "Go on." },
+      ],
+    };
+    const entries = fromHistory([...history, kept], null, [], [{ before_seq: 7 }]);
+    expect(entries.flatMap((e) => e.blocks).filter((b) => b.kind === "notice")).toHaveLength(1);
+    expect(entries.at(-1)?.id).toBe("h7");
+  });
+
   it("announces tool-set changes as notices", () => {
     const entries = fromHistory([
       {
