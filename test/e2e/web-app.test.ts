@@ -255,6 +255,31 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.close();
   });
 
+  it("a send that fails after an earlier failed send also goes back to the draft, not into the transcript", async () => {
+    const { page } = await openApp("web-unsent-twice", [{ reply: { text: ANSWER } }]);
+    // The first two POSTs never reach the server; the second follows the first one's error (cleared by Send).
+    let drops = 0;
+    let secondDropped = () => {};
+    const second = new Promise<void>((resolve) => {
+      secondDropped = resolve;
+    });
+    await page.route("**/chat", (route) => {
+      if (route.request().method() !== "POST" || drops === 2) return route.continue();
+      if (++drops === 2) secondDropped();
+      return route.abort("connectionreset");
+    });
+    const draft = page.getByRole("textbox", { name: "Message" });
+    await send(page, "Is it sunny in Paris?");
+    await page.getByRole("alert").waitFor();
+    await expect(draft.inputValue()).resolves.toBe("Is it sunny in Paris?");
+    await page.getByRole("button", { name: "Send" }).click();
+    await second;
+    await page.locator('[data-status="error"]').waitFor();
+    await expect(draft.inputValue()).resolves.toBe("Is it sunny in Paris?");
+    await expect(page.locator('li[data-role="user"]').count()).resolves.toBe(0);
+    await page.close();
+  });
+
   it("a failed turn says why under the turn, and says it again after a reload", async () => {
     const { page } = await openApp("web-failed", [
       { error: { status: 400, message: "the model refused the request" } },

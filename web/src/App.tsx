@@ -253,7 +253,9 @@ function Chat({ conn }: { conn: Connection }) {
       setDraft((d) => d || text);
     }
     if (status !== "submitted" && status !== "streaming") setRetrying(null);
-    if (status !== "submitted") sending.current = null;
+    // Only leaving "submitted" ends a send: send() clears an earlier error first, and useChat's "ready" from that
+    // renders before its "submitted" (sendMessage awaits first), so this must not forget the text on the way in.
+    if (lastStatus.current === "submitted" && status !== "submitted") sending.current = null;
     lastStatus.current = status;
   }, [status, setMessages, error]);
 
