@@ -13,6 +13,7 @@ import {
   type AgentConfig,
   Api,
   Mock,
+  readSse,
   type Step,
   startToolServer,
   type ToolServer,
@@ -182,6 +183,29 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     const history = await api.history(tenantKey, session);
     const result = history.messages.flatMap((m) => m.parts).find((p) => p.type === "tool_result");
     expect(result).toMatchObject({ is_error: true, content: "the user declined: too much" });
+    await page.close();
+  });
+
+  it("a reload whose stream resumption fails still shows the turn's answer, read from the stored history", async () => {
+    const { page, session } = await openApp("web-resume-fails", [
+      { reply: { text: LONG_ANSWER }, faults: { event_delay_ms: 60 } },
+    ]);
+    // After the reload, useChat's resumption is answered 500, once the turn has finished (its stream read to the end).
+    await page.route("**/chat/*/stream", async (route) => {
+      await readSse(await api.stream(tenantKey, session));
+      await route.fulfill({
+        status: 500,
+        contentType: "application/json",
+        body: JSON.stringify({ error: { code: "internal", message: "resumption failed" } }),
+      });
+    });
+    await send(page, "How is Paris today?");
+    await page.getByText("Paris today is").waitFor();
+    expect(await page.getByText(LONG_ANSWER).count()).toBe(0); // still streaming
+    await page.reload();
+    await page.getByText(LONG_ANSWER).waitFor();
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([LONG_ANSWER]);
+    expect(await page.locator('li[data-role="user"]').allTextContents()).toEqual(["How is Paris today?"]);
     await page.close();
   });
 

@@ -7,7 +7,7 @@ import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { type Connection, readConnection, sessionPath } from "./connection";
-import { friendlyFetch } from "./errors";
+import { ApiFailure, friendlyFetch } from "./errors";
 import {
   answerableAt,
   type Block,
@@ -158,17 +158,25 @@ function EntryView({ entry, answer, waiting = false }: { entry: Entry; answer?: 
 
 function Chat({ conn }: { conn: Connection }) {
   const base = sessionPath(conn);
-  // How useChat's resumption (GET …/stream) was answered: 204 = no turn streaming any more.
+  // How useChat's resumption (GET …/stream) was answered: 204 = no turn streaming any more; the failure's status
+  // (0: unreachable) when it failed.
   const [resumeAnswer, setResumeAnswer] = useState<number | null>(null);
   // Whether the server took the newest send (its POST answered 2xx): useChat's status cannot tell, since it stays
   // "submitted" until the first visible chunk.
   const taken = useRef(false);
   const transport = useMemo(() => {
     const watched: typeof fetch = async (input, init) => {
-      const res = await friendlyFetch(input, init);
       const url = String(input instanceof Request ? input.url : input);
       const method = init?.method ?? "GET";
-      if (method === "GET" && url.endsWith("/stream")) setResumeAnswer(res.status);
+      const resuming = method === "GET" && url.endsWith("/stream");
+      let res: Response;
+      try {
+        res = await friendlyFetch(input, init);
+      } catch (e) {
+        if (resuming && e instanceof ApiFailure) setResumeAnswer(e.status);
+        throw e;
+      }
+      if (resuming) setResumeAnswer(res.status);
       if (method === "POST" && url.endsWith("/chat") && res.ok) taken.current = true;
       return res;
     };
@@ -260,13 +268,14 @@ function Chat({ conn }: { conn: Connection }) {
   }, [status, setMessages, error]);
 
   // A turn the state read found running but that paused or ended before useChat's resumption asked for it
-  // comes back as no stream (204): its stored messages were left out, so read them now. A resumed stream
-  // (200) shows the turn itself; withoutLiveTurns keeps a later history read from showing it twice.
+  // comes back as no stream (204), and a resumption that failed (refused, server error, unreachable) brings none
+  // either: its stored messages were left out, so read them now. A resumed stream (200) shows the turn itself;
+  // withoutLiveTurns keeps a later history read from showing it twice.
   const [rereading, setRereading] = useState(false);
   useEffect(() => {
     if (awaited === null || resumeAnswer === null) return;
     setAwaited(null);
-    if (resumeAnswer !== 204) return;
+    if (resumeAnswer !== 204 && resumeAnswer >= 200 && resumeAnswer < 300) return;
     setRereading(true);
     loadHistory(conn, true)
       .then(
