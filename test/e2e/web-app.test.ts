@@ -209,6 +209,74 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.close();
   });
 
+  it("an approval answer that never reached the server leaves the approval open to answer again", async () => {
+    const { page, model } = await openApp(
+      "web-approve-dropped",
+      [
+        { reply: { text: "Charging 12.", tool_calls: [{ name: "charge_card", input: { amount: 12 } }] } },
+        { reply: { text: "Charged 12." } },
+      ],
+      chargeAgent,
+    );
+    await send(page, "Charge 12.");
+    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
+    await asked.waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    // The answer's POST never reaches the server (a dropped connection); the next one does.
+    let dropped = false;
+    await page.route("**/chat", (route) => {
+      if (route.request().method() !== "POST" || dropped) return route.continue();
+      dropped = true;
+      return route.abort("connectionreset");
+    });
+    await asked.getByRole("button", { name: "Approve" }).click();
+    await page.locator('[data-status="error"]').waitFor();
+    await expect(asked.getByRole("button", { name: "Approve" }).isEnabled()).resolves.toBe(true);
+    expect(dropped).toBe(true);
+    await asked.getByRole("button", { name: "Approve" }).click();
+    await page.getByText("Charged 12.").waitFor();
+    await page.locator('[data-tool="charge_card"][data-state="done"]').waitFor();
+    expect(tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === 12)).toHaveLength(1);
+    expect((await mock.stats(model)).model).toMatchObject({ requests: 2, rejected: 0 });
+    await page.close();
+  });
+
+  it("an approval answered elsewhere first shows how its turn went, not a call running forever", async () => {
+    const { page, session } = await openApp(
+      "web-approve-elsewhere",
+      [
+        { reply: { text: "Charging 13.", tool_calls: [{ name: "charge_card", input: { amount: 13 } }] } },
+        { reply: { text: "Charged 13." } },
+      ],
+      chargeAgent,
+    );
+    await send(page, "Charge 13.");
+    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
+    await asked.waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    // Another tab (here the API) approves it, and the turn finishes, before this page's answer.
+    const state = await api.ok<{ pending_approvals: Array<{ approval_id: string }> }>(
+      "GET",
+      `/v1/sessions/${session}`,
+      { key: tenantKey },
+    );
+    const done = await api.ok<{ status: string }>("POST", `/v1/sessions/${session}/tool-approvals`, {
+      key: tenantKey,
+      body: { approvals: [{ approval_id: state.pending_approvals[0]?.approval_id, approved: true }] },
+    });
+    expect(done.status).toBe("completed");
+    await asked.getByRole("button", { name: "Approve" }).click();
+    await page.getByText("Charged 13.").waitFor();
+    await page.locator('[data-tool="charge_card"][data-state="done"]').waitFor();
+    expect(await page.locator('[data-tool="charge_card"]').count()).toBe(1);
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([
+      "Charging 13.",
+      "Charged 13.",
+    ]);
+    expect(tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === 13)).toHaveLength(1);
+    await page.close();
+  });
+
   it("an approval still open after a reload is approved from the stored history and the resumed turn streams in", async () => {
     const charged = "Charged 77 after the reload, and the receipt is on its way to your inbox now.";
     const { page, session, model } = await openApp(

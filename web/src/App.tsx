@@ -16,6 +16,7 @@ import {
   fromHistory,
   fromUiMessages,
   outcomeNotice,
+  reopenApprovals,
   type StoredApproval,
   type StoredMessage,
   type TurnOutcome,
@@ -66,6 +67,9 @@ async function loadHistory(
     outcome,
   };
 }
+
+/** Refusals of an approval answer that mean another answer got there first (this tab, another, the API). */
+const ANSWERED_ELSEWHERE = new Set(["approval_already_answered", "late_result"]);
 
 /** Answers one approval: approved, or denied with an optional reason. */
 type Answer = (approvalId: string, approved: boolean, reason?: string) => void;
@@ -194,25 +198,26 @@ function Chat({ conn }: { conn: Connection }) {
   const partsAtRetry = useRef(0);
   const partsNow = useRef(0);
   const turnFailed = useRef(false);
-  const { messages, sendMessage, setMessages, status, error, clearError, addToolApprovalResponse } = useChat({
-    id: conn.session,
-    transport,
-    resume: true,
-    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
-    onData: (part) => {
-      if (part.type === "data-provider-retry") {
-        const attempt = (part.data as { attempt?: number } | null)?.attempt;
-        partsAtRetry.current = partsNow.current;
-        setRetrying(`The model provider is busy; retrying${attempt ? ` (attempt ${attempt})` : ""}…`);
-      } else if (part.type === "data-turn") {
-        const turn = part.data as { turn_id: string } & TurnOutcome;
-        const text = outcomeNotice(turn);
-        if (text) noteOutcome(turn.turn_id, text);
-        // The error chunk that follows is this turn's failure, said under the turn: not an alert, not an unsent message.
-        if (turn.status === "failed") turnFailed.current = true;
-      }
-    },
-  });
+  const { messages, sendMessage, setMessages, status, error, clearError, addToolApprovalResponse, resumeStream } =
+    useChat({
+      id: conn.session,
+      transport,
+      resume: true,
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+      onData: (part) => {
+        if (part.type === "data-provider-retry") {
+          const attempt = (part.data as { attempt?: number } | null)?.attempt;
+          partsAtRetry.current = partsNow.current;
+          setRetrying(`The model provider is busy; retrying${attempt ? ` (attempt ${attempt})` : ""}…`);
+        } else if (part.type === "data-turn") {
+          const turn = part.data as { turn_id: string } & TurnOutcome;
+          const text = outcomeNotice(turn);
+          if (text) noteOutcome(turn.turn_id, text);
+          // The error chunk that follows is this turn's failure, said under the turn: not an alert, not an unsent message.
+          if (turn.status === "failed") turnFailed.current = true;
+        }
+      },
+    });
   const [earlier, setEarlier] = useState<Entry[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
@@ -243,35 +248,66 @@ function Chat({ conn }: { conn: Connection }) {
     if (retrying !== null && (messages.at(-1)?.parts.length ?? 0) > partsAtRetry.current) setRetrying(null);
   }, [messages, retrying]);
 
+  // While the stored history is read again (below): sending waits, or the history would hold the message too.
+  const [rereading, setRereading] = useState(false);
+  // The page is out of date (an approval it showed was answered elsewhere): read the session again as a reload
+  // does, the stored history in place of the live messages and the running turn resumed (its answer checked below).
+  const rejoin = useCallback(() => {
+    setRereading(true);
+    setResumeAnswer(null);
+    loadHistory(conn)
+      .then(
+        (h) => {
+          setMessages([]);
+          setSeeded(new Set());
+          setEarlier(h.entries);
+          if (h.outcome) noteOutcome(h.outcome.turnId, h.outcome.text);
+          setAwaited(h.liveTurn);
+          if (h.liveTurn) resumeStream().catch((e: Error) => setProblem(e.message));
+        },
+        (e: Error) => setProblem(e.message),
+      )
+      .finally(() => setRereading(false));
+  }, [conn, noteOutcome, setMessages, resumeStream]);
+
   // A send the server never took (refused, rate-limited or unreachable before its answer began): useChat keeps
   // the message it added, which would show as sent although nothing stored it. It leaves the transcript and its
-  // text goes back to the draft.
+  // text goes back to the draft. An approval answer it never took leaves the approval open: its buttons come
+  // back (useChat shows it answered). One refused because the approval was answered elsewhere (or the call has
+  // its result already) means the page is out of date: it rejoins the session.
   // A turn that failed (its `data-turn` part said so) is said under the turn, which outlasts the alert;
   // `attributed` is its error, not shown again as an alert.
   const sending = useRef<string | null>(null);
+  const answering = useRef(false);
   const lastStatus = useRef(status);
   const [attributed, setAttributed] = useState<Error | null>(null);
   useEffect(() => {
     const text = sending.current;
+    const untaken = lastStatus.current === "submitted" && status === "error" && !taken.current;
     if (status === "error" && turnFailed.current) {
       turnFailed.current = false;
       setAttributed(error ?? null);
-    } else if (lastStatus.current === "submitted" && status === "error" && text !== null && !taken.current) {
+    } else if (untaken && text !== null) {
       setMessages((ms) => (ms[ms.length - 1]?.role === "user" ? ms.slice(0, -1) : ms));
       setDraft((d) => d || text);
+    } else if (untaken && answering.current) {
+      if (error instanceof ApiFailure && ANSWERED_ELSEWHERE.has(error.code)) rejoin();
+      else setMessages(reopenApprovals);
     }
     if (status !== "submitted" && status !== "streaming") setRetrying(null);
     // Only leaving "submitted" ends a send: send() clears an earlier error first, and useChat's "ready" from that
     // renders before its "submitted" (sendMessage awaits first), so this must not forget the text on the way in.
-    if (lastStatus.current === "submitted" && status !== "submitted") sending.current = null;
+    if (lastStatus.current === "submitted" && status !== "submitted") {
+      sending.current = null;
+      answering.current = false;
+    }
     lastStatus.current = status;
-  }, [status, setMessages, error]);
+  }, [status, setMessages, error, rejoin]);
 
   // A turn the state read found running but that paused or ended before useChat's resumption asked for it
   // comes back as no stream (204), and a resumption that failed (refused, server error, unreachable) brings none
   // either: its stored messages were left out, so read them now. A resumed stream (200) shows the turn itself;
   // withoutLiveTurns keeps a later history read from showing it twice.
-  const [rereading, setRereading] = useState(false);
   useEffect(() => {
     if (awaited === null || resumeAnswer === null) return;
     setAwaited(null);
@@ -297,6 +333,7 @@ function Chat({ conn }: { conn: Connection }) {
     setProblem(null);
     setDraft("");
     sending.current = text;
+    answering.current = false;
     taken.current = false;
     sendMessage({ text }).catch((err: Error) => setProblem(err.message));
   };
@@ -304,6 +341,9 @@ function Chat({ conn }: { conn: Connection }) {
   const answer: Answer = (id, approved, reason) => {
     clearError();
     setProblem(null);
+    sending.current = null;
+    answering.current = true;
+    taken.current = false;
     Promise.resolve(addToolApprovalResponse({ id, approved, ...(reason ? { reason } : {}) })).catch((err: Error) =>
       setProblem(err.message),
     );

@@ -260,6 +260,21 @@ export function fromUiMessages(messages: UIMessage[]): Entry[] {
   });
 }
 
+/**
+ * The approvals useChat shows answered (`approval-responded`) open again (`approval-requested`, as the request
+ * came), for when the answer never reached the server: the approval still waits there, so it gets its buttons back.
+ */
+export function reopenApprovals(messages: UIMessage[]): UIMessage[] {
+  return messages.map((m) => ({
+    ...m,
+    parts: m.parts.map((p) => {
+      if (p.type !== "dynamic-tool" || p.state !== "approval-responded") return p;
+      const { approved: _approved, reason: _reason, ...asked } = p.approval;
+      return { ...p, state: "approval-requested" as const, approval: asked };
+    }),
+  }));
+}
+
 /** The UI message id the server's stream gives a turn's assistant message, every segment (session/turn/runner.ts). */
 function turnMessageId(turnId: string): string {
   return `msg_${turnId}`;

@@ -6,6 +6,7 @@ import {
   fromHistory,
   fromUiMessages,
   outcomeNotice,
+  reopenApprovals,
   type StoredMessage,
   takeOpenApprovals,
   withOutcomes,
@@ -251,6 +252,33 @@ describe("fromUiMessages", () => {
       },
       { kind: "tool", id: "c5", name: "send_email", state: "running", input: {}, output: "" },
     ]);
+  });
+});
+
+describe("reopenApprovals", () => {
+  it("gives an approval whose answer never reached the server its request back, as useChat first showed it", () => {
+    const asked = {
+      type: "dynamic-tool",
+      toolName: "charge_card",
+      toolCallId: "c11",
+      state: "approval-requested",
+      input: { amount: 11 },
+      approval: { id: "apr_11", requestReason: "needs approval", signature: "sig_11" },
+    } as const;
+    const answered = {
+      ...asked,
+      state: "approval-responded",
+      approval: { ...asked.approval, approved: false, reason: "no" },
+    };
+    const messages = [
+      { id: "u11", role: "user", parts: [{ type: "text", text: "charge 11" }] },
+      { id: "msg_t11", role: "assistant", parts: [{ type: "text", text: "Asking." }, answered] },
+    ] as UIMessage[];
+    expect(reopenApprovals(messages)).toEqual([
+      messages[0],
+      { ...messages[1], parts: [{ type: "text", text: "Asking." }, asked] },
+    ]);
+    expect(fromUiMessages(reopenApprovals(messages))[1]?.blocks[1]).toMatchObject({ state: "approval" });
   });
 });
 
