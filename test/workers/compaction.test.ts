@@ -1,7 +1,8 @@
 // Long sessions: compaction keeps every request inside the model's window, both protocols (README "Long sessions").
-import { abortAllDurableObjects } from "cloudflare:test";
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import { latestCompaction } from "../../src/session/compaction/records";
 import { HistoryStore } from "../../src/session/history/store";
 import {
   ADMIN,
@@ -18,6 +19,7 @@ import {
   type Setup,
   script,
   send,
+  sessionStub,
   setup,
   summaryScript,
   type TurnJson,
@@ -595,5 +597,67 @@ describe("a turn that needs compaction while POST /compact runs", () => {
     const records = (await events(s)).filter((e) => e.type === "context_compacted");
     expect(records).toHaveLength(1);
     expect(JSON.stringify((await mockRequests(s.model)).at(-1))).not.toContain("ON-DEMAND SUMMARY");
+  });
+});
+
+/** `n` deferred http tools `prefix_i`, each with 300 string properties: ~20 KB per declaration once widened for `$tool`. */
+const wideTools = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    name: `${prefix}_${i}`,
+    description: `Wide tool ${i}`,
+    input_schema: {
+      type: "object",
+      properties: Object.fromEntries(Array.from({ length: 300 }, (_, j) => [`field_${j}`, { type: "string" }])),
+    },
+    defer: true,
+    execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+  }));
+
+/** One step's `select_tools` calls, 20 names each, loading `names`. */
+const selectCalls = (id: string, names: string[]) =>
+  Array.from({ length: Math.ceil(names.length / 20) }, (_, k) => ({
+    id: `${id}_${k}`,
+    name: "select_tools",
+    input: { names: names.slice(k * 20, k * 20 + 20) },
+  }));
+
+describe("kept tool declarations larger than a compaction row", () => {
+  it("are fitted: the least recently used leave the loaded set as dropped, and later turns keep completing", async () => {
+    const s = await setup({}, "anthropic");
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider: "anthropic", name: s.model, context_window: 1000 },
+        tools: wideTools("wide", 120),
+        compaction: { keep_recent_turns: 0, tool_budget_tokens: 1_000_000 },
+      },
+    });
+    expect(put.status).toBe(200);
+    const names = Array.from({ length: 120 }, (_, i) => `wide_${i}`);
+    const statuses: string[] = [];
+    for (let t = 0; t < 3; t++) {
+      await script(s.model, [
+        { reply: { tool_calls: selectCalls(`call_sel${t}`, names.slice(t * 40, t * 40 + 40)) } },
+        { reply: { text: `Loaded batch ${t}.` } },
+      ]);
+      statuses.push((await send(s, { content: `load batch ${t}` })).body.status);
+    }
+    for (let t = 3; t < 5; t++) {
+      await script(s.model, [{ reply: { text: `Answer ${t}.` } }]);
+      statuses.push((await send(s, { content: `question ${t}` })).body.status);
+    }
+    expect(statuses).toEqual(["completed", "completed", "completed", "completed", "completed"]);
+    const dropped = (await events(s)).flatMap((e) =>
+      e.type === "context_compacted" ? (e.data.tools_dropped as string[]) : [],
+    );
+    expect(dropped.length).toBeGreaterThan(0);
+    // Every tool still loaded is declared by the latest record, and nothing else is.
+    const declared = await runInDurableObject(await sessionStub(s), (_i, state) =>
+      latestCompaction(state.storage.sql)?.tools.declarations.map((d) => d.name),
+    );
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect([...state.body.loaded_tools].sort()).toEqual([...(declared ?? [])].sort());
+    expect(state.body.loaded_tools.length).toBeGreaterThan(0);
   });
 });

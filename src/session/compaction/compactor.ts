@@ -263,6 +263,7 @@ export class Compactor {
       this.#toolBudget(agent),
       pre ? [pre, ...summarised] : summarised,
       keptNow,
+      summary.text,
     );
     const removedBytes = summarised.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
     const tokensAfter = Math.max(
@@ -322,7 +323,14 @@ export class Compactor {
     const at = view.findIndex((m) => m.seq === messageSeq);
     const summarised = at === -1 ? view : view.slice(0, at);
     const kept = at === -1 ? [] : view.slice(at);
-    const { choice, snapshot } = toolChoice(this.#deps, agent, this.#toolBudget(agent), summarised, kept);
+    const { choice, snapshot } = toolChoice(
+      this.#deps,
+      agent,
+      this.#toolBudget(agent),
+      summarised,
+      kept,
+      part.content ?? "",
+    );
     const keptBytes = kept.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
     const tokensAfter = Math.ceil(
       ((part.content ?? "").length +

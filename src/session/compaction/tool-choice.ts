@@ -3,9 +3,12 @@
  * stores: each loaded tool with its last use, size and declaration fingerprint, through the keep rule of
  * tools.ts; a tool whose source is away is dropped unless the kept turns still declare it. A paused step's
  * stored results and the loads they made count as kept turns: they are written to history when the turn resumes.
+ * The kept declarations fit the record's row beside its summary (src/storage/limits.ts).
  */
 import type { AgentConfig } from "../../agents/types";
 import type { Message, Part, ToolResultContent } from "../../model/message";
+import { jsonBytes } from "../../storage/fit";
+import { ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all } from "../../storage/sql";
 import { announcedTools } from "../../tools/disclosure";
 import { declaration, declarationPrint } from "../../tools/registry";
@@ -31,7 +34,7 @@ function storedResults(open: readonly ToolCallRow[]): Pick<Message, "parts"> {
 
 /**
  * Loaded tools kept and dropped at a boundary (`summarised` before it, `kept` after), and the record's snapshot;
- * `budget`: the tokens the kept declarations may take.
+ * `budget`: the tokens the kept declarations may take; `summary`: the text stored beside the snapshot.
  */
 export function toolChoice(
   deps: { storage: DurableObjectStorage; tools: SessionTools; history: Pick<HistoryStore, "openCalls"> },
@@ -39,6 +42,7 @@ export function toolChoice(
   budget: number,
   summarised: readonly Message[],
   kept: readonly Message[],
+  summary: string,
 ): { choice: { kept: string[]; dropped: string[] }; snapshot: ToolSnapshot } {
   const { tools } = deps;
   const previous = latestCompaction(deps.storage.sql);
@@ -70,22 +74,28 @@ export function toolChoice(
     .map((t) => {
       const decl = declaration(t);
       const prev = prevPrints.get(t.name);
+      const fingerprint = declarationPrint(t);
       return {
         name: t.name,
         lastUse: lastUse.get(t.name) ?? 0,
         tokens: Math.ceil(JSON.stringify(decl).length / BYTES_PER_TOKEN),
-        fingerprint: declarationPrint(t),
+        // Its declaration and kept entry, each with a separating comma.
+        bytes: jsonBytes(decl) + jsonBytes({ name: t.name, fingerprint }) + 2,
+        fingerprint,
         ...(prev !== undefined ? { previous: prev } : {}),
         decl,
       };
     });
-  const rule = keepLoaded(loaded, named, budget);
+  const baseline = atBoundary.baseline ? { tools: [...atBoundary.known], listing: atBoundary.listing } : null;
+  // The row's room for kept tools: the budget less the summary and the snapshot with every loaded tool dropped.
+  const fixed = jsonBytes(summary) + jsonBytes({ kept: [], dropped: names, baseline, declarations: [] });
+  const rule = keepLoaded(loaded, named, budget, ROW_BUDGET_BYTES - fixed);
   const choice = { kept: rule.kept, dropped: [...rule.dropped, ...away] };
   const keptSet = new Set(choice.kept);
   const snapshot: ToolSnapshot = {
     kept: loaded.filter((t) => keptSet.has(t.name)).map((t) => ({ name: t.name, fingerprint: t.fingerprint })),
     dropped: choice.dropped,
-    baseline: atBoundary.baseline ? { tools: [...atBoundary.known], listing: atBoundary.listing } : null,
+    baseline,
     declarations: loaded.filter((t) => keptSet.has(t.name)).map((t) => t.decl),
   };
   return { choice, snapshot };

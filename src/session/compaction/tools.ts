@@ -4,7 +4,9 @@
  * declared there) always stays. The others stay while their schema is
  * unchanged since the model last saw it, most recently used first, within the
  * token budget; the rest leave the loaded set (they stay searchable and a
- * valid call still runs and reloads them). Pure.
+ * valid call still runs and reloads them). The compaction record's row must
+ * hold the kept declarations too: past its room the least recently used kept
+ * tools leave as well, named ones included. Pure.
  */
 import type { Message } from "../../model/message";
 
@@ -15,23 +17,30 @@ export interface LoadedInfo {
   lastUse: number;
   /** Estimated tokens of its declaration. */
   tokens: number;
+  /** Bytes it adds to the compaction record's row when kept (its declaration and snapshot entry). */
+  bytes: number;
   /** Fingerprint of the schema now, and the one recorded at the previous compaction (if any). */
   fingerprint: string;
   previous?: string;
 }
 
+/**
+ * `budget`: the tokens the kept declarations may take (tools named in `inKeptView` always count as kept);
+ * `room`: the bytes they may take in the record's row, which no tool overrides.
+ */
 export function keepLoaded(
   loaded: readonly LoadedInfo[],
   inKeptView: ReadonlySet<string>,
   budget: number,
+  room = Number.POSITIVE_INFINITY,
 ): { kept: string[]; dropped: string[] } {
-  const kept: string[] = [];
+  const kept: LoadedInfo[] = [];
   const dropped: string[] = [];
   let used = 0;
   const rest: LoadedInfo[] = [];
   for (const t of loaded) {
     if (inKeptView.has(t.name)) {
-      kept.push(t.name);
+      kept.push(t);
       used += t.tokens;
     } else rest.push(t);
   }
@@ -39,11 +48,23 @@ export function keepLoaded(
   for (const t of rest) {
     const changed = t.previous !== undefined && t.previous !== t.fingerprint;
     if (!changed && used + t.tokens <= budget) {
-      kept.push(t.name);
+      kept.push(t);
       used += t.tokens;
     } else dropped.push(t.name);
   }
-  return { kept, dropped };
+  // A row over the platform's limit would fail the compaction, and with it every turn that needs one: the least
+  // recently used kept tools leave (a named one too: a valid call loads it again) until the rest fit.
+  let bytes = kept.reduce((n, t) => n + t.bytes, 0);
+  const leaving = new Set<string>();
+  for (const t of [...kept].sort((a, b) => a.lastUse - b.lastUse)) {
+    if (bytes <= room) break;
+    leaving.add(t.name);
+    bytes -= t.bytes;
+  }
+  return {
+    kept: kept.filter((t) => !leaving.has(t.name)).map((t) => t.name),
+    dropped: [...dropped, ...leaving],
+  };
 }
 
 /** Tool names the given messages call, reference or declare. */
