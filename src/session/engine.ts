@@ -245,16 +245,15 @@ export class SessionEngine {
     const maxSteps = Math.min(input.max_steps ?? agent.max_steps, MAX_STEPS_LIMIT);
     // Only what admission needs happens before the provider request; sweeps run when a turn settles.
     const superseded = previous && isPaused(previous.status) ? previous.id : null;
-    const { turn, synthesized, declined, unloaded } = this.tx(() => {
+    const { turn, synthesized, declined, unloaded, tooLarge } = this.tx(() => {
       if (superseded) this.turns.finish(superseded, "completed", "superseded", null);
       // Open approvals are answered "declined" in this same admission transaction; closeOpenCalls writes them.
       const declined = declineOpen(this.approvals, this.history, close.declined, "admission");
       const { notices, unloaded } = this.tools.admit(agent);
-      const { message, synthesized } = this.history.closeOpenCalls({
+      const closed = this.tools.closeOpenCalls(agent, {
         turnId: id,
         reason: close.reason,
         ...(close.supplied ? { supplied: close.supplied } : {}),
-        declarations: this.tools.takeDeclarations(agent),
         extra: [...notices, ...(close.extra ?? [])],
         ...(close.extra?.length ? { origin: "client" as const } : {}),
       });
@@ -267,9 +266,9 @@ export class SessionEngine {
         idempotency_key: input.idempotency_key ?? null,
         body_hash: input.body_hash ?? null,
         json_schema: input.json_schema ? JSON.stringify(input.json_schema) : null,
-        first_message_seq: message?.seq ?? null,
+        first_message_seq: closed.message?.seq ?? null,
       });
-      return { turn, synthesized, declined, unloaded };
+      return { turn, synthesized: closed.synthesized, declined, unloaded, tooLarge: closed.unloaded };
     });
     // The events' log lines wait until the turn's first content is out (or it settles): a console line is not
     // free, and these would otherwise delay the provider request and the first delta. The rows are written now.
@@ -282,6 +281,7 @@ export class SessionEngine {
       }
       this.eventLog.record("turn_started", id, { kind, max_steps: maxSteps });
       if (unloaded.length) this.eventLog.record("tools_unloaded", id, { names: unloaded, reason: "tools_limit" });
+      if (tooLarge.length) this.eventLog.record("tools_unloaded", id, { names: tooLarge, reason: "row_limit" });
       if (synthesized.length > 0) {
         this.eventLog.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
       }
@@ -453,17 +453,15 @@ export class SessionEngine {
     const paused = isPaused(latest?.status);
     if (latest && paused && !this.#runner && this.approvals.readyToResume()) {
       const approvalsPending = this.approvals.onOpenCalls().length > 0;
-      this.tx(() => {
+      const unloaded = this.tx(() => {
         this.turns.resume(latest.id, this.streamLog.head());
         // With approvals the resumed runner writes the results after running the approved calls.
-        if (!approvalsPending) {
-          this.history.closeOpenCalls({
-            turnId: latest.id,
-            reason: "no result was recorded",
-            declarations: this.tools.takeDeclarations(agent),
-          });
-        }
+        if (approvalsPending) return [];
+        return this.tools.closeOpenCalls(agent, { turnId: latest.id, reason: "no result was recorded" }).unloaded;
       });
+      if (unloaded.length) {
+        this.eventLog.record("tools_unloaded", latest.id, { names: unloaded, reason: "row_limit" });
+      }
       this.hooks.resumed(latest.id);
       this.#start(agent, latest.id);
       const resumed = this.turns.get(latest.id) as TurnRow;

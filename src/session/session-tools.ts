@@ -15,7 +15,7 @@ import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools } from "../tools/loaded";
 import { declaration, declarationPrint, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
-import type { HistoryStore } from "./history/store";
+import type { CloseOptions, HistoryStore } from "./history/store";
 
 /**
  * The session's tool state across turns: the registry for the current agent
@@ -157,8 +157,21 @@ export class SessionTools {
     return unloaded;
   }
 
+  /**
+   * Writes the user message that closes the open calls (`HistoryStore.closeOpenCalls`, in the caller's
+   * transaction) with the declarations of loaded tools no message carries yet. Those the row cannot hold leave
+   * the loaded set (`unloaded`, for a `tools_unloaded` event): message-level tools have no other place where the
+   * model sees a schema, so one left loaded but undeclared would be callable with no schema in view until some
+   * later message had room for it. A search or a valid call loads it again.
+   */
+  closeOpenCalls(agent: AgentConfig, opts: Omit<CloseOptions, "declarations">) {
+    const closed = this.#history.closeOpenCalls({ ...opts, declarations: this.#takeDeclarations(agent) });
+    if (closed.undeclared.length) this.loaded.remove(closed.undeclared);
+    return { message: closed.message, synthesized: closed.synthesized, unloaded: closed.undeclared };
+  }
+
   /** Declarations of loaded tools no history message carries yet; marks them as carried (same transaction). */
-  takeDeclarations(agent: AgentConfig): ToolDeclaration[] {
+  #takeDeclarations(agent: AgentConfig): ToolDeclaration[] {
     const reg = this.registry(agent);
     const names = this.loaded.undeclared();
     const tools = names.map((n) => reg.get(n)).filter((t): t is RegisteredTool => t?.deferred === true);

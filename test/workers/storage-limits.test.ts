@@ -96,6 +96,51 @@ describe("tool results under the row limit", () => {
   });
 });
 
+/** `n` deferred http tools `wide_i`, each with 300 string properties: ~20 KB per declaration once widened for `$tool`. */
+const wideTools = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    name: `wide_${i}`,
+    description: `Wide tool ${i}`,
+    input_schema: {
+      type: "object",
+      properties: Object.fromEntries(Array.from({ length: 300 }, (_, j) => [`field_${j}`, { type: "string" }])),
+    },
+    defer: true,
+    execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+  }));
+
+describe("tool declarations under the row limit", () => {
+  it("one step loading more schemas than a message row holds: those that do not fit are unloaded, and the session goes on", async () => {
+    const s = await setup({ tools: wideTools(120) });
+    // Six parallel select_tools calls of 20 names: 120 declarations, ~2.4 MB.
+    const calls = Array.from({ length: 6 }, (_, k) => ({
+      id: `toolu_sel_${k}`,
+      name: "select_tools",
+      input: { names: Array.from({ length: 20 }, (_, i) => `wide_${k * 20 + i}`) },
+    }));
+    await script(s.model, [{ reply: { tool_calls: calls } }, { reply: { text: "Loaded." } }]);
+    expect((await send(s, { content: "load everything" })).body.status).toBe("completed");
+    await script(s.model, [{ reply: { text: "Still here." } }]);
+    expect((await send(s, { content: "and now?" })).body.status).toBe("completed");
+    expect(overLimit(await largestCells(s))).toEqual([]);
+    // Every tool still loaded is declared in history; the rest were unloaded, with an event naming them.
+    const declared = (await history(s)).flatMap((m) =>
+      m.parts.flatMap((p) => (p.type === "tool_declarations" ? (p.tools as Array<{ name: string }>) : [])),
+    );
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools.length).toBeGreaterThan(0);
+    expect([...state.body.loaded_tools].sort()).toEqual(declared.map((d) => d.name).sort());
+    const unloaded = (await events(s)).filter((e) => e.type === "tools_unloaded");
+    expect(unloaded.map((e) => e.data.reason)).toEqual(["row_limit"]);
+    const names = (unloaded[0]?.data.names ?? []) as string[];
+    expect([...names, ...state.body.loaded_tools].sort()).toEqual(
+      wideTools(120)
+        .map((t) => t.name)
+        .sort(),
+    );
+  });
+});
+
 describe("what a row could not hold is refused before anything changes", () => {
   it("a message whose own parts exceed the budget is refused with 413 message_too_large", async () => {
     const s = await setup();

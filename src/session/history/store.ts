@@ -20,7 +20,7 @@ import { ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, write } from "../../storage/sql";
 import { nativeView } from "../compaction/native-view";
 import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
-import { boundResultContent, fitMessageResults } from "./truncate";
+import { boundResultContent, fitDeclarations, fitMessageResults } from "./truncate";
 
 /** meta key: the highest message seq before the last `clear` (seqs never repeat; see `#insert`). */
 const MESSAGES_FLOOR_KEY = "messages_floor";
@@ -95,6 +95,22 @@ interface ViewStart {
   start: number;
   preamble: Message | null;
   native: boolean;
+}
+
+/** What `closeOpenCalls` writes besides the open calls' results. */
+export interface CloseOptions {
+  turnId: string | null;
+  reason: string;
+  supplied?: ReadonlyMap<string, SuppliedResult>;
+  /**
+   * Schemas loaded since the last user message (message-level projection reads them), in load order. Those the
+   * row cannot hold are not written: their names come back as `undeclared`.
+   */
+  declarations?: ToolDeclaration[];
+  extra?: Part[];
+  origin?: Origin;
+  /** Recovery's last resort: stored results are not read, every open call gets a synthetic one. */
+  discardStored?: boolean;
 }
 
 /** The result a call gets when none was recorded and the call is closed (`closeOpenCalls`). */
@@ -347,19 +363,10 @@ export class HistoryStore {
    * Answers every open call and writes one user message: the tool_results
    * first, in tool_use order, then `extra` (the user's own parts). A pending
    * call takes the result supplied with this message if any, else a synthetic
-   * `is_error` result. Returns the message and which calls were synthesized.
+   * `is_error` result. Returns the message, which calls were synthesized and
+   * which declarations the row could not hold.
    */
-  closeOpenCalls(opts: {
-    turnId: string | null;
-    reason: string;
-    supplied?: ReadonlyMap<string, SuppliedResult>;
-    /** Schemas loaded since the last user message (message-level projection reads them). */
-    declarations?: ToolDeclaration[];
-    extra?: Part[];
-    origin?: Origin;
-    /** Recovery's last resort: stored results are not read, every open call gets a synthetic one. */
-    discardStored?: boolean;
-  }): { message: Message | null; synthesized: string[] } {
+  closeOpenCalls(opts: CloseOptions): { message: Message | null; synthesized: string[]; undeclared: string[] } {
     const open = this.openCalls();
     const synthesized: string[] = [];
     const results: ToolResultPart[] = open.map((call) => {
@@ -398,17 +405,19 @@ export class HistoryStore {
         is_error: call.is_error === 1,
       };
     });
-    const decl: Part[] = opts.declarations?.length ? [{ type: "tool_declarations", tools: opts.declarations }] : [];
+    const { fitted, left } = fitDeclarations(opts.declarations ?? [], results, opts.extra ?? [], ROW_BUDGET_BYTES);
+    const undeclared = left.map((d) => d.name);
+    const decl: Part[] = fitted.length ? [{ type: "tool_declarations", tools: fitted }] : [];
     const others: Part[] = [...decl, ...(opts.extra ?? [])];
     const parts: Part[] = [...fitMessageResults(results, others, ROW_BUDGET_BYTES), ...others];
-    if (parts.length === 0) return { message: null, synthesized };
+    if (parts.length === 0) return { message: null, synthesized, undeclared };
     const origin: Origin = opts.origin ?? (synthesized.length ? "synthetic" : results.length ? "tool" : "system");
     const message = this.#insert("user", origin, opts.turnId, parts);
     if (open.length > 0) {
       write(this.#sql, "UPDATE tool_calls SET answered_seq = ? WHERE answered_seq IS NULL", message.seq);
     }
     this.#noneOpen = true;
-    return { message, synthesized };
+    return { message, synthesized, undeclared };
   }
 
   /** Tool uses of a message, for executing a step's calls. */

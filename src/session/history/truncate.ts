@@ -1,6 +1,6 @@
-/** Tool results fitted under the storage budgets before they are written (src/storage/limits.ts). */
+/** Tool results and tool declarations fitted under the storage budgets before they are written (src/storage/limits.ts). */
 
-import type { Part, ToolResultContent, ToolResultPart } from "../../model/message";
+import type { Part, ToolDeclaration, ToolResultContent, ToolResultPart } from "../../model/message";
 import { cutText, fairShares, jsonBytes } from "../../storage/fit";
 import { MESSAGE_RESULTS_BUDGET_BYTES, RESULT_BUDGET_BYTES } from "../../storage/limits";
 
@@ -35,4 +35,29 @@ export function fitMessageResults(results: ToolResultPart[], others: Part[], row
       ? { ...r, content: boundResultContent(r.content, caps[i] as number) }
       : r,
   );
+}
+
+/**
+ * The declarations (in load order) one user message's row holds beside `others` and its results at their own
+ * budget, so results are never cut to make room for schemas: the first that fit, and the rest (`left`).
+ */
+export function fitDeclarations(
+  declarations: ToolDeclaration[],
+  results: ToolResultPart[],
+  others: Part[],
+  rowBudget: number,
+): { fitted: ToolDeclaration[]; left: ToolDeclaration[] } {
+  const resultBytes = Math.min(
+    MESSAGE_RESULTS_BUDGET_BYTES,
+    results.reduce((n, r) => n + jsonBytes(r.content), 0),
+  );
+  const envelope = jsonBytes(results.map((r) => ({ ...r, content: "" }))) + jsonBytes(others);
+  let room = rowBudget - resultBytes - envelope - jsonBytes([{ type: "tool_declarations", tools: [] }]);
+  let i = 0;
+  for (; i < declarations.length; i++) {
+    const bytes = jsonBytes(declarations[i]) + 1;
+    if (bytes > room) break;
+    room -= bytes;
+  }
+  return { fitted: declarations.slice(0, i), left: declarations.slice(i) };
 }

@@ -31,11 +31,8 @@ export async function deliverAnswers(ctx: TurnContext): Promise<void> {
     await runTools(ctx, calls, new Map(), callIds);
   }
   if (ctx.cancelled) return;
-  ctx.tx(() =>
-    history.closeOpenCalls({
-      turnId: ctx.turnId,
-      reason: "no result was recorded",
-      declarations: tools.takeDeclarations(agent),
-    }),
+  const { unloaded } = ctx.tx(() =>
+    tools.closeOpenCalls(agent, { turnId: ctx.turnId, reason: "no result was recorded" }),
   );
+  if (unloaded.length) ctx.deps.eventLog.record("tools_unloaded", ctx.turnId, { names: unloaded, reason: "row_limit" });
 }

@@ -152,13 +152,11 @@ export class TurnRunner implements TurnContext {
         if (this.cancelled) return this.#finishCancelled();
         continue;
       }
-      this.tx(() =>
-        history.closeOpenCalls({
-          turnId: this.turnId,
-          reason: "no result was recorded",
-          declarations: tools.takeDeclarations(agent),
-        }),
+      const { unloaded } = this.tx(() =>
+        tools.closeOpenCalls(agent, { turnId: this.turnId, reason: "no result was recorded" }),
       );
+      if (unloaded.length)
+        this.deps.eventLog.record("tools_unloaded", this.turnId, { names: unloaded, reason: "row_limit" });
     }
   }
 
