@@ -2,7 +2,8 @@
  * The admission size check: what a stored row could not hold is refused
  * before anything changes. The user's own parts and the turn's json_schema
  * each have a byte budget (src/storage/limits.ts); supplied tool results are
- * cut instead, so they are not checked here.
+ * cut instead, so they are not checked here. The worker checks a json_schema
+ * with `schemaOversized` too, before it compiles it.
  */
 import { failure } from "../model/errors";
 import { jsonBytes } from "../storage/fit";
@@ -18,12 +19,15 @@ export function oversized(input: SendInput) {
       `the message's parts are ${parts} bytes as stored; at most ${USER_PARTS_BUDGET_BYTES} are accepted`,
     );
   }
-  const schema = input.json_schema ? jsonBytes(input.json_schema) : 0;
-  if (schema > JSON_SCHEMA_BUDGET_BYTES) {
-    return failure(
-      "schema_too_large",
-      `json_schema is ${schema} bytes as stored; at most ${JSON_SCHEMA_BUDGET_BYTES} are accepted`,
-    );
-  }
-  return null;
+  return input.json_schema ? schemaOversized(input.json_schema) : null;
+}
+
+/** A 413 failure when a json_schema is over its budget as stored, else null. */
+export function schemaOversized(schema: unknown) {
+  const bytes = jsonBytes(schema);
+  if (bytes <= JSON_SCHEMA_BUDGET_BYTES) return null;
+  return failure(
+    "schema_too_large",
+    `json_schema is ${bytes} bytes as stored; at most ${JSON_SCHEMA_BUDGET_BYTES} are accepted`,
+  );
 }

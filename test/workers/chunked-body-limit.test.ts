@@ -84,14 +84,14 @@ function signed(secret: string, payload: string): Record<string, string> {
 describe("chunked bodies over the cap", () => {
   it("POST /v1/sessions/{id}/messages: 413 before the whole body is read, history unchanged", async () => {
     const s = await setup();
-    const size = 64 * MiB; // the route's cap is 5 MiB
+    const size = 64 * MiB; // the route's cap is 3 MiB
     const { stream, state } = lazyStream('{"content":"', size);
     const res = await streamPost(`/v1/sessions/${s.session}/messages`, stream, { authorization: `Bearer ${s.key}` });
     expect(res.status).toBe(413);
     const body = (await res.json()) as ErrorBody;
     expect(body.error.code).toBe("payload_too_large");
-    expect(body.error.message).toBe(`request body exceeds ${5 * MiB} bytes`);
-    expect(state.pulled).toBeLessThan(5 * MiB + 2 * MiB);
+    expect(body.error.message).toBe(`request body exceeds ${3 * MiB} bytes`);
+    expect(state.pulled).toBeLessThan(3 * MiB + 2 * MiB);
     expect(state.cancelled).toBe(true);
     expect(await history(s)).toEqual([]);
   });

@@ -230,6 +230,18 @@ describe("bearer-authenticated runs", () => {
     expect(await d1Runs(s.agent)).toBe(0);
   });
 
+  it("refuses a json_schema over the budget with 413 schema_too_large and records no run", async () => {
+    const s = await runSetup();
+    const json_schema = { type: "object", properties: {}, description: "d".repeat(1_000_100) };
+    const res = await apiJson<{ error: { code: string } }>(`/v1/agents/${s.agent}/runs`, {
+      method: "POST",
+      key: s.key,
+      json: { input: "x", json_schema },
+    });
+    expect([res.status, res.body.error.code]).toEqual([413, "schema_too_large"]);
+    expect(await d1Runs(s.agent)).toBe(0);
+  });
+
   it("refuses a session of another agent with 409 and records no run", async () => {
     const s = await runSetup();
     const t = await runSetup();

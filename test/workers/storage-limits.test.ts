@@ -168,6 +168,19 @@ describe("what a row could not hold is refused before anything changes", () => {
     expect(res.body.error.code).toBe("schema_too_large");
     expect(await history(s)).toEqual([]);
   });
+
+  it("a json_schema over the budget is refused with 413 before it is compiled, so one that would not compile too", async () => {
+    const s = await setup();
+    // An unknown keyword fails strict compilation (422): the size decides first.
+    const json_schema = { type: "object", properties: {}, x_unknown: "d".repeat(1_100_000) };
+    const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "answer in JSON", json_schema },
+    });
+    expect([res.status, res.body.error.code]).toEqual([413, "schema_too_large"]);
+    expect(await history(s)).toEqual([]);
+  });
 });
 
 describe("stream log and events under the row limit", () => {

@@ -11,22 +11,31 @@ import type { JsonObject } from "../../model/json";
 import type { Part, ToolResultContent } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approvals";
 import type { SuppliedResult } from "../../session/history/store";
+import { schemaOversized } from "../../session/oversized";
 import { type Mode, RUN_KEY_PREFIX, type TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";
 import { actorOf, requireAction, sessionAccess } from "../access";
 import { sha256Hex } from "../auth";
 import { agentArg } from "../directory";
-import { ApiError } from "../errors";
+import { ApiError, apiError } from "../errors";
 import { type SessionRpc, sessionRef, turnCall, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 import { chatBodyToInput } from "./chat-body";
 
-/** Messages may carry a JSON Schema of up to 4 MiB (checked by compileStrict), so the body may be larger than 1 MiB. */
-const MESSAGE_BODY_BYTES = 5 * 1024 * 1024;
+/**
+ * A message's own parts and its json_schema may each take 1,000,000 bytes (storage/limits.ts), and its tool_results
+ * as much as a /tool-results body (1 MiB; cut to their budget once read): 3 MiB holds all three.
+ */
+const MESSAGE_BODY_BYTES = 3 * 1024 * 1024;
 
-/** Compiles a structured-output schema strictly; a bad one is refused before anything is written. */
+/**
+ * Compiles a structured-output schema strictly; a bad one is refused before anything is written. One over the
+ * stored budget is refused first (413), so a schema the session would not store is never compiled.
+ */
 export function strictOutputSchema(schema: unknown): JsonObject {
+  const tooLarge = schemaOversized(schema);
+  if (tooLarge) throw apiError(tooLarge.error);
   const compiled = compileStrict(schema, { requireObjectRoot: true });
   if (!compiled.ok) throw new ApiError(422, "invalid_schema", `json_schema: ${compiled.error}`);
   return schema as JsonObject;
