@@ -155,8 +155,9 @@ export const corsBody = {
 
 /**
  * POST /v1/sessions/{id}/chat: what the AI SDK's `useChat` (DefaultChatTransport) sends. Only the newest
- * message is read (the server owns history); the other fields the SDK adds (`id`, `trigger`, `messageId`,
- * a transport's extra `body`) are allowed and ignored.
+ * message is read (the server owns history), and `trigger`: `regenerate-message` (useChat's `regenerate()`)
+ * retries the newest turn instead. The other fields the SDK adds (`id`, `messageId`, a transport's extra
+ * `body`) are allowed and ignored.
  */
 export const chatBody = {
   type: "object",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, clientTool, script, setup, sseFrames } from "./helpers";
+import { api, apiJson, clientTool, history, type Msg, script, send, setup, sseFrames } from "./helpers";
 
 const decoder = new TextDecoder();
 
@@ -177,5 +177,43 @@ describe("the AI SDK's default reconnect URL (useChat resume: true)", () => {
     const res = await api(`/v1/sessions/${s.session}/chat/another-chat/stream`, { key: s.key });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { code: "not_found" } });
+  });
+});
+
+describe("useChat regenerate() on POST /chat (trigger: regenerate-message)", () => {
+  /** What DefaultChatTransport sends for regenerate(): the history up to the user message to answer again. */
+  const regenerateBody = (session: string) => ({
+    id: session,
+    trigger: "regenerate-message",
+    messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "hi" }] }],
+  });
+  const texts = (msgs: Msg[]) => msgs.map((m) => `${m.role}: ${m.parts.map((p) => p.text ?? p.type).join("")}`);
+
+  it("re-runs a failed newest turn as /retry does, streamed, without storing the user message again", async () => {
+    const s = await setup();
+    await script(s.model, [{ error: { status: 400, message: "bad thing" } }, { reply: { text: "Two." } }]);
+    expect((await send(s, { content: "hi" })).body.status).toBe("failed");
+    const res = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: regenerateBody(s.session),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    await sseFrames(res);
+    expect(texts(await history(s))).toEqual(["user: hi", "assistant: Two."]);
+  });
+
+  it("answers 409 nothing_to_retry after a completed turn and stores nothing", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "One." } }, { reply: { text: "Two." } }]);
+    expect((await send(s, { content: "hi" })).body.status).toBe("completed");
+    const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: regenerateBody(s.session),
+    });
+    expect([res.status, res.body.error.code]).toEqual([409, "nothing_to_retry"]);
+    expect(texts(await history(s))).toEqual(["user: hi", "assistant: One."]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Turns an AI SDK `useChat` request body into a turn's input: `chatBodyToInput` reads only the newest
- * message (a user message's text, or an assistant message's tool outputs and approval responses) and throws
- * a 400 ApiError for anything else.
+ * message (a user message's text, or an assistant message's tool outputs and approval responses), or, for
+ * `regenerate()`, a retry of the newest turn, and throws a 400 ApiError for anything else.
  */
 import type { Part } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approvals";
@@ -9,6 +9,7 @@ import type { SuppliedResult } from "../../session/history/store";
 import { ApiError } from "../errors";
 
 type ChatInput =
+  | { kind: "regenerate" }
   | { kind: "message"; content: Part[] }
   | { kind: "answers"; results: SuppliedResult[]; approvals: ApprovalAnswer[] };
 
@@ -55,8 +56,11 @@ function approvalAnswers(parts: UiPart[]): ApprovalAnswer[] {
  * `chatBody` with `readBody`, as every route reads its body). The server owns history, so only
  * the newest message matters: a user message becomes the turn's content; an
  * assistant message whose client tools now carry outputs becomes tool results.
+ * `regenerate()` (trigger `regenerate-message`) sends the history up to the user message it answers again:
+ * that message is stored already, so the body is a retry, whatever its messages.
  */
-export function chatBodyToInput(body: { messages: unknown[] }): ChatInput {
+export function chatBodyToInput(body: { messages: unknown[]; trigger?: string }): ChatInput {
+  if (body.trigger === "regenerate-message") return { kind: "regenerate" };
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) {
     throw new ApiError(400, "invalid_request", "messages: a non-empty array is required");

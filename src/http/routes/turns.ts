@@ -184,8 +184,12 @@ export const turnsRoutes = new Hono<AppEnv>()
   })
   .post("/:id/chat", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
-    const input = chatBodyToInput(await readBody<{ messages: unknown[] }>(c, "chatBody"));
+    const input = chatBodyToInput(await readBody<{ messages: unknown[]; trigger?: string }>(c, "chatBody"));
     const agent = await agentArg(c);
+    // useChat's regenerate(): the same as POST /retry, streamed (its user message is not stored again).
+    if (input.kind === "regenerate") {
+      return respond(c, unwrap(await turnCall(ref.stub, { call: "retry", agent, mode: "stream" })));
+    }
     if (input.kind === "message") {
       const sent = await turnCall(ref.stub, {
         call: "sendMessage",
