@@ -54,8 +54,11 @@ const UI_STREAM_ITEM = {
   },
 };
 const uiStream = { schema: UI_STREAM, "x-itemSchema": UI_STREAM_ITEM };
-const turnResponse = (description: string) => ({
-  description: `${description}. SSE (default) or, with \`Accept: application/json\`, the turn result once it ends.`,
+/** A turn's answer, a UI message stream or its JSON result; `byAccept`: the Accept header chooses which. */
+const turnResponse = (description: string, byAccept = true) => ({
+  description: byAccept
+    ? `${description}. SSE (default) or, with \`Accept: application/json\`, the turn result once it ends.`
+    : description,
   headers: uiStreamHeaders,
   content: {
     "text/event-stream": uiStream,
@@ -409,8 +412,14 @@ export const OPENAPI = {
     "/v1/sessions/{id}/chat": {
       post: op(
         "chat",
-        "The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn, answers client tools or answers approvals (`approval-responded` parts)",
-        { "200": streamResponse("The turn's UI message stream"), "409": errorResponse },
+        "The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn, answers client tools or answers approvals (`approval-responded` parts); `trigger: regenerate-message` retries the newest turn",
+        {
+          "200": turnResponse(
+            "The turn's UI message stream; while the turn still waits for other answers (an approval given, a client output of the same step still due), its state as JSON, whatever the Accept",
+            false,
+          ),
+          "409": errorResponse,
+        },
         { parameters: [SESSION], requestBody: body("ChatBody") },
       ),
     },

@@ -230,6 +230,58 @@ describe("the typed client, every response checked against the document", () => 
     }
   });
 
+  it("answers /chat with the turn's state as JSON while the turn still waits for other answers", async () => {
+    const client = await typedClient(baseUrl, tenantKey);
+    const model = uniqueModel("openapi-chat");
+    await api.putAgent(`agent-${model}`, chargeAgent("http://127.0.0.1:9", model));
+    await mock.script(model, [
+      {
+        reply: {
+          tool_calls: [
+            { name: "charge_card", input: { amount: 5 } },
+            { name: "charge_card", input: { amount: 6 } },
+          ],
+        },
+      },
+    ]);
+    const session = (await api.createSession(tenantKey, `agent-${model}`)).id;
+    const paused = await client.POST("/v1/sessions/{id}/messages", {
+      params: { path: { id: session } },
+      headers: { accept: "application/json" },
+      body: { content: "charge 5 and 6" },
+      parseAs: "json",
+    });
+    const open = paused.data?.pending_approvals?.[0];
+    // useChat's body after addToolApprovalResponse for one of the two: the other still waits.
+    const answered = await client.POST("/v1/sessions/{id}/chat", {
+      params: { path: { id: session } },
+      body: {
+        id: session,
+        trigger: "submit-message",
+        messages: [
+          {
+            id: "msg_one",
+            role: "assistant",
+            parts: [
+              {
+                type: "dynamic-tool",
+                toolName: "charge_card",
+                toolCallId: open?.tool_call_id,
+                state: "approval-responded",
+                input: open?.input,
+                approval: { id: open?.approval_id, approved: false, signature: open?.signature },
+              },
+            ],
+          },
+        ],
+      },
+      parseAs: "json",
+    });
+    expect(answered.response.status).toBe(200);
+    expect(answered.response.headers.get("content-type")).toContain("application/json");
+    expect(answered.data).toMatchObject({ status: "awaiting_approval" });
+  });
+
   it("documents the error answers: a bad body is a 400 with the error shape", async () => {
     const client = await typedClient(baseUrl, tenantKey);
     const bad = await client.POST("/v1/sessions", { body: { agent: "no spaces allowed" } });

@@ -236,7 +236,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn, answers client tools or answers approvals (`approval-responded` parts) */
+        /** The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn, answers client tools or answers approvals (`approval-responded` parts); `trigger: regenerate-message` retries the newest turn */
         post: operations["chat"];
         delete?: never;
         options?: never;
@@ -1686,7 +1686,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The turn's UI message stream */
+            /** @description The turn's UI message stream; while the turn still waits for other answers (an approval given, a client output of the same step still due), its state as JSON, whatever the Accept */
             200: {
                 headers: {
                     /** @description Always `v1`. */
@@ -1697,6 +1697,7 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": string;
+                    "application/json": components["schemas"]["TurnResult"];
                 };
             };
             400: components["responses"]["Error"];

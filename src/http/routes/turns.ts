@@ -1,7 +1,8 @@
 /**
  * The turn routes of one session (`/v1/sessions/:id/...`): messages, tool-results, tool-approvals, chat, stream,
  * retry and cancel, each guarded by `sessionAccess` with its action. A turn answers as an SSE UI message stream,
- * or as JSON when the request accepts application/json (chat always streams). Also exports `respond`,
+ * or as JSON when the request accepts application/json (chat streams whatever the Accept; like the other answer
+ * routes it gives a turn that still waits for other answers as its JSON state). Also exports `respond`,
  * `strictOutputSchema` and `toSupplied`, which the run routes share.
  */
 import { type Context, Hono } from "hono";
