@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiJson, clientTool, mockRequests, script, setup } from "./helpers";
+import { api, apiJson, clientTool, mockRequests, script, setup } from "./helpers";
 
 describe("a basic turn", () => {
   it("answers a text message and stores both messages", async () => {
@@ -41,5 +41,39 @@ describe("a basic turn", () => {
     const reqs = await mockRequests(s.model);
     expect(reqs.every((r) => r.rejected === null)).toBe(true);
     expect(reqs).toHaveLength(2);
+  });
+});
+
+describe("the answer's form, by Accept", () => {
+  /** Sends "hi" with this Accept header (none when undefined); returns the answer's status and content type. */
+  async function answerFor(accept: string | undefined): Promise<[number, string]> {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "Hello there." } }]);
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "hi" },
+      ...(accept === undefined ? {} : { headers: { accept } }),
+    });
+    await res.text();
+    return [res.status, res.headers.get("content-type") ?? ""];
+  }
+
+  it("streams for a mixed Accept that prefers text/event-stream, although it lists application/json", async () => {
+    const [status, type] = await answerFor("text/event-stream, application/json;q=0.1");
+    expect([status, type.split(";")[0]]).toEqual([200, "text/event-stream"]);
+  });
+
+  it("answers JSON for a mixed Accept that prefers application/json", async () => {
+    const [status, type] = await answerFor("text/event-stream;q=0.5, application/json");
+    expect([status, type.split(";")[0]]).toEqual([201, "application/json"]);
+  });
+
+  it("streams without an Accept header and for */*", async () => {
+    const answers = [await answerFor(undefined), await answerFor("*/*")];
+    expect(answers.map(([status, type]) => [status, type.split(";")[0]])).toEqual([
+      [200, "text/event-stream"],
+      [200, "text/event-stream"],
+    ]);
   });
 });

@@ -1,11 +1,12 @@
 /**
  * The turn routes of one session (`/v1/sessions/:id/...`): messages, tool-results, tool-approvals, chat, stream,
  * retry and cancel, each guarded by `sessionAccess` with its action. A turn answers as an SSE UI message stream,
- * or as JSON when the request accepts application/json (chat streams whatever the Accept; like the other answer
+ * or as JSON when the request prefers application/json (chat streams whatever the Accept; like the other answer
  * routes it gives a turn that still waits for other answers as its JSON state). Also exports `respond`,
  * `strictOutputSchema` and `toSupplied`, which the run routes share.
  */
 import { type Context, Hono } from "hono";
+import { accepts } from "hono/accepts";
 import { compileStrict } from "../../json-schema/index";
 import type { Result } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
@@ -56,8 +57,15 @@ export function toSupplied(results: RawResult[] | undefined): SuppliedResult[] {
   }));
 }
 
+/**
+ * JSON only when the Accept header prefers application/json to text/event-stream (a higher q, or listed first at
+ * the same q); no Accept, one that takes any type, or a mixed header that prefers the stream gets the stream.
+ */
 function modeOf(c: Context): Mode {
-  return (c.req.header("accept") ?? "").includes("application/json") ? "json" : "stream";
+  const supports = ["text/event-stream", "application/json"];
+  return accepts(c, { header: "Accept", supports, default: "text/event-stream" }) === "application/json"
+    ? "json"
+    : "stream";
 }
 
 /** Debug mode: the session object's storage work for this call, as response headers (see debug-counters.ts). */
