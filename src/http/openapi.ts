@@ -181,6 +181,7 @@ export const OPENAPI = {
       Message: R.Message,
       TurnResult: R.TurnResult,
       OpenApproval: R.OpenApproval,
+      PauseView: R.PauseView,
       Key: R.Key,
       KeyList: R.KeyList,
       Agent: R.Agent,

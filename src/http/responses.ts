@@ -72,6 +72,48 @@ export const OpenApproval = obj(
   ["approval_id", "tool_call_id", "name", "input", "reason", "signature"],
 );
 
+/**
+ * The newest turn's paused step (`pause` of the session state): every approval of the pause with its answer, and
+ * the step's calls with their results so far (the history shows them only once the step closes).
+ */
+export const PauseView = {
+  ...obj({
+    turn_id: str,
+    approvals: {
+      type: "array",
+      items: {
+        ...OpenApproval,
+        required: [...OpenApproval.required, "status", "decided_reason"],
+        properties: {
+          ...OpenApproval.properties,
+          status: { enum: ["pending", "approved", "declined"] },
+          decided_reason: { ...nullableStr, description: "Why it was declined, as given (or by its TTL)." },
+        },
+      },
+    },
+    calls: {
+      type: "array",
+      items: obj(
+        {
+          id: str,
+          name: str,
+          execution: str,
+          state: {
+            enum: ["pending", "resolved", "synthesized", "skipped"],
+            description: "`pending`: no result yet (waiting for a person, a client, or to run once approved).",
+          },
+          result: { anyOf: [str, { type: "array", items: { type: "object" } }], description: "Once it has one." },
+          is_error: { type: "boolean" },
+        },
+        ["id", "name", "execution", "state"],
+      ),
+    },
+  }),
+  description:
+    "The paused step of the newest turn: every approval of the pause, answered or not, and the step's calls " +
+    "with their results so far (GET /messages shows them once the step closes).",
+} as const;
+
 export const TurnResult = obj(
   {
     turn_id: str,
@@ -149,6 +191,7 @@ export const SessionState = obj(
       ["estimated_tokens", "view_start_seq", "compactions"],
     ),
     pending_approvals: { type: "array", items: OpenApproval },
+    pause: { anyOf: [{ type: "null" }, PauseView] },
     mcp_servers: {
       type: "array",
       description: "The agent's MCP servers as of their last listing (a turn lists them first).",
@@ -174,6 +217,7 @@ export const SessionState = obj(
     "last_turn",
     "loaded_tools",
     "pending_tool_calls",
+    "pause",
     "mcp_servers",
   ],
 );

@@ -6,13 +6,13 @@
 import type { McpServerStatus } from "../mcp/mcp-catalog";
 import type { ErrorInfo } from "../model/errors";
 import type { JsonObject } from "../model/json";
-import type { Message, Part } from "../model/message";
+import type { Message, Part, ToolResultContent } from "../model/message";
 import type { TurnStatus } from "../model/turn";
 import type { SessionEvent } from "../observability/events";
 import type { DebugCounts } from "../storage/debug-counters";
 import type { AgentArg } from "./agent-cache";
-import type { ApprovalAnswer, OpenApproval } from "./approvals";
-import type { SuppliedResult } from "./history/store";
+import type { ApprovalAnswer, ApprovalStatus, OpenApproval } from "./approvals";
+import type { CallState, SuppliedResult } from "./history/store";
 
 export type Mode = "stream" | "json";
 
@@ -99,8 +99,30 @@ export interface SessionState {
   };
   /** Approvals waiting for a person (durable: they survive restarts and deploys). */
   pending_approvals: OpenApproval[];
+  /** The newest turn's paused step while it awaits results or approvals; null otherwise. */
+  pause: PauseView | null;
   /** The agent's MCP servers as of their last listing (a turn lists them first; none before the first turn). */
   mcp_servers: McpServerStatus[];
+}
+
+/**
+ * A paused step as a client that reloads must hold it to continue the turn's message: the resumed segment
+ * answers every approval of the pause (answered or not) by its id, and the step's results stay in the ledger
+ * until it closes, so the history shows its calls without them.
+ */
+export interface PauseView {
+  turn_id: string;
+  /** Every approval of the pause, answered (elsewhere, or by its TTL) or not. */
+  approvals: Array<OpenApproval & { status: ApprovalStatus; decided_reason: string | null }>;
+  /** The step's calls in tool_use order, with their ledger state and, once they have one, their result. */
+  calls: Array<{
+    id: string;
+    name: string;
+    execution: string;
+    state: CallState;
+    result?: ToolResultContent;
+    is_error?: boolean;
+  }>;
 }
 
 export interface EventsPage {

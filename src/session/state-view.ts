@@ -1,14 +1,15 @@
 /**
  * What `GET /v1/sessions/{id}` shows of a session: its turn status, counts, the last turn, the loaded
- * tools and open calls, the context budget, the approvals waiting for a person and the MCP servers,
- * all read from the engine's stores (most of them kept in memory).
+ * tools and open calls, the context budget, the approvals waiting for a person, the paused step and the
+ * MCP servers, all read from the engine's stores (most of them kept in memory).
  */
 import type { AgentConfig } from "../agents/types";
 import { DEFAULT_COMPACTION } from "../agents/types";
+import type { ToolResultContent } from "../model/message";
 import { contextWindow } from "../providers/types";
 import { openView } from "./approvals";
 import type { SessionEngine } from "./engine";
-import type { SessionInfo, SessionState } from "./rpc-types";
+import type { PauseView, SessionInfo, SessionState } from "./rpc-types";
 
 /** The session's state; `agent` (null when not asked for, or gone) adds its window and threshold. */
 export function sessionState(e: SessionEngine, info: SessionInfo, agent: AgentConfig | null): SessionState {
@@ -48,6 +49,27 @@ export function sessionState(e: SessionEngine, info: SessionInfo, agent: AgentCo
       used: window ? Math.round((usage.estimated_tokens / window) * 1000) / 1000 : null,
     },
     pending_approvals: e.approvals.pending().map(openView),
+    pause:
+      latest && (status === "awaiting_tool_results" || status === "awaiting_approval") ? pauseView(e, latest.id) : null,
     mcp_servers: e.tools.mcp.statuses(),
+  };
+}
+
+/** The paused step: what its resumed segment will answer (every approval of the pause) and its calls' results. */
+function pauseView(e: SessionEngine, turnId: string): PauseView {
+  return {
+    turn_id: turnId,
+    approvals: e.approvals
+      .onOpenCalls()
+      .map((r) => ({ ...openView(r), status: r.status, decided_reason: r.decided_reason })),
+    calls: e.history.openCalls().map((c) => ({
+      id: c.id,
+      name: c.name,
+      execution: c.execution,
+      state: c.state,
+      ...(c.state === "pending"
+        ? {}
+        : { result: JSON.parse(c.result ?? '""') as ToolResultContent, is_error: c.is_error === 1 }),
+    })),
   };
 }

@@ -170,6 +170,23 @@ describe("the typed client, every response checked against the document", () => 
     expect(replayed.data).toMatchObject({ run_id: runId, status: "awaiting_approval" });
   });
 
+  it("answers the state of a session paused for approval with its pause, as documented", async () => {
+    const client = await typedClient(baseUrl, tenantKey);
+    const agent = await approvalAgent();
+    const start = await client.POST("/v1/agents/{agent}/runs", {
+      params: { path: { agent } },
+      body: { input: "charge 5" },
+    });
+    const runId = start.data?.run_id as string;
+    const [approval] = await approvalsOf(client, runId);
+    const run = await client.GET("/v1/runs/{id}", { params: { path: { id: runId } } });
+    const state = await client.GET("/v1/sessions/{id}", { params: { path: { id: run.data?.session_id as string } } });
+    expect(state.data?.pause?.approvals.map((a) => [a.approval_id, a.status])).toEqual([
+      [approval?.approval_id, "pending"],
+    ]);
+    expect(state.data?.pause?.calls.map((c) => c.state)).toEqual(["pending"]);
+  });
+
   it("answers a run's approvals with the JSON turn result, the one answer it documents, whatever the Accept", async () => {
     const client = await typedClient(baseUrl, tenantKey);
     const agent = await approvalAgent();

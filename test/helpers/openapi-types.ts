@@ -651,6 +651,39 @@ export interface components {
             requested_at?: string;
             expires_at?: string | null;
         };
+        /** @description The paused step of the newest turn: every approval of the pause, answered or not, and the step's calls with their results so far (GET /messages shows them once the step closes). */
+        PauseView: {
+            turn_id: string;
+            approvals: {
+                approval_id: string;
+                tool_call_id: string;
+                name: string;
+                input: Record<string, unknown>;
+                /** @description The arguments the call runs with, its `$tool` references resolved; only when it has any. */
+                resolved_input?: Record<string, unknown>;
+                reason: string;
+                signature: string;
+                requested_at?: string;
+                expires_at?: string | null;
+                /** @enum {unknown} */
+                status: "pending" | "approved" | "declined";
+                /** @description Why it was declined, as given (or by its TTL). */
+                decided_reason: string | null;
+            }[];
+            calls: {
+                id: string;
+                name: string;
+                execution: string;
+                /**
+                 * @description `pending`: no result yet (waiting for a person, a client, or to run once approved).
+                 * @enum {unknown}
+                 */
+                state: "pending" | "resolved" | "synthesized" | "skipped";
+                /** @description Once it has one. */
+                result?: string | Record<string, unknown>[];
+                is_error?: boolean;
+            }[];
+        };
         Key: {
             id: string;
             key: string;
@@ -742,6 +775,38 @@ export interface components {
                 requested_at?: string;
                 expires_at?: string | null;
             }[];
+            pause: null | {
+                turn_id: string;
+                approvals: {
+                    approval_id: string;
+                    tool_call_id: string;
+                    name: string;
+                    input: Record<string, unknown>;
+                    /** @description The arguments the call runs with, its `$tool` references resolved; only when it has any. */
+                    resolved_input?: Record<string, unknown>;
+                    reason: string;
+                    signature: string;
+                    requested_at?: string;
+                    expires_at?: string | null;
+                    /** @enum {unknown} */
+                    status: "pending" | "approved" | "declined";
+                    /** @description Why it was declined, as given (or by its TTL). */
+                    decided_reason: string | null;
+                }[];
+                calls: {
+                    id: string;
+                    name: string;
+                    execution: string;
+                    /**
+                     * @description `pending`: no result yet (waiting for a person, a client, or to run once approved).
+                     * @enum {unknown}
+                     */
+                    state: "pending" | "resolved" | "synthesized" | "skipped";
+                    /** @description Once it has one. */
+                    result?: string | Record<string, unknown>[];
+                    is_error?: boolean;
+                }[];
+            };
             /** @description The agent's MCP servers as of their last listing (a turn lists them first). */
             mcp_servers: {
                 name: string;

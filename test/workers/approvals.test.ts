@@ -259,6 +259,116 @@ describe("approvals in a step with other calls", () => {
   });
 });
 
+/** A paused step: send_email and delete_repo need approval, lookup beside them runs at once. */
+async function mailFreeDelete(
+  tag: string,
+): Promise<{ s: Setup; mail: string; del: string; ids: Record<string, string>; open: OpenApproval[] }> {
+  const [mail, del] = [uid(`${tag}-mail`), uid(`${tag}-del`)];
+  const s = await setup({
+    tools: [
+      recordedTool("send_email", mail),
+      recordedTool("lookup", uid(`${tag}-free`), false),
+      recordedTool("delete_repo", del),
+    ],
+  });
+  await script(s.model, [
+    {
+      reply: {
+        tool_calls: [
+          { id: `call_${tag}_mail`, name: "send_email", input: { amount: 1 } },
+          { id: `call_${tag}_free`, name: "lookup", input: { amount: 2 } },
+          { id: `call_${tag}_del`, name: "delete_repo", input: { amount: 3 } },
+        ],
+      },
+    },
+    { reply: { text: "Done." } },
+  ]);
+  const paused = (await send(s, { content: "do all" })).body as unknown as TurnView;
+  const open = paused.pending_approvals ?? [];
+  const ids = Object.fromEntries(open.map((x) => [x.name, x.approval_id]));
+  return { s, mail, del, ids, open };
+}
+
+describe("the state of a session paused for approval", () => {
+  it("shows the pause: every approval with its answer, and the step's calls with the results the history lacks", async () => {
+    const { s, ids } = await mailFreeDelete("pv");
+    const declined = await answer(s, [{ approval_id: ids.delete_repo, approved: false, reason: "not today" }]);
+    expect(declined.body.status).toBe("awaiting_approval");
+    const state = await apiJson<{ pause: unknown; pending_approvals: OpenApproval[] }>(`/v1/sessions/${s.session}`, {
+      key: s.key,
+    });
+    expect(state.body.pending_approvals.map((a) => a.approval_id)).toEqual([ids.send_email]);
+    expect(state.body.pause).toMatchObject({
+      turn_id: declined.body.turn_id,
+      approvals: [
+        { approval_id: ids.send_email, tool_call_id: "call_pv_mail", status: "pending", decided_reason: null },
+        { approval_id: ids.delete_repo, tool_call_id: "call_pv_del", status: "declined", decided_reason: "not today" },
+      ],
+      calls: [
+        { id: "call_pv_mail", name: "send_email", execution: "http", state: "pending" },
+        { id: "call_pv_free", name: "lookup", execution: "http", state: "resolved", is_error: false },
+        {
+          id: "call_pv_del",
+          name: "delete_repo",
+          state: "resolved",
+          result: "the user declined: not today",
+          is_error: true,
+        },
+      ],
+    });
+    const pause = state.body.pause as { approvals: OpenApproval[]; calls: Array<Record<string, unknown>> };
+    expect(pause.approvals[1]?.signature).toMatch(/\S/);
+    expect(pause.calls[0]).not.toHaveProperty("result");
+    expect(pause.calls[1]?.result).toEqual(expect.stringContaining("ok"));
+  });
+
+  it("has no pause once the turn has finished", async () => {
+    const { s, ids } = await mailFreeDelete("pvdone");
+    await answer(s, [
+      { approval_id: ids.send_email, approved: true },
+      { approval_id: ids.delete_repo, approved: false },
+    ]);
+    const state = await apiJson<{ pause: unknown; status: string }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.status).toBe("idle");
+    expect(state.body.pause).toBeNull();
+  });
+});
+
+describe("approving through POST /chat after another approval of the step was answered elsewhere", () => {
+  it("skips the answered approval repeated with its signature (no 409) and resumes the turn", async () => {
+    const { s, mail, del, ids, open } = await mailFreeDelete("elsewhere");
+    expect((await answer(s, [{ approval_id: ids.send_email, approved: true }])).body.status).toBe("awaiting_approval");
+    // What the web client sends after a reload: the approval answered elsewhere as its seed showed it, and its own.
+    const part = (name: string, approved: boolean) => {
+      const a = open.find((x) => x.name === name) as OpenApproval;
+      return {
+        type: "dynamic-tool",
+        toolName: name,
+        toolCallId: a.tool_call_id,
+        state: "approval-responded",
+        input: a.input,
+        approval: { id: a.approval_id, approved, signature: a.signature },
+      };
+    };
+    const res = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: {
+        id: s.session,
+        trigger: "submit-message",
+        messages: [
+          { id: "msg_elsewhere", role: "assistant", parts: [part("send_email", true), part("delete_repo", false)] },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('"type":"text-delta"');
+    expect(await deliveries(mail)).toHaveLength(1);
+    expect(await deliveries(del)).toEqual([]);
+    expect((await sessionState(s)).last_turn.status).toBe("completed");
+  });
+});
+
 describe("a new user message while approvals are open", () => {
   it("declines them ('the user moved on') in the admission transaction, and the tool never runs", async () => {
     const rec = uid("charge");
