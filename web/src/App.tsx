@@ -16,8 +16,8 @@ import {
   fromHistory,
   fromUiMessages,
   outcomeNotice,
+  type PausedStep,
   reopenApprovals,
-  type StoredApproval,
   type StoredMessage,
   type TurnOutcome,
   takeOpenApprovals,
@@ -41,7 +41,7 @@ async function loadHistory(
   const base = sessionPath(conn);
   const state = (await (await friendlyFetch(base, { headers: authHeaders(conn) })).json()) as {
     last_turn: ({ id: string } & TurnOutcome) | null;
-    pending_approvals?: StoredApproval[];
+    pause?: PausedStep | null;
   };
   const said = state.last_turn ? outcomeNotice(state.last_turn) : null;
   const outcome = state.last_turn && said ? { turnId: state.last_turn.id, text: said } : null;
@@ -62,7 +62,7 @@ async function loadHistory(
     after = page.next;
   }
   return {
-    entries: fromHistory(messages, keepLive ? null : liveTurn, state.pending_approvals ?? [], compactions),
+    entries: fromHistory(messages, keepLive ? null : liveTurn, state.pause ?? null, compactions),
     liveTurn,
     outcome,
   };

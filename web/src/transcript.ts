@@ -13,8 +13,10 @@ export type Block =
       state: "running" | "done" | "error" | "approval" | "denied";
       input: unknown;
       output: string;
-      /** The approval to answer (state `approval`), why the call needs one, and the server's signature of it. */
-      approval?: { id: string; reason: string; signature?: string };
+      /** The approval to answer (state `approval`) and why the call needs one. */
+      approval?: { id: string; reason: string };
+      /** A call of the paused step, as useChat holds it live: what takeOpenApprovals hands to useChat. */
+      seed?: DynamicToolUIPart;
     }
   | { kind: "notice"; text: string };
 
@@ -65,13 +67,56 @@ function outputText(output: unknown): string {
   return typeof output === "string" ? output : JSON.stringify(output, null, 2);
 }
 
-/** An approval still waiting, as `GET /v1/sessions/{id}` lists it in `pending_approvals` (fields the app reads). */
-export interface StoredApproval {
-  approval_id: string;
-  tool_call_id: string;
-  reason: string;
-  /** Echoed with the answer, as useChat echoes the live request's (the server checks it). */
-  signature: string;
+/** The paused step, as `GET /v1/sessions/{id}` shows it in `pause` (the fields the app reads). */
+export interface PausedStep {
+  /** Every approval of the pause, answered (elsewhere, or by its TTL) or not. */
+  approvals: Array<{
+    approval_id: string;
+    tool_call_id: string;
+    reason: string;
+    /** Echoed with the answer, as useChat echoes the live request's (the server checks it). */
+    signature: string;
+    status: "pending" | "approved" | "declined";
+    decided_reason: string | null;
+  }>;
+  /** The step's calls; a `result` once they have one (the history shows it only when the step closes). */
+  calls: Array<{ id: string; execution: string; state: string; result?: unknown; is_error?: boolean }>;
+}
+
+/**
+ * A call of the paused step as useChat would hold it had it streamed live, so the resumed segment finds what it
+ * answers (every approval of the pause, by id; outputs by call id): waiting for the person (`approval-requested`),
+ * declined (`output-denied`), approved and still to run (`approval-responded`, with the signature /chat checks
+ * on every answer it is sent), or already answered (`output-available` / `output-error`). Null for a call with
+ * no result and no approval (a client call still awaited): it stays as the history shows it.
+ */
+function pausedPart(use: { id: string; name: string; input: unknown }, pause: PausedStep): DynamicToolUIPart | null {
+  const call = pause.calls.find((c) => c.id === use.id);
+  if (!call) return null;
+  const a = pause.approvals.find((x) => x.tool_call_id === use.id);
+  const base = { type: "dynamic-tool" as const, toolName: use.name, toolCallId: use.id, input: use.input };
+  if (a?.status === "pending") {
+    return {
+      ...base,
+      state: "approval-requested",
+      approval: { id: a.approval_id, ...(a.reason ? { requestReason: a.reason } : {}), signature: a.signature },
+    };
+  }
+  if (a?.status === "declined") {
+    const reason = a.decided_reason ? { reason: a.decided_reason } : {};
+    return { ...base, state: "output-denied", approval: { id: a.approval_id, approved: false, ...reason } };
+  }
+  const approval = a ? { id: a.approval_id, approved: true as const, signature: a.signature } : undefined;
+  if (call.state === "pending") return approval ? { ...base, state: "approval-responded", approval } : null;
+  const answered = {
+    ...base,
+    ...(approval ? { approval } : {}),
+    ...(call.execution === "client" ? {} : { providerExecuted: true }),
+  };
+  const text = resultText(call.result);
+  return call.is_error
+    ? { ...answered, state: "output-error", errorText: text }
+    : { ...answered, state: "output-available", output: text };
 }
 
 /** A compaction as each GET /v1/sessions/{id}/messages page lists it in `compactions` (the field the app reads). */
@@ -83,7 +128,8 @@ export interface CompactionMarker {
 /**
  * Stored history → transcript. Tool results (stored as user-role messages) are folded into the call they
  * answer; `liveTurn` leaves out what the model wrote in a turn that is still streaming, because the resumed
- * stream replays it (the user's own message stays). A call with an approval in `pending` waits for the person.
+ * stream replays it (the user's own message stays). The calls of a `pause` show as its view says (waiting for
+ * the person, declined, answered) and carry the part that seeds useChat (pausedPart).
  * Each of Switchboard's own compactions (`compactions`: stored apart from the messages) shows its notice where
  * the summary took over, before the first message it kept; a provider's native compaction is a part of that
  * message and shows there instead.
@@ -91,10 +137,9 @@ export interface CompactionMarker {
 export function fromHistory(
   messages: StoredMessage[],
   liveTurn: string | null = null,
-  pending: StoredApproval[] = [],
+  pause: PausedStep | null = null,
   compactions: CompactionMarker[] = [],
 ): Entry[] {
-  const waiting = new Map(pending.map((a) => [a.tool_call_id, a]));
   const entries: Entry[] = [];
   const calls = new Map<string, ToolBlock>();
   const boundaries = compactions.map((c) => c.before_seq).sort((a, b) => a - b);
@@ -117,19 +162,11 @@ export function fromHistory(
       if (p.type === "text" && typeof p.text === "string" && p.text.length > 0) {
         blocks.push({ kind: "text", text: p.text });
       } else if (p.type === "tool_use") {
-        const call: ToolBlock = {
-          kind: "tool",
-          id: String(p.id),
-          name: String(p.name),
-          state: "running",
-          input: p.input,
-          output: "",
-        };
-        const approval = waiting.get(call.id);
-        if (approval) {
-          call.state = "approval";
-          call.approval = { id: approval.approval_id, reason: approval.reason, signature: approval.signature };
-        }
+        const use = { id: String(p.id), name: String(p.name), input: p.input };
+        const seed = pause ? pausedPart(use, pause) : null;
+        const call: ToolBlock = seed
+          ? { ...toolBlock(seed), seed }
+          : { kind: "tool", ...use, state: "running", output: "" };
         calls.set(call.id, call);
         blocks.push(call);
       } else if (p.type === "tool_result") {
@@ -282,10 +319,11 @@ function turnMessageId(turnId: string): string {
 
 /**
  * An approval left open from before the page loaded, handed to useChat so it is answered the live way and
- * the resumed turn streams in: the newest stored entry's calls that wait for approval become one assistant UI
- * message (`approval-requested` parts, as useChat holds them live) and leave the stored transcript. Its id is
- * the one the server's stream gives the turn's assistant message (`msg_<turn id>`), so useChat continues
- * that message with the resumed segment instead of starting another.
+ * the resumed turn streams in: when the newest stored entry has a call waiting for approval, its calls of the
+ * paused step become one assistant UI message (their `seed` parts, as useChat holds them live: the resumed
+ * segment answers each of them) and leave the stored transcript. Its id is the one the server's stream gives
+ * the turn's assistant message (`msg_<turn id>`), so useChat continues that message with the resumed segment
+ * instead of starting another.
  */
 export function takeOpenApprovals(entries: Entry[]): {
   earlier: Entry[];
@@ -293,28 +331,15 @@ export function takeOpenApprovals(entries: Entry[]): {
   turnId: string | null;
 } {
   const last = entries.at(-1);
-  const open = (last?.blocks ?? []).filter(
-    (b): b is ToolBlock & { approval: NonNullable<ToolBlock["approval"]> } =>
-      b.kind === "tool" && b.state === "approval" && b.approval !== undefined,
-  );
-  if (!last || open.length === 0) return { earlier: entries, seed: null, turnId: null };
-  const rest = last.blocks.filter((b) => !open.includes(b as (typeof open)[number]));
+  const blocks = last?.blocks ?? [];
+  const paused = blocks.filter((b): b is ToolBlock & { seed: DynamicToolUIPart } => b.kind === "tool" && !!b.seed);
+  if (!last || !paused.some((b) => b.state === "approval")) return { earlier: entries, seed: null, turnId: null };
+  const rest = blocks.filter((b) => !paused.includes(b as (typeof paused)[number]));
   const earlier = rest.length > 0 ? [...entries.slice(0, -1), { ...last, blocks: rest }] : entries.slice(0, -1);
   const seed: UIMessage = {
     id: last.turnId ? turnMessageId(last.turnId) : `${last.id}-approvals`,
     role: "assistant",
-    parts: open.map((b) => ({
-      type: "dynamic-tool" as const,
-      toolName: b.name,
-      toolCallId: b.id,
-      state: "approval-requested" as const,
-      input: b.input,
-      approval: {
-        id: b.approval.id,
-        ...(b.approval.reason ? { requestReason: b.approval.reason } : {}),
-        ...(b.approval.signature ? { signature: b.approval.signature } : {}),
-      },
-    })),
+    parts: paused.map((b) => b.seed),
   };
   return { earlier, seed, turnId: last.turnId ?? null };
 }

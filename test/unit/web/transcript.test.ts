@@ -1,17 +1,19 @@
 // The web client's transcript: stored history and live useChat messages become the same entries.
-import type { UIMessage } from "ai";
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import {
   answerableAt,
   fromHistory,
   fromUiMessages,
   outcomeNotice,
+  type PausedStep,
   reopenApprovals,
   type StoredMessage,
   takeOpenApprovals,
   withOutcomes,
   withoutLiveTurns,
 } from "../../../web/src/transcript.ts";
+import { encodeAll } from "../session/stream/assemble.ts";
 
 const history: StoredMessage[] = [
   { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "weather?" }] },
@@ -36,6 +38,52 @@ const history: StoredMessage[] = [
   { seq: 5, role: "user", origin: "client", turn_id: "t2", parts: [{ type: "text", text: "and tomorrow?" }] },
   { seq: 6, role: "assistant", origin: "model", turn_id: "t2", parts: [{ type: "text", text: "Tomor" }] },
 ];
+
+/** An approval of a pause as `GET /v1/sessions/{id}` shows it in `pause` (its signature: `sig_` + its id). */
+function approval(
+  id: string,
+  callId: string,
+  status: PausedStep["approvals"][number]["status"],
+  reason = "",
+  decided: string | null = null,
+): PausedStep["approvals"][number] {
+  return { approval_id: id, tool_call_id: callId, reason, signature: `sig_${id}`, status, decided_reason: decided };
+}
+
+/**
+ * A step paused for approval after a reload: c1 waits for the person, c2 was declined elsewhere ("not today"),
+ * c3 (a server tool beside them) ran, c4 was approved elsewhere and runs when the turn resumes. The history has
+ * the calls without results: they stay in the ledger until the step closes.
+ */
+const pausedElsewhere: StoredMessage[] = [
+  { seq: 1, role: "user", origin: "client", turn_id: "tp", parts: [{ type: "text", text: "do all four" }] },
+  {
+    seq: 2,
+    role: "assistant",
+    origin: "model",
+    turn_id: "tp",
+    parts: [
+      { type: "text", text: "On it." },
+      { type: "tool_use", id: "c1", name: "charge_card", input: { amount: 5 } },
+      { type: "tool_use", id: "c2", name: "refund_card", input: { amount: 2 } },
+      { type: "tool_use", id: "c3", name: "lookup", input: { q: "card" } },
+      { type: "tool_use", id: "c4", name: "send_email", input: { to: "a@b.c" } },
+    ],
+  },
+];
+const pauseElsewhere: PausedStep = {
+  approvals: [
+    approval("ap_A", "c1", "pending", "needs approval"),
+    approval("ap_B", "c2", "declined", "", "not today"),
+    approval("ap_D", "c4", "approved"),
+  ],
+  calls: [
+    { id: "c1", execution: "http", state: "pending" },
+    { id: "c2", execution: "http", state: "resolved", result: "the user declined: not today", is_error: true },
+    { id: "c3", execution: "http", state: "resolved", result: [{ type: "text", text: "visa" }], is_error: false },
+    { id: "c4", execution: "http", state: "pending" },
+  ],
+};
 
 describe("fromHistory", () => {
   it("folds each tool result into the call it answers instead of showing a user bubble", () => {
@@ -73,17 +121,18 @@ describe("fromHistory", () => {
         parts: [{ type: "tool_use", id: "c9", name: "charge_card", input: { amount: 5 } }],
       },
     ];
-    const entries = fromHistory(stored, null, [
-      { approval_id: "apr_9", tool_call_id: "c9", reason: "needs approval", signature: "sig_9" },
-    ]);
-    expect(entries[1]?.blocks[0]).toEqual({
+    const entries = fromHistory(stored, null, {
+      approvals: [approval("apr_9", "c9", "pending", "needs approval")],
+      calls: [{ id: "c9", execution: "http", state: "pending" }],
+    });
+    expect(entries[1]?.blocks[0]).toMatchObject({
       kind: "tool",
       id: "c9",
       name: "charge_card",
       state: "approval",
       input: { amount: 5 },
       output: "",
-      approval: { id: "apr_9", reason: "needs approval", signature: "sig_9" },
+      approval: { id: "apr_9", reason: "needs approval" },
     });
     expect(fromHistory(stored)[1]?.blocks[0]).toMatchObject({ state: "running" });
   });
@@ -133,7 +182,7 @@ describe("fromHistory", () => {
 
   it("shows the notice of Switchboard's own compaction before the first message its summary kept", () => {
     const notice = { kind: "notice", text: expect.stringContaining("summarised") };
-    const entries = fromHistory(history, null, [], [{ before_seq: 4 }]);
+    const entries = fromHistory(history, null, null, [{ before_seq: 4 }]);
     expect(entries.map((e) => e.id)).toEqual(["h1", "h2", "compaction-4", "h4", "h5", "h6"]);
     expect(entries[2]?.blocks).toEqual([notice]);
   });
@@ -149,9 +198,20 @@ describe("fromHistory", () => {
         { type: "text", text: "Go on." },
       ],
     };
-    const entries = fromHistory([...history, kept], null, [], [{ before_seq: 7 }]);
+    const entries = fromHistory([...history, kept], null, null, [{ before_seq: 7 }]);
     expect(entries.flatMap((e) => e.blocks).filter((b) => b.kind === "notice")).toHaveLength(1);
     expect(entries.at(-1)?.id).toBe("h7");
+  });
+
+  it("shows the paused step's calls answered elsewhere as the pause says, not as running", () => {
+    const tools = fromHistory(pausedElsewhere, null, pauseElsewhere)[1]?.blocks.filter((b) => b.kind === "tool");
+    expect(tools?.map((b) => [b.id, b.state])).toEqual([
+      ["c1", "approval"],
+      ["c2", "denied"],
+      ["c3", "done"],
+      ["c4", "running"],
+    ]);
+    expect(tools?.[2]).toMatchObject({ output: "visa" });
   });
 
   it("announces tool-set changes as notices", () => {
@@ -297,10 +357,13 @@ describe("takeOpenApprovals", () => {
       ],
     },
   ];
-  const pending = [
-    { approval_id: "apr_7", tool_call_id: "c7", reason: "needs approval", signature: "sig_7" },
-    { approval_id: "apr_8", tool_call_id: "c8", reason: "", signature: "sig_8" },
-  ];
+  const pending: PausedStep = {
+    approvals: [approval("apr_7", "c7", "pending", "needs approval"), approval("apr_8", "c8", "pending", "")],
+    calls: [
+      { id: "c7", execution: "http", state: "pending" },
+      { id: "c8", execution: "http", state: "pending" },
+    ],
+  };
 
   it("moves the newest entry's waiting calls into the turn's assistant UI message, as useChat holds them live", () => {
     const { earlier, seed, turnId } = takeOpenApprovals(fromHistory(paused, null, pending));
@@ -315,7 +378,7 @@ describe("takeOpenApprovals", () => {
           toolCallId: "c7",
           state: "approval-requested",
           input: { amount: 5 },
-          approval: { id: "apr_7", requestReason: "needs approval", signature: "sig_7" },
+          approval: { id: "apr_7", requestReason: "needs approval", signature: "sig_apr_7" },
         },
         {
           type: "dynamic-tool",
@@ -323,7 +386,7 @@ describe("takeOpenApprovals", () => {
           toolCallId: "c8",
           state: "approval-requested",
           input: { amount: 2 },
-          approval: { id: "apr_8", signature: "sig_8" },
+          approval: { id: "apr_8", signature: "sig_apr_8" },
         },
       ],
     });
@@ -339,6 +402,77 @@ describe("takeOpenApprovals", () => {
   it("leaves a transcript with nothing waiting as it is", () => {
     const entries = fromHistory(paused);
     expect(takeOpenApprovals(entries)).toEqual({ earlier: entries, seed: null, turnId: null });
+  });
+
+  it("seeds every call of the paused step, the ones answered elsewhere as useChat would hold them live", () => {
+    const { earlier, seed } = takeOpenApprovals(fromHistory(pausedElsewhere, null, pauseElsewhere));
+    const base = (id: string, toolName: string, input: unknown) => ({
+      type: "dynamic-tool",
+      toolName,
+      toolCallId: id,
+      input,
+    });
+    expect(seed?.parts).toEqual([
+      {
+        ...base("c1", "charge_card", { amount: 5 }),
+        state: "approval-requested",
+        approval: { id: "ap_A", requestReason: "needs approval", signature: "sig_ap_A" },
+      },
+      {
+        ...base("c2", "refund_card", { amount: 2 }),
+        state: "output-denied",
+        approval: { id: "ap_B", approved: false, reason: "not today" },
+      },
+      { ...base("c3", "lookup", { q: "card" }), state: "output-available", output: "visa", providerExecuted: true },
+      {
+        ...base("c4", "send_email", { to: "a@b.c" }),
+        state: "approval-responded",
+        approval: { id: "ap_D", approved: true, signature: "sig_ap_D" },
+      },
+    ]);
+    expect(earlier.at(-1)?.blocks).toEqual([{ kind: "text", text: "On it." }]);
+  });
+
+  it("lets the resumed segment continue the seeded message after approvals answered elsewhere (no throw)", async () => {
+    const { seed } = takeOpenApprovals(fromHistory(pausedElsewhere, null, pauseElsewhere));
+    // What addToolApprovalResponse({id: "ap_A", approved: true}) makes of it before useChat sends it back.
+    const answered = {
+      ...seed,
+      parts: seed?.parts.map((p) =>
+        p.type === "dynamic-tool" && p.state === "approval-requested"
+          ? { ...p, state: "approval-responded", approval: { ...p.approval, approved: true } }
+          : p,
+      ),
+    } as UIMessage;
+    // The resumed segment as the server streams it (approval-resume.ts): every approval of the pause by its id,
+    // the declined call denied, the approved ones' outputs, then the next step.
+    const tail = encodeAll([
+      { type: "turn_start", turn_id: "tp", message_id: "msg_tp" },
+      { type: "approval_answer", approval_id: "ap_A", approved: true },
+      { type: "approval_answer", approval_id: "ap_B", approved: false, reason: "not today" },
+      { type: "tool_denied", tool_use_id: "c2" },
+      { type: "approval_answer", approval_id: "ap_D", approved: true },
+      { type: "tool_output", tool_use_id: "c1", content: "charged", is_error: false, earlier: true },
+      { type: "tool_output", tool_use_id: "c4", content: "sent", is_error: false, earlier: true },
+      { type: "step_start", step: 2 },
+      { type: "step_finish", step: 2 },
+      { type: "turn_finish", status: "completed", finish_reason: "stop" },
+    ]) as UIMessageChunk[];
+    const errors: unknown[] = [];
+    let last: UIMessage | undefined;
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(controller) {
+        for (const c of tail) controller.enqueue(c);
+        controller.close();
+      },
+    });
+    for await (const snap of readUIMessageStream({ message: answered, stream, onError: (e) => errors.push(e) })) {
+      last = snap;
+    }
+    expect(errors).toEqual([]);
+    expect(
+      fromUiMessages(last ? [last] : []).flatMap((e) => e.blocks.map((b) => b.kind === "tool" && b.state)),
+    ).toEqual(["done", "denied", "done", "done"]);
   });
 });
 
