@@ -11,9 +11,11 @@ import { declarationPrint, ToolRegistry } from "../../../../src/tools/registry";
 import type { RegisteredTool } from "../../../../src/tools/types";
 
 type Loaded = { name: string; declared: number; declared_as: string | null };
+type Sql = ConstructorParameters<typeof LoadedTools>[0];
+type Storage = Parameters<typeof toolChoice>[0]["storage"];
 
 /** The statements LoadedTools and toolChoice run, over rows in memory (no compactions, no past calls). */
-function fakeSql(): SqlStorage {
+function fakeSql(): Sql {
   const rows: Loaded[] = [];
   const cursor = (out: unknown[], written = 0) => ({ toArray: () => out, rowsWritten: written });
   const exec = (query: string, ...params: unknown[]) => {
@@ -35,7 +37,7 @@ function fakeSql(): SqlStorage {
     if (q.startsWith("SELECT * FROM compactions") || q.startsWith("SELECT name, max(message_seq)")) return cursor([]);
     throw new Error(`fake SQL: unexpected statement ${q}`);
   };
-  return { exec } as unknown as SqlStorage;
+  return { exec } as unknown as Sql;
 }
 
 const mcpTool = (tool: string): RegisteredTool => ({
@@ -52,7 +54,7 @@ const agent = (model: string) =>
 
 /** A session's loaded set, its registry listing the MCP tools in `listed` (a server down lists none), its open calls. */
 function session(model: string, listed: RegisteredTool[], open: ToolCallRow[] = []) {
-  const storage = { sql: fakeSql() } as unknown as DurableObjectStorage;
+  const storage = { sql: fakeSql() } as unknown as Storage;
   const loaded = new LoadedTools(storage.sql);
   const a = agent(model);
   const tools = { loaded, registry: () => new ToolRegistry(a, listed) } as unknown as SessionTools;
@@ -97,7 +99,7 @@ describe("toolChoice: a loaded tool whose MCP server is down", () => {
     const s = loadedThenDown("m-choice-call", tool);
     // Its declaration is summarised away; the kept turns only call it.
     const summarised = [msg("user", [declares(tool.name)])];
-    const { choice, snapshot } = toolChoice(s.deps, s.agent, 0, summarised, calledIn(tool.name, "call_choice_1"));
+    const { choice, snapshot } = toolChoice(s.deps, s.agent, 0, summarised, calledIn(tool.name, "call_choice_1"), "");
     expect(choice.dropped).toEqual([tool.name]);
     expect(snapshot.dropped).toEqual([tool.name]);
   });
@@ -106,7 +108,7 @@ describe("toolChoice: a loaded tool whose MCP server is down", () => {
     const tool = mcpTool("lookup_choice_declared");
     const s = loadedThenDown("m-choice-declared", tool);
     const kept = [msg("user", [{ type: "text", text: "go on" }, declares(tool.name)])];
-    const { choice } = toolChoice(s.deps, s.agent, 0, [], kept);
+    const { choice } = toolChoice(s.deps, s.agent, 0, [], kept, "");
     expect(choice.dropped).toEqual([]);
   });
 });
@@ -116,7 +118,7 @@ describe("toolChoice during a paused turn (results stored, not yet in history)",
     const tool = mcpTool("lookup_choice_paused");
     const s = session("m-choice-paused", [tool]);
     s.loaded.add([tool.name], "tool_search");
-    const { choice } = toolChoice(s.deps, s.agent, 0, calledIn("other", "call_choice_2"), []);
+    const { choice } = toolChoice(s.deps, s.agent, 0, calledIn("other", "call_choice_2"), [], "");
     expect(choice).toEqual({ kept: [tool.name], dropped: [] });
   });
 
@@ -137,7 +139,7 @@ describe("toolChoice during a paused turn (results stored, not yet in history)",
     const s = session("m-choice-ref", [tool], [open]);
     s.loaded.add([tool.name], "select_tools");
     s.loaded.markDeclared([tool.name], () => declarationPrint(tool));
-    const { choice } = toolChoice(s.deps, s.agent, 0, calledIn("other", "call_choice_4"), []);
+    const { choice } = toolChoice(s.deps, s.agent, 0, calledIn("other", "call_choice_4"), [], "");
     expect(choice).toEqual({ kept: [tool.name], dropped: [] });
   });
 });
