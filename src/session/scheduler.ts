@@ -73,12 +73,15 @@ export function removeJob(sql: SqlStorage, kind: JobKind, ref: string): void {
  * the one already set would come too late (or is unknown): an earlier alarm
  * stays and re-arms when it fires. Run jobs only count while runs may start
  * (no turn runs, none waits for a client's tool results): a run waits, and
- * the end of what it waits for re-arms.
+ * the end of what it waits for re-arms. Open runs that disagree with their
+ * turn (a crash, a re-check that threw) make the alarm due as well, so a new
+ * instance never arms past (or deletes) the re-check they need.
  */
 export class Scheduler {
   readonly #storage: DurableObjectStorage;
   readonly #runnerActive: () => boolean;
   readonly #runsBlocked: () => boolean;
+  readonly #recheckDue: () => number | null;
   /**
    * The alarm as this instance last set it: a time, null for none, undefined when unknown (a new instance, an
    * alarm that has just fired, a failed write).
@@ -89,7 +92,17 @@ export class Scheduler {
    * version it was read at: a turn's start reads one, its end the other.
    */
   #due: Record<"all" | "others", { version: number; at: number | null } | null> = { all: null, others: null };
-  constructor(storage: DurableObjectStorage, runnerActive: () => boolean, runsBlocked: () => boolean = runnerActive) {
+  /**
+   * `recheckDue`: when open runs need the alarm's re-check (SessionRuns.recheckDue), asked while no runner is
+   * active (a running turn's heartbeat re-checks them anyway).
+   */
+  constructor(
+    storage: DurableObjectStorage,
+    runnerActive: () => boolean,
+    runsBlocked: () => boolean = runnerActive,
+    recheckDue: () => number | null = () => null,
+  ) {
+    this.#recheckDue = recheckDue;
     this.#runsBlocked = runsBlocked;
     this.#runnerActive = runnerActive;
     this.#storage = storage;
@@ -142,7 +155,9 @@ export class Scheduler {
         )?.due ?? null;
       this.#due[key] = { version: jobsVersion, at: next };
     }
-    if (active) next = next === null ? now + HEARTBEAT_MS : Math.min(next, now + HEARTBEAT_MS);
+    // Not cached with the jobs: it reads runs and turns, which change without a jobs write.
+    const soonest = active ? now + HEARTBEAT_MS : this.#recheckDue();
+    if (soonest !== null) next = next === null ? soonest : Math.min(next, soonest);
     return next === null ? null : Math.max(next, now);
   }
 

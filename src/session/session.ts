@@ -84,6 +84,7 @@ export class Session extends DurableObject<Env> {
       this.#storage,
       () => this.#engine.running !== null,
       () => this.#runs.blocked(),
+      () => this.#runs.recheckDue(),
     );
     this.#runs = new SessionRuns(
       this.#engine,

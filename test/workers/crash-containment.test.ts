@@ -10,6 +10,8 @@ import {
   clientTool,
   history,
   pairingProblems,
+  patch,
+  restorePatches,
   type Setup,
   script,
   send,
@@ -23,18 +25,7 @@ import {
 // next request is not refused as turn_in_progress. Faults are injected by patching a prototype the
 // session object shares with this test (same isolate), and restored after each test.
 
-const restores: Array<() => void> = [];
-afterEach(() => {
-  for (const r of restores.splice(0)) r();
-});
-
-function patch<T extends object, K extends keyof T>(proto: T, key: K, replacement: T[K]): void {
-  const original = proto[key];
-  proto[key] = replacement;
-  restores.push(() => {
-    proto[key] = original;
-  });
-}
+afterEach(restorePatches);
 
 /** Every write of the result of call `id` fails. */
 function failResultWrite(id: string): void {

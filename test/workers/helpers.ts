@@ -313,3 +313,21 @@ export function rollsBack(stores: ReturnType<typeof sessionStores>, fn: () => vo
     }),
   ).toThrow("the write after this one failed");
 }
+
+const restores: Array<() => void> = [];
+
+/**
+ * Replaces `proto[key]` (a prototype the session object shares with the test: same isolate) to inject a fault;
+ * `restorePatches`, called from the test file's afterEach, puts every original back.
+ */
+export function patch<T extends object, K extends keyof T>(proto: T, key: K, replacement: T[K]): void {
+  const original = proto[key];
+  proto[key] = replacement;
+  restores.push(() => {
+    proto[key] = original;
+  });
+}
+
+export function restorePatches(): void {
+  for (const r of restores.splice(0)) r();
+}

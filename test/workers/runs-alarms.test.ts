@@ -1,9 +1,19 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { AgentCache } from "../../src/session/agent-cache";
 import { RunStore } from "../../src/session/runs/run-store";
-import { ADMIN, apiJson, expectOnlySweepLeft, mockRequests, pairingProblems, uid } from "./helpers";
+import {
+  ADMIN,
+  apiJson,
+  expectOnlySweepLeft,
+  mockRequests,
+  pairingProblems,
+  patch,
+  restorePatches,
+  uid,
+} from "./helpers";
 import {
   deliveries,
   ended,
@@ -17,6 +27,8 @@ import {
   signedRun,
   waitRun,
 } from "./runs-helpers";
+
+afterEach(restorePatches);
 
 async function start(s: RunSetup, body: Record<string, unknown>): Promise<{ run_id: string; session_id: string }> {
   const res = await signedRun(s, body);
@@ -78,6 +90,47 @@ describe("a run interrupted by a crash", () => {
     );
     const history = msgs.map((m, i) => ({ seq: i + 1, role: m.role, origin: "x", parts: JSON.parse(m.parts) }));
     expect(pairingProblems(history)).toEqual([]);
+  });
+});
+
+describe("a run interrupted by a crash, whose re-check cannot finish at once", () => {
+  /** A run whose turn stalls, cut off by a crash once it is running. */
+  async function crashedRun(s: RunSetup, replies: unknown[] = []): Promise<{ run_id: string; session_id: string }> {
+    await script(s.model, [{ reply: { text: "never finished" }, faults: { stall_before_ms: 1000 } }, ...replies]);
+    const a = await start(s, { input: "work" });
+    await waitRun(s, a.run_id, (r) => r.status === "running");
+    await abortAllDurableObjects();
+    return a;
+  }
+
+  it("is re-checked again soon when the alarm's re-check throws once (a D1 blip), and completes", async () => {
+    const s = await runSetup();
+    const a = await crashedRun(s, [{ reply: { text: "Recovered after the blip." } }]);
+    const current = AgentCache.prototype.current;
+    let thrown = false;
+    patch(AgentCache.prototype, "current", function (this: AgentCache, name, admission) {
+      if (thrown) return current.call(this, name, admission);
+      thrown = true;
+      return Promise.reject(new Error("D1 unavailable"));
+    });
+    expect(await runDurableObjectAlarm(runStub(s, a.session_id))).toBe(true);
+    expect(thrown).toBe(true);
+    expect((await getRun(s, a.run_id)).status).toBe("running");
+    // The next re-check is armed, not the sweep a month away.
+    expect(await alarmOf(s, a.session_id)).toBeLessThan(Date.now() + 60_000);
+    // Run by hand rather than waited for (it may already have fired by itself).
+    await runDurableObjectAlarm(runStub(s, a.session_id));
+    expect(await waitRun(s, a.run_id, ended)).toMatchObject({ status: "completed", resumes: 1 });
+  });
+
+  it("a clear on the restarted object before the old heartbeat fires keeps the re-check armed: the run fails", async () => {
+    const s = await runSetup();
+    const a = await crashedRun(s);
+    const clear = await apiJson(`/v1/sessions/${a.session_id}/clear`, { method: "POST", key: s.key });
+    expect(clear.status).toBe(200);
+    // Nothing runs the alarm by hand: the one the clear left must fire by itself.
+    const run = await waitRun(s, a.run_id, ended);
+    expect(run).toMatchObject({ status: "failed", error: { code: "turn_missing" } });
   });
 });
 

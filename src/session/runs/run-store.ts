@@ -107,6 +107,23 @@ export class RunStore {
     return open;
   }
 
+  /**
+   * Whether an open run's state disagrees with its turn's, with no runner active: its turn ended, paused, was
+   * interrupted, cleared, or is stored `running` with no runner left to end it (an orphan). Only the alarm's
+   * re-check settles such a run (a run awaiting approval whose turn still waits for one agrees).
+   */
+  unsettled(): boolean {
+    return (
+      one(
+        this.#sql,
+        `SELECT 1 AS x FROM runs r LEFT JOIN turns t ON t.id = r.turn_id
+          WHERE r.status IN ('running', 'awaiting_approval') AND r.turn_id IS NOT NULL
+            AND (t.status IS NULL OR NOT (r.status = 'awaiting_approval' AND t.status = 'awaiting_approval'))
+          LIMIT 1`,
+      ) !== null
+    );
+  }
+
   /** Whether a run (open or ended) owns this turn: its turn, or one it resumed. */
   ownsTurn(turnId: string): boolean {
     return one(this.#sql, "SELECT 1 AS x FROM runs WHERE turn_id = ? LIMIT 1", turnId) !== null;

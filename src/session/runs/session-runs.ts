@@ -46,6 +46,8 @@ export class SessionRuns {
   #chain: Promise<void> = Promise.resolve();
   /** The engine's generation when this alarm's work began: after a DELETE, work that awaited writes nothing. */
   #generation = 0;
+  /** When this instance's alarm last re-checked open runs (0: never, so a new instance re-checks at once). */
+  #checkedAt = 0;
 
   readonly #engine: SessionEngine;
   readonly #scheduler: Scheduler;
@@ -162,6 +164,17 @@ export class SessionRuns {
     }
   }
 
+  /**
+   * When the alarm must next re-check open runs, or null when every open run agrees with its turn (asked only
+   * while no runner is active). Derived from the stored runs and turns, not from a job row: a re-check that threw
+   * (a D1 read of the agent), a hook that failed to conclude a run, an orphaned turn, or a new instance that
+   * never saw either, all leave a run that disagrees, and it stays due until a re-check settles it. Paced by
+   * JOB_RETRY_MS after the last re-check, so a check that keeps failing is not a hot alarm loop.
+   */
+  recheckDue(): number | null {
+    return this.store.unsettled() ? this.#checkedAt + JOB_RETRY_MS : null;
+  }
+
   /** The alarm's share: serialised, so two deliveries of the alarm never work the same job at once. */
   alarm(): Promise<void> {
     const work = this.#chain.then(() => this.#work());
@@ -177,6 +190,7 @@ export class SessionRuns {
   async #work(): Promise<void> {
     this.#generation = this.#engine.generation;
     if (this.#gone) return;
+    this.#checkedAt = Date.now();
     for (const row of this.store.open()) {
       if (this.#gone) return;
       if (row.status !== "queued") await this.#guard(row.id, () => this.#reconcile(row));
