@@ -148,7 +148,7 @@ export class SessionEngine {
     await this.tools.refresh(agent, this.env);
     if (this.stale(generation)) return deleted();
     if (mayStart && !mayStart()) return failure("turn_in_progress", "another turn must go first");
-    this.#healOrphan();
+    this.healOrphan();
     if (input.idempotency_key) {
       const prior = this.turns.byIdempotencyKey(input.idempotency_key);
       if (prior) {
@@ -191,7 +191,7 @@ export class SessionEngine {
     const generation = this.#generation;
     await this.tools.refresh(agent, this.env);
     if (this.stale(generation)) return deleted();
-    this.#healOrphan();
+    this.healOrphan();
     const latest = this.turns.latest();
     if (latest?.status === "running") return failure("turn_in_progress", "a turn is already running in this session");
     const open = this.history.openCalls().length > 0;
@@ -217,19 +217,15 @@ export class SessionEngine {
   /**
    * Ends a turn storage calls `running` although no runner drives it. Recovery ends those of a lost instance at
    * wake-up; one can only appear later when a turn's start failed after its admission committed (a storage
-   * error while its events were written), and it would refuse every later message and run as turn_in_progress.
+   * error while its events were written), or when its end and the engine's own end of it (`#settled`) both
+   * failed to write. It would refuse every later message and run as turn_in_progress; a run's alarm re-check
+   * ends it too (`message` then says the turn crashed).
    */
-  #healOrphan(): void {
+  healOrphan(message = "the turn never started"): void {
     const latest = this.turns.latest();
     if (latest?.status !== "running" || this.#runner) return;
     log("error", "orphan_turn_ended", { turn_id: latest.id });
-    endStuckTurn(
-      this,
-      latest.id,
-      "failed",
-      { code: "internal_error", message: "the turn never started" },
-      STUCK_REASON,
-    );
+    endStuckTurn(this, latest.id, "failed", { code: "internal_error", message }, STUCK_REASON);
     this.hooks.settled(latest.id, "failed");
   }
 
@@ -336,9 +332,6 @@ export class SessionEngine {
   #settled(turnId: string, status: TurnStatus): void {
     if (this.#runner?.turnId === turnId) this.#runner = null;
     try {
-      // Retention sweeps wait until the turn's stream is out (they were on the admission path).
-      this.eventLog.sweep();
-      this.streamLog.sweep();
       // A runner that threw while writing its own end leaves the row `running`: end it here, or every later
       // message would be refused as turn_in_progress until the object restarts.
       if (this.turns.get(turnId)?.status === "running") {
@@ -348,6 +341,14 @@ export class SessionEngine {
       this.hooks.settled(turnId, status);
     } catch (e) {
       log("error", "turn_settle_failed", { turn_id: turnId, error: String(e) });
+    }
+    try {
+      // Retention sweeps wait until the turn's stream is out (they were on the admission path); after the turn's
+      // end above, so a sweep that throws cannot leave the turn `running` with no runner.
+      this.eventLog.sweep();
+      this.streamLog.sweep();
+    } catch (e) {
+      log("error", "retention_sweep_failed", { turn_id: turnId, error: String(e) });
     } finally {
       this.eventLog.release();
       this.hooks.arm();
@@ -553,7 +554,7 @@ export class SessionEngine {
     const generation = this.#generation;
     await this.tools.refresh(agent, this.env);
     if (this.stale(generation)) return deleted();
-    this.#healOrphan();
+    this.healOrphan();
     if (this.turns.latest()?.status === "running") {
       return failure("turn_in_progress", "a turn is running; it compacts by itself when it needs to");
     }

@@ -247,6 +247,29 @@ describe("a throw while a turn writes its own end row", () => {
   });
 });
 
+describe("a throw in the retention sweep after a turn's own end write failed", () => {
+  it("still ends the turn (failed): it is not left running with no runner", async () => {
+    const s = await setup();
+    const failed = failFirstCompletedEnd();
+    const sweep = EventLog.prototype.sweep;
+    let swept = false;
+    patch(EventLog.prototype, "sweep", function (this: EventLog) {
+      if (swept) return sweep.call(this);
+      swept = true;
+      throw new Error("sweep failed");
+    });
+    await script(s.model, [{ reply: { text: "Done, but not written." } }]);
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "go" },
+    });
+    await res.text();
+    expect([failed.thrown, swept]).toEqual([true, true]);
+    expect(await waitEnded(s)).toBe("failed");
+  });
+});
+
 type ToolStats = { written: number; hung_up: boolean };
 
 /** Polls the mock tool endpoint until the call tagged `tag` was answered or the client hung up. */

@@ -4,6 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentCache } from "../../src/session/agent-cache";
 import { RunStore } from "../../src/session/runs/run-store";
+import { TurnStore } from "../../src/session/turn/turn-store";
 import {
   ADMIN,
   apiJson,
@@ -131,6 +132,29 @@ describe("a run interrupted by a crash, whose re-check cannot finish at once", (
     // Nothing runs the alarm by hand: the one the clear left must fire by itself.
     const run = await waitRun(s, a.run_id, ended);
     expect(run).toMatchObject({ status: "failed", error: { code: "turn_missing" } });
+  });
+});
+
+describe("a run whose turn was left running with no runner", () => {
+  it("is failed by the alarm's re-check, which ends the orphaned turn", async () => {
+    const s = await runSetup();
+    // The turn's own end and the engine's end of it (endStuckTurn) both fail to write, once each.
+    const finish = TurnStore.prototype.finish;
+    const thrown = new Set<string>();
+    patch(TurnStore.prototype, "finish", function (this: TurnStore, id, status, reason, error) {
+      if (thrown.has(status)) return finish.call(this, id, status, reason, error);
+      thrown.add(status);
+      throw new Error("turn write failed");
+    });
+    await script(s.model, [{ reply: { text: "Done, but not written." } }]);
+    const a = await start(s, { input: "work" });
+    const run = await waitRun(s, a.run_id, ended);
+    expect([...thrown].sort()).toEqual(["completed", "failed"]);
+    expect(run).toMatchObject({ status: "failed", error: { code: "internal_error" } });
+    const turns = await runInDurableObject(runStub(s, a.session_id), (_i, st) =>
+      st.storage.sql.exec<{ status: string }>("SELECT status FROM turns").toArray(),
+    );
+    expect(turns.map((t) => t.status)).toEqual(["failed"]);
   });
 });
 

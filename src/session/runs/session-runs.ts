@@ -266,12 +266,20 @@ export class SessionRuns {
     return answer.turn_id;
   }
 
-  /** A running run whose turn is no longer running: conclude it, or resume it after an interruption. */
+  /**
+   * A running run whose turn is no longer running: conclude it, or resume it after an interruption; an orphaned
+   * turn (stored running, no runner) is ended first.
+   */
   async #reconcile(row: RunRow): Promise<void> {
     if ((row.status !== "running" && row.status !== "awaiting_approval") || !row.turn_id) return;
     const turn = this.#engine.turns.get(row.turn_id);
     if (!turn) return this.#fail(row, { code: "turn_missing", message: "the run's turn was cleared" });
-    if (turn.status === "running") return;
+    if (turn.status === "running") {
+      // Stored `running` with no runner (its end and the engine's own end of it failed to write): nothing else
+      // will end it. Ended as failed here; the engine's settled hook then concludes the run.
+      if (!this.#engine.running) this.#engine.healOrphan("the turn crashed");
+      return;
+    }
     if (turn.status === "awaiting_approval") return this.#awaitApproval(row, turn);
     if (turn.status !== "interrupted") return this.#conclude(row, turn);
     const error = {
