@@ -56,7 +56,7 @@ export function recoverInterruptedTurns(engine: RecoveryDeps): number {
 /**
  * Ends a turn that storage still calls `running` although no runner drives it (a restart, or a runner whose
  * own end could not be written): its open calls are answered synthetically and the turn gets `status`, in one
- * transaction; clients that resume its stream see how it ended.
+ * transaction; clients that resume its stream see the calls it closed and how it ended.
  */
 export function endStuckTurn(
   engine: RecoveryDeps,
@@ -79,7 +79,7 @@ export function endStuckTurn(
   if (synthesized.length > 0) {
     engine.eventLog.record("tool_result_synthesized", turnId, { tool_use_ids: synthesized, reason });
   }
-  endStream(engine, turnId, error, status);
+  endStream(engine, turnId, error, status, { declined, synthesized, reason });
 }
 
 function salvageTurn(engine: RecoveryDeps, turn: TurnRow, cause: unknown): void {
@@ -103,23 +103,30 @@ function salvageTurn(engine: RecoveryDeps, turn: TurnRow, cause: unknown): void 
     });
     recordDeclined(engine.eventLog, declined, turn.id, REASON, "recovery");
   } catch {
+    // Rolled back: no approval was declined after all.
+    declined = [];
     status = "failed";
     attempt(() => engine.tx(() => engine.turns.finish(turn.id, "failed", "error", error)));
   }
   attempt(() =>
     engine.eventLog.record("recovery_failed", turn.id, { error: why, status, synthesized_tool_use_ids: synthesized }),
   );
-  attempt(() => endStream(engine, turn.id, error, status));
+  attempt(() => endStream(engine, turn.id, error, status, { declined, synthesized, reason: REASON }));
 }
 
-/** Clients that resume this turn's stream see how it ended. */
+/**
+ * Clients that resume this turn's stream see how it ended: first the calls it closed (declined approvals, the
+ * synthetic results), as a runner's cancel or failure streams them, then its end.
+ */
 function endStream(
   engine: RecoveryDeps,
   turnId: string,
   error: { code: string; message: string },
   status: "interrupted" | "failed",
+  closed: { declined: ReadonlyArray<{ call_id: string }>; synthesized: readonly string[]; reason: string },
 ): void {
   const out = new TurnOutput(engine.streamLog, turnId);
+  out.closedCalls(closed.declined, closed.synthesized, closed.reason);
   out.end(turnId, status, "error", "error", error);
   out.close();
 }

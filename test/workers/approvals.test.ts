@@ -8,6 +8,7 @@ import {
   ADMIN,
   api,
   apiJson,
+  clientTool,
   events,
   history,
   mockRequests,
@@ -442,6 +443,43 @@ describe("a crash after an approval was asked, before the step paused", () => {
     expect(pairingProblems(await history(s))).toEqual([]);
     expect(await deliveries(rec)).toEqual([]);
     await noRejections(s.model);
+  });
+
+  it("a client resuming the turn's stream is told the calls recovery closed: denied, or an error output", async () => {
+    const s = await setup({
+      tools: [recordedTool("charge_card", uid("charge")), slowTool("slow_lookup", 5000), clientTool("ask_user")],
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_rc_charge", name: "charge_card", input: { amount: 4 } },
+            { id: "call_rc_slow", name: "slow_lookup", input: {} },
+            { id: "call_rc_ask", name: "ask_user", input: {} },
+          ],
+        },
+      },
+    ]);
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "go" },
+    });
+    await res.body?.cancel();
+    for (let i = 0; i < 200 && (await sessionState(s)).pending_approvals.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await abortAllDurableObjects();
+    const chunks = await uiChunks<{ type: string; toolCallId?: string }>(
+      await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }),
+    );
+    const closed = chunks.filter((c) => c.type.startsWith("tool-output"));
+    expect(closed.map((c) => [c.type, c.toolCallId])).toEqual([
+      ["tool-output-denied", "call_rc_charge"],
+      ["tool-output-error", "call_rc_slow"],
+      ["tool-output-error", "call_rc_ask"],
+    ]);
+    expect(chunks.slice(-3).map((c) => c.type)).toEqual(["data-turn", "error", "finish"]);
   });
 });
 

@@ -5,6 +5,7 @@
  */
 
 import type { TurnStatus } from "../../model/turn";
+import { unavailable } from "../history/store";
 import { coalesce } from "../stream/coalesce";
 import type { StreamLog } from "../stream/log";
 import type { TurnEvent, UiFinishReason } from "../stream/turn-events";
@@ -109,6 +110,21 @@ export class TurnOutput {
     });
     if (error) this.emit({ type: "turn_error", code: error.code, message: error.message });
     this.emit({ type: "turn_finish", status, finish_reason: finish });
+  }
+
+  /**
+   * The calls a turn's end closed, as clients read them: declined approvals' calls (`tool-output-denied`) and
+   * synthesized results (`tool-output-error`), so no client keeps a call spinning or sends an answered approval
+   * again. A declined call is told once, as denied, even when its result was synthesized too (recovery).
+   */
+  closedCalls(declined: ReadonlyArray<{ call_id: string }>, synthesized: readonly string[], reason: string): void {
+    const denied = new Set(declined.map((row) => row.call_id));
+    for (const id of denied) this.emit({ type: "tool_denied", tool_use_id: id });
+    for (const id of synthesized) {
+      if (denied.has(id)) continue;
+      // `earlier`: the call may be of an earlier segment of the turn, which the client holds.
+      this.emit({ type: "tool_output", tool_use_id: id, content: unavailable(reason), is_error: true, earlier: true });
+    }
   }
 
   /** Flushes and ends every live stream of the turn. */

@@ -11,7 +11,6 @@ import { inSpan } from "../../observability/tracing";
 import { recordDeclined } from "../approval-answers";
 import { declineOpen } from "../approvals";
 import { runBudgetedStep } from "../compaction/run";
-import { unavailable } from "../history/store";
 import { sessionTx } from "../session-tx";
 import type { UiFinishReason } from "../stream/turn-events";
 import { deliverAnswers } from "./approval-resume";
@@ -216,23 +215,8 @@ export class TurnRunner implements TurnContext {
     }
     // The stream carries what was stored, so no client keeps a call waiting (or an approval to answer, or an
     // answered one to send again): the declined calls, and the results the cancel wrote for the others.
-    this.#streamClosed(declined, synthesized, reason);
+    this.out.closedCalls(declined, synthesized, reason);
     this.#finish("cancelled", "cancelled", "other", null);
-  }
-
-  /** Declined approvals' calls (`tool-output-denied`) and synthesized results (`tool-output-error`), streamed. */
-  #streamClosed(declined: ReadonlyArray<{ call_id: string }>, synthesized: readonly string[], reason: string): void {
-    for (const row of declined) this.out.emit({ type: "tool_denied", tool_use_id: row.call_id });
-    for (const id of synthesized) {
-      // `earlier`: the call may be of an earlier segment of the turn, which the client holds.
-      this.out.emit({
-        type: "tool_output",
-        tool_use_id: id,
-        content: unavailable(reason),
-        is_error: true,
-        earlier: true,
-      });
-    }
   }
 
   #fail(error: ErrorInfo): void {
@@ -241,7 +225,7 @@ export class TurnRunner implements TurnContext {
       const reason = "the turn failed";
       const declined = this.tx(() => declineOpen(this.deps.approvals, this.deps.history, reason, "failure"));
       recordDeclined(this.deps.eventLog, declined, this.turnId, reason, "failure");
-      this.#streamClosed(declined, [], reason);
+      this.out.closedCalls(declined, [], reason);
     } catch (e) {
       // The turn still ends (the next admission declines what is left).
       log("error", "approvals_decline_failed", { turn_id: this.turnId, error: String(e) });
