@@ -151,6 +151,31 @@ describe("a throw while a turn writes its end", () => {
   });
 });
 
+describe("a throw while a completed turn writes its turn_finished event", () => {
+  it("still ends the turn's stream with its status part and finish", async () => {
+    const s = await setup();
+    const record = EventLog.prototype.record;
+    let thrown = false;
+    patch(EventLog.prototype, "record", function (this: EventLog, type, turnId, data) {
+      if (type === "turn_finished" && !thrown) {
+        thrown = true;
+        throw new Error("event write failed");
+      }
+      return record.call(this, type, turnId, data);
+    });
+    await script(s.model, [{ reply: { text: "Done." } }]);
+    const res = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "go" },
+    });
+    const chunks = await uiChunks<{ type: string; data?: { status?: string } }>(res);
+    expect(thrown).toBe(true);
+    expect(chunks.slice(-2).map((c) => c.type)).toEqual(["data-turn", "finish"]);
+    expect(chunks.at(-2)?.data?.status).toBe("completed");
+  });
+});
+
 describe("a throw while a turn's admission writes its events", () => {
   it("still starts the admitted turn, which completes; nothing waits on it", async () => {
     const s = await setup();

@@ -256,14 +256,18 @@ export class TurnRunner implements TurnContext {
 
   #emitEnd(status: TurnStatus, reason: string, finish: UiFinishReason, error: ErrorInfo | null): void {
     this.out.flush();
-    this.deps.eventLog.record("turn_finished", this.turnId, {
-      status,
-      finish_reason: reason,
-      // Stream frames (coalesced chunks) this segment sent and the text they carried: the coalescing figure.
-      stream_rows: this.out.rowsWritten,
-      text_chars: this.out.deltaChars,
-      ...(error ? { error } : {}),
-    });
-    this.out.end(this.turnId, status, reason, finish, error);
+    try {
+      this.deps.eventLog.record("turn_finished", this.turnId, {
+        status,
+        finish_reason: reason,
+        // Stream frames (coalesced chunks) this segment sent and the text they carried: the coalescing figure.
+        stream_rows: this.out.rowsWritten,
+        text_chars: this.out.deltaChars,
+        ...(error ? { error } : {}),
+      });
+    } finally {
+      // The end is stored: clients are told it even when its event could not be written.
+      this.out.end(this.turnId, status, reason, finish, error);
+    }
   }
 }
