@@ -350,11 +350,12 @@ export class SessionEngine {
     } catch (e) {
       log("error", "retention_sweep_failed", { turn_id: turnId, error: String(e) });
     } finally {
-      this.eventLog.release();
-      this.hooks.arm();
+      // The waiters first: JSON answers and DELETE wait on them, so nothing after may keep them waiting.
       const ws = this.#waiters.get(turnId) ?? [];
       this.#waiters.delete(turnId);
       for (const w of ws) w();
+      this.eventLog.release();
+      this.hooks.arm();
     }
   }
 

@@ -170,7 +170,14 @@ export class Scheduler {
    */
   arm(): void {
     const now = Date.now();
-    const next = this.next(now);
+    let next: number | null;
+    try {
+      next = this.next(now);
+    } catch (e) {
+      // A failed read must not throw out of a turn's end: the alarm fires soon and re-arms from what is stored then.
+      log("error", "alarm_next_failed", { error: String(e) });
+      next = now + HEARTBEAT_MS;
+    }
     const set = this.#alarm;
     // Nothing to write: no alarm wanted and none set, or the one set is still ahead and early enough.
     if (set === null && next === null) return;

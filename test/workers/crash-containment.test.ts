@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventLog } from "../../src/observability/events";
 import { HistoryStore } from "../../src/session/history/store";
+import { RunStore } from "../../src/session/runs/run-store";
 import { SessionTools } from "../../src/session/session-tools";
 import { TurnStore } from "../../src/session/turn/turn-store";
 import {
@@ -118,6 +119,24 @@ describe("a throw after a tool's result was stored", () => {
     expect(outputs).toHaveLength(1);
     expect(JSON.stringify(outputs[0]?.output)).not.toContain("internal error");
     expect(pairingProblems(await history(s))).toEqual([]);
+  });
+});
+
+describe("a failed read while a turn's end arms the alarm", () => {
+  it("still answers the turn as JSON, and the next message is taken", async () => {
+    const s = await setup();
+    let failed = 0;
+    // Read only once no runner is active: at the turn's end, when the scheduler asks whether runs need a re-check.
+    patch(RunStore.prototype, "unsettled", () => {
+      failed++;
+      throw new Error("storage read failed");
+    });
+    await script(s.model, [{ reply: { text: "First." } }, { reply: { text: "Second." } }]);
+    const first = await send(s, { content: "one" });
+    expect(failed).toBeGreaterThan(0);
+    expect(first.body.status).toBe("completed");
+    const second = await send(s, { content: "two" });
+    expect(second.body.status).toBe("completed");
   });
 });
 

@@ -324,6 +324,16 @@ describe("a lean session object", () => {
     expect(fifth.statements).toBe(fourth.statements);
   });
 
+  it("a steady-state text turn runs nine SQLite statements (README 'A lean object'), none for runs it never had", async () => {
+    const s = await setup();
+    await script(
+      s.model,
+      ["one", "two", "three", "four"].map((text) => ({ reply: { text } })),
+    );
+    for (const content of ["first", "second", "third"]) await countsOf(s, content);
+    expect((await countsOf(s, "fourth")).statements).toBe(9);
+  });
+
   it("a one-step text turn writes at most 8 SQLite rows, plus the documented once-per-session and sweep rows", async () => {
     const s = await setup();
     await script(

@@ -46,6 +46,11 @@ const ROW = `id, agent, status, callback_url, webhook_id, turn_id, resumes, resu
 
 /** The session's `runs` and `run_callbacks` tables. Every method is SQL only, so callers compose them in transactions. */
 export class RunStore {
+  /**
+   * True when the table is known to hold no run (read once per instance; an insert clears it): then `unsettled`,
+   * asked at every turn's end, reads nothing. Never set true by a write, so a rollback can only cost a read.
+   */
+  #none: boolean | undefined = undefined;
   readonly #sql: SqlStorage;
   constructor(sql: SqlStorage) {
     this.#sql = sql;
@@ -57,6 +62,7 @@ export class RunStore {
 
   /** Inserts a queued run; a second insert of the same id is a no-op (duplicate webhook deliveries). */
   insert(spec: RunSpec): boolean {
+    this.#none = false;
     return (
       write(
         this.#sql,
@@ -113,6 +119,8 @@ export class RunStore {
    * re-check settles such a run (a run awaiting approval whose turn still waits for one agrees).
    */
   unsettled(): boolean {
+    this.#none ??= one(this.#sql, "SELECT 1 AS x FROM runs LIMIT 1") === null;
+    if (this.#none) return false;
     return (
       one(
         this.#sql,
