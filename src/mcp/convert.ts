@@ -11,7 +11,13 @@ import type { ToolResultContent } from "../model/message";
 import { jsonBytes } from "../storage/fit";
 import type { ToolOutcome } from "../tools/http-tool";
 import type { RegisteredTool } from "../tools/types";
-import { MAX_LIST_BYTES, MAX_MCP_OUTPUT_CHARS, MAX_MCP_RESPONSE_BYTES, MAX_TOOL_NAME } from "./limits";
+import {
+  MAX_LIST_BYTES,
+  MAX_MCP_OUTPUT_CHARS,
+  MAX_MCP_RESPONSE_BYTES,
+  MAX_OUTPUT_SCHEMA_BYTES,
+  MAX_TOOL_NAME,
+} from "./limits";
 
 /** What the session keeps of one MCP tool (the cache stores this, not the server's whole answer). */
 export interface McpToolInfo {
@@ -58,10 +64,15 @@ export function acceptTools(server: string, tools: Tool[]): { tools: McpToolInfo
       description: t.description ?? t.title ?? t.annotations?.title ?? "",
       input_schema: schema,
       always_load: t._meta?.["anthropic/alwaysLoad"] === true,
-      ...(t.outputSchema ? { output_schema: t.outputSchema as JsonObject } : {}),
     };
+    // The output schema only checks results: one too large to keep costs that check, never the tool.
+    let size = jsonBytes(info) + 1;
+    const output = t.outputSchema ? jsonBytes(t.outputSchema) : 0;
+    if (t.outputSchema && output <= MAX_OUTPUT_SCHEMA_BYTES && bytes + size + output + 17 <= MAX_LIST_BYTES) {
+      info.output_schema = t.outputSchema as JsonObject;
+      size = jsonBytes(info) + 1;
+    }
     // The list is cached as one SQLite row (mcp-catalog.ts): past the budget a tool is skipped, not the server lost.
-    const size = jsonBytes(info) + 1;
     if (bytes + size > MAX_LIST_BYTES) {
       skipped.push(`${t.name} (the list is over ${MAX_LIST_BYTES} bytes)`);
       continue;

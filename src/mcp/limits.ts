@@ -8,6 +8,11 @@ export const MAX_MCP_SERVERS = 20;
 export const MAX_TOOLS_PER_SERVER = 200;
 /** Bytes of one server's accepted tool list as JSON: cached as one SQLite row, which must stay under 2 MB. */
 export const MAX_LIST_BYTES = 1_500_000;
+/**
+ * Bytes of one tool's output schema kept with the list (to check its results). A larger one is not kept, and
+ * neither is one that would push the tool past MAX_LIST_BYTES: its results go unchecked, the tool is still taken.
+ */
+export const MAX_OUTPUT_SCHEMA_BYTES = 64 * 1024;
 /** tools/list pages followed before giving up on a server that keeps paginating. */
 export const MAX_LIST_PAGES = 20;
 /** Bytes of one answer to tools/list or tools/call read at most; past it the call fails (the rest is not read). */

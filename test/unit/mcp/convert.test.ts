@@ -52,6 +52,22 @@ describe("MCP tool lists", () => {
     ]);
   });
 
+  it("takes a tool whose output schema is too large to keep, without that schema (its results go unchecked)", () => {
+    const wide = {
+      type: "object",
+      properties: Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`field_${i}`, { type: "string" }])),
+    };
+    const { tools, skipped } = acceptTools("reports", [
+      { name: "report", inputSchema: schema, outputSchema: wide },
+      { name: "search", inputSchema: schema },
+    ] as never);
+    expect(skipped).toEqual([]);
+    expect(tools.map((t) => [t.name, t.output_schema])).toEqual([
+      ["report", undefined],
+      ["search", undefined],
+    ]);
+  });
+
   it("keeps the accepted list under its byte budget (one cached row), skipping what does not fit and saying so", () => {
     // 200 tools of ~10 KB each: ~2 MB listed, over the 2 MB row a cached list must fit in.
     const listed = Array.from({ length: 200 }, (_, i) => ({
