@@ -129,7 +129,7 @@ const ANTHROPIC_ID = /^[a-zA-Z0-9_-]+$/;
  * moved to Anthropic would otherwise have every request refused. The same id always maps the same way, so a
  * tool_use and its tool_result still pair, and the digest keeps two ids that differ only in such characters apart.
  */
-function anthropicId(id: string): string {
+export function anthropicId(id: string): string {
   if (ANTHROPIC_ID.test(id)) return id;
   return `${id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64)}_${cyrb53(id)}`;
 }

@@ -2,7 +2,9 @@
 // response (`call_0`, …) must never collide with an id the session already holds.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { cyrb53 } from "../../src/crypto/cyrb53";
 import {
+  ADMIN,
   api,
   apiJson,
   clientTool,
@@ -171,5 +173,39 @@ describe.each(["anthropic", "openai"] as const)("provider-reused tool-call ids (
     expect(last?.id).toBe("call_1");
     expect(last?.content).toContain('"q":"old"');
     await noRejections(s);
+  });
+});
+
+describe("a session moved from a provider with other call ids to Anthropic", () => {
+  it("resolves a $tool reference written in the form Anthropic was sent the earlier call's id", async () => {
+    const s = await setup({ tools: [echo] }, "openai");
+    const kimiId = "functions.lookup:0";
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: kimiId, name: "lookup", input: { q: "from kimi" } }] } },
+      { reply: { text: "first done" } },
+    ]);
+    expect((await send(s, { content: "first" })).body.status).toBe("completed");
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "anthropic", name: s.model }, system: "You are a test agent.", tools: [echo] },
+    });
+    expect(put.status).toBe(200);
+    // Anthropic refuses "." and ":" in ids: the request carries the earlier call as this, and the model cites it so.
+    const asSent = `functions_lookup_0_${cyrb53(kimiId)}`;
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [{ id: "toolu_cite", name: "lookup", input: { q: { $tool: asSent, $path: "echo.input.q" } } }],
+        },
+      },
+      { reply: { text: "second done" } },
+    ]);
+    expect((await send(s, { content: "second" })).body.status).toBe("completed");
+    const requests = await mockRequests(s.model);
+    expect(wireIds("anthropic", requests.at(-2)?.body as Record<string, unknown>).uses).toContain(asSent);
+    const last = toolResults(await history(s)).at(-1);
+    expect(last?.id).toBe("toolu_cite");
+    expect(last?.content).toContain('"q":"from kimi"');
   });
 });

@@ -318,6 +318,15 @@ export class HistoryStore {
     return one<ToolCallRow>(this.#sql, "SELECT * FROM tool_calls WHERE id = ?", id);
   }
 
+  /**
+   * The stored call id a provider was sent as `id` in its own form (`form`: e.g. Anthropic's, for another
+   * provider's ids with characters it refuses), or null. Only ids holding such characters can differ.
+   */
+  callIdAs(id: string, form: (stored: string) => string): string | null {
+    const odd = all<{ id: string }>(this.#sql, "SELECT id FROM tool_calls WHERE id GLOB '*[^a-zA-Z0-9_-]*'");
+    return odd.find((r) => form(r.id) === id)?.id ?? null;
+  }
+
   hasToolUseId(id: string): boolean {
     return one(this.#sql, "SELECT 1 AS x FROM tool_calls WHERE id = ?", id) !== null;
   }

@@ -6,6 +6,7 @@
 import { flag } from "../../env";
 import type { ToolUsePart } from "../../model/message";
 import { inSpan } from "../../observability/tracing";
+import { anthropicId } from "../../providers/anthropic-body";
 import { runBuiltin } from "../../tools/builtins/run";
 import { projectionFor } from "../../tools/disclosure";
 import { containsRefs } from "../../tools/refs/index";
@@ -39,7 +40,14 @@ export async function runTools(
     loaded,
     malformed,
     runBuiltin: (call) => runBuiltin(call.name, call.input, { registry, loaded, index: () => tools.index(agent) }),
-    lookup: (id) => history.resultValue(id),
+    lookup: (id) => {
+      const found = history.resultValue(id);
+      if (found.ok || found.reason !== "unknown" || agent.model.provider !== "anthropic") return found;
+      // Another provider's id (Kimi's `functions.x:0`) reaches Anthropic in the form it accepts, and the model may
+      // cite it so: the call it names.
+      const stored = history.callIdAs(id, anthropicId);
+      return stored === null ? found : history.resultValue(stored);
+    },
     signal: ctx.signal,
     allowPrivate: flag(ctx.deps.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
     eventLog: eventLog,
