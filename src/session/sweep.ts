@@ -6,6 +6,7 @@
 import { isoBefore, type Retention } from "../retention/config";
 import { one, write } from "../storage/sql";
 import { transaction } from "../storage/transaction";
+import { SWEEPABLE_RUN } from "./runs/run-store";
 import type { Scheduler } from "./scheduler";
 
 /** Rows one DELETE removes at most. The rows are chosen by a subquery, so no statement binds more than two parameters. */
@@ -32,8 +33,6 @@ const SWEEPABLE_TURN = `t.status IN ('completed', 'failed', 'cancelled', 'interr
   AND t.rowid < (SELECT max(rowid) FROM turns)
   AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.status NOT IN ('completed', 'failed')
                   AND (r.turn_id = t.id OR t.idempotency_key = 'run:' || r.id))`;
-/** Ended runs whose callback is not waiting; `ended_at` is compared against the cutoff by the caller. */
-const ENDED_RUNS = `status IN ('completed', 'failed') AND coalesce(callback_status, '') != 'pending'`;
 
 export interface SweepReport {
   stream_log: number;
@@ -239,7 +238,8 @@ export class Sweeper {
 
   /** One batch of ended runs and their callback attempts, in one transaction; returns the runs deleted. */
   #runsBatch(cutoff: string, report: SweepReport): number {
-    const batch = `SELECT id FROM runs WHERE ${ENDED_RUNS} AND ended_at < ? ORDER BY ended_at, id LIMIT ?`;
+    // Ended runs whose callback is not waiting and whose turn is no longer paused; `ended_at` past the cutoff.
+    const batch = `SELECT id FROM runs WHERE ${SWEEPABLE_RUN} AND ended_at < ? ORDER BY ended_at, id LIMIT ?`;
     return transaction(this.#storage, () => {
       report.run_callbacks += write(
         this.#sql,
@@ -330,7 +330,7 @@ export class Sweeper {
     const runs =
       r.runsMs > 0
         ? plus(
-            one<{ at: string | null }>(this.#sql, `SELECT min(ended_at) AS at FROM runs WHERE ${ENDED_RUNS}`)?.at,
+            one<{ at: string | null }>(this.#sql, `SELECT min(ended_at) AS at FROM runs WHERE ${SWEEPABLE_RUN}`)?.at,
             r.runsMs,
           )
         : null;

@@ -2,7 +2,7 @@
 // the same session waits behind it instead of superseding it, and when the paused turn ends some other way
 // (cancelled, superseded by a client's message, cleared) the run fails at once with the reason, not at a later
 // alarm, and not as "completed".
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { apiJson, clientTool, uid } from "./helpers";
@@ -126,6 +126,35 @@ describe("a run whose turn asked for client tools", () => {
     const second = ((await queued.json()) as { run_id: string }).run_id;
     const done = await waitRun(s, second, (r) => r.status === "failed" || r.status === "completed");
     expect([done.status, done.result?.output]).toEqual(["completed", "Second run done."]);
+  });
+});
+
+describe("a run whose turn asked for client tools, past the runs retention", () => {
+  it("does not hold back the next run of its session once the sweep job has run", async () => {
+    const s = await runSetup(undefined, { tools: [ASK_USER] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_ask_swept", name: "ask_user", input: { q: "?" } }] } },
+      { reply: { text: "Run after the sweep." } },
+    ]);
+    const first = (await (await signedRun(s, { input: "ask" })).json()) as { run_id: string; session_id: string };
+    const failed = await waitRun(s, first.run_id, (r) => r.status === "failed" || r.status === "completed");
+    expect(failed.error?.code).toBe("awaiting_tool_results");
+    // Long ended, and the sweep job due: the runs retention (30 days by default) looks at it.
+    const stub = runStub(s, first.session_id);
+    await runInDurableObject(stub, (_i, state) => {
+      state.storage.sql.exec("UPDATE runs SET ended_at = '2000-01-01T00:00:00.000Z' WHERE id = ?", first.run_id);
+      state.storage.sql.exec(
+        `INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES ('sweep:retention', 'sweep', 'retention', 0, ?)
+         ON CONFLICT (id) DO UPDATE SET due_at = 0`,
+        new Date().toISOString(),
+      );
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const queued = await signedRun(s, { input: "second", session_id: first.session_id });
+    expect(queued.status).toBe(202);
+    const second = ((await queued.json()) as { run_id: string }).run_id;
+    const done = await waitRun(s, second, (r) => r.status === "failed" || r.status === "completed");
+    expect([done.status, done.result?.output]).toEqual(["completed", "Run after the sweep."]);
   });
 });
 

@@ -44,6 +44,17 @@ export interface RunRow {
 const ROW = `id, agent, status, callback_url, webhook_id, turn_id, resumes, result, error, callback_status,
   created_at, started_at, ended_at`;
 
+/**
+ * Ended runs that retention (RUNS_KEPT here, the runs retention in src/session/sweep.ts) may delete: their
+ * callback is not waiting, and their turn is not still paused. A run that failed because its turn stopped for
+ * client tools leaves that turn paused as the session's newest; `SessionRuns.blocked()` lets later runs past it
+ * only because a run owns it, and a resumed turn carries no `run:` key to tell, so the row stays until the
+ * session moves on from that turn.
+ */
+export const SWEEPABLE_RUN = `status IN ('completed', 'failed') AND coalesce(callback_status, '') != 'pending'
+  AND NOT EXISTS (SELECT 1 FROM turns pt WHERE pt.id = runs.turn_id
+                  AND pt.status IN ('awaiting_tool_results', 'awaiting_approval'))`;
+
 /** The session's `runs` and `run_callbacks` tables. Every method is SQL only, so callers compose them in transactions. */
 export class RunStore {
   /**
@@ -241,11 +252,14 @@ export class RunStore {
     write(this.#sql, "UPDATE runs SET callback_status = ? WHERE id = ?", callbackStatus, id);
   }
 
-  /** Keeps the newest finished runs (and their attempts) only; open runs and pending callbacks are never swept. */
+  /**
+   * Keeps the newest finished runs (and their attempts) only; open runs, pending callbacks and runs whose turn is
+   * still paused are never swept (SWEEPABLE_RUN).
+   */
   sweep(): void {
     write(
       this.#sql,
-      `DELETE FROM runs WHERE status IN ('completed', 'failed') AND coalesce(callback_status, '') != 'pending'
+      `DELETE FROM runs WHERE ${SWEEPABLE_RUN}
          AND id NOT IN (SELECT id FROM runs ORDER BY created_at DESC LIMIT ?)`,
       RUNS_KEPT,
     );

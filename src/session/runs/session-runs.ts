@@ -143,7 +143,10 @@ export class SessionRuns {
     const latest = this.#engine.turns.latest();
     if (latest?.status === "awaiting_approval") return true;
     // A run's own turn paused for client results failed that run (awaiting_tool_results): it blocks nothing.
-    return latest?.status === "awaiting_tool_results" && !this.store.ownsTurn(latest.id);
+    // Its `run:` key says so without the run's row (clients may not use that prefix); a resumed turn has no key,
+    // and its run's row is kept while the turn stays paused (SWEEPABLE_RUN).
+    if (latest?.status !== "awaiting_tool_results") return false;
+    return !latest.idempotency_key?.startsWith(RUN_KEY_PREFIX) && !this.store.ownsTurn(latest.id);
   }
 
   /**
