@@ -1,7 +1,8 @@
 /**
  * Run admission in the worker: `admitRun` inserts a run into D1, deduplicated by its idempotency key (the same
- * key with another body is a 409), and hands it to its session object with `handToSession` (idempotent) before
- * returning. Also `specOf` (D1 record to RunSpec), `runsStub` and `publicStatus`.
+ * key with another body is a 409), and hands it to its session object with `handToSession` (idempotent; never
+ * again once the session accepted it) before returning. Also `specOf` (D1 record to RunSpec), `runsStub` and
+ * `publicStatus`.
  */
 import type { AgentRead } from "../agents/types";
 import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
@@ -100,11 +101,23 @@ export async function admitRun(env: WorkerEnv, a: Admission): Promise<{ run: Run
   }
 }
 
+/** `GET /v1/runs/{id}`'s answer for a run its session once held but no longer does. */
+export const RUN_EXPIRED = "the run's record has expired from its session";
+
 /**
  * Writes the session's index row (first use creates the session) and queues the run in it. Idempotent.
  * `agentRead`, when the caller has just read the agent, spares the session a D1 read when the run starts.
+ * A run its session already accepted is never queued again: the session's retention (or its RUNS_KEPT cap)
+ * may have removed its row while the D1 record lives on, and queuing it anew would run the input (and deliver
+ * its callback) twice. Its view is read instead, and a swept one answers 404 as `GET /v1/runs/{id}` does.
  */
 export async function handToSession(env: WorkerEnv, record: RunRecord, agentRead?: AgentRead): Promise<RunView> {
+  if (record.accepted_at) {
+    const held = await runsStub(env, record.tenant, record.session_id).runView(record.id);
+    if (!held.ok) throw new ApiError(404, "not_found", "the run's session was deleted");
+    if (!held.run) throw new ApiError(404, "not_found", RUN_EXPIRED);
+    return held.run;
+  }
   const inserted = await insertSession(env.DB, {
     tenant: record.tenant,
     id: record.session_id,

@@ -6,6 +6,7 @@ import { MAX_QUEUED_RUNS } from "../../src/session/runs/types";
 import { ADMIN, api, apiJson, mockRequests, script, tenantKey, uid } from "./helpers";
 import {
   d1Runs,
+  deliveries,
   ended,
   getRun,
   newSecret,
@@ -102,6 +103,32 @@ describe("idempotency by webhook-id", () => {
     expect(second.status).toBe("completed");
     expect(await d1Runs(s.agent)).toBe(1);
     expect((await mockRequests(s.model)).length).toBe(1);
+  });
+
+  it("does not run again a repeated webhook-id whose run its session has swept (404, as GET answers)", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "once" } }, { reply: { text: "twice" } }]);
+    const id = uid("msg");
+    const name = uid("cb-replay");
+    const body = { input: "hi", callback_url: `${env.MOCK_URL}/_callback/${name}` };
+    const first = await accepted(await signedRun(s, body, { id }));
+    await waitRun(s, first.run_id, (r) => r.callback?.status === "delivered");
+    // The session's retention (or its RUNS_KEPT cap) removes the ended run; its D1 record lives on.
+    await runInDurableObject(runStub(s, first.session_id), (_i, state) => {
+      state.storage.sql.exec("DELETE FROM run_callbacks WHERE run_id = ?", first.run_id);
+      state.storage.sql.exec("DELETE FROM runs WHERE id = ?", first.run_id);
+    });
+    const again = await signedRun(s, body, { id });
+    expect(again.status).toBe(404);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    const get = await apiJson<{ error: { message: string } }>(`/v1/runs/${first.run_id}`, { key: s.key });
+    expect(get.status).toBe(404);
+    const held = await runInDurableObject(runStub(s, first.session_id), (_i, state) =>
+      state.storage.sql.exec("SELECT count(*) AS n FROM runs").one(),
+    );
+    expect(held.n).toBe(0);
+    expect((await mockRequests(s.model)).length).toBe(1);
+    expect((await deliveries(name)).length).toBe(1);
   });
 
   it("creates exactly one run from five concurrent deliveries of one webhook", async () => {

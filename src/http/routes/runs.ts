@@ -10,7 +10,7 @@ import { type RunRecord, runById } from "../../d1/runs";
 import { flag } from "../../env";
 import type { JsonObject } from "../../model/json";
 import type { Part } from "../../model/message";
-import { admitRun, handToSession, publicStatus, runsStub } from "../../runs/admission";
+import { admitRun, handToSession, publicStatus, RUN_EXPIRED, runsStub } from "../../runs/admission";
 import { verifySigned } from "../../runs/signature";
 import type { ApprovalAnswer } from "../../session/approvals";
 import { checkOutboundUrl } from "../../tools/outbound";
@@ -188,7 +188,7 @@ export const runsRoutes = new Hono<AppEnv>()
     // The run was recorded but its admission never reached the session (the request died half-way and the
     // sender did not retry): hand it over now rather than let it vanish.
     if (!record.accepted_at) return c.json(await handToSession(c.env, record));
-    throw new ApiError(404, "not_found", "the run's record has expired from its session");
+    throw new ApiError(404, "not_found", RUN_EXPIRED);
   })
   .post("/v1/runs/:id/approvals", async (c) => {
     const raw = await rawBody(c);
