@@ -8,6 +8,7 @@ import { check } from "../http/validate";
 import { compileStrict } from "../json-schema/compile";
 import type { JsonObject } from "../model/json";
 import { DEFAULT_CONTEXT_WINDOW } from "../providers/types";
+import { usableSecret } from "../runs/signature";
 import { PLAIN_TOOLS_MAX, projectionFor, stepTools } from "../tools/disclosure";
 import { checkOutboundUrl } from "../tools/outbound";
 import { ToolRegistry } from "../tools/registry";
@@ -117,6 +118,17 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
     }
     serverNames.add(s.name);
     assertUrl(s.url, `mcp_servers.${i}.url`, allowPrivate);
+  });
+  (body.webhook_secrets ?? []).forEach((secret, i) => {
+    // The schema checks only the length; a secret the Standard Webhooks library cannot decode never verifies a
+    // request nor signs a callback.
+    if (!usableSecret(secret)) {
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `webhook_secrets.${i}: not a Standard Webhooks secret (base64, optionally prefixed "whsec_")`,
+      );
+    }
   });
   const caps = body.model.capabilities ?? {};
   const config: AgentConfig = {

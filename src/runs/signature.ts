@@ -27,6 +27,22 @@ function webhookFor(secret: string): Webhook | null {
 }
 
 /**
+ * Whether the library can decode `secret` (base64, `whsec_` prefix optional): only such a secret verifies or
+ * signs anything, so `PUT /v1/agents` refuses any other.
+ */
+export function usableSecret(secret: string): boolean {
+  return webhookFor(secret) !== null;
+}
+
+/**
+ * The secret outbound deliveries (callbacks, approval notices) are signed with: the first usable one, so an
+ * agent stored before secrets were checked still signs with a good one listed after a bad one.
+ */
+export function signingSecret(secrets: readonly string[]): string | undefined {
+  return secrets.find(usableSecret);
+}
+
+/**
  * Verifies a request against every secret of the agent (rotation: the old
  * and the new secret are both valid while both are listed). The timestamp is
  * checked first so a stale request gets a precise reason.

@@ -228,6 +228,27 @@ describe("callbacks", () => {
   });
 });
 
+describe("callbacks of an agent stored with an undecodable secret first", () => {
+  it("are signed with the first usable secret, and delivered", async () => {
+    const s = await runSetup();
+    // Stored before PUT /v1/agents checked secrets: written to D1 directly, as such a config would be.
+    const row = await env.DB.prepare("SELECT config FROM agents WHERE name = ?")
+      .bind(s.agent)
+      .first<{ config: string }>();
+    const config = { ...JSON.parse(row?.config as string), webhook_secrets: ["my-secret-value!", s.secrets[0]] };
+    await env.DB.prepare("UPDATE agents SET config = ? WHERE name = ?").bind(JSON.stringify(config), s.agent).run();
+    await script(s.model, [{ reply: { text: "signed" } }]);
+    const name = uid("cb-usable");
+    const a = await start(s, { input: "go", callback_url: `${env.MOCK_URL}/_callback/${name}` });
+    const run = await waitRun(s, a.run_id, (r) => r.callback?.status !== "pending");
+    expect(run.callback?.status).toBe("delivered");
+    const [got] = await deliveries(name);
+    expect(new Webhook(s.secrets[0] as string).verify(got?.body as string, got?.headers ?? {})).toMatchObject({
+      type: "run.completed",
+    });
+  });
+});
+
 describe("an alarm and a DELETE at once", () => {
   it("an alarm whose callback delivery is in flight when the session is deleted ends quietly", async () => {
     const s = await runSetup();

@@ -3,7 +3,7 @@
  * as an AttemptOutcome (it never throws; `retryable: false` when trying again cannot help). `callbackBody` is
  * the Standard Webhooks body. Retries and their timing belong to the caller (session-runs.ts).
  */
-import { signHeaders } from "../../runs/signature";
+import { signHeaders, signingSecret } from "../../runs/signature";
 import { checkOutboundUrl } from "../../tools/outbound";
 import { CALLBACK_TIMEOUT_MS, type RunView } from "./types";
 
@@ -22,13 +22,13 @@ export function callbackBody(view: RunView, at = new Date()): string {
 
 /**
  * One delivery attempt: the run's result POSTed to its callback_url, signed
- * with the agent's first webhook secret. The `webhook-id` is the run id, the
+ * with the agent's first usable webhook secret (`signingSecret`). The `webhook-id` is the run id, the
  * same on every attempt, so receivers can drop duplicates. Redirects are not
  * followed (a redirect could lead past the outbound URL policy).
  */
 export async function deliver(
   url: string,
-  secret: string | undefined,
+  secrets: readonly string[],
   view: RunView,
   allowPrivate: boolean,
   webhookId = view.run_id,
@@ -36,6 +36,7 @@ export async function deliver(
   const refused = checkOutboundUrl(url, allowPrivate);
   if (refused) return { status: null, error: `callback_url refused: ${refused}`, delivered: false, retryable: false };
   const body = callbackBody(view);
+  const secret = signingSecret(secrets);
   const signed = secret ? signHeaders(secret, webhookId, body) : null;
   if (!signed) {
     return {

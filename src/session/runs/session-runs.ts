@@ -388,7 +388,7 @@ export class SessionRuns {
     delete view.callback;
     const outcome = await deliver(
       row.callback_url,
-      agent?.webhook_secrets[0],
+      agent?.webhook_secrets ?? [],
       view,
       flag(this.#env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
       notice.webhook_id,
@@ -435,7 +435,7 @@ export class SessionRuns {
     delete view.callback; // the receiver gets the result, not our delivery bookkeeping
     const outcome = await deliver(
       row.callback_url,
-      agent?.webhook_secrets[0],
+      agent?.webhook_secrets ?? [],
       view,
       flag(this.#env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
     );

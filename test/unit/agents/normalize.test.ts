@@ -93,3 +93,15 @@ describe("normalizeAgent: tools sent with every request", () => {
     expect(normalizeAgent("a", agent("anthropic", many(300, false))).tools).toHaveLength(300);
   });
 });
+
+describe("normalizeAgent: webhook secrets", () => {
+  it("refuses a secret the Standard Webhooks library cannot decode, naming its index", () => {
+    const put = () =>
+      normalizeAgent("a", {
+        model: { provider: "anthropic", name: "m" },
+        webhook_secrets: ["whsec_c3VwZXJzZWNyZXR2YWx1ZQ==", "my-secret-value!"],
+      });
+    expect(put).toThrow(/^webhook_secrets\.1: not a Standard Webhooks secret/);
+    expect(put).toThrow(expect.objectContaining({ status: 400, code: "invalid_request" }));
+  });
+});

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { signHeaders, verifySigned } from "../../../src/runs/signature";
+import { signHeaders, signingSecret, verifySigned } from "../../../src/runs/signature";
 import { CALLBACK_MAX_DELAY_MS, callbackDelay } from "../../../src/session/runs/types";
 
 const secret = () => `whsec_${randomBytes(24).toString("base64")}`;
@@ -41,6 +41,12 @@ describe("verifySigned (Standard Webhooks)", () => {
   it("skips a secret that is not base64 instead of failing", () => {
     const s = secret();
     expect(verifySigned(["not*base64*secret", s], signed(s, "{}"), "{}")).toEqual({ ok: true });
+  });
+
+  it("signs deliveries with the first secret the library can decode", () => {
+    const s = secret();
+    expect(signingSecret(["my-secret-value!", s, secret()])).toBe(s);
+    expect(signingSecret(["my-secret-value!"])).toBeUndefined();
   });
 
   it("signs callbacks the reference library verifies", () => {
