@@ -269,6 +269,18 @@ describe("bearer-authenticated runs", () => {
     expect(await d1Runs(s.agent)).toBe(0);
   });
 
+  it("refuses an input over the parts budget with 413 message_too_large and records no run", async () => {
+    const s = await runSetup();
+    // Under the 1 MiB body cap, over the 1,000,000 bytes a message's parts may take as stored.
+    const res = await apiJson<{ error: { code: string } }>(`/v1/agents/${s.agent}/runs`, {
+      method: "POST",
+      key: s.key,
+      json: { input: Array.from({ length: 6 }, () => ({ type: "text", text: "x".repeat(170_000) })) },
+    });
+    expect([res.status, res.body.error.code]).toEqual([413, "message_too_large"]);
+    expect(await d1Runs(s.agent)).toBe(0);
+  });
+
   it("refuses a session of another agent with 409 and records no run", async () => {
     const s = await runSetup();
     const t = await runSetup();

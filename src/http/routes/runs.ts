@@ -13,11 +13,12 @@ import type { Part } from "../../model/message";
 import { admitRun, handToSession, publicStatus, RUN_EXPIRED, runsStub } from "../../runs/admission";
 import { verifySigned } from "../../runs/signature";
 import type { ApprovalAnswer } from "../../session/approvals";
+import { partsOversized } from "../../session/oversized";
 import { checkOutboundUrl } from "../../tools/outbound";
 import { actorOf } from "../access";
 import { requireAdmin, requireTenant, sha256Hex } from "../auth";
 import { agentArg } from "../directory";
-import { ApiError } from "../errors";
+import { ApiError, apiError } from "../errors";
 import { sessionStub, turnCall, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
 import { check, readBody, readCapped, readJson } from "../validate";
@@ -148,6 +149,10 @@ export const runsRoutes = new Hono<AppEnv>()
     if (input.every((p) => p.type === "text" && p.text.trim() === "")) {
       throw new ApiError(400, "invalid_request", "input: must not be empty");
     }
+    // The body cap (1 MiB) is above the parts budget (1,000,000 bytes as stored): refused here, as /messages
+    // refuses it, not accepted and then failed when the run starts.
+    const tooLarge = partsOversized(input);
+    if (tooLarge) throw apiError(tooLarge.error);
     if (body.callback_url !== undefined) {
       const refused = checkOutboundUrl(body.callback_url, flag(c.env.SWITCHBOARD_ALLOW_PRIVATE_URLS));
       if (refused) throw new ApiError(400, "invalid_request", `callback_url: ${refused}`);
