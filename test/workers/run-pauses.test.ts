@@ -4,8 +4,9 @@
 // alarm, and not as "completed".
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
-import { apiJson, clientTool, uid } from "./helpers";
+import { afterEach, describe, expect, it } from "vitest";
+import { AgentCache } from "../../src/session/agent-cache";
+import { apiJson, clientTool, patch, restorePatches, uid } from "./helpers";
 import {
   deliveries,
   getRun,
@@ -282,6 +283,50 @@ describe("a run's approval notices (run.awaiting_approval)", () => {
     );
     expect(both).toHaveLength(2);
     expect(new Set(both.map((d) => d.headers["webhook-id"])).size).toBe(2);
+  });
+});
+
+describe("a run's approval notice whose approval is answered while the agent is read", () => {
+  afterEach(restorePatches);
+
+  it("is not sent: the only delivery is the run's result under its run id", async () => {
+    const s = await gatedAgent("meanwhile");
+    const hook = uid("hook");
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_meanwhile", name: "charge_card", input: { amount: 3 } }] } },
+      { reply: { text: "Charged." } },
+    ]);
+    let runId = (_: string) => {};
+    const known = new Promise<string>((resolve) => {
+      runId = resolve;
+    });
+    // The notice's read of the agent (the first one not admitting a turn) is where the approval gets answered.
+    const current = AgentCache.prototype.current;
+    let answered = false;
+    patch(AgentCache.prototype, "current", async function (this: AgentCache, name, admission) {
+      if (!admission && !answered) {
+        answered = true;
+        const id = await known;
+        const paused = (await waitRun(s, id, (r) => r.status === "awaiting_approval")) as Paused;
+        const res = await apiJson(`/v1/runs/${id}/approvals`, {
+          method: "POST",
+          key: s.key,
+          json: { approvals: [{ approval_id: paused.approvals?.[0]?.approval_id, approved: true }] },
+        });
+        expect(res.status).toBe(200);
+      }
+      return current.call(this, name, admission);
+    });
+    const started = await signedRun(s, { input: "charge 3", callback_url: `${env.MOCK_URL}/_callback/${hook}` });
+    const { run_id } = (await started.json()) as { run_id: string };
+    runId(run_id);
+    const run = await waitRun(s, run_id, (r) => r.callback?.status === "delivered");
+    expect([answered, run.status]).toEqual([true, "completed"]);
+    const sent = (await deliveries(hook)).map((d) => [
+      d.headers["webhook-id"],
+      (JSON.parse(d.body) as { type: string }).type,
+    ]);
+    expect(sent).toEqual([[run_id, "run.completed"]]);
   });
 });
 

@@ -376,23 +376,36 @@ export class SessionRuns {
     this.#scheduler.arm();
   }
 
+  /** The run's pending approval notice while its run still waits for that approval, else null. */
+  #pendingNotice(runId: string) {
+    const row = this.store.get(runId);
+    const notice = this.store.notice(runId);
+    if (!row?.callback_url || row.status !== "awaiting_approval" || notice?.status !== "pending") return null;
+    return { row, notice, url: row.callback_url };
+  }
+
   async #notice(job: Job): Promise<void> {
-    const row = this.store.get(job.ref);
-    const notice = this.store.notice(job.ref);
-    if (!row?.callback_url || row.status !== "awaiting_approval" || notice?.status !== "pending") {
-      return this.#scheduler.remove("notice", job.ref);
-    }
+    const before = this.#pendingNotice(job.ref);
+    if (!before) return this.#scheduler.remove("notice", job.ref);
     this.#scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
-    const agent = await this.#agent(row.agent);
+    const agent = await this.#agent(before.row.agent);
+    if (this.#gone) return;
+    // Read again after the await (the agent may come from D1): the approval may have been answered meanwhile, and
+    // a notice must not go out under the pause's webhook-id as run.running or run.completed. A new pause begun
+    // meanwhile is the one sent.
+    const pending = this.#pendingNotice(job.ref);
+    if (!pending) return this.#scheduler.remove("notice", job.ref);
+    const { row, notice } = pending;
     const view = this.view(row.id) as RunView;
     delete view.callback;
     const outcome = await deliver(
-      row.callback_url,
+      pending.url,
       agent?.webhook_secrets ?? [],
       view,
       flag(this.#env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
       notice.webhook_id,
     );
+    if (this.#gone) return;
     const attempt = notice.attempts + 1;
     const done = outcome.delivered || !outcome.retryable || attempt >= CALLBACK_MAX_ATTEMPTS;
     const status = outcome.delivered ? "delivered" : done ? "failed" : "pending";
