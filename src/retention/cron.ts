@@ -12,8 +12,11 @@ import { isoBefore, retentionOf } from "./config";
 
 /** D1 run records read and deleted per statement (one bound parameter each, so well under 100). */
 export const D1_BATCH = 50;
-/** Batches per cron invocation: bounded work; the rest waits for the next tick. */
-export const D1_BATCHES = 10;
+/**
+ * Wall time one cron invocation keeps taking batches while they come back full (a busy deployment creates more
+ * than a fixed few batches an hour); the rest waits for the next tick. Well inside a cron invocation's limits.
+ */
+export const D1_TICK_MS = 60_000;
 
 type OpenRunsRpc = Pick<Session, "openRuns">;
 
@@ -21,7 +24,7 @@ export interface D1SweepReport {
   runs_deleted: number;
   /** Old records kept because their session still has the run open (queued, running or callback pending). */
   runs_kept: number;
-  /** The batch budget ran out; the next tick continues after the last record this one read. */
+  /** The time budget ran out; the next tick continues after the last record this one read. */
   more: boolean;
 }
 
@@ -57,18 +60,21 @@ async function stillOpen(env: WorkerEnv, refs: RunRef[]): Promise<Set<string>> {
  * A tick starts after the last record the previous tick read, not at the
  * oldest: records still open in their sessions are kept and stay the oldest
  * (a run queued behind an approval with no TTL may stay open for weeks), so
- * starting from the oldest every time would read the same D1_BATCHES batches
- * forever and never reach ended records behind them. A pass that reaches the
- * end starts again from the oldest at the next tick, so every record is
- * looked at again within ⌈records / (D1_BATCH × D1_BATCHES)⌉ + 1 ticks.
+ * starting from the oldest every time could read the same records until the
+ * budget runs out and never reach ended records behind them. A tick takes
+ * batches while they come back full, for `budgetMs` of wall time (at least
+ * one batch); a pass that reaches the end starts again from the oldest at
+ * the next tick.
  */
-export async function sweepD1(env: WorkerEnv, now: number): Promise<D1SweepReport> {
+export async function sweepD1(env: WorkerEnv, now: number, budgetMs = D1_TICK_MS): Promise<D1SweepReport> {
   const report: D1SweepReport = { runs_deleted: 0, runs_kept: 0, more: false };
   const { runsMs } = retentionOf(env);
   if (runsMs <= 0) return report;
   const cutoff = isoBefore(now, runsMs);
+  // Wall time, not `now` (the scheduled time, which a test may move): each batch is D1 and object I/O.
+  const until = Date.now() + budgetMs;
   let after = await retentionCursor(env.DB);
-  for (let b = 0; b < D1_BATCHES; b++) {
+  for (;;) {
     const results = await runsCreatedBefore(env.DB, cutoff, after, D1_BATCH);
     const open = await stillOpen(env, results);
     const gone = results.filter((r) => !open.has(r.id)).map((r) => r.id);
@@ -81,6 +87,7 @@ export async function sweepD1(env: WorkerEnv, now: number): Promise<D1SweepRepor
     after = last && results.length === D1_BATCH ? { at: last.created_at, id: last.id } : { at: "", id: "" };
     await setRetentionCursor(env.DB, after);
     if (results.length < D1_BATCH) return report;
+    if (Date.now() >= until) break;
   }
   report.more = true;
   return report;

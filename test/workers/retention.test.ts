@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { MAX_EVENTS } from "../../src/observability/events";
-import { D1_BATCH, D1_BATCHES } from "../../src/retention/cron";
+import { D1_BATCH, sweepD1 } from "../../src/retention/cron";
 import { SWEEP_BATCH, SWEEP_STATEMENTS } from "../../src/session/sweep";
 import { api, apiJson, type Setup, script, setup, sseFrames, uid } from "./helpers";
 
@@ -535,8 +535,8 @@ describe("D1 retention", () => {
     const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
       .bind(s.session)
       .first<{ tenant: string }>();
-    // A whole tick's budget of the oldest records, all still queued in their session (behind an approval, say).
-    const open = Array.from({ length: D1_BATCH * D1_BATCHES }, (_, i) => `${uid("run_q")}_${i}`);
+    // Ten batches of the oldest records, all still queued in their session (behind an approval, say).
+    const open = Array.from({ length: D1_BATCH * 10 }, (_, i) => `${uid("run_q")}_${i}`);
     await env.DB.batch(
       open.map((id) =>
         env.DB.prepare(
@@ -559,8 +559,12 @@ describe("D1 retention", () => {
     const ended = await record(s, uid("run_ended"), "2020-01-02T00:00:00.000Z");
     await runAt(s, ended, "completed", "delivered", OLD);
     try {
-      await cron();
-      await cron();
+      // Ticks whose time budget ends after their first batch: only the cursor carries them past the open ones.
+      for (let tick = 0; tick < 10; tick++) {
+        expect((await sweepD1(env, Date.now(), 0)).more).toBe(true);
+        expect(await exists(ended)).toBe(true);
+      }
+      await sweepD1(env, Date.now(), 0);
       expect(await exists(ended)).toBe(false);
       expect(await exists(open[0] as string)).toBe(true);
     } finally {
@@ -568,6 +572,27 @@ describe("D1 retention", () => {
       await env.DB.batch(open.map((id) => env.DB.prepare("DELETE FROM runs WHERE id = ?").bind(id)));
       await cron();
     }
+  });
+
+  it("a tick keeps taking batches while they come back full", async () => {
+    const s = await setup();
+    const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
+      .bind(s.session)
+      .first<{ tenant: string }>();
+    // More than ten batches of ended records (their session no longer holds them), behind any left by other tests.
+    const ids = Array.from({ length: D1_BATCH * 11 + 1 }, (_, i) => `${uid("run_old")}_${i}`);
+    await env.DB.batch(
+      ids.map((id) =>
+        env.DB.prepare(
+          "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, 'h', 'key', '{}', ?, ?)",
+        ).bind(id, row?.tenant, s.agent, s.session, OLD, OLD),
+      ),
+    );
+    await cron();
+    const left = await env.DB.prepare("SELECT count(*) AS n FROM runs WHERE session_id = ?")
+      .bind(s.session)
+      .first<{ n: number }>();
+    expect(left?.n).toBe(0);
   });
 
   it("deleting a session deletes its index row and its run records", async () => {
