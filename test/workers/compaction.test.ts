@@ -18,11 +18,13 @@ import {
   recordStream,
   type Setup,
   script,
+  selectCalls,
   send,
   sessionStub,
   setup,
   summaryScript,
   type TurnJson,
+  wideTools,
 } from "./helpers";
 
 const WINDOW = 8000;
@@ -599,27 +601,6 @@ describe("a turn that needs compaction while POST /compact runs", () => {
     expect(JSON.stringify((await mockRequests(s.model)).at(-1))).not.toContain("ON-DEMAND SUMMARY");
   });
 });
-
-/** `n` deferred http tools `prefix_i`, each with 300 string properties: ~20 KB per declaration once widened for `$tool`. */
-const wideTools = (prefix: string, n: number) =>
-  Array.from({ length: n }, (_, i) => ({
-    name: `${prefix}_${i}`,
-    description: `Wide tool ${i}`,
-    input_schema: {
-      type: "object",
-      properties: Object.fromEntries(Array.from({ length: 300 }, (_, j) => [`field_${j}`, { type: "string" }])),
-    },
-    defer: true,
-    execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
-  }));
-
-/** One step's `select_tools` calls, 20 names each, loading `names`. */
-const selectCalls = (id: string, names: string[]) =>
-  Array.from({ length: Math.ceil(names.length / 20) }, (_, k) => ({
-    id: `${id}_${k}`,
-    name: "select_tools",
-    input: { names: names.slice(k * 20, k * 20 + 20) },
-  }));
 
 describe("kept tool declarations larger than a compaction row", () => {
   it("are fitted: the least recently used leave the loaded set as dropped, and later turns keep completing", async () => {

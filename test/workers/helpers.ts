@@ -331,3 +331,24 @@ export function patch<T extends object, K extends keyof T>(proto: T, key: K, rep
 export function restorePatches(): void {
   for (const r of restores.splice(0)) r();
 }
+
+/** `n` deferred http tools `prefix_i`, each with 300 string properties: ~20 KB per declaration once widened for `$tool`. */
+export const wideTools = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    name: `${prefix}_${i}`,
+    description: `Wide tool ${i}`,
+    input_schema: {
+      type: "object",
+      properties: Object.fromEntries(Array.from({ length: 300 }, (_, j) => [`field_${j}`, { type: "string" }])),
+    },
+    defer: true,
+    execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+  }));
+
+/** One step's parallel `select_tools` calls (`id_0`, `id_1`, …), 20 names each, loading `names`. */
+export const selectCalls = (id: string, names: string[]) =>
+  Array.from({ length: Math.ceil(names.length / 20) }, (_, k) => ({
+    id: `${id}_${k}`,
+    name: "select_tools",
+    input: { names: names.slice(k * 20, k * 20 + 20) },
+  }));

@@ -15,10 +15,12 @@ import {
   pairingProblems,
   type Setup,
   script,
+  selectCalls,
   send,
   sessionStub,
   setup,
   sseFrames,
+  wideTools,
 } from "./helpers";
 
 const sizedTool = (name: string, bytes: number) => ({
@@ -96,28 +98,14 @@ describe("tool results under the row limit", () => {
   });
 });
 
-/** `n` deferred http tools `wide_i`, each with 300 string properties: ~20 KB per declaration once widened for `$tool`. */
-const wideTools = (n: number) =>
-  Array.from({ length: n }, (_, i) => ({
-    name: `wide_${i}`,
-    description: `Wide tool ${i}`,
-    input_schema: {
-      type: "object",
-      properties: Object.fromEntries(Array.from({ length: 300 }, (_, j) => [`field_${j}`, { type: "string" }])),
-    },
-    defer: true,
-    execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
-  }));
-
 describe("tool declarations under the row limit", () => {
   it("one step loading more schemas than a message row holds: those that do not fit are unloaded, and the session goes on", async () => {
-    const s = await setup({ tools: wideTools(120) });
+    const s = await setup({ tools: wideTools("wide", 120) });
     // Six parallel select_tools calls of 20 names: 120 declarations, ~2.4 MB.
-    const calls = Array.from({ length: 6 }, (_, k) => ({
-      id: `toolu_sel_${k}`,
-      name: "select_tools",
-      input: { names: Array.from({ length: 20 }, (_, i) => `wide_${k * 20 + i}`) },
-    }));
+    const calls = selectCalls(
+      "toolu_sel",
+      Array.from({ length: 120 }, (_, i) => `wide_${i}`),
+    );
     await script(s.model, [{ reply: { tool_calls: calls } }, { reply: { text: "Loaded." } }]);
     expect((await send(s, { content: "load everything" })).body.status).toBe("completed");
     await script(s.model, [{ reply: { text: "Still here." } }]);
@@ -134,7 +122,7 @@ describe("tool declarations under the row limit", () => {
     expect(unloaded.map((e) => e.data.reason)).toEqual(["row_limit"]);
     const names = (unloaded[0]?.data.names ?? []) as string[];
     expect([...names, ...state.body.loaded_tools].sort()).toEqual(
-      wideTools(120)
+      wideTools("wide", 120)
         .map((t) => t.name)
         .sort(),
     );
