@@ -279,6 +279,9 @@ function Chat({ conn }: { conn: Connection }) {
   // `attributed` is its error, not shown again as an alert.
   const sending = useRef<string | null>(null);
   const answering = useRef(false);
+  // The approvals this page answered since its last send: the only ones a failed answer reopens (an approval
+  // approved elsewhere, seeded answered from the pause, stays answered).
+  const answeredHere = useRef(new Set<string>());
   const lastStatus = useRef(status);
   const [attributed, setAttributed] = useState<Error | null>(null);
   useEffect(() => {
@@ -292,7 +295,7 @@ function Chat({ conn }: { conn: Connection }) {
       setDraft((d) => d || text);
     } else if (untaken && answering.current) {
       if (error instanceof ApiFailure && ANSWERED_ELSEWHERE.has(error.code)) rejoin();
-      else setMessages(reopenApprovals);
+      else setMessages((ms) => reopenApprovals(ms, answeredHere.current));
     }
     if (status !== "submitted" && status !== "streaming") setRetrying(null);
     // Only leaving "submitted" ends a send: send() clears an earlier error first, and useChat's "ready" from that
@@ -300,6 +303,7 @@ function Chat({ conn }: { conn: Connection }) {
     if (lastStatus.current === "submitted" && status !== "submitted") {
       sending.current = null;
       answering.current = false;
+      answeredHere.current = new Set();
     }
     lastStatus.current = status;
   }, [status, setMessages, error, rejoin]);
@@ -343,6 +347,7 @@ function Chat({ conn }: { conn: Connection }) {
     setProblem(null);
     sending.current = null;
     answering.current = true;
+    answeredHere.current.add(id);
     taken.current = false;
     Promise.resolve(addToolApprovalResponse({ id, approved, ...(reason ? { reason } : {}) })).catch((err: Error) =>
       setProblem(err.message),

@@ -298,14 +298,16 @@ export function fromUiMessages(messages: UIMessage[]): Entry[] {
 }
 
 /**
- * The approvals useChat shows answered (`approval-responded`) open again (`approval-requested`, as the request
+ * The approvals this page answered (`answered`, by approval id) open again (`approval-requested`, as the request
  * came), for when the answer never reached the server: the approval still waits there, so it gets its buttons back.
+ * Any other `approval-responded` part stays as it is: one approved elsewhere (seeded from the pause) is approved on
+ * the server, and reopening it would let a Deny here be overridden by the approval already stored.
  */
-export function reopenApprovals(messages: UIMessage[]): UIMessage[] {
+export function reopenApprovals(messages: UIMessage[], answered: ReadonlySet<string>): UIMessage[] {
   return messages.map((m) => ({
     ...m,
     parts: m.parts.map((p) => {
-      if (p.type !== "dynamic-tool" || p.state !== "approval-responded") return p;
+      if (p.type !== "dynamic-tool" || p.state !== "approval-responded" || !answered.has(p.approval.id)) return p;
       const { approved: _approved, reason: _reason, ...asked } = p.approval;
       return { ...p, state: "approval-requested" as const, approval: asked };
     }),

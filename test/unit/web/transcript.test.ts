@@ -334,11 +334,51 @@ describe("reopenApprovals", () => {
       { id: "u11", role: "user", parts: [{ type: "text", text: "charge 11" }] },
       { id: "msg_t11", role: "assistant", parts: [{ type: "text", text: "Asking." }, answered] },
     ] as UIMessage[];
-    expect(reopenApprovals(messages)).toEqual([
+    const answeredHere = new Set(["apr_11"]);
+    expect(reopenApprovals(messages, answeredHere)).toEqual([
       messages[0],
       { ...messages[1], parts: [{ type: "text", text: "Asking." }, asked] },
     ]);
-    expect(fromUiMessages(reopenApprovals(messages))[1]?.blocks[1]).toMatchObject({ state: "approval" });
+    expect(fromUiMessages(reopenApprovals(messages, answeredHere))[1]?.blocks[1]).toMatchObject({ state: "approval" });
+  });
+
+  it("leaves an approval approved elsewhere answered: only the ones this page answered reopen", () => {
+    const pause: PausedStep = {
+      approvals: [approval("ap_A12", "c12a", "pending", "needs approval"), approval("ap_D12", "c12d", "approved")],
+      calls: [
+        { id: "c12a", execution: "http", state: "pending" },
+        { id: "c12d", execution: "http", state: "pending" },
+      ],
+    };
+    const stored: StoredMessage[] = [
+      { seq: 1, role: "user", origin: "client", turn_id: "t12", parts: [{ type: "text", text: "charge, email" }] },
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t12",
+        parts: [
+          { type: "tool_use", id: "c12a", name: "charge_card", input: { amount: 12 } },
+          { type: "tool_use", id: "c12d", name: "send_email", input: { to: "a@b.c" } },
+        ],
+      },
+    ];
+    const { seed } = takeOpenApprovals(fromHistory(stored, null, pause));
+    // What addToolApprovalResponse({id: "ap_A12", approved: false}) makes of the seed before the send fails.
+    const answered = {
+      ...seed,
+      parts: seed?.parts.map((p) =>
+        p.type === "dynamic-tool" && p.state === "approval-requested"
+          ? { ...p, state: "approval-responded", approval: { ...p.approval, approved: false } }
+          : p,
+      ),
+    } as UIMessage;
+    const reopened = reopenApprovals([answered], new Set(["ap_A12"]));
+    expect(reopened[0]?.parts).toEqual(seed?.parts);
+    expect(fromUiMessages(reopened)[0]?.blocks.map((b) => b.kind === "tool" && [b.id, b.state])).toEqual([
+      ["c12a", "approval"],
+      ["c12d", "running"],
+    ]);
   });
 });
 
