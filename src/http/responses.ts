@@ -229,6 +229,7 @@ export const CompactionMarker = obj({
   tokens_before: int,
   tokens_after: int,
   created_at: str,
+  turn_id: nullableStr,
 });
 
 export const MessagesPage = obj(

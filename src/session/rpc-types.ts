@@ -140,5 +140,7 @@ export interface MessagesPage {
     tokens_before: number;
     tokens_after: number;
     created_at: string;
+    /** The turn that compacted; null for `POST /compact`. */
+    turn_id: string | null;
   }>;
 }

@@ -848,6 +848,7 @@ export interface components {
                 tokens_before: number;
                 tokens_after: number;
                 created_at: string;
+                turn_id: string | null;
             }[];
         };
         SessionEvent: {

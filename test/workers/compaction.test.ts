@@ -40,7 +40,7 @@ async function mockWindow(model: string, tokens: number | null): Promise<void> {
 
 async function allMessages(s: Setup) {
   const out: Array<{ seq: number; role: string; parts: Array<Record<string, unknown>> }> = [];
-  const markers: Array<{ before_seq: number }> = [];
+  const markers: Array<{ before_seq: number; turn_id: string | null }> = [];
   let after = 0;
   for (;;) {
     const page = await apiJson<{
@@ -476,6 +476,15 @@ describe("visibility", () => {
     const text = await res.text();
     expect(text).toContain('"type":"data-compaction"');
     expect(text).toContain('"tokens_before"');
+  });
+
+  it("names the turn that compacted on its GET /messages marker, so a client resuming its stream shows it once", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 4);
+    const big = await send(s, { content: userText(5, "y ".repeat(8000)) });
+    expect(big.body.status).toBe("completed");
+    const { markers } = await allMessages(s);
+    expect(markers.map((m) => m.turn_id)).toEqual([big.body.turn_id]);
   });
 
   it("POST /compact after a failed turn keeps its user message in the view, so /retry re-runs it", async () => {

@@ -123,6 +123,8 @@ function pausedPart(use: { id: string; name: string; input: unknown }, pause: Pa
 export interface CompactionMarker {
   /** The summary replaced every message before this one. */
   before_seq: number;
+  /** The turn that compacted (null for `POST /compact`). */
+  turn_id?: string | null;
 }
 
 /**
@@ -132,7 +134,8 @@ export interface CompactionMarker {
  * the person, declined, answered) and carry the part that seeds useChat (pausedPart).
  * Each of Switchboard's own compactions (`compactions`: stored apart from the messages) shows its notice where
  * the summary took over, before the first message it kept; a provider's native compaction is a part of that
- * message and shows there instead.
+ * message and shows there instead. One made by `liveTurn` is left out too: the resumed stream replays it (its
+ * `data-compaction` part), and the first message it kept may belong to an earlier turn.
  */
 export function fromHistory(
   messages: StoredMessage[],
@@ -142,7 +145,10 @@ export function fromHistory(
 ): Entry[] {
   const entries: Entry[] = [];
   const calls = new Map<string, ToolBlock>();
-  const boundaries = compactions.map((c) => c.before_seq).sort((a, b) => a - b);
+  const boundaries = compactions
+    .filter((c) => liveTurn === null || c.turn_id !== liveTurn)
+    .map((c) => c.before_seq)
+    .sort((a, b) => a - b);
   for (const m of messages) {
     let summarised = false;
     while (boundaries.length > 0 && (boundaries[0] as number) <= m.seq) {

@@ -58,12 +58,23 @@ export function countCompactions(sql: SqlStorage): number {
   return one<{ n: number }>(sql, "SELECT count(*) AS n FROM compactions")?.n ?? 0;
 }
 
-/** Compaction markers for `GET /messages`: those whose boundary falls in (after, upto]. */
+/**
+ * Compaction markers for `GET /messages`: those whose boundary falls in (after, upto], each with the turn that
+ * compacted (null for `POST /compact`), so a client resuming that turn's stream, which replays its compaction,
+ * does not show it twice.
+ */
 export function compactionMarkers(
   sql: SqlStorage,
   after: number,
   upto: number,
-): Array<{ before_seq: number; summary: string; tokens_before: number; tokens_after: number; created_at: string }> {
+): Array<{
+  before_seq: number;
+  summary: string;
+  tokens_before: number;
+  tokens_after: number;
+  created_at: string;
+  turn_id: string | null;
+}> {
   return all<Row>(
     sql,
     "SELECT * FROM compactions WHERE boundary_seq > ? AND boundary_seq <= ? ORDER BY id",
@@ -75,6 +86,7 @@ export function compactionMarkers(
     tokens_before: r.tokens_before,
     tokens_after: r.tokens_after,
     created_at: r.created_at,
+    turn_id: r.turn_id,
   }));
 }
 

@@ -187,6 +187,11 @@ describe("fromHistory", () => {
     expect(entries[2]?.blocks).toEqual([notice]);
   });
 
+  it("leaves out the compaction of the live turn, whose resumed stream replays it, even before an earlier turn", () => {
+    const entries = fromHistory(history, "t2", null, [{ before_seq: 4, turn_id: "t2" }]);
+    expect(entries.map((e) => e.id)).toEqual(["h1", "h2", "h4", "h5"]);
+  });
+
   it("shows a native compaction once: its part in the kept message, not the compaction marker too", () => {
     const kept: StoredMessage = {
       seq: 7,
