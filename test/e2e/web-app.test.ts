@@ -274,6 +274,75 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
       "Charged 13.",
     ]);
     expect(tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === 13)).toHaveLength(1);
+    // The refusal that made the page read the session again is not left as an alert.
+    await expect(page.getByRole("alert").count()).resolves.toBe(0);
+    await page.close();
+  });
+
+  it("a send refused because a turn runs (started elsewhere) shows that turn streaming, and keeps the draft", async () => {
+    const { page, session } = await openApp("web-send-busy", [
+      { reply: { text: LONG_ANSWER }, faults: { event_delay_ms: 60 } },
+    ]);
+    // Another tab (here the API) starts a turn after this page loaded: the page still shows an idle session.
+    const elsewhere = await api.send(tenantKey, session, { content: "How is Paris today?" });
+    expect(elsewhere.status).toBe(200);
+    await send(page, "And tomorrow?");
+    await page.getByRole("button", { name: "Stop" }).waitFor();
+    await page.getByText(LONG_ANSWER).waitFor({ timeout: 30_000 });
+    await page.locator('[data-status="ready"]').waitFor();
+    await expect(page.getByRole("textbox", { name: "Message" }).inputValue()).resolves.toBe("And tomorrow?");
+    expect(await page.locator('li[data-role="user"]').allTextContents()).toEqual(["How is Paris today?"]);
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([LONG_ANSWER]);
+    await readSse(elsewhere);
+    await page.close();
+  });
+
+  it("a stream broken mid-answer, resumed once the turn has ended, shows the whole answer from the history", async () => {
+    const { page, session } = await openApp("web-broken-stream", [
+      { reply: { text: LONG_ANSWER }, faults: { event_delay_ms: 60 } },
+    ]);
+    // The chat POST's body can be made to fail with a network TypeError (`cutChat`: a connection dropped
+    // mid-stream), which useChat treats as a disconnect to resume when the page is visible again.
+    await page.addInitScript(() => {
+      const real = window.fetch;
+      window.fetch = async (input, init) => {
+        const res = await real(input, init);
+        const url = String(input instanceof Request ? input.url : input);
+        if (init?.method !== "POST" || !url.endsWith("/chat") || !res.body) return res;
+        const reader = res.body.getReader();
+        const body = new ReadableStream<Uint8Array>({
+          start(c) {
+            (window as unknown as { cutChat: () => void }).cutChat = () => {
+              c.error(new TypeError("network error"));
+              reader.cancel().catch(() => {});
+            };
+          },
+          async pull(c) {
+            const { done, value } = await reader.read();
+            try {
+              if (done) c.close();
+              else c.enqueue(value);
+            } catch {
+              // Already cut.
+            }
+          },
+        });
+        return new Response(body, { status: res.status, headers: res.headers });
+      };
+    });
+    await page.reload();
+    await page.getByRole("textbox", { name: "Message" }).waitFor();
+    await send(page, "How is Paris today?");
+    await page.getByText("Paris today is").waitFor();
+    await page.evaluate(() => (window as unknown as { cutChat: () => void }).cutChat());
+    await page.locator('[data-status="error"]').waitFor();
+    expect(await page.getByText(LONG_ANSWER).count()).toBe(0);
+    // The turn ends meanwhile; then the page becomes visible again and useChat resumes: no stream (204).
+    await readSse(await api.stream(tenantKey, session));
+    await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
+    await page.getByText(LONG_ANSWER).waitFor();
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([LONG_ANSWER]);
+    expect(await page.locator('li[data-role="user"]').allTextContents()).toEqual(["How is Paris today?"]);
     await page.close();
   });
 

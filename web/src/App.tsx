@@ -168,6 +168,8 @@ function Chat({ conn }: { conn: Connection }) {
   // Whether the server took the newest send (its POST answered 2xx): useChat's status cannot tell, since it stays
   // "submitted" until the first visible chunk.
   const taken = useRef(false);
+  // Called when a resumption finds no stream (204) or fails (set once `rejoin` exists, below).
+  const noStream = useRef(() => {});
   const transport = useMemo(() => {
     const watched: typeof fetch = async (input, init) => {
       const url = String(input instanceof Request ? input.url : input);
@@ -177,10 +179,14 @@ function Chat({ conn }: { conn: Connection }) {
       try {
         res = await friendlyFetch(input, init);
       } catch (e) {
-        if (resuming && e instanceof ApiFailure) setResumeAnswer(e.status);
+        if (resuming && e instanceof ApiFailure) {
+          setResumeAnswer(e.status);
+          noStream.current();
+        }
         throw e;
       }
       if (resuming) setResumeAnswer(res.status);
+      if (resuming && res.status === 204) noStream.current();
       if (method === "POST" && url.endsWith("/chat") && res.ok) taken.current = true;
       return res;
     };
@@ -250,14 +256,19 @@ function Chat({ conn }: { conn: Connection }) {
 
   // While the stored history is read again (below): sending waits, or the history would hold the message too.
   const [rereading, setRereading] = useState(false);
-  // The page is out of date (an approval it showed was answered elsewhere): read the session again as a reload
-  // does, the stored history in place of the live messages and the running turn resumed (its answer checked below).
+  // The page is out of date (an approval it showed was answered elsewhere, a send found a turn running, or a
+  // broken stream's turn ended unseen): read
+  // the session again as a reload does, the stored history in place of the live messages and the running turn
+  // resumed (its answer checked below). The refusal that sent it here is no longer news once the session is read
+  // again: its alert goes (useChat's resumption would clear it only when a turn is still running).
   const rejoin = useCallback(() => {
     setRereading(true);
     setResumeAnswer(null);
     loadHistory(conn)
       .then(
         (h) => {
+          clearError();
+          setProblem(null);
           setMessages([]);
           setSeeded(new Set());
           setEarlier(h.entries);
@@ -268,13 +279,24 @@ function Chat({ conn }: { conn: Connection }) {
         (e: Error) => setProblem(e.message),
       )
       .finally(() => setRereading(false));
-  }, [conn, noteOutcome, setMessages, resumeStream]);
+  }, [conn, noteOutcome, setMessages, resumeStream, clearError]);
+
+  // A resumption useChat starts by itself (the page visible again after its stream broke mid-answer) that finds
+  // no stream leaves the broken answer as it was: the turn ended meanwhile, so rejoin to show how it went. Any
+  // other resumption (the page's first, rejoin's) starts with no live messages; its answer is checked below.
+  const liveNow = useRef(messages);
+  liveNow.current = messages;
+  noStream.current = () => {
+    if (liveNow.current.at(-1)?.role === "assistant") rejoin();
+  };
 
   // A send the server never took (refused, rate-limited or unreachable before its answer began): useChat keeps
   // the message it added, which would show as sent although nothing stored it. It leaves the transcript and its
   // text goes back to the draft. An approval answer it never took leaves the approval open: its buttons come
   // back (useChat shows it answered). One refused because the approval was answered elsewhere (or the call has
-  // its result already) means the page is out of date: it rejoins the session.
+  // its result already) means the page is out of date: it rejoins the session. So does a send refused because a
+  // turn is running (another tab or the API started it or answered its approval): its text still goes back to
+  // the draft, and the running turn is resumed and shown, with its Stop button.
   // A turn that failed (its `data-turn` part said so) is said under the turn, which outlasts the alert;
   // `attributed` is its error, not shown again as an alert.
   const sending = useRef<string | null>(null);
@@ -293,6 +315,7 @@ function Chat({ conn }: { conn: Connection }) {
     } else if (untaken && text !== null) {
       setMessages((ms) => (ms[ms.length - 1]?.role === "user" ? ms.slice(0, -1) : ms));
       setDraft((d) => d || text);
+      if (error instanceof ApiFailure && error.code === "turn_in_progress") rejoin();
     } else if (untaken && answering.current) {
       if (error instanceof ApiFailure && ANSWERED_ELSEWHERE.has(error.code)) rejoin();
       else setMessages((ms) => reopenApprovals(ms, answeredHere.current));
