@@ -36,8 +36,19 @@ export const STREAM_ROW_BUDGET_BYTES = 512 * 1024;
 /** The `data` of one session event. */
 export const EVENT_BUDGET_BYTES = 64 * 1024;
 
-/** A run's result (final text, structured result) and a turn's structured result. */
+/**
+ * A run's result (final text, structured result) and a turn's structured result. A structured result is never
+ * cut (it would no longer match its schema): it is at most STRUCTURED_RESULT_BUDGET_BYTES, and a run's final
+ * text gets what it leaves of this budget.
+ */
 export const RUN_RESULT_BUDGET_BYTES = 512 * 1024;
+
+/**
+ * A structured_output value (JSON-encoded); a larger valid call is refused as an invalid call the model can
+ * correct. The 12 KiB left below RUN_RESULT_BUDGET_BYTES and STREAM_ROW_BUDGET_BYTES hold what the stores add
+ * (the stream chunk's frame, a run's final text and usage), so every store keeps the value whole.
+ */
+export const STRUCTURED_RESULT_BUDGET_BYTES = 500 * 1024;
 
 /** An error record (a turn's or run's error, a callback attempt's error text). */
 export const ERROR_BUDGET_BYTES = 16 * 1024;

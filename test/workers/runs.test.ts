@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/http/auth";
 import { MAX_QUEUED_RUNS } from "../../src/session/runs/types";
+import { STRUCTURED_RESULT_BUDGET_BYTES } from "../../src/storage/limits";
 import { ADMIN, api, apiJson, mockRequests, script, tenantKey, uid } from "./helpers";
 import {
   d1Runs,
@@ -190,6 +191,25 @@ describe("run lifecycle", () => {
     const run = await waitRun(s, a.run_id, ended);
     expect(run.status).toBe("completed");
     expect(run.structured_result).toEqual({ city: "Oslo", temp: 4 });
+  });
+
+  it("keeps a structured_result at the budget whole beside a long final text, cutting the text instead", async () => {
+    const s = await runSetup();
+    const schema = { type: "object", properties: { s: { type: "string" } }, required: ["s"] };
+    const value = { s: "b".repeat(STRUCTURED_RESULT_BUDGET_BYTES - '{"s":""}'.length) };
+    await script(s.model, [
+      {
+        reply: {
+          text: "t".repeat(50_000),
+          tool_calls: [{ id: "toolu_run_big_so", name: "structured_output", input: value }],
+        },
+      },
+    ]);
+    const a = await accepted(await signedRun(s, { input: "big?", json_schema: schema }));
+    const run = await waitRun(s, a.run_id, ended);
+    expect(run.status).toBe("completed");
+    expect(run.structured_result).toEqual(value);
+    expect(run.result?.output).toMatch(/^t+\n\[truncated: original 50000 bytes\]$/);
   });
 
   it("fails visibly when the model ends without structured output", async () => {

@@ -1,6 +1,18 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { apiJson, events, history, mockRequests, pairingProblems, script, send, setup } from "./helpers";
+import { STRUCTURED_RESULT_BUDGET_BYTES } from "../../src/storage/limits";
+import {
+  api,
+  apiJson,
+  events,
+  history,
+  mockRequests,
+  pairingProblems,
+  script,
+  send,
+  setup,
+  sseFrames,
+} from "./helpers";
 
 const SCHEMA = {
   type: "object",
@@ -118,6 +130,40 @@ describe("structured output: turns", () => {
     expect(body.error?.code).toBe("structured_output_missing");
     expect(body.error?.message).toContain("1 step");
     expect(body.error?.message).toContain("It is sunny in Oslo");
+  });
+});
+
+describe("structured output: size", () => {
+  const A_ONLY = { type: "object", properties: { s: { type: "string", pattern: "^a+$" } }, required: ["s"] };
+  /** A value of `{"s": "aaa…"}` whose JSON is exactly `bytes` bytes. */
+  const sized = (bytes: number) => ({ s: "a".repeat(bytes - '{"s":""}'.length) });
+
+  it("refuses a valid value over the budget as an invalid call naming the limit, and takes the corrected one", async () => {
+    const s = await setup();
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_big_so", name: "structured_output", input: { s: "a".repeat(600_000) } }] } },
+      { reply: { tool_calls: [{ id: "toolu_small_so", name: "structured_output", input: { s: "aaa" } }] } },
+    ]);
+    const body = (await send(s, { content: "go", json_schema: A_ONLY })).body as unknown as Turn;
+    expect(body.status).toBe("completed");
+    expect(body.structured_result).toEqual({ s: "aaa" });
+    const refused = (await history(s))[2]?.parts[0];
+    expect(refused).toMatchObject({ tool_use_id: "toolu_big_so", is_error: true });
+    expect(String(refused?.content)).toContain(`at most ${STRUCTURED_RESULT_BUDGET_BYTES} bytes`);
+  });
+
+  it("delivers a value at the budget whole, in the turn's answer and on the stream", async () => {
+    const s = await setup();
+    const value = sized(STRUCTURED_RESULT_BUDGET_BYTES);
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_edge_so", name: "structured_output", input: value }] } },
+    ]);
+    const body = (await send(s, { content: "go", json_schema: A_ONLY })).body as unknown as Turn;
+    expect(body.status).toBe("completed");
+    expect(body.structured_result).toEqual(value);
+    const frames = await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }));
+    const chunk = frames.find((f) => f.data.includes('"data-structured-result"'));
+    expect(JSON.parse(chunk?.data ?? "{}").data).toEqual(value);
   });
 });
 

@@ -6,7 +6,7 @@
 import type { ErrorInfo } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Part } from "../../model/message";
-import { cutText, fitJson } from "../../storage/fit";
+import { cutText, fitJson, jsonBytes } from "../../storage/fit";
 import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, write } from "../../storage/sql";
 import {
@@ -54,6 +54,17 @@ const ROW = `id, agent, status, callback_url, webhook_id, turn_id, resumes, resu
 export const SWEEPABLE_RUN = `status IN ('completed', 'failed') AND coalesce(callback_status, '') != 'pending'
   AND NOT EXISTS (SELECT 1 FROM turns pt WHERE pt.id = runs.turn_id
                   AND pt.status IN ('awaiting_tool_results', 'awaiting_approval'))`;
+
+/**
+ * A run's result under RUN_RESULT_BUDGET_BYTES: its structured result whole (a cut one would no longer match its
+ * schema; answerStructured refuses one over STRUCTURED_RESULT_BUDGET_BYTES), its final text cut to what is left.
+ */
+function fitOutput(result: RunOutput): RunOutput {
+  const { structured_result, ...text } = result;
+  if (structured_result === undefined) return fitJson(text, RUN_RESULT_BUDGET_BYTES) as RunOutput;
+  const room = RUN_RESULT_BUDGET_BYTES - jsonBytes({ structured_result });
+  return { ...(fitJson(text, room) as RunOutput), structured_result };
+}
 
 /** The session's `runs` and `run_callbacks` tables. Every method is SQL only, so callers compose them in transactions. */
 export class RunStore {
@@ -224,7 +235,7 @@ export class RunStore {
       "UPDATE runs SET status = ?, result = ?, error = ?, ended_at = ? WHERE id = ?",
       status,
       // Both fit their budgets (long strings cut with their original size): the row stays under the limit.
-      result ? JSON.stringify(fitJson(result, RUN_RESULT_BUDGET_BYTES)) : null,
+      result ? JSON.stringify(fitOutput(result)) : null,
       error ? JSON.stringify(fitJson(error, ERROR_BUDGET_BYTES)) : null,
       nowIso(),
       id,

@@ -6,6 +6,8 @@ import { type CompiledSchema, compileStrict, formatIssues, issueLine } from "../
 import type { ErrorInfo } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Message, ToolDeclaration, ToolUsePart } from "../../model/message";
+import { jsonBytes } from "../../storage/fit";
+import { STRUCTURED_RESULT_BUDGET_BYTES } from "../../storage/limits";
 import type { TurnRow } from "./turn-store";
 
 /** The synthetic tool a turn with `json_schema` offers; its first valid call ends the turn. */
@@ -38,12 +40,23 @@ export type StructuredCheck = { ok: true; value: JsonObject } | { ok: false; mes
 
 export function checkStructured(call: ToolUsePart, contract: OutputContract): StructuredCheck {
   const result = contract.compiled.validate(call.input);
-  if (result.ok) return { ok: true, value: call.input };
-  return {
-    ok: false,
-    errors: result.issues.map(issueLine),
-    message: `structured_output arguments do not match the schema:\n${formatIssues(result.issues)}\nFix them and call structured_output again.`,
-  };
+  if (!result.ok) {
+    return {
+      ok: false,
+      errors: result.issues.map(issueLine),
+      message: `structured_output arguments do not match the schema:\n${formatIssues(result.issues)}\nFix them and call structured_output again.`,
+    };
+  }
+  // Stored and streamed whole or not at all: a cut value would no longer match its schema.
+  const bytes = jsonBytes(call.input);
+  if (bytes > STRUCTURED_RESULT_BUDGET_BYTES) {
+    return {
+      ok: false,
+      errors: [`arguments are ${bytes} bytes of JSON; at most ${STRUCTURED_RESULT_BUDGET_BYTES} bytes are accepted`],
+      message: `structured_output arguments are ${bytes} bytes of JSON; at most ${STRUCTURED_RESULT_BUDGET_BYTES} bytes are accepted. Make the answer shorter and call structured_output again.`,
+    };
+  }
+  return { ok: true, value: call.input };
 }
 
 export const SKIPPED = "skipped: the turn ended with structured output before this call ran";

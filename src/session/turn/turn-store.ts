@@ -134,6 +134,7 @@ export class TurnStore {
     return { ...(row as TurnRow) };
   }
 
+  /** Stored whole: answerStructured refuses a value over STRUCTURED_RESULT_BUDGET_BYTES, below this budget. */
   setStructuredResult(id: string, value: unknown): void {
     this.#update(
       id,
