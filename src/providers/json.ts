@@ -41,7 +41,7 @@ export type ToolInputResult = { ok: true; input: JsonObject } | { ok: false; rea
 /**
  * Tool arguments arrive as concatenated JSON fragments. Anthropic streams `""`
  * for a call without arguments, so empty text stands for `{}`; anything else
- * must be a complete JSON object or the call is unusable.
+ * must be a complete JSON object, every number in it finite, or the call is unusable.
  */
 export function parseToolInput(raw: string): ToolInputResult {
   if (raw.trim() === "") return { ok: true, input: {} };
@@ -53,5 +53,15 @@ export function parseToolInput(raw: string): ToolInputResult {
   }
   const obj = asObj(value);
   if (!obj) return { ok: false, reason: "tool input is not a JSON object" };
+  // JSON.parse reads a literal too large for a double (1e400) as ±Infinity, which passes `type: number` and
+  // becomes null once stored or sent on: the call's arguments would not be what the model wrote.
+  if (hasNonFinite(obj)) return { ok: false, reason: "tool input has a number too large to represent (over ±1.8e308)" };
   return { ok: true, input: obj as JsonObject };
+}
+
+function hasNonFinite(value: unknown): boolean {
+  if (typeof value === "number") return !Number.isFinite(value);
+  if (Array.isArray(value)) return value.some(hasNonFinite);
+  if (value && typeof value === "object") return Object.values(value).some(hasNonFinite);
+  return false;
 }
