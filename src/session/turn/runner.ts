@@ -108,7 +108,7 @@ export class TurnRunner implements TurnContext {
       if (!turn) return;
       const contract = contractOf(turn);
       if (turn.steps >= turn.max_steps) {
-        if (contract) return this.#fail(missingStructured(turn.steps, history.messages()));
+        if (contract) return this.#fail(missingStructured(turn.steps, history.messages(), this.turnId, "max_steps"));
         return this.#finish("completed", "max_steps", "other", null);
       }
       const step = turn.steps + 1;
@@ -133,7 +133,7 @@ export class TurnRunner implements TurnContext {
       const calls = result.messageSeq === null ? [] : history.toolUsesOf(result.messageSeq);
       if (calls.length === 0) {
         this.out.emit({ type: "step_finish", step });
-        if (contract) return this.#fail(missingStructured(step, history.messages()));
+        if (contract) return this.#fail(missingStructured(step, history.messages(), this.turnId, "model"));
         return this.#finish("completed", result.stop, FINISH[result.stop], null);
       }
       if (answerStructured(this, calls, contract, result.malformed).delivered) {

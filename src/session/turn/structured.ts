@@ -66,17 +66,29 @@ export const NOT_OFFERED =
   "structured_output is not available in this turn: no output schema (json_schema) was requested. " +
   "Answer in plain text, or call one of the tools offered in this turn.";
 
-/** The turn ended (plain text or max_steps) without a valid structured_output call. */
-export function missingStructured(steps: number, messages: readonly Message[]): ErrorInfo {
-  const last = [...messages].reverse().find((m) => m.role === "assistant");
+/**
+ * The turn ended (plain text, or max_steps) without a valid structured_output call. The preview quotes this
+ * turn's last assistant text only: a turn that stored no text of its own must not quote an earlier turn's.
+ */
+export function missingStructured(
+  steps: number,
+  messages: readonly Message[],
+  turnId: string,
+  end: "model" | "max_steps",
+): ErrorInfo {
+  const last = [...messages].reverse().find((m) => m.role === "assistant" && m.turn_id === turnId);
   const text = (last?.parts ?? [])
     .map((p) => (p.type === "text" ? p.text : ""))
     .join("")
     .trim();
   const preview = text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  const ended =
+    end === "max_steps"
+      ? `the turn reached its max_steps (${steps} step(s))`
+      : `the model ended the turn after ${steps} step(s)`;
   return {
     code: "structured_output_missing",
-    message: `the model ended the turn after ${steps} step(s) without a valid structured_output call${preview ? `; it said: "${preview}"` : ""}`,
+    message: `${ended} without a valid structured_output call${preview ? `; it said: "${preview}"` : ""}`,
     retryable: true,
   };
 }
