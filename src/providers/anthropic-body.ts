@@ -7,6 +7,7 @@
 import { cyrb53 } from "../crypto/cyrb53";
 import type { Part, ToolDeclaration, ToolResultContent } from "../model/message";
 import { wireOnce } from "./body-text";
+import { declaredSchema } from "./tool-schema";
 import { compactionText, type StepRequest } from "./types";
 
 /** Messages API request body (the subset we send). */
@@ -88,7 +89,7 @@ function projectTools(tools: ToolDeclaration[], cache: boolean): Array<Record<st
       const wire: Record<string, unknown> = {
         name: tool.name,
         description: tool.description,
-        input_schema: tool.input_schema,
+        input_schema: declaredSchema(tool.input_schema),
       };
       if (deferred) wire.defer_loading = true;
       if (cached) wire.cache_control = EPHEMERAL;

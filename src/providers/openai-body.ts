@@ -6,6 +6,7 @@
 import type { Message, ToolDeclaration, ToolResultContent } from "../model/message";
 import { blockText } from "../model/message";
 import { wireOnce } from "./body-text";
+import { declaredSchema } from "./tool-schema";
 import { compactionText, type StepRequest } from "./types";
 
 /** Chat Completions messages (the subset we send). */
@@ -31,7 +32,7 @@ export interface OpenAITool {
 function wireTool(tool: ToolDeclaration): OpenAITool {
   return wireOnce("openai", tool.input_schema, [tool.name, tool.description], () => ({
     type: "function",
-    function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
+    function: { name: tool.name, description: tool.description, parameters: declaredSchema(tool.input_schema) },
   }));
 }
 

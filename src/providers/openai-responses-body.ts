@@ -2,6 +2,7 @@
 import type { Part, ToolDeclaration } from "../model/message";
 import { resultText } from "../model/message";
 import { wireOnce } from "./body-text";
+import { declaredSchema } from "./tool-schema";
 import { compactionText, type StepRequest } from "./types";
 
 /** Responses API input items (the subset we send). */
@@ -49,7 +50,7 @@ function wireTool(tool: ToolDeclaration): ResponsesTool {
     type: "function",
     name: tool.name,
     description: tool.description,
-    parameters: tool.input_schema,
+    parameters: declaredSchema(tool.input_schema),
     strict: false,
   }));
 }

@@ -1,0 +1,88 @@
+/**
+ * The input schema a provider is sent for a tool (`declaredSchema`). Anthropic refuses a tool whose
+ * `input_schema` has `oneOf`, `anyOf` or `allOf` at the top level ("input_schema does not support oneOf, allOf,
+ * or anyOf at the top level"), OpenAI's strict mode refuses a root `anyOf`, and OpenAI-compatible servers refuse
+ * a root without `type: "object"`: one such schema (a turn's json_schema, an agent tool, an MCP tool) would fail
+ * every request. So a root combinator is folded away for the declaration only: arguments are still validated
+ * against the full schema, and a call the fold let through is answered with what to fix.
+ */
+import type { JsonObject, JsonValue } from "../model/json";
+
+const COMBINATORS = ["allOf", "anyOf", "oneOf"] as const;
+
+const folded = new WeakMap<JsonObject, JsonObject>();
+
+/**
+ * `schema` unchanged when its root has no `allOf`/`anyOf`/`oneOf`; else a root `type: "object"` whose properties
+ * are the union of the root's and every branch's (a name declared differently in several becomes an `anyOf` of
+ * those declarations, which is allowed below the root), whose `required` names what every alternative requires
+ * (all of `allOf`'s, the ones common to each `anyOf`/`oneOf` branch), with the combinators left out and named in
+ * its description. Schemas are not mutated; the result is computed once per schema object.
+ */
+export function declaredSchema(schema: JsonObject): JsonObject {
+  if (!COMBINATORS.some((k) => k in schema)) return schema;
+  let out = folded.get(schema);
+  if (out === undefined) {
+    out = fold(schema);
+    folded.set(schema, out);
+  }
+  return out;
+}
+
+function fold(schema: JsonObject): JsonObject {
+  const { allOf, anyOf, oneOf, ...rest } = schema;
+  const all = branches(allOf);
+  const unions: Array<[string, JsonObject[]]> = [
+    ["anyOf", branches(anyOf)],
+    ["oneOf", branches(oneOf)],
+  ];
+  // Each property's distinct declarations, in first-seen order.
+  const declared = new Map<string, JsonValue[]>();
+  const addProperties = (props: JsonValue | undefined) => {
+    if (!isObject(props)) return;
+    for (const [name, s] of Object.entries(props)) {
+      const list = declared.get(name) ?? [];
+      if (!list.some((d) => JSON.stringify(d) === JSON.stringify(s))) list.push(s);
+      declared.set(name, list);
+    }
+  };
+  addProperties(rest.properties);
+  for (const b of [...all, ...unions.flatMap(([, bs]) => bs)]) addProperties(b.properties);
+
+  const required = new Set(names(rest.required));
+  for (const b of all) for (const n of names(b.required)) required.add(n);
+  const notes: string[] = [];
+  for (const [keyword, bs] of unions) {
+    if (bs.length === 0) continue;
+    const sets = bs.map((b) => names(b.required));
+    for (const n of sets[0] ?? []) if (sets.every((s) => s.includes(n))) required.add(n);
+    const which = keyword === "oneOf" ? "exactly one" : "at least one";
+    const alternatives = sets.map((s) => (s.length ? `{${s.join(", ")}}` : "{}")).join(" | ");
+    notes.push(`${which} of ${bs.length} alternatives (${keyword}), requiring ${alternatives}`);
+  }
+  if (all.length) notes.push(`all of ${all.length} schemas (allOf)`);
+
+  const out: JsonObject = { ...rest, type: "object" };
+  if (declared.size > 0) {
+    out.properties = Object.fromEntries(
+      [...declared].map(([name, list]) => [name, list.length === 1 ? (list[0] as JsonValue) : { anyOf: list }]),
+    );
+  }
+  if (required.size > 0) out.required = [...required];
+  else delete out.required;
+  const note = `The arguments must match ${notes.join(" and ")}.`;
+  out.description = typeof rest.description === "string" ? `${rest.description}\n\n${note}` : note;
+  return out;
+}
+
+function isObject(v: JsonValue | undefined): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function branches(v: JsonValue | undefined): JsonObject[] {
+  return Array.isArray(v) ? v.filter(isObject) : [];
+}
+
+function names(v: JsonValue | undefined): string[] {
+  return Array.isArray(v) ? v.filter((n): n is string => typeof n === "string") : [];
+}

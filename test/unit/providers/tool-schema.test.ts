@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import type { JsonObject } from "../../../src/model/json";
+import { anthropic } from "../../../src/providers/anthropic";
+import { openai } from "../../../src/providers/openai";
+import { openaiResponses } from "../../../src/providers/openai-responses";
+import { declaredSchema } from "../../../src/providers/tool-schema";
+import { request } from "./helpers";
+
+const EITHER: JsonObject = {
+  type: "object",
+  properties: { kind: { type: "string" } },
+  required: ["kind"],
+  oneOf: [
+    { properties: { path: { type: "string" }, kind: { const: "file" } }, required: ["path", "kind"] },
+    { properties: { url: { type: "string" } }, required: ["url"] },
+  ],
+};
+const decl = { name: "either_ts", description: "file or url", input_schema: EITHER };
+
+describe("declaredSchema", () => {
+  it("sends a schema without a root combinator as it is", () => {
+    const plain: JsonObject = { type: "object", properties: { a: { anyOf: [{ type: "string" }, { type: "null" }] } } };
+    expect(declaredSchema(plain)).toBe(plain);
+  });
+
+  it("folds a root oneOf into one object of every branch's properties, requiring only what all require", () => {
+    const out = declaredSchema(EITHER);
+    expect(out).not.toHaveProperty("oneOf");
+    expect(out).toMatchObject({
+      type: "object",
+      properties: {
+        kind: { anyOf: [{ type: "string" }, { const: "file" }] },
+        path: { type: "string" },
+        url: { type: "string" },
+      },
+      required: ["kind"],
+    });
+    expect(out.description).toContain("exactly one of 2 alternatives (oneOf), requiring {path, kind} | {url}");
+  });
+
+  it("adds allOf branches' required names and gives a root without a type type object", () => {
+    const out = declaredSchema({
+      allOf: [
+        { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+        { properties: { b: { type: "number" } }, required: ["b"] },
+      ],
+      description: "two parts",
+    });
+    expect(out).toEqual({
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "number" } },
+      required: ["a", "b"],
+      description: "two parts\n\nThe arguments must match all of 2 schemas (allOf).",
+    });
+  });
+
+  it.each([
+    ["anthropic", () => anthropic.buildBody(request("anthropic", { tools: [decl] })).tools],
+    ["openai", () => openai.buildBody(request("openai", { tools: [decl] })).tools],
+    ["openai-responses", () => openaiResponses.buildBody(request("openai-responses", { tools: [decl] })).tools],
+  ])("reaches the %s body with no combinator at the root", (_provider, tools) => {
+    const text = JSON.stringify(tools());
+    expect(text).toContain('"url"');
+    expect(text).not.toContain('"oneOf"');
+  });
+});
