@@ -43,6 +43,12 @@ const toolResultsSchema = {
   },
 } as const;
 
+/** A new user message's turn options, the same on /messages and /chat. */
+const turnOptions = {
+  max_steps: { type: "integer", minimum: 1, maximum: 64 },
+  json_schema: { type: ["object", "boolean"] },
+} as const;
+
 export const messageBody = {
   type: "object",
   additionalProperties: false,
@@ -50,8 +56,7 @@ export const messageBody = {
   properties: {
     content: messageContentSchema(false),
     tool_results: toolResultsSchema,
-    max_steps: { type: "integer", minimum: 1, maximum: 64 },
-    json_schema: { type: ["object", "boolean"] },
+    ...turnOptions,
   },
 } as const;
 
@@ -156,13 +161,14 @@ export const corsBody = {
 /**
  * POST /v1/sessions/{id}/chat: what the AI SDK's `useChat` (DefaultChatTransport) sends. Only the newest
  * message is read (the server owns history), and `trigger`: `regenerate-message` (useChat's `regenerate()`)
- * retries the newest turn instead. The other fields the SDK adds (`id`, `messageId`, a transport's extra
- * `body`) are allowed and ignored.
+ * retries the newest turn instead. `max_steps` and `json_schema` (a transport's extra `body`) apply to a new user
+ * message as on /messages. The other fields the SDK adds (`id`, `messageId`, other extras) are allowed and ignored.
  */
 export const chatBody = {
   type: "object",
   required: ["messages"],
   properties: {
+    ...turnOptions,
     id: { type: "string" },
     trigger: { type: "string" },
     messageId: { type: ["string", "null"] },

@@ -413,7 +413,7 @@ export const OPENAPI = {
     "/v1/sessions/{id}/chat": {
       post: op(
         "chat",
-        "The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn, answers client tools or answers approvals (`approval-responded` parts); `trigger: regenerate-message` retries the newest turn",
+        "The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn (with the body's `json_schema` and `max_steps`, as on /messages), answers client tools or answers approvals (`approval-responded` parts); `trigger: regenerate-message` retries the newest turn",
         {
           "200": turnResponse(
             "The turn's UI message stream; while the turn still waits for other answers (an approval given, a client output of the same step still due), its state as JSON, whatever the Accept",

@@ -236,7 +236,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn, answers client tools or answers approvals (`approval-responded` parts); `trigger: regenerate-message` retries the newest turn */
+        /** The AI SDK useChat endpoint (DefaultChatTransport): the newest message starts a turn (with the body's `json_schema` and `max_steps`, as on /messages), answers client tools or answers approvals (`approval-responded` parts); `trigger: regenerate-message` retries the newest turn */
         post: operations["chat"];
         delete?: never;
         options?: never;
@@ -521,6 +521,8 @@ export interface components {
             }[];
         };
         ChatBody: {
+            max_steps?: number;
+            json_schema?: Record<string, unknown> | boolean;
             id?: string;
             trigger?: string;
             messageId?: string | null;

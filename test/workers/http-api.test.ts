@@ -139,6 +139,34 @@ describe("bad input changes nothing", () => {
     expect(await mockRequests(s.model)).toEqual([]);
   });
 
+  it("POST /chat with max_steps ends the user message's turn after that many steps", async () => {
+    const s = await setup({
+      tools: [
+        {
+          name: "lookup",
+          description: "look up",
+          input_schema: { type: "object", properties: { q: { type: "string" } } },
+          execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+        },
+      ],
+    });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_chat_steps", name: "lookup", input: { q: "a" } }] } },
+      { reply: { text: "second step" } },
+    ]);
+    const res = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: {
+        id: s.session,
+        messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "go" }] }],
+        max_steps: 1,
+      },
+    });
+    await res.text();
+    expect(await mockRequests(s.model)).toHaveLength(1);
+  });
+
   it("answers 404 for an unknown session", async () => {
     const key = await tenantKey();
     const res = await apiJson<ErrorBody>("/v1/sessions/does-not-exist/messages", {

@@ -133,6 +133,49 @@ describe("structured output: turns", () => {
   });
 });
 
+describe("structured output: /chat", () => {
+  const chat = (session: string, text: string, extra: Record<string, unknown>) => ({
+    id: session,
+    messages: [{ id: "u1", role: "user", parts: [{ type: "text", text }] }],
+    ...extra,
+  });
+
+  it("a /chat user message with json_schema offers structured_output and delivers its value", async () => {
+    const s = await setup();
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [{ id: "toolu_chat_so", name: "structured_output", input: { city: "Bergen", temp_c: 9 } }],
+        },
+      },
+    ]);
+    const res = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: chat(s.session, "weather as JSON", { json_schema: SCHEMA }),
+    });
+    expect(res.status).toBe(200);
+    const frames = await sseFrames(res);
+    const chunk = frames.find((f) => f.data.includes('"data-structured-result"'));
+    expect(JSON.parse(chunk?.data ?? "{}").data).toEqual({ city: "Bergen", temp_c: 9 });
+    const tools = ((await mockRequests(s.model))[0]?.body.tools ?? []) as Array<{ name: string }>;
+    expect(tools.map((t) => t.name)).toContain("structured_output");
+  });
+
+  it("refuses a /chat json_schema that does not compile with 422 and writes nothing", async () => {
+    const s = await setup();
+    const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: chat(s.session, "x", { json_schema: { type: "array" } }),
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe("invalid_schema");
+    expect(await history(s)).toEqual([]);
+    expect(await mockRequests(s.model)).toEqual([]);
+  });
+});
+
 describe("structured output: size", () => {
   const A_ONLY = { type: "object", properties: { s: { type: "string", pattern: "^a+$" } }, required: ["s"] };
   /** A value of `{"s": "aaa…"}` whose JSON is exactly `bytes` bytes. */

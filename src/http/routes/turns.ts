@@ -193,17 +193,31 @@ export const turnsRoutes = new Hono<AppEnv>()
   })
   .post("/:id/chat", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
-    const input = chatBodyToInput(await readBody<{ messages: unknown[]; trigger?: string }>(c, "chatBody"));
+    // The same cap as /messages: a new message may carry a json_schema of up to 1,000,000 bytes beside its parts.
+    const body = await readBody<{ messages: unknown[]; trigger?: string; max_steps?: number; json_schema?: unknown }>(
+      c,
+      "chatBody",
+      MESSAGE_BODY_BYTES,
+    );
+    const input = chatBodyToInput(body);
     const agent = await agentArg(c);
     // useChat's regenerate(): the same as POST /retry, streamed (its user message is not stored again).
     if (input.kind === "regenerate") {
       return respond(c, unwrap(await turnCall(ref.stub, { call: "retry", agent, mode: "stream" })));
     }
     if (input.kind === "message") {
+      // Read for a new message only: a transport sends its extra body with every request, and answers continue a
+      // turn (a regenerate re-runs one) with the options it started with.
+      const jsonSchema = body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
       const sent = await turnCall(ref.stub, {
         call: "sendMessage",
         agent,
-        input: { content: input.content, tool_results: [] },
+        input: {
+          content: input.content,
+          tool_results: [],
+          ...(body.max_steps ? { max_steps: body.max_steps } : {}),
+          ...(jsonSchema ? { json_schema: jsonSchema } : {}),
+        },
         mode: "stream",
       });
       return respond(c, unwrap(sent));

@@ -1459,7 +1459,7 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const chatBody = validate21;
-const schema32 = {"type":"object","required":["messages"],"properties":{"id":{"type":"string"},"trigger":{"type":"string"},"messageId":{"type":["string","null"]},"messages":{"type":"array","minItems":1,"items":{"type":"object","required":["role","parts"],"properties":{"id":{"type":"string"},"role":{"enum":["user","assistant","system"]},"parts":{"type":"array","maxItems":1000,"items":{"type":"object","required":["type"]}}}}}}};
+const schema32 = {"type":"object","required":["messages"],"properties":{"max_steps":{"type":"integer","minimum":1,"maximum":64},"json_schema":{"type":["object","boolean"]},"id":{"type":"string"},"trigger":{"type":"string"},"messageId":{"type":["string","null"]},"messages":{"type":"array","minItems":1,"items":{"type":"object","required":["role","parts"],"properties":{"id":{"type":"string"},"role":{"enum":["user","assistant","system"]},"parts":{"type":"array","maxItems":1000,"items":{"type":"object","required":["type"]}}}}}}};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1479,11 +1479,26 @@ validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",pa
 return false;
 }
 else {
-if(data.id !== undefined){
+if(data.max_steps !== undefined){
+let data0 = data.max_steps;
 const _errs1 = errors;
-if(typeof data.id !== "string"){
-validate21.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate21.errors = [{instancePath:instancePath+"/max_steps",schemaPath:"#/properties/max_steps/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 64 || isNaN(data0)){
+validate21.errors = [{instancePath:instancePath+"/max_steps",schemaPath:"#/properties/max_steps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"}];
+return false;
+}
+else {
+if(data0 < 1 || isNaN(data0)){
+validate21.errors = [{instancePath:instancePath+"/max_steps",schemaPath:"#/properties/max_steps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
 }
 var valid0 = _errs1 === errors;
 }
@@ -1491,10 +1506,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.trigger !== undefined){
+if(data.json_schema !== undefined){
+let data1 = data.json_schema;
 const _errs3 = errors;
-if(typeof data.trigger !== "string"){
-validate21.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (typeof data1 !== "boolean")){
+validate21.errors = [{instancePath:instancePath+"/json_schema",schemaPath:"#/properties/json_schema/type",keyword:"type",params:{type: schema32.properties.json_schema.type},message:"must be object,boolean"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -1503,11 +1519,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.messageId !== undefined){
-let data2 = data.messageId;
+if(data.id !== undefined){
 const _errs5 = errors;
-if((typeof data2 !== "string") && (data2 !== null)){
-validate21.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: schema32.properties.messageId.type},message:"must be string,null"}];
+if(typeof data.id !== "string"){
+validate21.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -1516,73 +1531,98 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.messages !== undefined){
-let data3 = data.messages;
+if(data.trigger !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(Array.isArray(data3)){
-if(data3.length < 1){
+if(typeof data.trigger !== "string"){
+validate21.errors = [{instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messageId !== undefined){
+let data4 = data.messageId;
+const _errs9 = errors;
+if((typeof data4 !== "string") && (data4 !== null)){
+validate21.errors = [{instancePath:instancePath+"/messageId",schemaPath:"#/properties/messageId/type",keyword:"type",params:{type: schema32.properties.messageId.type},message:"must be string,null"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.messages !== undefined){
+let data5 = data.messages;
+const _errs11 = errors;
+if(errors === _errs11){
+if(Array.isArray(data5)){
+if(data5.length < 1){
 validate21.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/properties/messages/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
 var valid1 = true;
-const len0 = data3.length;
+const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-const _errs9 = errors;
-if(errors === _errs9){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let data6 = data5[i0];
+const _errs13 = errors;
+if(errors === _errs13){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing1;
-if(((data4.role === undefined) && (missing1 = "role")) || ((data4.parts === undefined) && (missing1 = "parts"))){
+if(((data6.role === undefined) && (missing1 = "role")) || ((data6.parts === undefined) && (missing1 = "parts"))){
 validate21.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/properties/messages/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
-if(data4.id !== undefined){
-const _errs11 = errors;
-if(typeof data4.id !== "string"){
+if(data6.id !== undefined){
+const _errs15 = errors;
+if(typeof data6.id !== "string"){
 validate21.errors = [{instancePath:instancePath+"/messages/" + i0+"/id",schemaPath:"#/properties/messages/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid2 = _errs11 === errors;
+var valid2 = _errs15 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.role !== undefined){
-let data6 = data4.role;
-const _errs13 = errors;
-if(!(((data6 === "user") || (data6 === "assistant")) || (data6 === "system"))){
+if(data6.role !== undefined){
+let data8 = data6.role;
+const _errs17 = errors;
+if(!(((data8 === "user") || (data8 === "assistant")) || (data8 === "system"))){
 validate21.errors = [{instancePath:instancePath+"/messages/" + i0+"/role",schemaPath:"#/properties/messages/items/properties/role/enum",keyword:"enum",params:{allowedValues: schema32.properties.messages.items.properties.role.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-var valid2 = _errs13 === errors;
+var valid2 = _errs17 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data4.parts !== undefined){
-let data7 = data4.parts;
-const _errs14 = errors;
-if(errors === _errs14){
-if(Array.isArray(data7)){
-if(data7.length > 1000){
+if(data6.parts !== undefined){
+let data9 = data6.parts;
+const _errs18 = errors;
+if(errors === _errs18){
+if(Array.isArray(data9)){
+if(data9.length > 1000){
 validate21.errors = [{instancePath:instancePath+"/messages/" + i0+"/parts",schemaPath:"#/properties/messages/items/properties/parts/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
 return false;
 }
 else {
 var valid3 = true;
-const len1 = data7.length;
+const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
-let data8 = data7[i1];
-const _errs16 = errors;
-if(errors === _errs16){
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+let data10 = data9[i1];
+const _errs20 = errors;
+if(errors === _errs20){
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 let missing2;
-if((data8.type === undefined) && (missing2 = "type")){
+if((data10.type === undefined) && (missing2 = "type")){
 validate21.errors = [{instancePath:instancePath+"/messages/" + i0+"/parts/" + i1,schemaPath:"#/properties/messages/items/properties/parts/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
@@ -1592,7 +1632,7 @@ validate21.errors = [{instancePath:instancePath+"/messages/" + i0+"/parts/" + i1
 return false;
 }
 }
-var valid3 = _errs16 === errors;
+var valid3 = _errs20 === errors;
 if(!valid3){
 break;
 }
@@ -1604,7 +1644,7 @@ validate21.errors = [{instancePath:instancePath+"/messages/" + i0+"/parts",schem
 return false;
 }
 }
-var valid2 = _errs14 === errors;
+var valid2 = _errs18 === errors;
 }
 else {
 var valid2 = true;
@@ -1618,7 +1658,7 @@ validate21.errors = [{instancePath:instancePath+"/messages/" + i0,schemaPath:"#/
 return false;
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = _errs13 === errors;
 if(!valid1){
 break;
 }
@@ -1630,10 +1670,12 @@ validate21.errors = [{instancePath:instancePath+"/messages",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
+}
+}
 }
 }
 }
@@ -1648,7 +1690,7 @@ return false;
 validate21.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":{"id":true,"trigger":true,"messageId":true,"messages":true},"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":{"max_steps":true,"json_schema":true,"id":true,"trigger":true,"messageId":true,"messages":true},"dynamicProps":false,"dynamicItems":false};
 
 export const corsBody = validate22;
 const schema33 = {"type":"object","additionalProperties":false,"required":["allowed_origins"],"properties":{"allowed_origins":{"type":"array","maxItems":100,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":300}}}};
