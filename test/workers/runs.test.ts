@@ -193,6 +193,18 @@ describe("run lifecycle", () => {
     expect(run.structured_result).toEqual({ city: "Oslo", temp: 4 });
   });
 
+  it("shows a run's structured_result once, at the top level, not again inside result", async () => {
+    const s = await runSetup();
+    const schema = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_run_once_so", name: "structured_output", input: { n: 7 } }] } },
+    ]);
+    const a = await accepted(await signedRun(s, { input: "n?", json_schema: schema }));
+    const run = await waitRun(s, a.run_id, ended);
+    expect(run.structured_result).toEqual({ n: 7 });
+    expect(run.result).not.toHaveProperty("structured_result");
+  });
+
   it("keeps a structured_result at the budget whole beside a long final text, cutting the text instead", async () => {
     const s = await runSetup();
     const schema = { type: "object", properties: { s: { type: "string" } }, required: ["s"] };

@@ -293,7 +293,9 @@ export class RunStore {
   }
 
   view(row: RunRow, sessionId: string, nextAttemptAt: number | null): RunView {
-    const result = row.result ? (JSON.parse(row.result) as RunOutput) : undefined;
+    const stored = row.result ? (JSON.parse(row.result) as RunOutput) : undefined;
+    // The row keeps the structured result inside `result`; a view (and a callback) shows it once, at the top level.
+    const result = stored && { output: stored.output, finish_reason: stored.finish_reason, usage: stored.usage };
     return {
       run_id: row.id,
       agent: row.agent,
@@ -305,7 +307,7 @@ export class RunStore {
       ended_at: row.ended_at,
       resumes: row.resumes,
       ...(result ? { result } : {}),
-      ...(result && result.structured_result !== undefined ? { structured_result: result.structured_result } : {}),
+      ...(stored?.structured_result !== undefined ? { structured_result: stored.structured_result } : {}),
       ...(row.error ? { error: JSON.parse(row.error) as ErrorInfo } : {}),
       ...(row.callback_url
         ? {

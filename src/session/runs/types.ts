@@ -53,7 +53,8 @@ export interface RunView {
   ended_at: string | null;
   /** Times the run was started again after its session restarted mid-turn. */
   resumes: number;
-  result?: RunOutput;
+  /** The final text, finish reason and usage; the structured result is `structured_result`, not repeated here. */
+  result?: Omit<RunOutput, "structured_result">;
   structured_result?: unknown;
   /** While `awaiting_approval`: what a person must answer (POST /v1/sessions/{session_id}/tool-approvals). */
   approvals?: OpenApproval[];
