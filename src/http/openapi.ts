@@ -420,6 +420,7 @@ export const OPENAPI = {
             false,
           ),
           "409": errorResponse,
+          "422": errorResponse,
         },
         { parameters: [SESSION], requestBody: body("ChatBody") },
       ),
@@ -443,7 +444,7 @@ export const OPENAPI = {
     "/v1/sessions/{id}/retry": {
       post: op(
         "retryTurn",
-        "Re-run the last failed or interrupted turn",
+        "Re-run the last failed, interrupted, cancelled or paused turn",
         { "200": turnResponse("The turn"), "201": turnResponse("The turn"), "409": errorResponse },
         { parameters: [SESSION] },
       ),

@@ -287,7 +287,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Re-run the last failed or interrupted turn */
+        /** Re-run the last failed, interrupted, cancelled or paused turn */
         post: operations["retryTurn"];
         delete?: never;
         options?: never;
@@ -1774,6 +1774,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            422: components["responses"]["Error"];
             429: components["responses"]["Error"];
         };
     };
