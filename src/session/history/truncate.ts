@@ -47,6 +47,8 @@ export function fitDeclarations(
   others: Part[],
   rowBudget: number,
 ): { fitted: ToolDeclaration[]; left: ToolDeclaration[] } {
+  // Most closes carry no declaration: nothing to measure (every admission passes here).
+  if (declarations.length === 0) return { fitted: [], left: [] };
   const resultBytes = Math.min(
     MESSAGE_RESULTS_BUDGET_BYTES,
     results.reduce((n, r) => n + jsonBytes(r.content), 0),
