@@ -159,29 +159,36 @@ export class SessionTools {
 
   /**
    * Writes the user message that closes the open calls (`HistoryStore.closeOpenCalls`, in the caller's
-   * transaction) with the declarations of loaded tools no message carries yet. Those the row cannot hold leave
-   * the loaded set (`unloaded`, for a `tools_unloaded` event): message-level tools have no other place where the
-   * model sees a schema, so one left loaded but undeclared would be callable with no schema in view until some
-   * later message had room for it. A search or a valid call loads it again.
+   * transaction) with the declarations of loaded tools no message carries yet. Those the row cannot hold stay
+   * undeclared, for a later message with room. In the message-level projection they also leave the loaded set
+   * (`unloaded`, for a `tools_unloaded` event): history is the only place where that model sees a schema, so one
+   * left loaded would be callable with no schema in view. The other projections show a loaded tool by other
+   * means (tools[], or a tool_reference in its loading result) and never send these declarations, so there the
+   * tool stays loaded: unloading it would take back what select_tools just reported as loaded.
    */
   closeOpenCalls(agent: AgentConfig, opts: Omit<CloseOptions, "declarations">) {
-    const closed = this.#history.closeOpenCalls({ ...opts, declarations: this.#takeDeclarations(agent) });
-    if (closed.undeclared.length) this.loaded.remove(closed.undeclared);
-    return { message: closed.message, synthesized: closed.synthesized, unloaded: closed.undeclared };
-  }
-
-  /** Declarations of loaded tools no history message carries yet; marks them as carried (same transaction). */
-  #takeDeclarations(agent: AgentConfig): ToolDeclaration[] {
-    const reg = this.registry(agent);
-    const names = this.loaded.undeclared();
-    const tools = names.map((n) => reg.get(n)).filter((t): t is RegisteredTool => t?.deferred === true);
-    // Only what is declared now: a loaded tool whose server is down gets its declaration when it returns.
-    const prints = new Map(tools.map((t) => [t.name, declarationPrint(t)]));
+    const { declarations, prints } = this.#declarations(agent);
+    const closed = this.#history.closeOpenCalls({ ...opts, declarations });
+    const left = new Set(closed.undeclared);
     this.loaded.markDeclared(
-      tools.map((t) => t.name),
+      declarations.map((d) => d.name).filter((n) => !left.has(n)),
       (name) => prints.get(name) ?? null,
     );
-    return tools.map(declaration);
+    const unloaded = projectionFor(agent.model) === "message_level" ? closed.undeclared : [];
+    if (unloaded.length) this.loaded.remove(unloaded);
+    return { message: closed.message, synthesized: closed.synthesized, unloaded };
+  }
+
+  /** Declarations of loaded tools no history message carries yet, with each one's digest (`markDeclared`). */
+  #declarations(agent: AgentConfig): { declarations: ToolDeclaration[]; prints: Map<string, string> } {
+    const reg = this.registry(agent);
+    const names = this.loaded.undeclared();
+    // Only what is declared now: a loaded tool whose server is down gets its declaration when it returns.
+    const tools = names.map((n) => reg.get(n)).filter((t): t is RegisteredTool => t?.deferred === true);
+    return {
+      declarations: tools.map(declaration),
+      prints: new Map(tools.map((t) => [t.name, declarationPrint(t)])),
+    };
   }
 
   /** The answer for a call to a tool missing from the turn's registry because its MCP server is down. */

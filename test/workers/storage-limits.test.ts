@@ -7,6 +7,7 @@ import { EventLog } from "../../src/observability/events";
 import { MAX_CELL_BYTES, RESULT_BUDGET_BYTES } from "../../src/storage/limits";
 import { write } from "../../src/storage/sql";
 import {
+  ADMIN,
   api,
   apiJson,
   events,
@@ -99,8 +100,18 @@ describe("tool results under the row limit", () => {
 });
 
 describe("tool declarations under the row limit", () => {
-  it("one step loading more schemas than a message row holds: those that do not fit are unloaded, and the session goes on", async () => {
-    const s = await setup({ tools: wideTools("wide", 120) });
+  it("one step loading more schemas than a message row holds (message-level): those that do not fit are unloaded, and the session goes on", async () => {
+    const s = await setup({}, "openai");
+    // Message-level: history's declarations are where this model reads a loaded tool's schema.
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider: "openai", name: s.model, capabilities: { message_level_tools: true } },
+        tools: wideTools("wide", 120),
+      },
+    });
+    expect(put.status).toBe(200);
     // Six parallel select_tools calls of 20 names: 120 declarations, ~2.4 MB.
     const calls = selectCalls(
       "toolu_sel",
@@ -108,9 +119,6 @@ describe("tool declarations under the row limit", () => {
     );
     await script(s.model, [{ reply: { tool_calls: calls } }, { reply: { text: "Loaded." } }]);
     expect((await send(s, { content: "load everything" })).body.status).toBe("completed");
-    await script(s.model, [{ reply: { text: "Still here." } }]);
-    expect((await send(s, { content: "and now?" })).body.status).toBe("completed");
-    expect(overLimit(await largestCells(s))).toEqual([]);
     // Every tool still loaded is declared in history; the rest were unloaded, with an event naming them.
     const declared = (await history(s)).flatMap((m) =>
       m.parts.flatMap((p) => (p.type === "tool_declarations" ? (p.tools as Array<{ name: string }>) : [])),
@@ -126,7 +134,29 @@ describe("tool declarations under the row limit", () => {
         .map((t) => t.name)
         .sort(),
     );
+    // The next turn runs (it compacts first: the declarations kept are ~450k tokens).
+    await script(s.model, [{ reply: { text: "Still here." } }]);
+    expect((await send(s, { content: "and now?" })).body.status).toBe("completed");
+    expect(overLimit(await largestCells(s))).toEqual([]);
   });
+
+  // Anthropic shows a loaded tool by its tool_reference, plain by tools[] (room for 120 here): neither sends
+  // history's declarations, so a declaration the row could not hold takes nothing back from what select_tools loaded.
+  it.each(["anthropic", "openai"] as const)(
+    "one step loading more schemas than a message row holds keeps them all loaded outside the message-level projection (%s)",
+    async (provider) => {
+      const s = await setup({ tools: wideTools("kept", 120) }, provider);
+      const names = Array.from({ length: 120 }, (_, i) => `kept_${i}`);
+      await script(s.model, [
+        { reply: { tool_calls: selectCalls("call_keep", names) } },
+        { reply: { text: "Loaded." } },
+      ]);
+      expect((await send(s, { content: "load everything" })).body.status).toBe("completed");
+      const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+      expect([...state.body.loaded_tools].sort()).toEqual([...names].sort());
+      expect((await events(s)).filter((e) => e.type === "tools_unloaded")).toEqual([]);
+    },
+  );
 });
 
 describe("what a row could not hold is refused before anything changes", () => {
