@@ -31,10 +31,10 @@ export function declaredSchema(schema: JsonObject): JsonObject {
 
 function fold(schema: JsonObject): JsonObject {
   const { allOf, anyOf, oneOf, ...rest } = schema;
-  const all = branches(allOf);
+  const all = branches(allOf, schema);
   const unions: Array<[string, JsonObject[]]> = [
-    ["anyOf", branches(anyOf)],
-    ["oneOf", branches(oneOf)],
+    ["anyOf", branches(anyOf, schema)],
+    ["oneOf", branches(oneOf, schema)],
   ];
   // Each property's distinct declarations, in first-seen order.
   const declared = new Map<string, JsonValue[]>();
@@ -79,8 +79,39 @@ function isObject(v: JsonValue | undefined): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function branches(v: JsonValue | undefined): JsonObject[] {
-  return Array.isArray(v) ? v.filter(isObject) : [];
+/**
+ * A combinator's object branches, a local `$ref` (`#/$defs/…`, `#/definitions/…`: how Pydantic and zod write a
+ * union of models) replaced by the definition it names, one level deep, so its properties and required names
+ * count. The definitions stay in the folded schema, so refs inside them and inside properties still resolve.
+ */
+function branches(v: JsonValue | undefined, root: JsonObject): JsonObject[] {
+  if (!Array.isArray(v)) return [];
+  return v.filter(isObject).map((b) => {
+    if (typeof b.$ref !== "string") return b;
+    const target = localDefinition(root, b.$ref);
+    if (!target) return b;
+    const { $ref: _ref, ...siblings } = b;
+    return { ...target, ...siblings };
+  });
+}
+
+/** The definition `#/$defs/<name>` or `#/definitions/<name>` names in `root`, if there is one. */
+function localDefinition(root: JsonObject, ref: string): JsonObject | undefined {
+  const m = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
+  if (!m) return undefined;
+  const defs = root[m[1] as string];
+  if (!isObject(defs)) return undefined;
+  let name: string;
+  try {
+    // A JSON pointer segment: percent-decoded (it is a URI fragment), then ~1 is "/" and ~0 is "~".
+    name = decodeURIComponent(m[2] as string)
+      .replaceAll("~1", "/")
+      .replaceAll("~0", "~");
+  } catch {
+    return undefined;
+  }
+  const def = Object.hasOwn(defs, name) ? defs[name] : undefined;
+  return isObject(def) ? def : undefined;
 }
 
 function names(v: JsonValue | undefined): string[] {

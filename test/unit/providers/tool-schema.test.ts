@@ -54,6 +54,30 @@ describe("declaredSchema", () => {
     });
   });
 
+  it("reads a root oneOf of local $refs (a Pydantic or zod union) through their definitions, keeping $defs", () => {
+    const pet: JsonObject = {
+      type: "object",
+      oneOf: [{ $ref: "#/$defs/Cat" }, { $ref: "#/definitions/Dog" }],
+      $defs: {
+        Cat: {
+          type: "object",
+          properties: { meow: { type: "string" }, owner: { $ref: "#/$defs/Owner" } },
+          required: ["meow"],
+        },
+        Owner: { type: "object", properties: { name: { type: "string" } } },
+      },
+      definitions: { Dog: { type: "object", properties: { bark: { type: "boolean" } }, required: ["bark"] } },
+    };
+    const out = declaredSchema(pet);
+    expect(out.properties).toEqual({
+      meow: { type: "string" },
+      owner: { $ref: "#/$defs/Owner" },
+      bark: { type: "boolean" },
+    });
+    expect(out.description).toContain("exactly one of 2 alternatives (oneOf), requiring {meow} | {bark}");
+    expect(out.$defs).toEqual(pet.$defs);
+  });
+
   it.each([
     ["anthropic", () => anthropic.buildBody(request("anthropic", { tools: [decl] })).tools],
     ["openai", () => openai.buildBody(request("openai", { tools: [decl] })).tools],
