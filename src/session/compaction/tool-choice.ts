@@ -59,8 +59,12 @@ export function toolChoice(
   // A paused turn (awaiting client results or approvals) has its step's results stored but not yet in history, and
   // the tools they loaded are not declared yet (their declarations come with that results message): both count as
   // named, or a tool the step just loaded would be dropped and its "loaded" result land after the removal note.
-  const afterBoundary = [...kept, storedResults(deps.history.openCalls())];
-  const named = new Set([...toolsNamedIn(afterBoundary), ...tools.loaded.undeclared()]);
+  const stored = storedResults(deps.history.openCalls());
+  const afterBoundary = [...kept, stored];
+  // What the paused step loaded (its tool_references, the loads still to be declared): never called yet, but the
+  // model was just told they loaded, so the row's room drops them last (tools.ts).
+  const justLoaded = new Set([...toolsDeclaredIn([stored]), ...tools.loaded.undeclared()]);
+  const named = new Set([...toolsNamedIn(afterBoundary), ...justLoaded]);
   // A loaded tool whose source is away (its MCP server down) has no declaration to carry across the boundary:
   // unless the kept turns still declare it, it leaves the loaded set rather than stay loaded with nothing in the
   // view that declares it; once its server is back, tool_search or select_tools loads it again. A call to it in
@@ -78,6 +82,7 @@ export function toolChoice(
       return {
         name: t.name,
         lastUse: lastUse.get(t.name) ?? 0,
+        ...(justLoaded.has(t.name) ? { justLoaded: true } : {}),
         tokens: Math.ceil(JSON.stringify(decl).length / BYTES_PER_TOKEN),
         // Its declaration and kept entry, each with a separating comma.
         bytes: jsonBytes(decl) + jsonBytes({ name: t.name, fingerprint }) + 2,

@@ -6,7 +6,7 @@
  * token budget; the rest leave the loaded set (they stay searchable and a
  * valid call still runs and reloads them). The compaction record's row must
  * hold the kept declarations too: past its room the least recently used kept
- * tools leave as well, named ones included. Pure.
+ * tools leave as well, named ones included, those just loaded last. Pure.
  */
 import type { Message } from "../../model/message";
 
@@ -15,6 +15,11 @@ export interface LoadedInfo {
   name: string;
   /** Higher = used more recently (e.g. the seq of its last tool_use; 0 = never called). */
   lastUse: number;
+  /**
+   * Loaded by a step whose results or declarations history does not carry yet (a paused turn's): never called,
+   * so its `lastUse` is 0, yet the model was just told it is loaded; the row's cut takes it last.
+   */
+  justLoaded?: boolean;
   /** Estimated tokens of its declaration. */
   tokens: number;
   /** Bytes it adds to the compaction record's row when kept (its declaration and snapshot entry). */
@@ -53,10 +58,13 @@ export function keepLoaded(
     } else dropped.push(t.name);
   }
   // A row over the platform's limit would fail the compaction, and with it every turn that needs one: the least
-  // recently used kept tools leave (a named one too: a valid call loads it again) until the rest fit.
+  // recently used kept tools leave (a named one too: a valid call loads it again) until the rest fit. Those just
+  // loaded go last: dropping one would put its removal before the result that says it loaded.
   let bytes = kept.reduce((n, t) => n + t.bytes, 0);
   const leaving = new Set<string>();
-  for (const t of [...kept].sort((a, b) => a.lastUse - b.lastUse)) {
+  const cutOrder = (a: LoadedInfo, b: LoadedInfo) =>
+    Number(a.justLoaded === true) - Number(b.justLoaded === true) || a.lastUse - b.lastUse;
+  for (const t of [...kept].sort(cutOrder)) {
     if (bytes <= room) break;
     leaving.add(t.name);
     bytes -= t.bytes;

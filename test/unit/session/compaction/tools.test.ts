@@ -16,4 +16,10 @@ describe("keepLoaded", () => {
     const rule = keepLoaded(loaded, new Set(["named_old"]), 1_000_000, 500);
     expect(rule).toEqual({ kept: ["recent"], dropped: ["named_old", "middle"] });
   });
+
+  it("past the row's room drops tools just loaded (never called) after every other kept tool", () => {
+    const loaded = [{ ...tool("just_loaded", 0, 400), justLoaded: true }, tool("called", 5, 400), tool("old", 1, 400)];
+    const rule = keepLoaded(loaded, new Set(["just_loaded"]), 1_000_000, 500);
+    expect(rule).toEqual({ kept: ["just_loaded"], dropped: ["old", "called"] });
+  });
 });
