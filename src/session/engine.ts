@@ -241,11 +241,11 @@ export class SessionEngine {
     const maxSteps = Math.min(input.max_steps ?? agent.max_steps, MAX_STEPS_LIMIT);
     // Only what admission needs happens before the provider request; sweeps run when a turn settles.
     const superseded = previous && isPaused(previous.status) ? previous.id : null;
-    const { turn, synthesized, declined, unloaded, tooLarge } = this.tx(() => {
+    const { turn, synthesized, declined, unloaded, tooLarge, unreferenced } = this.tx(() => {
       if (superseded) this.turns.finish(superseded, "completed", "superseded", null);
       // Open approvals are answered "declined" in this same admission transaction; closeOpenCalls writes them.
       const declined = declineOpen(this.approvals, this.history, close.declined, "admission");
-      const { notices, unloaded } = this.tools.admit(agent);
+      const { notices, unloaded, unreferenced } = this.tools.admit(agent);
       const closed = this.tools.closeOpenCalls(agent, {
         turnId: id,
         reason: close.reason,
@@ -264,7 +264,7 @@ export class SessionEngine {
         json_schema: input.json_schema ? JSON.stringify(input.json_schema) : null,
         first_message_seq: closed.message?.seq ?? null,
       });
-      return { turn, synthesized: closed.synthesized, declined, unloaded, tooLarge: closed.unloaded };
+      return { turn, synthesized: closed.synthesized, declined, unloaded, tooLarge: closed.unloaded, unreferenced };
     });
     // The events' log lines wait until the turn's first content is out (or it settles): a console line is not
     // free, and these would otherwise delay the provider request and the first delta. The rows are written now.
@@ -278,6 +278,9 @@ export class SessionEngine {
       this.eventLog.record("turn_started", id, { kind, max_steps: maxSteps });
       if (unloaded.length) this.eventLog.record("tools_unloaded", id, { names: unloaded, reason: "tools_limit" });
       if (tooLarge.length) this.eventLog.record("tools_unloaded", id, { names: tooLarge, reason: "row_limit" });
+      if (unreferenced.length) {
+        this.eventLog.record("tools_unloaded", id, { names: unreferenced, reason: "projection" });
+      }
       if (synthesized.length > 0) {
         this.eventLog.record("tool_result_synthesized", id, { tool_use_ids: synthesized, reason: close.reason });
       }

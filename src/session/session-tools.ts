@@ -9,8 +9,8 @@ import type { Env } from "../env";
 import { mcpLimits } from "../mcp/limits";
 import { McpCatalog, type McpSnapshot } from "../mcp/mcp-catalog";
 import type { JsonObject } from "../model/json";
-import type { NoticePart, ToolDeclaration } from "../model/message";
-import { announcedTools, PLAIN_TOOLS_MAX, projectionFor, toolSetNotices } from "../tools/disclosure";
+import type { NoticePart, ToolDeclaration, ToolResultContent } from "../model/message";
+import { announcedTools, PLAIN_TOOLS_MAX, type Projection, projectionFor, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools } from "../tools/loaded";
 import { declaration, declarationPrint, fullSchema, ToolRegistry } from "../tools/registry";
@@ -36,6 +36,8 @@ export class SessionTools {
   #seen: { agent: AgentConfig; mcpVersion: number } | null = null;
   #registry: ToolRegistry | null = null;
   #index: ToolIndex | null = null;
+  /** The projection of this instance's last admission (undefined before the first: that one checks, see `admit`). */
+  #projection: Projection | undefined = undefined;
 
   readonly #history: HistoryStore;
   constructor(sql: SqlStorage, history: HistoryStore) {
@@ -105,7 +107,7 @@ export class SessionTools {
    * loaded each tool: history is not read back into it (a call there may have
    * been invalid or declined, or its tool dropped since).
    */
-  admit(agent: AgentConfig): { notices: NoticePart[]; unloaded: string[] } {
+  admit(agent: AgentConfig): { notices: NoticePart[]; unloaded: string[]; unreferenced: string[] } {
     this.#pinned = this.mcp.snapshot(agent.mcp_servers);
     const down = this.#pinned.down;
     const reg = this.registry(agent);
@@ -114,6 +116,13 @@ export class SessionTools {
     // one its server no longer lists, or of a server no longer configured, is dropped.
     const gone = current.filter((n) => reg.get(n)?.deferred !== true && !down.has(n));
     if (gone.length) this.loaded.remove(gone);
+    // Anthropic shows a loaded tool through a tool_reference in history (or the compaction preamble's declarations).
+    // One loaded under another projection (the provider changed, native_tool_search turned on) has none: it is
+    // deferred again, and a search or select loads it with a reference. Checked at a switch and once per instance.
+    const projection = projectionFor(agent.model);
+    const unreferenced = projection === "anthropic" && this.#projection !== projection ? this.#unreferenced(reg) : [];
+    if (unreferenced.length) this.loaded.remove(unreferenced);
+    this.#projection = projection;
     // Message-level tools: history is where the model reads a loaded tool's schema, so a changed one (agent PUT,
     // an MCP server's new listing) is declared again.
     if (projectionFor(agent.model) === "message_level") {
@@ -126,7 +135,27 @@ export class SessionTools {
     // Whatever changed since the last turn (an agent PUT adding core tools, a projection switch, a server back
     // with its tools), the plain projection's tools[] fits again before any request.
     const unloaded = this.#fit(agent, reg, []);
-    return { notices: toolSetNotices(reg, this.#history.view()), unloaded };
+    return { notices: toolSetNotices(reg, this.#history.view()), unloaded, unreferenced };
+  }
+
+  /** Loaded tools Anthropic would not show: no tool_reference in history or a paused step's stored results. */
+  #unreferenced(reg: ToolRegistry): string[] {
+    const loaded = this.loaded.list().filter((n) => reg.get(n)?.deferred === true);
+    if (loaded.length === 0) return [];
+    const shown = new Set<string>();
+    const preamble = this.#history.preamble();
+    for (const p of preamble?.parts ?? [])
+      if (p.type === "tool_declarations") for (const t of p.tools) shown.add(t.name);
+    const contents: ToolResultContent[] = [
+      ...this.#history.view().flatMap((m) => m.parts.flatMap((p) => (p.type === "tool_result" ? [p.content] : []))),
+      ...this.#history
+        .openCalls()
+        .flatMap((c) => (c.result === null ? [] : [JSON.parse(c.result) as ToolResultContent])),
+    ];
+    for (const content of contents) {
+      if (Array.isArray(content)) for (const b of content) if (b.type === "tool_reference") shown.add(b.tool_name);
+    }
+    return loaded.filter((n) => !shown.has(n));
   }
 
   /**

@@ -515,3 +515,63 @@ describe("a deferred tool whose answer is empty", () => {
     expect((await mockRequests(s.model)).filter((r) => r.rejected).map((r) => r.rejected?.message)).toEqual([]);
   });
 });
+
+describe("a provider change to Anthropic", () => {
+  const pickFile = {
+    name: "pick_file",
+    description: "Let the user pick a file",
+    input_schema: { type: "object", properties: { path: { type: "string" } } },
+    defer: true,
+    execution: { type: "client" },
+  };
+
+  it("defers again a client tool a direct call loaded under the plain projection (its result has no tool_reference), so select_tools loads it with one", async () => {
+    const tools = [TOOLS[0], pickFile];
+    const s = await setup({ tools }, "openai");
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_pick", name: "pick_file", input: { path: "a.txt" } }] } },
+      { reply: { text: "Picked." } },
+    ]);
+    expect((await send(s, { content: "pick a file" })).body.status).toBe("awaiting_tool_results");
+    const answered = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "call_pick", content: "picked a.txt" }] },
+      headers: { accept: "application/json" },
+    });
+    expect(answered.body.status).toBe("completed");
+    const before = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(before.body.loaded_tools).toEqual(["pick_file"]);
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: "test-admin-key",
+      json: { model: { provider: "anthropic", name: s.model }, tools },
+    });
+    expect(put.status).toBe(200);
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_sel_again", name: "select_tools", input: { names: ["pick_file"] } }] } },
+      { reply: { text: "Loaded again." } },
+    ]);
+    expect((await send(s, { content: "and now?" })).body.status).toBe("completed");
+    const unloaded = (await events(s)).filter((e) => e.type === "tools_unloaded");
+    expect(unloaded.map((e) => [e.data.reason, e.data.names])).toEqual([["projection", ["pick_file"]]]);
+    const selected = (await history(s))
+      .flatMap((m) => m.parts)
+      .find((p) => p.type === "tool_result" && p.tool_use_id === "toolu_sel_again");
+    expect(JSON.stringify(selected?.content)).toContain('"tool_reference"');
+    const after = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(after.body.loaded_tools).toEqual(["pick_file"]);
+  });
+
+  it("leaves the tools an Anthropic session loaded with references alone when its object restarts", async () => {
+    const s = await setup({ tools: TOOLS });
+    await script(s.model, searchThenCall("toolu_keep"));
+    expect((await send(s, { content: "weather in Paris?" })).body.status).toBe("completed");
+    await abortAllDurableObjects();
+    await script(s.model, [{ reply: { text: "Still here." } }]);
+    expect((await send(s, { content: "anything else?" })).body.status).toBe("completed");
+    expect((await events(s)).filter((e) => e.type === "tools_unloaded")).toEqual([]);
+    const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.loaded_tools).toEqual(["get_weather"]);
+  });
+});
