@@ -207,9 +207,14 @@ export class ApprovalStore {
     );
   }
 
-  /** Drops what this store knows of its table without reading it (a rollback, a wipe). */
+  /**
+   * Drops what this store knows of its table and key without reading them (a rollback, a wipe). The key goes too:
+   * a wipe deletes it from `meta` (a rollback may undo its first write), and a session made again under the same
+   * id must sign with the key stored for it, or its signatures fail once the object restarts.
+   */
   invalidate(): void {
     this.#empty = undefined;
+    this.#key = null;
   }
 
   #none(): boolean {

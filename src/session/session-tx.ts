@@ -1,8 +1,8 @@
 /**
  * The session object's transaction: one `transactionSync` (storage/transaction.ts) that, when it rolls back,
  * also drops what the rollback leaves wrong in memory — each store's copy of its rows (the history view and
- * open-call flag, the loaded-tool set, the newest turn, the approvals flag, the scheduler's earliest due time),
- * all read again on next use.
+ * open-call flag, the loaded-tool set, the newest turn, the approvals flag and signing key, the scheduler's
+ * earliest due time), all read again on next use.
  */
 import { transaction } from "../storage/transaction";
 import type { ApprovalStore } from "./approvals";

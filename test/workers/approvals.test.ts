@@ -634,6 +634,42 @@ describe("session tokens and approvals", () => {
   });
 });
 
+describe("a session deleted and created again under the same id", () => {
+  it("signs its approvals with its own stored key: after a restart, /chat's signed approval is accepted", async () => {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_old_life", name: "charge_card", input: { amount: 1 } }] } },
+      { reply: { tool_calls: [{ id: "call_new_life", name: "charge_card", input: { amount: 2 } }] } },
+      { reply: { text: "Charged." } },
+    ]);
+    expect((await send(s, { content: "charge 1" })).body.status).toBe("awaiting_approval");
+    expect((await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    const again = await apiJson("/v1/sessions", {
+      method: "POST",
+      key: s.key,
+      json: { agent: s.agent, id: s.session },
+    });
+    expect(again.status).toBe(201);
+    const paused = (await send(s, { content: "charge 2" })).body as unknown as TurnView;
+    const open = paused.pending_approvals?.[0] as OpenApproval;
+    expect(open.tool_call_id).toBe("call_new_life");
+    await abortAllDurableObjects();
+    const res = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: {
+        id: s.session,
+        trigger: "submit-message",
+        messages: [{ id: "msg_nl", role: "assistant", parts: [approvedPart(open)] }],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('"type":"tool-output-available"');
+    expect(await deliveries(rec)).toHaveLength(1);
+  });
+});
+
 describe("approving through POST /chat with a session token", () => {
   it("needs approve as well as send; with both, the answer resumes the turn", async () => {
     const rec = uid("charge");
