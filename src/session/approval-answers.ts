@@ -33,6 +33,9 @@ export interface AnsweringEngine {
   resumeIfReady(agent: AgentConfig, before: TurnRow | null, mode: Mode, since: number): Promise<Result<TurnAnswer>>;
 }
 
+/** Thrown inside the answering transaction to roll it back when a concurrent request decided first. */
+const ANSWERED_ELSEWHERE = new Error("answered by another request");
+
 /** Records one `approval_declined` event per declined approval. */
 export function recordDeclined(
   events: EventLog,
@@ -80,15 +83,21 @@ export async function answerApprovals(
   if (!checked.ok) return checked;
   const latest = engine.turns.latest();
   const since = engine.history.nextSeq();
-  const decided = engine.tx(() =>
-    checked.decide.filter(({ row, answer }) =>
-      answer.approved
-        ? engine.approvals.decide(row.id, "approved", answer.reason ?? null, by)
-        : declineOne(engine.approvals, engine.history, row, answer.reason, by),
-    ),
-  );
-  // A concurrent request answered the same approvals first (the checks above awaited): nothing of ours was written.
-  if (decided.length === 0) {
+  let decided: typeof checked.decide;
+  try {
+    decided = engine.tx(() => {
+      const won = checked.decide.filter(({ row, answer }) =>
+        answer.approved
+          ? engine.approvals.decide(row.id, "approved", answer.reason ?? null, by)
+          : declineOne(engine.approvals, engine.history, row, answer.reason, by),
+      );
+      // A concurrent request answered some of these first (the checks above awaited). Outside /chat, which leaves
+      // answered approvals out on purpose, a refusal writes nothing: the rest of this body is rolled back too.
+      if (won.length === 0 || (!fromChat && won.length < checked.decide.length)) throw ANSWERED_ELSEWHERE;
+      return won;
+    });
+  } catch (e) {
+    if (e !== ANSWERED_ELSEWHERE) throw e;
     return failure("approval_already_answered", "these approvals were answered by another request");
   }
   for (const { row, answer } of decided) {

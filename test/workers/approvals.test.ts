@@ -3,7 +3,8 @@
 // guarantee against a recording tool endpoint, refusals with no state change, and pairing on every path.
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { ApprovalStore } from "../../src/session/approvals";
 import {
   ADMIN,
   api,
@@ -13,6 +14,8 @@ import {
   history,
   mockRequests,
   pairingProblems,
+  patch,
+  restorePatches,
   type Setup,
   script,
   send,
@@ -214,6 +217,51 @@ describe("the same approval sent twice at once", () => {
     expect((await events(s)).filter((e) => e.type === "approval_granted")).toHaveLength(1);
     expect(pairingProblems(await history(s))).toEqual([]);
     await noRejections(s.model);
+  });
+});
+
+describe("two overlapping answers sent at once", () => {
+  afterEach(restorePatches);
+
+  it("the one that finds an approval already decided is 409 and writes none of its answers", async () => {
+    const [a, b, c] = [uid("ov-a"), uid("ov-b"), uid("ov-c")];
+    const s = await setup({
+      tools: [recordedTool("tool_a", a), recordedTool("tool_b", b), recordedTool("tool_c", c)],
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_ov_a", name: "tool_a", input: { amount: 1 } },
+            { id: "call_ov_b", name: "tool_b", input: { amount: 2 } },
+            { id: "call_ov_c", name: "tool_c", input: { amount: 3 } },
+          ],
+        },
+      },
+    ]);
+    const paused = (await send(s, { content: "a, b and c" })).body as unknown as TurnView;
+    const open = Object.fromEntries((paused.pending_approvals ?? []).map((x) => [x.name, x]));
+    const signed = (name: string, approved: boolean) => ({
+      approval_id: open[name]?.approval_id,
+      approved,
+      signature: open[name]?.signature,
+    });
+    // Both requests pass their checks before either writes: the signature check is slowed to widen that window.
+    const verify = ApprovalStore.prototype.verify;
+    patch(ApprovalStore.prototype, "verify", async function (this: ApprovalStore, ...args) {
+      await new Promise((r) => setTimeout(r, 200));
+      return verify.apply(this, args);
+    });
+    const [first, second] = await Promise.all([
+      answer(s, [signed("tool_a", true), signed("tool_b", true)]),
+      answer(s, [signed("tool_b", false), signed("tool_c", true)]),
+    ]);
+    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    const lost = first.status === 409 ? first : second;
+    expect(lost.body.error?.code).toBe("approval_already_answered");
+    // The loser's approval that nobody else answered is still open: none of its answers was written.
+    const stillOpen = first.status === 409 ? "tool_a" : "tool_c";
+    expect((await sessionState(s)).pending_approvals.map((x) => x.name)).toEqual([stillOpen]);
   });
 });
 
