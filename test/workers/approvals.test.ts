@@ -909,6 +909,70 @@ describe("the stream of a turn cancelled while a sibling of an approval call run
   });
 });
 
+describe("the stream of a turn whose approval is declined while a sibling of its call runs", () => {
+  it("tells the approval's answer and the denied call before the turn goes on", async () => {
+    const { s } = await chargeBesideSlow("dm");
+    await script(s.model, [{ reply: { text: "Not charging." } }]);
+    const streaming = api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "check, then charge 9" },
+    });
+    let open: OpenApproval[] = [];
+    for (let i = 0; i < 200 && open.length === 0; i++) {
+      open = (await sessionState(s)).pending_approvals;
+      if (open.length === 0) await new Promise((r) => setTimeout(r, 10));
+    }
+    const id = open[0]?.approval_id as string;
+    expect((await answer(s, [{ approval_id: id, approved: false, reason: "no" }])).status).toBe(200);
+    const chunks = await uiChunks<{ type: string; toolCallId?: string; approvalId?: string; approved?: boolean }>(
+      await streaming,
+    );
+    expect(chunks.find((c) => c.type === "tool-approval-response")).toMatchObject({ approvalId: id, approved: false });
+    const denied = chunks.findIndex((c) => c.type === "tool-output-denied");
+    expect(chunks[denied]?.toolCallId).toBe("call_dm_charge");
+    expect(denied).toBeLessThan(chunks.findIndex((c) => c.type === "text-delta"));
+  });
+});
+
+describe("the stream of a step that pauses after one of its approvals was declined while a sibling ran", () => {
+  it("tells that approval's denied call before it ends at the pause", async () => {
+    const s = await setup({
+      tools: [
+        recordedTool("charge_card", uid("charge")),
+        recordedTool("refund", uid("refund")),
+        slowTool("slow_check", 1500),
+      ],
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_dp_charge", name: "charge_card", input: { amount: 9 } },
+            { id: "call_dp_refund", name: "refund", input: { amount: 9 } },
+            { id: "call_dp_slow", name: "slow_check", input: { amount: 9 } },
+          ],
+        },
+      },
+    ]);
+    const streaming = api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "check, then charge and refund" },
+    });
+    let open: OpenApproval[] = [];
+    for (let i = 0; i < 200 && open.length < 2; i++) {
+      open = (await sessionState(s)).pending_approvals;
+      if (open.length < 2) await new Promise((r) => setTimeout(r, 10));
+    }
+    const charge = open.find((a) => a.name === "charge_card") as OpenApproval;
+    expect((await answer(s, [{ approval_id: charge.approval_id, approved: false }])).status).toBe(200);
+    const chunks = await uiChunks<{ type: string; toolCallId?: string }>(await streaming);
+    expect(chunks.filter((c) => c.type === "tool-output-denied").map((c) => c.toolCallId)).toEqual(["call_dp_charge"]);
+    expect((await sessionState(s)).last_turn.status).toBe("awaiting_approval");
+  });
+});
+
 describe("approval config", () => {
   it("refuses requires_approval on a client tool and a malformed MCP require_approval", async () => {
     const base = { model: { provider: "anthropic", name: "m" } };

@@ -82,7 +82,7 @@ export class UiEncoder {
           },
         ];
       case "approval_answer":
-        // Only ever for an approval of an earlier segment, which a continuing client (useChat) holds.
+        // For an approval of an earlier segment (which a continuing client, useChat, holds) or earlier in this one.
         return [
           {
             type: "tool-approval-response",
@@ -92,7 +92,7 @@ export class UiEncoder {
           },
         ];
       case "tool_denied":
-        // Only ever for a call of an earlier segment, which a continuing client (useChat) holds.
+        // For a call of an earlier segment (which a continuing client, useChat, holds) or earlier in this one.
         return [{ type: "tool-output-denied", toolCallId: ev.tool_use_id }];
       case "step_finish":
         return this.#endStep("the step finished first");

@@ -5,15 +5,17 @@
  * runs at most once whatever is sent twice or restarts — and then write every
  * result of the step as one user message, in tool_use order.
  */
+import type { ApprovalRow } from "../approvals";
 import type { TurnContext } from "./context";
 import { runTools } from "./tool-phase";
 
-export async function deliverAnswers(ctx: TurnContext): Promise<void> {
-  const { approvals, history, tools, agent } = ctx.deps;
-  const rows = approvals.onOpenCalls();
-  if (rows.length === 0) return;
+/**
+ * Tells the client the answers to `rows` (decided approvals), and which calls were declined: clients that did not
+ * answer themselves (an approval from Slack, the API, a run's route, the TTL, another tab) see the answer too, and
+ * stop offering to answer it. Also used by the runner when approvals were answered while their step still ran.
+ */
+export function announceAnswers(ctx: TurnContext, rows: readonly ApprovalRow[]): void {
   for (const r of rows) {
-    // Clients that did not answer themselves (an approval from Slack, the API, the TTL) see the answer too.
     ctx.out.emit({
       type: "approval_answer",
       approval_id: r.id,
@@ -22,6 +24,13 @@ export async function deliverAnswers(ctx: TurnContext): Promise<void> {
     });
     if (r.status === "declined") ctx.out.emit({ type: "tool_denied", tool_use_id: r.call_id });
   }
+}
+
+export async function deliverAnswers(ctx: TurnContext): Promise<void> {
+  const { approvals, history, tools, agent } = ctx.deps;
+  const rows = approvals.onOpenCalls();
+  if (rows.length === 0) return;
+  announceAnswers(ctx, rows);
   const approved = rows.filter((r) => r.status === "approved");
   const claimed = new Set(ctx.tx(() => approvals.claim(approved.map((r) => r.id))));
   const callIds = new Set(approved.filter((r) => claimed.has(r.id)).map((r) => r.call_id));

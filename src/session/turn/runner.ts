@@ -13,7 +13,7 @@ import { declineOpen } from "../approvals";
 import { runBudgetedStep } from "../compaction/run";
 import { sessionTx } from "../session-tx";
 import type { UiFinishReason } from "../stream/turn-events";
-import { deliverAnswers } from "./approval-resume";
+import { announceAnswers, deliverAnswers } from "./approval-resume";
 import type { RunnerDeps, TurnContext } from "./context";
 import { TurnOutput } from "./output";
 import { executionOf, stepRequest } from "./step";
@@ -145,12 +145,17 @@ export class TurnRunner implements TurnContext {
       this.out.emit({ type: "step_finish", step });
       if (this.cancelled) return this.#finishCancelled();
       if (waiting) {
-        if (!this.deps.approvals.readyToResume()) return this.#pause();
+        if (!this.deps.approvals.readyToResume()) {
+          this.#announceDecided();
+          return this.#pause();
+        }
         // Every approval of the step was answered while its siblings ran: deliver the answers now.
         await deliverAnswers(this);
         if (this.cancelled) return this.#finishCancelled();
         continue;
       }
+      // Every approval of the step was declined while its siblings ran (the results are stored): told before it closes.
+      this.#announceDecided();
       const { unloaded } = this.tx(() =>
         tools.closeOpenCalls(agent, { turnId: this.turnId, reason: "no result was recorded" }),
       );
@@ -174,6 +179,15 @@ export class TurnRunner implements TurnContext {
         this.out.close();
       }
     }
+  }
+
+  /**
+   * The step's approvals answered while its siblings still ran (the API, a run's route, the TTL, another tab's
+   * /chat): the stream tells them now, or its clients keep offering to answer them (and get 409 when they do).
+   */
+  #announceDecided(): void {
+    const decided = this.deps.approvals.onOpenCalls().filter((r) => r.status !== "pending");
+    announceAnswers(this, decided);
   }
 
   #pause(): void {
