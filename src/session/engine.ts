@@ -385,7 +385,7 @@ export class SessionEngine {
   }
 
   result(turnId: string, sinceSeq: number): TurnResult {
-    const r = turnResult(this.history, this.turns, turnId, sinceSeq);
+    const r = turnResult(this.history, this.turns, this.approvals, turnId, sinceSeq);
     return r.status === "awaiting_approval" ? { ...r, pending_approvals: this.approvals.pending().map(openView) } : r;
   }
 

@@ -210,3 +210,81 @@ describe("a client result while a sibling server call still runs", () => {
     await (await first).text();
   });
 });
+
+describe("the turn's answer once a server call beside a client call is approved", () => {
+  it("lists only the client call as awaiting a result: the approved call runs on the server", async () => {
+    const s = await setup({
+      tools: [
+        { ...chargeCard, execution: { type: "http", url: `${env.MOCK_URL}/_tool` }, requires_approval: true },
+        clientTool("ask_user"),
+      ],
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "toolu_appr_charge", name: "charge_card", input: { q: "9.00" } },
+            { id: "toolu_appr_ask", name: "ask_user", input: { q: "which card?" } },
+          ],
+        },
+      },
+    ]);
+    const paused = await apiJson<{ status: string; pending_approvals: Array<{ approval_id: string }> }>(
+      `/v1/sessions/${s.session}/messages`,
+      { method: "POST", key: s.key, json: { content: "charge a card I pick" } },
+    );
+    expect(paused.body.status).toBe("awaiting_approval");
+    const res = await apiJson<TurnJson>(`/v1/sessions/${s.session}/tool-approvals`, {
+      method: "POST",
+      key: s.key,
+      json: { approvals: [{ approval_id: paused.body.pending_approvals[0]?.approval_id, approved: true }] },
+    });
+    expect(res.body.status).toBe("awaiting_tool_results");
+    expect(res.body.pending_tool_calls).toEqual([{ id: "toolu_appr_ask", name: "ask_user" }]);
+  });
+});
+
+describe("the stream of a step that pauses for a client call after its sibling was approved while another ran", () => {
+  it("names only the client call in data-awaiting-tool-results", async () => {
+    const s = await setup({
+      tools: [
+        { ...chargeCard, execution: { type: "http", url: `${env.MOCK_URL}/_tool` }, requires_approval: true },
+        { ...chargeCard, name: "slow_check" },
+        clientTool("ask_user"),
+      ],
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "toolu_ps_charge", name: "charge_card", input: { q: "9.00" } },
+            { id: "toolu_ps_slow", name: "slow_check", input: { q: "9.00" } },
+            { id: "toolu_ps_ask", name: "ask_user", input: { q: "which card?" } },
+          ],
+        },
+      },
+    ]);
+    const streaming = api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "check, then charge a card I pick" },
+    });
+    let open: Array<{ approval_id: string }> = [];
+    for (let i = 0; i < 200 && open.length === 0; i++) {
+      open = (await apiJson<{ pending_approvals: typeof open }>(`/v1/sessions/${s.session}`, { key: s.key })).body
+        .pending_approvals;
+      if (open.length === 0) await new Promise((r) => setTimeout(r, 10));
+    }
+    const approved = await apiJson(`/v1/sessions/${s.session}/tool-approvals`, {
+      method: "POST",
+      key: s.key,
+      json: { approvals: [{ approval_id: open[0]?.approval_id, approved: true }] },
+    });
+    expect(approved.status).toBe(200);
+    const chunks = (await sseFrames(await streaming))
+      .filter((f) => f.data !== "[DONE]")
+      .map((f) => JSON.parse(f.data) as { type: string; data?: { tool_calls?: unknown } });
+    const awaiting = chunks.find((c) => c.type === "data-awaiting-tool-results");
+    expect(awaiting?.data?.tool_calls).toEqual([{ id: "toolu_ps_ask", name: "ask_user" }]);
+  });
+});

@@ -1,11 +1,13 @@
 /**
  * Client tool results and turn answers: `checkSupplied` refuses client-supplied tool results before anything
- * is written, and `turnResult` builds a turn's JSON answer from its row and the messages it wrote. Neither
- * writes history (`checkSupplied` only records an event when it refuses).
+ * is written, `turnResult` builds a turn's JSON answer from its row and the messages it wrote, and
+ * `awaitingClient` lists the open calls a client is to answer. None writes history (`checkSupplied` only
+ * records an event when it refuses).
  */
 import type { Result } from "../../model/errors";
 import { failure } from "../../model/errors";
 import type { EventLog } from "../../observability/events";
+import type { ApprovalStore } from "../approvals";
 import type { HistoryStore, SuppliedResult } from "../history/store";
 import type { TurnResult } from "../rpc-types";
 import type { TurnRow, TurnStore } from "./turn-store";
@@ -59,10 +61,16 @@ export function checkSupplied(
  * The JSON answer of a turn: its state and its own messages written since `sinceSeq`. Messages of later
  * turns never appear, so an idempotent replay or a run's result shows only what that turn wrote.
  */
-export function turnResult(history: HistoryStore, turns: TurnStore, turnId: string, sinceSeq: number): TurnResult {
+export function turnResult(
+  history: HistoryStore,
+  turns: TurnStore,
+  approvals: ApprovalStore,
+  turnId: string,
+  sinceSeq: number,
+): TurnResult {
   const t = turns.get(turnId) as TurnRow;
   const messages = history.since(sinceSeq).filter((m) => m.seq > 0 && m.turn_id === turnId);
-  const pending = history.openCalls().filter((c) => c.state === "pending");
+  const pending = awaitingClient(history, approvals);
   return {
     turn_id: t.id,
     status: t.status,
@@ -71,8 +79,18 @@ export function turnResult(history: HistoryStore, turns: TurnStore, turnId: stri
     usage: JSON.parse(t.usage) as Record<string, number>,
     ...(t.error ? { error: JSON.parse(t.error) as TurnResult["error"] } : {}),
     ...(t.structured_result !== null ? { structured_result: JSON.parse(t.structured_result) as unknown } : {}),
-    ...(t.status === "awaiting_tool_results"
-      ? { pending_tool_calls: pending.map((c) => ({ id: c.id, name: c.name })) }
-      : {}),
+    ...(t.status === "awaiting_tool_results" ? { pending_tool_calls: pending } : {}),
   };
+}
+
+/**
+ * The open calls that wait for a client's result: pending, and with no approval. A call a person approved is
+ * pending too until the turn resumes and runs it on the server; no client is to answer it.
+ */
+export function awaitingClient(history: HistoryStore, approvals: ApprovalStore): Array<{ id: string; name: string }> {
+  const gated = new Set(approvals.onOpenCalls().map((a) => a.call_id));
+  return history
+    .openCalls()
+    .filter((c) => c.state === "pending" && !gated.has(c.id))
+    .map((c) => ({ id: c.id, name: c.name }));
 }

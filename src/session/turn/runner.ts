@@ -13,6 +13,7 @@ import { declineOpen } from "../approvals";
 import { runBudgetedStep } from "../compaction/run";
 import { sessionTx } from "../session-tx";
 import type { UiFinishReason } from "../stream/turn-events";
+import { awaitingClient } from "./answers";
 import { announceAnswers, deliverAnswers } from "./approval-resume";
 import type { RunnerDeps, TurnContext } from "./context";
 import { TurnOutput } from "./output";
@@ -193,14 +194,10 @@ export class TurnRunner implements TurnContext {
   #pause(): void {
     try {
       const asked = this.deps.approvals.pending();
-      const waitingFor = new Set(asked.map((a) => a.call_id));
       // A person's answer is awaited first; client results may come in meanwhile (the turn resumes when all are in).
       const status = asked.length > 0 ? "awaiting_approval" : "awaiting_tool_results";
       this.deps.turns.setStatus(this.turnId, status);
-      const pending = this.deps.history
-        .openCalls()
-        .filter((c) => c.state === "pending" && !waitingFor.has(c.id))
-        .map((c) => ({ id: c.id, name: c.name }));
+      const pending = awaitingClient(this.deps.history, this.deps.approvals);
       if (pending.length > 0) {
         this.out.emit({ type: "data", name: "awaiting-tool-results", data: { tool_calls: pending }, transient: true });
       }
