@@ -70,7 +70,6 @@ export function turnResult(
 ): TurnResult {
   const t = turns.get(turnId) as TurnRow;
   const messages = history.since(sinceSeq).filter((m) => m.seq > 0 && m.turn_id === turnId);
-  const pending = awaitingClient(history, approvals);
   return {
     turn_id: t.id,
     status: t.status,
@@ -79,7 +78,7 @@ export function turnResult(
     usage: JSON.parse(t.usage) as Record<string, number>,
     ...(t.error ? { error: JSON.parse(t.error) as TurnResult["error"] } : {}),
     ...(t.structured_result !== null ? { structured_result: JSON.parse(t.structured_result) as unknown } : {}),
-    ...(t.status === "awaiting_tool_results" ? { pending_tool_calls: pending } : {}),
+    ...(t.status === "awaiting_tool_results" ? { pending_tool_calls: awaitingClient(history, approvals) } : {}),
   };
 }
 
