@@ -12,6 +12,7 @@ import type { SessionEvent } from "../observability/events";
 import type { DebugCounts } from "../storage/debug-counters";
 import type { AgentArg } from "./agent-cache";
 import type { ApprovalAnswer, ApprovalStatus, OpenApproval } from "./approvals";
+import type { CompactionMarker } from "./compaction/records";
 import type { CallState, SuppliedResult } from "./history/store";
 
 export type Mode = "stream" | "json";
@@ -134,13 +135,5 @@ export interface MessagesPage {
   messages: Message[];
   next: number | null;
   /** Compactions whose boundary falls in this page: the summary replaced what came before `before_seq`. */
-  compactions: Array<{
-    before_seq: number;
-    summary: string;
-    tokens_before: number;
-    tokens_after: number;
-    created_at: string;
-    /** The turn that compacted; null for `POST /compact`. */
-    turn_id: string | null;
-  }>;
+  compactions: CompactionMarker[];
 }

@@ -58,23 +58,23 @@ export function countCompactions(sql: SqlStorage): number {
   return one<{ n: number }>(sql, "SELECT count(*) AS n FROM compactions")?.n ?? 0;
 }
 
-/**
- * Compaction markers for `GET /messages`: those whose boundary falls in (after, upto], each with the turn that
- * compacted (null for `POST /compact`), so a client resuming that turn's stream, which replays its compaction,
- * does not show it twice.
- */
-export function compactionMarkers(
-  sql: SqlStorage,
-  after: number,
-  upto: number,
-): Array<{
+/** One compaction as a history page lists it (`GET …/messages` `compactions`). */
+export interface CompactionMarker {
   before_seq: number;
   summary: string;
   tokens_before: number;
   tokens_after: number;
   created_at: string;
+  /** The turn that compacted; null for `POST /compact`. */
   turn_id: string | null;
-}> {
+}
+
+/**
+ * Compaction markers for `GET /messages`: those whose boundary falls in (after, upto], each with the turn that
+ * compacted (null for `POST /compact`), so a client resuming that turn's stream, which replays its compaction,
+ * does not show it twice.
+ */
+export function compactionMarkers(sql: SqlStorage, after: number, upto: number): CompactionMarker[] {
   return all<Row>(
     sql,
     "SELECT * FROM compactions WHERE boundary_seq > ? AND boundary_seq <= ? ORDER BY id",
