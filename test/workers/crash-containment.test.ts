@@ -28,6 +28,20 @@ import {
 
 afterEach(restorePatches);
 
+/** The first event of `type` fails to write (once); `thrown` says whether it did. */
+function failFirstEvent(type: string): { thrown: boolean } {
+  const record = EventLog.prototype.record;
+  const failed = { thrown: false };
+  patch(EventLog.prototype, "record", function (this: EventLog, ...args: Parameters<EventLog["record"]>) {
+    if (args[0] === type && !failed.thrown) {
+      failed.thrown = true;
+      throw new Error("event write failed");
+    }
+    return record.apply(this, args);
+  } as EventLog["record"]);
+  return failed;
+}
+
 /** Every write of the result of call `id` fails. */
 function failResultWrite(id: string): void {
   const storeResult = HistoryStore.prototype.storeResult;
@@ -94,15 +108,7 @@ describe("a throw after a tool's result was stored", () => {
         },
       ],
     });
-    const record = EventLog.prototype.record;
-    let thrown = false;
-    patch(EventLog.prototype, "record", function (this: EventLog, ...args: Parameters<EventLog["record"]>) {
-      if (args[0] === "tools_loaded" && !thrown) {
-        thrown = true;
-        throw new Error("event write failed");
-      }
-      return record.apply(this, args);
-    } as EventLog["record"]);
+    const failed = failFirstEvent("tools_loaded");
     await script(s.model, [
       { reply: { tool_calls: [{ id: "toolu_once", name: "lookup_once", input: { q: "x" } }] } },
       { reply: { text: "Found." } },
@@ -115,7 +121,7 @@ describe("a throw after a tool's result was stored", () => {
     const outputs = (await uiChunks<{ type: string; toolCallId?: string; output?: unknown }>(res)).filter(
       (c) => c.type.startsWith("tool-output") && c.toolCallId === "toolu_once",
     );
-    expect(thrown).toBe(true);
+    expect(failed.thrown).toBe(true);
     expect(outputs).toHaveLength(1);
     expect(JSON.stringify(outputs[0]?.output)).not.toContain("internal error");
     expect(pairingProblems(await history(s))).toEqual([]);
@@ -173,15 +179,7 @@ describe("a throw while a turn writes its end", () => {
 describe("a throw while a completed turn writes its turn_finished event", () => {
   it("still ends the turn's stream with its status part and finish", async () => {
     const s = await setup();
-    const record = EventLog.prototype.record;
-    let thrown = false;
-    patch(EventLog.prototype, "record", function (this: EventLog, type, turnId, data) {
-      if (type === "turn_finished" && !thrown) {
-        thrown = true;
-        throw new Error("event write failed");
-      }
-      return record.call(this, type, turnId, data);
-    });
+    const failed = failFirstEvent("turn_finished");
     await script(s.model, [{ reply: { text: "Done." } }]);
     const res = await api(`/v1/sessions/${s.session}/messages`, {
       method: "POST",
@@ -189,7 +187,7 @@ describe("a throw while a completed turn writes its turn_finished event", () => 
       json: { content: "go" },
     });
     const chunks = await uiChunks<{ type: string; data?: { status?: string } }>(res);
-    expect(thrown).toBe(true);
+    expect(failed.thrown).toBe(true);
     expect(chunks.slice(-2).map((c) => c.type)).toEqual(["data-turn", "finish"]);
     expect(chunks.at(-2)?.data?.status).toBe("completed");
   });
@@ -198,18 +196,10 @@ describe("a throw while a completed turn writes its turn_finished event", () => 
 describe("a throw while a turn's admission writes its events", () => {
   it("still starts the admitted turn, which completes; nothing waits on it", async () => {
     const s = await setup();
-    const record = EventLog.prototype.record;
-    let thrown = false;
-    patch(EventLog.prototype, "record", function (this: EventLog, type, turnId, data) {
-      if (type === "turn_started" && !thrown) {
-        thrown = true;
-        throw new Error("event write failed");
-      }
-      return record.call(this, type, turnId, data);
-    });
+    const failed = failFirstEvent("turn_started");
     await script(s.model, [{ reply: { text: "First." } }, { reply: { text: "Second." } }]);
     const first = await send(s, { content: "one" });
-    expect(thrown).toBe(true);
+    expect(failed.thrown).toBe(true);
     expect([first.status, first.body.status]).toEqual([201, "completed"]);
     expect((await send(s, { content: "two" })).body.status).toBe("completed");
   });

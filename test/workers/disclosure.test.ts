@@ -19,6 +19,15 @@ const TOOLS = [
   tool("send_email", "Send an email to a recipient"),
 ];
 
+/** A deferred client tool: its results come from the client, which cannot add a tool_reference. */
+const pickFile = {
+  name: "pick_file",
+  description: "Let the user pick a file",
+  input_schema: { type: "object", properties: { path: { type: "string" } } },
+  defer: true,
+  execution: { type: "client" },
+};
+
 type Body = Record<string, unknown> & {
   tools?: Array<Record<string, unknown>>;
   messages: Array<Record<string, unknown>>;
@@ -375,14 +384,6 @@ describe("the deferred-tools listing and hints", () => {
 });
 
 describe("a deferred client tool called directly", () => {
-  const pickFile = {
-    name: "pick_file",
-    description: "Let the user pick a file",
-    input_schema: { type: "object", properties: { path: { type: "string" } } },
-    defer: true,
-    execution: { type: "client" },
-  };
-
   it("on Anthropic stays unloaded (its result cannot carry the reference), so select_tools loads it with one", async () => {
     const s = await setup({ tools: [TOOLS[0], pickFile] });
     await script(s.model, [
@@ -517,14 +518,6 @@ describe("a deferred tool whose answer is empty", () => {
 });
 
 describe("a provider change to Anthropic", () => {
-  const pickFile = {
-    name: "pick_file",
-    description: "Let the user pick a file",
-    input_schema: { type: "object", properties: { path: { type: "string" } } },
-    defer: true,
-    execution: { type: "client" },
-  };
-
   it("defers again a client tool a direct call loaded under the plain projection (its result has no tool_reference), so select_tools loads it with one", async () => {
     const tools = [TOOLS[0], pickFile];
     const s = await setup({ tools }, "openai");
