@@ -9,12 +9,13 @@ import type { Env } from "../env";
 import { mcpLimits } from "../mcp/limits";
 import { McpCatalog, type McpSnapshot } from "../mcp/mcp-catalog";
 import type { JsonObject } from "../model/json";
-import type { NoticePart, ToolDeclaration, ToolResultContent } from "../model/message";
+import type { NoticePart, ToolDeclaration } from "../model/message";
 import { announcedTools, PLAIN_TOOLS_MAX, type Projection, projectionFor, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools } from "../tools/loaded";
 import { declaration, declarationPrint, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
+import { toolsReferencedIn } from "./compaction/tools";
 import type { CloseOptions, HistoryStore } from "./history/store";
 
 /**
@@ -142,18 +143,9 @@ export class SessionTools {
   #unreferenced(reg: ToolRegistry): string[] {
     const loaded = this.loaded.list().filter((n) => reg.get(n)?.deferred === true);
     if (loaded.length === 0) return [];
-    const shown = new Set<string>();
-    const preamble = this.#history.preamble();
-    for (const p of preamble?.parts ?? [])
+    const shown = toolsReferencedIn([...this.#history.view(), { parts: this.#history.storedResults() }]);
+    for (const p of this.#history.preamble()?.parts ?? []) {
       if (p.type === "tool_declarations") for (const t of p.tools) shown.add(t.name);
-    const contents: ToolResultContent[] = [
-      ...this.#history.view().flatMap((m) => m.parts.flatMap((p) => (p.type === "tool_result" ? [p.content] : []))),
-      ...this.#history
-        .openCalls()
-        .flatMap((c) => (c.result === null ? [] : [JSON.parse(c.result) as ToolResultContent])),
-    ];
-    for (const content of contents) {
-      if (Array.isArray(content)) for (const b of content) if (b.type === "tool_reference") shown.add(b.tool_name);
     }
     return loaded.filter((n) => !shown.has(n));
   }

@@ -6,38 +6,25 @@
  * The kept declarations fit the record's row beside its summary (src/storage/limits.ts).
  */
 import type { AgentConfig } from "../../agents/types";
-import type { Message, Part, ToolResultContent } from "../../model/message";
+import type { Message } from "../../model/message";
 import { jsonBytes } from "../../storage/fit";
 import { ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all } from "../../storage/sql";
 import { announcedTools } from "../../tools/disclosure";
 import { declaration, declarationPrint } from "../../tools/registry";
 import type { RegisteredTool } from "../../tools/types";
-import type { HistoryStore, ToolCallRow } from "../history/store";
+import type { HistoryStore } from "../history/store";
 import type { SessionTools } from "../session-tools";
 import { BYTES_PER_TOKEN } from "./estimate";
 import { latestCompaction, type ToolSnapshot } from "./records";
 import { keepLoaded, toolsDeclaredIn, toolsNamedIn } from "./tools";
-
-/** The results stored for open calls (a paused step's), as the message that will carry them once the turn resumes. */
-function storedResults(open: readonly ToolCallRow[]): Pick<Message, "parts"> {
-  const parts: Part[] = open
-    .filter((c) => c.result !== null)
-    .map((c) => ({
-      type: "tool_result",
-      tool_use_id: c.id,
-      content: JSON.parse(c.result as string) as ToolResultContent,
-      is_error: c.is_error === 1,
-    }));
-  return { parts };
-}
 
 /**
  * Loaded tools kept and dropped at a boundary (`summarised` before it, `kept` after), and the record's snapshot;
  * `budget`: the tokens the kept declarations may take; `summary`: the text stored beside the snapshot.
  */
 export function toolChoice(
-  deps: { storage: DurableObjectStorage; tools: SessionTools; history: Pick<HistoryStore, "openCalls"> },
+  deps: { storage: DurableObjectStorage; tools: SessionTools; history: Pick<HistoryStore, "storedResults"> },
   agent: AgentConfig,
   budget: number,
   summarised: readonly Message[],
@@ -59,7 +46,7 @@ export function toolChoice(
   // A paused turn (awaiting client results or approvals) has its step's results stored but not yet in history, and
   // the tools they loaded are not declared yet (their declarations come with that results message): both count as
   // named, or a tool the step just loaded would be dropped and its "loaded" result land after the removal note.
-  const stored = storedResults(deps.history.openCalls());
+  const stored = { parts: deps.history.storedResults() };
   const afterBoundary = [...kept, stored];
   // What the paused step loaded (its tool_references, the loads still to be declared): never called yet, but the
   // model was just told they loaded, so the row's room drops them last (tools.ts).

@@ -87,13 +87,20 @@ export function toolsNamedIn(messages: ReadonlyArray<Pick<Message, "parts">>): S
  * `tool_reference` in a result (Anthropic). A call alone does not declare its tool.
  */
 export function toolsDeclaredIn(messages: ReadonlyArray<Pick<Message, "parts">>): Set<string> {
+  const names = toolsReferencedIn(messages);
+  for (const m of messages) {
+    for (const p of m.parts) if (p.type === "tool_declarations") for (const t of p.tools) names.add(t.name);
+  }
+  return names;
+}
+
+/** Tool names a `tool_reference` in the given messages' results shows (what Anthropic reads). */
+export function toolsReferencedIn(messages: ReadonlyArray<Pick<Message, "parts">>): Set<string> {
   const names = new Set<string>();
   for (const m of messages) {
     for (const p of m.parts) {
-      if (p.type === "tool_declarations") for (const t of p.tools) names.add(t.name);
-      else if (p.type === "tool_result" && Array.isArray(p.content)) {
-        for (const b of p.content) if (b.type === "tool_reference") names.add(b.tool_name);
-      }
+      if (p.type !== "tool_result" || !Array.isArray(p.content)) continue;
+      for (const b of p.content) if (b.type === "tool_reference") names.add(b.tool_name);
     }
   }
   return names;

@@ -118,6 +118,16 @@ export function unavailable(reason: string): string {
   return `tool result unavailable: ${reason}`;
 }
 
+/** A call's stored result as the tool_result part that carries it. */
+export function storedResultPart(call: ToolCallRow): ToolResultPart {
+  return {
+    type: "tool_result",
+    tool_use_id: call.id,
+    content: JSON.parse(call.result ?? '""') as ToolResultContent,
+    is_error: call.is_error === 1,
+  };
+}
+
 /**
  * The canonical history and the `tool_calls` ledger that keeps invariant P.
  *
@@ -303,6 +313,13 @@ export class HistoryStore {
     return cached;
   }
 
+  /** The results stored for open calls (a paused step's), as the parts that carry them once the step closes. */
+  storedResults(): ToolResultPart[] {
+    return this.openCalls()
+      .filter((c) => c.result !== null)
+      .map(storedResultPart);
+  }
+
   /** Open calls (not yet written to history), in tool_use order. Uses the partial index only. */
   openCalls(): ToolCallRow[] {
     if (this.#noneOpen === true) return [];
@@ -407,12 +424,7 @@ export class HistoryStore {
         synthesized.push(call.id);
         return { type: "tool_result", tool_use_id: call.id, content, is_error: true };
       }
-      return {
-        type: "tool_result",
-        tool_use_id: call.id,
-        content: JSON.parse(call.result ?? '""') as ToolResultContent,
-        is_error: call.is_error === 1,
-      };
+      return storedResultPart(call);
     });
     const { fitted, left } = fitDeclarations(opts.declarations ?? [], results, opts.extra ?? [], ROW_BUDGET_BYTES);
     const undeclared = left.map((d) => d.name);

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../../../src/agents/normalize";
 import type { Message, Part } from "../../../../src/model/message";
 import { toolChoice } from "../../../../src/session/compaction/tool-choice";
-import type { ToolCallRow } from "../../../../src/session/history/store";
+import { storedResultPart, type ToolCallRow } from "../../../../src/session/history/store";
 import type { SessionTools } from "../../../../src/session/session-tools";
 import { LoadedTools } from "../../../../src/tools/loaded";
 import { declarationPrint, ToolRegistry } from "../../../../src/tools/registry";
@@ -58,7 +58,7 @@ function session(model: string, listed: RegisteredTool[], open: ToolCallRow[] = 
   const loaded = new LoadedTools(storage.sql);
   const a = agent(model);
   const tools = { loaded, registry: () => new ToolRegistry(a, listed) } as unknown as SessionTools;
-  const history = { openCalls: () => open } as never;
+  const history = { storedResults: () => open.filter((c) => c.result !== null).map(storedResultPart) };
   return { agent: a, loaded, listed, deps: { storage, tools, history } };
 }
 
