@@ -10,23 +10,15 @@ import type { JsonObject, JsonValue } from "../model/json";
 
 const COMBINATORS = ["allOf", "anyOf", "oneOf"] as const;
 
-const folded = new WeakMap<JsonObject, JsonObject>();
-
 /**
  * `schema` unchanged when its root has no `allOf`/`anyOf`/`oneOf`; else a root `type: "object"` whose properties
  * are the union of the root's and every branch's (a name declared differently in several becomes an `anyOf` of
  * those declarations, which is allowed below the root), whose `required` names what every alternative requires
  * (all of `allOf`'s, the ones common to each `anyOf`/`oneOf` branch), with the combinators left out and named in
- * its description. Schemas are not mutated; the result is computed once per schema object.
+ * its description. Schemas are not mutated. Called where a tool's wire form is built once (`wireOnce`), not per step.
  */
 export function declaredSchema(schema: JsonObject): JsonObject {
-  if (!COMBINATORS.some((k) => k in schema)) return schema;
-  let out = folded.get(schema);
-  if (out === undefined) {
-    out = fold(schema);
-    folded.set(schema, out);
-  }
-  return out;
+  return COMBINATORS.some((k) => k in schema) ? fold(schema) : schema;
 }
 
 function fold(schema: JsonObject): JsonObject {
