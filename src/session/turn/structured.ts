@@ -50,10 +50,11 @@ export function checkStructured(call: ToolUsePart, contract: OutputContract): St
   // Stored and streamed whole or not at all: a cut value would no longer match its schema.
   const bytes = jsonBytes(call.input);
   if (bytes > STRUCTURED_RESULT_BUDGET_BYTES) {
+    const why = `arguments are ${bytes} bytes of JSON; at most ${STRUCTURED_RESULT_BUDGET_BYTES} bytes are accepted`;
     return {
       ok: false,
-      errors: [`arguments are ${bytes} bytes of JSON; at most ${STRUCTURED_RESULT_BUDGET_BYTES} bytes are accepted`],
-      message: `structured_output arguments are ${bytes} bytes of JSON; at most ${STRUCTURED_RESULT_BUDGET_BYTES} bytes are accepted. Make the answer shorter and call structured_output again.`,
+      errors: [why],
+      message: `structured_output ${why}. Make the answer shorter and call structured_output again.`,
     };
   }
   return { ok: true, value: call.input };
