@@ -165,6 +165,17 @@ export const SessionList = obj({
   next: nullableStr,
 });
 
+/** How a turn ended, or that it has not: the session state's `last_turn` and a history page's `turns`. */
+export const TurnOutcome = obj(
+  {
+    id: str,
+    status: TurnStatus,
+    finish_reason: nullableStr,
+    error: { anyOf: [{ type: "null" }, obj({ code: str, message: str })] },
+  },
+  ["id", "status", "finish_reason", "error"],
+);
+
 export const SessionState = obj(
   {
     id: str,
@@ -174,9 +185,7 @@ export const SessionState = obj(
     metadata: { type: ["object", "null"] },
     turns: int,
     messages: int,
-    last_turn: {
-      anyOf: [{ type: "null" }, obj({ id: str, status: TurnStatus, finish_reason: nullableStr }, ["id", "status"])],
-    },
+    last_turn: { anyOf: [{ type: "null" }, TurnOutcome] },
     loaded_tools: { type: "array", items: str },
     pending_tool_calls: { type: "array", items: obj({ id: str, name: str, execution: str }) },
     context: obj(
@@ -237,8 +246,14 @@ export const MessagesPage = obj(
     messages: { type: "array", items: Message },
     next: { type: ["integer", "null"] },
     compactions: { type: "array", items: CompactionMarker },
+    turns: {
+      type: "array",
+      description:
+        "How each ended turn with a message on this page ended (oldest first): a client rebuilding a transcript can say which turns failed, were stopped or cut off. A turn that wrote no message, or that the retention sweep removed, is not listed.",
+      items: TurnOutcome,
+    },
   },
-  ["messages", "next"],
+  ["messages", "next", "compactions", "turns"],
 );
 
 export const Compaction = obj({

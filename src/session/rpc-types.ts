@@ -14,6 +14,7 @@ import type { AgentArg } from "./agent-cache";
 import type { ApprovalAnswer, ApprovalStatus, OpenApproval } from "./approvals";
 import type { CompactionMarker } from "./compaction/records";
 import type { CallState, SuppliedResult } from "./history/store";
+import type { TurnOutcome } from "./turn/turn-store";
 
 export type Mode = "stream" | "json";
 
@@ -84,7 +85,7 @@ export interface SessionState {
   metadata: Record<string, unknown> | null;
   turns: number;
   messages: number;
-  last_turn: { id: string; status: TurnStatus; finish_reason: string | null; error: unknown } | null;
+  last_turn: TurnOutcome | null;
   loaded_tools: string[];
   pending_tool_calls: Array<{ id: string; name: string; execution: string }>;
   /** Estimated size of the provider view (README "Long sessions"); the worker adds the agent's window. */
@@ -136,4 +137,6 @@ export interface MessagesPage {
   next: number | null;
   /** Compactions whose boundary falls in this page: the summary replaced what came before `before_seq`. */
   compactions: CompactionMarker[];
+  /** How each ended turn with a message on this page ended (turn-store.ts `endedIn`). */
+  turns: TurnOutcome[];
 }

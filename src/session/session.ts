@@ -245,7 +245,13 @@ export class Session extends DurableObject<Env> {
     return this.#existing(() => {
       const { items, next } = pageOf(this.#engine.history.page(after, limit + 1), limit, (m) => m.seq);
       const upto = next === null ? Number.MAX_SAFE_INTEGER : (items[items.length - 1]?.seq ?? after);
-      return { ok: true, messages: items, next, compactions: compactionMarkers(this.#storage.sql, after, upto) };
+      return {
+        ok: true,
+        messages: items,
+        next,
+        compactions: compactionMarkers(this.#storage.sql, after, upto),
+        turns: this.#engine.turns.endedIn(after, upto),
+      };
     });
   }
 

@@ -10,6 +10,7 @@ import { contextWindow } from "../providers/types";
 import { openView } from "./approvals";
 import type { SessionEngine } from "./engine";
 import type { PauseView, SessionInfo, SessionState } from "./rpc-types";
+import { outcomeOf } from "./turn/turn-store";
 
 /** The session's state; `agent` (null when not asked for, or gone) adds its window and threshold. */
 export function sessionState(e: SessionEngine, info: SessionInfo, agent: AgentConfig | null): SessionState {
@@ -32,14 +33,7 @@ export function sessionState(e: SessionEngine, info: SessionInfo, agent: AgentCo
     metadata: info.metadata,
     turns: e.turns.count(),
     messages: e.history.count(),
-    last_turn: latest
-      ? {
-          id: latest.id,
-          status: latest.status,
-          finish_reason: latest.finish_reason,
-          error: latest.error ? JSON.parse(latest.error) : null,
-        }
-      : null,
+    last_turn: latest ? outcomeOf(latest) : null,
     loaded_tools: e.loadedTools(),
     pending_tool_calls: e.pendingCalls(),
     context: {

@@ -459,6 +459,22 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.close();
   });
 
+  it("an earlier failed turn still says why after a reload, when a later turn answered", async () => {
+    const { page } = await openApp("web-failed-earlier", [
+      { error: { status: 400, message: "the earlier request was refused" } },
+      { reply: { text: ANSWER } },
+    ]);
+    await send(page, "Is it sunny in Paris?");
+    await page.locator('li[data-role="assistant"] .notice').waitFor();
+    await send(page, "And now?");
+    await page.getByText(ANSWER).waitFor();
+    await page.reload();
+    await page.getByText(ANSWER).waitFor();
+    const lines = page.locator('li[data-role="assistant"] .notice');
+    await expect(lines.allTextContents()).resolves.toEqual([expect.stringMatching(/the earlier request was refused/)]);
+    await page.close();
+  });
+
   it("Stop ends the answer and the turn says it was stopped, after a reload too", async () => {
     const { page } = await openApp("web-stopped", [{ reply: { text: LONG_ANSWER }, faults: { event_delay_ms: 80 } }]);
     await send(page, "How is Paris today?");

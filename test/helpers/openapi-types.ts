@@ -749,7 +749,11 @@ export interface components {
                 id: string;
                 /** @enum {unknown} */
                 status: "running" | "completed" | "awaiting_tool_results" | "awaiting_approval" | "failed" | "cancelled" | "interrupted";
-                finish_reason?: string | null;
+                finish_reason: string | null;
+                error: null | {
+                    code: string;
+                    message: string;
+                };
             };
             loaded_tools: string[];
             pending_tool_calls: {
@@ -844,13 +848,24 @@ export interface components {
                 created_at: string;
             }[];
             next: number | null;
-            compactions?: {
+            compactions: {
                 before_seq: number;
                 summary: string;
                 tokens_before: number;
                 tokens_after: number;
                 created_at: string;
                 turn_id: string | null;
+            }[];
+            /** @description How each ended turn with a message on this page ended (oldest first): a client rebuilding a transcript can say which turns failed, were stopped or cut off. A turn that wrote no message, or that the retention sweep removed, is not listed. */
+            turns: {
+                id: string;
+                /** @enum {unknown} */
+                status: "running" | "completed" | "awaiting_tool_results" | "awaiting_approval" | "failed" | "cancelled" | "interrupted";
+                finish_reason: string | null;
+                error: null | {
+                    code: string;
+                    message: string;
+                };
             }[];
         };
         SessionEvent: {

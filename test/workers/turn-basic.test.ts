@@ -77,3 +77,34 @@ describe("the answer's form, by Accept", () => {
     ]);
   });
 });
+
+describe("the history page", () => {
+  it("says how each ended turn with a message on it ended, oldest first", async () => {
+    const s = await setup();
+    await script(s.model, [
+      { error: { status: 400, message: "history page refusal" } },
+      { reply: { text: "Fine." } },
+      { reply: { text: "Second." } },
+    ]);
+    const failed = await apiJson<{ turn_id: string; status: string }>(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "first" },
+    });
+    expect(failed.body.status).toBe("failed");
+    await apiJson(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "second" } });
+    await apiJson(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "third" } });
+    type Page = {
+      messages: Array<{ seq: number }>;
+      next: number | null;
+      turns: Array<{ id: string; status: string; finish_reason: string | null; error: { message: string } | null }>;
+    };
+    const whole = await apiJson<Page>(`/v1/sessions/${s.session}/messages?limit=100`, { key: s.key });
+    expect(whole.body.turns.map((t) => t.status)).toEqual(["failed", "completed", "completed"]);
+    expect(whole.body.turns[0]).toMatchObject({ id: failed.body.turn_id, finish_reason: "error" });
+    expect(whole.body.turns[0]?.error?.message).toContain("history page refusal");
+    // A page lists only the turns whose messages it holds: the first (the failed turn's user message) the first.
+    const first = await apiJson<Page>(`/v1/sessions/${s.session}/messages?limit=1`, { key: s.key });
+    expect(first.body.turns.map((t) => t.id)).toEqual([failed.body.turn_id]);
+  });
+});

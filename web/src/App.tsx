@@ -16,6 +16,7 @@ import {
   fromHistory,
   fromUiMessages,
   outcomeNotice,
+  outcomeNotices,
   type PausedStep,
   reopenApprovals,
   type StoredMessage,
@@ -37,17 +38,17 @@ function authHeaders(conn: Connection): Record<string, string> {
 async function loadHistory(
   conn: Connection,
   keepLive = false,
-): Promise<{ entries: Entry[]; liveTurn: string | null; outcome: { turnId: string; text: string } | null }> {
+): Promise<{ entries: Entry[]; liveTurn: string | null; outcomes: Array<{ turnId: string; text: string }> }> {
   const base = sessionPath(conn);
   const state = (await (await friendlyFetch(base, { headers: authHeaders(conn) })).json()) as {
     last_turn: ({ id: string } & TurnOutcome) | null;
     pause?: PausedStep | null;
   };
-  const said = state.last_turn ? outcomeNotice(state.last_turn) : null;
-  const outcome = state.last_turn && said ? { turnId: state.last_turn.id, text: said } : null;
   const liveTurn = state.last_turn?.status === "running" ? state.last_turn.id : null;
   const messages: StoredMessage[] = [];
   const compactions: CompactionMarker[] = [];
+  // Every ended turn the pages list, then the newest (which may have written no message, so no page lists it).
+  const turns: Array<{ id: string } & TurnOutcome> = [];
   let after = 0;
   for (;;) {
     const res = await friendlyFetch(`${base}/messages?after=${after}&limit=500`, { headers: authHeaders(conn) });
@@ -55,16 +56,18 @@ async function loadHistory(
       messages: StoredMessage[];
       next: number | null;
       compactions?: CompactionMarker[];
+      turns?: Array<{ id: string } & TurnOutcome>;
     };
     messages.push(...page.messages);
     compactions.push(...(page.compactions ?? []));
+    turns.push(...(page.turns ?? []));
     if (page.next === null || page.messages.length === 0) break;
     after = page.next;
   }
   return {
     entries: fromHistory(messages, keepLive ? null : liveTurn, state.pause ?? null, compactions),
     liveTurn,
-    outcome,
+    outcomes: outcomeNotices(state.last_turn ? [...turns, state.last_turn] : turns),
   };
 }
 
@@ -237,7 +240,7 @@ function Chat({ conn }: { conn: Connection }) {
       (h) => {
         setEarlier(h.entries);
         setAwaited(h.liveTurn);
-        if (h.outcome) noteOutcome(h.outcome.turnId, h.outcome.text);
+        for (const o of h.outcomes) noteOutcome(o.turnId, o.text);
       },
       (e: Error) => {
         setEarlier([]);
@@ -272,7 +275,7 @@ function Chat({ conn }: { conn: Connection }) {
           setMessages([]);
           setSeeded(new Set());
           setEarlier(h.entries);
-          if (h.outcome) noteOutcome(h.outcome.turnId, h.outcome.text);
+          for (const o of h.outcomes) noteOutcome(o.turnId, o.text);
           setAwaited(h.liveTurn);
           if (h.liveTurn) resumeStream().catch((e: Error) => setProblem(e.message));
         },
@@ -344,7 +347,7 @@ function Chat({ conn }: { conn: Connection }) {
       .then(
         (h) => {
           setEarlier(h.entries);
-          if (h.outcome) noteOutcome(h.outcome.turnId, h.outcome.text);
+          for (const o of h.outcomes) noteOutcome(o.turnId, o.text);
         },
         (e: Error) => setProblem(e.message),
       )

@@ -246,6 +246,21 @@ export function outcomeNotice(o: TurnOutcome): string | null {
   return null;
 }
 
+/** The outcome lines of turns that did not simply answer, by turn id, in order (a turn listed twice once). */
+export function outcomeNotices(
+  turns: ReadonlyArray<{ id: string } & TurnOutcome>,
+): Array<{ turnId: string; text: string }> {
+  const seen = new Set<string>();
+  const out: Array<{ turnId: string; text: string }> = [];
+  for (const t of turns) {
+    const text = outcomeNotice(t);
+    if (seen.has(t.id) || !text) continue;
+    seen.add(t.id);
+    out.push({ turnId: t.id, text });
+  }
+  return out;
+}
+
 /**
  * The stored entries, then the live ones, with each turn's outcome line (by turn id) after the turn's last entry,
  * stored (its `turnId`) or live (its `msg_<turn id>`). A turn with no entry of its own (it failed before the

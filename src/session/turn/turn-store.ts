@@ -31,6 +31,23 @@ export interface TurnRow {
   [key: string]: string | number | null;
 }
 
+/** How a turn ended, or that it has not: `last_turn` of the session state and a history page's `turns`. */
+export interface TurnOutcome {
+  id: string;
+  status: TurnStatus;
+  finish_reason: string | null;
+  error: ErrorInfo | null;
+}
+
+export function outcomeOf(row: TurnRow): TurnOutcome {
+  return {
+    id: row.id,
+    status: row.status,
+    finish_reason: row.finish_reason,
+    error: row.error ? (JSON.parse(row.error) as ErrorInfo) : null,
+  };
+}
+
 /** The `turns` table: one row per turn, in order. */
 export class TurnStore {
   /**
@@ -94,6 +111,22 @@ export class TurnStore {
   #overlay(row: TurnRow | null): TurnRow | null {
     const steps = row ? this.#pendingSteps.get(row.id) : undefined;
     return row && steps ? { ...row, steps: row.steps + steps } : row;
+  }
+
+  /**
+   * How each ended turn that wrote a message with a seq in (after, upto] ended, oldest first: a history page's
+   * `turns`, so a client reloading a transcript can say which turns failed, stopped or were cut off. A turn the
+   * retention sweep removed, or one that wrote no message, is not listed.
+   */
+  endedIn(after: number, upto: number): TurnOutcome[] {
+    return all<TurnRow>(
+      this.#sql,
+      `SELECT * FROM turns WHERE ended_at IS NOT NULL
+         AND id IN (SELECT turn_id FROM messages WHERE seq > ? AND seq <= ? AND turn_id IS NOT NULL)
+       ORDER BY rowid`,
+      after,
+      upto,
+    ).map(outcomeOf);
   }
 
   /** Every turn of the session: the rows kept plus those the retention sweep deleted (`meta.turns_swept`). */

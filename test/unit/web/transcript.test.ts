@@ -6,6 +6,7 @@ import {
   fromHistory,
   fromUiMessages,
   outcomeNotice,
+  outcomeNotices,
   type PausedStep,
   reopenApprovals,
   type StoredMessage,
@@ -552,6 +553,21 @@ describe("outcomeNotice", () => {
     expect(outcomeNotice({ status: "completed", finish_reason: "end_turn" })).toBeNull();
     expect(outcomeNotice({ status: "awaiting_approval" })).toBeNull();
     expect(outcomeNotice({ status: "running" })).toBeNull();
+  });
+});
+
+describe("outcomeNotices", () => {
+  it("gives every listed turn that did not simply answer its line, in order, each turn once", () => {
+    const turns = [
+      { id: "t1", status: "failed", error: { message: "provider_http_error: 500" } },
+      { id: "t2", status: "completed", finish_reason: "end_turn" },
+      { id: "t3", status: "cancelled", finish_reason: "cancelled" },
+      { id: "t3", status: "cancelled", finish_reason: "cancelled" },
+    ];
+    expect(outcomeNotices(turns)).toEqual([
+      { turnId: "t1", text: "The answer failed: provider_http_error: 500" },
+      { turnId: "t3", text: "Stopped." },
+    ]);
   });
 });
 
