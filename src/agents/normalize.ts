@@ -9,9 +9,9 @@ import { compileStrict } from "../json-schema/compile";
 import type { JsonObject } from "../model/json";
 import { DEFAULT_CONTEXT_WINDOW } from "../providers/types";
 import { usableSecret } from "../runs/signature";
-import { PLAIN_TOOLS_MAX, projectionFor, stepTools } from "../tools/disclosure";
+import { PLAIN_TOOLS_MAX, projectionFor } from "../tools/disclosure";
 import { checkOutboundUrl } from "../tools/outbound";
-import { ToolRegistry } from "../tools/registry";
+import { disclosureBuiltins, ToolRegistry } from "../tools/registry";
 import {
   type AgentConfig,
   type AgentTool,
@@ -172,7 +172,13 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
  */
 function assertToolsFit(config: AgentConfig): void {
   if (projectionFor(config.model) === "anthropic") return;
-  const always = stepTools(new ToolRegistry(config), [], "plain").length;
+  const reg = new ToolRegistry(config);
+  // MCP tools are deferred by default (and past the cap, session-tools.ts), which brings in the built-ins.
+  const builtins = disclosureBuiltins(
+    config,
+    reg.hasDeferred() || (reg.searchEnabled && config.mcp_servers.length > 0),
+  );
+  const always = reg.core().length + builtins.length;
   if (always + 1 > PLAIN_TOOLS_MAX) {
     throw new ApiError(
       400,

@@ -7,7 +7,7 @@ import { ToolIndex } from "@switchboard/tool-search";
 import type { AgentConfig } from "../agents/types";
 import type { Env } from "../env";
 import { mcpLimits } from "../mcp/limits";
-import { McpCatalog, type McpSnapshot } from "../mcp/mcp-catalog";
+import { McpCatalog, type McpServerStatus, type McpSnapshot } from "../mcp/mcp-catalog";
 import type { JsonObject } from "../model/json";
 import type { NoticePart, ToolDeclaration } from "../model/message";
 import { announcedTools, PLAIN_TOOLS_MAX, type Projection, projectionFor, toolSetNotices } from "../tools/disclosure";
@@ -69,14 +69,33 @@ export class SessionTools {
     if (this.#registry && this.#seen?.agent === agent && this.#seen.mcpVersion === mcp.version) return this.#registry;
     // The servers' names and `defer` too: removing one, or deferring its tools, changes the tool set.
     const servers = agent.mcp_servers.map((s) => [s.name, s.defer ?? null]);
-    const key = JSON.stringify([agent.tools, agent.disclosure, servers, mcp.version]);
+    // Outside Anthropic's tool search every tool sent at once is in tools[]: MCP core tools past its cap are
+    // deferred (one slot kept for structured_output), so a server's `defer: false` never wedges the session.
+    const capped = projectionFor(agent.model) !== "anthropic";
+    const key = JSON.stringify([agent.tools, agent.disclosure, servers, mcp.version, capped]);
     if (key !== this.#key || !this.#registry) {
       this.#key = key;
-      this.#registry = new ToolRegistry(agent, mcp.tools);
+      this.#registry = new ToolRegistry(agent, mcp.tools, capped ? { alwaysMax: PLAIN_TOOLS_MAX - 1 } : {});
       this.#index = null;
     }
     this.#seen = { agent, mcpVersion: mcp.version };
     return this.#registry;
+  }
+
+  /**
+   * Status per MCP server (`McpCatalog.statuses`), each `error` also saying which of its tools the cap on tools
+   * sent with every request deferred or dropped for `agent` (null: the statuses as listed).
+   */
+  statuses(agent: AgentConfig | null): McpServerStatus[] {
+    const over = agent ? this.registry(agent).overCap : null;
+    return this.mcp.statuses().map((s) => {
+      const names = over?.byServer.get(s.name);
+      if (!over || !names) return s;
+      const note =
+        `${names.length} tools ${over.action} (at most ${PLAIN_TOOLS_MAX} tools are sent with every request` +
+        `${over.action === "deferred" ? "; tool_search finds them" : " and tool_search is off"}): ${names.join(", ")}`;
+      return { ...s, error: [s.error, note.slice(0, 1000)].filter((e) => e !== null).join("; ") };
+    });
   }
 
   /** Search index over the deferred tools; built on first use and kept while the tool set is unchanged. */

@@ -45,7 +45,7 @@ export function sessionState(e: SessionEngine, info: SessionInfo, agent: AgentCo
     pending_approvals: e.approvals.pending().map(openView),
     pause:
       latest && (status === "awaiting_tool_results" || status === "awaiting_approval") ? pauseView(e, latest.id) : null,
-    mcp_servers: e.tools.mcp.statuses(),
+    mcp_servers: e.tools.statuses(agent),
   };
 }
 

@@ -52,18 +52,41 @@ export function fullSchema(tool: RegisteredTool): JsonObject {
   return tool.discovery_schema ?? tool.input_schema;
 }
 
+/** The built-in disclosure tools the agent offers once any tool is deferred. */
+export function disclosureBuiltins(agent: AgentConfig, anyDeferred: boolean): RegisteredTool[] {
+  return builtinTools({
+    search: anyDeferred,
+    info: anyDeferred && agent.disclosure.tool_info,
+    select: anyDeferred && agent.disclosure.select_tools !== false,
+  });
+}
+
+/** MCP tools past the cap on tools sent with every request (see `ToolRegistry`'s `alwaysMax`). */
+export interface OverCap {
+  /** `deferred`: kept, found by tool_search; `dropped`: with tool_search off nothing defers, so they are left out. */
+  action: "deferred" | "dropped";
+  /** Their full names, per server. */
+  byServer: ReadonlyMap<string, string[]>;
+}
+
 /**
  * Every tool a step may use: the agent's, then external sources' (MCP servers),
  * in their configured order, plus the built-ins disclosure needs. With
  * tool_search disabled nothing is deferred, so every tool stays callable.
+ *
+ * `alwaysMax` caps the tools sent with every request (core tools and built-ins): MCP tools are core when their
+ * server says `defer: false` or they ask to always load, up to 200 a server, which no agent PUT can see. Past the
+ * cap the last of them in configured order are deferred (or, with tool_search off, dropped), so the first ones
+ * stay core on every turn and tools[] keeps its order. The agent's own core tools are checked at PUT.
  */
 export class ToolRegistry {
   readonly tools: readonly RegisteredTool[];
   readonly builtins: readonly RegisteredTool[];
   readonly searchEnabled: boolean;
+  readonly overCap: OverCap | null;
   readonly #byName = new Map<string, RegisteredTool>();
 
-  constructor(agent: AgentConfig, external: RegisteredTool[] = []) {
+  constructor(agent: AgentConfig, external: RegisteredTool[] = [], opts: { alwaysMax?: number } = {}) {
     this.searchEnabled = agent.disclosure.tool_search;
     const own: RegisteredTool[] = agent.tools.map((t) => ({
       name: t.name,
@@ -84,14 +107,47 @@ export class ToolRegistry {
       taken.add(t.name);
       return true;
     });
-    this.tools = [...own, ...unique.map((t) => ({ ...t, deferred: this.searchEnabled && t.deferred }))];
-    const anyDeferred = this.tools.some((t) => t.deferred);
-    this.builtins = builtinTools({
-      search: anyDeferred,
-      info: anyDeferred && agent.disclosure.tool_info,
-      select: anyDeferred && agent.disclosure.select_tools !== false,
-    });
+    let tools = [...own, ...unique.map((t) => ({ ...t, deferred: this.searchEnabled && t.deferred }))];
+    const excess = opts.alwaysMax === undefined ? [] : this.#excess(agent, tools, opts.alwaysMax);
+    if (excess.length === 0) this.overCap = null;
+    else {
+      const over = new Set(excess.map((t) => t.name));
+      const action = this.searchEnabled ? "deferred" : "dropped";
+      tools =
+        action === "deferred"
+          ? tools.map((t) => (over.has(t.name) ? { ...t, deferred: true } : t))
+          : tools.filter((t) => !over.has(t.name));
+      const byServer = new Map<string, string[]>();
+      for (const t of excess) {
+        const server = t.mcp?.server ?? "";
+        byServer.set(server, [...(byServer.get(server) ?? []), t.name]);
+      }
+      this.overCap = { action, byServer };
+    }
+    this.tools = tools;
+    this.builtins = disclosureBuiltins(
+      agent,
+      this.tools.some((t) => t.deferred),
+    );
     for (const t of [...this.tools, ...this.builtins]) this.#byName.set(t.name, t);
+  }
+
+  /** The MCP core tools that do not fit in `max` with the agent's core tools and the built-ins they would bring. */
+  #excess(agent: AgentConfig, tools: RegisteredTool[], max: number): RegisteredTool[] {
+    const core = tools.filter((t) => !t.deferred);
+    if (
+      core.length +
+        disclosureBuiltins(
+          agent,
+          tools.some((t) => t.deferred),
+        ).length <=
+      max
+    )
+      return [];
+    // Deferring one brings in the built-ins, so they take room first.
+    const room = max - disclosureBuiltins(agent, this.searchEnabled).length;
+    const mcp = core.filter((t) => t.source === "mcp");
+    return mcp.slice(Math.max(0, room - (core.length - mcp.length)));
   }
 
   get(name: string): RegisteredTool | undefined {

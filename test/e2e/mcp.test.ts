@@ -195,6 +195,23 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(wireTools(second).filter((t) => String(t.name).startsWith("mcp__kit__") && t.defer_loading)).toEqual([]);
   });
 
+  it("an OpenAI agent whose defer: false server lists 150 tools sends at most 128: the rest are deferred, and said so", async () => {
+    const srv = await spawn("generated:150");
+    const servers = [{ name: "kit", url: srv.url, defer: false }];
+    const { model, agent, session } = await setup(servers);
+    await api.putAgent(agent, { model: { provider: "openai", name: model }, tools: [], mcp_servers: servers });
+    await mock.script(model, [{ reply: { text: "fits" } }]);
+    const turn = await api.sendJson(tenantKey, session, { content: "go" });
+    expect(turn.error).toBeUndefined();
+    expect(turn.status).toBe("completed");
+    const [first] = await clean(model, 1);
+    expect(wireTools(first).length).toBeLessThanOrEqual(128);
+    const kit = (await serverStates(session)).find((s) => s.name === "kit");
+    expect(String(kit?.error)).toMatch(
+      /^26 tools deferred \(at most 128 tools are sent with every request; tool_search/,
+    );
+  });
+
   it("truncates large outputs with the full size noted, and times calls out", async () => {
     const srv = await spawn("basic");
     const { model, session } = await setup([{ name: "kit", url: srv.url, defer: false }]);

@@ -89,6 +89,15 @@ describe("normalizeAgent: tools sent with every request", () => {
     expect(normalizeAgent("a", agent("openai-responses", many(500, true))).tools).toHaveLength(500);
   });
 
+  it("keeps room for the built-ins when the agent has MCP servers (their tools are deferred by default)", () => {
+    const body = {
+      ...agent("openai", many(125, false)),
+      mcp_servers: [{ name: "kit", url: "https://mcp.example.com/mcp" }],
+    };
+    expect(() => normalizeAgent("a", body)).toThrow(/128 tools/);
+    expect(normalizeAgent("a", { ...body, tools: many(124, false) }).tools).toHaveLength(124);
+  });
+
   it("leaves Anthropic with tool search alone (deferred tools are sent with defer_loading)", () => {
     expect(normalizeAgent("a", agent("anthropic", many(300, false))).tools).toHaveLength(300);
   });

@@ -28,3 +28,33 @@ describe("ToolRegistry", () => {
     expect(names.length).toBe(new Set(names).size);
   });
 });
+
+describe("ToolRegistry alwaysMax: MCP core tools past the cap on tools sent with every request", () => {
+  const openai = (disclosure: Record<string, unknown> = {}) =>
+    normalizeAgent("o", { model: { provider: "openai", name: "m" }, tools: [], disclosure });
+  const eager = (server: string, n: number): RegisteredTool[] =>
+    Array.from({ length: n }, (_, i) => ({ ...mcpTool(server, `t${i}`), deferred: false }));
+
+  it("defers the last of them, so the plain tools[] holds at most the cap and the first ones stay core", () => {
+    const reg = new ToolRegistry(openai(), eager("kit", 150), { alwaysMax: 127 });
+    const sent = stepTools(reg, [], "plain").map((t) => t.name);
+    expect(sent.length).toBe(127);
+    // 124 core MCP tools in configured order, then the three built-ins that deferring brought in.
+    expect(sent.slice(0, 124)).toEqual(eager("kit", 124).map((t) => t.name));
+    expect(sent.slice(124)).toEqual(["tool_search", "tool_info", "select_tools"]);
+    expect(reg.deferred().map((t) => t.name)).toEqual(
+      eager("kit", 150)
+        .slice(124)
+        .map((t) => t.name),
+    );
+    expect(reg.overCap?.action).toBe("deferred");
+    expect(reg.overCap?.byServer.get("kit")?.length).toBe(26);
+  });
+
+  it("with tool_search off drops them (nothing can defer) and says so", () => {
+    const reg = new ToolRegistry(openai({ tool_search: false }), eager("kit", 150), { alwaysMax: 127 });
+    expect(stepTools(reg, [], "plain").length).toBe(127);
+    expect(reg.get("mcp__kit__t127")).toBeUndefined();
+    expect(reg.overCap?.action).toBe("dropped");
+  });
+});
