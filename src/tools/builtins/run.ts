@@ -50,6 +50,14 @@ const MAX_RESULTS = 20;
 
 function searchTools(input: { query: string; max_results?: number }, ctx: BuiltinContext): BuiltinOutcome {
   const selected = parseSelect(input.query);
+  // "select:" with no name asks for nothing: an invalid call, like any input the schema refuses.
+  if (selected !== null && selected.length === 0) {
+    const issue = "select: needs at least one tool name";
+    return {
+      ...fail(`invalid arguments for tool_search: ${issue}.${schemaHint(ctx.registry, "tool_search")}`),
+      invalid: [issue],
+    };
+  }
   // Exact names are what the model asked for: all of them, up to the cap, unless it set max_results itself.
   const limit = input.max_results ?? (selected !== null ? MAX_RESULTS : 5);
   const candidates = [...ctx.registry.tools.map((t) => t.name)];
@@ -74,7 +82,8 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
     const hint =
       selected !== null
         ? `none of ${selected.join(", ")} is a tool of this session`
-        : `no tool matched "${input.query}"; try other keywords, fewer required (+) terms, or select:<exact name>`;
+        : (inView(input.query, ctx) ??
+          `no tool matched "${input.query}"; try other keywords, fewer required (+) terms, or select:<exact name>`);
     return { content: [text({ matches: [], note: hint })], is_error: false, load: [] };
   }
   const load = tools.filter((t) => t.deferred).map((t) => t.name);
@@ -84,6 +93,25 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
     is_error: false,
     load,
   };
+}
+
+/**
+ * A keyword search finds only what is left to load. When it comes back empty, the tools the query names or
+ * matches that the model already has (loaded, or sent every step) are said to be there, not "no tool matched".
+ */
+function inView(query: string, ctx: BuiltinContext): string | null {
+  const exact = ctx.registry.tools.find((t) => t.name.toLowerCase() === query.trim().toLowerCase());
+  const matched = ctx
+    .index()
+    .search(query, { limit: MAX_RESULTS })
+    .map((m) => m.name);
+  const loaded = [...new Set([...(exact ? [exact.name] : []), ...matched])].filter((n) => ctx.loaded.has(n));
+  const available = exact && !exact.deferred ? [exact.name] : [];
+  const said: string[] = [];
+  if (loaded.length) said.push(`already loaded: ${loaded.join(", ")}`);
+  if (available.length) said.push(`already available: ${available.join(", ")}`);
+  if (said.length === 0) return null;
+  return `${said.join("; ")}; call ${loaded.length + available.length > 1 ? "them" : "it"} directly`;
 }
 
 function toolInfo(input: { name: string; include_schema?: boolean }, ctx: BuiltinContext): BuiltinOutcome {
@@ -110,8 +138,9 @@ function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinO
     const name = raw.trim();
     const tool = ctx.registry.get(name) ?? ctx.registry.tools.find((t) => t.name.toLowerCase() === name.toLowerCase());
     if (!tool) result[name] = "unknown";
-    else if (!tool.deferred || ctx.loaded.has(tool.name) || load.includes(tool.name))
-      result[tool.name] = "already available";
+    // Asked twice in one call (or in two spellings): its first answer stands.
+    else if (Object.hasOwn(result, tool.name)) continue;
+    else if (!tool.deferred || ctx.loaded.has(tool.name)) result[tool.name] = "already available";
     else {
       result[tool.name] = "loaded";
       load.push(tool.name);

@@ -1,4 +1,6 @@
-// The built-in disclosure tools as the model calls them: what tool_search's `select:` form loads and says.
+// The built-in disclosure tools as the model calls them: what tool_search (its `select:` form and keywords) and
+// select_tools load and say.
+import { ToolIndex } from "@switchboard/tool-search";
 import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../../../src/agents/normalize";
 import { runBuiltin } from "../../../../src/tools/builtins/run";
@@ -49,5 +51,64 @@ describe("tool_search select:", () => {
     const out = runBuiltin("tool_search", { query: "select:tool_1,tool_2,tool_3", max_results: 2 }, context());
     expect(out.load).toEqual(["tool_1", "tool_2"]);
     expect(answer(out).note).toBe("not loaded, over max_results (2): tool_3.");
+  });
+});
+
+/** Deferred alpha and beta, core gamma, with a real search index over the deferred ones. */
+function searchContext(loaded: string[] = []) {
+  const tool = (name: string, description: string, defer: boolean) => ({
+    name,
+    description,
+    input_schema: { type: "object" },
+    ...(defer ? { defer: true } : {}),
+    execution: { type: "client" },
+  });
+  const agent = normalizeAgent("a", {
+    model: { provider: "anthropic", name: "m" },
+    tools: [
+      tool("alpha", "alpha reports on invoices", true),
+      tool("beta", "beta sends reminders", true),
+      tool("gamma", "gamma reads the ledger", false),
+    ],
+  });
+  const registry = new ToolRegistry(agent);
+  const index = new ToolIndex(
+    registry.deferred().map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })),
+  );
+  return { registry, loaded: new Set(loaded), index: () => index };
+}
+
+const selected = (out: ReturnType<typeof runBuiltin>) => {
+  const first = Array.isArray(out.content) ? out.content[0] : undefined;
+  return JSON.parse(first?.type === "text" ? first.text : "{}") as Record<string, string>;
+};
+
+describe("select_tools", () => {
+  it("answers a name asked twice in one call (in any spelling) once, as loaded", () => {
+    const out = runBuiltin("select_tools", { names: ["alpha", "ALPHA", "alpha"] }, searchContext());
+    expect(out.load).toEqual(["alpha"]);
+    expect(selected(out)).toEqual({ alpha: "loaded" });
+  });
+});
+
+describe("tool_search keywords", () => {
+  it("says a matching tool is already loaded instead of that nothing matched", () => {
+    const out = runBuiltin("tool_search", { query: "alpha" }, searchContext(["alpha"]));
+    expect(out.load).toEqual([]);
+    expect(answer(out).note).toBe("already loaded: alpha; call it directly");
+  });
+
+  it("says a core tool named by the query is already available", () => {
+    const out = runBuiltin("tool_search", { query: "gamma" }, searchContext());
+    expect(answer(out).note).toBe("already available: gamma; call it directly");
+  });
+});
+
+describe("tool_search select: with no names", () => {
+  it("is an invalid call saying a name is needed", () => {
+    const out = runBuiltin("tool_search", { query: "select: ," }, searchContext());
+    expect(out.invalid).toEqual(["select: needs at least one tool name"]);
+    expect(out.is_error).toBe(true);
+    expect(out.load).toEqual([]);
   });
 });
