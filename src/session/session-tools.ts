@@ -178,16 +178,27 @@ export class SessionTools {
   load(agent: AgentConfig, names: readonly string[], via: string): { added: string[]; unloaded: string[] } {
     const added = this.loaded.add(names, via);
     if (added.length === 0) return { added, unloaded: [] };
-    return { added, unloaded: this.#fit(agent, this.registry(agent), added) };
+    // Every name of this call stays (its answer said so; the built-ins keep it within `loadRoom`).
+    return { added, unloaded: this.#fit(agent, this.registry(agent), names) };
   }
 
   /**
-   * The plain projection's tools[] within `PLAIN_TOOLS_MAX`: core tools, built-ins, loaded tools and one slot
-   * for a turn's structured_output. Unloads the tools loaded longest ago first, those just `added` last.
+   * How many deferred tools can be loaded at once: in the plain projection the room tools[] leaves beside core
+   * tools, built-ins and one slot for a turn's structured_output; elsewhere no limit (undefined).
+   */
+  loadRoom(agent: AgentConfig): number | undefined {
+    if (projectionFor(agent.model) !== "plain") return undefined;
+    const reg = this.registry(agent);
+    return Math.max(0, PLAIN_TOOLS_MAX - 1 - reg.core().length - reg.builtins.length);
+  }
+
+  /**
+   * The plain projection's tools[] within `loadRoom`. Unloads the tools loaded longest ago first, those of this
+   * very call (`added`) last.
    */
   #fit(agent: AgentConfig, reg: ToolRegistry, added: readonly string[]): string[] {
-    if (projectionFor(agent.model) !== "plain") return [];
-    const room = Math.max(0, PLAIN_TOOLS_MAX - 1 - reg.core().length - reg.builtins.length);
+    const room = this.loadRoom(agent);
+    if (room === undefined) return [];
     const present = this.loaded.list().filter((n) => reg.get(n)?.deferred === true);
     const over = present.length - room;
     if (over <= 0) return [];

@@ -480,6 +480,31 @@ describe("the plain projection's tools[] at the provider's limit", () => {
     expect((await mockRequests(s.model)).filter((r) => r.rejected)).toEqual([]);
   });
 
+  it("a call asking for more than tools[] has room for loads what fits, says which not, and unloads none", async () => {
+    // 121 core tools and 3 built-ins leave room for 3 loaded tools beside the structured_output slot.
+    const core = Array.from({ length: 120 }, (_, i) => tool(`fixed_${i}`, `Fixed tool ${i}`, false));
+    const s = await setup({ tools: [TOOLS[0], ...core, ...many] }, "openai");
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_room_sel", name: "select_tools", input: { names: names.slice(0, 5) } }] } },
+      { reply: { text: "Loaded what fits." } },
+    ]);
+    expect((await send(s, { content: "load five" })).body.status).toBe("completed");
+    const result = (await history(s))
+      .flatMap((m) => m.parts)
+      .find((p) => p.type === "tool_result" && p.tool_use_id === "call_room_sel");
+    const blocks = (result?.content ?? []) as Array<{ type: string; text?: string }>;
+    const full = "not loaded: over the 3 tools tools[] has room for";
+    expect(JSON.parse(blocks[0]?.text ?? "{}")).toEqual({
+      lookup_0: "loaded",
+      lookup_1: "loaded",
+      lookup_2: "loaded",
+      lookup_3: full,
+      lookup_4: full,
+    });
+    expect(await loadedTools(s)).toEqual(names.slice(0, 3));
+    expect((await events(s)).filter((e) => e.type === "tools_unloaded")).toEqual([]);
+  });
+
   it("an agent change that adds core tools makes room at the next turn, before any request", async () => {
     const s = await loadedMany();
     const core = Array.from({ length: 5 }, (_, i) => tool(`core_extra_${i}`, `Core tool ${i}`, false));

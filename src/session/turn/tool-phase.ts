@@ -30,6 +30,7 @@ export async function runTools(
   const { history, tools, agent, eventLog } = ctx.deps;
   const registry = tools.registry(agent);
   const loaded = new Set(tools.loaded.list());
+  const room = tools.loadRoom(agent);
   const loadedNow = ({ added, unloaded }: { added: string[]; unloaded: string[] }, via: string) => {
     if (added.length) eventLog.record("tools_loaded", ctx.turnId, { names: added, via });
     if (unloaded.length) eventLog.record("tools_unloaded", ctx.turnId, { names: unloaded, reason: "tools_limit" });
@@ -39,7 +40,13 @@ export async function runTools(
     registry,
     loaded,
     malformed,
-    runBuiltin: (call) => runBuiltin(call.name, call.input, { registry, loaded, index: () => tools.index(agent) }),
+    runBuiltin: (call) =>
+      runBuiltin(call.name, call.input, {
+        registry,
+        loaded,
+        index: () => tools.index(agent),
+        ...(room === undefined ? {} : { room }),
+      }),
     lookup: (id) => {
       const found = history.resultValue(id);
       if (found.ok || found.reason !== "unknown" || agent.model.provider !== "anthropic") return found;

@@ -23,6 +23,12 @@ export interface BuiltinContext {
   registry: ToolRegistry;
   index: () => ToolIndex;
   loaded: ReadonlySet<string>;
+  /**
+   * The most deferred tools one call can have loaded, where tools[] carries every loaded schema (the plain
+   * projection's cap, SessionTools.loadRoom); unset: no limit. Past it the answer says "not loaded" rather than
+   * load a tool the same transaction would unload again.
+   */
+  room?: number;
 }
 
 /** Built-in inputs are fixed schemas: checked by their build-time validators (`http/fixed-schemas.ts`). */
@@ -77,7 +83,12 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
       .search(input.query, { limit, exclude: ctx.loaded })
       .map((m) => m.name);
   }
-  const tools = names.map((n) => ctx.registry.get(n)).filter((t): t is RegisteredTool => t !== undefined);
+  let tools = names.map((n) => ctx.registry.get(n)).filter((t): t is RegisteredTool => t !== undefined);
+  const full = overRoom(tools, ctx);
+  if (full.length) {
+    tools = tools.filter((t) => !full.includes(t.name));
+    unsaid.push(`not loaded, over the ${ctx.room} tools tools[] has room for: ${full.join(", ")}`);
+  }
   if (tools.length === 0) {
     const hint =
       selected !== null
@@ -93,6 +104,15 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
     is_error: false,
     load,
   };
+}
+
+/** The deferred tools among `tools` past the room for loaded tools (BuiltinContext.room), in order. */
+function overRoom(tools: readonly RegisteredTool[], ctx: BuiltinContext): string[] {
+  if (ctx.room === undefined) return [];
+  return tools
+    .filter((t) => t.deferred)
+    .slice(ctx.room)
+    .map((t) => t.name);
 }
 
 /**
@@ -132,7 +152,7 @@ function toolInfo(input: { name: string; include_schema?: boolean }, ctx: Builti
 }
 
 function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinOutcome {
-  const result: Record<string, "loaded" | "already available" | "unknown"> = {};
+  const result: Record<string, string> = {};
   const load: string[] = [];
   for (const raw of input.names) {
     const name = raw.trim();
@@ -141,6 +161,8 @@ function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinO
     // Asked twice in one call (or in two spellings): its first answer stands.
     else if (Object.hasOwn(result, tool.name)) continue;
     else if (!tool.deferred || ctx.loaded.has(tool.name)) result[tool.name] = "already available";
+    else if (ctx.room !== undefined && load.length >= ctx.room)
+      result[tool.name] = `not loaded: over the ${ctx.room} tools tools[] has room for`;
     else {
       result[tool.name] = "loaded";
       load.push(tool.name);

@@ -112,3 +112,18 @@ describe("tool_search select: with no names", () => {
     expect(out.load).toEqual([]);
   });
 });
+
+describe("loading within the room tools[] has (BuiltinContext.room)", () => {
+  it("select: loads only what fits and names the rest in the note", () => {
+    const out = runBuiltin("tool_search", { query: "select:tool_1,tool_2,tool_3" }, { ...context(), room: 2 });
+    expect(out.load).toEqual(["tool_1", "tool_2"]);
+    expect(answer(out).matches.map((m) => m.name)).toEqual(["tool_1", "tool_2"]);
+    expect(answer(out).note).toBe("not loaded, over the 2 tools tools[] has room for: tool_3.");
+  });
+
+  it("select_tools answers the names past the room as not loaded", () => {
+    const out = runBuiltin("select_tools", { names: ["alpha", "beta"] }, { ...searchContext(), room: 1 });
+    expect(out.load).toEqual(["alpha"]);
+    expect(selected(out)).toEqual({ alpha: "loaded", beta: "not loaded: over the 1 tools tools[] has room for" });
+  });
+});
