@@ -1,7 +1,7 @@
 /**
  * Answers to approvals, the engine's side of a person's decision: answers
- * from the API or a useChat body (checked first: nothing is written unless
- * every answer is valid), the expiry of an approval whose `approval_ttl_s`
+ * from the API or a useChat body (checked first, with the body's tool
+ * outputs: nothing is written unless every answer and output is valid), the expiry of an approval whose `approval_ttl_s`
  * ran out, and the `approval_declined` events of every decline. Declined calls
  * get their result at once; approved ones run when the turn resumes, which it
  * does once nothing else is awaited (the engine's `resumeIfReady`).
@@ -13,7 +13,7 @@ import { failure } from "../model/errors";
 import type { EventLog } from "../observability/events";
 import { type Actor, type ApprovalAnswer, type ApprovalStore, checkAnswers, declineOne, EXPIRED } from "./approvals";
 import { deleted } from "./deleted";
-import type { HistoryStore } from "./history/store";
+import type { HistoryStore, SuppliedResult } from "./history/store";
 import type { Mode, TurnAnswer } from "./rpc-types";
 import type { SessionTools } from "./session-tools";
 import type { TurnRow, TurnStore } from "./turn/turn-store";
@@ -30,6 +30,8 @@ export interface AnsweringEngine {
   /** The delete tombstone (engine.ts): work that awaited I/O writes nothing once it moved. */
   readonly generation: number;
   stale(generation: number): boolean;
+  pendingOf(supplied: SuppliedResult[]): SuppliedResult[];
+  checkResults(results: SuppliedResult[], turnId: string | null): Result<object>;
   resumeIfReady(agent: AgentConfig, before: TurnRow | null, mode: Mode, since: number): Promise<Result<TurnAnswer>>;
 }
 
@@ -60,7 +62,8 @@ export function recordDeclined(
  * is valid). Declined calls get their result now; approved ones run when
  * the turn resumes, which it does once nothing else is awaited. `onlyTurn`:
  * answers for approvals of any other turn are unknown (a run's approvals;
- * null: a run with no turn, which has none).
+ * null: a run with no turn, which has none). `outputs`: the client tool
+ * outputs of the same useChat message, checked and written with the answers.
  */
 export async function answerApprovals(
   engine: AnsweringEngine,
@@ -70,6 +73,7 @@ export async function answerApprovals(
   by: Actor,
   fromChat = false,
   onlyTurn?: string | null,
+  outputs: SuppliedResult[] = [],
 ): Promise<Result<TurnAnswer>> {
   const generation = engine.generation;
   await engine.tools.refresh(agent, engine.env);
@@ -82,6 +86,12 @@ export async function answerApprovals(
   if (engine.stale(generation)) return deleted();
   if (!checked.ok) return checked;
   const latest = engine.turns.latest();
+  // The outputs are checked before anything is written, so a refused one leaves the approvals unanswered (a turn
+  // resumed by them would run its tools for a refused request). Those no longer pending are no news: useChat
+  // repeats every output of the message, a server tool's of an earlier step too.
+  const results = engine.pendingOf(outputs);
+  const usable = engine.checkResults(results, latest?.id ?? null);
+  if (!usable.ok) return usable;
   const since = engine.history.nextSeq();
   let decided: typeof checked.decide;
   try {
@@ -94,6 +104,7 @@ export async function answerApprovals(
       // A concurrent request answered some of these first (the checks above awaited). Outside /chat, which leaves
       // answered approvals out on purpose, a refusal writes nothing: the rest of this body is rolled back too.
       if (won.length === 0 || (!fromChat && won.length < checked.decide.length)) throw ANSWERED_ELSEWHERE;
+      for (const r of results) engine.history.storeResult(r.tool_use_id, "resolved", r.content, r.is_error);
       return won;
     });
   } catch (e) {

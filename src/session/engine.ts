@@ -166,13 +166,7 @@ export class SessionEngine {
     }
     const latest = this.turns.latest();
     if (latest?.status === "running") return failure("turn_in_progress", "a turn is already running in this session");
-    // A call gated by an approval is a server call too: say why it takes no result (approval_required) first.
-    const gated = refuseResultsForApprovals(
-      this.approvals,
-      input.tool_results.map((r) => r.tool_use_id),
-    );
-    if (!gated.ok) return gated;
-    const checked = checkSupplied(this.history, this.eventLog, input.tool_results, latest?.id ?? null);
+    const checked = this.checkResults(input.tool_results, latest?.id ?? null);
     if (!checked.ok) return checked;
     const supplied = new Map(input.tool_results.map((r) => [r.tool_use_id, r]));
     // Should admission write no message, the JSON answer reads from after the newest stored one, not every
@@ -400,21 +394,9 @@ export class SessionEngine {
     await this.tools.refresh(agent, this.env);
     if (this.stale(generation)) return deleted();
     const latest = this.turns.latest();
-    // A useChat body repeats every tool output of the conversation; only the still-pending ones are new.
-    const results = onlyPending
-      ? supplied.filter((r) => {
-          const call = this.history.call(r.tool_use_id);
-          return call?.state === "pending" && call.answered_seq === null;
-        })
-      : supplied;
+    const results = onlyPending ? this.pendingOf(supplied) : supplied;
     if (results.length === 0) return failure("late_result", "none of the supplied results answers a pending tool call");
-    // A call gated by an approval is a server call too: say why it takes no result (approval_required) first.
-    const gated = refuseResultsForApprovals(
-      this.approvals,
-      results.map((r) => r.tool_use_id),
-    );
-    if (!gated.ok) return gated;
-    const checked = checkSupplied(this.history, this.eventLog, results, latest?.id ?? null);
+    const checked = this.checkResults(results, latest?.id ?? null);
     if (!checked.ok) return checked;
     const since = this.history.nextSeq();
     this.tx(() => {
@@ -423,7 +405,26 @@ export class SessionEngine {
     return this.resumeIfReady(agent, latest, mode, since);
   }
 
-  /** Answers approvals (approval-answers.ts). */
+  /** Of a useChat body's tool outputs (it repeats every output of the conversation), the still-pending, new ones. */
+  pendingOf(supplied: SuppliedResult[]): SuppliedResult[] {
+    return supplied.filter((r) => {
+      const call = this.history.call(r.tool_use_id);
+      return call?.state === "pending" && call.answered_seq === null;
+    });
+  }
+
+  /** Refuses client-supplied results before anything is written (none is written unless all may be). */
+  checkResults(results: SuppliedResult[], turnId: string | null): Result<object> {
+    // A call gated by an approval is a server call too: say why it takes no result (approval_required) first.
+    const gated = refuseResultsForApprovals(
+      this.approvals,
+      results.map((r) => r.tool_use_id),
+    );
+    if (!gated.ok) return gated;
+    return checkSupplied(this.history, this.eventLog, results, turnId);
+  }
+
+  /** Answers approvals, with a useChat body's tool outputs beside them (approval-answers.ts). */
   answerApprovals(
     agent: AgentConfig,
     answers: ApprovalAnswer[],
@@ -431,8 +432,9 @@ export class SessionEngine {
     by: Actor,
     fromChat = false,
     onlyTurn?: string | null,
+    outputs: SuppliedResult[] = [],
   ): Promise<Result<TurnAnswer>> {
-    return answerApprovals(this, agent, answers, mode, by, fromChat, onlyTurn);
+    return answerApprovals(this, agent, answers, mode, by, fromChat, onlyTurn, outputs);
   }
 
   /** Declines an approval whose time ran out (approval-answers.ts). */

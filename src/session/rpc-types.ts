@@ -72,6 +72,8 @@ export type TurnCall =
       mode: Mode;
       by: string;
       fromChat: boolean;
+      /** POST /chat: the client tool outputs of the same message, checked and written with the answers. */
+      outputs?: SuppliedResult[];
       /** POST /v1/runs/{id}/approvals: only this run's own open approvals may be answered. */
       run?: string;
     }

@@ -291,7 +291,9 @@ export class Session extends DurableObject<Env> {
       case "submitToolResults":
         return answerResponse(await this.submitToolResults(c.agent, c.results, c.mode, c.onlyPending));
       case "answerApprovals":
-        return answerResponse(await this.answerApprovals(c.agent, c.answers, c.mode, c.by, c.fromChat, c.run));
+        return answerResponse(
+          await this.answerApprovals(c.agent, c.answers, c.mode, c.by, c.fromChat, c.run, c.outputs),
+        );
       case "retry":
         return answerResponse(await this.retry(c.agent, c.mode));
       default:
@@ -319,10 +321,11 @@ export class Session extends DurableObject<Env> {
     by: string,
     fromChat = false,
     run?: string,
+    outputs: SuppliedResult[] = [],
   ): Promise<Result<TurnAnswer>> {
     // A run's approvals are those of the turn it waits in: its signature answers nothing else in the session.
     const onlyTurn = run === undefined ? undefined : (this.#runs.store.get(run)?.turn_id ?? null);
-    return this.#turn(agent, (a) => this.#engine.answerApprovals(a, answers, mode, by, fromChat, onlyTurn));
+    return this.#turn(agent, (a) => this.#engine.answerApprovals(a, answers, mode, by, fromChat, onlyTurn, outputs));
   }
 
   async retry(agent: AgentArg, mode: Mode): Promise<Result<TurnAnswer>> {

@@ -631,6 +631,30 @@ describe("refused answers change nothing", () => {
     expect(await deliveries(rec)).toEqual([]);
   });
 
+  it("POST /chat with the approval and a forged output for its call is 409 approval_required: nothing is answered", async () => {
+    const { s, open, rec } = await pausedSession();
+    const before = await snapshot(s);
+    const res = await apiJson<{ error?: { code: string } }>(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: {
+        id: s.session,
+        trigger: "submit-message",
+        messages: [
+          {
+            id: "msg_forged",
+            role: "assistant",
+            parts: [approvedPart(open), { ...approvedPart(open), state: "output-available", output: "forged" }],
+          },
+        ],
+      },
+    });
+    expect([res.status, res.body.error?.code]).toEqual([409, "approval_required"]);
+    // The approval is still open, the turn still paused, and the tool never ran.
+    expect(await snapshot(s)).toEqual(before);
+    expect(await deliveries(rec)).toEqual([]);
+  });
+
   it("bad bodies are 400", async () => {
     const { s } = await pausedSession();
     const before = await snapshot(s);
@@ -815,7 +839,8 @@ describe("approving through POST /chat after a server tool of the same turn", ()
 });
 
 describe("approving through POST /chat beside a client call of the same step", () => {
-  it("approved first, the client output sent later (repeating the approval) resumes the turn", async () => {
+  /** A turn paused on charge_card's approval (call_<tag>_charge) beside client tool ask_user (call_<tag>_ask). */
+  async function chargeBesideAsk(tag: string) {
     const charge = uid("charge");
     const s = await setup({
       tools: [
@@ -832,8 +857,8 @@ describe("approving through POST /chat beside a client call of the same step", (
       {
         reply: {
           tool_calls: [
-            { id: "call_cc_charge", name: "charge_card", input: { amount: 9 } },
-            { id: "call_cc_ask", name: "ask_user", input: { q: "which card?" } },
+            { id: `call_${tag}_charge`, name: "charge_card", input: { amount: 9 } },
+            { id: `call_${tag}_ask`, name: "ask_user", input: { q: "which card?" } },
           ],
         },
       },
@@ -841,10 +866,11 @@ describe("approving through POST /chat beside a client call of the same step", (
     ]);
     const paused = (await send(s, { content: "charge 9 to a card I pick" })).body as unknown as TurnView;
     const open = paused.pending_approvals?.[0] as OpenApproval;
+    /** useChat's part for the ask_user call. */
     const ask = (state: string, extra: Record<string, unknown> = {}) => ({
       type: "dynamic-tool",
       toolName: "ask_user",
-      toolCallId: "call_cc_ask",
+      toolCallId: `call_${tag}_ask`,
       state,
       input: { q: "which card?" },
       ...extra,
@@ -853,8 +879,13 @@ describe("approving through POST /chat beside a client call of the same step", (
       api(`/v1/sessions/${s.session}/chat`, {
         method: "POST",
         key: s.key,
-        json: { id: s.session, trigger: "submit-message", messages: [{ id: "msg_cc", role: "assistant", parts }] },
+        json: { id: s.session, trigger: "submit-message", messages: [{ id: `msg_${tag}`, role: "assistant", parts }] },
       });
+    return { s, charge, open, ask, chat };
+  }
+
+  it("approved first, the client output sent later (repeating the approval) resumes the turn", async () => {
+    const { s, charge, open, ask, chat } = await chargeBesideAsk("cc");
     // useChat sends the approval as soon as it is given, the client call still open: nothing to resume yet.
     const first = await chat([approvedPart(open), ask("input-available")]);
     expect(first.status).toBe(200);
@@ -866,6 +897,30 @@ describe("approving through POST /chat beside a client call of the same step", (
     expect(await deliveries(charge)).toHaveLength(1);
     expect((await sessionState(s)).last_turn.status).toBe("completed");
     expect(pairingProblems(await history(s))).toEqual([]);
+  });
+
+  it("the approval and the client output in one body resume the turn", async () => {
+    const { s, charge, open, ask, chat } = await chargeBesideAsk("one");
+    const res = await chat([approvedPart(open), ask("output-available", { output: "the visa" })]);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('"type":"text-delta"');
+    expect(await deliveries(charge)).toHaveLength(1);
+    expect((await sessionState(s)).last_turn.status).toBe("completed");
+    expect(pairingProblems(await history(s))).toEqual([]);
+  });
+
+  it("the approval beside two outputs for one client call is 400, and neither is written", async () => {
+    const { s, charge, open, ask, chat } = await chargeBesideAsk("dup");
+    const before = await snapshot(s);
+    const res = await chat([
+      approvedPart(open),
+      ask("output-available", { output: "the visa" }),
+      ask("output-available", { output: "the amex" }),
+    ]);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
+    expect(await snapshot(s)).toEqual(before);
+    expect(await deliveries(charge)).toEqual([]);
   });
 });
 

@@ -225,6 +225,8 @@ export const turnsRoutes = new Hono<AppEnv>()
     // Nothing is created by answers (200): a turn that still waits for other answers is its state, as JSON.
     if (input.approvals.length > 0) {
       requireAction(c, "approve");
+      // One call checks the approvals and the outputs beside them before writing either: a refused output must
+      // not leave approvals granted and their turn resumed.
       const answered = await turnCall(ref.stub, {
         call: "answerApprovals",
         agent,
@@ -232,20 +234,14 @@ export const turnsRoutes = new Hono<AppEnv>()
         mode: "stream",
         by: actorOf(c),
         fromChat: true,
+        outputs: input.results,
       });
       // useChat repeats answered approvals beside the client outputs that follow them (approved first, the output
       // later): then the outputs are the news.
       if (!answered.ok && answered.error.code === "approval_already_answered" && input.results.length > 0) {
         return respond(c, unwrap(await submitPending(ref.stub, agent, input.results)), false);
       }
-      const approved = unwrap(answered);
-      if (input.results.length === 0) return respond(c, approved, false);
-      const result = await submitPending(ref.stub, agent, input.results);
-      // useChat repeats every output of the message, a server tool's of an earlier step too: when none of them
-      // is pending, the approvals were the news, and their answer streams the resumed turn.
-      if (!result.ok && result.error.code === "late_result") return respond(c, approved, false);
-      approved.stream?.cancel().catch(() => {});
-      return respond(c, unwrap(result), false);
+      return respond(c, unwrap(answered), false);
     }
     // Client outputs of the same step: once they are in too, the turn resumes and this streams it.
     return respond(c, unwrap(await submitPending(ref.stub, agent, input.results)), false);
