@@ -1,7 +1,19 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { withEnv } from "./env-app";
-import { ADMIN, api, apiJson, history, type Setup, script, send, setup, uid } from "./helpers";
+import {
+  ADMIN,
+  api,
+  apiJson,
+  clientTool,
+  history,
+  mockRequests,
+  type Setup,
+  script,
+  send,
+  setup,
+  uid,
+} from "./helpers";
 
 // Hardening through the public API: outbound URL policy at agent-PUT and tool-call time, body and message
 // limits, prototype-pollution payloads, placement hints, pagination. Every refusal is a JSON error and no state
@@ -110,6 +122,46 @@ describe("limits", () => {
     expect(res.status).toBe(400);
     expect((res.body as unknown as ErrorBody).error.code).toBe("invalid_request");
     expect(await history(s)).toEqual([]);
+  });
+
+  it.each([
+    ["a text part over 200,000 characters", [{ type: "text", text: "x".repeat(300_000) }]],
+    ["more than 100 parts", Array.from({ length: 150 }, () => ({ type: "text", text: "x" }))],
+  ])("refuses a /chat user message with %s (400), as /messages does: nothing stored", async (_what, parts) => {
+    const s = await setup();
+    const res = await apiJson<ErrorBody>(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: { id: s.session, messages: [{ id: "u1", role: "user", parts }] },
+    });
+    expect([res.status, res.body.error.code]).toEqual([400, "invalid_request"]);
+    expect(await history(s)).toEqual([]);
+    expect(await mockRequests(s.model)).toEqual([]);
+  });
+
+  it("refuses a /chat tool output over 1,000,000 characters (400), as /tool-results does: the call stays open", async () => {
+    const s = await setup({ tools: [clientTool("pick")] });
+    await script(s.model, [{ reply: { tool_calls: [{ id: "call_big_pick", name: "pick", input: {} }] } }]);
+    expect((await send(s, { content: "pick one" })).body.status).toBe("awaiting_tool_results");
+    const before = await history(s);
+    const output = {
+      type: "dynamic-tool",
+      toolName: "pick",
+      toolCallId: "call_big_pick",
+      state: "output-available",
+      input: {},
+      output: "x".repeat(1_000_001),
+    };
+    const res = await apiJson<ErrorBody>(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: { id: s.session, messages: [{ id: "a1", role: "assistant", parts: [output] }] },
+    });
+    expect([res.status, res.body.error.code]).toEqual([400, "invalid_request"]);
+    expect(await history(s)).toEqual(before);
+    expect((await apiJson<{ status: string }>(`/v1/sessions/${s.session}`, { key: s.key })).body.status).toBe(
+      "awaiting_tool_results",
+    );
   });
 
   it("refuses deeply nested JSON (400) before any recursive code", async () => {

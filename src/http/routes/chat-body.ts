@@ -1,12 +1,14 @@
 /**
  * Turns an AI SDK `useChat` request body into a turn's input: `chatBodyToInput` reads only the newest
  * message (a user message's text, or an assistant message's tool outputs and approval responses), or, for
- * `regenerate()`, a retry of the newest turn, and throws a 400 ApiError for anything else.
+ * `regenerate()`, a retry of the newest turn, and throws a 400 ApiError for anything else, or for a message over
+ * the limits a /messages body is held to.
  */
 import type { Part } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approvals";
 import type { SuppliedResult } from "../../session/history/store";
 import { ApiError } from "../errors";
+import { check } from "../validate";
 
 type ChatInput =
   | { kind: "regenerate" }
@@ -52,6 +54,19 @@ function approvalAnswers(parts: UiPart[]): ApprovalAnswer[] {
 }
 
 /**
+ * Holds what the newest message gives to the limits of a /messages body, by its own schema (`messageBody`): the
+ * chatBody schema cannot, as it also covers the history before it, which is not read.
+ */
+function withinMessageLimits(what: string, body: { content: Part[]; tool_results?: SuppliedResult[] }): void {
+  try {
+    check("messageBody", body);
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    throw new ApiError(400, "invalid_request", `${what}, checked as a /messages body: ${e.message}`);
+  }
+}
+
+/**
  * Reads an AI SDK `useChat` request body (the route has checked it against
  * `chatBody` with `readBody`, as every route reads its body). The server owns history, so only
  * the newest message matters: a user message becomes the turn's content; an
@@ -71,7 +86,9 @@ export function chatBodyToInput(body: { messages: unknown[]; trigger?: string })
     const text = parts.filter((p) => p.type === "text" && typeof p.text === "string").map((p) => p.text as string);
     // Whitespace-only text counts as none (as on /messages): providers refuse it or drop the message.
     if (text.join("").trim() === "") throw new ApiError(400, "invalid_request", "the newest user message has no text");
-    return { kind: "message", content: text.map((t) => ({ type: "text", text: t })) };
+    const content: Part[] = text.map((t) => ({ type: "text", text: t }));
+    withinMessageLimits("the newest user message's text parts", { content });
+    return { kind: "message", content };
   }
   if (last?.role === "assistant") {
     const results: SuppliedResult[] = parts
@@ -86,6 +103,10 @@ export function chatBodyToInput(body: { messages: unknown[]; trigger?: string })
               : JSON.stringify(p.output ?? null),
         is_error: p.state === "output-error",
       }));
+    // Each output is held to a tool result's limits. Not their count: the message is the whole turn, so it repeats
+    // the outputs of every step before (the session takes only the pending ones).
+    for (const r of results)
+      withinMessageLimits(`the output of tool call ${r.tool_use_id}`, { content: [], tool_results: [r] });
     const approvals = approvalAnswers(parts);
     if (results.length > 0 || approvals.length > 0) return { kind: "answers", results, approvals };
   }
