@@ -293,7 +293,12 @@ export const OPENAPI = {
       get: op(
         "getRun",
         "Run status, result and callback attempts",
-        { "200": jsonOf(ref("Run"), "The run") },
+        {
+          "200": jsonOf(ref("Run"), "The run"),
+          // A run whose hand-off to its session never completed is handed over by this read (routes/runs.ts), and
+          // refused as at admission when its session now belongs to another agent.
+          "409": errorResponse,
+        },
         {
           parameters: [pathParam("id", "Run id")],
         },

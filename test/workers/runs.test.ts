@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/http/auth";
+import { OPENAPI } from "../../src/http/openapi";
 import { MAX_QUEUED_RUNS } from "../../src/session/runs/types";
 import { STRUCTURED_RESULT_BUDGET_BYTES } from "../../src/storage/limits";
 import { ADMIN, api, apiJson, mockRequests, script, tenantKey, uid } from "./helpers";
@@ -330,6 +331,28 @@ describe("bearer-authenticated runs", () => {
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("agent_mismatch");
     expect(await d1Runs(s.agent)).toBe(0);
+  });
+});
+
+describe("reading a run whose hand-off to its session never completed", () => {
+  it("hands it over, refused as at admission: another agent's session is 409 agent_mismatch, as documented", async () => {
+    const s = await runSetup();
+    const t = await runSetup();
+    const session_id = uid("ses");
+    // The admitting request recorded the run and died before the session took it; meanwhile the session id was
+    // given to another agent.
+    const run_id = uid("run_half");
+    const now = new Date().toISOString();
+    await env.DB.prepare(
+      "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, 'h', 'key', ?, ?, NULL)",
+    )
+      .bind(run_id, s.tenant, s.agent, session_id, '{"input":[{"type":"text","text":"x"}]}', now)
+      .run();
+    const own = await apiJson("/v1/sessions", { method: "POST", key: s.key, json: { agent: t.agent, id: session_id } });
+    expect(own.status).toBe(201);
+    const res = await apiJson<{ error: { code: string } }>(`/v1/runs/${run_id}`, { key: s.key });
+    expect([res.status, res.body.error.code]).toEqual([409, "agent_mismatch"]);
+    expect(OPENAPI.paths["/v1/runs/{id}"].get.responses).toHaveProperty("409");
   });
 });
 
