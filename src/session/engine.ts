@@ -580,15 +580,18 @@ export class SessionEngine {
     return { ok: true, ...out.info };
   }
 
-  openStream(after: number | null): ReadableStream<Uint8Array> | null {
+  /** The newest turn's stream from `after` (or its start while it runs) and that turn's id; null when none. */
+  openStream(after: number | null): { turn_id: string; stream: ReadableStream<Uint8Array> } | null {
     const latest = this.turns.latest();
     if (!latest) return null;
     const live = this.#runner?.turnId === latest.id;
     // No Last-Event-ID: a client that has nothing of the turn (a reload, useChat's resume) gets all of it, every
     // segment of a turn resumed after a pause included, and `ai` assembles it as one message.
-    if (after === null) return live ? this.streamLog.open(latest.id, latest.log_start, true) : null;
+    if (after === null) {
+      return live ? { turn_id: latest.id, stream: this.streamLog.open(latest.id, latest.log_start, true) } : null;
+    }
     if (!live && this.streamLog.rows(latest.id, after).length === 0) return null;
-    return this.streamLog.open(latest.id, after, live);
+    return { turn_id: latest.id, stream: this.streamLog.open(latest.id, after, live) };
   }
 
   pendingCalls(): Array<{ id: string; name: string; execution: string }> {

@@ -336,8 +336,13 @@ export class Session extends DurableObject<Env> {
     return this.#existing(() => this.#engine.cancel());
   }
 
-  async openStream(after: number | null): Promise<Result<{ stream: ReadableStream<Uint8Array> | null }>> {
-    return this.#existing(() => ({ ok: true, stream: this.#engine.openStream(after) }));
+  async openStream(
+    after: number | null,
+  ): Promise<Result<{ stream: ReadableStream<Uint8Array> | null; turn_id: string | null }>> {
+    return this.#existing(() => {
+      const open = this.#engine.openStream(after);
+      return { ok: true, stream: open?.stream ?? null, turn_id: open?.turn_id ?? null };
+    });
   }
 
   async clear(): Promise<Result<{ cleared: true }>> {

@@ -96,6 +96,21 @@ describe("SSE turn stream", () => {
     expect((await api(`/v1/sessions/${s.session}/stream`, { key: s.key })).status).toBe(204);
   });
 
+  it("names the turn a resumed stream belongs to in x-turn-id, as the turn's own stream does", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "done" } }]);
+    const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "x" } });
+    const turnId = res.headers.get("x-turn-id");
+    await res.text();
+    expect(turnId).toBeTruthy();
+    for (const path of [`/v1/sessions/${s.session}/stream`, `/v1/sessions/${s.session}/chat/${s.session}/stream`]) {
+      const resumed = await api(`${path}?after=0`, { key: s.key });
+      expect(resumed.status, path).toBe(200);
+      expect(resumed.headers.get("x-turn-id"), path).toBe(turnId);
+      await resumed.text();
+    }
+  });
+
   it("keeps running when the client disconnects, and the result is in history", async () => {
     const s = await setup();
     await script(s.model, [

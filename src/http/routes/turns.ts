@@ -112,9 +112,9 @@ function submitPending(
 /** GET …/stream: the newest turn's UI message stream from `Last-Event-ID` (or its start), 204 when none. */
 async function openStream(c: Context<AppEnv>): Promise<Response> {
   const ref = sessionRef(c);
-  const { stream } = unwrap(await ref.stub.openStream(after(c)));
-  if (!stream) return c.body(null, 204);
-  return new Response(stream, { status: 200, headers: UI_STREAM_HEADERS });
+  const { stream, turn_id } = unwrap(await ref.stub.openStream(after(c)));
+  if (!stream || !turn_id) return c.body(null, 204);
+  return new Response(stream, { status: 200, headers: { ...UI_STREAM_HEADERS, "x-turn-id": turn_id } });
 }
 
 export const turnsRoutes = new Hono<AppEnv>()
