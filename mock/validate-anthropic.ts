@@ -167,6 +167,9 @@ function checkToolResult(block: JsonObject, loc: string, role: string, toolNames
   if (block.is_error !== undefined && typeof block.is_error !== "boolean")
     return bad(`${loc}.tool_result.is_error: Input should be a valid boolean`);
   const content = block.content;
+  const empty = content === undefined || content === "" || (Array.isArray(content) && content.length === 0);
+  if (block.is_error === true && empty)
+    return bad(`${loc}.tool_result: content cannot be empty if \`is_error\` is true`);
   if (content === undefined || typeof content === "string") return null;
   if (!Array.isArray(content)) return bad(`${loc}.tool_result.content: Input should be a valid list`);
   for (let k = 0; k < content.length; k++) {

@@ -168,7 +168,9 @@ export function resultContent(
   const parts = structured === null ? texts : [...texts.filter((t) => !sameJson(t, structured)), structured];
   if (schemaError !== null) parts.push(`[note: ${schemaError}; the result is passed on as the server sent it]`);
   let content: ToolResultContent;
-  if (parts.length === 0) content = res.isError ? "the MCP tool reported an error without a message" : "";
+  // An error with only blank text says nothing either (and Anthropic refuses an error result with empty content).
+  if (res.isError && parts.every((t) => t.trim() === "")) content = "the MCP tool reported an error without a message";
+  else if (parts.length === 0) content = "";
   else if (parts.length === 1) content = parts[0] as string;
   else content = parts.map((text) => ({ type: "text" as const, text }));
   return { content: capOutput(content), is_error: res.isError === true };

@@ -1,7 +1,8 @@
 /**
  * Builds the Anthropic Messages API request body from a StepRequest (`buildAnthropicBody`): prompt-cache
  * breakpoints, thinking budget, native compaction, and history projected into a form the API accepts (roles
- * alternate, tool results lead, empty text is dropped, references to removed tools become text). Pure.
+ * alternate, tool results lead, empty text is dropped, an error result is never empty, references to removed tools
+ * become text). Pure.
  */
 
 import { cyrb53 } from "../crypto/cyrb53";
@@ -9,6 +10,9 @@ import type { Part, ToolDeclaration, ToolResultContent } from "../model/message"
 import { wireOnce } from "./body-text";
 import { declaredSchema } from "./tool-schema";
 import { compactionText, type StepRequest } from "./types";
+
+/** The content of an error result that has none (the API refuses an empty one). */
+export const ERROR_WITHOUT_MESSAGE = "the tool reported an error without a message";
 
 /** Messages API request body (the subset we send). */
 export type AnthropicBlock =
@@ -199,21 +203,17 @@ function projectPart(part: Part, declared: ReadonlySet<string>, opts: ProjectOpt
         : [{ type: "thinking", thinking: part.thinking, signature: part.signature }];
     case "tool_use":
       return [{ type: "tool_use", id: anthropicId(part.id), name: part.name, input: part.input }];
-    case "tool_result":
+    case "tool_result": {
+      const content = resultContent(part.content, declared, opts.references);
+      const id = anthropicId(part.tool_use_id);
+      if (!part.is_error) return [{ type: "tool_result", tool_use_id: id, content }];
+      // The API refuses an error result with empty content; kept in history (an MCP error with an empty text
+      // block, a client's `{content: "", is_error: true}`), one would refuse every later request of the session.
+      const blank = typeof content === "string" && content.trim() === "";
       return [
-        part.is_error
-          ? {
-              type: "tool_result",
-              tool_use_id: anthropicId(part.tool_use_id),
-              content: resultContent(part.content, declared, opts.references),
-              is_error: true,
-            }
-          : {
-              type: "tool_result",
-              tool_use_id: anthropicId(part.tool_use_id),
-              content: resultContent(part.content, declared, opts.references),
-            },
+        { type: "tool_result", tool_use_id: id, content: blank ? ERROR_WITHOUT_MESSAGE : content, is_error: true },
       ];
+    }
     case "tool_declarations":
       return [];
   }

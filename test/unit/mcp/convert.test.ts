@@ -113,6 +113,13 @@ describe("MCP tool lists", () => {
 });
 
 describe("MCP call results", () => {
+  it("says an error whose text blocks are all blank came without a message", () => {
+    expect(resultContent({ content: [{ type: "text", text: "" }], isError: true })).toEqual({
+      content: "the MCP tool reported an error without a message",
+      is_error: true,
+    });
+  });
+
   it("carries text, and structured content as JSON (alone when the text only repeats it)", () => {
     expect(resultContent({ content: [{ type: "text", text: "hi" }] })).toEqual({ content: "hi", is_error: false });
     expect(resultContent({ content: [{ type: "text", text: '{ "n": 1 }' }], structuredContent: { n: 1 } })).toEqual({

@@ -23,6 +23,18 @@ describe("validateAnthropicRequest", () => {
     expect(validateAnthropicRequest(body)).toBeNull();
   });
 
+  it("refuses an error tool_result with empty content", () => {
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [use("toolu_empty_err")] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_empty_err", content: "", is_error: true }] },
+    ]);
+    expect(validateAnthropicRequest(body)).toEqual({
+      status: 400,
+      message: "messages.2.content.0.tool_result: content cannot be empty if `is_error` is true",
+    });
+  });
+
   it("reports tool_use ids without results at the assistant index, comma-separated", () => {
     const body = req([
       { role: "user", content: "hi" },

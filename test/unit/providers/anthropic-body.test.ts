@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ToolDeclaration } from "../../../src/model/message";
 import { anthropic, anthropicBetas } from "../../../src/providers/anthropic";
+import { ERROR_WITHOUT_MESSAGE } from "../../../src/providers/anthropic-body";
 import { checkInvariant } from "../../../src/providers/check-invariant";
 import { capabilities, msg, request } from "./helpers";
 
@@ -110,6 +111,25 @@ describe("anthropic buildBody", () => {
     const results = (body.messages as Array<{ content: Array<{ content?: unknown }> }>)[2]?.content ?? [];
     expect(results.map((r) => r.content)).toEqual([[{ type: "tool_reference", tool_name: "a" }], ""]);
     expect(checkInvariant("anthropic", body)).toEqual([]);
+  });
+
+  it("gives an error result that projects to empty a placeholder message (the API refuses it empty)", () => {
+    const body = anthropic.buildBody(
+      request("anthropic", {
+        tools: TOOLS,
+        messages: [
+          msg("user", [{ type: "text", text: "go" }]),
+          msg("assistant", [toolUse("toolu_ee1"), toolUse("toolu_ee2"), toolUse("toolu_ee3")]),
+          msg("user", [
+            { type: "tool_result", tool_use_id: "toolu_ee1", content: "", is_error: true },
+            { type: "tool_result", tool_use_id: "toolu_ee2", content: [{ type: "text", text: " " }], is_error: true },
+            { type: "tool_result", tool_use_id: "toolu_ee3", content: "", is_error: false },
+          ]),
+        ],
+      }),
+    );
+    const results = (body.messages as Array<{ content: Array<{ content?: unknown }> }>)[2]?.content ?? [];
+    expect(results.map((r) => r.content)).toEqual([ERROR_WITHOUT_MESSAGE, ERROR_WITHOUT_MESSAGE, ""]);
   });
 
   it("omits an empty system prompt and an empty tool list", () => {
