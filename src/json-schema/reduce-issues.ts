@@ -4,6 +4,7 @@
  * ("something below me failed") only where nothing more specific exists, type errors at one place
  * merged, duplicates removed, at most MAX_ISSUES.
  */
+import { headChars } from "../storage/fit";
 import { MAX_ISSUES, type SchemaIssue } from "./issue";
 
 /** One engine error in engine-neutral terms. */
@@ -20,7 +21,7 @@ export interface IssueDraft {
 
 export function show(value: unknown, limit = 60): string {
   const text = JSON.stringify(value) ?? String(value);
-  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+  return text.length > limit ? `${headChars(text, limit - 1)}…` : text;
 }
 
 /** Shows an `enum` without flooding the message when it has hundreds of members. */

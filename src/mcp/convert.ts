@@ -8,7 +8,7 @@ import type { McpServerConfig } from "../agents/types";
 import { compileLenient } from "../json-schema/index";
 import type { JsonObject } from "../model/json";
 import type { ToolResultContent } from "../model/message";
-import { jsonBytes } from "../storage/fit";
+import { headChars, jsonBytes } from "../storage/fit";
 import type { ToolOutcome } from "../tools/http-tool";
 import type { RegisteredTool } from "../tools/types";
 import {
@@ -56,7 +56,7 @@ export function acceptTools(server: string, tools: Tool[]): { tools: McpToolInfo
     const { $schema: _dialect, ...schema } = t.inputSchema as JsonObject;
     const compiled = compileLenient(schema, { maxBytes: 64 * 1024 });
     if (!compiled.ok) {
-      skipped.push(`${t.name} (schema: ${compiled.error.slice(0, 200)})`);
+      skipped.push(`${t.name} (schema: ${headChars(compiled.error, 200)})`);
       continue;
     }
     const info: McpToolInfo = {
@@ -151,7 +151,7 @@ export function capOutput(content: ToolResultContent, max = MAX_MCP_OUTPUT_CHARS
   const text = typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
   if (text.length <= max) return content;
   const bytes = new TextEncoder().encode(text).length;
-  return `${text.slice(0, max)}\n[truncated: the MCP tool returned ${text.length} characters (${bytes} bytes); the first ${max} are kept]`;
+  return `${headChars(text, max)}\n[truncated: the MCP tool returned ${text.length} characters (${bytes} bytes); the first ${max} are kept]`;
 }
 
 /**
@@ -200,7 +200,7 @@ export function failureOutcome(
   e: unknown,
   ctx: { name: string; server: string; loaded: boolean; timeoutMs: number; ms: number },
 ): ToolOutcome {
-  const why = (e instanceof Error ? e.message : String(e)).slice(0, 500);
+  const why = headChars(e instanceof Error ? e.message : String(e), 500);
   let content: string;
   if (kind === "timeout")
     content = `MCP tool "${ctx.name}" timed out after ${ctx.timeoutMs} ms (server "${ctx.server}").`;

@@ -6,6 +6,7 @@
  */
 import type { McpServerConfig } from "../agents/types";
 import type { JsonObject } from "../model/json";
+import { headChars } from "../storage/fit";
 import { all, write } from "../storage/sql";
 import type { ToolOutcome } from "../tools/http-tool";
 import { checkOutboundUrl } from "../tools/outbound";
@@ -203,7 +204,7 @@ export class McpCatalog {
       const { tools, skipped } = acceptTools(s.name, listed.tools);
       const notes = [
         ...(listed.truncated ? [`only the first ${tools.length + skipped.length} tools are used`] : []),
-        ...(skipped.length ? [`skipped: ${skipped.join(", ").slice(0, 1000)}`] : []),
+        ...(skipped.length ? [`skipped: ${headChars(skipped.join(", "), 1000)}`] : []),
       ];
       const same =
         st?.status === "connected" && st.fingerprint === fp && JSON.stringify(st.tools) === JSON.stringify(tools);
@@ -222,7 +223,7 @@ export class McpCatalog {
       conn.retire();
       if (epoch !== this.#epoch) return;
       const timedOut = failureKind(e, false) === "timeout";
-      const error = (e instanceof Error ? e.message : String(e)).slice(0, 500);
+      const error = headChars(e instanceof Error ? e.message : String(e), 500);
       const next: ServerState = {
         fingerprint: fp,
         status: "disconnected",

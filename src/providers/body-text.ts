@@ -30,15 +30,30 @@ export function bodyOf(
 
 /**
  * `JSON.stringify(build(req))`, remembered for as long as `req` lives (a request is never changed once built).
- * The same text, byte for byte; the elements `wireOnce` built are not serialized again.
+ * The same text, byte for byte, but for lone surrogates (`wellFormed`); the elements `wireOnce` built are not
+ * serialized again.
  */
 export function bodyText(req: StepRequest, build: (req: StepRequest) => Record<string, unknown>): string {
   let text = texts.get(req);
   if (text === undefined) {
-    text = stringifyBody(bodyOf(req, build));
+    text = wellFormed(stringifyBody(bodyOf(req, build)));
     texts.set(req, text);
   }
   return text;
+}
+
+/** An escaped surrogate not itself behind an escaping backslash (`\\ud83d` is the text "\ud83d", left alone). */
+const LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
+
+/**
+ * JSON text with each lone surrogate replaced by U+FFFD. JSON.stringify writes a lone half (a string cut inside
+ * a surrogate pair) as a `\udXXX` escape and a whole pair as itself, so every such escape is a lone half; the
+ * provider refuses the request that carries one (Anthropic: "no low surrogate in string"), and a value kept in
+ * history would refuse every later request. Cuts avoid splitting pairs (`headChars`); this catches any other.
+ * The usual body has no `\ud` at all: one scan.
+ */
+export function wellFormed(json: string): string {
+  return json.includes("\\ud") ? json.replace(LONE_SURROGATE, "$1\\ufffd") : json;
 }
 
 /**

@@ -22,6 +22,16 @@ export function utf8Bytes(s: string): number {
   return n;
 }
 
+/**
+ * The first `max` UTF-16 units of `s`, one fewer where the cut would split a surrogate pair: a lone half is
+ * not well-formed text, and a provider refuses the whole request that carries it (Anthropic: "no low surrogate").
+ */
+export function headChars(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const end = max > 0 && (s.charCodeAt(max - 1) & 0xfc00) === 0xd800 ? max - 1 : max;
+  return s.slice(0, Math.max(0, end));
+}
+
 /** Bytes of the value's JSON encoding. */
 export function jsonBytes(value: unknown): number {
   return utf8Bytes(JSON.stringify(value) ?? "");

@@ -5,6 +5,7 @@
  */
 import type { Message, NoticePart, ToolDeclaration } from "../model/message";
 import type { ModelConfig } from "../providers/types";
+import { headChars } from "../storage/fit";
 import { declaration, type ToolRegistry } from "./registry";
 import type { RegisteredTool } from "./types";
 
@@ -51,7 +52,7 @@ export const LISTING_MAX_CHARS = 4000;
 
 function firstLine(text: string): string {
   const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
-  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+  return line.length > 160 ? `${headChars(line, 157)}...` : line;
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { JsonObject } from "../model/json";
 import type { ToolResultContent } from "../model/message";
 import { resultText } from "../model/message";
-import { fitPiece, jsonBytes } from "../storage/fit";
+import { fitPiece, headChars, jsonBytes } from "../storage/fit";
 import { RESULT_BUDGET_BYTES } from "../storage/limits";
 import { checkOutboundUrl } from "./outbound";
 
@@ -99,7 +99,7 @@ export async function callHttpTool(opts: {
       : read.text;
     if (res.status < 200 || res.status >= 300) {
       return {
-        content: `tool endpoint answered HTTP ${res.status}: ${text.slice(0, 2000)}`,
+        content: `tool endpoint answered HTTP ${res.status}: ${headChars(text, 2000)}`,
         is_error: true,
         status: res.status,
         ms: ms(),

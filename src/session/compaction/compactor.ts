@@ -13,6 +13,7 @@ import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
 import { promptBytes } from "../../providers/body-text";
 import { getAdapter } from "../../providers/index";
 import { contextWindow, type StepRequest } from "../../providers/types";
+import { headChars } from "../../storage/fit";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseBoundary } from "./boundary";
 import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
@@ -420,7 +421,7 @@ export class Compactor {
       context = undefined;
       if (!answer.ok) return answer;
       // A summary that grew past a quarter of the window would crowd out the next piece.
-      text = answer.text.slice(0, Math.floor(window * 0.25) * 3);
+      text = headChars(answer.text, Math.floor(window * 0.25) * 3);
     }
     if (!text) return { ok: false, reason: "nothing to summarise" };
     return { ok: true, text, requests };

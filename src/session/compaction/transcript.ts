@@ -6,6 +6,7 @@
  */
 import type { Message, ToolResultContent } from "../../model/message";
 import { blockText } from "../../model/message";
+import { headChars } from "../../storage/fit";
 
 /** Longest rendering of one tool call's arguments / one tool result, in characters. */
 const MAX_ARGS_CHARS = 1000;
@@ -27,7 +28,7 @@ export const SUMMARY_SYSTEM =
   "You write a summary of an earlier part of a conversation between a user and an AI assistant that uses tools. The summary replaces that part of the conversation in the assistant's context.";
 
 function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
+  return text.length <= max ? text : `${headChars(text, max)}… [${text.length - max} more characters]`;
 }
 
 function resultText(content: ToolResultContent): string {

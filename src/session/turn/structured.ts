@@ -6,7 +6,7 @@ import { type CompiledSchema, compileStrict, formatIssues, issueLine } from "../
 import type { ErrorInfo } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Message, ToolDeclaration, ToolUsePart } from "../../model/message";
-import { jsonBytes } from "../../storage/fit";
+import { headChars, jsonBytes } from "../../storage/fit";
 import { STRUCTURED_RESULT_BUDGET_BYTES } from "../../storage/limits";
 import type { TurnRow } from "./turn-store";
 
@@ -82,7 +82,7 @@ export function missingStructured(
     .map((p) => (p.type === "text" ? p.text : ""))
     .join("")
     .trim();
-  const preview = text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  const preview = text.length > 200 ? `${headChars(text, 197)}...` : text;
   const ended =
     end === "max_steps"
       ? `the turn reached its max_steps (${steps} step(s))`

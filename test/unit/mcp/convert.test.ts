@@ -159,6 +159,12 @@ describe("MCP call results", () => {
     expect(capOutput("small")).toBe("small");
   });
 
+  it("cuts a large output before a surrogate pair rather than inside it", () => {
+    const out = String(capOutput(`${"a".repeat(MAX_MCP_OUTPUT_CHARS - 1)}😀${"b".repeat(10)}`));
+    expect(out.startsWith(`${"a".repeat(MAX_MCP_OUTPUT_CHARS - 1)}\n[truncated:`)).toBe(true);
+    expect(out).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+
   it("tells timeouts, refusals and unreachable servers apart", () => {
     const ctx = { name: "mcp__s__t", server: "s", loaded: true, timeoutMs: 100, ms: 100 };
     expect(failureKind(new Error("x"), true)).toBe("timeout");

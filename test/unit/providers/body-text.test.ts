@@ -55,6 +55,17 @@ describe("bodyText", () => {
     }
   });
 
+  it.each(PROVIDERS)(
+    "sends the %s body with each lone surrogate as U+FFFD, an escaped backslash left alone",
+    (provider) => {
+      const req = request(provider, {
+        messages: [msg("user", [{ type: "text", text: `cut \ud83d here \\ud83d \\\ud83d 😀 \ude00` }])],
+      });
+      const sent = JSON.parse(bodyText(req, getAdapter(provider).buildBody)) as unknown;
+      expect(JSON.stringify(sent)).toContain(`"cut \uFFFD here \\\\ud83d \\\\\uFFFD 😀 \uFFFD"`);
+    },
+  );
+
   it.each(PROVIDERS)("gives the %s tools of the next step the same wire objects, frozen", (provider) => {
     const build = getAdapter(provider).buildBody;
     const first = build(step(provider)).tools as object[];

@@ -2,7 +2,7 @@
 // size, splits are lossless, fair shares leave small items whole.
 import { describe, expect, it } from "vitest";
 import { fitMessageResults } from "../../../src/session/history/truncate";
-import { cutText, fairShares, fitJson, jsonBytes, splitText, utf8Bytes } from "../../../src/storage/fit";
+import { cutText, fairShares, fitJson, headChars, jsonBytes, splitText, utf8Bytes } from "../../../src/storage/fit";
 
 describe("cutText", () => {
   it("cuts multi-byte text under the budget of its JSON encoding, never splitting a character", () => {
@@ -24,6 +24,14 @@ describe("cutText", () => {
     const twice = cutText(once, 20_000);
     expect(twice).toMatch(/\n\[truncated: original 300000 bytes\]$/);
     expect(twice.match(/truncated/g)?.length).toBe(1);
+  });
+});
+
+describe("headChars", () => {
+  it("keeps the first units of a text, one fewer rather than half of a surrogate pair", () => {
+    expect(headChars("ab😀c", 3)).toBe("ab");
+    expect(headChars("ab😀c", 4)).toBe("ab😀");
+    expect(headChars("ab", 5)).toBe("ab");
   });
 });
 
