@@ -11,7 +11,6 @@ import {
   ErrorCode,
   McpError,
   ResultSchema,
-  type Tool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
@@ -261,15 +260,20 @@ export class McpConnection {
   /**
    * tools/list, following pagination: at most MAX_TOOLS_PER_SERVER tools and MAX_LIST_PAGES pages.
    * `truncated` says the server had more than was taken (either bound reached with more announced).
+   * Pages are read leniently, as tools/call answers are: the entries come as the server sent them, and
+   * `acceptTools` skips (and names) a malformed one, where the SDK's strict `listTools` would fail the whole
+   * listing over it and leave the server disconnected.
    */
-  list(timeoutMs: number): Promise<{ tools: Tool[]; truncated: boolean }> {
+  list(timeoutMs: number): Promise<{ tools: unknown[]; truncated: boolean }> {
     return this.#with(timeoutMs, async (client) => {
-      const tools: Tool[] = [];
+      const tools: unknown[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        const res = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
+        const params = cursor ? { cursor } : {};
+        const res = await client.request({ method: "tools/list", params }, ResultSchema, { timeout: timeoutMs });
+        if (!Array.isArray(res.tools)) throw new Error("the server's tools/list answer has no tools array");
         tools.push(...res.tools);
-        cursor = res.nextCursor;
+        cursor = typeof res.nextCursor === "string" ? res.nextCursor : undefined;
         if (!cursor || tools.length > MAX_TOOLS_PER_SERVER) break;
       }
       const truncated = tools.length > MAX_TOOLS_PER_SERVER || cursor !== undefined;

@@ -3,7 +3,7 @@
  * how they register (`mcp__server__tool` names, deferred by default), and how a tools/call result or failure
  * becomes tool_result content for the model (read leniently, capped at MAX_MCP_OUTPUT_CHARS). No I/O.
  */
-import { type CallToolResult, ContentBlockSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ContentBlockSchema, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../agents/types";
 import { compileLenient } from "../json-schema/index";
 import type { JsonObject } from "../model/json";
@@ -39,15 +39,25 @@ export function qualifiedName(server: string, tool: string): string {
 }
 
 /**
- * Keeps the tools a provider can be sent: a valid, short-enough qualified name and an input schema that
- * compiles (leniently: MCP servers are often sloppy). The rest are reported as skipped, not sent broken.
+ * Keeps the tools a provider can be sent: an entry that is an MCP tool, a valid, short-enough qualified name
+ * and an input schema that compiles (leniently: MCP servers are often sloppy). The rest are reported as
+ * skipped, not sent broken; one malformed entry costs that tool, not the server's list.
  */
-export function acceptTools(server: string, tools: Tool[]): { tools: McpToolInfo[]; skipped: string[] } {
+export function acceptTools(server: string, listed: unknown[]): { tools: McpToolInfo[]; skipped: string[] } {
   const out: McpToolInfo[] = [];
   const skipped: string[] = [];
   const seen = new Set<string>();
   let bytes = 2;
-  for (const t of tools) {
+  for (const [i, entry] of listed.entries()) {
+    const parsed = ToolSchema.safeParse(entry);
+    if (!parsed.success) {
+      const named = (entry as { name?: unknown } | null)?.name;
+      const issue = parsed.error.issues[0];
+      const why = issue ? `${issue.path.join(".") || "tool"}: ${issue.message}` : "not a tool";
+      skipped.push(`${typeof named === "string" ? named : `#${i}`} (invalid: ${headChars(why, 200)})`);
+      continue;
+    }
+    const t = parsed.data;
     const name = qualifiedName(server, t.name);
     if (!/^[a-zA-Z0-9_-]+$/.test(t.name) || name.length > MAX_TOOL_NAME || seen.has(t.name)) {
       skipped.push(`${t.name} (name)`);

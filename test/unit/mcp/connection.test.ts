@@ -35,6 +35,11 @@ async function connect(
   return { fixture, connection };
 }
 
+/** The names of listed entries (a listing holds them as the server sent them). */
+function names(tools: unknown[]): unknown[] {
+  return tools.map((t) => (t as { name?: unknown }).name);
+}
+
 function listCalls(fixture: McpFixture): number {
   return fixture.requests.filter((r) => r.rpc.includes("tools/list")).length;
 }
@@ -54,7 +59,7 @@ describe("McpConnection.list", () => {
   it("follows nextCursor over every page and keeps the server's order", async () => {
     const { fixture, connection } = await connect(specs(5, "paged"), 2);
     const listed = await connection.list(5_000);
-    expect(listed.tools.map((t) => t.name)).toEqual(["paged_0", "paged_1", "paged_2", "paged_3", "paged_4"]);
+    expect(names(listed.tools)).toEqual(["paged_0", "paged_1", "paged_2", "paged_3", "paged_4"]);
     expect(listed.truncated).toBe(false);
     expect(listCalls(fixture)).toBe(3);
   });
@@ -63,16 +68,23 @@ describe("McpConnection.list", () => {
     const { connection } = await connect(specs(MAX_TOOLS_PER_SERVER + 5, "many"), 50);
     const listed = await connection.list(5_000);
     expect(listed.tools).toHaveLength(MAX_TOOLS_PER_SERVER);
-    expect(listed.tools.at(-1)?.name).toBe(`many_${MAX_TOOLS_PER_SERVER - 1}`);
+    expect(names(listed.tools).at(-1)).toBe(`many_${MAX_TOOLS_PER_SERVER - 1}`);
     expect(listed.truncated).toBe(true);
   });
 
   it(`stops after ${MAX_LIST_PAGES} pages of a server that keeps paginating and says it was truncated`, async () => {
     const { fixture, connection } = await connect(specs(MAX_LIST_PAGES + 3, "slow"), 1);
     const listed = await connection.list(5_000);
-    expect(listed.tools.map((t) => t.name)).toEqual(specs(MAX_LIST_PAGES, "slow").map((t) => t.name));
+    expect(names(listed.tools)).toEqual(specs(MAX_LIST_PAGES, "slow").map((t) => t.name));
     expect(listed.truncated).toBe(true);
     expect(listCalls(fixture)).toBe(MAX_LIST_PAGES);
+  });
+
+  it("lists the tools of a server whose list holds a malformed one, that one included as sent", async () => {
+    const malformed = { ...specs(1, "odd")[0], description: null } as unknown as McpToolSpec;
+    const { connection } = await connect([...specs(2, "fine"), malformed], 10);
+    const listed = await connection.list(5_000);
+    expect(names(listed.tools)).toEqual(["fine_0", "fine_1", "odd_0"]);
   });
 });
 

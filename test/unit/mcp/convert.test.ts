@@ -39,6 +39,19 @@ describe("MCP tool lists", () => {
     expect(skipped.map((s) => s.split(" ")[0])).toEqual(["bad", "x".repeat(60), "broken", "search"]);
   });
 
+  it("skips a listed entry that is not a valid MCP tool, naming it, and keeps the rest", () => {
+    const { tools, skipped } = acceptTools("loose", [
+      { name: "nulldesc", description: null, inputSchema: schema },
+      { name: "stringroot", inputSchema: { type: "string" } },
+      { name: "trueprop", inputSchema: { type: "object", properties: { a: true } } },
+      "not a tool",
+      { name: "fine", inputSchema: schema },
+    ]);
+    expect(tools.map((t) => t.name)).toEqual(["fine"]);
+    expect(skipped.map((s) => s.split(" ")[0])).toEqual(["nulldesc", "stringroot", "trueprop", "#3"]);
+    expect(skipped[0]).toMatch(/^nulldesc \(invalid: description: /);
+  });
+
   it("keeps each tool's declared output schema in the list it caches (a restarted session checks results by it)", () => {
     const output = { type: "object", properties: { sum: { type: "number" } }, required: ["sum"] };
     const { tools } = acceptTools("calc", [
