@@ -2,8 +2,9 @@
  * The Anthropic Messages API stream parser (`AnthropicStreamParser`, a WireParser for stream-driver.ts): wire
  * SSE events in, canonical StreamEvents out. A tool_use with empty or non-JSON input is held until the stop
  * reason says whether `max_tokens` or a `refusal` cut it. Throws ProviderFailure on a malformed event, an event out of order
- * (a second message_start, a block event before it, a block started at an index in use,
- * a delta or stop for a block that is not open), a stream `error` event, or EOF before message_stop.
+ * (a second message_start, a block or message event before it, a block started at an index in use or while
+ * another is open, a delta or stop for a block that is not open, message_delta or message_stop while a block
+ * is open), a stream `error` event, or EOF before message_stop.
  */
 import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
@@ -49,7 +50,12 @@ export class AnthropicStreamParser implements WireParser {
     const data = asObj(parseEventData(message.data));
     if (!data) throw badResponse(`event payload is not an object: ${message.data.slice(0, 200)}`);
     const type = asStr(data.type) ?? message.event;
-    if (type === "message_start" || type?.startsWith("content_block_") || type === "message_delta") {
+    if (
+      type === "message_start" ||
+      type?.startsWith("content_block_") ||
+      type === "message_delta" ||
+      type === "message_stop"
+    ) {
       this.#inOrder(type);
     }
     switch (type) {
@@ -75,10 +81,18 @@ export class AnthropicStreamParser implements WireParser {
     }
   }
 
-  /** Message-level order: one message_start, before any block or delta (the driver stops at message_stop). */
+  /**
+   * Message-level order: one message_start, before any block or message event (the driver stops at message_stop);
+   * blocks one at a time, each stopped before the next starts or the message ends. A block still open there
+   * would vanish unseen (a complete tool_use among them) and the step pass as complete.
+   */
   #inOrder(type: string): void {
     if (type === "message_start" && this.#started) throw badResponse("a second message_start in one stream");
     if (type !== "message_start" && !this.#started) throw badResponse(`${type} before message_start`);
+    if (type === "content_block_start" || type === "message_delta" || type === "message_stop") {
+      const open = [...this.#blocks.keys(), ...this.#skipped][0];
+      if (open !== undefined) throw badResponse(`${type} while block ${open} is open`);
+    }
   }
 
   /** The open block at `wireIndex`, or null for a skipped one; a block that is not open is out of order. */

@@ -368,8 +368,24 @@ describe("anthropic adapter: events out of order are provider_bad_response, neve
     [
       "a block started at an index that is still open",
       [START, ...text(0, "Hel"), ...text(0, "lo"), ...STOP],
-      "already used",
+      "while block 0 is open",
     ],
+    [
+      "a block started while another is still open",
+      [START, ...text(0, "Hel"), ...tool(1, "toolu_inner"), ...STOP],
+      "content_block_start while block 0 is open",
+    ],
+    [
+      "a message_delta while a complete tool_use is still open",
+      [START, ...tool(0, "toolu_open").slice(0, 2), ...STOP],
+      "message_delta while block 0 is open",
+    ],
+    [
+      "a message_stop while a complete tool_use is still open",
+      [START, ...tool(0, "toolu_unstopped").slice(0, 2), { type: "message_stop" }],
+      "message_stop while block 0 is open",
+    ],
+    ["a message_stop before message_start", [{ type: "message_stop" }], "message_stop before message_start"],
     [
       "a delta for a block never started",
       [
