@@ -15,7 +15,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { type CompileResult, compileLenient, issueLines } from "../json-schema/index";
-import { ANSWER_TOO_LARGE, lenientResult } from "./convert";
+import { ANSWER_TOO_LARGE, LinkClosed, lenientResult } from "./convert";
 import { IDLE_CLOSE_MS, MAX_LIST_PAGES, MAX_MCP_RESPONSE_BYTES, MAX_TOOLS_PER_SERVER } from "./limits";
 
 export interface ServerTarget {
@@ -206,6 +206,12 @@ export class McpConnection {
     link.inflight++;
     try {
       return await fn(link.client);
+    } catch (e) {
+      // The SDK drops a closing link's transport before it fails the link's requests with ConnectionClosed; a
+      // ConnectionClosed code on a link still open is the server's own answer.
+      const closed =
+        e instanceof McpError && e.code === ErrorCode.ConnectionClosed && link.client.transport === undefined;
+      throw closed ? new LinkClosed(e.message) : e;
     } finally {
       link.inflight--;
       if (link.retired && link.inflight === 0) link.client.close().catch(() => {});
@@ -360,6 +366,7 @@ function isCancelled(e: unknown): boolean {
   return e instanceof McpError && e.code === ErrorCode.RequestTimeout;
 }
 
+/** A JSON-RPC error answer (a closed link's failure is LinkClosed, not an McpError). */
 function isServerAnswer(e: unknown): boolean {
-  return e instanceof McpError && e.code !== ErrorCode.RequestTimeout && e.code !== ErrorCode.ConnectionClosed;
+  return e instanceof McpError && e.code !== ErrorCode.RequestTimeout;
 }

@@ -3,7 +3,7 @@
  * how they register (`mcp__server__tool` names, deferred by default), and how a tools/call result or failure
  * becomes tool_result content for the model (read leniently, capped at MAX_MCP_OUTPUT_CHARS). No I/O.
  */
-import { type CallToolResult, ContentBlockSchema, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ContentBlockSchema, McpError, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../agents/types";
 import { compileLenient } from "../json-schema/index";
 import type { JsonObject } from "../model/json";
@@ -191,6 +191,15 @@ export type CallFailure = "timeout" | "refused" | "unreachable" | "too_large" | 
 /** The JSON-RPC error code of an answer over MAX_MCP_RESPONSE_BYTES (connection.ts answers the call with it). */
 export const ANSWER_TOO_LARGE = -32099;
 
+/**
+ * A request failed because its link closed under it (connection.ts). The SDK fails such a request with
+ * ConnectionClosed (-32000), a code servers also answer with for an error of their own, so the connection tells
+ * the two apart by where the error came from and throws this for the first.
+ */
+export class LinkClosed extends Error {
+  override name = "LinkClosed";
+}
+
 /** Classifies a failed call for the message and for the server's status (only `unreachable` marks it down). */
 export function failureKind(e: unknown, timedOut: boolean): CallFailure {
   const code = (e as { code?: unknown } | null)?.code;
@@ -200,8 +209,9 @@ export function failureKind(e: unknown, timedOut: boolean): CallFailure {
   // An HTTP error status (the transport's StreamableHTTPError carries it as `code`): the server answered, but
   // not this call; its next listing may well work, so it is not reported disconnected.
   if (typeof code === "number" && code >= 400 && code <= 599) return "http_status";
-  // A JSON-RPC error code means the server answered: it is reachable, it refused this call.
-  if (typeof code === "number" && code < 0 && code !== -32000) return "refused";
+  // A JSON-RPC error answer means the server answered: it is reachable, it refused this call. Any code: 0 is the
+  // Python SDK's answer to a handler that raised, -32000 a server's own error (a closed link is LinkClosed).
+  if (e instanceof McpError || (typeof code === "number" && code < 0)) return "refused";
   return "unreachable";
 }
 

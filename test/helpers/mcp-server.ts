@@ -22,6 +22,8 @@ export type McpBehaviour =
   | { kind: "whoami" }
   /** Answers tools/call with this result as is, past the SDK server's checks (a result a faulty server sends). */
   | { kind: "raw"; result: Json }
+  /** Answers tools/call with this JSON-RPC error (any code, as a faulty or foreign server may use). */
+  | { kind: "rpc_error"; code: number; message: string }
   /** Answers tools/call with this HTTP error status instead of a JSON-RPC answer. */
   | { kind: "status"; status: number };
 
@@ -77,17 +79,22 @@ function run(spec: McpToolSpec, args: Json, headers: Json): CallToolResult | Pro
     case "whoami":
       return { content: [{ type: "text", text: String(headers.authorization ?? "anonymous") }] };
     case "raw":
+    case "rpc_error":
     case "status":
       throw new Error(`${b.kind} tools are answered before the MCP server (directAnswer)`);
   }
 }
 
-/** The HTTP answer to a tools/call of a `raw` or `status` tool, which the SDK server would not send. */
+/** The HTTP answer to a tools/call of a `raw`, `rpc_error` or `status` tool, which the SDK server would not send. */
 function directAnswer(tools: McpToolSpec[], body: unknown): { status: number; body: string } | null {
   const msg = body as { method?: unknown; id?: unknown; params?: { name?: unknown } } | undefined;
   if (msg?.method !== "tools/call") return null;
   const b = tools.find((t) => t.name === msg.params?.name)?.behaviour;
   if (b?.kind === "raw") return { status: 200, body: JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: b.result }) };
+  if (b?.kind === "rpc_error") {
+    const error = { code: b.code, message: b.message };
+    return { status: 200, body: JSON.stringify({ jsonrpc: "2.0", id: msg.id, error }) };
+  }
   if (b?.kind === "status") return { status: b.status, body: `{"error":"fixture status ${b.status}"}` };
   return null;
 }

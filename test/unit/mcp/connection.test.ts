@@ -162,6 +162,34 @@ describe("McpConnection call results", () => {
     behaviour: { kind: "raw", result },
   });
 
+  it.each([0, -32000])("reports a call the server answered with JSON-RPC error %i as refused", async (code) => {
+    const name = `raises_${Math.abs(code)}`;
+    const { connection } = await connect([
+      {
+        name,
+        description: "Raises.",
+        inputSchema: { type: "object" },
+        behaviour: { kind: "rpc_error", code, message: "boom" },
+      },
+    ]);
+    const e = await connection.call(name, {}, 5_000, signal).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(failureKind(e, false)).toBe("refused");
+  });
+
+  it("reports a call whose link closed under it as unreachable", async () => {
+    const { fixture, connection } = await connect(basicTools());
+    const running = connection.call("sleep", { ms: 5_000 }, 10_000, signal).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    await fixture.seen("tools/call");
+    connection.close();
+    expect(failureKind(await running, false)).toBe("unreachable");
+  });
+
   it("fails a call answered with HTTP 503 with that status, worded as such rather than as a disconnected server", async () => {
     const busy: McpToolSpec = {
       name: "busy",
