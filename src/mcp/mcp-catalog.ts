@@ -74,7 +74,16 @@ export interface McpSnapshot {
 export class McpCatalog {
   #states: Map<string, ServerState> | null = null;
   readonly #conns = new Map<string, McpConnection>();
+  /**
+   * Listings running, by server name and config fingerprint: a refresh for a changed config (new URL or headers)
+   * starts its own rather than joining the old one, whose result is for a config no longer wanted.
+   */
   readonly #inflight = new Map<string, Promise<void>>();
+  /**
+   * The config fingerprint each server was last refreshed for: a listing for an older config that ends after
+   * the newer one started writes nothing, so it cannot overwrite the newer config's state.
+   */
+  readonly #wanted = new Map<string, string>();
   /** Bumped whenever the registered tool set could differ; the registry cache keys on it. */
   version = 1;
   /** Bumped by `forget`: a listing that was in flight then writes nothing. */
@@ -151,6 +160,7 @@ export class McpCatalog {
   async refresh(servers: readonly McpServerConfig[], limits: McpLimits): Promise<void> {
     const wanted = servers.slice(0, MAX_MCP_SERVERS);
     const names = new Set(wanted.map((s) => s.name));
+    for (const name of [...this.#wanted.keys()]) if (!names.has(name)) this.#wanted.delete(name);
     for (const name of [...this.#map.keys()]) {
       if (names.has(name)) continue;
       this.#map.delete(name);
@@ -162,10 +172,13 @@ export class McpCatalog {
     }
     await Promise.all(
       wanted.map((s) => {
-        const running = this.#inflight.get(s.name);
+        const fp = fingerprint(s);
+        this.#wanted.set(s.name, fp);
+        const key = `${s.name}\n${fp}`;
+        const running = this.#inflight.get(key);
         if (running) return running;
-        const p = this.#refreshOne(s, limits).finally(() => this.#inflight.delete(s.name));
-        this.#inflight.set(s.name, p);
+        const p = this.#refreshOne(s, limits).finally(() => this.#inflight.delete(key));
+        this.#inflight.set(key, p);
         return p;
       }),
     );
@@ -200,7 +213,7 @@ export class McpCatalog {
     }
     try {
       const listed = await withTimeout(conn.list(limits.listTimeoutMs), limits.listTimeoutMs * 2);
-      if (epoch !== this.#epoch) return;
+      if (epoch !== this.#epoch || this.#wanted.get(s.name) !== fp) return;
       const { tools, skipped } = acceptTools(s.name, listed.tools);
       const notes = [
         ...(listed.truncated ? [`only the first ${tools.length + skipped.length} tools are used`] : []),
@@ -221,7 +234,7 @@ export class McpCatalog {
     } catch (e) {
       // A fresh link for the next try; calls running on this one (other requests' turns) still end normally.
       conn.retire();
-      if (epoch !== this.#epoch) return;
+      if (epoch !== this.#epoch || this.#wanted.get(s.name) !== fp) return;
       const timedOut = failureKind(e, false) === "timeout";
       const error = headChars(e instanceof Error ? e.message : String(e), 500);
       const next: ServerState = {
@@ -320,6 +333,7 @@ export class McpCatalog {
     this.#epoch++;
     this.#states = null;
     this.#inflight.clear();
+    this.#wanted.clear();
     this.version++;
   }
 }

@@ -1,0 +1,54 @@
+// McpCatalog against real MCP servers (the SDK's, in this process) over a storage that keeps nothing: which
+// listing a refresh runs, and which one's result the catalog keeps.
+import { afterEach, describe, expect, it } from "vitest";
+import type { McpServerConfig } from "../../../src/agents/types";
+import { McpCatalog } from "../../../src/mcp/mcp-catalog";
+import { type McpFixture, startMcpServer } from "../../helpers/mcp-server";
+
+/** SqlStorage that stores nothing: the catalog's state lives in memory for the test. */
+const noStorage = { exec: () => ({ toArray: () => [], rowsWritten: 0 }) } as never;
+const limits = { listTimeoutMs: 5_000, callTimeoutMs: 5_000, ttlMs: 60_000, allowPrivate: true };
+
+const open: McpFixture[] = [];
+const catalogs: McpCatalog[] = [];
+
+async function server(tool: string): Promise<McpFixture> {
+  const fixture = await startMcpServer({
+    tools: [{ name: tool, description: tool, inputSchema: { type: "object" }, behaviour: { kind: "echo" } }],
+  });
+  open.push(fixture);
+  return fixture;
+}
+
+afterEach(async () => {
+  for (const catalog of catalogs.splice(0)) catalog.close();
+  for (const fixture of open.splice(0)) await fixture.close();
+});
+
+describe("McpCatalog.refresh", () => {
+  it("lists a server whose config changed while the old config's listing runs, keeping the new config's tools", async () => {
+    const before = await server("before_tool");
+    const after = await server("after_tool");
+    const catalog = new McpCatalog(noStorage);
+    catalogs.push(catalog);
+    const old: McpServerConfig = { name: "moved", url: before.url };
+    const moved: McpServerConfig = { name: "moved", url: after.url };
+    await Promise.all([catalog.refresh([old], limits), catalog.refresh([moved], limits)]);
+    expect(catalog.snapshot([moved]).tools.map((t) => t.name)).toEqual(["mcp__moved__after_tool"]);
+  });
+
+  it("keeps the new config's tools when the old config's listing fails after the new one ended", async () => {
+    const before = await server("stalled_tool");
+    const after = await server("current_tool");
+    before.stall("tools/list");
+    const catalog = new McpCatalog(noStorage);
+    catalogs.push(catalog);
+    const old: McpServerConfig = { name: "rehomed", url: before.url };
+    const rehomed: McpServerConfig = { name: "rehomed", url: after.url };
+    const stale = catalog.refresh([old], { ...limits, listTimeoutMs: 300 });
+    await before.seen("tools/list");
+    await catalog.refresh([rehomed], limits);
+    await stale;
+    expect(catalog.snapshot([rehomed]).tools.map((t) => t.name)).toEqual(["mcp__rehomed__current_tool"]);
+  });
+});
