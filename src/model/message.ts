@@ -54,7 +54,8 @@ export interface ToolDeclarationsPart {
  * A service-written note. `tools_changed` notices announce tool-set changes
  * to the model; a `tools_baseline` notice (empty text, never projected)
  * records the tool set the session started from, so changes are derived
- * from history alone.
+ * from history alone. A `tools_changed` notice too large to list whole lists
+ * the first names and carries the whole tool set after the change in `tools`.
  */
 export interface NoticePart {
   type: "notice";

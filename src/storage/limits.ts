@@ -27,6 +27,14 @@ export const MESSAGE_RESULTS_BUDGET_BYTES = 768 * 1024;
 /** The user's own parts of one message (text etc., JSON-encoded); more is refused with 413 `message_too_large`. */
 export const USER_PARTS_BUDGET_BYTES = 1_000_000;
 
+/**
+ * The tool names one `tools_changed` notice lists (in its `added`/`removed` arrays and its text together). A
+ * larger change lists the first names that fit, says how many more, and records the whole tool set after it
+ * (`tools`, at most every tool an agent can have: 5,000 own plus 20 MCP servers of 200, names of at most 64
+ * characters, ~0.6 MB), so the notice stays far below what a row leaves beside the user's own parts.
+ */
+export const NOTICE_NAMES_BUDGET_BYTES = 32 * 1024;
+
 /** A turn's json_schema (JSON-encoded); more is refused with 413 `schema_too_large`. */
 export const JSON_SCHEMA_BUDGET_BYTES = 1_000_000;
 

@@ -5,7 +5,8 @@
  */
 import type { Message, NoticePart, ToolDeclaration } from "../model/message";
 import type { ModelConfig } from "../providers/types";
-import { headChars } from "../storage/fit";
+import { headChars, utf8Bytes } from "../storage/fit";
+import { NOTICE_NAMES_BUDGET_BYTES } from "../storage/limits";
 import { declaration, type ToolRegistry } from "./registry";
 import type { RegisteredTool } from "./types";
 
@@ -105,6 +106,10 @@ export function announcedTools(messages: readonly Message[]): {
         listing = p.listing ?? "";
         known.clear();
         for (const n of p.tools) known.add(n);
+      } else if (p.kind === "tools_changed" && p.tools) {
+        // A change too large to list whole records the tool set after it.
+        known.clear();
+        for (const n of p.tools) known.add(n);
       } else if (p.kind === "tools_changed") {
         for (const n of p.added ?? []) known.add(n);
         for (const n of p.removed ?? []) known.delete(n);
@@ -114,10 +119,37 @@ export function announcedTools(messages: readonly Message[]): {
   return { baseline, listing, known };
 }
 
+/** Bytes one name takes in a notice: quoted with a comma in its array, and with ", " in its text. */
+function nameCost(name: string): number {
+  return 2 * utf8Bytes(name) + 5;
+}
+
+function namesCost(names: readonly string[]): number {
+  return names.reduce((n, name) => n + nameCost(name), 0);
+}
+
+/** The head of `names` that fits `budget` bytes (nameCost each). */
+function listable(names: readonly string[], budget: number): string[] {
+  let used = 0;
+  let i = 0;
+  for (; i < names.length && used + nameCost(names[i] as string) <= budget; i++) used += nameCost(names[i] as string);
+  return names.slice(0, i);
+}
+
+function namesLine(tag: string, shown: readonly string[], all: number, hint: string): string {
+  const more = all - shown.length;
+  return `<${tag}>${[...shown, ...(more ? [`...and ${more} more${hint}`] : [])].join(", ")}</${tag}>`;
+}
+
 /**
  * Notice parts for the next user message: a silent baseline when history has
  * none (new or cleared session), else one announcement of what changed since
- * the last one. Quiet turns get nothing.
+ * the last one. Quiet turns get nothing. A change whose names exceed
+ * NOTICE_NAMES_BUDGET_BYTES lists the first that fit (each list gets half, and
+ * what one leaves goes to the other) with "...and N more", and records the whole
+ * tool set after it in `tools`, so it is still announced once and the message
+ * row holds it beside the user's own parts. The notice depends only on the
+ * registry and history, so it is the same bytes every time it is rebuilt.
  */
 export function toolSetNotices(reg: ToolRegistry, messages: readonly Message[]): NoticePart[] {
   const current = reg.tools.map((t) => t.name);
@@ -132,8 +164,18 @@ export function toolSetNotices(reg: ToolRegistry, messages: readonly Message[]):
   const added = current.filter((n) => !known.has(n));
   const removed = [...known].filter((n) => !now.has(n));
   if (added.length === 0 && removed.length === 0) return [];
+  const budget = NOTICE_NAMES_BUDGET_BYTES;
+  const whole = namesCost(added) + namesCost(removed) <= budget;
+  const shownAdded = whole ? added : listable(added, budget - Math.min(namesCost(removed), budget / 2));
+  const shownRemoved = whole ? removed : listable(removed, budget - namesCost(shownAdded));
+  const search = reg.builtins.some((t) => t.name === "tool_search") ? " (tool_search finds them)" : "";
   const lines: string[] = [];
-  if (added.length) lines.push(`<tools_added>${added.join(", ")}</tools_added>`);
-  if (removed.length) lines.push(`<tools_removed>${removed.join(", ")}</tools_removed>`);
-  return [{ type: "notice", kind: "tools_changed", text: lines.join("\n"), added, removed }];
+  if (added.length) lines.push(namesLine("tools_added", shownAdded, added.length, search));
+  if (removed.length) lines.push(namesLine("tools_removed", shownRemoved, removed.length, ""));
+  const text = lines.join("\n");
+  return [
+    whole
+      ? { type: "notice", kind: "tools_changed", text, added, removed }
+      : { type: "notice", kind: "tools_changed", text, added: shownAdded, removed: shownRemoved, tools: current },
+  ];
 }

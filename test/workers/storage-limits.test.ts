@@ -159,6 +159,35 @@ describe("tool declarations under the row limit", () => {
   );
 });
 
+describe("tool-set notices under the row limit", () => {
+  // 64-character names, the longest a tool can have; deferred, so the session keeps a tool-set baseline.
+  const named = (prefix: string) =>
+    Array.from({ length: 5000 }, (_, i) => ({
+      name: `${prefix}_${i}_`.padEnd(64, "x"),
+      input_schema: { type: "object" },
+      defer: true,
+      execution: { type: "client" },
+    }));
+
+  it("a message of 700 KB after every tool was renamed completes, its notice listing the first names", async () => {
+    const s = await setup({ tools: named("before") });
+    await script(s.model, [{ reply: { text: "Hello." } }, { reply: { text: "Read it." } }]);
+    expect((await send(s, { content: "hi" })).body.status).toBe("completed");
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "anthropic", name: s.model }, tools: named("after") },
+    });
+    expect(put.status).toBe(200);
+    const content = Array.from({ length: 4 }, () => ({ type: "text", text: "w".repeat(175_000) }));
+    const res = await send(s, { content });
+    expect(res.body.status).toBe("completed");
+    const notice = (await history(s)).flatMap((m) => m.parts).find((p) => p.kind === "tools_changed");
+    expect(notice?.text).toMatch(/\.\.\.and \d+ more \(tool_search finds them\)<\/tools_added>/);
+    expect(overLimit(await largestCells(s))).toEqual([]);
+  });
+});
+
 describe("what a row could not hold is refused before anything changes", () => {
   it("a message whose own parts exceed the budget is refused with 413 message_too_large", async () => {
     const s = await setup();

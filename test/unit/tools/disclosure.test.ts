@@ -2,6 +2,8 @@ import { ToolIndex } from "@switchboard/tool-search";
 import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../../src/agents/normalize";
 import type { Message, Part } from "../../../src/model/message";
+import { jsonBytes } from "../../../src/storage/fit";
+import { NOTICE_NAMES_BUDGET_BYTES, ROW_BUDGET_BYTES, USER_PARTS_BUDGET_BYTES } from "../../../src/storage/limits";
 import { runBuiltin } from "../../../src/tools/builtins/run";
 import {
   deferredListing,
@@ -11,6 +13,7 @@ import {
   toolSetNotices,
 } from "../../../src/tools/disclosure";
 import { ToolRegistry } from "../../../src/tools/registry";
+import type { RegisteredTool } from "../../../src/tools/types";
 
 const tool = (name: string, defer = true, description = `Does ${name.replaceAll("_", " ")}`) => ({
   name,
@@ -128,6 +131,47 @@ describe("tool-set notices", () => {
     expect(change[0]).toMatchObject({ kind: "tools_changed", added: ["c"], removed: ["a"] });
     expect(change[0]?.text).toBe("<tools_added>c</tools_added>\n<tools_removed>a</tools_removed>");
     expect(toolSetNotices(after, [...history, msg(change)])).toEqual([]);
+  });
+});
+
+describe("tool-set notices of large changes", () => {
+  // 64-character names, the longest a tool can have.
+  const long = (prefix: string, i: number) => `${prefix}_${i}_`.padEnd(64, "x");
+  const own = (prefix: string) => Array.from({ length: 5000 }, (_, i) => tool(long(prefix, i)));
+  // 20 MCP servers of 200 tools: with 5,000 own tools, the most an agent can have.
+  const mcp = (prefix: string): RegisteredTool[] =>
+    Array.from({ length: 4000 }, (_, i) => ({
+      name: long(`mcp__s${i % 20}__${prefix}`, i),
+      description: "an MCP tool",
+      input_schema: { type: "object" },
+      source: "mcp",
+      deferred: true,
+      mcp: { server: `s${i % 20}`, tool: `${prefix}_${i}` },
+    }));
+  const baselined = (reg: ToolRegistry) => [msg(toolSetNotices(reg, []))];
+
+  it("renaming every tool an agent can have gives a notice that fits a row beside the user's own parts, announced once", () => {
+    const before = new ToolRegistry(agent(own("old")), mcp("old"));
+    const after = new ToolRegistry(agent(own("new")), mcp("new"));
+    const history = baselined(before);
+    const [notice] = toolSetNotices(after, history);
+    // Listed whole, these 18,000 names would take ~2.4 MB, over the 2 MB a row may hold.
+    expect(jsonBytes(notice)).toBeLessThanOrEqual(ROW_BUDGET_BYTES - USER_PARTS_BUDGET_BYTES);
+    expect(notice?.text).toMatch(/\.\.\.and \d+ more \(tool_search finds them\)<\/tools_added>/);
+    expect(notice?.text).toMatch(/\.\.\.and \d+ more<\/tools_removed>/);
+    expect(toolSetNotices(after, [...history, msg(notice ? [notice] : [])])).toEqual([]);
+  });
+
+  it("a change too large to list whole is the same bytes every time it is rebuilt", () => {
+    const before = new ToolRegistry(agent(own("was")));
+    const after = new ToolRegistry(agent(own("now")));
+    const history = baselined(before);
+    const [notice] = toolSetNotices(after, history);
+    // Listed in part: the names it shows fit their budget, and the tool set after the change is recorded.
+    expect(jsonBytes(notice?.added) + jsonBytes(notice?.removed)).toBeLessThan(NOTICE_NAMES_BUDGET_BYTES);
+    expect(notice?.tools).toHaveLength(5000);
+    const rebuilt = toolSetNotices(new ToolRegistry(agent(own("now"))), history);
+    expect(JSON.stringify(rebuilt)).toBe(JSON.stringify([notice]));
   });
 });
 
