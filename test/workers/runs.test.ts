@@ -225,6 +225,16 @@ describe("run lifecycle", () => {
     expect(run.result?.output).toMatch(/^t+\n\[truncated: original 50000 bytes\]$/);
   });
 
+  it("cuts a long final text to 100,000 characters without leaving half a surrogate pair", async () => {
+    const s = await runSetup();
+    // The emoji's two UTF-16 units straddle the cut: units 100,000 and 100,001.
+    await script(s.model, [{ reply: { text: `${"a".repeat(99_999)}\u{1F600}${"b".repeat(10)}` } }]);
+    const a = await accepted(await signedRun(s, { input: "long?" }));
+    const run = await waitRun(s, a.run_id, ended);
+    expect(run.status).toBe("completed");
+    expect(run.result?.output).toBe("a".repeat(99_999));
+  });
+
   it("fails visibly when the model ends without structured output", async () => {
     const s = await runSetup();
     await script(s.model, [{ reply: { text: "no json" } }]);

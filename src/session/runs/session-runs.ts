@@ -9,6 +9,7 @@ import { type Env, flag } from "../../env";
 import { type ErrorInfo, failure, type Result } from "../../model/errors";
 import type { TurnStatus } from "../../model/turn";
 import { log } from "../../observability/log";
+import { headChars } from "../../storage/fit";
 import { nowIso } from "../../storage/sql";
 import { openView } from "../approvals";
 import type { SessionEngine } from "../engine";
@@ -318,7 +319,7 @@ export class SessionRuns {
     const last = [...r.messages].reverse().find((m) => m.role === "assistant");
     const text = (last?.parts ?? []).map((p) => (p.type === "text" ? p.text : "")).join("");
     const output: RunOutput = {
-      output: text.slice(0, OUTPUT_CHARS),
+      output: headChars(text, OUTPUT_CHARS),
       finish_reason: r.finish_reason,
       usage: r.usage,
       ...(r.structured_result !== undefined ? { structured_result: r.structured_result } : {}),
