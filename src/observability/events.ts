@@ -3,7 +3,7 @@
  * its data cut to fit, plus one structured log line (which `hold` defers, never drops); `sweep` keeps the newest
  * MAX_EVENTS. Secrets never go in event data.
  */
-import { fitJson } from "../storage/fit";
+import { fairShares, fitJson, jsonBytes } from "../storage/fit";
 import { EVENT_BUDGET_BYTES } from "../storage/limits";
 import { all, nowIso, one, write } from "../storage/sql";
 import { log } from "./log";
@@ -51,6 +51,46 @@ export interface SessionEvent {
   data: unknown;
 }
 
+/** The head of `items` whose JSON (with a comma each) fits `budget` bytes. */
+function headItems(items: readonly unknown[], budget: number): unknown[] {
+  let used = 0;
+  let i = 0;
+  for (; i < items.length && used + jsonBytes(items[i]) + 1 <= budget; i++) used += jsonBytes(items[i]) + 1;
+  return items.slice(0, i);
+}
+
+/**
+ * Event data that fits `budget` with its top-level keys kept. A top-level array over its share (thousands of tool
+ * names or call ids) keeps its first items and `<key>_omitted` says how many were dropped: its many short strings
+ * leave fitJson nothing to cut, and the whole data would become its cut JSON text. Long strings are then cut by
+ * fitJson.
+ */
+export function fitEventData(data: Record<string, unknown>, budget: number): Record<string, unknown> {
+  if (jsonBytes(data) <= budget) return data;
+  const arrays = Object.entries(data).filter((e): e is [string, unknown[]] => Array.isArray(e[1]));
+  const trimmed: Record<string, unknown> = { ...data };
+  // What the arrays' items may take: the budget less the rest, with each array empty beside its count field.
+  const shell = {
+    ...data,
+    ...Object.fromEntries(
+      arrays.flatMap(([k, v]) => [
+        [k, []],
+        [`${k}_omitted`, v.length],
+      ]),
+    ),
+  };
+  const sizes = arrays.map(([, v]) => jsonBytes(v) - 2);
+  const caps = fairShares(sizes, budget - jsonBytes(shell));
+  arrays.forEach(([key, items], i) => {
+    if ((sizes[i] as number) <= (caps[i] as number)) return;
+    const kept = headItems(items, caps[i] as number);
+    trimmed[key] = kept;
+    trimmed[`${key}_omitted`] = items.length - kept.length;
+  });
+  const fitted = fitJson(trimmed, budget);
+  return fitted && typeof fitted === "object" ? (fitted as Record<string, unknown>) : { truncated: fitted };
+}
+
 /** Newest events kept; older rows are swept when a turn starts. */
 export const MAX_EVENTS = 5000;
 
@@ -74,9 +114,9 @@ export class EventLog {
 
   record(type: SessionEventType, turnId: string | null, data: Record<string, unknown>): void {
     const at = nowIso();
-    // Long strings are cut (with their original size) so the row fits; the log line carries the same.
-    const fitted = fitJson(data, EVENT_BUDGET_BYTES);
-    const stored = fitted && typeof fitted === "object" ? (fitted as Record<string, unknown>) : { truncated: fitted };
+    // Long lists keep their head and long strings are cut (with their original size) so the row fits; the log
+    // line carries the same.
+    const stored = fitEventData(data, EVENT_BUDGET_BYTES);
     write(
       this.#sql,
       "INSERT INTO events (type, at, turn_id, data) VALUES (?, ?, ?, ?)",

@@ -4,7 +4,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { EventLog } from "../../src/observability/events";
-import { MAX_CELL_BYTES, RESULT_BUDGET_BYTES } from "../../src/storage/limits";
+import { EVENT_BUDGET_BYTES, MAX_CELL_BYTES, RESULT_BUDGET_BYTES } from "../../src/storage/limits";
 import { write } from "../../src/storage/sql";
 import {
   ADMIN,
@@ -261,6 +261,24 @@ describe("stream log and events under the row limit", () => {
     const ev = (await events(s)).find((e) => e.type === "stream_error");
     expect(ev?.data.code).toBe("provider_error");
     expect(String(ev?.data.message)).toMatch(/\n\[truncated: original 3000000 bytes\]$/);
+  });
+
+  it("an event listing 5,000 tool names keeps its fields and the first names, saying how many were left out", async () => {
+    const s = await setup();
+    const names = Array.from({ length: 5000 }, (_, i) => `tool_${i}_`.padEnd(64, "x"));
+    await runInDurableObject(await sessionStub(s), (_i, state) => {
+      new EventLog(state.storage.sql, () => s.session, false).record("tools_unloaded", null, {
+        names,
+        reason: "row_limit",
+      });
+    });
+    const ev = (await events(s)).find((e) => e.type === "tools_unloaded");
+    expect(ev?.data.reason).toBe("row_limit");
+    const kept = ev?.data.names as string[];
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept).toEqual(names.slice(0, kept.length));
+    expect(ev?.data.names_omitted).toBe(5000 - kept.length);
+    expect(JSON.stringify(ev?.data).length).toBeLessThanOrEqual(EVENT_BUDGET_BYTES);
   });
 });
 
