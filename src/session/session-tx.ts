@@ -2,7 +2,7 @@
  * The session object's transaction: one `transactionSync` (storage/transaction.ts) that, when it rolls back,
  * also drops what the rollback leaves wrong in memory — each store's copy of its rows (the history view and
  * open-call flag, the loaded-tool set, the newest turn, the approvals flag and signing key, the scheduler's
- * earliest due time), all read again on next use.
+ * earliest due time), all read again on next use — and puts back the turn steps and usage its writes took.
  */
 import { transaction } from "../storage/transaction";
 import type { ApprovalStore } from "./approvals";
@@ -29,5 +29,6 @@ export function dropCaches(d: SessionStores): void {
 }
 
 export function sessionTx<T>(d: SessionStores & { storage: DurableObjectStorage }, fn: () => T): T {
-  return transaction(d.storage, fn, () => dropCaches(d));
+  // The turn store keeps what this transaction's writes took from pending until it commits or rolls back.
+  return d.turns.within(() => transaction(d.storage, fn, () => dropCaches(d)));
 }

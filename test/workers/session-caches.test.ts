@@ -59,6 +59,20 @@ describe("the newest turn in memory", () => {
     expect(kept[1]).toEqual(fresh);
   });
 
+  it("steps and usage a rolled-back session transaction wrote go out with the turn's next write", async () => {
+    const stub = await sessionStub(await setup());
+    const row = await runInDurableObject(stub, (_i, state) => {
+      const s = sessionStores(state.storage);
+      s.turns.create(turnOf("turn_caches_e"));
+      s.turns.stepDone("turn_caches_e");
+      s.turns.addUsage("turn_caches_e", { input_tokens: 7 });
+      rollsBack(s, () => s.turns.finish("turn_caches_e", "cancelled", "cancelled", null));
+      s.turns.finish("turn_caches_e", "failed", "error", null);
+      return sessionStores(state.storage).turns.get("turn_caches_e");
+    });
+    expect(row).toMatchObject({ status: "failed", steps: 1, usage: '{"input_tokens":7}' });
+  });
+
   it("hands out copies: a caller changing a row does not change the store's", async () => {
     const stub = await sessionStub(await setup());
     const again = await runInDurableObject(stub, (_i, state) => {

@@ -57,6 +57,13 @@ export class TurnStore {
    */
   #pendingSteps = new Map<string, number>();
   #pendingUsage = new Map<string, Record<string, number>>();
+  /** Session transactions open (`within`). */
+  #depth = 0;
+  /**
+   * What writes in the open session transaction took from pending: if it rolls back (`invalidate`), those writes
+   * are undone, so it is pending again and goes out with the turn's next write instead of being lost.
+   */
+  #taken: Array<{ id: string; steps: number; usage: Record<string, number> }> = [];
   /**
    * The newest turn's row as this store last wrote or read it; undefined when unknown (a new instance, a
    * rollback, `clear`). Every write of `turns` goes through this class except the retention sweep's, which
@@ -86,9 +93,31 @@ export class TurnStore {
     return this.#overlay(one<TurnRow>(this.#sql, "SELECT * FROM turns WHERE id = ?", id));
   }
 
-  /** Forgets the newest row (a rollback, a wipe): the next `latest` reads it. */
+  /**
+   * Forgets the newest row (a rollback, a wipe): the next `latest` reads it. What the rolled-back transaction's
+   * writes took from pending is pending again.
+   */
   invalidate(): void {
     this.#newest = undefined;
+    const taken = this.#taken;
+    this.#taken = [];
+    for (const t of taken) {
+      this.#pendingSteps.set(t.id, (this.#pendingSteps.get(t.id) ?? 0) + t.steps);
+      this.addUsage(t.id, t.usage);
+    }
+  }
+
+  /**
+   * Runs `run`, a session transaction (session-tx.ts): until the outermost one has committed or rolled back, what
+   * its writes take from pending is kept to put back on a rollback.
+   */
+  within<T>(run: () => T): T {
+    this.#depth++;
+    try {
+      return run();
+    } finally {
+      if (--this.#depth === 0) this.#taken = [];
+    }
   }
 
   /** Runs an UPDATE … RETURNING * of one turn and keeps the row when it is the newest. */
@@ -178,7 +207,7 @@ export class TurnStore {
   }
 
   setStatus(id: string, status: TurnStatus): void {
-    const { steps, usage } = this.#take(id);
+    const { steps, usage, added } = this.#pending(id);
     this.#update(
       id,
       "UPDATE turns SET status = ?, steps = steps + ?, usage = ? WHERE id = ?",
@@ -187,11 +216,12 @@ export class TurnStore {
       usage,
       id,
     );
+    this.#written(id, steps, added);
   }
 
   /** A paused turn continues: clients that open the stream now start at this log position. */
   resume(id: string, segmentStart: number): void {
-    const { steps, usage } = this.#take(id);
+    const { steps, usage, added } = this.#pending(id);
     this.#update(
       id,
       "UPDATE turns SET status = 'running', segment_start = ?, steps = steps + ?, usage = ? WHERE id = ?",
@@ -200,6 +230,7 @@ export class TurnStore {
       usage,
       id,
     );
+    this.#written(id, steps, added);
   }
 
   /** Counts an ended step (written with the next status write; `get` shows it at once). */
@@ -214,22 +245,30 @@ export class TurnStore {
     this.#pendingUsage.set(id, cur);
   }
 
-  /** Takes what is pending for a turn: steps to add, and its usage (stored + pending) as JSON. */
-  #take(id: string): { steps: number; usage: string } {
+  /**
+   * What is pending for a turn: steps to add, its usage (stored + pending) as JSON, and the pending usage
+   * (`added`). It stays pending until `#written` says the write went through.
+   */
+  #pending(id: string): { steps: number; usage: string; added: Record<string, number> } {
     const stored =
       this.#newest?.id === id
         ? this.#newest
         : one<{ usage: string }>(this.#sql, "SELECT usage FROM turns WHERE id = ?", id);
     const cur = JSON.parse(stored?.usage ?? "{}") as Record<string, number>;
-    for (const [k, v] of Object.entries(this.#pendingUsage.get(id) ?? {})) cur[k] = (cur[k] ?? 0) + v;
-    const steps = this.#pendingSteps.get(id) ?? 0;
+    const added = this.#pendingUsage.get(id) ?? {};
+    for (const [k, v] of Object.entries(added)) cur[k] = (cur[k] ?? 0) + v;
+    return { steps: this.#pendingSteps.get(id) ?? 0, usage: JSON.stringify(cur), added };
+  }
+
+  /** The turn's write of what was pending went through; inside a session transaction, kept until it commits. */
+  #written(id: string, steps: number, added: Record<string, number>): void {
     this.#pendingUsage.delete(id);
     this.#pendingSteps.delete(id);
-    return { steps, usage: JSON.stringify(cur) };
+    if (this.#depth > 0 && (steps > 0 || Object.keys(added).length > 0)) this.#taken.push({ id, steps, usage: added });
   }
 
   finish(id: string, status: TurnStatus, finishReason: string | null, error: ErrorInfo | null): void {
-    const { steps, usage } = this.#take(id);
+    const { steps, usage, added } = this.#pending(id);
     this.#update(
       id,
       "UPDATE turns SET status = ?, finish_reason = ?, error = ?, ended_at = ?, steps = steps + ?, usage = ? WHERE id = ?",
@@ -241,6 +280,7 @@ export class TurnStore {
       usage,
       id,
     );
+    this.#written(id, steps, added);
   }
 
   clear(): void {
