@@ -22,6 +22,9 @@
  * a new turn, which ends a paused one, reads a newer config; nothing does while a turn runs. While a turn is
  * paused the newer config is handed to the admission and stored only once that admission has ended the pause
  * (`commit`): a refused one (a bad result id, an oversized body, a replayed key) leaves the paused turn its copy.
+ * That newer read is kept beside the copy (`#pending`), so the admissions refused meanwhile read D1 once, not each.
+ * A D1 read is an await, during which other calls run: whether the read may replace the copy is decided again
+ * once it is back, so a turn that resumed or started meanwhile keeps the config it runs with.
  */
 import type { AgentConfig } from "../agents/types";
 import { readAgent } from "../d1/agents";
@@ -47,22 +50,35 @@ interface Cached {
 /** The session's newest turn, when it is not over: running, or paused for client results or approvals. */
 export type OpenTurn = "running" | "paused" | null;
 
-/** A turn status as an OpenTurn. */
-export function openTurn(status: TurnStatus | undefined): OpenTurn {
-  if (status === "running") return "running";
-  return isPaused(status) ? "paused" : null;
+/** The session's newest turn as the cache sees it: whether it is open, and which turn it is. */
+export interface TurnMark {
+  open: OpenTurn;
+  id: string | null;
+}
+
+/** The newest turn as a TurnMark. */
+export function turnMark(latest: { id: string; status: TurnStatus } | null): TurnMark {
+  const status = latest?.status;
+  const open: OpenTurn = status === "running" ? "running" : isPaused(status) ? "paused" : null;
+  return { open, id: latest?.id ?? null };
 }
 
 export class AgentCache {
   #memo: Cached | null = null;
+  /** A config newer than the copy, read while a turn was paused; stored once an admission ends the pause. */
+  #pending: Cached | null = null;
 
   readonly #sql: () => SqlStorage;
   readonly #db: () => D1Database;
-  readonly #open: () => OpenTurn;
-  constructor(sql: () => SqlStorage, db: () => D1Database, open: () => OpenTurn) {
+  readonly #turn: () => TurnMark;
+  constructor(sql: () => SqlStorage, db: () => D1Database, turn: () => TurnMark) {
     this.#db = db;
     this.#sql = sql;
-    this.#open = open;
+    this.#turn = turn;
+  }
+
+  #open(): OpenTurn {
+    return this.#turn().open;
   }
 
   /** Whether a newer config may replace the copy now: no turn runs, and a paused one only ends by an admission. */
@@ -85,6 +101,7 @@ export class AgentCache {
     );
     write(this.#sql(), "DELETE FROM agent_config WHERE name <> ?", name);
     this.#memo = { name, epoch, config, fetchedAt };
+    if (this.#pending && (this.#pending.name !== name || this.#pending.epoch <= epoch)) this.#pending = null;
   }
 
   /**
@@ -106,10 +123,14 @@ export class AgentCache {
     if (cached && (Date.now() - cached.fetchedAt <= AGENT_COPY_MAX_AGE_MS || !this.#mayRefresh(admission))) {
       return cached.config;
     }
+    const before = this.#turn();
     const { config, epoch } = await readAgent(this.#db(), name);
     // A run starts only where no one else's pause waits (session-runs.ts `blocked`), so its admission, which
-    // nothing refuses, ends any pause left: the copy can be stored at once.
-    this.prime(name, config, Math.max(epoch ?? 0, cached?.epoch ?? 0));
+    // nothing refuses, ends any pause left: the copy can be stored at once. Unless a turn opened or resumed
+    // during the read: that turn keeps its copy (the caller checks again and does not start).
+    const now = this.#turn();
+    const changed = now.open !== null && (now.open !== before.open || now.id !== before.id);
+    if (!this.#cached(name) || !changed) this.prime(name, config, Math.max(epoch ?? 0, cached?.epoch ?? 0));
     return config;
   }
 
@@ -125,18 +146,32 @@ export class AgentCache {
     if ("model" in arg) return { ok: true, agent: arg };
     let cached = this.#cached(name);
     if (!cached || (arg.epoch > cached.epoch && this.#mayRefresh(admission))) {
-      const { config, epoch } = await readAgent(this.#db(), name);
-      const at = Math.max(epoch ?? 0, arg.epoch);
+      const pending = this.#pending?.name === name && this.#pending.epoch >= arg.epoch ? this.#pending : null;
+      const read = pending ?? (await this.#read(name, arg.epoch));
+      // Decided again after the read's await: a turn that resumed or started meanwhile keeps its copy.
+      cached = this.#cached(name);
+      if (cached && !this.#mayRefresh(admission)) return this.#answer(name, cached);
       // Paused: the newer config goes to the admission, and is stored only once that admission ended the pause.
       if (cached && this.#open() === "paused") {
-        if (!config) return failure("agent_missing", `agent "${name}" no longer exists`);
-        return { ok: true, agent: config, commit: () => this.prime(name, config, at) };
+        this.#pending = read;
+        if (!read.config) return failure("agent_missing", `agent "${name}" no longer exists`);
+        return { ok: true, agent: read.config, commit: () => this.prime(name, read.config, read.epoch) };
       }
-      this.prime(name, config, at);
+      this.prime(name, read.config, read.epoch);
       cached = this.#memo as Cached;
     }
-    if (!cached.config) return failure("agent_missing", `agent "${name}" no longer exists`);
-    return { ok: true, agent: cached.config };
+    return this.#answer(name, cached);
+  }
+
+  /** The agent read from the D1 primary, at no older an epoch than `known` (the worker's). */
+  async #read(name: string, known: number): Promise<Cached> {
+    const { config, epoch } = await readAgent(this.#db(), name);
+    return { name, config, epoch: Math.max(epoch ?? 0, known), fetchedAt: Date.now() };
+  }
+
+  #answer(name: string, copy: Cached): Result<{ agent: AgentConfig }> {
+    if (!copy.config) return failure("agent_missing", `agent "${name}" no longer exists`);
+    return { ok: true, agent: copy.config };
   }
 
   #cached(name: string): Cached | null {
@@ -160,5 +195,6 @@ export class AgentCache {
   /** After deleteAll: the next read comes from storage (or D1). */
   invalidate(): void {
     this.#memo = null;
+    this.#pending = null;
   }
 }

@@ -16,7 +16,7 @@ import { retentionOf } from "../retention/config";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
 import { hasSchema, migrate } from "../storage/do-schema";
 import { nowIso, one, pageOf, setCellChecks, write } from "../storage/sql";
-import { type AgentArg, AgentCache, openTurn } from "./agent-cache";
+import { type AgentArg, AgentCache, turnMark } from "./agent-cache";
 import type { ApprovalAnswer } from "./approvals";
 import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
@@ -98,7 +98,7 @@ export class Session extends DurableObject<Env> {
     this.#agents = new AgentCache(
       () => this.#storage.sql,
       () => this.#env.DB,
-      () => openTurn(this.#engine.turns.latest()?.status),
+      () => turnMark(this.#engine.turns.latest()),
     );
     this.#engine.hooks = {
       arm: () => this.#scheduler.arm(),

@@ -1,7 +1,9 @@
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, api, apiJson, clientTool, mockRequests, type Setup, script, setup, uid } from "./helpers";
+import type { AgentConfig } from "../../src/agents/types";
+import { AgentCache, type TurnMark } from "../../src/session/agent-cache";
+import { ADMIN, api, apiJson, clientTool, mockRequests, type Setup, script, sessionStub, setup, uid } from "./helpers";
 import { runSetup, signedRun } from "./runs-helpers";
 
 /**
@@ -263,6 +265,26 @@ describe("the agent config lives in the session object", () => {
     expect(state.body).toMatchObject({ messages: 2, turns: 1 });
   });
 
+  it("while a turn is paused, messages refused for a deleted agent read D1 once, not each", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    await script(s.model, [{ reply: { tool_calls: [{ id: "toolu_pin_gone", name: "ask_user", input: {} }] } }]);
+    await apiJson(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "ask me" } });
+    expect((await apiJson(`/v1/agents/${s.agent}`, { method: "DELETE", key: ADMIN })).status).toBe(200);
+    const stub = (await sessionStub(s)) as unknown as { debugCounts(): Promise<{ d1_statements: number }> };
+    const before = (await stub.debugCounts()).d1_statements;
+    const codes: string[] = [];
+    for (const content of ["one", "two", "three"]) {
+      const res = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/messages`, {
+        method: "POST",
+        key: s.key,
+        json: { content },
+      });
+      codes.push(res.body.error.code);
+    }
+    expect(codes).toEqual(["agent_missing", "agent_missing", "agent_missing"]);
+    expect((await stub.debugCounts()).d1_statements - before).toBe(1);
+  });
+
   it("a session whose object has no cached agent (created before the cache) reads it from D1 once", async () => {
     const s = await setup();
     const tenant = await tenantOf(s);
@@ -276,6 +298,70 @@ describe("the agent config lives in the session object", () => {
     expect(first.status).toBe(200);
     expect(first.headers.get(D1)).toBe("1");
     expect((await turn(s, "second")).headers.get(D1)).toBe("0");
+  });
+});
+
+/** A D1 whose agent read waits until `release`, then answers `config` at `epoch` (the agent as changed meanwhile). */
+function heldRead(config: AgentConfig, epoch: number): { db: D1Database; release: () => void } {
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const first = async () => {
+    await gate;
+    return { epoch, config: JSON.stringify(config) };
+  };
+  return { db: { prepare: () => ({ bind: () => ({ first }) }) } as unknown as D1Database, release };
+}
+
+describe("the agent config of a turn stays while the object reads a newer one", () => {
+  const admitted = { model: { provider: "anthropic", name: "m" }, system: "admitted" } as AgentConfig;
+  const changed = { ...admitted, system: "changed" } as AgentConfig;
+
+  it("a paused turn resumed while a message's admission read D1 keeps its config for its next step", async () => {
+    const s = await setup();
+    const system = await runInDurableObject(await sessionStub(s), async (_i, state) => {
+      let turn: TurnMark = { open: "paused", id: "turn_held_a" };
+      const d1 = heldRead(changed, 50);
+      const cache = new AgentCache(
+        () => state.storage.sql,
+        () => d1.db,
+        () => turn,
+      );
+      cache.prime(s.agent, admitted, 1);
+      const admission = cache.resolve(s.agent, { epoch: 50 }, true);
+      turn = { open: "running", id: "turn_held_a" }; // its client's results resumed it during the read
+      d1.release();
+      await admission; // refused by the engine: a turn runs
+      turn = { open: "paused", id: "turn_held_a" }; // paused again, for its next client call
+      const results = await cache.resolve(s.agent, { epoch: 50 });
+      return results.ok ? results.agent.system : results.error.code;
+    });
+    expect(system).toBe("admitted");
+  });
+
+  it("a client turn started while a run's start read D1 keeps its config", async () => {
+    const s = await setup();
+    const system = await runInDurableObject(await sessionStub(s), async (_i, state) => {
+      let turn: TurnMark = { open: null, id: "turn_held_b" };
+      const d1 = heldRead(changed, 50);
+      const cache = new AgentCache(
+        () => state.storage.sql,
+        () => d1.db,
+        () => turn,
+      );
+      cache.prime(s.agent, admitted, 1);
+      // The copy is older than the 60 s a run may use it for: the run's start reads D1.
+      state.storage.sql.exec("UPDATE agent_config SET fetched_at = '2000-01-01T00:00:00.000Z'");
+      cache.invalidate();
+      const start = cache.current(s.agent, true);
+      turn = { open: "running", id: "turn_held_c" }; // a client's message started a turn during the read
+      d1.release();
+      await start; // the run sees the turn and waits
+      const next = await cache.resolve(s.agent, { epoch: 1 });
+      return next.ok ? next.agent.system : next.error.code;
+    });
+    expect(system).toBe("admitted");
   });
 });
 
