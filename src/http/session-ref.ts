@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { Result } from "../model/errors";
-import type { TurnAnswer, TurnCall } from "../session/rpc-types";
+import type { TurnAnswer, TurnCall, TurnReply } from "../session/rpc-types";
 import type { Session } from "../session/session";
 import { callRequest, readAnswer } from "../session/turn-wire";
 import { ApiError, apiError } from "./errors";
@@ -73,7 +73,12 @@ export function unwrap<R extends Result<object>>(r: R): Extract<R, { ok: true }>
   return r as Extract<R, { ok: true }>;
 }
 
-/** Starts or resumes a turn on the session's object, over its fetch (session/turn-wire.ts says why). */
-export async function turnCall(stub: SessionRpc, call: TurnCall): Promise<Result<TurnAnswer>> {
-  return readAnswer<TurnAnswer>(await stub.fetch(callRequest(call)));
+/**
+ * Starts or resumes a turn on the session's object, over its fetch (session/turn-wire.ts says why). Debug mode:
+ * the object's D1 statements join the request's `x-debug-d1-statements` (app.ts), a refusal's too, each call's.
+ */
+export async function turnCall(c: Context<AppEnv>, stub: SessionRpc, call: TurnCall): Promise<Result<TurnAnswer>> {
+  const answer: TurnReply = await readAnswer<TurnAnswer>(await stub.fetch(callRequest(call)));
+  if (answer.debug) c.set("objectD1Statements", (c.get("objectD1Statements") ?? 0) + answer.debug.d1_statements);
+  return answer;
 }

@@ -1,10 +1,10 @@
 /**
  * Types shared by the worker and the session object across their RPC boundary: what a turn call carries
- * (`TurnCall`, `SendInput`) and answers (`TurnAnswer`, `TurnResult`), and the shapes of session state and of
+ * (`TurnCall`, `SendInput`) and answers (`TurnAnswer`, `TurnReply`, `TurnResult`), and the shapes of session state and of
  * message and event pages. Types, and the one key prefix both sides must agree on.
  */
 import type { McpServerStatus } from "../mcp/mcp-catalog";
-import type { ErrorInfo } from "../model/errors";
+import type { ErrorInfo, Result } from "../model/errors";
 import type { JsonObject } from "../model/json";
 import type { Message, Part, ToolResultContent } from "../model/message";
 import type { TurnStatus } from "../model/turn";
@@ -60,6 +60,9 @@ export interface TurnAnswer {
   /** Debug mode only: the storage work of this call (in JSON mode, of the whole turn). */
   debug?: DebugCounts;
 }
+
+/** A turn call's answer. Debug mode: a refusal carries the storage work done before it too (a D1 agent re-read). */
+export type TurnReply = Result<TurnAnswer> & { debug?: DebugCounts };
 
 /** The calls that start or resume a turn, as Session's methods of the same names take them (turn-wire.ts). */
 export type TurnCall =

@@ -34,6 +34,7 @@ import type {
   SessionState,
   TurnAnswer,
   TurnCall,
+  TurnReply,
 } from "./rpc-types";
 import { SessionRuns } from "./runs/session-runs";
 import type { RunSpec, RunView } from "./runs/types";
@@ -195,18 +196,28 @@ export class Session extends DurableObject<Env> {
     arg: AgentArg,
     fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>,
     admission = false,
-  ): Promise<Result<TurnAnswer>> {
-    return this.#existing(async (info) => {
+  ): Promise<TurnReply> {
+    return this.#existing(async (info): Promise<TurnReply> => {
       const mark: DebugCounts | undefined = this.#probe?.mark();
-      const agent = await this.#agent(info, arg, admission);
-      if (!agent.ok) return agent;
-      const paused = agent.commit ? this.#engine.turns.latest()?.id : undefined;
-      const answer = await fn(agent.agent);
-      // A newer config read while a turn was paused is the session's copy once this call ended that pause.
-      if (agent.commit && answer.ok && this.#engine.turns.latest()?.id !== paused) agent.commit();
-      if (answer.ok && mark && this.#probe) answer.debug = this.#probe.since(mark);
-      return answer;
+      const answer = await this.#admitted(info, arg, fn, admission);
+      // Refusals too: one may have read D1 (the agent re-read) before it was refused.
+      return mark && this.#probe ? { ...answer, debug: this.#probe.since(mark) } : answer;
     });
+  }
+
+  async #admitted(
+    info: SessionInfo,
+    arg: AgentArg,
+    fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>,
+    admission: boolean,
+  ): Promise<Result<TurnAnswer>> {
+    const agent = await this.#agent(info, arg, admission);
+    if (!agent.ok) return agent;
+    const paused = agent.commit ? this.#engine.turns.latest()?.id : undefined;
+    const answer = await fn(agent.agent);
+    // A newer config read while a turn was paused is the session's copy once this call ended that pause.
+    if (agent.commit && answer.ok && this.#engine.turns.latest()?.id !== paused) agent.commit();
+    return answer;
   }
 
   #missing() {
@@ -301,7 +312,7 @@ export class Session extends DurableObject<Env> {
     }
   }
 
-  async sendMessage(agent: AgentArg, input: SendInput, mode: Mode): Promise<Result<TurnAnswer>> {
+  async sendMessage(agent: AgentArg, input: SendInput, mode: Mode): Promise<TurnReply> {
     return this.#turn(agent, (a) => this.#engine.sendMessage(a, input, mode), true);
   }
 
@@ -310,7 +321,7 @@ export class Session extends DurableObject<Env> {
     results: SuppliedResult[],
     mode: Mode,
     onlyPending = false,
-  ): Promise<Result<TurnAnswer>> {
+  ): Promise<TurnReply> {
     return this.#turn(agent, (a) => this.#engine.submitToolResults(a, results, mode, onlyPending));
   }
 
@@ -322,13 +333,13 @@ export class Session extends DurableObject<Env> {
     fromChat = false,
     run?: string,
     outputs: SuppliedResult[] = [],
-  ): Promise<Result<TurnAnswer>> {
+  ): Promise<TurnReply> {
     // A run's approvals are those of the turn it waits in: its signature answers nothing else in the session.
     const onlyTurn = run === undefined ? undefined : (this.#runs.store.get(run)?.turn_id ?? null);
     return this.#turn(agent, (a) => this.#engine.answerApprovals(a, answers, mode, by, fromChat, onlyTurn, outputs));
   }
 
-  async retry(agent: AgentArg, mode: Mode): Promise<Result<TurnAnswer>> {
+  async retry(agent: AgentArg, mode: Mode): Promise<TurnReply> {
     return this.#turn(agent, (a) => this.#engine.retry(a, mode), true);
   }
 

@@ -265,6 +265,16 @@ describe("the agent config lives in the session object", () => {
     expect(state.body).toMatchObject({ messages: 2, turns: 1 });
   });
 
+  it("a message refused for a deleted agent counts the object's D1 read in x-debug-d1-statements", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "one" } }]);
+    await turn(s, "before");
+    expect((await apiJson(`/v1/agents/${s.agent}`, { method: "DELETE", key: ADMIN })).status).toBe(200);
+    const res = await turn(s, "after");
+    expect(res.status).toBe(409);
+    expect(res.headers.get(D1)).toBe("1");
+  });
+
   it("while a turn is paused, messages refused for a deleted agent read D1 once, not each", async () => {
     const s = await setup({ tools: [clientTool("ask_user")] });
     await script(s.model, [{ reply: { tool_calls: [{ id: "toolu_pin_gone", name: "ask_user", input: {} }] } }]);

@@ -203,7 +203,7 @@ export const runsRoutes = new Hono<AppEnv>()
     const body = check<{ approvals: ApprovalAnswer[] }>("toolApprovalsBody", await readJson(c));
     const stub = sessionStub(c.env, record.tenant, record.session_id);
     const answer = unwrap(
-      await turnCall(stub, {
+      await turnCall(c, stub, {
         call: "answerApprovals",
         agent: await agentArg(c),
         answers: body.approvals,

@@ -68,10 +68,9 @@ function modeOf(c: Context): Mode {
     : "stream";
 }
 
-/** Debug mode: the session object's storage work for this call, as response headers (see debug-counters.ts). */
-function debugHeaders(c: Context<AppEnv>, answer: TurnAnswer): Record<string, string> {
+/** Debug mode: the session object's SQLite work for this call, as response headers (its D1 count: turnCall). */
+function debugHeaders(answer: TurnAnswer): Record<string, string> {
   if (!answer.debug) return {};
-  c.set("objectD1Statements", answer.debug.d1_statements);
   return {
     "x-debug-sql-statements": String(answer.debug.sql_statements),
     "x-debug-sql-rows-written": String(answer.debug.sql_rows_written),
@@ -80,7 +79,7 @@ function debugHeaders(c: Context<AppEnv>, answer: TurnAnswer): Record<string, st
 
 /** Renders a turn answer: an SSE UI message stream, or the JSON result. */
 export function respond(c: Context<AppEnv>, answer: TurnAnswer, created = true): Response {
-  const debug = debugHeaders(c, answer);
+  const debug = debugHeaders(answer);
   if (answer.stream) {
     return new Response(answer.stream, {
       status: 200,
@@ -102,11 +101,12 @@ function after(c: Context): number | null {
 
 /** A useChat body's tool outputs: only those still pending are new (a body repeats every output of its message). */
 function submitPending(
+  c: Context<AppEnv>,
   stub: SessionRpc,
   agent: { epoch: number },
   results: SuppliedResult[],
 ): Promise<Result<TurnAnswer>> {
-  return turnCall(stub, { call: "submitToolResults", agent, results, mode: "stream", onlyPending: true });
+  return turnCall(c, stub, { call: "submitToolResults", agent, results, mode: "stream", onlyPending: true });
 }
 
 /** GET …/stream: the newest turn's UI message stream from `Last-Event-ID` (or its start), 204 when none. */
@@ -147,7 +147,7 @@ export const turnsRoutes = new Hono<AppEnv>()
       );
     }
     const answer = unwrap(
-      await turnCall(ref.stub, {
+      await turnCall(c, ref.stub, {
         call: "sendMessage",
         agent: await agentArg(c),
         input: {
@@ -166,7 +166,7 @@ export const turnsRoutes = new Hono<AppEnv>()
     const ref = sessionRef(c);
     const body = await readBody<{ results: RawResult[] }>(c, "toolResultsBody");
     const answer = unwrap(
-      await turnCall(ref.stub, {
+      await turnCall(c, ref.stub, {
         call: "submitToolResults",
         agent: await agentArg(c),
         results: toSupplied(body.results),
@@ -180,7 +180,7 @@ export const turnsRoutes = new Hono<AppEnv>()
     const ref = sessionRef(c);
     const body = await readBody<{ approvals: ApprovalAnswer[] }>(c, "toolApprovalsBody");
     const answer = unwrap(
-      await turnCall(ref.stub, {
+      await turnCall(c, ref.stub, {
         call: "answerApprovals",
         agent: await agentArg(c),
         answers: body.approvals,
@@ -203,13 +203,13 @@ export const turnsRoutes = new Hono<AppEnv>()
     const agent = await agentArg(c);
     // useChat's regenerate(): the same as POST /retry, streamed (its user message is not stored again).
     if (input.kind === "regenerate") {
-      return respond(c, unwrap(await turnCall(ref.stub, { call: "retry", agent, mode: "stream" })));
+      return respond(c, unwrap(await turnCall(c, ref.stub, { call: "retry", agent, mode: "stream" })));
     }
     if (input.kind === "message") {
       // Read for a new message only: a transport sends its extra body with every request, and answers continue a
       // turn (a regenerate re-runs one) with the options it started with.
       const jsonSchema = body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
-      const sent = await turnCall(ref.stub, {
+      const sent = await turnCall(c, ref.stub, {
         call: "sendMessage",
         agent,
         input: {
@@ -227,7 +227,7 @@ export const turnsRoutes = new Hono<AppEnv>()
       requireAction(c, "approve");
       // One call checks the approvals and the outputs beside them before writing either: a refused output must
       // not leave approvals granted and their turn resumed.
-      const answered = await turnCall(ref.stub, {
+      const answered = await turnCall(c, ref.stub, {
         call: "answerApprovals",
         agent,
         answers: input.approvals,
@@ -239,12 +239,12 @@ export const turnsRoutes = new Hono<AppEnv>()
       // useChat repeats answered approvals beside the client outputs that follow them (approved first, the output
       // later): then the outputs are the news.
       if (!answered.ok && answered.error.code === "approval_already_answered" && input.results.length > 0) {
-        return respond(c, unwrap(await submitPending(ref.stub, agent, input.results)), false);
+        return respond(c, unwrap(await submitPending(c, ref.stub, agent, input.results)), false);
       }
       return respond(c, unwrap(answered), false);
     }
     // Client outputs of the same step: once they are in too, the turn resumes and this streams it.
-    return respond(c, unwrap(await submitPending(ref.stub, agent, input.results)), false);
+    return respond(c, unwrap(await submitPending(c, ref.stub, agent, input.results)), false);
   })
   .get("/:id/stream", sessionAccess("stream"), openStream)
   // The AI SDK's default reconnect URL (`DefaultChatTransport.reconnectToStream`: `{api}/{chatId}/stream`,
@@ -258,7 +258,10 @@ export const turnsRoutes = new Hono<AppEnv>()
   })
   .post("/:id/retry", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
-    return respond(c, unwrap(await turnCall(ref.stub, { call: "retry", agent: await agentArg(c), mode: modeOf(c) })));
+    return respond(
+      c,
+      unwrap(await turnCall(c, ref.stub, { call: "retry", agent: await agentArg(c), mode: modeOf(c) })),
+    );
   })
   .post("/:id/cancel", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
