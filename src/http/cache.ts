@@ -7,6 +7,7 @@
  * `hardMs` it is served and reloaded in the background (`waitUntil`), so a
  * busy isolate never waits for D1; from `hardMs` on (or when missing) the
  * request waits for the load. A `null` value (not found) lives `negativeMs`.
+ * The load is told whether it runs in the background (nobody waits for it).
  * Concurrent loads of one key share one promise. So a change made elsewhere
  * is seen within `hardMs`; the isolate that makes it updates the cache at once.
  */
@@ -37,7 +38,7 @@ export class RefreshCache<V> {
 
   async get(
     key: string,
-    load: () => Promise<V | null>,
+    load: (inBackground: boolean) => Promise<V | null>,
     background?: (work: Promise<unknown>) => void,
   ): Promise<V | null> {
     const e = this.#entries.get(key);
@@ -48,12 +49,12 @@ export class RefreshCache<V> {
         this.#entries.delete(key);
         this.#entries.set(key, e);
         if (e.value !== null && age >= this.times.softMs && background) {
-          background(this.#load(key, load).catch(() => {}));
+          background(this.#load(key, () => load(true)).catch(() => {}));
         }
         return e.value;
       }
     }
-    return this.#load(key, load);
+    return this.#load(key, () => load(false));
   }
 
   #load(key: string, load: () => Promise<V | null>): Promise<V | null> {

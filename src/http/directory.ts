@@ -19,6 +19,7 @@ import type { D1 } from "../d1/db";
 import { type KeyInfo, liveKeyByHash, liveKeyById } from "../d1/keys";
 import { originListed } from "../d1/tenants";
 import type { Env } from "../env";
+import { uncounted } from "../storage/debug-counters";
 import { RefreshCache } from "./cache";
 import type { AppEnv } from "./types";
 
@@ -28,10 +29,14 @@ const keys = new RefreshCache<KeyInfo>(10_000, TIMES);
 const origins = new RefreshCache<true>(10_000, TIMES);
 const epochs = new RefreshCache<number>(1, TIMES);
 
-/** Runs `read` on a read replica; a null answer is asked again of the primary. */
-async function replicaThenPrimary<T>(env: Env, read: (db: D1) => Promise<T | null>) {
-  const replica = typeof env.DB.withSession === "function" ? env.DB.withSession("first-unconstrained") : env.DB;
-  return (await read(replica)) ?? (await read(env.DB));
+/**
+ * Runs `read` on a read replica; a null answer is asked again of the primary. A refresh-ahead load
+ * (`inBackground`) is not counted in the request's debug D1 figure: the request does not wait for it.
+ */
+async function replicaThenPrimary<T>(env: Env, inBackground: boolean, read: (db: D1) => Promise<T | null>) {
+  const db = inBackground ? uncounted(env.DB) : env.DB;
+  const replica = typeof db.withSession === "function" ? db.withSession("first-unconstrained") : db;
+  return (await read(replica)) ?? (await read(db));
 }
 
 function background(c: Context<AppEnv>): (work: Promise<unknown>) => void {
@@ -46,14 +51,14 @@ function background(c: Context<AppEnv>): (work: Promise<unknown>) => void {
 
 /** The live API key with this SHA-256 hash, or null. */
 export function keyByHash(c: Context<AppEnv>, hash: string): Promise<KeyInfo | null> {
-  return keys.get(`h:${hash}`, () => replicaThenPrimary(c.env, (db) => liveKeyByHash(db, hash)), background(c));
+  return keys.get(`h:${hash}`, (bg) => replicaThenPrimary(c.env, bg, (db) => liveKeyByHash(db, hash)), background(c));
 }
 
 /** The live API key `id` of `tenant` (the issuer of a session token), or null when revoked or unknown. */
 export function keyById(c: Context<AppEnv>, id: string, tenant: string): Promise<KeyInfo | null> {
   return keys.get(
     `i:${tenant}:${id}`,
-    () => replicaThenPrimary(c.env, (db) => liveKeyById(db, id, tenant)),
+    (bg) => replicaThenPrimary(c.env, bg, (db) => liveKeyById(db, id, tenant)),
     background(c),
   );
 }
@@ -67,7 +72,8 @@ export function forgetKey(id: string): void {
 export async function originAllowed(c: Context<AppEnv>, tenant: string | null, origin: string): Promise<boolean> {
   const allowed = await origins.get(
     `${tenant ?? "*"}\n${origin}`,
-    () => replicaThenPrimary(c.env, async (db) => ((await originListed(db, tenant, origin)) ? (true as const) : null)),
+    (bg) =>
+      replicaThenPrimary(c.env, bg, async (db) => ((await originListed(db, tenant, origin)) ? (true as const) : null)),
     background(c),
   );
   return allowed === true;
@@ -84,7 +90,7 @@ export function forgetOrigins(tenant: string): void {
  * whose cached agent config is older re-reads it (see Session.#agent).
  */
 export async function agentEpoch(c: Context<AppEnv>): Promise<number> {
-  const epoch = await epochs.get("epoch", () => replicaThenPrimary(c.env, (db) => readEpoch(db)), background(c));
+  const epoch = await epochs.get("epoch", (bg) => replicaThenPrimary(c.env, bg, (db) => readEpoch(db)), background(c));
   return epoch ?? 0;
 }
 

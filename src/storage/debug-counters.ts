@@ -5,7 +5,9 @@
  *   counts each of its statements) and, with SWITCHBOARD_DEBUG_D1_DELAY_MS,
  *   delayed, to stand in for a far-away primary. The worker reports the count
  *   per request in `x-debug-d1-statements`; the session object counts its own
- *   D1 reads too and hands them back with the turn answer.
+ *   D1 reads too and hands them back with the turn answer. A cache's
+ *   refresh-ahead load, which no request waits for, goes around the count
+ *   (`uncounted`).
  * - SQLite in the session object: statements run through `storage.sql.exec`
  *   and the rows they wrote (`SqlStorageCursor.rowsWritten`).
  *
@@ -136,6 +138,11 @@ class CountedD1 extends CountedSession {
 /** The D1 binding with every statement counted by `probe`. */
 export function countedD1(db: D1Database, probe: Probe): D1Database {
   return new CountedD1(db, probe) as unknown as D1Database;
+}
+
+/** The binding under a counted one (work a request does not wait for, so not in its figure); else `db`. */
+export function uncounted(db: D1Database): D1Database {
+  return db instanceof CountedD1 ? db.db : db;
 }
 
 /** DO storage whose `sql.exec` is counted by `probe`; everything else is the real object. */

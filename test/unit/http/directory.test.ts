@@ -1,0 +1,44 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { keyByHash } from "../../../src/http/directory";
+import { countedD1, Probe } from "../../../src/storage/debug-counters";
+
+// The worker's control-plane reads (src/http/directory.ts) as the debug D1 figure sees them: README "Debug counters"
+// says work left to waitUntil after the answer is not in a request's x-debug-d1-statements.
+
+/** A D1 whose every key lookup answers `key`. */
+function fakeDb(key: { id: string; tenant: string; rate_limit_per_min: number | null } | null): D1Database {
+  const statement = { bind: () => statement, first: async () => key };
+  const db = { prepare: () => statement, withSession: () => db };
+  return db as unknown as D1Database;
+}
+
+/** A request's context as directory.ts uses it: its counted D1 and its waitUntil. */
+function request(db: D1Database) {
+  const probe = new Probe(0);
+  const later: Promise<unknown>[] = [];
+  const c = {
+    env: { DB: countedD1(db, probe) },
+    executionCtx: { waitUntil: (p: Promise<unknown>) => later.push(p) },
+  };
+  return { c: c as unknown as Parameters<typeof keyByHash>[0], probe, later };
+}
+
+describe("directory reads in the debug D1 figure", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("a key's refresh-ahead load, left to waitUntil, is not counted in the request that started it", async () => {
+    const db = fakeDb({ id: "key_dir_a", tenant: "t", rate_limit_per_min: null });
+    await keyByHash(request(db).c, "hash_dir_a");
+    vi.advanceTimersByTime(31_000);
+    const second = request(db);
+    expect(await keyByHash(second.c, "hash_dir_a")).toMatchObject({ id: "key_dir_a" });
+    await Promise.all(second.later);
+    expect(second.later).toHaveLength(1);
+    expect(second.probe.mark().d1_statements).toBe(0);
+  });
+});
