@@ -6,7 +6,9 @@
  * An entry younger than `softMs` is served as is; between `softMs` and
  * `hardMs` it is served and reloaded in the background (`waitUntil`), so a
  * busy isolate never waits for D1; from `hardMs` on (or when missing) the
- * request waits for the load. A `null` value (not found) lives `negativeMs`.
+ * request waits for the load. A `null` value (not found) lives `negativeMs`,
+ * in an LRU of its own (`maxMisses`), so a flood of unknown keys evicts only
+ * other misses, never a value.
  * The load is told whether it runs in the background (nobody waits for it).
  * Concurrent loads of one key share one promise. So a change made elsewhere
  * is seen within `hardMs`; the isolate that makes it updates the cache at once.
@@ -24,7 +26,9 @@ interface Entry<V> {
 }
 
 export class RefreshCache<V> {
+  /** Found values, bounded by `max`; misses (null) are kept apart, bounded by `maxMisses`. */
   #entries = new Map<string, Entry<V>>();
+  #misses = new Map<string, Entry<V>>();
   #loading = new Map<string, Promise<V | null>>();
   /** Bumped by deleteWhere: a load that started before an invalidation must not store what it read. */
   #generation = 0;
@@ -34,6 +38,7 @@ export class RefreshCache<V> {
   constructor(
     readonly max: number,
     readonly times: CacheTimes,
+    readonly maxMisses = max,
   ) {}
 
   async get(
@@ -41,13 +46,14 @@ export class RefreshCache<V> {
     load: (inBackground: boolean) => Promise<V | null>,
     background?: (work: Promise<unknown>) => void,
   ): Promise<V | null> {
-    const e = this.#entries.get(key);
+    const e = this.#entries.get(key) ?? this.#misses.get(key);
     if (e) {
       const age = Date.now() - e.at;
       if (age < (e.value === null ? this.times.negativeMs : this.times.hardMs)) {
         // Most recently used goes last; the first key is the one evicted.
-        this.#entries.delete(key);
-        this.#entries.set(key, e);
+        const lru = e.value === null ? this.#misses : this.#entries;
+        lru.delete(key);
+        lru.set(key, e);
         if (e.value !== null && age >= this.times.softMs && background) {
           background(this.#load(key, () => load(true)).catch(() => {}));
         }
@@ -82,16 +88,18 @@ export class RefreshCache<V> {
 
   /** The entry's value as cached (undefined when there is none), without touching its recency. */
   peek(key: string): V | null | undefined {
-    return this.#entries.get(key)?.value;
+    return (this.#entries.get(key) ?? this.#misses.get(key))?.value;
   }
 
   #put(key: string, value: V | null): void {
     this.#entries.delete(key);
-    this.#entries.set(key, { value, at: Date.now() });
-    while (this.#entries.size > this.max) {
-      const oldest = this.#entries.keys().next().value;
+    this.#misses.delete(key);
+    const [lru, bound] = value === null ? [this.#misses, this.maxMisses] : [this.#entries, this.max];
+    lru.set(key, { value, at: Date.now() });
+    while (lru.size > bound) {
+      const oldest = lru.keys().next().value;
       if (oldest === undefined) break;
-      this.#entries.delete(oldest);
+      lru.delete(oldest);
     }
   }
 
@@ -99,10 +107,13 @@ export class RefreshCache<V> {
   deleteWhere(match: (key: string, value: V | null) => boolean): void {
     this.#generation += 1;
     this.#loading.clear();
-    for (const [k, e] of this.#entries) if (match(k, e.value)) this.#entries.delete(k);
+    for (const lru of [this.#entries, this.#misses]) {
+      for (const [k, e] of lru) if (match(k, e.value)) lru.delete(k);
+    }
   }
 
+  /** Entries held, values and misses. */
   get size(): number {
-    return this.#entries.size;
+    return this.#entries.size + this.#misses.size;
   }
 }

@@ -25,8 +25,10 @@ import type { AppEnv } from "./types";
 
 const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000 };
 
-const keys = new RefreshCache<KeyInfo>(10_000, TIMES);
-const origins = new RefreshCache<true>(10_000, TIMES);
+/** Misses are cached apart and fewer: unknown keys or origins (a flood of bogus ones) never evict known ones. */
+const MAX_MISSES = 1_000;
+const keys = new RefreshCache<KeyInfo>(10_000, TIMES, MAX_MISSES);
+const origins = new RefreshCache<true>(10_000, TIMES, MAX_MISSES);
 const epochs = new RefreshCache<number>(1, TIMES);
 
 /**

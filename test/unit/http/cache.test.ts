@@ -80,6 +80,16 @@ describe("RefreshCache", () => {
     expect(await cache.get("b", reloadB)).toBe("B2");
   });
 
+  it("misses beyond their own bound evict other misses, never a value", async () => {
+    const cache = new RefreshCache<string>(2, TIMES, 2);
+    await cache.get("known", loader(["K"]));
+    for (const bogus of ["x1", "x2", "x3", "x4"]) await cache.get(bogus, loader([null]));
+    const keepKnown = loader(["unused"]);
+    expect(await cache.get("known", keepKnown)).toBe("K");
+    expect(keepKnown).not.toHaveBeenCalled();
+    expect(cache.size).toBe(3);
+  });
+
   it("after deleteWhere, a load that started before it does not store its stale value", async () => {
     const cache = new RefreshCache<string>(10, TIMES);
     let release: (v: string) => void = () => {};
