@@ -1,6 +1,6 @@
 /**
  * Custom spans with Workers' native tracing (`tracing` from `cloudflare:workers`,
- * traces enabled in wrangler.toml): the turn, each step, each provider request
+ * traces enabled in wrangler.toml): the turn (how it began and ended), each step, each provider request
  * (status, model, tokens, retries), each tool call (name, call id, kind,
  * is_error, duration), each compaction, and, from the session events, each
  * invalid call (with its validation errors) and each provider retry, so the

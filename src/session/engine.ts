@@ -283,7 +283,7 @@ export class SessionEngine {
       log("error", "admission_events_failed", { turn_id: id, error: String(e) });
     }
     try {
-      this.#start(agent, id);
+      this.#start(agent, id, { kind, max_steps: maxSteps });
     } catch (e) {
       this.eventLog.release();
       throw e;
@@ -294,7 +294,8 @@ export class SessionEngine {
     return turn;
   }
 
-  #start(agent: AgentConfig, turnId: string): void {
+  /** Runs a segment of the turn; `turn` (its kind and step budget) labels the segment's span. */
+  #start(agent: AgentConfig, turnId: string, turn: { kind: string; max_steps: number }): void {
     const runner = new TurnRunner(
       {
         storage: this.storage,
@@ -321,9 +322,21 @@ export class SessionEngine {
       if (this.#runner === runner) this.hooks.arm();
     }, 0);
     // Detached from the request on purpose: a client that disconnects does not stop the turn.
-    inSpan("switchboard.turn", { "switchboard.turn_id": turnId, "switchboard.model": agent.model.name }, () =>
-      runner.run(),
-    ).catch((e) => log("error", "runner_escaped", { error: String(e), stack: (e as Error)?.stack }));
+    // The span carries the turn_started and turn_finished events' attributes: how the segment began and ended.
+    const start = {
+      "switchboard.turn_id": turnId,
+      "switchboard.model": agent.model.name,
+      "switchboard.kind": turn.kind,
+      "switchboard.max_steps": turn.max_steps,
+    };
+    inSpan("switchboard.turn", start, async (span) => {
+      const end = await runner.run();
+      span.setAttributes({
+        "switchboard.status": end.status,
+        ...(end.finish_reason ? { "switchboard.finish_reason": end.finish_reason } : {}),
+        ...(end.error ? { "switchboard.error_code": end.error.code } : {}),
+      });
+    }).catch((e) => log("error", "runner_escaped", { error: String(e), stack: (e as Error)?.stack }));
   }
 
   #settled(turnId: string, status: TurnStatus): void {
@@ -470,7 +483,7 @@ export class SessionEngine {
         this.eventLog.record("tools_unloaded", latest.id, { names: unloaded, reason: "row_limit" });
       }
       this.hooks.resumed(latest.id);
-      this.#start(agent, latest.id);
+      this.#start(agent, latest.id, latest);
       const resumed = this.turns.get(latest.id) as TurnRow;
       return { ok: true, ...(await this.#answer(resumed, mode, since, false, resumed.segment_start)) };
     }

@@ -1,12 +1,16 @@
 import { env, tracing } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { SessionTools } from "../../src/session/session-tools";
 import {
   ADMIN,
   apiJson,
+  clientTool,
   events,
   history,
   mockRequests,
   pairingProblems,
+  patch,
+  restorePatches,
   script,
   send,
   setup,
@@ -99,6 +103,53 @@ describe("turn spans", () => {
       "switchboard.invalid": true,
       "switchboard.is_error": true,
       "switchboard.outcome": "result",
+    });
+  });
+
+  it("the turn span carries turn_started's kind and max_steps and turn_finished's status and finish reason", async () => {
+    const spans = recordSpans();
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "Done." } }]);
+    expect((await send(s, { content: "hi", max_steps: 3 })).body.status).toBe("completed");
+    expect(named(spans, "switchboard.turn")[0]?.attributes).toMatchObject({
+      "switchboard.kind": "message",
+      "switchboard.max_steps": 3,
+      "switchboard.status": "completed",
+      "switchboard.finish_reason": "end_turn",
+    });
+  });
+
+  it("a failed turn's span carries its error code", async () => {
+    const spans = recordSpans();
+    const s = await setup();
+    await script(s.model, [{ error: { status: 400, message: "bad thing" } }]);
+    expect((await send(s, { content: "hi" })).body.status).toBe("failed");
+    expect(named(spans, "switchboard.turn")[0]?.attributes).toMatchObject({
+      "switchboard.status": "failed",
+      "switchboard.finish_reason": "error",
+      "switchboard.error_code": "provider_http_error",
+    });
+  });
+
+  it("a tool call whose execution threw is a span marked crashed", async () => {
+    const spans = recordSpans();
+    const s = await setup({ tools: [{ ...clientTool("hidden_tool"), defer: true }] });
+    patch(SessionTools.prototype, "index", () => {
+      throw new Error("search index exploded");
+    });
+    try {
+      await script(s.model, [
+        { reply: { tool_calls: [{ id: "toolu_span_boom", name: "tool_search", input: { query: "hidden" } }] } },
+        { reply: { text: "Search is broken, sorry." } },
+      ]);
+      expect((await send(s, { content: "find it" })).body.status).toBe("completed");
+    } finally {
+      restorePatches();
+    }
+    expect(named(spans, "switchboard.tool_call")[0]?.attributes).toMatchObject({
+      "switchboard.tool_use_id": "toolu_span_boom",
+      "switchboard.crashed": true,
+      "switchboard.is_error": true,
     });
   });
 
@@ -220,6 +271,38 @@ describe("turn spans", () => {
     const summary = named(spans, "switchboard.provider_request")[0];
     expect(summary?.attributes).toMatchObject({ "switchboard.purpose": "summary", "switchboard.status": "ok" });
     expect(summary?.parent).toBe("switchboard.compaction");
+  });
+});
+
+describe("compaction spans", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("a compaction that could not use the provider's own says why on its span (native_unavailable)", async () => {
+    const s = await setup();
+    await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        // Below the provider's 50,000-token minimum trigger: our own summary runs instead.
+        model: {
+          provider: "anthropic",
+          name: s.model,
+          context_window: 8000,
+          capabilities: { native_compaction: true },
+        },
+        compaction: { keep_recent_turns: 0 },
+      },
+    });
+    await script(s.model, [{ reply: { text: "First answer." } }]);
+    expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+    await script(s.model, [{ reply: { text: "A short summary." } }]);
+    const spans = recordSpans();
+    expect((await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key })).status).toBe(200);
+    const compaction = named(spans, "switchboard.compaction")[0];
+    expect(compaction?.attributes["switchboard.native"]).toBe(false);
+    expect(String(compaction?.attributes["switchboard.native_unavailable"])).toContain("minimum compaction trigger");
   });
 });
 

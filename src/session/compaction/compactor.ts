@@ -216,7 +216,7 @@ export class Compactor {
         const outcome = await this.#compact(agent, opts);
         span.setAttributes(
           outcome.ok
-            ? { "switchboard.compacted": true, ...attributesOf({ ...outcome.info }) }
+            ? { "switchboard.compacted": true, ...attributesOf({ ...outcome.info, ...this.#unavailable(agent) }) }
             : { "switchboard.compacted": false, "switchboard.reason": outcome.reason },
         );
         return outcome;
@@ -304,10 +304,14 @@ export class Compactor {
       native: false,
       summary_requests: summary.requests,
     };
-    const plan = this.nativePlan(agent);
-    const unavailable = !plan.native && plan.reason !== null ? { native_unavailable: plan.reason } : {};
-    this.#deps.eventLog.record("context_compacted", opts.turnId, { ...info, ...unavailable });
+    this.#deps.eventLog.record("context_compacted", opts.turnId, { ...info, ...this.#unavailable(agent) });
     return { ok: true, info };
+  }
+
+  /** Why the provider's own compaction could not be used where the agent asked for it (the event's and span's). */
+  #unavailable(agent: AgentConfig): { native_unavailable?: string } {
+    const plan = this.nativePlan(agent);
+    return !plan.native && plan.reason !== null ? { native_unavailable: plan.reason } : {};
   }
 
   /**

@@ -86,14 +86,19 @@ export async function executeCalls(opts: ExecuteOptions): Promise<void> {
           span.setAttributes({ "switchboard.invalid": true });
           onResult(c, { content: message, is_error: true, ms: 0 }, []);
         };
-        return executeGuarded(own, call, invalid).finally(() => {
-          const done = answered as { is_error: boolean } | null;
-          span.setAttributes({
-            "switchboard.outcome": done ? "result" : opts.signal.aborted ? "cancelled" : "pending",
-            "switchboard.is_error": done?.is_error,
-            "switchboard.duration_ms": Date.now() - started,
+        return executeGuarded(own, call, invalid)
+          .then((crashed) => {
+            // The tool_executed event's `crashed`: the call threw, its result is the internal error.
+            if (crashed) span.setAttributes({ "switchboard.crashed": true });
+          })
+          .finally(() => {
+            const done = answered as { is_error: boolean } | null;
+            span.setAttributes({
+              "switchboard.outcome": done ? "result" : opts.signal.aborted ? "cancelled" : "pending",
+              "switchboard.is_error": done?.is_error,
+              "switchboard.duration_ms": Date.now() - started,
+            });
           });
-        });
       }),
     ),
   );
@@ -119,13 +124,14 @@ async function executeGuarded(
   opts: ExecuteOptions,
   call: ToolUsePart,
   invalid: (call: ToolUsePart, errors: string[], message: string) => void,
-): Promise<void> {
+): Promise<boolean> {
   const { eventLog, turnId } = opts;
   try {
     await executeOne(opts, call, invalid);
+    return false;
   } catch (e) {
     // Cancellation of the turn: the runner answers the call synthetically.
-    if (opts.signal.aborted) return;
+    if (opts.signal.aborted) return false;
     // Any other throw (a bug, a failed write) is this call's error result; the other calls go on.
     log("error", "tool_crashed", { tool: call.name, tool_use_id: call.id, error: String(e) });
     eventLog.record("tool_executed", turnId, {
@@ -135,6 +141,7 @@ async function executeGuarded(
       crashed: true,
     });
     opts.onResult(call, { content: `tool "${call.name}" failed with an internal error`, is_error: true, ms: 0 }, []);
+    return true;
   }
 }
 

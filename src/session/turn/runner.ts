@@ -35,6 +35,13 @@ const FINISH: Record<StopReason, UiFinishReason> = {
   other: "other",
 };
 
+/** How a segment left its turn, for the turn's span: paused (a status only), or ended, with its reason and error. */
+export interface SegmentEnd {
+  status: TurnStatus;
+  finish_reason?: string;
+  error?: ErrorInfo;
+}
+
 /**
  * Runs one segment of a turn: steps until the model stops calling tools, the
  * turn pauses for client tools, max_steps, cancel or error. Lives in the DO,
@@ -44,6 +51,8 @@ export class TurnRunner implements TurnContext {
   readonly #abort = new AbortController();
   #cancelReason: string | null = null;
   #settled = false;
+  /** What `run` answers: set by the turn's stored end, else by the status the engine was told. */
+  #end: SegmentEnd | null = null;
   /** How a pause left the turn (the engine is told in `#settle`). */
   #pausedAs: TurnStatus = "awaiting_tool_results";
   readonly out: TurnOutput;
@@ -82,7 +91,8 @@ export class TurnRunner implements TurnContext {
     return sessionTx(this.deps, fn);
   }
 
-  async run(): Promise<void> {
+  /** Runs the segment; answers how it left the turn (never throws). */
+  async run(): Promise<SegmentEnd> {
     try {
       // One UI message id per turn, every segment: a client continues it after a pause (the web client builds it
       // from a stored turn id, web/src/transcript.ts turnMessageId).
@@ -99,6 +109,7 @@ export class TurnRunner implements TurnContext {
       if (!this.#abort.signal.aborted) this.#abort.abort(TURN_ENDED);
       this.#settle("failed");
     }
+    return this.#end ?? { status: "failed" };
   }
 
   async #steps(): Promise<void> {
@@ -169,6 +180,7 @@ export class TurnRunner implements TurnContext {
   #settle(status: TurnStatus): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#end ??= { status };
     // The engine hears of it before the stream ends: when the end row could not be written, the engine's own end
     // (endStuckTurn) still reaches the clients on the stream, after everything this turn sent.
     try {
@@ -247,6 +259,7 @@ export class TurnRunner implements TurnContext {
   #finish(status: TurnStatus, reason: string, finish: UiFinishReason, error: ErrorInfo | null): void {
     try {
       this.deps.turns.finish(this.turnId, status, reason, error);
+      this.#end = { status, finish_reason: reason, ...(error ? { error } : {}) };
     } catch (e) {
       // The end was not written: no end is reported that did not happen. The engine hears the turn stopped and
       // ends the row itself (endStuckTurn), with the one true turn_finished and stream end.
