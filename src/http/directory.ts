@@ -11,7 +11,9 @@
  *
  * Reads go to a D1 read replica (Sessions API, `first-unconstrained`); a
  * "not found" from the replica is confirmed on the primary, so a key or origin
- * created a moment ago is never refused because a replica lags.
+ * created a moment ago is never refused because a replica lags. Likewise a
+ * replica's "live" for a key this isolate revoked in the last 60 s is asked
+ * again of the primary, so a lagging replica cannot bring it back here.
  */
 import type { Context } from "hono";
 import { readEpoch } from "../d1/agents";
@@ -31,15 +33,27 @@ const keys = new RefreshCache<KeyInfo>(10_000, TIMES, MAX_MISSES);
 const origins = new RefreshCache<true>(10_000, TIMES, MAX_MISSES);
 const epochs = new RefreshCache<number>(1, TIMES);
 
+/** Keys this isolate revoked, until when (ms) a replica may still answer them live: the caches' bound. */
+const revokedHere = new Map<string, number>();
+
 /**
- * Runs `read` on a read replica; a null answer is asked again of the primary. A refresh-ahead load
- * (`inBackground`) is not counted in the request's debug D1 figure: the request does not wait for it.
+ * Runs `read` on a read replica; a null answer, or one `trusted` refuses, is asked again of the primary. A
+ * refresh-ahead load (`inBackground`) is not counted in the request's debug D1 figure: nobody waits for it.
  */
-async function replicaThenPrimary<T>(env: Env, inBackground: boolean, read: (db: D1) => Promise<T | null>) {
+async function replicaThenPrimary<T>(
+  env: Env,
+  inBackground: boolean,
+  read: (db: D1) => Promise<T | null>,
+  trusted: (value: T) => boolean = () => true,
+) {
   const db = inBackground ? uncounted(env.DB) : env.DB;
   const replica = typeof db.withSession === "function" ? db.withSession("first-unconstrained") : db;
-  return (await read(replica)) ?? (await read(db));
+  const value = await read(replica);
+  return value !== null && trusted(value) ? value : await read(db);
 }
+
+/** A replica's live key, unless this isolate revoked it a moment ago (the replica's answer may predate that). */
+const notRevokedHere = (key: KeyInfo) => (revokedHere.get(key.id) ?? 0) <= Date.now();
 
 function background(c: Context<AppEnv>): (work: Promise<unknown>) => void {
   return (work) => {
@@ -53,20 +67,27 @@ function background(c: Context<AppEnv>): (work: Promise<unknown>) => void {
 
 /** The live API key with this SHA-256 hash, or null. */
 export function keyByHash(c: Context<AppEnv>, hash: string): Promise<KeyInfo | null> {
-  return keys.get(`h:${hash}`, (bg) => replicaThenPrimary(c.env, bg, (db) => liveKeyByHash(db, hash)), background(c));
+  return keys.get(
+    `h:${hash}`,
+    (bg) => replicaThenPrimary(c.env, bg, (db) => liveKeyByHash(db, hash), notRevokedHere),
+    background(c),
+  );
 }
 
 /** The live API key `id` of `tenant` (the issuer of a session token), or null when revoked or unknown. */
 export function keyById(c: Context<AppEnv>, id: string, tenant: string): Promise<KeyInfo | null> {
   return keys.get(
     `i:${tenant}:${id}`,
-    (bg) => replicaThenPrimary(c.env, bg, (db) => liveKeyById(db, id, tenant)),
+    (bg) => replicaThenPrimary(c.env, bg, (db) => liveKeyById(db, id, tenant), notRevokedHere),
     background(c),
   );
 }
 
-/** Called by the isolate that revokes a key: its answers change at once here. */
+/** Called by the isolate that revokes a key: its answers change at once here, whatever a replica still says. */
 export function forgetKey(id: string): void {
+  const now = Date.now();
+  for (const [k, until] of revokedHere) if (until <= now) revokedHere.delete(k);
+  revokedHere.set(id, now + TIMES.hardMs);
   keys.deleteWhere((_k, v) => v?.id === id);
 }
 

@@ -1,15 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { keyByHash } from "../../../src/http/directory";
+import { forgetKey, keyByHash } from "../../../src/http/directory";
 import { countedD1, Probe } from "../../../src/storage/debug-counters";
 
 // The worker's control-plane reads (src/http/directory.ts) as the debug D1 figure sees them: README "Debug counters"
 // says work left to waitUntil after the answer is not in a request's x-debug-d1-statements.
 
-/** A D1 whose every key lookup answers `key`. */
-function fakeDb(key: { id: string; tenant: string; rate_limit_per_min: number | null } | null): D1Database {
-  const statement = { bind: () => statement, first: async () => key };
-  const db = { prepare: () => statement, withSession: () => db };
-  return db as unknown as D1Database;
+type Key = { id: string; tenant: string; rate_limit_per_min: number | null } | null;
+
+/** A D1 whose every key lookup answers `key` (its read replica `replica`, when given: one that lags). */
+function fakeDb(key: Key, replica: Key = key): D1Database {
+  const answering = (answer: Key) => {
+    const statement = { bind: () => statement, first: async () => answer };
+    return { prepare: () => statement };
+  };
+  return { ...answering(key), withSession: () => answering(replica) } as unknown as D1Database;
 }
 
 /** A request's context as directory.ts uses it: its counted D1 and its waitUntil. */
@@ -40,5 +44,14 @@ describe("directory reads in the debug D1 figure", () => {
     await Promise.all(second.later);
     expect(second.later).toHaveLength(1);
     expect(second.probe.mark().d1_statements).toBe(0);
+  });
+});
+
+describe("a key revoked in this isolate", () => {
+  it("is not brought back by a read replica that has not seen the revocation yet", async () => {
+    const live = { id: "key_dir_revoked", tenant: "t", rate_limit_per_min: null };
+    forgetKey("key_dir_revoked");
+    // The primary has the revocation; the replica still answers the key live.
+    expect(await keyByHash(request(fakeDb(null, live)).c, "hash_dir_revoked")).toBeNull();
   });
 });
