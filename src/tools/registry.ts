@@ -61,6 +61,9 @@ export function disclosureBuiltins(agent: AgentConfig, anyDeferred: boolean): Re
   });
 }
 
+/** Slots the cap on tools sent with every request leaves for loaded tools once any tool is deferred. */
+export const LOAD_ROOM = 16;
+
 /** MCP tools past the cap on tools sent with every request (see `ToolRegistry`'s `alwaysMax`). */
 export interface OverCap {
   /** `deferred`: kept, found by tool_search; `dropped`: with tool_search off nothing defers, so they are left out. */
@@ -132,21 +135,20 @@ export class ToolRegistry {
     for (const t of [...this.tools, ...this.builtins]) this.#byName.set(t.name, t);
   }
 
-  /** The MCP core tools that do not fit in `max` with the agent's core tools and the built-ins they would bring. */
+  /**
+   * The MCP core tools that do not fit in `max` with the agent's core tools and the built-ins they would bring.
+   * Once anything is deferred, `LOAD_ROOM` slots stay free for loading it: a deferred tool tools[] has no room
+   * for could be found by tool_search but never loaded.
+   */
   #excess(agent: AgentConfig, tools: RegisteredTool[], max: number): RegisteredTool[] {
     const core = tools.filter((t) => !t.deferred);
-    if (
-      core.length +
-        disclosureBuiltins(
-          agent,
-          tools.some((t) => t.deferred),
-        ).length <=
-      max
-    )
-      return [];
-    // Deferring one brings in the built-ins, so they take room first.
-    const room = max - disclosureBuiltins(agent, this.searchEnabled).length;
+    const anyDeferred = tools.some((t) => t.deferred);
+    const builtins = disclosureBuiltins(agent, anyDeferred).length;
+    if (core.length + builtins + (anyDeferred ? LOAD_ROOM : 0) <= max) return [];
     const mcp = core.filter((t) => t.source === "mcp");
+    // With tool_search off nothing defers or loads: what does not fit at all is dropped. Otherwise deferring one
+    // brings in the built-ins and the room to load into, so they take room first.
+    const room = this.searchEnabled ? max - disclosureBuiltins(agent, true).length - LOAD_ROOM : max;
     return mcp.slice(Math.max(0, room - (core.length - mcp.length)));
   }
 

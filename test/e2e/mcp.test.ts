@@ -208,8 +208,14 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(wireTools(first).length).toBeLessThanOrEqual(128);
     const kit = (await serverStates(session)).find((s) => s.name === "kit");
     expect(String(kit?.error)).toMatch(
-      /^26 tools deferred \(at most 128 tools are sent with every request; tool_search/,
+      /^42 tools deferred \(at most 128 tools are sent with every request; tool_search/,
     );
+    // Deferred, and still loadable: the cap leaves tools[] room to load into.
+    const deferred = String(kit?.error).split("): ")[1]?.split(", ")[0] as string;
+    await mock.script(model, [calls("sel", [["select_tools", { names: [deferred] }]]), { reply: { text: "loaded" } }]);
+    const loading = await api.sendJson(tenantKey, session, { content: "load a deferred one" });
+    expect(loading.status).toBe("completed");
+    expect(results(loading.messages).get("sel_0")?.text).toContain(`"${deferred}":"loaded"`);
   });
 
   it("truncates large outputs with the full size noted, and times calls out", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../../src/agents/normalize";
 import { stepTools } from "../../../src/tools/disclosure";
-import { ToolRegistry } from "../../../src/tools/registry";
+import { LOAD_ROOM, ToolRegistry } from "../../../src/tools/registry";
 import type { RegisteredTool } from "../../../src/tools/types";
 
 const agent = () => normalizeAgent("a", { model: { provider: "anthropic", name: "m" }, tools: [] });
@@ -38,17 +38,30 @@ describe("ToolRegistry alwaysMax: MCP core tools past the cap on tools sent with
   it("defers the last of them, so the plain tools[] holds at most the cap and the first ones stay core", () => {
     const reg = new ToolRegistry(openai(), eager("kit", 150), { alwaysMax: 127 });
     const sent = stepTools(reg, [], "plain").map((t) => t.name);
-    expect(sent.length).toBe(127);
-    // 124 core MCP tools in configured order, then the three built-ins that deferring brought in.
-    expect(sent.slice(0, 124)).toEqual(eager("kit", 124).map((t) => t.name));
-    expect(sent.slice(124)).toEqual(["tool_search", "tool_info", "select_tools"]);
+    // The core MCP tools in configured order, then the three built-ins that deferring brought in.
+    const core = 127 - LOAD_ROOM - 3;
+    expect(sent.slice(0, core)).toEqual(eager("kit", core).map((t) => t.name));
+    expect(sent.slice(core)).toEqual(["tool_search", "tool_info", "select_tools"]);
     expect(reg.deferred().map((t) => t.name)).toEqual(
       eager("kit", 150)
-        .slice(124)
+        .slice(core)
         .map((t) => t.name),
     );
     expect(reg.overCap?.action).toBe("deferred");
-    expect(reg.overCap?.byServer.get("kit")?.length).toBe(26);
+    expect(reg.overCap?.byServer.get("kit")?.length).toBe(150 - core);
+  });
+
+  it("leaves room under the cap to load what it deferred", () => {
+    const reg = new ToolRegistry(openai(), eager("kit", 150), { alwaysMax: 127 });
+    expect(127 - stepTools(reg, [], "plain").length).toBe(LOAD_ROOM);
+  });
+
+  it("defers none while they fit beside the built-ins and the room to load the agent's deferred tools", () => {
+    const deferred = mcpTool("lazy", "x");
+    const fits = new ToolRegistry(openai(), [...eager("kit", 127 - LOAD_ROOM - 3), deferred], { alwaysMax: 127 });
+    expect(fits.overCap).toBeNull();
+    const over = new ToolRegistry(openai(), [...eager("kit", 127 - LOAD_ROOM - 2), deferred], { alwaysMax: 127 });
+    expect(over.overCap?.byServer.get("kit")).toEqual([`mcp__kit__t${127 - LOAD_ROOM - 3}`]);
   });
 
   it("with tool_search off drops them (nothing can defer) and says so", () => {
