@@ -197,7 +197,6 @@ export class McpCatalog {
     // A link whose notification stream broke is reopened for the listing (which also reopens that stream);
     // re-listing on it would leave `broken` set and list again at every turn.
     if (conn.broken) conn.retire();
-    const last = st && st.fingerprint === fp ? st.tools : [];
     const blocked = checkOutboundUrl(s.url, limits.allowPrivate);
     if (blocked) {
       const next: ServerState = {
@@ -214,13 +213,15 @@ export class McpCatalog {
     try {
       const listed = await withTimeout(conn.list(limits.listTimeoutMs), limits.listTimeoutMs * 2);
       if (epoch !== this.#epoch || this.#wanted.get(s.name) !== fp) return;
+      // Compared with the state now, not before the await: a listing for another config may have been saved since.
+      const cur = this.#map.get(s.name);
       const { tools, skipped } = acceptTools(s.name, listed.tools);
       const notes = [
         ...(listed.truncated ? [`only the first ${tools.length + skipped.length} tools are used`] : []),
         ...(skipped.length ? [`skipped: ${headChars(skipped.join(", "), 1000)}`] : []),
       ];
       const same =
-        st?.status === "connected" && st.fingerprint === fp && JSON.stringify(st.tools) === JSON.stringify(tools);
+        cur?.status === "connected" && cur.fingerprint === fp && JSON.stringify(cur.tools) === JSON.stringify(tools);
       const next: ServerState = {
         fingerprint: fp,
         status: "connected",
@@ -235,18 +236,20 @@ export class McpCatalog {
       // A fresh link for the next try; calls running on this one (other requests' turns) still end normally.
       conn.retire();
       if (epoch !== this.#epoch || this.#wanted.get(s.name) !== fp) return;
+      const cur = this.#map.get(s.name);
       const timedOut = failureKind(e, false) === "timeout";
       const error = headChars(e instanceof Error ? e.message : String(e), 500);
       const next: ServerState = {
         fingerprint: fp,
         status: "disconnected",
-        tools: last,
+        // The last tools listed for this config, kept while it is down.
+        tools: cur?.fingerprint === fp ? cur.tools : st?.fingerprint === fp ? st.tools : [],
         fetched_at: Date.now(),
         error,
         timed_out: timedOut,
         stale: false,
       };
-      this.#save(s.name, next, st?.status !== "disconnected" || st.fingerprint !== fp);
+      this.#save(s.name, next, cur?.status !== "disconnected" || cur.fingerprint !== fp);
     }
   }
 

@@ -54,6 +54,8 @@ export interface McpFixture {
   forgetSessions(): Promise<void>;
   /** Requests carrying JSON-RPC method `rpc` get no answer from now on (a hanging server). */
   stall(rpc: string): void;
+  /** Holds the answers to `rpc` until the returned function is called. */
+  hold(rpc: string): () => void;
   /** Replaces the tool set and notifies every connected client (`notifications/tools/list_changed`). */
   setTools(tools: McpToolSpec[]): void;
   close(): Promise<void>;
@@ -149,6 +151,7 @@ export async function startMcpServer(opts: {
   const requests: McpRequestRecord[] = [];
   const waiting: Array<{ rpc: string; nth: number; resolve: (r: McpRequestRecord) => void }> = [];
   const stalled = new Set<string>();
+  const held = new Map<string, Promise<void>>();
   const nthSeen = (rpc: string, nth: number) => requests.filter((r) => r.rpc.includes(rpc))[nth - 1];
   const http: Server = createServer((req, res) => {
     void (async () => {
@@ -177,6 +180,7 @@ export async function startMcpServer(opts: {
         else waiting.push(w);
       }
       if (record.rpc.some((m) => stalled.has(m))) return;
+      for (const m of record.rpc) await held.get(m);
       if (opts.authorization !== undefined && authorization !== opts.authorization) {
         res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
         return;
@@ -256,6 +260,14 @@ export async function startMcpServer(opts: {
     },
     stall(rpc) {
       stalled.add(rpc);
+    },
+    hold(rpc) {
+      let release: () => void = () => {};
+      held.set(rpc, new Promise<void>((r) => (release = r)));
+      return () => {
+        held.delete(rpc);
+        release();
+      };
     },
     setTools(next) {
       tools = next;

@@ -51,4 +51,27 @@ describe("McpCatalog.refresh", () => {
     await stale;
     expect(catalog.snapshot([rehomed]).tools.map((t) => t.name)).toEqual(["mcp__rehomed__current_tool"]);
   });
+
+  it("a listing joined after its config came back from another one announces its tools again", async () => {
+    const first = await server("first_tool");
+    const second = await server("second_tool");
+    const catalog = new McpCatalog(noStorage);
+    catalogs.push(catalog);
+    const relisted = { ...limits, ttlMs: 0 };
+    const a: McpServerConfig = { name: "flipped", url: first.url };
+    const b: McpServerConfig = { name: "flipped", url: second.url };
+    await catalog.refresh([a], relisted);
+    const release = first.hold("tools/list");
+    const slow = catalog.refresh([a], relisted);
+    await first.seen("tools/list", 2);
+    await catalog.refresh([b], relisted);
+    const afterB = catalog.version;
+    // Back to the first config: this joins its listing still in flight.
+    const joined = catalog.refresh([a], relisted);
+    release();
+    await Promise.all([slow, joined]);
+    expect(catalog.snapshot([a]).tools.map((t) => t.name)).toEqual(["mcp__flipped__first_tool"]);
+    // The tool set changed from b's: a new version, so a registry built from b's tools is built again.
+    expect(catalog.version).toBeGreaterThan(afterB);
+  });
 });
