@@ -39,7 +39,7 @@ export interface TurnOutcome {
   error: ErrorInfo | null;
 }
 
-export function outcomeOf(row: TurnRow): TurnOutcome {
+export function outcomeOf(row: Pick<TurnRow, "id" | "status" | "finish_reason" | "error">): TurnOutcome {
   return {
     id: row.id,
     status: row.status,
@@ -148,9 +148,10 @@ export class TurnStore {
    * retention sweep removed, or one that wrote no message, is not listed.
    */
   endedIn(after: number, upto: number): TurnOutcome[] {
-    return all<TurnRow>(
+    // Only the outcome's columns: a turn's json_schema and structured_result can each be a megabyte.
+    return all<Pick<TurnRow, "id" | "status" | "finish_reason" | "error">>(
       this.#sql,
-      `SELECT * FROM turns WHERE ended_at IS NOT NULL
+      `SELECT id, status, finish_reason, error FROM turns WHERE ended_at IS NOT NULL
          AND id IN (SELECT turn_id FROM messages WHERE seq > ? AND seq <= ? AND turn_id IS NOT NULL)
        ORDER BY rowid`,
       after,
