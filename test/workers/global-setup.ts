@@ -4,6 +4,8 @@ import { startMock } from "../../mock/server.ts";
 declare module "vitest" {
   export interface ProvidedContext {
     mockUrl: string;
+    /** CHAOS_SEEDS and CHAOS_OPS from the shell, for session-chaos.test.ts ("" when unset). */
+    chaos: { seeds: string; ops: string };
   }
 }
 
@@ -11,6 +13,7 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const mock = await startMock({ port: 0 });
   project.provide("mockUrl", mock.url);
+  project.provide("chaos", { seeds: process.env.CHAOS_SEEDS ?? "", ops: process.env.CHAOS_OPS ?? "" });
   return async () => {
     await mock.close();
   };

@@ -92,16 +92,21 @@ export async function summaryScript(model: string, steps: unknown[], replace = f
   if (!res.ok) throw new Error(`mock summary script: ${res.status}`);
 }
 
-export async function script(model: string, steps: unknown[]): Promise<void> {
+/** Queues `model`'s next answers (its turn script); `replace` drops what is still queued first. */
+export async function script(model: string, steps: unknown[], replace = false): Promise<void> {
   const res = await fetch(`${env.MOCK_URL}/_mock/script`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model, steps }),
+    body: JSON.stringify({ model, steps, replace }),
   });
   if (!res.ok) throw new Error(`mock script: ${res.status} ${await res.text()}`);
 }
 
 export interface MockRecord {
+  /** Order of arrival across all models. */
+  seq: number;
+  /** What answered it: a scripted step's kind, "default" (the brain), or null while still unanswered. */
+  served: string | null;
   protocol: string;
   body: Record<string, unknown>;
   rejected: null | { status: number; message: string };
