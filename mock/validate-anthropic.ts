@@ -28,6 +28,9 @@ const MESSAGE_BLOCK_TYPES = [
 ];
 const TOOL_RESULT_BLOCK_TYPES = ["text", "image", "document", "search_result", "tool_reference"];
 
+/** Prompt-cache breakpoints the API accepts in one request (system, tools and message blocks together). */
+const MAX_CACHE_BREAKPOINTS = 4;
+
 const bad = (message: string): Rejection => ({ status: 400, message });
 const unpaired = (message: string): Rejection => ({ status: 400, message, pairing: true });
 const tagError = (loc: string, tag: string, expected: string[]): Rejection =>
@@ -61,8 +64,21 @@ export function validateAnthropicRequest(body: unknown): Rejection | null {
   }
   if (isRecord(messages[0]) && messages[0].role !== "user")
     return bad('messages: first message must use the "user" role');
+  const breakpoints = countCacheControl(body.system) + countCacheControl(body.tools) + countCacheControl(messages);
+  if (breakpoints > MAX_CACHE_BREAKPOINTS)
+    return bad(
+      `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`,
+    );
   // The API drops everything before the last compaction block; P is checked on what it reads.
   return checkPairing(effectiveMessages(messages as JsonObject[]));
+}
+
+/** Blocks carrying cache_control anywhere in a value (a tool_result's inner blocks count too). */
+function countCacheControl(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + countCacheControl(v), 0);
+  if (!isRecord(value)) return 0;
+  const own = value.cache_control !== undefined && value.cache_control !== null ? 1 : 0;
+  return own + countCacheControl(value.content);
 }
 
 function checkTools(value: unknown): Rejection | { names: Set<string> } {

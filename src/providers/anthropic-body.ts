@@ -58,11 +58,12 @@ export function buildAnthropicBody(req: StepRequest): Record<string, unknown> {
       : req.system;
   }
   const native = req.compaction !== undefined || model.capabilities.native_compaction === true;
-  body.messages = projectMessages(req.messages, new Set(req.tools.map((t) => t.name)), {
+  const messages = projectMessages(req.messages, new Set(req.tools.map((t) => t.name)), {
     native,
-    cache: model.capabilities.prompt_cache,
     references: model.capabilities.native_tool_search,
   });
+  if (model.capabilities.prompt_cache) cacheCompaction(messages);
+  body.messages = messages;
   if (req.tools.length > 0) body.tools = projectTools(req.tools, model.capabilities.prompt_cache);
   if (req.compaction) {
     body.context_management = {
@@ -110,7 +111,7 @@ function projectTools(tools: ToolDeclaration[], cache: boolean): Array<Record<st
 export function projectMessages(
   messages: StepRequest["messages"],
   declared: ReadonlySet<string> = new Set(),
-  opts: ProjectOptions = { native: false, cache: false },
+  opts: ProjectOptions = { native: false },
 ): AnthropicMessage[] {
   const out: AnthropicMessage[] = [];
   for (const message of messages) {
@@ -171,11 +172,26 @@ function resultContent(
   });
 }
 
+/**
+ * prompt_cache: one breakpoint on the last compaction block that holds a summary, the one the API reads from (what it
+ * replaced never changes). The API allows 4 breakpoints and system and tools take 2; a failed compaction (content
+ * null, a no-op kept in history) gets none, or a few of them would make every later request refused.
+ */
+function cacheCompaction(messages: AnthropicMessage[]): void {
+  for (let n = messages.length - 1; n >= 0; n--) {
+    const block = (messages[n] as AnthropicMessage).content.findLast(
+      (b) => b.type === "compaction" && b.content !== null,
+    );
+    if (block?.type === "compaction") {
+      block.cache_control = EPHEMERAL;
+      return;
+    }
+  }
+}
+
 /** How compaction parts are projected: native blocks (the model declares it) or their summary as text. */
 interface ProjectOptions {
   native: boolean;
-  /** prompt_cache: a native compaction block gets a cache breakpoint (what it replaced never changes). */
-  cache: boolean;
   /** native_tool_search: tool_reference blocks are sent; without it each becomes a line of text. */
   references?: boolean;
 }
@@ -186,7 +202,6 @@ function projectPart(part: Part, declared: ReadonlySet<string>, opts: ProjectOpt
       if (opts.native && part.provider === "anthropic") {
         const block: AnthropicBlock = { type: "compaction", content: part.content };
         if (part.encrypted !== undefined) block.encrypted_content = part.encrypted;
-        if (opts.cache) block.cache_control = EPHEMERAL;
         return [block];
       }
       return part.content ? [{ type: "text", text: compactionText(part.content) }] : [];

@@ -198,4 +198,22 @@ describe("validateAnthropicRequest", () => {
       "tools.1: `defer_loading` and `cache_control` cannot be used together on the same tool",
     );
   });
+
+  it("refuses more than 4 cache_control blocks across system, tools and messages", () => {
+    const cc = { type: "ephemeral" };
+    const system = [{ type: "text", text: "sys", cache_control: cc }];
+    const tools = [{ ...tool, cache_control: cc }];
+    const compaction = (content: string | null) => ({ type: "compaction", content, cache_control: cc });
+    const messages = (blocks: number) => [
+      { role: "user", content: "hi" },
+      ...Array.from({ length: blocks }, (_, k) => [
+        { role: "assistant", content: [compaction(null), { type: "text", text: `a${k}` }] },
+        { role: "user", content: `q${k}` },
+      ]).flat(),
+    ];
+    expect(validateAnthropicRequest(req(messages(2), { system, tools }))).toBeNull();
+    expect(validateAnthropicRequest(req(messages(3), { system, tools }))?.message).toBe(
+      "A maximum of 4 blocks with cache_control may be provided. Found 5.",
+    );
+  });
 });

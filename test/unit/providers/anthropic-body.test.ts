@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ToolDeclaration } from "../../../src/model/message";
+import type { Part, ToolDeclaration } from "../../../src/model/message";
 import { anthropic, anthropicBetas } from "../../../src/providers/anthropic";
 import { ERROR_WITHOUT_MESSAGE } from "../../../src/providers/anthropic-body";
 import { checkInvariant } from "../../../src/providers/check-invariant";
@@ -146,6 +146,83 @@ describe("anthropic buildBody", () => {
     const tools = body.tools as Array<Record<string, unknown>>;
     expect(tools[0]).not.toHaveProperty("cache_control");
     expect(tools[1]?.cache_control).toEqual({ type: "ephemeral" });
+  });
+
+  it("puts the compaction breakpoint on the block holding the summary only, never on failed compactions", () => {
+    const ok: Part = { type: "compaction", provider: "anthropic", content: "summary-cc1", encrypted: "state-cc1" };
+    const failed: Part = { type: "compaction", provider: "anthropic", content: null };
+    const req = request("anthropic", {
+      model: {
+        provider: "anthropic",
+        name: "claude-cc1",
+        capabilities: capabilities({ native_compaction: true, prompt_cache: true }),
+      },
+      system: "sys",
+      tools: [TOOLS[0] as ToolDeclaration],
+      messages: [
+        msg("user", [{ type: "text", text: "(compacted)" }]),
+        msg("assistant", [ok, { type: "text", text: "one" }]),
+        msg("user", [{ type: "text", text: "q2" }]),
+        msg("assistant", [failed, { type: "text", text: "two" }]),
+        msg("user", [{ type: "text", text: "q3" }]),
+        msg("assistant", [failed, { type: "text", text: "three" }]),
+        msg("user", [{ type: "text", text: "q4" }]),
+      ],
+    });
+    const messages = anthropic.buildBody(req).messages as Array<{ content: Array<Record<string, unknown>> }>;
+    const compactions = messages.flatMap((m) => m.content).filter((b) => b.type === "compaction");
+    expect(compactions).toEqual([
+      {
+        type: "compaction",
+        content: "summary-cc1",
+        encrypted_content: "state-cc1",
+        cache_control: { type: "ephemeral" },
+      },
+      { type: "compaction", content: null },
+      { type: "compaction", content: null },
+    ]);
+  });
+
+  it("never carries more than the API's 4 cache_control breakpoints, whatever the history's compactions", () => {
+    const ok = (k: number): Part => ({
+      type: "compaction",
+      provider: "anthropic",
+      content: `s${k}`,
+      encrypted: `e${k}`,
+    });
+    const failed: Part = { type: "compaction", provider: "anthropic", content: null };
+    const deferred: ToolDeclaration = { ...(TOOLS[1] as ToolDeclaration), defer_loading: true };
+    for (const system of ["", "sys"]) {
+      for (const tools of [[], TOOLS, [TOOLS[0] as ToolDeclaration, deferred]]) {
+        for (const oks of [0, 1, 2]) {
+          for (const fails of [0, 1, 3]) {
+            const blocks = [...Array.from({ length: oks }, (_, k) => ok(k)), ...Array(fails).fill(failed)];
+            const messages = blocks.flatMap((b, k) => [
+              msg("user", [{ type: "text", text: `q${k}` }]),
+              msg("assistant", [b, { type: "text", text: `a${k}` }]),
+            ]);
+            messages.push(msg("user", [{ type: "text", text: "last" }]));
+            const body = anthropic.buildBody(
+              request("anthropic", {
+                model: {
+                  provider: "anthropic",
+                  name: "claude-cc2",
+                  capabilities: capabilities({ native_compaction: true, prompt_cache: true }),
+                },
+                system,
+                tools,
+                messages,
+              }),
+            );
+            const breakpoints = JSON.stringify(body).split('"cache_control"').length - 1;
+            expect(
+              breakpoints,
+              `system=${system !== ""} tools=${tools.length} oks=${oks} fails=${fails}`,
+            ).toBeLessThanOrEqual(4);
+          }
+        }
+      }
+    }
   });
 
   it("enables thinking with a budget below max_tokens", () => {
