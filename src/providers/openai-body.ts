@@ -106,8 +106,12 @@ function projectAssistant(message: Merged, req: StepRequest): OpenAIMessage[] {
   if (texts.length === 0 && toolCalls.length === 0) return [];
   const wire: OpenAIMessage = { role: "assistant", content: texts.length > 0 ? texts.join(TEXT_JOINER) : null };
   if (toolCalls.length > 0) wire.tool_calls = toolCalls;
-  // Reasoning models that accept their reasoning back (DeepSeek, Kimi) need it across tool calls.
-  if (req.model.capabilities.thinking && reasoning.length > 0) wire.reasoning_content = reasoning.join(TEXT_JOINER);
+  // Reasoning models that accept their reasoning back (DeepSeek, Kimi) need it across tool calls. Kimi with thinking
+  // refuses every request whose history holds a tool-call message without the field, so one that has no reasoning
+  // (written by another provider or a non-thinking model, redacted, or a step that returned none) sends "".
+  if (req.model.capabilities.thinking && (reasoning.length > 0 || toolCalls.length > 0)) {
+    wire.reasoning_content = reasoning.join(TEXT_JOINER);
+  }
   return [wire];
 }
 

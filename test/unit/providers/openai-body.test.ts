@@ -108,6 +108,24 @@ describe("openai buildBody", () => {
     expect(thinking[1]).toEqual({ role: "assistant", content: "a", reasoning_content: "hmm" });
   });
 
+  it("gives a thinking model's tool-call messages without reasoning an empty reasoning_content (Kimi refuses them otherwise)", () => {
+    const req = request("openai", {
+      messages: [
+        msg("user", [{ type: "text", text: "q" }]),
+        msg("assistant", [{ type: "thinking", thinking: "", redacted: "opaque-rk1" }, toolUse("call_rk1")]),
+        msg("user", [result("call_rk1", "one")]),
+        msg("assistant", [{ type: "thinking", thinking: "look again" }, toolUse("call_rk2")]),
+        msg("user", [result("call_rk2", "two")]),
+        msg("assistant", [{ type: "text", text: "done" }]),
+      ],
+    });
+    req.model = { ...req.model, name: "kimi-rk", capabilities: capabilities({ thinking: true }) };
+    const assistants = (openai.buildBody(req).messages as Array<Record<string, unknown>>).filter(
+      (m) => m.role === "assistant",
+    );
+    expect(assistants.map((m) => m.reasoning_content)).toEqual(["", "look again", undefined]);
+  });
+
   it("drops assistant messages with neither text nor calls", () => {
     const req = request("openai", {
       messages: [
