@@ -17,6 +17,7 @@ import { headChars } from "../../storage/fit";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseBoundary } from "./boundary";
 import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
+import { opaqueCompaction } from "./native-view";
 import { countCompactions, insertCompaction, latestCompaction, summaryText } from "./records";
 import { type RequestPrefix, requestSummary } from "./summary-request";
 import { toolChoice } from "./tool-choice";
@@ -57,15 +58,6 @@ export interface CompactOptions {
 
 /** Server-side compaction for the agent's model: the trigger to send, or why we summarise ourselves. */
 export type NativePlan = { native: true; trigger: number } | { native: false; reason: string | null };
-
-/** The newest compaction in `messages` whose content only its provider can read (OpenAI Responses' item). */
-function opaqueCompaction(messages: readonly Message[]): CompactionPart | undefined {
-  let found: CompactionPart | undefined;
-  for (const m of messages) {
-    for (const p of m.parts) if (p.type === "compaction" && !p.content && p.encrypted !== undefined) found = p;
-  }
-  return found;
-}
 
 /** Estimated tokens of a message's parts (what the boundary choice weighs). */
 function messageTokens(m: Message): number {
@@ -413,7 +405,7 @@ export class Compactor {
     let requests = 0;
     // A provider compaction no transcript line can show (its content is encrypted): the first request opens with
     // it, so the summary holds what it held; later pieces carry that summary on.
-    let context = opaqueCompaction(messages);
+    let context = opaqueCompaction(messages, agent.model.provider);
     for (const piece of pieces) {
       requests++;
       const prompt = summaryPrompt(text, piece);

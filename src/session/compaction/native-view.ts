@@ -3,8 +3,11 @@
  * sessions"). The provider drops everything before its compaction block, so
  * the view opens with a short note the provider ignores, then the assistant
  * message holding the block; what the model must still read comes after it.
+ * Also which opaque compaction a summary request can open with.
  */
-import type { Message, Part } from "../../model/message";
+import type { CompactionPart, Message, Part } from "../../model/message";
+import { RESPONSES_COMPACTION_PROVIDER } from "../../providers/openai-responses-body";
+import type { ProviderName } from "../../providers/types";
 
 /** Opens the view after a native compaction; the provider ignores it (it drops what precedes its block). */
 export const NATIVE_NOTE =
@@ -25,4 +28,26 @@ export function nativeView(preamble: Message, messages: readonly Message[]): Mes
   if (at === -1) return [lead, ...messages, { ...preamble, parts: after }];
   const next = messages[at] as Message;
   return [lead, ...messages.slice(0, at), { ...next, parts: [...next.parts, ...after] }, ...messages.slice(at + 1)];
+}
+
+/**
+ * The newest compaction in `messages` whose content only its provider can read (OpenAI Responses' item), for a
+ * summary request to open with. Only the Responses API reads it back: another provider's projection drops it, and
+ * the summariser would be told to cover context it never received.
+ */
+export function opaqueCompaction(messages: readonly Message[], provider: ProviderName): CompactionPart | undefined {
+  if (provider !== "openai-responses") return undefined;
+  let found: CompactionPart | undefined;
+  for (const m of messages) {
+    for (const p of m.parts) {
+      if (
+        p.type === "compaction" &&
+        p.provider === RESPONSES_COMPACTION_PROVIDER &&
+        !p.content &&
+        p.encrypted !== undefined
+      )
+        found = p;
+    }
+  }
+  return found;
 }

@@ -2,7 +2,7 @@
 // compaction block, so only the opening note and the tool baseline precede it; what the model must read follows it.
 import { describe, expect, it } from "vitest";
 import type { Message, Part } from "../../../../src/model/message";
-import { NATIVE_NOTE, nativeView } from "../../../../src/session/compaction/native-view";
+import { NATIVE_NOTE, nativeView, opaqueCompaction } from "../../../../src/session/compaction/native-view";
 
 let seq = 100;
 const m = (role: "user" | "assistant", parts: Part[]): Message => ({
@@ -55,5 +55,23 @@ describe("nativeView", () => {
     const compacted = m("assistant", [block]);
     const next = m("user", [{ type: "text", text: "hi" }]);
     expect(nativeView(preamble([]), [compacted, next])).toEqual([preamble([]), compacted, next]);
+  });
+});
+
+describe("opaqueCompaction", () => {
+  const item: Part = { type: "compaction", provider: "openai", content: "", encrypted: "enc-oc1" };
+  const history = () => [
+    m("user", [{ type: "text", text: "(compacted)" }]),
+    m("assistant", [item, { type: "text", text: "answer" }]),
+    m("user", [{ type: "text", text: "next" }]),
+  ];
+
+  it("gives a Responses agent's summary request the provider's opaque compaction item to open with", () => {
+    expect(opaqueCompaction(history(), "openai-responses")).toEqual(item);
+  });
+
+  it("gives an agent moved to another provider none: its projection drops the item, so no note may claim it", () => {
+    expect(opaqueCompaction(history(), "anthropic")).toBeUndefined();
+    expect(opaqueCompaction(history(), "openai")).toBeUndefined();
   });
 });
