@@ -10,6 +10,12 @@ export interface Usage {
   output_tokens: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
+  /**
+   * Anthropic server-side compaction passes of the request (`usage.iterations`): billed, but not part of the figures
+   * above, which are the compacted request's (what the context-size estimate reads). Input counts cached tokens too.
+   */
+  compaction_input_tokens?: number;
+  compaction_output_tokens?: number;
 }
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | "other";

@@ -8,7 +8,7 @@
  */
 import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
-import { asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
+import { asArr, asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";
 import { cutReason, type WireParser } from "./stream-driver";
 import { ProviderFailure } from "./types";
@@ -303,6 +303,16 @@ function readUsage(usage: Obj | undefined): Partial<Usage> | undefined {
   for (const field of USAGE_FIELDS) {
     const value = asNum(usage[field]);
     if (value !== undefined) out[field] = value;
+  }
+  // Server-side compaction passes are billed but left out of the top-level figures (those are the compacted
+  // request's, which the context-size estimate reads): they are counted in fields of their own.
+  const passes = (asArr(usage.iterations) ?? []).map(asObj).filter((it) => asStr(it?.type) === "compaction");
+  if (passes.length > 0) {
+    const count = (field: (typeof USAGE_FIELDS)[number]) =>
+      passes.reduce((n, pass) => n + (asNum(pass?.[field]) ?? 0), 0);
+    out.compaction_input_tokens =
+      count("input_tokens") + count("cache_read_input_tokens") + count("cache_creation_input_tokens");
+    out.compaction_output_tokens = count("output_tokens");
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }

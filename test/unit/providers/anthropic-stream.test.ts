@@ -130,6 +130,15 @@ describe("anthropic adapter: fixture replay", () => {
     ]);
   });
 
+  it("anthropic-stream-compaction.sse counts the compaction pass in fields of its own, top-level figures unchanged", async () => {
+    const { events, failure } = await replay("anthropic-stream-compaction.sse");
+    expect(failure).toBeUndefined();
+    expect(events.filter((e) => e.type === "usage").at(-1)).toEqual({
+      type: "usage",
+      usage: { output_tokens: 9, compaction_input_tokens: 51_230, compaction_output_tokens: 412 },
+    });
+  });
+
   it("anthropic-stream-error.sse → provider_overloaded", async () => {
     const { events, failure } = await replay("anthropic-stream-error.sse");
     expect(events).toEqual([]);
