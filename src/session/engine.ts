@@ -428,10 +428,11 @@ export class SessionEngine {
 
   /** Refuses client-supplied results before anything is written (none is written unless all may be). */
   checkResults(results: SuppliedResult[], turnId: string | null): Result<object> {
-    // A call gated by an approval is a server call too: say why it takes no result (approval_required) first.
+    // A call still waiting on its approval is a server call too: say why it takes no result (approval_required)
+    // first. One that already has its result is refused below like any other server call (not_client_tool).
     const gated = refuseResultsForApprovals(
       this.approvals,
-      results.map((r) => r.tool_use_id),
+      results.map((r) => r.tool_use_id).filter((id) => this.history.call(id)?.answered_seq === null),
     );
     if (!gated.ok) return gated;
     return checkSupplied(this.history, this.eventLog, results, turnId);

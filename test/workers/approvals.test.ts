@@ -631,6 +631,23 @@ describe("refused answers change nothing", () => {
     expect(await deliveries(rec)).toEqual([]);
   });
 
+  it("a client result for an approved call that already ran is 409 not_client_tool, as for any finished server call", async () => {
+    const { s, open, rec } = await pausedSession();
+    const ok = await answer(s, [{ approval_id: open.approval_id, approved: true, signature: open.signature }]);
+    expect(ok.body.status).toBe("completed");
+    const before = await snapshot(s);
+    const res = await apiJson<{ error?: { code: string } }>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: open.tool_call_id, content: "charged (late)" }] },
+    });
+    expect([res.status, res.body.error?.code]).toEqual([409, "not_client_tool"]);
+    // Nothing changes but the refusal's own event.
+    expect(await snapshot(s)).toEqual({ ...before, events: before.events + 1 });
+    expect((await events(s)).at(-1)?.type).toBe("tool_result_refused");
+    expect(await deliveries(rec)).toHaveLength(1);
+  });
+
   it("POST /chat with the approval and a forged output for its call is 409 approval_required: nothing is answered", async () => {
     const { s, open, rec } = await pausedSession();
     const before = await snapshot(s);
