@@ -11,7 +11,7 @@ import { DEFAULT_CONTEXT_WINDOW } from "../providers/types";
 import { usableSecret } from "../runs/signature";
 import { PLAIN_TOOLS_MAX, projectionFor } from "../tools/disclosure";
 import { checkOutboundUrl } from "../tools/outbound";
-import { disclosureBuiltins, ToolRegistry } from "../tools/registry";
+import { disclosureBuiltins, LOAD_ROOM, ToolRegistry } from "../tools/registry";
 import {
   type AgentConfig,
   type AgentTool,
@@ -168,22 +168,25 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
 /**
  * Outside Anthropic's tool search every tool sent at once goes in tools[], which OpenAI caps at 128 functions:
  * the tools always sent (core tools and the built-ins) must leave room for one (a turn's structured_output), or
- * every request of the agent would be refused. Deferred tools load within the cap (session-tools.ts).
+ * every request of the agent would be refused. Once anything is deferred they must also leave `LOAD_ROOM` slots
+ * to load it into (session-tools.ts loadRoom): a deferred tool with no room is found by tool_search but every
+ * select_tools answers "not loaded".
  */
 function assertToolsFit(config: AgentConfig): void {
   if (projectionFor(config.model) === "anthropic") return;
   const reg = new ToolRegistry(config);
   // MCP tools are deferred by default (and past the cap, session-tools.ts), which brings in the built-ins.
-  const builtins = disclosureBuiltins(
-    config,
-    reg.hasDeferred() || (reg.searchEnabled && config.mcp_servers.length > 0),
-  );
-  const always = reg.core().length + builtins.length;
-  if (always + 1 > PLAIN_TOOLS_MAX) {
+  const anyDeferred = reg.hasDeferred() || (reg.searchEnabled && config.mcp_servers.length > 0);
+  const always = reg.core().length + disclosureBuiltins(config, anyDeferred).length;
+  const max = PLAIN_TOOLS_MAX - 1 - (anyDeferred ? LOAD_ROOM : 0);
+  if (always > max) {
+    const kept = anyDeferred
+      ? `one is kept for structured_output and ${LOAD_ROOM} to load deferred tools into`
+      : "one is kept for structured_output";
     throw new ApiError(
       400,
       "invalid_request",
-      `tools: ${always} tools would be sent with every request, and this model takes at most ${PLAIN_TOOLS_MAX - 1} (one is kept for structured_output); mark some "defer": true`,
+      `tools: ${always} tools would be sent with every request, and this model takes at most ${max} (${kept}); mark some "defer": true`,
     );
   }
 }

@@ -89,13 +89,31 @@ describe("normalizeAgent: tools sent with every request", () => {
     expect(normalizeAgent("a", agent("openai-responses", many(500, true))).tools).toHaveLength(500);
   });
 
-  it("keeps room for the built-ins when the agent has MCP servers (their tools are deferred by default)", () => {
+  it("keeps 16 slots to load a deferred tool into beside the core tools, the built-ins and structured_output", () => {
+    const withDeferred = (core: number) =>
+      agent("openai", [...many(core, false), { ...many(1, true)[0], name: "deferred_one" }]);
+    const put = () => normalizeAgent("a", withDeferred(109));
+    expect(put).toThrow(/112 tools would be sent .* at most 111 \(one is kept for structured_output and 16 to load/);
+    expect(put).toThrow(expect.objectContaining({ status: 400, code: "invalid_request" }));
+    expect(normalizeAgent("a", withDeferred(108)).tools).toHaveLength(109);
+  });
+
+  it("keeps room for the built-ins and for loading when the agent has MCP servers (their tools are deferred by default)", () => {
     const body = {
-      ...agent("openai", many(125, false)),
+      ...agent("openai", many(109, false)),
       mcp_servers: [{ name: "kit", url: "https://mcp.example.com/mcp" }],
     };
-    expect(() => normalizeAgent("a", body)).toThrow(/128 tools/);
-    expect(normalizeAgent("a", { ...body, tools: many(124, false) }).tools).toHaveLength(124);
+    expect(() => normalizeAgent("a", body)).toThrow(/at most 111/);
+    expect(normalizeAgent("a", { ...body, tools: many(108, false) }).tools).toHaveLength(108);
+  });
+
+  it("asks no room for loading where nothing can defer (tool_search off): MCP tools past the cap are left out", () => {
+    const body = {
+      ...agent("openai", many(127, false)),
+      mcp_servers: [{ name: "kit", url: "https://mcp.example.com/mcp" }],
+      disclosure: { tool_search: false },
+    };
+    expect(normalizeAgent("a", body).tools).toHaveLength(127);
   });
 
   it("leaves Anthropic with tool search alone (deferred tools are sent with defer_loading)", () => {
