@@ -91,7 +91,7 @@ export function fitEventData(data: Record<string, unknown>, budget: number): Rec
   return fitted && typeof fitted === "object" ? (fitted as Record<string, unknown>) : { truncated: fitted };
 }
 
-/** Newest events kept; older rows are swept when a turn starts. */
+/** Newest events kept; older rows are swept when a turn settles (SessionEngine `#settled`, off the admission path). */
 export const MAX_EVENTS = 5000;
 
 export class EventLog {
