@@ -5,6 +5,7 @@
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type FixedSchemaName, type SchemaIssue, validateFixed } from "../json-schema/index";
+import { utf8Bytes } from "../storage/fit";
 import { ApiError } from "./errors";
 
 /** Largest JSON body any route accepts; routes may set lower limits. */
@@ -49,7 +50,7 @@ export async function readCapped(c: Context, maxBytes: number): Promise<string> 
     return c.req.text();
   }
   const text = await c.req.text();
-  if (new TextEncoder().encode(text).byteLength > maxBytes) tooLarge();
+  if (utf8Bytes(text) > maxBytes) tooLarge();
   return text;
 }
 

@@ -9,6 +9,8 @@
  * schemas do not come here: they are compiled at build time (`validate-fixed.ts`).
  */
 import { dereference, type Schema, type SchemaDraft, validate } from "@cfworker/json-schema";
+import { canonical } from "../model/json";
+import { utf8Bytes } from "../storage/fit";
 import { cfworkerIssues } from "./cfworker-issues";
 import type { SchemaResult } from "./issue";
 import { reduceIssues, valueAt } from "./reduce-issues";
@@ -50,10 +52,6 @@ function draftFor(root: unknown, lenient: boolean): SchemaDraft | undefined {
   // draft-07 rules validate them the same way.
   if (lenient) return uri.includes("draft-04") ? "7" : "2020-12";
   return undefined;
-}
-
-function utf8Length(text: string): number {
-  return new TextEncoder().encode(text).byteLength;
 }
 
 /** Iterative, so a hostile 4 MiB `{"not":{"not":…}}` cannot overflow the stack before it is refused. */
@@ -99,18 +97,6 @@ function moreNodesThan(value: unknown, limit: number): boolean {
     if (typeof v === "object" && v !== null) for (const child of Object.values(v)) stack.push(child);
   }
   return false;
-}
-
-/** JSON text with object keys sorted: two values are JSON-equal exactly when these texts are equal. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(",")}}`;
-  }
-  return JSON.stringify(value) ?? String(value);
 }
 
 /** Whether any array in `value` holds two JSON-equal items: linear per array, with a set of canonical texts. */
@@ -209,7 +195,7 @@ function compile(schema: unknown, opts: CompileOptions, lenient: boolean): Compi
     return { ok: false, error: `the schema is not serializable JSON: ${e instanceof Error ? e.message : String(e)}` };
   }
   // UTF-8 never takes fewer bytes than UTF-16 code units, so the cheap length check is exact when it refuses.
-  if (text.length > maxBytes || (text.length * 3 > maxBytes && utf8Length(text) > maxBytes)) {
+  if (text.length > maxBytes || (text.length * 3 > maxBytes && utf8Bytes(text) > maxBytes)) {
     return { ok: false, error: `the schema is larger than ${maxBytes} bytes` };
   }
   const key = `${lenient ? "L" : "S"}${opts.requireObjectRoot ? "O" : "-"}${text}`;

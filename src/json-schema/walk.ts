@@ -4,6 +4,7 @@
  * copy: vendor extensions (and, when lenient, unknown keywords) are deleted from it so the validator
  * never sees them — @cfworker/json-schema's dereference otherwise descends into any object it finds.
  */
+import { isPlainObject } from "../model/json";
 import { isExtension, KEYWORDS, type KeywordKind, suggestKeyword, TYPE_NAMES } from "./keywords";
 
 /** Stop after a handful of problems: enough to fix several typos at once, short enough to read. */
@@ -38,10 +39,6 @@ export function where(pointer: string): string {
 
 function escapeSegment(segment: string): string {
   return segment.replaceAll("~", "~0").replaceAll("/", "~1");
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /**

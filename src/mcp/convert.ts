@@ -8,7 +8,7 @@ import type { McpServerConfig } from "../agents/types";
 import { compileLenient } from "../json-schema/index";
 import type { JsonObject } from "../model/json";
 import type { ToolResultContent } from "../model/message";
-import { headChars, jsonBytes } from "../storage/fit";
+import { headChars, jsonBytes, utf8Bytes } from "../storage/fit";
 import type { ToolOutcome } from "../tools/http-tool";
 import type { RegisteredTool } from "../tools/types";
 import {
@@ -160,7 +160,7 @@ function sameJson(text: string, json: string): boolean {
 export function capOutput(content: ToolResultContent, max = MAX_MCP_OUTPUT_CHARS): ToolResultContent {
   const text = typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
   if (text.length <= max) return content;
-  const bytes = new TextEncoder().encode(text).length;
+  const bytes = utf8Bytes(text);
   return `${headChars(text, max)}\n[truncated: the MCP tool returned ${text.length} characters (${bytes} bytes); the first ${max} are kept]`;
 }
 

@@ -8,7 +8,7 @@
  */
 import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
-import { asArr, asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
+import { asArr, asNum, asObj, asStr, badResponse, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";
 import { cutReason, type WireParser } from "./stream-driver";
 import { ProviderFailure } from "./types";
@@ -325,8 +325,4 @@ function streamError(error: Obj | undefined): ProviderFailure {
     message,
     retryable: true,
   });
-}
-
-function badResponse(message: string): ProviderFailure {
-  return new ProviderFailure({ code: "provider_bad_response", message, retryable: true });
 }

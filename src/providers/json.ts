@@ -23,16 +23,17 @@ export function asArr(value: unknown): unknown[] | undefined {
   return Array.isArray(value) ? value : undefined;
 }
 
+/** The provider broke its protocol (a malformed or out-of-order event): retryable, as a new attempt may not. */
+export function badResponse(message: string): ProviderFailure {
+  return new ProviderFailure({ code: "provider_bad_response", message, retryable: true });
+}
+
 /** Parses one SSE data payload; a payload that is not JSON means the provider broke its protocol. */
 export function parseEventData(data: string): unknown {
   try {
     return JSON.parse(data) as unknown;
   } catch {
-    throw new ProviderFailure({
-      code: "provider_bad_response",
-      message: `provider sent a stream event that is not JSON: ${data.slice(0, 200)}`,
-      retryable: true,
-    });
+    throw badResponse(`provider sent a stream event that is not JSON: ${data.slice(0, 200)}`);
   }
 }
 

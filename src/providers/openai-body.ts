@@ -3,8 +3,8 @@
  * messages to wire messages (same-role messages merged, tool results as `tool` messages, reasoning sent back
  * only for thinking models, message-level tool declarations as `system` messages), streaming with usage. Pure.
  */
-import type { Message, ToolDeclaration, ToolResultContent } from "../model/message";
-import { blockText } from "../model/message";
+import type { Message, ToolDeclaration } from "../model/message";
+import { resultText } from "../model/message";
 import { wireOnce } from "./body-text";
 import { declaredSchema } from "./tool-schema";
 import { compactionText, type StepRequest } from "./types";
@@ -130,8 +130,4 @@ function projectUser(message: Merged, messageLevelTools: boolean): OpenAIMessage
   }
   if (texts.length > 0) out.push({ role: "user", content: texts.join(TEXT_JOINER) });
   return out;
-}
-
-function resultText(content: ToolResultContent): string {
-  return typeof content === "string" ? content : content.map(blockText).join("\n");
 }

@@ -1,7 +1,7 @@
 /** OpenAI Responses API stream events → canonical events (the parser of the `openai-responses` adapter). */
 import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
-import { asArr, asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
+import { asArr, asNum, asObj, asStr, badResponse, type Obj, parseEventData, parseToolInput } from "./json";
 import { RESPONSES_COMPACTION_PROVIDER } from "./openai-responses-body";
 import type { EventSourceMessage } from "./sse";
 import { cutReason, type WireParser } from "./stream-driver";
@@ -240,8 +240,4 @@ function failure(error: Obj | undefined): ProviderFailure {
     message: `provider stream error${code ? ` ${code}` : ""}: ${message}`,
     retryable: true,
   });
-}
-
-function badResponse(message: string): ProviderFailure {
-  return new ProviderFailure({ code: "provider_bad_response", message, retryable: true });
 }

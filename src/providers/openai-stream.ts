@@ -4,7 +4,7 @@
  * retryable ProviderFailure on an error chunk, a malformed chunk or a stream that ends without finish_reason.
  */
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
-import { asArr, asNum, asObj, asStr, type Obj, parseEventData, parseToolInput } from "./json";
+import { asArr, asNum, asObj, asStr, badResponse, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";
 import { cutReason, type WireParser } from "./stream-driver";
 import { ProviderFailure } from "./types";
@@ -225,8 +225,4 @@ function streamError(error: Obj): ProviderFailure {
     message: `provider stream error: ${message}`,
     retryable: true,
   });
-}
-
-function badResponse(message: string): ProviderFailure {
-  return new ProviderFailure({ code: "provider_bad_response", message, retryable: true });
 }

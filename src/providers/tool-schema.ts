@@ -7,6 +7,7 @@
  * against the full schema, and a call the fold let through is answered with what to fix.
  */
 import type { JsonObject, JsonValue } from "../model/json";
+import { isPlainObject } from "../model/json";
 
 const COMBINATORS = ["allOf", "anyOf", "oneOf"] as const;
 
@@ -31,7 +32,7 @@ function fold(schema: JsonObject): JsonObject {
   // Each property's distinct declarations, in first-seen order.
   const declared = new Map<string, JsonValue[]>();
   const addProperties = (props: JsonValue | undefined) => {
-    if (!isObject(props)) return;
+    if (!isPlainObject(props)) return;
     for (const [name, s] of Object.entries(props)) {
       const list = declared.get(name) ?? [];
       if (!list.some((d) => JSON.stringify(d) === JSON.stringify(s))) list.push(s);
@@ -67,10 +68,6 @@ function fold(schema: JsonObject): JsonObject {
   return out;
 }
 
-function isObject(v: JsonValue | undefined): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /**
  * A combinator's object branches, a local `$ref` (`#/$defs/…`, `#/definitions/…`: how Pydantic and zod write a
  * union of models) replaced by the definition it names, one level deep, so its properties and required names
@@ -78,13 +75,15 @@ function isObject(v: JsonValue | undefined): v is JsonObject {
  */
 function branches(v: JsonValue | undefined, root: JsonObject): JsonObject[] {
   if (!Array.isArray(v)) return [];
-  return v.filter(isObject).map((b) => {
-    if (typeof b.$ref !== "string") return b;
-    const target = localDefinition(root, b.$ref);
-    if (!target) return b;
-    const { $ref: _ref, ...siblings } = b;
-    return { ...target, ...siblings };
-  });
+  return v
+    .filter((b): b is JsonObject => isPlainObject(b))
+    .map((b) => {
+      if (typeof b.$ref !== "string") return b;
+      const target = localDefinition(root, b.$ref);
+      if (!target) return b;
+      const { $ref: _ref, ...siblings } = b;
+      return { ...target, ...siblings };
+    });
 }
 
 /** The definition `#/$defs/<name>` or `#/definitions/<name>` names in `root`, if there is one. */
@@ -92,7 +91,7 @@ function localDefinition(root: JsonObject, ref: string): JsonObject | undefined 
   const m = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
   if (!m) return undefined;
   const defs = root[m[1] as string];
-  if (!isObject(defs)) return undefined;
+  if (!isPlainObject(defs)) return undefined;
   let name: string;
   try {
     // A JSON pointer segment: percent-decoded (it is a URI fragment), then ~1 is "/" and ~0 is "~".
@@ -103,7 +102,7 @@ function localDefinition(root: JsonObject, ref: string): JsonObject | undefined 
     return undefined;
   }
   const def = Object.hasOwn(defs, name) ? defs[name] : undefined;
-  return isObject(def) ? def : undefined;
+  return isPlainObject(def) ? def : undefined;
 }
 
 function names(v: JsonValue | undefined): string[] {

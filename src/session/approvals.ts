@@ -15,6 +15,7 @@ import { b64url, fromB64url } from "../crypto/base64url";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import type { JsonObject, JsonValue } from "../model/json";
+import { canonical } from "../model/json";
 import { fitJson } from "../storage/fit";
 import { RESOLVED_INPUT_BUDGET_BYTES } from "../storage/limits";
 import { all, nowIso, one, write } from "../storage/sql";
@@ -85,17 +86,6 @@ export function declinedText(reason: string | undefined): string {
 
 const enc = new TextEncoder();
 const SIGNED_TAG = "sb-approval-v1";
-
-/** JSON with object keys sorted, so the same input signs the same whatever key order a client re-serialises it in. */
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  const obj = value as Record<string, unknown>;
-  return `{${Object.keys(obj)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`)
-    .join(",")}}`;
-}
 
 function payload(session: string, approvalId: string, callId: string, name: string, input: unknown): Uint8Array {
   return enc.encode([SIGNED_TAG, session, approvalId, callId, name, canonical(input)].join("\n"));

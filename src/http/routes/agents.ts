@@ -8,6 +8,7 @@ import { normalizeAgent } from "../../agents/normalize";
 import { publicAgent } from "../../agents/types";
 import { agentExists, deleteAgent, listAgents, putAgent, readAgent } from "../../d1/agents";
 import { flag } from "../../env";
+import { utf8Bytes } from "../../storage/fit";
 import { nowIso } from "../../storage/sql";
 import { requireAdmin } from "../auth";
 import { noteAgentEpoch } from "../directory";
@@ -30,7 +31,7 @@ export const agentsRoutes = new Hono<AppEnv>()
     });
     const config = JSON.stringify(agent);
     // The agent is one D1 row; D1 rows are capped at 2 MB.
-    if (new TextEncoder().encode(config).byteLength > MAX_AGENT_BYTES) {
+    if (utf8Bytes(config) > MAX_AGENT_BYTES) {
       throw new ApiError(413, "payload_too_large", `agent configuration exceeds ${MAX_AGENT_BYTES} bytes once stored`);
     }
     const now = nowIso();

@@ -4,8 +4,8 @@
  * request carries no tool_use/tool_result blocks at all (invariant P holds
  * trivially, no tools need declaring) and can be cut into pieces anywhere.
  */
-import type { Message, ToolResultContent } from "../../model/message";
-import { blockText } from "../../model/message";
+import type { Message } from "../../model/message";
+import { resultText } from "../../model/message";
 import { headChars } from "../../storage/fit";
 
 /** Longest rendering of one tool call's arguments / one tool result, in characters. */
@@ -29,10 +29,6 @@ export const SUMMARY_SYSTEM =
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${headChars(text, max)}… [${text.length - max} more characters]`;
-}
-
-function resultText(content: ToolResultContent): string {
-  return typeof content === "string" ? content : content.map(blockText).join("\n");
 }
 
 /** One line (or a few) per message part that carries meaning; bookkeeping parts are skipped. */

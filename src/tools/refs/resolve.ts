@@ -3,7 +3,9 @@
  * points to in an earlier call's result, within size and depth limits. A bad reference never throws: the
  * result is an error message saying, when known, where in the arguments it is.
  */
-import { isPlainObject, setOwn } from "./json";
+import { isPlainObject } from "../../model/json";
+import { utf8Bytes } from "../../storage/fit";
+import { setOwn } from "./json";
 import { formatPath, type PathSegment, parsePath } from "./path";
 import { refShape, type ToolRef } from "./sentinel";
 
@@ -86,10 +88,6 @@ function follow(root: unknown, segments: PathSegment[], id: string): unknown {
   return cur;
 }
 
-function byteLength(text: string): number {
-  return new TextEncoder().encode(text).byteLength;
-}
-
 /**
  * Replaces every reference sentinel in `args` with the value it points at.
  *
@@ -119,7 +117,7 @@ export function resolveRefs(args: unknown, lookup: Lookup, limits: Partial<RefLi
     } catch {
       throw new RefError(`the value referenced from ${ref.$tool} is not JSON`);
     }
-    const bytes = byteLength(text);
+    const bytes = utf8Bytes(text);
     const label = parsed.segments.length > 0 ? `"${formatPath(parsed.segments)}" in the result of` : "the result of";
     if (bytes > lim.maxValueBytes) {
       throw new RefError(`${label} ${ref.$tool} is too large to pass (${bytes} bytes; limit ${lim.maxValueBytes})`);

@@ -2,7 +2,7 @@
  * Chained arguments: any value inside a tool call's arguments may be `{"$tool": id, "$path": "a.b[0]"}`,
  * standing for a value taken from an earlier tool result of the same session.
  */
-import { canonical, isPlainObject } from "./json";
+import { canonical, isPlainObject } from "../../model/json";
 
 export interface ToolRef {
   $tool: string;

@@ -5,7 +5,8 @@
  * Value positions get `{anyOf: [original, REF_SCHEMA]}`. The root is never wrapped: the arguments
  * object itself cannot be a reference, and providers require `type: "object"` at the root.
  */
-import { isPlainObject, setOwn } from "./json";
+import { isPlainObject } from "../../model/json";
+import { setOwn } from "./json";
 import { isRefSchema, REF_SCHEMA } from "./sentinel";
 
 /** Keys that constrain nothing, so a node made only of these plus `anyOf` can take REF as one more branch. */

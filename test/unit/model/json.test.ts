@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { canonical, isPlainObject } from "../../../src/model/json";
+
+describe("canonical", () => {
+  it("writes the same text whatever the key order (approval signatures sign it)", () => {
+    expect(canonical({ b: 1, a: { d: "x", c: [2, { f: null, e: true }] } })).toBe(
+      canonical({ a: { c: [2, { e: true, f: null }], d: "x" }, b: 1 }),
+    );
+  });
+
+  it("keeps the exact text stored signatures were made over: sorted keys, no spaces, undefined as null", () => {
+    expect(canonical({ q: 'caf\u00e9 "x"', n: 1.5, list: [undefined, null], u: undefined })).toBe(
+      '{"list":[null,null],"n":1.5,"q":"café \\"x\\"","u":null}',
+    );
+    expect(canonical(undefined)).toBe("null");
+  });
+});
+
+describe("isPlainObject", () => {
+  it("is true for an object only, not for null or an array", () => {
+    expect([{}, { a: 1 }, null, [], "x", 1].map(isPlainObject)).toEqual([true, true, false, false, false, false]);
+  });
+});
