@@ -9,7 +9,6 @@ import {
   registeredTool,
   resultContent,
 } from "../../../src/mcp/convert";
-import { fingerprint } from "../../../src/mcp/fingerprint";
 import { MAX_LIST_BYTES, MAX_MCP_OUTPUT_CHARS } from "../../../src/mcp/limits";
 import { ToolRegistry } from "../../../src/tools/registry";
 
@@ -114,14 +113,6 @@ describe("MCP tool lists", () => {
     const reg = new ToolRegistry(agent, deferred);
     expect(reg.deferred().map((t) => t.name)).toEqual(["mcp__docs__a"]);
     expect(reg.builtins.map((t) => t.name)).toContain("tool_search");
-  });
-
-  it("fingerprints change with the URL or a header value, not with defer", () => {
-    const a = fingerprint({ name: "s", url: "https://a/mcp", headers: { authorization: "one" } });
-    expect(fingerprint({ name: "s", url: "https://a/mcp", headers: { authorization: "one" }, defer: false })).toBe(a);
-    expect(fingerprint({ name: "s", url: "https://a/mcp", headers: { authorization: "two" } })).not.toBe(a);
-    expect(fingerprint({ name: "s", url: "https://b/mcp", headers: { authorization: "one" } })).not.toBe(a);
-    expect(a).not.toContain("one");
   });
 });
 

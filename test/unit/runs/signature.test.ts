@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { signHeaders, signingSecret, verifySigned } from "../../../src/runs/signature";
-import { CALLBACK_MAX_DELAY_MS, callbackDelay } from "../../../src/session/runs/types";
 
 const secret = () => `whsec_${randomBytes(24).toString("base64")}`;
 
@@ -54,13 +53,5 @@ describe("verifySigned (Standard Webhooks)", () => {
     const body = '{"type":"run.completed"}';
     const headers = signHeaders(s, "run_1", body) as Record<string, string>;
     expect(new Webhook(s).verify(body, headers)).toEqual({ type: "run.completed" });
-  });
-});
-
-describe("callback backoff", () => {
-  it("grows by 3x from 10 s, with at most 10 % jitter, capped at 15 min", () => {
-    expect([1, 2, 3, 4, 5].map((n) => callbackDelay(n, 0))).toEqual([10_000, 30_000, 90_000, 270_000, 810_000]);
-    expect(callbackDelay(1, 1)).toBe(11_000);
-    expect(callbackDelay(9, 0)).toBe(CALLBACK_MAX_DELAY_MS);
   });
 });

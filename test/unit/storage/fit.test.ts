@@ -1,7 +1,6 @@
 // Fitting values under byte budgets (src/storage/fit.ts): cut texts keep a marker with the original
 // size, splits are lossless, fair shares leave small items whole.
 import { describe, expect, it } from "vitest";
-import { fitMessageResults } from "../../../src/session/history/truncate";
 import { cutText, fairShares, fitJson, headChars, jsonBytes, splitText, utf8Bytes } from "../../../src/storage/fit";
 
 describe("cutText", () => {
@@ -66,22 +65,5 @@ describe("fitJson", () => {
     const out = fitJson(value, 100_000);
     expect(jsonBytes(out)).toBeLessThanOrEqual(100_000);
     expect(String(out)).toMatch(/\[truncated: original \d+ bytes\]$/);
-  });
-});
-
-describe("fitMessageResults", () => {
-  it("keeps a small result whole and every result in place when the message is over budget", () => {
-    const results = ["small", "b".repeat(600_000), "c".repeat(600_000)].map((content, i) => ({
-      type: "tool_result" as const,
-      tool_use_id: `t${i}`,
-      content,
-      is_error: false,
-    }));
-    const out = fitMessageResults(results, [], 1_900_000);
-    expect(out.map((r) => r.tool_use_id)).toEqual(["t0", "t1", "t2"]);
-    expect(out[0]?.content).toBe("small");
-    const total = out.reduce((n, r) => n + jsonBytes(r.content), 0);
-    expect(total).toBeLessThanOrEqual(768 * 1024);
-    expect(String(out[2]?.content)).toMatch(/\[truncated: original 600000 bytes\]$/);
   });
 });

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { takeFrom } from "../../../src/ratelimit/bucket";
+
+describe("token bucket", () => {
+  it("allows a burst of the limit, then refills at limit per minute", () => {
+    let bucket = null;
+    const t0 = 1_000_000;
+    for (let i = 0; i < 3; i++) {
+      const r = takeFrom(bucket, 3, t0);
+      expect(r.result.ok).toBe(true);
+      bucket = r.bucket;
+    }
+    const denied = takeFrom(bucket, 3, t0);
+    expect(denied.result).toEqual({ ok: false, retry_after_s: 20 });
+    expect(takeFrom(denied.bucket, 3, t0 + 20_000).result.ok).toBe(true);
+  });
+
+  it("a lowered limit caps the stored tokens at once", () => {
+    const full = takeFrom(null, 100, 0).bucket;
+    expect(takeFrom(full, 1, 0).result.ok).toBe(true);
+    expect(takeFrom(takeFrom(full, 1, 0).bucket, 1, 0).result.ok).toBe(false);
+  });
+});
