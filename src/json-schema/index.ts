@@ -2,7 +2,8 @@
  * JSON Schema for the whole service, with one error format (`SchemaIssue`). Two engines for two kinds
  * of schema: the API's own fixed schemas are compiled at build time by Ajv (`validateFixed`); schemas
  * first seen at run time — tool inputs, `json_schema`, MCP — are interpreted by @cfworker/json-schema
- * (`compileStrict`, `compileLenient`). A foundation layer: it imports nothing of the service's.
+ * (`compileStrict`, `compileLenient`). A foundation layer: of the service's it imports only
+ * model/json and storage/fit's text helpers.
  */
 export {
   type CompiledSchema,
