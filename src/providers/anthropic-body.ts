@@ -8,7 +8,7 @@
 import { cyrb53 } from "../crypto/cyrb53";
 import type { Part, ToolDeclaration, ToolResultContent } from "../model/message";
 import { wireOnce } from "./body-text";
-import { declaredSchema } from "./tool-schema";
+import { declaredSchema } from "./declared-schema";
 import { compactionText, type StepRequest } from "./types";
 
 /** The content of an error result that has none (the API refuses an empty one). */

@@ -59,7 +59,7 @@ export function wellFormed(json: string): string {
 /**
  * The bytes of `bodyText(req, build)` that reach the model's prompt: all of it but the tools the provider keeps
  * out until they are referenced (Anthropic's `defer_loading: true`), so 200 deferred schemas on the wire are not
- * counted as ~70k tokens of context (the compactor's estimate, compaction/run.ts).
+ * counted as ~70k tokens of context (the compactor's estimate, compaction/run-budgeted-step.ts).
  */
 export function promptBytes(req: StepRequest, build: (req: StepRequest) => Record<string, unknown>): number {
   const total = bodyText(req, build).length;

@@ -6,7 +6,7 @@
 import type { Message, ToolDeclaration } from "../model/message";
 import { resultText } from "../model/message";
 import { wireOnce } from "./body-text";
-import { declaredSchema } from "./tool-schema";
+import { declaredSchema } from "./declared-schema";
 import { compactionText, type StepRequest } from "./types";
 
 /** Chat Completions messages (the subset we send). */

@@ -2,7 +2,7 @@
 import type { Part, ToolDeclaration } from "../model/message";
 import { resultText } from "../model/message";
 import { wireOnce } from "./body-text";
-import { declaredSchema } from "./tool-schema";
+import { declaredSchema } from "./declared-schema";
 import { compactionText, type StepRequest } from "./types";
 
 /** Responses API input items (the subset we send). */

@@ -27,7 +27,7 @@ export interface AnsweringEngine {
   readonly history: HistoryStore;
   readonly eventLog: EventLog;
   tx<T>(fn: () => T): T;
-  /** The delete tombstone (engine.ts): work that awaited I/O writes nothing once it moved. */
+  /** The delete tombstone (session-engine.ts): work that awaited I/O writes nothing once it moved. */
   readonly generation: number;
   stale(generation: number): boolean;
   pendingOf(supplied: SuppliedResult[]): SuppliedResult[];

@@ -13,7 +13,7 @@
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import { isPaused } from "../model/turn";
-import type { SessionEngine } from "./engine";
+import type { SessionEngine } from "./session-engine";
 
 export interface SeedTurn {
   user: string;

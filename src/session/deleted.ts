@@ -1,6 +1,6 @@
 /**
  * The answer to a request that was admitted before its session was deleted (`deleted`): the work that awaited
- * network I/O found the delete tombstone moved (engine.ts `stale`) and wrote nothing.
+ * network I/O found the delete tombstone moved (session-engine.ts `stale`) and wrote nothing.
  */
 import { failure } from "../model/errors";
 

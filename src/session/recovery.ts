@@ -11,10 +11,10 @@ import { recordDeclined } from "./approval-answers";
 import type { ApprovalStore } from "./approvals";
 import type { HistoryStore } from "./history/store";
 import type { StreamLog } from "./stream/log";
-import { TurnOutput } from "./turn/output";
+import { TurnOutput } from "./turn/turn-output";
 import type { TurnRow, TurnStore } from "./turn/turn-store";
 
-/** What recovery uses of the session engine (src/session/engine.ts). */
+/** What recovery uses of the session engine (src/session/session-engine.ts). */
 export interface RecoveryDeps {
   readonly history: HistoryStore;
   readonly turns: TurnStore;

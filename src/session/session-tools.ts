@@ -12,7 +12,7 @@ import type { JsonObject } from "../model/json";
 import type { NoticePart, ToolDeclaration } from "../model/message";
 import { announcedTools, PLAIN_TOOLS_MAX, type Projection, projectionFor, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
-import { LoadedTools } from "../tools/loaded";
+import { LoadedTools } from "../tools/loaded-tools";
 import { declaration, declarationPrint, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
 import { toolsReferencedIn } from "./compaction/tools";

@@ -22,7 +22,6 @@ import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
 import { type SeedTurn, seedTurns } from "./debug-seed";
 import { deleted } from "./deleted";
-import { SessionEngine } from "./engine";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
 import type {
@@ -39,6 +38,7 @@ import type {
 import { SessionRuns } from "./runs/session-runs";
 import type { RunSpec, RunView } from "./runs/types";
 import { Scheduler } from "./scheduler";
+import { SessionEngine } from "./session-engine";
 import { sessionState } from "./state-view";
 import { Sweeper } from "./sweep";
 import { answerResponse, readCall } from "./turn-wire";

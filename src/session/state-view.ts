@@ -8,8 +8,8 @@ import { DEFAULT_COMPACTION } from "../agents/types";
 import type { ToolResultContent } from "../model/message";
 import { contextWindow } from "../providers/types";
 import { openView } from "./approvals";
-import type { SessionEngine } from "./engine";
 import type { PauseView, SessionInfo, SessionState } from "./rpc-types";
+import type { SessionEngine } from "./session-engine";
 import { outcomeOf } from "./turn/turn-store";
 
 /** The session's state; `agent` (null when not asked for, or gone) adds its window and threshold. */

@@ -5,11 +5,11 @@ import type { HistoryStore } from "../../src/session/history/store";
 import type { SessionTools } from "../../src/session/session-tools";
 import { sessionTx } from "../../src/session/session-tx";
 import { TurnStore } from "../../src/session/turn/turn-store";
-import { LoadedTools } from "../../src/tools/loaded";
+import { LoadedTools } from "../../src/tools/loaded-tools";
 import { sessionStub, setup } from "./helpers";
 
 /**
- * The loaded-tool set keeps its rows in memory (src/tools/loaded.ts): what it answers must always be what a
+ * The loaded-tool set keeps its rows in memory (src/tools/loaded-tools.ts): what it answers must always be what a
  * fresh read of `loaded_tools` answers, after its own writes and after a rolled-back session transaction.
  */
 

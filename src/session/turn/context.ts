@@ -11,7 +11,7 @@ import type { Compactor } from "../compaction/compactor";
 import type { HistoryStore } from "../history/store";
 import type { SessionTools } from "../session-tools";
 import type { StreamLog } from "../stream/log";
-import type { TurnOutput } from "./output";
+import type { TurnOutput } from "./turn-output";
 import type { TurnStore } from "./turn-store";
 
 export interface RunnerDeps {

@@ -10,16 +10,16 @@ import { log } from "../../observability/log";
 import { inSpan } from "../../observability/tracing";
 import { recordDeclined } from "../approval-answers";
 import { declineOpen } from "../approvals";
-import { runBudgetedStep } from "../compaction/run";
+import { runBudgetedStep } from "../compaction/run-budgeted-step";
 import { sessionTx } from "../session-tx";
 import type { UiFinishReason } from "../stream/turn-events";
 import { awaitingClient } from "./answers";
 import { announceAnswers, deliverAnswers } from "./approval-resume";
 import type { RunnerDeps, TurnContext } from "./context";
-import { TurnOutput } from "./output";
 import { executionOf, stepRequest } from "./step";
 import { contractOf, missingStructured, STRUCTURED_OUTPUT } from "./structured";
 import { answerStructured, runTools } from "./tool-phase";
+import { TurnOutput } from "./turn-output";
 
 export type { RunnerDeps } from "./context";
 

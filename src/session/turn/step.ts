@@ -14,7 +14,7 @@ import { ProviderFailure, type RetryPolicy, type StepRequest } from "../../provi
 import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
 import type { CompactionInfo } from "../compaction/compactor";
-import { keptAfterCompaction } from "../compaction/view";
+import { keptAfterCompaction } from "../compaction/kept-after-compaction";
 import type { Execution } from "../history/store";
 import { CallIds } from "./call-ids";
 import type { TurnContext } from "./context";

@@ -11,7 +11,7 @@ import { runBuiltin } from "../../tools/builtins/run";
 import { projectionFor } from "../../tools/disclosure";
 import { containsRefs } from "../../tools/refs/index";
 import { boundResultContent } from "../history/truncate";
-import { approvalGate } from "./approval-request";
+import { approvalGate } from "./approval-gate";
 import type { TurnContext } from "./context";
 import { executeCalls } from "./execute";
 import { checkStructured, NOT_OFFERED, type OutputContract, SKIPPED, STRUCTURED_OUTPUT } from "./structured";

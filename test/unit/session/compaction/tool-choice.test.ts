@@ -6,7 +6,7 @@ import type { Message, Part } from "../../../../src/model/message";
 import { toolChoice } from "../../../../src/session/compaction/tool-choice";
 import { storedResultPart, type ToolCallRow } from "../../../../src/session/history/store";
 import type { SessionTools } from "../../../../src/session/session-tools";
-import { LoadedTools } from "../../../../src/tools/loaded";
+import { LoadedTools } from "../../../../src/tools/loaded-tools";
 import { declarationPrint, ToolRegistry } from "../../../../src/tools/registry";
 import type { RegisteredTool } from "../../../../src/tools/types";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Message, ToolDeclaration } from "../../../../src/model/message";
-import { keptAfterCompaction } from "../../../../src/session/compaction/view";
+import { keptAfterCompaction } from "../../../../src/session/compaction/kept-after-compaction";
 
 const decl = (name: string, defer_loading?: boolean): ToolDeclaration => ({
   name,

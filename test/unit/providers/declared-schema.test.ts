@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "../../../src/model/json";
 import { anthropic } from "../../../src/providers/anthropic";
+import { declaredSchema } from "../../../src/providers/declared-schema";
 import { openai } from "../../../src/providers/openai";
 import { openaiResponses } from "../../../src/providers/openai-responses";
-import { declaredSchema } from "../../../src/providers/tool-schema";
 import { request } from "./helpers";
 
 const EITHER: JsonObject = {
