@@ -1,8 +1,10 @@
 /**
  * Bearer-credential middleware for the HTTP API: `requireAdmin` (constant-time match against
  * SWITCHBOARD_ADMIN_KEY) and `requireTenant` (an API key, looked up by its SHA-256 hash; sets `tenant` and
- * `principal`). Both throw ApiError 401/403 before `next()` runs. Also `newApiKey` (mints `sk_sb_` keys),
- * `sha256Hex` (the stored form of a key) and `bearer` (reads the Authorization header, 401 when missing).
+ * `principal`). Both throw ApiError before `next()` runs: 401 for a missing or unknown credential, 403 for a
+ * valid one of the wrong kind (admin key, API key, session token). Also `isAdminKey` (for routes that take
+ * either), `newApiKey` (mints `sk_sb_` keys), `sha256Hex` (the stored form of a key) and `bearer` (reads the
+ * Authorization header, 401 when missing).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { enforceRateLimit } from "../ratelimit/enforce";
@@ -41,19 +43,34 @@ export function newApiKey(): string {
   return `sk_sb_${b64}`;
 }
 
-export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const token = bearer(c);
+/** Whether the request's bearer credential is the admin key (false when none is configured). */
+export async function isAdminKey(c: Context<AppEnv>): Promise<boolean> {
   const admin = c.env.SWITCHBOARD_ADMIN_KEY;
-  if (!admin || !(await sameSecret(token, admin))) throw new ApiError(401, "unauthorized", "an admin key is required");
-  await next();
+  return Boolean(admin) && (await sameSecret(bearer(c), admin ?? ""));
+}
+
+/**
+ * The admin key alone. A valid credential of another kind (an API key, a
+ * verified session token) is the wrong kind, 403, so a caller knows to use the
+ * admin key rather than to fix or re-mint what it sent; anything else is 401.
+ */
+export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (await isAdminKey(c)) return next();
+  const token = bearer(c);
+  if (isSessionToken(token)) {
+    await verifiedClaims(c.env, token); // 401 unless it verifies
+  } else if (!(await keyByHash(c, await sha256Hex(token)))) {
+    throw new ApiError(401, "unauthorized", "an admin key is required");
+  }
+  throw new ApiError(403, "forbidden", "an admin key is required");
 };
 
 /**
  * Resolves the tenant of an API key (keys are stored only as SHA-256 hashes;
  * the lookup is cached in the isolate, see directory.ts),
  * counts the request against the key's rate limit and checks a browser
- * Origin against the tenant's CORS list. A session token is refused here
- * (403 once it verifies): these routes need the key itself.
+ * Origin against the tenant's CORS list. A session token (once it verifies)
+ * and the admin key are refused with 403: these routes need an API key itself.
  */
 export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearer(c);
@@ -62,7 +79,13 @@ export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw new ApiError(403, "forbidden", "a session token cannot be used here; this route needs an API key");
   }
   const row = await keyByHash(c, await sha256Hex(token));
-  if (!row) throw new ApiError(401, "unauthorized", "invalid or revoked API key");
+  if (!row) {
+    // Checked only once the lookup misses, so a real API key pays nothing for it.
+    if (await isAdminKey(c)) {
+      throw new ApiError(403, "forbidden", "the admin key cannot be used here; mint an API key with POST /v1/keys");
+    }
+    throw new ApiError(401, "unauthorized", "invalid or revoked API key");
+  }
   c.set("tenant", row.tenant);
   c.set("principal", { kind: "key", keyId: row.id });
   await enforceRateLimit(c.env, `key:${row.id}`, row.rate_limit_per_min);

@@ -60,9 +60,9 @@ function signed(body: string, opts: { id?: string; at?: Date; sign?: string } = 
 }
 
 describe("keys and tokens", () => {
-  it("refuses a missing, malformed, unknown or admin key on tenant routes with 401", async () => {
+  it("refuses a missing, malformed or unknown key on tenant routes with 401", async () => {
     const before = await snapshot();
-    for (const auth of [undefined, "Bearer", "Basic abc", "Bearer sk_sb_unknown", `Bearer ${inject("adminKey")}`]) {
+    for (const auth of [undefined, "Bearer", "Basic abc", "Bearer sk_sb_unknown"]) {
       const res = await fetch(api.url(`/v1/sessions/${sessionId}/messages`), {
         method: "POST",
         headers: { "content-type": "application/json", ...(auth ? { authorization: auth } : {}) },
@@ -70,6 +70,17 @@ describe("keys and tokens", () => {
       });
       expect(await expectError(res, 401)).toMatch(/unauthorized/);
     }
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("refuses the admin key on tenant routes with 403 forbidden (the wrong kind of credential)", async () => {
+    const before = await snapshot();
+    const res = await fetch(api.url(`/v1/sessions/${sessionId}/messages`), {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${inject("adminKey")}` },
+      body: JSON.stringify({ content: "hi" }),
+    });
+    expect(await expectError(res, 403)).toMatch(/forbidden/);
     expect(await snapshot()).toBe(before);
   });
 

@@ -17,14 +17,36 @@ describe("authentication", () => {
     expect(res.status).toBe(401);
   });
 
-  it("refuses a tenant key on admin routes", async () => {
+  it("refuses a tenant key on admin routes with 403 forbidden (the wrong kind of credential)", async () => {
     const key = await tenantKey();
     const res = await apiJson<ErrorBody>("/v1/agents/x", {
       method: "PUT",
       key,
       json: { model: { provider: "anthropic", name: "m" } },
     });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("forbidden");
+  });
+
+  it("refuses an unknown key on admin routes with 401", async () => {
+    const res = await apiJson<ErrorBody>("/v1/keys", { method: "POST", key: "sk_sb_unknown", json: { tenant: "x" } });
     expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe("unauthorized");
+  });
+
+  it("refuses the admin key on API-key routes with 403 forbidden and changes nothing", async () => {
+    const s = await setup();
+    for (const [method, path, json] of [
+      ["GET", `/v1/sessions/${s.session}`, undefined],
+      ["POST", `/v1/sessions/${s.session}/messages`, { content: "hi" }],
+      ["POST", `/v1/agents/${s.agent}/runs`, { input: "hi" }],
+    ] as const) {
+      const res = await apiJson<ErrorBody>(path, { method, key: ADMIN, json });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(res.body.error.code).toBe("forbidden");
+      expect(res.body.error.message).toContain("POST /v1/keys");
+    }
+    expect(await history(s)).toEqual([]);
   });
 
   it("stops accepting a revoked key", async () => {

@@ -147,9 +147,9 @@ describe("session tokens: scope", () => {
       ["POST", `/v1/sessions/${s.session}/tokens`, { actions: ["read"], ttl_s: 86_400 }, 403],
       ["POST", `/v1/sessions/${s.session}/clear`, undefined, 403],
       ["DELETE", `/v1/sessions/${s.session}`, undefined, 403],
-      ["POST", "/v1/keys", { tenant: "x" }, 401],
-      ["PUT", `/v1/agents/${s.agent}`, { model: { provider: "anthropic", name: "m" } }, 401],
-      ["PUT", "/v1/tenants/x/cors", { allowed_origins: [] }, 401],
+      ["POST", "/v1/keys", { tenant: "x" }, 403],
+      ["PUT", `/v1/agents/${s.agent}`, { model: { provider: "anthropic", name: "m" } }, 403],
+      ["PUT", "/v1/tenants/x/cors", { allowed_origins: [] }, 403],
     ] as const;
     const listBefore = await apiJson<{ sessions: unknown[] }>("/v1/sessions", { key: s.key });
     for (const [method, path, json, status] of cases) {

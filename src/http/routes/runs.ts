@@ -16,7 +16,7 @@ import type { ApprovalAnswer } from "../../session/approvals";
 import { partsOversized } from "../../session/oversized";
 import { checkOutboundUrl } from "../../tools/outbound";
 import { actorOf } from "../access";
-import { requireAdmin, requireTenant, sha256Hex } from "../auth";
+import { isAdminKey, requireTenant, sha256Hex } from "../auth";
 import { agentArg } from "../directory";
 import { ApiError, apiError } from "../errors";
 import { sessionStub, turnCall, unwrap } from "../session-ref";
@@ -102,12 +102,8 @@ async function verifySignature(
 async function approver(c: Context<AppEnv>, record: RunRecord | null, raw: string): Promise<string> {
   const missing = new ApiError(404, "not_found", "run not found");
   if (c.req.header("authorization") !== undefined) {
-    let admin = true;
-    await requireAdmin(c, async () => {}).catch(async (e: unknown) => {
-      if (!(e instanceof ApiError)) throw e;
-      admin = false;
-      await requireTenant(c, async () => {});
-    });
+    const admin = await isAdminKey(c);
+    if (!admin) await requireTenant(c, async () => {});
     if (!record || (!admin && record.tenant !== c.get("tenant"))) throw missing;
     return admin ? "admin" : actorOf(c);
   }
@@ -179,12 +175,8 @@ export const runsRoutes = new Hono<AppEnv>()
   })
   .get("/v1/runs/:id", async (c) => {
     // The admin key reads any run (signed runs of the default tenant have no API key of their own).
-    let admin = true;
-    await requireAdmin(c, async () => {}).catch(async (e: unknown) => {
-      if (!(e instanceof ApiError)) throw e;
-      admin = false;
-      await requireTenant(c, async () => {});
-    });
+    const admin = await isAdminKey(c);
+    if (!admin) await requireTenant(c, async () => {});
     const record = await runById(c.env.DB, c.req.param("id"));
     if (!record || (!admin && record.tenant !== c.get("tenant"))) throw new ApiError(404, "not_found", "run not found");
     const res = await runsStub(c.env, record.tenant, record.session_id).runView(record.id);
