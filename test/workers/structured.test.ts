@@ -28,7 +28,11 @@ const echo = (name: string) => ({
   execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
 });
 
-type Turn = { status: string; structured_result?: unknown; error?: { code: string; message: string } };
+type Turn = {
+  status: string;
+  structured_result?: unknown;
+  error?: { code: string; message: string; retryable?: boolean };
+};
 
 describe("structured output: schema compile", () => {
   it.each([
@@ -130,6 +134,19 @@ describe("structured output: turns", () => {
     expect(body.error?.code).toBe("structured_output_missing");
     expect(body.error?.message).toContain("1 step");
     expect(body.error?.message).toContain("It is sunny in Oslo");
+  });
+
+  it("says retryable: false when the model answered in plain text, as /retry then refuses", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "Rainy in Bergen." } }]);
+    const body = (await send(s, { content: "go", json_schema: SCHEMA })).body as unknown as Turn;
+    expect(body.error).toMatchObject({ code: "structured_output_missing", retryable: false });
+    const retry = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}/retry`, {
+      method: "POST",
+      key: s.key,
+    });
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.code).toBe("nothing_to_retry");
   });
 });
 

@@ -70,6 +70,7 @@ export const NOT_OFFERED =
 /**
  * The turn ended (plain text, or max_steps) without a valid structured_output call. The preview quotes this
  * turn's last assistant text only: a turn that stored no text of its own must not quote an earlier turn's.
+ * `messages` is the session's history as the turn left it, oldest first.
  */
 export function missingStructured(
   steps: number,
@@ -90,6 +91,9 @@ export function missingStructured(
   return {
     code: "structured_output_missing",
     message: `${ended} without a valid structured_output call${preview ? `; it said: "${preview}"` : ""}`,
-    retryable: true,
+    // True only when POST /retry accepts the turn (SessionEngine.retry): history ends with a user message, the
+    // turn's input or its tool results (max_steps, an empty answer). A turn the model ended with its own text
+    // has nothing to re-run from: /retry answers nothing_to_retry, so a client must send a new message instead.
+    retryable: messages.at(-1)?.role === "user",
   };
 }
