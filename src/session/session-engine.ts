@@ -190,7 +190,14 @@ export class SessionEngine {
     if (latest?.status === "running") return failure("turn_in_progress", "a turn is already running in this session");
     const open = this.history.openCalls().length > 0;
     const last = this.history.last();
-    if (!latest || latest.status === "completed" || (!open && last?.role !== "user")) {
+    if (!latest) {
+      // No turn at all (a new session, or one just cleared): the usual reason would name a turn that never ran.
+      return failure(
+        "nothing_to_retry",
+        "there is no turn to retry: this session has none yet; send a message instead",
+      );
+    }
+    if (latest.status === "completed" || (!open && last?.role !== "user")) {
       return failure(
         "nothing_to_retry",
         "there is nothing to re-run: the last turn completed or ended with the model's own answer; send a new message instead",

@@ -533,6 +533,20 @@ describe("visibility", () => {
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("not_compacted");
   });
+
+  it("POST /compact right after /clear says there is no history, not that a turn is running", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "Before the clear." } }]);
+    expect((await send(s, { content: "hi" })).body.status).toBe("completed");
+    expect((await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key })).status).toBe(200);
+    const res = await apiJson<{ error: { code: string; message: string } }>(`/v1/sessions/${s.session}/compact`, {
+      method: "POST",
+      key: s.key,
+    });
+    expect([res.status, res.body.error.code]).toEqual([409, "not_compacted"]);
+    expect(res.body.error.message).toContain("no history to compact");
+    expect(res.body.error.message).not.toContain("running turn");
+  });
 });
 
 describe("an on-demand compaction racing the end of its conversation", () => {

@@ -137,4 +137,18 @@ describe("retry", () => {
     // One model request per turn: the retry stopped after its one step.
     expect(await mockRequests(s.model)).toHaveLength(2);
   });
+
+  it("right after /clear answers nothing_to_retry saying there is no turn, not that one completed", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "Before the clear." } }]);
+    expect((await send(s, { content: "hi" })).body.status).toBe("completed");
+    expect((await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key })).status).toBe(200);
+    const res = await apiJson<{ error: { code: string; message: string } }>(`/v1/sessions/${s.session}/retry`, {
+      method: "POST",
+      key: s.key,
+    });
+    expect([res.status, res.body.error.code]).toEqual([409, "nothing_to_retry"]);
+    expect(res.body.error.message).toContain("no turn to retry");
+    expect(res.body.error.message).not.toContain("completed");
+  });
 });

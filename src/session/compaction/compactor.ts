@@ -237,7 +237,7 @@ export class Compactor {
       keepRecentTurns: cfg.keep_recent_turns,
       maxKeptTokens: Math.floor(window * cfg.threshold * 0.5),
     });
-    if (boundary === null) return { ok: false, reason: "no turn boundary before the running turn to compact at" };
+    if (boundary === null) return { ok: false, reason: noBoundary(view.length, opts.turnId) };
     const summarised = view.slice(0, boundary);
     const kept = view.slice(boundary);
     const previous = latestCompaction(this.#deps.storage.sql);
@@ -422,4 +422,12 @@ export class Compactor {
     if (!text) return { ok: false, reason: "nothing to summarise" };
     return { ok: true, text, requests };
   }
+}
+
+/** Why no boundary was found, in the words of the case at hand: an on-demand compaction has no running turn. */
+function noBoundary(messages: number, turnId: string | null): string {
+  if (messages === 0)
+    return "there is no history to compact: no messages since the session began, was cleared or was compacted";
+  if (turnId !== null) return "no turn boundary before the running turn to compact at";
+  return "no turn boundary to compact at: history holds no finished turn, or a tool call before every boundary is unanswered";
 }
