@@ -67,6 +67,20 @@ function outputText(output: unknown): string {
   return typeof output === "string" ? output : JSON.stringify(output, null, 2);
 }
 
+/**
+ * A stored result text as the live stream delivers it: a JSON object or array arrives as a value (the server's
+ * ui-encoder.ts `structured`), so a reloaded call shows the same pretty-printed output as it did live.
+ */
+function streamedOutput(text: string): unknown {
+  const t = text.trimStart();
+  if (!t.startsWith("{") && !t.startsWith("[")) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 /** The paused step, as `GET /v1/sessions/{id}` shows it in `pause` (the fields the app reads). */
 export interface PausedStep {
   /** Every approval of the pause, answered (elsewhere, or by its TTL) or not. */
@@ -116,7 +130,7 @@ function pausedPart(use: { id: string; name: string; input: unknown }, pause: Pa
   const text = resultText(call.result);
   return call.is_error
     ? { ...answered, state: "output-error", errorText: text }
-    : { ...answered, state: "output-available", output: text };
+    : { ...answered, state: "output-available", output: streamedOutput(text) };
 }
 
 /** A compaction as each GET /v1/sessions/{id}/messages page lists it in `compactions` (the field the app reads). */
@@ -129,8 +143,9 @@ export interface CompactionMarker {
 
 /**
  * Stored history → transcript. Tool results (stored as user-role messages) are folded into the call they
- * answer; `liveTurn` leaves out what the model wrote in a turn that is still streaming, because the resumed
- * stream replays it (the user's own message stays). The calls of a `pause` show as its view says (waiting for
+ * answer (a JSON object or array pretty-printed, as live), and a turn's assistant messages make one entry, as
+ * useChat holds the turn live; `liveTurn` leaves out what the model wrote in a turn that is still streaming, because
+ * the resumed stream replays it (the user's own message stays). The calls of a `pause` show as its view says (waiting for
  * the person, declined, answered) and carry the part that seeds useChat (pausedPart).
  * Each of Switchboard's own compactions (`compactions`: stored apart from the messages) shows its notice where
  * the summary took over, before the first message it kept; a provider's native compaction is a part of that
@@ -185,7 +200,7 @@ export function fromHistory(
             call.output = declinedLine(reason === NO_REASON ? undefined : reason);
           } else {
             call.state = p.is_error ? "error" : "done";
-            call.output = text;
+            call.output = p.is_error ? text : outputText(streamedOutput(text));
           }
         }
       } else if (p.type === "notice" && p.kind === "tools_changed") {
@@ -198,6 +213,18 @@ export function fromHistory(
       }
     }
     if (blocks.length === 0) continue;
+    // A turn's steps are stored as separate assistant messages (their tool results, folded above, between them);
+    // live, useChat holds the turn as one message, so they make one entry here too.
+    const previous = entries.at(-1);
+    if (
+      m.role === "assistant" &&
+      m.turn_id !== null &&
+      previous?.role === "assistant" &&
+      previous.turnId === m.turn_id
+    ) {
+      previous.blocks.push(...blocks);
+      continue;
+    }
     entries.push({ id: `h${m.seq}`, role: m.role, blocks, turnId: m.turn_id });
   }
   return entries;

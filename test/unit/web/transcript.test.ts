@@ -89,7 +89,7 @@ const pauseElsewhere: PausedStep = {
 describe("fromHistory", () => {
   it("folds each tool result into the call it answers instead of showing a user bubble", () => {
     const entries = fromHistory(history);
-    expect(entries.map((e) => e.role)).toEqual(["user", "assistant", "assistant", "user", "assistant"]);
+    expect(entries.map((e) => e.role)).toEqual(["user", "assistant", "user", "assistant"]);
     expect(entries[1]?.blocks[1]).toEqual({
       kind: "tool",
       id: "c1",
@@ -98,6 +98,52 @@ describe("fromHistory", () => {
       input: { city: "Paris" },
       output: "sunny",
     });
+  });
+
+  it("shows a turn's steps as one entry, as useChat holds the turn live", () => {
+    const entries = fromHistory(history);
+    expect(entries[1]?.id).toBe("h2");
+    expect(
+      entries[1]?.blocks.map((b) => (b.kind === "tool" ? `tool ${b.id}` : b.kind === "text" ? b.text : "")),
+    ).toEqual(["Checking.", "tool c1", "Sunny."]);
+  });
+
+  it("pretty-prints a JSON object tool result as the live stream shows it", () => {
+    const stored: StoredMessage[] = [
+      {
+        seq: 1,
+        role: "assistant",
+        origin: "model",
+        turn_id: "tj",
+        parts: [{ type: "tool_use", id: "cj", name: "get_weather", input: {} }],
+      },
+      {
+        seq: 2,
+        role: "user",
+        origin: "tool",
+        turn_id: "tj",
+        parts: [{ type: "tool_result", tool_use_id: "cj", content: '{"temp_c":21,"sky":"clear"}', is_error: false }],
+      },
+    ];
+    const live = fromUiMessages([
+      {
+        id: "msg_tj",
+        role: "assistant",
+        parts: [
+          {
+            type: "dynamic-tool",
+            toolName: "get_weather",
+            toolCallId: "cj",
+            state: "output-available",
+            input: {},
+            output: { temp_c: 21, sky: "clear" },
+          },
+        ],
+      },
+    ] as UIMessage[]);
+    const reloaded = fromHistory(stored)[0]?.blocks[0];
+    expect(reloaded).toMatchObject({ state: "done", output: '{\n  "temp_c": 21,\n  "sky": "clear"\n}' });
+    expect(reloaded).toEqual(live[0]?.blocks[0]);
   });
 
   it("leaves out what the model wrote in the live turn (the resumed stream replays it), keeps the user's message", () => {
@@ -190,7 +236,7 @@ describe("fromHistory", () => {
 
   it("leaves out the compaction of the live turn, whose resumed stream replays it, even before an earlier turn", () => {
     const entries = fromHistory(history, "t2", null, [{ before_seq: 4, turn_id: "t2" }]);
-    expect(entries.map((e) => e.id)).toEqual(["h1", "h2", "h4", "h5"]);
+    expect(entries.map((e) => e.id)).toEqual(["h1", "h2", "h5"]);
   });
 
   it("shows a native compaction once: its part in the kept message, not the compaction marker too", () => {
@@ -529,7 +575,7 @@ describe("withoutLiveTurns", () => {
 
   it("leaves out what the model wrote in a turn useChat streams, keeping that turn's user message", () => {
     const shown = withoutLiveTurns(fromHistory(history), live, new Set());
-    expect(shown.map((e) => e.id)).toEqual(["h1", "h2", "h4", "h5"]);
+    expect(shown.map((e) => e.id)).toEqual(["h1", "h2", "h5"]);
   });
 
   it("keeps the stored entries of a turn whose live message only continues them", () => {
@@ -573,9 +619,11 @@ describe("outcomeNotices", () => {
 
 describe("withOutcomes", () => {
   it("puts a turn's line after its last stored entry", () => {
-    const shown = withOutcomes(fromHistory(history), [], new Map([["t1", "Stopped."]]));
-    expect(shown.map((e) => e.id)).toEqual(["h1", "h2", "h4", "h5", "h6"]);
-    expect(shown[2]?.blocks.at(-1)).toEqual({ kind: "notice", text: "Stopped." });
+    // The compaction notice splits t1's answer in two entries (h2, h4): the line goes after the second.
+    const stored = fromHistory(history, null, null, [{ before_seq: 4 }]);
+    const shown = withOutcomes(stored, [], new Map([["t1", "Stopped."]]));
+    expect(shown.map((e) => e.id)).toEqual(["h1", "h2", "compaction-4", "h4", "h5", "h6"]);
+    expect(shown[3]?.blocks.at(-1)).toEqual({ kind: "notice", text: "Stopped." });
     expect(shown[1]?.blocks.some((b) => b.kind === "notice")).toBe(false);
   });
 
