@@ -7,7 +7,8 @@
  *   turn running that ends with an assistant message;
  * - no tool_use before it is still unanswered at it, so invariant P holds on
  *   both sides (the kept side never starts with a tool_result);
- * - it is not inside the running turn (at most that turn's first message).
+ * - it is not inside the running turn (at most that turn's first message);
+ * - it is not a message of notices only (a retry's, whose failed turn's message must stay).
  * Pure functions, property-tested (test/unit/session/compaction/boundary.test.ts).
  */
 import type { Message } from "../../model/message";
@@ -23,7 +24,9 @@ export function safeBoundaries(messages: readonly Message[], limit: number): num
       // The end only after an answer: a last user message (a failed turn) stays for /retry to re-run.
       if (m === undefined) {
         if (messages[i - 1]?.role === "assistant") out.push(i);
-      } else if (m.role === "user" && m.turn_id !== messages[i - 1]?.turn_id && !hasResults(m)) out.push(i);
+      } else if (m.role === "user" && m.turn_id !== messages[i - 1]?.turn_id && !hasResults(m) && !noticeOnly(m)) {
+        out.push(i);
+      }
     }
     if (m === undefined) break;
     for (const p of m.parts) {
@@ -32,6 +35,14 @@ export function safeBoundaries(messages: readonly Message[], limit: number): num
     }
   }
   return out;
+}
+
+/**
+ * Only service notices: the first message of a retry turn admitted after a tool-set change. Cutting there would
+ * summarise the failed turn's own message, the request the retry re-runs.
+ */
+function noticeOnly(m: Message): boolean {
+  return m.parts.length > 0 && m.parts.every((p) => p.type === "notice");
 }
 
 function hasResults(m: Message): boolean {

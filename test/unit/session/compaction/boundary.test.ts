@@ -155,4 +155,31 @@ describe("compaction boundary (property)", () => {
     expect(safeBoundaries(messages, 2)).toEqual([]);
     expect(chooseBoundary(messages, [1, 1, 1], { limit: 2, keepRecentTurns: 0, maxKeptTokens: 100 })).toBeNull();
   });
+
+  it("a retry's notice-only first message is no boundary: the failed turn's own message stays for the retry", () => {
+    const user = (seq: number, turn: string, parts: Part[]): Message => ({
+      seq,
+      role: "user",
+      origin: "client",
+      turn_id: turn,
+      parts,
+      created_at: "",
+    });
+    const messages: Message[] = [
+      user(1, "t1", [{ type: "text", text: "hi" }]),
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t1",
+        parts: [{ type: "text", text: "yo" }],
+        created_at: "",
+      },
+      // t2 failed before the model answered; t3 retries it, admitted with a tool-set notice and no text.
+      user(3, "t2", [{ type: "text", text: "the question to re-run" }]),
+      user(4, "t3", [{ type: "notice", kind: "tools_changed", text: "<tools_added>x</tools_added>" }]),
+    ];
+    expect(safeBoundaries(messages, 3)).toEqual([2]);
+    expect(chooseBoundary(messages, [1, 1, 1, 1], { limit: 3, keepRecentTurns: 0, maxKeptTokens: 0 })).toBe(2);
+  });
 });
