@@ -141,6 +141,11 @@ function namesLine(tag: string, shown: readonly string[], all: number, hint: str
   return `<${tag}>${[...shown, ...(more ? [`...and ${more} more${hint}`] : [])].join(", ")}</${tag}>`;
 }
 
+/** `<tag>…</tag>` naming the head of `names` that fits `budget` bytes, and "...and N more" for the rest. */
+export function boundedNamesLine(tag: string, names: readonly string[], budget: number): string {
+  return namesLine(tag, listable(names, budget), names.length, "");
+}
+
 /**
  * Notice parts for the next user message: a silent baseline when history has
  * none (new or cleared session), else one announcement of what changed since

@@ -6,7 +6,9 @@
  */
 import type { Message, Part, ToolDeclaration } from "../../model/message";
 import { compactionText } from "../../providers/types";
+import { NOTICE_NAMES_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, write } from "../../storage/sql";
+import { boundedNamesLine } from "../../tools/disclosure";
 import { NATIVE_NOTE } from "./native-view";
 
 /** What a compaction did to the loaded set, stored with its row. */
@@ -139,7 +141,8 @@ export function preambleOf(rec: CompactionRecord): Message {
   if (t.dropped.length) {
     parts.push({
       type: "text",
-      text: `<tools_removed>${t.dropped.join(", ")}</tools_removed>\nThese tools were unloaded to save context. They are still searchable with tool_search and can be called again; a valid call loads them again.`,
+      // Bounded as a tools_changed notice is: this text goes out with every request until the next compaction.
+      text: `${boundedNamesLine("tools_removed", t.dropped, NOTICE_NAMES_BUDGET_BYTES)}\nThese tools were unloaded to save context. They are still searchable with tool_search and can be called again; a valid call loads them again.`,
     });
   }
   if (t.declarations.length) parts.push({ type: "tool_declarations", tools: t.declarations });

@@ -1,0 +1,36 @@
+// The compaction preamble (records.ts preambleOf): what the model reads in place of the summarised history.
+import { describe, expect, it } from "vitest";
+import { type CompactionRecord, preambleOf } from "../../../../src/session/compaction/records";
+import { utf8Bytes } from "../../../../src/storage/fit";
+import { NOTICE_NAMES_BUDGET_BYTES } from "../../../../src/storage/limits";
+
+const record = (dropped: string[]): CompactionRecord => ({
+  id: 1,
+  boundary_seq: 10,
+  summary: "What happened so far.",
+  tokens_before: 9000,
+  tokens_after: 1000,
+  tools: { kept: [], dropped, baseline: null, declarations: [] },
+  native: false,
+  turn_id: null,
+  created_at: "",
+});
+
+const removedLine = (rec: CompactionRecord): string => {
+  const part = preambleOf(rec).parts.find((p) => p.type === "text" && p.text.startsWith("<tools_removed>"));
+  return part?.type === "text" ? part.text : "";
+};
+
+describe("preambleOf", () => {
+  it("names every tool the compaction unloaded when they fit", () => {
+    expect(removedLine(record(["alpha", "beta"]))).toMatch(/^<tools_removed>alpha, beta<\/tools_removed>\n/);
+  });
+
+  it("names as many unloaded tools as the notice budget holds and counts the rest, as every request carries it", () => {
+    const dropped = Array.from({ length: 5000 }, (_, i) => `tool_${String(i).padStart(4, "0")}_${"x".repeat(50)}`);
+    const line = removedLine(record(dropped));
+    expect(utf8Bytes(line)).toBeLessThan(NOTICE_NAMES_BUDGET_BYTES);
+    expect(line).toContain(dropped[0]);
+    expect(line).toMatch(/\.\.\.and \d+ more<\/tools_removed>/);
+  });
+});
