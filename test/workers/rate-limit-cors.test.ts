@@ -146,7 +146,7 @@ describe("CORS per tenant", () => {
     const key = await keyFor(tenant);
     expect(
       (await apiJson(`/v1/tenants/${tenant}/cors`, { method: "PUT", key, json: { allowed_origins: [] } })).status,
-    ).toBe(401);
+    ).toBe(403);
     expect(
       (await apiJson<{ allowed_origins: string[] }>(`/v1/tenants/${tenant}/cors`, { key: ADMIN })).body.allowed_origins,
     ).toHaveLength(2);
