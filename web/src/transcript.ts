@@ -206,8 +206,12 @@ export function fromHistory(
       } else if (p.type === "notice" && p.kind === "tools_changed") {
         const added = (p.added as string[] | undefined) ?? [];
         const removed = (p.removed as string[] | undefined) ?? [];
-        if (added.length) blocks.push({ kind: "notice", text: `Tools added: ${added.join(", ")}` });
-        if (removed.length) blocks.push({ kind: "notice", text: `Tools removed: ${removed.join(", ")}` });
+        const text = typeof p.text === "string" ? p.text : "";
+        if (added.length)
+          blocks.push({ kind: "notice", text: `Tools added: ${namesShown(added, text, "tools_added")}` });
+        if (removed.length) {
+          blocks.push({ kind: "notice", text: `Tools removed: ${namesShown(removed, text, "tools_removed")}` });
+        }
       } else if (p.type === "compaction") {
         blocks.push({ kind: "notice", text: COMPACTION_NOTICE });
       }
@@ -249,6 +253,15 @@ function toolBlock(p: DynamicToolUIPart): ToolBlock {
     return { ...block, state: "approval", approval: { id: p.approval.id, reason: p.approval.requestReason ?? "" } };
   }
   return block;
+}
+
+/**
+ * A notice's listed names, and how many more its text says it left out: a large change lists only the first
+ * names in `added`/`removed`, and its text ends the list with "...and N more".
+ */
+function namesShown(names: readonly string[], text: string, tag: string): string {
+  const more = new RegExp(`<${tag}>[^<]*\\.\\.\\.and (\\d+) more`).exec(text)?.[1];
+  return more ? `${names.join(", ")} and ${more} more` : names.join(", ");
 }
 
 /** How a turn ended, as the stream's `data-turn` part and `last_turn` of GET /v1/sessions/{id} say it. */

@@ -278,6 +278,24 @@ describe("fromHistory", () => {
     ]);
     expect(entries[0]?.blocks).toEqual([{ kind: "notice", text: "Tools added: send_email" }]);
   });
+
+  it("says how many more a change too large to list names, as its text does", () => {
+    const text =
+      "<tools_added>a1, a2, ...and 4998 more (tool_search finds them)</tools_added>\n<tools_removed>r1</tools_removed>";
+    const entries = fromHistory([
+      {
+        seq: 1,
+        role: "user",
+        origin: "system",
+        turn_id: "t1",
+        parts: [{ type: "notice", kind: "tools_changed", text, added: ["a1", "a2"], removed: ["r1"] }],
+      },
+    ]);
+    expect(entries[0]?.blocks).toEqual([
+      { kind: "notice", text: "Tools added: a1, a2 and 4998 more" },
+      { kind: "notice", text: "Tools removed: r1" },
+    ]);
+  });
 });
 
 describe("fromUiMessages", () => {
