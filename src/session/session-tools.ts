@@ -173,13 +173,19 @@ export class SessionTools {
    * Loads `names` (in the caller's transaction). In the plain projection every loaded schema is in tools[],
    * which providers cap (OpenAI Chat Completions: 128 functions): past `PLAIN_TOOLS_MAX` the tools loaded
    * longest ago make room. They are deferred again, so a call or a search loads them back; a session never
-   * reaches a request the provider refuses by loading tools.
+   * reaches a request the provider refuses by loading tools. `keep`: tools earlier calls of the same step loaded,
+   * kept like this call's own (their answers said "loaded" too).
    */
-  load(agent: AgentConfig, names: readonly string[], via: string): { added: string[]; unloaded: string[] } {
+  load(
+    agent: AgentConfig,
+    names: readonly string[],
+    via: string,
+    keep: readonly string[] = [],
+  ): { added: string[]; unloaded: string[] } {
     const added = this.loaded.add(names, via);
     if (added.length === 0) return { added, unloaded: [] };
-    // Every name of this call stays (its answer said so; the built-ins keep it within `loadRoom`).
-    return { added, unloaded: this.#fit(agent, this.registry(agent), names) };
+    // Every name of this step stays (its answers said so; the built-ins keep the step within `loadRoom`).
+    return { added, unloaded: this.#fit(agent, this.registry(agent), [...keep, ...names]) };
   }
 
   /**
@@ -194,7 +200,7 @@ export class SessionTools {
 
   /**
    * The plain projection's tools[] within `loadRoom`. Unloads the tools loaded longest ago first, those of this
-   * very call (`added`) last.
+   * very step (`added`) last.
    */
   #fit(agent: AgentConfig, reg: ToolRegistry, added: readonly string[]): string[] {
     const room = this.loadRoom(agent);

@@ -504,6 +504,41 @@ describe("the plain projection's tools[] at the provider's limit", () => {
     expect((await events(s)).filter((e) => e.type === "tools_unloaded")).toEqual([]);
   });
 
+  it("two select_tools calls of one step load together no more than tools[] has room for, and unload none of each other's", async () => {
+    // As above: room for 18 loaded tools. The two calls ask for 24 between them.
+    const core = Array.from({ length: 105 }, (_, i) => tool(`fixed_${i}`, `Fixed tool ${i}`, false));
+    const s = await setup({ tools: [TOOLS[0], ...core, ...many] }, "openai");
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_step_sel_a", name: "select_tools", input: { names: names.slice(0, 12) } },
+            { id: "call_step_sel_b", name: "select_tools", input: { names: names.slice(12, 24) } },
+          ],
+        },
+      },
+      { reply: { text: "Loaded what fits." } },
+    ]);
+    expect((await send(s, { content: "load twenty-four in two calls" })).body.status).toBe("completed");
+    const parts = (await history(s)).flatMap((m) => m.parts);
+    const answer = (id: string): Record<string, string> => {
+      const result = parts.find((p) => p.type === "tool_result" && p.tool_use_id === id);
+      const blocks = (result?.content ?? []) as Array<{ type: string; text?: string }>;
+      return JSON.parse(blocks[0]?.text ?? "{}");
+    };
+    const full = "not loaded: over the 18 tools tools[] has room for (12 loaded by earlier calls of this step)";
+    expect(answer("call_step_sel_b")).toEqual({
+      ...Object.fromEntries(names.slice(12, 18).map((n) => [n, "loaded"])),
+      ...Object.fromEntries(names.slice(18, 24).map((n) => [n, full])),
+    });
+    expect((await events(s)).filter((e) => e.type === "tools_unloaded")).toEqual([]);
+    const said = [answer("call_step_sel_a"), answer("call_step_sel_b")].flatMap((a) =>
+      Object.keys(a).filter((n) => a[n] === "loaded"),
+    );
+    expect(said).toEqual(names.slice(0, 18));
+    expect(await loadedTools(s)).toEqual(names.slice(0, 18));
+  });
+
   it("an agent change that adds core tools makes room at the next turn, before any request", async () => {
     const s = await loadedMany();
     const core = Array.from({ length: 5 }, (_, i) => tool(`core_extra_${i}`, `Core tool ${i}`, false));

@@ -31,6 +31,14 @@ export async function runTools(
   const registry = tools.registry(agent);
   const loaded = new Set(tools.loaded.list());
   const room = tools.loadRoom(agent);
+  // What this step's calls have loaded: a later built-in call of the step has only the room they left, and no load
+  // of the step unloads them, so no answer of the step says "loaded" for a tool the step then unloads.
+  const stepLoaded = new Set<string>();
+  const loadInStep = (load: string[], via: string) => {
+    const loads = tools.load(agent, load, via, [...stepLoaded]);
+    for (const n of load) stepLoaded.add(n);
+    return loads;
+  };
   const loadedNow = ({ added, unloaded }: { added: string[]; unloaded: string[] }, via: string) => {
     if (added.length) eventLog.record("tools_loaded", ctx.turnId, { names: added, via });
     if (unloaded.length) eventLog.record("tools_unloaded", ctx.turnId, { names: unloaded, reason: "tools_limit" });
@@ -43,9 +51,10 @@ export async function runTools(
     runBuiltin: (call) =>
       runBuiltin(call.name, call.input, {
         registry,
-        loaded,
+        // A tool an earlier call of the step loaded is loaded to this one too: "already available", not loaded twice.
+        loaded: stepLoaded.size ? new Set([...loaded, ...stepLoaded]) : loaded,
         index: () => tools.index(agent),
-        ...(room === undefined ? {} : { room }),
+        ...(room === undefined ? {} : { room, stepLoaded: stepLoaded.size }),
       }),
     lookup: (id) => {
       const found = history.resultValue(id);
@@ -65,7 +74,7 @@ export async function runTools(
       // The result and the loads it announces commit together: no tool is marked loaded without it.
       const loads = ctx.tx(() =>
         history.storeResult(call.id, "resolved", outcome.content, outcome.is_error)
-          ? tools.load(agent, load, call.name)
+          ? loadInStep(load, call.name)
           : null,
       );
       // Already answered (a fallback after a crash that followed the write): the stream has that answer.
@@ -91,7 +100,7 @@ export async function runTools(
     onLoad: (call, load) => {
       if (projectionFor(agent.model) === "anthropic") return;
       loadedNow(
-        ctx.tx(() => tools.load(agent, load, call.name)),
+        ctx.tx(() => loadInStep(load, call.name)),
         call.name,
       );
     },

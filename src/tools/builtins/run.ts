@@ -29,6 +29,11 @@ export interface BuiltinContext {
    * load a tool the same transaction would unload again.
    */
   room?: number;
+  /**
+   * How many deferred tools earlier calls of the same step loaded: this call loads only into the room they left,
+   * so the step's calls together stay within `room` (none of them unloads what another just said it loaded).
+   */
+  stepLoaded?: number;
 }
 
 /** Built-in inputs are fixed schemas: checked by their build-time validators (`http/fixed-schemas.ts`). */
@@ -87,7 +92,7 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
   const full = overRoom(tools, ctx);
   if (full.length) {
     tools = tools.filter((t) => !full.includes(t.name));
-    unsaid.push(`not loaded, over the ${ctx.room} tools tools[] has room for: ${full.join(", ")}`);
+    unsaid.push(`not loaded, ${overRoomText(ctx)}: ${full.join(", ")}`);
   }
   if (tools.length === 0) {
     const hint =
@@ -106,12 +111,24 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
   };
 }
 
-/** The deferred tools among `tools` past the room for loaded tools (BuiltinContext.room), in order. */
+/** What this call can still load: the room less what the step's earlier calls loaded (unset: no limit). */
+function roomLeft(ctx: BuiltinContext): number | undefined {
+  return ctx.room === undefined ? undefined : Math.max(0, ctx.room - (ctx.stepLoaded ?? 0));
+}
+
+/** Why a tool was not loaded: the room, and what of it the step's earlier calls took. */
+function overRoomText(ctx: BuiltinContext): string {
+  const taken = ctx.stepLoaded ? ` (${ctx.stepLoaded} loaded by earlier calls of this step)` : "";
+  return `over the ${ctx.room} tools tools[] has room for${taken}`;
+}
+
+/** The deferred tools among `tools` past the room left for loaded tools (`roomLeft`), in order. */
 function overRoom(tools: readonly RegisteredTool[], ctx: BuiltinContext): string[] {
-  if (ctx.room === undefined) return [];
+  const left = roomLeft(ctx);
+  if (left === undefined) return [];
   return tools
     .filter((t) => t.deferred)
-    .slice(ctx.room)
+    .slice(left)
     .map((t) => t.name);
 }
 
@@ -154,6 +171,7 @@ function toolInfo(input: { name: string; include_schema?: boolean }, ctx: Builti
 function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinOutcome {
   const result: Record<string, string> = {};
   const load: string[] = [];
+  const left = roomLeft(ctx);
   for (const raw of input.names) {
     const name = raw.trim();
     const tool = ctx.registry.get(name) ?? ctx.registry.tools.find((t) => t.name.toLowerCase() === name.toLowerCase());
@@ -161,8 +179,7 @@ function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinO
     // Asked twice in one call (or in two spellings): its first answer stands.
     else if (Object.hasOwn(result, tool.name)) continue;
     else if (!tool.deferred || ctx.loaded.has(tool.name)) result[tool.name] = "already available";
-    else if (ctx.room !== undefined && load.length >= ctx.room)
-      result[tool.name] = `not loaded: over the ${ctx.room} tools tools[] has room for`;
+    else if (left !== undefined && load.length >= left) result[tool.name] = `not loaded: ${overRoomText(ctx)}`;
     else {
       result[tool.name] = "loaded";
       load.push(tool.name);

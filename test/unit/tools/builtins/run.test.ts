@@ -126,4 +126,17 @@ describe("loading within the room tools[] has (BuiltinContext.room)", () => {
     expect(out.load).toEqual(["alpha"]);
     expect(selected(out)).toEqual({ alpha: "loaded", beta: "not loaded: over the 1 tools tools[] has room for" });
   });
+
+  it("loads only into the room earlier calls of the same step left (BuiltinContext.stepLoaded)", () => {
+    const out = runBuiltin(
+      "select_tools",
+      { names: ["alpha", "beta"] },
+      { ...searchContext(), room: 3, stepLoaded: 2 },
+    );
+    expect(out.load).toEqual(["alpha"]);
+    expect(selected(out)).toEqual({
+      alpha: "loaded",
+      beta: "not loaded: over the 3 tools tools[] has room for (2 loaded by earlier calls of this step)",
+    });
+  });
 });
