@@ -57,6 +57,14 @@ export function recordDeclined(
   }
 }
 
+/** Who answers and how: `fromChat`, a useChat body (signatures required, answered ones skipped). */
+export interface AnswerOptions {
+  by: Actor;
+  fromChat?: boolean;
+  onlyTurn?: string | null;
+  outputs?: SuppliedResult[];
+}
+
 /**
  * Answers approvals (checked first: nothing is written unless every answer
  * is valid). Declined calls get their result now; approved ones run when
@@ -70,11 +78,9 @@ export async function answerApprovals(
   agent: AgentConfig,
   answers: ApprovalAnswer[],
   mode: Mode,
-  by: Actor,
-  fromChat = false,
-  onlyTurn?: string | null,
-  outputs: SuppliedResult[] = [],
+  opts: AnswerOptions,
 ): Promise<Result<TurnAnswer>> {
+  const { by, fromChat = false, onlyTurn, outputs = [] } = opts;
   const generation = engine.generation;
   await engine.tools.refresh(agent, engine.env);
   const checked = await checkAnswers(engine.approvals, answers, {

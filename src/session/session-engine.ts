@@ -15,9 +15,8 @@ import { EventLog } from "../observability/events";
 import { log } from "../observability/log";
 import { inSpan } from "../observability/tracing";
 import { nowIso } from "../storage/sql";
-import { answerApprovals, expireApproval, recordDeclined } from "./approval-answers";
+import { type AnswerOptions, answerApprovals, expireApproval, recordDeclined } from "./approval-answers";
 import {
-  type Actor,
   type ApprovalAnswer,
   ApprovalStore,
   declineOpen,
@@ -450,12 +449,9 @@ export class SessionEngine {
     agent: AgentConfig,
     answers: ApprovalAnswer[],
     mode: Mode,
-    by: Actor,
-    fromChat = false,
-    onlyTurn?: string | null,
-    outputs: SuppliedResult[] = [],
+    opts: AnswerOptions,
   ): Promise<Result<TurnAnswer>> {
-    return answerApprovals(this, agent, answers, mode, by, fromChat, onlyTurn, outputs);
+    return answerApprovals(this, agent, answers, mode, opts);
   }
 
   /** Declines an approval whose time ran out (approval-answers.ts). */

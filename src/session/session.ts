@@ -336,7 +336,9 @@ export class Session extends DurableObject<Env> {
   ): Promise<TurnReply> {
     // A run's approvals are those of the turn it waits in: its signature answers nothing else in the session.
     const onlyTurn = run === undefined ? undefined : (this.#runs.store.get(run)?.turn_id ?? null);
-    return this.#turn(agent, (a) => this.#engine.answerApprovals(a, answers, mode, by, fromChat, onlyTurn, outputs));
+    return this.#turn(agent, (a) =>
+      this.#engine.answerApprovals(a, answers, mode, { by, fromChat, onlyTurn, outputs }),
+    );
   }
 
   async retry(agent: AgentArg, mode: Mode): Promise<TurnReply> {
