@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sampleFromSchema } from "../../../mock/sample.ts";
-import { type MockServer, startMock } from "../../../mock/server.ts";
-import { anthropicRequest, openaiRequest, parseSse, postAnthropic, postOpenAI } from "./helpers.ts";
+import { anthropicRequest, mockPerFile, openaiRequest, parseSse, postAnthropic, postOpenAI } from "./helpers.ts";
 
-let mock: MockServer;
-beforeAll(async () => {
-  mock = await startMock({ port: 0 });
-});
-afterAll(async () => {
-  await mock.close();
-});
+const mock = mockPerFile();
 
 const weatherSchema = {
   type: "object",

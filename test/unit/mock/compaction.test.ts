@@ -1,16 +1,9 @@
 // The mock's emulation of Anthropic server-side compaction (`compact_20260112`): it compacts past the trigger,
 // streams the block first, and refuses requests that do not send it back as issued.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type MockServer, startMock } from "../../../mock/server.ts";
-import { anthropicHeaders, parseSse } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { anthropicHeaders, mockPerFile, parseSse } from "./helpers.ts";
 
-let mock: MockServer;
-beforeAll(async () => {
-  mock = await startMock({ port: 0 });
-});
-afterAll(async () => {
-  await mock.close();
-});
+const mock = mockPerFile();
 
 const BETA = "compact-2026-01-12";
 const EDIT = { edits: [{ type: "compact_20260112", trigger: { type: "input_tokens", value: 50_000 } }] };

@@ -1,15 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_RECORDS_PER_MODEL, MockState } from "../../../mock/control.ts";
-import { type MockServer, startMock } from "../../../mock/server.ts";
-import { anthropicRequest, openaiRequest, parseSse, postAnthropic, postOpenAI, script } from "./helpers.ts";
+import { startMock } from "../../../mock/server.ts";
+import {
+  anthropicRequest,
+  mockPerFile,
+  openaiRequest,
+  parseSse,
+  postAnthropic,
+  postOpenAI,
+  script,
+} from "./helpers.ts";
 
-let mock: MockServer;
-beforeAll(async () => {
-  mock = await startMock({ port: 0 });
-});
-afterAll(async () => {
-  await mock.close();
-});
+const mock = mockPerFile();
 
 const getJson = async (path: string) => (await fetch(`${mock.url}${path}`)).json();
 const textOf = (sse: string): string =>

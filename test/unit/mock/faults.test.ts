@@ -1,14 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type MockServer, startMock } from "../../../mock/server.ts";
-import { anthropicRequest, openaiRequest, parseSse, postAnthropic, postOpenAI, readAll, script } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import {
+  anthropicRequest,
+  mockPerFile,
+  openaiRequest,
+  parseSse,
+  postAnthropic,
+  postOpenAI,
+  readAll,
+  script,
+} from "./helpers.ts";
 
-let mock: MockServer;
-beforeAll(async () => {
-  mock = await startMock({ port: 0 });
-});
-afterAll(async () => {
-  await mock.close();
-});
+const mock = mockPerFile();
 
 const RAW = [
   'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n',

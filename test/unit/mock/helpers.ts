@@ -2,6 +2,37 @@
 /** The tests' one event-stream parser (test/helpers/sse.ts): complete events only, as the spec dispatches them. */
 export { parseSse } from "../../helpers/sse.ts";
 
+import { afterAll, beforeAll } from "vitest";
+import { type MockServer, startMock } from "../../../mock/server.ts";
+
+/** A mock model server for this test file: started before its tests, closed after; `url` once started. */
+export function mockPerFile(): { readonly url: string } {
+  let mock: MockServer | undefined;
+  beforeAll(async () => {
+    mock = await startMock({ port: 0 });
+  });
+  afterAll(async () => {
+    await mock?.close();
+  });
+  return {
+    get url() {
+      if (!mock) throw new Error("the mock starts in beforeAll");
+      return mock.url;
+    },
+  };
+}
+
+/** A reply of thinking, text and two tool calls, which the wire-format tests stream byte for byte. */
+export const TWO_CALL_REPLY = {
+  thinking: "Let me check.",
+  text: "Checking both.",
+  tool_calls: [
+    { id: "toolu_01AAAAAAAAAAAAAAAAAAAAAA", name: "get_weather", input: { city: "Paris", days: 3 } },
+    { id: "toolu_01BBBBBBBBBBBBBBBBBBBBBB", name: "get_time", input: { zone: "Europe/Paris", nested: { a: [1, 2] } } },
+  ],
+  usage: { input_tokens: 42, output_tokens: 17 },
+};
+
 export const anthropicHeaders = {
   "content-type": "application/json",
   "x-api-key": "test-key",

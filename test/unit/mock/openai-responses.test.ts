@@ -1,16 +1,9 @@
 // The mock's OpenAI Responses API (`POST /v1/responses`): strict function_call ↔ function_call_output
 // pairing, and server-side compaction past `compact_threshold` that must come back verbatim.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type MockServer, startMock } from "../../../mock/server.ts";
-import { openaiHeaders, parseSse } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { mockPerFile, openaiHeaders, parseSse } from "./helpers.ts";
 
-let mock: MockServer;
-beforeAll(async () => {
-  mock = await startMock({ port: 0 });
-});
-afterAll(async () => {
-  await mock.close();
-});
+const mock = mockPerFile();
 
 const CM = [{ type: "compaction", compact_threshold: 2000 }];
 /** ~3,000 tokens of user text (4 characters each). */

@@ -1,24 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type MockServer, startMock } from "../../../mock/server.ts";
-import { openaiRequest, parseSse, postOpenAI, script } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { mockPerFile, openaiRequest, parseSse, postOpenAI, script, TWO_CALL_REPLY } from "./helpers.ts";
 
-let mock: MockServer;
-beforeAll(async () => {
-  mock = await startMock({ port: 0 });
-});
-afterAll(async () => {
-  await mock.close();
-});
+const mock = mockPerFile();
 
-const reply = {
-  thinking: "Let me check.",
-  text: "Checking both.",
-  tool_calls: [
-    { id: "toolu_01AAAAAAAAAAAAAAAAAAAAAA", name: "get_weather", input: { city: "Paris", days: 3 } },
-    { id: "toolu_01BBBBBBBBBBBBBBBBBBBBBB", name: "get_time", input: { zone: "Europe/Paris", nested: { a: [1, 2] } } },
-  ],
-  usage: { input_tokens: 42, output_tokens: 17 },
-};
+const reply = TWO_CALL_REPLY;
 
 describe("OpenAI streaming", () => {
   it("streams chunks of the real shape, usage, then [DONE]", async () => {
