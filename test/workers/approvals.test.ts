@@ -901,6 +901,15 @@ describe("approving through POST /chat beside a client call of the same step", (
     return { s, charge, open, ask, chat };
   }
 
+  /** The body resumed the turn: its stream carries the answer, the charge ran once and the turn completed whole. */
+  async function expectResumedOnce(s: Setup, charge: string, res: Response): Promise<void> {
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('"type":"text-delta"');
+    expect(await deliveries(charge)).toHaveLength(1);
+    expect((await sessionState(s)).last_turn.status).toBe("completed");
+    expect(pairingProblems(await history(s))).toEqual([]);
+  }
+
   it("approved first, the client output sent later (repeating the approval) resumes the turn", async () => {
     const { s, charge, open, ask, chat } = await chargeBesideAsk("cc");
     // useChat sends the approval as soon as it is given, the client call still open: nothing to resume yet.
@@ -908,22 +917,20 @@ describe("approving through POST /chat beside a client call of the same step", (
     expect(first.status).toBe(200);
     expect((await sessionState(s)).last_turn.status).toBe("awaiting_tool_results");
     // Then the client's output, in the same message, the answered approval repeated beside it.
-    const second = await chat([approvedPart(open), ask("output-available", { output: "the visa" })]);
-    expect(second.status).toBe(200);
-    expect(await second.text()).toContain('"type":"text-delta"');
-    expect(await deliveries(charge)).toHaveLength(1);
-    expect((await sessionState(s)).last_turn.status).toBe("completed");
-    expect(pairingProblems(await history(s))).toEqual([]);
+    await expectResumedOnce(
+      s,
+      charge,
+      await chat([approvedPart(open), ask("output-available", { output: "the visa" })]),
+    );
   });
 
   it("the approval and the client output in one body resume the turn", async () => {
     const { s, charge, open, ask, chat } = await chargeBesideAsk("one");
-    const res = await chat([approvedPart(open), ask("output-available", { output: "the visa" })]);
-    expect(res.status).toBe(200);
-    expect(await res.text()).toContain('"type":"text-delta"');
-    expect(await deliveries(charge)).toHaveLength(1);
-    expect((await sessionState(s)).last_turn.status).toBe("completed");
-    expect(pairingProblems(await history(s))).toEqual([]);
+    await expectResumedOnce(
+      s,
+      charge,
+      await chat([approvedPart(open), ask("output-available", { output: "the visa" })]),
+    );
   });
 
   it("the approval beside two outputs for one client call is 400, and neither is written", async () => {
