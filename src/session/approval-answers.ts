@@ -16,6 +16,7 @@ import { deleted } from "./deleted";
 import type { HistoryStore, SuppliedResult } from "./history/store";
 import type { Mode, TurnAnswer } from "./rpc-types";
 import type { SessionTools } from "./session-tools";
+import { checkSupplied, pendingResults } from "./turn/answers";
 import type { TurnRow, TurnStore } from "./turn/turn-store";
 
 /** What answering needs of the engine (the engine itself; an interface, so this file does not import it). */
@@ -30,8 +31,6 @@ export interface AnsweringEngine {
   /** The delete tombstone (session-engine.ts): work that awaited I/O writes nothing once it moved. */
   readonly generation: number;
   stale(generation: number): boolean;
-  pendingOf(supplied: SuppliedResult[]): SuppliedResult[];
-  checkResults(results: SuppliedResult[], turnId: string | null): Result<object>;
   resumeIfReady(agent: AgentConfig, before: TurnRow | null, mode: Mode, since: number): Promise<Result<TurnAnswer>>;
 }
 
@@ -95,8 +94,8 @@ export async function answerApprovals(
   // The outputs are checked before anything is written, so a refused one leaves the approvals unanswered (a turn
   // resumed by them would run its tools for a refused request). Those no longer pending are no news: useChat
   // repeats every output of the message, a server tool's of an earlier step too.
-  const results = engine.pendingOf(outputs);
-  const usable = engine.checkResults(results, latest?.id ?? null);
+  const results = pendingResults(engine.history, outputs);
+  const usable = checkSupplied(engine, results, latest?.id ?? null);
   if (!usable.ok) return usable;
   const since = engine.history.nextSeq();
   let decided: typeof checked.decide;

@@ -16,14 +16,7 @@ import { log } from "../observability/log";
 import { inSpan } from "../observability/tracing";
 import { nowIso } from "../storage/sql";
 import { type AnswerOptions, answerApprovals, expireApproval, recordDeclined } from "./approval-answers";
-import {
-  type ApprovalAnswer,
-  ApprovalStore,
-  declineOpen,
-  MOVED_ON,
-  openView,
-  refuseResultsForApprovals,
-} from "./approvals";
+import { type ApprovalAnswer, ApprovalStore, declineOpen, MOVED_ON, openView } from "./approvals";
 import { type CompactionInfo, Compactor } from "./compaction/compactor";
 import { deleted } from "./deleted";
 import { HistoryStore, type SuppliedResult } from "./history/store";
@@ -33,7 +26,7 @@ import type { Mode, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { SessionTools } from "./session-tools";
 import { dropCaches, sessionTx } from "./session-tx";
 import { StreamLog } from "./stream/log";
-import { checkSupplied, turnResult } from "./turn/answers";
+import { checkSupplied, pendingResults, turnResult } from "./turn/answers";
 import { TurnRunner } from "./turn/runner";
 import { type TurnRow, TurnStore } from "./turn/turn-store";
 
@@ -165,7 +158,7 @@ export class SessionEngine {
     }
     const latest = this.turns.latest();
     if (latest?.status === "running") return failure("turn_in_progress", "a turn is already running in this session");
-    const checked = this.checkResults(input.tool_results, latest?.id ?? null);
+    const checked = checkSupplied(this, input.tool_results, latest?.id ?? null);
     if (!checked.ok) return checked;
     const supplied = new Map(input.tool_results.map((r) => [r.tool_use_id, r]));
     // Should admission write no message, the JSON answer reads from after the newest stored one, not every
@@ -413,35 +406,15 @@ export class SessionEngine {
     await this.tools.refresh(agent, this.env);
     if (this.stale(generation)) return deleted();
     const latest = this.turns.latest();
-    const results = onlyPending ? this.pendingOf(supplied) : supplied;
+    const results = onlyPending ? pendingResults(this.history, supplied) : supplied;
     if (results.length === 0) return failure("late_result", "none of the supplied results answers a pending tool call");
-    const checked = this.checkResults(results, latest?.id ?? null);
+    const checked = checkSupplied(this, results, latest?.id ?? null);
     if (!checked.ok) return checked;
     const since = this.history.nextSeq();
     this.tx(() => {
       for (const r of results) this.history.storeResult(r.tool_use_id, "resolved", r.content, r.is_error);
     });
     return this.resumeIfReady(agent, latest, mode, since);
-  }
-
-  /** Of a useChat body's tool outputs (it repeats every output of the conversation), the still-pending, new ones. */
-  pendingOf(supplied: SuppliedResult[]): SuppliedResult[] {
-    return supplied.filter((r) => {
-      const call = this.history.call(r.tool_use_id);
-      return call?.state === "pending" && call.answered_seq === null;
-    });
-  }
-
-  /** Refuses client-supplied results before anything is written (none is written unless all may be). */
-  checkResults(results: SuppliedResult[], turnId: string | null): Result<object> {
-    // A call still waiting on its approval is a server call too: say why it takes no result (approval_required)
-    // first. One that already has its result is refused below like any other server call (not_client_tool).
-    const gated = refuseResultsForApprovals(
-      this.approvals,
-      results.map((r) => r.tool_use_id).filter((id) => this.history.call(id)?.answered_seq === null),
-    );
-    if (!gated.ok) return gated;
-    return checkSupplied(this.history, this.eventLog, results, turnId);
   }
 
   /** Answers approvals, with a useChat body's tool outputs beside them (approval-answers.ts). */

@@ -1,29 +1,45 @@
 /**
- * Client tool results and turn answers: `checkSupplied` refuses client-supplied tool results before anything
- * is written, `turnResult` builds a turn's JSON answer from its row and the messages it wrote, and
+ * Client tool results and turn answers: `pendingResults` picks a useChat body's new outputs, `checkSupplied`
+ * refuses client-supplied tool results before anything is written, `turnResult` builds a turn's JSON answer from its row and the messages it wrote, and
  * `awaitingClient` lists the open calls a client is to answer. None writes history (`checkSupplied` only
  * records an event when it refuses).
  */
 import type { Result } from "../../model/errors";
 import { failure } from "../../model/errors";
 import type { EventLog } from "../../observability/events";
-import type { ApprovalStore } from "../approvals";
+import { type ApprovalStore, refuseResultsForApprovals } from "../approvals";
 import type { HistoryStore, SuppliedResult } from "../history/store";
 import type { TurnResult } from "../rpc-types";
 import type { TurnRow, TurnStore } from "./turn-store";
 
+/** Of a useChat body's tool outputs (it repeats every output of the conversation), the still-pending, new ones. */
+export function pendingResults(history: HistoryStore, supplied: SuppliedResult[]): SuppliedResult[] {
+  return supplied.filter((r) => {
+    const call = history.call(r.tool_use_id);
+    return call?.state === "pending" && call.answered_seq === null;
+  });
+}
+
 /**
  * Validates tool results supplied by a client before anything is written:
+ * a call waiting on (or granted, not yet run) an approval → 409 approval_required,
  * duplicates → 400, unknown ids → 404, a call the server executes (http, MCP,
  * built-in) → 409 not_client_tool, calls already answered or repaired →
  * 409 late_result (both recorded as an event; history stays as it is).
  */
 export function checkSupplied(
-  history: HistoryStore,
-  eventLog: EventLog,
+  stores: { history: HistoryStore; approvals: ApprovalStore; eventLog: EventLog },
   results: SuppliedResult[],
   turnId: string | null,
 ): Result<object> {
+  const { history, approvals, eventLog } = stores;
+  // A call still waiting on its approval is a server call too: say why it takes no result (approval_required)
+  // first. One that already has its result is refused below like any other server call (not_client_tool).
+  const gated = refuseResultsForApprovals(
+    approvals,
+    results.map((r) => r.tool_use_id).filter((id) => history.call(id)?.answered_seq === null),
+  );
+  if (!gated.ok) return gated;
   const seen = new Set<string>();
   for (const r of results) {
     if (seen.has(r.tool_use_id)) return failure("invalid_request", `duplicate result for ${r.tool_use_id}`);
