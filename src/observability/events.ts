@@ -3,7 +3,7 @@
  * its data cut to fit, plus one structured log line (which `hold` defers, never drops); `sweep` keeps the newest
  * MAX_EVENTS. Secrets never go in event data.
  */
-import { fairShares, fitJson, jsonBytes } from "../storage/fit";
+import { fairShares, fitJson, headWithin, jsonBytes } from "../storage/fit";
 import { EVENT_BUDGET_BYTES } from "../storage/limits";
 import { all, nowIso, one, write } from "../storage/sql";
 import { log } from "./log";
@@ -51,14 +51,6 @@ export interface SessionEvent {
   data: unknown;
 }
 
-/** The head of `items` whose JSON (with a comma each) fits `budget` bytes. */
-function headItems(items: readonly unknown[], budget: number): unknown[] {
-  let used = 0;
-  let i = 0;
-  for (; i < items.length && used + jsonBytes(items[i]) + 1 <= budget; i++) used += jsonBytes(items[i]) + 1;
-  return items.slice(0, i);
-}
-
 /**
  * Event data that fits `budget` with its top-level keys kept. A top-level array over its share (thousands of tool
  * names or call ids) keeps its first items and `<key>_omitted` says how many were dropped: its many short strings
@@ -83,7 +75,8 @@ export function fitEventData(data: Record<string, unknown>, budget: number): Rec
   const caps = fairShares(sizes, budget - jsonBytes(shell));
   arrays.forEach(([key, items], i) => {
     if ((sizes[i] as number) <= (caps[i] as number)) return;
-    const kept = headItems(items, caps[i] as number);
+    // Each item costs its JSON and a comma.
+    const kept = headWithin(items, caps[i] as number, (item) => jsonBytes(item) + 1);
     trimmed[key] = kept;
     trimmed[`${key}_omitted`] = items.length - kept.length;
   });

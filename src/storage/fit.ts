@@ -32,6 +32,18 @@ export function headChars(s: string, max: number): string {
   return s.slice(0, Math.max(0, end));
 }
 
+/** The longest head of `items` whose costs add up to at most `budget`. */
+export function headWithin<T>(items: readonly T[], budget: number, cost: (item: T) => number): T[] {
+  let used = 0;
+  let i = 0;
+  for (; i < items.length; i++) {
+    const c = cost(items[i] as T);
+    if (used + c > budget) break;
+    used += c;
+  }
+  return items.slice(0, i);
+}
+
 /** Bytes of the value's JSON encoding. */
 export function jsonBytes(value: unknown): number {
   return utf8Bytes(JSON.stringify(value) ?? "");

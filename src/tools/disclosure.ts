@@ -5,7 +5,7 @@
  */
 import type { Message, NoticePart, ToolDeclaration } from "../model/message";
 import type { ModelConfig } from "../providers/types";
-import { headChars, utf8Bytes } from "../storage/fit";
+import { headChars, headWithin, utf8Bytes } from "../storage/fit";
 import { NOTICE_NAMES_BUDGET_BYTES } from "../storage/limits";
 import { declaration, type ToolRegistry } from "./registry";
 import type { RegisteredTool } from "./types";
@@ -130,10 +130,7 @@ function namesCost(names: readonly string[]): number {
 
 /** The head of `names` that fits `budget` bytes (nameCost each). */
 function listable(names: readonly string[], budget: number): string[] {
-  let used = 0;
-  let i = 0;
-  for (; i < names.length && used + nameCost(names[i] as string) <= budget; i++) used += nameCost(names[i] as string);
-  return names.slice(0, i);
+  return headWithin(names, budget, nameCost);
 }
 
 function namesLine(tag: string, shown: readonly string[], all: number, hint: string): string {

@@ -1,7 +1,16 @@
 // Fitting values under byte budgets (src/storage/fit.ts): cut texts keep a marker with the original
 // size, splits are lossless, fair shares leave small items whole.
 import { describe, expect, it } from "vitest";
-import { cutText, fairShares, fitJson, headChars, jsonBytes, splitText, utf8Bytes } from "../../../src/storage/fit";
+import {
+  cutText,
+  fairShares,
+  fitJson,
+  headChars,
+  headWithin,
+  jsonBytes,
+  splitText,
+  utf8Bytes,
+} from "../../../src/storage/fit";
 
 describe("cutText", () => {
   it("cuts multi-byte text under the budget of its JSON encoding, never splitting a character", () => {
@@ -65,5 +74,12 @@ describe("fitJson", () => {
     const out = fitJson(value, 100_000);
     expect(jsonBytes(out)).toBeLessThanOrEqual(100_000);
     expect(String(out)).toMatch(/\[truncated: original \d+ bytes\]$/);
+  });
+});
+
+describe("headWithin", () => {
+  it("keeps the longest head whose costs fit the budget, stopping at the first that does not", () => {
+    expect(headWithin(["aa", "b", "cccc", "d"], 3, (s) => s.length)).toEqual(["aa", "b"]);
+    expect(headWithin(["aaaa"], 3, (s) => s.length)).toEqual([]);
   });
 });
