@@ -59,7 +59,19 @@ export function statusOf(code: string): ContentfulStatusCode {
   return STATUS[code] ?? 409;
 }
 
+/**
+ * Retry-After (seconds) of a code that asks the caller to come back later. A full run queue drains as the session's
+ * turns end, which no one can time; a minute is what the rate limiter's binding asks too.
+ */
+const RETRY_AFTER_S: Readonly<Record<string, number>> = { run_queue_full: 60 };
+
 /** An ErrorInfo (a failed Result from below) as the ApiError that renders it. */
 export function apiError(info: ErrorInfo): ApiError {
-  return new ApiError(statusOf(info.code), info.code, info.message);
+  const wait = RETRY_AFTER_S[info.code];
+  return new ApiError(
+    statusOf(info.code),
+    info.code,
+    info.message,
+    wait === undefined ? {} : { "retry-after": String(wait) },
+  );
 }

@@ -17,6 +17,8 @@ const jsonOf = (schema: Json, description: string) => ({
   content: { "application/json": { schema } },
 });
 const errorResponse = { $ref: "#/components/responses/Error" };
+/** A 429: `rate_limited` (or a run's `run_queue_full`), with the seconds to wait. */
+const rateLimitedResponse = { $ref: "#/components/responses/RateLimited" };
 const body = (name: string, description?: string) => ({
   required: true,
   ...(description ? { description } : {}),
@@ -131,7 +133,7 @@ function op(operationId: string, summary: string, responses: Json, extra: Json =
       "401": errorResponse,
       "403": errorResponse,
       "404": errorResponse,
-      "429": errorResponse,
+      "429": rateLimitedResponse,
       // Every body is read under a byte cap (validate.ts readBody): over it → 413 payload_too_large.
       ...(extra.requestBody ? { "413": errorResponse } : {}),
     },
@@ -162,7 +164,21 @@ export const OPENAPI = {
           "(at most 5 minutes off).",
       },
     },
-    responses: { Error: jsonOf(ref("Error"), "An error: a stable `code` and a human-readable `message`") },
+    responses: {
+      Error: jsonOf(ref("Error"), "An error: a stable `code` and a human-readable `message`"),
+      RateLimited: {
+        ...jsonOf(
+          ref("Error"),
+          "Over a rate limit (`rate_limited`), or a run's session queue is full (`run_queue_full`)",
+        ),
+        headers: {
+          "Retry-After": {
+            description: "Seconds to wait before trying again.",
+            schema: { type: "integer", minimum: 0 },
+          },
+        },
+      },
+    },
     schemas: {
       // Request bodies: the objects the routes validate with.
       CreateKeyBody: bodies.createKeyBody,

@@ -1,6 +1,6 @@
 /**
  * The client side of one MCP server: `McpConnection` wraps an SDK `Client` over Streamable HTTP with redirects
- * refused and an eval-free output-schema validator (workerd refuses Ajv's generated code). It lists tools
+ * to other hosts refused and an eval-free output-schema validator (workerd refuses Ajv's generated code). It lists tools
  * (bounded in pages and count) and calls them, reading results leniently and checking them against the tool's
  * output schema itself; a call is re-sent only when the server dropped the MCP session.
  */
@@ -130,7 +130,9 @@ function requestId(body: unknown): unknown {
 }
 
 /**
- * The transport's fetch. Redirects are refused: following one could lead past the outbound URL policy. An
+ * The transport's fetch. It follows no redirect itself: one to another host could lead past the outbound URL
+ * policy. The SDK wraps it and follows a redirect within the server's origin only (same host and port, or its
+ * https form; `fetchWithinOrigin`), where the policy's verdict cannot differ. An
  * answer to a request (POST: tools/list, tools/call) is read up to MAX_MCP_RESPONSE_BYTES (`capped`), so a faulty
  * or hostile server cannot fill the object's memory; the notification stream (GET) is long-lived and not capped.
  */

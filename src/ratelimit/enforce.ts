@@ -48,20 +48,25 @@ function limited(retryAfterS: number, subject: string): ApiError {
 export async function enforceRateLimit(env: WorkerEnv, subject: string, override: number | null): Promise<void> {
   const mechanism = mechanismFor(env, override);
   if (mechanism.kind === "none") return;
-  if (mechanism.kind === "binding") {
-    const outcome = await env.RATE_LIMIT?.limit({ key: subject });
-    // The binding does not say when its window ends; its period is 60 s, so that is the safe wait.
-    if (outcome && !outcome.success) throw limited(60, subject);
-    return;
-  }
-  const stub = env.RATE_LIMITER.getByName(subject) as unknown as { take(perMin: number): Promise<TakeResult> };
-  let result: TakeResult;
+  let retryAfterS: number | null;
   try {
-    result = await stub.take(mechanism.perMin);
+    retryAfterS = await take(env, mechanism, subject);
   } catch (e) {
-    // A limiter that cannot answer must not take the API down with it: fail open, loudly.
+    // A limiter that cannot answer (the binding or the object) must not take the API down with it: fail open, loudly.
     log("error", "rate_limiter_unavailable", { subject, error: String(e) });
     return;
   }
-  if (!result.ok) throw limited(result.retry_after_s, subject);
+  if (retryAfterS !== null) throw limited(retryAfterS, subject);
+}
+
+/** Counts one request; the wait in seconds when it is over its limit, null when it may go on. */
+async function take(env: WorkerEnv, mechanism: Exclude<Mechanism, { kind: "none" }>, subject: string) {
+  if (mechanism.kind === "binding") {
+    const outcome = await env.RATE_LIMIT?.limit({ key: subject });
+    // The binding does not say when its window ends; its period is 60 s, so that is the safe wait.
+    return outcome && !outcome.success ? 60 : null;
+  }
+  const stub = env.RATE_LIMITER.getByName(subject) as unknown as { take(perMin: number): Promise<TakeResult> };
+  const result = await stub.take(mechanism.perMin);
+  return result.ok ? null : result.retry_after_s;
 }

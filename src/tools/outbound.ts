@@ -3,7 +3,8 @@
  * talks https to public hosts; local development (SWITCHBOARD_ALLOW_PRIVATE_URLS)
  * may use loopback and private addresses. Callers never follow redirects
  * (`redirect: "manual"`; a 3xx is an error result): a redirect target was not
- * checked by this policy.
+ * checked by this policy. The one exception is the MCP SDK's own following of a
+ * redirect within the server's origin (mcp/connection.ts): same host, same verdict.
  */
 
 const MAX_URL_CHARS = 4096;
@@ -17,7 +18,7 @@ const PRIVATE_SUFFIXES = [".localhost", ".local", ".internal", ".localdomain", "
  * short IPv4 forms (`2130706433`, `0x7f.1`, `0177.0.0.1`, `127.1`) are already
  * dotted quads, IPv6 is compressed lower-case hex (`::ffff:127.0.0.1` becomes
  * `::ffff:7f00:1`), full-width and percent-encoded digits are decoded, and a
- * trailing dot is dropped from IPv4 (kept on names, so it is stripped here).
+ * trailing dot is dropped from IPv4 (kept on names, so every trailing dot is stripped here).
  *
  * Names are not resolved (Workers has no DNS API): a public name pointing at
  * a private address is not caught here. On Cloudflare, Workers' fetch leaves
@@ -36,7 +37,7 @@ export function checkOutboundUrl(raw: string, allowPrivate: boolean): string | n
   if (allowPrivate)
     return url.protocol === "https:" || url.protocol === "http:" ? null : "only http(s) URLs are allowed";
   if (url.protocol !== "https:") return "only https URLs are allowed";
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  const host = url.hostname.toLowerCase().replace(/\.+$/, "");
   if (host.startsWith("[")) return ipv6Problem(host.slice(1, -1));
   if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) return isSpecialIpv4(host.split(".").map(Number)) ? PRIVATE_IP : null;
   if (host === "localhost" || PRIVATE_SUFFIXES.some((s) => host.endsWith(s))) return "private or loopback host";

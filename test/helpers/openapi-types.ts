@@ -1116,6 +1116,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Over a rate limit (`rate_limited`), or a run's session queue is full (`run_queue_full`) */
+        RateLimited: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -1169,7 +1180,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     createKey: {
@@ -1199,7 +1210,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     revokeKey: {
@@ -1227,7 +1238,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     listAgents: {
@@ -1252,7 +1263,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     getAgent: {
@@ -1280,7 +1291,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     putAgent: {
@@ -1331,7 +1342,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     deleteAgent: {
@@ -1359,7 +1370,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     startRun: {
@@ -1399,7 +1410,7 @@ export interface operations {
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
             422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     getRun: {
@@ -1428,7 +1439,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     answerRunApprovals: {
@@ -1466,7 +1477,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     listSessions: {
@@ -1496,7 +1507,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     createSession: {
@@ -1527,7 +1538,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     getSession: {
@@ -1555,7 +1566,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     deleteSession: {
@@ -1583,7 +1594,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     listMessages: {
@@ -1616,7 +1627,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     sendMessage: {
@@ -1673,7 +1684,7 @@ export interface operations {
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
             422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     submitToolResults: {
@@ -1712,7 +1723,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     answerToolApprovals: {
@@ -1751,7 +1762,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     chat: {
@@ -1791,7 +1802,7 @@ export interface operations {
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
             422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     openStream: {
@@ -1836,7 +1847,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     resumeChatStream: {
@@ -1883,7 +1894,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     retryTurn: {
@@ -1931,7 +1942,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     cancelTurn: {
@@ -1960,7 +1971,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     compactSession: {
@@ -1989,7 +2000,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     clearSession: {
@@ -2018,7 +2029,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     listEvents: {
@@ -2051,7 +2062,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     mintToken: {
@@ -2084,7 +2095,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
             503: components["responses"]["Error"];
         };
     };
@@ -2113,7 +2124,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     putCors: {
@@ -2146,7 +2157,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
 }

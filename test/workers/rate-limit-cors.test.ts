@@ -99,6 +99,13 @@ describe("rate limits", () => {
     expect(allowed).toBe(600);
   });
 
+  it("a rate-limit binding that throws fails open: the request is served", async () => {
+    const key = await keyFor(uid("rl-down"));
+    const down = { limit: async () => Promise.reject(new Error("binding down")) };
+    const res = await withEnv({ RATE_LIMIT: down }, "/v1/sessions", { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+  });
+
   it("refuses a bad rate_limit_per_min", async () => {
     for (const v of [-1, 1.5, "10"]) {
       const res = await apiJson("/v1/keys", {

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { statusOf } from "../../../src/http/errors";
+import { apiError, statusOf } from "../../../src/http/errors";
 
 const root = new URL("../../../", import.meta.url).pathname;
 
@@ -44,5 +44,16 @@ describe("docs/API.md's Errors table", () => {
   it("lists no code that nothing answers", () => {
     const codes = answered();
     expect([...documented()].filter((e) => !codes.has(e)).sort()).toEqual([]);
+  });
+});
+
+describe("apiError", () => {
+  it("asks a caller refused for a full run queue to come back after a minute (Retry-After)", () => {
+    const err = apiError({ code: "run_queue_full", message: "full" });
+    expect([err.status, err.headers["retry-after"]]).toEqual([429, "60"]);
+  });
+
+  it("sets no Retry-After on a refusal that waiting does not change", () => {
+    expect(apiError({ code: "late_result", message: "late" }).headers).toEqual({});
   });
 });

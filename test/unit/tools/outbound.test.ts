@@ -82,6 +82,9 @@ describe("outbound URL policy (production)", () => {
     // names
     "https://localhost/",
     "https://LOCALHOST./",
+    "https://localhost../",
+    "https://foo.localhost../",
+    "https://intranet../",
     "https://ｌｏｃａｌｈｏｓｔ/",
     "https://api.localhost/",
     "https://printer.local/",
