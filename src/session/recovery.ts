@@ -2,15 +2,17 @@
  * Ending turns that no runner drives any more: `recoverInterruptedTurns` (run by the session object at every
  * wake-up, before any request; never throws) and `endStuckTurn`, also used by the engine for a runner that could
  * not write its own end. Open calls get synthetic results in the transaction that ends the turn, and the turn's
- * stream is closed with its outcome.
+ * stream is closed with its outcome (`endStream`, which the engine also uses for a paused turn it cancels).
  */
 import type { ErrorInfo } from "../model/errors";
+import type { TurnStatus } from "../model/turn";
 import type { EventLog } from "../observability/events";
 import { log } from "../observability/log";
 import { recordDeclined } from "./approval-answers";
 import type { ApprovalStore } from "./approvals";
 import type { HistoryStore } from "./history/store";
 import type { StreamLog } from "./stream/log";
+import type { UiFinishReason } from "./stream/turn-events";
 import { TurnOutput } from "./turn/turn-output";
 import type { TurnRow, TurnStore } from "./turn/turn-store";
 
@@ -79,7 +81,12 @@ export function endStuckTurn(
   if (synthesized.length > 0) {
     engine.eventLog.record("tool_result_synthesized", turnId, { tool_use_ids: synthesized, reason });
   }
-  endStream(engine, turnId, error, status, { declined, synthesized, reason });
+  endStream(
+    engine.streamLog,
+    turnId,
+    { declined, synthesized, reason },
+    { status, reason: "error", finish: "error", error },
+  );
 }
 
 function salvageTurn(engine: RecoveryDeps, turn: TurnRow, cause: unknown): void {
@@ -111,23 +118,30 @@ function salvageTurn(engine: RecoveryDeps, turn: TurnRow, cause: unknown): void 
   attempt(() =>
     engine.eventLog.record("recovery_failed", turn.id, { error: why, status, synthesized_tool_use_ids: synthesized }),
   );
-  attempt(() => endStream(engine, turn.id, error, status, { declined, synthesized, reason: REASON }));
+  attempt(() =>
+    endStream(
+      engine.streamLog,
+      turn.id,
+      { declined, synthesized, reason: REASON },
+      { status, reason: "error", finish: "error", error },
+    ),
+  );
 }
 
 /**
- * Clients that resume this turn's stream see how it ended: first the calls it closed (declined approvals, the
- * synthetic results), as a runner's cancel or failure streams them, then its end.
+ * Clients that resume the stream of a turn no runner drives see how it ended: first the calls it closed (declined
+ * approvals, the synthetic results), as a runner's cancel or failure streams them, then its end. Recovery ends
+ * interrupted turns with it, the engine a paused turn it cancels.
  */
-function endStream(
-  engine: RecoveryDeps,
+export function endStream(
+  streamLog: StreamLog,
   turnId: string,
-  error: { code: string; message: string },
-  status: "interrupted" | "failed",
   closed: { declined: ReadonlyArray<{ call_id: string }>; synthesized: readonly string[]; reason: string },
+  end: { status: TurnStatus; reason: string; finish: UiFinishReason; error: ErrorInfo | null },
 ): void {
-  const out = new TurnOutput(engine.streamLog, turnId);
+  const out = new TurnOutput(streamLog, turnId);
   out.closedCalls(closed.declined, closed.synthesized, closed.reason);
-  out.end(turnId, status, "error", "error", error);
+  out.end(turnId, end.status, end.reason, end.finish, end.error);
   out.close();
 }
 

@@ -21,7 +21,7 @@ import { type CompactionInfo, Compactor } from "./compaction/compactor";
 import { deleted } from "./deleted";
 import { HistoryStore, type SuppliedResult } from "./history/store";
 import { oversized } from "./oversized";
-import { endStuckTurn } from "./recovery";
+import { endStream, endStuckTurn } from "./recovery";
 import type { Mode, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { SessionTools } from "./session-tools";
 import { dropCaches, sessionTx } from "./session-tx";
@@ -512,6 +512,10 @@ export class SessionEngine {
       if (synthesized.length)
         this.eventLog.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
       this.eventLog.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });
+      // The paused turn's stream ends as a running turn's cancel ends it (the calls closed, then abort and
+      // finish), so a client resuming it does not see the turn still waiting.
+      const end = { status: "cancelled", reason: "cancelled", finish: "other", error: null } as const;
+      endStream(this.streamLog, latest.id, { declined, synthesized, reason }, end);
       // A run whose turn this was concludes now; a run that waited behind the paused turn may start.
       this.hooks.settled(latest.id, "cancelled");
       this.hooks.arm();

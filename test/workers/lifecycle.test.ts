@@ -15,6 +15,7 @@ import {
   script,
   send,
   setup,
+  sseFrames,
   uiChunks,
 } from "./helpers";
 
@@ -109,6 +110,28 @@ describe("cancel", () => {
     const next = await send(s, { content: "new question" });
     expect(next.body.status).toBe("completed");
     expect((await mockRequests(s.model)).filter((r) => r.rejected)).toEqual([]);
+  });
+
+  it("of a turn paused for a client result: ends the turn's stream as cancelled, its call closed", async () => {
+    const s = await setup({ tools: [toolA] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_cancel_paused", name: "slow_lookup", input: { q: "a" } }] } },
+    ]);
+    const paused = await sseFrames(
+      await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "look" } }),
+    );
+    const seen = paused[paused.length - 1]?.id as number;
+    expect((await apiJson(`/v1/sessions/${s.session}/cancel`, { method: "POST", key: s.key })).status).toBe(200);
+    // A client that read the paused stream and resumes from there learns how the turn ended.
+    const resumed = await api(`/v1/sessions/${s.session}/stream`, {
+      key: s.key,
+      headers: { "last-event-id": String(seen) },
+    });
+    expect(resumed.status).toBe(200);
+    const chunks = await uiChunks<{ type: string; toolCallId?: string; data?: { status?: string } }>(resumed);
+    expect(chunks.find((c) => c.type === "data-turn")?.data?.status).toBe("cancelled");
+    expect(chunks.find((c) => c.type === "tool-output-error")?.toolCallId).toBe("toolu_cancel_paused");
+    expect(chunks.slice(-2).map((c) => c.type)).toEqual(["abort", "finish"]);
   });
 
   it("answers 409 when nothing is running", async () => {
