@@ -35,6 +35,14 @@ export const USER_PARTS_BUDGET_BYTES = 1_000_000;
  */
 export const NOTICE_NAMES_BUDGET_BYTES = 32 * 1024;
 
+/**
+ * A compaction summary (JSON-encoded). Our own is stored in its record's row beside the tool snapshot (whose kept
+ * declarations fit what it leaves): a longer one is cut. A provider's compaction part (in its assistant message's
+ * row, its content in its record's) must go back as issued: a larger one is dropped as a failed compaction. Only a
+ * window of millions of tokens produces either.
+ */
+export const SUMMARY_BUDGET_BYTES = 1_000_000;
+
 /** A turn's json_schema (JSON-encoded); more is refused with 413 `schema_too_large`. */
 export const JSON_SCHEMA_BUDGET_BYTES = 1_000_000;
 

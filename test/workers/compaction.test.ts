@@ -4,6 +4,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { latestCompaction } from "../../src/session/compaction/records";
 import { HistoryStore } from "../../src/session/history/store";
+import { SUMMARY_BUDGET_BYTES } from "../../src/storage/limits";
+import { one } from "../../src/storage/sql";
 import {
   ADMIN,
   api,
@@ -663,5 +665,32 @@ describe("kept tool declarations larger than a compaction row", () => {
     const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
     expect([...state.body.loaded_tools].sort()).toEqual([...(declared ?? [])].sort());
     expect(state.body.loaded_tools.length).toBeGreaterThan(0);
+  });
+});
+
+describe("a summary larger than a compaction row (a multi-million-token window)", () => {
+  it("is cut to fit its row, and later turns keep completing", async () => {
+    const s = await setup({}, "anthropic");
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider: "anthropic", name: s.model, context_window: 10_000_000 },
+        compaction: { keep_recent_turns: 0 },
+      },
+    });
+    expect(put.status).toBe(200);
+    await script(s.model, [{ reply: { text: "First answer." } }]);
+    expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+    // Under the quarter-window cap of the summary loop (7.5 M characters), over the 2 MB row.
+    await summaryScript(s.model, [{ reply: { text: `summary ${"x".repeat(2_500_000)}` } }]);
+    expect((await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key })).status).toBe(200);
+    const summary = await runInDurableObject(await sessionStub(s), (_i, state) =>
+      one<{ n: number }>(state.storage.sql, "SELECT length(summary) AS n FROM compactions ORDER BY id DESC LIMIT 1"),
+    );
+    expect(summary?.n).toBeLessThanOrEqual(SUMMARY_BUDGET_BYTES);
+    expect(summary?.n).toBeGreaterThan(SUMMARY_BUDGET_BYTES / 2);
+    await script(s.model, [{ reply: { text: "Still here." } }]);
+    expect((await send(s, { content: "next question" })).body.status).toBe("completed");
   });
 });

@@ -230,6 +230,28 @@ describe("a native compaction cut mid-stream", () => {
   });
 });
 
+describe("a provider's compaction larger than its rows (a multi-million-token window)", () => {
+  it("is dropped as a failed compaction (it cannot be cut), saying so, and later turns keep completing", async () => {
+    const s = await session("anthropic", 10_000_000, { native_compaction: true });
+    const compaction = {
+      content: `summary ${"x".repeat(2_500_000)}`,
+      encrypted_content: "sealed",
+      tokens_before: 1,
+      tokens_after: 1,
+    };
+    await script(s.model, [{ reply: { text: "Answered.", compaction } }]);
+    expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+    const stored = (await history(s)).flatMap((m) => m.parts).filter((p) => p.type === "compaction");
+    expect(stored).toEqual([{ type: "compaction", provider: "anthropic", content: null }]);
+    const all = await events(s);
+    expect(all.some((e) => e.type === "context_compacted")).toBe(false);
+    expect(all.find((e) => e.type === "compaction_failed")?.data.native).toBe(true);
+    await script(s.model, [{ reply: { text: "Still here." } }]);
+    expect((await send(s, { content: "next question" })).body.status).toBe("completed");
+    expect((await mockStats(s.model)).rejected).toBe(0);
+  });
+});
+
 describe("native compaction declared on OpenAI (Chat Completions)", () => {
   it("falls back to our own summary: context_compacted native:false with the reason", async () => {
     const s = await session("openai", 8000, { native_compaction: true });

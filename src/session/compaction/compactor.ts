@@ -1,7 +1,7 @@
 /**
  * Context compaction for one session (`Compactor`): estimates request sizes, decides when to compact and
- * whether the provider compacts natively, writes our own summary records and records the provider's. One
- * compaction runs at a time; nothing is stored until a summary is complete.
+ * whether the provider compacts natively, writes our own summary records and records the provider's (each fitted
+ * to its row: `fitNative`). One compaction runs at a time; nothing is stored until a summary is complete.
  */
 import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
@@ -13,7 +13,8 @@ import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
 import { promptBytes } from "../../providers/body-text";
 import { getAdapter } from "../../providers/index";
 import { contextWindow, type StepRequest } from "../../providers/types";
-import { headChars } from "../../storage/fit";
+import { cutText, headChars, jsonBytes } from "../../storage/fit";
+import { SUMMARY_BUDGET_BYTES } from "../../storage/limits";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseBoundary } from "./boundary";
 import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
@@ -420,8 +421,20 @@ export class Compactor {
       text = headChars(answer.text, Math.floor(window * 0.25) * 3);
     }
     if (!text) return { ok: false, reason: "nothing to summarise" };
-    return { ok: true, text, requests };
+    // The record's row must hold it (a quarter of a multi-million-token window does not fit): cut, with a marker.
+    return { ok: true, text: cutText(text, SUMMARY_BUDGET_BYTES), requests };
   }
+}
+
+/**
+ * A provider's compaction part as it is stored (in its assistant message's row, its content in its record's row
+ * too): whole when it fits SUMMARY_BUDGET_BYTES. It goes back to the provider exactly as issued (its content is
+ * sealed by its opaque state), so a larger one is never cut: it becomes a failed compaction (content null, a no-op
+ * to the provider), and the history it would have replaced stays in the view. Pure.
+ */
+export function fitNative(part: CompactionPart): CompactionPart {
+  if (jsonBytes(part) <= SUMMARY_BUDGET_BYTES) return part;
+  return { type: "compaction", provider: part.provider, content: null };
 }
 
 /** Why no boundary was found, in the words of the case at hand: an on-demand compaction has no running turn. */

@@ -11,9 +11,10 @@ import { attributesOf, inSpan } from "../../observability/tracing";
 import { checkWireInvariant } from "../../providers/check-invariant";
 import { endpointFromEnv, getAdapter, policyFor } from "../../providers/index";
 import { ProviderFailure, type RetryPolicy, type StepRequest } from "../../providers/types";
+import { jsonBytes } from "../../storage/fit";
 import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
-import type { CompactionInfo } from "../compaction/compactor";
+import { type CompactionInfo, fitNative } from "../compaction/compactor";
 import { keptAfterCompaction } from "../compaction/kept-after-compaction";
 import type { Execution } from "../history/store";
 import { CallIds } from "./call-ids";
@@ -124,7 +125,17 @@ async function requestStep(
   const execution = executionOf(ctx);
   const flush = () => {
     if (buffer.length === 0) return;
-    const parts = buffer;
+    // A provider's compaction too large for its rows is dropped as a failed one (`fitNative`): never a write that
+    // fails, which would fail every later turn too.
+    const parts = buffer.map((p) => {
+      if (p.type !== "compaction") return p;
+      const fitted = fitNative(p);
+      if (p.content !== null && fitted.content === null) {
+        const reason = `the provider's compaction (${jsonBytes(p)} bytes) does not fit a stored row; the history it would replace is kept`;
+        eventLog.record("compaction_failed", ctx.turnId, { reason, native: true });
+      }
+      return fitted;
+    });
     buffer = [];
     let compacted: CompactionInfo | null = null;
     messageSeq = ctx.tx(() => {
