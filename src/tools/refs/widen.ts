@@ -3,7 +3,9 @@
  * This is what the model is shown; after resolution the arguments are checked against the original.
  *
  * Value positions get `{anyOf: [original, REF_SCHEMA]}`. The root is never wrapped: the arguments
- * object itself cannot be a reference, and providers require `type: "object"` at the root.
+ * object itself cannot be a reference, and providers require `type: "object"` at the root. Nor is a
+ * `$defs` entry: the place that uses one decides (a property's `$ref` is wrapped there), and a root
+ * union's `$ref` branch is the root itself, which a wrapped definition would let be a reference.
  */
 import { isPlainObject } from "../../model/json";
 import { setOwn } from "./json";
@@ -30,7 +32,7 @@ export const REF_DEF = "tool_ref";
 const MAX_DEPTH = 200;
 
 /** Keywords whose subschemas describe values nested in the instance (positions a reference may fill). */
-const VALUE_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions"]);
+const VALUE_MAPS = new Set(["properties", "patternProperties"]);
 const VALUE_SINGLES = new Set([
   "additionalProperties",
   "unevaluatedProperties",
@@ -41,8 +43,12 @@ const VALUE_SINGLES = new Set([
 /** Keywords whose subschemas apply to the same instance: widen inside them, never wrap them. */
 const SAME_INSTANCE_ARRAYS = new Set(["allOf", "anyOf", "oneOf"]);
 const SAME_INSTANCE_SINGLES = new Set(["then", "else"]);
-/** Draft-07 `dependencies` may hold property-name arrays; those pass through unchanged. */
-const SAME_INSTANCE_MAPS = new Set(["dependentSchemas", "dependencies"]);
+/**
+ * Draft-07 `dependencies` may hold property-name arrays; those pass through unchanged. Definitions are widened
+ * like these too (inside, never wrapped): each is only what its `$ref` makes of it, and a value position that
+ * refers to one is wrapped itself.
+ */
+const SAME_INSTANCE_MAPS = new Set(["dependentSchemas", "dependencies", "$defs", "definitions"]);
 
 function mapValues(value: unknown, fn: (v: unknown, depth: number) => unknown, depth: number): unknown {
   if (Array.isArray(value)) return value.map((v) => fn(v, depth));

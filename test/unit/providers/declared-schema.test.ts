@@ -4,6 +4,7 @@ import { anthropic } from "../../../src/providers/anthropic";
 import { declaredSchema } from "../../../src/providers/declared-schema";
 import { openai } from "../../../src/providers/openai";
 import { openaiResponses } from "../../../src/providers/openai-responses";
+import { declaration } from "../../../src/tools/registry";
 import { request } from "./helpers";
 
 const EITHER: JsonObject = {
@@ -86,5 +87,37 @@ describe("declaredSchema", () => {
     const text = JSON.stringify(tools());
     expect(text).toContain('"url"');
     expect(text).not.toContain('"oneOf"');
+  });
+
+  /** An http tool whose arguments are a Pydantic-style union of two models: its declaration is widened for $tool. */
+  const petTool = {
+    name: "pet_ds",
+    description: "a cat or a dog",
+    input_schema: {
+      type: "object",
+      oneOf: [{ $ref: "#/$defs/Cat" }, { $ref: "#/$defs/Dog" }],
+      $defs: {
+        Cat: { type: "object", properties: { meow: { type: "string" } }, required: ["meow"] },
+        Dog: { type: "object", properties: { bark: { type: "string" } }, required: ["bark"] },
+      },
+    },
+    source: "http" as const,
+    deferred: false,
+  };
+
+  /** The value at `path` in a request body (the first tool's schema). */
+  const at = (body: unknown, ...path: string[]) =>
+    path.reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], body) as JsonObject;
+  const bodyOf = (adapter: typeof anthropic, provider: "anthropic" | "openai" | "openai-responses") =>
+    adapter.buildBody(request(provider, { tools: [declaration(petTool)] }));
+
+  it.each([
+    ["anthropic", () => at(bodyOf(anthropic, "anthropic"), "tools", "0", "input_schema")],
+    ["openai", () => at(bodyOf(openai, "openai"), "tools", "0", "function", "parameters")],
+    ["openai-responses", () => at(bodyOf(openaiResponses, "openai-responses"), "tools", "0", "parameters")],
+  ])("sends a widened http tool's root union of $refs to the %s body with its branches' properties", (_p, schema) => {
+    const sent = schema();
+    expect(Object.keys(sent.properties as JsonObject)).toEqual(["meow", "bark"]);
+    expect(sent.description).toContain("requiring {meow} | {bark}");
   });
 });

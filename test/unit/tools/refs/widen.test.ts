@@ -18,10 +18,10 @@ describe("widenSchema", () => {
     });
   });
 
-  it("widens nested objects, arrays, tuples, additionalProperties and $defs", () => {
+  it("widens nested objects, arrays, tuples, additionalProperties and inside $defs, wrapping each use", () => {
     const schema = {
       type: "object",
-      $defs: { id: { type: "string" } },
+      $defs: { id: { type: "string" }, addr: { type: "object", properties: { zip: { type: "string" } } } },
       properties: {
         user: { type: "object", properties: { name: { type: "string" } } },
         tags: { type: "array", items: { type: "string" } },
@@ -32,7 +32,11 @@ describe("widenSchema", () => {
     };
     expect(widenSchema(schema)).toEqual({
       type: "object",
-      $defs: { id: orRef({ type: "string" }), tool_ref: REF },
+      $defs: {
+        id: { type: "string" },
+        addr: { type: "object", properties: { zip: orRef({ type: "string" }) } },
+        tool_ref: REF,
+      },
       properties: {
         user: orRef({ type: "object", properties: { name: orRef({ type: "string" }) } }),
         tags: orRef({ type: "array", items: orRef({ type: "string" }) }),
@@ -83,8 +87,8 @@ describe("widenSchema", () => {
     const text = JSON.stringify(widened);
     expect(text.split("Reference to an earlier tool result").length - 1).toBe(1);
     const other = { $ref: "#/$defs/tool_ref_" };
-    expect(widened.$defs).toEqual({ tool_ref: { anyOf: [{ type: "number" }, other] }, tool_ref_: REF });
-    expect(widened.properties.p0).toEqual({ anyOf: [{ type: "string" }, { $ref: "#/$defs/tool_ref_" }] });
+    expect(widened.$defs).toEqual({ tool_ref: { type: "number" }, tool_ref_: REF });
+    expect(widened.properties.p0).toEqual({ anyOf: [{ type: "string" }, other] });
   });
 
   it("is idempotent and does not mutate its input", () => {
@@ -156,6 +160,27 @@ describe("widenSchema", () => {
     expect(v.validate({ user: { name: "Ada", tags: ["x"] }, city: { $tool: "toolu_3" } })).toEqual({ ok: true });
     expect(v.validate({ user: { $tool: "toolu_4" }, city: "Oslo" })).toEqual({ ok: true });
     expect(v.validate({ user: { name: 5 } }).ok).toBe(false);
+  });
+
+  it("keeps a root union of $refs an object: the definitions are not wrapped, their properties are", () => {
+    const pet = {
+      type: "object",
+      anyOf: [{ $ref: "#/$defs/Cat_wd" }, { $ref: "#/$defs/Dog_wd" }],
+      $defs: {
+        Cat_wd: { type: "object", properties: { meow: { type: "string" } }, required: ["meow"] },
+        Dog_wd: { type: "object", properties: { bark: { type: "string" } }, required: ["bark"] },
+      },
+    };
+    const widened = widenSchema(pet);
+    expect(widened.$defs.Cat_wd).toEqual({
+      type: "object",
+      properties: { meow: orRef({ type: "string" }) },
+      required: ["meow"],
+    });
+    const compiled = compileStrict(widened, { requireObjectRoot: true });
+    if (!compiled.ok) throw new Error(compiled.error);
+    expect(compiled.schema.validate({ meow: { $tool: "toolu_1" } })).toEqual({ ok: true });
+    expect(compiled.schema.validate({ $tool: "toolu_1" }).ok).toBe(false);
   });
 
   it("keeps proto-looking property names as plain keys", () => {
