@@ -58,10 +58,7 @@ function assertUrl(url: string, where: string, allowPrivate: boolean): void {
  * 422 now rather than a tool that accepts anything or refuses every call (and a schema the provider may refuse).
  */
 function assertObjectSchema(schema: JsonObject, where: string): void {
-  const type = schema.type;
-  const isObject = type === "object" || (Array.isArray(type) && type.includes("object"));
-  if (!isObject)
-    throw new ApiError(422, "invalid_schema", `${where}: the root of a tool input schema must be an object schema`);
+  // The object root is the compiler's check (`requireObjectRoot`), so a json_schema and a tool agree on it.
   const compiled = compileStrict(schema, { requireObjectRoot: true });
   if (!compiled.ok) throw new ApiError(422, "invalid_schema", `${where}: ${compiled.error}`);
 }

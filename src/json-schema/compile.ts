@@ -78,13 +78,61 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** How far `$ref`s and nested unions are followed to decide the root's shape. */
+const MAX_SHAPE_DEPTH = 32;
+
+function isSchemaObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function typeIncludesObject(type: unknown): boolean {
+  return type === "object" || (Array.isArray(type) && type.includes("object"));
+}
+
+/**
+ * The root must describe objects: `type: "object"` (or a type list with it), or no `type` and a union whose every
+ * branch is an object schema, as Pydantic and zod write a union of models (`{anyOf: [{$ref: "#/$defs/A"}, …]}`).
+ * Providers are sent such a root folded, with `type: "object"` (providers/declared-schema.ts); a root `$ref` alone
+ * is not followed, since the fold would send it without a type.
+ */
 function objectRootProblem(root: unknown): string | undefined {
-  if (typeof root !== "object" || root === null || Array.isArray(root)) {
-    return 'the schema root must be an object schema with "type": "object"';
-  }
-  const type = (root as { type?: unknown }).type;
-  const isObject = type === "object" || (Array.isArray(type) && type.includes("object"));
-  return isObject ? undefined : 'the schema root must have "type": "object" (tool arguments are always an object)';
+  if (!isSchemaObject(root)) return 'the schema root must be an object schema with "type": "object"';
+  // Each node is judged once (a hostile allOf of a thousand `{"$ref": "#"}` would otherwise explode), and one met
+  // again on its own path counts as not an object: a cycle proves nothing.
+  const known = new Map<object, boolean>();
+  const describesObjects = (node: unknown, depth: number): boolean => {
+    if (!isSchemaObject(node) || depth > MAX_SHAPE_DEPTH) return false;
+    const seen = known.get(node);
+    if (seen !== undefined) return seen;
+    known.set(node, false);
+    const result =
+      node.type !== undefined
+        ? typeIncludesObject(node.type)
+        : combinesObjects(node, depth) || describesObjects(local(node.$ref), depth + 1);
+    known.set(node, result);
+    return result;
+  };
+  /** Every branch of the node's `anyOf` or `oneOf`, or some member of its `allOf`, describes objects. */
+  const combinesObjects = (node: Record<string, unknown>, depth: number): boolean => {
+    const each = (list: unknown) =>
+      Array.isArray(list) && list.length > 0 && list.every((b) => describesObjects(b, depth + 1));
+    const some = (list: unknown) => Array.isArray(list) && list.some((m) => describesObjects(m, depth + 1));
+    return each(node.anyOf) || each(node.oneOf) || some(node.allOf);
+  };
+  /** What a local `$ref` ("#/…") names; undefined for anything else (the tree check reports bad ones). */
+  const local = (ref: unknown): unknown => {
+    if (typeof ref !== "string" || !ref.startsWith("#")) return undefined;
+    try {
+      return valueAt(root, decodeURIComponent(ref.slice(1)));
+    } catch {
+      return undefined;
+    }
+  };
+  const ok = root.type !== undefined ? typeIncludesObject(root.type) : combinesObjects(root, 0);
+  return ok
+    ? undefined
+    : 'the schema root must have "type": "object", or be an anyOf/oneOf whose every branch is an object schema ' +
+        "(tool arguments are always an object)";
 }
 
 /** Whether `value` has more than `limit` nodes (arrays, objects and scalars); stops counting there. */

@@ -69,6 +69,28 @@ describe("structured output: schema compile", () => {
     const res = await send(s, { content: "x", json_schema: { type: ["object", "null"] } });
     expect(res.status).toBe(201);
   });
+
+  it("accepts a root union of object $refs with no root type, declaring its branches' properties", async () => {
+    const s = await setup();
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_ru", name: "structured_output", input: { meow: "loud" } }] } },
+    ]);
+    const pet = {
+      anyOf: [{ $ref: "#/$defs/Cat" }, { $ref: "#/$defs/Dog" }],
+      $defs: {
+        Cat: { type: "object", properties: { meow: { type: "string" } }, required: ["meow"] },
+        Dog: { type: "object", properties: { bark: { type: "string" } }, required: ["bark"] },
+      },
+    };
+    const body = (await send(s, { content: "a pet", json_schema: pet })).body as unknown as Turn;
+    expect(body).toMatchObject({ status: "completed", structured_result: { meow: "loud" } });
+    const tools = ((await mockRequests(s.model))[0]?.body.tools ?? []) as Array<{
+      name: string;
+      input_schema: { properties?: object };
+    }>;
+    const declared = tools.find((t) => t.name === "structured_output")?.input_schema;
+    expect(Object.keys(declared?.properties ?? {})).toEqual(["meow", "bark"]);
+  });
 });
 
 describe("structured output: turns", () => {

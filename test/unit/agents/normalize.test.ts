@@ -51,6 +51,12 @@ describe("normalizeAgent: tool schemas", () => {
     expect(e?.message).toMatch(/^tools\.0\.discovery_schema: /);
   });
 
+  it("accepts an input schema whose root is a union of object $refs with no type (a Pydantic union)", () => {
+    const defs = { Cat_na: { type: "object", properties: { meow: { type: "string" } } } };
+    const union = { anyOf: [{ $ref: "#/$defs/Cat_na" }, { type: "object" }], $defs: defs };
+    expect(normalizeAgent("a", agentWith(union)).tools[0]?.input_schema).toEqual(union);
+  });
+
   it("accepts a valid schema with annotations, $defs and refs", () => {
     const schema = {
       type: "object",

@@ -27,6 +27,32 @@ describe("compileStrict: the root", () => {
     }
   });
 
+  it("accepts a root with no type that is a union of object schemas (a Pydantic or zod union of models)", () => {
+    const defs = {
+      A_cr: { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+      B_cr: { type: "object", properties: { b: { type: "number" } }, required: ["b"] },
+    };
+    const union = strict({ anyOf: [{ $ref: "#/$defs/A_cr" }, { $ref: "#/$defs/B_cr" }], $defs: defs });
+    if (!union.ok) throw new Error(union.error);
+    expect(union.schema.validate({ b: 1 })).toEqual({ ok: true });
+    expect(strict({ oneOf: [{ $ref: "#/$defs/A_cr" }, { type: "object" }], $defs: defs }).ok).toBe(true);
+    expect(strict({ allOf: [{ $ref: "#/$defs/A_cr" }, { required: ["a"] }], $defs: defs }).ok).toBe(true);
+  });
+
+  it("refuses a root with no type that could be something other than an object", () => {
+    const A = { type: "object", properties: { a: { type: "string" } } };
+    for (const bad of [
+      { anyOf: [{ $ref: "#/$defs/A" }, { type: "string" }], $defs: { A } },
+      { oneOf: [{ $ref: "#/$defs/A" }, {}], $defs: { A } },
+      { allOf: [{ minProperties: 1 }] },
+      { anyOf: [] },
+      { $ref: "#/$defs/A", $defs: { A } },
+      { anyOf: [{ $ref: "#" }] },
+    ]) {
+      expect(errorOf(strict(bad))).toMatch(/root must have "type": "object"/);
+    }
+  });
+
   it("refuses values that are not schemas at all", () => {
     for (const bad of [null, 3, "object", [{ type: "object" }]]) {
       expect(errorOf(strict(bad, false))).toMatch(/must be a JSON object/);
