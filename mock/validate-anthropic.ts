@@ -97,6 +97,10 @@ function checkTools(value: unknown): Rejection | { names: Set<string> } {
       if (tool.input_schema === undefined) return bad(`tools.${k}.custom.input_schema: Field required`);
       if (!isRecord(tool.input_schema))
         return bad(`tools.${k}.custom.input_schema: Input should be a valid dictionary`);
+      // The API takes only an object root: a type list such as ["object", "null"] is refused too.
+      if (tool.input_schema.type === undefined) return bad(`tools.${k}.custom.input_schema.type: Field required`);
+      if (tool.input_schema.type !== "object")
+        return bad(`tools.${k}.custom.input_schema.type: Input should be 'object'`);
     }
     if (typeof tool.name === "string") {
       if (names.has(tool.name)) return bad("tools: Tool names must be unique.");

@@ -2,7 +2,7 @@
 // `context_management` compaction entry, and the pairing of function_call and function_call_output
 // items, answered with the real API's 400 messages.
 import { isRecord, type Rejection } from "./types.ts";
-import { bad, unpaired } from "./validate-openai.ts";
+import { bad, parametersProblem, unpaired } from "./validate-openai.ts";
 
 const ROLES = ["user", "assistant", "system", "developer"];
 
@@ -23,6 +23,8 @@ export function validateResponsesRequest(body: unknown): Rejection | null {
         return bad(`Invalid value for 'tools[${i}].type'.`, `tools[${i}].type`, "invalid_value");
       if (typeof tool.name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name))
         return bad(`Invalid 'tools[${i}].name': string does not match pattern.`, `tools[${i}].name`, "invalid_value");
+      const schema = parametersProblem(tool.name, tool.parameters, `tools[${i}].parameters`);
+      if (schema) return schema;
     }
   }
   const cm = contextManagement(body.context_management);

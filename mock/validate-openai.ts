@@ -86,8 +86,30 @@ function checkTools(tools: unknown, at: string): Rejection | null {
         `${loc}.function.name`,
         "invalid_value",
       );
+    const schema = parametersProblem(name, tool.function.parameters, `${loc}.function.parameters`);
+    if (schema) return schema;
   }
   return null;
+}
+
+/**
+ * Function parameters must have a root `type: "object"` (a type list, or none, is refused); the API names the
+ * type it got as Python prints it. Shared with the Responses validator.
+ */
+export function parametersProblem(name: string, parameters: unknown, param: string): Rejection | null {
+  if (parameters === undefined || !isRecord(parameters) || parameters.type === "object") return null;
+  const type = parameters.type;
+  const got =
+    type === undefined
+      ? "None"
+      : Array.isArray(type)
+        ? `[${type.map((t) => `'${String(t)}'`).join(", ")}]`
+        : String(type);
+  return bad(
+    `Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${got}"'.`,
+    param,
+    "invalid_function_parameters",
+  );
 }
 
 function checkContent(content: unknown, loc: string): Rejection | null {

@@ -3,8 +3,9 @@
  * `input_schema` has `oneOf`, `anyOf` or `allOf` at the top level ("input_schema does not support oneOf, allOf,
  * or anyOf at the top level"), OpenAI's strict mode refuses a root `anyOf`, and OpenAI-compatible servers refuse
  * a root without `type: "object"`: one such schema (a turn's json_schema, an agent tool, an MCP tool) would fail
- * every request. So a root combinator is folded away for the declaration only: arguments are still validated
- * against the full schema, and a call the fold let through is answered with what to fix.
+ * every request. So a root combinator is folded away for the declaration only, and a root `type` list with "object"
+ * in it (`["object", "null"]`, which the compiler accepts) is sent as `"object"`: arguments are still validated
+ * against the full schema, and a call the declaration let through is answered with what to fix.
  */
 import type { JsonObject, JsonValue } from "../model/json";
 import { isPlainObject } from "../model/json";
@@ -12,14 +13,16 @@ import { isPlainObject } from "../model/json";
 const COMBINATORS = ["allOf", "anyOf", "oneOf"] as const;
 
 /**
- * `schema` unchanged when its root has no `allOf`/`anyOf`/`oneOf`; else a root `type: "object"` whose properties
+ * `schema` unchanged when its root has no `allOf`/`anyOf`/`oneOf` and no `type` list (one with "object" becomes
+ * `type: "object"`); else a root `type: "object"` whose properties
  * are the union of the root's and every branch's (a name declared differently in several becomes an `anyOf` of
  * those declarations, which is allowed below the root), whose `required` names what every alternative requires
  * (all of `allOf`'s, the ones common to each `anyOf`/`oneOf` branch), with the combinators left out and named in
  * its description. Schemas are not mutated. Called where a tool's wire form is built once (`wireOnce`), not per step.
  */
 export function declaredSchema(schema: JsonObject): JsonObject {
-  return COMBINATORS.some((k) => k in schema) ? fold(schema) : schema;
+  if (COMBINATORS.some((k) => k in schema)) return fold(schema);
+  return Array.isArray(schema.type) && schema.type.includes("object") ? { ...schema, type: "object" } : schema;
 }
 
 function fold(schema: JsonObject): JsonObject {

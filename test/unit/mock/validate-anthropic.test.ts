@@ -216,4 +216,15 @@ describe("validateAnthropicRequest", () => {
       "A maximum of 4 blocks with cache_control may be provided. Found 5.",
     );
   });
+
+  it("refuses a tool whose input_schema root type is not exactly object, as the API does", () => {
+    const hi = [{ role: "user", content: "hi" }];
+    const withSchema = (input_schema: unknown) => req(hi, { tools: [{ name: "nullable_va", input_schema }] });
+    expect(validateAnthropicRequest(withSchema({ type: ["object", "null"] }))?.message).toBe(
+      "tools.0.custom.input_schema.type: Input should be 'object'",
+    );
+    expect(validateAnthropicRequest(withSchema({ anyOf: [{ type: "object" }] }))?.message).toBe(
+      "tools.0.custom.input_schema.type: Field required",
+    );
+  });
 });

@@ -143,4 +143,15 @@ describe("validateOpenAIRequest: tools", () => {
     expect(at(128)).toBeNull();
     expect(at(129)).toMatchObject({ status: 400, param: "tools", code: "array_above_max_length" });
   });
+
+  it("refuses function parameters whose root type is not exactly object, as the API does", () => {
+    const tool = { type: "function", function: { name: "nullable_vo", parameters: { type: ["object", "null"] } } };
+    expect(validateOpenAIRequest({ ...req([{ role: "user", content: "hi" }]), tools: [tool] })).toEqual({
+      status: 400,
+      message:
+        "Invalid schema for function 'nullable_vo': schema must be a JSON Schema of 'type: \"object\"', got 'type: \"['object', 'null']\"'.",
+      param: "tools[0].function.parameters",
+      code: "invalid_function_parameters",
+    });
+  });
 });

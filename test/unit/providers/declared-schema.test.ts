@@ -24,6 +24,11 @@ describe("declaredSchema", () => {
     expect(declaredSchema(plain)).toBe(plain);
   });
 
+  it('sends a root type list with "object" in it as type object', () => {
+    const nullable: JsonObject = { type: ["object", "null"], properties: { a_tl: { type: "string" } } };
+    expect(declaredSchema(nullable)).toEqual({ type: "object", properties: { a_tl: { type: "string" } } });
+  });
+
   it("folds a root oneOf into one object of every branch's properties, requiring only what all require", () => {
     const out = declaredSchema(EITHER);
     expect(out).not.toHaveProperty("oneOf");
