@@ -158,7 +158,9 @@ function toolInfo(input: { name: string; include_schema?: boolean }, ctx: Builti
       .index()
       .search(input.name, { limit: 3 })
       .map((m) => m.name);
-    return fail(`unknown tool "${input.name}"${near.length ? `; similar tools: ${near.join(", ")}` : ""}`);
+    // Asking about a tool that does not exist is an invalid call like any other bad input: recorded as one.
+    const issue = `unknown tool "${input.name}"`;
+    return { ...fail(`${issue}${near.length ? `; similar tools: ${near.join(", ")}` : ""}`), invalid: [issue] };
   }
   const schema = fullSchema(tool);
   const props = (schema.properties ?? {}) as Record<string, unknown>;

@@ -113,6 +113,15 @@ describe("tool_search select: with no names", () => {
   });
 });
 
+describe("tool_info with an unknown name", () => {
+  it("is an invalid call naming the unknown tool, with the similar tools in its answer", () => {
+    const out = runBuiltin("tool_info", { name: "alphas" }, searchContext());
+    expect(out.invalid).toEqual(['unknown tool "alphas"']);
+    expect(out.is_error).toBe(true);
+    expect(out.content).toContain("similar tools: alpha");
+  });
+});
+
 describe("loading within the room tools[] has (BuiltinContext.room)", () => {
   it("select: loads only what fits and names the rest in the note", () => {
     const out = runBuiltin("tool_search", { query: "select:tool_1,tool_2,tool_3" }, { ...context(), room: 2 });
