@@ -4,7 +4,7 @@
  * both engines speak with one voice. Ajv's errors are structured (`params`), so nothing is parsed.
  */
 import type { ErrorObject } from "ajv";
-import { duplicates, type IssueDraft, show, showChoices, valueAt } from "./reduce-issues";
+import { duplicates, type IssueDraft, show, showChoices, showKey, valueAt } from "./reduce-issues";
 
 /** Ajv errors that only say a subschema below failed; kept only when nothing more specific explains it. */
 const WRAPPERS = new Set(["anyOf", "oneOf", "allOf", "if", "contains", "propertyNames", "dependentSchemas"]);
@@ -33,7 +33,7 @@ function describe(e: ErrorObject, value: unknown): Omit<IssueDraft, "wrapper" | 
       return { pointer, message: "", types: Array.isArray(t) ? t.map(String) : String(t).split(",") };
     }
     case "required":
-      return { pointer, message: `missing required property "${String(p.missingProperty)}"` };
+      return { pointer, message: `missing required property "${showKey(String(p.missingProperty))}"` };
     case "enum":
       return {
         pointer,
@@ -44,7 +44,7 @@ function describe(e: ErrorObject, value: unknown): Omit<IssueDraft, "wrapper" | 
     case "additionalProperties":
     case "unevaluatedProperties": {
       const key = String(p.additionalProperty ?? p.unevaluatedProperty);
-      return { pointer, message: `property "${key}" is not allowed` };
+      return { pointer, message: `property "${showKey(key)}" is not allowed` };
     }
     case "false schema":
       return { pointer, message: "no value is allowed here" };

@@ -4,7 +4,7 @@
  * the way `ajv-issues.ts` phrases Ajv's errors: both engines speak with one voice.
  */
 import type { OutputUnit } from "@cfworker/json-schema";
-import { duplicates, type IssueDraft, show, showChoices, valueAt } from "./reduce-issues";
+import { duplicates, type IssueDraft, show, showChoices, showKey, valueAt } from "./reduce-issues";
 
 /**
  * Errors that only say "something below me failed". They are dropped when a more specific error at
@@ -91,7 +91,7 @@ function describe(e: OutputUnit, previous: OutputUnit | undefined, value: unknow
     }
     case "required": {
       const key = /property "(.*)"\.$/.exec(e.error)?.[1] ?? "?";
-      return { pointer, message: `missing required property "${key}"` };
+      return { pointer, message: `missing required property "${showKey(key)}"` };
     }
     case "enum": {
       const list = e.error.replace(/^Instance does not match any of /, "").replace(/\.$/, "");
@@ -112,7 +112,7 @@ function describe(e: OutputUnit, previous: OutputUnit | undefined, value: unknow
         return {
           pointer: parent(pointer),
           keyword: wrapper,
-          message: `property "${lastSegment(pointer)}" is not allowed`,
+          message: `property "${showKey(lastSegment(pointer))}" is not allowed`,
         };
       }
       if (ITEM_WRAPPERS.has(wrapper)) {

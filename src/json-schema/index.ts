@@ -15,4 +15,5 @@ export {
   MAX_SCHEMA_DEPTH,
 } from "./compile";
 export { formatIssues, issueLine, issueLines, MAX_ISSUES, type SchemaIssue, type SchemaResult } from "./issue";
+export { showKey } from "./reduce-issues";
 export { type FixedSchemaName, validateFixed } from "./validate-fixed";

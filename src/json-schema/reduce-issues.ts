@@ -24,6 +24,22 @@ export function show(value: unknown, limit = 60): string {
   return text.length > limit ? `${headChars(text, limit - 1)}…` : text;
 }
 
+/**
+ * A key of the validated value as an issue shows it: a key is as long as the value makes it, and an issue line is
+ * read by a model, stored in events and put on spans, so a long one keeps its head (cut on a character boundary).
+ */
+export function showKey(key: string, limit = 60): string {
+  return key.length > limit ? `${headChars(key, limit - 1)}…` : key;
+}
+
+/** A pointer with each of its segments shown by `showKey`. */
+function showPointer(pointer: string): string {
+  return pointer
+    .split("/")
+    .map((segment) => showKey(segment))
+    .join("/");
+}
+
 /** Shows an `enum` without flooding the message when it has hundreds of members. */
 export function showChoices(values: readonly unknown[]): string {
   const shown = values.slice(0, 10).map((v) => show(v, 40));
@@ -107,8 +123,9 @@ export function reduceIssues(
   for (const d of relevant) {
     const set = d.types ? types.get(d.pointer) : undefined;
     const message = set ? `expected ${[...set].join(" or ")}, got ${typeOf(valueAt(value, d.pointer))}` : d.message;
-    const path = d.pointer === "" ? "(root)" : d.pointer;
-    const key = `${path}\u0000${message}`;
+    const path = d.pointer === "" ? "(root)" : showPointer(d.pointer);
+    // Told apart by the whole pointer: two long keys with one head are two issues.
+    const key = `${d.pointer}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
     all.push({ path, keyword: d.keyword, message });

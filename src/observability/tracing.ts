@@ -13,6 +13,7 @@
  * runtime's own no-op path (bench/span-cost.mjs prints what that costs).
  */
 import * as workers from "cloudflare:workers";
+import { headChars } from "../storage/fit";
 
 export type Attributes = Record<string, string | number | boolean | undefined>;
 
@@ -44,13 +45,25 @@ export function inSpan<T>(name: string, attributes: Attributes, fn: (span: SpanL
   });
 }
 
-/** Flat span attributes under `switchboard.`: scalars as they are, anything else as JSON. */
+/** The most characters a span attribute's text keeps: a span is for finding things; the event row keeps more. */
+const SPAN_TEXT_CHARS = 4096;
+
+/** `text` within SPAN_TEXT_CHARS: whole, or its head (cut on a character boundary) and how long it was. */
+function spanText(text: string): string {
+  if (text.length <= SPAN_TEXT_CHARS) return text;
+  return `${headChars(text, SPAN_TEXT_CHARS)}… [${text.length} characters]`;
+}
+
+/**
+ * Flat span attributes under `switchboard.`: numbers and booleans as they are, strings and the JSON of anything
+ * else within `spanText`'s bound (event data carries what a model or a person wrote: error lists, reasons).
+ */
 export function attributesOf(data: Record<string, unknown>): Attributes {
   const attributes: Attributes = {};
   for (const [k, v] of Object.entries(data)) {
     if (v === undefined) continue;
     attributes[`switchboard.${k}`] =
-      typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : JSON.stringify(v);
+      typeof v === "number" || typeof v === "boolean" ? v : spanText(typeof v === "string" ? v : JSON.stringify(v));
   }
   return attributes;
 }

@@ -106,6 +106,32 @@ describe("turn spans", () => {
     });
   });
 
+  it("an invalid-call span carries a long error list cut, with its length, where the event keeps it whole", async () => {
+    const spans = recordSpans();
+    const s = await setup({
+      tools: [
+        {
+          name: "lookup",
+          description: "Looks things up",
+          input_schema: { type: "object" },
+          execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+        },
+      ],
+    });
+    // The reference's place in the arguments is named in the error: under a key as long as the model makes it.
+    const key = "k".repeat(20_000);
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_span_long", name: "lookup", input: { [key]: { $tool: "toolu_none" } } }] } },
+      { reply: { text: "No luck." } },
+    ]);
+    expect((await send(s, { content: "look" })).body.status).toBe("completed");
+    const errors = String(named(spans, "switchboard.tool_call_invalid")[0]?.attributes["switchboard.errors"]);
+    expect(errors.length).toBeLessThan(5_000);
+    expect(errors).toMatch(/^\["reference to unknown tool call toolu_none \(at argument \/k+… \[\d+ characters\]$/);
+    const event = (await events(s)).find((e) => e.type === "tool_call_invalid");
+    expect(JSON.stringify(event?.data.errors)).toContain(key);
+  });
+
   it("the turn span carries turn_started's kind and max_steps and turn_finished's status and finish reason", async () => {
     const spans = recordSpans();
     const s = await setup();

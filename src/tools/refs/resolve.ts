@@ -3,6 +3,7 @@
  * points to in an earlier call's result, within size and depth limits. A bad reference never throws: the
  * result is an error message saying, when known, where in the arguments it is.
  */
+import { showKey } from "../../json-schema/index";
 import { isPlainObject } from "../../model/json";
 import { utf8Bytes } from "../../storage/fit";
 import { setOwn } from "./json";
@@ -57,7 +58,8 @@ function describe(value: unknown): string {
 function keyList(obj: Record<string, unknown>): string {
   const keys = Object.keys(obj);
   if (keys.length === 0) return "it is empty";
-  const shown = keys.slice(0, 10).map((k) => JSON.stringify(k));
+  // A result's keys can be any length: the message (and the invalid-call event and span that carry it) shows heads.
+  const shown = keys.slice(0, 10).map((k) => JSON.stringify(showKey(k)));
   return `its keys are ${shown.join(", ")}${keys.length > 10 ? `, … (${keys.length} keys)` : ""}`;
 }
 

@@ -478,6 +478,14 @@ describe("CompiledSchema.validate", () => {
     ]);
   });
 
+  it("names a key that is not allowed, and the path to it, by the key's head when the key is long", () => {
+    const long = "k".repeat(10_000);
+    const [issue] = issues(order, { customer: { id: "c" }, items: [], [long]: { deep: 1 } });
+    expect(issue?.message).toBe(`property "${"k".repeat(59)}…" is not allowed`);
+    const [nested] = issues(order, { customer: { id: "c" }, items: [{ id: "a", qty: 1, [long]: 1 }] });
+    expect(nested?.message).toBe(`property "${"k".repeat(59)}…" is not allowed`);
+  });
+
   it("points into nested arrays", () => {
     const value = {
       customer: { id: "c" },

@@ -20,6 +20,20 @@ describe("reduceIssues", () => {
     expect(omitted).toBe(19_990);
   });
 
+  it("shows a long key in an issue's path by its head, and two keys with one head as two issues", () => {
+    const a = `${"k".repeat(100)}a`;
+    const b = `${"k".repeat(100)}b`;
+    const drafts: IssueDraft[] = [a, b].map((key) => ({
+      pointer: `/${key}/x`,
+      keyword: "type",
+      message: "",
+      types: ["string"],
+      wrapper: false,
+    }));
+    const { issues } = reduceIssues(drafts, { [a]: { x: 1 }, [b]: { x: 2 } });
+    expect(issues.map((i) => i.path)).toEqual([`/${"k".repeat(59)}…/x`, `/${"k".repeat(59)}…/x`]);
+  });
+
   it("keeps only the innermost wrapper that nothing more specific explains", () => {
     const drafts: IssueDraft[] = [
       { pointer: "", keyword: "properties", message: "outer", wrapper: true },

@@ -105,6 +105,13 @@ describe("resolveRefs", () => {
     expect(failure({ q: { $tool: "toolu_a", $path: "a..b" } })).toContain('invalid path "a..b"');
   });
 
+  it("names a result's long keys by their heads when a key is not found", () => {
+    const value = { ["a".repeat(10_000)]: 1, ["b".repeat(10_000)]: 2 };
+    const r = resolveRefs({ q: { $tool: "toolu_keys", $path: "c" } }, () => ({ ok: true, value }));
+    if (r.ok) throw new Error("expected resolution to fail");
+    expect(r.error).toContain(`has no key "c"; its keys are "${"a".repeat(59)}…", "${"b".repeat(59)}…"`);
+  });
+
   it("accepts canonical numeric keys on arrays", () => {
     expect(resolved({ q: { $tool: "toolu_arr", $path: "1.id" } }).value).toEqual({ q: 2 });
   });
