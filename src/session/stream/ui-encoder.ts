@@ -164,13 +164,18 @@ export class UiEncoder {
           out.push(...this.#closeIndex(e.index, "its block was replaced"), this.#toolStart(e.id, e.name));
         }
         this.#open.delete(e.index);
-        const what = e.type === "block_invalid" ? "invalid" : "incomplete";
+        // What the step does with each (step.ts): an invalid call is kept with empty input and answered with an
+        // error the model can correct from; an incomplete one is stripped.
+        const fate =
+          e.type === "block_invalid"
+            ? `was invalid (${e.reason}); the call is answered with an error`
+            : `was incomplete (${e.reason}), so the call was dropped`;
         out.push({
           type: "tool-input-error",
           toolCallId: e.id,
           toolName: e.name,
           input: e.raw,
-          errorText: `The input JSON for tool ${e.name} was ${what} (${e.reason}), so the call was dropped.`,
+          errorText: `The input JSON for tool ${e.name} ${fate}.`,
           ...this.#toolFields(e.name),
         });
         return out;
