@@ -30,7 +30,8 @@ const dynamic = {
   dynamic: { ...bool, description: "Always true: the tool set is the session's, not the client's." },
   providerExecuted: {
     ...bool,
-    description: "True when the session runs the call (http, MCP, built-in tools); absent for client tools.",
+    description:
+      "True when the call is not the client's to run: the session runs it (http, MCP, built-in tools) or answered a client tool's call itself (tool-input-error); absent on a client tool's call.",
   },
 };
 
@@ -53,13 +54,14 @@ export const UIMessageChunk = {
     chunk("tool-input-delta", "More of a tool call's JSON input.", { toolCallId: str, inputTextDelta: str }),
     chunk(
       "tool-input-available",
-      "A tool call's complete, valid input.",
+      "A tool call's complete, valid input; for a client tool, sent once the session has checked the call (the client's to run).",
       { toolCallId: str, toolName: str, input: any },
       dynamic,
     ),
     chunk(
       "tool-input-error",
-      "A tool call whose input is not valid; `errorText` says why, and the model is told.",
+      "A tool call the session answers instead of running it: its input is not valid, or (a client tool's call) the " +
+        "session refused or skipped it; `errorText` says why, and the model is told.",
       { toolCallId: str, toolName: str, input: any, errorText: str },
       dynamic,
     ),

@@ -166,7 +166,13 @@ describe("a worker restart in the middle of a turn", () => {
     const tenantKey = (await api.createKey(`restart-${Date.now()}`)).key;
     const model = uniqueModel("restart");
     const agent = `agent-${model}`;
-    await api.putAgent(agent, lookupAgent(model));
+    // An http tool: a call's input is on the stream the moment its block ends (a client tool's waits for the
+    // step's tool phase, which the stalled model never reaches). The call never runs.
+    const lookup = { ...LOOKUP_TOOL, input_schema: { ...LOOKUP_TOOL.input_schema } };
+    await api.putAgent(agent, {
+      ...lookupAgent(model),
+      tools: [{ ...lookup, execution: { type: "http", url: `${mockUrl}/_tool` } }],
+    });
     const session = (await api.createSession(tenantKey, agent)).id;
 
     const toolUseId = `toolu_restart_${randomUUID().replaceAll("-", "").slice(0, 20)}`;

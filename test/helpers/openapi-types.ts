@@ -1014,7 +1014,7 @@ export interface components {
             toolName: string;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
-            /** @description True when the session runs the call (http, MCP, built-in tools); absent for client tools. */
+            /** @description True when the call is not the client's to run: the session runs it (http, MCP, built-in tools) or answered a client tool's call itself (tool-input-error); absent on a client tool's call. */
             providerExecuted?: boolean;
         } | {
             /** @constant */
@@ -1029,7 +1029,7 @@ export interface components {
             input: unknown;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
-            /** @description True when the session runs the call (http, MCP, built-in tools); absent for client tools. */
+            /** @description True when the call is not the client's to run: the session runs it (http, MCP, built-in tools) or answered a client tool's call itself (tool-input-error); absent on a client tool's call. */
             providerExecuted?: boolean;
         } | {
             /** @constant */
@@ -1040,7 +1040,7 @@ export interface components {
             errorText: string;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
-            /** @description True when the session runs the call (http, MCP, built-in tools); absent for client tools. */
+            /** @description True when the call is not the client's to run: the session runs it (http, MCP, built-in tools) or answered a client tool's call itself (tool-input-error); absent on a client tool's call. */
             providerExecuted?: boolean;
         } | {
             /** @constant */
@@ -1049,7 +1049,7 @@ export interface components {
             output: unknown;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
-            /** @description True when the session runs the call (http, MCP, built-in tools); absent for client tools. */
+            /** @description True when the call is not the client's to run: the session runs it (http, MCP, built-in tools) or answered a client tool's call itself (tool-input-error); absent on a client tool's call. */
             providerExecuted?: boolean;
         } | {
             /** @constant */
@@ -1058,7 +1058,7 @@ export interface components {
             errorText: string;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
-            /** @description True when the session runs the call (http, MCP, built-in tools); absent for client tools. */
+            /** @description True when the call is not the client's to run: the session runs it (http, MCP, built-in tools) or answered a client tool's call itself (tool-input-error); absent on a client tool's call. */
             providerExecuted?: boolean;
         } | {
             /** @constant */

@@ -12,6 +12,7 @@ import {
   setup,
   sseFrames,
   type TurnJson,
+  uiChunks,
 } from "./helpers";
 
 // Only client-executed calls take results from a client. A result for a call the server runs (http, MCP,
@@ -286,5 +287,42 @@ describe("the stream of a step that pauses for a client call after its sibling w
       .map((f) => JSON.parse(f.data) as { type: string; data?: { tool_calls?: unknown } });
     const awaiting = chunks.find((c) => c.type === "data-awaiting-tool-results");
     expect(awaiting?.data?.tool_calls).toEqual([{ id: "toolu_ps_ask", name: "ask_user" }]);
+  });
+});
+
+describe("the /chat stream of a client call the session refuses", () => {
+  it("never offers it to the client to run: tool-input-available (without providerExecuted) only for the valid call", async () => {
+    const s = await setup({ tools: [clientTool("pick_color")] });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            // q must be a string: the tool phase answers this call itself, with its validation errors.
+            { id: "toolu_pick_bad", name: "pick_color", input: { q: 7 } },
+            { id: "toolu_pick_ok", name: "pick_color", input: { q: "sky" } },
+          ],
+        },
+      },
+    ]);
+    const res = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: { id: s.session, messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "pick" }] }] },
+    });
+    expect(res.status).toBe(200);
+    type ToolChunk = { type: string; toolCallId?: string; providerExecuted?: boolean; errorText?: string };
+    const chunks = (await uiChunks<ToolChunk>(res)).filter((c) => c.type.startsWith("tool-"));
+    const offered = chunks.filter((c) => c.type === "tool-input-available" && !c.providerExecuted);
+    expect(offered.map((c) => c.toolCallId)).toEqual(["toolu_pick_ok"]);
+    const bad = chunks
+      .filter((c) => c.toolCallId === "toolu_pick_bad" && c.type !== "tool-input-delta")
+      .map((c) => [c.type, c.providerExecuted]);
+    expect(bad).toEqual([
+      ["tool-input-start", undefined],
+      ["tool-input-error", true],
+    ]);
+    expect(chunks.find((c) => c.type === "tool-input-error")?.errorText).toContain(
+      'Invalid arguments for "pick_color"',
+    );
   });
 });

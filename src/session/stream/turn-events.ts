@@ -23,6 +23,11 @@ export type TurnEvent =
       /** The call was announced in an earlier segment of the turn (an approved call run after the pause). */
       earlier?: boolean;
     }
+  /**
+   * The tool phase took a client tool's call as the client's to answer (its checks passed): only now does the client
+   * get its input (AI SDK `tool-input-available`, on which useChat's onToolCall runs it).
+   */
+  | { type: "tool_open"; tool_use_id: string }
   /** A call waits for a person's yes (AI SDK `tool-approval-request`). */
   | {
       type: "approval_request";

@@ -23,9 +23,16 @@ export type UiChunk =
   | { type: "reasoning-start"; id: string }
   | { type: "reasoning-delta"; id: string; delta: string }
   | { type: "reasoning-end"; id: string }
-  | { type: "tool-input-start"; toolCallId: string; toolName: string; dynamic?: boolean }
+  | { type: "tool-input-start"; toolCallId: string; toolName: string; dynamic?: boolean; providerExecuted?: boolean }
   | { type: "tool-input-delta"; toolCallId: string; inputTextDelta: string }
-  | { type: "tool-input-available"; toolCallId: string; toolName: string; input: unknown; dynamic?: boolean }
+  | {
+      type: "tool-input-available";
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      dynamic?: boolean;
+      providerExecuted?: boolean;
+    }
   | {
       type: "tool-input-error";
       toolCallId: string;
@@ -33,6 +40,7 @@ export type UiChunk =
       input: unknown;
       errorText: string;
       dynamic?: boolean;
+      providerExecuted?: boolean;
     }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic?: boolean }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic?: boolean }

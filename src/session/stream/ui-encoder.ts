@@ -33,6 +33,12 @@ export class UiEncoder {
   readonly #usedIds = new Set<string>();
   /** Tool calls the client knows about; outputs for any other id would make the client throw. */
   readonly #startedTools = new Set<string>();
+  /**
+   * Client tools' calls whose input is complete but not yet sent: useChat runs a call (onToolCall) as soon as its
+   * input is available, so it is sent only once the tool phase takes the call as the client's (`tool_open`). One
+   * the session answers instead (invalid, refused, skipped) ends as a tool-input-error the client does not run.
+   */
+  readonly #held = new Map<string, { toolName: string; input: unknown }>();
   readonly #serverRuns: (toolName: string) => boolean;
 
   /**
@@ -68,6 +74,12 @@ export class UiEncoder {
         return this.#closeAll(ev.reason);
       case "tool_output":
         return this.#toolOutput(ev.tool_use_id, ev.content, ev.is_error, ev.earlier === true);
+      case "tool_open": {
+        const held = this.#held.get(ev.tool_use_id);
+        if (held === undefined) return [];
+        this.#held.delete(ev.tool_use_id);
+        return [{ type: "tool-input-available", toolCallId: ev.tool_use_id, ...held, dynamic: true }];
+      }
       case "approval_request":
         // Like outputs, a request for a call the client never saw start would make it throw.
         if (!this.#startedTools.has(ev.tool_use_id)) return [];
@@ -129,6 +141,7 @@ export class UiEncoder {
     this.#open.clear();
     this.#usedIds.clear();
     this.#startedTools.clear();
+    this.#held.clear();
   }
 
   #provider(e: StreamEvent): UiChunk[] {
@@ -200,32 +213,35 @@ export class UiEncoder {
     if (block === undefined) return this.#wholePart(part);
     if (block.kind === "tool" && part.type === "tool_use") {
       this.#open.delete(index);
-      return [
-        {
-          type: "tool-input-available",
-          toolCallId: block.toolCallId,
-          toolName: block.toolName,
-          input: part.input,
-          ...this.#toolFields(block.toolName),
-        },
-      ];
+      return this.#inputAvailable(block.toolCallId, block.toolName, part.input);
     }
     return this.#closeIndex(index, "its block ended without a tool call");
+  }
+
+  /** A call's complete input: sent now for a call the session runs, held until `tool_open` for a client tool's call. */
+  #inputAvailable(toolCallId: string, toolName: string, input: unknown): UiChunk[] {
+    if (!this.#serverRuns(toolName)) {
+      this.#held.set(toolCallId, { toolName, input });
+      return [];
+    }
+    return [{ type: "tool-input-available", toolCallId, toolName, input, ...this.#toolFields(toolName) }];
+  }
+
+  /**
+   * A held call the session answered itself, or that the step left unanswered: its part ends in error, marked
+   * providerExecuted so the client neither runs it nor sends an answer of its own.
+   */
+  #heldEnds(toolCallId: string, errorText: string): UiChunk[] {
+    const held = this.#held.get(toolCallId);
+    if (held === undefined) return [];
+    this.#held.delete(toolCallId);
+    return [{ type: "tool-input-error", toolCallId, ...held, errorText, dynamic: true, providerExecuted: true }];
   }
 
   /** A part that completed without its start having been seen: send it whole so it is not lost. */
   #wholePart(part: Part): UiChunk[] {
     if (part.type === "tool_use") {
-      return [
-        this.#toolStart(part.id, part.name),
-        {
-          type: "tool-input-available",
-          toolCallId: part.id,
-          toolName: part.name,
-          input: part.input,
-          ...this.#toolFields(part.name),
-        },
-      ];
+      return [this.#toolStart(part.id, part.name), ...this.#inputAvailable(part.id, part.name, part.input)];
     }
     const kind = part.type === "text" ? "text" : part.type === "thinking" ? "reasoning" : undefined;
     const text = part.type === "text" ? part.text : part.type === "thinking" ? part.thinking : "";
@@ -274,6 +290,7 @@ export class UiEncoder {
     if (!earlier && !this.#startedTools.has(toolCallId)) return [];
     // Blocks are separate pieces of output; a newline keeps them from running into each other.
     const text = resultText(content);
+    if (this.#held.has(toolCallId)) return this.#heldEnds(toolCallId, text);
     return isError
       ? [{ type: "tool-output-error", toolCallId, errorText: text, dynamic: true }]
       : [{ type: "tool-output-available", toolCallId, output: structured(text), dynamic: true }];
@@ -291,6 +308,9 @@ export class UiEncoder {
   #closeAll(reason: string): UiChunk[] {
     const out: UiChunk[] = [];
     for (const index of [...this.#open.keys()]) out.push(...this.#closeIndex(index, reason));
+    for (const [id, { toolName }] of [...this.#held]) {
+      out.push(...this.#heldEnds(id, `The call to tool ${toolName} was not handed to the client (${reason}).`));
+    }
     return out;
   }
 

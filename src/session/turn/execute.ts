@@ -31,8 +31,8 @@ export interface ExecuteOptions {
   turnId: string;
   /** A server-side result; `load` names deferred tools it makes available. */
   onResult(call: ToolUsePart, outcome: ToolOutcome, load: string[]): void;
-  /** A client-executed call that loads a deferred tool (its result comes later). */
-  onLoad(call: ToolUsePart, load: string[]): void;
+  /** A valid client-executed call, now the client's to answer (its result comes later); `load`: the deferred tool it loads. */
+  onClient(call: ToolUsePart, load: string[]): void;
   /** For a name the registry lacks: the answer when it is a known tool whose MCP server is down, else null. */
   missing?(name: string): string | null;
   /** Runs an MCP tool (validated arguments); never throws except for cancellation of the turn. */
@@ -221,10 +221,7 @@ async function executeOne(
   }
   // A valid call to a deferred tool that was not loaded runs and loads it: never an opaque failure.
   const load = notLoaded ? [tool.name] : [];
-  if (client) {
-    if (load.length) opts.onLoad(call, load);
-    return;
-  }
+  if (client) return opts.onClient(call, load);
   // Checked only after validation: a person is never asked about a call that could not run anyway.
   if (opts.approval?.needed(call, tool)) return opts.approval.request(call, tool, input);
   try {

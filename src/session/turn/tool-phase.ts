@@ -93,16 +93,20 @@ export async function runTools(
     callMcp: (tool, input, isLoaded) =>
       tools.callMcp(agent, ctx.deps.env, tool, input, { signal: ctx.signal, loaded: isLoaded }),
     approval: approvalGate(ctx, approved),
-    // A client call to a deferred tool loads it where its schema then reaches the model by itself (tools[] or a
-    // declaration). On Anthropic only a tool_reference in the call's result would, and the client writes that
-    // result: marked loaded there, the tool would stay unreferenced, and select_tools would call it "already
-    // available" without ever showing its schema. So there it stays unloaded until something loads it.
-    onLoad: (call, load) => {
-      if (projectionFor(agent.model) === "anthropic") return;
-      loadedNow(
-        ctx.tx(() => loadInStep(load, call.name)),
-        call.name,
-      );
+    onClient: (call, load) => {
+      // A client call to a deferred tool loads it where its schema then reaches the model by itself (tools[] or a
+      // declaration). On Anthropic only a tool_reference in the call's result would, and the client writes that
+      // result: marked loaded there, the tool would stay unreferenced, and select_tools would call it "already
+      // available" without ever showing its schema. So there it stays unloaded until something loads it.
+      if (load.length && projectionFor(agent.model) !== "anthropic") {
+        loadedNow(
+          ctx.tx(() => loadInStep(load, call.name)),
+          call.name,
+        );
+      }
+      // Only now, its checks passed, is the call the client's to run: the stream held its input back until here. A
+      // stopped turn hands nothing over (the call's result is written by the turn's end).
+      if (!ctx.signal.aborted) ctx.out.emit({ type: "tool_open", tool_use_id: call.id });
     },
   });
   return !history.openCallsSettled();

@@ -4,9 +4,10 @@ import { SSE_DONE, sseFrame } from "../../../../src/session/stream/sse";
 import type { TurnEvent } from "../../../../src/session/stream/turn-events";
 import type { UiChunk } from "../../../../src/session/stream/ui-chunks";
 import { UiEncoder } from "../../../../src/session/stream/ui-encoder";
+import { SERVER_TOOLS } from "./fixtures";
 
 export function encodeAll(events: TurnEvent[]): UiChunk[] {
-  const encoder = new UiEncoder();
+  const encoder = new UiEncoder((name) => SERVER_TOOLS.has(name));
   return events.flatMap((ev) => encoder.push(ev));
 }
 

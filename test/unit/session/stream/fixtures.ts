@@ -44,6 +44,9 @@ export const FULL_TURN: TurnEvent[] = [
   p({ type: "block_stop", index: 3, part: { type: "tool_use", id: "toolu_b", name: "get_time", input: TIME_INPUT } }),
   p({ type: "usage", usage: { input_tokens: 10, output_tokens: 50 } }),
   p({ type: "message_stop", stop_reason: "tool_use" }),
+  // The tool phase takes both calls as the client's (a session-run tool's calls get no tool_open).
+  { type: "tool_open", tool_use_id: "toolu_a" },
+  { type: "tool_open", tool_use_id: "toolu_b" },
   { type: "step_finish", step: 1 },
   { type: "tool_output", tool_use_id: "toolu_a", content: "Sunny, 21 °C", is_error: false },
   {
@@ -105,11 +108,15 @@ export const ODDITIES: TurnEvent[] = [
   p({ type: "block_stop", index: 2, part: { type: "tool_use", id: "toolu_whole", name: "lookup", input: {} } }),
   p({ type: "block_stop", index: 3, part: { type: "text", text: "whole text" } }),
   p({ type: "text_delta", index: 4, text: "no start" }),
+  { type: "tool_open", tool_use_id: "toolu_whole" },
   { type: "step_finish", step: 1 },
   { type: "tool_output", tool_use_id: "toolu_whole", content: "failed: not found", is_error: true },
   { type: "tool_output", tool_use_id: "toolu_unknown", content: "x", is_error: false },
   { type: "turn_finish", status: "cancelled", finish_reason: "other" },
 ];
+
+/** The tools the fixtures' session runs itself (`encodeAll`): only such a call is ever asked a person's approval. */
+export const SERVER_TOOLS: ReadonlySet<string> = new Set(["charge_card"]);
 
 /** A step whose call needs a person's approval: the request follows the call, then the turn pauses. */
 export const APPROVAL_PAUSE: TurnEvent[] = [

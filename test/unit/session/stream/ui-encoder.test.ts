@@ -1,4 +1,10 @@
-import { type DynamicToolUIPart, lastAssistantMessageIsCompleteWithToolCalls } from "ai";
+import { Chat } from "@ai-sdk/react";
+import {
+  type DynamicToolUIPart,
+  lastAssistantMessageIsCompleteWithToolCalls,
+  type UIMessage,
+  type UIMessageChunk,
+} from "ai";
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../../src/model/stream";
 import type { TurnEvent } from "../../../../src/session/stream/turn-events";
@@ -12,8 +18,9 @@ const START: TurnEvent[] = [
   { type: "step_start", step: 1 },
 ];
 
-function encoderAfter(events: TurnEvent[]): UiEncoder {
-  const encoder = new UiEncoder();
+/** An encoder past `events`; `serverRuns` as the session's (default: every tool is a client tool). */
+function encoderAfter(events: TurnEvent[], serverRuns?: (name: string) => boolean): UiEncoder {
+  const encoder = new UiEncoder(serverRuns);
   for (const ev of events) encoder.push(ev);
   return encoder;
 }
@@ -59,7 +66,7 @@ describe("UiEncoder", () => {
     expect(ids).toEqual(["m-t1-0", "m-t1-0-2"]);
   });
 
-  it("streams tool input as a dynamic tool and sends the parsed input at block_stop", () => {
+  it("streams a client tool's input, and sends the parsed input only once the tool phase opens the call", () => {
     const encoder = encoderAfter(START);
     expect(encoder.push(p({ type: "block_start", index: 0, kind: "tool_use", id: "c1", name: "f" }))).toEqual([
       { type: "tool-input-start", toolCallId: "c1", toolName: "f", dynamic: true },
@@ -69,8 +76,65 @@ describe("UiEncoder", () => {
       { type: "tool-input-delta", toolCallId: "c1", inputTextDelta: '{"a":1}' },
     ]);
     const part = { type: "tool_use" as const, id: "c1", name: "f", input: { a: 1 } };
-    expect(encoder.push(p({ type: "block_stop", index: 0, part }))).toEqual([
+    expect(encoder.push(p({ type: "block_stop", index: 0, part }))).toEqual([]);
+    expect(encoder.push({ type: "tool_open", tool_use_id: "c1" })).toEqual([
       { type: "tool-input-available", toolCallId: "c1", toolName: "f", input: { a: 1 }, dynamic: true },
+    ]);
+  });
+
+  it("sends a call the session runs with its parsed input at block_stop, marked providerExecuted", () => {
+    const encoder = encoderAfter(START, () => true);
+    encoder.push(p({ type: "block_start", index: 0, kind: "tool_use", id: "c1", name: "f" }));
+    const part = { type: "tool_use" as const, id: "c1", name: "f", input: { a: 1 } };
+    expect(encoder.push(p({ type: "block_stop", index: 0, part }))).toEqual([
+      {
+        type: "tool-input-available",
+        toolCallId: "c1",
+        toolName: "f",
+        input: { a: 1 },
+        dynamic: true,
+        providerExecuted: true,
+      },
+    ]);
+  });
+
+  it("ends a client call the session answered itself as a tool-input-error marked providerExecuted", () => {
+    const encoder = encoderAfter([
+      ...START,
+      p({ type: "block_start", index: 0, kind: "tool_use", id: "c1", name: "f" }),
+      p({ type: "block_stop", index: 0, part: { type: "tool_use", id: "c1", name: "f", input: { a: 1 } } }),
+    ]);
+    expect(
+      encoder.push({ type: "tool_output", tool_use_id: "c1", content: "Invalid arguments", is_error: true }),
+    ).toEqual([
+      {
+        type: "tool-input-error",
+        toolCallId: "c1",
+        toolName: "f",
+        input: { a: 1 },
+        errorText: "Invalid arguments",
+        dynamic: true,
+        providerExecuted: true,
+      },
+    ]);
+  });
+
+  it("ends a client call the step never opened in error before finish-step: it was not handed to the client", () => {
+    const encoder = encoderAfter([
+      ...START,
+      p({ type: "block_stop", index: 0, part: { type: "tool_use", id: "c1", name: "f", input: {} } }),
+    ]);
+    expect(encoder.push({ type: "step_finish", step: 1 })).toEqual([
+      {
+        type: "tool-input-error",
+        toolCallId: "c1",
+        toolName: "f",
+        input: {},
+        errorText: "The call to tool f was not handed to the client (the step finished first).",
+        dynamic: true,
+        providerExecuted: true,
+      },
+      { type: "finish-step" },
     ]);
   });
 
@@ -135,10 +199,10 @@ describe("UiEncoder", () => {
   });
 
   it("maps tool output to output-available (blocks joined) or output-error, and drops unknown calls", () => {
-    const encoder = encoderAfter([
-      ...START,
-      p({ type: "block_stop", index: 0, part: { type: "tool_use", id: "c1", name: "f", input: {} } }),
-    ]);
+    const encoder = encoderAfter(
+      [...START, p({ type: "block_stop", index: 0, part: { type: "tool_use", id: "c1", name: "f", input: {} } })],
+      () => true,
+    );
     const content = [
       { type: "text" as const, text: "a" },
       { type: "text" as const, text: "b" },
@@ -153,10 +217,10 @@ describe("UiEncoder", () => {
   });
 
   it("sends a JSON object or array output as a value and anything else as text", () => {
-    const encoder = encoderAfter([
-      ...START,
-      p({ type: "block_stop", index: 0, part: { type: "tool_use", id: "c1", name: "f", input: {} } }),
-    ]);
+    const encoder = encoderAfter(
+      [...START, p({ type: "block_stop", index: 0, part: { type: "tool_use", id: "c1", name: "f", input: {} } })],
+      () => true,
+    );
     expect(encoder.push({ type: "tool_output", tool_use_id: "c1", content: '{"temp":21}', is_error: false })).toEqual([
       { type: "tool-output-available", toolCallId: "c1", output: { temp: 21 }, dynamic: true },
     ]);
@@ -234,5 +298,49 @@ describe("UiEncoder: calls the session runs itself", () => {
     const tools = (message?.parts ?? []).filter((p): p is DynamicToolUIPart => p.type === "dynamic-tool");
     expect(tools.every((t) => t.providerExecuted === undefined)).toBe(true);
     expect(lastAssistantMessageIsCompleteWithToolCalls({ messages: message ? [message] : [] })).toBe(true);
+  });
+});
+
+describe("UiEncoder: a client call the session refuses, through the AI SDK's Chat (what useChat wraps)", () => {
+  it("is never handed to onToolCall, and ends as an error the session gave", async () => {
+    const call = (id: string) => [
+      p({ type: "block_start", index: 0, kind: "tool_use", id, name: "lookup" }),
+      p({ type: "block_stop", index: 0, part: { type: "tool_use", id, name: "lookup", input: { key: id } } }),
+    ];
+    // One call the tool phase refuses (its arguments were invalid), one it opens for the client.
+    const events: TurnEvent[] = [
+      ...START,
+      ...call("c_bad"),
+      ...call("c_ok"),
+      { type: "tool_output", tool_use_id: "c_bad", content: "Invalid arguments for lookup", is_error: true },
+      { type: "tool_open", tool_use_id: "c_ok" },
+      { type: "step_finish", step: 1 },
+      { type: "turn_finish", status: "awaiting_tool_results", finish_reason: "tool-calls" },
+    ];
+    const encoder = new UiEncoder(() => false);
+    const chunks = events.flatMap((ev) => encoder.push(ev)) as UIMessageChunk[];
+    const ran: string[] = [];
+    const chat = new Chat<UIMessage>({
+      transport: {
+        sendMessages: async () =>
+          new ReadableStream<UIMessageChunk>({
+            start(controller) {
+              for (const c of chunks) controller.enqueue(c);
+              controller.close();
+            },
+          }),
+        reconnectToStream: async () => null,
+      },
+      onToolCall: ({ toolCall }) => {
+        ran.push(toolCall.toolCallId);
+      },
+    });
+    await chat.sendMessage({ text: "look both up" });
+    expect(ran).toEqual(["c_ok"]);
+    const parts = (chat.messages.at(-1)?.parts ?? []).filter((x): x is DynamicToolUIPart => x.type === "dynamic-tool");
+    expect(parts.map((x) => [x.toolCallId, x.state, x.providerExecuted])).toEqual([
+      ["c_bad", "output-error", true],
+      ["c_ok", "input-available", undefined],
+    ]);
   });
 });
