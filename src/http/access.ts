@@ -1,5 +1,5 @@
 /**
- * Access to one session's routes: `sessionAccess`, `requireAction` and `actorOf`.
+ * Access to one session's routes: `sessionAccess`, `allows` and `actorOf`.
  *
  * `sessionAccess(action)` guards a route of one session (`/:id/...`): an API key of the tenant, or a
  * session token for exactly this session that carries `action`.
@@ -20,12 +20,13 @@ import { ApiError } from "./errors";
 import { isSessionToken, type TokenAction, verifiedClaims } from "./tokens";
 import type { AppEnv } from "./types";
 
-/** For a route whose body decides what it needs (POST /chat with approvals): a token must also carry `action`. */
-export function requireAction(c: Context<AppEnv>, action: TokenAction): void {
+/**
+ * For a route whose body decides what it needs (POST /chat answering approvals): whether the caller may do
+ * `action`. An API key may do anything, a session token what it carries.
+ */
+export function allows(c: Context<AppEnv>, action: TokenAction): boolean {
   const p = c.get("principal");
-  if (p?.kind === "token" && !p.actions.includes(action)) {
-    throw new ApiError(403, "insufficient_scope", `this session token does not allow "${action}"`);
-  }
+  return p?.kind !== "token" || p.actions.includes(action);
 }
 
 /** Who did it, for events: the API key's id or the session token's jti. */

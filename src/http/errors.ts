@@ -33,6 +33,7 @@ export function errorBody(code: string, message: string): ErrorBody {
  */
 const STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   invalid_request: 400,
+  insufficient_scope: 403,
   not_found: 404,
   unknown_approval: 404,
   unknown_tool_use: 404,

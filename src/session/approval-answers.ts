@@ -56,10 +56,15 @@ export function recordDeclined(
   }
 }
 
-/** Who answers and how: `fromChat`, a useChat body (signatures required, answered ones skipped). */
+/**
+ * Who answers and how: `fromChat`, a useChat body (signatures required, answered ones skipped). `mayDecide`
+ * false: the caller may not decide approvals (a session token without `approve`), so a body with an answer for
+ * a pending one is refused, while one that only repeats answered ones beside its outputs is not.
+ */
 export interface AnswerOptions {
   by: Actor;
   fromChat?: boolean;
+  mayDecide?: boolean;
   onlyTurn?: string | null;
   outputs?: SuppliedResult[];
 }
@@ -79,7 +84,7 @@ export async function answerApprovals(
   mode: Mode,
   opts: AnswerOptions,
 ): Promise<Result<TurnAnswer>> {
-  const { by, fromChat = false, onlyTurn, outputs = [] } = opts;
+  const { by, fromChat = false, mayDecide = true, onlyTurn, outputs = [] } = opts;
   const generation = engine.generation;
   await engine.tools.refresh(agent, engine.env);
   const checked = await checkAnswers(engine.approvals, answers, {
@@ -90,6 +95,10 @@ export async function answerApprovals(
   // The session was deleted while this awaited: nothing is written into the wiped object.
   if (engine.stale(generation)) return deleted();
   if (!checked.ok) return checked;
+  // Only now is it known whether an answer decides anything (skipped repeats do not): refused before any write.
+  if (!mayDecide) {
+    return failure("insufficient_scope", 'these answers decide pending approvals, which needs the "approve" action');
+  }
   const latest = engine.turns.latest();
   // The outputs are checked before anything is written, so a refused one leaves the approvals unanswered (a turn
   // resumed by them would run its tools for a refused request). Those no longer pending are no news: useChat

@@ -75,6 +75,11 @@ export type TurnCall =
       mode: Mode;
       by: string;
       fromChat: boolean;
+      /**
+       * False: the caller may not decide approvals (POST /chat with a session token lacking `approve`). Answers for
+       * pending approvals are then refused (403 insufficient_scope, nothing written); repeats of answered ones are not.
+       */
+      mayDecide?: boolean;
       /** POST /chat: the client tool outputs of the same message, checked and written with the answers. */
       outputs?: SuppliedResult[];
       /** POST /v1/runs/{id}/approvals: only this run's own open approvals may be answered. */

@@ -17,6 +17,7 @@ import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } fro
 import { hasSchema, migrate } from "../storage/do-schema";
 import { nowIso, one, pageOf, setCellChecks, write } from "../storage/sql";
 import { type AgentArg, AgentCache, turnMark } from "./agent-cache";
+import type { AnswerOptions } from "./approval-answers";
 import type { ApprovalAnswer } from "./approvals";
 import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
@@ -303,7 +304,13 @@ export class Session extends DurableObject<Env> {
         return answerResponse(await this.submitToolResults(c.agent, c.results, c.mode, c.onlyPending));
       case "answerApprovals":
         return answerResponse(
-          await this.answerApprovals(c.agent, c.answers, c.mode, c.by, c.fromChat, c.run, c.outputs),
+          await this.answerApprovals(c.agent, c.answers, c.mode, {
+            by: c.by,
+            fromChat: c.fromChat,
+            run: c.run,
+            outputs: c.outputs,
+            mayDecide: c.mayDecide,
+          }),
         );
       case "retry":
         return answerResponse(await this.retry(c.agent, c.mode));
@@ -329,16 +336,12 @@ export class Session extends DurableObject<Env> {
     agent: AgentArg,
     answers: ApprovalAnswer[],
     mode: Mode,
-    by: string,
-    fromChat = false,
-    run?: string,
-    outputs: SuppliedResult[] = [],
+    opts: Omit<AnswerOptions, "onlyTurn"> & { run?: string },
   ): Promise<TurnReply> {
+    const { run, ...rest } = opts;
     // A run's approvals are those of the turn it waits in: its signature answers nothing else in the session.
     const onlyTurn = run === undefined ? undefined : (this.#runs.store.get(run)?.turn_id ?? null);
-    return this.#turn(agent, (a) =>
-      this.#engine.answerApprovals(a, answers, mode, { by, fromChat, onlyTurn, outputs }),
-    );
+    return this.#turn(agent, (a) => this.#engine.answerApprovals(a, answers, mode, { ...rest, onlyTurn }));
   }
 
   async retry(agent: AgentArg, mode: Mode): Promise<TurnReply> {

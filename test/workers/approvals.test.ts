@@ -892,10 +892,10 @@ describe("approving through POST /chat beside a client call of the same step", (
       input: { q: "which card?" },
       ...extra,
     });
-    const chat = (parts: unknown[]) =>
+    const chat = (parts: unknown[], key = s.key) =>
       api(`/v1/sessions/${s.session}/chat`, {
         method: "POST",
-        key: s.key,
+        key,
         json: { id: s.session, trigger: "submit-message", messages: [{ id: `msg_${tag}`, role: "assistant", parts }] },
       });
     return { s, charge, open, ask, chat };
@@ -921,6 +921,22 @@ describe("approving through POST /chat beside a client call of the same step", (
       s,
       charge,
       await chat([approvedPart(open), ask("output-available", { output: "the visa" })]),
+    );
+  });
+
+  it("a session token without approve delivers the client output beside an approval answered elsewhere", async () => {
+    const { s, charge, open, ask, chat } = await chargeBesideAsk("tok");
+    expect((await answer(s, [{ approval_id: open.approval_id, approved: true }])).status).toBe(200);
+    const minted = await apiJson<{ token: string }>(`/v1/sessions/${s.session}/tokens`, {
+      method: "POST",
+      key: s.key,
+      json: { actions: ["send", "stream", "read"] },
+    });
+    // useChat repeats the answered approval (with its signature) beside the output: only the output is news.
+    await expectResumedOnce(
+      s,
+      charge,
+      await chat([approvedPart(open), ask("output-available", { output: "the visa" })], minted.body.token),
     );
   });
 

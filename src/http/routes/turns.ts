@@ -16,7 +16,7 @@ import type { SuppliedResult } from "../../session/history/store";
 import { schemaOversized } from "../../session/oversized";
 import { type Mode, RUN_KEY_PREFIX, type TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";
-import { actorOf, requireAction, sessionAccess } from "../access";
+import { actorOf, allows, sessionAccess } from "../access";
 import { sha256Hex } from "../auth";
 import { agentArg } from "../directory";
 import { ApiError, apiError } from "../errors";
@@ -224,9 +224,9 @@ export const turnsRoutes = new Hono<AppEnv>()
     }
     // Nothing is created by answers (200): a turn that still waits for other answers is its state, as JSON.
     if (input.approvals.length > 0) {
-      requireAction(c, "approve");
       // One call checks the approvals and the outputs beside them before writing either: a refused output must
-      // not leave approvals granted and their turn resumed.
+      // not leave approvals granted and their turn resumed. Deciding a pending approval needs `approve`; the
+      // session object says whether any answer does (a repeat of an answered one does not), refusing first.
       const answered = await turnCall(c, ref.stub, {
         call: "answerApprovals",
         agent,
@@ -234,6 +234,7 @@ export const turnsRoutes = new Hono<AppEnv>()
         mode: "stream",
         by: actorOf(c),
         fromChat: true,
+        mayDecide: allows(c, "approve"),
         outputs: input.results,
       });
       // useChat repeats answered approvals beside the client outputs that follow them (approved first, the output
