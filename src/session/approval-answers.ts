@@ -145,9 +145,12 @@ export async function expireApproval(engine: AnsweringEngine, agent: AgentConfig
   await engine.tools.refresh(agent, engine.env);
   if (engine.stale(generation)) return;
   const latest = engine.turns.latest();
+  // The answer is discarded, but a turn that stays paused is answered with its messages since this seq: none,
+  // rather than every row of the history (since 0) read and parsed for nothing.
+  const since = engine.history.nextSeq();
   const done = engine.tx(() => declineOne(engine.approvals, engine.history, row, EXPIRED, "ttl"));
   if (!done) return;
   recordDeclined(engine.eventLog, [row], row.turn_id, EXPIRED, "ttl");
-  const answer = await engine.resumeIfReady(agent, latest, "stream", 0);
+  const answer = await engine.resumeIfReady(agent, latest, "stream", since);
   if (answer.ok) answer.stream?.cancel().catch(() => {});
 }
