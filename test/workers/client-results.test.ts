@@ -245,6 +245,34 @@ describe("the turn's answer once a server call beside a client call is approved"
   });
 });
 
+describe("the JSON answer of a turn paused for approval beside a client call", () => {
+  it("lists the client call as awaiting a result", async () => {
+    const s = await setup({
+      tools: [
+        { ...chargeCard, execution: { type: "http", url: `${env.MOCK_URL}/_tool` }, requires_approval: true },
+        clientTool("ask_user"),
+      ],
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "toolu_pa_charge", name: "charge_card", input: { q: "9.00" } },
+            { id: "toolu_pa_ask", name: "ask_user", input: { q: "which card?" } },
+          ],
+        },
+      },
+    ]);
+    const paused = await apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "charge a card I pick" },
+    });
+    expect(paused.body.status).toBe("awaiting_approval");
+    expect(paused.body.pending_tool_calls).toEqual([{ id: "toolu_pa_ask", name: "ask_user" }]);
+  });
+});
+
 describe("the stream of a step that pauses for a client call after its sibling was approved while another ran", () => {
   it("names only the client call in data-awaiting-tool-results", async () => {
     const s = await setup({

@@ -6,6 +6,7 @@
  */
 import type { Result } from "../../model/errors";
 import { failure } from "../../model/errors";
+import { isPaused } from "../../model/turn";
 import type { EventLog } from "../../observability/events";
 import { type ApprovalStore, refuseResultsForApprovals } from "../approvals";
 import type { HistoryStore, SuppliedResult } from "../history/store";
@@ -94,7 +95,8 @@ export function turnResult(
     usage: JSON.parse(t.usage) as Record<string, number>,
     ...(t.error ? { error: JSON.parse(t.error) as TurnResult["error"] } : {}),
     ...(t.structured_result !== null ? { structured_result: JSON.parse(t.structured_result) as unknown } : {}),
-    ...(t.status === "awaiting_tool_results" ? { pending_tool_calls: awaitingClient(history, approvals) } : {}),
+    // A pause for approval lists its step's open client calls too: their results may come in while it waits.
+    ...(isPaused(t.status) ? { pending_tool_calls: awaitingClient(history, approvals) } : {}),
   };
 }
 
