@@ -40,6 +40,8 @@ export interface ApprovalRow {
   decided_at: string | null;
   expires_at: number | null;
   executed_at: string | null;
+  /** 1 once the decision was told on the turn's stream by the segment that paused (runner.ts `#announceDecided`). */
+  announced: number;
   [key: string]: string | number | null;
 }
 
@@ -268,6 +270,11 @@ export class ApprovalStore {
     const open = this.pending();
     for (const row of open) this.decide(row.id, "declined", reason, by);
     return open;
+  }
+
+  /** Marks decisions as told on the turn's stream (SQL only): the resumed segment leaves them out. */
+  markAnnounced(ids: string[]): void {
+    for (const id of ids) write(this.#sql, "UPDATE approvals SET announced = 1 WHERE id = ?", id);
   }
 
   /** Claims approved calls for execution; returns the ids claimed (each at most once, ever). */

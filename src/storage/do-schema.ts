@@ -198,6 +198,9 @@ const MIGRATIONS: ReadonlyArray<string | ((sql: SqlStorage) => void)> = [
   // v13: the arguments an approval's call will run with once its `$tool` references are resolved, shown to the
   // person beside the arguments as the model wrote them.
   `ALTER TABLE approvals ADD COLUMN resolved_input TEXT;`,
+  // v14: whether a decision was already told on the turn's stream (at the pause of the step it was decided in,
+  // while a sibling ran), so the segment that resumes the turn does not tell it again.
+  `ALTER TABLE approvals ADD COLUMN announced INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /** Rebuilds `table` from its own DDL minus AUTOINCREMENT (rows, ids and indexes kept). */

@@ -1068,6 +1068,54 @@ describe("the stream of a step that pauses after one of its approvals was declin
   });
 });
 
+describe("the stream of a turn resumed after one of its approvals was declined while a sibling ran", () => {
+  it("tells only the answers given during the pause: the paused segment told the earlier one", async () => {
+    const s = await setup({
+      tools: [
+        recordedTool("charge_card", uid("charge")),
+        recordedTool("refund", uid("refund")),
+        slowTool("slow_check", 1500),
+      ],
+    });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_ra_charge", name: "charge_card", input: { amount: 9 } },
+            { id: "call_ra_refund", name: "refund", input: { amount: 9 } },
+            { id: "call_ra_slow", name: "slow_check", input: { amount: 9 } },
+          ],
+        },
+      },
+      { reply: { text: "Refunded, not charged." } },
+    ]);
+    const first = api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "check, then charge and refund" },
+    });
+    let open: OpenApproval[] = [];
+    for (let i = 0; i < 200 && open.length < 2; i++) {
+      open = (await sessionState(s)).pending_approvals;
+      if (open.length < 2) await new Promise((r) => setTimeout(r, 10));
+    }
+    const charge = open.find((a) => a.name === "charge_card") as OpenApproval;
+    const refund = open.find((a) => a.name === "refund") as OpenApproval;
+    expect((await answer(s, [{ approval_id: charge.approval_id, approved: false }])).status).toBe(200);
+    await (await first).text();
+    const resumed = await api(`/v1/sessions/${s.session}/tool-approvals`, {
+      method: "POST",
+      key: s.key,
+      json: { approvals: [{ approval_id: refund.approval_id, approved: true }] },
+    });
+    const chunks = await uiChunks<{ type: string; approvalId?: string; toolCallId?: string }>(resumed);
+    expect(chunks.filter((c) => c.type === "tool-approval-response").map((c) => c.approvalId)).toEqual([
+      refund.approval_id,
+    ]);
+    expect(chunks.filter((c) => c.type === "tool-output-denied")).toEqual([]);
+  });
+});
+
 describe("approval config", () => {
   it("refuses requires_approval on a client tool and a malformed MCP require_approval", async () => {
     const base = { model: { provider: "anthropic", name: "m" } };

@@ -1,9 +1,10 @@
 /**
  * The first thing a resumed segment does when its pause had approvals: tell
- * the client which calls were declined (their `is_error` results are already
- * stored), run the approved ones — each claimed in a transaction first, so it
- * runs at most once whatever is sent twice or restarts — and then write every
- * result of the step as one user message, in tool_use order.
+ * the client the answers and which calls were declined (their `is_error`
+ * results are already stored), those the paused segment told excepted; run
+ * the approved ones — each claimed in a transaction first, so it runs at most
+ * once whatever is sent twice or restarts — and then write every result of
+ * the step as one user message, in tool_use order.
  */
 import type { ApprovalRow } from "../approvals";
 import type { TurnContext } from "./context";
@@ -30,7 +31,11 @@ export async function deliverAnswers(ctx: TurnContext): Promise<void> {
   const { approvals, history, tools, agent } = ctx.deps;
   const rows = approvals.onOpenCalls();
   if (rows.length === 0) return;
-  announceAnswers(ctx, rows);
+  // Those decided while a sibling of their step ran were told when the step paused.
+  announceAnswers(
+    ctx,
+    rows.filter((r) => r.announced === 0),
+  );
   const approved = rows.filter((r) => r.status === "approved");
   const claimed = new Set(ctx.tx(() => approvals.claim(approved.map((r) => r.id))));
   const callIds = new Set(approved.filter((r) => claimed.has(r.id)).map((r) => r.call_id));

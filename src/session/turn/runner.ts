@@ -200,7 +200,10 @@ export class TurnRunner implements TurnContext {
    */
   #announceDecided(): void {
     const decided = this.deps.approvals.onOpenCalls().filter((r) => r.status !== "pending");
+    if (decided.length === 0) return;
     announceAnswers(this, decided);
+    // The segment that resumes a pause delivers the answers of its open calls: these it must not tell again.
+    this.tx(() => this.deps.approvals.markAnnounced(decided.map((r) => r.id)));
   }
 
   #pause(): void {
