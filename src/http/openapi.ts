@@ -34,9 +34,9 @@ const UI_STREAM = {
   description:
     "An AI SDK UI message stream (v1) as Server-Sent Events: every frame has `id: <n>` (its row in the " +
     "session's stream log) and `data: <UIMessageChunk JSON>` (start, start-step, text-*, reasoning-*, " +
-    "tool-input-*, tool-output-*, tool-approval-request, data-*, finish-step, finish, error, abort; the " +
-    "`UIMessageChunk` schema); the last frame is `data: [DONE]`. Reconnect with `Last-Event-ID` to get exactly " +
-    "the frames after it.",
+    "tool-input-*, tool-output-*, tool-approval-request, tool-approval-response, data-*, finish-step, finish, " +
+    "error, abort; the `UIMessageChunk` schema); the last frame is `data: [DONE]`. Reconnect with `Last-Event-ID` " +
+    "to get exactly the frames after it.",
 };
 /**
  * One event of the stream, in the shape of OpenAPI 3.2's `itemSchema` for `text/event-stream` (an extension

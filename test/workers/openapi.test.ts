@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/http/app";
 import * as bodies from "../../src/http/bodies";
 import { OPENAPI } from "../../src/http/openapi";
+import { UIMessageChunk } from "../../src/http/ui-message-chunk";
 
 const METHODS = new Set(["get", "post", "put", "delete", "patch"]);
 
@@ -48,6 +49,18 @@ describe("the OpenAPI document", () => {
     expect(schemas.RunBody).toBe(bodies.runBody);
     expect(schemas.AgentBody).toBe(bodies.agentBody);
     expect(schemas.ToolApprovalsBody).toBe(bodies.toolApprovalsBody);
+  });
+
+  it("names every chunk type of the UIMessageChunk schema in the stream's description", () => {
+    const { responses } = OPENAPI.paths["/v1/sessions/{id}/stream"].get as {
+      responses: Record<string, { content: Record<string, { schema: { description: string } }> }>;
+    };
+    const { description } = responses["200"]?.content["text/event-stream"]?.schema ?? { description: "" };
+    const listed = /<UIMessageChunk JSON>` \(([^;]*);/.exec(description)?.[1]?.split(", ") ?? [];
+    const named = (type: string) =>
+      listed.some((n) => (n.endsWith("*") ? type.startsWith(n.slice(0, -1)) : n === type));
+    const types = UIMessageChunk.oneOf.flatMap((c) => ("const" in c.properties.type ? [c.properties.type.const] : []));
+    expect(types.filter((t) => !named(t))).toEqual([]);
   });
 
   it("documents 413 on every operation that takes a body (every body is read under a byte cap)", () => {
