@@ -102,14 +102,15 @@ export async function admitRun(env: WorkerEnv, a: Admission): Promise<{ run: Run
 }
 
 /** `GET /v1/runs/{id}`'s answer for a run its session once held but no longer does. */
-export const RUN_EXPIRED = "the run's record has expired from its session";
+const RUN_EXPIRED = "the run's record has expired from its session";
 
 /**
  * Writes the session's index row (first use creates the session) and queues the run in it. Idempotent.
  * `agentRead`, when the caller has just read the agent, spares the session a D1 read when the run starts.
  * A run its session already accepted is never queued again: the session's retention (or its RUNS_KEPT cap)
  * may have removed its row while the D1 record lives on, and queuing it anew would run the input (and deliver
- * its callback) twice. Its view is read instead, and a swept one answers 404 as `GET /v1/runs/{id}` does.
+ * its callback) twice. Its view is read instead (`GET /v1/runs/{id}` reads every run through here), and a swept
+ * one answers 404.
  */
 export async function handToSession(env: WorkerEnv, record: RunRecord, agentRead?: AgentRead): Promise<RunView> {
   if (record.accepted_at) {

@@ -364,6 +364,28 @@ describe("reading a run whose hand-off to its session never completed", () => {
     expect([res.status, res.body.error.code]).toEqual([409, "agent_mismatch"]);
     expect(OPENAPI.paths["/v1/runs/{id}"].get.responses).toHaveProperty("409");
   });
+
+  it("hands over a run whose new session was never created: 200 queued, not 404 deleted", async () => {
+    const s = await runSetup();
+    // A run with no session_id got a fresh `ses_…` and its enqueueRun failed (5xx, no sender retry): the D1
+    // record stays, and no object was ever created for the session.
+    const run_id = uid("run_fresh");
+    const session_id = uid("ses");
+    await env.DB.prepare(
+      "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, 'h', 'key', ?, ?, NULL)",
+    )
+      .bind(run_id, s.tenant, s.agent, session_id, '{"input":[{"type":"text","text":"x"}]}', new Date().toISOString())
+      .run();
+    const res = await apiJson<{ run_id: string; session_id: string; status: string }>(`/v1/runs/${run_id}`, {
+      key: s.key,
+    });
+    expect([res.status, res.body.run_id, res.body.session_id, res.body.status]).toEqual([
+      200,
+      run_id,
+      session_id,
+      "queued",
+    ]);
+  });
 });
 
 describe("the queue cap (MAX_QUEUED_RUNS queued runs per session)", () => {

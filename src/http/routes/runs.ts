@@ -10,7 +10,7 @@ import { type RunRecord, runById } from "../../d1/runs";
 import { flag } from "../../env";
 import type { JsonObject } from "../../model/json";
 import type { Part } from "../../model/message";
-import { admitRun, handToSession, publicStatus, RUN_EXPIRED, runsStub } from "../../runs/admission";
+import { admitRun, handToSession, publicStatus } from "../../runs/admission";
 import { verifySigned } from "../../runs/signature";
 import type { ApprovalAnswer } from "../../session/approvals";
 import { partsOversized } from "../../session/oversized";
@@ -179,13 +179,11 @@ export const runsRoutes = new Hono<AppEnv>()
     if (!admin) await requireTenant(c, async () => {});
     const record = await runById(c.env.DB, c.req.param("id"));
     if (!record || (!admin && record.tenant !== c.get("tenant"))) throw new ApiError(404, "not_found", "run not found");
-    const res = await runsStub(c.env, record.tenant, record.session_id).runView(record.id);
-    if (!res.ok) throw new ApiError(404, "not_found", "the run's session was deleted");
-    if (res.run) return c.json(res.run);
-    // The run was recorded but its admission never reached the session (the request died half-way and the
-    // sender did not retry): hand it over now rather than let it vanish.
-    if (!record.accepted_at) return c.json(await handToSession(c.env, record));
-    throw new ApiError(404, "not_found", RUN_EXPIRED);
+    // handToSession reads an accepted run's view from its session. A run recorded whose admission never reached
+    // the session (the request died half-way, or enqueueRun failed, and the sender did not retry) is handed over
+    // now rather than left to vanish: before any view is asked for, since that hand-over may be what creates
+    // the session (asked first, an object never created answers as a deleted session).
+    return c.json(await handToSession(c.env, record));
   })
   .post("/v1/runs/:id/approvals", async (c) => {
     const raw = await rawBody(c);
