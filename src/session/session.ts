@@ -339,9 +339,12 @@ export class Session extends DurableObject<Env> {
     opts: Omit<AnswerOptions, "onlyTurn"> & { run?: string },
   ): Promise<TurnReply> {
     const { run, ...rest } = opts;
-    // A run's approvals are those of the turn it waits in: its signature answers nothing else in the session.
-    const onlyTurn = run === undefined ? undefined : (this.#runs.store.get(run)?.turn_id ?? null);
-    return this.#turn(agent, (a) => this.#engine.answerApprovals(a, answers, mode, { ...rest, onlyTurn }));
+    return this.#turn(agent, (a) => {
+      // A run's approvals are those of the turn it waits in: its signature answers nothing else in the session.
+      // Read once the session is known to exist: an object with no tables has no runs table to read.
+      const onlyTurn = run === undefined ? undefined : (this.#runs.store.get(run)?.turn_id ?? null);
+      return this.#engine.answerApprovals(a, answers, mode, { ...rest, onlyTurn });
+    });
   }
 
   async retry(agent: AgentArg, mode: Mode): Promise<TurnReply> {

@@ -304,3 +304,24 @@ describe("a signature that matches no secret", () => {
     expect(await none.json()).toEqual(await real.json());
   });
 });
+
+describe("a run whose session object has no tables", () => {
+  it("answers approvals with 404 not_found (not 500) and creates no session", async () => {
+    const s = await runSetup();
+    // A half-admitted run: recorded in D1, never handed to its new session, so no object was ever created.
+    const id = uid("run_half");
+    const session_id = uid("ses");
+    await env.DB.prepare(
+      "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, 'h', 'key', ?, ?, NULL)",
+    )
+      .bind(id, s.tenant, s.agent, session_id, '{"input":[{"type":"text","text":"x"}]}', new Date().toISOString())
+      .run();
+    const res = await apiJson<{ error: { code: string } }>(`/v1/runs/${id}/approvals`, {
+      method: "POST",
+      key: s.key,
+      json: { approvals: [{ approval_id: "apr_none", approved: true }] },
+    });
+    expect([res.status, res.body.error?.code]).toEqual([404, "not_found"]);
+    expect((await apiJson(`/v1/sessions/${session_id}`, { key: s.key })).status).toBe(404);
+  });
+});
