@@ -16,6 +16,8 @@
  * it uses the copy while it is at most 60 s old (the worker caches' bound) and
  * reads D1 once otherwise. A run's admission hands the object the config the
  * worker just read, so a run that starts at once reads no D1 at all.
+ * A signature (`signing`) keeps that bound even while a turn is open, whose copy stays as said below: a secret
+ * removed from the agent (or the agent deleted) stops signing callbacks and approval notices within 60 s.
  *
  * While a turn is open the copy is the config it was admitted with, and it stays: a running turn's, and a
  * paused one's until it resumes (client results, approval answers or expiry) and ends. Only the admission of
@@ -132,6 +134,19 @@ export class AgentCache {
     const changed = now.open !== null && (now.open !== before.open || now.id !== before.id);
     if (!this.#cached(name) || !changed) this.prime(name, config, Math.max(epoch ?? 0, cached?.epoch ?? 0));
     return config;
+  }
+
+  /**
+   * The agent's config to sign an outbound webhook with (a callback, an approval notice): as `current`, except
+   * that a copy over 60 s old kept for an open turn is not used. D1's config signs instead, and is not stored:
+   * the open turn keeps its copy. Else a turn paused for an hour would have its notices, and another run's
+   * callbacks, signed with a secret the operator removed meanwhile.
+   */
+  async signing(name: string): Promise<AgentConfig | null> {
+    const cached = this.#cached(name);
+    const stale = cached !== null && Date.now() - cached.fetchedAt > AGENT_COPY_MAX_AGE_MS;
+    if (stale && this.#open() !== null) return (await readAgent(this.#db(), name)).config;
+    return this.current(name);
   }
 
   /**

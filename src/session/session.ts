@@ -95,6 +95,7 @@ export class Session extends DurableObject<Env> {
       () => this.#info()?.id ?? "?",
       () => this.#info()?.agent ?? null,
       (name, admission) => this.#agents.current(name, admission),
+      (name) => this.#agents.signing(name),
     );
     this.#sweeper = new Sweeper(this.#storage, this.#scheduler, retentionOf(env), () => this.#engine.running !== null);
     this.#agents = new AgentCache(

@@ -326,6 +326,73 @@ describe("the agent's config in a run's session", () => {
   });
 });
 
+describe("the secret that signs an approval notice while its run's turn is paused", () => {
+  /**
+   * A run paused for approval whose first notice failed; then the agent's secret is replaced and the session's
+   * copy (kept for the paused turn) made a minute old, and the notice's retry is run.
+   */
+  async function rotatedWhilePaused(): Promise<{ s: RunSetup; session: string; hook: string; rotated: string }> {
+    const tools = [
+      {
+        name: "charge_card",
+        description: "Charges a card.",
+        input_schema: { type: "object", properties: { amount: { type: "number" } } },
+        execution: { type: "http", url: `${env.MOCK_URL}/_callback/${uid("charge")}` },
+        requires_approval: true,
+      },
+    ];
+    const s = await runSetup(undefined, { tools });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_rotated", name: "charge_card", input: { amount: 1 } }] } },
+    ]);
+    const hook = uid("hook");
+    const a = await start(s, { input: "charge 1", callback_url: `${env.MOCK_URL}/_callback/${hook}?fail=1` });
+    await waitRun(s, a.run_id, (r) => r.status === "awaiting_approval");
+    for (let i = 0; (await deliveries(hook)).length === 0; i++) {
+      if (i >= 400) throw new Error("no notice attempt");
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const rotated = newSecret();
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider: "anthropic", name: s.model },
+        system: "You are a run agent.",
+        webhook_secrets: [rotated],
+        webhook_tenant: s.tenant,
+        tools,
+      },
+    });
+    expect(put.status).toBe(200);
+    await runInDurableObject(runStub(s, a.session_id), (_i, state) => {
+      state.storage.sql.exec("UPDATE agent_config SET fetched_at = ?", new Date(Date.now() - 61_000).toISOString());
+      state.storage.sql.exec("UPDATE jobs SET due_at = 0 WHERE kind = 'notice'");
+    });
+    // A restarted object holds only the stored copy, now over a minute old.
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(runStub(s, a.session_id))).toBe(true);
+    return { s, session: a.session_id, hook, rotated };
+  }
+
+  it("is the agent's current secret once the copy is a minute old, not the one removed since", async () => {
+    const { s, hook, rotated } = await rotatedWhilePaused();
+    const got = await deliveries(hook);
+    expect(got).toHaveLength(2);
+    const retry = got[1] as (typeof got)[number];
+    expect(new Webhook(rotated).verify(retry.body, retry.headers)).toMatchObject({ type: "run.awaiting_approval" });
+    expect(() => new Webhook(s.secrets[0] as string).verify(retry.body, retry.headers)).toThrow();
+  });
+
+  it("is read without replacing the copy the paused turn resumes with", async () => {
+    const { s, session } = await rotatedWhilePaused();
+    const copy = await runInDurableObject(runStub(s, session), (_i, state) =>
+      state.storage.sql.exec<{ config: string }>("SELECT config FROM agent_config").one(),
+    );
+    expect((JSON.parse(copy.config) as { webhook_secrets: string[] }).webhook_secrets).toEqual(s.secrets);
+  });
+});
+
 describe("what the alarm reads of queued runs", () => {
   it("open runs and single runs are read without their input and schema; only starting a run reads them", async () => {
     const s = await runSetup();

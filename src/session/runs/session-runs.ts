@@ -56,10 +56,13 @@ export class SessionRuns {
   readonly #sessionId: () => string;
   readonly #agentName: () => string | null;
   readonly #agent: (name: string, admission?: boolean) => Promise<AgentConfig | null>;
+  readonly #signer: (name: string) => Promise<AgentConfig | null>;
   /**
    * `agent` gives the agent's config (null: deleted) from the object's copy,
    * at most a minute old (src/session/agent-cache.ts): a run started later than
    * it was accepted uses a config reconfigured meanwhile within that bound.
+   * `signer` gives the config whose secrets sign callbacks and approval notices: at most a minute old even while
+   * a turn is open and keeps an older copy (AgentCache.signing).
    */
   constructor(
     engine: SessionEngine,
@@ -68,8 +71,10 @@ export class SessionRuns {
     sessionId: () => string,
     agentName: () => string | null,
     agent: (name: string, admission?: boolean) => Promise<AgentConfig | null>,
+    signer: (name: string) => Promise<AgentConfig | null>,
   ) {
     this.#agent = agent;
+    this.#signer = signer;
     this.#agentName = agentName;
     this.#sessionId = sessionId;
     this.#env = env;
@@ -389,7 +394,7 @@ export class SessionRuns {
     const before = this.#pendingNotice(job.ref);
     if (!before) return this.#scheduler.remove("notice", job.ref);
     this.#scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
-    const agent = await this.#agent(before.row.agent);
+    const agent = await this.#signer(before.row.agent);
     if (this.#gone) return;
     // Read again after the await (the agent may come from D1): the approval may have been answered meanwhile, and
     // a notice must not go out under the pause's webhook-id as run.running or run.completed. A new pause begun
@@ -443,7 +448,7 @@ export class SessionRuns {
     const attempt = this.store.attempts(row.id).length + 1;
     this.#scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
     const at = nowIso();
-    const agent = await this.#agent(row.agent);
+    const agent = await this.#signer(row.agent);
     if (this.#gone) return;
     const view = this.store.view(row, this.#sessionId(), null);
     delete view.callback; // the receiver gets the result, not our delivery bookkeeping
