@@ -261,6 +261,38 @@ describe("run lifecycle", () => {
   });
 });
 
+describe("callback_url on a run an API key starts (callbacks are signed with the agent's secrets)", () => {
+  const withCallback = (agent: string, key: string, name: string) =>
+    apiJson<{ run_id: string; error?: { code: string } }>(`/v1/agents/${agent}/runs`, {
+      method: "POST",
+      key,
+      json: { input: "x", callback_url: `${env.MOCK_URL}/_callback/${name}` },
+    });
+
+  it("is accepted from a key of the agent's webhook_tenant", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "for the owner" } }]);
+    const name = uid("cb");
+    const res = await withCallback(s.agent, s.key, name);
+    expect(res.status).toBe(202);
+    expect((await getRun(s, res.body.run_id)).callback?.url).toBe(`${env.MOCK_URL}/_callback/${name}`);
+  });
+
+  it("is refused from another tenant's key with 403 callback_not_allowed, and no run is recorded", async () => {
+    const s = await runSetup();
+    const res = await withCallback(s.agent, await tenantKey(uid("other")), uid("cb"));
+    expect([res.status, res.body.error?.code]).toEqual([403, "callback_not_allowed"]);
+    expect(await d1Runs(s.agent)).toBe(0);
+  });
+
+  it("is refused from every key when the agent has no webhook_tenant", async () => {
+    const s = await runSetup(undefined, { webhook_tenant: undefined });
+    const res = await withCallback(s.agent, s.key, uid("cb"));
+    expect([res.status, res.body.error?.code]).toEqual([403, "callback_not_allowed"]);
+    expect(await d1Runs(s.agent)).toBe(0);
+  });
+});
+
 describe("bearer-authenticated runs", () => {
   it("runs in the key's tenant, in a named session, and is invisible to other tenants", async () => {
     const s = await runSetup();

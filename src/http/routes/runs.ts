@@ -155,6 +155,17 @@ export const runsRoutes = new Hono<AppEnv>()
       if (agent.webhook_secrets.length === 0) {
         throw new ApiError(400, "invalid_request", "callback_url: the agent has no webhook_secrets to sign callbacks");
       }
+      // Callbacks are signed with the agent's secrets, the ones its webhook owner verifies Switchboard's callbacks
+      // with, and agents are shared by every tenant: were any key allowed one, a tenant could have Switchboard sign
+      // a run.completed of its choosing and replay it to that owner's receiver. So only a signed webhook (it holds
+      // a secret already) or a key of the agent's webhook_tenant asks for one; without a webhook_tenant, no key.
+      if (auth === "key" && tenant !== agent.webhook_tenant) {
+        throw new ApiError(
+          403,
+          "callback_not_allowed",
+          "callback_url: callbacks are signed with the agent's webhook secrets, so only a request signed with one of them or an API key of the agent's webhook_tenant may ask for one",
+        );
+      }
     }
     const { run, replayed } = await admitRun(c.env, {
       tenant,
