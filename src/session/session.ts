@@ -409,9 +409,15 @@ export class Session extends DurableObject<Env> {
     this.#engine.wiped();
   }
 
-  async destroy(): Promise<Result<{ deleted: true }>> {
-    // An object that never held a session answers 404 (the worker routes by name without asking D1).
-    if (!this.#initError && !this.#info()) return this.#missing();
+  /**
+   * DELETE: the session's D1 rows (index row and run records), then its storage and the tombstone, with no other
+   * event let in between, as `#expire` does. D1 goes first: a webhook run admitted once the rows are gone finds no
+   * index row, so it either arrives after the wipe with a later `created_at` and creates the session anew, with
+   * its own index row, or (admitted before) is refused by the tombstone. `tenant` and `id` are the worker's: an
+   * object that holds nothing may still have an index row (a half-done create or DELETE), which goes too.
+   * If D1 cannot be reached nothing is deleted and the error is thrown (the client retries the DELETE).
+   */
+  async destroy(tenant: string, id: string): Promise<Result<{ deleted: true }>> {
     // Work in flight (a message waiting on an MCP listing, a run waiting on D1) sees the generation change
     // after its await and writes nothing; until the wipe is done, nothing new is admitted either. No #ready():
     // DELETE works even when the object's state could not be loaded.
@@ -422,9 +428,24 @@ export class Session extends DurableObject<Env> {
         runner.cancel("the session was deleted");
         await this.#engine.waitFor(runner.turnId);
       }
-      // The object may be addressed again; it must come back as a fresh, empty session.
-      await this.#wipe();
-      await this.#tombstone();
+      // A throw inside blockConcurrencyWhile would reset the object: the outcome is carried out of it instead.
+      const outcome = await this.ctx.blockConcurrencyWhile(async () => {
+        try {
+          const held = this.#initError !== null || this.#info() !== null;
+          const indexed = await deleteSessionIndex(this.env.DB, tenant, id);
+          // An object that never held a session, and has no index row, stays without storage.
+          if (!held && !indexed) return { found: false };
+          // The object may be addressed again; it must come back as a fresh, empty session.
+          await this.#wipe();
+          await this.#tombstone();
+          return { found: true };
+        } catch (error) {
+          return { error };
+        }
+      });
+      if ("error" in outcome) throw outcome.error;
+      // An object that never held a session answers 404 (the worker routes by name without asking D1).
+      if (!outcome.found) return this.#missing();
     } finally {
       this.#engine.endDelete();
     }

@@ -118,6 +118,32 @@ describe("DELETE against a webhook run admitted just before it", () => {
     expect((await stub.enqueueRun(info(later), spec(uid("run_after"), later))).ok).toBe(true);
   });
 
+  it("the object's delete removes the D1 rows before its storage: a run admitted right after it is listed and readable", async () => {
+    const s = await runSetup();
+    const session = (
+      await apiJson<{ id: string }>("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent } })
+    ).body.id;
+    const stub = runStub(s, session) as unknown as {
+      destroy(tenant: string, id: string): Promise<{ ok: boolean }>;
+    };
+    // The DELETE route's call into the object; nothing the route does after it may undo a run admitted meanwhile.
+    expect((await stub.destroy(s.tenant, session)).ok).toBe(true);
+    const listed = async () =>
+      (await apiJson<{ sessions: Array<{ id: string }> }>("/v1/sessions?limit=200", { key: s.key })).body.sessions.map(
+        (x) => x.id,
+      );
+    expect(await listed()).not.toContain(session);
+    await script(s.model, [{ reply: { text: "fresh" } }]);
+    const queued = await apiJson<{ run_id: string }>(`/v1/agents/${s.agent}/runs`, {
+      method: "POST",
+      key: s.key,
+      json: { input: "report", session_id: session },
+    });
+    expect(queued.status).toBe(202);
+    expect(await listed()).toContain(session);
+    expect((await apiJson(`/v1/runs/${queued.body.run_id}`, { key: s.key })).status).toBe(200);
+  });
+
   it("a run handed over after the delete leaves no index row: the id is not listed and can be created again", async () => {
     const s = await runSetup();
     const session = (

@@ -266,7 +266,9 @@ describe("an alarm and a DELETE at once", () => {
     const until = Date.now() + 5_000;
     while ((await deliveries(name)).length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
     expect((await deliveries(name)).length).toBe(2);
-    const deleted = await (object as unknown as { destroy(): Promise<{ ok: boolean }> }).destroy();
+    const deleted = await (
+      object as unknown as { destroy(tenant: string, id: string): Promise<{ ok: boolean }> }
+    ).destroy(s.tenant, a.session_id);
     expect(deleted.ok).toBe(true);
     // The alarm ends without touching the wiped object (before the fix, its sweep threw "no such table").
     await expect(alarm).resolves.toBe(true);

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { readAgent } from "../../d1/agents";
-import { deleteSessionIndex, deleteSessionRow, insertSession, listSessions } from "../../d1/sessions";
+import { deleteSessionRow, insertSession, listSessions } from "../../d1/sessions";
 import { nowIso, pageOf } from "../../storage/sql";
 import { sessionAccess } from "../access";
 import { requireTenant } from "../auth";
@@ -100,11 +100,10 @@ export const sessionsRoutes = new Hono<AppEnv>()
   })
   .delete("/:id", requireTenant, async (c) => {
     const ref = sessionRef(c);
-    const destroyed = await ref.stub.destroy();
-    // The index row and the session's run records go with it, even when the object holds nothing (an index
-    // row left without its object; a repeated DELETE finishes a half-done one).
-    const indexed = await deleteSessionIndex(c.env.DB, ref.tenant, ref.id);
-    if (!destroyed.ok && !indexed) unwrap(destroyed);
+    // The object deletes the index row and the session's run records before its storage, with nothing let in
+    // between (Session.destroy), also when it holds nothing but the row is there (a repeated DELETE finishes a
+    // half-done one): a run admitted meanwhile cannot leave a session that is live but unindexed.
+    unwrap(await ref.stub.destroy(ref.tenant, ref.id));
     return c.json({ id: ref.id, deleted: true });
   });
 
