@@ -24,6 +24,14 @@ export async function insertSession(db: D1Database, row: SessionIndexRow): Promi
   return Boolean(res.meta.changes);
 }
 
+/** Rewrites an existing index row to `row`'s agent, metadata and creation time (a row with no session behind it). */
+export async function updateSessionRow(db: D1Database, row: SessionIndexRow): Promise<void> {
+  await db
+    .prepare("UPDATE sessions SET agent = ?, metadata = ?, created_at = ? WHERE tenant = ? AND id = ?")
+    .bind(row.agent, row.metadata, row.created_at, row.tenant, row.id)
+    .run();
+}
+
 /** Removes only the index row (a creation whose object could not be set up). */
 export async function deleteSessionRow(db: D1Database, tenant: string, id: string): Promise<void> {
   await db.prepare("DELETE FROM sessions WHERE tenant = ? AND id = ?").bind(tenant, id).run();

@@ -229,16 +229,19 @@ export class Session extends DurableObject<Env> {
   /**
    * Creates the session. `agent` (its config and the agent-config epoch it was
    * read at) primes the session's agent cache, so the first turn needs no D1 read.
+   * `created: false` when the object already holds a session (a webhook run created it first, say); `info` is
+   * then the stored one, which stays as it was.
    */
-  async init(info: SessionInfo, agent?: AgentRead): Promise<Result<{ created: boolean }>> {
+  async init(info: SessionInfo, agent?: AgentRead): Promise<Result<{ created: boolean; info: SessionInfo }>> {
     this.#ready();
-    if (this.#info()) return { ok: true, created: false };
+    const existing = this.#info();
+    if (existing) return { ok: true, created: false, info: existing };
     this.#create(info);
     if (agent) this.#agents.prime(info.agent, agent.config, agent.epoch);
     // A session that is never used still expires (when idle expiry is configured).
     this.#scheduleSweep();
     this.#scheduler.arm();
-    return { ok: true, created: true };
+    return { ok: true, created: true, info };
   }
 
   /**

@@ -111,6 +111,60 @@ describe("tenant isolation", () => {
   });
 });
 
+describe("creating a session its object already holds", () => {
+  /** A tenant with two agents, and a session id whose object a webhook run's hand-over created (no index row). */
+  async function heldByRun(): Promise<{ key: string; agentA: string; agentB: string; id: string; at: string }> {
+    const tenant = uid("t");
+    const key = await tenantKey(tenant);
+    const [agentA, agentB] = [uid("agent_a"), uid("agent_b")];
+    for (const agent of [agentA, agentB]) {
+      const model = uid("mock-anthropic");
+      await script(model, [{ reply: { text: "ran" } }]);
+      await apiJson(`/v1/agents/${agent}`, {
+        method: "PUT",
+        key: ADMIN,
+        json: { model: { provider: "anthropic", name: model } },
+      });
+    }
+    const id = uid("ses_held");
+    const at = new Date(Date.now() - 1000).toISOString();
+    const stub = env.SESSION.getByName(`${tenant}:${id}`) as unknown as {
+      enqueueRun(info: object, spec: object): Promise<{ ok: boolean }>;
+    };
+    const queued = await stub.enqueueRun(
+      { tenant, id, agent: agentA, created_at: at, metadata: null },
+      { id: uid("run_first"), agent: agentA, input: [{ type: "text", text: "report" }], created_at: at },
+    );
+    expect(queued.ok).toBe(true);
+    return { key, agentA, agentB, id, at };
+  }
+
+  it("answers 409 session_exists and keeps the object's session as it was", async () => {
+    const h = await heldByRun();
+    const res = await apiJson<ErrorBody>("/v1/sessions", {
+      method: "POST",
+      key: h.key,
+      json: { agent: h.agentA, id: h.id, metadata: { who: "post" } },
+    });
+    expect([res.status, res.body.error.code]).toEqual([409, "session_exists"]);
+    const state = await apiJson<{ agent: string; metadata: unknown }>(`/v1/sessions/${h.id}`, { key: h.key });
+    expect([state.body.agent, state.body.metadata]).toEqual([h.agentA, null]);
+  });
+
+  it("leaves the index row describing the object's session, not the request's", async () => {
+    const h = await heldByRun();
+    await apiJson("/v1/sessions", {
+      method: "POST",
+      key: h.key,
+      json: { agent: h.agentB, id: h.id, metadata: { who: "post" } },
+    });
+    const row = await env.DB.prepare("SELECT agent, metadata, created_at FROM sessions WHERE id = ?")
+      .bind(h.id)
+      .first();
+    expect(row).toEqual({ agent: h.agentA, metadata: null, created_at: h.at });
+  });
+});
+
 describe("bad input changes nothing", () => {
   it.each([
     ["malformed JSON", "{not json", 400, "invalid_json"],

@@ -1,11 +1,13 @@
 /**
  * The `/v1/sessions` routes for a session's life: create (the D1 index row, then the object primed with its
- * agent; the row is deleted again if the object's init fails), list, state, messages, events, compact, clear
+ * agent; the row is deleted again if the object's init fails, and made to describe the object's own session
+ * if it already held one), list, state, messages, events, compact, clear
  * and delete. Reads accept an API key or the session's own token; every other route needs an API key.
  */
 import { Hono } from "hono";
 import { readAgent } from "../../d1/agents";
-import { deleteSessionRow, insertSession, listSessions } from "../../d1/sessions";
+import { deleteSessionRow, insertSession, listSessions, updateSessionRow } from "../../d1/sessions";
+import type { SessionInfo } from "../../session/rpc-types";
 import { nowIso, pageOf } from "../../storage/sql";
 import { sessionAccess } from "../access";
 import { requireTenant } from "../auth";
@@ -45,10 +47,11 @@ export const sessionsRoutes = new Hono<AppEnv>()
     if (!inserted) throw new ApiError(409, "session_exists", `session "${id}" already exists`);
     // The hint only matters here: the object is created by this first call and stays where it was placed.
     const stub = sessionStub(c.env, tenant, id, body.location_hint);
+    let init: { created: boolean; info: SessionInfo };
     try {
       const epoch = agent.epoch ?? 0;
       noteAgentEpoch(epoch);
-      unwrap(
+      init = unwrap(
         await stub.init(
           { tenant, id, agent: body.agent, created_at, metadata: body.metadata ?? null },
           { config, epoch },
@@ -58,6 +61,14 @@ export const sessionsRoutes = new Hono<AppEnv>()
       // Keep the index and the object in step: no index row without an object.
       await deleteSessionRow(c.env.DB, tenant, id);
       throw e;
+    }
+    if (!init.created) {
+      // The object already held this session (a webhook run for the id created it first; an earlier create whose
+      // answer was lost) and kept its own: the row written above describes that session, not this request.
+      const held = init.info;
+      const metadata = held.metadata ? JSON.stringify(held.metadata) : null;
+      await updateSessionRow(c.env.DB, { tenant, id, agent: held.agent, metadata, created_at: held.created_at });
+      throw new ApiError(409, "session_exists", `session "${id}" already exists`);
     }
     return c.json({ id, agent: body.agent, created_at, metadata: body.metadata ?? null }, 201);
   })
