@@ -554,7 +554,9 @@ export class Session extends DurableObject<Env> {
       // A DELETE may have wiped the object while the runs' share awaited (a callback delivery, say).
       if (!this.#schema) return;
       this.#scheduleSweep();
-      const swept = await this.#sweeper.alarm(Date.now());
+      // The sweep yields between batches; a DELETE delivered then wipes the tables it would go on deleting from.
+      const generation = this.#engine.generation;
+      const swept = await this.#sweeper.alarm(Date.now(), () => !this.#schema || this.#engine.stale(generation));
       if (swept && (swept.stream_log || swept.events || swept.turns || swept.runs)) {
         log("info", "retention_swept", { session: this.#info()?.id, ...swept });
       }

@@ -122,8 +122,11 @@ export class Sweeper {
     return due <= start + Math.min(...periods);
   }
 
-  /** Runs the sweep when its job is due; null when it was not due or a turn is running. */
-  async alarm(now: number): Promise<SweepReport | null> {
+  /**
+   * Runs the sweep when its job is due; null when it was not due, a turn is running, or `gone` turned true
+   * while it yielded between batches (a DELETE wiped the object: there is nothing left to sweep or schedule).
+   */
+  async alarm(now: number, gone: () => boolean): Promise<SweepReport | null> {
     // The job is moved or removed below: the next `schedule` looks again.
     this.forget();
     const job = this.#scheduler.get("sweep", REF);
@@ -170,6 +173,7 @@ export class Sweeper {
         budget--;
         if (phase() < SWEEP_BATCH) break;
         await yieldTurn();
+        if (gone()) return null;
       }
     }
     // More is left (or a turn started while the sweep yielded): come back shortly, not at once.

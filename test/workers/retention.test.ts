@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { MAX_EVENTS } from "../../src/observability/events";
 import { D1_BATCH, sweepD1 } from "../../src/retention/cron";
+import type { Session } from "../../src/session/session";
 import { SWEEP_BATCH, SWEEP_STATEMENTS } from "../../src/session/sweep";
 import { api, apiJson, type Setup, script, setup, sseFrames, uid } from "./helpers";
 
@@ -166,6 +167,32 @@ describe("the session's sweep job", () => {
     await sweep(s);
     // All but the newest, which keeps the event numbers from starting again.
     expect(await sql(s, "SELECT count(*) AS n FROM events")).toEqual([{ n: 1 }]);
+  });
+
+  it("a DELETE delivered while the sweep yields between batches ends the alarm quietly", async () => {
+    const s = await setup();
+    await sql(
+      s,
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO events (type, at, turn_id, data) SELECT 'tool_executed', ?, NULL, '{}' FROM n`,
+      SWEEP_BATCH * 3,
+      OLD,
+    );
+    await sql(
+      s,
+      "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES ('sweep:retention', 'sweep', 'retention', 0, ?) ON CONFLICT (id) DO UPDATE SET due_at = 0",
+      new Date().toISOString(),
+    );
+    const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
+      .bind(s.session)
+      .first<{ tenant: string }>();
+    await runInDurableObject(await object(s), async (instance: Session) => {
+      const alarm = instance.alarm();
+      // This timer was set before the sweep's first yield: when it fires, one batch is done and the sweep waits.
+      await new Promise((r) => setTimeout(r, 0));
+      expect((await instance.destroy(row?.tenant ?? "", s.session)).ok).toBe(true);
+      await expect(alarm).resolves.toBeUndefined();
+    });
   });
 
   it("sweeps every table in one alarm when the backlog fits its budget", async () => {
