@@ -10,6 +10,9 @@
  * than that the session vanished. A token whose issuing key was revoked is
  * dead (401), checked through the same isolate cache as API keys (so within
  * the documented bound of directory.ts, and at once in the revoking isolate).
+ * A token older than its session (minted for an earlier session of the same
+ * id, since deleted) is refused by the session object, 404 as for a missing
+ * session: the token's `iat` goes with each call (session-ref.ts `issuedAt`).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { enforceRateLimit } from "../ratelimit/enforce";
@@ -49,7 +52,14 @@ export function sessionAccess(action: TokenAction): MiddlewareHandler<AppEnv> {
     const key = await keyById(c, claims.kid, claims.ten);
     if (!key) throw new ApiError(401, "unauthorized", "the API key that issued this session token was revoked");
     c.set("tenant", claims.ten);
-    c.set("principal", { kind: "token", keyId: claims.kid, session: claims.ses, actions: claims.act, jti: claims.jti });
+    c.set("principal", {
+      kind: "token",
+      keyId: claims.kid,
+      session: claims.ses,
+      actions: claims.act,
+      jti: claims.jti,
+      iat: claims.iat,
+    });
     await enforceRateLimit(c.env, `ses:${claims.ten}:${claims.ses}`, key.rate_limit_per_min);
     await checkTenantOrigin(c, claims.ten);
     await next();

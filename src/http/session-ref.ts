@@ -17,6 +17,11 @@ export interface SessionRef {
   tenant: string;
   id: string;
   stub: SessionRpc;
+  /**
+   * A session token's `iat` (Unix seconds), undefined for an API key. Passed with each call, so the object
+   * refuses a token minted before it was created (for an earlier session of the same id, since deleted).
+   */
+  issuedAt: number | undefined;
 }
 
 /**
@@ -64,7 +69,13 @@ export function sessionRef(c: Context<AppEnv>): SessionRef {
   const tenant = c.get("tenant");
   const id = c.req.param("id") ?? "";
   if (!SESSION_ID.test(id)) throw new ApiError(404, "not_found", "session not found");
-  return { tenant, id, stub: sessionStub(c.env, tenant, id) };
+  return { tenant, id, stub: sessionStub(c.env, tenant, id), issuedAt: issuedAt(c) };
+}
+
+/** The request's session token's `iat`, undefined for any other credential (see SessionRef.issuedAt). */
+function issuedAt(c: Context<AppEnv>): number | undefined {
+  const p = c.get("principal");
+  return p?.kind === "token" ? p.iat : undefined;
 }
 
 /** Unwraps a DO result union or throws its failure as an ApiError. */
@@ -78,7 +89,9 @@ export function unwrap<R extends Result<object>>(r: R): Extract<R, { ok: true }>
  * the object's D1 statements join the request's `x-debug-d1-statements` (app.ts), a refusal's too, each call's.
  */
 export async function turnCall(c: Context<AppEnv>, stub: SessionRpc, call: TurnCall): Promise<Result<TurnAnswer>> {
-  const answer: TurnReply = await readAnswer<TurnAnswer>(await stub.fetch(callRequest(call)));
+  const iat = issuedAt(c);
+  const wire: TurnCall = iat === undefined ? call : { ...call, issuedAt: iat };
+  const answer: TurnReply = await readAnswer<TurnAnswer>(await stub.fetch(callRequest(wire)));
   if (answer.debug) c.set("objectD1Statements", (c.get("objectD1Statements") ?? 0) + answer.debug.d1_statements);
   return answer;
 }

@@ -21,7 +21,7 @@ export interface WorkerEnv extends Env {
 /** Who made a request: an API key, or a session token (its session and actions). */
 export type Principal =
   | { kind: "key"; keyId: string }
-  | { kind: "token"; keyId: string; session: string; actions: TokenAction[]; jti: string };
+  | { kind: "token"; keyId: string; session: string; actions: TokenAction[]; jti: string; iat: number };
 
 export interface AppEnv {
   Bindings: WorkerEnv;

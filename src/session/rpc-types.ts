@@ -65,7 +65,7 @@ export interface TurnAnswer {
 export type TurnReply = Result<TurnAnswer> & { debug?: DebugCounts };
 
 /** The calls that start or resume a turn, as Session's methods of the same names take them (turn-wire.ts). */
-export type TurnCall =
+export type TurnCall = (
   | { call: "sendMessage"; agent: AgentArg; input: SendInput; mode: Mode }
   | { call: "submitToolResults"; agent: AgentArg; results: SuppliedResult[]; mode: Mode; onlyPending: boolean }
   | {
@@ -85,7 +85,11 @@ export type TurnCall =
       /** POST /v1/runs/{id}/approvals: only this run's own open approvals may be answered. */
       run?: string;
     }
-  | { call: "retry"; agent: AgentArg; mode: Mode };
+  | { call: "retry"; agent: AgentArg; mode: Mode }
+) & {
+  /** A session token's `iat` (Unix seconds): the object refuses the call when it was created after that second. */
+  issuedAt?: number;
+};
 
 export interface SessionState {
   id: string;

@@ -182,15 +182,29 @@ export class Session extends DurableObject<Env> {
   /**
    * The guard of every call on an existing session: the object's state must
    * have loaded (else its startup error is thrown) and the session must exist
-   * (else 404); then `fn` runs with the session's info.
+   * (else 404), and not be newer than the session token the call came with
+   * (`issuedAt`, see `#predates`); then `fn` runs with the session's info.
    */
   #existing<T extends object>(
     fn: (info: SessionInfo) => Promise<Result<T>> | Result<T>,
+    issuedAt?: number,
   ): Promise<Result<T>> | Result<T> {
     this.#ready();
     const info = this.#info();
-    if (!info) return this.#missing();
+    if (!info || this.#predates(issuedAt)) return this.#missing();
     return fn(info);
+  }
+
+  /**
+   * Whether a session token issued at `issuedAt` (its `iat`, Unix seconds) was minted before this session
+   * was created: tokens are stateless, so one minted for an earlier session of this id (deleted since) would
+   * otherwise open this one. Compared in whole seconds, iat's unit: a token minted in the second the session
+   * was created still works.
+   */
+  #predates(issuedAt: number | undefined): boolean {
+    if (issuedAt === undefined) return false;
+    const info = this.#info();
+    return info !== null && issuedAt < Math.floor(Date.parse(info.created_at) / 1000);
   }
 
   /** Runs a turn RPC; in debug mode its answer carries the storage work it did (see debug-counters.ts). */
@@ -248,8 +262,8 @@ export class Session extends DurableObject<Env> {
    * The session's state. With `arg` (the worker's agent epoch) its context block also carries the
    * agent's context window and compaction threshold (null when the agent is gone).
    */
-  async state(arg?: AgentArg): Promise<Result<SessionState>> {
-    return this.#existing((info) => this.#state(info, arg));
+  async state(arg?: AgentArg, issuedAt?: number): Promise<Result<SessionState>> {
+    return this.#existing((info) => this.#state(info, arg), issuedAt);
   }
 
   async #state(info: SessionInfo, arg?: AgentArg): Promise<Result<SessionState>> {
@@ -257,7 +271,7 @@ export class Session extends DurableObject<Env> {
     return { ok: true, ...sessionState(this.#engine, info, resolved?.ok ? resolved.agent : null) };
   }
 
-  async messages(after: number, limit: number): Promise<Result<MessagesPage>> {
+  async messages(after: number, limit: number, issuedAt?: number): Promise<Result<MessagesPage>> {
     return this.#existing(() => {
       const { items, next } = pageOf(this.#engine.history.page(after, limit + 1), limit, (m) => m.seq);
       const upto = next === null ? Number.MAX_SAFE_INTEGER : (items[items.length - 1]?.seq ?? after);
@@ -268,7 +282,7 @@ export class Session extends DurableObject<Env> {
         compactions: compactionMarkers(this.#storage.sql, after, upto),
         turns: this.#engine.turns.endedIn(after, upto),
       };
-    });
+    }, issuedAt);
   }
 
   async compact(arg: AgentArg): Promise<Result<CompactionInfo>> {
@@ -291,16 +305,18 @@ export class Session extends DurableObject<Env> {
     );
   }
 
-  async events(after: number, limit: number): Promise<Result<EventsPage>> {
+  async events(after: number, limit: number, issuedAt?: number): Promise<Result<EventsPage>> {
     return this.#existing(() => {
       const { items, next } = pageOf(this.#engine.eventLog.list(after, limit + 1), limit, (e) => e.seq);
       return { ok: true, events: items, next };
-    });
+    }, issuedAt);
   }
 
   /** The worker's turn calls (turn-wire.ts): the same methods as below, a streamed answer as the response body. */
   override async fetch(request: Request): Promise<Response> {
     const c = await readCall<TurnCall>(request);
+    // The methods below check the rest (#existing); a stale token is refused before anything is read for it.
+    if (this.#predates(c.issuedAt)) return answerResponse(this.#missing());
     switch (c.call) {
       case "sendMessage":
         return answerResponse(await this.sendMessage(c.agent, c.input, c.mode));
@@ -355,17 +371,18 @@ export class Session extends DurableObject<Env> {
     return this.#turn(agent, (a) => this.#engine.retry(a, mode), true);
   }
 
-  async cancel(): Promise<Result<{ status: string; turn_id: string }>> {
-    return this.#existing(() => this.#engine.cancel());
+  async cancel(issuedAt?: number): Promise<Result<{ status: string; turn_id: string }>> {
+    return this.#existing(() => this.#engine.cancel(), issuedAt);
   }
 
   async openStream(
     after: number | null,
+    issuedAt?: number,
   ): Promise<Result<{ stream: ReadableStream<Uint8Array> | null; turn_id: string | null }>> {
     return this.#existing(() => {
       const open = this.#engine.openStream(after);
       return { ok: true, stream: open?.stream ?? null, turn_id: open?.turn_id ?? null };
-    });
+    }, issuedAt);
   }
 
   async clear(): Promise<Result<{ cleared: true }>> {

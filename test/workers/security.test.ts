@@ -192,6 +192,30 @@ describe("session tokens: invalid ones", () => {
     expect(await history(s)).toEqual([]);
   });
 
+  it("a token minted before its session was deleted opens nothing of a new session of the same id (404, as missing)", async () => {
+    const s0 = await setup();
+    const s: Setup = { ...s0, session: `reused-${s0.session}` };
+    const create = (metadata: Record<string, unknown>) =>
+      apiJson("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent, id: s.session, metadata } });
+    expect((await create({ owner: "first" })).status).toBe(201);
+    const old = await token(s, ["send", "stream", "read", "approve"]);
+    expect((await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    // Into the next second: a token's iat is in whole seconds, so one minted in the second of a create still works.
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+    expect((await create({ owner: "second" })).status).toBe(201);
+    for (const [method, path, , json] of ROUTES) {
+      const res = await apiJson<ErrorBody>(`/v1/sessions/${s.session}${path}`, { method, key: old, json });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.body.error.code, `${method} ${path}`).toBe("not_found");
+    }
+    expect(await history(s)).toEqual([]);
+    const fresh = await apiJson<{ metadata: unknown }>(`/v1/sessions/${s.session}`, {
+      key: await token(s, ["read"]),
+    });
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.metadata).toEqual({ owner: "second" });
+  });
+
   it("revoking the API key that minted a token revokes the token", async () => {
     const created = await apiJson<{ id: string; key: string }>("/v1/keys", {
       method: "POST",
