@@ -81,6 +81,14 @@ const pathParam = (name: string, description: string) => ({
   schema: { type: "string" },
 });
 const SESSION = pathParam("id", "Session id");
+/** The tenant of the admin's session routes: an API key's, or `webhook:<agent>` (routes/tenants.ts). */
+const SESSIONS_TENANT = {
+  ...pathParam(
+    "tenant",
+    "Tenant: an API key's, or `webhook:<agent>` (signed runs of an agent without `webhook_tenant`)",
+  ),
+  schema: { type: "string", pattern: "^(webhook:)?[a-zA-Z0-9_-]{1,64}$" },
+};
 const AGENT = pathParam("agent", "Agent name");
 /** The page size of a list route: the bounds and default its route enforces (routes/sessions.ts). */
 const limit = (maximum: number, fallback: number) => ({
@@ -530,6 +538,36 @@ export const OPENAPI = {
         { "200": jsonOf(ref("Cors"), "Origins") },
         {
           parameters: [pathParam("tenant", "Tenant")],
+        },
+      ),
+    },
+    "/v1/tenants/{tenant}/sessions": {
+      get: op(
+        "listTenantSessions",
+        "List any tenant's sessions, `webhook:<agent>` too (admin)",
+        { "200": jsonOf(ref("SessionList"), "A page") },
+        {
+          parameters: [SESSIONS_TENANT, ...SESSIONS_PAGE],
+        },
+      ),
+    },
+    "/v1/tenants/{tenant}/sessions/{id}": {
+      delete: op(
+        "deleteTenantSession",
+        "Delete any tenant's session, as its own DELETE does (admin)",
+        { "200": jsonOf(ref("Deleted"), "Deleted") },
+        {
+          parameters: [SESSIONS_TENANT, SESSION],
+        },
+      ),
+    },
+    "/v1/tenants/{tenant}/sessions/{id}/clear": {
+      post: op(
+        "clearTenantSession",
+        "Clear any tenant's session, as its own clear does (admin)",
+        { "200": jsonOf(ref("Cleared"), "Cleared"), "409": errorResponse },
+        {
+          parameters: [SESSIONS_TENANT, SESSION],
         },
       ),
     },

@@ -64,9 +64,9 @@ export function sessionStub(env: WorkerEnv, tenant: string, id: string, location
  * Durable Object: no D1 read. The object itself answers 404 for a session it
  * does not hold, so another tenant's session is indistinguishable from a
  * missing one (a different name, a different object). A fresh stub per request.
+ * `tenant`: the admin's routes name the tenant in the path (routes/tenants.ts).
  */
-export function sessionRef(c: Context<AppEnv>): SessionRef {
-  const tenant = c.get("tenant");
+export function sessionRef(c: Context<AppEnv>, tenant = c.get("tenant")): SessionRef {
   const id = c.req.param("id") ?? "";
   if (!SESSION_ID.test(id)) throw new ApiError(404, "not_found", "session not found");
   return { tenant, id, stub: sessionStub(c.env, tenant, id), issuedAt: issuedAt(c) };

@@ -3,8 +3,9 @@
  * agent; the row is deleted again if the object's init fails, and made to describe the object's own session
  * if it already held one), list, state, messages, events, compact, clear
  * and delete. Reads accept an API key or the session's own token; every other route needs an API key.
+ * `sessionsPage` and `deleteSession` also serve the admin's routes over any tenant's sessions (tenants.ts).
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { readAgent } from "../../d1/agents";
 import { deleteSessionRow, insertSession, listSessions, updateSessionRow } from "../../d1/sessions";
 import type { SessionInfo } from "../../session/rpc-types";
@@ -13,7 +14,7 @@ import { sessionAccess } from "../access";
 import { requireTenant } from "../auth";
 import { agentArg, noteAgentEpoch } from "../directory";
 import { ApiError } from "../errors";
-import { type LocationHint, SESSION_ID, sessionRef, sessionStub, unwrap } from "../session-ref";
+import { type LocationHint, SESSION_ID, type SessionRef, sessionRef, sessionStub, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 
@@ -72,13 +73,7 @@ export const sessionsRoutes = new Hono<AppEnv>()
     }
     return c.json({ id, agent: body.agent, created_at, metadata: body.metadata ?? null }, 201);
   })
-  .get("/", requireTenant, async (c) => {
-    const limit = intParam(c.req.query("limit"), 50, 1, 200, "limit");
-    const after = c.req.query("after") ?? "";
-    const rows = await listSessions(c.env.DB, c.get("tenant"), after, limit + 1);
-    const { items, next } = pageOf(rows, limit, (s) => s.id);
-    return c.json({ sessions: items, next });
-  })
+  .get("/", requireTenant, async (c) => c.json(await sessionsPage(c, c.get("tenant"))))
   .get("/:id", sessionAccess("read"), async (c) => {
     const ref = sessionRef(c);
     // The object adds the agent's context window and compaction threshold to the context block.
@@ -111,11 +106,27 @@ export const sessionsRoutes = new Hono<AppEnv>()
   })
   .delete("/:id", requireTenant, async (c) => {
     const ref = sessionRef(c);
-    // The object deletes the index row and the session's run records before its storage, with nothing let in
-    // between (Session.destroy), also when it holds nothing but the row is there (a repeated DELETE finishes a
-    // half-done one): a run admitted meanwhile cannot leave a session that is live but unindexed.
-    unwrap(await ref.stub.destroy(ref.tenant, ref.id));
+    await deleteSession(ref);
     return c.json({ id: ref.id, deleted: true });
   });
+
+/** A page of the tenant's sessions (`limit`, `after` from the query); also the admin's list (routes/tenants.ts). */
+export async function sessionsPage(c: Context<AppEnv>, tenant: string) {
+  const limit = intParam(c.req.query("limit"), 50, 1, 200, "limit");
+  const after = c.req.query("after") ?? "";
+  const rows = await listSessions(c.env.DB, tenant, after, limit + 1);
+  const { items, next } = pageOf(rows, limit, (s) => s.id);
+  return { sessions: items, next };
+}
+
+/**
+ * Deletes a session, 404 when there is none; also the admin's delete of any tenant's (routes/tenants.ts). The
+ * object deletes the index row and the session's run records before its storage, with nothing let in between
+ * (Session.destroy), also when it holds nothing but the row is there (a repeated DELETE finishes a half-done one):
+ * a run admitted meanwhile cannot leave a session that is live but unindexed.
+ */
+export async function deleteSession(ref: SessionRef): Promise<void> {
+  unwrap(await ref.stub.destroy(ref.tenant, ref.id));
+}
 
 export { SESSION_ID };

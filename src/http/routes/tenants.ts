@@ -1,7 +1,8 @@
 /**
- * Admin-key routes for a tenant's CORS allow-list: `PUT /:tenant/cors` replaces the whole list in one D1 batch
- * (each origin exact: https, or http on loopback) and drops the isolate's cached copy; `GET /:tenant/cors`
- * reads it. Exports `tenantsRoutes`.
+ * Admin-key routes per tenant. A tenant's CORS allow-list: `PUT /:tenant/cors` replaces the whole list in one D1
+ * batch (each origin exact: https, or http on loopback) and drops the isolate's cached copy; `GET /:tenant/cors`
+ * reads it. A tenant's sessions: `GET /:tenant/sessions` lists them, `POST /:tenant/sessions/:id/clear` and
+ * `DELETE /:tenant/sessions/:id` clear and delete one as the tenant's own routes do. Exports `tenantsRoutes`.
  */
 import { Hono } from "hono";
 import { corsOrigins, replaceCorsOrigins } from "../../d1/tenants";
@@ -9,10 +10,17 @@ import { nowIso } from "../../storage/sql";
 import { requireAdmin } from "../auth";
 import { forgetOrigins } from "../directory";
 import { ApiError } from "../errors";
+import { sessionRef, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
 import { readBody } from "../validate";
+import { deleteSession, sessionsPage } from "./sessions";
 
 const TENANT = /^[a-zA-Z0-9_-]{1,64}$/;
+/**
+ * A tenant that may hold sessions: an API key's, or `webhook:<agent>`, where the signed runs of an agent without
+ * `webhook_tenant` go (routes/runs.ts). No API key can be issued for the latter, so only these routes reach them.
+ */
+const SESSION_TENANT = /^(webhook:)?[a-zA-Z0-9_-]{1,64}$/;
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
@@ -41,7 +49,14 @@ function tenantParam(raw: string): string {
   return raw;
 }
 
-/** Admin: per-tenant CORS origins for browser clients (see cors.ts for how they are applied). */
+function sessionTenantParam(raw: string): string {
+  if (!SESSION_TENANT.test(raw)) {
+    throw new ApiError(400, "invalid_request", "tenant must match ^(webhook:)?[a-zA-Z0-9_-]{1,64}$");
+  }
+  return raw;
+}
+
+/** Admin: per-tenant CORS origins for browser clients (see cors.ts for how they are applied), and any tenant's sessions. */
 export const tenantsRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   .put("/:tenant/cors", async (c) => {
@@ -56,4 +71,15 @@ export const tenantsRoutes = new Hono<AppEnv>()
   .get("/:tenant/cors", async (c) => {
     const tenant = tenantParam(c.req.param("tenant"));
     return c.json({ tenant, allowed_origins: await corsOrigins(c.env.DB, tenant) });
+  })
+  .get("/:tenant/sessions", async (c) => c.json(await sessionsPage(c, sessionTenantParam(c.req.param("tenant")))))
+  .post("/:tenant/sessions/:id/clear", async (c) => {
+    const ref = sessionRef(c, sessionTenantParam(c.req.param("tenant")));
+    unwrap(await ref.stub.clear());
+    return c.json({ id: ref.id, cleared: true });
+  })
+  .delete("/:tenant/sessions/:id", async (c) => {
+    const ref = sessionRef(c, sessionTenantParam(c.req.param("tenant")));
+    await deleteSession(ref);
+    return c.json({ id: ref.id, deleted: true });
   });
