@@ -2241,7 +2241,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     deleteTenantSession: {
@@ -2271,7 +2271,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
     clearTenantSession: {
@@ -2302,7 +2302,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
+            429: components["responses"]["RateLimited"];
         };
     };
 }
