@@ -10,7 +10,8 @@ import { cutReason, type WireParser } from "./stream-driver";
 import { ProviderFailure } from "./types";
 
 type ContentBlock = { kind: "text" | "thinking"; index: number; text: string };
-type Call = { index: number; id: string; name: string; args: string; closed: boolean };
+/** `started`: its block_start was emitted, which waits for the function's name (some servers send it in a later delta). */
+type Call = { index: number; id: string; name: string; args: string; closed: boolean; started: boolean };
 
 /**
  * Chat Completions chunks → canonical events. This wire has no block
@@ -130,18 +131,24 @@ export class OpenAIStreamParser implements WireParser {
         name: asStr(fn?.name) ?? "",
         args: "",
         closed: false,
+        started: false,
       };
       this.#calls.set(key, call);
       this.#lastCallKey = key;
-      events.push({ type: "block_start", index: call.index, kind: "tool_use", id: call.id, name: call.name });
     } else if (call.closed) {
       throw badResponse(`tool call ${call.id} continued after a later call started`);
     } else if (!call.name) {
       call.name = asStr(fn?.name) ?? "";
     }
     const args = asStr(fn?.arguments) ?? "";
-    if (args) {
-      call.args += args;
+    call.args += args;
+    // The block starts once the call has a name: what runs the call (the client or the session) and how it is shown
+    // are decided by it. Arguments that came before the name go out with the start.
+    if (!call.started && call.name) {
+      call.started = true;
+      events.push({ type: "block_start", index: call.index, kind: "tool_use", id: call.id, name: call.name });
+      if (call.args) events.push({ type: "tool_input_delta", index: call.index, partial_json: call.args });
+    } else if (call.started && args) {
       events.push({ type: "tool_input_delta", index: call.index, partial_json: args });
     }
   }

@@ -213,7 +213,8 @@ export class UiEncoder {
     if (block === undefined) return this.#wholePart(part);
     if (block.kind === "tool" && part.type === "tool_use") {
       this.#open.delete(index);
-      return this.#inputAvailable(block.toolCallId, block.toolName, part.input);
+      // The finished call's own name decides who runs it (the block's start may not have had it).
+      return this.#inputAvailable(block.toolCallId, part.name, part.input);
     }
     return this.#closeIndex(index, "its block ended without a tool call");
   }

@@ -147,6 +147,27 @@ describe("openai adapter: synthesized blocks", () => {
     ]);
   });
 
+  it("a call whose name comes in a later delta starts its block only then, with the arguments sent before it", async () => {
+    const { events, failure } = await runChunks([
+      chunk({ tool_calls: [{ index: 0, id: "call_late", type: "function", function: { arguments: "" } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { name: "pick_color", arguments: '{"a":' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: "1}" } }] }),
+      chunk({}, "tool_calls"),
+    ]);
+    expect(failure).toBeUndefined();
+    expect(events.filter((e) => e.type !== "message_start" && e.type !== "usage")).toEqual<StreamEvent[]>([
+      { type: "block_start", index: 0, kind: "tool_use", id: "call_late", name: "pick_color" },
+      { type: "tool_input_delta", index: 0, partial_json: '{"a":' },
+      { type: "tool_input_delta", index: 0, partial_json: "1}" },
+      {
+        type: "block_stop",
+        index: 0,
+        part: { type: "tool_use", id: "call_late", name: "pick_color", input: { a: 1 } },
+      },
+      { type: "message_stop", stop_reason: "tool_use" },
+    ]);
+  });
+
   describe('a tool call cut off by finish_reason "length"', () => {
     const ends = (events: StreamEvent[]) =>
       events.filter((e) => e.type === "block_stop" || e.type === "block_invalid" || e.type === "block_incomplete");

@@ -82,6 +82,16 @@ describe("UiEncoder", () => {
     ]);
   });
 
+  it("decides who runs a call by the finished call's name, not its block's start", () => {
+    const encoder = encoderAfter(START, (name) => name !== "pick_color");
+    encoder.push(p({ type: "block_start", index: 0, kind: "tool_use", id: "c1", name: "" }));
+    const part = { type: "tool_use" as const, id: "c1", name: "pick_color", input: { a: 1 } };
+    expect(encoder.push(p({ type: "block_stop", index: 0, part }))).toEqual([]);
+    expect(encoder.push({ type: "tool_open", tool_use_id: "c1" })).toEqual([
+      { type: "tool-input-available", toolCallId: "c1", toolName: "pick_color", input: { a: 1 }, dynamic: true },
+    ]);
+  });
+
   it("sends a call the session runs with its parsed input at block_stop, marked providerExecuted", () => {
     const encoder = encoderAfter(START, () => true);
     encoder.push(p({ type: "block_start", index: 0, kind: "tool_use", id: "c1", name: "f" }));
