@@ -49,6 +49,13 @@ export const JSON_SCHEMA_BUDGET_BYTES = 1_000_000;
 /** One stream-log row (one SSE frame); longer deltas are split over several rows. */
 export const STREAM_ROW_BUDGET_BYTES = 512 * 1024;
 
+/**
+ * A client tool's call input (JSON-encoded). The client gets it in one stream frame, which lives in one stream-log
+ * row; the 4 KiB left below STREAM_ROW_BUDGET_BYTES hold the frame's other fields (ids, the tool's name). A larger
+ * input is refused as an invalid call the model can correct, never handed to the client cut.
+ */
+export const CLIENT_INPUT_BUDGET_BYTES = STREAM_ROW_BUDGET_BYTES - 4 * 1024;
+
 /** The `data` of one session event. */
 export const EVENT_BUDGET_BYTES = 64 * 1024;
 

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { CLIENT_INPUT_BUDGET_BYTES } from "../../src/storage/limits";
 import {
   api,
   apiJson,
@@ -352,5 +353,26 @@ describe("the /chat stream of a client call the session refuses", () => {
     expect(chunks.find((c) => c.type === "tool-input-error")?.errorText).toContain(
       'Invalid arguments for "pick_color"',
     );
+  });
+
+  it("refuses a call whose input its stream frame could not hold whole, rather than hand the client a cut one", async () => {
+    const s = await setup({ tools: [clientTool("pick_color")] });
+    const big = "x".repeat(CLIENT_INPUT_BUDGET_BYTES);
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_pick_big", name: "pick_color", input: { q: big } }] } },
+    ]);
+    const res = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: { id: s.session, messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "pick" }] }] },
+    });
+    type ToolChunk = { type: string; toolCallId?: string; providerExecuted?: boolean; errorText?: string };
+    const chunks = (await uiChunks<ToolChunk>(res)).filter((c) => c.toolCallId === "toolu_pick_big");
+    expect(chunks.some((c) => c.type === "tool-input-available")).toBe(false);
+    const error = chunks.find((c) => c.type === "tool-input-error");
+    expect([error?.providerExecuted, error?.errorText]).toEqual([
+      true,
+      expect.stringContaining("Send less in one call"),
+    ]);
   });
 });

@@ -10,6 +10,8 @@ import { resultText, type ToolResultContent, type ToolUsePart } from "../../mode
 import type { EventLog } from "../../observability/events";
 import { log } from "../../observability/log";
 import { inSpan } from "../../observability/tracing";
+import { jsonBytes } from "../../storage/fit";
+import { CLIENT_INPUT_BUDGET_BYTES } from "../../storage/limits";
 import { type BuiltinOutcome, schemaHint } from "../../tools/builtins/run";
 import { callHttpTool, type ToolOutcome } from "../../tools/http-tool";
 import { containsRefs, type Lookup, resolveRefs } from "../../tools/refs/index";
@@ -221,7 +223,15 @@ async function executeOne(
   }
   // A valid call to a deferred tool that was not loaded runs and loads it: never an opaque failure.
   const load = notLoaded ? [tool.name] : [];
-  if (client) return opts.onClient(call, load);
+  if (client) {
+    // Its stream frame could not hold it whole (it would be cut, and the client would run the cut input).
+    const bytes = jsonBytes(input);
+    if (bytes > CLIENT_INPUT_BUDGET_BYTES) {
+      const why = `the arguments are ${bytes} bytes of JSON, over the ${CLIENT_INPUT_BUDGET_BYTES} a client tool's call may carry`;
+      return invalid(call, [why], `Invalid arguments for "${tool.name}": ${why}. Send less in one call.`);
+    }
+    return opts.onClient(call, load);
+  }
   // Checked only after validation: a person is never asked about a call that could not run anyway.
   if (opts.approval?.needed(call, tool)) return opts.approval.request(call, tool, input);
   try {
