@@ -512,13 +512,18 @@ export class SessionEngine {
       if (synthesized.length)
         this.eventLog.record("tool_result_synthesized", latest.id, { tool_use_ids: synthesized, reason });
       this.eventLog.record("turn_finished", latest.id, { status: "cancelled", finish_reason: "cancelled" });
-      // The paused turn's stream ends as a running turn's cancel ends it (the calls closed, then abort and
-      // finish), so a client resuming it does not see the turn still waiting.
-      const end = { status: "cancelled", reason: "cancelled", finish: "other", error: null } as const;
-      endStream(this.streamLog, latest.id, { declined, synthesized, reason }, end);
       // A run whose turn this was concludes now; a run that waited behind the paused turn may start.
       this.hooks.settled(latest.id, "cancelled");
       this.hooks.arm();
+      // The paused turn's stream ends as a running turn's cancel ends it (the calls closed, then abort and
+      // finish), so a client resuming it does not see the turn still waiting. Last, and never thrown: the turn is
+      // cancelled whether or not its stream could say so.
+      const end = { status: "cancelled", reason: "cancelled", finish: "other", error: null } as const;
+      try {
+        endStream(this.streamLog, latest.id, { declined, synthesized, reason }, end);
+      } catch (e) {
+        log("error", "cancel_stream_end_failed", { turn_id: latest.id, error: String(e) });
+      }
     }
     return { ok: true, status: this.turns.get(latest.id)?.status ?? "cancelled", turn_id: latest.id };
   }
