@@ -13,6 +13,7 @@ import { canonical } from "../model/json";
 import { utf8Bytes } from "../storage/fit";
 import { cfworkerIssues } from "./cfworker-issues";
 import type { SchemaResult } from "./issue";
+import { localRefTarget, MAX_SHAPE_DEPTH } from "./local-ref";
 import { reduceIssues, valueAt } from "./reduce-issues";
 import { checkSchemaTree } from "./walk";
 
@@ -78,9 +79,6 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** How far `$ref`s and nested unions are followed to decide the root's shape. */
-const MAX_SHAPE_DEPTH = 32;
-
 function isSchemaObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -108,7 +106,7 @@ function objectRootProblem(root: unknown): string | undefined {
     const result =
       node.type !== undefined
         ? typeIncludesObject(node.type)
-        : combinesObjects(node, depth) || describesObjects(local(node.$ref), depth + 1);
+        : combinesObjects(node, depth) || describesObjects(localRefTarget(root, node.$ref), depth + 1);
     known.set(node, result);
     return result;
   };
@@ -118,15 +116,6 @@ function objectRootProblem(root: unknown): string | undefined {
       Array.isArray(list) && list.length > 0 && list.every((b) => describesObjects(b, depth + 1));
     const some = (list: unknown) => Array.isArray(list) && list.some((m) => describesObjects(m, depth + 1));
     return each(node.anyOf) || each(node.oneOf) || some(node.allOf);
-  };
-  /** What a local `$ref` ("#/…") names; undefined for anything else (the tree check reports bad ones). */
-  const local = (ref: unknown): unknown => {
-    if (typeof ref !== "string" || !ref.startsWith("#")) return undefined;
-    try {
-      return valueAt(root, decodeURIComponent(ref.slice(1)));
-    } catch {
-      return undefined;
-    }
   };
   const ok = root.type !== undefined ? typeIncludesObject(root.type) : combinesObjects(root, 0);
   return ok

@@ -15,5 +15,6 @@ export {
   MAX_SCHEMA_DEPTH,
 } from "./compile";
 export { formatIssues, issueLine, issueLines, MAX_ISSUES, type SchemaIssue, type SchemaResult } from "./issue";
+export { localRefTarget, MAX_SHAPE_DEPTH } from "./local-ref";
 export { showKey } from "./reduce-issues";
 export { type FixedSchemaName, validateFixed } from "./validate-fixed";

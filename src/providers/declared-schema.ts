@@ -7,6 +7,7 @@
  * in it (`["object", "null"]`, which the compiler accepts) is sent as `"object"`: arguments are still validated
  * against the full schema, and a call the declaration let through is answered with what to fix.
  */
+import { localRefTarget, MAX_SHAPE_DEPTH } from "../json-schema/index";
 import type { JsonObject, JsonValue } from "../model/json";
 import { isPlainObject } from "../model/json";
 
@@ -72,40 +73,31 @@ function fold(schema: JsonObject): JsonObject {
 }
 
 /**
- * A combinator's object branches, a local `$ref` (`#/$defs/…`, `#/definitions/…`: how Pydantic and zod write a
- * union of models) replaced by the definition it names, one level deep, so its properties and required names
- * count. The definitions stay in the folded schema, so refs inside them and inside properties still resolve.
+ * A combinator's object branches, a local `$ref` (`#/$defs/…`: how Pydantic and zod write a union of models)
+ * replaced by what it names, and a ref there by what that names, as far as the compiler follows them to accept the
+ * union (json-schema/local-ref.ts), so the properties and required names at the chain's end count. A ref's
+ * siblings win over its target's keywords. The definitions stay in the folded schema, so refs inside them and
+ * inside properties still resolve.
  */
 function branches(v: JsonValue | undefined, root: JsonObject): JsonObject[] {
   if (!Array.isArray(v)) return [];
-  return v
-    .filter((b): b is JsonObject => isPlainObject(b))
-    .map((b) => {
-      if (typeof b.$ref !== "string") return b;
-      const target = localDefinition(root, b.$ref);
-      if (!target) return b;
-      const { $ref: _ref, ...siblings } = b;
-      return { ...target, ...siblings };
-    });
+  return v.filter((b): b is JsonObject => isPlainObject(b)).map((b) => resolved(b, root));
 }
 
-/** The definition `#/$defs/<name>` or `#/definitions/<name>` names in `root`, if there is one. */
-function localDefinition(root: JsonObject, ref: string): JsonObject | undefined {
-  const m = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
-  if (!m) return undefined;
-  const defs = root[m[1] as string];
-  if (!isPlainObject(defs)) return undefined;
-  let name: string;
-  try {
-    // A JSON pointer segment: percent-decoded (it is a URI fragment), then ~1 is "/" and ~0 is "~".
-    name = decodeURIComponent(m[2] as string)
-      .replaceAll("~1", "/")
-      .replaceAll("~0", "~");
-  } catch {
-    return undefined;
+/** `branch` with its chain of local refs merged in; a ref that leads nowhere, or back into the chain, is left. */
+function resolved(branch: JsonObject, root: JsonObject): JsonObject {
+  let out = branch;
+  // The root is a branch's container, never its definition: a `#` ref is a cycle too.
+  const seen = new Set<unknown>([root]);
+  for (let i = 0; i < MAX_SHAPE_DEPTH && typeof out.$ref === "string"; i++) {
+    // Within the root, so a JSON value.
+    const target = localRefTarget(root, out.$ref) as JsonValue | undefined;
+    if (!isPlainObject(target) || seen.has(target)) break;
+    seen.add(target);
+    const { $ref: _ref, ...siblings } = out;
+    out = { ...target, ...siblings };
   }
-  const def = Object.hasOwn(defs, name) ? defs[name] : undefined;
-  return isPlainObject(def) ? def : undefined;
+  return out;
 }
 
 function names(v: JsonValue | undefined): string[] {

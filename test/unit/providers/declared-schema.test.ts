@@ -84,6 +84,20 @@ describe("declaredSchema", () => {
     expect(out.$defs).toEqual(pet.$defs);
   });
 
+  it("reads a root anyOf branch through a chain of local $refs to the object at its end", () => {
+    const chained: JsonObject = {
+      anyOf: [{ $ref: "#/$defs/A" }],
+      $defs: {
+        A: { $ref: "#/$defs/B" },
+        B: { type: "object", properties: { x_chain: { type: "string" } }, required: ["x_chain"] },
+      },
+    };
+    const out = declaredSchema(chained);
+    expect(out.properties).toEqual({ x_chain: { type: "string" } });
+    expect(out.required).toEqual(["x_chain"]);
+    expect(out.description).toContain("requiring {x_chain}");
+  });
+
   it.each([
     ["anthropic", () => anthropic.buildBody(request("anthropic", { tools: [decl] })).tools],
     ["openai", () => openai.buildBody(request("openai", { tools: [decl] })).tools],
