@@ -7,6 +7,7 @@ import { parseSelect, selectTools, type ToolIndex } from "@switchboard/tool-sear
 import { type FixedSchemaName, issueLine, validateFixed } from "../../json-schema/index";
 import type { JsonObject } from "../../model/json";
 import type { ToolResultBlock, ToolResultContent } from "../../model/message";
+import { declaredSchema } from "../../providers/declared-schema";
 import { declaration, fullSchema, type ToolRegistry } from "../registry";
 import type { RegisteredTool } from "../types";
 
@@ -163,7 +164,8 @@ function toolInfo(input: { name: string; include_schema?: boolean }, ctx: Builti
     return { ...fail(`${issue}${near.length ? `; similar tools: ${near.join(", ")}` : ""}`), invalid: [issue] };
   }
   const schema = fullSchema(tool);
-  const props = (schema.properties ?? {}) as Record<string, unknown>;
+  // Named as providers are sent them: a root union (Pydantic's, zod's) has its fields in its branches, not the root.
+  const props = (declaredSchema(schema).properties ?? {}) as Record<string, unknown>;
   const status = !tool.deferred ? "available" : ctx.loaded.has(tool.name) ? "loaded" : "deferred (not loaded)";
   const info: JsonObject = { name: tool.name, description: tool.description, status, parameters: Object.keys(props) };
   if (input.include_schema) info.input_schema = schema;

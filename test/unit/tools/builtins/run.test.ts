@@ -122,6 +122,38 @@ describe("tool_info with an unknown name", () => {
   });
 });
 
+describe("tool_info for a tool whose schema is a root union", () => {
+  it("lists the fields of the union's branches as its parameters", () => {
+    const agent = normalizeAgent("a", {
+      model: { provider: "anthropic", name: "m" },
+      tools: [
+        {
+          name: "pet_ti",
+          description: "a cat or a dog",
+          input_schema: {
+            anyOf: [{ $ref: "#/$defs/Cat" }, { $ref: "#/$defs/Dog" }],
+            $defs: {
+              Cat: { type: "object", properties: { meow_ti: { type: "string" } }, required: ["meow_ti"] },
+              Dog: { type: "object", properties: { bark_ti: { type: "string" } }, required: ["bark_ti"] },
+            },
+          },
+          defer: true,
+          execution: { type: "client" },
+        },
+      ],
+    });
+    const registry = new ToolRegistry(agent);
+    const index = new ToolIndex(registry.deferred().map((t) => ({ name: t.name, description: t.description })));
+    const out = runBuiltin(
+      "tool_info",
+      { name: "pet_ti" },
+      { registry, loaded: new Set<string>(), index: () => index },
+    );
+    expect(out.is_error).toBe(false);
+    expect((selected(out) as unknown as { parameters: string[] }).parameters).toEqual(["meow_ti", "bark_ti"]);
+  });
+});
+
 describe("loading within the room tools[] has (BuiltinContext.room)", () => {
   it("select: loads only what fits and names the rest in the note", () => {
     const out = runBuiltin("tool_search", { query: "select:tool_1,tool_2,tool_3" }, { ...context(), room: 2 });
