@@ -26,7 +26,8 @@
  * (`commit`): a refused one (a bad result id, an oversized body, a replayed key) leaves the paused turn its copy.
  * That newer read is kept beside the copy (`#pending`), so the admissions refused meanwhile read D1 once, not each.
  * A D1 read is an await, during which other calls run: whether the read may replace the copy is decided again
- * once it is back, so a turn that resumed or started meanwhile keeps the config it runs with.
+ * once it is back, so a turn that resumed or started meanwhile keeps the config it runs with; and a session
+ * deleted meanwhile (its tables dropped) reads and writes nothing more, the call answers as a deleted session's.
  */
 import type { AgentConfig } from "../agents/types";
 import { readAgent } from "../d1/agents";
@@ -34,6 +35,7 @@ import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import { isPaused, type TurnStatus } from "../model/turn";
 import { one, write } from "../storage/sql";
+import { deleted } from "./deleted";
 
 /** What a caller hands a turn: the epoch it knows (the worker), or a config to use as is (tests, internal callers). */
 export type AgentArg = { epoch: number } | AgentConfig;
@@ -152,17 +154,20 @@ export class AgentCache {
   /**
    * The agent's config for a turn call; 409 agent_missing when the agent was deleted. `admission`: the call may
    * admit a new turn (a message, a retry); anything else (results, approvals, state) keeps an open turn's copy.
+   * `gone`: whether the session was deleted (or is being) since the call began, asked after the D1 read.
    */
   async resolve(
     name: string,
     arg: AgentArg,
     admission = false,
+    gone = () => false,
   ): Promise<Result<{ agent: AgentConfig; commit?: () => void }>> {
     if ("model" in arg) return { ok: true, agent: arg };
     let cached = this.#cached(name);
     if (!cached || (arg.epoch > cached.epoch && this.#mayRefresh(admission))) {
       const pending = this.#pending?.name === name && this.#pending.epoch >= arg.epoch ? this.#pending : null;
       const read = pending ?? (await this.#read(name, arg.epoch));
+      if (gone()) return deleted();
       // Decided again after the read's await: a turn that resumed or started meanwhile keeps its copy.
       cached = this.#cached(name);
       if (cached && !this.#mayRefresh(admission)) return this.#answer(name, cached);

@@ -170,13 +170,18 @@ export class Session extends DurableObject<Env> {
     this.#infoMemo = info;
   }
 
-  /** The agent config for a turn of this session (see agent-cache.ts). */
+  /**
+   * The agent config for a turn of this session (see agent-cache.ts). Its D1 re-read is an await: a DELETE that
+   * runs meanwhile drops the tables the call reads next, so the call then answers as the engine does for a session
+   * deleted under it (`deleted`, 404).
+   */
   #agent(
     info: SessionInfo,
     arg: AgentArg,
     admission = false,
   ): Promise<Result<{ agent: AgentConfig; commit?: () => void }>> {
-    return this.#agents.resolve(info.agent, arg, admission);
+    const generation = this.#engine.generation;
+    return this.#agents.resolve(info.agent, arg, admission, () => this.#engine.stale(generation));
   }
 
   /**
@@ -267,7 +272,10 @@ export class Session extends DurableObject<Env> {
   }
 
   async #state(info: SessionInfo, arg?: AgentArg): Promise<Result<SessionState>> {
+    const generation = this.#engine.generation;
     const resolved = arg ? await this.#agent(info, arg) : null;
+    // A DELETE during the agent's D1 read dropped the tables read below.
+    if (this.#engine.stale(generation)) return deleted();
     return { ok: true, ...sessionState(this.#engine, info, resolved?.ok ? resolved.agent : null) };
   }
 

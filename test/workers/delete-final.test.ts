@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { handToSession } from "../../src/runs/admission";
+import type { Session } from "../../src/session/session";
 import { api, apiJson, mockRequests, script, uid } from "./helpers";
 import { runSetup, runStub } from "./runs-helpers";
 
@@ -168,5 +169,84 @@ describe("DELETE against a webhook run admitted just before it", () => {
     expect(listed.body.sessions.map((x) => x.id)).not.toContain(session);
     const again = await apiJson("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent, id: session } });
     expect(again.status).toBe(201);
+  });
+});
+
+/**
+ * Holds the object's D1 read of its agent (readAgent) until `release`; every other statement goes through.
+ * `started` resolves once the read is waiting. `restore` puts the binding back.
+ */
+function holdAgentRead(instance: Session) {
+  const db = (instance as unknown as { env: { DB: D1Database } }).env.DB;
+  const prepare = db.prepare;
+  let reading!: () => void;
+  const started = new Promise<void>((r) => {
+    reading = r;
+  });
+  let release!: () => void;
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  db.prepare = (query: string) => {
+    const statement = prepare.call(db, query);
+    if (!query.includes("FROM agents WHERE name")) return statement;
+    const held = (...values: unknown[]) => {
+      const bound = statement.bind(...values);
+      return {
+        first: async () => {
+          reading();
+          await gate;
+          return bound.first();
+        },
+      };
+    };
+    return { bind: held } as unknown as D1PreparedStatement;
+  };
+  return { started, release, restore: () => (db.prepare = prepare) };
+}
+
+/** An epoch newer than any session's copy: the object re-reads its agent before anything else. */
+const NEWER = { epoch: Number.MAX_SAFE_INTEGER };
+
+describe("DELETE while a call re-reads its agent from D1", () => {
+  it("a turn call answers 404 (deleted), reading nothing of the dropped tables", async () => {
+    const s = await runSetup();
+    const session = (
+      await apiJson<{ id: string }>("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent } })
+    ).body.id;
+    await runInDurableObject(runStub(s, session), async (instance: Session) => {
+      const hold = holdAgentRead(instance);
+      try {
+        const answering = instance.submitToolResults(NEWER, [], "json");
+        await hold.started;
+        expect((await instance.destroy(s.tenant, session)).ok).toBe(true);
+        hold.release();
+        const answer = await answering;
+        expect(answer.ok ? null : answer.error.code).toBe("not_found");
+      } finally {
+        hold.restore();
+      }
+    });
+    expect(await rowsLeft(runStub(s, session))).toEqual({});
+  });
+
+  it("a state read answers 404 (deleted), reading nothing of the dropped tables", async () => {
+    const s = await runSetup();
+    const session = (
+      await apiJson<{ id: string }>("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent } })
+    ).body.id;
+    await runInDurableObject(runStub(s, session), async (instance: Session) => {
+      const hold = holdAgentRead(instance);
+      try {
+        const reading = instance.state(NEWER);
+        await hold.started;
+        expect((await instance.destroy(s.tenant, session)).ok).toBe(true);
+        hold.release();
+        const answer = await reading;
+        expect(answer.ok ? null : answer.error.code).toBe("not_found");
+      } finally {
+        hold.restore();
+      }
+    });
   });
 });
