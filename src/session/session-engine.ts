@@ -149,9 +149,7 @@ export class SessionEngine {
         }
         // The stream log keeps the newest turns' frames only: an older turn replays as its result, in JSON.
         const swept =
-          mode === "stream" &&
-          this.#runner?.turnId !== prior.id &&
-          this.streamLog.rows(prior.id, prior.log_start).length === 0;
+          mode === "stream" && this.#runner?.turnId !== prior.id && !this.streamLog.has(prior.id, prior.log_start);
         const first = prior.first_message_seq ?? 0;
         return { ok: true, ...(await this.#answer(prior, swept ? "json" : mode, first, true, prior.log_start)) };
       }
@@ -589,7 +587,7 @@ export class SessionEngine {
     if (after === null) {
       return live ? { turn_id: latest.id, stream: this.streamLog.open(latest.id, latest.log_start, true) } : null;
     }
-    if (!live && this.streamLog.rows(latest.id, after).length === 0) return null;
+    if (!live && !this.streamLog.has(latest.id, after)) return null;
     return { turn_id: latest.id, stream: this.streamLog.open(latest.id, after, live) };
   }
 

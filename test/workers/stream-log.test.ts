@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { StreamLog } from "../../src/session/stream/log";
+import { MAX_SUBSCRIBERS, REPLAY_PAGE_ROWS, StreamLog } from "../../src/session/stream/log";
+import { STREAM_ROW_BUDGET_BYTES } from "../../src/storage/limits";
 import { sessionStub, setup } from "./helpers";
 
 /**
@@ -101,5 +102,75 @@ describe("a resume with more to replay than a live client may fall behind", () =
     expect(xs).toBe(12 * 400 * 1024);
     expect(text).toContain('"delta":"LIVE"');
     expect(text).toContain("[DONE]");
+  });
+});
+
+describe("what unread streams can hold in a session object", () => {
+  it("a resume's replay comes a page of rows at a time, not the turn's whole log in one write", async () => {
+    const turn = "turn_stream_log_replay_pages";
+    const first = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
+      const log = new StreamLog(state.storage.sql);
+      const start = log.head();
+      // 12 rows of 400 KiB: 4.8 MiB stored for this turn.
+      const big = "x".repeat(400 * 1024);
+      for (let i = 0; i < 12; i++) log.append(turn, [{ type: "text-delta", id: "t1", delta: big }]);
+      log.end(turn);
+      const r = await log.open(turn, start, false).getReader().read();
+      return r.value?.byteLength ?? 0;
+    });
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThanOrEqual(REPLAY_PAGE_ROWS * STREAM_ROW_BUDGET_BYTES);
+  });
+
+  it("opening one stream more than MAX_SUBSCRIBERS drops the oldest; the others follow live", async () => {
+    const turn = "turn_stream_log_cap";
+    const { oldest, others } = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
+      const log = new StreamLog(state.storage.sql);
+      const readers = Array.from({ length: MAX_SUBSCRIBERS + 1 }, () => log.open(turn, log.head(), true).getReader());
+      log.append(turn, [{ type: "text-delta", id: "t1", delta: "live" }]);
+      const [first, ...rest] = readers.map((r) => r.read().then((x) => new TextDecoder().decode(x.value)));
+      const oldest = await first?.then(
+        () => "read",
+        () => "dropped",
+      );
+      return { oldest, others: await Promise.all(rest) };
+    });
+    expect(oldest).toBe("dropped");
+    expect(others).toHaveLength(MAX_SUBSCRIBERS);
+    for (const text of others) expect(text).toContain('"delta":"live"');
+  });
+
+  it("a stream read to its end no longer counts against MAX_SUBSCRIBERS", async () => {
+    const turn = "turn_stream_log_cap_read";
+    const oldest = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
+      const log = new StreamLog(state.storage.sql);
+      const start = log.head();
+      log.append(turn, [{ type: "text-delta", id: "t1", delta: "early" }]);
+      const first = log.open(turn, log.head(), true).getReader();
+      const done = log.open(turn, start, false).getReader();
+      while (!(await done.read()).done) {}
+      // The writing side learns of the end a few promise reactions after the reader: let them run.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      // With the finished one counted, the last of these would drop `first`, the oldest.
+      for (let i = 0; i < MAX_SUBSCRIBERS - 1; i++) log.open(turn, log.head(), true);
+      log.append(turn, [{ type: "text-delta", id: "t1", delta: "live" }]);
+      return new TextDecoder().decode((await first.read()).value);
+    });
+    expect(oldest).toContain('"delta":"live"');
+  });
+
+  it("a stream its client cancelled no longer counts against MAX_SUBSCRIBERS", async () => {
+    const turn = "turn_stream_log_cap_cancel";
+    const oldest = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
+      const log = new StreamLog(state.storage.sql);
+      const first = log.open(turn, log.head(), true).getReader();
+      await log.open(turn, log.head(), true).cancel();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      // With the cancelled one counted, the last of these would drop `first`, the oldest.
+      for (let i = 0; i < MAX_SUBSCRIBERS - 1; i++) log.open(turn, log.head(), true);
+      log.append(turn, [{ type: "text-delta", id: "t1", delta: "live" }]);
+      return new TextDecoder().decode((await first.read()).value);
+    });
+    expect(oldest).toContain('"delta":"live"');
   });
 });

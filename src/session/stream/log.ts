@@ -1,7 +1,8 @@
 /**
  * A session's resumable SSE output (`StreamLog`): UI chunks become numbered frames, sent to live subscribers
- * from memory and written to the `stream_log` table in batches; a reader replays after a Last-Event-ID and then
- * follows live. Frame ids never repeat, across crashes and clears too. `fitRow` fits one chunk to the row budget.
+ * from memory and written to the `stream_log` table in batches; a reader replays after a Last-Event-ID, a page of
+ * rows at a time as it reads, and then follows live; an object holds at most MAX_SUBSCRIBERS such streams. Frame
+ * ids never repeat, across crashes and clears too. `fitRow` fits one chunk to the row budget.
  */
 import { cutText, fitJson, jsonBytes, splitText, utf8Bytes } from "../../storage/fit";
 import { STREAM_ROW_BUDGET_BYTES } from "../../storage/limits";
@@ -29,6 +30,15 @@ const QUIET: ReadonlySet<string> = new Set([
 
 /** A client falling this many bytes behind is dropped; it resumes with Last-Event-ID. */
 const MAX_SUBSCRIBER_BACKLOG = 4 * 1024 * 1024;
+/**
+ * Streams one session object holds at once (live, replaying, or ended and not yet read), across its turns: opening
+ * one more drops the oldest, which resumes with Last-Event-ID. Each may pin its backlog and a replay page, so this
+ * many stay far below the object's 128 MB (8 × (4 MiB + 1 MiB)); a refusal instead would leave a turn that has just
+ * started without its answer, and stale connections could lock the live client out.
+ */
+export const MAX_SUBSCRIBERS = 8;
+/** A replay reads this many rows (each at most STREAM_ROW_BUDGET_BYTES) at a time, the next once the client took them. */
+export const REPLAY_PAGE_ROWS = 2;
 /** Stream logs of this many most recent turns are kept for replay. */
 const KEEP_TURNS = 3;
 /** Frames are delivered at once but written to SQLite at most this long after they were sent. */
@@ -77,6 +87,7 @@ function serialized(chunk: UiChunk): Array<{ chunk: UiChunk; json: string; bytes
 }
 
 interface Subscriber {
+  turnId: string;
   writer: WritableStreamDefaultWriter<Uint8Array>;
   backlog: number;
   /** The id of the last frame this subscriber was sent (its resume position). */
@@ -93,6 +104,10 @@ interface Subscriber {
   replayNext: boolean;
   /** Bytes of that replay the reader has not taken yet: they do not count against MAX_SUBSCRIBER_BACKLOG. */
   replay: number;
+  /** Still replaying stored rows page by page from `lastId`: live frames are not sent to it, it reads them later. */
+  catchingUp: boolean;
+  /** There is nothing live to follow once caught up (the turn ended or paused, or was not running): it ends then. */
+  ended: boolean;
 }
 
 /**
@@ -112,7 +127,10 @@ interface Subscriber {
  * CRASH_GAP (see `afterCrash`).
  */
 export class StreamLog {
+  /** Subscribers of each turn that follow it live (or will, once caught up). */
   #subs = new Map<string, Set<Subscriber>>();
+  /** Every stream not finished yet, oldest first (a Set keeps insertion order): at most MAX_SUBSCRIBERS. */
+  #open = new Set<Subscriber>();
   /** Next frame id; read from storage on first use. */
   #next: number | null = null;
   /** The highest frame id in a row (or the floor): no row holds a higher one. Set with `#next`. */
@@ -203,45 +221,69 @@ export class StreamLog {
     flush();
   }
 
-  rows(turnId: string, after: number): Array<{ id: number; chunk: UiChunk }> {
+  /**
+   * Frames of `turnId` after `after`: those of at most `limit` stored rows and, when no stored row is left, the
+   * unwritten ones; `more` when stored rows may be left (read them from the last frame's id).
+   */
+  page(turnId: string, after: number, limit: number): { frames: Array<{ id: number; chunk: UiChunk }>; more: boolean } {
     // From at or above the newest row (a turn that has just started, say) only unwritten frames can follow.
     const none = this.#next !== null && after >= this.#written;
-    const stored = (
-      none
-        ? []
-        : all<{ id: number; chunk: string }>(
-            this.#sql,
-            "SELECT id, chunk FROM stream_log WHERE turn_id = ? AND id > ? ORDER BY id",
-            turnId,
-            after,
-          )
-    ).flatMap((r) => {
+    const rows = none
+      ? []
+      : all<{ id: number; chunk: string }>(
+          this.#sql,
+          "SELECT id, chunk FROM stream_log WHERE turn_id = ? AND id > ? ORDER BY id LIMIT ?",
+          turnId,
+          after,
+          limit,
+        );
+    const stored = rows.flatMap((r) => {
       const parsed = JSON.parse(r.chunk) as UiChunk | UiChunk[];
       const chunks = Array.isArray(parsed) ? parsed : [parsed];
       return chunks.map((chunk, i) => ({ id: r.id - chunks.length + 1 + i, chunk }));
     });
-    const pending = this.#unwritten.filter((f) => f.turnId === turnId).map((f) => ({ id: f.id, chunk: f.chunk }));
-    return [...stored, ...pending].filter((f) => f.id > after);
+    const more = rows.length === limit;
+    const pending = more
+      ? []
+      : this.#unwritten.filter((f) => f.turnId === turnId).map((f) => ({ id: f.id, chunk: f.chunk }));
+    return { frames: [...stored, ...pending].filter((f) => f.id > after), more };
+  }
+
+  /** Whether `turnId` has a frame after `after` (reads one row at most). */
+  has(turnId: string, after: number): boolean {
+    return this.page(turnId, after, 1).frames.length > 0;
   }
 
   /**
-   * Replays rows of `turnId` after `after`, then follows live when `live`;
-   * otherwise ends with [DONE]. Runs synchronously up to the subscription, so
-   * no row can be written between the replay and the follow.
+   * Replays frames of `turnId` after `after`, then follows live when `live`; otherwise ends with [DONE]. The
+   * replay goes a page of rows at a time, the next read once the client has taken the last, so an unread stream
+   * holds one page, not the turn's log. The last page (the unwritten frames with it) and joining the live frames
+   * happen in one synchronous step, so no frame can be sent or written between the replay and the follow.
    */
   open(turnId: string, after: number, live: boolean): ReadableStream<Uint8Array> {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const rows = this.rows(turnId, after);
     const sub: Subscriber = {
+      turnId,
       writer: writable.getWriter(),
       backlog: 0,
       lastId: after,
       queued: "",
       flushing: false,
-      replayNext: rows.length > 0,
+      replayNext: false,
       replay: 0,
+      catchingUp: true,
+      ended: !live,
     };
-    for (const r of rows) this.#send(turnId, sub, r.id, r.chunk);
+    for (const old of this.#open) {
+      if (this.#open.size < MAX_SUBSCRIBERS) break;
+      this.#drop(old);
+    }
+    this.#open.add(sub);
+    // Finished (read to its end) or cancelled by the client: it no longer counts.
+    sub.writer.closed.then(
+      () => this.#open.delete(sub),
+      () => this.#drop(sub),
+    );
     if (live) {
       let set = this.#subs.get(turnId);
       if (!set) {
@@ -249,10 +291,24 @@ export class StreamLog {
         this.#subs.set(turnId, set);
       }
       set.add(sub);
-    } else {
-      this.#close(turnId, sub);
     }
+    this.#catchUp(sub);
     return readable;
+  }
+
+  /** Sends the next page of a replay; after the last, the subscriber follows live (or ends when nothing is). */
+  #catchUp(sub: Subscriber): void {
+    if (!this.#open.has(sub)) return;
+    const { frames, more } = this.page(sub.turnId, sub.lastId, REPLAY_PAGE_ROWS);
+    if (frames.length > 0) sub.replayNext = true;
+    for (const f of frames) this.#send(sub, f.id, f.chunk);
+    if (more) {
+      // The page goes out now, quiet frames included; its write resolving (the client took it) reads the next.
+      this.#flush(sub);
+      return;
+    }
+    sub.catchingUp = false;
+    if (sub.ended) this.#close(sub);
   }
 
   /** Writes what is unwritten and ends every live stream of the turn (turn finished or paused). */
@@ -261,7 +317,11 @@ export class StreamLog {
     const set = this.#subs.get(turnId);
     if (!set) return;
     this.#subs.delete(turnId);
-    for (const sub of set) this.#close(turnId, sub);
+    for (const sub of set) {
+      // One still replaying reads the frames up to this end from the log and ends there.
+      if (sub.catchingUp) sub.ended = true;
+      else this.#close(sub);
+    }
   }
 
   subscriberCount(turnId: string): number {
@@ -289,24 +349,25 @@ export class StreamLog {
     if (!set) return;
     const frame = sseFrameJson(id, json);
     for (const sub of set) {
+      if (sub.catchingUp) continue;
       sub.lastId = id;
-      this.#write(turnId, sub, frame, quiet);
+      this.#write(sub, frame, quiet);
     }
   }
 
-  #send(turnId: string, sub: Subscriber, id: number, chunk: UiChunk): void {
+  #send(sub: Subscriber, id: number, chunk: UiChunk): void {
     sub.lastId = id;
-    this.#write(turnId, sub, sseFrame(id, chunk), QUIET.has(chunk.type));
+    this.#write(sub, sseFrame(id, chunk), QUIET.has(chunk.type));
   }
 
-  #write(turnId: string, sub: Subscriber, text: string, quiet: boolean): void {
+  #write(sub: Subscriber, text: string, quiet: boolean): void {
     sub.queued += text;
     if (quiet || sub.flushing) return;
     sub.flushing = true;
-    queueMicrotask(() => this.#flush(turnId, sub));
+    queueMicrotask(() => this.#flush(sub));
   }
 
-  #flush(turnId: string, sub: Subscriber): void {
+  #flush(sub: Subscriber): void {
     sub.flushing = false;
     const text = sub.queued;
     if (text === "") return;
@@ -319,27 +380,30 @@ export class StreamLog {
     sub.backlog += bytes.byteLength;
     if (replay) sub.replay = bytes.byteLength;
     else if (sub.backlog - sub.replay > MAX_SUBSCRIBER_BACKLOG) {
-      this.#drop(turnId, sub);
+      this.#drop(sub);
       return;
     }
     sub.writer.write(bytes).then(
       () => {
         sub.backlog -= bytes.byteLength;
-        if (replay) sub.replay = 0;
+        if (!replay) return;
+        sub.replay = 0;
+        if (sub.catchingUp) this.#catchUp(sub);
       },
-      () => this.#drop(turnId, sub),
+      () => this.#drop(sub),
     );
   }
 
-  #close(turnId: string, sub: Subscriber): void {
-    this.#write(turnId, sub, sseDone(sub.lastId), false);
-    this.#flush(turnId, sub);
-    sub.writer.close().catch(() => this.#drop(turnId, sub));
+  #close(sub: Subscriber): void {
+    this.#write(sub, sseDone(sub.lastId), false);
+    this.#flush(sub);
+    sub.writer.close().catch(() => this.#drop(sub));
   }
 
-  #drop(turnId: string, sub: Subscriber): void {
+  #drop(sub: Subscriber): void {
+    if (!this.#open.delete(sub)) return;
     sub.queued = "";
-    this.#subs.get(turnId)?.delete(sub);
+    this.#subs.get(sub.turnId)?.delete(sub);
     sub.writer.abort("subscriber dropped").catch(() => {});
   }
 }
