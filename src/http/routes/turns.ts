@@ -58,8 +58,9 @@ export function toSupplied(results: RawResult[] | undefined): SuppliedResult[] {
 }
 
 /**
- * JSON only when the Accept header prefers application/json to text/event-stream (a higher q, or listed first at
- * the same q); no Accept, one that takes any type, or a mixed header that prefers the stream gets the stream.
+ * JSON only when the Accept header's first entry matching one of the two (by q, then exact types before `type/*`,
+ * then header order; the any-type wildcard matches neither) is application/json; no Accept, or one where none decides, gets the
+ * stream (docs/API.md has examples).
  */
 function modeOf(c: Context): Mode {
   const supports = ["text/event-stream", "application/json"];
