@@ -6,6 +6,7 @@
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { newestMessageOnly } from "./chat-request";
 import { type Connection, readConnection, sessionPath } from "./connection";
 import { ApiFailure, friendlyFetch } from "./errors";
 import {
@@ -193,7 +194,12 @@ function Chat({ conn }: { conn: Connection }) {
       if (method === "POST" && url.endsWith("/chat") && res.ok) taken.current = true;
       return res;
     };
-    return new DefaultChatTransport({ api: `${base}/chat`, headers: authHeaders(conn), fetch: watched });
+    return new DefaultChatTransport({
+      api: `${base}/chat`,
+      headers: authHeaders(conn),
+      fetch: watched,
+      prepareSendMessagesRequest: newestMessageOnly,
+    });
   }, [base, conn]);
   // Each turn's outcome line when it did not simply answer (by turn id), and the provider-retry line while
   // the model provider is being retried. Both arrive as transient data parts, which useChat hands to onData only.

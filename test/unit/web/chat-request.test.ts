@@ -1,0 +1,55 @@
+// The web client's /chat request: only what the server reads, so a long conversation never outgrows the body cap.
+import { DefaultChatTransport, type UIMessage } from "ai";
+import { expect, it } from "vitest";
+import { newestMessageOnly } from "../../../web/src/chat-request.ts";
+
+it("posts only the newest message, with the chat id and the trigger, however long the conversation", async () => {
+  const big = "x".repeat(256 * 1024);
+  const messages: UIMessage[] = [];
+  for (let i = 0; i < 12; i++) {
+    messages.push({ id: `u${i}`, role: "user", parts: [{ type: "text", text: `question ${i}` }] });
+    messages.push({
+      id: `a${i}`,
+      role: "assistant",
+      parts: [
+        {
+          type: "dynamic-tool",
+          toolName: "fetch_page",
+          toolCallId: `c${i}`,
+          state: "output-available",
+          input: {},
+          output: big,
+        },
+      ],
+    });
+  }
+  const newest: UIMessage = { id: "u-new", role: "user", parts: [{ type: "text", text: "and now?" }] };
+  messages.push(newest);
+  let posted: { text: string; headers: Headers } | null = null;
+  const transport = new DefaultChatTransport({
+    api: "http://switchboard.test/v1/sessions/s-chat-request/chat",
+    headers: { authorization: "Bearer sbt_test" },
+    body: { max_steps: 4 },
+    prepareSendMessagesRequest: newestMessageOnly,
+    fetch: async (_input, init) => {
+      posted = { text: String(init?.body), headers: new Headers(init?.headers) };
+      return new Response("data: [DONE]\n\n", { headers: { "content-type": "text/event-stream" } });
+    },
+  });
+  await transport.sendMessages({
+    chatId: "s-chat-request",
+    messages,
+    trigger: "submit-message",
+    messageId: undefined,
+    abortSignal: undefined,
+  });
+  const sent = posted as { text: string; headers: Headers } | null;
+  expect(JSON.parse(sent?.text ?? "null")).toEqual({
+    max_steps: 4,
+    id: "s-chat-request",
+    messages: [newest],
+    trigger: "submit-message",
+  });
+  expect(sent?.text.length).toBeLessThan(1024);
+  expect(sent?.headers.get("authorization")).toBe("Bearer sbt_test");
+});
