@@ -499,6 +499,6 @@ function Connect() {
 }
 
 export function App() {
-  const [conn] = useState(() => readConnection(location.hash, sessionStorage));
+  const [conn] = useState(() => readConnection(location, sessionStorage, history));
   return conn ? <Chat conn={conn} /> : <Connect />;
 }

@@ -1,5 +1,6 @@
 // Where the app gets its session and session token: the URL fragment (`#session=…&token=…`, never sent to
-// a server and never logged), remembered for the tab in sessionStorage so a reload keeps working.
+// a server and never logged), remembered for the tab in sessionStorage so a reload keeps working, and then
+// removed from the address bar.
 // The browser only ever holds a session token (scoped to one session and a few actions), never an API key.
 
 export interface Connection {
@@ -9,14 +10,23 @@ export interface Connection {
 
 const STORAGE_KEY = "switchboard.connection";
 
-/** Reads the connection from `#session=…&token=…`, else from this tab's storage; null when neither has one. */
-export function readConnection(hash: string, storage: Pick<Storage, "getItem" | "setItem">): Connection | null {
-  const params = new URLSearchParams(hash.replace(/^#/, ""));
+/**
+ * Reads the connection from `#session=…&token=…`, else from this tab's storage; null when neither has one. One
+ * read from the fragment is stored, and the fragment leaves the address bar (`replaceState`, no reload, no
+ * history entry): the token must not stay on screen, in a screenshot, a bookmark or a copied link.
+ */
+export function readConnection(
+  place: Pick<Location, "hash" | "pathname" | "search">,
+  storage: Pick<Storage, "getItem" | "setItem">,
+  history: Pick<History, "replaceState">,
+): Connection | null {
+  const params = new URLSearchParams(place.hash.replace(/^#/, ""));
   const session = params.get("session");
   const token = params.get("token");
   if (session && token) {
     const conn = { session, token };
     storage.setItem(STORAGE_KEY, JSON.stringify(conn));
+    history.replaceState(null, "", place.pathname + place.search);
     return conn;
   }
   const saved = storage.getItem(STORAGE_KEY);
