@@ -12,6 +12,7 @@ import { ApiFailure, friendlyFetch } from "./errors";
 import {
   answerableAt,
   type Block,
+  CLIENT_CALL_LINE,
   type CompactionMarker,
   type Entry,
   fromHistory,
@@ -84,6 +85,7 @@ const TOOL_ICON: Record<Extract<Block, { kind: "tool" }>["state"], string> = {
   error: "✗",
   approval: "⚠",
   denied: "⊘",
+  client: "⏸",
 };
 
 /**
@@ -141,6 +143,7 @@ function BlockView({ block, answer, waiting }: { block: Block; answer?: Answer; 
         {JSON.stringify(block.input, null, 2)}
       </pre>
       {block.state === "approval" ? <ApprovalPrompt block={block} answer={answer} waiting={waiting} /> : null}
+      {block.state === "client" ? <p className="approval-reason">{CLIENT_CALL_LINE}</p> : null}
       {block.output ? (
         <pre className="output" title="result">
           {block.output}

@@ -9,8 +9,11 @@ export type Block =
       kind: "tool";
       id: string;
       name: string;
-      /** `approval`: waiting for the person to approve or deny (useChat part state `approval-requested`). */
-      state: "running" | "done" | "error" | "approval" | "denied";
+      /**
+       * `approval`: waiting for the person to approve or deny (useChat part state `approval-requested`).
+       * `client`: a client tool's call, waiting for an app to send its result (this page runs no client tool).
+       */
+      state: "running" | "done" | "error" | "approval" | "denied" | "client";
       input: unknown;
       output: string;
       /** The approval to answer (state `approval`) and why the call needs one. */
@@ -38,6 +41,12 @@ export interface StoredMessage {
   turn_id: string | null;
   parts: Array<{ type: string; [key: string]: unknown }>;
 }
+
+/**
+ * What a client tool's call says while its turn waits for the result (awaiting_tool_results): this page never
+ * sends one, and a new message moves the turn on (the call is superseded).
+ */
+export const CLIENT_CALL_LINE = "Waiting for an app to run this tool — send a message to move on.";
 
 const COMPACTION_NOTICE = "Earlier conversation was summarised to keep the session within the model's context.";
 
@@ -102,7 +111,7 @@ export interface PausedStep {
  * answers (every approval of the pause, by id; outputs by call id): waiting for the person (`approval-requested`),
  * declined (`output-denied`), approved and still to run (`approval-responded`, with the signature /chat checks
  * on every answer it is sent), or already answered (`output-available` / `output-error`). Null for a call with
- * no result and no approval (a client call still awaited): it stays as the history shows it.
+ * no result and no approval (a client call still awaited): fromHistory shows it waiting for an app.
  */
 function pausedPart(use: { id: string; name: string; input: unknown }, pause: PausedStep): DynamicToolUIPart | null {
   const call = pause.calls.find((c) => c.id === use.id);
@@ -187,7 +196,7 @@ export function fromHistory(
         const seed = pause ? pausedPart(use, pause) : null;
         const call: ToolBlock = seed
           ? { ...toolBlock(seed), seed }
-          : { kind: "tool", ...use, state: "running", output: "" };
+          : { kind: "tool", ...use, state: awaitsClient(use.id, pause) ? "client" : "running", output: "" };
         calls.set(call.id, call);
         blocks.push(call);
       } else if (p.type === "tool_result") {
@@ -234,7 +243,16 @@ export function fromHistory(
   return entries;
 }
 
-/** A live tool part → its block; an approval request carries what the Approve / Deny buttons answer. */
+/** Whether the paused step waits on this call's result from a client (an app that runs the tool, not the server). */
+function awaitsClient(callId: string, pause: PausedStep | null): boolean {
+  const call = pause?.calls.find((c) => c.id === callId);
+  return call?.execution === "client" && call.state === "pending";
+}
+
+/**
+ * A live tool part → its block; an approval request carries what the Approve / Deny buttons answer. A call the
+ * server does not run (no `providerExecuted`: a client tool's) waits, once its input is in, for an app to answer.
+ */
 function toolBlock(p: DynamicToolUIPart): ToolBlock {
   const block: ToolBlock = {
     kind: "tool",
@@ -251,6 +269,9 @@ function toolBlock(p: DynamicToolUIPart): ToolBlock {
   }
   if (p.state === "approval-requested") {
     return { ...block, state: "approval", approval: { id: p.approval.id, reason: p.approval.requestReason ?? "" } };
+  }
+  if (!p.providerExecuted && (p.state === "input-streaming" || p.state === "input-available")) {
+    return { ...block, state: "client" };
   }
   return block;
 }

@@ -184,6 +184,24 @@ describe("fromHistory", () => {
     expect(fromHistory(stored)[1]?.blocks[0]).toMatchObject({ state: "running" });
   });
 
+  it("shows a client call the paused turn still awaits as waiting for an app, not as running", () => {
+    const stored: StoredMessage[] = [
+      { seq: 1, role: "user", origin: "client", turn_id: "t-client", parts: [{ type: "text", text: "pick one" }] },
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t-client",
+        parts: [{ type: "tool_use", id: "cc9", name: "pick_file", input: {} }],
+      },
+    ];
+    const entries = fromHistory(stored, null, {
+      approvals: [],
+      calls: [{ id: "cc9", execution: "client", state: "pending" }],
+    });
+    expect(entries[1]?.blocks[0]).toMatchObject({ kind: "tool", id: "cc9", state: "client" });
+  });
+
   it("shows a call the person declined as denied with the reason, as it showed live, not as a failed call", () => {
     const declined = (seq: number, id: string, content: string): StoredMessage[] => [
       {
@@ -306,7 +324,14 @@ describe("fromUiMessages", () => {
         role: "assistant",
         parts: [
           { type: "text", text: "Checking." },
-          { type: "dynamic-tool", toolName: "get_weather", toolCallId: "c1", state: "input-available", input: {} },
+          {
+            type: "dynamic-tool",
+            toolName: "get_weather",
+            toolCallId: "c1",
+            state: "input-available",
+            input: {},
+            providerExecuted: true,
+          },
           {
             type: "dynamic-tool",
             toolName: "lookup",
@@ -325,6 +350,24 @@ describe("fromUiMessages", () => {
       "get_weather:running:",
       "lookup:error:boom",
       "notice",
+    ]);
+  });
+
+  it("shows a client tool's call (not run by the server) as waiting for an app, not as running forever", () => {
+    const messages = [
+      {
+        id: "m-client-live",
+        role: "assistant",
+        parts: [
+          { type: "dynamic-tool", toolName: "pick_file", toolCallId: "cc1", state: "input-available", input: {} },
+          { type: "dynamic-tool", toolName: "pick_color", toolCallId: "cc2", state: "input-streaming", input: {} },
+        ],
+      },
+    ] as UIMessage[];
+    const [entry] = fromUiMessages(messages);
+    expect(entry?.blocks.map((b) => (b.kind === "tool" ? `${b.name}:${b.state}` : b.kind))).toEqual([
+      "pick_file:client",
+      "pick_color:client",
     ]);
   });
 
