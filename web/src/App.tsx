@@ -8,7 +8,7 @@ import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalRespons
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { newestMessageOnly } from "./chat-request";
 import { type Connection, readConnection, sessionPath } from "./connection";
-import { ApiFailure, friendlyFetch } from "./errors";
+import { ApiFailure, friendlyFetch, readRetryAfterS } from "./errors";
 import {
   answerableAt,
   type Block,
@@ -131,6 +131,24 @@ function ApprovalPrompt({
   );
 }
 
+/**
+ * Retry for a first history read that failed (unreachable, a server error, rate-limited): enabled once the
+ * response's Retry-After has passed.
+ */
+function RetryRead({ afterS, retry }: { afterS: number; retry: () => void }) {
+  const [open, setOpen] = useState(afterS === 0);
+  useEffect(() => {
+    if (afterS === 0) return;
+    const timer = setTimeout(() => setOpen(true), afterS * 1000);
+    return () => clearTimeout(timer);
+  }, [afterS]);
+  return (
+    <button type="button" disabled={!open} onClick={retry}>
+      Retry
+    </button>
+  );
+}
+
 function BlockView({ block, answer, waiting }: { block: Block; answer?: Answer; waiting: boolean }) {
   if (block.kind === "text") return <p className="text">{block.text}</p>;
   if (block.kind === "notice") return <p className="notice">{block.text}</p>;
@@ -244,19 +262,31 @@ function Chat({ conn }: { conn: Connection }) {
   // Turns whose stored entries a live message continues (an approval answered from the stored history).
   const [seeded, setSeeded] = useState<ReadonlySet<string>>(new Set());
 
+  // A first read that failed leaves the conversation unloaded (not shown empty, and no send: the session's
+  // history is unknown); `readFailed` says whether Retry can help and after how long. `reads` counts the tries.
+  const [reads, setReads] = useState(0);
+  const [readFailed, setReadFailed] = useState<{ retryAfterS: number | null } | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `reads` is what Retry changes, to read again
   useEffect(() => {
     loadHistory(conn).then(
       (h) => {
+        setProblem(null);
+        setReadFailed(null);
         setEarlier(h.entries);
         setAwaited(h.liveTurn);
         for (const o of h.outcomes) noteOutcome(o.turnId, o.text);
       },
       (e: Error) => {
-        setEarlier([]);
+        setReadFailed({ retryAfterS: readRetryAfterS(e) });
         setProblem(e.message);
       },
     );
-  }, [conn, noteOutcome]);
+  }, [conn, noteOutcome, reads]);
+  const retryRead = () => {
+    setReadFailed(null);
+    setProblem(null);
+    setReads((n) => n + 1);
+  };
 
   const busy = status === "submitted" || status === "streaming";
   const live = fromUiMessages(messages);
@@ -422,7 +452,15 @@ function Chat({ conn }: { conn: Connection }) {
           {busy ? "answering…" : "ready"}
         </span>
       </header>
-      {earlier === null ? <p className="loading">Loading the conversation…</p> : null}
+      {earlier === null && readFailed === null ? <p className="loading">Loading the conversation…</p> : null}
+      {earlier === null && readFailed ? (
+        <p className="loading">
+          The conversation could not be read.{" "}
+          {readFailed.retryAfterS === null ? null : (
+            <RetryRead key={reads} afterS={readFailed.retryAfterS} retry={retryRead} />
+          )}
+        </p>
+      ) : null}
       <ol className="transcript">
         {shownEntries.map((e, i) => (
           <EntryView

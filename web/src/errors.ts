@@ -7,14 +7,25 @@ export class ApiFailure extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The response's Retry-After, in whole seconds; null when it had none. */
+    readonly retryAfterS: number | null = null,
   ) {
     super(message);
     this.name = "ApiFailure";
   }
 }
 
-/** The sentence shown for an error response (status, code, the API's message, Retry-After in seconds). */
-export function describeFailure(status: number, code: string, message: string, retryAfterS: number | null): string {
+/**
+ * The sentence shown for an error response (status, code, the API's message, Retry-After in seconds). `reading`:
+ * the request only read (a GET): its rate limit is not about messages sent.
+ */
+export function describeFailure(
+  status: number,
+  code: string,
+  message: string,
+  retryAfterS: number | null,
+  reading = false,
+): string {
   switch (code) {
     case "token_expired":
       return "Your session link has expired. Ask for a new one (`npm start` prints a fresh link).";
@@ -25,7 +36,7 @@ export function describeFailure(status: number, code: string, message: string, r
       return "This link does not allow that. Ask for a link with the right permissions.";
     case "rate_limited": {
       const wait = retryAfterS ?? 60;
-      return `Too many messages at once. Try again in ${wait} second${wait === 1 ? "" : "s"}.`;
+      return `${reading ? "Too many requests" : "Too many messages at once"}. Try again in ${wait} second${wait === 1 ? "" : "s"}.`;
     }
     case "turn_in_progress":
       return "The assistant is still answering. Wait for it to finish, or stop it.";
@@ -37,7 +48,7 @@ export function describeFailure(status: number, code: string, message: string, r
   }
 }
 
-async function failureOf(res: Response): Promise<ApiFailure> {
+async function failureOf(res: Response, reading: boolean): Promise<ApiFailure> {
   let code = "http_error";
   let message = "";
   try {
@@ -49,7 +60,12 @@ async function failureOf(res: Response): Promise<ApiFailure> {
   }
   const retryAfter = Number(res.headers.get("retry-after"));
   const retryAfterS = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.ceil(retryAfter) : null;
-  return new ApiFailure(res.status, code, describeFailure(res.status, code, message, retryAfterS));
+  return new ApiFailure(
+    res.status,
+    code,
+    describeFailure(res.status, code, message, retryAfterS, reading),
+    retryAfterS,
+  );
 }
 
 /** fetch that throws an ApiFailure with a readable message for any non-2xx response or network error. */
@@ -61,6 +77,18 @@ export async function friendlyFetch(input: RequestInfo | URL, init?: RequestInit
     if ((e as Error).name === "AbortError") throw e;
     throw new ApiFailure(0, "network_error", "Cannot reach the server. Check your connection and try again.");
   }
-  if (!res.ok) throw await failureOf(res);
+  if (!res.ok) throw await failureOf(res, (init?.method ?? "GET") === "GET");
   return res;
+}
+
+/**
+ * Whether a failed read (the session's state or a history page) is worth trying again, and after how many
+ * seconds: an unreachable server, a server error or a rate limit (its Retry-After, else at once); null when
+ * trying again cannot help (an expired or refused link, a deleted session, a bad request).
+ */
+export function readRetryAfterS(e: unknown): number | null {
+  // Anything else broke while the answer was read (a dropped connection): worth another try too.
+  if (!(e instanceof ApiFailure)) return 0;
+  if (e.status !== 0 && e.status !== 429 && e.status < 500) return null;
+  return e.retryAfterS ?? 0;
 }
