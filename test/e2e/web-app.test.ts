@@ -346,6 +346,53 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.close();
   });
 
+  it("a stream dropped while the page is visible reconnects by itself and shows the whole answer once", async () => {
+    const { page } = await openApp("web-dropped-visible", [
+      { reply: { text: LONG_ANSWER }, faults: { event_delay_ms: 60 } },
+    ]);
+    // As above: the chat POST's body can be cut with the TypeError a dropped connection gives.
+    await page.addInitScript(() => {
+      const real = window.fetch;
+      window.fetch = async (input, init) => {
+        const res = await real(input, init);
+        const url = String(input instanceof Request ? input.url : input);
+        if (init?.method !== "POST" || !url.endsWith("/chat") || !res.body) return res;
+        const reader = res.body.getReader();
+        const body = new ReadableStream<Uint8Array>({
+          start(c) {
+            (window as unknown as { cutChat: () => void }).cutChat = () => {
+              c.error(new TypeError("network error"));
+              reader.cancel().catch(() => {});
+            };
+          },
+          async pull(c) {
+            const { done, value } = await reader.read();
+            try {
+              if (done) c.close();
+              else c.enqueue(value);
+            } catch {
+              // Already cut.
+            }
+          },
+        });
+        return new Response(body, { status: res.status, headers: res.headers });
+      };
+    });
+    await page.reload();
+    await page.getByRole("textbox", { name: "Message" }).waitFor();
+    await send(page, "How is Paris today?");
+    await page.getByText("Paris today is").waitFor();
+    await page.evaluate(() => (window as unknown as { cutChat: () => void }).cutChat());
+    await expect(page.getByRole("alert").textContent()).resolves.toBe("The connection dropped; reconnecting…");
+    // No visibilitychange: the page rejoins by itself.
+    await page.getByText(LONG_ANSWER).waitFor({ timeout: 30_000 });
+    await page.locator('[data-status="ready"]').waitFor();
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([LONG_ANSWER]);
+    expect(await page.locator('li[data-role="user"]').allTextContents()).toEqual(["How is Paris today?"]);
+    await page.close();
+  });
+
   it("an approval still open after a reload is approved from the stored history and the resumed turn streams in", async () => {
     const charged = "Charged 77 after the reload, and the receipt is on its way to your inbox now.";
     const { page, session, model } = await openApp(

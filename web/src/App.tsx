@@ -8,7 +8,14 @@ import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalRespons
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { newestMessageOnly } from "./chat-request";
 import { type Connection, readConnection, sessionPath } from "./connection";
-import { ApiFailure, friendlyFetch, readRetryAfterS } from "./errors";
+import {
+  ApiFailure,
+  friendlyFetch,
+  RECONNECT_GAVE_UP,
+  RECONNECTING,
+  readRetryAfterS,
+  reconnectDelayMs,
+} from "./errors";
 import {
   answerableAt,
   type Block,
@@ -234,12 +241,28 @@ function Chat({ conn }: { conn: Connection }) {
   const partsAtRetry = useRef(0);
   const partsNow = useRef(0);
   const turnFailed = useRef(false);
+  // A stream that dropped after the server took its request (useChat's `isDisconnect`: the body broke off, where
+  // friendlyFetch does not reach) is rejoined after a wait; `drops` counts them in a row (reconnectDelayMs
+  // bounds it), back to 0 once a stream ends normally or the person sends. useChat itself resumes only when a
+  // hidden page becomes visible again.
+  const drops = useRef(0);
+  const [reconnect, setReconnect] = useState<{ waitMs: number } | null>(null);
   const { messages, sendMessage, setMessages, status, error, clearError, addToolApprovalResponse, resumeStream } =
     useChat({
       id: conn.session,
       transport,
       resume: true,
       sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+      onFinish: ({ isDisconnect, isError, isAbort }) => {
+        if (!isDisconnect) {
+          if (!isError && !isAbort) drops.current = 0;
+          return;
+        }
+        drops.current++;
+        const waitMs = reconnectDelayMs(drops.current);
+        setProblem(waitMs === null ? RECONNECT_GAVE_UP : RECONNECTING);
+        if (waitMs !== null) setReconnect({ waitMs });
+      },
       onData: (part) => {
         if (part.type === "data-provider-retry") {
           const attempt = (part.data as { attempt?: number } | null)?.attempt;
@@ -332,6 +355,16 @@ function Chat({ conn }: { conn: Connection }) {
     if (liveNow.current.at(-1)?.role === "assistant") rejoin();
   };
 
+  // A dropped stream (onFinish above) rejoins once its wait is over: the stored history and the turn resumed.
+  useEffect(() => {
+    if (reconnect === null) return;
+    const timer = setTimeout(() => {
+      setReconnect(null);
+      rejoin();
+    }, reconnect.waitMs);
+    return () => clearTimeout(timer);
+  }, [reconnect, rejoin]);
+
   // A send the server never took (refused, rate-limited or unreachable before its answer began): useChat keeps
   // the message it added, which would show as sent although nothing stored it. It leaves the transcript and its
   // text goes back to the draft. An approval answer it never took leaves the approval open: its buttons come
@@ -401,6 +434,8 @@ function Chat({ conn }: { conn: Connection }) {
     clearError();
     setProblem(null);
     setDraft("");
+    drops.current = 0;
+    setReconnect(null);
     sending.current = text;
     answering.current = false;
     taken.current = false;
@@ -410,6 +445,8 @@ function Chat({ conn }: { conn: Connection }) {
   const answer: Answer = (id, approved, reason) => {
     clearError();
     setProblem(null);
+    drops.current = 0;
+    setReconnect(null);
     sending.current = null;
     answering.current = true;
     answeredHere.current.add(id);
