@@ -19,14 +19,14 @@ import { type AnswerOptions, answerApprovals, expireApproval, recordDeclined } f
 import { type ApprovalAnswer, ApprovalStore, declineOpen, MOVED_ON, openView } from "./approvals";
 import { type CompactionInfo, Compactor } from "./compaction/compactor";
 import { deleted } from "./deleted";
-import { HistoryStore, type SuppliedResult } from "./history/store";
+import { HistoryStore, type SuppliedResult, type ToolCallRow } from "./history/store";
 import { oversized } from "./oversized";
 import { endStream, endStuckTurn } from "./recovery";
 import type { Mode, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { SessionTools } from "./session-tools";
 import { dropCaches, sessionTx } from "./session-tx";
 import { StreamLog } from "./stream/log";
-import { checkSupplied, pendingResults, turnResult } from "./turn/answers";
+import { answeredOnReplay, checkSupplied, pendingResults, turnResult } from "./turn/answers";
 import { TurnRunner } from "./turn/runner";
 import { type TurnRow, TurnStore } from "./turn/turn-store";
 
@@ -291,8 +291,16 @@ export class SessionEngine {
     return turn;
   }
 
-  /** Runs a segment of the turn; `turn` (its kind and step budget) labels the segment's span. */
-  #start(agent: AgentConfig, turnId: string, turn: { kind: string; max_steps: number }): void {
+  /**
+   * Runs a segment of the turn; `turn` (its kind and step budget) labels the segment's span. `answered`: the calls
+   * of the pause it resumes (TurnRunner).
+   */
+  #start(
+    agent: AgentConfig,
+    turnId: string,
+    turn: { kind: string; max_steps: number },
+    answered: readonly ToolCallRow[] = [],
+  ): void {
     const runner = new TurnRunner(
       {
         storage: this.storage,
@@ -308,6 +316,7 @@ export class SessionEngine {
         onSettled: (id, status) => this.#settled(id, status),
       },
       turnId,
+      answered,
     );
     this.#runner = runner;
     // The heartbeat alarm is written once the provider request is out (a timer runs after the microtasks that
@@ -381,7 +390,7 @@ export class SessionEngine {
       return {
         turn_id: turn.id,
         replayed,
-        stream: this.streamLog.open(turn.id, logAfter, this.#runner?.turnId === turn.id),
+        stream: this.#openLog(turn.id, logAfter, this.#runner?.turnId === turn.id),
       };
     }
     await this.waitFor(turn.id);
@@ -448,6 +457,8 @@ export class SessionEngine {
     const paused = isPaused(latest?.status);
     if (latest && paused && !this.#runner && this.approvals.readyToResume()) {
       const approvalsPending = this.approvals.onOpenCalls().length > 0;
+      // Read before they close: the resumed segment tells the clients' results (the paused stream never had them).
+      const answered = this.history.openCalls();
       const unloaded = this.tx(() => {
         this.turns.resume(latest.id, this.streamLog.head());
         // With approvals the resumed runner writes the results after running the approved calls.
@@ -458,7 +469,7 @@ export class SessionEngine {
         this.eventLog.record("tools_unloaded", latest.id, { names: unloaded, reason: "row_limit" });
       }
       this.hooks.resumed(latest.id);
-      this.#start(agent, latest.id, latest);
+      this.#start(agent, latest.id, latest, answered);
       const resumed = this.turns.get(latest.id) as TurnRow;
       return { ok: true, ...(await this.#answer(resumed, mode, since, false, resumed.segment_start)) };
     }
@@ -585,10 +596,18 @@ export class SessionEngine {
     // No Last-Event-ID: a client that has nothing of the turn (a reload, useChat's resume) gets all of it, every
     // segment of a turn resumed after a pause included, and `ai` assembles it as one message.
     if (after === null) {
-      return live ? { turn_id: latest.id, stream: this.streamLog.open(latest.id, latest.log_start, true) } : null;
+      return live ? { turn_id: latest.id, stream: this.#openLog(latest.id, latest.log_start, true) } : null;
     }
     if (!live && !this.streamLog.has(latest.id, after)) return null;
-    return { turn_id: latest.id, stream: this.streamLog.open(latest.id, after, live) };
+    return { turn_id: latest.id, stream: this.#openLog(latest.id, after, live) };
+  }
+
+  /**
+   * A turn's stream from `after`: a replay shows what the log says as it is now, so a client call answered since
+   * it was offered is not offered again (a useChat that resumes without Last-Event-ID would run it twice).
+   */
+  #openLog(turnId: string, after: number, live: boolean): ReadableStream<Uint8Array> {
+    return this.streamLog.open(turnId, after, live, answeredOnReplay(this.history));
   }
 
   pendingCalls(): Array<{ id: string; name: string; execution: string }> {

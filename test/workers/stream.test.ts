@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, apiJson, clientTool, history, type Msg, script, send, setup, sseFrames } from "./helpers";
+import { api, apiJson, clientTool, history, type Msg, type Setup, script, send, setup, sseFrames } from "./helpers";
 
 const decoder = new TextDecoder();
 
@@ -28,6 +28,17 @@ async function readFrames(res: Response, count: number): Promise<Array<{ id: num
   }
   await reader.cancel();
   return frames;
+}
+
+/** Sends a message whose turn pauses for a client tool's result (answered as JSON). */
+async function pauseForClient(s: Setup): Promise<void> {
+  const paused = await api(`/v1/sessions/${s.session}/messages`, {
+    method: "POST",
+    key: s.key,
+    json: { content: "ask me" },
+    headers: { accept: "application/json" },
+  });
+  expect(((await paused.json()) as { status: string }).status).toBe("awaiting_tool_results");
 }
 
 describe("SSE turn stream", () => {
@@ -180,6 +191,65 @@ describe("the AI SDK's default reconnect URL (useChat resume: true)", () => {
     expect(text).toContain("w29");
     const full = await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }));
     expect(frames).toEqual(full);
+  });
+
+  it("replays a client call answered in an earlier segment as already run, its result after it", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    const words = Array.from({ length: 30 }, (_, i) => `w${i}`).join(" ");
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_replay_done", name: "ask_user", input: { q: "which?" } }] } },
+      { reply: { text: words }, faults: { event_delay_ms: 15 } },
+    ]);
+    await pauseForClient(s);
+    const resumed = await api(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_replay_done", content: "the blue one" }] },
+    });
+    await readFrames(resumed, 3);
+    // useChat's resume after a reload (no Last-Event-ID): onToolCall runs every offered call without providerExecuted.
+    const chunks = (await sseFrames(await api(`/v1/sessions/${s.session}/stream`, { key: s.key })))
+      .filter((f) => f.data !== "[DONE]")
+      .map((f) => JSON.parse(f.data) as Record<string, unknown>);
+    const ofCall = chunks.filter((c) => c.toolCallId === "toolu_replay_done" && c.type !== "tool-input-delta");
+    expect(ofCall.map((c) => c.type)).toEqual(["tool-input-start", "tool-input-available", "tool-output-available"]);
+    expect(ofCall[1]).toMatchObject({ providerExecuted: true, input: { q: "which?" } });
+    expect(ofCall[2]).toMatchObject({ output: "the blue one" });
+  });
+
+  it("replays a client call still waiting for its result as an offer to run it", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_replay_open", name: "ask_user", input: { q: "which?" } }] } },
+    ]);
+    await pauseForClient(s);
+    const chunks = (await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key })))
+      .filter((f) => f.data !== "[DONE]")
+      .map((f) => JSON.parse(f.data) as Record<string, unknown>);
+    const offer = chunks.find((c) => c.type === "tool-input-available" && c.toolCallId === "toolu_replay_open");
+    expect(offer).toMatchObject({ toolName: "ask_user", input: { q: "which?" } });
+    expect(offer).not.toHaveProperty("providerExecuted");
+  });
+
+  it("tells a client's result on the stream of the segment it resumes", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_told", name: "ask_user", input: { q: "which?" } }] } },
+      { reply: { text: "Blue it is." } },
+    ]);
+    await pauseForClient(s);
+    const resumed = await api(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_told", content: '{"color":"blue"}', is_error: false }] },
+    });
+    const chunks = (await sseFrames(resumed))
+      .filter((f) => f.data !== "[DONE]")
+      .map((f) => JSON.parse(f.data) as Record<string, unknown>);
+    const told = chunks.filter((c) => c.toolCallId === "toolu_told");
+    expect(told).toEqual([
+      { type: "tool-output-available", toolCallId: "toolu_told", output: { color: "blue" }, dynamic: true },
+    ]);
   });
 
   it("answers 204 when no turn is streaming", async () => {

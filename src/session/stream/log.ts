@@ -108,6 +108,8 @@ interface Subscriber {
   catchingUp: boolean;
   /** There is nothing live to follow once caught up (the turn ended or paused, or was not running): it ends then. */
   ended: boolean;
+  /** How a frame read back from the log is sent (what changed since it was first sent); live frames go as they are. */
+  replayed: (chunk: UiChunk) => UiChunk;
 }
 
 /**
@@ -259,8 +261,14 @@ export class StreamLog {
    * replay goes a page of rows at a time, the next read once the client has taken the last, so an unread stream
    * holds one page, not the turn's log. The last page (the unwritten frames with it) and joining the live frames
    * happen in one synchronous step, so no frame can be sent or written between the replay and the follow.
+   * `replayed`: applied to each frame read back (stored or unwritten), not to the live ones.
    */
-  open(turnId: string, after: number, live: boolean): ReadableStream<Uint8Array> {
+  open(
+    turnId: string,
+    after: number,
+    live: boolean,
+    replayed: (chunk: UiChunk) => UiChunk = (chunk) => chunk,
+  ): ReadableStream<Uint8Array> {
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const sub: Subscriber = {
       turnId,
@@ -273,6 +281,7 @@ export class StreamLog {
       replay: 0,
       catchingUp: true,
       ended: !live,
+      replayed,
     };
     for (const old of this.#open) {
       if (this.#open.size < MAX_SUBSCRIBERS) break;
@@ -301,7 +310,7 @@ export class StreamLog {
     if (!this.#open.has(sub)) return;
     const { frames, more } = this.page(sub.turnId, sub.lastId, REPLAY_PAGE_ROWS);
     if (frames.length > 0) sub.replayNext = true;
-    for (const f of frames) this.#send(sub, f.id, f.chunk);
+    for (const f of frames) this.#send(sub, f.id, sub.replayed(f.chunk));
     if (more) {
       // The page goes out now, quiet frames included; its write resolving (the client took it) reads the next.
       this.#flush(sub);

@@ -20,7 +20,10 @@ export type TurnEvent =
       tool_use_id: string;
       content: ToolResultContent;
       is_error: boolean;
-      /** The call was announced in an earlier segment of the turn (an approved call run after the pause). */
+      /**
+       * The call may be of an earlier segment of the turn (an approved call run after the pause, a client's result
+       * the resumed segment tells).
+       */
       earlier?: boolean;
     }
   /**

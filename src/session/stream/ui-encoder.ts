@@ -39,6 +39,8 @@ export class UiEncoder {
    * the session answers instead (invalid, refused, skipped) ends as a tool-input-error the client does not run.
    */
   readonly #held = new Map<string, { toolName: string; input: unknown }>();
+  /** Calls whose outcome this segment sent: one told again as of an earlier segment (`earlier`) is left out. */
+  readonly #answered = new Set<string>();
   readonly #serverRuns: (toolName: string) => boolean;
 
   /**
@@ -142,6 +144,7 @@ export class UiEncoder {
     this.#usedIds.clear();
     this.#startedTools.clear();
     this.#held.clear();
+    this.#answered.clear();
   }
 
   #provider(e: StreamEvent): UiChunk[] {
@@ -289,6 +292,9 @@ export class UiEncoder {
   #toolOutput(toolCallId: string, content: ToolResultContent, isError: boolean, earlier: boolean): UiChunk[] {
     // A call of an earlier segment is known to a continuing client (useChat keeps the message), not to this encoder.
     if (!earlier && !this.#startedTools.has(toolCallId)) return [];
+    // An outcome told again after its step (a client's result): the part already has it.
+    if (earlier && this.#answered.has(toolCallId)) return [];
+    this.#answered.add(toolCallId);
     // Blocks are separate pieces of output; a newline keeps them from running into each other.
     const text = resultText(content);
     if (this.#held.has(toolCallId)) return this.#heldEnds(toolCallId, text);

@@ -1,16 +1,19 @@
 /**
  * Client tool results and turn answers: `pendingResults` picks a useChat body's new outputs, `checkSupplied`
  * refuses client-supplied tool results before anything is written, `turnResult` builds a turn's JSON answer from its row and the messages it wrote, and
- * `awaitingClient` lists the open calls a client is to answer. None writes history (`checkSupplied` only
- * records an event when it refuses).
+ * `awaitingClient` lists the open calls a client is to answer. `announceClientResults` tells a turn's stream the
+ * results clients gave, and `answeredOnReplay` keeps a replay from handing an answered call to a client again.
+ * None writes history (`checkSupplied` only records an event when it refuses).
  */
 import type { Result } from "../../model/errors";
 import { failure } from "../../model/errors";
 import { isPaused } from "../../model/turn";
 import type { EventLog } from "../../observability/events";
 import { type ApprovalStore, refuseResultsForApprovals } from "../approvals";
-import type { HistoryStore, SuppliedResult } from "../history/store";
+import { type HistoryStore, type SuppliedResult, storedResultPart, type ToolCallRow } from "../history/store";
 import type { TurnResult } from "../rpc-types";
+import type { UiChunk } from "../stream/ui-chunks";
+import type { TurnContext } from "./context";
 import type { TurnRow, TurnStore } from "./turn-store";
 
 /** Of a useChat body's tool outputs (it repeats every output of the conversation), the still-pending, new ones. */
@@ -110,4 +113,30 @@ export function awaitingClient(history: HistoryStore, approvals: ApprovalStore):
     .openCalls()
     .filter((c) => c.state === "pending" && !gated.has(c.id))
     .map((c) => ({ id: c.id, name: c.name }));
+}
+
+/**
+ * Tells the turn's stream the results clients gave for `calls` (the client calls among them that have one): other
+ * tabs see the answer, and a replay carries it after the call it answers. Said as results of an earlier segment,
+ * which the encoder sends for calls it did not open itself (and once per call in a segment).
+ */
+export function announceClientResults(ctx: Pick<TurnContext, "out">, calls: readonly ToolCallRow[]): void {
+  for (const call of calls) {
+    if (call.execution !== "client" || call.state !== "resolved") continue;
+    const { content, is_error } = storedResultPart(call);
+    ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content, is_error, earlier: true });
+  }
+}
+
+/**
+ * A frame read back from the stream log as a replay sends it: a client call's `tool-input-available` whose call
+ * has a result by now goes with `providerExecuted`, so useChat (`onToolCall`) does not run the call again; its
+ * part still takes the result that follows in the stream. A call still open is offered as it was.
+ */
+export function answeredOnReplay(history: HistoryStore): (chunk: UiChunk) => UiChunk {
+  return (chunk) => {
+    if (chunk.type !== "tool-input-available" || chunk.providerExecuted) return chunk;
+    const call = history.call(chunk.toolCallId);
+    return call && call.state !== "pending" ? { ...chunk, providerExecuted: true } : chunk;
+  };
 }

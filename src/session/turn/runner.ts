@@ -11,9 +11,10 @@ import { inSpan } from "../../observability/tracing";
 import { recordDeclined } from "../approval-answers";
 import { declineOpen } from "../approvals";
 import { runBudgetedStep } from "../compaction/run-budgeted-step";
+import type { ToolCallRow } from "../history/store";
 import { sessionTx } from "../session-tx";
 import type { UiFinishReason } from "../stream/turn-events";
-import { awaitingClient } from "./answers";
+import { announceClientResults, awaitingClient } from "./answers";
 import { announceAnswers, deliverAnswers } from "./approval-resume";
 import type { RunnerDeps, TurnContext } from "./context";
 import { executionOf, stepRequest } from "./step";
@@ -59,9 +60,14 @@ export class TurnRunner implements TurnContext {
   /** The deferred-tools listing is fixed for the turn, so the system prompt stays byte-stable across steps. */
   #listing: string | null = null;
 
+  /**
+   * `answered`: the paused step's calls as the segment that resumes it found them; it tells the results clients gave
+   * (each reached the session after the pause's stream ended, or while its step still ran).
+   */
   constructor(
     readonly deps: RunnerDeps,
     readonly turnId: string,
+    readonly answered: readonly ToolCallRow[] = [],
   ) {
     // Event log lines held by admission (engine #begin) go out once the first delta is on its way.
     this.out = new TurnOutput(
@@ -97,6 +103,7 @@ export class TurnRunner implements TurnContext {
       // One UI message id per turn, every segment: a client continues it after a pause (the web client builds it
       // from a stored turn id, web/src/transcript.ts turnMessageId).
       this.out.emit({ type: "turn_start", turn_id: this.turnId, message_id: `msg_${this.turnId}` });
+      announceClientResults(this, this.answered);
       // A segment resumed after approvals first delivers them (runs approved calls, writes the results).
       await deliverAnswers(this);
       await this.#steps();
@@ -154,6 +161,9 @@ export class TurnRunner implements TurnContext {
       }
       const rest = calls.filter((c) => c.name !== STRUCTURED_OUTPUT);
       const waiting = await runTools(this, rest, result.malformed);
+      // Results clients gave while the step's other calls ran, told with the step when it goes on now (a pause
+      // leaves them to the segment that resumes it).
+      if (!waiting || this.deps.approvals.readyToResume()) announceClientResults(this, history.openCalls());
       this.out.emit({ type: "step_finish", step });
       if (this.cancelled) return this.#finishCancelled();
       if (waiting) {

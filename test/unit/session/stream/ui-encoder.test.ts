@@ -266,6 +266,24 @@ describe("UiEncoder", () => {
     ]);
   });
 
+  it("leaves out a call's result told again as of an earlier segment once the segment sent its outcome", () => {
+    const encoder = encoderAfter([
+      ...START,
+      p({ type: "block_stop", index: 0, part: { type: "tool_use", id: "c_told", name: "f", input: {} } }),
+    ]);
+    expect(encoder.push({ type: "tool_output", tool_use_id: "c_told", content: "bad", is_error: true })).toHaveLength(
+      1,
+    );
+    const again = {
+      type: "tool_output",
+      tool_use_id: "c_told",
+      content: "bad",
+      is_error: true,
+      earlier: true,
+    } as const;
+    expect(encoder.push(again)).toEqual([]);
+  });
+
   it("a new turn_start resets state, so earlier tool calls are unknown", () => {
     const encoder = encoderAfter([
       ...START,
