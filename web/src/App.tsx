@@ -2,11 +2,11 @@
 // authorised by a session token. Earlier turns come from the stored history; a turn still streaming after a
 // reload is resumed by useChat's own `resume: true` (GET {chat endpoint}/{chatId}/stream). A tool call that
 // needs a person's approval shows Approve / Deny, answered the AI SDK way: `addToolApprovalResponse`, sent by
-// useChat itself once every approval of the step is answered (`lastAssistantMessageIsCompleteWithApprovalResponses`).
+// useChat itself once every approval of the step is answered (chat-request.ts `approvalsAnswered`).
 import { useChat } from "@ai-sdk/react";
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
+import { DefaultChatTransport } from "ai";
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { newestMessageOnly } from "./chat-request";
+import { approvalsAnswered, newestMessageOnly } from "./chat-request";
 import { type Connection, readConnection, sessionPath } from "./connection";
 import {
   ApiFailure,
@@ -252,7 +252,7 @@ function Chat({ conn }: { conn: Connection }) {
       id: conn.session,
       transport,
       resume: true,
-      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+      sendAutomaticallyWhen: approvalsAnswered,
       onFinish: ({ isDisconnect, isError, isAbort }) => {
         if (!isDisconnect) {
           if (!isError && !isAbort) drops.current = 0;

@@ -1,7 +1,11 @@
 // What the app posts to POST /v1/sessions/{id}/chat. The server owns the history and reads only the newest
 // message (src/http/routes/chat-body.ts), but its body cap counts every byte sent: useChat's default body, the
 // whole conversation, would pass that cap once a tab's live tool outputs add up, and every send after it would fail.
-import type { PrepareSendMessagesRequest, UIMessage } from "ai";
+import {
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  type PrepareSendMessagesRequest,
+  type UIMessage,
+} from "ai";
 
 /**
  * The chatBody fields the server reads (the transport's extra body, the chat id, the trigger and message id) with
@@ -16,3 +20,19 @@ export const newestMessageOnly: PrepareSendMessagesRequest<UIMessage> = ({
 }) => ({
   body: { ...body, id, messages: messages.slice(-1), trigger, messageId },
 });
+
+/**
+ * useChat's `sendAutomaticallyWhen`: every approval of the newest step answered, as the AI SDK's
+ * `lastAssistantMessageIsCompleteWithApprovalResponses` says, except that a client tool's call waiting for an app
+ * (a dynamic-tool part in `input-available` without `providerExecuted`: this page runs no client tool) does not hold
+ * the answers back. The server takes the answers while the app's result is still due, and resumes the turn once it
+ * is in (it may already be: the page only knows the pause as it read it).
+ */
+export function approvalsAnswered({ messages }: { messages: UIMessage[] }): boolean {
+  const last = messages.at(-1);
+  if (!last) return false;
+  const parts = last.parts.filter(
+    (p) => !(p.type === "dynamic-tool" && p.state === "input-available" && !p.providerExecuted),
+  );
+  return lastAssistantMessageIsCompleteWithApprovalResponses({ messages: [{ ...last, parts }] });
+}

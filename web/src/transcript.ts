@@ -110,8 +110,11 @@ export interface PausedStep {
  * A call of the paused step as useChat would hold it had it streamed live, so the resumed segment finds what it
  * answers (every approval of the pause, by id; outputs by call id): waiting for the person (`approval-requested`),
  * declined (`output-denied`), approved and still to run (`approval-responded`, with the signature /chat checks
- * on every answer it is sent), or already answered (`output-available` / `output-error`). Null for a call with
- * no result and no approval (a client call still awaited): fromHistory shows it waiting for an app.
+ * on every answer it is sent), already answered (`output-available` / `output-error`), or with no result and no
+ * approval (`input-available`: a client call still awaited, shown waiting for an app as live, since it has no
+ * `providerExecuted`; the page runs no client tool). Every call of the step gets one: the resumed segment may open
+ * with the result an app sent for such a call meanwhile, and useChat throws on a result for a call it does not hold.
+ * Null only for a call not of the paused step.
  */
 function pausedPart(use: { id: string; name: string; input: unknown }, pause: PausedStep): DynamicToolUIPart | null {
   const call = pause.calls.find((c) => c.id === use.id);
@@ -130,12 +133,13 @@ function pausedPart(use: { id: string; name: string; input: unknown }, pause: Pa
     return { ...base, state: "output-denied", approval: { id: a.approval_id, approved: false, ...reason } };
   }
   const approval = a ? { id: a.approval_id, approved: true as const, signature: a.signature } : undefined;
-  if (call.state === "pending") return approval ? { ...base, state: "approval-responded", approval } : null;
-  const answered = {
-    ...base,
-    ...(approval ? { approval } : {}),
-    ...(call.execution === "client" ? {} : { providerExecuted: true }),
-  };
+  const server = call.execution === "client" ? {} : { providerExecuted: true };
+  if (call.state === "pending") {
+    return approval
+      ? { ...base, state: "approval-responded", approval }
+      : { ...base, ...server, state: "input-available" };
+  }
+  const answered = { ...base, ...(approval ? { approval } : {}), ...server };
   const text = resultText(call.result);
   return call.is_error
     ? { ...answered, state: "output-error", errorText: text }
@@ -196,7 +200,7 @@ export function fromHistory(
         const seed = pause ? pausedPart(use, pause) : null;
         const call: ToolBlock = seed
           ? { ...toolBlock(seed), seed }
-          : { kind: "tool", ...use, state: awaitsClient(use.id, pause) ? "client" : "running", output: "" };
+          : { kind: "tool", ...use, state: "running", output: "" };
         calls.set(call.id, call);
         blocks.push(call);
       } else if (p.type === "tool_result") {
@@ -241,12 +245,6 @@ export function fromHistory(
     entries.push({ id: `h${m.seq}`, role: m.role, blocks, turnId: m.turn_id });
   }
   return entries;
-}
-
-/** Whether the paused step waits on this call's result from a client (an app that runs the tool, not the server). */
-function awaitsClient(callId: string, pause: PausedStep | null): boolean {
-  const call = pause?.calls.find((c) => c.id === callId);
-  return call?.execution === "client" && call.state === "pending";
 }
 
 /**

@@ -1,7 +1,7 @@
 // The web client's /chat request: only what the server reads, so a long conversation never outgrows the body cap.
 import { DefaultChatTransport, type UIMessage } from "ai";
 import { expect, it } from "vitest";
-import { newestMessageOnly } from "../../../web/src/chat-request.ts";
+import { approvalsAnswered, newestMessageOnly } from "../../../web/src/chat-request.ts";
 
 it("posts only the newest message, with the chat id and the trigger, however long the conversation", async () => {
   const big = "x".repeat(256 * 1024);
@@ -52,4 +52,27 @@ it("posts only the newest message, with the chat id and the trigger, however lon
   });
   expect(sent?.text.length).toBeLessThan(1024);
   expect(sent?.headers.get("authorization")).toBe("Bearer sbt_test");
+});
+
+it("sends the approvals of a step whose client call still waits for an app, not before they are all answered", () => {
+  const step = (state: "approval-requested" | "approval-responded"): UIMessage[] => [
+    {
+      id: "msg_t-approvals-answered",
+      role: "assistant",
+      parts: [
+        {
+          type: "dynamic-tool",
+          toolName: "charge_card",
+          toolCallId: "ca",
+          input: { amount: 5 },
+          ...(state === "approval-responded"
+            ? { state, approval: { id: "ap_1", approved: true } }
+            : { state, approval: { id: "ap_1" } }),
+        },
+        { type: "dynamic-tool", toolName: "pick_file", toolCallId: "cx", input: {}, state: "input-available" },
+      ],
+    },
+  ];
+  expect(approvalsAnswered({ messages: step("approval-responded") })).toBe(true);
+  expect(approvalsAnswered({ messages: step("approval-requested") })).toBe(false);
 });

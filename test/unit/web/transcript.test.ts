@@ -629,6 +629,106 @@ describe("takeOpenApprovals", () => {
   });
 });
 
+describe("takeOpenApprovals with a client call in the paused step", () => {
+  /** A step paused on an approval of the server call `ca`, beside a client call `cx` (an app runs it). */
+  function pausedWithClient(turn: string): StoredMessage[] {
+    return [
+      { seq: 1, role: "user", origin: "client", turn_id: turn, parts: [{ type: "text", text: "charge and pick" }] },
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: turn,
+        parts: [
+          { type: "tool_use", id: "ca", name: "charge_card", input: { amount: 5 } },
+          { type: "tool_use", id: "cx", name: "pick_file", input: {} },
+        ],
+      },
+    ];
+  }
+
+  /** The seed after the person approved `ca` (what addToolApprovalResponse makes of it), then the resumed segment. */
+  async function resume(seed: UIMessage | null, turn: string, events: Parameters<typeof encodeAll>[0]) {
+    const answered = {
+      ...seed,
+      parts: seed?.parts.map((p) =>
+        p.type === "dynamic-tool" && p.state === "approval-requested"
+          ? { ...p, state: "approval-responded", approval: { ...p.approval, approved: true } }
+          : p,
+      ),
+    } as UIMessage;
+    const chunks = encodeAll([{ type: "turn_start", turn_id: turn, message_id: `msg_${turn}` }, ...events]);
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(controller) {
+        for (const c of chunks as UIMessageChunk[]) controller.enqueue(c);
+        controller.close();
+      },
+    });
+    const errors: unknown[] = [];
+    let last: UIMessage | undefined;
+    for await (const snap of readUIMessageStream({ message: answered, stream, onError: (e) => errors.push(e) })) {
+      last = snap;
+    }
+    return { errors, last };
+  }
+
+  it("seeds a client call still awaited at load, so the app's result the resumed segment opens with finds it", async () => {
+    const pause: PausedStep = {
+      approvals: [approval("ap_ca", "ca", "pending", "needs approval")],
+      calls: [
+        { id: "ca", execution: "http", state: "pending" },
+        { id: "cx", execution: "client", state: "pending" },
+      ],
+    };
+    const { seed } = takeOpenApprovals(fromHistory(pausedWithClient("t-seed-cx"), null, pause));
+    expect(seed?.parts[1]).toEqual({
+      type: "dynamic-tool",
+      toolName: "pick_file",
+      toolCallId: "cx",
+      input: {},
+      state: "input-available",
+    });
+    expect(fromUiMessages(seed ? [seed] : [])[0]?.blocks.map((b) => b.kind === "tool" && b.state)).toEqual([
+      "approval",
+      "client",
+    ]);
+    // An app answered cx after the page loaded; the segment the approval resumes opens with that result.
+    const { errors, last } = await resume(seed, "t-seed-cx", [
+      { type: "tool_output", tool_use_id: "cx", content: "a.txt", is_error: false, earlier: true },
+      { type: "tool_output", tool_use_id: "ca", content: "charged", is_error: false, earlier: true },
+    ]);
+    expect(errors).toEqual([]);
+    expect(fromUiMessages(last ? [last] : [])[0]?.blocks.map((b) => b.kind === "tool" && b.state)).toEqual([
+      "done",
+      "done",
+    ]);
+  });
+
+  it("seeds a client call answered before the load with its output, which the resumed segment tells again", async () => {
+    const pause: PausedStep = {
+      approvals: [approval("ap_ca2", "ca", "pending", "needs approval")],
+      calls: [
+        { id: "ca", execution: "http", state: "pending" },
+        { id: "cx", execution: "client", state: "resolved", result: "a.txt", is_error: false },
+      ],
+    };
+    const { seed } = takeOpenApprovals(fromHistory(pausedWithClient("t-seed-cx2"), null, pause));
+    expect(seed?.parts[1]).toEqual({
+      type: "dynamic-tool",
+      toolName: "pick_file",
+      toolCallId: "cx",
+      input: {},
+      state: "output-available",
+      output: "a.txt",
+    });
+    const { errors, last } = await resume(seed, "t-seed-cx2", [
+      { type: "tool_output", tool_use_id: "cx", content: "a.txt", is_error: false, earlier: true },
+    ]);
+    expect(errors).toEqual([]);
+    expect(fromUiMessages(last ? [last] : [])[0]?.blocks[1]).toMatchObject({ state: "done", output: "a.txt" });
+  });
+});
+
 describe("withoutLiveTurns", () => {
   const live = [
     { id: "msg_t2", role: "assistant", parts: [{ type: "text", text: "Tomorrow is rainy." }] },
