@@ -2,11 +2,11 @@
 // authorised by a session token. Earlier turns come from the stored history; a turn still streaming after a
 // reload is resumed by useChat's own `resume: true` (GET {chat endpoint}/{chatId}/stream). A tool call that
 // needs a person's approval shows Approve / Deny, answered the AI SDK way: `addToolApprovalResponse`, sent by
-// useChat itself once every approval of the step is answered (chat-request.ts `approvalsAnswered`).
+// useChat itself once every approval of the step is answered (chat-request.ts `approvalSender`).
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { approvalsAnswered, newestMessageOnly } from "./chat-request";
+import { approvalSender, newestMessageOnly } from "./chat-request";
 import { type Connection, readConnection, sessionPath } from "./connection";
 import {
   ApiFailure,
@@ -246,14 +246,17 @@ function Chat({ conn }: { conn: Connection }) {
   // bounds it), back to 0 once a stream ends normally or the person sends. useChat itself resumes only when a
   // hidden page becomes visible again.
   const drops = useRef(0);
+  // Sends each approval answer once (chat-request.ts says why); a failed request lets its answers go again.
+  const approvals = useMemo(() => approvalSender(), []);
   const [reconnect, setReconnect] = useState<{ waitMs: number } | null>(null);
   const { messages, sendMessage, setMessages, status, error, clearError, addToolApprovalResponse, resumeStream } =
     useChat({
       id: conn.session,
       transport,
       resume: true,
-      sendAutomaticallyWhen: approvalsAnswered,
+      sendAutomaticallyWhen: approvals.shouldSend,
       onFinish: ({ isDisconnect, isError, isAbort }) => {
+        if (isError) approvals.forget();
         if (!isDisconnect) {
           if (!isError && !isAbort) drops.current = 0;
           return;

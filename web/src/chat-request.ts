@@ -36,3 +36,36 @@ export function approvalsAnswered({ messages }: { messages: UIMessage[] }): bool
   );
   return lastAssistantMessageIsCompleteWithApprovalResponses({ messages: [{ ...last, parts }] });
 }
+
+/** The ids of the answered approvals of the newest message. */
+function answeredIds(messages: UIMessage[]): string[] {
+  const ids: string[] = [];
+  for (const p of messages.at(-1)?.parts ?? []) {
+    if (!("state" in p) || p.state !== "approval-responded" || !("approval" in p)) continue;
+    const id = (p.approval as { id?: unknown } | undefined)?.id;
+    if (typeof id === "string") ids.push(id);
+  }
+  return ids;
+}
+
+/**
+ * useChat's `sendAutomaticallyWhen` for this page: `approvalsAnswered`, once per answer. useChat asks again after
+ * every request that did not fail, and a step whose client call still waits for an app keeps `approvalsAnswered`
+ * true: the server's answer (the turn's JSON state, which changes no part) would be followed by the same post, for
+ * ever. So answers already sent do not send again; `forget()` after a failed request lets them go once more.
+ */
+export function approvalSender(): {
+  shouldSend: (o: { messages: UIMessage[] }) => boolean;
+  forget: () => void;
+} {
+  const sent = new Set<string>();
+  return {
+    shouldSend: ({ messages }) => {
+      if (!approvalsAnswered({ messages })) return false;
+      const fresh = answeredIds(messages).filter((id) => !sent.has(id));
+      for (const id of fresh) sent.add(id);
+      return fresh.length > 0;
+    },
+    forget: () => sent.clear(),
+  };
+}

@@ -1,7 +1,7 @@
 // The web client's /chat request: only what the server reads, so a long conversation never outgrows the body cap.
 import { DefaultChatTransport, type UIMessage } from "ai";
 import { expect, it } from "vitest";
-import { approvalsAnswered, newestMessageOnly } from "../../../web/src/chat-request.ts";
+import { approvalSender, approvalsAnswered, newestMessageOnly } from "../../../web/src/chat-request.ts";
 
 it("posts only the newest message, with the chat id and the trigger, however long the conversation", async () => {
   const big = "x".repeat(256 * 1024);
@@ -75,4 +75,29 @@ it("sends the approvals of a step whose client call still waits for an app, not 
   ];
   expect(approvalsAnswered({ messages: step("approval-responded") })).toBe(true);
   expect(approvalsAnswered({ messages: step("approval-requested") })).toBe(false);
+});
+
+it("sends a step's approval answers once, however often useChat asks again, and again after a failed request", () => {
+  const messages: UIMessage[] = [
+    {
+      id: "msg_t-approval-sender",
+      role: "assistant",
+      parts: [
+        {
+          type: "dynamic-tool",
+          toolName: "charge_card",
+          toolCallId: "ca",
+          input: { amount: 5 },
+          state: "approval-responded",
+          approval: { id: "ap_once", approved: true },
+        },
+        { type: "dynamic-tool", toolName: "pick_file", toolCallId: "cx", input: {}, state: "input-available" },
+      ],
+    },
+  ];
+  const sender = approvalSender();
+  // The first ask sends; useChat's ask after the server's answer (the turn still waits for the app) does not.
+  expect([sender.shouldSend({ messages }), sender.shouldSend({ messages })]).toEqual([true, false]);
+  sender.forget();
+  expect(sender.shouldSend({ messages })).toBe(true);
 });
