@@ -174,3 +174,71 @@ describe("what unread streams can hold in a session object", () => {
     expect(oldest).toContain('"delta":"live"');
   });
 });
+
+/** The rest of a stream's text after its first read. */
+async function rest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      text += decoder.decode(r.value, { stream: true });
+  } catch {
+    return "dropped";
+  }
+  return text;
+}
+
+/** A turn's first segment in a stream log: openers, 6 rows of 400 KiB of text (a replay of several pages). */
+function firstSegment(log: StreamLog, turn: string): void {
+  log.append(turn, [{ type: "start", messageId: "m1" }, { type: "start-step" }, { type: "text-start", id: "t1" }]);
+  const big = "x".repeat(400 * 1024);
+  for (let i = 0; i < 6; i++) log.append(turn, [{ type: "text-delta", id: "t1", delta: big }]);
+}
+
+/** The segment that resumes a paused turn: written under the same turn id, cut off after its first delta. */
+function resumedSegment(log: StreamLog, turn: string): void {
+  log.append(turn, [{ type: "start", messageId: "m1" }, { type: "start-step" }, { type: "text-start", id: "t2" }]);
+  log.append(turn, [{ type: "text-delta", id: "t2", delta: "SEG2-PARTIAL" }]);
+}
+
+const PAUSE = [{ type: "text-end", id: "t1" }, { type: "finish-step" }, { type: "finish" }] as const;
+/** The turn's `finish` and then [DONE]: the stream ended at the pause. */
+const ENDS_AT_FINISH = /"type":"finish"[^\n]*\n\n(id: \d+\n)?data: \[DONE\]\n\n$/;
+
+describe("a stream of a paused turn ends at its pause", () => {
+  it("a replay still paging when the turn pauses does not read on into the segment that resumes it", async () => {
+    const turn = "turn_stream_log_paused_live_replay";
+    const text = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
+      const log = new StreamLog(state.storage.sql);
+      const start = log.head();
+      firstSegment(log, turn);
+      log.persist();
+      const reader = log.open(turn, start, true).getReader();
+      await reader.read();
+      log.append(turn, [...PAUSE]);
+      log.end(turn);
+      resumedSegment(log, turn);
+      return rest(reader);
+    });
+    expect(text).not.toContain("SEG2-PARTIAL");
+    expect(text).toMatch(ENDS_AT_FINISH);
+  });
+
+  it("a replay opened while the turn was paused does not read on into the segment that resumes it", async () => {
+    const turn = "turn_stream_log_paused_replay";
+    const text = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
+      const log = new StreamLog(state.storage.sql);
+      const start = log.head();
+      firstSegment(log, turn);
+      log.append(turn, [...PAUSE]);
+      log.end(turn);
+      const reader = log.open(turn, start, false).getReader();
+      await reader.read();
+      resumedSegment(log, turn);
+      log.persist();
+      return rest(reader);
+    });
+    expect(text).not.toContain("SEG2-PARTIAL");
+    expect(text).toMatch(ENDS_AT_FINISH);
+  });
+});

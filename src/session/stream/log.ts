@@ -106,8 +106,12 @@ interface Subscriber {
   replay: number;
   /** Still replaying stored rows page by page from `lastId`: live frames are not sent to it, it reads them later. */
   catchingUp: boolean;
-  /** There is nothing live to follow once caught up (the turn ended or paused, or was not running): it ends then. */
-  ended: boolean;
+  /**
+   * The id of the turn's last frame once there is nothing live to follow (the turn ended or paused, or was not
+   * running), Infinity while it runs: the replay sends frames up to it and ends there. A turn resumed after a pause
+   * writes on under the same turn id, and a stream of the paused turn ends at its pause, not in the resumed segment.
+   */
+  until: number;
   /** How a frame read back from the log is sent (what changed since it was first sent); live frames go as they are. */
   replayed: (chunk: UiChunk) => UiChunk;
 }
@@ -257,7 +261,8 @@ export class StreamLog {
   }
 
   /**
-   * Replays frames of `turnId` after `after`, then follows live when `live`; otherwise ends with [DONE]. The
+   * Replays frames of `turnId` after `after`, then follows live when `live`; otherwise ends with [DONE] after the
+   * turn's last frame as of now (`until`), whatever a segment resuming it writes later. The
    * replay goes a page of rows at a time, the next read once the client has taken the last, so an unread stream
    * holds one page, not the turn's log. The last page (the unwritten frames with it) and joining the live frames
    * happen in one synchronous step, so no frame can be sent or written between the replay and the follow.
@@ -280,7 +285,7 @@ export class StreamLog {
       replayNext: false,
       replay: 0,
       catchingUp: true,
-      ended: !live,
+      until: live ? Number.POSITIVE_INFINITY : this.#lastFrame(turnId),
       replayed,
     };
     for (const old of this.#open) {
@@ -305,19 +310,30 @@ export class StreamLog {
     return readable;
   }
 
-  /** Sends the next page of a replay; after the last, the subscriber follows live (or ends when nothing is). */
+  /**
+   * Sends the next page of a replay; after the last, the subscriber follows live, or ends at its `until` when
+   * nothing is live.
+   */
   #catchUp(sub: Subscriber): void {
     if (!this.#open.has(sub)) return;
     const { frames, more } = this.page(sub.turnId, sub.lastId, REPLAY_PAGE_ROWS);
-    if (frames.length > 0) sub.replayNext = true;
-    for (const f of frames) this.#send(sub, f.id, sub.replayed(f.chunk));
-    if (more) {
+    const owed = frames.filter((f) => f.id <= sub.until);
+    if (owed.length > 0) sub.replayNext = true;
+    for (const f of owed) this.#send(sub, f.id, sub.replayed(f.chunk));
+    if (more && sub.lastId < sub.until) {
       // The page goes out now, quiet frames included; its write resolving (the client took it) reads the next.
       this.#flush(sub);
       return;
     }
     sub.catchingUp = false;
-    if (sub.ended) this.#close(sub);
+    if (sub.until !== Number.POSITIVE_INFINITY) this.#close(sub);
+  }
+
+  /** The id of `turnId`'s last frame so far, written or not (0 when it has none). */
+  #lastFrame(turnId: string): number {
+    const stored =
+      one<{ m: number | null }>(this.#sql, "SELECT max(id) AS m FROM stream_log WHERE turn_id = ?", turnId)?.m ?? 0;
+    return this.#unwritten.reduce((m, f) => (f.turnId === turnId ? Math.max(m, f.id) : m), stored);
   }
 
   /** Writes what is unwritten and ends every live stream of the turn (turn finished or paused). */
@@ -326,9 +342,11 @@ export class StreamLog {
     const set = this.#subs.get(turnId);
     if (!set) return;
     this.#subs.delete(turnId);
+    let last: number | undefined;
     for (const sub of set) {
-      // One still replaying reads the frames up to this end from the log and ends there.
-      if (sub.catchingUp) sub.ended = true;
+      // One still replaying reads the frames up to this end from the log and ends there (not in a segment that
+      // resumes the turn later under the same id).
+      if (sub.catchingUp) sub.until = last ??= this.#lastFrame(turnId);
       else this.#close(sub);
     }
   }
