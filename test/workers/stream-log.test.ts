@@ -175,7 +175,7 @@ describe("what unread streams can hold in a session object", () => {
   });
 });
 
-/** The rest of a stream's text after its first read. */
+/** The rest of a stream's text after its first read, or "dropped" when the stream errors (its client reconnects). */
 async function rest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
@@ -240,5 +240,23 @@ describe("a stream of a paused turn ends at its pause", () => {
     });
     expect(text).not.toContain("SEG2-PARTIAL");
     expect(text).toMatch(ENDS_AT_FINISH);
+  });
+});
+
+describe("a replay whose log is deleted under it", () => {
+  it("is dropped (the client reconnects), not ended with a [DONE] that passes for the turn's end", async () => {
+    const turn = "turn_stream_log_cleared_replay";
+    const text = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
+      const log = new StreamLog(state.storage.sql);
+      const start = log.head();
+      firstSegment(log, turn);
+      log.append(turn, [...PAUSE]);
+      log.end(turn);
+      const reader = log.open(turn, start, false).getReader();
+      await reader.read();
+      log.clear();
+      return rest(reader);
+    });
+    expect(text).toBe("dropped");
   });
 });

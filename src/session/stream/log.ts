@@ -326,7 +326,10 @@ export class StreamLog {
       return;
     }
     sub.catchingUp = false;
-    if (sub.until !== Number.POSITIVE_INFINITY) this.#close(sub);
+    if (sub.lastId >= sub.until) this.#close(sub);
+    // The log ran out before the turn's last frame: its rows were deleted while it replayed (a sweep, a clear).
+    // A [DONE] would pass for the turn's end; dropped, the client resumes and gets what is left.
+    else if (sub.until !== Number.POSITIVE_INFINITY) this.#drop(sub);
   }
 
   /** The id of `turnId`'s last frame so far, written or not (0 when it has none). */
