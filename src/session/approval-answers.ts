@@ -14,7 +14,7 @@ import type { EventLog } from "../observability/events";
 import { type Actor, type ApprovalAnswer, type ApprovalStore, checkAnswers, declineOne, EXPIRED } from "./approvals";
 import { deleted } from "./deleted";
 import type { HistoryStore, SuppliedResult } from "./history/store";
-import type { Mode, TurnAnswer } from "./rpc-types";
+import type { AnswerMode, Mode, TurnAnswer } from "./rpc-types";
 import type { SessionTools } from "./session-tools";
 import { checkSupplied, pendingResults } from "./turn/answers";
 import type { TurnRow, TurnStore } from "./turn/turn-store";
@@ -31,7 +31,12 @@ export interface AnsweringEngine {
   /** The delete tombstone (session-engine.ts): work that awaited I/O writes nothing once it moved. */
   readonly generation: number;
   stale(generation: number): boolean;
-  resumeIfReady(agent: AgentConfig, before: TurnRow | null, mode: Mode, since: number): Promise<Result<TurnAnswer>>;
+  resumeIfReady(
+    agent: AgentConfig,
+    before: TurnRow | null,
+    mode: AnswerMode,
+    since: number,
+  ): Promise<Result<TurnAnswer>>;
 }
 
 /** Thrown inside the answering transaction to roll it back when a concurrent request decided first. */
@@ -151,6 +156,6 @@ export async function expireApproval(engine: AnsweringEngine, agent: AgentConfig
   const done = engine.tx(() => declineOne(engine.approvals, engine.history, row, EXPIRED, "ttl"));
   if (!done) return;
   recordDeclined(engine.eventLog, [row], row.turn_id, EXPIRED, "ttl");
-  const answer = await engine.resumeIfReady(agent, latest, "stream", since);
-  if (answer.ok) answer.stream?.cancel().catch(() => {});
+  // No stream: an opened one would take a client's place among the object's streams, for nothing.
+  await engine.resumeIfReady(agent, latest, "none", since);
 }

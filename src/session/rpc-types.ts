@@ -17,6 +17,12 @@ import type { CallState, SuppliedResult } from "./history/store";
 import type { TurnOutcome } from "./turn/turn-store";
 
 export type Mode = "stream" | "json";
+/**
+ * How the session engine answers a turn call: a client's `Mode`, or "none" for the object's own callers (a webhook
+ * run's admission or resume, an approval's expiry) that read neither: no stream is opened, so none takes one of the
+ * object's MAX_SUBSCRIBERS places (opening one drops the oldest, a client's), and nothing waits for the turn's end.
+ */
+export type AnswerMode = Mode | "none";
 
 export interface SessionInfo {
   tenant: string;

@@ -22,7 +22,7 @@ import { deleted } from "./deleted";
 import { HistoryStore, type SuppliedResult, type ToolCallRow } from "./history/store";
 import { oversized } from "./oversized";
 import { endStream, endStuckTurn } from "./recovery";
-import type { Mode, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
+import type { AnswerMode, Mode, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { SessionTools } from "./session-tools";
 import { dropCaches, sessionTx } from "./session-tx";
 import { StreamLog } from "./stream/log";
@@ -130,7 +130,7 @@ export class SessionEngine {
   async sendMessage(
     agent: AgentConfig,
     input: SendInput,
-    mode: Mode,
+    mode: AnswerMode,
     mayStart?: () => boolean,
   ): Promise<Result<TurnAnswer>> {
     const tooLarge = oversized(input);
@@ -171,7 +171,7 @@ export class SessionEngine {
     return { ok: true, ...(await this.#answer(turn, mode, turn.first_message_seq ?? after, false, turn.log_start)) };
   }
 
-  async retry(agent: AgentConfig, mode: Mode): Promise<Result<TurnAnswer>> {
+  async retry(agent: AgentConfig, mode: AnswerMode): Promise<Result<TurnAnswer>> {
     const generation = this.#generation;
     await this.tools.refresh(agent, this.env);
     if (this.stale(generation)) return deleted();
@@ -385,7 +385,14 @@ export class SessionEngine {
     });
   }
 
-  async #answer(turn: TurnRow, mode: Mode, sinceSeq: number, replayed: boolean, logAfter: number): Promise<TurnAnswer> {
+  async #answer(
+    turn: TurnRow,
+    mode: AnswerMode,
+    sinceSeq: number,
+    replayed: boolean,
+    logAfter: number,
+  ): Promise<TurnAnswer> {
+    if (mode === "none") return { turn_id: turn.id, replayed };
     if (mode === "stream") {
       return {
         turn_id: turn.id,
@@ -449,7 +456,7 @@ export class SessionEngine {
   async resumeIfReady(
     agent: AgentConfig,
     before: TurnRow | null,
-    mode: Mode,
+    mode: AnswerMode,
     since: number,
   ): Promise<Result<TurnAnswer>> {
     // Read again: the caller's copy may predate an await during which another request resumed the turn.

@@ -5,6 +5,8 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../../src/session/approvals";
+import type { Session } from "../../src/session/session";
+import { MAX_SUBSCRIBERS } from "../../src/session/stream/log";
 import {
   ADMIN,
   api,
@@ -1184,6 +1186,46 @@ describe("approval_ttl_s", () => {
     expect(await deliveries(rec)).toEqual([]);
     expect((await events(s)).find((e) => e.type === "approval_declined")?.data.by).toBe("ttl");
     await noRejections(s.model);
+  });
+});
+
+describe("an approval's expiry and the session's streams", () => {
+  it("takes none of the MAX_SUBSCRIBERS stream places: the oldest of a client's open streams is not dropped", async () => {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec)], approval_ttl_s: 60 });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_ttl_streams", name: "charge_card", input: { amount: 8 } }] } },
+      { reply: { text: "The approval expired." } },
+    ]);
+    expect(((await send(s, { content: "charge 8" })).body as unknown as TurnView).status).toBe("awaiting_approval");
+    const stub = env.SESSION.getByName(`${await tenantOf(s)}:${s.session}`);
+    const oldest = await runInDurableObject(stub, async (instance: Session, state) => {
+      // A client's streams, every place taken: replays of the paused turn, not read yet.
+      const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
+      for (let i = 0; i < MAX_SUBSCRIBERS; i++) {
+        const open = await instance.openStream(0);
+        if (!open.ok || !open.stream) throw new Error("no stream to open");
+        readers.push(open.stream.getReader());
+      }
+      state.storage.sql.exec("UPDATE jobs SET due_at = 0 WHERE kind = 'approval'");
+      await instance.alarm();
+      const [first] = readers as [ReadableStreamDefaultReader<Uint8Array>];
+      const decoder = new TextDecoder();
+      let text = "";
+      try {
+        for (let r = await first.read(); !r.done; r = await first.read()) text += decoder.decode(r.value);
+      } catch {
+        return "dropped";
+      }
+      return text;
+    });
+    expect(oldest).toContain("[DONE]");
+    let state = await sessionState(s);
+    for (let i = 0; i < 200 && state.last_turn.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      state = await sessionState(s);
+    }
+    expect(state.last_turn.status).toBe("completed");
   });
 });
 

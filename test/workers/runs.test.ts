@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/http/auth";
 import { OPENAPI } from "../../src/http/openapi";
 import { MAX_QUEUED_RUNS } from "../../src/session/runs/types";
+import type { Session } from "../../src/session/session";
+import { MAX_SUBSCRIBERS } from "../../src/session/stream/log";
 import { STRUCTURED_RESULT_BUDGET_BYTES } from "../../src/storage/limits";
 import { ADMIN, api, apiJson, mockRequests, script, tenantKey, uid } from "./helpers";
 import {
@@ -258,6 +260,68 @@ describe("run lifecycle", () => {
     const done = await waitRun(s, second.run_id, ended);
     expect(done.result?.output).toBe("second");
     expect((await getRun(s, first.run_id)).result?.output).toBe("first");
+  });
+});
+
+describe("a run's admission and the session's streams", () => {
+  it("takes none of the MAX_SUBSCRIBERS stream places: the oldest of a client's open streams is not dropped", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "the client's answer" } }, { reply: { text: "the run's answer" } }]);
+    const session_id = await sessionWithQueuedRuns(s, []);
+    const sent = await apiJson(`/v1/sessions/${session_id}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "hello" },
+      headers: { accept: "application/json" },
+    });
+    expect(sent.status).toBe(201);
+    const run = uid("run_streams");
+    const { oldest, status } = await runInDurableObject(runStub(s, session_id), async (instance: Session, state) => {
+      // A client's streams, every place taken: replays of its turn, not read yet.
+      const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
+      for (let i = 0; i < MAX_SUBSCRIBERS; i++) {
+        const open = await instance.openStream(0);
+        if (!open.ok || !open.stream) throw new Error("no stream to open");
+        readers.push(open.stream.getReader());
+      }
+      // A queued run, due now: the alarm admits it.
+      const now = new Date().toISOString();
+      state.storage.sql.exec(
+        "INSERT INTO runs (id, agent, status, input, json_schema, created_at) VALUES (?, ?, 'queued', ?, NULL, ?)",
+        run,
+        s.agent,
+        JSON.stringify([{ type: "text", text: "go" }]),
+        now,
+      );
+      state.storage.sql.exec(
+        "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, 'run', ?, 0, ?)",
+        `run:${run}`,
+        run,
+        now,
+      );
+      await instance.alarm();
+      const status = state.storage.sql.exec<{ status: string }>("SELECT status FROM runs WHERE id = ?", run).one();
+      const [first] = readers as [ReadableStreamDefaultReader<Uint8Array>];
+      const decoder = new TextDecoder();
+      let text = "";
+      try {
+        for (let r = await first.read(); !r.done; r = await first.read()) text += decoder.decode(r.value);
+      } catch {
+        return { oldest: "dropped", status: status.status };
+      }
+      return { oldest: text, status: status.status };
+    });
+    expect(status).not.toBe("queued");
+    expect(oldest).toContain("[DONE]");
+    // The run's turn ends before the test does.
+    const runStatus = () =>
+      runInDurableObject(
+        runStub(s, session_id),
+        (_i, state) =>
+          state.storage.sql.exec<{ status: string }>("SELECT status FROM runs WHERE id = ?", run).one().status,
+      );
+    for (let i = 0; i < 200 && (await runStatus()) !== "completed"; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await runStatus()).toBe("completed");
   });
 });
 

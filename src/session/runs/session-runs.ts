@@ -252,11 +252,11 @@ export class SessionRuns {
         body_hash: "run",
         ...(spec.json_schema ? { json_schema: spec.json_schema } : {}),
       },
-      "stream",
+      "none",
       // Checked again after the engine's own await (the MCP listing): a client's turn may have paused meanwhile.
       () => !this.blocked(),
     );
-    if (this.#gone) return void this.#adopt(answer);
+    if (this.#gone) return;
     if (!answer.ok && answer.error.code === "turn_in_progress") return;
     const turnId = this.#adopt(answer);
     if (!turnId) return this.#fail(row, answer.ok ? { code: "internal_error", message: "no turn" } : answer.error);
@@ -268,11 +268,12 @@ export class SessionRuns {
     await this.#reconcile(this.store.get(row.id) as RunRow);
   }
 
-  /** Takes the turn of an admission; the stream is not needed (the run is read from storage). */
+  /**
+   * The turn of an admission, asked for with no stream (the run is read from storage): an opened one would take a
+   * client's place among the object's streams.
+   */
   #adopt(answer: Result<TurnAnswer>): string | null {
-    if (!answer.ok) return null;
-    answer.stream?.cancel().catch(() => {});
-    return answer.turn_id;
+    return answer.ok ? answer.turn_id : null;
   }
 
   /**
@@ -302,8 +303,8 @@ export class SessionRuns {
     // Re-checked after the await: a client message may have started a turn meanwhile.
     if (this.#engine.running || this.#engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
     this.store.resumed(row.id);
-    const answer = await this.#engine.retry(agent, "stream");
-    if (this.#gone) return void this.#adopt(answer);
+    const answer = await this.#engine.retry(agent, "none");
+    if (this.#gone) return;
     const turnId = this.#adopt(answer);
     if (!turnId) return this.#fail(row, error);
     this.store.started(row.id, turnId);
