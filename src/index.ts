@@ -1,13 +1,13 @@
 /**
  * The worker's entry module: exports the Durable Object classes (`Session`, `RateLimiter`) and the default
  * handler, whose `fetch` serves the HTTP app (plus the debug seeding route only when SWITCHBOARD_DEBUG_SEED is
- * on) and whose `scheduled` runs the D1 retention sweep.
+ * on) and whose `scheduled` runs the D1 retention sweep and the idle-expiry walk over the session index.
  */
 import { type Env, flag } from "./env";
 import { buildApp } from "./http/app";
 import type { WorkerEnv } from "./http/types";
 import { log } from "./observability/log";
-import { sweepD1 } from "./retention/cron";
+import { sweepD1, walkIdleSessions } from "./retention/cron";
 
 export { RateLimiter } from "./ratelimit/rate-limiter";
 export { Session } from "./session/session";
@@ -22,11 +22,12 @@ function appFor(env: Env): ReturnType<typeof buildApp> {
   return debugApp;
 }
 
-/** The worker: the HTTP API, and the retention cron (wrangler.toml `[triggers]`) that sweeps D1. */
+/** The worker: the HTTP API, and the retention cron (wrangler.toml `[triggers]`) that sweeps D1 and walks the session index. */
 export default {
   fetch: (request, env, ctx) => appFor(env).fetch(request, env, ctx),
   async scheduled(controller, env) {
     const report = await sweepD1(env, controller.scheduledTime);
-    log("info", "retention_swept", { cron: controller.cron, ...report });
+    const idle = await walkIdleSessions(env);
+    log("info", "retention_swept", { cron: controller.cron, ...report, ...idle });
   },
 } satisfies ExportedHandler<WorkerEnv>;

@@ -1,7 +1,8 @@
 /**
  * D1 `sessions`: the worker's index of sessions (tenant, id, agent). The
  * session itself lives in its Durable Object; the index serves listing,
- * the agent check of a webhook run, and deletion.
+ * the agent check of a webhook run, deletion, and the retention cron's walk
+ * for idle expiry (whose place is kept in the `retention_cursor` row).
  */
 import type { D1 } from "./db";
 
@@ -71,4 +72,66 @@ export async function sessionAgent(db: D1, tenant: string, id: string): Promise<
     .bind(tenant, id)
     .first<{ agent: string }>();
   return row?.agent ?? null;
+}
+
+/** A place in the (tenant, id) order of index rows; ("", "") is before the first. */
+export interface SessionKey {
+  tenant: string;
+  id: string;
+}
+
+/** Index rows after `after` in primary-key (tenant, id) order, at most `limit`: the retention cron's walk. */
+export async function sessionsAfter(db: D1, after: SessionKey, limit: number): Promise<SessionKey[]> {
+  const { results } = await db
+    .prepare("SELECT tenant, id FROM sessions WHERE (tenant, id) > (?, ?) ORDER BY tenant, id LIMIT ?")
+    .bind(after.tenant, after.id, limit)
+    .all<SessionKey>();
+  return results;
+}
+
+/** Where the cron's idle-expiry walk over the index stands (migration 0008, columns of `retention_cursor`). */
+export interface IdleCursor {
+  /** The last index row the pass under way read. */
+  after: SessionKey;
+  /** The idle setting (ms) the pass under way is for. */
+  passMs: number;
+  /** Sessions the pass under way could not reach. */
+  missed: number;
+  /** The setting the last complete pass that reached every session was for; 0 for none. */
+  doneMs: number;
+}
+
+export const IDLE_CURSOR_START: IdleCursor = { after: { tenant: "", id: "" }, passMs: 0, missed: 0, doneMs: 0 };
+
+export async function idleCursor(db: D1): Promise<IdleCursor> {
+  const row = await db
+    .prepare(
+      "SELECT session_tenant, session_id, idle_pass_ms, idle_missed, idle_done_ms FROM retention_cursor WHERE id = 1",
+    )
+    .first<{
+      session_tenant: string;
+      session_id: string;
+      idle_pass_ms: number;
+      idle_missed: number;
+      idle_done_ms: number;
+    }>();
+  if (!row) return IDLE_CURSOR_START;
+  return {
+    after: { tenant: row.session_tenant, id: row.session_id },
+    passMs: row.idle_pass_ms,
+    missed: row.idle_missed,
+    doneMs: row.idle_done_ms,
+  };
+}
+
+export async function setIdleCursor(db: D1Database, c: IdleCursor): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO retention_cursor (id, created_at, run_id, session_tenant, session_id, idle_pass_ms, idle_missed, idle_done_ms)
+       VALUES (1, '', '', ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET session_tenant = excluded.session_tenant, session_id = excluded.session_id,
+         idle_pass_ms = excluded.idle_pass_ms, idle_missed = excluded.idle_missed, idle_done_ms = excluded.idle_done_ms`,
+    )
+    .bind(c.after.tenant, c.after.id, c.passMs, c.missed, c.doneMs)
+    .run();
 }

@@ -1,10 +1,20 @@
 /**
  * The worker's retention cron over D1 (wrangler.toml `[triggers]`): run
  * records past their retention are deleted once their session says the run
- * has ended. Each tick continues where the last one stopped (D1 `retention_cursor`).
+ * has ended, and when the idle-expiry setting is new to them every indexed
+ * session is asked to schedule its sweep for it. Each tick continues where
+ * the last one stopped (D1 `retention_cursor`).
  */
 
 import { deleteRuns, type RunRef, retentionCursor, runsCreatedBefore, setRetentionCursor } from "../d1/runs";
+import {
+  IDLE_CURSOR_START,
+  type IdleCursor,
+  idleCursor,
+  type SessionKey,
+  sessionsAfter,
+  setIdleCursor,
+} from "../d1/sessions";
 import type { WorkerEnv } from "../http/types";
 import { log } from "../observability/log";
 import type { Session } from "../session/session";
@@ -19,6 +29,7 @@ export const D1_BATCH = 50;
 export const D1_TICK_MS = 60_000;
 
 type OpenRunsRpc = Pick<Session, "openRuns">;
+type EnsureSweepRpc = Pick<Session, "ensureSweep">;
 
 export interface D1SweepReport {
   runs_deleted: number;
@@ -90,5 +101,87 @@ export async function sweepD1(env: WorkerEnv, now: number, budgetMs = D1_TICK_MS
     if (Date.now() >= until) break;
   }
   report.more = true;
+  return report;
+}
+
+export interface IdleWalkReport {
+  /** Sessions this tick asked to schedule their sweep. */
+  sessions_checked: number;
+  /** Of those, the ones that could not be asked (the pass is walked again once it ends). */
+  sessions_missed: number;
+  /** The time budget ran out; the next tick continues after the last index row this one read. */
+  sessions_more: boolean;
+}
+
+/** Asks each session to schedule its sweep (Session.ensureSweep); returns how many could not be asked. */
+async function ensureSweeps(env: WorkerEnv, keys: SessionKey[]): Promise<number> {
+  const failed = await Promise.all(
+    keys.map(async ({ tenant, id }) => {
+      const name = `${tenant}:${id}`;
+      try {
+        await (env.SESSION.getByName(name) as unknown as EnsureSweepRpc).ensureSweep();
+        return 0;
+      } catch (e) {
+        log("error", "retention_session_unreachable", { session: name, error: String(e) });
+        return 1;
+      }
+    }),
+  );
+  return failed.reduce<number>((a, b) => a + b, 0);
+}
+
+/**
+ * The cron's walk over the D1 session index for idle expiry. A session's idle
+ * expiry is its own sweep job's to decide, but a session that went dormant
+ * while the setting was off (or longer) has no job left, and nothing would
+ * wake it: so when `SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS` is on and no
+ * complete pass has been made for its value yet, every indexed session is
+ * asked to schedule its sweep (`ensureSweep`, which only ever moves the job
+ * earlier), in batches of D1_BATCH in (tenant, id) order, for `budgetMs` of
+ * wall time a tick (at least one batch); the next tick continues after the
+ * cursor.
+ *
+ * The rule that keeps it from waking every session every hour: a pass that
+ * reaches the end with every session asked records the setting it was for,
+ * and no tick walks again until the setting changes. A pass under way for
+ * another setting starts again from the start; one that missed a session
+ * (unreachable) is walked again. With the setting off nothing is walked, and
+ * the record is cleared, since sessions idle meanwhile drop their jobs: the
+ * setting turned on again walks again. Sessions created after a pass schedule
+ * their own sweep.
+ */
+export async function walkIdleSessions(env: WorkerEnv, budgetMs = D1_TICK_MS): Promise<IdleWalkReport> {
+  const report: IdleWalkReport = { sessions_checked: 0, sessions_missed: 0, sessions_more: false };
+  const { sessionIdleMs } = retentionOf(env);
+  const stored = await idleCursor(env.DB);
+  if (sessionIdleMs <= 0) {
+    if (stored.doneMs !== 0 || stored.passMs !== 0) await setIdleCursor(env.DB, IDLE_CURSOR_START);
+    return report;
+  }
+  if (stored.doneMs === sessionIdleMs) return report;
+  let c: IdleCursor =
+    stored.passMs === sessionIdleMs ? stored : { ...IDLE_CURSOR_START, passMs: sessionIdleMs, doneMs: stored.doneMs };
+  const until = Date.now() + budgetMs;
+  for (;;) {
+    const keys = await sessionsAfter(env.DB, c.after, D1_BATCH);
+    const missed = await ensureSweeps(env, keys);
+    report.sessions_checked += keys.length;
+    report.sessions_missed += missed;
+    const last = keys[keys.length - 1];
+    // Saved after every batch, as the runs pass does. A short batch ends the pass: recorded as done for this
+    // setting when it missed no session, else the next tick walks it again.
+    c =
+      last && keys.length === D1_BATCH
+        ? { ...c, after: last, missed: c.missed + missed }
+        : {
+            ...IDLE_CURSOR_START,
+            passMs: sessionIdleMs,
+            doneMs: c.missed + missed === 0 ? sessionIdleMs : c.doneMs,
+          };
+    await setIdleCursor(env.DB, c);
+    if (keys.length < D1_BATCH) return report;
+    if (Date.now() >= until) break;
+  }
+  report.sessions_more = true;
   return report;
 }

@@ -556,6 +556,19 @@ export class Session extends DurableObject<Env> {
     return this.#runs.store.stillOpen(ids);
   }
 
+  /**
+   * The D1 retention cron's poke when the idle-expiry setting is new (retention/cron.ts `walkIdleSessions`): the
+   * sweep job is scheduled for whatever expires next under this object's retention, idle expiry included (an
+   * existing job only moves earlier), and the alarm armed for it. A session dormant since before the setting
+   * was on has no job left, and nothing else would wake it. An object with no session (never created, deleted
+   * with its tombstone, or whose state did not load) is left as it is: no tables are created.
+   */
+  async ensureSweep(): Promise<void> {
+    if (this.#initError || !this.#info()) return;
+    this.#sweeper.schedule();
+    this.#scheduler.arm();
+  }
+
   /** A run's state; `run: null` when this session does not know the run. */
   async runView(runId: string): Promise<Result<{ run: RunView | null }>> {
     return this.#existing(() => ({ ok: true, run: this.#runs.view(runId) }));

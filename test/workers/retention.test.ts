@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { MAX_EVENTS } from "../../src/observability/events";
-import { D1_BATCH, sweepD1 } from "../../src/retention/cron";
+import { D1_BATCH, sweepD1, walkIdleSessions } from "../../src/retention/cron";
 import type { Session } from "../../src/session/session";
 import { SWEEP_BATCH, SWEEP_STATEMENTS } from "../../src/session/sweep";
 import { api, apiJson, type Setup, script, setup, sseFrames, uid } from "./helpers";
@@ -431,13 +431,13 @@ describe("the turns retention (SWITCHBOARD_RETENTION_TURNS_DAYS, default 30)", (
   });
 });
 
-describe("idle sessions (SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS=400 in this suite)", () => {
-  async function ageEverything(s: Setup): Promise<void> {
-    await sql(s, "UPDATE turns SET started_at = ?, ended_at = ?", OLD, OLD);
-    await sql(s, "UPDATE events SET at = ?", OLD);
-    await sql(s, "UPDATE meta SET value = json_set(value, '$.created_at', ?) WHERE key = 'session'", OLD);
-  }
+async function ageEverything(s: Setup): Promise<void> {
+  await sql(s, "UPDATE turns SET started_at = ?, ended_at = ?", OLD, OLD);
+  await sql(s, "UPDATE events SET at = ?", OLD);
+  await sql(s, "UPDATE meta SET value = json_set(value, '$.created_at', ?) WHERE key = 'session'", OLD);
+}
 
+describe("idle sessions (SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS=400 in this suite)", () => {
   it("an idle session past the retention is deleted with its D1 index row and run records", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "one" } }]);
@@ -504,6 +504,110 @@ describe("idle sessions (SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS=400 in this sui
     await ageEverything(open);
     await sweep(open);
     expect((await apiJson(`/v1/sessions/${open.session}`, { key: open.key })).status).toBe(200);
+  });
+});
+
+describe("idle expiry turned on later: the cron's walk over the session index", () => {
+  /** The worker's variables with idle expiry off: the suite's own (400 days) is the setting turned on. */
+  const idleOff = { ...env, SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS: "0" };
+
+  async function tick(vars: typeof env = env): Promise<void> {
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "23 * * * *" }), vars);
+  }
+
+  /** As a session that went idle while the setting was off: nothing left to expire, so no sweep job and no alarm. */
+  async function dormant(s: Setup): Promise<void> {
+    await sql(s, "DELETE FROM jobs WHERE kind = 'sweep'");
+    await runInDurableObject(await object(s), (_i, state) => state.storage.deleteAlarm());
+  }
+
+  it("a session dormant before idle expiry was on gets its sweep armed by the cron, and its alarm deletes it", async () => {
+    const s = await setup();
+    const stub = await object(s);
+    const tenant = (
+      await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?").bind(s.session).first<{
+        tenant: string;
+      }>()
+    )?.tenant as string;
+    await ageEverything(s);
+    await dormant(s);
+    await tick(idleOff);
+    await tick();
+    const jobs = await sql<{ due_at: number }>(s, "SELECT due_at FROM jobs WHERE id = 'sweep:retention'");
+    expect(jobs).toHaveLength(1);
+    // Idle since 2020: due at the earliest re-check, not 400 days from now.
+    expect(jobs[0]?.due_at).toBeLessThanOrEqual(Date.now() + 3_600_000);
+    expect(await runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).not.toBeNull();
+    // The clock reaching the armed job (moved, never inserted here), then its alarm.
+    await sql(s, "UPDATE jobs SET due_at = 0 WHERE id = 'sweep:retention'");
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await apiJson(`/v1/sessions/${s.session}`, { key: s.key })).status).toBe(404);
+    expect(
+      await env.DB.prepare("SELECT id FROM sessions WHERE tenant = ? AND id = ?").bind(tenant, s.session).first(),
+    ).toBeNull();
+  });
+
+  it("after a complete pass for a setting, a tick with the same setting asks no session", async () => {
+    await setup();
+    await tick(idleOff);
+    let checked = 0;
+    for (;;) {
+      const r = await walkIdleSessions(env, 0);
+      checked += r.sessions_checked;
+      if (!r.sessions_more) break;
+    }
+    expect(checked).toBeGreaterThan(0);
+    expect(await walkIdleSessions(env)).toEqual({ sessions_checked: 0, sessions_missed: 0, sessions_more: false });
+  });
+
+  it("a shortened setting walks the index again", async () => {
+    await setup();
+    await tick(idleOff);
+    await tick();
+    expect((await walkIdleSessions(env)).sessions_checked).toBe(0);
+    const shorter = { ...env, SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS: "300" };
+    expect((await walkIdleSessions(shorter)).sessions_checked).toBeGreaterThan(0);
+  });
+
+  it("the walk never revives a deleted session, nor creates one behind an index row with no session", async () => {
+    const s = await setup();
+    const stub = await object(s);
+    const tenant = (
+      await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?").bind(s.session).first<{
+        tenant: string;
+      }>()
+    )?.tenant as string;
+    expect((await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    // Index rows the walk reaches (a half-done create, say): one for the deleted session, one for no session.
+    const never = uid("never");
+    const now = new Date().toISOString();
+    const index = (id: string) =>
+      env.DB.prepare("INSERT INTO sessions (tenant, id, agent, created_at) VALUES (?, ?, ?, ?)").bind(
+        tenant,
+        id,
+        s.agent,
+        now,
+      );
+    await env.DB.batch([index(s.session), index(never)]);
+    try {
+      await tick(idleOff);
+      await tick();
+      for (const o of [stub, env.SESSION.getByName(`${tenant}:${never}`)]) {
+        const left = await runInDurableObject(o, async (_i, state) => ({
+          tables: state.storage.sql
+            .exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'jobs')")
+            .toArray(),
+          alarm: await state.storage.getAlarm(),
+        }));
+        expect(left).toEqual({ tables: [], alarm: null });
+      }
+      expect(await runInDurableObject(stub, (_i, state) => state.storage.get("deleted_at"))).toBeDefined();
+      expect((await apiJson(`/v1/sessions/${s.session}`, { key: s.key })).status).toBe(404);
+    } finally {
+      await env.DB.prepare("DELETE FROM sessions WHERE tenant = ? AND id IN (?, ?)")
+        .bind(tenant, s.session, never)
+        .run();
+    }
   });
 });
 
