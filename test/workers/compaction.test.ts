@@ -122,6 +122,53 @@ describe.each(PROTOCOLS)("a 60-turn session about 4x the window (%s)", (provider
   });
 });
 
+/**
+ * Runs turns `from..to` of a session whose model ends every turn with an `ask_user` client call, each message
+ * answering the previous turn's call with `tool_results` (the results and the text are one stored message).
+ * Returns their statuses.
+ */
+async function askingTurns(s: Setup, from: number, to: number): Promise<string[]> {
+  const statuses: string[] = [];
+  for (let i = from; i <= to; i++) {
+    await script(s.model, [
+      {
+        reply: { text: `Answer ${i}.`, tool_calls: [{ id: `call_ask_${i}`, name: "ask_user", input: { q: `q${i}` } }] },
+      },
+    ]);
+    const body: Record<string, unknown> = { content: userText(i) };
+    if (i > 1) body.tool_results = [{ tool_use_id: `call_ask_${i - 1}`, content: `answer ${i - 1}` }];
+    statuses.push((await send(s, body)).body.status);
+  }
+  return statuses;
+}
+
+describe.each(PROTOCOLS)("a session whose every turn pauses on a client call (%s)", (provider) => {
+  it("compacts before the paused call, so every turn fits and no request breaks pairing", async () => {
+    const s = await longSession(provider, { tools: [...COMPACTION_TOOLS, clientTool("ask_user")] });
+    const statuses = await askingTurns(s, 1, 26);
+    expect(statuses.filter((x) => x !== "awaiting_tool_results")).toEqual([]);
+    const evs = await events(s);
+    expect(evs.filter((e) => e.type === "compaction_failed")).toEqual([]);
+    expect(evs.filter((e) => e.type === "context_compacted").length).toBeGreaterThan(0);
+    const stats = await mockStats(s.model);
+    expect([stats.rejected_p, stats.rejected]).toEqual([0, 0]);
+    expect(pairingProblems(await history(s))).toEqual([]);
+  });
+});
+
+describe("POST /compact after turns that paused on a client call", () => {
+  it("compacts, and the next message answering the call completes", async () => {
+    const s = await longSession("anthropic", { tools: [...COMPACTION_TOOLS, clientTool("ask_user")] });
+    expect(await askingTurns(s, 1, 3)).toEqual(Array(3).fill("awaiting_tool_results"));
+    const compacted = await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key });
+    expect(compacted.status).toBe(200);
+    await script(s.model, [{ reply: { text: "All done." } }]);
+    const next = await send(s, { content: userText(4), tool_results: [{ tool_use_id: "call_ask_3", content: "ok" }] });
+    expect(next.body.status).toBe("completed");
+    expect((await mockStats(s.model)).rejected).toBe(0);
+  });
+});
+
 /** Runs `n` plain turns (default brain echoes ~1.2 KB); returns their statuses. */
 async function turns(s: Setup, from: number, n: number): Promise<string[]> {
   const out: string[] = [];

@@ -4,7 +4,12 @@
  * messages from it on are kept verbatim. It is safe when
  * - it is a turn boundary: the first message of a turn (a user message whose
  *   turn differs from the message before it), or the end of a history with no
- *   turn running that ends with an assistant message;
+ *   turn running that ends with an assistant message; or, when that first
+ *   message opens with the results of the calls the turn before left open (a
+ *   paused turn superseded by a new message: admission writes the results and
+ *   the user's text as one message), the assistant message holding those calls,
+ *   so the kept side opens summary → calls → results and the text (a session
+ *   that pauses every turn, e.g. on an `ask_user` client tool, still compacts);
  * - no tool_use before it is still unanswered at it, so invariant P holds on
  *   both sides (the kept side never starts with a tool_result);
  * - it is not inside the running turn (at most that turn's first message);
@@ -17,18 +22,26 @@ import type { Message } from "../../model/message";
 export function safeBoundaries(messages: readonly Message[], limit: number): number[] {
   const out: number[] = [];
   const open = new Set<string>();
+  // Whether no call was open before the previous message (it opened every call open now).
+  let openedByPrevious = false;
   const end = Math.min(limit, messages.length);
   for (let i = 0; i <= end; i++) {
     const m = messages[i];
+    const startsTurn = m?.role === "user" && m.turn_id !== messages[i - 1]?.turn_id && !noticeOnly(m);
     if (i > 0 && open.size === 0) {
       // The end only after an answer: a last user message (a failed turn) stays for /retry to re-run.
       if (m === undefined) {
         if (messages[i - 1]?.role === "assistant") out.push(i);
-      } else if (m.role === "user" && m.turn_id !== messages[i - 1]?.turn_id && !hasResults(m) && !noticeOnly(m)) {
+      } else if (startsTurn && !hasResults(m)) {
         out.push(i);
       }
+    } else if (m && startsTurn && i > 1 && openedByPrevious && closesAll(m, open) && hasUserContent(m)) {
+      // Cut before the calls instead: the pair stays together on the kept side. Only for a new message: a retry's
+      // (results and notices only) re-runs the turn before, whose own message must stay, as for noticeOnly.
+      out.push(i - 1);
     }
     if (m === undefined) break;
+    openedByPrevious = open.size === 0 && m.role === "assistant";
     for (const p of m.parts) {
       if (p.type === "tool_use") open.add(p.id);
       else if (p.type === "tool_result") open.delete(p.tool_use_id);
@@ -43,6 +56,17 @@ export function safeBoundaries(messages: readonly Message[], limit: number): num
  */
 function noticeOnly(m: Message): boolean {
   return m.parts.length > 0 && m.parts.every((p) => p.type === "notice");
+}
+
+/** Answers every call in `open` (the store always closes them all at once). */
+function closesAll(m: Message, open: ReadonlySet<string>): boolean {
+  const answered = new Set(m.parts.flatMap((p) => (p.type === "tool_result" ? [p.tool_use_id] : [])));
+  return [...open].every((id) => answered.has(id));
+}
+
+/** Carries something the user sent besides results and service parts: the message starts a new request. */
+function hasUserContent(m: Message): boolean {
+  return m.parts.some((p) => p.type !== "tool_result" && p.type !== "notice" && p.type !== "tool_declarations");
 }
 
 function hasResults(m: Message): boolean {

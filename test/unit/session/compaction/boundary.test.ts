@@ -96,7 +96,13 @@ describe("compaction boundary (property)", () => {
         expect(splitPairs(messages, b), `seed ${seed}`).toEqual([]);
         expect(b).toBeLessThanOrEqual(limit);
         const m = messages[b];
-        if (m) {
+        if (m?.role === "assistant") {
+          // Before a paused turn's calls: the next message starts a turn, answering them, and is within the limit.
+          const next = messages[b + 1];
+          expect(next?.role).toBe("user");
+          expect(next?.turn_id).not.toBe(m.turn_id);
+          expect(b + 1).toBeLessThanOrEqual(limit);
+        } else if (m) {
           expect(m.role).toBe("user");
           expect(m.turn_id).not.toBe(messages[b - 1]?.turn_id);
         } else expect(messages[b - 1]?.role).toBe("assistant"); // a trailing user message stays for /retry
@@ -129,7 +135,7 @@ describe("compaction boundary (property)", () => {
     expect(chosen).toBeGreaterThan(1000);
   });
 
-  it("a boundary at the running turn's tool-result message is refused (it would split the previous turn's calls)", () => {
+  it("a turn opening with the results of the paused turn's calls is cut before those calls, never between the pair", () => {
     const messages: Message[] = [
       { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "hi" }], created_at: "" },
       {
@@ -152,8 +158,8 @@ describe("compaction boundary (property)", () => {
         created_at: "",
       },
     ];
-    expect(safeBoundaries(messages, 2)).toEqual([]);
-    expect(chooseBoundary(messages, [1, 1, 1], { limit: 2, keepRecentTurns: 0, maxKeptTokens: 100 })).toBeNull();
+    expect(safeBoundaries(messages, 2)).toEqual([1]);
+    expect(chooseBoundary(messages, [1, 1, 1], { limit: 2, keepRecentTurns: 0, maxKeptTokens: 100 })).toBe(1);
   });
 
   it("a retry's notice-only first message is no boundary: the failed turn's own message stays for the retry", () => {
@@ -181,5 +187,43 @@ describe("compaction boundary (property)", () => {
     ];
     expect(safeBoundaries(messages, 3)).toEqual([2]);
     expect(chooseBoundary(messages, [1, 1, 1, 1], { limit: 3, keepRecentTurns: 0, maxKeptTokens: 0 })).toBe(2);
+  });
+  it("a retry superseding a paused turn (results, no text) is not cut before the calls: the paused turn's message stays", () => {
+    const messages: Message[] = [
+      { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "hi" }], created_at: "" },
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t1",
+        parts: [{ type: "text", text: "yo" }],
+        created_at: "",
+      },
+      {
+        seq: 3,
+        role: "user",
+        origin: "client",
+        turn_id: "t2",
+        parts: [{ type: "text", text: "re-run me" }],
+        created_at: "",
+      },
+      {
+        seq: 4,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t2",
+        parts: [{ type: "tool_use", id: "c1", name: "a", input: {} }],
+        created_at: "",
+      },
+      {
+        seq: 5,
+        role: "user",
+        origin: "synthetic",
+        turn_id: "t3",
+        parts: [{ type: "tool_result", tool_use_id: "c1", content: "superseded", is_error: true }],
+        created_at: "",
+      },
+    ];
+    expect(safeBoundaries(messages, 4)).toEqual([2]);
   });
 });
