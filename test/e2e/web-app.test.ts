@@ -72,6 +72,42 @@ async function openApp(
   return { page, session, model };
 }
 
+/**
+ * Reloads `page` with a fetch whose chat POST bodies can be cut (`window.cutChat()`) with the network TypeError a
+ * dropped connection gives, which useChat treats as a disconnect.
+ */
+async function withCuttableChat(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const real = window.fetch;
+    window.fetch = async (input, init) => {
+      const res = await real(input, init);
+      const url = String(input instanceof Request ? input.url : input);
+      if (init?.method !== "POST" || !url.endsWith("/chat") || !res.body) return res;
+      const reader = res.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          (window as unknown as { cutChat: () => void }).cutChat = () => {
+            c.error(new TypeError("network error"));
+            reader.cancel().catch(() => {});
+          };
+        },
+        async pull(c) {
+          const { done, value } = await reader.read();
+          try {
+            if (done) c.close();
+            else c.enqueue(value);
+          } catch {
+            // Already cut.
+          }
+        },
+      });
+      return new Response(body, { status: res.status, headers: res.headers });
+    };
+  });
+  await page.reload();
+  await page.getByRole("textbox", { name: "Message" }).waitFor();
+}
+
 async function send(page: Page, text: string): Promise<void> {
   await page.getByRole("textbox", { name: "Message" }).fill(text);
   await page.getByRole("button", { name: "Send" }).click();
@@ -301,37 +337,7 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     const { page, session } = await openApp("web-broken-stream", [
       { reply: { text: LONG_ANSWER }, faults: { event_delay_ms: 60 } },
     ]);
-    // The chat POST's body can be made to fail with a network TypeError (`cutChat`: a connection dropped
-    // mid-stream), which useChat treats as a disconnect to resume when the page is visible again.
-    await page.addInitScript(() => {
-      const real = window.fetch;
-      window.fetch = async (input, init) => {
-        const res = await real(input, init);
-        const url = String(input instanceof Request ? input.url : input);
-        if (init?.method !== "POST" || !url.endsWith("/chat") || !res.body) return res;
-        const reader = res.body.getReader();
-        const body = new ReadableStream<Uint8Array>({
-          start(c) {
-            (window as unknown as { cutChat: () => void }).cutChat = () => {
-              c.error(new TypeError("network error"));
-              reader.cancel().catch(() => {});
-            };
-          },
-          async pull(c) {
-            const { done, value } = await reader.read();
-            try {
-              if (done) c.close();
-              else c.enqueue(value);
-            } catch {
-              // Already cut.
-            }
-          },
-        });
-        return new Response(body, { status: res.status, headers: res.headers });
-      };
-    });
-    await page.reload();
-    await page.getByRole("textbox", { name: "Message" }).waitFor();
+    await withCuttableChat(page);
     await send(page, "How is Paris today?");
     await page.getByText("Paris today is").waitFor();
     await page.evaluate(() => (window as unknown as { cutChat: () => void }).cutChat());
@@ -350,36 +356,7 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     const { page } = await openApp("web-dropped-visible", [
       { reply: { text: LONG_ANSWER }, faults: { event_delay_ms: 60 } },
     ]);
-    // As above: the chat POST's body can be cut with the TypeError a dropped connection gives.
-    await page.addInitScript(() => {
-      const real = window.fetch;
-      window.fetch = async (input, init) => {
-        const res = await real(input, init);
-        const url = String(input instanceof Request ? input.url : input);
-        if (init?.method !== "POST" || !url.endsWith("/chat") || !res.body) return res;
-        const reader = res.body.getReader();
-        const body = new ReadableStream<Uint8Array>({
-          start(c) {
-            (window as unknown as { cutChat: () => void }).cutChat = () => {
-              c.error(new TypeError("network error"));
-              reader.cancel().catch(() => {});
-            };
-          },
-          async pull(c) {
-            const { done, value } = await reader.read();
-            try {
-              if (done) c.close();
-              else c.enqueue(value);
-            } catch {
-              // Already cut.
-            }
-          },
-        });
-        return new Response(body, { status: res.status, headers: res.headers });
-      };
-    });
-    await page.reload();
-    await page.getByRole("textbox", { name: "Message" }).waitFor();
+    await withCuttableChat(page);
     await send(page, "How is Paris today?");
     await page.getByText("Paris today is").waitFor();
     await page.evaluate(() => (window as unknown as { cutChat: () => void }).cutChat());

@@ -6,17 +6,18 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../../src/session/approvals";
 import type { Session } from "../../src/session/session";
-import { MAX_SUBSCRIBERS } from "../../src/session/stream/log";
 import {
   ADMIN,
   api,
   apiJson,
   clientTool,
   events,
+  fillStreamPlaces,
   history,
   mockRequests,
   pairingProblems,
   patch,
+  readRest,
   restorePatches,
   type Setup,
   script,
@@ -1201,23 +1202,11 @@ describe("an approval's expiry and the session's streams", () => {
     const stub = env.SESSION.getByName(`${await tenantOf(s)}:${s.session}`);
     const oldest = await runInDurableObject(stub, async (instance: Session, state) => {
       // A client's streams, every place taken: replays of the paused turn, not read yet.
-      const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
-      for (let i = 0; i < MAX_SUBSCRIBERS; i++) {
-        const open = await instance.openStream(0);
-        if (!open.ok || !open.stream) throw new Error("no stream to open");
-        readers.push(open.stream.getReader());
-      }
+      const readers = await fillStreamPlaces(instance);
       state.storage.sql.exec("UPDATE jobs SET due_at = 0 WHERE kind = 'approval'");
       await instance.alarm();
       const [first] = readers as [ReadableStreamDefaultReader<Uint8Array>];
-      const decoder = new TextDecoder();
-      let text = "";
-      try {
-        for (let r = await first.read(); !r.done; r = await first.read()) text += decoder.decode(r.value);
-      } catch {
-        return "dropped";
-      }
-      return text;
+      return readRest(first);
     });
     expect(oldest).toContain("[DONE]");
     let state = await sessionState(s);

@@ -3,8 +3,10 @@ import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { ApprovalStore } from "../../src/session/approvals";
 import { HistoryStore } from "../../src/session/history/store";
+import type { Session } from "../../src/session/session";
 import { SessionTools } from "../../src/session/session-tools";
 import { sessionTx } from "../../src/session/session-tx";
+import { MAX_SUBSCRIBERS } from "../../src/session/stream/log";
 import { TurnStore } from "../../src/session/turn/turn-store";
 
 /** Helpers for workers-pool tests: drive the public HTTP API in-process and script the mock model. */
@@ -357,3 +359,27 @@ export const selectCalls = (id: string, names: string[]) =>
     name: "select_tools",
     input: { names: names.slice(k * 20, k * 20 + 20) },
   }));
+
+/** Reads a stream to its end as text; "dropped" when it errors (the stream log dropped it). */
+export async function readRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      text += decoder.decode(r.value, { stream: true });
+  } catch {
+    return "dropped";
+  }
+  return text;
+}
+
+/** Inside the object: a client's streams in every place MAX_SUBSCRIBERS allows (replays of its newest turn, unread). */
+export async function fillStreamPlaces(instance: Session): Promise<ReadableStreamDefaultReader<Uint8Array>[]> {
+  const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
+  for (let i = 0; i < MAX_SUBSCRIBERS; i++) {
+    const open = await instance.openStream(0);
+    if (!open.ok || !open.stream) throw new Error("no stream to open");
+    readers.push(open.stream.getReader());
+  }
+  return readers;
+}

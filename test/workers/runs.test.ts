@@ -5,9 +5,8 @@ import { sha256Hex } from "../../src/http/auth";
 import { OPENAPI } from "../../src/http/openapi";
 import { MAX_QUEUED_RUNS } from "../../src/session/runs/types";
 import type { Session } from "../../src/session/session";
-import { MAX_SUBSCRIBERS } from "../../src/session/stream/log";
 import { STRUCTURED_RESULT_BUDGET_BYTES } from "../../src/storage/limits";
-import { ADMIN, api, apiJson, mockRequests, script, tenantKey, uid } from "./helpers";
+import { ADMIN, api, apiJson, fillStreamPlaces, mockRequests, readRest, script, tenantKey, uid } from "./helpers";
 import {
   d1Runs,
   deliveries,
@@ -278,12 +277,7 @@ describe("a run's admission and the session's streams", () => {
     const run = uid("run_streams");
     const { oldest, status } = await runInDurableObject(runStub(s, session_id), async (instance: Session, state) => {
       // A client's streams, every place taken: replays of its turn, not read yet.
-      const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
-      for (let i = 0; i < MAX_SUBSCRIBERS; i++) {
-        const open = await instance.openStream(0);
-        if (!open.ok || !open.stream) throw new Error("no stream to open");
-        readers.push(open.stream.getReader());
-      }
+      const readers = await fillStreamPlaces(instance);
       // A queued run, due now: the alarm admits it.
       const now = new Date().toISOString();
       state.storage.sql.exec(
@@ -302,14 +296,7 @@ describe("a run's admission and the session's streams", () => {
       await instance.alarm();
       const status = state.storage.sql.exec<{ status: string }>("SELECT status FROM runs WHERE id = ?", run).one();
       const [first] = readers as [ReadableStreamDefaultReader<Uint8Array>];
-      const decoder = new TextDecoder();
-      let text = "";
-      try {
-        for (let r = await first.read(); !r.done; r = await first.read()) text += decoder.decode(r.value);
-      } catch {
-        return { oldest: "dropped", status: status.status };
-      }
-      return { oldest: text, status: status.status };
+      return { oldest: await readRest(first), status: status.status };
     });
     expect(status).not.toBe("queued");
     expect(oldest).toContain("[DONE]");

@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { MAX_SUBSCRIBERS, REPLAY_PAGE_ROWS, StreamLog } from "../../src/session/stream/log";
 import { STREAM_ROW_BUDGET_BYTES } from "../../src/storage/limits";
-import { sessionStub, setup } from "./helpers";
+import { readRest, sessionStub, setup } from "./helpers";
 
 /**
  * What a live subscriber of the stream log (src/session/stream/log.ts) is handed, write by write: each write
@@ -175,19 +175,6 @@ describe("what unread streams can hold in a session object", () => {
   });
 });
 
-/** The rest of a stream's text after its first read, or "dropped" when the stream errors (its client reconnects). */
-async function rest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    for (let r = await reader.read(); !r.done; r = await reader.read())
-      text += decoder.decode(r.value, { stream: true });
-  } catch {
-    return "dropped";
-  }
-  return text;
-}
-
 /** A turn's first segment in a stream log: openers, 6 rows of 400 KiB of text (a replay of several pages). */
 function firstSegment(log: StreamLog, turn: string): void {
   log.append(turn, [{ type: "start", messageId: "m1" }, { type: "start-step" }, { type: "text-start", id: "t1" }]);
@@ -218,7 +205,7 @@ describe("a stream of a paused turn ends at its pause", () => {
       log.append(turn, [...PAUSE]);
       log.end(turn);
       resumedSegment(log, turn);
-      return rest(reader);
+      return readRest(reader);
     });
     expect(text).not.toContain("SEG2-PARTIAL");
     expect(text).toMatch(ENDS_AT_FINISH);
@@ -236,7 +223,7 @@ describe("a stream of a paused turn ends at its pause", () => {
       await reader.read();
       resumedSegment(log, turn);
       log.persist();
-      return rest(reader);
+      return readRest(reader);
     });
     expect(text).not.toContain("SEG2-PARTIAL");
     expect(text).toMatch(ENDS_AT_FINISH);
@@ -255,7 +242,7 @@ describe("a replay whose log is deleted under it", () => {
       const reader = log.open(turn, start, false).getReader();
       await reader.read();
       log.clear();
-      return rest(reader);
+      return readRest(reader);
     });
     expect(text).toBe("dropped");
   });
