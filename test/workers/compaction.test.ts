@@ -123,21 +123,31 @@ describe.each(PROTOCOLS)("a 60-turn session about 4x the window (%s)", (provider
 });
 
 /**
- * Runs turns `from..to` of a session whose model ends every turn with an `ask_user` client call, each message
- * answering the previous turn's call with `tool_results` (the results and the text are one stored message).
- * Returns their statuses.
+ * How a turn after the first supersedes the previous turn's pause: a message with text answering the call with
+ * `tool_results` (the results and the text are one stored message), a message of `tool_results` alone, or
+ * `POST /retry` (the call gets a synthetic result).
  */
-async function askingTurns(s: Setup, from: number, to: number): Promise<string[]> {
+type Supersede = "text" | "results" | "retry";
+
+/**
+ * Runs turns `from..to` of a session whose model ends every turn with an `ask_user` client call, each turn after
+ * the first superseding the previous one's pause as `how` says. Returns their statuses.
+ */
+async function askingTurns(s: Setup, from: number, to: number, how: Supersede = "text"): Promise<string[]> {
   const statuses: string[] = [];
   for (let i = from; i <= to; i++) {
+    // Without the user's text, the model's answers are what makes the session grow.
+    const text = how === "text" ? `Answer ${i}.` : `Answer ${i}: ${userText(i)}`;
     await script(s.model, [
-      {
-        reply: { text: `Answer ${i}.`, tool_calls: [{ id: `call_ask_${i}`, name: "ask_user", input: { q: `q${i}` } }] },
-      },
+      { reply: { text, tool_calls: [{ id: `call_ask_${i}`, name: "ask_user", input: { q: `q${i}` } }] } },
     ]);
-    const body: Record<string, unknown> = { content: userText(i) };
-    if (i > 1) body.tool_results = [{ tool_use_id: `call_ask_${i - 1}`, content: `answer ${i - 1}` }];
-    statuses.push((await send(s, body)).body.status);
+    const results = [{ tool_use_id: `call_ask_${i - 1}`, content: `answer ${i - 1}` }];
+    let res: { body: TurnJson };
+    if (i === 1) res = await send(s, { content: userText(i) });
+    else if (how === "retry") {
+      res = await apiJson<TurnJson>(`/v1/sessions/${s.session}/retry`, { method: "POST", key: s.key });
+    } else res = await send(s, { content: how === "text" ? userText(i) : "", tool_results: results });
+    statuses.push(res.body.status);
   }
   return statuses;
 }
@@ -146,6 +156,34 @@ describe.each(PROTOCOLS)("a session whose every turn pauses on a client call (%s
   it("compacts before the paused call, so every turn fits and no request breaks pairing", async () => {
     const s = await longSession(provider, { tools: [...COMPACTION_TOOLS, clientTool("ask_user")] });
     const statuses = await askingTurns(s, 1, 26);
+    expect(statuses.filter((x) => x !== "awaiting_tool_results")).toEqual([]);
+    const evs = await events(s);
+    expect(evs.filter((e) => e.type === "compaction_failed")).toEqual([]);
+    expect(evs.filter((e) => e.type === "context_compacted").length).toBeGreaterThan(0);
+    const stats = await mockStats(s.model);
+    expect([stats.rejected_p, stats.rejected]).toEqual([0, 0]);
+    expect(pairingProblems(await history(s))).toEqual([]);
+  });
+});
+
+describe.each(PROTOCOLS)("a session that retries every turn paused on a client call (%s)", (provider) => {
+  it("compacts before the paused call, so every retry fits and no request breaks pairing", async () => {
+    const s = await longSession(provider, { tools: [...COMPACTION_TOOLS, clientTool("ask_user")] });
+    const statuses = await askingTurns(s, 1, 26, "retry");
+    expect(statuses.filter((x) => x !== "awaiting_tool_results")).toEqual([]);
+    const evs = await events(s);
+    expect(evs.filter((e) => e.type === "compaction_failed")).toEqual([]);
+    expect(evs.filter((e) => e.type === "context_compacted").length).toBeGreaterThan(0);
+    const stats = await mockStats(s.model);
+    expect([stats.rejected_p, stats.rejected]).toEqual([0, 0]);
+    expect(pairingProblems(await history(s))).toEqual([]);
+  });
+});
+
+describe.each(PROTOCOLS)("a session that answers every paused client call with tool_results alone (%s)", (provider) => {
+  it("compacts before the paused call, so every turn fits and no request breaks pairing", async () => {
+    const s = await longSession(provider, { tools: [...COMPACTION_TOOLS, clientTool("ask_user")] });
+    const statuses = await askingTurns(s, 1, 26, "results");
     expect(statuses.filter((x) => x !== "awaiting_tool_results")).toEqual([]);
     const evs = await events(s);
     expect(evs.filter((e) => e.type === "compaction_failed")).toEqual([]);

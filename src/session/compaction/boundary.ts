@@ -9,7 +9,12 @@
  *   paused turn superseded by a new message: admission writes the results and
  *   the user's text as one message), the assistant message holding those calls,
  *   so the kept side opens summary → calls → results and the text (a session
- *   that pauses every turn, e.g. on an `ask_user` client tool, still compacts);
+ *   that pauses every turn, e.g. on an `ask_user` client tool, still compacts).
+ *   A first message of results alone (a retry's, or `tool_results` with no
+ *   text) goes on with the paused turn: it is cut there only when that turn
+ *   carries no request of the user's own (else that turn's own boundary keeps
+ *   the request with it), so a session that retries every pause, or answers
+ *   each with results alone, still compacts;
  * - no tool_use before it is still unanswered at it, so invariant P holds on
  *   both sides (the kept side never starts with a tool_result);
  * - it is not inside the running turn (at most that turn's first message);
@@ -24,6 +29,8 @@ export function safeBoundaries(messages: readonly Message[], limit: number): num
   const open = new Set<string>();
   // Whether no call was open before the previous message (it opened every call open now).
   let openedByPrevious = false;
+  // Index of the first message of the previous message's turn (the paused turn, at a turn that supersedes it).
+  let turnStart = 0;
   const end = Math.min(limit, messages.length);
   for (let i = 0; i <= end; i++) {
     const m = messages[i];
@@ -35,12 +42,15 @@ export function safeBoundaries(messages: readonly Message[], limit: number): num
       } else if (startsTurn && !hasResults(m)) {
         out.push(i);
       }
-    } else if (m && startsTurn && i > 1 && openedByPrevious && closesAll(m, open) && hasUserContent(m)) {
-      // Cut before the calls instead: the pair stays together on the kept side. Only for a new message: a retry's
-      // (results and notices only) re-runs the turn before, whose own message must stay, as for noticeOnly.
-      out.push(i - 1);
+    } else if (m && startsTurn && i > 1 && openedByPrevious && closesAll(m, open)) {
+      // Cut before the calls instead: the pair stays together on the kept side. A message of results alone (a
+      // retry's, or tool_results with no text) re-runs or goes on with the paused turn, whose request then stays
+      // (its turn's own boundary keeps it); with none of the user's own (that turn opened with results alone too,
+      // as every turn does in a session that retries each pause) there is nothing to keep and no other boundary.
+      if (hasUserContent(m) || !hasRequest(messages, turnStart)) out.push(i - 1);
     }
     if (m === undefined) break;
+    if (m.turn_id !== messages[i - 1]?.turn_id) turnStart = i;
     openedByPrevious = open.size === 0 && m.role === "assistant";
     for (const p of m.parts) {
       if (p.type === "tool_use") open.add(p.id);
@@ -67,6 +77,16 @@ function closesAll(m: Message, open: ReadonlySet<string>): boolean {
 /** Carries something the user sent besides results and service parts: the message starts a new request. */
 function hasUserContent(m: Message): boolean {
   return m.parts.some((p) => p.type !== "tool_result" && p.type !== "notice" && p.type !== "tool_declarations");
+}
+
+/**
+ * Whether the turn opening at `start` answers a request of the user's own: its first message's content or, for a
+ * retry of a failed turn (no message of its own, or notices only), the content of the failed turn's last message.
+ */
+function hasRequest(messages: readonly Message[], start: number): boolean {
+  const first = messages[start];
+  const request = first?.role === "user" && !noticeOnly(first) ? first : messages[start - 1];
+  return request?.role === "user" && hasUserContent(request);
 }
 
 function hasResults(m: Message): boolean {

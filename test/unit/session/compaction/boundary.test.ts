@@ -18,7 +18,8 @@ interface Generated {
  * Random histories shaped like the store writes them: a turn opens with a user message (results of the
  * previous turn's open calls first, then text), steps alternate assistant (text and/or tool_uses) and a user
  * message answering every call (answered, synthesized or skipped results); a turn may pause with open calls,
- * a retry turn may start without a user message, and the newest turn may be running with pending calls.
+ * a retry turn may start without a user message (or, after a pause, with the results alone), and the newest turn
+ * may be running with pending calls.
  */
 function generate(rand: () => number): Generated {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
@@ -42,8 +43,12 @@ function generate(rand: () => number): Generated {
     const turn = `turn_${t}`;
     const last = t === turns - 1;
     const running = last && rand() < 0.5;
-    const retry = t > 0 && open.length === 0 && rand() < 0.15;
-    if (!retry) {
+    const retry = t > 0 && rand() < 0.15;
+    if (retry && open.length > 0) {
+      // A retry (or tool_results with no text) superseding the pause: the results alone.
+      push("user", turn, results());
+      if (running) limit = messages.length - 1;
+    } else if (!retry) {
       push("user", turn, [...results(), { type: "text", text: `user text ${t}` }]);
       if (running) limit = messages.length - 1;
     } else if (running) limit = messages.length;
@@ -225,5 +230,85 @@ describe("compaction boundary (property)", () => {
       },
     ];
     expect(safeBoundaries(messages, 4)).toEqual([2]);
+  });
+
+  it("retries superseding paused turns that carry no request of their own are cut before the paused calls", () => {
+    const use = (seq: number, turn: string, id: string): Message => ({
+      seq,
+      role: "assistant",
+      origin: "model",
+      turn_id: turn,
+      parts: [{ type: "tool_use", id, name: "ask_user", input: {} }],
+      created_at: "",
+    });
+    const superseded = (seq: number, turn: string, id: string): Message => ({
+      seq,
+      role: "user",
+      origin: "synthetic",
+      turn_id: turn,
+      parts: [{ type: "tool_result", tool_use_id: id, content: "superseded", is_error: true }],
+      created_at: "",
+    });
+    const messages: Message[] = [
+      { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "hi" }], created_at: "" },
+      use(2, "t1", "c1"),
+      superseded(3, "t2", "c1"),
+      use(4, "t2", "c2"),
+      superseded(5, "t3", "c2"),
+      use(6, "t3", "c3"),
+      superseded(7, "t4", "c3"),
+    ];
+    // t1's request ("hi") stays with its calls; t2 and t3 opened with results alone: nothing of the user's to keep.
+    expect(safeBoundaries(messages, 6)).toEqual([3, 5]);
+    expect(chooseBoundary(messages, Array(7).fill(1), { limit: 6, keepRecentTurns: 0, maxKeptTokens: 100 })).toBe(5);
+  });
+
+  it("a retry superseding a paused retry of a failed turn is not cut before the calls: the failed turn's message stays", () => {
+    const messages: Message[] = [
+      { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "hi" }], created_at: "" },
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t1",
+        parts: [{ type: "text", text: "yo" }],
+        created_at: "",
+      },
+      // t2 failed before the model answered; t3 retried it (admitted with a tool-set notice, no text) and paused on
+      // a call; t4 retries again.
+      {
+        seq: 3,
+        role: "user",
+        origin: "client",
+        turn_id: "t2",
+        parts: [{ type: "text", text: "the question to re-run" }],
+        created_at: "",
+      },
+      {
+        seq: 4,
+        role: "user",
+        origin: "client",
+        turn_id: "t3",
+        parts: [{ type: "notice", kind: "tools_changed", text: "<tools_added>x</tools_added>" }],
+        created_at: "",
+      },
+      {
+        seq: 5,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t3",
+        parts: [{ type: "tool_use", id: "c1", name: "ask_user", input: {} }],
+        created_at: "",
+      },
+      {
+        seq: 6,
+        role: "user",
+        origin: "synthetic",
+        turn_id: "t4",
+        parts: [{ type: "tool_result", tool_use_id: "c1", content: "superseded", is_error: true }],
+        created_at: "",
+      },
+    ];
+    expect(safeBoundaries(messages, 5)).toEqual([2]);
   });
 });
