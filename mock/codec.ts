@@ -30,8 +30,8 @@ export interface Codec {
   streamFrames(reply: ReplySpec, ctx: RequestContext): string[];
   /** Non-streaming response body. */
   messageBody(reply: ReplySpec, ctx: RequestContext): string;
-  /** The in-stream error frame (Anthropic `event: error`, OpenAI `data: {"error":…}`). */
-  streamErrorFrame(type: string | undefined, message: string | undefined): string;
+  /** The in-stream error frame (Anthropic `event: error`, OpenAI `data: {"error":…}`); `code`: OpenAI's error code. */
+  streamErrorFrame(type: string | undefined, message: string | undefined, code?: string | undefined): string;
   /** Status used when a stream_error step meets a non-streaming request. */
   streamErrorStatus: number;
   malformedFrame: string;

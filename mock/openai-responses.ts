@@ -220,12 +220,16 @@ export const openaiResponsesCodec: Codec = {
   streamFrames,
   messageBody: (reply, ctx) =>
     JSON.stringify(responseObject(reply, resolve(reply, ctx), ctx, `resp_${base62(32)}`, true)),
-  streamErrorFrame: (type, message) =>
+  // The live API nests the error object (openai/openai-dotnet#881), unlike its documented flat shape.
+  streamErrorFrame: (type, message, code) =>
     `event: error\ndata: ${JSON.stringify({
       type: "error",
-      code: type ?? "server_error",
-      message: message ?? "The server had an error while processing your request. Sorry about that!",
-      param: null,
+      error: {
+        type: type ?? "server_error",
+        code: code ?? type ?? "server_error",
+        message: message ?? "The server had an error while processing your request. Sorry about that!",
+        param: null,
+      },
       sequence_number: 0,
     })}\n\n`,
   streamErrorStatus: 500,

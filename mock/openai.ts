@@ -171,13 +171,13 @@ export const openaiCodec: Codec = {
   errorBody,
   streamFrames,
   messageBody,
-  streamErrorFrame: (type, message) =>
+  streamErrorFrame: (type, message, code) =>
     `data: ${JSON.stringify({
       error: {
         message: message ?? ERROR_DEFAULTS[500]![1],
         type: type ?? "server_error",
         param: null,
-        code: null,
+        code: code ?? null,
       },
     })}\n\n`,
   streamErrorStatus: 500,

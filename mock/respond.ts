@@ -139,13 +139,13 @@ async function serve(codec: Codec, res: ServerResponse, ctx: RequestContext, ste
     return;
   }
   if ("stream_error" in step) {
-    const { after_events, type, message, reply } = step.stream_error;
+    const { after_events, type, message, code, reply } = step.stream_error;
     if (!streaming) {
-      sendError(codec, res, { status: codec.streamErrorStatus, type, message });
+      sendError(codec, res, { status: codec.streamErrorStatus, type, message, code });
       return;
     }
     const full = codec.streamFrames(reply ?? defaultReply(codec.brainInput(ctx.body)), ctx);
-    const frames = [...full.slice(0, after_events), codec.streamErrorFrame(type, message)];
+    const frames = [...full.slice(0, after_events), codec.streamErrorFrame(type, message, code)];
     await plan(frames, step.faults, streamHeaders(codec));
     return;
   }

@@ -82,7 +82,8 @@ export interface RawStep {
 }
 
 export interface StreamErrorStep {
-  stream_error: { after_events: number; type?: string; message?: string; reply?: ReplySpec };
+  /** `code`: OpenAI's error code (Responses defaults it to `type`; Chat Completions to null). */
+  stream_error: { after_events: number; type?: string; message?: string; code?: string; reply?: ReplySpec };
   faults?: Faults;
 }
 

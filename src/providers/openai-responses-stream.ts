@@ -69,7 +69,8 @@ export class ResponsesStreamParser implements WireParser {
       case "response.failed":
         throw failure(asObj(response?.error));
       case "error":
-        throw failure(event);
+        // The live API nests the error (`{"type":"error","error":{code, message, …}}`); the documented shape is flat.
+        throw failure(asObj(event.error) ?? event);
     }
     return events;
   }
@@ -224,7 +225,10 @@ function readUsage(usage: Obj | undefined): Partial<Usage> | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** An `error` event or a failed response: a context-length error is an overflow like the HTTP one. */
+/**
+ * An `error` event or a failed response: a context-length error is an overflow like the HTTP one, a rate limit
+ * (`too_many_requests`, `rate_limit_exceeded`) a rate limit like a 429.
+ */
 function failure(error: Obj | undefined): ProviderFailure {
   const code = asStr(error?.code);
   const message = asStr(error?.message) ?? JSON.stringify(error ?? {}).slice(0, 300);
@@ -235,8 +239,10 @@ function failure(error: Obj | undefined): ProviderFailure {
       retryable: true,
     });
   }
+  const type = asStr(error?.type);
+  const limited = [code, type].some((v) => v === "too_many_requests" || v === "rate_limit_exceeded");
   return new ProviderFailure({
-    code: "provider_stream_error",
+    code: limited ? "provider_rate_limited" : "provider_stream_error",
     message: `provider stream error${code ? ` ${code}` : ""}: ${message}`,
     retryable: true,
   });

@@ -1,7 +1,7 @@
 // The mock's OpenAI Responses API (`POST /v1/responses`): strict function_call ↔ function_call_output
 // pairing, and server-side compaction past `compact_threshold` that must come back verbatim.
 import { describe, expect, it } from "vitest";
-import { mockPerFile, openaiHeaders, parseSse } from "./helpers.ts";
+import { mockPerFile, openaiHeaders, parseSse, script } from "./helpers.ts";
 
 const mock = mockPerFile();
 
@@ -84,5 +84,27 @@ describe("mock /v1/responses compaction", () => {
       input: [{ type: "compaction", encrypted_content: "forged" }, say("user", "hi")],
     });
     expect(res.status).toBe(400);
+  });
+});
+
+describe("mock /v1/responses stream_error", () => {
+  it("sends the live API's nested error event after K events", async () => {
+    await script(mock.url, "r-se-nested", [
+      {
+        stream_error: {
+          after_events: 1,
+          type: "invalid_request_error",
+          code: "context_length_exceeded",
+          message: "too long",
+        },
+      },
+    ]);
+    const events = await streamed(await post({ model: "r-se-nested", stream: true, input: "hi" }));
+    expect(events.map((e) => e.type)).toEqual(["response.created", "error"]);
+    expect(events[1]).toEqual({
+      type: "error",
+      error: { type: "invalid_request_error", code: "context_length_exceeded", message: "too long", param: null },
+      sequence_number: 0,
+    });
   });
 });

@@ -200,6 +200,41 @@ describe("openai-responses adapter: stream parsing", () => {
     expect(failure?.error).toMatchObject({ code: "context_overflow", retryable: true });
   });
 
+  it("a context_length_exceeded error event in the live API's nested shape is a context_overflow", async () => {
+    const bytes = frames([
+      created,
+      {
+        type: "error",
+        error: {
+          type: "invalid_request_error",
+          code: "context_length_exceeded",
+          message: "Your input exceeds the context window of this model.",
+          param: "input",
+        },
+        sequence_number: 2,
+      },
+    ]);
+    const { failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+    expect(failure?.error).toMatchObject({
+      code: "context_overflow",
+      message: "provider stream error: Your input exceeds the context window of this model.",
+    });
+  });
+
+  it("a too_many_requests error event in the live API's nested shape is provider_rate_limited", async () => {
+    const bytes = frames([
+      created,
+      {
+        type: "error",
+        error: { type: "too_many_requests", code: "too_many_requests", message: "Too Many Requests", param: null },
+        sequence_number: 2,
+      },
+    ]);
+    const { failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+    expect(failure?.error).toMatchObject({ code: "provider_rate_limited", retryable: true });
+    expect(failure?.error.message).toContain("Too Many Requests");
+  });
+
   it("response.failed is a retryable stream error carrying the provider's message", async () => {
     const bytes = frames([
       created,
