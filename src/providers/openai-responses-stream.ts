@@ -3,6 +3,7 @@ import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asArr, asNum, asObj, asStr, badResponse, type Obj, parseEventData, parseToolInput } from "./json";
 import { RESPONSES_COMPACTION_PROVIDER } from "./openai-responses-body";
+import { isOverflowError } from "./retry";
 import type { EventSourceMessage } from "./sse";
 import { cutReason, type WireParser } from "./stream-driver";
 import { ProviderFailure } from "./types";
@@ -232,7 +233,7 @@ function readUsage(usage: Obj | undefined): Partial<Usage> | undefined {
 function failure(error: Obj | undefined): ProviderFailure {
   const code = asStr(error?.code);
   const message = asStr(error?.message) ?? JSON.stringify(error ?? {}).slice(0, 300);
-  if (code === "context_length_exceeded") {
+  if (isOverflowError(message, code)) {
     return new ProviderFailure({
       code: "context_overflow",
       message: `provider stream error: ${message}`,

@@ -173,11 +173,21 @@ async function classifyErrorResponse(response: Response, signal: AbortSignal): P
  * retries the step (README "Long sessions").
  */
 export function isContextOverflow(status: number, message: string, code?: string): boolean {
-  if (status !== 400 && status !== 413) return false;
-  return (
-    code === "context_length_exceeded" ||
-    /prompt is too long|maximum context length|exceed context limit/i.test(message)
-  );
+  return (status === 400 || status === 413) && isOverflowError(message, code);
+}
+
+/**
+ * The context-length wording of the servers the adapters speak to (OpenAI-compatible ones name no code):
+ * OpenAI and vLLM/sglang "maximum context length", Kimi "exceeded model token limit", Qwen (DashScope)
+ * "Range of input length should be [1, N]", Ollama "prompt too long; exceeded max context length",
+ * llama.cpp "exceeds the available context size", MiniMax "context window exceeds limit".
+ */
+const OVERFLOW_WORDING =
+  /prompt is too long|maximum context length|exceed context limit|exceeded model token limit|range of input length should be|prompt too long|exceeds the available context size|context window exceeds limit/i;
+
+/** `isContextOverflow` for an error with no HTTP status of its own: an error event inside a 200 stream. */
+export function isOverflowError(message: string, code?: string): boolean {
+  return code === "context_length_exceeded" || OVERFLOW_WORDING.test(message);
 }
 
 /** Both protocols wrap errors as `{error: {message, type}}` (OpenAI adds `code`); anything else is shown raw. */

@@ -90,7 +90,7 @@ export interface ProviderError extends ErrorInfo {
     | "provider_idle_timeout"
     | "provider_bad_response"
     | "provider_unreachable"
-    /** The request is longer than the model's context window (Anthropic "prompt is too long" / "exceed context limit", OpenAI `context_length_exceeded`). */
+    /** The request is longer than the model's context window (Anthropic "prompt is too long" / "exceed context limit", OpenAI `context_length_exceeded`, other servers' wording: retry.ts `isOverflowError`). */
     | "context_overflow"
     | "aborted";
   message: string;

@@ -230,6 +230,25 @@ describe("overflow is never terminal", () => {
     expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(true);
   });
 
+  // Answered 200, then an error event: vLLM/sglang's Chat Completions chunk names no code; the Responses API's nests one.
+  it.each([
+    ["openai", { message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens." }],
+    [
+      "openai-responses",
+      { type: "invalid_request_error", code: "context_length_exceeded", message: "Your input is too long." },
+    ],
+  ] as const)(
+    "an in-stream overflow error compacts and retries the step; the turn completes (%s)",
+    async (provider, error) => {
+      const s = await setup({}, provider);
+      await turns(s, 1, 4);
+      await script(s.model, [{ stream_error: { after_events: 1, ...error } }]);
+      const turn = await send(s, { content: userText(5) });
+      expect(turn.body.status).toBe("completed");
+      expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(true);
+    },
+  );
+
   it("a turn that cannot fit fails with a retryable context_overflow, and the next turn recovers", async () => {
     const s = await longSession("openai");
     await turns(s, 1, 2);

@@ -235,6 +235,17 @@ describe("openai-responses adapter: stream parsing", () => {
     expect(failure?.error.message).toContain("Too Many Requests");
   });
 
+  it("an error event without a code that says the request is over the window is a context_overflow", async () => {
+    const error = {
+      type: "BadRequestError",
+      code: null,
+      message: "This model's maximum context length is 4096 tokens.",
+    };
+    const bytes = frames([created, { type: "error", error, sequence_number: 2 }]);
+    const { failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+    expect(failure?.error.code).toBe("context_overflow");
+  });
+
   it("response.failed is a retryable stream error carrying the provider's message", async () => {
     const bytes = frames([
       created,

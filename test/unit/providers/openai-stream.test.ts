@@ -257,6 +257,17 @@ describe("openai adapter: synthesized blocks", () => {
     expect(failure?.message).toContain("upstream died");
   });
 
+  it("an error chunk saying the request is over the window (vLLM, sglang) is context_overflow", async () => {
+    const error = {
+      message:
+        "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+      code: 400,
+    };
+    const { failure } = await runChunks([{ error }]);
+    expect(failure?.error).toMatchObject({ code: "context_overflow", retryable: true });
+    expect(failure?.error.message).toContain("maximum context length is 4096 tokens");
+  });
+
   it("parallel calls all sent at index 0 (Ollama) are told apart by id", async () => {
     const { events, failure } = await runChunks([
       chunk({ tool_calls: [{ index: 0, id: "call_a", function: { name: "read", arguments: '{"f":"a.py"}' } }] }),

@@ -78,6 +78,48 @@ describe("fetchWithRetry", () => {
     expect(fetch.calls).toHaveLength(1);
   });
 
+  it.each([
+    [
+      "Kimi",
+      {
+        error: {
+          message: "Invalid request: Your request exceeded model token limit: 262144 (requested: 291351)",
+          type: "invalid_request_error",
+        },
+      },
+    ],
+    [
+      "Qwen (DashScope)",
+      {
+        error: {
+          message: "<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 129024]",
+          type: "invalid_request_error",
+          code: "invalid_parameter_error",
+        },
+      },
+    ],
+    ["Ollama", { error: "prompt too long; exceeded max context length by 1203 tokens" }],
+    [
+      "llama.cpp",
+      {
+        error: {
+          code: 400,
+          message: "the request exceeds the available context size, try increasing it",
+          type: "exceed_context_size_error",
+        },
+      },
+    ],
+    [
+      "MiniMax",
+      { error: { message: "invalid params, context window exceeds limit (2013)", type: "bad_request_error" } },
+    ],
+  ])("%s's 400 for a request over the window is context_overflow, sent once", async (_server, body) => {
+    const fetch = scriptedFetch([() => jsonResponse(400, body)]);
+    const { failure } = await attempt(fetch);
+    expect(failure?.error).toMatchObject({ code: "context_overflow", status: 400, retryable: true });
+    expect(fetch.calls).toHaveLength(1);
+  });
+
   it("x-should-retry: false stops a retry the status would allow", async () => {
     const fetch = scriptedFetch([() => jsonResponse(500, { error: { message: "no" } }, { "x-should-retry": "false" })]);
     const { failure } = await attempt(fetch);
