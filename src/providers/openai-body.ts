@@ -1,7 +1,8 @@
 /**
  * The request body of the OpenAI Chat Completions protocol: `buildOpenAIBody` projects a StepRequest's canonical
  * messages to wire messages (same-role messages merged, tool results as `tool` messages, reasoning sent back
- * only for thinking models, message-level tool declarations as `system` messages), streaming with usage. Pure.
+ * only for thinking models, message-level tool declarations as `system` messages), streaming with usage, and the
+ * output limit under the name the server at `baseUrl` reads (`maxTokensField`). Pure.
  */
 import type { Message, ToolDeclaration } from "../model/message";
 import { resultText } from "../model/message";
@@ -61,8 +62,25 @@ export function buildOpenAIBody(req: StepRequest): Record<string, unknown> {
   }
   body.stream = true;
   body.stream_options = { include_usage: true };
-  if (req.model.max_tokens !== undefined) body.max_completion_tokens = req.model.max_tokens;
+  if (req.model.max_tokens !== undefined) body[maxTokensField(req.baseUrl)] = req.model.max_tokens;
   return body;
+}
+
+/**
+ * The name of the output limit at this base URL. OpenAI's own API (and Azure OpenAI) takes `max_completion_tokens`
+ * and refuses `max_tokens` for its reasoning models (o-series, gpt-5); the other servers the adapter speaks to
+ * read `max_tokens` (DeepSeek, Qwen, Kimi and Ollama document only it, DeepSeek ignores `max_completion_tokens`;
+ * vLLM, sglang and llama.cpp take both). Absent: OpenAI's API.
+ */
+export function maxTokensField(baseUrl: string | undefined): "max_tokens" | "max_completion_tokens" {
+  if (baseUrl === undefined) return "max_completion_tokens";
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {
+    return "max_tokens";
+  }
+  return host === "api.openai.com" || host.endsWith(".openai.azure.com") ? "max_completion_tokens" : "max_tokens";
 }
 
 type Merged = Pick<Message, "role" | "parts">;

@@ -66,6 +66,11 @@ export interface StepRequest {
    * `context_management` `compaction` with `compact_threshold`).
    */
   compaction?: { trigger: number };
+  /**
+   * The base URL the request is sent to (`ProviderEndpoint.baseUrl`), for what the body depends on: Chat
+   * Completions' output-limit field (`maxTokensField`). Absent: the provider's own API.
+   */
+  baseUrl?: string;
 }
 
 export interface RetryPolicy {

@@ -1,7 +1,18 @@
 // A tool_use cut off by the output limit (issue "the hard edges", item 5): handled as an incomplete
 // block (DESIGN §3, P5): stripped, never persisted, never paired with an empty `{}` input.
 import { describe, expect, it } from "vitest";
-import { clientTool, events, history, mockRequests, pairingProblems, script, send, setup } from "./helpers";
+import {
+  ADMIN,
+  apiJson,
+  clientTool,
+  events,
+  history,
+  mockRequests,
+  pairingProblems,
+  script,
+  send,
+  setup,
+} from "./helpers";
 
 function anthropicCut(text: string, id: string, partialJson: string): string {
   const frames: Array<Record<string, unknown>> = [
@@ -84,5 +95,21 @@ describe.each(["anthropic", "openai"] as const)("a tool_use cut off by max_token
     expect(turn.body.finish_reason).toBe("max_tokens");
     const parts = (await history(s)).flatMap((m) => m.parts);
     expect(parts.filter((p) => p.type === "tool_use")).toEqual([]);
+  });
+});
+
+describe("an openai agent's model.max_tokens", () => {
+  it("reaches a server other than OpenAI's API as max_tokens, the field such servers read", async () => {
+    const s = await setup({}, "openai");
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "openai", name: s.model, max_tokens: 300 } },
+    });
+    expect(put.status).toBe(200);
+    expect((await send(s, { content: "hi" })).body.status).toBe("completed");
+    const [sent] = await mockRequests(s.model);
+    expect(sent?.body).toMatchObject({ max_tokens: 300 });
+    expect(sent?.body).not.toHaveProperty("max_completion_tokens");
   });
 });

@@ -41,8 +41,10 @@ export async function requestSummary(
     parts,
     created_at: "",
   });
+  const endpoint = endpointFromEnv(agent.model.provider, env);
   const req: StepRequest = {
     model: agent.model,
+    baseUrl: endpoint.baseUrl,
     system: prefix ? prefix.system : SUMMARY_SYSTEM,
     messages: [...(context ? [message("assistant", [context])] : []), message("user", [{ type: "text", text }])],
     tools: prefix ? prefix.tools : [],
@@ -64,12 +66,7 @@ export async function requestSummary(
     let status = "ok";
     const answer = async (): Promise<{ ok: true; text: string } | { ok: false; reason: string }> => {
       try {
-        for await (const ev of adapter.stream(
-          req,
-          endpointFromEnv(agent.model.provider, env),
-          policyFor(env),
-          signal,
-        )) {
+        for await (const ev of adapter.stream(req, endpoint, policyFor(env), signal)) {
           if (ev.type === "block_stop" && ev.part.type === "text") text += ev.part.text;
           else if (ev.type === "message_stop") {
             complete = true;

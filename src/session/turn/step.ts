@@ -42,6 +42,7 @@ export function stepRequest(ctx: TurnContext, contract: OutputContract | null, l
   );
   return {
     model: agent.model,
+    baseUrl: endpointFromEnv(agent.model.provider, ctx.deps.env).baseUrl,
     // References work only in the arguments of tools the session runs (http, MCP): only then are they explained.
     system: systemPrompt(agent.system, [
       listing,

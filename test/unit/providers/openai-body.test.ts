@@ -43,6 +43,26 @@ describe("openai buildBody", () => {
     expect(body).not.toHaveProperty("max_completion_tokens");
   });
 
+  it("sends the output limit as max_tokens to a server other than OpenAI's API (DeepSeek reads only max_tokens)", () => {
+    const req = request("openai");
+    req.model = { ...req.model, max_tokens: 512 };
+    req.baseUrl = "https://api.deepseek.com";
+    const body = openai.buildBody(req);
+    expect(body.max_tokens).toBe(512);
+    expect(body).not.toHaveProperty("max_completion_tokens");
+  });
+
+  it("sends the output limit as max_completion_tokens only to OpenAI's API (its reasoning models refuse max_tokens)", () => {
+    for (const baseUrl of ["https://api.openai.com/v1", "https://acme.openai.azure.com/openai/v1"]) {
+      const req = request("openai");
+      req.model = { ...req.model, max_tokens: 512 };
+      req.baseUrl = baseUrl;
+      const body = openai.buildBody(req);
+      expect(body.max_completion_tokens).toBe(512);
+      expect(body).not.toHaveProperty("max_tokens");
+    }
+  });
+
   it("answers tool calls with tool messages in order, before the user's text", () => {
     const req = request("openai", {
       messages: [
