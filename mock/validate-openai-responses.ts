@@ -1,10 +1,12 @@
-// Validation of OpenAI Responses API requests (`POST /v1/responses`): the shape checks, the
+// Validation of OpenAI Responses API requests (`POST /v1/responses`): the shape checks (max_output_tokens >= 16), the
 // `context_management` compaction entry, and the pairing of function_call and function_call_output
 // items, answered with the real API's 400 messages.
 import { isRecord, type Rejection } from "./types.ts";
 import { bad, parametersProblem, unpaired } from "./validate-openai.ts";
 
 const ROLES = ["user", "assistant", "system", "developer"];
+/** The API's least `max_output_tokens`. */
+const MIN_OUTPUT_TOKENS = 16;
 
 export function validateResponsesRequest(body: unknown): Rejection | null {
   if (!isRecord(body)) return bad("Invalid request body: expected a JSON object.");
@@ -26,6 +28,17 @@ export function validateResponsesRequest(body: unknown): Rejection | null {
       const schema = parametersProblem(tool.name, tool.parameters, `tools[${i}].parameters`);
       if (schema) return schema;
     }
+  }
+  const limit = body.max_output_tokens;
+  if (limit !== undefined && limit !== null) {
+    if (typeof limit !== "number" || !Number.isInteger(limit))
+      return bad("Invalid type for 'max_output_tokens': expected an integer.", "max_output_tokens", "invalid_type");
+    if (limit < MIN_OUTPUT_TOKENS)
+      return bad(
+        `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= ${MIN_OUTPUT_TOKENS}, but got ${limit} instead.`,
+        "max_output_tokens",
+        "integer_below_min_value",
+      );
   }
   const cm = contextManagement(body.context_management);
   if (cm !== null && "status" in cm) return cm;

@@ -1,13 +1,14 @@
 /**
  * Validation of an agent PUT body into the stored AgentConfig. `normalizeAgent` checks the name, tool names
- * (no built-in or `mcp__` names, no duplicates), object-rooted input schemas and outbound URLs, then fills every
- * default; it throws ApiError (400/422) on the first problem and does no I/O. `AGENT_NAME` is the name pattern.
+ * (no built-in or `mcp__` names, no duplicates), object-rooted input schemas, outbound URLs and the provider's
+ * least output limit, then fills every default; it throws ApiError (400/422) on the first problem and does no I/O.
+ * `AGENT_NAME` is the name pattern.
  */
 import { ApiError } from "../http/errors";
 import { check } from "../http/validate";
 import { compileStrict } from "../json-schema/compile";
 import type { JsonObject } from "../model/json";
-import { DEFAULT_CONTEXT_WINDOW } from "../providers/types";
+import { DEFAULT_CONTEXT_WINDOW, RESPONSES_MIN_OUTPUT_TOKENS } from "../providers/types";
 import { usableSecret } from "../runs/signature";
 import { PLAIN_TOOLS_MAX, projectionFor } from "../tools/disclosure";
 import { checkOutboundUrl } from "../tools/outbound";
@@ -127,6 +128,20 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
       );
     }
   });
+  // The schema's minimum is 1 for every provider; the Responses API refuses max_output_tokens below 16, so such an
+  // agent would fail every turn.
+  const maxTokens = body.model.max_tokens;
+  if (
+    body.model.provider === "openai-responses" &&
+    maxTokens !== undefined &&
+    maxTokens < RESPONSES_MIN_OUTPUT_TOKENS
+  ) {
+    throw new ApiError(
+      400,
+      "invalid_request",
+      `model.max_tokens: must be at least ${RESPONSES_MIN_OUTPUT_TOKENS} for openai-responses, the Responses API's minimum max_output_tokens (got ${maxTokens})`,
+    );
+  }
   const caps = body.model.capabilities ?? {};
   const config: AgentConfig = {
     name,

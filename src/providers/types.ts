@@ -31,6 +31,9 @@ export const DEFAULT_CONTEXT_WINDOW: Record<ProviderName, number> = {
   "openai-responses": 128_000,
 };
 
+/** The Responses API refuses `max_output_tokens` below this ("integer_below_min_value"). */
+export const RESPONSES_MIN_OUTPUT_TOKENS = 16;
+
 export function contextWindow(model: ModelConfig): number {
   return model.context_window ?? DEFAULT_CONTEXT_WINDOW[model.provider];
 }

@@ -302,6 +302,21 @@ describe("agents", () => {
     }
   });
 
+  it("refuses an openai-responses max_tokens below 16 with a JSON 400 and keeps the stored agent", async () => {
+    const name = uid("responses-min-tokens");
+    const model = { provider: "openai-responses", name: "m", max_tokens: 64 };
+    expect((await apiJson(`/v1/agents/${name}`, { method: "PUT", key: ADMIN, json: { model } })).status).toBe(201);
+    const res = await apiJson<ErrorBody>(`/v1/agents/${name}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { ...model, max_tokens: 8 } },
+    });
+    expect([res.status, res.body.error.code]).toEqual([400, "invalid_request"]);
+    expect(res.body.error.message).toContain("model.max_tokens: must be at least 16");
+    const got = await apiJson<{ model: { max_tokens: number } }>(`/v1/agents/${name}`, { key: ADMIN });
+    expect(got.body.model.max_tokens).toBe(64);
+  });
+
   it("answers 404 for deleting an unknown agent and leaves the agent-config epoch alone", async () => {
     const epoch = () => env.DB.prepare("SELECT epoch FROM agent_epoch WHERE id = 1").first<number>("epoch");
     const before = await epoch();

@@ -138,3 +138,27 @@ describe("normalizeAgent: webhook secrets", () => {
     expect(put).toThrow(expect.objectContaining({ status: 400, code: "invalid_request" }));
   });
 });
+
+describe("normalizeAgent: model.max_tokens", () => {
+  const refusal = (body: unknown) => {
+    try {
+      normalizeAgent("a", body);
+    } catch (e) {
+      return e as { status: number; code: string; message: string };
+    }
+    return null;
+  };
+
+  it("refuses below 16 for openai-responses (the Responses API refuses a smaller max_output_tokens)", () => {
+    const e = refusal({ model: { provider: "openai-responses", name: "m", max_tokens: 15 } });
+    expect(e).toMatchObject({ status: 400, code: "invalid_request" });
+    expect(e?.message).toMatch(/^model\.max_tokens: must be at least 16 for openai-responses/);
+  });
+
+  it("accepts 16 for openai-responses, and below 16 for the other providers", () => {
+    expect(
+      normalizeAgent("a", { model: { provider: "openai-responses", name: "m", max_tokens: 16 } }).model.max_tokens,
+    ).toBe(16);
+    expect(normalizeAgent("a", { model: { provider: "openai", name: "m", max_tokens: 8 } }).model.max_tokens).toBe(8);
+  });
+});

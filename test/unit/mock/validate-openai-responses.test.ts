@@ -13,3 +13,18 @@ describe("validateResponsesRequest: tools", () => {
     });
   });
 });
+
+describe("validateResponsesRequest: max_output_tokens", () => {
+  it("refuses a value below 16, as the API does", () => {
+    expect(validateResponsesRequest({ model: "m", input: "hi", max_output_tokens: 15 })).toMatchObject({
+      status: 400,
+      message: "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got 15 instead.",
+      param: "max_output_tokens",
+      code: "integer_below_min_value",
+    });
+  });
+
+  it("accepts 16", () => {
+    expect(validateResponsesRequest({ model: "m", input: "hi", max_output_tokens: 16 })).toBeNull();
+  });
+});
