@@ -120,15 +120,18 @@ export class AgentCache {
 
   /**
    * The agent's config for work with no worker's epoch (null: the agent was deleted); see the file's note.
-   * `admission`: the work admits a new turn (a run's start or resumption).
+   * `admission`: the work admits a new turn (a run's start or resumption). `gone`: as for `resolve`; a session
+   * deleted during the D1 read gets null, and the caller, which checks the same, stops.
    */
-  async current(name: string, admission = false): Promise<AgentConfig | null> {
+  async current(name: string, admission = false, gone = () => false): Promise<AgentConfig | null> {
     const cached = this.#cached(name);
     if (cached && (Date.now() - cached.fetchedAt <= AGENT_COPY_MAX_AGE_MS || !this.#mayRefresh(admission))) {
       return cached.config;
     }
     const before = this.#turn();
     const { config, epoch } = await readAgent(this.#db(), name);
+    // Its tables were dropped meanwhile: reading the turn or storing the copy would throw "no such table".
+    if (gone()) return null;
     // A run starts only where no one else's pause waits (session-runs.ts `blocked`), so its admission, which
     // nothing refuses, ends any pause left: the copy can be stored at once. Unless a turn opened or resumed
     // during the read: that turn keeps its copy (the caller checks again and does not start).
@@ -144,11 +147,11 @@ export class AgentCache {
    * the open turn keeps its copy. Else a turn paused for an hour would have its notices, and another run's
    * callbacks, signed with a secret the operator removed meanwhile.
    */
-  async signing(name: string): Promise<AgentConfig | null> {
+  async signing(name: string, gone = () => false): Promise<AgentConfig | null> {
     const cached = this.#cached(name);
     const stale = cached !== null && Date.now() - cached.fetchedAt > AGENT_COPY_MAX_AGE_MS;
     if (stale && this.#open() !== null) return (await readAgent(this.#db(), name)).config;
-    return this.current(name);
+    return this.current(name, false, gone);
   }
 
   /**

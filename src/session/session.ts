@@ -94,8 +94,8 @@ export class Session extends DurableObject<Env> {
       this.#env,
       () => this.#info()?.id ?? "?",
       () => this.#info()?.agent ?? null,
-      (name, admission) => this.#agents.current(name, admission),
-      (name) => this.#agents.signing(name),
+      (name, admission) => this.#agents.current(name, admission, this.#goneSince()),
+      (name) => this.#agents.signing(name, this.#goneSince()),
     );
     this.#sweeper = new Sweeper(this.#storage, this.#scheduler, retentionOf(env), () => this.#engine.running !== null);
     this.#agents = new AgentCache(
@@ -180,8 +180,13 @@ export class Session extends DurableObject<Env> {
     arg: AgentArg,
     admission = false,
   ): Promise<Result<{ agent: AgentConfig; commit?: () => void }>> {
+    return this.#agents.resolve(info.agent, arg, admission, this.#goneSince());
+  }
+
+  /** Asks, after an await, whether the session was deleted (or is being) since now: its tables may be gone. */
+  #goneSince(): () => boolean {
     const generation = this.#engine.generation;
-    return this.#agents.resolve(info.agent, arg, admission, () => this.#engine.stale(generation));
+    return () => this.#engine.stale(generation);
   }
 
   /**

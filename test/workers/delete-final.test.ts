@@ -1,6 +1,6 @@
-import { runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { handToSession } from "../../src/runs/admission";
 import type { Session } from "../../src/session/session";
 import { api, apiJson, mockRequests, script, uid } from "./helpers";
@@ -248,5 +248,48 @@ describe("DELETE while a call re-reads its agent from D1", () => {
         hold.restore();
       }
     });
+  });
+  it("a queued run starting stops quietly, reading nothing of the dropped tables", async () => {
+    const s = await runSetup();
+    const session = (
+      await apiJson<{ id: string }>("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent } })
+    ).body.id;
+    // A copy over a minute old, held by a restarted object only: the run's start re-reads the agent from D1.
+    await runInDurableObject(runStub(s, session), (_i, state) => {
+      state.storage.sql.exec("UPDATE agent_config SET fetched_at = ?", new Date(Date.now() - 61_000).toISOString());
+    });
+    await abortAllDurableObjects();
+    const failed = await runInDurableObject(runStub(s, session), async (instance: Session, state) => {
+      const run = uid("run_deleted");
+      const now = new Date().toISOString();
+      state.storage.sql.exec(
+        "INSERT INTO runs (id, agent, status, input, json_schema, created_at) VALUES (?, ?, 'queued', ?, NULL, ?)",
+        run,
+        s.agent,
+        JSON.stringify([{ type: "text", text: "report" }]),
+        now,
+      );
+      state.storage.sql.exec(
+        "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, 'run', ?, 0, ?)",
+        `run:${run}`,
+        run,
+        now,
+      );
+      const hold = holdAgentRead(instance);
+      const errors = vi.spyOn(console, "error");
+      try {
+        const alarm = instance.alarm();
+        await hold.started;
+        expect((await instance.destroy(s.tenant, session)).ok).toBe(true);
+        hold.release();
+        await alarm;
+        return errors.mock.calls.map((c) => String(c[0])).filter((line) => line.includes(run));
+      } finally {
+        errors.mockRestore();
+        hold.restore();
+      }
+    });
+    expect(failed).toEqual([]);
+    expect(await rowsLeft(runStub(s, session))).toEqual({});
   });
 });

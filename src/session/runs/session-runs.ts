@@ -62,7 +62,8 @@ export class SessionRuns {
    * at most a minute old (src/session/agent-cache.ts): a run started later than
    * it was accepted uses a config reconfigured meanwhile within that bound.
    * `signer` gives the config whose secrets sign callbacks and approval notices: at most a minute old even while
-   * a turn is open and keeps an older copy (AgentCache.signing).
+   * a turn is open and keeps an older copy (AgentCache.signing). Both answer null, reading nothing more, when the
+   * session is deleted during their D1 read; the work checks `#gone` after each and stops.
    */
   constructor(
     engine: SessionEngine,
@@ -436,6 +437,7 @@ export class SessionRuns {
   async #expire(job: Job): Promise<void> {
     const name = this.#agentName();
     const agent = name ? await this.#agent(name) : null;
+    if (this.#gone) return; // deleted during the agent's read: the job went with the tables
     if (agent) await this.#engine.expireApproval(agent, job.ref);
     this.#scheduler.remove("approval", job.ref);
   }
