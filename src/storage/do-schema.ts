@@ -201,6 +201,9 @@ const MIGRATIONS: ReadonlyArray<string | ((sql: SqlStorage) => void)> = [
   // v14: whether a decision was already told on the turn's stream (at the pause of the step it was decided in,
   // while a sibling ran), so the segment that resumes the turn does not tell it again.
   `ALTER TABLE approvals ADD COLUMN announced INTEGER NOT NULL DEFAULT 0;`,
+  // v15: whether a call's result was told on the turn's stream as its step ran (the session answered it, a client
+  // tool's call with invalid arguments say), so the segment that resumes the turn does not tell it again.
+  `ALTER TABLE tool_calls ADD COLUMN announced INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /** Rebuilds `table` from its own DDL minus AUTOINCREMENT (rows, ids and indexes kept). */

@@ -252,6 +252,36 @@ describe("the AI SDK's default reconnect URL (useChat resume: true)", () => {
     ]);
   });
 
+  it("tells a call the session answered itself once, in the turn's stream and its replay, across the pause", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            // q must be a string: the tool phase answers this call itself; the step pauses for the other.
+            { id: "toolu_once_bad", name: "ask_user", input: { q: 7 } },
+            { id: "toolu_once_ok", name: "ask_user", input: { q: "which?" } },
+          ],
+        },
+      },
+      { reply: { text: "Blue it is." } },
+    ]);
+    await pauseForClient(s);
+    const resumed = await api(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_once_ok", content: "blue" }] },
+    });
+    await resumed.text();
+    const chunks = (await sseFrames(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key })))
+      .filter((f) => f.data !== "[DONE]")
+      .map((f) => JSON.parse(f.data) as { type: string; toolCallId?: string });
+    const outcomes = (id: string) =>
+      chunks.filter((c) => c.toolCallId === id && /^tool-(input-error|output-)/.test(c.type)).map((c) => c.type);
+    expect(outcomes("toolu_once_bad")).toEqual(["tool-input-error"]);
+    expect(outcomes("toolu_once_ok")).toEqual(["tool-output-available"]);
+  });
+
   it("answers 204 when no turn is streaming", async () => {
     const s = await setup();
     expect((await api(`/v1/sessions/${s.session}/chat/${s.session}/stream`, { key: s.key })).status).toBe(204);

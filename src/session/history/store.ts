@@ -42,6 +42,8 @@ export interface ToolCallRow {
   result: string | null;
   is_error: number;
   answered_seq: number | null;
+  /** 1 once its result was told on the turn's stream as its step ran (the tool phase stored it). */
+  announced: number;
   [key: string]: string | number | null;
 }
 
@@ -364,15 +366,24 @@ export class HistoryStore {
     }
   }
 
-  /** Stores a result without writing history yet (siblings may still be running). */
-  /** Stores a pending call's result; false (nothing written) when the call already has one. */
-  storeResult(id: string, state: Exclude<CallState, "pending">, content: ToolResultContent, isError: boolean): boolean {
+  /**
+   * Stores a pending call's result without writing history yet (siblings may still be running); false (nothing
+   * written) when the call already has one. `announced`: the caller tells it on the turn's stream now.
+   */
+  storeResult(
+    id: string,
+    state: Exclude<CallState, "pending">,
+    content: ToolResultContent,
+    isError: boolean,
+    announced = false,
+  ): boolean {
     const written = write(
       this.#sql,
-      "UPDATE tool_calls SET state = ?, result = ?, is_error = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
+      "UPDATE tool_calls SET state = ?, result = ?, is_error = ?, announced = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
       state,
       JSON.stringify(boundResultContent(content)),
       isError ? 1 : 0,
+      announced ? 1 : 0,
       nowIso(),
       id,
     );

@@ -118,11 +118,12 @@ export function awaitingClient(history: HistoryStore, approvals: ApprovalStore):
 /**
  * Tells the turn's stream the results clients gave for `calls` (the client calls among them that have one): other
  * tabs see the answer, and a replay carries it after the call it answers. Said as results of an earlier segment,
- * which the encoder sends for calls it did not open itself (and once per call in a segment).
+ * which the encoder sends for calls it did not open itself (and once per call in a segment). A call the session
+ * answered itself (invalid arguments, say) was told with its step (`announced`), perhaps in an earlier segment.
  */
 export function announceClientResults(ctx: Pick<TurnContext, "out">, calls: readonly ToolCallRow[]): void {
   for (const call of calls) {
-    if (call.execution !== "client" || call.state !== "resolved") continue;
+    if (call.execution !== "client" || call.state !== "resolved" || call.announced === 1) continue;
     const { content, is_error } = storedResultPart(call);
     ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content, is_error, earlier: true });
   }

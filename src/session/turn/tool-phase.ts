@@ -71,9 +71,10 @@ export async function runTools(
     onResult: (call, outcome, load) => {
       // A cancelled or failed turn has stopped: a call that still finishes writes nothing.
       if (ctx.signal.aborted) return;
-      // The result and the loads it announces commit together: no tool is marked loaded without it.
+      // The result and the loads it announces commit together: no tool is marked loaded without it. Marked as
+      // told (just below), so a segment resuming the step does not tell a client tool's call answered here again.
       const loads = ctx.tx(() =>
-        history.storeResult(call.id, "resolved", outcome.content, outcome.is_error)
+        history.storeResult(call.id, "resolved", outcome.content, outcome.is_error, true)
           ? loadInStep(load, call.name)
           : null,
       );

@@ -135,6 +135,7 @@ describe("toolChoice during a paused turn (results stored, not yet in history)",
       result: JSON.stringify([{ type: "tool_reference", tool_name: tool.name }]),
       is_error: 0,
       answered_seq: null,
+      announced: 1,
     };
     const s = session("m-choice-ref", [tool], [open]);
     s.loaded.add([tool.name], "select_tools");
