@@ -213,6 +213,76 @@ describe("a client result while a sibling server call still runs", () => {
   });
 });
 
+describe("a client result announced mid-step, while a sibling server call still runs", () => {
+  type ToolChunk = { type: string; toolCallId?: string; output?: unknown; providerExecuted?: boolean };
+  /** The outcome chunks of `id` among `chunks`: what a client sees the call end with. */
+  const outcomes = (chunks: ToolChunk[], id: string) =>
+    chunks.filter((c) => c.toolCallId === id && /^tool-(input-error|output-)/.test(c.type));
+
+  it("is taken once: a repeat is refused as late, and history holds the client's result once", async () => {
+    const s = await setup({ tools: [chargeCard, clientTool("pick_card")] });
+    const first = await pickBesideCharge(s, "toolu_mid_once");
+    const result = { tool_use_id: "toolu_mid_once", content: "visa ending 42" };
+    // Asked as a stream, the answer comes once the result is stored, while charge_card still runs.
+    const taken = await api(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [result] },
+      headers: { accept: "text/event-stream" },
+    });
+    expect(taken.status).toBe(200);
+    const again = await apiJson<ErrorBody>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [result] },
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("late_result");
+    await taken.text();
+    await (await first).text();
+    const results = (await history(s)).flatMap((m) => m.parts).filter((p) => p.tool_use_id === "toolu_mid_once");
+    expect(results.map((p) => [p.type, p.content])).toEqual([["tool_result", "visa ending 42"]]);
+  });
+
+  it("is told once on the turn's stream, and the turn goes on once the server call is done", async () => {
+    const s = await setup({ tools: [chargeCard, clientTool("pick_card")] });
+    const first = await pickBesideCharge(s, "toolu_mid_told");
+    const answered = await api(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_mid_told", content: "visa ending 42" }] },
+      headers: { accept: "application/json" },
+    });
+    expect(answered.status).toBe(200);
+    const chunks = await uiChunks<ToolChunk & { delta?: string }>(await first);
+    expect(outcomes(chunks, "toolu_mid_told")).toEqual([
+      { type: "tool-output-available", toolCallId: "toolu_mid_told", output: "visa ending 42", dynamic: true },
+    ]);
+    // Told after the server call's own result, with the step, and the next step follows.
+    const order = chunks.filter((c) => /^tool-output-/.test(c.type)).map((c) => c.toolCallId);
+    expect(order).toEqual(["toolu_charge", "toolu_mid_told"]);
+    const text = chunks.filter((c) => c.type === "text-delta").map((c) => c.delta);
+    expect(text.join("")).toBe("Charged the picked card.");
+    expect(chunks.at(-1)?.type).toBe("finish");
+  });
+
+  it("is replayed once, its call as already run", async () => {
+    const s = await setup({ tools: [chargeCard, clientTool("pick_card")] });
+    const first = await pickBesideCharge(s, "toolu_mid_replay");
+    const answered = await apiJson<TurnJson>(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_mid_replay", content: "visa ending 42" }] },
+    });
+    expect(answered.body.status).toBe("completed");
+    await (await first).text();
+    const replay = await uiChunks<ToolChunk>(await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }));
+    expect(outcomes(replay, "toolu_mid_replay").map((c) => c.type)).toEqual(["tool-output-available"]);
+    const offer = replay.filter((c) => c.type === "tool-input-available" && c.toolCallId === "toolu_mid_replay");
+    expect(offer.map((c) => c.providerExecuted)).toEqual([true]);
+  });
+});
+
 describe("the turn's answer once a server call beside a client call is approved", () => {
   it("lists only the client call as awaiting a result: the approved call runs on the server", async () => {
     const s = await setup({
