@@ -93,6 +93,29 @@ describe("structured output: schema compile", () => {
     const declared = tools.find((t) => t.name === "structured_output")?.input_schema;
     expect(Object.keys(declared?.properties ?? {})).toEqual(["meow", "bark"]);
   });
+  it("declares the fields of a union nested in a root union branch, through a $ref", async () => {
+    const s = await setup();
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_nu", name: "structured_output", input: { purr_nu: "soft" } }] } },
+    ]);
+    const pet = {
+      anyOf: [{ $ref: "#/$defs/Feline" }, { $ref: "#/$defs/Dog" }],
+      $defs: {
+        Feline: { oneOf: [{ $ref: "#/$defs/Cat" }, { $ref: "#/$defs/Lion" }] },
+        Cat: { type: "object", properties: { purr_nu: { type: "string" } }, required: ["purr_nu"] },
+        Lion: { type: "object", properties: { roar_nu: { type: "string" } }, required: ["roar_nu"] },
+        Dog: { type: "object", properties: { bark_nu: { type: "string" } }, required: ["bark_nu"] },
+      },
+    };
+    const body = (await send(s, { content: "a pet", json_schema: pet })).body as unknown as Turn;
+    expect(body).toMatchObject({ status: "completed", structured_result: { purr_nu: "soft" } });
+    const tools = ((await mockRequests(s.model))[0]?.body.tools ?? []) as Array<{
+      name: string;
+      input_schema: { properties?: object };
+    }>;
+    const declared = tools.find((t) => t.name === "structured_output")?.input_schema;
+    expect(Object.keys(declared?.properties ?? {})).toEqual(["purr_nu", "roar_nu", "bark_nu"]);
+  });
 });
 
 describe("structured output: turns", () => {

@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { validateAnthropicRequest } from "../../../mock/validate-anthropic.ts";
+import { validateOpenAIRequest } from "../../../mock/validate-openai.ts";
+import { validateResponsesRequest } from "../../../mock/validate-openai-responses.ts";
 import type { JsonObject } from "../../../src/model/json";
 import { anthropic } from "../../../src/providers/anthropic";
 import { declaredSchema } from "../../../src/providers/declared-schema";
@@ -98,6 +101,78 @@ describe("declaredSchema", () => {
     expect(out.description).toContain("requiring {x_chain}");
   });
 
+  it("folds a union nested inline in a root anyOf branch, declaring its alternatives' fields", () => {
+    const out = declaredSchema({
+      anyOf: [
+        { type: "object", properties: { id_n1: { type: "string" } }, required: ["id_n1", "mode_n1"] },
+        {
+          anyOf: [
+            { properties: { path_n1: { type: "string" } }, required: ["path_n1", "mode_n1"] },
+            { properties: { url_n1: { type: "string" } }, required: ["url_n1", "mode_n1"] },
+          ],
+        },
+      ],
+      properties: { mode_n1: { type: "string" } },
+    });
+    expect(Object.keys(out.properties as JsonObject)).toEqual(["mode_n1", "id_n1", "path_n1", "url_n1"]);
+    expect(out.required).toEqual(["mode_n1"]);
+    expect(out.description).toContain(
+      "requiring {id_n1, mode_n1} | (at least one of 2 alternatives (anyOf), requiring {path_n1, mode_n1} | {url_n1, mode_n1})",
+    );
+  });
+
+  it("folds a root oneOf branch that is a $ref to a union, declaring that union's fields", () => {
+    const out = declaredSchema({
+      oneOf: [{ $ref: "#/$defs/Pet" }, { $ref: "#/$defs/Car" }],
+      $defs: {
+        Pet: { anyOf: [{ $ref: "#/$defs/Cat" }, { $ref: "#/$defs/Dog" }] },
+        Cat: { type: "object", properties: { meow_n2: { type: "string" } }, required: ["meow_n2"] },
+        Dog: { type: "object", properties: { bark_n2: { type: "string" } }, required: ["bark_n2"] },
+        Car: { type: "object", properties: { wheels_n2: { type: "integer" } }, required: ["wheels_n2"] },
+      },
+    });
+    expect(Object.keys(out.properties as JsonObject)).toEqual(["meow_n2", "bark_n2", "wheels_n2"]);
+    expect(out).not.toHaveProperty("required");
+  });
+
+  it("adds what every alternative of a union inside allOf requires", () => {
+    const out = declaredSchema({
+      allOf: [
+        { type: "object", properties: { name_n3: { type: "string" } }, required: ["name_n3"] },
+        {
+          oneOf: [
+            { properties: { a_n3: { type: "string" }, b_n3: { type: "string" } }, required: ["a_n3", "b_n3"] },
+            { properties: { a_n3: { type: "string" }, c_n3: { type: "string" } }, required: ["a_n3", "c_n3"] },
+          ],
+        },
+      ],
+    });
+    expect(Object.keys(out.properties as JsonObject)).toEqual(["name_n3", "a_n3", "b_n3", "c_n3"]);
+    expect(out.required).toEqual(["name_n3", "a_n3"]);
+  });
+
+  it("stops at a union that refers back to itself, keeping the other branches' fields", () => {
+    const out = declaredSchema({
+      anyOf: [{ $ref: "#/$defs/Tree" }],
+      $defs: {
+        Tree: {
+          anyOf: [{ $ref: "#/$defs/Tree" }, { properties: { leaf_n4: { type: "string" } }, required: ["leaf_n4"] }],
+        },
+      },
+    });
+    expect(out.properties).toEqual({ leaf_n4: { type: "string" } });
+    expect(out).not.toHaveProperty("required");
+  });
+
+  it("folds a union of refs to unions of refs, 2^24 paths deep, within its bound", () => {
+    // Each level's union names the next level twice: unbounded, the fold would take 2^24 steps.
+    const defs: JsonObject = { L24: { properties: { deep_n5: { type: "string" } }, required: ["deep_n5"] } };
+    for (let i = 0; i < 24; i++)
+      defs[`L${i}`] = { anyOf: [{ $ref: `#/$defs/L${i + 1}` }, { $ref: `#/$defs/L${i + 1}` }] };
+    const out = declaredSchema({ anyOf: [{ $ref: "#/$defs/L0" }], $defs: defs });
+    expect(out.properties).toEqual({ deep_n5: { type: "string" } });
+  });
+
   it.each([
     ["anthropic", () => anthropic.buildBody(request("anthropic", { tools: [decl] })).tools],
     ["openai", () => openai.buildBody(request("openai", { tools: [decl] })).tools],
@@ -139,4 +214,37 @@ describe("declaredSchema", () => {
     expect(Object.keys(sent.properties as JsonObject)).toEqual(["meow", "bark"]);
     expect(sent.description).toContain("requiring {meow} | {bark}");
   });
+
+  /** A tool whose root anyOf has a branch that is a $ref to another union (zod's nested discriminated unions). */
+  const nested: { name: string; description: string; input_schema: JsonObject } = {
+    name: "nested_ds",
+    description: "a shape",
+    input_schema: {
+      anyOf: [{ $ref: "#/$defs/Round" }, { properties: { side_n6: { type: "number" } }, required: ["side_n6"] }],
+      $defs: {
+        Round: {
+          oneOf: [
+            { type: "object", properties: { radius_n6: { type: "number" } }, required: ["radius_n6"] },
+            { type: "object", properties: { axes_n6: { type: "array" } }, required: ["axes_n6"] },
+          ],
+        },
+      },
+    },
+  };
+
+  const nestedBody = (adapter: typeof anthropic, provider: "anthropic" | "openai" | "openai-responses") =>
+    adapter.buildBody(request(provider, { tools: [nested] }));
+
+  it.each([
+    ["anthropic", nestedBody(anthropic, "anthropic"), validateAnthropicRequest, ["input_schema"]],
+    ["openai", nestedBody(openai, "openai"), validateOpenAIRequest, ["function", "parameters"]],
+    ["openai-responses", nestedBody(openaiResponses, "openai-responses"), validateResponsesRequest, ["parameters"]],
+  ])(
+    "sends a nested union to the %s body with every alternative's fields, and the mock accepts it",
+    (_p, body, check, path) => {
+      expect(check(body)).toBeNull();
+      const sent = at(body, "tools", "0", ...path);
+      expect(Object.keys(sent.properties as JsonObject)).toEqual(["radius_n6", "axes_n6", "side_n6"]);
+    },
+  );
 });
