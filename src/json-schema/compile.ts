@@ -9,12 +9,12 @@
  * schemas do not come here: they are compiled at build time (`validate-fixed.ts`).
  */
 import { dereference, type Schema, type SchemaDraft, validate } from "@cfworker/json-schema";
-import { canonical } from "../model/json";
 import { utf8Bytes } from "../storage/fit";
 import { cfworkerIssues } from "./cfworker-issues";
 import type { SchemaResult } from "./issue";
 import { localRefTarget, MAX_SHAPE_DEPTH } from "./local-ref";
-import { reduceIssues, valueAt } from "./reduce-issues";
+import { reduceIssues } from "./reduce-issues";
+import { duplicatedArrays, lookupWith, replaceUniqueItems, uniqueItemsErrors } from "./unique-items";
 import { checkSchemaTree } from "./walk";
 
 export const DEFAULT_MAX_SCHEMA_BYTES = 4 * 1024 * 1024;
@@ -136,18 +136,6 @@ function moreNodesThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** Whether any array in `value` holds two JSON-equal items: linear per array, with a set of canonical texts. */
-function hasDuplicateItems(value: unknown): boolean {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v !== "object" || v === null) continue;
-    if (Array.isArray(v) && v.length > 1 && new Set(v.map(canonical)).size < v.length) return true;
-    for (const child of Object.values(v)) stack.push(child);
-  }
-  return false;
-}
-
 /** A schema as the validator holds it: the tree and its `$ref` lookup table. */
 interface Prepared {
   schema: Schema | boolean;
@@ -159,6 +147,7 @@ function prepare(schema: unknown): Prepared {
 }
 
 class Compiled implements CompiledSchema {
+  /** The schema with each `uniqueItems` in its linear form (unique-items.ts), when it has any. */
   readonly #exact: Prepared;
   /** The same schema without `uniqueItems`, when it has any (see `validate`). */
   readonly #noUnique: Prepared | undefined;
@@ -176,16 +165,17 @@ class Compiled implements CompiledSchema {
   validate(value: unknown): SchemaResult {
     let errors: ReturnType<typeof validate>["errors"];
     try {
-      // The validator compares every pair of items for uniqueItems, even when all differ (seconds for
-      // 30,000 numbers). Where no array of the value holds two equal items the keyword cannot fail,
-      // so the schema without it gives the same verdict and issues.
-      const prepared = this.#noUnique && !hasDuplicateItems(value) ? this.#noUnique : this.#exact;
-      const run = (shortCircuit: boolean) =>
-        validate(value, prepared.schema, this.draft, prepared.lookup, shortCircuit);
+      // Where no array of the value holds two equal items uniqueItems cannot fail, so the schema without it gives
+      // the same verdict and issues; otherwise the value's duplicated arrays are what it refuses.
+      const duplicated = this.#noUnique ? duplicatedArrays(value) : [];
+      const prepared = this.#noUnique && duplicated.length === 0 ? this.#noUnique : this.#exact;
+      const lookup = duplicated.length > 0 ? lookupWith(prepared.lookup, duplicated) : prepared.lookup;
+      const run = (shortCircuit: boolean) => validate(value, prepared.schema, this.draft, lookup, shortCircuit);
       // Stopping at the first bad item or property gives the same verdict at a bounded cost.
       const first = run(true);
       if (first.valid) return { ok: true };
       errors = moreNodesThan(value, MAX_LISTED_NODES) ? first.errors : run(false).errors;
+      if (duplicated.length > 0) errors = uniqueItemsErrors(errors, prepared.schema, lookup, value);
     } catch (e) {
       // Non-JSON values (undefined, bigint) and pathological recursion end up here, not as a crash.
       const reason = e instanceof Error ? e.message.split("\n")[0] : String(e);
@@ -194,13 +184,6 @@ class Compiled implements CompiledSchema {
     }
     return { ok: false, ...reduceIssues(cfworkerIssues(errors, value), value) };
   }
-}
-
-/** A copy of the checked schema without the `uniqueItems: true` at `pointers` (subschema positions). */
-function withoutUniqueItems(schema: unknown, pointers: readonly string[]): unknown {
-  const copy: unknown = JSON.parse(JSON.stringify(schema));
-  for (const pointer of pointers) delete (valueAt(copy, pointer) as { uniqueItems?: unknown }).uniqueItems;
-  return copy;
 }
 
 /** Compiled schemas keyed by mode and text; bounded by entries and by total text held. */
@@ -263,8 +246,9 @@ function compile(schema: unknown, opts: CompileOptions, lenient: boolean): Compi
   let exact: Prepared;
   let noUnique: Prepared | undefined;
   try {
-    noUnique = tree.uniqueItems.length > 0 ? prepare(withoutUniqueItems(working, tree.uniqueItems)) : undefined;
-    exact = prepare(working);
+    const unique = tree.uniqueItems;
+    noUnique = unique.length > 0 ? prepare(replaceUniqueItems(working, unique, false)) : undefined;
+    exact = prepare(unique.length > 0 ? replaceUniqueItems(working, unique, true) : working);
   } catch (e) {
     return { ok: false, error: `invalid schema: ${e instanceof Error ? e.message : String(e)}` };
   }

@@ -173,6 +173,43 @@ describe("structured output: turns", () => {
     expect((await events(s)).filter((e) => e.type === "tool_call_invalid")).toHaveLength(1);
   });
 
+  it("refuses an array with a duplicate under uniqueItems, naming the pair, and takes the corrected value", async () => {
+    const s = await setup();
+    const unique = {
+      type: "object",
+      properties: { ids_uq: { type: "array", uniqueItems: true, items: { type: "object" } } },
+      required: ["ids_uq"],
+    };
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            {
+              id: "toolu_dup1",
+              name: "structured_output",
+              input: {
+                ids_uq: [
+                  { a: 1, b: 2 },
+                  { b: 2, a: 1 },
+                ],
+              },
+            },
+          ],
+        },
+      },
+      {
+        reply: {
+          tool_calls: [{ id: "toolu_uq1", name: "structured_output", input: { ids_uq: [{ a: 1 }, { a: 2 }] } }],
+        },
+      },
+    ]);
+    const body = (await send(s, { content: "go", json_schema: unique })).body as unknown as Turn;
+    expect(body).toMatchObject({ status: "completed", structured_result: { ids_uq: [{ a: 1 }, { a: 2 }] } });
+    const first = (await history(s))[2]?.parts[0];
+    expect(first).toMatchObject({ tool_use_id: "toolu_dup1", is_error: true });
+    expect(String(first?.content)).toContain("must not contain duplicates (items 0 and 1 are equal)");
+  });
+
   it("fails with structured_output_missing when the model answers in plain text", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "It is sunny in Oslo, about 21 degrees." } }]);
