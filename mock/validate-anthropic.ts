@@ -1,5 +1,6 @@
 // Validation of Anthropic Messages requests: the shape checks and the pairing invariant P,
 // answered with the real API's 400 messages (N and M are 0-based indexes).
+import Ajv2020 from "ajv/dist/2020.js";
 import { checkCompactionBlock, effectiveMessages } from "./compaction.ts";
 import { isRecord, type JsonObject, type Rejection } from "./types.ts";
 
@@ -30,6 +31,10 @@ const TOOL_RESULT_BLOCK_TYPES = ["text", "image", "document", "search_result", "
 
 /** Prompt-cache breakpoints the API accepts in one request (system, tools and message blocks together). */
 const MAX_CACHE_BREAKPOINTS = 4;
+
+/** The API checks every input_schema against the JSON Schema 2020-12 meta-schema (draft-04's boolean bounds, a
+ * draft-07 tuple `items` array fail it); Ajv holds that meta-schema. */
+const metaSchema = new Ajv2020({ strict: false });
 
 const bad = (message: string): Rejection => ({ status: 400, message });
 const unpaired = (message: string): Rejection => ({ status: 400, message, pairing: true });
@@ -101,6 +106,11 @@ function checkTools(value: unknown): Rejection | { names: Set<string> } {
       if (tool.input_schema.type === undefined) return bad(`tools.${k}.custom.input_schema.type: Field required`);
       if (tool.input_schema.type !== "object")
         return bad(`tools.${k}.custom.input_schema.type: Input should be 'object'`);
+      if (!metaSchema.validateSchema(tool.input_schema))
+        return bad(
+          `tools.${k}.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 ` +
+            "(https://json-schema.org/draft/2020-12). Learn more about tool use at https://docs.claude.com/en/docs/tool-use.",
+        );
     }
     if (typeof tool.name === "string") {
       if (names.has(tool.name)) return bad("tools: Tool names must be unique.");

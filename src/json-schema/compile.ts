@@ -30,6 +30,12 @@ export const MAX_LISTED_NODES = 2000;
 export interface CompiledSchema {
   /** A private copy of the schema as given (the validator works on its own pruned copy). */
   readonly source: unknown;
+  /**
+   * The schema as the validator reads it: vendor extensions dropped and, when lenient, unknown and unsupported
+   * keywords too, draft-04 boolean bounds and draft-07 tuples rewritten (walk.ts). What a provider can be sent
+   * for a schema we do not own (MCP tools). `source` itself when nothing changed.
+   */
+  readonly normalized: unknown;
   readonly draft: SchemaDraft;
   validate(value: unknown): SchemaResult;
 }
@@ -154,6 +160,7 @@ class Compiled implements CompiledSchema {
 
   constructor(
     readonly source: unknown,
+    readonly normalized: unknown,
     readonly draft: SchemaDraft,
     exact: Prepared,
     noUnique: Prepared | undefined,
@@ -243,6 +250,8 @@ function compile(schema: unknown, opts: CompileOptions, lenient: boolean): Compi
   const tree = checkSchemaTree(working, lenient);
   if (tree.problems.length > 0) return { ok: false, error: tree.problems.join("; ") };
 
+  // Taken before the validator adds its own (non-enumerable) bookkeeping to the tree.
+  const normalText = JSON.stringify(working);
   let exact: Prepared;
   let noUnique: Prepared | undefined;
   try {
@@ -252,7 +261,9 @@ function compile(schema: unknown, opts: CompileOptions, lenient: boolean): Compi
   } catch (e) {
     return { ok: false, error: `invalid schema: ${e instanceof Error ? e.message : String(e)}` };
   }
-  const compiled = new Compiled(deepFreeze(JSON.parse(text) as unknown), draft, exact, noUnique);
+  const source = deepFreeze(JSON.parse(text) as unknown);
+  const normalized = normalText === text ? source : deepFreeze(JSON.parse(normalText) as unknown);
+  const compiled = new Compiled(source, normalized, draft, exact, noUnique);
   remember(key, compiled);
   return { ok: true, schema: compiled };
 }

@@ -133,6 +133,20 @@ function modernizeBounds(node: Record<string, unknown>): void {
   }
 }
 
+/**
+ * Draft-07 wrote a tuple as an `items` array, with `additionalItems` for the rest. Lenient compilation rewrites it
+ * to 2020-12's `prefixItems` and `items` (the validator reads both the same way), so the normalised schema is one
+ * a 2020-12 consumer (a provider) accepts. `additionalItems` beside a single `items` schema never applies: dropped.
+ */
+function modernizeTuple(node: Record<string, unknown>): void {
+  if (Array.isArray(node.items) && node.prefixItems === undefined) {
+    if (node.items.length > 0) node.prefixItems = node.items;
+    delete node.items;
+    if (node.additionalItems !== undefined) node.items = node.additionalItems;
+  }
+  delete node.additionalItems;
+}
+
 function walkNode(w: Walk, node: unknown, pointer: string, resource: string): void {
   if (typeof node === "boolean") {
     w.positions.add(pointer);
@@ -143,7 +157,10 @@ function walkNode(w: Walk, node: unknown, pointer: string, resource: string): vo
     return;
   }
   w.positions.add(pointer);
-  if (w.lenient) modernizeBounds(node);
+  if (w.lenient) {
+    modernizeBounds(node);
+    modernizeTuple(node);
+  }
   let base = resource;
   const id = node.$id;
   // The validator takes an empty $id for no $id at all.

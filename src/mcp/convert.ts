@@ -40,8 +40,9 @@ export function qualifiedName(server: string, tool: string): string {
 
 /**
  * Keeps the tools a provider can be sent: an entry that is an MCP tool, a valid, short-enough qualified name
- * and an input schema that compiles (leniently: MCP servers are often sloppy). The rest are reported as
- * skipped, not sent broken; one malformed entry costs that tool, not the server's list.
+ * and an input schema that compiles (leniently: MCP servers are often sloppy), kept as the compiler normalised it
+ * (older drafts' forms rewritten, unknown keywords dropped). The rest are reported as skipped, not sent broken;
+ * one malformed entry costs that tool, not the server's list.
  */
 export function acceptTools(server: string, listed: unknown[]): { tools: McpToolInfo[]; skipped: string[] } {
   const out: McpToolInfo[] = [];
@@ -72,7 +73,9 @@ export function acceptTools(server: string, listed: unknown[]): { tools: McpTool
     const info: McpToolInfo = {
       name: t.name,
       description: t.description ?? t.title ?? t.annotations?.title ?? "",
-      input_schema: schema,
+      // The compiler's normalised copy, not the server's text: providers validate tool schemas as 2020-12 and
+      // refuse a request over draft-04 boolean bounds or a draft-07 tuple, and a deferred tool is in every request.
+      input_schema: compiled.schema.normalized as JsonObject,
       always_load: t._meta?.["anthropic/alwaysLoad"] === true,
     };
     // The output schema only checks results: one too large to keep costs that check, never the tool.

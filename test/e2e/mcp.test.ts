@@ -151,6 +151,17 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(seen.flatMap((q) => q.rpc).filter((m) => m === "tools/list")).toHaveLength(1);
   });
 
+  it("a tool whose schema is written in draft-04 is sent as 2020-12, so the session's requests are not refused", async () => {
+    const srv = await spawn("legacy");
+    const { model, session } = await setup([{ name: "old", url: srv.url }]);
+    await mock.script(model, [{ reply: { text: "fine" } }]);
+    const turn = await api.sendJson(tenantKey, session, { content: "plot something" });
+    expect(turn.error).toBeUndefined();
+    expect(turn.status).toBe("completed");
+    const [request] = await clean(model, 1);
+    expect(wireTools(request).find((t) => t.name === "mcp__old__plot")).toMatchObject({ defer_loading: true });
+  });
+
   it("reads an answer up to 8 MiB: a larger one fails that call with the reason, and the next call works", async () => {
     const srv = await spawn("basic");
     const { model, session } = await setup([{ name: "kit", url: srv.url, defer: false }]);

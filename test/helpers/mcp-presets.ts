@@ -121,9 +121,34 @@ export function generatedTools(count: number, offset = 0): McpToolSpec[] {
   return out;
 }
 
+/**
+ * One tool whose input schema is written in draft-04 with draft-07 tuples and vendor keys, as older MCP servers
+ * still ship them: valid where it was written, refused by a provider that checks tool schemas as 2020-12.
+ */
+export function legacyTools(): McpToolSpec[] {
+  return [
+    {
+      name: "plot",
+      description: "Plot a point at a size.",
+      inputSchema: {
+        $schema: "http://json-schema.org/draft-04/schema#",
+        type: "object",
+        "x-order": 1,
+        properties: {
+          size: { type: "number", minimum: 0, exclusiveMinimum: true },
+          point: { type: "array", items: [{ type: "number" }, { type: "number" }], additionalItems: false },
+        },
+        required: ["size", "point"],
+      },
+      behaviour: { kind: "echo" },
+    },
+  ];
+}
+
 /** Presets a child process can be started with (`--preset`). */
 export function presetTools(preset: string): McpToolSpec[] {
   if (preset === "basic") return basicTools();
+  if (preset === "legacy") return legacyTools();
   const m = preset.match(/^generated:(\d+)(?::(\d+))?$/);
   if (m) return generatedTools(Number(m[1]), Number(m[2] ?? 0));
   throw new Error(`unknown MCP fixture preset ${preset}`);

@@ -395,6 +395,22 @@ describe("compileLenient", () => {
     expect(r.ok && r.schema.source).toEqual(schema);
   });
 
+  it("normalises a draft-07 tuple to prefixItems and items, and still checks each position", () => {
+    const schema = {
+      type: "object",
+      properties: { p: { type: "array", items: [{ type: "number" }, { type: "string" }], additionalItems: false } },
+    };
+    const r = compileLenient(schema);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.schema.normalized).toEqual({
+      type: "object",
+      properties: { p: { type: "array", prefixItems: [{ type: "number" }, { type: "string" }], items: false } },
+    });
+    expect(r.schema.validate({ p: [1, "a"] })).toEqual({ ok: true });
+    expect(r.schema.validate({ p: [1, 2] }).ok).toBe(false);
+    expect(r.schema.validate({ p: [1, "a", 3] }).ok).toBe(false);
+  });
+
   it("caches compilations by content", () => {
     const a = compileStrict({ type: "object", title: "cache me" }, { requireObjectRoot: true });
     const b = compileStrict({ type: "object", title: "cache me" }, { requireObjectRoot: true });

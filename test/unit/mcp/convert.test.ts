@@ -1,6 +1,7 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { validateAnthropicRequest } from "../../../mock/validate-anthropic.ts";
 import {
   acceptTools,
   capOutput,
@@ -10,7 +11,9 @@ import {
   resultContent,
 } from "../../../src/mcp/convert";
 import { MAX_LIST_BYTES, MAX_MCP_OUTPUT_CHARS } from "../../../src/mcp/limits";
-import { ToolRegistry } from "../../../src/tools/registry";
+import { anthropic } from "../../../src/providers/anthropic";
+import { declaration, ToolRegistry } from "../../../src/tools/registry";
+import { request } from "../providers/helpers";
 
 const schema = { type: "object", properties: { q: { type: "string" } } };
 
@@ -92,6 +95,35 @@ describe("MCP tool lists", () => {
     expect(tools.length + skipped.length).toBe(200);
     expect(JSON.stringify(tools).length).toBeLessThanOrEqual(MAX_LIST_BYTES);
     expect(skipped[0]).toContain(`over ${MAX_LIST_BYTES} bytes`);
+  });
+
+  it("sends an old-draft tool schema to the provider as 2020-12: bounds as numbers, tuples as prefixItems, no vendor keys", () => {
+    const { tools } = acceptTools("legacy", [
+      {
+        name: "plot",
+        inputSchema: {
+          $schema: "http://json-schema.org/draft-04/schema#",
+          type: "object",
+          "x-order": 1,
+          properties: {
+            size: { type: "number", minimum: 0, exclusiveMinimum: true },
+            point: { type: "array", items: [{ type: "number" }, { type: "number" }], additionalItems: false },
+            ref: { $dynamicRef: "#meta", type: "string" },
+          },
+        },
+      },
+    ] as never);
+    const tool = registeredTool({ name: "legacy", url: "https://x" }, tools[0]!);
+    const body = anthropic.buildBody(request("anthropic", { tools: [declaration(tool)] }));
+    expect(validateAnthropicRequest(body)).toBeNull();
+    expect(tools[0]?.input_schema).toEqual({
+      type: "object",
+      properties: {
+        size: { type: "number", exclusiveMinimum: 0 },
+        point: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }], items: false },
+        ref: { type: "string" },
+      },
+    });
   });
 
   it("defers by default; defer:false and _meta anthropic/alwaysLoad opt out; the server name is a search hint", () => {

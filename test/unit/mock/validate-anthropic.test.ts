@@ -227,4 +227,13 @@ describe("validateAnthropicRequest", () => {
       "tools.0.custom.input_schema.type: Field required",
     );
   });
+
+  it("refuses a tool whose input_schema does not match JSON Schema 2020-12, as the API does", () => {
+    const hi = [{ role: "user", content: "hi" }];
+    const withSchema = (input_schema: unknown) => req(hi, { tools: [{ name: "legacy_bounds", input_schema }] });
+    const draft04 = { type: "object", properties: { n: { type: "number", minimum: 0, exclusiveMinimum: true } } };
+    expect(validateAnthropicRequest(withSchema(draft04))?.message).toMatch(
+      /^tools\.0\.custom\.input_schema: JSON schema is invalid\. It must match JSON Schema draft 2020-12 /,
+    );
+  });
 });
