@@ -466,12 +466,17 @@ export class SessionEngine {
       const approvalsPending = this.approvals.onOpenCalls().length > 0;
       // Read before they close: the resumed segment tells the clients' results (the paused stream never had them).
       const answered = this.history.openCalls();
-      const unloaded = this.tx(() => {
+      const { refitted, unloaded } = this.tx(() => {
         this.turns.resume(latest.id, this.streamLog.head());
+        const refitted = this.tools.refit(agent);
         // With approvals the resumed runner writes the results after running the approved calls.
-        if (approvalsPending) return [];
-        return this.tools.closeOpenCalls(agent, { turnId: latest.id, reason: "no result was recorded" }).unloaded;
+        if (approvalsPending) return { refitted, unloaded: [] };
+        const closed = this.tools.closeOpenCalls(agent, { turnId: latest.id, reason: "no result was recorded" });
+        return { refitted, unloaded: closed.unloaded };
       });
+      if (refitted.length) {
+        this.eventLog.record("tools_unloaded", latest.id, { names: refitted, reason: "tools_limit" });
+      }
       if (unloaded.length) {
         this.eventLog.record("tools_unloaded", latest.id, { names: unloaded, reason: "row_limit" });
       }

@@ -158,6 +158,16 @@ export class SessionTools {
     return { notices: toolSetNotices(reg, this.#history.view()), unloaded, unreferenced };
   }
 
+  /**
+   * When a paused turn resumes (in the resume's transaction): the plain projection's tools[] fits again, as at
+   * admission. A fresh instance pins the MCP cache as it is now (`#snapshot`), where a server down at admission may
+   * be back with the loaded tools it kept, or with its `defer: false` tools; on the admitting instance this finds
+   * nothing to do. Returns what it unloaded, for a `tools_unloaded` event.
+   */
+  refit(agent: AgentConfig): string[] {
+    return this.#fit(agent, this.registry(agent), []);
+  }
+
   /** Loaded tools Anthropic would not show: no tool_reference in history or a paused step's stored results. */
   #unreferenced(reg: ToolRegistry): string[] {
     const loaded = this.loaded.list().filter((n) => reg.get(n)?.deferred === true);
