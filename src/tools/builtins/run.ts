@@ -173,7 +173,8 @@ function toolInfo(input: { name: string; include_schema?: boolean }, ctx: Builti
 }
 
 function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinOutcome {
-  const result: Record<string, string> = {};
+  // No prototype: "__proto__" asked for is a key like any other, answered once.
+  const result: Record<string, string> = Object.create(null);
   const load: string[] = [];
   const left = roomLeft(ctx);
   for (const raw of input.names) {

@@ -89,6 +89,16 @@ describe("select_tools", () => {
     expect(out.load).toEqual(["alpha"]);
     expect(selected(out)).toEqual({ alpha: "loaded" });
   });
+
+  it("answers every name asked, __proto__ and constructor too", () => {
+    const out = runBuiltin("select_tools", { names: ["__proto__", "constructor", "alpha"] }, searchContext());
+    expect(out.load).toEqual(["alpha"]);
+    expect(Object.entries(selected(out))).toEqual([
+      ["__proto__", "unknown"],
+      ["constructor", "unknown"],
+      ["alpha", "loaded"],
+    ]);
+  });
 });
 
 describe("tool_search keywords", () => {
