@@ -281,7 +281,8 @@ export class McpConnection {
         const res = await client.request({ method: "tools/list", params }, ResultSchema, { timeout: timeoutMs });
         if (!Array.isArray(res.tools)) throw new Error("the server's tools/list answer has no tools array");
         tools.push(...res.tools);
-        cursor = typeof res.nextCursor === "string" ? res.nextCursor : undefined;
+        // An empty cursor ends the list as an absent one does (some servers send "" on the last page).
+        cursor = typeof res.nextCursor === "string" && res.nextCursor !== "" ? res.nextCursor : undefined;
         if (!cursor || tools.length > MAX_TOOLS_PER_SERVER) break;
       }
       const truncated = tools.length > MAX_TOOLS_PER_SERVER || cursor !== undefined;

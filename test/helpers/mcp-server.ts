@@ -142,6 +142,8 @@ export async function startMcpServer(opts: {
   authorization?: string;
   /** When set, tools/list answers pages of this many tools (`nextCursor` = the next offset). */
   pageSize?: number;
+  /** With `pageSize`: the `nextCursor` the last page carries (some servers send "" for none). */
+  lastCursor?: string;
 }): Promise<McpFixture> {
   let tools = opts.tools;
   const sessions = new Map<
@@ -219,7 +221,11 @@ export async function startMcpServer(opts: {
               ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool["outputSchema"] } : {}),
               ...(t.meta ? { _meta: t.meta } : {}),
             })),
-            ...(next < tools.length ? { nextCursor: String(next) } : {}),
+            ...(next < tools.length
+              ? { nextCursor: String(next) }
+              : opts.lastCursor !== undefined
+                ? { nextCursor: opts.lastCursor }
+                : {}),
           };
         });
       }

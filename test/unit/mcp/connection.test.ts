@@ -28,8 +28,13 @@ const open: { fixture: McpFixture; connection: McpConnection }[] = [];
 async function connect(
   tools: McpToolSpec[],
   pageSize?: number,
+  lastCursor?: string,
 ): Promise<{ fixture: McpFixture; connection: McpConnection }> {
-  const fixture = await startMcpServer({ tools, ...(pageSize === undefined ? {} : { pageSize }) });
+  const fixture = await startMcpServer({
+    tools,
+    ...(pageSize === undefined ? {} : { pageSize }),
+    ...(lastCursor === undefined ? {} : { lastCursor }),
+  });
   const connection = new McpConnection({ name: "paged", url: fixture.url, headers: {} }, () => {});
   open.push({ fixture, connection });
   return { fixture, connection };
@@ -62,6 +67,13 @@ describe("McpConnection.list", () => {
     expect(names(listed.tools)).toEqual(["paged_0", "paged_1", "paged_2", "paged_3", "paged_4"]);
     expect(listed.truncated).toBe(false);
     expect(listCalls(fixture)).toBe(3);
+  });
+
+  it('takes a last page whose nextCursor is "" as the end of the list, not as truncated', async () => {
+    const { connection } = await connect(specs(3, "empty_cursor"), 2, "");
+    const listed = await connection.list(5_000);
+    expect(names(listed.tools)).toEqual(["empty_cursor_0", "empty_cursor_1", "empty_cursor_2"]);
+    expect(listed.truncated).toBe(false);
   });
 
   it(`takes the first ${MAX_TOOLS_PER_SERVER} tools of a larger server and says it was truncated`, async () => {
