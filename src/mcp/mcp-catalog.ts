@@ -211,7 +211,8 @@ export class McpCatalog {
       return this.#save(s.name, next, st?.status !== "disconnected" || st.fingerprint !== fp);
     }
     try {
-      const listed = await withTimeout(conn.list(limits.listTimeoutMs), limits.listTimeoutMs * 2);
+      // The whole listing (initialize and every page) within the one list timeout a turn is documented to wait.
+      const listed = await withTimeout(conn.list(limits.listTimeoutMs), limits.listTimeoutMs);
       if (epoch !== this.#epoch || this.#wanted.get(s.name) !== fp) return;
       // Compared with the state now, not before the await: a listing for another config may have been saved since.
       const cur = this.#map.get(s.name);

@@ -1,7 +1,8 @@
 // McpCatalog against real MCP servers (the SDK's, in this process) over a storage that keeps nothing: which
 // listing a refresh runs, and which one's result the catalog keeps.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { McpServerConfig } from "../../../src/agents/types";
+import { McpConnection } from "../../../src/mcp/connection";
 import { McpCatalog } from "../../../src/mcp/mcp-catalog";
 import { type McpFixture, startMcpServer } from "../../helpers/mcp-server";
 
@@ -21,6 +22,8 @@ async function server(tool: string): Promise<McpFixture> {
 }
 
 afterEach(async () => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
   for (const catalog of catalogs.splice(0)) catalog.close();
   for (const fixture of open.splice(0)) await fixture.close();
 });
@@ -73,5 +76,22 @@ describe("McpCatalog.refresh", () => {
     expect(catalog.snapshot([a]).tools.map((t) => t.name)).toEqual(["mcp__flipped__first_tool"]);
     // The tool set changed from b's: a new version, so a registry built from b's tools is built again.
     expect(catalog.version).toBeGreaterThan(afterB);
+  });
+
+  it("gives up on a server that never answers its listing after the list timeout, not twice that", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    vi.spyOn(McpConnection.prototype, "list").mockReturnValue(new Promise(() => {}));
+    const catalog = new McpCatalog(noStorage);
+    catalogs.push(catalog);
+    let settled = false;
+    const refreshed = catalog
+      .refresh([{ name: "silent", url: "http://127.0.0.1:9/mcp" }], { ...limits, listTimeoutMs: 1_000 })
+      .then(() => {
+        settled = true;
+      });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(settled).toBe(true);
+    await refreshed;
+    expect(catalog.statuses()).toMatchObject([{ name: "silent", status: "disconnected" }]);
   });
 });
