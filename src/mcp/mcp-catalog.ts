@@ -243,8 +243,9 @@ export class McpCatalog {
       const next: ServerState = {
         fingerprint: fp,
         status: "disconnected",
-        // The last tools listed for this config, kept while it is down.
-        tools: cur?.fingerprint === fp ? cur.tools : st?.fingerprint === fp ? st.tools : [],
+        // The last tools listed, kept while it is down, so its loaded tools stay loaded: this config's, else (its
+        // URL or headers changed and the first listing under them failed) the previous config's.
+        tools: cur?.fingerprint === fp ? cur.tools : st?.fingerprint === fp ? st.tools : ((cur ?? st)?.tools ?? []),
         fetched_at: Date.now(),
         error,
         timed_out: timedOut,

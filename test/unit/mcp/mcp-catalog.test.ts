@@ -78,6 +78,20 @@ describe("McpCatalog.refresh", () => {
     expect(catalog.version).toBeGreaterThan(afterB);
   });
 
+  it("a server whose new config cannot be listed is down with the tools it had, not a server with none", async () => {
+    const before = await server("kept_tool");
+    const gone = await server("never_listed");
+    await gone.close();
+    const catalog = new McpCatalog(noStorage);
+    catalogs.push(catalog);
+    await catalog.refresh([{ name: "moving", url: before.url }], limits);
+    const moved: McpServerConfig = { name: "moving", url: gone.url };
+    await catalog.refresh([moved], limits);
+    const snapshot = catalog.snapshot([moved]);
+    expect(snapshot.tools).toEqual([]);
+    expect([...snapshot.down.keys()]).toEqual(["mcp__moving__kept_tool"]);
+  });
+
   it("gives up on a server that never answers its listing after the list timeout, not twice that", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     vi.spyOn(McpConnection.prototype, "list").mockReturnValue(new Promise(() => {}));
