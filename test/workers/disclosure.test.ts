@@ -539,6 +539,31 @@ describe("the plain projection's tools[] at the provider's limit", () => {
     expect(await loadedTools(s)).toEqual(names.slice(0, 18));
   });
 
+  it("a direct call to a deferred tool in a step whose select_tools filled the room runs without loading it", async () => {
+    // As above: room for 18 loaded tools, all of them answered "loaded" by the step's select_tools.
+    const core = Array.from({ length: 105 }, (_, i) => tool(`fixed_${i}`, `Fixed tool ${i}`, false));
+    const s = await setup({ tools: [TOOLS[0], ...core, ...many] }, "openai");
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_full_sel", name: "select_tools", input: { names: names.slice(0, 18) } },
+            { id: "call_full_direct", name: names[20], input: { city: "Oslo" } },
+          ],
+        },
+      },
+      { reply: { text: "Done." } },
+    ]);
+    expect((await send(s, { content: "fill the room, then call one more" })).body.status).toBe("completed");
+    const direct = (await history(s))
+      .flatMap((m) => m.parts)
+      .find((p) => p.type === "tool_result" && p.tool_use_id === "call_full_direct");
+    expect(direct?.is_error).toBe(false);
+    expect(JSON.stringify(direct?.content)).not.toContain("tool_reference");
+    expect((await events(s)).filter((e) => e.type === "tools_unloaded")).toEqual([]);
+    expect(await loadedTools(s)).toEqual(names.slice(0, 18));
+  });
+
   it("an agent change that adds core tools makes room at the next turn, before any request", async () => {
     const s = await loadedMany();
     const core = Array.from({ length: 5 }, (_, i) => tool(`core_extra_${i}`, `Core tool ${i}`, false));

@@ -35,6 +35,11 @@ export interface ExecuteOptions {
   onResult(call: ToolUsePart, outcome: ToolOutcome, load: string[]): void;
   /** A valid client-executed call, now the client's to answer (its result comes later); `load`: the deferred tool it loads. */
   onClient(call: ToolUsePart, load: string[]): void;
+  /**
+   * Whether a valid direct call to a deferred tool that is not loaded may load it, asked when its result is in (a
+   * client call's: when it is handed over); without it, always. A call that may not runs without loading it.
+   */
+  mayLoad?(): boolean;
   /** For a name the registry lacks: the answer when it is a known tool whose MCP server is down, else null. */
   missing?(name: string): string | null;
   /** Runs an MCP tool (validated arguments); never throws except for cancellation of the turn. */
@@ -221,8 +226,9 @@ async function executeOne(
     const hint = schemaHint(opts.registry, tool.name).trim();
     return invalid(call, errors, `${how}\n${errors.map((e) => `- ${e}`).join("\n")}${hint ? `\n${hint}` : ""}`);
   }
-  // A valid call to a deferred tool that was not loaded runs and loads it: never an opaque failure.
-  const load = notLoaded ? [tool.name] : [];
+  // A valid call to a deferred tool that was not loaded runs and loads it (if it still may once it is answered):
+  // never an opaque failure.
+  const loads = (): string[] => (notLoaded && (opts.mayLoad?.() ?? true) ? [tool.name] : []);
   if (client) {
     // Its stream frame could not hold it whole (it would be cut, and the client would run the cut input).
     const bytes = jsonBytes(input);
@@ -230,7 +236,7 @@ async function executeOne(
       const why = `the arguments are ${bytes} bytes of JSON, over the ${CLIENT_INPUT_BUDGET_BYTES} a client tool's call may carry`;
       return invalid(call, [why], `Invalid arguments for "${tool.name}": ${why}. Send less in one call.`);
     }
-    return opts.onClient(call, load);
+    return opts.onClient(call, loads());
   }
   // Checked only after validation: a person is never asked about a call that could not run anyway.
   if (opts.approval?.needed(call, tool)) return opts.approval.request(call, tool, input);
@@ -253,6 +259,7 @@ async function executeOne(
       ms: outcome.ms,
       ...(outcome.status ? { status: outcome.status } : {}),
     });
+    const load = loads();
     const content = load.length ? withReference(outcome.content, tool.name) : outcome.content;
     opts.onResult(call, { ...outcome, content }, load);
   } catch (e) {

@@ -90,6 +90,9 @@ export async function runTools(
       });
       loadedNow(loads, call.name);
     },
+    // A direct call answered once the step's loads fill the room runs without loading its tool: loading it would
+    // unload one that a built-in call of the step has just answered "loaded".
+    mayLoad: () => room === undefined || stepLoaded.size < room,
     missing: (name) => tools.missing(name),
     callMcp: (tool, input, isLoaded) =>
       tools.callMcp(agent, ctx.deps.env, tool, input, { signal: ctx.signal, loaded: isLoaded }),
