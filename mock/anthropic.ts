@@ -238,7 +238,7 @@ function brainInput(body: JsonObject): BrainInput {
 }
 
 /**
- * Input tokens the API reads (4 characters each): the request with what precedes its last compaction dropped,
+ * Input tokens the API reads (`estimateTokens`): the request with what precedes its last compaction dropped,
  * and without the tools it defers (`defer_loading`: not in the context until a tool_reference names them).
  */
 function inputTokens(body: JsonObject): number {

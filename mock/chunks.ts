@@ -13,9 +13,19 @@ export function jsonChunks(json: string, size = 10): string[] {
   return out;
 }
 
-/** Rough token estimate used for usage numbers (4 characters per token, at least 1). */
+/**
+ * Rough token count for usage numbers and the emulated window (at least 1), as a tokenizer roughly reads text:
+ * ASCII at 4 characters per token, a 2-byte UTF-8 script (Cyrillic, Greek, accents) at 2, a CJK character (any
+ * other BMP character) one token and an emoji (outside the BMP) two.
+ */
 export function estimateTokens(text: string): number {
-  return Math.max(1, Math.ceil(text.length / 4));
+  if (!/[\u0080-\uffff]/.test(text)) return Math.max(1, Math.ceil(text.length / 4));
+  let quarters = 0;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) ?? 0;
+    quarters += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 4 : 8;
+  }
+  return Math.max(1, Math.ceil(quarters / 4));
 }
 
 const TO_ANTHROPIC: Record<string, string> = { stop: "end_turn", tool_calls: "tool_use", length: "max_tokens" };

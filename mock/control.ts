@@ -41,7 +41,7 @@ interface ModelState {
   summaryQueue: Step[];
   records: RequestRecord[];
   counters: Counters;
-  /** Emulated context window in tokens (4 bytes each of the raw body); absent = unlimited. */
+  /** Emulated context window in tokens (of the raw body, counted as `estimateTokens` does); absent = unlimited. */
   window?: number;
   /** The opaque state of the latest server-side compaction this model answered with. */
   issued?: string;

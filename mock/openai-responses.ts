@@ -24,7 +24,7 @@ export function effectiveItems(items: JsonObject[]): JsonObject[] {
   return items;
 }
 
-/** Input tokens the API reads (4 characters each): the request with what precedes its last compaction dropped. */
+/** Input tokens the API reads (`estimateTokens`): the request with what precedes its last compaction dropped. */
 function inputTokens(body: JsonObject): number {
   return estimateTokens(JSON.stringify({ ...body, input: effectiveItems(itemsOf(body)) }));
 }

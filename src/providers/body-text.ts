@@ -57,21 +57,27 @@ export function wellFormed(json: string): string {
 }
 
 /**
- * The bytes of `bodyText(req, build)` that reach the model's prompt: all of it but the tools the provider keeps
- * out until they are referenced (Anthropic's `defer_loading: true`), so 200 deferred schemas on the wire are not
- * counted as ~70k tokens of context (the compactor's estimate, compaction/run-budgeted-step.ts).
+ * The size, by `measure` (e.g. an estimate of its tokens), of the part of `bodyText(req, build)` that reaches the
+ * model's prompt: all of it but the tools the provider keeps out until they are referenced (Anthropic's
+ * `defer_loading: true`), so 200 deferred schemas on the wire are not counted as ~70k tokens of context (the
+ * compactor's estimate, compaction/run-budgeted-step.ts). `measure` adds up over
+ * concatenated text (rounding aside).
  */
-export function promptBytes(req: StepRequest, build: (req: StepRequest) => Record<string, unknown>): number {
-  const total = bodyText(req, build).length;
+export function promptSize(
+  req: StepRequest,
+  build: (req: StepRequest) => Record<string, unknown>,
+  measure: (text: string) => number,
+): number {
+  const total = measure(bodyText(req, build));
   const tools = bodyOf(req, build).tools;
   if (!Array.isArray(tools)) return total;
   let deferred = 0;
   for (const tool of tools) {
     if ((tool as { defer_loading?: unknown } | null)?.defer_loading !== true) continue;
     // Its text as the body holds it (bodyText filled it for a `wireOnce` object), and a comma.
-    deferred += (onceTexts.get(tool as object) ?? JSON.stringify(tool)).length + 1;
+    deferred += measure(`${onceTexts.get(tool as object) ?? JSON.stringify(tool)},`);
   }
-  return total - deferred;
+  return Math.max(0, total - deferred);
 }
 
 /**

@@ -262,6 +262,21 @@ describe("overflow is never terminal", () => {
   });
 });
 
+describe("a forced compaction of a history in CJK and emoji", () => {
+  // ~820 tokens as the mock counts them (a CJK character one, an emoji two), ~200 at 4 characters per token.
+  const cjkText = (i: number) => `msg-${i}: ${"会話の要約を作成してください😀".repeat(48)}`;
+
+  it("sizes what it keeps and summarises by tokens, so one provider overflow is all it takes", async () => {
+    // The agent believes in the default window; the model really has 4,000 tokens: only the 400 tells.
+    const s = await setup({}, "anthropic");
+    await mockWindow(s.model, 4000);
+    const statuses: string[] = [];
+    for (let i = 1; i <= 10; i++) statuses.push((await send(s, { content: cjkText(i) })).body.status);
+    expect(statuses.filter((x) => x !== "completed")).toEqual([]);
+    expect((await mockStats(s.model)).overflow).toBe(1);
+  });
+});
+
 describe.each(PROTOCOLS)("a cut summary stream (%s)", (provider) => {
   it("at every tenth byte offset leaves the session exactly as it was, and the next turn completes", async () => {
     const s = await longSession(provider);

@@ -10,14 +10,14 @@ import type { CompactionPart, Message } from "../../model/message";
 import type { EventLog } from "../../observability/events";
 import { attributesOf, inSpan } from "../../observability/tracing";
 import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
-import { promptBytes } from "../../providers/body-text";
+import { promptSize } from "../../providers/body-text";
 import { getAdapter } from "../../providers/index";
 import { contextWindow, type StepRequest } from "../../providers/types";
-import { cutText, headChars, jsonBytes } from "../../storage/fit";
+import { cutText, jsonBytes } from "../../storage/fit";
 import { SUMMARY_BUDGET_BYTES } from "../../storage/limits";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseBoundary } from "./boundary";
-import { BYTES_PER_TOKEN, estimateTokens, inputTokens, type Observation } from "./estimate";
+import { estimateTokens, headTokens, inputTokens, type Observation, textTokens } from "./estimate";
 import { opaqueCompaction } from "./native-view";
 import { countCompactions, insertCompaction, latestCompaction, summaryText } from "./records";
 import { type RequestPrefix, requestSummary } from "./summary-request";
@@ -60,9 +60,12 @@ export interface CompactOptions {
 /** Server-side compaction for the agent's model: the trigger to send, or why we summarise ourselves. */
 export type NativePlan = { native: true; trigger: number } | { native: false; reason: string | null };
 
+/** The least room a piece of transcript needs for a summary request to be worth sending (~1,000 characters). */
+const MIN_PIECE_TOKENS = 334;
+
 /** Estimated tokens of a message's parts (what the boundary choice weighs). */
 function messageTokens(m: Message): number {
-  return Math.ceil(JSON.stringify(m.parts).length / BYTES_PER_TOKEN);
+  return textTokens(JSON.stringify(m.parts));
 }
 
 /**
@@ -74,7 +77,7 @@ function messageTokens(m: Message): number {
  * crash leaves the session exactly as it was.
  */
 export class Compactor {
-  /** The last request's size and the input tokens the provider reported for it. */
+  /** The last request's `textTokens` and the input tokens the provider reported for it. */
   #last: Observation | null = null;
   /** A window the provider reported in a context-length error, when smaller than the configured one. */
   #learned: number | null = null;
@@ -92,11 +95,11 @@ export class Compactor {
     return this.#natives;
   }
 
-  /** A request's size, with its estimate kept as the latest. */
+  /** A request's size (`Compactor.size`), with its estimate kept as the latest. */
   measure(req: StepRequest): number {
-    const bytes = Compactor.bytes(req);
-    this.estimate(bytes);
-    return bytes;
+    const size = Compactor.size(req);
+    this.estimate(size);
+    return size;
   }
 
   readonly #deps: CompactionDeps;
@@ -108,14 +111,18 @@ export class Compactor {
     return agent.compaction ?? DEFAULT_COMPACTION;
   }
 
-  /** Serialised size of a request as the adapter sends it, less the deferred tools the model does not see yet. */
-  static bytes(req: StepRequest): number {
+  /**
+   * Estimated tokens (`textTokens`) of a request as the adapter sends it, less the deferred tools the model does
+   * not see yet.
+   */
+  static size(req: StepRequest): number {
     // The same text the adapter sends (built once per request, src/providers/body-text.ts).
-    return promptBytes(req, getAdapter(req.model.provider).buildBody);
+    return promptSize(req, getAdapter(req.model.provider).buildBody, textTokens);
   }
 
-  estimate(bytes: number): number {
-    this.#lastEstimate = estimateTokens(bytes, this.#last);
+  /** The input tokens of a request of this `size`, given the provider's last report. */
+  estimate(size: number): number {
+    this.#lastEstimate = estimateTokens(size, this.#last);
     return this.#lastEstimate;
   }
 
@@ -149,10 +156,10 @@ export class Compactor {
     return { native: true, trigger };
   }
 
-  /** Records the provider's reported usage for a request of `bytes`. */
-  observe(bytes: number, usage: Record<string, number>): void {
+  /** Records the provider's reported usage for a request of `size`. */
+  observe(size: number, usage: Record<string, number>): void {
     const tokens = inputTokens(usage);
-    if (tokens !== null && tokens > 0) this.#last = { bytes, tokens };
+    if (tokens !== null && tokens > 0) this.#last = { estimated: size, tokens };
   }
 
   /** The window budgets are computed from: the configured one, or a smaller one the provider reported. */
@@ -174,11 +181,13 @@ export class Compactor {
     return cfg.enabled && tokens > this.window(agent) * cfg.threshold;
   }
 
-  /** Context use of the view, for GET /v1/sessions/{id} (no agent config at hand: bytes only). */
+  /** Context use of the view, for GET /v1/sessions/{id} (no agent config at hand: the stored parts only). */
   usage(): { estimated_tokens: number; view_start_seq: number; compactions: number } {
-    const bytes = this.#deps.history.viewBytes();
+    const { history } = this.#deps;
+    const pre = history.preamble();
+    const stored = history.messages().reduce((n, m) => n + messageTokens(m), 0);
     return {
-      estimated_tokens: Math.ceil(bytes / BYTES_PER_TOKEN),
+      estimated_tokens: stored + (pre ? messageTokens(pre) : 0),
       view_start_seq: this.#deps.history.viewStart(),
       compactions: countCompactions(this.#deps.storage.sql),
     };
@@ -259,13 +268,14 @@ export class Compactor {
       keptNow,
       summary.text,
     );
-    const removedBytes = summarised.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
+    const removed = sizes.slice(0, boundary).reduce((n, t) => n + t, 0);
     const tokensAfter = Math.max(
       0,
       opts.tokensBefore -
-        Math.ceil(removedBytes / BYTES_PER_TOKEN) -
-        Math.ceil((pre ? JSON.stringify(pre.parts).length : 0) / BYTES_PER_TOKEN) +
-        Math.ceil((summaryText(summary.text).length + JSON.stringify(snapshot.declarations).length) / BYTES_PER_TOKEN),
+        removed -
+        (pre ? messageTokens(pre) : 0) +
+        textTokens(summaryText(summary.text)) +
+        textTokens(JSON.stringify(snapshot.declarations)),
     );
     const stale = this.#transaction(() => {
       if (opts.current && !opts.current()) return "the session was cleared or deleted while the summary streamed";
@@ -329,14 +339,11 @@ export class Compactor {
       kept,
       part.content ?? "",
     );
-    const keptBytes = kept.reduce((n, m) => n + JSON.stringify(m.parts).length, 0);
-    const tokensAfter = Math.ceil(
-      ((part.content ?? "").length +
-        (part.encrypted ?? "").length +
-        keptBytes +
-        JSON.stringify(snapshot.declarations).length) /
-        BYTES_PER_TOKEN,
-    );
+    const tokensAfter =
+      textTokens(part.content ?? "") +
+      textTokens(part.encrypted ?? "") +
+      kept.reduce((n, m) => n + messageTokens(m), 0) +
+      textTokens(JSON.stringify(snapshot.declarations));
     insertCompaction(this.#deps.storage.sql, {
       boundary_seq: messageSeq,
       summary: part.content ?? "",
@@ -388,20 +395,23 @@ export class Compactor {
   ): Promise<{ ok: true; text: string; requests: number } | { ok: false; reason: string }> {
     const cfg = Compactor.config(agent);
     const window = this.window(agent);
-    // Room for one piece: the threshold share of the window, less the prompt, the reused prefix and a
-    // prior summary (JSON escaping can grow text, hence 3 characters per token rather than 4).
+    // Room for one piece, in tokens: the threshold share of the window, less the prompt, the reused prefix and a
+    // prior summary, all counted a third over their `textTokens` (JSON escaping can grow ASCII text).
     const budgetTokens = Math.floor(window * cfg.threshold) - 300;
-    const room = (prefixChars: number) =>
-      (budgetTokens - Math.ceil((SUMMARY_SYSTEM.length + prior.length + prefixChars) / 3)) * 3;
+    const sent = (tokens: number) => Math.ceil((tokens * 4) / 3);
+    const room = (prefixTokens: number) =>
+      budgetTokens - sent(textTokens(SUMMARY_SYSTEM) + textTokens(prior) + prefixTokens);
     let prefix = opts.prefix;
-    let pieceChars = room(prefix ? prefix.system.length + JSON.stringify(prefix.tools).length : 0);
-    if (prefix && pieceChars < 1000) {
+    let pieceTokens = room(prefix ? textTokens(prefix.system) + textTokens(JSON.stringify(prefix.tools)) : 0);
+    if (prefix && pieceTokens < MIN_PIECE_TOKENS) {
       // The prefix leaves no room: no tools at all rather than a different set (README "Long sessions").
       prefix = undefined;
-      pieceChars = room(0);
+      pieceTokens = room(0);
     }
-    if (pieceChars < 1000) return { ok: false, reason: "the context window is too small to summarise in" };
-    const pieces = transcriptPieces(transcriptLines(messages), pieceChars - Math.min(prior.length, pieceChars / 2));
+    if (pieceTokens < MIN_PIECE_TOKENS) return { ok: false, reason: "the context window is too small to summarise in" };
+    // Room for the summary the pieces after the first carry too; a piece's own escaping counted as above.
+    const pieceRoom = pieceTokens - Math.min(sent(textTokens(prior)), pieceTokens / 2);
+    const pieces = transcriptPieces(transcriptLines(messages), Math.floor((pieceRoom * 3) / 4));
     let text = prior;
     let requests = 0;
     // A provider compaction no transcript line can show (its content is encrypted): the first request opens with
@@ -417,8 +427,9 @@ export class Compactor {
       });
       context = undefined;
       if (!answer.ok) return answer;
-      // A summary that grew past a quarter of the window would crowd out the next piece.
-      text = headChars(answer.text, Math.floor(window * 0.25) * 3);
+      // A summary that grew past a quarter of the window (counted a third over, as above) would crowd out the
+      // next piece.
+      text = headTokens(answer.text, Math.floor((window * 0.25 * 3) / 4));
     }
     if (!text) return { ok: false, reason: "nothing to summarise" };
     // The record's row must hold it (a quarter of a multi-million-token window does not fit): cut, with a marker.

@@ -1,24 +1,61 @@
 /**
- * Input-token estimate of a provider request without a tokenizer: the
- * provider's reported input tokens of the previous request, plus the bytes
- * added since at ~4 bytes per token. With no report yet, bytes / 4.
+ * Input-token estimate of a provider request without a tokenizer: `textTokens` sizes text per code point
+ * class (the one estimate every compaction size uses), and `estimateTokens` adds to it the provider's reported
+ * input tokens of the previous request.
  */
 import type { Usage } from "../../model/stream";
+import { headChars } from "../../storage/fit";
 
-/** Bytes of serialised request per input token, where no provider report says otherwise. */
-export const BYTES_PER_TOKEN = 4;
+/**
+ * Estimated tokens of one UTF-16 code unit, in quarter tokens. Tokenizers read ASCII at ~4 characters per
+ * token, but far fewer characters per token elsewhere: a CJK character is ~1 token (3 UTF-8 bytes, so bytes / 4
+ * would count it as 3/4) and an emoji often 2 or more (4 bytes, counted as 1). Counted conservatively, so that a
+ * compaction sized by it fits: 2-byte scripts (Latin accents, Cyrillic, Greek, Arabic, Hebrew) half a token,
+ * other BMP characters one, and a character outside the BMP (a surrogate pair: emoji) two, one per unit.
+ * No unit weighs more than a token, so a text of n units is at most n tokens.
+ */
+function unitQuarters(code: number): number {
+  if (code < 0x80) return 1;
+  if (code < 0x800) return 2;
+  return 4;
+}
+
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/** Estimated tokens of `text` (at least 0): ASCII at 4 characters per token, other scripts per character. */
+export function textTokens(text: string): number {
+  // The usual request body is ASCII throughout (CJK is sent unescaped): one scan, no per-character loop.
+  if (!NON_ASCII.test(text)) return Math.ceil(text.length / 4);
+  let quarters = 0;
+  for (let i = 0; i < text.length; i++) quarters += unitQuarters(text.charCodeAt(i));
+  return Math.ceil(quarters / 4);
+}
+
+/** The longest head of `text` whose `textTokens` is at most `tokens` (never ending inside a surrogate pair). */
+export function headTokens(text: string, tokens: number): string {
+  const budget = Math.max(0, tokens) * 4;
+  if (!NON_ASCII.test(text)) return headChars(text, budget);
+  let quarters = 0;
+  for (let i = 0; i < text.length; i++) {
+    quarters += unitQuarters(text.charCodeAt(i));
+    if (quarters > budget) return headChars(text, i);
+  }
+  return text;
+}
 
 export interface Observation {
-  bytes: number;
+  /** `textTokens` of the request. */
+  estimated: number;
+  /** The input tokens the provider reported for it. */
   tokens: number;
 }
 
-export function estimateTokens(bytes: number, last: Observation | null): number {
-  const plain = Math.ceil(bytes / BYTES_PER_TOKEN);
-  if (!last) return plain;
-  const est = last.tokens + Math.ceil((bytes - last.bytes) / BYTES_PER_TOKEN);
+/** The input tokens of a request whose `textTokens` is `estimated`, given the provider's report on an earlier one. */
+export function estimateTokens(estimated: number, last: Observation | null): number {
+  if (!last) return estimated;
+  const est = last.tokens + (estimated - last.estimated);
   // A report from a very different request (e.g. before a compaction) must not pull the estimate far down.
-  return Math.max(est, Math.floor(plain / 2));
+  return Math.max(est, Math.floor(estimated / 2));
 }
 
 /** All input tokens of a reported usage (Anthropic reports cached prefix tokens separately). */

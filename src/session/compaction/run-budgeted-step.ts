@@ -25,12 +25,12 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
   const plan = compactor.nativePlan(agent);
   const request = (): StepRequest => (plan.native ? { ...build(), compaction: { trigger: plan.trigger } } : build());
   let req = request();
-  let bytes = Compactor.bytes(req);
-  const tokens = compactor.estimate(bytes);
+  let size = Compactor.size(req);
+  const tokens = compactor.estimate(size);
   const over = plan.native ? tokens > compactor.window(agent) : compactor.over(agent, tokens);
   if (over && (await compactFor(ctx, tokens, req))) {
     req = request();
-    bytes = compactor.measure(req);
+    size = compactor.measure(req);
   }
   const natives = compactor.natives;
   let result = await runStep(ctx, step, req);
@@ -39,12 +39,12 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
     compactor.learn(result.error.message);
     if (await compactFor(ctx, Math.max(tokens, compactor.window(agent)), req)) {
       req = request();
-      bytes = compactor.measure(req);
+      size = compactor.measure(req);
       result = await runStep(ctx, step, req);
     }
   }
-  // A usage report after a native compaction describes the compacted context, not these bytes.
-  if (result.kind === "done" && compactor.natives === natives) compactor.observe(bytes, result.usage);
+  // A usage report after a native compaction describes the compacted context, not this request.
+  if (result.kind === "done" && compactor.natives === natives) compactor.observe(size, result.usage);
   if (result.kind === "failed" && result.error.code === "context_overflow") {
     return {
       kind: "failed",

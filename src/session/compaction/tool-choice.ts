@@ -15,7 +15,7 @@ import { declaration, declarationPrint } from "../../tools/registry";
 import type { RegisteredTool } from "../../tools/types";
 import type { HistoryStore } from "../history/store";
 import type { SessionTools } from "../session-tools";
-import { BYTES_PER_TOKEN } from "./estimate";
+import { textTokens } from "./estimate";
 import { latestCompaction, type ToolSnapshot } from "./records";
 import { keepLoaded, toolsDeclaredIn, toolsNamedIn } from "./tools";
 
@@ -70,7 +70,7 @@ export function toolChoice(
         name: t.name,
         lastUse: lastUse.get(t.name) ?? 0,
         ...(justLoaded.has(t.name) ? { justLoaded: true } : {}),
-        tokens: Math.ceil(JSON.stringify(decl).length / BYTES_PER_TOKEN),
+        tokens: textTokens(JSON.stringify(decl)),
         // Its declaration and kept entry, each with a separating comma.
         bytes: jsonBytes(decl) + jsonBytes({ name: t.name, fingerprint }) + 2,
         fingerprint,

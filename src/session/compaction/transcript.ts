@@ -7,6 +7,7 @@
 import type { Message } from "../../model/message";
 import { resultText } from "../../model/message";
 import { headChars } from "../../storage/fit";
+import { headTokens, textTokens } from "./estimate";
 
 /** Longest rendering of one tool call's arguments / one tool result, in characters. */
 const MAX_ARGS_CHARS = 1000;
@@ -61,17 +62,30 @@ export function transcriptLines(messages: readonly Message[]): string[] {
   return lines;
 }
 
-/** Groups lines into pieces of at most `maxChars` characters (a longer line is cut). */
-export function transcriptPieces(lines: readonly string[], maxChars: number): string[] {
-  const size = Math.max(200, maxChars);
+/** Lines a piece cannot hold whole are cut to leave this many tokens for the "… [n more characters]" note. */
+const CUT_NOTE_TOKENS = 13;
+
+/** Groups lines into pieces of at most `maxTokens` estimated tokens (`textTokens`; a longer line is cut). */
+export function transcriptPieces(lines: readonly string[], maxTokens: number): string[] {
+  const size = Math.max(50, maxTokens);
   const pieces: string[] = [];
   let current = "";
+  let used = 0;
   for (const raw of lines) {
-    const line = clip(raw, size - 50);
-    if (current && current.length + line.length + 1 > size) {
+    let line = raw;
+    let tokens = textTokens(raw);
+    if (tokens > size - CUT_NOTE_TOKENS) {
+      const head = headTokens(raw, size - CUT_NOTE_TOKENS);
+      line = `${head}… [${raw.length - head.length} more characters]`;
+      tokens = textTokens(line);
+    }
+    if (current && used + tokens + 1 > size) {
       pieces.push(current);
       current = "";
+      used = 0;
     }
+    // Each joining newline counted as a whole token (the sum of the lines' rounded estimates is never below the piece's).
+    used += current ? tokens + 1 : tokens;
     current = current ? `${current}\n${line}` : line;
   }
   if (current) pieces.push(current);

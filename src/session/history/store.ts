@@ -205,15 +205,6 @@ export class HistoryStore {
     return this.#loadView().start;
   }
 
-  /** Total size of the view's stored parts in bytes (for the context estimate of GET /sessions/{id}). */
-  viewBytes(): number {
-    const { start, preamble } = this.#loadView();
-    const stored =
-      one<{ n: number | null }>(this.#sql, "SELECT sum(length(parts)) AS n FROM messages WHERE seq >= ?", start)?.n ??
-      0;
-    return stored + (preamble ? JSON.stringify(preamble.parts).length : 0);
-  }
-
   page(after: number, limit: number): Message[] {
     return all<MessageRow>(this.#sql, "SELECT * FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", after, limit).map(
       toMessage,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ToolDeclaration } from "../../../src/model/message";
-import { bodyText, promptBytes, wireOnce } from "../../../src/providers/body-text";
+import { bodyText, promptSize, wireOnce } from "../../../src/providers/body-text";
 import { getAdapter } from "../../../src/providers/index";
 import type { ProviderName, StepRequest } from "../../../src/providers/types";
 import { capabilities, msg, request } from "./helpers";
@@ -126,21 +126,23 @@ describe("bodyText", () => {
   });
 });
 
-describe("promptBytes", () => {
+const length = (text: string) => text.length;
+
+describe("promptSize", () => {
   it("leaves out the tools Anthropic keeps out of the prompt (defer_loading) and nothing else", () => {
     const build = getAdapter("anthropic").buildBody;
     const req = step("anthropic");
     const body = build(step("anthropic")) as { tools: Array<{ defer_loading?: true }> };
     const seen = JSON.stringify({ ...body, tools: body.tools.filter((t) => !t.defer_loading) });
-    expect(promptBytes(req, build)).toBe(seen.length);
-    expect(promptBytes(req, build)).toBeLessThan(bodyText(req, build).length);
+    expect(promptSize(req, build, length)).toBe(seen.length);
+    expect(promptSize(req, build, length)).toBeLessThan(bodyText(req, build).length);
   });
 
   it.each(PROVIDERS)("is the whole %s body when no tool is deferred", (provider) => {
     const build = getAdapter(provider).buildBody;
     const loaded = declarations().map(({ defer_loading: _d, ...d }) => d);
     const req = step(provider, loaded);
-    expect(promptBytes(req, build)).toBe(bodyText(req, build).length);
+    expect(promptSize(req, build, length)).toBe(bodyText(req, build).length);
   });
 });
 

@@ -1,6 +1,7 @@
-// The input-token estimate of a provider request (estimate.ts): what a reported usage says the request held.
+// The input-token estimate of a provider request (estimate.ts): text sized per code point class, and what a
+// reported usage says the request held.
 import { describe, expect, it } from "vitest";
-import { inputTokens } from "../../../../src/session/compaction/estimate";
+import { headTokens, inputTokens, textTokens } from "../../../../src/session/compaction/estimate";
 
 describe("inputTokens", () => {
   it("reads the request's own input, cached included, never the provider's compaction passes", () => {
@@ -13,5 +14,36 @@ describe("inputTokens", () => {
       compaction_output_tokens: 412,
     };
     expect(inputTokens(usage)).toBe(2424);
+  });
+});
+
+describe("textTokens", () => {
+  it("counts ASCII at 4 characters per token", () => {
+    expect(textTokens("a".repeat(4000))).toBe(1000);
+  });
+
+  it("counts a CJK character as a whole token, not the three quarters its 3 UTF-8 bytes / 4 would give", () => {
+    const text = "会話の要約を作成してください。".repeat(100);
+    expect(textTokens(text)).toBe(text.length);
+    expect(textTokens(text)).toBeGreaterThan(new TextEncoder().encode(text).length / 4);
+  });
+
+  it("counts an emoji as two tokens, not the one its 4 UTF-8 bytes / 4 would give", () => {
+    const text = "😀🎉🚀".repeat(100);
+    expect(textTokens(text)).toBe(600);
+    expect(textTokens(text)).toBeGreaterThan(new TextEncoder().encode(text).length / 4);
+  });
+
+  it("adds up the classes of a mixed text (ASCII, a 2-byte script, CJK, emoji)", () => {
+    // 8 ASCII (2) + 4 Cyrillic (2) + 2 CJK (2) + 1 emoji (2).
+    expect(textTokens("abcdefghмира你好😀")).toBe(8);
+  });
+});
+
+describe("headTokens", () => {
+  it("cuts CJK text at its token budget, never inside an emoji's surrogate pair", () => {
+    expect(headTokens("你好世界", 2)).toBe("你好");
+    expect(headTokens("ab😀c", 1)).toBe("ab");
+    expect(headTokens("abcdefgh", 1)).toBe("abcd");
   });
 });

@@ -57,8 +57,8 @@ describe("context overflow", () => {
 });
 
 describe("token estimate", () => {
-  it("is bytes / 4 without a report, and the reported tokens plus what was added since with one", () => {
-    expect(estimateTokens(4000, null)).toBe(1000);
-    expect(estimateTokens(6000, { bytes: 4000, tokens: 1500 })).toBe(2000);
+  it("is the text estimate without a report, and the reported tokens plus what was added since with one", () => {
+    expect(estimateTokens(1000, null)).toBe(1000);
+    expect(estimateTokens(1500, { estimated: 1000, tokens: 1500 })).toBe(2000);
   });
 });
