@@ -252,6 +252,41 @@ describe("a provider's compaction larger than its rows (a multi-million-token wi
   });
 });
 
+describe("after a provider's compaction too large to store", () => {
+  /** A compaction block over the row budget (SUMMARY_BUDGET_BYTES), whatever the request's size. */
+  const oversized = {
+    content: `summary ${"x".repeat(2_500_000)}`,
+    encrypted_content: "sealed",
+    tokens_before: 1,
+    tokens_after: 1,
+  };
+  const asksToCompact = (r: Recorded) => r.body.context_management !== undefined;
+
+  it("the next step does not ask the provider to compact again", async () => {
+    const s = await session("anthropic", 10_000_000, { native_compaction: true });
+    await script(s.model, [{ reply: { text: "Answered.", compaction: oversized } }]);
+    expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+    await script(s.model, [{ reply: { text: "Still here." } }]);
+    expect((await send(s, { content: "next question" })).body.status).toBe("completed");
+    expect((await requests(s.model)).map(asksToCompact)).toEqual([true, false]);
+  });
+
+  it("our own summary compacts at the threshold instead, saying why the provider's was not used", async () => {
+    // 70,000-token window, threshold 0.8: past 56,000 estimated tokens ours compacts (the provider would too).
+    const s = await session("anthropic", 70_000, { native_compaction: true }, { keep_recent_turns: 0 });
+    await script(s.model, [{ reply: { text: "Answered.", compaction: oversized } }]);
+    expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+    await script(s.model, [{ reply: { text: "Read it all." } }]);
+    // ~60,000 tokens in two text parts (a part holds at most 200,000 characters).
+    const half = { type: "text", text: "lorem ipsum ".repeat(10_000) };
+    const big = await send(s, { content: [half, half] });
+    expect(big.body.status).toBe("completed");
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted.map((e) => [e.data.native, e.data.summary_requests])).toEqual([[false, 1]]);
+    expect(String(compacted[0]?.data.native_unavailable)).toContain("too large to store");
+  });
+});
+
 describe("native compaction declared on OpenAI (Chat Completions)", () => {
   it("falls back to our own summary: context_compacted native:false with the reason", async () => {
     const s = await session("openai", 8000, { native_compaction: true });

@@ -88,11 +88,28 @@ export class Compactor {
   #running: { turnId: string | null; stop: AbortController; done: Promise<unknown> } | null = null;
   /** The latest request estimate (what a native compaction reports as tokens_before). */
   #lastEstimate = 0;
-  /** Native compactions recorded by this instance (a step compares it to know whether its usage report is comparable). */
+  /**
+   * Native compactions the provider answered with in this instance, recorded or dropped (a step compares it to
+   * know whether its usage report is comparable: the report describes the compacted context).
+   */
   #natives = 0;
+  /**
+   * The size of the provider's compaction last dropped as too large to store (`fitNative`), until one of ours
+   * compacts: asked again, the provider would compact the same history into a block as large on every step.
+   */
+  #droppedNative: number | null = null;
 
   get natives(): number {
     return this.#natives;
+  }
+
+  /**
+   * The provider's compaction of `bytes` was dropped as too large to store: until our own summary compacts,
+   * requests no longer ask the provider to compact, and our threshold applies (`nativePlan`).
+   */
+  droppedNative(bytes: number): void {
+    this.#droppedNative = bytes;
+    this.#natives++;
   }
 
   /** A request's size (`Compactor.size`), with its estimate kept as the latest. */
@@ -130,12 +147,19 @@ export class Compactor {
    * Whether the provider compacts for this agent (README "Long sessions", native compaction):
    * the model declares `native_compaction`, the wire has it (Anthropic Messages `compact_20260112`;
    * OpenAI Responses `compact_threshold` with provider `openai-responses` — Chat Completions has
-   * none), and the threshold share of the window is at least the provider's minimum trigger.
+   * none), the threshold share of the window is at least the provider's minimum trigger, and the provider's last
+   * compaction was not dropped as too large to store (`droppedNative`; until one of ours compacts).
    * `reason` says why a declared capability is not used (null when none was declared).
    */
   nativePlan(agent: AgentConfig): NativePlan {
     const cfg = Compactor.config(agent);
     if (agent.model.capabilities.native_compaction !== true || !cfg.enabled) return { native: false, reason: null };
+    if (this.#droppedNative !== null) {
+      return {
+        native: false,
+        reason: `the provider's last compaction (${this.#droppedNative} bytes) was too large to store; our own summary compacts instead`,
+      };
+    }
     if (agent.model.provider === "openai") {
       return {
         native: false,
@@ -221,6 +245,9 @@ export class Compactor {
             ? { "switchboard.compacted": true, ...attributesOf({ ...outcome.info, ...this.#unavailable(agent) }) }
             : { "switchboard.compacted": false, "switchboard.reason": outcome.reason },
         );
+        // A smaller context (the event and span said why ours ran): the provider may compact again when it grows
+        // back past the trigger.
+        if (outcome.ok) this.#droppedNative = null;
         return outcome;
       });
     } finally {

@@ -43,7 +43,7 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
       result = await runStep(ctx, step, req);
     }
   }
-  // A usage report after a native compaction describes the compacted context, not this request.
+  // A usage report after a native compaction (recorded or dropped) describes the compacted context, not this request.
   if (result.kind === "done" && compactor.natives === natives) compactor.observe(size, result.usage);
   if (result.kind === "failed" && result.error.code === "context_overflow") {
     return {

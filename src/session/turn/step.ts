@@ -132,8 +132,11 @@ async function requestStep(
       if (p.type !== "compaction") return p;
       const fitted = fitNative(p);
       if (p.content !== null && fitted.content === null) {
-        const reason = `the provider's compaction (${jsonBytes(p)} bytes) does not fit a stored row; the history it would replace is kept`;
+        const bytes = jsonBytes(p);
+        const reason = `the provider's compaction (${bytes} bytes) does not fit a stored row; the history it would replace is kept, and our own summary compacts at the threshold instead`;
         eventLog.record("compaction_failed", ctx.turnId, { reason, native: true });
+        // Asked again, the provider would return as large a block on every step: ours compacts next.
+        ctx.deps.compactor.droppedNative(bytes);
       }
       return fitted;
     });
