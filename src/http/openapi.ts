@@ -356,7 +356,11 @@ export const OPENAPI = {
       post: op(
         "createSession",
         "Create a session",
-        { "201": jsonOf(ref("SessionCreated"), "Created"), "409": errorResponse },
+        {
+          "200": jsonOf(ref("SessionCreated"), "A retried create: the session, as its create answered it"),
+          "201": jsonOf(ref("SessionCreated"), "Created"),
+          "409": errorResponse,
+        },
         {
           requestBody: body("CreateSessionBody"),
         },

@@ -32,6 +32,7 @@ export interface SessionRef {
 export type SessionRpc = Pick<
   Session,
   | "init"
+  | "describe"
   | "state"
   | "messages"
   | "events"

@@ -269,6 +269,14 @@ export class Session extends DurableObject<Env> {
   }
 
   /**
+   * The session as it was created (tenant, id, agent, created_at, metadata), without reading any of its
+   * history: the worker compares a repeated create with it (routes/sessions.ts).
+   */
+  async describe(): Promise<Result<{ info: SessionInfo }>> {
+    return this.#existing((info) => ({ ok: true, info }));
+  }
+
+  /**
    * The session's state. With `arg` (the worker's agent epoch) its context block also carries the
    * agent's context window and compaction threshold (null when the agent is gone).
    */

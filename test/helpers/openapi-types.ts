@@ -1574,6 +1574,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A retried create: the session, as its create answered it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionCreated"];
+                };
+            };
             /** @description Created */
             201: {
                 headers: {

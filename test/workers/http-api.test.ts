@@ -105,9 +105,66 @@ describe("tenant isolation", () => {
     const dup = await apiJson<ErrorBody>("/v1/sessions", {
       method: "POST",
       key: keyB,
-      json: { agent: a.agent, id: a.session },
+      json: { agent: a.agent, id: a.session, metadata: { another: "session" } },
     });
     expect(dup.status).toBe(409);
+  });
+});
+
+describe("creating a session whose id exists", () => {
+  type Created = { id: string; agent: string; created_at: string; metadata: unknown };
+  const create = (key: string, json: Record<string, unknown>) =>
+    apiJson<Created & ErrorBody>("/v1/sessions", { method: "POST", key, json });
+
+  it("answers a retried create 200 with the session as the first create answered it", async () => {
+    const s = await setup();
+    const json = { agent: s.agent, id: uid("ses_retried"), metadata: { user: "u1", plan: { tier: "pro" } } };
+    const first = await create(s.key, json);
+    expect(first.status).toBe(201);
+    const retry = await create(s.key, json);
+    expect([retry.status, retry.body]).toEqual([200, first.body]);
+  });
+
+  it("takes metadata with its keys in another order as the same session", async () => {
+    const s = await setup();
+    const id = uid("ses_reordered");
+    const first = await create(s.key, { agent: s.agent, id, metadata: { a: 1, b: { c: 2, d: 3 } } });
+    const retry = await create(s.key, { agent: s.agent, id, metadata: { b: { d: 3, c: 2 }, a: 1 } });
+    expect([retry.status, retry.body]).toEqual([200, first.body]);
+  });
+
+  it("answers a create with other metadata 409 session_exists and leaves the session and its index row as they were", async () => {
+    const s = await setup();
+    const id = uid("ses_taken");
+    const first = await create(s.key, { agent: s.agent, id, metadata: { owner: "first" } });
+    const other = await create(s.key, { agent: s.agent, id, metadata: { owner: "second" } });
+    expect([other.status, other.body.error?.code]).toEqual([409, "session_exists"]);
+    const state = await apiJson<Created>(`/v1/sessions/${id}`, { key: s.key });
+    expect([state.body.metadata, state.body.created_at]).toEqual([{ owner: "first" }, first.body.created_at]);
+    const row = await env.DB.prepare("SELECT metadata, created_at FROM sessions WHERE id = ?").bind(id).first();
+    expect(row).toEqual({ metadata: JSON.stringify({ owner: "first" }), created_at: first.body.created_at });
+  });
+
+  it("answers a create without the metadata the session was created with 409 session_exists", async () => {
+    const s = await setup();
+    const id = uid("ses_no_meta");
+    await create(s.key, { agent: s.agent, id, metadata: { owner: "first" } });
+    const bare = await create(s.key, { agent: s.agent, id });
+    expect([bare.status, bare.body.error?.code]).toEqual([409, "session_exists"]);
+  });
+
+  it("answers a create for an index row with no session behind it 409 session_exists and creates nothing", async () => {
+    const s = await setup();
+    const tenant = uid("t_orphan");
+    const key = await tenantKey(tenant);
+    const id = uid("ses_orphan");
+    // A create cut short between its index row and its object.
+    await env.DB.prepare("INSERT INTO sessions (tenant, id, agent, metadata, created_at) VALUES (?, ?, ?, NULL, ?)")
+      .bind(tenant, id, s.agent, new Date().toISOString())
+      .run();
+    const res = await create(key, { agent: s.agent, id });
+    expect([res.status, res.body.error?.code]).toEqual([409, "session_exists"]);
+    expect((await apiJson(`/v1/sessions/${id}`, { key })).status).toBe(404);
   });
 });
 
@@ -149,6 +206,12 @@ describe("creating a session its object already holds", () => {
     expect([res.status, res.body.error.code]).toEqual([409, "session_exists"]);
     const state = await apiJson<{ agent: string; metadata: unknown }>(`/v1/sessions/${h.id}`, { key: h.key });
     expect([state.body.agent, state.body.metadata]).toEqual([h.agentA, null]);
+  });
+
+  it("answers a create asking for the object's session 200 with that session", async () => {
+    const h = await heldByRun();
+    const res = await apiJson("/v1/sessions", { method: "POST", key: h.key, json: { agent: h.agentA, id: h.id } });
+    expect([res.status, res.body]).toEqual([200, { id: h.id, agent: h.agentA, created_at: h.at, metadata: null }]);
   });
 
   it("leaves the index row describing the object's session, not the request's", async () => {

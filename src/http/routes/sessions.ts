@@ -1,13 +1,14 @@
 /**
  * The `/v1/sessions` routes for a session's life: create (the D1 index row, then the object primed with its
  * agent; the row is deleted again if the object's init fails, and made to describe the object's own session
- * if it already held one), list, state, messages, events, compact, clear
- * and delete. Reads accept an API key or the session's own token; every other route needs an API key.
+ * if it already held one; a retried create of the same session answers it again), list, state, messages, events,
+ * compact, clear and delete. Reads accept an API key or the session's own token; every other route needs an API key.
  * `sessionsPage` and `deleteSession` also serve the admin's routes over any tenant's sessions (tenants.ts).
  */
 import { type Context, Hono } from "hono";
 import { readAgent } from "../../d1/agents";
 import { deleteSessionRow, insertSession, listSessions, updateSessionRow } from "../../d1/sessions";
+import { canonical } from "../../model/json";
 import type { SessionInfo } from "../../session/rpc-types";
 import { nowIso, pageOf } from "../../storage/sql";
 import { sessionAccess } from "../access";
@@ -30,12 +31,7 @@ function intParam(raw: string | undefined, fallback: number, min: number, max: n
 export const sessionsRoutes = new Hono<AppEnv>()
   // Guards are per route: session tokens reach only the read routes of their own session.
   .post("/", requireTenant, async (c) => {
-    const body = await readBody<{
-      agent: string;
-      id?: string;
-      metadata?: Record<string, unknown>;
-      location_hint?: LocationHint;
-    }>(c, "createSessionBody", 64 * 1024);
+    const body = await readBody<CreateBody>(c, "createSessionBody", 64 * 1024);
     const tenant = c.get("tenant");
     // The config and the epoch it belongs to, in one statement: they prime the session's agent cache.
     const agent = await readAgent(c.env.DB, body.agent);
@@ -45,9 +41,14 @@ export const sessionsRoutes = new Hono<AppEnv>()
     const created_at = nowIso();
     const metadata = body.metadata ? JSON.stringify(body.metadata) : null;
     const inserted = await insertSession(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at });
-    if (!inserted) throw new ApiError(409, "session_exists", `session "${id}" already exists`);
     // The hint only matters here: the object is created by this first call and stays where it was placed.
     const stub = sessionStub(c.env, tenant, id, body.location_hint);
+    if (!inserted) {
+      // The id is indexed: a retry of a create whose answer was lost, or another session. The object says which
+      // (an index row with no session behind it, from a create cut short, is another session too).
+      const held = await stub.describe();
+      return repeatedCreate(c, id, body, held.ok ? held.info : null);
+    }
     let init: { created: boolean; info: SessionInfo };
     try {
       const epoch = agent.epoch ?? 0;
@@ -65,13 +66,14 @@ export const sessionsRoutes = new Hono<AppEnv>()
     }
     if (!init.created) {
       // The object already held this session (a webhook run for the id created it first; an earlier create whose
-      // answer was lost) and kept its own: the row written above describes that session, not this request.
+      // init answer was lost, so it removed its index row) and kept its own: the row written above describes that
+      // session, not this request.
       const held = init.info;
       const metadata = held.metadata ? JSON.stringify(held.metadata) : null;
       await updateSessionRow(c.env.DB, { tenant, id, agent: held.agent, metadata, created_at: held.created_at });
-      throw new ApiError(409, "session_exists", `session "${id}" already exists`);
+      return repeatedCreate(c, id, body, held);
     }
-    return c.json({ id, agent: body.agent, created_at, metadata: body.metadata ?? null }, 201);
+    return c.json(created(init.info), 201);
   })
   .get("/", requireTenant, async (c) => c.json(await sessionsPage(c, c.get("tenant"))))
   .get("/:id", sessionAccess("read"), async (c) => {
@@ -109,6 +111,27 @@ export const sessionsRoutes = new Hono<AppEnv>()
     await deleteSession(ref);
     return c.json({ id: ref.id, deleted: true });
   });
+
+type CreateBody = { agent: string; id?: string; metadata?: Record<string, unknown>; location_hint?: LocationHint };
+
+/** A created session as `POST /v1/sessions` answers it. */
+function created(info: SessionInfo) {
+  return { id: info.id, agent: info.agent, created_at: info.created_at, metadata: info.metadata };
+}
+
+/**
+ * `POST /v1/sessions` for an id that already names `held` (null: no session behind its index row). A create
+ * asking for what `held` is (its agent, its metadata, key order aside) is a retry whose first answer was lost:
+ * it gets that answer again, with 200 as a replayed turn does, so a client may retry a create safely. Anything
+ * else is another session's id: 409, nothing changed. `location_hint` is not compared: it only placed the
+ * object when it was created, and is not kept.
+ */
+function repeatedCreate(c: Context<AppEnv>, id: string, body: CreateBody, held: SessionInfo | null) {
+  const same =
+    held !== null && held.agent === body.agent && canonical(held.metadata) === canonical(body.metadata ?? null);
+  if (!same) throw new ApiError(409, "session_exists", `session "${id}" already exists`);
+  return c.json(created(held), 200);
+}
 
 /** A page of the tenant's sessions (`limit`, `after` from the query); also the admin's list (routes/tenants.ts). */
 export async function sessionsPage(c: Context<AppEnv>, tenant: string) {
