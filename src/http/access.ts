@@ -10,9 +10,10 @@
  * than that the session vanished. A token whose issuing key was revoked is
  * dead (401), checked through the same isolate cache as API keys (so within
  * the documented bound of directory.ts, and at once in the revoking isolate).
- * A token older than its session (minted for an earlier session of the same
- * id, since deleted) is refused by the session object, 404 as for a missing
- * session: the token's `iat` goes with each call (session-ref.ts `issuedAt`).
+ * A token minted for another incarnation of its session (an earlier session
+ * of the same id, since deleted) is refused by the session object, 404 as for
+ * a missing session: the token's `inc` and `iat` go with each call
+ * (session-ref.ts `stamp`).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { enforceRateLimit } from "../ratelimit/enforce";
@@ -58,7 +59,7 @@ export function sessionAccess(action: TokenAction): MiddlewareHandler<AppEnv> {
       session: claims.ses,
       actions: claims.act,
       jti: claims.jti,
-      iat: claims.iat,
+      stamp: { iat: claims.iat, inc: claims.inc },
     });
     await enforceRateLimit(c.env, `ses:${claims.ten}:${claims.ses}`, key.rate_limit_per_min);
     await checkTenantOrigin(c, claims.ten);

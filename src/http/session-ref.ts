@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { Result } from "../model/errors";
-import type { TurnAnswer, TurnCall, TurnReply } from "../session/rpc-types";
+import type { TokenStamp, TurnAnswer, TurnCall, TurnReply } from "../session/rpc-types";
 import type { Session } from "../session/session";
 import { callRequest, readAnswer } from "../session/turn-wire";
 import { ApiError, apiError } from "./errors";
@@ -18,10 +18,10 @@ export interface SessionRef {
   id: string;
   stub: SessionRpc;
   /**
-   * A session token's `iat` (Unix seconds), undefined for an API key. Passed with each call, so the object
-   * refuses a token minted before it was created (for an earlier session of the same id, since deleted).
+   * A session token's stamp (the incarnation it was minted for, its `iat`), undefined for an API key. Passed
+   * with each call, so the object refuses a token minted for an earlier session of the same id, since deleted.
    */
-  issuedAt: number | undefined;
+  stamp: TokenStamp | undefined;
 }
 
 /**
@@ -70,13 +70,13 @@ export function sessionStub(env: WorkerEnv, tenant: string, id: string, location
 export function sessionRef(c: Context<AppEnv>, tenant = c.get("tenant")): SessionRef {
   const id = c.req.param("id") ?? "";
   if (!SESSION_ID.test(id)) throw new ApiError(404, "not_found", "session not found");
-  return { tenant, id, stub: sessionStub(c.env, tenant, id), issuedAt: issuedAt(c) };
+  return { tenant, id, stub: sessionStub(c.env, tenant, id), stamp: stampOf(c) };
 }
 
-/** The request's session token's `iat`, undefined for any other credential (see SessionRef.issuedAt). */
-function issuedAt(c: Context<AppEnv>): number | undefined {
+/** The request's session token's stamp, undefined for any other credential (see SessionRef.stamp). */
+function stampOf(c: Context<AppEnv>): TokenStamp | undefined {
   const p = c.get("principal");
-  return p?.kind === "token" ? p.iat : undefined;
+  return p?.kind === "token" ? p.stamp : undefined;
 }
 
 /** Unwraps a DO result union or throws its failure as an ApiError. */
@@ -90,8 +90,8 @@ export function unwrap<R extends Result<object>>(r: R): Extract<R, { ok: true }>
  * the object's D1 statements join the request's `x-debug-d1-statements` (app.ts), a refusal's too, each call's.
  */
 export async function turnCall(c: Context<AppEnv>, stub: SessionRpc, call: TurnCall): Promise<Result<TurnAnswer>> {
-  const iat = issuedAt(c);
-  const wire: TurnCall = iat === undefined ? call : { ...call, issuedAt: iat };
+  const stamp = stampOf(c);
+  const wire: TurnCall = stamp === undefined ? call : { ...call, stamp };
   const answer: TurnReply = await readAnswer<TurnAnswer>(await stub.fetch(callRequest(wire)));
   if (answer.debug) c.set("objectD1Statements", (c.get("objectD1Statements") ?? 0) + answer.debug.d1_statements);
   return answer;

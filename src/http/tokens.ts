@@ -23,7 +23,7 @@ export const TTL_MIN_S = 60;
 export const TTL_MAX_S = 86_400;
 export const TTL_DEFAULT_S = 900;
 
-/** Longest token we try to parse; real ones are ~300 characters. */
+/** Longest token we try to parse; real ones are under 500 characters. */
 const MAX_TOKEN_CHARS = 2048;
 const SIGNED_TAG = "sbt1.";
 const HKDF_SALT = "switchboard/session-tokens";
@@ -34,6 +34,12 @@ export interface TokenClaims {
   /** Tenant and session the token is for. */
   ten: string;
   ses: string;
+  /**
+   * The incarnation of the session it was minted for (session/rpc-types.ts `incarnationOf`): a session created
+   * again under the same id is another incarnation, which the token does not open. Absent in tokens minted
+   * before tokens carried it; those are judged by `iat` (Session `#foreign`).
+   */
+  inc?: string;
   act: TokenAction[];
   /** Id of the API key that minted it: revoking that key revokes its tokens. */
   kid: string;
@@ -104,6 +110,7 @@ function validClaims(value: unknown): value is TokenClaims {
     c.v === 1 &&
     typeof c.ten === "string" &&
     typeof c.ses === "string" &&
+    (c.inc === undefined || typeof c.inc === "string") &&
     typeof c.kid === "string" &&
     typeof c.jti === "string" &&
     Number.isInteger(c.iat) &&

@@ -6,6 +6,7 @@
 
 import type { Env } from "../env";
 import type { RateLimiter } from "../ratelimit/rate-limiter";
+import type { TokenStamp } from "../session/rpc-types";
 import type { Session } from "../session/session";
 import type { TokenAction } from "./tokens";
 
@@ -21,7 +22,7 @@ export interface WorkerEnv extends Env {
 /** Who made a request: an API key, or a session token (its session and actions). */
 export type Principal =
   | { kind: "key"; keyId: string }
-  | { kind: "token"; keyId: string; session: string; actions: TokenAction[]; jti: string; iat: number };
+  | { kind: "token"; keyId: string; session: string; actions: TokenAction[]; jti: string; stamp: TokenStamp };
 
 export interface AppEnv {
   Bindings: WorkerEnv;

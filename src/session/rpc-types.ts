@@ -1,7 +1,7 @@
 /**
  * Types shared by the worker and the session object across their RPC boundary: what a turn call carries
  * (`TurnCall`, `SendInput`) and answers (`TurnAnswer`, `TurnReply`, `TurnResult`), and the shapes of session state and of
- * message and event pages. Types, and the one key prefix both sides must agree on.
+ * message and event pages. Types, and the one key prefix and the session incarnation both sides must agree on.
  */
 import type { McpServerStatus } from "../mcp/mcp-catalog";
 import type { ErrorInfo, Result } from "../model/errors";
@@ -30,6 +30,25 @@ export interface SessionInfo {
   agent: string;
   created_at: string;
   metadata: Record<string, unknown> | null;
+  /**
+   * Drawn anew by each create of the id (Session `#create`): a session token names the incarnation it was
+   * minted for. Absent in sessions created before incarnations were kept (see `incarnationOf`).
+   */
+  incarnation?: string;
+}
+
+/** The session's incarnation; a session created before incarnations were kept goes by its `created_at`. */
+export function incarnationOf(info: SessionInfo): string {
+  return info.incarnation ?? info.created_at;
+}
+
+/**
+ * What the object checks of a session token a call came with: its `iat` (Unix seconds) and `inc`, the
+ * incarnation it was minted for (absent in tokens minted before tokens carried it). See Session `#foreign`.
+ */
+export interface TokenStamp {
+  iat: number;
+  inc?: string;
 }
 
 /** A webhook run's turn's idempotency key is this + the run id; a client's `Idempotency-Key` may not start with it. */
@@ -93,8 +112,8 @@ export type TurnCall = (
     }
   | { call: "retry"; agent: AgentArg; mode: Mode }
 ) & {
-  /** A session token's `iat` (Unix seconds): the object refuses the call when it was created after that second. */
-  issuedAt?: number;
+  /** The session token's stamp (undefined for an API key): the object refuses a token minted for another session. */
+  stamp?: TokenStamp;
 };
 
 export interface SessionState {

@@ -25,16 +25,18 @@ import { type SeedTurn, seedTurns } from "./debug-seed";
 import { deleted } from "./deleted";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
-import type {
-  EventsPage,
-  MessagesPage,
-  Mode,
-  SendInput,
-  SessionInfo,
-  SessionState,
-  TurnAnswer,
-  TurnCall,
-  TurnReply,
+import {
+  type EventsPage,
+  incarnationOf,
+  type MessagesPage,
+  type Mode,
+  type SendInput,
+  type SessionInfo,
+  type SessionState,
+  type TokenStamp,
+  type TurnAnswer,
+  type TurnCall,
+  type TurnReply,
 } from "./rpc-types";
 import { SessionRuns } from "./runs/session-runs";
 import type { RunSpec, RunView } from "./runs/types";
@@ -163,8 +165,18 @@ export class Session extends DurableObject<Env> {
     this.#schema = true;
   }
 
-  /** Creates the tables on first use (init, enqueueRun) and records the session. */
-  #create(info: SessionInfo): void {
+  /**
+   * Records a new session of this id (init, enqueueRun): a new incarnation, which session tokens minted for an
+   * earlier one do not open.
+   */
+  #create(info: SessionInfo): SessionInfo {
+    const created = { ...info, incarnation: crypto.randomUUID() };
+    this.#record(created);
+    return created;
+  }
+
+  /** Creates the tables on first use and records the session as `info` says. */
+  #record(info: SessionInfo): void {
     this.#ensureSchema();
     write(this.#storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
     this.#infoMemo = info;
@@ -192,29 +204,32 @@ export class Session extends DurableObject<Env> {
   /**
    * The guard of every call on an existing session: the object's state must
    * have loaded (else its startup error is thrown) and the session must exist
-   * (else 404), and not be newer than the session token the call came with
-   * (`issuedAt`, see `#predates`); then `fn` runs with the session's info.
+   * (else 404), and not be another one than the session token the call came with was minted for
+   * (`stamp`, see `#foreign`); then `fn` runs with the session's info.
    */
   #existing<T extends object>(
     fn: (info: SessionInfo) => Promise<Result<T>> | Result<T>,
-    issuedAt?: number,
+    stamp?: TokenStamp,
   ): Promise<Result<T>> | Result<T> {
     this.#ready();
     const info = this.#info();
-    if (!info || this.#predates(issuedAt)) return this.#missing();
+    if (!info || this.#foreign(stamp)) return this.#missing();
     return fn(info);
   }
 
   /**
-   * Whether a session token issued at `issuedAt` (its `iat`, Unix seconds) was minted before this session
-   * was created: tokens are stateless, so one minted for an earlier session of this id (deleted since) would
-   * otherwise open this one. Compared in whole seconds, iat's unit: a token minted in the second the session
-   * was created still works.
+   * Whether a session token (its `stamp`) was minted for another session of this id, deleted since: tokens are
+   * stateless, so it would otherwise open this one. A token names the incarnation it was minted for, and each
+   * create draws a new one, so a delete and re-create within a second is told apart too. A token minted before
+   * tokens carried it (`inc` absent, at most TTL_MAX_S ago) is judged by its `iat` in whole seconds, as then: it
+   * opens a session created in an earlier second or its own.
    */
-  #predates(issuedAt: number | undefined): boolean {
-    if (issuedAt === undefined) return false;
+  #foreign(stamp: TokenStamp | undefined): boolean {
+    if (stamp === undefined) return false;
     const info = this.#info();
-    return info !== null && issuedAt < Math.floor(Date.parse(info.created_at) / 1000);
+    if (info === null) return false;
+    if (stamp.inc !== undefined) return stamp.inc !== incarnationOf(info);
+    return stamp.iat < Math.floor(Date.parse(info.created_at) / 1000);
   }
 
   /** Runs a turn RPC; in debug mode its answer carries the storage work it did (see debug-counters.ts). */
@@ -260,17 +275,18 @@ export class Session extends DurableObject<Env> {
     this.#ready();
     const existing = this.#info();
     if (existing) return { ok: true, created: false, info: existing };
-    this.#create(info);
+    const created = this.#create(info);
     if (agent) this.#agents.prime(info.agent, agent.config, agent.epoch);
     // A session that is never used still expires (when idle expiry is configured).
     this.#scheduleSweep();
     this.#scheduler.arm();
-    return { ok: true, created: true, info };
+    return { ok: true, created: true, info: created };
   }
 
   /**
-   * The session as it was created (tenant, id, agent, created_at, metadata), without reading any of its
-   * history: the worker compares a repeated create with it (routes/sessions.ts).
+   * The session as it was created (tenant, id, agent, created_at, metadata, incarnation), without reading any of
+   * its history: the worker compares a repeated create with it (routes/sessions.ts) and mints tokens for its
+   * incarnation (routes/tokens.ts).
    */
   async describe(): Promise<Result<{ info: SessionInfo }>> {
     return this.#existing((info) => ({ ok: true, info }));
@@ -280,8 +296,8 @@ export class Session extends DurableObject<Env> {
    * The session's state. With `arg` (the worker's agent epoch) its context block also carries the
    * agent's context window and compaction threshold (null when the agent is gone).
    */
-  async state(arg?: AgentArg, issuedAt?: number): Promise<Result<SessionState>> {
-    return this.#existing((info) => this.#state(info, arg), issuedAt);
+  async state(arg?: AgentArg, stamp?: TokenStamp): Promise<Result<SessionState>> {
+    return this.#existing((info) => this.#state(info, arg), stamp);
   }
 
   async #state(info: SessionInfo, arg?: AgentArg): Promise<Result<SessionState>> {
@@ -292,7 +308,7 @@ export class Session extends DurableObject<Env> {
     return { ok: true, ...sessionState(this.#engine, info, resolved?.ok ? resolved.agent : null) };
   }
 
-  async messages(after: number, limit: number, issuedAt?: number): Promise<Result<MessagesPage>> {
+  async messages(after: number, limit: number, stamp?: TokenStamp): Promise<Result<MessagesPage>> {
     return this.#existing(() => {
       const { items, next } = pageOf(this.#engine.history.page(after, limit + 1), limit, (m) => m.seq);
       const upto = next === null ? Number.MAX_SAFE_INTEGER : (items[items.length - 1]?.seq ?? after);
@@ -303,7 +319,7 @@ export class Session extends DurableObject<Env> {
         compactions: compactionMarkers(this.#storage.sql, after, upto),
         turns: this.#engine.turns.endedIn(after, upto),
       };
-    }, issuedAt);
+    }, stamp);
   }
 
   async compact(arg: AgentArg): Promise<Result<CompactionInfo>> {
@@ -326,18 +342,18 @@ export class Session extends DurableObject<Env> {
     );
   }
 
-  async events(after: number, limit: number, issuedAt?: number): Promise<Result<EventsPage>> {
+  async events(after: number, limit: number, stamp?: TokenStamp): Promise<Result<EventsPage>> {
     return this.#existing(() => {
       const { items, next } = pageOf(this.#engine.eventLog.list(after, limit + 1), limit, (e) => e.seq);
       return { ok: true, events: items, next };
-    }, issuedAt);
+    }, stamp);
   }
 
   /** The worker's turn calls (turn-wire.ts): the same methods as below, a streamed answer as the response body. */
   override async fetch(request: Request): Promise<Response> {
     const c = await readCall<TurnCall>(request);
     // The methods below check the rest (#existing); a stale token is refused before anything is read for it.
-    if (this.#predates(c.issuedAt)) return answerResponse(this.#missing());
+    if (this.#foreign(c.stamp)) return answerResponse(this.#missing());
     switch (c.call) {
       case "sendMessage":
         return answerResponse(await this.sendMessage(c.agent, c.input, c.mode));
@@ -392,18 +408,18 @@ export class Session extends DurableObject<Env> {
     return this.#turn(agent, (a) => this.#engine.retry(a, mode), true);
   }
 
-  async cancel(issuedAt?: number): Promise<Result<{ status: string; turn_id: string }>> {
-    return this.#existing(() => this.#engine.cancel(), issuedAt);
+  async cancel(stamp?: TokenStamp): Promise<Result<{ status: string; turn_id: string }>> {
+    return this.#existing(() => this.#engine.cancel(), stamp);
   }
 
   async openStream(
     after: number | null,
-    issuedAt?: number,
+    stamp?: TokenStamp,
   ): Promise<Result<{ stream: ReadableStream<Uint8Array> | null; turn_id: string | null }>> {
     return this.#existing(() => {
       const open = this.#engine.openStream(after);
       return { ok: true, stream: open?.stream ?? null, turn_id: open?.turn_id ?? null };
-    }, issuedAt);
+    }, stamp);
   }
 
   async clear(): Promise<Result<{ cleared: true }>> {
@@ -431,7 +447,8 @@ export class Session extends DurableObject<Env> {
     }
     await this.#wipe();
     this.#ensureSchema();
-    if (info) this.#create(info);
+    // The same session, the same incarnation: its tokens still open it.
+    if (info) this.#record(info);
     this.#engine.eventLog.record("session_cleared", null, { at: nowIso(), rebuilt: true });
     return { ok: true, cleared: true };
   }

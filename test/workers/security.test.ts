@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { mintToken } from "../../src/http/tokens";
+import { mintToken, type TokenClaims } from "../../src/http/tokens";
 import { ADMIN, api, apiJson, history, type Setup, script, setup, sseFrames, tenantKey } from "./helpers";
 
 // Security through the public API: keys, session tokens and their scopes. Every refusal is a JSON error and
@@ -17,6 +17,12 @@ async function token(s: Setup, actions: string[], ttl_s?: number): Promise<strin
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.token;
+}
+
+/** A token's claims, read without checking its signature. */
+function claimsOf(token: string): TokenClaims {
+  const [body] = token.slice(4).split(".");
+  return JSON.parse(atob(String(body).replaceAll("-", "+").replaceAll("_", "/")));
 }
 
 /** Every session route with the action a token needs for it. */
@@ -167,7 +173,7 @@ describe("session tokens: invalid ones", () => {
     const s = await setup();
     const good = await token(s, ["read"]);
     const [body, sig] = good.slice(4).split(".");
-    const claims = JSON.parse(atob(String(body).replaceAll("-", "+").replaceAll("_", "/")));
+    const claims = claimsOf(good);
     const reencode = (v: unknown) =>
       btoa(JSON.stringify(v)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
     const escalated = `sbt_${reencode({ ...claims, act: ["send", "stream", "read"] })}.${sig}`;
@@ -200,8 +206,6 @@ describe("session tokens: invalid ones", () => {
     expect((await create({ owner: "first" })).status).toBe(201);
     const old = await token(s, ["send", "stream", "read", "approve"]);
     expect((await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key })).status).toBe(200);
-    // Into the next second: a token's iat is in whole seconds, so one minted in the second of a create still works.
-    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
     expect((await create({ owner: "second" })).status).toBe(201);
     for (const [method, path, , json] of ROUTES) {
       const res = await apiJson<ErrorBody>(`/v1/sessions/${s.session}${path}`, { method, key: old, json });
@@ -214,6 +218,43 @@ describe("session tokens: invalid ones", () => {
     });
     expect(fresh.status).toBe(200);
     expect(fresh.body.metadata).toEqual({ owner: "second" });
+  });
+
+  it("a token minted in the second its session was deleted and created again opens nothing of the new one (404)", async () => {
+    const s0 = await setup();
+    const s: Setup = { ...s0, session: `same-second-${s0.session}` };
+    const create = () =>
+      apiJson<{ created_at: string }>("/v1/sessions", {
+        method: "POST",
+        key: s.key,
+        json: { agent: s.agent, id: s.session },
+      });
+    await create();
+    const minted = claimsOf(await token(s, ["read"]));
+    await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key });
+    const again = await create();
+    // The same token as minted in the second the new session was created: its iat alone cannot tell them apart.
+    const sameSecond = await mintToken(env, { ...minted, iat: Math.floor(Date.parse(again.body.created_at) / 1000) });
+    const res = await apiJson<ErrorBody>(`/v1/sessions/${s.session}`, { key: sameSecond });
+    expect([res.status, res.body.error?.code]).toEqual([404, "not_found"]);
+  });
+
+  it("a token minted before tokens named their session's incarnation still opens the session it was minted for", async () => {
+    const s = await setup();
+    const { inc: _inc, ...legacy } = claimsOf(await token(s, ["read"]));
+    const res = await apiJson(`/v1/sessions/${s.session}`, { key: await mintToken(env, legacy) });
+    expect(res.status).toBe(200);
+  });
+
+  it("a token minted before tokens named their session's incarnation opens nothing of a session created in a later second (404)", async () => {
+    const s = await setup();
+    const { inc: _inc, ...legacy } = claimsOf(await token(s, ["read"]));
+    const state = await apiJson<{ created_at: string }>(`/v1/sessions/${s.session}`, { key: s.key });
+    const iat = Math.floor(Date.parse(state.body.created_at) / 1000) - 1;
+    const res = await apiJson<ErrorBody>(`/v1/sessions/${s.session}`, {
+      key: await mintToken(env, { ...legacy, iat }),
+    });
+    expect([res.status, res.body.error?.code]).toEqual([404, "not_found"]);
   });
 
   it("revoking the API key that minted a token revokes the token", async () => {

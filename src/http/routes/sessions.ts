@@ -79,21 +79,21 @@ export const sessionsRoutes = new Hono<AppEnv>()
   .get("/:id", sessionAccess("read"), async (c) => {
     const ref = sessionRef(c);
     // The object adds the agent's context window and compaction threshold to the context block.
-    const { ok: _ok, ...state } = unwrap(await ref.stub.state(await agentArg(c), ref.issuedAt));
+    const { ok: _ok, ...state } = unwrap(await ref.stub.state(await agentArg(c), ref.stamp));
     return c.json(state);
   })
   .get("/:id/messages", sessionAccess("read"), async (c) => {
     const ref = sessionRef(c);
     const after = intParam(c.req.query("after"), 0, 0, Number.MAX_SAFE_INTEGER, "after");
     const limit = intParam(c.req.query("limit"), 100, 1, 1000, "limit");
-    const { ok: _ok, ...page } = unwrap(await ref.stub.messages(after, limit, ref.issuedAt));
+    const { ok: _ok, ...page } = unwrap(await ref.stub.messages(after, limit, ref.stamp));
     return c.json(page);
   })
   .get("/:id/events", sessionAccess("read"), async (c) => {
     const ref = sessionRef(c);
     const after = intParam(c.req.query("after"), 0, 0, Number.MAX_SAFE_INTEGER, "after");
     const limit = intParam(c.req.query("limit"), 100, 1, 1000, "limit");
-    const { ok: _ok, ...page } = unwrap(await ref.stub.events(after, limit, ref.issuedAt));
+    const { ok: _ok, ...page } = unwrap(await ref.stub.events(after, limit, ref.stamp));
     return c.json(page);
   })
   .post("/:id/compact", requireTenant, async (c) => {

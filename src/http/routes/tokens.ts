@@ -3,6 +3,7 @@
  * a short-lived token scoped to one session and a set of actions; 503 when no token secret is configured.
  */
 import { Hono } from "hono";
+import { incarnationOf } from "../../session/rpc-types";
 import { requireTenant } from "../auth";
 import { ApiError } from "../errors";
 import { sessionRef, unwrap } from "../session-ref";
@@ -18,8 +19,9 @@ import { readBody } from "../validate";
  */
 export const tokensRoutes = new Hono<AppEnv>().post("/:id/tokens", requireTenant, async (c) => {
   const ref = sessionRef(c);
-  // The session object knows whether it exists (404 otherwise, as for any session route).
-  unwrap(await ref.stub.state());
+  // The session object knows whether it exists (404 otherwise, as for any session route), and which incarnation of
+  // the id it holds: the token opens that one only.
+  const { info } = unwrap(await ref.stub.describe());
   const body = await readBody<{ actions: TokenAction[]; ttl_s?: number }>(c, "createTokenBody", 16 * 1024);
   if (!tokensConfigured(c.env)) {
     throw new ApiError(
@@ -38,6 +40,7 @@ export const tokensRoutes = new Hono<AppEnv>().post("/:id/tokens", requireTenant
     v: 1,
     ten: ref.tenant,
     ses: ref.id,
+    inc: incarnationOf(info),
     act,
     kid: principal.keyId,
     iat,

@@ -113,7 +113,7 @@ function submitPending(
 /** GET …/stream: the newest turn's UI message stream from `Last-Event-ID` (or its start), 204 when none. */
 async function openStream(c: Context<AppEnv>): Promise<Response> {
   const ref = sessionRef(c);
-  const { stream, turn_id } = unwrap(await ref.stub.openStream(after(c), ref.issuedAt));
+  const { stream, turn_id } = unwrap(await ref.stub.openStream(after(c), ref.stamp));
   if (!stream || !turn_id) return c.body(null, 204);
   return new Response(stream, { status: 200, headers: { ...UI_STREAM_HEADERS, "x-turn-id": turn_id } });
 }
@@ -267,6 +267,6 @@ export const turnsRoutes = new Hono<AppEnv>()
   })
   .post("/:id/cancel", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
-    const { ok: _ok, ...res } = unwrap(await ref.stub.cancel(ref.issuedAt));
+    const { ok: _ok, ...res } = unwrap(await ref.stub.cancel(ref.stamp));
     return c.json(res);
   });

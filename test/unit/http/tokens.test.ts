@@ -32,6 +32,16 @@ describe("session tokens", () => {
     expect(await verifyToken(e, token)).toEqual({ ok: true, claims: claims() });
   });
 
+  it("carries the incarnation of the session it was minted for", async () => {
+    const token = await mintToken(e, claims({ inc: "inc_1" }));
+    expect(await verifyToken(e, token)).toEqual({ ok: true, claims: claims({ inc: "inc_1" }) });
+  });
+
+  it("refuses a token whose incarnation is not a string as malformed", async () => {
+    const token = await mintToken(e, { ...claims(), inc: 7 } as unknown as TokenClaims);
+    expect(await verifyToken(e, token)).toEqual({ ok: false, reason: "malformed" });
+  });
+
   it("refuses an expired token", async () => {
     const token = await mintToken(e, claims({ exp: now - 1 }));
     expect(await verifyToken(e, token)).toEqual({ ok: false, reason: "expired" });
