@@ -6,7 +6,7 @@
  */
 import type { AgentRead } from "../agents/types";
 import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
-import { deleteSessionRow, insertSession, sessionAgent } from "../d1/sessions";
+import { deleteSessionRow, insertSession, sessionAgent, updateSessionRow } from "../d1/sessions";
 import { ApiError, apiError } from "../http/errors";
 import type { WorkerEnv } from "../http/types";
 import type { JsonObject } from "../model/json";
@@ -139,9 +139,18 @@ export async function handToSession(env: WorkerEnv, record: RunRecord, agentRead
   };
   const res = await runsStub(env, record.tenant, record.session_id).enqueueRun(info, specOf(record), agentRead);
   if (!res.ok) {
-    // The session was deleted after this run was admitted (the object refuses it): the index row written just
-    // now goes again, or the deleted session would stay listed and its id taken.
-    if (inserted && res.error.code === "not_found") await deleteSessionRow(env.DB, record.tenant, record.session_id);
+    if ("held" in res) {
+      // The object holds the session under another agent with no index row (a create whose answer was lost): the
+      // row written just now names this run's agent. It is made to describe the object's session, as POST
+      // /v1/sessions does, or the session would be listed under the wrong agent and refuse its own agent's runs.
+      const { held } = res;
+      const metadata = held.metadata ? JSON.stringify(held.metadata) : null;
+      await updateSessionRow(env.DB, { ...held, metadata });
+    } else if (inserted) {
+      // Any other refusal (the session deleted after this run was admitted, a full queue) leaves no row behind:
+      // the deleted session would stay listed and its id taken.
+      await deleteSessionRow(env.DB, record.tenant, record.session_id);
+    }
     throw apiError(res.error);
   }
   if (!record.accepted_at) {

@@ -8,7 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig, AgentRead } from "../agents/types";
 import { deleteSessionIndex } from "../d1/sessions";
 import { type Env, flag } from "../env";
-import type { Result } from "../model/errors";
+import type { Failure, Result } from "../model/errors";
 import { failure } from "../model/errors";
 import { log } from "../observability/log";
 import { setSpans } from "../observability/tracing";
@@ -560,9 +560,14 @@ export class Session extends DurableObject<Env> {
    * Queues a webhook-triggered run; the session is created on first use (the
    * worker has already written its index row). Idempotent per run id.
    * `agent` (the config and epoch the worker read to verify the webhook) is
-   * kept as the session's copy unless that copy is newer.
+   * kept as the session's copy unless that copy is newer. A refusal for another agent's session carries that
+   * session's info (`held`), for the worker to make its index row describe it.
    */
-  async enqueueRun(info: SessionInfo, spec: RunSpec, agent?: AgentRead): Promise<Result<{ run: RunView }>> {
+  async enqueueRun(
+    info: SessionInfo,
+    spec: RunSpec,
+    agent?: AgentRead,
+  ): Promise<Result<{ run: RunView }> | (Failure & { held: SessionInfo })> {
     this.#ready();
     const current = this.#info();
     if (!current) {
@@ -571,7 +576,10 @@ export class Session extends DurableObject<Env> {
       if (deletedAt !== undefined && Date.parse(info.created_at) <= deletedAt) return deleted();
       this.#create(info);
     } else if (current.agent !== spec.agent) {
-      return failure("agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`);
+      return {
+        ...failure("agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`),
+        held: current,
+      };
     }
     // The config the worker just read: the run starts with it, no D1 read in the object.
     if (agent) this.#agents.offer(spec.agent, agent.config, agent.epoch);

@@ -425,6 +425,24 @@ describe("bearer-authenticated runs", () => {
     expect(res.body.error.code).toBe("agent_mismatch");
     expect(await d1Runs(s.agent)).toBe(0);
   });
+
+  it("heals an unindexed session's index row from the session when a run of another agent is refused", async () => {
+    const s = await runSetup();
+    const t = await runSetup();
+    const session_id = uid("ses_unindexed");
+    const own = await apiJson("/v1/sessions", { method: "POST", key: s.key, json: { agent: t.agent, id: session_id } });
+    expect(own.status).toBe(201);
+    // The session's object lives on without its index row (a create whose answer, and row, were lost).
+    await env.DB.prepare("DELETE FROM sessions WHERE tenant = ? AND id = ?").bind(s.tenant, session_id).run();
+    const res = await apiJson<{ error: { code: string } }>(`/v1/agents/${s.agent}/runs`, {
+      method: "POST",
+      key: s.key,
+      json: { input: "x", session_id },
+    });
+    expect([res.status, res.body.error.code]).toEqual([409, "agent_mismatch"]);
+    const list = await apiJson<{ sessions: Array<{ id: string; agent: string }> }>("/v1/sessions", { key: s.key });
+    expect(list.body.sessions.filter((x) => x.id === session_id).map((x) => x.agent)).toEqual([t.agent]);
+  });
 });
 
 describe("reading a run whose hand-off to its session never completed", () => {
