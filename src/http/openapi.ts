@@ -118,8 +118,18 @@ const SEQ_PAGE = [
   },
 ];
 const LAST_EVENT_ID = [
-  { name: "Last-Event-ID", in: "header", schema: { type: "string" }, description: "Resume after this frame id" },
-  { name: "after", in: "query", schema: { type: "integer", minimum: 0 }, description: "Same as Last-Event-ID" },
+  {
+    name: "Last-Event-ID",
+    in: "header",
+    schema: { type: "string", pattern: "^[0-9]+$" },
+    description: "Resume after this frame id",
+  },
+  {
+    name: "after",
+    in: "query",
+    schema: { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    description: "Same as Last-Event-ID",
+  },
 ];
 
 /**

@@ -1,12 +1,26 @@
 /**
  * Request bodies: read with size and depth caps, then validated against their fixed schema by the
  * build-time engine (`json-schema/validate-fixed.ts`). A failure is a 400 naming the first issue.
+ * Also `intParam`, the one parser of integer query parameters and headers (`limit`, `after`, `Last-Event-ID`).
  */
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type FixedSchemaName, type SchemaIssue, validateFixed } from "../json-schema/index";
 import { utf8Bytes } from "../storage/fit";
 import { ApiError } from "./errors";
+
+/**
+ * An integer query parameter or header: `fallback` when absent or empty, else plain decimal digits within
+ * [min, max] or a 400 naming it. Only digits: Number() would also take "0x10", "1e1" and " 5".
+ */
+export function intParam(raw: string | undefined, fallback: number, min: number, max: number, name: string): number {
+  if (raw === undefined || raw === "") return fallback;
+  const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new ApiError(400, "invalid_request", `${name} must be an integer between ${min} and ${max}`);
+  }
+  return n;
+}
 
 /** Largest JSON body any route accepts; routes may set lower limits. */
 export const MAX_BODY_BYTES = 1024 * 1024;

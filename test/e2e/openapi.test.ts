@@ -321,7 +321,22 @@ describe("the documented query parameters are the ones the routes accept", () =>
   /** A query value as a parameter of this schema reads it: a number where the schema is numeric and it reads as one. */
   const typed = (schema: Schema, raw: string): unknown =>
     schema.type === "integer" && /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
-  const CANDIDATES = ["-1", "0", "1", "1.5", "abc", "200", "201", "1000", "1001", "9007199254740992"];
+  // Hex, exponent and padded forms are not integers to the schema, so they must not be 200 either.
+  const CANDIDATES = [
+    "-1",
+    "0",
+    "1",
+    "1.5",
+    "abc",
+    "200",
+    "201",
+    "1000",
+    "1001",
+    "9007199254740992",
+    "0x10",
+    "1e1",
+    "%20%205",
+  ];
 
   it.each([
     ["/v1/sessions", () => "/v1/sessions"],

@@ -278,6 +278,36 @@ describe("bad input changes nothing", () => {
     expect(await mockRequests(s.model)).toEqual([]);
   });
 
+  it.each(["0x10", "1e1", "%20%205", "5.0"])(
+    "refuses %s as a limit or after query parameter with 400 invalid_request: only decimal digits are integers",
+    async (raw) => {
+      const s = await setup();
+      const answers = await Promise.all(
+        [
+          `/v1/sessions?limit=${raw}`,
+          `/v1/sessions/${s.session}/messages?limit=${raw}`,
+          `/v1/sessions/${s.session}/messages?after=${raw}`,
+          `/v1/sessions/${s.session}/events?limit=${raw}`,
+          `/v1/sessions/${s.session}/events?after=${raw}`,
+          `/v1/sessions/${s.session}/stream?after=${raw}`,
+        ].map(async (path) => {
+          const res = await apiJson<ErrorBody>(path, { key: s.key });
+          return `${path}: ${res.status} ${res.body?.error?.code}`;
+        }),
+      );
+      expect(answers.filter((a) => !a.endsWith(": 400 invalid_request"))).toEqual([]);
+    },
+  );
+
+  it.each(["0x0", "1e1", "5.0"])("refuses Last-Event-ID: %s on GET /stream with 400 invalid_request", async (raw) => {
+    const s = await setup();
+    const res = await apiJson<ErrorBody>(`/v1/sessions/${s.session}/stream`, {
+      key: s.key,
+      headers: { "last-event-id": raw },
+    });
+    expect([res.status, res.body?.error?.code]).toEqual([400, "invalid_request"]);
+  });
+
   it("POST /chat with max_steps ends the user message's turn after that many steps", async () => {
     const s = await setup({
       tools: [

@@ -17,16 +17,7 @@ import { agentArg, noteAgentEpoch } from "../directory";
 import { ApiError } from "../errors";
 import { type LocationHint, SESSION_ID, type SessionRef, sessionRef, sessionStub, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
-import { readBody } from "../validate";
-
-function intParam(raw: string | undefined, fallback: number, min: number, max: number, name: string): number {
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ApiError(400, "invalid_request", `${name} must be an integer between ${min} and ${max}`);
-  }
-  return n;
-}
+import { intParam, readBody } from "../validate";
 
 export const sessionsRoutes = new Hono<AppEnv>()
   // Guards are per route: session tokens reach only the read routes of their own session.

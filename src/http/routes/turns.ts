@@ -22,7 +22,7 @@ import { agentArg } from "../directory";
 import { ApiError, apiError } from "../errors";
 import { type SessionRpc, sessionRef, turnCall, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
-import { readBody } from "../validate";
+import { intParam, readBody } from "../validate";
 import { chatBodyToInput } from "./chat-body";
 
 /**
@@ -94,10 +94,7 @@ export function respond(c: Context<AppEnv>, answer: TurnAnswer, created = true):
 function after(c: Context): number | null {
   const raw = c.req.header("last-event-id") ?? c.req.query("after");
   if (raw === undefined || raw === "") return null;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0)
-    throw new ApiError(400, "invalid_request", "Last-Event-ID / after must be a non-negative integer");
-  return n;
+  return intParam(raw, 0, 0, Number.MAX_SAFE_INTEGER, "Last-Event-ID / after");
 }
 
 /** A useChat body's tool outputs: only those still pending are new (a body repeats every output of its message). */
