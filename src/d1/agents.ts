@@ -42,16 +42,19 @@ export async function listAgents(db: D1): Promise<AgentConfig[]> {
   return results.map((r) => JSON.parse(r.config) as AgentConfig);
 }
 
-export async function agentExists(db: D1, name: string): Promise<boolean> {
-  return (await db.prepare("SELECT 1 AS x FROM agents WHERE name = ?").bind(name).first()) !== null;
-}
-
 /**
- * Creates or replaces an agent (`config` is its stored JSON) and bumps the
- * epoch, in one batch (one transaction); returns the new epoch.
+ * Creates or replaces an agent (`config` is its stored JSON) and bumps the epoch, in one batch (one
+ * transaction); whether this call created it, and the new epoch. The existence check is in the batch too: of
+ * concurrent PUTs creating one agent, exactly one sees no row before it.
  */
-export async function putAgent(db: D1Database, name: string, config: string, now: string): Promise<number | null> {
-  const [, bumped] = await db.batch<{ epoch: number }>([
+export async function putAgent(
+  db: D1Database,
+  name: string,
+  config: string,
+  now: string,
+): Promise<{ created: boolean; epoch: number | null }> {
+  const [existed, , bumped] = await db.batch<{ x: number; epoch: number }>([
+    db.prepare("SELECT 1 AS x FROM agents WHERE name = ?").bind(name),
     db
       .prepare(
         `INSERT INTO agents (name, config, created_at, updated_at) VALUES (?, ?, ?, ?)
@@ -60,7 +63,7 @@ export async function putAgent(db: D1Database, name: string, config: string, now
       .bind(name, config, now, now),
     bumpEpoch(db),
   ]);
-  return epochOf(bumped);
+  return { created: !existed?.results.length, epoch: epochOf(bumped) };
 }
 
 /** Deletes an agent and bumps the epoch, in one batch; whether it existed, and the new epoch. */

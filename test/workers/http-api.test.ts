@@ -410,6 +410,14 @@ describe("agents", () => {
     expect(got.body.model.max_tokens).toBe(64);
   });
 
+  it("answers one 201 and one 200 to two concurrent PUTs creating the same agent", async () => {
+    const name = uid("agent-race");
+    const put = () =>
+      api(`/v1/agents/${name}`, { method: "PUT", key: ADMIN, json: { model: { provider: "anthropic", name: "m" } } });
+    const statuses = (await Promise.all([put(), put()])).map((r) => r.status);
+    expect(statuses.sort()).toEqual([200, 201]);
+  });
+
   it("answers 404 for deleting an unknown agent and leaves the agent-config epoch alone", async () => {
     const epoch = () => env.DB.prepare("SELECT epoch FROM agent_epoch WHERE id = 1").first<number>("epoch");
     const before = await epoch();

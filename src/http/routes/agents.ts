@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { normalizeAgent } from "../../agents/normalize";
 import { publicAgent } from "../../agents/types";
-import { agentExists, deleteAgent, listAgents, putAgent, readAgent } from "../../d1/agents";
+import { deleteAgent, listAgents, putAgent, readAgent } from "../../d1/agents";
 import { flag } from "../../env";
 import { utf8Bytes } from "../../storage/fit";
 import { nowIso } from "../../storage/sql";
@@ -35,10 +35,11 @@ export const agentsRoutes = new Hono<AppEnv>()
       throw new ApiError(413, "payload_too_large", `agent configuration exceeds ${MAX_AGENT_BYTES} bytes once stored`);
     }
     const now = nowIso();
-    const existed = await agentExists(c.env.DB, agent.name);
-    // One batch = one transaction: the new config and the epoch bump that tells sessions to re-read it.
-    noteEpoch(await putAgent(c.env.DB, agent.name, config, now));
-    return c.json(publicAgent(agent), existed ? 200 : 201);
+    // One batch = one transaction: whether the agent existed, the new config and the epoch bump that tells
+    // sessions to re-read it.
+    const { created, epoch } = await putAgent(c.env.DB, agent.name, config, now);
+    noteEpoch(epoch);
+    return c.json(publicAgent(agent), created ? 201 : 200);
   })
   .get("/", async (c) => {
     return c.json({ agents: (await listAgents(c.env.DB)).map(publicAgent) });
