@@ -1,7 +1,8 @@
 /**
  * Validation of an agent PUT body into the stored AgentConfig. `normalizeAgent` checks the name, tool names
- * (no built-in or `mcp__` names, no duplicates), object-rooted input schemas, outbound URLs and the provider's
- * least output limit, then fills every default; it throws ApiError (400/422) on the first problem and does no I/O.
+ * (no built-in or `mcp__` names, no duplicates), object-rooted input schemas, outbound URLs, MCP servers' headers
+ * and the provider's least output limit, then fills every default; it throws ApiError (400/422) on the first
+ * problem and does no I/O.
  * `AGENT_NAME` is the name pattern.
  */
 import { ApiError } from "../http/errors";
@@ -64,6 +65,30 @@ function assertObjectSchema(schema: JsonObject, where: string): void {
   if (!compiled.ok) throw new ApiError(422, "invalid_schema", `${where}: ${compiled.error}`);
 }
 
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What no header value may hold: CR, LF, NUL, or a character past U+00FF (not a byte). */
+const HEADER_VALUE_BAD = /[\r\n\0\u0100-\uffff]/;
+
+/**
+ * Headers sent on every request to a server are checked when the agent is saved: a name or value fetch refuses
+ * would leave the server disconnected on every turn. A value is never echoed (it is usually a credential).
+ */
+function assertHeaders(headers: Record<string, string>, where: string): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) {
+      throw new ApiError(400, "invalid_request", `${where}: ${JSON.stringify(name)} is not a valid header name`);
+    }
+    if (HEADER_VALUE_BAD.test(value)) {
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `${where}.${name}: a header value must not contain CR, LF, NUL or characters past U+00FF`,
+      );
+    }
+  }
+}
+
 /** Validates an agent body and fills defaults; throws ApiError on the first problem. */
 export interface NormalizeOptions {
   /** SWITCHBOARD_ALLOW_PRIVATE_URLS: loopback/private http(s) URLs allowed. Default false (production policy). */
@@ -116,6 +141,7 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
     }
     serverNames.add(s.name);
     assertUrl(s.url, `mcp_servers.${i}.url`, allowPrivate);
+    assertHeaders(s.headers ?? {}, `mcp_servers.${i}.headers`);
   });
   (body.webhook_secrets ?? []).forEach((secret, i) => {
     // The schema checks only the length; a secret the Standard Webhooks library cannot decode never verifies a

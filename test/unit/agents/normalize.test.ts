@@ -12,6 +12,47 @@ describe("normalizeAgent: MCP server names", () => {
   });
 });
 
+describe("normalizeAgent: MCP server headers", () => {
+  const withHeaders = (headers: Record<string, string>) => ({
+    model: { provider: "anthropic", name: "m" },
+    mcp_servers: [{ name: "kit", url: "https://mcp.example.com/mcp", headers }],
+  });
+  const refusal = (headers: Record<string, string>) => {
+    try {
+      normalizeAgent("a", withHeaders(headers));
+    } catch (e) {
+      const { status, code, message } = e as { status: number; code: string; message: string };
+      return { status, code, message };
+    }
+    throw new Error("the agent was accepted");
+  };
+
+  it.each([
+    [{ "bad name": "x" }],
+    [{ "x-a:b": "x" }],
+    [{ "": "x" }],
+    [{ "x-ok": "a\r\nx-injected: 1" }],
+    [{ "x-ok": "a\nb" }],
+    [{ "x-ok": "a\u0000b" }],
+    [{ "x-ok": "10 €" }],
+  ])("refuses %j, which no request can carry, with 400 naming the field", (headers) => {
+    const { status, code, message } = refusal(headers);
+    expect([status, code]).toEqual([400, "invalid_request"]);
+    expect(message).toMatch(/^mcp_servers\.0\.headers/);
+  });
+
+  it("names the header of a bad value without echoing the value (usually a credential)", () => {
+    const { message } = refusal({ authorization: "Bearer s3cret\n" });
+    expect(message).toContain("mcp_servers.0.headers.authorization");
+    expect(message).not.toContain("s3cret");
+  });
+
+  it("keeps headers a request can carry", () => {
+    const headers = { Authorization: "Bearer t0k=n", "x-api-key": "a b\tc", "x-name": "José" };
+    expect(normalizeAgent("a", withHeaders(headers)).mcp_servers[0]?.headers).toEqual(headers);
+  });
+});
+
 describe("normalizeAgent: tool schemas", () => {
   const agentWith = (input_schema: unknown, discovery_schema?: unknown) => ({
     model: { provider: "anthropic", name: "m" },
