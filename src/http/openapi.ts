@@ -138,7 +138,7 @@ const LAST_EVENT_ID = [
  */
 const BEARER_OR_SIGNED = [{ bearer: [] }, { webhookSignature: [] }];
 
-/** An operation: bearer auth (unless `extra` says otherwise), and the error answers every authenticated route may give. */
+/** An operation: bearer auth (unless `extra` says otherwise), and the error answers every API route may give. */
 function op(operationId: string, summary: string, responses: Json, extra: Json = {}): Json {
   return {
     operationId,
@@ -152,6 +152,8 @@ function op(operationId: string, summary: string, responses: Json, extra: Json =
       "403": errorResponse,
       "404": errorResponse,
       "429": rateLimitedResponse,
+      // internal_error: an unexpected failure, or a store that cannot be reached (DELETE of a session, say).
+      "500": errorResponse,
       // Every body is read under a byte cap (validate.ts readBody): over it → 413 payload_too_large.
       ...(extra.requestBody ? { "413": errorResponse } : {}),
     },
@@ -305,7 +307,15 @@ export const OPENAPI = {
         "startRun",
         "Start a webhook run: a tenant key, or a Standard Webhooks signature (webhook-id, webhook-timestamp, webhook-signature)",
         {
-          "202": jsonOf(ref("RunAccepted"), "Accepted; the session holds the run"),
+          "202": {
+            ...jsonOf(ref("RunAccepted"), "Accepted; the session holds the run"),
+            headers: {
+              "x-run-replayed": {
+                description: "`true` when this answers a repeated `webhook-id` (or `Idempotency-Key`): the same run.",
+                schema: { const: "true" },
+              },
+            },
+          },
           // 429 (every op's): also run_queue_full, the session already holds MAX_QUEUED_RUNS queued runs.
           "409": errorResponse,
           "422": errorResponse,

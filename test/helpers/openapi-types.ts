@@ -1232,6 +1232,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     createKey: {
@@ -1262,6 +1263,7 @@ export interface operations {
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     revokeKey: {
@@ -1290,6 +1292,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     listAgents: {
@@ -1315,6 +1318,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     getAgent: {
@@ -1343,6 +1347,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     putAgent: {
@@ -1394,6 +1399,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     deleteAgent: {
@@ -1422,6 +1428,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     startRun: {
@@ -1448,6 +1455,8 @@ export interface operations {
             /** @description Accepted; the session holds the run */
             202: {
                 headers: {
+                    /** @description `true` when this answers a repeated `webhook-id` (or `Idempotency-Key`): the same run. */
+                    "x-run-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1462,6 +1471,7 @@ export interface operations {
             413: components["responses"]["Error"];
             422: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     getRun: {
@@ -1491,6 +1501,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     answerRunApprovals: {
@@ -1529,6 +1540,7 @@ export interface operations {
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     listSessions: {
@@ -1559,6 +1571,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     createSession: {
@@ -1599,6 +1612,7 @@ export interface operations {
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     getSession: {
@@ -1627,6 +1641,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     deleteSession: {
@@ -1655,6 +1670,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     listMessages: {
@@ -1688,6 +1704,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     sendMessage: {
@@ -1745,6 +1762,7 @@ export interface operations {
             413: components["responses"]["Error"];
             422: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     submitToolResults: {
@@ -1784,6 +1802,7 @@ export interface operations {
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     answerToolApprovals: {
@@ -1823,6 +1842,7 @@ export interface operations {
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     chat: {
@@ -1863,6 +1883,7 @@ export interface operations {
             413: components["responses"]["Error"];
             422: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     openStream: {
@@ -1908,6 +1929,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     resumeChatStream: {
@@ -1955,6 +1977,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     retryTurn: {
@@ -2003,6 +2026,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     cancelTurn: {
@@ -2032,6 +2056,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     compactSession: {
@@ -2061,6 +2086,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     clearSession: {
@@ -2090,6 +2116,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     listEvents: {
@@ -2123,6 +2150,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     mintToken: {
@@ -2156,6 +2184,7 @@ export interface operations {
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
             503: components["responses"]["Error"];
         };
     };
@@ -2185,6 +2214,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     putCors: {
@@ -2218,6 +2248,7 @@ export interface operations {
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     listTenantSessions: {
@@ -2251,6 +2282,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     deleteTenantSession: {
@@ -2281,6 +2313,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
     clearTenantSession: {
@@ -2312,6 +2345,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Error"];
         };
     };
 }

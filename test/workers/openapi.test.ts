@@ -75,4 +75,22 @@ describe("the OpenAPI document", () => {
     }
     expect(missing).toEqual([]);
   });
+
+  it("documents 500 on every API operation (docs/API.md: internal_error, and DELETE's unreachable database)", () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(OPENAPI.paths)) {
+      for (const [method, op] of Object.entries(item as Record<string, { responses?: object }>)) {
+        if (METHODS.has(method) && path !== "/healthz" && !("500" in (op.responses ?? {})))
+          missing.push(`${method} ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("declares the x-run-replayed header of a run start's 202, which marks a repeated webhook-id", () => {
+    const { responses } = OPENAPI.paths["/v1/agents/{agent}/runs"].post as {
+      responses: Record<string, { headers?: Record<string, { schema: unknown }> }>;
+    };
+    expect(responses["202"]?.headers?.["x-run-replayed"]?.schema).toEqual({ const: "true" });
+  });
 });
