@@ -36,9 +36,12 @@ export async function readAgent(db: D1, name: string): Promise<{ config: AgentCo
   return { config: row?.config ? (JSON.parse(row.config) as AgentConfig) : null, epoch: row?.epoch ?? null };
 }
 
-/** Every agent's config, by name. */
-export async function listAgents(db: D1): Promise<AgentConfig[]> {
-  const { results } = await db.prepare("SELECT config FROM agents ORDER BY name").all<{ config: string }>();
+/** The configs of agents named after `after`, in name order, at most `limit`. */
+export async function listAgents(db: D1, after: string, limit: number): Promise<AgentConfig[]> {
+  const { results } = await db
+    .prepare("SELECT config FROM agents WHERE name > ? ORDER BY name LIMIT ?")
+    .bind(after, limit)
+    .all<{ config: string }>();
   return results.map((r) => JSON.parse(r.config) as AgentConfig);
 }
 

@@ -107,6 +107,16 @@ const SESSIONS_PAGE = [
     description: "Cursor: the `next` of the previous page (a session id)",
   },
 ];
+/** Agents are paged by name, few at a time (a config may take 1.9 MB). */
+const AGENTS_PAGE = [
+  limit(100, 20),
+  {
+    name: "after",
+    in: "query",
+    schema: { type: "string" },
+    description: "Cursor: the `next` of the previous page (an agent name)",
+  },
+];
 /** Messages and events are paged by seq. */
 const SEQ_PAGE = [
   limit(1000, 100),
@@ -271,7 +281,14 @@ export const OPENAPI = {
         },
       ),
     },
-    "/v1/agents": { get: op("listAgents", "List agents (admin)", { "200": jsonOf(ref("AgentList"), "Agents") }) },
+    "/v1/agents": {
+      get: op(
+        "listAgents",
+        "List agents (admin), a page by name",
+        { "200": jsonOf(ref("AgentList"), "Agents") },
+        { parameters: AGENTS_PAGE },
+      ),
+    },
     "/v1/agents/{agent}": {
       put: op(
         "putAgent",

@@ -152,7 +152,7 @@ export const Agent = {
   properties: { name: str, model: { type: "object" }, tools: { type: "array" }, webhook_secrets_count: int },
 } as const;
 
-export const AgentList = obj({ agents: { type: "array", items: Agent } });
+export const AgentList = obj({ agents: { type: "array", items: Agent }, next: nullableStr });
 
 export const SessionCreated = obj({ id: str, agent: str, created_at: str, metadata: { type: ["object", "null"] } }, [
   "id",

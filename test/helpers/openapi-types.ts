@@ -59,7 +59,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List agents (admin) */
+        /** List agents (admin), a page by name */
         get: operations["listAgents"];
         put?: never;
         post?: never;
@@ -767,6 +767,7 @@ export interface components {
                 tools?: unknown[];
                 webhook_secrets_count?: number;
             }[];
+            next: string | null;
         };
         AgentDeleted: {
             name: string;
@@ -1297,7 +1298,12 @@ export interface operations {
     };
     listAgents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size */
+                limit?: number;
+                /** @description Cursor: the `next` of the previous page (an agent name) */
+                after?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -418,6 +418,30 @@ describe("agents", () => {
     expect(statuses.sort()).toEqual([200, 201]);
   });
 
+  it("pages GET /v1/agents by name with limit and after, passing next as after", async () => {
+    const prefix = uid("paged");
+    const names = [`${prefix}-a`, `${prefix}-b`, `${prefix}-c`];
+    for (const name of names) {
+      await apiJson(`/v1/agents/${name}`, {
+        method: "PUT",
+        key: ADMIN,
+        json: { model: { provider: "anthropic", name: "m" } },
+      });
+    }
+    const pages: string[][] = [];
+    let after = prefix;
+    while (pages.length < 3) {
+      const res = await apiJson<{ agents: Array<{ name: string }>; next: string | null }>(
+        `/v1/agents?limit=2&after=${after}`,
+        { key: ADMIN },
+      );
+      pages.push(res.body.agents.map((a) => a.name).filter((n) => n.startsWith(prefix)));
+      if (!res.body.next?.startsWith(prefix)) break;
+      after = res.body.next;
+    }
+    expect(pages).toEqual([[names[0], names[1]], [names[2]]]);
+  });
+
   it("answers 404 for deleting an unknown agent and leaves the agent-config epoch alone", async () => {
     const epoch = () => env.DB.prepare("SELECT epoch FROM agent_epoch WHERE id = 1").first<number>("epoch");
     const before = await epoch();

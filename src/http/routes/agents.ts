@@ -1,7 +1,8 @@
 /**
  * Admin routes for agent configurations (`/v1/agents`, admin key only): PUT creates (201) or replaces (200),
- * GET lists or reads one, DELETE removes. A config is one D1 row (413 above MAX_AGENT_BYTES once stored), and
- * every write bumps the agent-config epoch in the same batch, so sessions re-read the agent at their next turn.
+ * GET lists a page of them by name or reads one, DELETE removes. A config is one D1 row (413 above
+ * MAX_AGENT_BYTES once stored), and every write bumps the agent-config epoch in the same batch, so sessions
+ * re-read the agent at their next turn.
  */
 import { Hono } from "hono";
 import { normalizeAgent } from "../../agents/normalize";
@@ -9,12 +10,12 @@ import { publicAgent } from "../../agents/types";
 import { deleteAgent, listAgents, putAgent, readAgent } from "../../d1/agents";
 import { flag } from "../../env";
 import { utf8Bytes } from "../../storage/fit";
-import { nowIso } from "../../storage/sql";
+import { nowIso, pageOf } from "../../storage/sql";
 import { requireAdmin } from "../auth";
 import { noteAgentEpoch } from "../directory";
 import { ApiError } from "../errors";
 import type { AppEnv } from "../types";
-import { readJson } from "../validate";
+import { intParam, readJson } from "../validate";
 
 const MAX_AGENT_BYTES = 1_900_000;
 
@@ -42,7 +43,11 @@ export const agentsRoutes = new Hono<AppEnv>()
     return c.json(publicAgent(agent), created ? 201 : 200);
   })
   .get("/", async (c) => {
-    return c.json({ agents: (await listAgents(c.env.DB)).map(publicAgent) });
+    // Paged as GET /v1/sessions is, by name; few per page, as a config may take up to MAX_AGENT_BYTES.
+    const limit = intParam(c.req.query("limit"), 20, 1, 100, "limit");
+    const rows = await listAgents(c.env.DB, c.req.query("after") ?? "", limit + 1);
+    const { items, next } = pageOf(rows, limit, (a) => a.name);
+    return c.json({ agents: items.map(publicAgent), next });
   })
   .get("/:agent", async (c) => {
     const { config } = await readAgent(c.env.DB, c.req.param("agent"));
