@@ -37,7 +37,7 @@ export interface TokenClaims {
   /**
    * The incarnation of the session it was minted for (session/rpc-types.ts `incarnationOf`): a session created
    * again under the same id is another incarnation, which the token does not open. Absent in tokens minted
-   * before tokens carried it; those are judged by `iat` (Session `#foreign`).
+   * before tokens carried it; those are judged by `iat` (`SessionRecord.foreign`).
    */
   inc?: string;
   act: TokenAction[];

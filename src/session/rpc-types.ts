@@ -44,7 +44,7 @@ export function incarnationOf(info: SessionInfo): string {
 
 /**
  * What the object checks of a session token a call came with: its `iat` (Unix seconds) and `inc`, the
- * incarnation it was minted for (absent in tokens minted before tokens carried it). See Session `#foreign`.
+ * incarnation it was minted for (absent in tokens minted before tokens carried it). See `SessionRecord.foreign`.
  */
 export interface TokenStamp {
   iat: number;

@@ -14,8 +14,7 @@ import { log } from "../observability/log";
 import { setSpans } from "../observability/tracing";
 import { retentionOf } from "../retention/config";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
-import { hasSchema, migrate } from "../storage/do-schema";
-import { nowIso, one, pageOf, setCellChecks, write } from "../storage/sql";
+import { nowIso, pageOf, setCellChecks } from "../storage/sql";
 import { type AgentArg, AgentCache, turnMark } from "./agent-cache";
 import type { AnswerOptions } from "./approval-answers";
 import type { ApprovalAnswer } from "./approvals";
@@ -25,30 +24,30 @@ import { type SeedTurn, seedTurns } from "./debug-seed";
 import { deleted } from "./deleted";
 import type { SuppliedResult } from "./history/store";
 import { recoverInterruptedTurns } from "./recovery";
-import {
-  type EventsPage,
-  incarnationOf,
-  type MessagesPage,
-  type Mode,
-  type SendInput,
-  type SessionInfo,
-  type SessionState,
-  type TokenStamp,
-  type TurnAnswer,
-  type TurnCall,
-  type TurnReply,
+import type {
+  EventsPage,
+  MessagesPage,
+  Mode,
+  SendInput,
+  SessionInfo,
+  SessionState,
+  TokenStamp,
+  TurnAnswer,
+  TurnCall,
+  TurnReply,
 } from "./rpc-types";
 import { SessionRuns } from "./runs/session-runs";
 import type { RunSpec, RunView } from "./runs/types";
 import { Scheduler } from "./scheduler";
 import { SessionEngine } from "./session-engine";
+import { missing, SessionRecord } from "./session-record";
 import { sessionState } from "./state-view";
 import { Sweeper } from "./sweep";
 import { answerResponse, readCall } from "./turn-wire";
 
 /**
  * One chat session. A thin RPC surface: a call on an existing session passes
- * one guard (`#existing`: the state loaded, the session exists, else 404) and
+ * one guard (`SessionRecord.existing`: the state loaded, the session exists, else 404) and
  * delegates to the engine; `init` and `enqueueRun` (which create the session),
  * `clear`, `destroy` and the alarm have rules of their own, written there. Methods return result
  * unions; the worker maps them to HTTP.
@@ -58,9 +57,6 @@ import { answerResponse, readCall } from "./turn-wire";
  * creation) and answers 404 otherwise. An object addressed by an unknown name
  * creates no tables: its schema is set up only by `init` / `enqueueRun`.
  */
-/** Key-value key of a deleted session's tombstone (`#tombstone`): when it was deleted, epoch ms. */
-const DELETED_AT = "deleted_at";
-
 export class Session extends DurableObject<Env> {
   #engine: SessionEngine;
   #scheduler: Scheduler;
@@ -71,9 +67,7 @@ export class Session extends DurableObject<Env> {
   #env: Env;
   /** Debug counters (SWITCHBOARD_DEBUG_CHECKS or a D1 delay), else null. */
   #probe: Probe | null;
-  #schema = false;
-  #infoMemo: SessionInfo | null = null;
-  #initError: unknown = null;
+  #record: SessionRecord;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -83,7 +77,8 @@ export class Session extends DurableObject<Env> {
     this.#probe = probeFor(env);
     this.#storage = this.#probe ? countedStorage(ctx.storage, this.#probe) : ctx.storage;
     this.#env = this.#probe ? { ...env, DB: countedD1(env.DB, this.#probe) } : env;
-    this.#engine = new SessionEngine(this.#storage, this.#env, () => this.#info()?.id ?? "?");
+    this.#record = new SessionRecord(this.#storage, ctx.storage);
+    this.#engine = new SessionEngine(this.#storage, this.#env, () => this.#record.info()?.id ?? "?");
     this.#scheduler = new Scheduler(
       this.#storage,
       () => this.#engine.running !== null,
@@ -94,8 +89,8 @@ export class Session extends DurableObject<Env> {
       this.#engine,
       this.#scheduler,
       this.#env,
-      () => this.#info()?.id ?? "?",
-      () => this.#info()?.agent ?? null,
+      () => this.#record.info()?.id ?? "?",
+      () => this.#record.info()?.agent ?? null,
       (name, admission) => this.#agents.current(name, admission, this.#goneSince()),
       (name) => this.#agents.signing(name, this.#goneSince()),
     );
@@ -121,11 +116,9 @@ export class Session extends DurableObject<Env> {
     ctx
       .blockConcurrencyWhile(async () => {
         try {
-          if (!hasSchema(ctx.storage.sql)) return;
-          migrate(ctx.storage);
-          this.#schema = true;
+          if (!this.#record.load()) return;
         } catch (e) {
-          this.#initError = e;
+          this.#record.failed(e);
           return;
         }
         try {
@@ -134,52 +127,7 @@ export class Session extends DurableObject<Env> {
           log("error", "session_recovery_failed", { error: String(e), stack: (e as Error)?.stack });
         }
       })
-      .catch((e) => {
-        this.#initError = e;
-      });
-  }
-
-  #ready(): void {
-    if (this.#initError) throw this.#initError;
-  }
-
-  #info(): SessionInfo | null {
-    if (!this.#schema) return null;
-    if (!this.#infoMemo) {
-      const row = one<{ value: string }>(this.#storage.sql, "SELECT value FROM meta WHERE key = 'session'");
-      this.#infoMemo = row ? (JSON.parse(row.value) as SessionInfo) : null;
-    }
-    return this.#infoMemo;
-  }
-
-  /** The session row read straight from storage, whatever the schema state (throws when meta is unreadable). */
-  #storedInfo(): SessionInfo | null {
-    if (!hasSchema(this.ctx.storage.sql)) return null;
-    const row = one<{ value: string }>(this.ctx.storage.sql, "SELECT value FROM meta WHERE key = 'session'");
-    return row ? (JSON.parse(row.value) as SessionInfo) : null;
-  }
-
-  #ensureSchema(): void {
-    if (this.#schema) return;
-    migrate(this.ctx.storage);
-    this.#schema = true;
-  }
-
-  /**
-   * Records a new session of this id (init, enqueueRun): a new incarnation, which session tokens minted for an
-   * earlier one do not open.
-   */
-  #create(info: SessionInfo): SessionInfo {
-    const created = { ...info, incarnation: crypto.randomUUID() };
-    this.#record(created);
-    return created;
-  }
-
-  /** Creates the tables on first use and records the session as `info` says. */
-  #record(info: SessionInfo): void {
-    this.#ensureSchema();
-    write(this.#storage.sql, "INSERT INTO meta (key, value) VALUES ('session', ?)", JSON.stringify(info));
-    this.#infoMemo = info;
+      .catch((e) => this.#record.failed(e));
   }
 
   /**
@@ -201,44 +149,13 @@ export class Session extends DurableObject<Env> {
     return () => this.#engine.stale(generation);
   }
 
-  /**
-   * The guard of every call on an existing session: the object's state must
-   * have loaded (else its startup error is thrown) and the session must exist
-   * (else 404), and not be another one than the session token the call came with was minted for
-   * (`stamp`, see `#foreign`); then `fn` runs with the session's info.
-   */
-  #existing<T extends object>(
-    fn: (info: SessionInfo) => Promise<Result<T>> | Result<T>,
-    stamp?: TokenStamp,
-  ): Promise<Result<T>> | Result<T> {
-    this.#ready();
-    const info = this.#info();
-    if (!info || this.#foreign(stamp)) return this.#missing();
-    return fn(info);
-  }
-
-  /**
-   * Whether a session token (its `stamp`) was minted for another session of this id, deleted since: tokens are
-   * stateless, so it would otherwise open this one. A token names the incarnation it was minted for, and each
-   * create draws a new one, so a delete and re-create within a second is told apart too. A token minted before
-   * tokens carried it (`inc` absent, at most TTL_MAX_S ago) is judged by its `iat` in whole seconds, as then: it
-   * opens a session created in an earlier second or its own.
-   */
-  #foreign(stamp: TokenStamp | undefined): boolean {
-    if (stamp === undefined) return false;
-    const info = this.#info();
-    if (info === null) return false;
-    if (stamp.inc !== undefined) return stamp.inc !== incarnationOf(info);
-    return stamp.iat < Math.floor(Date.parse(info.created_at) / 1000);
-  }
-
   /** Runs a turn RPC; in debug mode its answer carries the storage work it did (see debug-counters.ts). */
   async #turn(
     arg: AgentArg,
     fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>,
     admission = false,
   ): Promise<TurnReply> {
-    return this.#existing(async (info): Promise<TurnReply> => {
+    return this.#record.existing(async (info): Promise<TurnReply> => {
       const mark: DebugCounts | undefined = this.#probe?.mark();
       const answer = await this.#admitted(info, arg, fn, admission);
       // Refusals too: one may have read D1 (the agent re-read) before it was refused.
@@ -261,10 +178,6 @@ export class Session extends DurableObject<Env> {
     return answer;
   }
 
-  #missing() {
-    return failure("not_found", "session not found");
-  }
-
   /**
    * Creates the session. `agent` (its config and the agent-config epoch it was
    * read at) primes the session's agent cache, so the first turn needs no D1 read.
@@ -272,10 +185,10 @@ export class Session extends DurableObject<Env> {
    * then the stored one, which stays as it was.
    */
   async init(info: SessionInfo, agent?: AgentRead): Promise<Result<{ created: boolean; info: SessionInfo }>> {
-    this.#ready();
-    const existing = this.#info();
+    this.#record.ready();
+    const existing = this.#record.info();
     if (existing) return { ok: true, created: false, info: existing };
-    const created = this.#create(info);
+    const created = this.#record.create(info);
     if (agent) this.#agents.prime(info.agent, agent.config, agent.epoch);
     // A session that is never used still expires (when idle expiry is configured).
     this.#scheduleSweep();
@@ -289,7 +202,7 @@ export class Session extends DurableObject<Env> {
    * incarnation (routes/tokens.ts).
    */
   async describe(): Promise<Result<{ info: SessionInfo }>> {
-    return this.#existing((info) => ({ ok: true, info }));
+    return this.#record.existing((info) => ({ ok: true, info }));
   }
 
   /**
@@ -297,7 +210,7 @@ export class Session extends DurableObject<Env> {
    * agent's context window and compaction threshold (null when the agent is gone).
    */
   async state(arg?: AgentArg, stamp?: TokenStamp): Promise<Result<SessionState>> {
-    return this.#existing((info) => this.#state(info, arg), stamp);
+    return this.#record.existing((info) => this.#state(info, arg), stamp);
   }
 
   async #state(info: SessionInfo, arg?: AgentArg): Promise<Result<SessionState>> {
@@ -309,7 +222,7 @@ export class Session extends DurableObject<Env> {
   }
 
   async messages(after: number, limit: number, stamp?: TokenStamp): Promise<Result<MessagesPage>> {
-    return this.#existing(() => {
+    return this.#record.existing(() => {
       const { items, next } = pageOf(this.#engine.history.page(after, limit + 1), limit, (m) => m.seq);
       const upto = next === null ? Number.MAX_SAFE_INTEGER : (items[items.length - 1]?.seq ?? after);
       return {
@@ -323,7 +236,7 @@ export class Session extends DurableObject<Env> {
   }
 
   async compact(arg: AgentArg): Promise<Result<CompactionInfo>> {
-    return this.#existing(async (info) => {
+    return this.#record.existing(async (info) => {
       const agent = await this.#agent(info, arg);
       if (!agent.ok) return agent;
       return this.#engine.compact(agent.agent);
@@ -337,13 +250,13 @@ export class Session extends DurableObject<Env> {
 
   /** Debug/bench only: finished text turns written straight into history (debug-seed.ts); 404 unless enabled. */
   async debugSeed(turns: SeedTurn[]): Promise<Result<{ turns: number; messages: number }>> {
-    return this.#existing(() =>
-      flag(this.#env.SWITCHBOARD_DEBUG_SEED) ? seedTurns(this.#engine, turns) : this.#missing(),
+    return this.#record.existing(() =>
+      flag(this.#env.SWITCHBOARD_DEBUG_SEED) ? seedTurns(this.#engine, turns) : missing(),
     );
   }
 
   async events(after: number, limit: number, stamp?: TokenStamp): Promise<Result<EventsPage>> {
-    return this.#existing(() => {
+    return this.#record.existing(() => {
       const { items, next } = pageOf(this.#engine.eventLog.list(after, limit + 1), limit, (e) => e.seq);
       return { ok: true, events: items, next };
     }, stamp);
@@ -352,8 +265,8 @@ export class Session extends DurableObject<Env> {
   /** The worker's turn calls (turn-wire.ts): the same methods as below, a streamed answer as the response body. */
   override async fetch(request: Request): Promise<Response> {
     const c = await readCall<TurnCall>(request);
-    // The methods below check the rest (#existing); a stale token is refused before anything is read for it.
-    if (this.#foreign(c.stamp)) return answerResponse(this.#missing());
+    // The methods below check the rest (`existing`); a stale token is refused before anything is read for it.
+    if (this.#record.foreign(c.stamp)) return answerResponse(missing());
     switch (c.call) {
       case "sendMessage":
         return answerResponse(await this.sendMessage(c.agent, c.input, c.mode));
@@ -409,22 +322,22 @@ export class Session extends DurableObject<Env> {
   }
 
   async cancel(stamp?: TokenStamp): Promise<Result<{ status: string; turn_id: string }>> {
-    return this.#existing(() => this.#engine.cancel(), stamp);
+    return this.#record.existing(() => this.#engine.cancel(), stamp);
   }
 
   async openStream(
     after: number | null,
     stamp?: TokenStamp,
   ): Promise<Result<{ stream: ReadableStream<Uint8Array> | null; turn_id: string | null }>> {
-    return this.#existing(() => {
+    return this.#record.existing(() => {
       const open = this.#engine.openStream(after);
       return { ok: true, stream: open?.stream ?? null, turn_id: open?.turn_id ?? null };
     }, stamp);
   }
 
   async clear(): Promise<Result<{ cleared: true }>> {
-    if (this.#initError) return this.#rebuild();
-    if (!this.#info()) return this.#missing();
+    if (this.#record.broken) return this.#rebuild();
+    if (!this.#record.info()) return missing();
     const cleared = this.#engine.clear();
     if (!cleared.ok) return cleared;
     this.#sweeper.forget();
@@ -440,15 +353,15 @@ export class Session extends DurableObject<Env> {
   async #rebuild(): Promise<Result<{ cleared: true }>> {
     let info: SessionInfo | null = null;
     try {
-      info = this.#storedInfo();
-      if (!info) return this.#missing();
+      info = this.#record.stored();
+      if (!info) return missing();
     } catch {
       // meta itself is unreadable: the worker's index still names the session, so it is cleared all the same.
     }
     await this.#wipe();
-    this.#ensureSchema();
+    this.#record.ensureSchema();
     // The same session, the same incarnation: its tokens still open it.
-    if (info) this.#record(info);
+    if (info) this.#record.record(info);
     this.#engine.eventLog.record("session_cleared", null, { at: nowIso(), rebuilt: true });
     return { ok: true, cleared: true };
   }
@@ -458,11 +371,7 @@ export class Session extends DurableObject<Env> {
     this.#sweeper.forget();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    this.#initError = null;
-    // The object may be addressed again; it must come back as a fresh, empty session
-    // (its tables are created again by the next init or enqueueRun).
-    this.#schema = false;
-    this.#infoMemo = null;
+    this.#record.wiped();
     this.#agents.invalidate();
     this.#engine.wiped();
   }
@@ -489,13 +398,13 @@ export class Session extends DurableObject<Env> {
       // A throw inside blockConcurrencyWhile would reset the object: the outcome is carried out of it instead.
       const outcome = await this.ctx.blockConcurrencyWhile(async () => {
         try {
-          const held = this.#initError !== null || this.#info() !== null;
+          const held = this.#record.broken || this.#record.info() !== null;
           const indexed = await deleteSessionIndex(this.env.DB, tenant, id);
           // An object that never held a session, and has no index row, stays without storage.
           if (!held && !indexed) return { found: false };
           // The object may be addressed again; it must come back as a fresh, empty session.
           await this.#wipe();
-          await this.#tombstone();
+          await this.#record.tombstone();
           return { found: true };
         } catch (error) {
           return { error };
@@ -503,26 +412,17 @@ export class Session extends DurableObject<Env> {
       });
       if ("error" in outcome) throw outcome.error;
       // An object that never held a session answers 404 (the worker routes by name without asking D1).
-      if (!outcome.found) return this.#missing();
+      if (!outcome.found) return missing();
     } finally {
       this.#engine.endDelete();
     }
     return { ok: true, deleted: true };
   }
 
-  /**
-   * When the session was deleted, kept in the emptied object (a timestamp, no tables): a webhook run admitted
-   * before the delete (its worker saw the index row, then this object was wiped) must not bring the session
-   * back when it arrives (`enqueueRun`); a session created after it, under the same id, is unaffected.
-   */
-  async #tombstone(): Promise<void> {
-    await this.ctx.storage.put(DELETED_AT, Date.now());
-  }
-
   /** Never throws into its caller (a turn's end): a missed schedule is made up by the next turn or alarm. */
   #scheduleSweep(): void {
     try {
-      if (this.#info()) this.#sweeper.schedule();
+      if (this.#record.info()) this.#sweeper.schedule();
     } catch (e) {
       log("error", "sweep_schedule_failed", { error: String(e) });
     }
@@ -534,7 +434,7 @@ export class Session extends DurableObject<Env> {
    * between. If D1 cannot be reached nothing is deleted and the sweep retries.
    */
   async #expire(): Promise<void> {
-    const info = this.#info();
+    const info = this.#record.info();
     if (!info) return;
     await this.ctx.blockConcurrencyWhile(async () => {
       try {
@@ -544,7 +444,7 @@ export class Session extends DurableObject<Env> {
         this.#engine.beginDelete();
         try {
           await this.#wipe();
-          await this.#tombstone();
+          await this.#record.tombstone();
         } finally {
           this.#engine.endDelete();
         }
@@ -568,13 +468,13 @@ export class Session extends DurableObject<Env> {
     spec: RunSpec,
     agent?: AgentRead,
   ): Promise<Result<{ run: RunView }> | (Failure & { held: SessionInfo })> {
-    this.#ready();
-    const current = this.#info();
+    this.#record.ready();
+    const current = this.#record.info();
     if (!current) {
       // Admitted before this session was deleted (`info.created_at` is the run's): it stays deleted.
-      const deletedAt = await this.ctx.storage.get<number>(DELETED_AT);
+      const deletedAt = await this.#record.deletedAt();
       if (deletedAt !== undefined && Date.parse(info.created_at) <= deletedAt) return deleted();
-      this.#create(info);
+      this.#record.create(info);
     } else if (current.agent !== spec.agent) {
       return {
         ...failure("agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`),
@@ -588,9 +488,9 @@ export class Session extends DurableObject<Env> {
 
   /** Of `ids`, the runs this session still has open (RunStore.stillOpen); the D1 retention cron keeps their records. */
   async openRuns(ids: string[]): Promise<string[]> {
-    this.#ready();
+    this.#record.ready();
     // An object with no tables (deleted, or never created) has no open run.
-    if (!this.#schema) return [];
+    if (!this.#record.hasTables) return [];
     return this.#runs.store.stillOpen(ids);
   }
 
@@ -602,14 +502,14 @@ export class Session extends DurableObject<Env> {
    * with its tombstone, or whose state did not load) is left as it is: no tables are created.
    */
   async ensureSweep(): Promise<void> {
-    if (this.#initError || !this.#info()) return;
+    if (this.#record.broken || !this.#record.info()) return;
     this.#sweeper.schedule();
     this.#scheduler.arm();
   }
 
   /** A run's state; `run: null` when this session does not know the run. */
   async runView(runId: string): Promise<Result<{ run: RunView | null }>> {
-    return this.#existing(() => ({ ok: true, run: this.#runs.view(runId) }));
+    return this.#record.existing(() => ({ ok: true, run: this.#runs.view(runId) }));
   }
 
   /**
@@ -623,23 +523,26 @@ export class Session extends DurableObject<Env> {
     this.#scheduler.forget();
     // Runs may conclude here (a callback delivered): the turns they held back become sweepable.
     this.#sweeper.forget();
-    this.#ready();
-    if (!this.#schema) return;
+    this.#record.ready();
+    if (!this.#record.hasTables) return;
     try {
       await this.#runs.alarm();
       // A DELETE may have wiped the object while the runs' share awaited (a callback delivery, say).
-      if (!this.#schema) return;
+      if (!this.#record.hasTables) return;
       this.#scheduleSweep();
       // The sweep yields between batches; a DELETE delivered then wipes the tables it would go on deleting from.
       const generation = this.#engine.generation;
-      const swept = await this.#sweeper.alarm(Date.now(), () => !this.#schema || this.#engine.stale(generation));
+      const swept = await this.#sweeper.alarm(
+        Date.now(),
+        () => !this.#record.hasTables || this.#engine.stale(generation),
+      );
       if (swept && (swept.stream_log || swept.events || swept.turns || swept.runs)) {
-        log("info", "retention_swept", { session: this.#info()?.id, ...swept });
+        log("info", "retention_swept", { session: this.#record.info()?.id, ...swept });
       }
       if (swept?.expired) await this.#expire();
     } finally {
       // A session that expired itself has no tables left, and nothing to arm.
-      if (this.#schema) this.#scheduler.arm();
+      if (this.#record.hasTables) this.#scheduler.arm();
     }
   }
 }
