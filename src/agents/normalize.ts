@@ -10,7 +10,7 @@ import { check } from "../http/validate";
 import { compileStrict } from "../json-schema/compile";
 import type { JsonObject } from "../model/json";
 import { DEFAULT_CONTEXT_WINDOW, RESPONSES_MIN_OUTPUT_TOKENS } from "../providers/types";
-import { usableSecret } from "../runs/signature";
+import { MIN_SECRET_BYTES, secretKey, usableSecret } from "../runs/signature";
 import { PLAIN_TOOLS_MAX, projectionFor } from "../tools/disclosure";
 import { checkOutboundUrl } from "../tools/outbound";
 import { disclosureBuiltins, LOAD_ROOM, ToolRegistry } from "../tools/registry";
@@ -151,6 +151,14 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
         400,
         "invalid_request",
         `webhook_secrets.${i}: not a Standard Webhooks secret (base64, optionally prefixed "whsec_")`,
+      );
+    }
+    // A short key is guessable, and then anyone can sign runs; the message never echoes the secret.
+    if ((secretKey(secret)?.length ?? 0) < MIN_SECRET_BYTES) {
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `webhook_secrets.${i}: must decode to at least ${MIN_SECRET_BYTES} bytes (Standard Webhooks recommends 24 to 64 random bytes)`,
       );
     }
   });

@@ -9,6 +9,12 @@ import { Webhook, WebhookVerificationError } from "standardwebhooks";
 
 export const TOLERANCE_S = 5 * 60;
 
+/**
+ * The fewest key bytes `PUT /v1/agents` takes: Standard Webhooks recommends 24 to 64 random bytes, and a short key
+ * can be guessed (a 1-byte one in at most 256 tries), letting anyone sign runs.
+ */
+export const MIN_SECRET_BYTES = 24;
+
 export interface SignedHeaders {
   id: string;
   timestamp: string;
@@ -32,6 +38,16 @@ function webhookFor(secret: string): Webhook | null {
  */
 export function usableSecret(secret: string): boolean {
   return webhookFor(secret) !== null;
+}
+
+/**
+ * The HMAC key `secret` stands for: its base64 part after an optional `whsec_`, decoded; null when that is not
+ * canonical padded base64 or is empty.
+ */
+export function secretKey(secret: string): Uint8Array | null {
+  const b64 = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret;
+  if (!b64 || !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(b64)) return null;
+  return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 }
 
 /**

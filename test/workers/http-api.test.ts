@@ -381,7 +381,7 @@ describe("agents", () => {
       key: ADMIN,
       json: {
         model: { provider: "anthropic", name: "m" },
-        webhook_secrets: ["whsec_supersecretvalue"],
+        webhook_secrets: ["whsec_supersecretvalue0123456789abcdef"],
         mcp_servers: [
           { name: "gh", url: "https://mcp.example.com/mcp", headers: { authorization: "Bearer hidden-token" } },
         ],

@@ -169,14 +169,39 @@ describe("normalizeAgent: tools sent with every request", () => {
 });
 
 describe("normalizeAgent: webhook secrets", () => {
+  const strong = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+  const refusal = (webhook_secrets: string[]) => {
+    try {
+      normalizeAgent("a", { model: { provider: "anthropic", name: "m" }, webhook_secrets });
+    } catch (e) {
+      return e as { status: number; code: string; message: string };
+    }
+    throw new Error("the agent was accepted");
+  };
   it("refuses a secret the Standard Webhooks library cannot decode, naming its index", () => {
     const put = () =>
       normalizeAgent("a", {
         model: { provider: "anthropic", name: "m" },
-        webhook_secrets: ["whsec_c3VwZXJzZWNyZXR2YWx1ZQ==", "my-secret-value!"],
+        webhook_secrets: [strong, "my-secret-value!"],
       });
     expect(put).toThrow(/^webhook_secrets\.1: not a Standard Webhooks secret/);
     expect(put).toThrow(expect.objectContaining({ status: 400, code: "invalid_request" }));
+  });
+
+  it("refuses a secret decoding to fewer than 24 bytes, naming its index without echoing it", () => {
+    // 1, 3, 6 and 23 bytes: a forger would need at most 256 tries for the first.
+    for (const short of ["whsec_AA==", "whsec_AAAA", "whsec_abcdefgh", `whsec_${btoa("k".repeat(23))}`]) {
+      const error = refusal([strong, short]);
+      expect(error).toMatchObject({ status: 400, code: "invalid_request" });
+      expect(error.message).toMatch(/^webhook_secrets\.1: must decode to at least 24 bytes/);
+      expect(error.message).not.toContain(short.slice("whsec_".length));
+    }
+  });
+
+  it("takes a secret of exactly 24 bytes", () => {
+    const secret = `whsec_${btoa("k".repeat(24))}`;
+    const config = normalizeAgent("a", { model: { provider: "anthropic", name: "m" }, webhook_secrets: [secret] });
+    expect(config.webhook_secrets).toEqual([secret]);
   });
 });
 

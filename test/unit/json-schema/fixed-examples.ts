@@ -29,7 +29,7 @@ export const FIXED_EXAMPLES: Record<string, unknown> = {
     ],
     disclosure: { tool_search: true, tool_info: true, select_tools: "auto" },
     compaction: { enabled: true, threshold: 0.8, keep_recent_turns: 2, tool_budget_tokens: 20_000 },
-    webhook_secrets: ["whsec_abcdefgh"],
+    webhook_secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
     webhook_tenant: "acme",
     approval_ttl_s: 3600,
   },
