@@ -12,7 +12,8 @@
  * Reads go to a D1 read replica (Sessions API, `first-unconstrained`); a
  * "not found" from the replica is confirmed on the primary, so a key or origin
  * created a moment ago is never refused because a replica lags. Likewise a
- * replica's "live" for a key this isolate revoked in the last 60 s is asked
+ * replica's "live" for a key this isolate revoked, or "allowed" for an origin
+ * of a tenant whose CORS list this isolate replaced, in the last 60 s is asked
  * again of the primary, so a lagging replica cannot bring it back here.
  */
 import type { Context } from "hono";
@@ -33,8 +34,20 @@ const keys = new RefreshCache<KeyInfo>(10_000, TIMES, MAX_MISSES);
 const origins = new RefreshCache<true>(10_000, TIMES, MAX_MISSES);
 const epochs = new RefreshCache<number>(1, TIMES);
 
-/** Keys this isolate revoked, until when (ms) a replica may still answer them live: the caches' bound. */
-const revokedHere = new Map<string, number>();
+/**
+ * What this isolate changed (`k:<key id>` revoked, `o:<tenant>` CORS list replaced, `o:*` any tenant's), until when
+ * (ms) a replica may still answer as before the change: the caches' bound.
+ */
+const changedHere = new Map<string, number>();
+
+function markChanged(...what: string[]): void {
+  const now = Date.now();
+  for (const [k, until] of changedHere) if (until <= now) changedHere.delete(k);
+  for (const w of what) changedHere.set(w, now + TIMES.hardMs);
+}
+
+/** Whether a replica's answer about `what` can be trusted: this isolate changed nothing it may predate. */
+const unchangedHere = (what: string) => (changedHere.get(what) ?? 0) <= Date.now();
 
 /**
  * Runs `read` on a read replica; a null answer, or one `trusted` refuses, is asked again of the primary. A
@@ -53,7 +66,7 @@ async function replicaThenPrimary<T>(
 }
 
 /** A replica's live key, unless this isolate revoked it a moment ago (the replica's answer may predate that). */
-const notRevokedHere = (key: KeyInfo) => (revokedHere.get(key.id) ?? 0) <= Date.now();
+const notRevokedHere = (key: KeyInfo) => unchangedHere(`k:${key.id}`);
 
 function background(c: Context<AppEnv>): (work: Promise<unknown>) => void {
   return (work) => {
@@ -85,25 +98,33 @@ export function keyById(c: Context<AppEnv>, id: string, tenant: string): Promise
 
 /** Called by the isolate that revokes a key: its answers change at once here, whatever a replica still says. */
 export function forgetKey(id: string): void {
-  const now = Date.now();
-  for (const [k, until] of revokedHere) if (until <= now) revokedHere.delete(k);
-  revokedHere.set(id, now + TIMES.hardMs);
+  markChanged(`k:${id}`);
   keys.deleteWhere((_k, v) => v?.id === id);
 }
 
 /** Whether `tenant` allows browser `origin` (null key = any tenant, for preflights). */
 export async function originAllowed(c: Context<AppEnv>, tenant: string | null, origin: string): Promise<boolean> {
+  const list = `o:${tenant ?? "*"}`;
   const allowed = await origins.get(
     `${tenant ?? "*"}\n${origin}`,
     (bg) =>
-      replicaThenPrimary(c.env, bg, async (db) => ((await originListed(db, tenant, origin)) ? (true as const) : null)),
+      replicaThenPrimary(
+        c.env,
+        bg,
+        async (db) => ((await originListed(db, tenant, origin)) ? (true as const) : null),
+        () => unchangedHere(list),
+      ),
     background(c),
   );
   return allowed === true;
 }
 
-/** Called by the isolate that replaces a tenant's CORS list. */
+/**
+ * Called by the isolate that replaces a tenant's CORS list: its answers change at once here, whatever a replica
+ * still says, for the tenant and for preflights (which ask whether any tenant allows an origin).
+ */
 export function forgetOrigins(tenant: string): void {
+  markChanged(`o:${tenant}`, "o:*");
   origins.deleteWhere((k) => k.startsWith(`${tenant}\n`) || k.startsWith("*\n"));
 }
 

@@ -1,13 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { forgetKey, keyByHash } from "../../../src/http/directory";
+import { forgetKey, forgetOrigins, keyByHash, originAllowed } from "../../../src/http/directory";
 import { countedD1, Probe } from "../../../src/storage/debug-counters";
 
 // The worker's control-plane reads (src/http/directory.ts) as the debug D1 figure sees them: README "Debug counters"
 // says work left to waitUntil after the answer is not in a request's x-debug-d1-statements.
 
 type Key = { id: string; tenant: string; rate_limit_per_min: number | null } | null;
+/** A cors_origins row as originListed reads it: present (the origin is listed) or not. */
+const LISTED = { x: 1 } as unknown as Key;
 
-/** A D1 whose every key lookup answers `key` (its read replica `replica`, when given: one that lags). */
+/**
+ * A D1 whose every lookup (a key, a cors_origins row) answers `key` (its read replica `replica`, when given: one that
+ * lags).
+ */
 function fakeDb(key: Key, replica: Key = key): D1Database {
   const answering = (answer: Key) => {
     const statement = { bind: () => statement, first: async () => answer };
@@ -53,5 +58,22 @@ describe("a key revoked in this isolate", () => {
     forgetKey("key_dir_revoked");
     // The primary has the revocation; the replica still answers the key live.
     expect(await keyByHash(request(fakeDb(null, live)).c, "hash_dir_revoked")).toBeNull();
+  });
+});
+
+describe("a CORS list replaced in this isolate", () => {
+  it("drops a removed origin at once although a read replica still lists it", async () => {
+    const [tenant, origin] = ["t_cors_removed", "https://removed.example"];
+    expect(await originAllowed(request(fakeDb(LISTED)).c, tenant, origin)).toBe(true);
+    // The primary has the new list without the origin; the replica still lists it.
+    forgetOrigins(tenant);
+    expect(await originAllowed(request(fakeDb(null, LISTED)).c, tenant, origin)).toBe(false);
+  });
+
+  it("drops a removed origin from preflights at once although a read replica still lists it", async () => {
+    const [tenant, origin] = ["t_cors_preflight", "https://preflight-removed.example"];
+    expect(await originAllowed(request(fakeDb(LISTED)).c, null, origin)).toBe(true);
+    forgetOrigins(tenant);
+    expect(await originAllowed(request(fakeDb(null, LISTED)).c, null, origin)).toBe(false);
   });
 });
