@@ -1,12 +1,13 @@
 /**
  * Bearer-credential middleware for the HTTP API: `requireAdmin` (constant-time match against
- * SWITCHBOARD_ADMIN_KEY) and `requireTenant` (an API key, looked up by its SHA-256 hash; sets `tenant` and
- * `principal`). Both throw ApiError before `next()` runs: 401 for a missing or unknown credential, 403 for a
- * valid one of the wrong kind (admin key, API key, session token). Also `isAdminKey` (for routes that take
- * either), `newApiKey` (mints `sk_sb_` keys), `sha256Hex` (the stored form of a key) and `bearer` (reads the
- * Authorization header, 401 when missing).
+ * SWITCHBOARD_ADMIN_KEY) and `requireTenant` (an API key, looked up by its SHA-256 hash unless it is not of the
+ * minted form; sets `tenant` and `principal`). Both throw ApiError before `next()` runs: 401 for a missing or
+ * unknown credential, 403 for a valid one of the wrong kind (admin key, API key, session token). Also `isAdminKey`
+ * (for routes that take either), `newApiKey` (mints `sk_sb_` keys), `sha256Hex` (the stored form of a key) and
+ * `bearer` (reads the Authorization header, 401 when missing).
  */
 import type { Context, MiddlewareHandler } from "hono";
+import type { KeyInfo } from "../d1/keys";
 import { enforceRateLimit } from "../ratelimit/enforce";
 import { checkTenantOrigin } from "./cors";
 import { keyByHash } from "./directory";
@@ -34,6 +35,9 @@ export function bearer(c: Context): string {
   return m[1];
 }
 
+/** What `newApiKey` mints: `sk_sb_` and 32 random bytes in unpadded base64url (43 characters). */
+const API_KEY_FORM = /^sk_sb_[A-Za-z0-9_-]{43}$/;
+
 export function newApiKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   const b64 = btoa(String.fromCharCode(...bytes))
@@ -41,6 +45,14 @@ export function newApiKey(): string {
     .replaceAll("/", "_")
     .replaceAll("=", "");
   return `sk_sb_${b64}`;
+}
+
+/**
+ * The live API key `token` is, or null. A token that is not of the minted form is no key, answered without a D1
+ * read: otherwise every distinct made-up bearer would cost a replica read and a primary read.
+ */
+async function apiKey(c: Context<AppEnv>, token: string): Promise<KeyInfo | null> {
+  return API_KEY_FORM.test(token) ? keyByHash(c, await sha256Hex(token)) : null;
 }
 
 /** Whether the request's bearer credential is the admin key (false when none is configured). */
@@ -59,7 +71,7 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearer(c);
   if (isSessionToken(token)) {
     await verifiedClaims(c.env, token); // 401 unless it verifies
-  } else if (!(await keyByHash(c, await sha256Hex(token)))) {
+  } else if (!(await apiKey(c, token))) {
     throw new ApiError(401, "unauthorized", "an admin key is required");
   }
   throw new ApiError(403, "forbidden", "an admin key is required");
@@ -78,7 +90,7 @@ export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
     await verifiedClaims(c.env, token);
     throw new ApiError(403, "forbidden", "a session token cannot be used here; this route needs an API key");
   }
-  const row = await keyByHash(c, await sha256Hex(token));
+  const row = await apiKey(c, token);
   if (!row) {
     // Checked only once the lookup misses, so a real API key pays nothing for it.
     if (await isAdminKey(c)) {

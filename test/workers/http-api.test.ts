@@ -17,6 +17,13 @@ describe("authentication", () => {
     expect(res.status).toBe(401);
   });
 
+  it("refuses a bearer that is not of the API-key form with 401 without reading D1", async () => {
+    const res = await api("/v1/sessions", { key: `not-a-key-${uid("bearer")}` });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as ErrorBody).error.code).toBe("unauthorized");
+    expect(res.headers.get("x-debug-d1-statements")).toBe("0");
+  });
+
   it("refuses a tenant key on admin routes with 403 forbidden (the wrong kind of credential)", async () => {
     const key = await tenantKey();
     const res = await apiJson<ErrorBody>("/v1/agents/x", {
