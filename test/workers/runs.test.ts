@@ -85,6 +85,18 @@ describe("signature verification", () => {
     expect(await d1Runs(s.agent)).toBe(2);
   });
 
+  it("answers an unknown agent, one without secrets and one with secrets alike, so agents cannot be enumerated", async () => {
+    const secret = newSecret();
+    const withSecrets = await runSetup();
+    const withoutSecrets = await runSetup([]);
+    const unknown = { ...withSecrets, agent: uid("agent-missing") };
+    const messages = [];
+    for (const s of [withSecrets, withoutSecrets, unknown]) {
+      messages.push(await refused(await signedRun(s, { input: "x" }, { secret })));
+    }
+    expect(new Set(messages).size).toBe(1);
+  });
+
   it("refuses signed requests for an agent without secrets", async () => {
     const s = await runSetup([]);
     await refused(await signedRun(s, { input: "x" }, { secret: newSecret() }));

@@ -80,9 +80,14 @@ async function verifySignature(
     );
   }
   if (id.length > 255) throw unauthorized("webhook-id must be at most 255 characters");
-  if (!agent || agent.webhook_secrets.length === 0) throw unauthorized("this agent accepts no signed webhooks");
-  const verdict = verifySigned(agent.webhook_secrets, { id, timestamp, signature }, raw);
+  // Where there is no secret to check against (no such agent or run, or an agent without secrets), a secret nobody
+  // holds stands in: the same 401 after the same kind of work as a signature matching no secret of a real agent, so
+  // whoever holds no secret cannot tell which agents (or run ids) exist or take signed webhooks.
+  const secrets = agent && agent.webhook_secrets.length > 0 ? agent.webhook_secrets : [unguessable()];
+  const verdict = verifySigned(secrets, { id, timestamp, signature }, raw);
   if (!verdict.ok) throw unauthorized(verdict.message);
+  // Only a real agent's secret can have verified: nobody holds the stand-in.
+  if (!agent) throw new Error("a stand-in webhook secret verified");
   return { id, agent };
 }
 
@@ -107,13 +112,10 @@ async function approver(c: Context<AppEnv>, record: RunRecord | null, raw: strin
     if (!record || (!admin && record.tenant !== c.get("tenant"))) throw missing;
     return admin ? "admin" : actorOf(c);
   }
-  // Where there is no secret to check against (no such run, or its agent has none), a secret nobody holds stands
-  // in: the same 401 as a signature matching no secret of a real run, so whoever holds no secret cannot tell
-  // which run ids exist.
+  // No such run is checked as an agent without secrets is (verifySignature): the same 401, so whoever holds no
+  // secret cannot tell which run ids exist.
   const agent = record ? (await readAgent(c.env.DB, record.agent)).config : null;
-  const secrets =
-    agent && agent.webhook_secrets.length > 0 ? agent : ({ webhook_secrets: [unguessable()] } as AgentConfig);
-  const signed = await verifySignature(c, secrets, raw);
+  const signed = await verifySignature(c, agent, raw);
   if (record?.auth !== "signature") throw missing;
   return `webhook:${signed.id}`;
 }
