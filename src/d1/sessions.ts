@@ -4,6 +4,7 @@
  * the agent check of a webhook run, deletion, and the retention cron's walk
  * for idle expiry (whose place is kept in the `retention_cursor` row).
  */
+import { TOLERANCE_S } from "../runs/signature";
 import type { D1 } from "./db";
 
 export interface SessionIndexRow {
@@ -39,13 +40,29 @@ export async function deleteSessionRow(db: D1Database, tenant: string, id: strin
 }
 
 /**
- * Deletes a session's D1 rows: its index row and its run records, in one
- * batch; true when an index row was there. Used by `DELETE /v1/sessions/{id}`
- * and by a session that expires itself.
+ * How long after its creation an accepted run's record with an idempotency key outlives its deleted session: a
+ * webhook is accepted up to TOLERANCE_S after its timestamp, which may be TOLERANCE_S ahead of the run's creation.
+ */
+const REPLAY_GUARD_MS = 2 * TOLERANCE_S * 1000;
+
+/** The run records a session's deletion keeps: recent accepted runs with an idempotency key (REPLAY_GUARD_MS). */
+const KEPT_RUN = "idempotency_key IS NOT NULL AND accepted_at IS NOT NULL AND created_at >= ?";
+
+/**
+ * Deletes a session's D1 rows: its index row and its run records, in one batch; true when an index row was there.
+ * Used by `DELETE /v1/sessions/{id}` and by a session that expires itself. For REPLAY_GUARD_MS an accepted run's
+ * record with a webhook-id / Idempotency-Key is kept, its request emptied: that record is what recognises a
+ * repeat, and without it a signed webhook replayed after the delete would run a second time. Such a repeat finds
+ * its run and is answered 404 (the run's session was deleted) with nothing run; the retention cron removes the
+ * record later.
  */
 export async function deleteSessionIndex(db: D1Database, tenant: string, id: string): Promise<boolean> {
-  const [, sessions] = await db.batch([
-    db.prepare("DELETE FROM runs WHERE tenant = ? AND session_id = ?").bind(tenant, id),
+  const since = new Date(Date.now() - REPLAY_GUARD_MS).toISOString();
+  const [, , sessions] = await db.batch([
+    db
+      .prepare(`UPDATE runs SET request = '{}' WHERE tenant = ? AND session_id = ? AND ${KEPT_RUN}`)
+      .bind(tenant, id, since),
+    db.prepare(`DELETE FROM runs WHERE tenant = ? AND session_id = ? AND NOT (${KEPT_RUN})`).bind(tenant, id, since),
     db.prepare("DELETE FROM sessions WHERE tenant = ? AND id = ?").bind(tenant, id),
   ]);
   return (sessions?.meta.changes ?? 0) > 0;

@@ -146,6 +146,34 @@ describe("idempotency by webhook-id", () => {
     expect((await deliveries(name)).length).toBe(1);
   });
 
+  it("does not run again a webhook replayed after its session was deleted (404, nothing run)", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "once" } }, { reply: { text: "twice" } }]);
+    const id = uid("msg");
+    const first = await accepted(await signedRun(s, { input: "hi" }, { id }));
+    await waitRun(s, first.run_id, ended);
+    const del = await api(`/v1/sessions/${first.session_id}`, { method: "DELETE", key: s.key });
+    expect(del.status).toBe(200);
+    const again = await signedRun(s, { input: "hi" }, { id });
+    expect(again.status).toBe(404);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    expect((await mockRequests(s.model)).length).toBe(1);
+    const sessions = await apiJson<{ sessions: unknown[] }>("/v1/sessions", { key: s.key });
+    expect(sessions.body.sessions).toEqual([]);
+  });
+
+  it("deletes with its session a run record older than a replay could be", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "once" } }]);
+    const first = await accepted(await signedRun(s, { input: "hi" }));
+    await waitRun(s, first.run_id, ended);
+    // Eleven minutes old: its webhook-timestamp is past the 5-minute tolerance whatever it was.
+    const old = new Date(Date.now() - 11 * 60_000).toISOString();
+    await env.DB.prepare("UPDATE runs SET created_at = ? WHERE id = ?").bind(old, first.run_id).run();
+    expect((await api(`/v1/sessions/${first.session_id}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    expect(await d1Runs(s.agent)).toBe(0);
+  });
+
   it("creates exactly one run from five concurrent deliveries of one webhook", async () => {
     const s = await runSetup();
     await script(s.model, [{ reply: { text: "only one" } }, { reply: { text: "a second turn!" } }]);
