@@ -1,7 +1,8 @@
 // The web client (web/: useChat from @ai-sdk/react) in headless Chromium against real workerd: a message
 // streams text and a tool call with its result; a reload mid-stream resumes the same answer (useChat's
 // `resume: true` → GET /v1/sessions/{id}/chat/{id}/stream) and shows it once, not twice; a tool call that needs
-// approval shows Approve / Deny, and clicking them answers through useChat's own approval machinery.
+// approval shows Approve / Deny, and clicking them answers through useChat's own approval machinery; a first read
+// of the session that failed offers Retry, which loads the conversation.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -509,6 +510,40 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.reload();
     await page.locator('li[data-role="user"]').waitFor();
     await page.locator('li[data-role="assistant"] .notice').getByText("Stopped.").waitFor();
+    await page.close();
+  });
+
+  it("a first read of the session that failed offers Retry, which loads the conversation", async () => {
+    const { page, session } = await openApp("web-retry-read", [{ reply: { text: ANSWER } }]);
+    await send(page, "Is it sunny in Paris?");
+    await page.getByText(ANSWER).waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    // After the reload, the first read of the session's state is answered 500; the ones after it are not.
+    let failed = false;
+    await page.route(
+      (url) => url.pathname === `/v1/sessions/${session}`,
+      (route) => {
+        if (failed) return route.continue();
+        failed = true;
+        return route.fulfill({
+          status: 500,
+          contentType: "application/json",
+          body: JSON.stringify({ error: { code: "internal_error", message: "the state read failed" } }),
+        });
+      },
+    );
+    await page.reload();
+    await page.getByText("The conversation could not be read.").waitFor();
+    await expect(page.getByRole("alert").textContent()).resolves.toBe(
+      "The server had a problem. Try again in a moment.",
+    );
+    expect(failed).toBe(true);
+    await expect(page.locator('li[data-role="assistant"]').count()).resolves.toBe(0);
+    await page.getByRole("button", { name: "Retry" }).click();
+    await page.getByText(ANSWER).waitFor();
+    expect(await page.locator('li[data-role="user"]').allTextContents()).toEqual(["Is it sunny in Paris?"]);
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([ANSWER]);
+    await expect(page.getByRole("alert").count()).resolves.toBe(0);
     await page.close();
   });
 
