@@ -1,4 +1,7 @@
-/** JSON values as the conversation model stores them (tool inputs, schemas, structured results). */
+/**
+ * JSON values as the conversation model stores them (tool inputs, schemas, structured results). Imports nothing,
+ * so the web client (web/src/transcript.ts) imports `resultValue` from here too.
+ */
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -20,4 +23,20 @@ export function canonical(value: unknown): string {
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * A stored tool result's text as clients are given it: the UI stream's tool output (session/stream/ui-encoder.ts)
+ * and the web client's call read back from the history (web/src/transcript.ts), which must agree so a reloaded call
+ * shows what it showed live. JSON object or array text arrives as its value, so UIs need not parse it; any other
+ * text (a JSON scalar, text that does not parse) stays the string.
+ */
+export function resultValue(text: string): unknown {
+  const t = text.trimStart();
+  if (!t.startsWith("{") && !t.startsWith("[")) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }

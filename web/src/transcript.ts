@@ -2,6 +2,8 @@
 // (GET /v1/sessions/{id}/messages, canonical parts) or the live useChat messages (AI SDK UI parts).
 // Pure functions, tested in plain vitest (test/unit/web/transcript.test.ts).
 import type { DynamicToolUIPart, UIMessage } from "ai";
+// The server's own definition of a result's value (imports nothing), so a reloaded call shows what it did live.
+import { resultValue } from "../../src/model/json";
 
 export type Block =
   | { kind: "text"; text: string }
@@ -76,20 +78,6 @@ function outputText(output: unknown): string {
   return typeof output === "string" ? output : JSON.stringify(output, null, 2);
 }
 
-/**
- * A stored result text as the live stream delivers it: a JSON object or array arrives as a value (the server's
- * ui-encoder.ts `structured`), so a reloaded call shows the same pretty-printed output as it did live.
- */
-function streamedOutput(text: string): unknown {
-  const t = text.trimStart();
-  if (!t.startsWith("{") && !t.startsWith("[")) return text;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
 /** The paused step, as `GET /v1/sessions/{id}` shows it in `pause` (the fields the app reads). */
 export interface PausedStep {
   /** Every approval of the pause, answered (elsewhere, or by its TTL) or not. */
@@ -143,7 +131,7 @@ function pausedPart(use: { id: string; name: string; input: unknown }, pause: Pa
   const text = resultText(call.result);
   return call.is_error
     ? { ...answered, state: "output-error", errorText: text }
-    : { ...answered, state: "output-available", output: streamedOutput(text) };
+    : { ...answered, state: "output-available", output: resultValue(text) };
 }
 
 /** A compaction as each GET /v1/sessions/{id}/messages page lists it in `compactions` (the field the app reads). */
@@ -213,7 +201,7 @@ export function fromHistory(
             call.output = declinedLine(reason === NO_REASON ? undefined : reason);
           } else {
             call.state = p.is_error ? "error" : "done";
-            call.output = p.is_error ? text : outputText(streamedOutput(text));
+            call.output = p.is_error ? text : outputText(resultValue(text));
           }
         }
       } else if (p.type === "notice" && p.kind === "tools_changed") {

@@ -2,6 +2,7 @@
  * The turn's UI stream encoder: `UiEncoder` maps turn events to AI SDK UI message chunks, its state reset at
  * each `turn_start`. Pure and synchronous; it never emits a chunk the AI SDK client would reject.
  */
+import { resultValue } from "../../model/json";
 import type { Part, ToolResultContent } from "../../model/message";
 import { resultText } from "../../model/message";
 import type { StreamEvent } from "../../model/stream";
@@ -300,7 +301,7 @@ export class UiEncoder {
     if (this.#held.has(toolCallId)) return this.#heldEnds(toolCallId, text);
     return isError
       ? [{ type: "tool-output-error", toolCallId, errorText: text, dynamic: true }]
-      : [{ type: "tool-output-available", toolCallId, output: structured(text), dynamic: true }];
+      : [{ type: "tool-output-available", toolCallId, output: resultValue(text), dynamic: true }];
   }
 
   #endStep(reason: string): UiChunk[] {
@@ -351,16 +352,5 @@ export class UiEncoder {
     for (let n = 2; this.#usedIds.has(id); n++) id = `${base}-${n}`;
     this.#usedIds.add(id);
     return id;
-  }
-}
-
-/** Tool outputs that are JSON objects or arrays reach clients as values, so UIs need not parse them. */
-function structured(text: string): unknown {
-  const t = text.trimStart();
-  if (!t.startsWith("{") && !t.startsWith("[")) return text;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
   }
 }

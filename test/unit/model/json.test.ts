@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonical, isPlainObject } from "../../../src/model/json";
+import { canonical, isPlainObject, resultValue } from "../../../src/model/json";
 
 describe("canonical", () => {
   it("writes the same text whatever the key order (approval signatures sign it)", () => {
@@ -19,5 +19,15 @@ describe("canonical", () => {
 describe("isPlainObject", () => {
   it("is true for an object only, not for null or an array", () => {
     expect([{}, { a: 1 }, null, [], "x", 1].map(isPlainObject)).toEqual([true, true, false, false, false, false]);
+  });
+});
+
+describe("resultValue", () => {
+  it("gives JSON object or array text as its value and any other text as the string", () => {
+    expect(resultValue(' {"temp_c": 21}')).toEqual({ temp_c: 21 });
+    expect(resultValue("[1, 2]")).toEqual([1, 2]);
+    expect(resultValue("42")).toBe("42");
+    expect(resultValue("{not json")).toBe("{not json");
+    expect(resultValue("sunny")).toBe("sunny");
   });
 });
