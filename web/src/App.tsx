@@ -17,6 +17,7 @@ import {
   reconnectDelayMs,
 } from "./errors";
 import {
+  APPROVED_HELD_LINE,
   answerableAt,
   type Block,
   CLIENT_CALL_LINE,
@@ -93,6 +94,7 @@ const TOOL_ICON: Record<Extract<Block, { kind: "tool" }>["state"], string> = {
   approval: "⚠",
   denied: "⊘",
   client: "⏸",
+  approved: "⏸",
 };
 
 /**
@@ -169,6 +171,7 @@ function BlockView({ block, answer, waiting }: { block: Block; answer?: Answer; 
       </pre>
       {block.state === "approval" ? <ApprovalPrompt block={block} answer={answer} waiting={waiting} /> : null}
       {block.state === "client" ? <p className="approval-reason">{CLIENT_CALL_LINE}</p> : null}
+      {block.state === "approved" ? <p className="approval-reason">{APPROVED_HELD_LINE}</p> : null}
       {block.output ? (
         <pre className="output" title="result">
           {block.output}

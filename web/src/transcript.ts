@@ -14,8 +14,10 @@ export type Block =
       /**
        * `approval`: waiting for the person to approve or deny (useChat part state `approval-requested`).
        * `client`: a client tool's call, waiting for an app to send its result (this page runs no client tool).
+       * `approved`: approved, and not run yet because a `client` call of the same step still waits for an app
+       * (the server runs the step's calls once every answer is in; a new message closes it unrun).
        */
-      state: "running" | "done" | "error" | "approval" | "denied" | "client";
+      state: "running" | "done" | "error" | "approval" | "denied" | "client" | "approved";
       input: unknown;
       output: string;
       /** The approval to answer (state `approval`) and why the call needs one. */
@@ -49,6 +51,10 @@ export interface StoredMessage {
  * sends one, and a new message moves the turn on (the call is superseded).
  */
 export const CLIENT_CALL_LINE = "Waiting for an app to run this tool — send a message to move on.";
+
+/** What an approved call says while a client call of its step holds it back (state `approved`). */
+export const APPROVED_HELD_LINE =
+  "Approved — it runs once an app answers the call waiting beside it. A new message moves on without running it.";
 
 const COMPACTION_NOTICE = "Earlier conversation was summarised to keep the session within the model's context.";
 
@@ -232,7 +238,7 @@ export function fromHistory(
     }
     entries.push({ id: `h${m.seq}`, role: m.role, blocks, turnId: m.turn_id });
   }
-  return entries;
+  return entries.map((e) => ({ ...e, blocks: heldForApp(e.blocks) }));
 }
 
 /**
@@ -256,10 +262,27 @@ function toolBlock(p: DynamicToolUIPart): ToolBlock {
   if (p.state === "approval-requested") {
     return { ...block, state: "approval", approval: { id: p.approval.id, reason: p.approval.requestReason ?? "" } };
   }
+  // Answered here, the turn not yet resumed: a denial is final at once; an approval is held back only while a client
+  // call of its step waits (heldForApp), otherwise the resumed turn runs it now. Neither is left ⏳ beside "ready".
+  if (p.state === "approval-responded") {
+    return p.approval.approved
+      ? { ...block, state: "approved" }
+      : { ...block, state: "denied", output: declinedLine(p.approval.reason) };
+  }
   if (!p.providerExecuted && (p.state === "input-streaming" || p.state === "input-available")) {
     return { ...block, state: "client" };
   }
   return block;
+}
+
+/**
+ * One entry's blocks with its approved calls shown as they are: held back (`approved`) while a client call of the
+ * step waits for an app, whose result the server needs before it runs any of them; running otherwise (the resumed
+ * turn runs them now).
+ */
+function heldForApp(blocks: Block[]): Block[] {
+  if (blocks.some((b) => b.kind === "tool" && b.state === "client")) return blocks;
+  return blocks.map((b) => (b.kind === "tool" && b.state === "approved" ? { ...b, state: "running" } : b));
 }
 
 /**
@@ -361,7 +384,7 @@ export function fromUiMessages(messages: UIMessage[]): Entry[] {
         blocks.push({ kind: "notice", text: COMPACTION_NOTICE });
       }
     }
-    return { id: m.id, role: m.role === "user" ? "user" : "assistant", blocks };
+    return { id: m.id, role: m.role === "user" ? "user" : "assistant", blocks: heldForApp(blocks) };
   });
 }
 

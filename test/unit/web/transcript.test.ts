@@ -202,6 +202,33 @@ describe("fromHistory", () => {
     expect(entries[1]?.blocks[0]).toMatchObject({ kind: "tool", id: "cc9", state: "client" });
   });
 
+  it("shows a call approved beside a client call still awaited as approved and held back, not as running", () => {
+    const stored: StoredMessage[] = [
+      { seq: 1, role: "user", origin: "client", turn_id: "t-held", parts: [{ type: "text", text: "pick, charge" }] },
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t-held",
+        parts: [
+          { type: "tool_use", id: "cx-held", name: "pick_file", input: {} },
+          { type: "tool_use", id: "ca-held", name: "charge_card", input: { amount: 8 } },
+        ],
+      },
+    ];
+    const entries = fromHistory(stored, null, {
+      approvals: [approval("apr_held", "ca-held", "approved")],
+      calls: [
+        { id: "cx-held", execution: "client", state: "pending" },
+        { id: "ca-held", execution: "http", state: "pending" },
+      ],
+    });
+    expect(entries[1]?.blocks.map((b) => (b.kind === "tool" ? `${b.name}:${b.state}` : b.kind))).toEqual([
+      "pick_file:client",
+      "charge_card:approved",
+    ]);
+  });
+
   it("shows a call the person declined as denied with the reason, as it showed live, not as a failed call", () => {
     const declined = (seq: number, id: string, content: string): StoredMessage[] => [
       {
@@ -369,6 +396,41 @@ describe("fromUiMessages", () => {
       "pick_file:client",
       "pick_color:client",
     ]);
+  });
+
+  /** A step of a client call `cx` waiting for an app beside `charge_card`, whose approval this page answered. */
+  function answeredBesideClientCall(id: string, approval: { approved: boolean; reason?: string }): UIMessage[] {
+    return [
+      {
+        id,
+        role: "assistant",
+        parts: [
+          { type: "dynamic-tool", toolName: "pick_file", toolCallId: `cx-${id}`, state: "input-available", input: {} },
+          {
+            type: "dynamic-tool",
+            toolName: "charge_card",
+            toolCallId: `ca-${id}`,
+            state: "approval-responded",
+            input: { amount: 9 },
+            approval: { id: `apr-${id}`, ...approval },
+            providerExecuted: true,
+          },
+        ],
+      },
+    ] as UIMessage[];
+  }
+
+  it("shows a call approved beside a client call waiting for an app as approved and held back, not as running", () => {
+    const [entry] = fromUiMessages(answeredBesideClientCall("m-held-approved", { approved: true }));
+    expect(entry?.blocks.map((b) => (b.kind === "tool" ? `${b.name}:${b.state}` : b.kind))).toEqual([
+      "pick_file:client",
+      "charge_card:approved",
+    ]);
+  });
+
+  it("shows a call denied beside a client call waiting for an app as declined with the reason, not as running", () => {
+    const [entry] = fromUiMessages(answeredBesideClientCall("m-held-denied", { approved: false, reason: "no" }));
+    expect(entry?.blocks[1]).toMatchObject({ name: "charge_card", state: "denied", output: "Declined: no" });
   });
 
   it("turns an approval request into a block with the approval to answer, and a denial into denied", () => {
