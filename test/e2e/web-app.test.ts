@@ -2,14 +2,15 @@
 // streams text and a tool call with its result; a reload mid-stream resumes the same answer (useChat's
 // `resume: true` → GET /v1/sessions/{id}/chat/{id}/stream) and shows it once, not twice; a tool call that needs
 // approval shows Approve / Deny, and clicking them answers through useChat's own approval machinery; a first read
-// of the session that failed offers Retry, which loads the conversation.
+// of the session that failed offers Retry, which loads the conversation; a client call answered elsewhere shows its
+// result and the rest of its turn without a reload.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { repoRoot } from "../../scripts/lib/process.mjs";
 import { chromiumPath, launchChromium, NO_CHROMIUM } from "../helpers/browser.ts";
-import { chargeAgent, weatherAgent } from "../helpers/fixtures.ts";
+import { chargeAgent, lookupAgent, weatherAgent } from "../helpers/fixtures.ts";
 import {
   type AgentConfig,
   Api,
@@ -313,6 +314,40 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     expect(tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === 13)).toHaveLength(1);
     // The refusal that made the page read the session again is not left as an alert.
     await expect(page.getByRole("alert").count()).resolves.toBe(0);
+    await page.close();
+  });
+
+  it("a client call answered elsewhere (the API) shows its result and the rest of the turn, without a reload", async () => {
+    const { page, session } = await openApp(
+      "web-client-elsewhere",
+      [
+        { reply: { text: "Looking Ada up.", tool_calls: [{ name: "lookup", input: { key: "ada" } }] } },
+        { reply: { text: "Ada is at ada@example.com." } },
+      ],
+      (_url, model) => lookupAgent(model),
+    );
+    await send(page, "What is Ada's address?");
+    await page.locator('[data-tool="lookup"][data-state="client"]').waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    // An app (here the API, with the key) answers the call while the page shows it waiting.
+    const state = await api.ok<{ pending_tool_calls: Array<{ id: string }> }>("GET", `/v1/sessions/${session}`, {
+      key: tenantKey,
+    });
+    const answered = await api.toolResults(
+      tenantKey,
+      session,
+      [{ tool_use_id: state.pending_tool_calls[0]?.id ?? "", content: "ada@example.com" }],
+      { json: true },
+    );
+    expect(answered.status).toBe(200);
+    await page.getByText("Ada is at ada@example.com.").waitFor();
+    await page.locator('[data-tool="lookup"][data-state="done"]').waitFor();
+    await expect(page.locator('[data-tool="lookup"] .output').textContent()).resolves.toBe("ada@example.com");
+    expect(await page.locator('[data-tool="lookup"]').count()).toBe(1);
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([
+      "Looking Ada up.",
+      "Ada is at ada@example.com.",
+    ]);
     await page.close();
   });
 

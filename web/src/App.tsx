@@ -2,7 +2,8 @@
 // authorised by a session token. Earlier turns come from the stored history; a turn still streaming after a
 // reload is resumed by useChat's own `resume: true` (GET {chat endpoint}/{chatId}/stream). A tool call that
 // needs a person's approval shows Approve / Deny, answered the AI SDK way: `addToolApprovalResponse`, sent by
-// useChat itself once every approval of the step is answered (chat-request.ts `approvalSender`).
+// useChat itself once every approval of the step is answered (chat-request.ts `approvalSender`). A paused turn
+// it shows is followed by reading the session's state again (useFollowPause), so one moved on elsewhere shows.
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -25,11 +26,14 @@ import {
   type Entry,
   fromHistory,
   fromUiMessages,
+  openCalls,
   outcomeNotice,
   outcomeNotices,
   type PausedStep,
+  pauseMovedOn,
   reopenApprovals,
   type StoredMessage,
+  type ToolBlock,
   type TurnOutcome,
   takeOpenApprovals,
   withOutcomes,
@@ -79,6 +83,78 @@ async function loadHistory(
     liveTurn,
     outcomes: outcomeNotices(state.last_turn ? [...turns, state.last_turn] : turns),
   };
+}
+
+/** The first wait before a paused turn's state is read again, and the longest (each wait doubles). */
+const FOLLOW_FIRST_MS = 1000;
+const FOLLOW_MAX_MS = 30_000;
+
+/**
+ * Follows the paused turn the page shows while `active`: `open` is how it shows the turn's open calls (openCalls).
+ * An app, another tab or the API may answer them, and the turn then moves on where this page cannot see it (a
+ * paused turn has no stream to keep open: GET …/stream ends at the pause, and answers 204 until the turn runs
+ * again). So the session's state is read after a second, then after each wait twice as long (at most 30 s), one
+ * read at a time and only while the tab is visible (a tab visible again reads at once); `movedOn` runs once the
+ * state no longer holds those calls open as the page shows them (pauseMovedOn).
+ */
+function useFollowPause(
+  conn: Connection,
+  open: ReadonlyMap<string, ToolBlock["state"]>,
+  active: boolean,
+  movedOn: () => void,
+): void {
+  const shown = useRef(open);
+  shown.current = open;
+  const onMoved = useRef(movedOn);
+  onMoved.current = movedOn;
+  // A new read schedule only when what is shown open changes, not on every render.
+  const key = active ? [...open].map(([id, state]) => `${id}:${state}`).join(" ") : "";
+  useEffect(() => {
+    if (key === "") return;
+    const stop = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let waitMs = FOLLOW_FIRST_MS;
+    let reading = false;
+    const later = () => {
+      timer = setTimeout(read, waitMs);
+      waitMs = Math.min(waitMs * 2, FOLLOW_MAX_MS);
+    };
+    const read = () => {
+      timer = undefined;
+      if (reading || document.visibilityState !== "visible") return;
+      reading = true;
+      friendlyFetch(sessionPath(conn), { headers: authHeaders(conn), signal: stop.signal })
+        .then((res) => res.json() as Promise<{ pause?: PausedStep | null }>)
+        .then(
+          (state) => {
+            if (stop.signal.aborted) return;
+            if (pauseMovedOn(shown.current, state.pause ?? null)) onMoved.current();
+            else later();
+          },
+          // A read that failed (unreachable, rate-limited) is tried again after the next, longer wait.
+          () => {
+            if (!stop.signal.aborted) later();
+          },
+        )
+        .finally(() => {
+          reading = false;
+        });
+    };
+    const onVisibility = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      if (document.visibilityState !== "visible") return;
+      waitMs = FOLLOW_FIRST_MS;
+      read();
+    };
+    document.addEventListener("visibilitychange", onVisibility);
+    later();
+    return () => {
+      stop.abort();
+      clearTimeout(timer);
+      document.removeEventListener("visibilitychange", onVisibility);
+    };
+  }, [key, conn]);
 }
 
 /** Refusals of an approval answer that mean another answer got there first (this tab, another, the API). */
@@ -432,6 +508,11 @@ function Chat({ conn }: { conn: Connection }) {
       .finally(() => setRereading(false));
   }, [awaited, resumeAnswer, conn, noteOutcome]);
 
+  // The stored entries (less the turns useChat streams live), then the live ones; each turn's outcome line after it.
+  const shownEntries = withOutcomes(withoutLiveTurns(earlier ?? [], messages, seeded), live, outcomes);
+  const open = openCalls(shownEntries);
+  useFollowPause(conn, open, earlier !== null && !busy && !rereading && awaited === null && reconnect === null, rejoin);
+
   const send = (e: FormEvent) => {
     e.preventDefault();
     const text = draft.trim();
@@ -480,8 +561,6 @@ function Chat({ conn }: { conn: Connection }) {
   };
 
   const shown = problem ?? (error && error !== attributed ? error.message : null);
-  // The stored entries (less the turns useChat streams live), then the live ones; each turn's outcome line after it.
-  const shownEntries = withOutcomes(withoutLiveTurns(earlier ?? [], messages, seeded), live, outcomes);
   const liveIds = new Set(live.map((e) => e.id));
   const askAt = answerableAt(shownEntries);
   return (

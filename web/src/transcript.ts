@@ -27,7 +27,7 @@ export type Block =
     }
   | { kind: "notice"; text: string };
 
-type ToolBlock = Extract<Block, { kind: "tool" }>;
+export type ToolBlock = Extract<Block, { kind: "tool" }>;
 
 export interface Entry {
   id: string;
@@ -371,7 +371,42 @@ export function answerableAt(entries: Entry[]): number {
   return -1;
 }
 
-/** Live useChat messages → transcript. */
+/** How a call shows while its step waits: for an app, for the person, or approved and held back by a client call. */
+const OPEN_STATES: ReadonlySet<ToolBlock["state"]> = new Set(["client", "approval", "approved"]);
+
+/**
+ * The calls the newest turn shows still open (waiting for an app or the person, or approved and held back), by id,
+ * with how each shows; none once a user message follows them (that message closed them).
+ */
+export function openCalls(entries: Entry[]): Map<string, ToolBlock["state"]> {
+  const open = new Map<string, ToolBlock["state"]>();
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i] as Entry;
+    if (e.role === "user") break;
+    for (const b of e.blocks) if (b.kind === "tool" && OPEN_STATES.has(b.state)) open.set(b.id, b.state);
+  }
+  return open;
+}
+
+/**
+ * Whether the session's state (its `pause`, null once the turn is not paused) no longer holds the calls the page
+ * shows open (`openCalls`) as it shows them: the turn resumed or ended, an app answered one of its calls, or an
+ * approval the page still offers was answered (another tab, the API, its TTL). A call approved here and held back
+ * is not compared with its approval: the page sends its answers only once the step's are all given.
+ */
+export function pauseMovedOn(shown: ReadonlyMap<string, ToolBlock["state"]>, pause: PausedStep | null): boolean {
+  if (shown.size === 0) return false;
+  if (pause === null) return true;
+  for (const [id, state] of shown) {
+    const call = pause.calls.find((c) => c.id === id);
+    if (call?.state !== "pending") return true;
+    if (state !== "approval") continue;
+    if (pause.approvals.find((a) => a.tool_call_id === id)?.status !== "pending") return true;
+  }
+  return false;
+}
+
+/** Live useChat messages → transcript. */ /** Live useChat messages → transcript. */
 export function fromUiMessages(messages: UIMessage[]): Entry[] {
   return messages.map((m) => {
     const blocks: Block[] = [];

@@ -5,9 +5,11 @@ import {
   answerableAt,
   fromHistory,
   fromUiMessages,
+  openCalls,
   outcomeNotice,
   outcomeNotices,
   type PausedStep,
+  pauseMovedOn,
   reopenApprovals,
   type StoredMessage,
   takeOpenApprovals,
@@ -918,5 +920,81 @@ describe("answerableAt", () => {
       { id: "u2", role: "user", parts: [{ type: "text", text: "no" }] } as UIMessage,
     ]);
     expect(answerableAt(entries)).toBe(-1);
+  });
+});
+
+/** A live turn paused on a client call (`cc_<id>`, waiting for an app) beside an approval (`ca_<id>`, asked). */
+function pausedLive(id: string): UIMessage {
+  return {
+    id: `msg_${id}`,
+    role: "assistant",
+    parts: [
+      { type: "dynamic-tool", toolName: "pick_file", toolCallId: `cc_${id}`, state: "input-available", input: {} },
+      {
+        type: "dynamic-tool",
+        toolName: "charge_card",
+        toolCallId: `ca_${id}`,
+        state: "approval-requested",
+        input: { amount: 3 },
+        approval: { id: `apr_${id}` },
+      },
+    ],
+  } as UIMessage;
+}
+
+/** The `pause` of pausedLive(id) as GET /v1/sessions/{id} shows it while nothing was answered. */
+function pauseOf(id: string): PausedStep {
+  return {
+    approvals: [approval(`apr_${id}`, `ca_${id}`, "pending")],
+    calls: [
+      { id: `cc_${id}`, execution: "client", state: "pending" },
+      { id: `ca_${id}`, execution: "http", state: "pending" },
+    ],
+  };
+}
+
+describe("openCalls", () => {
+  it("lists the newest turn's calls waiting for an app or the person, by id with how each shows", () => {
+    expect(openCalls(fromUiMessages([pausedLive("oc1")]))).toEqual(
+      new Map([
+        ["cc_oc1", "client"],
+        ["ca_oc1", "approval"],
+      ]),
+    );
+  });
+
+  it("lists none once a user message follows them", () => {
+    const user = { id: "u-oc2", role: "user", parts: [{ type: "text", text: "never mind" }] } as UIMessage;
+    expect(openCalls(fromUiMessages([pausedLive("oc2"), user])).size).toBe(0);
+  });
+});
+
+describe("pauseMovedOn", () => {
+  it("is false while the state still holds the shown calls open as shown", () => {
+    expect(pauseMovedOn(openCalls(fromUiMessages([pausedLive("pm1")])), pauseOf("pm1"))).toBe(false);
+  });
+
+  it("is true once an app answered the client call the page shows waiting", () => {
+    const pause = pauseOf("pm2");
+    pause.calls[0] = { id: "cc_pm2", execution: "client", state: "resolved", result: "a.txt", is_error: false };
+    expect(pauseMovedOn(openCalls(fromUiMessages([pausedLive("pm2")])), pause)).toBe(true);
+  });
+
+  it("is true once the turn is not paused any more (resumed or ended)", () => {
+    expect(pauseMovedOn(openCalls(fromUiMessages([pausedLive("pm3")])), null)).toBe(true);
+  });
+
+  it("is true once an approval the page still offers was answered elsewhere", () => {
+    const pause = { ...pauseOf("pm4"), approvals: [approval("apr_pm4", "ca_pm4", "approved")] };
+    expect(pauseMovedOn(openCalls(fromUiMessages([pausedLive("pm4")])), pause)).toBe(true);
+  });
+
+  it("is false for a call approved here whose answer waits to be sent with the step's others", () => {
+    const shown = new Map([["ca_pm5", "approved" as const]]);
+    expect(pauseMovedOn(shown, pauseOf("pm5"))).toBe(false);
+  });
+
+  it("is false when the page shows nothing open", () => {
+    expect(pauseMovedOn(new Map(), null)).toBe(false);
   });
 });
