@@ -3,7 +3,7 @@
 // `resume: true` → GET /v1/sessions/{id}/chat/{id}/stream) and shows it once, not twice; a tool call that needs
 // approval shows Approve / Deny, and clicking them answers through useChat's own approval machinery; a first read
 // of the session that failed offers Retry, which loads the conversation; a client call answered elsewhere shows its
-// result and the rest of its turn without a reload.
+// result and the rest of its turn without a reload, and one a new message superseded shows as the server closed it.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -348,6 +348,28 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
       "Looking Ada up.",
       "Ada is at ada@example.com.",
     ]);
+    await page.close();
+  });
+
+  it("a client call a new message moved on from shows the result the server closed it with, not waiting", async () => {
+    const { page } = await openApp(
+      "web-client-superseded",
+      [
+        { reply: { text: "Looking Bob up.", tool_calls: [{ name: "lookup", input: { key: "bob" } }] } },
+        { reply: { text: "Fine, never mind Bob." } },
+      ],
+      (_url, model) => lookupAgent(model),
+    );
+    await send(page, "What is Bob's address?");
+    await page.locator('[data-tool="lookup"][data-state="client"]').waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    await send(page, "Never mind.");
+    await page.getByText("Fine, never mind Bob.").waitFor();
+    await page.locator('[data-tool="lookup"][data-state="error"]').waitFor();
+    await expect(page.locator('[data-tool="lookup"] .output').textContent()).resolves.toBe(
+      "tool result unavailable: no result was provided before the next user message",
+    );
+    expect(await page.locator('[data-tool="lookup"]').count()).toBe(1);
     await page.close();
   });
 

@@ -23,6 +23,7 @@ import {
   type Block,
   CLIENT_CALL_LINE,
   type CompactionMarker,
+  closedCalls,
   type Entry,
   fromHistory,
   fromUiMessages,
@@ -36,6 +37,7 @@ import {
   type ToolBlock,
   type TurnOutcome,
   takeOpenApprovals,
+  withClosedCalls,
   withOutcomes,
   withoutLiveTurns,
 } from "./transcript";
@@ -281,6 +283,8 @@ function Chat({ conn }: { conn: Connection }) {
   const taken = useRef(false);
   // Called when a resumption finds no stream (204) or fails (set once `rejoin` exists, below).
   const noStream = useRef(() => {});
+  // Called when the server took a message sent (set below, where the calls it supersedes are known).
+  const sendTaken = useRef(() => {});
   const transport = useMemo(() => {
     const watched: typeof fetch = async (input, init) => {
       const url = String(input instanceof Request ? input.url : input);
@@ -298,7 +302,10 @@ function Chat({ conn }: { conn: Connection }) {
       }
       if (resuming) setResumeAnswer(res.status);
       if (resuming && res.status === 204) noStream.current();
-      if (method === "POST" && url.endsWith("/chat") && res.ok) taken.current = true;
+      if (method === "POST" && url.endsWith("/chat") && res.ok) {
+        taken.current = true;
+        sendTaken.current();
+      }
       return res;
     };
     return new DefaultChatTransport({
@@ -366,6 +373,8 @@ function Chat({ conn }: { conn: Connection }) {
   const [awaited, setAwaited] = useState<string | null>(null);
   // Turns whose stored entries a live message continues (an approval answered from the stored history).
   const [seeded, setSeeded] = useState<ReadonlySet<string>>(new Set());
+  // Calls a message sent from this page superseded, by id, as the server closed them (closedCalls).
+  const [closings, setClosings] = useState<ReadonlyMap<string, ToolBlock>>(new Map());
 
   // A first read that failed leaves the conversation unloaded (not shown empty, and no send: the session's
   // history is unknown); `readFailed` says whether Retry can help and after how long. `reads` counts the tries.
@@ -508,10 +517,28 @@ function Chat({ conn }: { conn: Connection }) {
       .finally(() => setRereading(false));
   }, [awaited, resumeAnswer, conn, noteOutcome]);
 
-  // The stored entries (less the turns useChat streams live), then the live ones; each turn's outcome line after it.
-  const shownEntries = withOutcomes(withoutLiveTurns(earlier ?? [], messages, seeded), live, outcomes);
+  // The stored entries (less the turns useChat streams live), then the live ones; each turn's outcome line after it;
+  // the calls a message sent from here superseded as the server closed them.
+  const shownEntries = withClosedCalls(
+    withOutcomes(withoutLiveTurns(earlier ?? [], messages, seeded), live, outcomes),
+    closings,
+  );
   const open = openCalls(shownEntries);
   useFollowPause(conn, open, earlier !== null && !busy && !rereading && awaited === null && reconnect === null, rejoin);
+
+  // The calls shown open when a message is sent: the server closes them as it takes it (their results are stored
+  // with the message, "no result was provided before the next user message", open approvals declined), and no
+  // stream tells it, so once it is taken they show as the history has them.
+  const superseded = useRef<string[]>([]);
+  sendTaken.current = () => {
+    const ids = superseded.current;
+    superseded.current = [];
+    if (ids.length === 0) return;
+    loadHistory(conn, true).then(
+      (h) => setClosings((c) => new Map([...c, ...closedCalls(h.entries, ids)])),
+      (e: Error) => setProblem(e.message),
+    );
+  };
 
   const send = (e: FormEvent) => {
     e.preventDefault();
@@ -526,6 +553,7 @@ function Chat({ conn }: { conn: Connection }) {
     sending.current = text;
     answering.current = false;
     taken.current = false;
+    superseded.current = [...open.keys()];
     sendMessage({ text }).catch((err: Error) => setProblem(err.message));
   };
 
@@ -536,6 +564,7 @@ function Chat({ conn }: { conn: Connection }) {
     setReconnect(null);
     sending.current = null;
     answering.current = true;
+    superseded.current = [];
     answeredHere.current.add(id);
     taken.current = false;
     Promise.resolve(addToolApprovalResponse({ id, approved, ...(reason ? { reason } : {}) })).catch((err: Error) =>

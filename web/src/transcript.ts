@@ -406,6 +406,30 @@ export function pauseMovedOn(shown: ReadonlyMap<string, ToolBlock["state"]>, pau
   return false;
 }
 
+/**
+ * The stored outcome of each of `ids` that has one in `stored` (entries read from the history): how a new message
+ * closed the calls it superseded (the server's synthetic result, a declined approval), to show in their place.
+ */
+export function closedCalls(stored: Entry[], ids: Iterable<string>): Map<string, ToolBlock> {
+  const wanted = new Set(ids);
+  const closed = new Map<string, ToolBlock>();
+  for (const e of stored) {
+    for (const b of e.blocks) {
+      if (b.kind === "tool" && wanted.has(b.id) && !OPEN_STATES.has(b.state) && b.state !== "running") {
+        closed.set(b.id, b);
+      }
+    }
+  }
+  return closed;
+}
+
+/** `entries` with each call they still show open replaced by its stored outcome from `closed` (closedCalls). */
+export function withClosedCalls(entries: Entry[], closed: ReadonlyMap<string, ToolBlock>): Entry[] {
+  if (closed.size === 0) return entries;
+  const shut = (b: Block): Block => (b.kind === "tool" && OPEN_STATES.has(b.state) ? closed.get(b.id) : undefined) ?? b;
+  return entries.map((e) => ({ ...e, blocks: e.blocks.map(shut) }));
+}
+
 /** Live useChat messages → transcript. */ /** Live useChat messages → transcript. */
 export function fromUiMessages(messages: UIMessage[]): Entry[] {
   return messages.map((m) => {

@@ -3,6 +3,8 @@ import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import {
   answerableAt,
+  closedCalls,
+  type Entry,
   fromHistory,
   fromUiMessages,
   openCalls,
@@ -13,6 +15,7 @@ import {
   reopenApprovals,
   type StoredMessage,
   takeOpenApprovals,
+  withClosedCalls,
   withOutcomes,
   withoutLiveTurns,
 } from "../../../web/src/transcript.ts";
@@ -996,5 +999,66 @@ describe("pauseMovedOn", () => {
 
   it("is false when the page shows nothing open", () => {
     expect(pauseMovedOn(new Map(), null)).toBe(false);
+  });
+});
+
+describe("closedCalls and withClosedCalls", () => {
+  /** The history once a new message superseded pausedLive(id)'s turn: it closed both calls as it was stored. */
+  function supersededHistory(id: string): Entry[] {
+    return fromHistory([
+      { seq: 1, role: "user", origin: "client", turn_id: `t_${id}`, parts: [{ type: "text", text: "pick, charge" }] },
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: `t_${id}`,
+        parts: [
+          { type: "tool_use", id: `cc_${id}`, name: "pick_file", input: {} },
+          { type: "tool_use", id: `ca_${id}`, name: "charge_card", input: { amount: 3 } },
+        ],
+      },
+      {
+        seq: 3,
+        role: "user",
+        origin: "client",
+        turn_id: `t2_${id}`,
+        parts: [
+          {
+            type: "tool_result",
+            tool_use_id: `cc_${id}`,
+            content: "tool result unavailable: no result was provided before the next user message",
+            is_error: true,
+          },
+          {
+            type: "tool_result",
+            tool_use_id: `ca_${id}`,
+            content: "the user declined: the user moved on",
+            is_error: true,
+          },
+          { type: "text", text: "never mind" },
+        ],
+      },
+    ]);
+  }
+
+  it("shows the calls a new message superseded as the server closed them, not waiting", () => {
+    const user = { id: `u-cl1`, role: "user", parts: [{ type: "text", text: "never mind" }] } as UIMessage;
+    const live = fromUiMessages([pausedLive("cl1"), user]);
+    const shown = withClosedCalls(live, closedCalls(supersededHistory("cl1"), ["cc_cl1", "ca_cl1"]));
+    expect(shown[0]?.blocks.map((b) => (b.kind === "tool" ? [b.id, b.state, b.output] : b.kind))).toEqual([
+      ["cc_cl1", "error", "tool result unavailable: no result was provided before the next user message"],
+      ["ca_cl1", "denied", "Declined: the user moved on"],
+    ]);
+  });
+
+  it("takes only the calls asked for, and only closed ones", () => {
+    const history = supersededHistory("cl2");
+    expect([...closedCalls(history, ["cc_cl2"]).keys()]).toEqual(["cc_cl2"]);
+    expect(closedCalls(fromUiMessages([pausedLive("cl2")]), ["cc_cl2", "ca_cl2"]).size).toBe(0);
+  });
+
+  it("leaves calls it has no closing for as they are", () => {
+    const live = fromUiMessages([pausedLive("cl3")]);
+    expect(withClosedCalls(live, closedCalls(supersededHistory("cl3"), []))).toEqual(live);
   });
 });
