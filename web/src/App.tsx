@@ -9,6 +9,7 @@ import { DefaultChatTransport } from "ai";
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { approvalSender, newestMessageOnly } from "./chat-request";
 import { type Connection, readConnection, sessionPath } from "./connection";
+import { type Answer, EntryView } from "./entry-view";
 import {
   ApiFailure,
   friendlyFetch,
@@ -17,23 +18,16 @@ import {
   readRetryAfterS,
   reconnectDelayMs,
 } from "./errors";
+import { useFollowPause } from "./follow-pause";
+import { authHeaders, loadHistory } from "./session-reads";
 import {
-  APPROVED_HELD_LINE,
   answerableAt,
-  type Block,
-  CLIENT_CALL_LINE,
-  type CompactionMarker,
   closedCalls,
   type Entry,
-  fromHistory,
   fromUiMessages,
   openCalls,
   outcomeNotice,
-  outcomeNotices,
-  type PausedStep,
-  pauseMovedOn,
   reopenApprovals,
-  type StoredMessage,
   type ToolBlock,
   type TurnOutcome,
   takeOpenApprovals,
@@ -42,181 +36,8 @@ import {
   withoutLiveTurns,
 } from "./transcript";
 
-function authHeaders(conn: Connection): Record<string, string> {
-  return { authorization: `Bearer ${conn.token}` };
-}
-
-/**
- * Every stored message of the session, page by page, with the compactions each page lists; the turn still
- * streaming when the state was read (its model messages are left out: the resumed stream shows them, unless
- * `keepLive`), and the outcome line of the last turn when it did not simply answer (stopped, failed, cut off).
- */
-async function loadHistory(
-  conn: Connection,
-  keepLive = false,
-): Promise<{ entries: Entry[]; liveTurn: string | null; outcomes: Array<{ turnId: string; text: string }> }> {
-  const base = sessionPath(conn);
-  const state = (await (await friendlyFetch(base, { headers: authHeaders(conn) })).json()) as {
-    last_turn: ({ id: string } & TurnOutcome) | null;
-    pause?: PausedStep | null;
-  };
-  const liveTurn = state.last_turn?.status === "running" ? state.last_turn.id : null;
-  const messages: StoredMessage[] = [];
-  const compactions: CompactionMarker[] = [];
-  // Every ended turn the pages list, then the newest (which may have written no message, so no page lists it).
-  const turns: Array<{ id: string } & TurnOutcome> = [];
-  let after = 0;
-  for (;;) {
-    const res = await friendlyFetch(`${base}/messages?after=${after}&limit=500`, { headers: authHeaders(conn) });
-    const page = (await res.json()) as {
-      messages: StoredMessage[];
-      next: number | null;
-      compactions?: CompactionMarker[];
-      turns?: Array<{ id: string } & TurnOutcome>;
-    };
-    messages.push(...page.messages);
-    compactions.push(...(page.compactions ?? []));
-    turns.push(...(page.turns ?? []));
-    if (page.next === null || page.messages.length === 0) break;
-    after = page.next;
-  }
-  return {
-    entries: fromHistory(messages, keepLive ? null : liveTurn, state.pause ?? null, compactions),
-    liveTurn,
-    outcomes: outcomeNotices(state.last_turn ? [...turns, state.last_turn] : turns),
-  };
-}
-
-/** The first wait before a paused turn's state is read again, and the longest (each wait doubles). */
-const FOLLOW_FIRST_MS = 1000;
-const FOLLOW_MAX_MS = 30_000;
-
-/**
- * Follows the paused turn the page shows while `active`: `open` is how it shows the turn's open calls (openCalls).
- * An app, another tab or the API may answer them, and the turn then moves on where this page cannot see it (a
- * paused turn has no stream to keep open: GET …/stream ends at the pause, and answers 204 until the turn runs
- * again). So the session's state is read after a second, then after each wait twice as long (at most 30 s), one
- * read at a time and only while the tab is visible (a tab visible again reads at once); `movedOn` runs once the
- * state no longer holds those calls open as the page shows them (pauseMovedOn).
- */
-function useFollowPause(
-  conn: Connection,
-  open: ReadonlyMap<string, ToolBlock["state"]>,
-  active: boolean,
-  movedOn: () => void,
-): void {
-  const shown = useRef(open);
-  shown.current = open;
-  const onMoved = useRef(movedOn);
-  onMoved.current = movedOn;
-  // A new read schedule only when what is shown open changes, not on every render.
-  const key = active ? [...open].map(([id, state]) => `${id}:${state}`).join(" ") : "";
-  useEffect(() => {
-    if (key === "") return;
-    const stop = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let waitMs = FOLLOW_FIRST_MS;
-    let reading = false;
-    const later = () => {
-      timer = setTimeout(read, waitMs);
-      waitMs = Math.min(waitMs * 2, FOLLOW_MAX_MS);
-    };
-    const read = () => {
-      timer = undefined;
-      if (reading || document.visibilityState !== "visible") return;
-      reading = true;
-      friendlyFetch(sessionPath(conn), { headers: authHeaders(conn), signal: stop.signal })
-        .then((res) => res.json() as Promise<{ pause?: PausedStep | null }>)
-        .then(
-          (state) => {
-            if (stop.signal.aborted) return;
-            if (pauseMovedOn(shown.current, state.pause ?? null)) onMoved.current();
-            else later();
-          },
-          // A read that failed (unreachable, rate-limited) is tried again after the next, longer wait.
-          () => {
-            if (!stop.signal.aborted) later();
-          },
-        )
-        .finally(() => {
-          reading = false;
-        });
-    };
-    const onVisibility = () => {
-      clearTimeout(timer);
-      timer = undefined;
-      if (document.visibilityState !== "visible") return;
-      waitMs = FOLLOW_FIRST_MS;
-      read();
-    };
-    document.addEventListener("visibilitychange", onVisibility);
-    later();
-    return () => {
-      stop.abort();
-      clearTimeout(timer);
-      document.removeEventListener("visibilitychange", onVisibility);
-    };
-  }, [key, conn]);
-}
-
 /** Refusals of an approval answer that mean another answer got there first (this tab, another, the API). */
 const ANSWERED_ELSEWHERE = new Set(["approval_already_answered", "late_result"]);
-
-/** Answers one approval: approved, or denied with an optional reason. */
-type Answer = (approvalId: string, approved: boolean, reason?: string) => void;
-
-const TOOL_ICON: Record<Extract<Block, { kind: "tool" }>["state"], string> = {
-  running: "⏳",
-  done: "✓",
-  error: "✗",
-  approval: "⚠",
-  denied: "⊘",
-  client: "⏸",
-  approved: "⏸",
-};
-
-/**
- * Approve / Deny for one call. Without `answer` the approval was left behind by a newer message ("Not
- * answered."). With it, the prompt shows as soon as the request arrives; `waiting` keeps the buttons disabled
- * until the turn has paused for it (the stream still has its last frames to send).
- */
-function ApprovalPrompt({
-  block,
-  answer,
-  waiting,
-}: {
-  block: Extract<Block, { kind: "tool" }>;
-  answer?: Answer;
-  waiting: boolean;
-}) {
-  const [reason, setReason] = useState("");
-  const approval = block.approval;
-  if (!approval) return null;
-  if (!answer) return <p className="approval-reason">Not answered.</p>;
-  return (
-    <div className="approval">
-      <p className="approval-reason">{approval.reason || "This tool call needs your approval."}</p>
-      <input
-        aria-label={`Reason for ${block.name}`}
-        value={reason}
-        onChange={(e) => setReason(e.target.value)}
-        placeholder="reason (optional)"
-        autoComplete="off"
-      />
-      <button type="button" disabled={waiting} onClick={() => answer(approval.id, true, reason.trim() || undefined)}>
-        Approve
-      </button>
-      <button
-        type="button"
-        className="deny"
-        disabled={waiting}
-        onClick={() => answer(approval.id, false, reason.trim() || undefined)}
-      >
-        Deny
-      </button>
-    </div>
-  );
-}
 
 /**
  * Retry for a first history read that failed (unreachable, a server error, rate-limited): enabled once the
@@ -233,43 +54,6 @@ function RetryRead({ afterS, retry }: { afterS: number; retry: () => void }) {
     <button type="button" disabled={!open} onClick={retry}>
       Retry
     </button>
-  );
-}
-
-function BlockView({ block, answer, waiting }: { block: Block; answer?: Answer; waiting: boolean }) {
-  if (block.kind === "text") return <p className="text">{block.text}</p>;
-  if (block.kind === "notice") return <p className="notice">{block.text}</p>;
-  return (
-    <details className={`tool ${block.state}`} data-tool={block.name} data-state={block.state} open>
-      <summary>
-        {TOOL_ICON[block.state]} {block.name}
-      </summary>
-      <pre className="input" title="input">
-        {JSON.stringify(block.input, null, 2)}
-      </pre>
-      {block.state === "approval" ? <ApprovalPrompt block={block} answer={answer} waiting={waiting} /> : null}
-      {block.state === "client" ? <p className="approval-reason">{CLIENT_CALL_LINE}</p> : null}
-      {block.state === "approved" ? <p className="approval-reason">{APPROVED_HELD_LINE}</p> : null}
-      {block.output ? (
-        <pre className="output" title="result">
-          {block.output}
-        </pre>
-      ) : null}
-    </details>
-  );
-}
-
-/**
- * `answer` is given only to the newest entry: an approval left behind by a newer message was declined by it.
- * `waiting`: the newest entry's turn is still streaming or an answer is on its way.
- */
-function EntryView({ entry, answer, waiting = false }: { entry: Entry; answer?: Answer; waiting?: boolean }) {
-  return (
-    <li className={`entry ${entry.role}`} data-role={entry.role}>
-      {entry.blocks.map((b, i) => (
-        <BlockView key={b.kind === "tool" ? b.id : `${b.kind}${i}`} block={b} answer={answer} waiting={waiting} />
-      ))}
-    </li>
   );
 }
 

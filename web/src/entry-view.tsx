@@ -1,0 +1,97 @@
+// How one transcript entry shows: `EntryView`, its text, notices and tool calls (state icon, input, result), with
+// Approve / Deny for a call that awaits a person's approval.
+import { useState } from "react";
+import { APPROVED_HELD_LINE, type Block, CLIENT_CALL_LINE, type Entry } from "./transcript";
+
+/** Answers one approval: approved, or denied with an optional reason. */
+export type Answer = (approvalId: string, approved: boolean, reason?: string) => void;
+
+const TOOL_ICON: Record<Extract<Block, { kind: "tool" }>["state"], string> = {
+  running: "⏳",
+  done: "✓",
+  error: "✗",
+  approval: "⚠",
+  denied: "⊘",
+  client: "⏸",
+  approved: "⏸",
+};
+
+/**
+ * Approve / Deny for one call. Without `answer` the approval was left behind by a newer message ("Not
+ * answered."). With it, the prompt shows as soon as the request arrives; `waiting` keeps the buttons disabled
+ * until the turn has paused for it (the stream still has its last frames to send).
+ */
+function ApprovalPrompt({
+  block,
+  answer,
+  waiting,
+}: {
+  block: Extract<Block, { kind: "tool" }>;
+  answer?: Answer;
+  waiting: boolean;
+}) {
+  const [reason, setReason] = useState("");
+  const approval = block.approval;
+  if (!approval) return null;
+  if (!answer) return <p className="approval-reason">Not answered.</p>;
+  return (
+    <div className="approval">
+      <p className="approval-reason">{approval.reason || "This tool call needs your approval."}</p>
+      <input
+        aria-label={`Reason for ${block.name}`}
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+        placeholder="reason (optional)"
+        autoComplete="off"
+      />
+      <button type="button" disabled={waiting} onClick={() => answer(approval.id, true, reason.trim() || undefined)}>
+        Approve
+      </button>
+      <button
+        type="button"
+        className="deny"
+        disabled={waiting}
+        onClick={() => answer(approval.id, false, reason.trim() || undefined)}
+      >
+        Deny
+      </button>
+    </div>
+  );
+}
+
+function BlockView({ block, answer, waiting }: { block: Block; answer?: Answer; waiting: boolean }) {
+  if (block.kind === "text") return <p className="text">{block.text}</p>;
+  if (block.kind === "notice") return <p className="notice">{block.text}</p>;
+  return (
+    <details className={`tool ${block.state}`} data-tool={block.name} data-state={block.state} open>
+      <summary>
+        {TOOL_ICON[block.state]} {block.name}
+      </summary>
+      <pre className="input" title="input">
+        {JSON.stringify(block.input, null, 2)}
+      </pre>
+      {block.state === "approval" ? <ApprovalPrompt block={block} answer={answer} waiting={waiting} /> : null}
+      {block.state === "client" ? <p className="approval-reason">{CLIENT_CALL_LINE}</p> : null}
+      {block.state === "approved" ? <p className="approval-reason">{APPROVED_HELD_LINE}</p> : null}
+      {block.output ? (
+        <pre className="output" title="result">
+          {block.output}
+        </pre>
+      ) : null}
+    </details>
+  );
+}
+
+/**
+ * `answer` is given only to the newest entry: an approval left behind by a newer message was declined by it.
+ * `waiting`: the newest entry's turn is still streaming or an answer is on its way.
+ */
+export function EntryView({ entry, answer, waiting = false }: { entry: Entry; answer?: Answer; waiting?: boolean }) {
+  return (
+    <li className={`entry ${entry.role}`} data-role={entry.role}>
+      {entry.blocks.map((b, i) => (
+        <BlockView key={b.kind === "tool" ? b.id : `${b.kind}${i}`} block={b} answer={answer} waiting={waiting} />
+      ))}
+    </li>
+  );
+}

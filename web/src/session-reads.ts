@@ -1,0 +1,58 @@
+// The session's reads the app makes with its token: `loadHistory` (the state, then every stored message page by
+// page, with the compactions and ended turns each page lists) and `authHeaders`.
+import { type Connection, sessionPath } from "./connection";
+import { friendlyFetch } from "./errors";
+import {
+  type CompactionMarker,
+  type Entry,
+  fromHistory,
+  outcomeNotices,
+  type PausedStep,
+  type StoredMessage,
+  type TurnOutcome,
+} from "./transcript";
+
+export function authHeaders(conn: Connection): Record<string, string> {
+  return { authorization: `Bearer ${conn.token}` };
+}
+
+/**
+ * Every stored message of the session, page by page, with the compactions each page lists; the turn still
+ * streaming when the state was read (its model messages are left out: the resumed stream shows them, unless
+ * `keepLive`), and the outcome line of the last turn when it did not simply answer (stopped, failed, cut off).
+ */
+export async function loadHistory(
+  conn: Connection,
+  keepLive = false,
+): Promise<{ entries: Entry[]; liveTurn: string | null; outcomes: Array<{ turnId: string; text: string }> }> {
+  const base = sessionPath(conn);
+  const state = (await (await friendlyFetch(base, { headers: authHeaders(conn) })).json()) as {
+    last_turn: ({ id: string } & TurnOutcome) | null;
+    pause?: PausedStep | null;
+  };
+  const liveTurn = state.last_turn?.status === "running" ? state.last_turn.id : null;
+  const messages: StoredMessage[] = [];
+  const compactions: CompactionMarker[] = [];
+  // Every ended turn the pages list, then the newest (which may have written no message, so no page lists it).
+  const turns: Array<{ id: string } & TurnOutcome> = [];
+  let after = 0;
+  for (;;) {
+    const res = await friendlyFetch(`${base}/messages?after=${after}&limit=500`, { headers: authHeaders(conn) });
+    const page = (await res.json()) as {
+      messages: StoredMessage[];
+      next: number | null;
+      compactions?: CompactionMarker[];
+      turns?: Array<{ id: string } & TurnOutcome>;
+    };
+    messages.push(...page.messages);
+    compactions.push(...(page.compactions ?? []));
+    turns.push(...(page.turns ?? []));
+    if (page.next === null || page.messages.length === 0) break;
+    after = page.next;
+  }
+  return {
+    entries: fromHistory(messages, keepLive ? null : liveTurn, state.pause ?? null, compactions),
+    liveTurn,
+    outcomes: outcomeNotices(state.last_turn ? [...turns, state.last_turn] : turns),
+  };
+}
