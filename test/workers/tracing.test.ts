@@ -1,6 +1,7 @@
 import { env, tracing } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SessionTools } from "../../src/session/session-tools";
+import { TurnStore } from "../../src/session/turn/turn-store";
 import {
   ADMIN,
   apiJson,
@@ -154,6 +155,32 @@ describe("turn spans", () => {
       "switchboard.status": "failed",
       "switchboard.finish_reason": "error",
       "switchboard.error_code": "provider_http_error",
+    });
+  });
+
+  it("a turn whose end row could not be written has a span saying failed, as the engine recorded it", async () => {
+    const spans = recordSpans();
+    const s = await setup();
+    const finish = TurnStore.prototype.finish;
+    let thrown = false;
+    patch(TurnStore.prototype, "finish", function (this: TurnStore, id, status, reason, error) {
+      if (!thrown && status === "completed") {
+        thrown = true;
+        throw new Error("turn write failed");
+      }
+      return finish.call(this, id, status, reason, error);
+    });
+    try {
+      await script(s.model, [{ reply: { text: "Done, but not written." } }]);
+      expect((await send(s, { content: "hi" })).body.status).toBe("failed");
+    } finally {
+      restorePatches();
+    }
+    expect(thrown).toBe(true);
+    expect(named(spans, "switchboard.turn")[0]?.attributes).toMatchObject({
+      "switchboard.status": "failed",
+      "switchboard.finish_reason": "error",
+      "switchboard.error_code": "internal_error",
     });
   });
 

@@ -21,6 +21,7 @@ import { executionOf, stepRequest } from "./step";
 import { contractOf, missingStructured, STRUCTURED_OUTPUT } from "./structured";
 import { answerStructured, runTools } from "./tool-phase";
 import { TurnOutput } from "./turn-output";
+import { outcomeOf } from "./turn-store";
 
 export type { RunnerDeps } from "./context";
 
@@ -52,7 +53,7 @@ export class TurnRunner implements TurnContext {
   readonly #abort = new AbortController();
   #cancelReason: string | null = null;
   #settled = false;
-  /** What `run` answers: set by the turn's stored end, else by the status the engine was told. */
+  /** What the runner meant the segment's end to be: the turn's stored end, else the status the engine was told. */
   #end: SegmentEnd | null = null;
   /** How a pause left the turn (the engine is told in `#settle`). */
   #pausedAs: TurnStatus = "awaiting_tool_results";
@@ -116,7 +117,26 @@ export class TurnRunner implements TurnContext {
       if (!this.#abort.signal.aborted) this.#abort.abort(TURN_ENDED);
       this.#settle("failed");
     }
-    return this.#end ?? { status: "failed" };
+    return this.#recorded();
+  }
+
+  /**
+   * How the turn's row says this segment left it, for the turn's span: when the runner's own end could not be
+   * written, the engine ended the row itself (endStuckTurn: failed, internal_error), and the span says so too.
+   */
+  #recorded(): SegmentEnd {
+    const meant = this.#end ?? { status: "failed" };
+    try {
+      const row = this.deps.turns.get(this.turnId);
+      // Gone with a deleted session: what the runner meant is all there is.
+      if (!row) return meant;
+      // Neither end was written: the next call to the object fails the turn (healOrphan).
+      if (row.status === "running") return { status: "failed" };
+      const { status, finish_reason, error } = outcomeOf(row);
+      return { status, ...(finish_reason ? { finish_reason } : {}), ...(error ? { error } : {}) };
+    } catch {
+      return meant;
+    }
   }
 
   async #steps(): Promise<void> {
