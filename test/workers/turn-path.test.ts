@@ -8,7 +8,7 @@ import { runSetup, signedRun } from "./runs-helpers";
 
 /**
  * The steady-state turn path (issue 10): no D1 statement per turn, for API
- * keys and session tokens; the session object knows its own existence and
+ * keys and session tokens, from a browser origin or not; the session object knows its own existence and
  * agent; and a one-step text turn stays within its SQLite write budget.
  * Counts come from the debug counters (SWITCHBOARD_DEBUG_CHECKS is on in this suite).
  */
@@ -40,54 +40,61 @@ async function mint(s: Setup, actions: string[]): Promise<string> {
   return res.body.token;
 }
 
+/** How a test calls: the setup's API key or a minted session token, from an allowed browser origin or not. */
+type Caller = "an API key" | "a session token from an allowed origin" | "an API key from an allowed origin";
+const CALLERS: Caller[] = ["an API key", "a session token from an allowed origin", "an API key from an allowed origin"];
+
+/** The bearer and headers for `caller`: an origin is added to the tenant's CORS list first. */
+async function credentials(s: Setup, caller: Caller): Promise<{ key: string; headers: Record<string, string> }> {
+  if (caller === "an API key") return { key: s.key, headers: {} };
+  const origin = `https://${uid("app")}.example`;
+  const tenant = await tenantOf(s);
+  await apiJson(`/v1/tenants/${tenant}/cors`, { method: "PUT", key: ADMIN, json: { allowed_origins: [origin] } });
+  const key = caller === "an API key from an allowed origin" ? s.key : await mint(s, ["send", "stream"]);
+  return { key, headers: { origin } };
+}
+
 describe("no D1 on the steady-state turn path", () => {
-  it("a message with an API key runs no D1 statement", async () => {
+  it.each(CALLERS)("a message with %s runs no D1 statement", async (caller) => {
     const s = await setup();
+    const { key, headers } = await credentials(s, caller);
     await script(s.model, [{ reply: { text: "one" } }, { reply: { text: "two" } }]);
-    await turn(s, "warm");
-    const res = await turn(s, "steady");
+    await turn(s, "warm", key, headers);
+    const res = await turn(s, "steady", key, headers);
     expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe(headers.origin ?? null);
     expect(res.headers.get(D1)).toBe("0");
   });
 
-  it("a message with a session token from an allowed browser origin runs no D1 statement", async () => {
-    const s = await setup();
-    const origin = `https://${uid("app")}.example`;
-    const tenant = await tenantOf(s);
-    await apiJson(`/v1/tenants/${tenant}/cors`, { method: "PUT", key: ADMIN, json: { allowed_origins: [origin] } });
-    const token = await mint(s, ["send"]);
-    await script(s.model, [{ reply: { text: "one" } }, { reply: { text: "two" } }]);
-    await turn(s, "warm", token, { origin });
-    const res = await turn(s, "steady", token, { origin });
-    expect(res.status).toBe(200);
-    expect(res.headers.get("access-control-allow-origin")).toBe(origin);
-    expect(res.headers.get(D1)).toBe("0");
-  });
-
-  it("POST /chat, POST /tool-results and GET /stream run no D1 statement", async () => {
+  it.each(CALLERS)("POST /chat, POST /tool-results and GET /stream with %s run no D1 statement", async (caller) => {
     const s = await setup({ tools: [clientTool("ask_user")] });
+    const { key, headers } = await credentials(s, caller);
+    const id = uid("toolu_tp");
     await script(s.model, [
       { reply: { text: "warm" } },
-      { reply: { tool_calls: [{ id: "toolu_tp_1", name: "ask_user", input: { q: "x" } }] } },
+      { reply: { tool_calls: [{ id, name: "ask_user", input: { q: "x" } }] } },
       { reply: { text: "thanks" } },
     ]);
-    await turn(s, "warm");
+    await turn(s, "warm", key, headers);
     const chat = await api(`/v1/sessions/${s.session}/chat`, {
       method: "POST",
-      key: s.key,
+      key,
+      headers,
       json: { messages: [{ role: "user", parts: [{ type: "text", text: "ask me" }] }] },
     });
     await chat.text();
+    expect(chat.status).toBe(200);
     expect(chat.headers.get(D1)).toBe("0");
     const results = await api(`/v1/sessions/${s.session}/tool-results`, {
       method: "POST",
-      key: s.key,
-      json: { results: [{ tool_use_id: "toolu_tp_1", content: "yes" }] },
+      key,
+      headers,
+      json: { results: [{ tool_use_id: id, content: "yes" }] },
     });
     await results.text();
     expect(results.status).toBe(200);
     expect(results.headers.get(D1)).toBe("0");
-    const stream = await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key });
+    const stream = await api(`/v1/sessions/${s.session}/stream?after=0`, { key, headers });
     await stream.text();
     expect(stream.status).toBe(200);
     expect(stream.headers.get(D1)).toBe("0");
