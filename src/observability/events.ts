@@ -6,7 +6,7 @@
 import { fairShares, fitJson, headWithin, jsonBytes } from "../storage/fit";
 import { EVENT_BUDGET_BYTES } from "../storage/limits";
 import { all, nowIso, one, write } from "../storage/sql";
-import { log } from "./log";
+import { type LogLevel, log } from "./log";
 import { eventSpan } from "./tracing";
 
 /** Typed session events, served by GET /events. Secrets never go in `data`. */
@@ -84,6 +84,27 @@ export function fitEventData(data: Record<string, unknown>, budget: number): Rec
   return fitted && typeof fitted === "object" ? (fitted as Record<string, unknown>) : { truncated: fitted };
 }
 
+/** Events that always report a failure, and their log line's level: a bug or lost state is `error`. */
+const FAILURE_LEVELS: Readonly<Partial<Record<SessionEventType, LogLevel>>> = {
+  invariant_violation: "error",
+  recovery_failed: "error",
+  stream_error: "warn",
+  compaction_failed: "warn",
+  turn_interrupted: "warn",
+};
+
+/**
+ * The level of an event's log line, so a log drain can pick out what went wrong: failures `warn` or `error`
+ * (a failed turn or run, a callback or approval notice given up on, too), everything else `info`.
+ */
+export function levelOf(type: SessionEventType, data: Record<string, unknown>): LogLevel {
+  const failed =
+    ((type === "turn_finished" || type === "run_finished") && data.status === "failed") ||
+    (type === "callback_attempt" && data.callback_status === "failed") ||
+    (type === "approval_notice_attempt" && data.notice_status === "failed");
+  return FAILURE_LEVELS[type] ?? (failed ? "warn" : "info");
+}
+
 /** Newest events kept; older rows are swept when a turn settles (SessionEngine `#settled`, off the admission path). */
 export const MAX_EVENTS = 5000;
 
@@ -92,7 +113,7 @@ export class EventLog {
   readonly #sessionName: () => string;
   readonly #logLines;
   /** Log lines held back while the admission path runs (see `hold`); null when lines go out at once. */
-  #held: [SessionEventType, string | null, Record<string, unknown>][] | null = null;
+  #held: [LogLevel, SessionEventType, string | null, Record<string, unknown>][] | null = null;
   /**
    * At least as many events as the table holds (undefined: not yet counted). Every insert adds one, removals
    * elsewhere (retention, a rolled-back insert) only make it high, so `sweep` can skip its DELETE while the
@@ -122,12 +143,13 @@ export class EventLog {
     eventSpan(type, turnId, data);
     // One structured line per event, so `wrangler tail` and log drains see the same facts.
     if (!this.#logLines) return;
-    if (this.#held) this.#held.push([type, turnId, stored]);
-    else this.#line(type, turnId, stored);
+    const level = levelOf(type, data);
+    if (this.#held) this.#held.push([level, type, turnId, stored]);
+    else this.#line(level, type, turnId, stored);
   }
 
-  #line(type: SessionEventType, turnId: string | null, stored: Record<string, unknown>): void {
-    log("info", type, { session: this.#sessionName(), turn_id: turnId, ...stored });
+  #line(level: LogLevel, type: SessionEventType, turnId: string | null, stored: Record<string, unknown>): void {
+    log(level, type, { session: this.#sessionName(), turn_id: turnId, ...stored });
   }
 
   /**
@@ -144,7 +166,7 @@ export class EventLog {
   release(): void {
     const held = this.#held;
     this.#held = null;
-    for (const [type, turnId, stored] of held ?? []) this.#line(type, turnId, stored);
+    for (const [level, type, turnId, stored] of held ?? []) this.#line(level, type, turnId, stored);
   }
 
   list(after: number, limit: number): SessionEvent[] {
