@@ -357,6 +357,19 @@ describe("compaction spans", () => {
     expect(compaction?.attributes["switchboard.native"]).toBe(false);
     expect(String(compaction?.attributes["switchboard.native_unavailable"])).toContain("minimum compaction trigger");
   });
+
+  it("a failed compaction's span carries its reason cut, with its length, however long the provider's message", async () => {
+    const s = await oneTurnToCompact();
+    const message = `refused ${"x".repeat(20_000)}`;
+    await summaryScript(s.model, [{ error: { status: 400, message } }]);
+    const spans = recordSpans();
+    expect((await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key })).status).toBe(409);
+    const compaction = named(spans, "switchboard.compaction")[0];
+    expect(compaction?.attributes["switchboard.compacted"]).toBe(false);
+    const reason = String(compaction?.attributes["switchboard.reason"]);
+    expect(reason.length).toBeLessThan(5_000);
+    expect(reason).toMatch(/refused x+… \[\d+ characters\]$/);
+  });
 });
 
 /** Summary requests: one provider_request span each, in the same words as a step's. */

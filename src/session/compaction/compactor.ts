@@ -243,7 +243,7 @@ export class Compactor {
         span.setAttributes(
           outcome.ok
             ? { "switchboard.compacted": true, ...attributesOf({ ...outcome.info, ...this.#unavailable(agent) }) }
-            : { "switchboard.compacted": false, "switchboard.reason": outcome.reason },
+            : { "switchboard.compacted": false, ...attributesOf({ reason: outcome.reason }) },
         );
         // A smaller context (the event and span said why ours ran): the provider may compact again when it grows
         // back past the trigger.
