@@ -133,6 +133,20 @@ describe("turn spans", () => {
     expect(JSON.stringify(event?.data.errors)).toContain(key);
   });
 
+  it("a tool call span carries a model-written tool name cut, with its length", async () => {
+    const spans = recordSpans();
+    const s = await setup();
+    const name = `n${"a".repeat(20_000)}`;
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_span_long_name", name, input: {} }] } },
+      { reply: { text: "No such tool." } },
+    ]);
+    expect((await send(s, { content: "call it" })).body.status).toBe("completed");
+    const tool = String(named(spans, "switchboard.tool_call")[0]?.attributes["switchboard.tool"]);
+    expect(tool.length).toBeLessThan(5_000);
+    expect(tool).toMatch(/^na+… \[20001 characters\]$/);
+  });
+
   it("the turn span carries turn_started's kind and max_steps and turn_finished's status and finish reason", async () => {
     const spans = recordSpans();
     const s = await setup();

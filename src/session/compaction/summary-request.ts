@@ -97,7 +97,7 @@ export async function requestSummary(
       "switchboard.retries": retries,
       "switchboard.truncated": truncated,
       ...attributesOf(usage),
-      ...(out.ok ? {} : { "switchboard.error": out.reason.slice(0, 500) }),
+      ...(out.ok ? {} : attributesOf({ error: out.reason })),
     });
     return out;
   });

@@ -9,8 +9,8 @@ import type { JsonObject } from "../../model/json";
 import { resultText, type ToolResultContent, type ToolUsePart } from "../../model/message";
 import type { EventLog } from "../../observability/events";
 import { log } from "../../observability/log";
-import { inSpan } from "../../observability/tracing";
-import { jsonBytes } from "../../storage/fit";
+import { type Attributes, attributesOf, inSpan } from "../../observability/tracing";
+import { headChars, jsonBytes } from "../../storage/fit";
 import { CLIENT_INPUT_BUDGET_BYTES } from "../../storage/limits";
 import { type BuiltinOutcome, schemaHint } from "../../tools/builtins/run";
 import { callHttpTool, type ToolOutcome } from "../../tools/http-tool";
@@ -88,7 +88,7 @@ export async function executeCalls(opts: ExecuteOptions): Promise<void> {
             tool: c.name,
             tool_use_id: c.id,
             errors,
-            arguments: JSON.stringify(c.input).slice(0, 1000),
+            arguments: headChars(JSON.stringify(c.input), 1000),
           });
           span.setAttributes({ "switchboard.invalid": true });
           onResult(c, { content: message, is_error: true, ms: 0 }, []);
@@ -112,7 +112,7 @@ export async function executeCalls(opts: ExecuteOptions): Promise<void> {
 }
 
 /** What the tool call span starts with: the call and how it runs (builtin, http, mcp, client or unknown). */
-function callAttributes(opts: ExecuteOptions, call: ToolUsePart): Record<string, string> {
+function callAttributes(opts: ExecuteOptions, call: ToolUsePart): Attributes {
   const tool = opts.registry.get(call.name);
   const kind = !tool
     ? "unknown"
@@ -121,8 +121,8 @@ function callAttributes(opts: ExecuteOptions, call: ToolUsePart): Record<string,
       : (tool.execution?.type ?? "unknown");
   return {
     "switchboard.turn_id": opts.turnId,
-    "switchboard.tool": call.name,
-    "switchboard.tool_use_id": call.id,
+    // The name and id are the model's, of any length: capped as every span text is.
+    ...attributesOf({ tool: call.name, tool_use_id: call.id }),
     "switchboard.kind": kind,
   };
 }

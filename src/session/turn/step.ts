@@ -11,7 +11,7 @@ import { attributesOf, inSpan } from "../../observability/tracing";
 import { checkWireInvariant } from "../../providers/check-invariant";
 import { endpointFromEnv, getAdapter, policyFor } from "../../providers/index";
 import { ProviderFailure, type RetryPolicy, type StepRequest } from "../../providers/types";
-import { jsonBytes } from "../../storage/fit";
+import { headChars, jsonBytes } from "../../storage/fit";
 import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
 import { type CompactionInfo, fitNative } from "../compaction/compactor";
@@ -95,7 +95,7 @@ export function runStep(ctx: TurnContext, step: number, req: StepRequest): Promi
       "switchboard.status": result.kind === "done" ? "ok" : result.kind === "failed" ? result.error.code : "cancelled",
       "switchboard.retries": stats.retries,
       ...(result.kind === "done" ? { "switchboard.stop_reason": result.stop, ...attributesOf(result.usage) } : {}),
-      ...(result.kind === "failed" ? { "switchboard.error": result.error.message.slice(0, 500) } : {}),
+      ...(result.kind === "failed" ? attributesOf({ error: result.error.message }) : {}),
     });
     return result;
   });
@@ -179,7 +179,7 @@ async function requestStep(
             tool_use_id: ev.id,
             name: ev.name,
             reason: ev.reason,
-            partial_input: ev.raw.slice(0, 1000),
+            partial_input: headChars(ev.raw, 1000),
           });
           break;
         case "usage":
@@ -209,7 +209,7 @@ async function requestStep(
     turns.addUsage(ctx.turnId, usage);
     ctx.out.emit({ type: "step_abandoned", reason: e instanceof Error ? e.message : String(e) });
     const dropped = buffer.map((p) => (p.type === "text" ? p.text : "")).join("");
-    if (dropped) eventLog.record("partial_text_dropped", ctx.turnId, { step, text: dropped.slice(0, 2000) });
+    if (dropped) eventLog.record("partial_text_dropped", ctx.turnId, { step, text: headChars(dropped, 2000) });
     if (messageSeq !== null) {
       const ids = history.toolUsesOf(messageSeq).map((t) => t.id);
       eventLog.record("partial_tool_use_persisted", ctx.turnId, { step, tool_use_ids: ids });

@@ -5,8 +5,9 @@
  */
 import { flag } from "../../env";
 import type { ToolUsePart } from "../../model/message";
-import { inSpan } from "../../observability/tracing";
+import { attributesOf, inSpan } from "../../observability/tracing";
 import { anthropicId } from "../../providers/anthropic-body";
+import { headChars } from "../../storage/fit";
 import { runBuiltin } from "../../tools/builtins/run";
 import { projectionFor } from "../../tools/disclosure";
 import { containsRefs } from "../../tools/refs/index";
@@ -139,7 +140,7 @@ export function answerStructured(
       tool: STRUCTURED_OUTPUT,
       tool_use_id: call.id,
       errors,
-      arguments: JSON.stringify(call.input).slice(0, 1000),
+      arguments: headChars(JSON.stringify(call.input), 1000),
     });
     ctx.tx(() => history.storeResult(call.id, "resolved", message, true));
     ctx.out.emit({ type: "tool_output", tool_use_id: call.id, content: message, is_error: true });
@@ -192,7 +193,8 @@ export function answerStructured(
     const attributes = {
       "switchboard.turn_id": ctx.turnId,
       "switchboard.tool": STRUCTURED_OUTPUT,
-      "switchboard.tool_use_id": call.id,
+      // The model's id, of any length: capped as every span text is.
+      ...attributesOf({ tool_use_id: call.id }),
       "switchboard.kind": "builtin",
     };
     const delivered = inSpan("switchboard.tool_call", attributes, (span) => {
