@@ -155,7 +155,8 @@ export class EventLog {
   /**
    * Holds the log lines of the events recorded from now on (their rows are written at once, as always) until
    * `release`. A console line is not free (under `wrangler dev` about 1 ms each, bench/profile-turn.mjs): the
-   * admission path holds its lines until the turn's first delta is out (or the turn settles). Same lines, same
+   * admission path holds its lines, and those of the events its first provider request records, until the
+   * provider's answer is on its way (its first row, or the request's end) or the turn settles. Same lines, same
    * order; only later.
    */
   hold(): void {

@@ -70,7 +70,8 @@ export class TurnRunner implements TurnContext {
     readonly turnId: string,
     readonly answered: readonly ToolCallRow[] = [],
   ) {
-    // Event log lines held by admission (engine #begin) go out once the first delta is on its way.
+    // Event log lines held by admission (engine #begin) go out once the provider's answer is on its way (or, in
+    // `#steps`, once its request has returned).
     this.out = new TurnOutput(
       deps.streamLog,
       turnId,
@@ -166,6 +167,9 @@ export class TurnRunner implements TurnContext {
         },
         () => runBudgetedStep(this, step, () => stepRequest(this, contract, listing)),
       );
+      // Admission's log lines go out now at the latest (a step that streamed nothing, or failed): the request they
+      // were held back from delaying is over, and a line held longer is lost if the object is evicted.
+      this.deps.eventLog.release();
       if (result.kind === "cancelled") return this.#finishCancelled();
       if (result.kind === "failed") return this.#fail(result.error);
       turns.stepDone(this.turnId);

@@ -1,7 +1,7 @@
 /**
  * A turn's writer to the stream log (`TurnOutput`): `emit` encodes each TurnEvent to UI chunks and appends
  * them, structural chunks at once and deltas batched for up to DELTA_FLUSH_MS; `close` flushes and ends the
- * turn's live streams. An optional callback fires once the first delta is out.
+ * turn's live streams. An optional callback fires once the first row of the provider's answer is out.
  */
 
 import type { TurnStatus } from "../../model/turn";
@@ -34,9 +34,12 @@ export class TurnOutput {
   readonly #streamLog: StreamLog;
   readonly #turnId: string;
   #onFirstContent: (() => void) | null;
+  /** Chunks of a provider event are among those pending. */
+  #providerPending = false;
   /**
-   * `onFirstContent`: called once, right after the first row holding a delta has been written. `serverRuns`: which
-   * tools the session runs itself (UiEncoder: their parts carry `providerExecuted`).
+   * `onFirstContent`: called once, right after the first row holding any chunk of the provider's answer has been
+   * written (a delta, or a tool call's opener when its arguments are empty). `serverRuns`: which tools the session
+   * runs itself (UiEncoder: their parts carry `providerExecuted`).
    */
   constructor(
     streamLog: StreamLog,
@@ -54,6 +57,7 @@ export class TurnOutput {
     const chunks = this.#encoder.push(ev);
     if (chunks.length === 0) return;
     this.#pending.push(...chunks);
+    if (ev.type === "provider") this.#providerPending = true;
     if (ev.type === "provider" && ev.event.type === "text_delta") this.deltaChars += ev.event.text.length;
     // Leading edge: a delta after a quiet spell (e.g. the first token) goes out at once;
     // deltas that follow within the window are batched into one row.
@@ -73,9 +77,10 @@ export class TurnOutput {
     if (this.#pending.length === 0) return;
     this.#lastFlush = Date.now();
     this.#lastRowsWereDeltas = this.#pending.every((c) => DELTAS.has(c.type));
-    const content = this.#onFirstContent !== null && this.#pending.some((c) => DELTAS.has(c.type));
+    const content = this.#providerPending;
     const rows = coalesce(this.#pending);
     this.#pending = [];
+    this.#providerPending = false;
     this.#streamLog.append(this.#turnId, rows);
     this.rowsWritten += rows.length;
     if (content && this.#onFirstContent) {
