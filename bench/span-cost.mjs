@@ -1,131 +1,130 @@
-// Bench — what the turn's spans cost when tracing is off (issue 10). Printed, never asserted.
+// Bench — what the turn's spans cost with tracing off (issue 10). Printed, never asserted.
 //
-// Two workers from the same code, side by side on the same mock: one with the span helpers of
-// src/observability/tracing.ts as shipped (`tracing.enterSpan` of `cloudflare:workers`; `wrangler dev` exports
-// no traces, so this is the runtime's tracing-off path), one with them replaced by plain calls
-// (SWITCHBOARD_DEBUG_NO_SPANS=true). Turns alternate between the two (one on each, then the next pair), so a
-// drift of the machine's load hits both alike. A one-step text turn enters 3 spans (turn, step, provider
-// request); a turn with one http tool call enters 6 (and a tool-call span). Reports the first-text-delta and
-// whole-turn p50 / p90 of each, and the difference.
-import { randomUUID } from "node:crypto";
-import { Api, startWrangler } from "../test/helpers/index.ts";
-import { ADMIN_KEY, log, pct, performance, readTimedSse, round, standalone, table, weatherToolAgent } from "./lib.mjs";
+// 1. Per span, inside workerd: bench/span-cost/worker.mjs calls a tiny function N times through `inSpan`
+//    (src/observability/tracing.ts as shipped: `tracing.enterSpan`, which under `wrangler dev`, exporting no
+//    traces, is the runtime's tracing-off path) and with the helpers off (the function called directly, as
+//    SWITCHBOARD_DEBUG_NO_SPANS does), each sync and async (a promise awaited, as the turn's spans are); requests
+//    alternate on / off. The runtime's CPU for each request comes from /proc (workerd's clock may stand still in
+//    synchronous code); µs per span = (on − off) / N. The worker says whether the runtime has the tracing API:
+//    without it, "on" would measure the helpers' own fallback, and the bench prints so.
+// 2. Per turn: two Switchboard workers of the same code on one mock, one as shipped, one with
+//    SWITCHBOARD_DEBUG_NO_SPANS=true; text turns (3 spans: turn, step, provider request) alternate between them,
+//    and the workerd CPU per turn of each (/proc, 10 ms ticks over all the turns) is compared. Noisier than 1:
+//    it says whether the spans show at all in a whole turn's CPU.
+import path from "node:path";
+import { sleep } from "../scripts/lib/process.mjs";
+import { repoRoot, startWrangler } from "../test/helpers/index.ts";
+import { log, makeAgent, newSession, readTimedSse, round, standalone, table, workerdCpuMs } from "./lib.mjs";
 
-const TURNS = Number(process.env.BENCH_SPAN_TURNS ?? 150);
+/** Calls per micro-bench request (BENCH_SPAN_N), requests per variant (BENCH_SPAN_ROUNDS), turns per side. */
+const N = Number(process.env.BENCH_SPAN_N ?? 200_000);
+const ROUNDS = Number(process.env.BENCH_SPAN_ROUNDS ?? 6);
+const TURNS = Number(process.env.BENCH_SPAN_TURNS ?? 200);
 const WARMUP = 10;
 const PROMPT = "hello there switchboard, please echo these few words back";
 
-async function startSide(env, noSpans) {
-  const worker = await startWrangler({
-    vars: {
-      SWITCHBOARD_ADMIN_KEY: ADMIN_KEY,
-      ANTHROPIC_API_KEY: "bench-anthropic-key",
-      ANTHROPIC_BASE_URL: env.mockUrl,
-      SWITCHBOARD_ALLOW_PRIVATE_URLS: "true",
-      SWITCHBOARD_RATE_LIMIT_PER_MIN: "0",
-      ...(noSpans ? { SWITCHBOARD_DEBUG_NO_SPANS: "true" } : {}),
-    },
-  });
-  const api = new Api(worker.url, ADMIN_KEY);
-  const { key } = await api.createKey(`bench-spans-${randomUUID().slice(0, 8)}`);
-  const model = `bench-spans-${randomUUID().slice(0, 8)}`;
-  await api.putAgent(model, weatherToolAgent(model, env.mockUrl));
-  const sessions = [];
-  for (let i = 0; i < 5; i++) sessions.push((await api.createSession(key, model)).id);
-  return { worker, api, key, model, sessions };
+/** One micro-bench request; its workerd CPU (ms) from /proc, and what the worker answered. */
+async function micro(worker, spans, shape) {
+  const before = await workerdCpuMs(worker.pid);
+  const res = await fetch(`${worker.url}/?spans=${spans}&shape=${shape}&n=${N}`);
+  if (!res.ok) throw new Error(`span micro-bench → HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  const answer = await res.json();
+  // The counters of a process are updated at its next tick: let the last one land.
+  await sleep(50);
+  return { cpu_ms: (await workerdCpuMs(worker.pid)) - before, ...answer };
 }
 
-/** One streamed turn: time to its first text delta and to its end. */
-async function turn(side, sessionId) {
-  const t0 = performance.now();
-  const res = await side.api.send(side.key, sessionId, { content: PROMPT });
-  if (!res.ok) throw new Error(`turn → HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
-  const r = await readTimedSse(res, t0, (f) => f.json?.type === "text-delta");
-  return { ttfb: r.firstContent, total: r.end };
+async function perSpan() {
+  const worker = await startWrangler({
+    extraArgs: ["--config", path.join(repoRoot, "bench", "span-cost", "wrangler.toml")],
+    migrate: false,
+  });
+  try {
+    if ((await workerdCpuMs(worker.pid)) === null) throw new Error("no workerd CPU readable from /proc (Linux only)");
+    const figures = {};
+    let tracing = null;
+    for (const shape of ["sync", "async"]) {
+      // Warm-up: the first requests compile the loop.
+      await micro(worker, "on", shape);
+      await micro(worker, "off", shape);
+      const cpu = { on: 0, off: 0 };
+      for (let r = 0; r < ROUNDS; r++) {
+        for (const spans of r % 2 === 0 ? ["on", "off"] : ["off", "on"]) {
+          const m = await micro(worker, spans, shape);
+          if (m.calls !== N) throw new Error(`the worker made ${m.calls} calls, not ${N}`);
+          tracing = m.tracing;
+          cpu[spans] += m.cpu_ms;
+        }
+      }
+      const calls = N * ROUNDS;
+      figures[shape] = {
+        on_us_per_call: round((cpu.on / calls) * 1000, 3),
+        off_us_per_call: round((cpu.off / calls) * 1000, 3),
+        span_us: round(((cpu.on - cpu.off) / calls) * 1000, 3),
+      };
+    }
+    return { tracing_api: tracing, calls_per_variant: N * ROUNDS, ...figures };
+  } finally {
+    await worker.stop();
+  }
+}
+
+async function perTurn(env) {
+  const off = await env.startSibling({ SWITCHBOARD_DEBUG_NO_SPANS: "true" });
+  try {
+    const sides = [];
+    for (const [name, side] of [
+      ["on", env],
+      ["off", off],
+    ]) {
+      const { agent } = await makeAgent(side, "bench-spans");
+      const sessions = [];
+      for (let i = 0; i < 5; i++) sessions.push(await newSession(side, agent));
+      sides.push({ name, side, sessions });
+    }
+    const turn = async ({ side, sessions }, i) => {
+      const res = await side.api.send(side.key, sessions[i % sessions.length], { content: PROMPT });
+      if (!res.ok) throw new Error(`turn → HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      await readTimedSse(res, performance.now(), () => false);
+    };
+    for (let i = 0; i < WARMUP; i++) for (const s of sides) await turn(s, i);
+    const before = await Promise.all(sides.map((s) => workerdCpuMs(s.side.worker.pid)));
+    for (let i = 0; i < TURNS; i++) {
+      for (const s of i % 2 === 0 ? sides : [...sides].reverse()) await turn(s, i);
+    }
+    await sleep(300);
+    const after = await Promise.all(sides.map((s) => workerdCpuMs(s.side.worker.pid)));
+    const [on, offMs] = sides.map((_, k) => round((after[k] - before[k]) / TURNS, 3));
+    return { turns: TURNS, on_cpu_ms_per_turn: on, off_cpu_ms_per_turn: offMs, difference_ms: round(on - offMs, 3) };
+  } finally {
+    await off.stop();
+  }
 }
 
 export async function run(env) {
-  log("span cost: starting the two workers");
-  const on = await startSide(env, false);
-  const off = await startSide(env, true);
-  try {
-    const samples = { on: { text: [], tool: [] }, off: { text: [], tool: [] } };
-    for (const kind of ["text", "tool"]) {
-      for (let i = 0; i < TURNS + WARMUP; i++) {
-        for (const [name, side] of i % 2 === 0
-          ? [
-              ["on", on],
-              ["off", off],
-            ]
-          : [
-              ["off", off],
-              ["on", on],
-            ]) {
-          if (kind === "tool") {
-            await env.mock.script(side.model, [
-              { reply: { tool_calls: [{ name: "get_weather", input: { city: "Paris" } }] } },
-              { reply: { text: "It is sunny." } },
-            ]);
-          }
-          const r = await turn(side, side.sessions[i % side.sessions.length]);
-          if (i >= WARMUP) samples[name][kind].push(r);
-        }
-      }
-    }
-    const stat = (xs, k, p) =>
-      round(
-        pct(
-          xs.map((x) => x[k]),
-          p,
-        ),
-        2,
-      );
-    const figures = {};
-    const rows = [];
-    for (const kind of ["text", "tool"]) {
-      const f = {};
-      for (const name of ["on", "off"]) {
-        const xs = samples[name][kind];
-        f[name] = {
-          n: xs.length,
-          first_delta_p50_ms: stat(xs, "ttfb", 50),
-          first_delta_p90_ms: stat(xs, "ttfb", 90),
-          turn_p50_ms: stat(xs, "total", 50),
-          turn_p90_ms: stat(xs, "total", 90),
-        };
-        rows.push([
-          kind === "text" ? "text turn (3 spans)" : "tool turn (6 spans)",
-          name === "on" ? "span helpers" : "no-op",
-          xs.length,
-          f[name].first_delta_p50_ms,
-          f[name].first_delta_p90_ms,
-          f[name].turn_p50_ms,
-          f[name].turn_p90_ms,
-        ]);
-      }
-      f.difference_first_delta_p50_ms = round(f.on.first_delta_p50_ms - f.off.first_delta_p50_ms, 2);
-      f.difference_turn_p50_ms = round(f.on.turn_p50_ms - f.off.turn_p50_ms, 2);
-      rows.push([
-        "",
-        "difference (helpers − no-op)",
-        "",
-        f.difference_first_delta_p50_ms,
-        "",
-        f.difference_turn_p50_ms,
-        "",
-      ]);
-      figures[kind] = f;
-    }
-    table(
-      "Span cost with tracing off — two workers, turns alternating between them (ms)",
-      ["turn", "spans", "n", "first delta p50", "p90", "whole turn p50", "p90"],
-      rows,
-    );
-    return figures;
-  } finally {
-    await on.worker.stop();
-    await off.worker.stop();
+  log(`span cost: ${N} calls × ${ROUNDS} requests per variant in the micro-bench worker`);
+  const span = await perSpan();
+  if (!span.tracing_api) {
+    log("span cost: this runtime has no tracing.enterSpan: 'on' measured the helpers' fallback, not the runtime's");
   }
+  log(`span cost: ${TURNS} text turns alternating between a worker with spans and one without`);
+  const turn = await perTurn(env);
+  table(
+    `Span cost with tracing off, in workerd: CPU per call (µs), ${span.calls_per_variant} calls per variant; tracing.enterSpan present: ${span.tracing_api}`,
+    ["callback", "inSpan (helpers on)", "direct (helpers off)", "per span"],
+    ["sync", "async"].map((shape) => [
+      shape,
+      span[shape].on_us_per_call,
+      span[shape].off_us_per_call,
+      span[shape].span_us,
+    ]),
+  );
+  table(
+    `Whole text turns (3 spans), ${turn.turns} per side, alternating: workerd CPU per turn (ms)`,
+    ["spans on", "spans off", "difference"],
+    [[turn.on_cpu_ms_per_turn, turn.off_cpu_ms_per_turn, turn.difference_ms]],
+  );
+  return { per_span: span, per_turn: turn };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await standalone("span-cost", run);
