@@ -14,6 +14,8 @@ interface RefUse {
   at: string;
   resource: string;
   ref: string;
+  /** The subschema holding the `$ref`, whose value is rewritten when it names a tuple's old spelling. */
+  node: Record<string, unknown>;
 }
 
 interface Walk {
@@ -31,6 +33,8 @@ interface Walk {
   inPlace: Map<string, string[]>;
   /** Subschemas with `uniqueItems: true` (compile.ts keeps a copy without them, see there). */
   uniqueItems: string[];
+  /** Subschemas whose draft-07 tuple was rewritten (modernizeTuple), where a `$ref` may use the old spelling. */
+  tuples: Set<string>;
 }
 
 export function where(pointer: string): string {
@@ -138,13 +142,34 @@ function modernizeBounds(node: Record<string, unknown>): void {
  * to 2020-12's `prefixItems` and `items` (the validator reads both the same way), so the normalised schema is one
  * a 2020-12 consumer (a provider) accepts. `additionalItems` beside a single `items` schema never applies: dropped.
  */
-function modernizeTuple(node: Record<string, unknown>): void {
+function modernizeTuple(w: Walk, node: Record<string, unknown>, pointer: string): void {
   if (Array.isArray(node.items) && node.prefixItems === undefined) {
     if (node.items.length > 0) node.prefixItems = node.items;
     delete node.items;
     if (node.additionalItems !== undefined) node.items = node.additionalItems;
+    w.tuples.add(pointer);
   }
   delete node.additionalItems;
+}
+
+/** Where a rewritten tuple now holds what a pointer written against its draft-07 form names. */
+const TUPLE_RENAMES = new Map([
+  ["items", "prefixItems"],
+  ["additionalItems", "items"],
+]);
+
+/**
+ * A `$ref` pointer (relative to `resource`) written against the schema as given, spelled for the rewritten tree.
+ * zod-to-json-schema, for one, writes refs such as `#/properties/pair/items/0`; the normalised schema is what a
+ * provider is declared, so its refs must resolve in it, not only in the validator's reading.
+ */
+function respell(w: Walk, resource: string, fragment: string): string {
+  if (fragment === "") return fragment;
+  let at = resource;
+  for (const segment of fragment.slice(1).split("/")) {
+    at = `${at}/${(w.tuples.has(at) && TUPLE_RENAMES.get(segment)) || segment}`;
+  }
+  return at.slice(resource.length);
 }
 
 function walkNode(w: Walk, node: unknown, pointer: string, resource: string): void {
@@ -159,7 +184,7 @@ function walkNode(w: Walk, node: unknown, pointer: string, resource: string): vo
   w.positions.add(pointer);
   if (w.lenient) {
     modernizeBounds(node);
-    modernizeTuple(node);
+    modernizeTuple(w, node, pointer);
   }
   let base = resource;
   const id = node.$id;
@@ -196,7 +221,7 @@ function walkNode(w: Walk, node: unknown, pointer: string, resource: string): vo
       problem(w, `unknown keyword "${key}" at ${where(pointer)}${guess ? ` (did you mean "${guess}"?)` : ""}`);
       continue;
     }
-    walkKeyword(w, key, kind, value, pointer, here, base);
+    walkKeyword(w, node, key, kind, value, pointer, here, base);
   }
 }
 
@@ -204,6 +229,7 @@ const IN_PLACE = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "else"
 
 function walkKeyword(
   w: Walk,
+  parent: Record<string, unknown>,
   key: string,
   kind: KeywordKind,
   value: unknown,
@@ -246,7 +272,7 @@ function walkKeyword(
     default: {
       const wanted = valueProblem(kind, value);
       if (wanted !== undefined) must(wanted);
-      else if (key === "$ref") w.refs.push({ at: pointer, resource: base, ref: value as string });
+      else if (key === "$ref") w.refs.push({ at: pointer, resource: base, ref: value as string, node: parent });
       else if (key === "uniqueItems" && value === true) w.uniqueItems.push(pointer);
       else if (key === "$recursiveRef") w.recursiveRefs.push({ at: pointer, resource: base });
       else if (key === "$recursiveAnchor" && value === true) w.recursiveAnchors.push(pointer);
@@ -255,7 +281,7 @@ function walkKeyword(
 }
 
 function resolveRefs(w: Walk): void {
-  for (const { at, resource, ref } of w.refs) {
+  for (const { at, resource, ref, node } of w.refs) {
     if (!ref.startsWith("#")) {
       problem(w, `$ref "${ref}" at ${where(at)} is not local; only "#/…" pointers into this schema are allowed`);
       continue;
@@ -268,6 +294,12 @@ function resolveRefs(w: Walk): void {
       continue;
     }
     const isPointer = fragment === "" || fragment.startsWith("/");
+    if (isPointer && w.tuples.size > 0) {
+      const respelled = respell(w, resource, fragment);
+      // Written as the validator's own lookup keys are (cfworker encodePointer), so it finds the same subschema.
+      if (respelled !== fragment) node.$ref = `#${encodeURI(respelled).replaceAll("#", "%23")}`;
+      fragment = respelled;
+    }
     const target = isPointer ? `${resource}${fragment}` : w.anchors.get(`${resource}#${fragment}`);
     if (target === undefined || !w.positions.has(target)) {
       problem(w, `$ref "${ref}" at ${where(at)} does not resolve to a subschema of this schema`);
@@ -322,6 +354,7 @@ export function checkSchemaTree(root: unknown, lenient: boolean): SchemaTree {
     recursiveAnchors: [],
     inPlace: new Map(),
     uniqueItems: [],
+    tuples: new Set(),
   };
   walkNode(w, root, "", "");
   if (w.problems.length === 0) resolveRefs(w);

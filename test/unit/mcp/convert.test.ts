@@ -126,6 +126,34 @@ describe("MCP tool lists", () => {
     });
   });
 
+  it("keeps a tool whose $ref names a draft-07 tuple item, declaring the ref by its prefixItems spelling", () => {
+    const { tools, skipped } = acceptTools("zodref", [
+      {
+        name: "pairs",
+        inputSchema: {
+          $schema: "http://json-schema.org/draft-07/schema#",
+          type: "object",
+          properties: {
+            pair: {
+              type: "array",
+              items: [{ type: "object" }, { type: "string" }],
+              additionalItems: { type: "number" },
+            },
+            again: { $ref: "#/properties/pair/items/0" },
+            rest: { $ref: "#/properties/pair/additionalItems" },
+          },
+        },
+      },
+    ] as never);
+    expect(skipped).toEqual([]);
+    expect(tools[0]?.input_schema).toMatchObject({
+      properties: {
+        again: { $ref: "#/properties/pair/prefixItems/0" },
+        rest: { $ref: "#/properties/pair/items" },
+      },
+    });
+  });
+
   it("defers by default; defer:false and _meta anthropic/alwaysLoad opt out; the server name is a search hint", () => {
     const { tools } = acceptTools("docs", [
       { name: "a", inputSchema: schema },
