@@ -81,11 +81,16 @@ function hasUserContent(m: Message): boolean {
 
 /**
  * Whether the turn opening at `start` answers a request of the user's own: its first message's content or, for a
- * retry of a failed turn (no message of its own, or notices only), the content of the failed turn's last message.
+ * retry of a failed turn (no message of its own, or notices only), the content of the failed turn's first message
+ * (its last one is the results of its calls when it failed after a tool step), back through failed retries.
  */
 function hasRequest(messages: readonly Message[], start: number): boolean {
-  const first = messages[start];
-  const request = first?.role === "user" && !noticeOnly(first) ? first : messages[start - 1];
+  let at = start;
+  while (at > 0 && !(messages[at]?.role === "user" && !noticeOnly(messages[at] as Message))) {
+    at--;
+    while (at > 0 && messages[at - 1]?.turn_id === messages[at]?.turn_id) at--;
+  }
+  const request = messages[at];
   return request?.role === "user" && hasUserContent(request);
 }
 

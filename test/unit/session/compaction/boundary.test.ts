@@ -311,4 +311,28 @@ describe("compaction boundary (property)", () => {
     ];
     expect(safeBoundaries(messages, 5)).toEqual([2]);
   });
+
+  it("a retry of a turn that failed after a tool step keeps that turn's request: no boundary inside the retry", () => {
+    const message = (seq: number, role: Message["role"], turn: string, parts: Part[]): Message => ({
+      seq,
+      role,
+      origin: role === "assistant" ? "model" : "client",
+      turn_id: turn,
+      parts,
+      created_at: "",
+    });
+    const messages: Message[] = [
+      message(1, "user", "e", [{ type: "text", text: "hi" }]),
+      message(2, "assistant", "e", [{ type: "text", text: "yo" }]),
+      // t0 failed after a tool step: its last message is the call's results, its request is its first message.
+      message(3, "user", "t0", [{ type: "text", text: "DO THE IMPORTANT THING" }]),
+      message(4, "assistant", "t0", [{ type: "tool_use", id: "a", name: "a", input: {} }]),
+      message(5, "user", "t0", [{ type: "tool_result", tool_use_id: "a", content: "ok", is_error: false }]),
+      // t1 is its /retry (no message of its own), paused on a call; t2 answers it with the results alone.
+      message(6, "assistant", "t1", [{ type: "tool_use", id: "b", name: "b", input: {} }]),
+      message(7, "user", "t2", [{ type: "tool_result", tool_use_id: "b", content: "ok", is_error: false }]),
+      message(8, "assistant", "t2", [{ type: "text", text: "done" }]),
+    ];
+    expect(safeBoundaries(messages, messages.length)).toEqual([2, 8]);
+  });
 });
