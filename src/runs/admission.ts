@@ -140,15 +140,16 @@ export async function handToSession(env: WorkerEnv, record: RunRecord, agentRead
   const res = await runsStub(env, record.tenant, record.session_id).enqueueRun(info, specOf(record), agentRead);
   if (!res.ok) {
     if ("held" in res) {
-      // The object holds the session under another agent with no index row (a create whose answer was lost): the
-      // row written just now names this run's agent. It is made to describe the object's session, as POST
-      // /v1/sessions does, or the session would be listed under the wrong agent and refuse its own agent's runs.
+      // The object holds the session (agent_mismatch, a full queue), perhaps with no index row (a create whose answer
+      // was lost): the row written just now names this run's agent and none of the session's metadata. It is made to
+      // describe the object's session, as POST /v1/sessions does, or the session would be listed wrongly (or, were
+      // the row deleted, not at all) and refuse its own agent's runs.
       const { held } = res;
       const metadata = held.metadata ? JSON.stringify(held.metadata) : null;
       await updateSessionRow(env.DB, { ...held, metadata });
     } else if (inserted) {
-      // Any other refusal (the session deleted after this run was admitted, a full queue) leaves no row behind:
-      // the deleted session would stay listed and its id taken.
+      // The object holds no session (deleted after this run was admitted): no row is left behind, or the deleted
+      // session would stay listed and its id taken.
       await deleteSessionRow(env.DB, record.tenant, record.session_id);
     }
     throw apiError(res.error);

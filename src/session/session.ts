@@ -460,8 +460,9 @@ export class Session extends DurableObject<Env> {
    * Queues a webhook-triggered run; the session is created on first use (the
    * worker has already written its index row). Idempotent per run id.
    * `agent` (the config and epoch the worker read to verify the webhook) is
-   * kept as the session's copy unless that copy is newer. A refusal for another agent's session carries that
-   * session's info (`held`), for the worker to make its index row describe it.
+   * kept as the session's copy unless that copy is newer. A refusal while this object holds the session (another
+   * agent's session, a full queue) carries that session's info (`held`), for the worker to make its index row
+   * describe it; only a deleted session's refusal has none.
    */
   async enqueueRun(
     info: SessionInfo,
@@ -483,7 +484,9 @@ export class Session extends DurableObject<Env> {
     }
     // The config the worker just read: the run starts with it, no D1 read in the object.
     if (agent) this.#agents.offer(spec.agent, agent.config, agent.epoch);
-    return this.#runs.enqueue(spec);
+    const queued = this.#runs.enqueue(spec);
+    // Refused (a full queue) with the session held: the worker keeps its index row, written from this.
+    return queued.ok ? queued : { ...queued, held: this.#record.info() ?? info };
   }
 
   /** Of `ids`, the runs this session still has open (RunStore.stillOpen); the D1 retention cron keeps their records. */

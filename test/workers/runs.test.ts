@@ -549,6 +549,21 @@ describe("the queue cap (MAX_QUEUED_RUNS queued runs per session)", () => {
     expect(held.n).toBe(MAX_QUEUED_RUNS);
   });
 
+  it("keeps an unindexed session listed when its full queue refuses a run of its own agent", async () => {
+    const s = await runSetup();
+    const session_id = await sessionWithQueuedRuns(s, queuedIds());
+    // The session's object lives on without its index row (a create whose answer, and row, were lost).
+    await env.DB.prepare("DELETE FROM sessions WHERE tenant = ? AND id = ?").bind(s.tenant, session_id).run();
+    const res = await apiJson<{ error: { code: string } }>(`/v1/agents/${s.agent}/runs`, {
+      method: "POST",
+      key: s.key,
+      json: { input: "one too many", session_id },
+    });
+    expect([res.status, res.body.error.code]).toEqual([429, "run_queue_full"]);
+    const list = await apiJson<{ sessions: Array<{ id: string; agent: string }> }>("/v1/sessions", { key: s.key });
+    expect(list.body.sessions.filter((x) => x.id === session_id).map((x) => x.agent)).toEqual([s.agent]);
+  });
+
   it("answers a repeat of a run the full queue already holds with 202, as the same run", async () => {
     const s = await runSetup();
     const ids = queuedIds();
