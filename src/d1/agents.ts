@@ -36,13 +36,40 @@ export async function readAgent(db: D1, name: string): Promise<{ config: AgentCo
   return { config: row?.config ? (JSON.parse(row.config) as AgentConfig) : null, epoch: row?.epoch ?? null };
 }
 
-/** The configs of agents named after `after`, in name order, at most `limit`. */
-export async function listAgents(db: D1, after: string, limit: number): Promise<AgentConfig[]> {
+/**
+ * A page of the configs of agents named after `after`, in name order: at most `limit`, and only as many as fit in
+ * `maxBytes` of stored config (at least one). `next`: the page's last name when more agents follow. The sizes are
+ * read first (octet_length does not load a config), so a page of large configs never reaches the isolate whole.
+ */
+export async function listAgents(
+  db: D1,
+  after: string,
+  limit: number,
+  maxBytes: number,
+): Promise<{ agents: AgentConfig[]; next: string | null }> {
+  const { results: sizes } = await db
+    .prepare("SELECT name, octet_length(config) AS bytes FROM agents WHERE name > ? ORDER BY name LIMIT ?")
+    .bind(after, limit + 1)
+    .all<{ name: string; bytes: number }>();
+  let count = 0;
+  let bytes = 0;
+  for (const size of sizes.slice(0, limit)) {
+    if (count > 0 && bytes + size.bytes > maxBytes) break;
+    bytes += size.bytes;
+    count++;
+  }
+  const last = sizes[count - 1]?.name;
+  if (last === undefined) return { agents: [], next: null };
   const { results } = await db
-    .prepare("SELECT config FROM agents WHERE name > ? ORDER BY name LIMIT ?")
-    .bind(after, limit)
-    .all<{ config: string }>();
-  return results.map((r) => JSON.parse(r.config) as AgentConfig);
+    .prepare("SELECT name, config FROM agents WHERE name > ? AND name <= ? ORDER BY name LIMIT ?")
+    .bind(after, last, count)
+    .all<{ name: string; config: string }>();
+  // An agent created between the two reads may take a place on the page, pushing `last` to the next one.
+  const end = results[results.length - 1]?.name ?? last;
+  return {
+    agents: results.map((r) => JSON.parse(r.config) as AgentConfig),
+    next: count < sizes.length || end !== last ? end : null,
+  };
 }
 
 /**

@@ -284,7 +284,7 @@ export const OPENAPI = {
     "/v1/agents": {
       get: op(
         "listAgents",
-        "List agents (admin), a page by name",
+        "List agents (admin), a page by name; a page ends before 8 MB of configs, so it may hold fewer than limit",
         { "200": jsonOf(ref("AgentList"), "Agents") },
         { parameters: AGENTS_PAGE },
       ),

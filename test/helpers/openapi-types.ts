@@ -59,7 +59,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List agents (admin), a page by name */
+        /** List agents (admin), a page by name; a page ends before 8 MB of configs, so it may hold fewer than limit */
         get: operations["listAgents"];
         put?: never;
         post?: never;

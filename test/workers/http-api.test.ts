@@ -449,6 +449,39 @@ describe("agents", () => {
     expect(pages).toEqual([[names[0], names[1]], [names[2]]]);
   });
 
+  it("ends a GET /v1/agents page before 8 MB of configs, its next continuing from there", async () => {
+    const prefix = uid("bulky");
+    const names = ["a", "b", "c", "d", "e"].map((x) => `${prefix}-${x}`);
+    // Five configs of ~1.8 MB (200 tools with 9,000-character descriptions): four fit in a page's 8 MB, the fifth
+    // starts the next page.
+    const tools = Array.from({ length: 200 }, (_, i) => ({
+      name: `t${i}`,
+      description: "x".repeat(9000),
+      input_schema: { type: "object" },
+      execution: { type: "client" },
+    }));
+    for (const name of names) {
+      const put = await api(`/v1/agents/${name}`, {
+        method: "PUT",
+        key: ADMIN,
+        json: { model: { provider: "anthropic", name: "m" }, tools },
+      });
+      expect(put.status).toBe(201);
+    }
+    const list = (after: string) =>
+      apiJson<{ agents: Array<{ name: string }>; next: string | null }>(`/v1/agents?limit=100&after=${after}`, {
+        key: ADMIN,
+      });
+    const first = await list(prefix);
+    expect([first.status, first.body.agents.map((a) => a.name), first.body.next]).toEqual([
+      200,
+      names.slice(0, 4),
+      names[3],
+    ]);
+    const second = await list(first.body.next as string);
+    expect(second.body.agents[0]?.name).toBe(names[4]);
+  });
+
   it("answers 404 for deleting an unknown agent and leaves the agent-config epoch alone", async () => {
     const epoch = () => env.DB.prepare("SELECT epoch FROM agent_epoch WHERE id = 1").first<number>("epoch");
     const before = await epoch();

@@ -10,7 +10,7 @@ import { publicAgent } from "../../agents/types";
 import { deleteAgent, listAgents, putAgent, readAgent } from "../../d1/agents";
 import { flag } from "../../env";
 import { utf8Bytes } from "../../storage/fit";
-import { nowIso, pageOf } from "../../storage/sql";
+import { nowIso } from "../../storage/sql";
 import { requireAdmin } from "../auth";
 import { noteAgentEpoch } from "../directory";
 import { ApiError } from "../errors";
@@ -18,6 +18,11 @@ import type { AppEnv } from "../types";
 import { intParam, readJson } from "../validate";
 
 const MAX_AGENT_BYTES = 1_900_000;
+/**
+ * Stored config a page of GET /v1/agents holds at most (beyond its first agent): 100 configs of MAX_AGENT_BYTES
+ * would be ~190 MB, past an isolate's 128 MB and D1's result size. The page's `next` continues from where it ended.
+ */
+const MAX_PAGE_BYTES = 8_000_000;
 
 /** This isolate passes the new epoch from its next turn on; others learn it within the cache bound. */
 function noteEpoch(epoch: number | null): void {
@@ -43,11 +48,10 @@ export const agentsRoutes = new Hono<AppEnv>()
     return c.json(publicAgent(agent), created ? 201 : 200);
   })
   .get("/", async (c) => {
-    // Paged as GET /v1/sessions is, by name; few per page, as a config may take up to MAX_AGENT_BYTES.
+    // Paged as GET /v1/sessions is, by name; a page also ends before MAX_PAGE_BYTES of configs.
     const limit = intParam(c.req.query("limit"), 20, 1, 100, "limit");
-    const rows = await listAgents(c.env.DB, c.req.query("after") ?? "", limit + 1);
-    const { items, next } = pageOf(rows, limit, (a) => a.name);
-    return c.json({ agents: items.map(publicAgent), next });
+    const page = await listAgents(c.env.DB, c.req.query("after") ?? "", limit, MAX_PAGE_BYTES);
+    return c.json({ agents: page.agents.map(publicAgent), next: page.next });
   })
   .get("/:agent", async (c) => {
     const { config } = await readAgent(c.env.DB, c.req.param("agent"));
