@@ -63,9 +63,21 @@ export type NativePlan = { native: true; trigger: number } | { native: false; re
 /** The least room a piece of transcript needs for a summary request to be worth sending (~1,000 characters). */
 const MIN_PIECE_TOKENS = 334;
 
+/**
+ * `messageTokens` by parts array. A stored message's parts are never changed in place (appending to one assigns
+ * a new array, and a reload from SQL makes new ones), so the entry lives exactly as long as the parts it sizes:
+ * GET /v1/sessions/{id} (polled for state) and each compaction size only what is new since the last look.
+ */
+const sizedParts = new WeakMap<readonly unknown[], number>();
+
 /** Estimated tokens of a message's parts (what the boundary choice weighs). */
 function messageTokens(m: Message): number {
-  return textTokens(JSON.stringify(m.parts));
+  let tokens = sizedParts.get(m.parts);
+  if (tokens === undefined) {
+    tokens = textTokens(JSON.stringify(m.parts));
+    sizedParts.set(m.parts, tokens);
+  }
+  return tokens;
 }
 
 /**

@@ -1,0 +1,42 @@
+import { describe, expect, it, vi } from "vitest";
+import type { Message } from "../../../../src/model/message";
+import { type CompactionDeps, Compactor } from "../../../../src/session/compaction/compactor";
+import { textTokens } from "../../../../src/session/compaction/estimate";
+
+// The compactor's span helpers import the Workers runtime module; in Node they run without tracing.
+vi.mock("cloudflare:workers", () => ({}));
+vi.mock("../../../../src/session/compaction/estimate", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../../../src/session/compaction/estimate")>();
+  return { ...real, textTokens: vi.fn(real.textTokens) };
+});
+
+const message = (seq: number, text: string): Message => ({
+  seq,
+  role: seq % 2 ? "user" : "assistant",
+  origin: "client",
+  turn_id: `turn_${seq}`,
+  parts: [{ type: "text", text }],
+  created_at: "",
+});
+
+/** A compactor over an in-memory view (what `usage` reads: the messages, no preamble, no compaction). */
+function compactorOver(messages: Message[]): Compactor {
+  const history = { messages: () => messages, preamble: () => null, viewStart: () => 0 };
+  const sql = { exec: () => ({ toArray: () => [{ n: 0 }] }) };
+  return new Compactor({ history, storage: { sql } } as unknown as CompactionDeps);
+}
+
+describe("Compactor.usage", () => {
+  it("estimates each message once: a repeated read sizes only the message added since", () => {
+    const messages = Array.from({ length: 50 }, (_, i) => message(i + 1, `message ${i} `.repeat(100)));
+    const compactor = compactorOver(messages);
+    const first = compactor.usage().estimated_tokens;
+    vi.mocked(textTokens).mockClear();
+    expect(compactor.usage().estimated_tokens).toBe(first);
+    expect(vi.mocked(textTokens)).not.toHaveBeenCalled();
+    const added = message(51, "one more");
+    messages.push(added);
+    expect(compactor.usage().estimated_tokens).toBe(first + textTokens(JSON.stringify(added.parts)));
+    expect(vi.mocked(textTokens)).toHaveBeenCalledTimes(2); // the new message, and the expectation's own
+  });
+});
