@@ -3,8 +3,10 @@
  * an array's items (seconds for 5,000 objects with one duplicate), so the schema it is given says, in place of each
  * `uniqueItems: true`, "not one of the arrays of this value that hold a duplicate". Which arrays those are is found
  * here, once per value, by one canonical text per item in a Set (JSON equality: key order does not matter, 1 and
- * 1.0 are one number), and handed to the validator through its `$ref` lookup. The validator still decides where
- * the keyword applies (through $ref, anyOf, if…), so the verdict is the keyword's own.
+ * 1.0 are one number), and handed to the validator through its `$ref` lookup. An array of up to
+ * PAIRWISE_MAX_ITEMS items is left to the pairwise pass, cheap at that length, so only longer arrays are compared
+ * with the value's longer duplicated ones. The validator still decides where the keyword applies (through $ref,
+ * anyOf, if…), so the verdict is the keyword's own.
  */
 import type { OutputUnit, Schema } from "@cfworker/json-schema";
 import { canonical } from "../model/json";
@@ -47,10 +49,25 @@ export function duplicatedArrays(value: unknown): unknown[][] {
   return [...found.values()];
 }
 
-/** The prepared lookup with `duplicated` where the replaced keyword looks (the shared lookup is left alone). */
+/**
+ * Arrays up to this long are checked by the validator's own pairwise pass (at most this many comparisons per
+ * item), not against the value's duplicated arrays: the `enum` compares each array checked with every one of them,
+ * and a value of many short arrays (5,000 under uniqueItems beside 5,000 duplicated pairs) would cost their product.
+ */
+export const PAIRWISE_MAX_ITEMS = 32;
+
+/**
+ * The prepared lookup with what the replaced keyword looks up (the shared lookup is left alone): a short array
+ * holds a duplicate by the pairwise pass, a longer one when it is one of `duplicated`'s longer arrays.
+ */
 export function lookupWith(lookup: Lookup, duplicated: unknown[][]): Lookup {
   const own = Object.create(lookup) as Lookup;
-  own[DUPLICATED] = { enum: duplicated };
+  own[DUPLICATED] = {
+    if: { maxItems: PAIRWISE_MAX_ITEMS },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's `then`, a plain schema object never awaited.
+    then: { not: { uniqueItems: true } },
+    else: { enum: duplicated.filter((a) => a.length > PAIRWISE_MAX_ITEMS) },
+  };
   return own;
 }
 

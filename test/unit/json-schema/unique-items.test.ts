@@ -33,6 +33,33 @@ describe("uniqueItems", () => {
     expect(reads).toBeLessThan(20 * rows.length);
   });
 
+  it("checks each of 1,000 short arrays without comparing it with every duplicated array elsewhere in the value", () => {
+    const s = compiled({
+      type: "object",
+      properties: { pairs_u5: { type: "array", items: { type: "array", uniqueItems: true } }, other_u5: {} },
+    });
+    let reads = 0;
+    // Counts every property read of the duplicated arrays no uniqueItems covers: a comparison with one reads them.
+    const counted = (a: number[]) =>
+      new Proxy(a, {
+        get: (t, key) => {
+          reads++;
+          return Reflect.get(t, key);
+        },
+      });
+    const pairs = Array.from({ length: 1000 }, (_, i) => [i, -i - 1]);
+    const other = Array.from({ length: 1000 }, (_, i) => counted([i + 0.5, i + 0.5]));
+    expect(s.validate({ pairs_u5: pairs, other_u5: other })).toEqual({ ok: true });
+    expect(issuesOf(s.validate({ pairs_u5: [...pairs, [7, 7]], other_u5: other }))).toEqual([
+      {
+        path: "/pairs_u5/1000",
+        keyword: "uniqueItems",
+        message: "must not contain duplicates (items 0 and 1 are equal)",
+      },
+    ]);
+    expect(reads).toBeLessThan(40 * other.length);
+  });
+
   it("counts 1 and 1.0, and objects whose keys differ only in order, as equal", () => {
     const s = compiled({ type: "object", properties: { set_u2: { type: "array", uniqueItems: true } } });
     const value = JSON.parse('{"set_u2": [{"a": 1, "b": [2]}, 3, {"b": [2.0], "a": 1.0}]}');
