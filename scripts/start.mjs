@@ -322,7 +322,8 @@ async function main() {
   }
 
   const session = await api(baseUrl, "POST", "/v1/sessions", devKey, { agent: "demo", id: "demo" });
-  if (session.status !== 201 && session.status !== 409) {
+  // 201 created; 200 the same session again (a later start on this state); 409 the id holds another session.
+  if (session.status !== 201 && session.status !== 200 && session.status !== 409) {
     throw new Error(`POST /v1/sessions → ${session.status}: ${session.text}`);
   }
 

@@ -57,9 +57,9 @@ function waitForOutput(pattern: RegExp, ms: number): Promise<RegExpMatchArray> {
   });
 }
 
-beforeAll(async () => {
+/** Runs `npm start` on `stateDir` and waits until it says it is up; `output`, `baseUrl` and `tree` describe it. */
+async function start(): Promise<void> {
   const port = await freePort();
-  stateDir = await mkdtemp(path.join(tmpdir(), "switchboard-start-test-"));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
@@ -70,6 +70,7 @@ beforeAll(async () => {
   };
   delete env.ANTHROPIC_API_KEY;
   delete env.OPENAI_API_KEY;
+  output = "";
   npm = spawn("npm", ["start"], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
   npm.stdout?.on("data", (chunk) => {
     output += chunk;
@@ -80,6 +81,23 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${port}`;
   await waitForOutput(/Ctrl-C stops everything/, READY_MS);
   if (npm.pid !== undefined) tree = await descendants(npm.pid);
+}
+
+/** Stops `npm start` with a SIGTERM to npm; the processes still alive after 30 s. */
+async function stop(): Promise<Array<[number, string]>> {
+  npm.kill("SIGTERM");
+  const deadline = Date.now() + 30_000;
+  let left = tree.filter(([pid]) => alive(pid));
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    left = tree.filter(([pid]) => alive(pid));
+  }
+  return left;
+}
+
+beforeAll(async () => {
+  stateDir = await mkdtemp(path.join(tmpdir(), "switchboard-start-test-"));
+  await start();
 }, READY_MS + 10_000);
 
 afterAll(async () => {
@@ -115,13 +133,19 @@ describe("npm start", () => {
 
   it("a SIGTERM to npm stops every process it started, workerd included", async () => {
     expect(tree.some(([, args]) => /workerd/.test(args))).toBe(true);
-    npm.kill("SIGTERM");
-    const deadline = Date.now() + 30_000;
-    let left = tree.filter(([pid]) => alive(pid));
-    while (left.length > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      left = tree.filter(([pid]) => alive(pid));
-    }
-    expect(left).toEqual([]);
+    expect(await stop()).toEqual([]);
   }, 40_000);
+
+  it(
+    "starts again on the state the first start left, its demo session and key reused",
+    async () => {
+      await start();
+      const url = new URL(output.match(/Web app: (http:\/\/\S+)/)?.[1] ?? "http://invalid/");
+      const token = new URLSearchParams(url.hash.slice(1)).get("token") ?? "";
+      const session = await fetch(`${baseUrl}/v1/sessions/demo`, { headers: { authorization: `Bearer ${token}` } });
+      expect(session.status).toBe(200);
+      expect(await stop()).toEqual([]);
+    },
+    READY_MS + 40_000,
+  );
 });
