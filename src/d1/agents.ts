@@ -2,7 +2,8 @@
  * D1 `agents` and `agent_epoch`: agent configurations, and the agent-config
  * epoch every PUT/DELETE of an agent bumps in the same batch (sessions re-read
  * their agent when the epoch they are told is newer; see
- * src/session/agent-cache.ts). The one place an agent's config is read from D1.
+ * src/session/agent-cache.ts). Every read of an agent's config from D1 is here: one agent (`readAgent`) or a
+ * page of them within a byte budget (`listAgents`).
  */
 import type { AgentConfig } from "../agents/types";
 import type { D1 } from "./db";
