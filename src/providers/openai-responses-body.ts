@@ -3,7 +3,7 @@ import type { Part, ToolDeclaration } from "../model/message";
 import { resultText } from "../model/message";
 import { wireOnce } from "./body-text";
 import { declaredSchema } from "./declared-schema";
-import { compactionText, type StepRequest } from "./types";
+import { compactionText, RESPONSES_MIN_OUTPUT_TOKENS, type StepRequest } from "./types";
 
 /** Responses API input items (the subset we send). */
 export type ResponsesItem =
@@ -40,7 +40,11 @@ export function buildResponsesBody(req: StepRequest): Record<string, unknown> {
   // The session keeps the history itself: nothing is stored server-side, every request is complete.
   body.store = false;
   body.stream = true;
-  if (req.model.max_tokens !== undefined) body.max_output_tokens = req.model.max_tokens;
+  // PUT refuses less than the API's minimum, but an agent stored before that check may still hold it:
+  // raised here, or the API would refuse every turn of that agent.
+  if (req.model.max_tokens !== undefined) {
+    body.max_output_tokens = Math.max(RESPONSES_MIN_OUTPUT_TOKENS, req.model.max_tokens);
+  }
   return body;
 }
 

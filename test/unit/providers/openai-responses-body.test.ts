@@ -29,6 +29,12 @@ describe("openai-responses buildBody", () => {
     });
   });
 
+  it("raises a stored max_tokens below the Responses API's minimum of 16 to 16", () => {
+    const req = request("openai-responses", {});
+    req.model = { ...req.model, max_tokens: 8 };
+    expect(openaiResponses.buildBody(req).max_output_tokens).toBe(16);
+  });
+
   it("projects calls as function_call items and results as function_call_output items before the user's text", () => {
     const req = request("openai-responses", {
       messages: [
