@@ -37,6 +37,11 @@ export interface CompiledSchema {
    */
   readonly normalized: unknown;
   readonly draft: SchemaDraft;
+  /**
+   * Pointers of the subschemas written with a draft-07 tuple (`items` as an array of schemas) in `source`. Valid
+   * draft-07, but a 2020-12 reader (a provider declared the schema) refuses it: a strict caller decides.
+   */
+  readonly draft07Tuples: readonly string[];
   validate(value: unknown): SchemaResult;
 }
 
@@ -162,6 +167,7 @@ class Compiled implements CompiledSchema {
     readonly source: unknown,
     readonly normalized: unknown,
     readonly draft: SchemaDraft,
+    readonly draft07Tuples: readonly string[],
     exact: Prepared,
     noUnique: Prepared | undefined,
   ) {
@@ -263,7 +269,7 @@ function compile(schema: unknown, opts: CompileOptions, lenient: boolean): Compi
   }
   const source = deepFreeze(JSON.parse(text) as unknown);
   const normalized = normalText === text ? source : deepFreeze(JSON.parse(normalText) as unknown);
-  const compiled = new Compiled(source, normalized, draft, exact, noUnique);
+  const compiled = new Compiled(source, normalized, draft, Object.freeze(tree.draft07Tuples), exact, noUnique);
   remember(key, compiled);
   return { ok: true, schema: compiled };
 }

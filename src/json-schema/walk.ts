@@ -35,6 +35,8 @@ interface Walk {
   uniqueItems: string[];
   /** Subschemas whose draft-07 tuple was rewritten (modernizeTuple), where a `$ref` may use the old spelling. */
   tuples: Set<string>;
+  /** Subschemas written with a draft-07 tuple (an `items` array), as given: before any rewrite. */
+  draft07Tuples: string[];
 }
 
 export function where(pointer: string): string {
@@ -182,6 +184,7 @@ function walkNode(w: Walk, node: unknown, pointer: string, resource: string): vo
     return;
   }
   w.positions.add(pointer);
+  if (Array.isArray(node.items)) w.draft07Tuples.push(pointer);
   if (w.lenient) {
     modernizeBounds(node);
     modernizeTuple(w, node, pointer);
@@ -340,6 +343,8 @@ export interface SchemaTree {
   problems: string[];
   /** Pointers of the subschemas that say `uniqueItems: true`. */
   uniqueItems: string[];
+  /** Pointers of the subschemas written with a draft-07 tuple (`items` as an array of schemas). */
+  draft07Tuples: string[];
 }
 
 /** Checks (and prunes, see above) a parsed schema. */
@@ -355,6 +360,7 @@ export function checkSchemaTree(root: unknown, lenient: boolean): SchemaTree {
     inPlace: new Map(),
     uniqueItems: [],
     tuples: new Set(),
+    draft07Tuples: [],
   };
   walkNode(w, root, "", "");
   if (w.problems.length === 0) resolveRefs(w);
@@ -362,5 +368,5 @@ export function checkSchemaTree(root: unknown, lenient: boolean): SchemaTree {
     const cycle = findCycle(w);
     if (cycle !== undefined) problem(w, `$ref cycle at ${where(cycle)}: the schema refers to itself without nesting`);
   }
-  return { problems: w.problems, uniqueItems: w.uniqueItems };
+  return { problems: w.problems, uniqueItems: w.uniqueItems, draft07Tuples: w.draft07Tuples };
 }

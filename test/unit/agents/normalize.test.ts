@@ -87,6 +87,15 @@ describe("normalizeAgent: tool schemas", () => {
     );
   });
 
+  it("refuses a draft-07 tuple (an items array) with 422, naming the tool and the keyword (providers refuse it)", () => {
+    const pair = { type: "array", items: [{ type: "number" }, { type: "number" }], additionalItems: false };
+    const e = refusal(agentWith({ type: "object", properties: { pair } }));
+    expect(e).toMatchObject({ status: 422, code: "invalid_schema" });
+    expect(e?.message).toMatch(
+      /^tools\.0\.input_schema: "items" at \/properties\/pair is a draft-07 tuple.*"prefixItems"/,
+    );
+  });
+
   it("checks a discovery schema the same way", () => {
     const e = refusal(agentWith({ type: "object" }, { type: "object", propertiez: {} }));
     expect(e?.message).toMatch(/^tools\.0\.discovery_schema: /);
