@@ -64,6 +64,23 @@ export type NativePlan = { native: true; trigger: number } | { native: false; re
 const MIN_PIECE_TOKENS = 334;
 
 /**
+ * The overflow wordings (providers/retry.ts isOverflowError) that name the model's window, each capturing it:
+ * Anthropic "prompt is too long: N tokens > 200000 maximum" and, for older models, "exceed context limit: N + M >
+ * 200000"; OpenAI and vLLM "maximum context length is 8192"; Kimi "exceeded model token limit: 262144 (requested:
+ * …)"; Qwen "Range of input length should be [1, 129024]"; llama.cpp "exceeds the available context size (4096
+ * tokens)". Ollama's "exceeded max context length by N tokens" names the excess, and MiniMax's number is an error
+ * code: neither is a window.
+ */
+const WINDOW_WORDING = [
+  /(\d+) maximum/i,
+  /exceed context limit: \d+ \+ \d+ > (\d+)/i,
+  /maximum context length is (\d+)/i,
+  /exceeded model token limit: (\d+)/i,
+  /range of input length should be \[\d+, *(\d+)\]/i,
+  /exceeds the available context size \((\d+) tokens?\)/i,
+];
+
+/**
  * `messageTokens` by parts array. A stored message's parts are never changed in place (appending to one assigns
  * a new array, and a reload from SQL makes new ones), so the entry lives exactly as long as the parts it sizes:
  * GET /v1/sessions/{id} (polled for state) and each compaction size only what is new since the last look.
@@ -204,11 +221,15 @@ export class Compactor {
     return this.#learned !== null && this.#learned < configured ? this.#learned : configured;
   }
 
-  /** Learns the real window from a context-length error ("… > 8000 maximum", "maximum context length is 8000 tokens"). */
+  /** Learns the real window from a context-length error that names it (WINDOW_WORDING); other wordings teach nothing. */
   learn(message: string): void {
-    const m = /(\d+) maximum|maximum context length is (\d+)/.exec(message);
-    const n = Number(m?.[1] ?? m?.[2]);
-    if (Number.isFinite(n) && n > 0) this.#learned = n;
+    for (const wording of WINDOW_WORDING) {
+      const n = Number(wording.exec(message)?.[1]);
+      if (Number.isFinite(n) && n > 0) {
+        this.#learned = n;
+        return;
+      }
+    }
   }
 
   /** True when a request of this estimate must be compacted first. */

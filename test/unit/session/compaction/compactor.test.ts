@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import type { AgentConfig } from "../../../../src/agents/types";
 import type { Message } from "../../../../src/model/message";
 import { type CompactionDeps, Compactor } from "../../../../src/session/compaction/compactor";
 import { textTokens } from "../../../../src/session/compaction/estimate";
@@ -38,5 +39,37 @@ describe("Compactor.usage", () => {
     messages.push(added);
     expect(compactor.usage().estimated_tokens).toBe(first + textTokens(JSON.stringify(added.parts)));
     expect(vi.mocked(textTokens)).toHaveBeenCalledTimes(2); // the new message, and the expectation's own
+  });
+});
+
+describe("Compactor.learn", () => {
+  /** An agent configured far larger than any window below, so `window` shows what was learned. */
+  const agent = { model: { provider: "openai", name: "learn-test", context_window: 1_000_000 } } as AgentConfig;
+  const learned = (message: string) => {
+    const compactor = compactorOver([]);
+    compactor.learn(message);
+    return compactor.window(agent);
+  };
+
+  it("learns Kimi's window from 'exceeded model token limit: N (requested: M)'", () => {
+    expect(learned("Invalid request: Your request exceeded model token limit: 262144 (requested: 291351)")).toBe(
+      262144,
+    );
+  });
+
+  it("learns Qwen's window from 'Range of input length should be [1, N]'", () => {
+    expect(learned("<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 129024]")).toBe(
+      129024,
+    );
+  });
+
+  it("learns llama.cpp's window from 'exceeds the available context size (N tokens)'", () => {
+    expect(learned("request (4476 tokens) exceeds the available context size (4096 tokens), try increasing it")).toBe(
+      4096,
+    );
+  });
+
+  it("learns an older Anthropic model's window from 'exceed context limit: N + M > W'", () => {
+    expect(learned("input length and `max_tokens` exceed context limit: 195000 + 8192 > 200000")).toBe(200000);
   });
 });
