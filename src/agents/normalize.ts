@@ -7,8 +7,7 @@
  */
 import { ApiError } from "../http/errors";
 import { check } from "../http/validate";
-import { compileStrict } from "../json-schema/compile";
-import { where as schemaWhere } from "../json-schema/walk";
+import { compileStrict, providerRefusal } from "../json-schema/compile";
 import type { JsonObject } from "../model/json";
 import { DEFAULT_CONTEXT_WINDOW, RESPONSES_MIN_OUTPUT_TOKENS } from "../providers/types";
 import { MIN_SECRET_BYTES, secretKey, usableSecret } from "../runs/signature";
@@ -64,18 +63,8 @@ function assertObjectSchema(schema: JsonObject, where: string): void {
   // The object root is the compiler's check (`requireObjectRoot`), so a json_schema and a tool agree on it.
   const compiled = compileStrict(schema, { requireObjectRoot: true });
   if (!compiled.ok) throw new ApiError(422, "invalid_schema", `${where}: ${compiled.error}`);
-  // Valid draft-07, but providers read tool schemas as 2020-12 and would refuse every request declaring it.
-  // (Draft-04 boolean bounds are already refused above: strictly, exclusiveMinimum/Maximum must be numbers.)
-  const tuple = compiled.schema.draft07Tuples[0];
-  if (tuple !== undefined) {
-    throw new ApiError(
-      422,
-      "invalid_schema",
-      `${where}: "items" at ${schemaWhere(tuple)} is a draft-07 tuple (an array of schemas), which providers ` +
-        'refuse (they read tool schemas as JSON Schema 2020-12); write "prefixItems" for the positions and "items" ' +
-        'for the rest (instead of "additionalItems")',
-    );
-  }
+  const refusal = providerRefusal(compiled.schema);
+  if (refusal) throw new ApiError(422, "invalid_schema", `${where}: ${refusal}`);
 }
 
 /** An HTTP header name (RFC 9110 token). */

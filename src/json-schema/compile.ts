@@ -15,7 +15,7 @@ import type { SchemaResult } from "./issue";
 import { localRefTarget, MAX_SHAPE_DEPTH } from "./local-ref";
 import { reduceIssues } from "./reduce-issues";
 import { duplicatedArrays, lookupWith, replaceUniqueItems, uniqueItemsErrors } from "./unique-items";
-import { checkSchemaTree } from "./walk";
+import { checkSchemaTree, where } from "./walk";
 
 export const DEFAULT_MAX_SCHEMA_BYTES = 4 * 1024 * 1024;
 /** The walker and the validator recurse; bounding nesting keeps both far from the stack limit. */
@@ -288,4 +288,20 @@ export function compileStrict(schema: unknown, opts: CompileOptions): CompileRes
  */
 export function compileLenient(schema: unknown, opts: Partial<CompileOptions> = {}): CompileResult {
   return compile(schema, { requireObjectRoot: opts.requireObjectRoot ?? true, maxBytes: opts.maxBytes }, true);
+}
+
+/**
+ * Why a provider would refuse to be sent this strictly compiled schema (a tool's input or a turn's json_schema),
+ * or null. Strict compiling accepts valid draft-07, but providers read these schemas as JSON Schema 2020-12: a
+ * draft-07 tuple (`items` as an array of schemas) is refused there on every request that declares it.
+ * (Draft-04 boolean bounds never get this far: strictly, exclusiveMinimum/Maximum must be numbers.)
+ */
+export function providerRefusal(compiled: CompiledSchema): string | null {
+  const tuple = compiled.draft07Tuples[0];
+  if (tuple === undefined) return null;
+  return (
+    `"items" at ${where(tuple)} is a draft-07 tuple (an array of schemas), which providers refuse (they read ` +
+    'these schemas as JSON Schema 2020-12); write "prefixItems" for the positions and "items" for the rest ' +
+    '(instead of "additionalItems")'
+  );
 }

@@ -13,6 +13,7 @@ export {
   compileStrict,
   DEFAULT_MAX_SCHEMA_BYTES,
   MAX_SCHEMA_DEPTH,
+  providerRefusal,
 } from "./compile";
 export { formatIssues, issueLine, issueLines, MAX_ISSUES, type SchemaIssue, type SchemaResult } from "./issue";
 export { localRefTarget, MAX_SHAPE_DEPTH } from "./local-ref";

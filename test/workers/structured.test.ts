@@ -38,6 +38,8 @@ describe("structured output: schema compile", () => {
   it.each([
     ["an array root", { type: "array", items: { type: "string" } }],
     ["a typo keyword", { type: "object", propertees: { a: { type: "string" } } }],
+    // Valid draft-07, but providers read the structured_output tool's schema as 2020-12 and refuse it.
+    ["a draft-07 tuple", { type: "object", properties: { pair: { type: "array", items: [{ type: "string" }] } } }],
     ["a non-object", "not a schema"],
   ])("refuses %s with 422 and writes nothing", async (_n, schema) => {
     const s = await setup();

@@ -7,7 +7,7 @@
  */
 import { type Context, Hono } from "hono";
 import { accepts } from "hono/accepts";
-import { compileStrict } from "../../json-schema/index";
+import { compileStrict, providerRefusal } from "../../json-schema/index";
 import type { Result } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Part, ToolResultContent } from "../../model/message";
@@ -40,6 +40,9 @@ export function strictOutputSchema(schema: unknown): JsonObject {
   if (tooLarge) throw apiError(tooLarge.error);
   const compiled = compileStrict(schema, { requireObjectRoot: true });
   if (!compiled.ok) throw new ApiError(422, "invalid_schema", `json_schema: ${compiled.error}`);
+  // It is declared to the provider as the structured_output tool's input: what providers refuse is refused here.
+  const refusal = providerRefusal(compiled.schema);
+  if (refusal) throw new ApiError(422, "invalid_schema", `json_schema: ${refusal}`);
   return schema as JsonObject;
 }
 
