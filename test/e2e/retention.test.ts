@@ -39,13 +39,7 @@ describe("retention (wrangler dev)", () => {
     const key = (await api.createKey(`retention-${Date.now()}`)).key;
     await mock.script(model, [{ reply: { text: "done" } }]);
     const run = await api.ok<{ run_id: string }>("POST", `/v1/agents/${agent}/runs`, { key, body: { input: "go" } });
-    const until = Date.now() + 20_000;
-    for (;;) {
-      const r = await api.ok<{ status: string }>("GET", `/v1/runs/${run.run_id}`, { key });
-      if (r.status === "completed") break;
-      if (Date.now() > until) throw new Error(`run never completed: ${JSON.stringify(r)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await api.runReaching(key, run.run_id, "completed");
     await cron(Date.now() + 29 * DAY);
     expect((await api.ok<{ status: string }>("GET", `/v1/runs/${run.run_id}`, { key })).status).toBe("completed");
     await cron(Date.now() + 31 * DAY);

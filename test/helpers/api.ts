@@ -153,6 +153,17 @@ export class Api {
     return this.ok<SessionCreated>("POST", "/v1/sessions", { key, body });
   }
 
+  /** Polls GET /v1/runs/{id} until the run has `status` (20 s at most), and answers the run. */
+  async runReaching(key: string, runId: string, status: string): Promise<{ status: string }> {
+    const until = Date.now() + 20_000;
+    for (;;) {
+      const run = await this.ok<{ status: string }>("GET", `/v1/runs/${encodeURIComponent(runId)}`, { key });
+      if (run.status === status) return run;
+      if (Date.now() > until) throw new Error(`run ${runId} never reached ${status}: ${JSON.stringify(run)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   getSession(key: string, sessionId: string): Promise<JsonResponse<unknown>> {
     return this.json("GET", `/v1/sessions/${encodeURIComponent(sessionId)}`, { key });
   }
