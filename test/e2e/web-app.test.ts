@@ -351,6 +351,128 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.close();
   });
 
+  it("a paused turn whose session link expired says so, instead of showing the call waiting", async () => {
+    const { page, session } = await openApp(
+      "web-follow-expired",
+      [{ reply: { text: "Looking Eve up.", tool_calls: [{ name: "lookup", input: { key: "eve" } }] } }],
+      (_url, model) => lookupAgent(model),
+    );
+    await send(page, "What is Eve's address?");
+    await page.locator('[data-tool="lookup"][data-state="client"]').waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    // The link expires while the page follows the pause: its next read of the session's state is refused.
+    await page.route(
+      (url) => url.pathname === `/v1/sessions/${session}`,
+      (route) =>
+        route.fulfill({
+          status: 401,
+          contentType: "application/json",
+          body: JSON.stringify({ error: { code: "token_expired", message: "token expired" } }),
+        }),
+    );
+    await expect(page.getByRole("alert").textContent()).resolves.toBe(
+      "Your session link has expired. Ask for a new one (`npm start` prints a fresh link).",
+    );
+    await page.close();
+  });
+
+  it("a paused turn that moved on while its history cannot be read is read again later and later, not every second", async () => {
+    const { page, session } = await openApp(
+      "web-follow-backoff",
+      [
+        { reply: { text: "Looking Kim up.", tool_calls: [{ name: "lookup", input: { key: "kim" } }] } },
+        { reply: { text: "Kim is at kim@example.com." } },
+      ],
+      (_url, model) => lookupAgent(model),
+    );
+    await send(page, "What is Kim's address?");
+    await page.locator('[data-tool="lookup"][data-state="client"]').waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    // The page's time moves only when the test moves it; its reads of the session's state are counted.
+    await page.clock.install();
+    await page.clock.pauseAt(Date.now() + 100);
+    await page.evaluate((statePath) => {
+      const real = window.fetch;
+      const w = window as unknown as { stateReads: number };
+      w.stateReads = 0;
+      window.fetch = (input, init) => {
+        if (new URL(String(input instanceof Request ? input.url : input), location.href).pathname === statePath)
+          w.stateReads++;
+        return real(input, init);
+      };
+    }, `/v1/sessions/${session}`);
+    await page.route("**/messages?*", (route) =>
+      route.fulfill({
+        status: 500,
+        contentType: "application/json",
+        body: JSON.stringify({ error: { code: "internal_error", message: "the history read failed" } }),
+      }),
+    );
+    const state = await api.ok<{ pending_tool_calls: Array<{ id: string }> }>("GET", `/v1/sessions/${session}`, {
+      key: tenantKey,
+    });
+    const answered = await api.toolResults(
+      tenantKey,
+      session,
+      [{ tool_use_id: state.pending_tool_calls[0]?.id ?? "", content: "kim@example.com" }],
+      { json: true },
+    );
+    expect(answered.status).toBe(200);
+    // The follow finds the turn moved on; reading the session again fails.
+    await page.clock.runFor(2000);
+    await page.getByRole("alert").getByText("The server had a problem. Try again in a moment.").waitFor();
+    await page.getByRole("textbox", { name: "Message" }).fill("Still there?");
+    await page.getByRole("button", { name: "Send" }).and(page.locator(":enabled")).waitFor();
+    await page.evaluate(() => {
+      (window as unknown as { stateReads: number }).stateReads = 0;
+    });
+    // The next try waits longer than the last one (at least two seconds), not a second again.
+    await page.clock.runFor(1500);
+    await expect(page.evaluate(() => (window as unknown as { stateReads: number }).stateReads)).resolves.toBe(0);
+    await page.close();
+  });
+
+  it("a paused turn that moved on elsewhere keeps an unrelated alert (a failed Stop) when it shows the new answer", async () => {
+    const { page, session } = await openApp(
+      "web-follow-keeps-alert",
+      [
+        {
+          reply: { text: LONG_ANSWER, tool_calls: [{ name: "lookup", input: { key: "max" } }] },
+          faults: { event_delay_ms: 60 },
+        },
+        { reply: { text: "Max is at max@example.com." } },
+      ],
+      (_url, model) => lookupAgent(model),
+    );
+    await page.route("**/cancel", (route) =>
+      route.fulfill({
+        status: 500,
+        contentType: "application/json",
+        body: JSON.stringify({ error: { code: "internal_error", message: "the cancel failed" } }),
+      }),
+    );
+    await send(page, "What is Max's address?");
+    await page.getByText("Paris today is").waitFor();
+    await page.getByRole("button", { name: "Stop" }).click();
+    const stopFailed = page.getByRole("alert").getByText("The server had a problem. Try again in a moment.");
+    await stopFailed.waitFor();
+    await page.locator('[data-tool="lookup"][data-state="client"]').waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    const state = await api.ok<{ pending_tool_calls: Array<{ id: string }> }>("GET", `/v1/sessions/${session}`, {
+      key: tenantKey,
+    });
+    const answered = await api.toolResults(
+      tenantKey,
+      session,
+      [{ tool_use_id: state.pending_tool_calls[0]?.id ?? "", content: "max@example.com" }],
+      { json: true },
+    );
+    expect(answered.status).toBe(200);
+    await page.getByText("Max is at max@example.com.").waitFor();
+    await expect(stopFailed.count()).resolves.toBe(1);
+    await page.close();
+  });
+
   it("a client call a new message moved on from shows the result the server closed it with, not waiting", async () => {
     const { page } = await openApp(
       "web-client-superseded",

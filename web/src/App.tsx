@@ -200,26 +200,41 @@ function Chat({ conn }: { conn: Connection }) {
   // broken stream's turn ended unseen): read
   // the session again as a reload does, the stored history in place of the live messages and the running turn
   // resumed (its answer checked below). The refusal that sent it here is no longer news once the session is read
-  // again: its alert goes (useChat's resumption would clear it only when a turn is still running).
-  const rejoin = useCallback(() => {
-    setRereading(true);
-    setResumeAnswer(null);
-    loadHistory(conn)
-      .then(
-        (h) => {
-          clearError();
-          setProblem(null);
-          setMessages([]);
-          setSeeded(new Set());
-          setEarlier(h.entries);
-          for (const o of h.outcomes) noteOutcome(o.turnId, o.text);
-          setAwaited(h.liveTurn);
-          if (h.liveTurn) resumeStream().catch((e: Error) => setProblem(e.message));
-        },
-        (e: Error) => setProblem(e.message),
-      )
-      .finally(() => setRereading(false));
-  }, [conn, noteOutcome, setMessages, resumeStream, clearError]);
+  // again: its alert goes (useChat's resumption would clear it only when a turn is still running). A rejoin the
+  // follow of a paused turn asked for (`followed`) resolves no refusal: it clears only the alert of a rejoin that
+  // failed before, not an unrelated one (a failed Stop, a failed read). Resolves whether the session was read.
+  const rejoinFailure = useRef<string | null>(null);
+  const rejoin = useCallback(
+    (followed = false): Promise<boolean> => {
+      setRereading(true);
+      setResumeAnswer(null);
+      return loadHistory(conn)
+        .then(
+          (h) => {
+            if (followed) setProblem((p) => (p === rejoinFailure.current ? null : p));
+            else {
+              clearError();
+              setProblem(null);
+            }
+            rejoinFailure.current = null;
+            setMessages([]);
+            setSeeded(new Set());
+            setEarlier(h.entries);
+            for (const o of h.outcomes) noteOutcome(o.turnId, o.text);
+            setAwaited(h.liveTurn);
+            if (h.liveTurn) resumeStream().catch((e: Error) => setProblem(e.message));
+            return true;
+          },
+          (e: Error) => {
+            rejoinFailure.current = e.message;
+            setProblem(e.message);
+            return false;
+          },
+        )
+        .finally(() => setRereading(false));
+    },
+    [conn, noteOutcome, setMessages, resumeStream, clearError],
+  );
 
   // A resumption useChat starts by itself (the page visible again after its stream broke mid-answer) that finds
   // no stream leaves the broken answer as it was: the turn ended meanwhile, so rejoin to show how it went. Any
@@ -308,7 +323,15 @@ function Chat({ conn }: { conn: Connection }) {
     closings,
   );
   const open = openCalls(shownEntries);
-  useFollowPause(conn, open, earlier !== null && !busy && !rereading && awaited === null && reconnect === null, rejoin);
+  const followed = useCallback(() => rejoin(true), [rejoin]);
+  const followFailed = useCallback((e: Error) => setProblem(e.message), []);
+  useFollowPause(
+    conn,
+    open,
+    earlier !== null && !busy && !rereading && awaited === null && reconnect === null,
+    followed,
+    followFailed,
+  );
 
   // The calls shown open when a message is sent: the server closes them as it takes it (their results are stored
   // with the message, "no result was provided before the next user message", open approvals declined), and no

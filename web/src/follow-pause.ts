@@ -2,7 +2,7 @@
 // at a time, only while the tab is visible), so a turn moved on elsewhere (an app, another tab, the API) shows.
 import { useEffect, useRef } from "react";
 import { type Connection, sessionPath } from "./connection";
-import { friendlyFetch } from "./errors";
+import { friendlyFetch, readRetryAfterS } from "./errors";
 import { authHeaders } from "./session-reads";
 import { type PausedStep, pauseMovedOn, type ToolBlock } from "./transcript";
 
@@ -16,29 +16,39 @@ const FOLLOW_MAX_MS = 30_000;
  * paused turn has no stream to keep open: GET …/stream ends at the pause, and answers 204 until the turn runs
  * again). So the session's state is read after a second, then after each wait twice as long (at most 30 s), one
  * read at a time and only while the tab is visible (a tab visible again reads at once); `movedOn` runs once the
- * state no longer holds those calls open as the page shows them (pauseMovedOn).
+ * state no longer holds those calls open as the page shows them (pauseMovedOn); it resolves whether the page
+ * caught up. A read that trying again cannot help (an expired link, a deleted session: readRetryAfterS) stops the
+ * following and goes to `failed`, to be shown; a rate-limited one waits at least its Retry-After.
  */
 export function useFollowPause(
   conn: Connection,
   open: ReadonlyMap<string, ToolBlock["state"]>,
   active: boolean,
-  movedOn: () => void,
+  movedOn: () => Promise<boolean>,
+  failed: (e: Error) => void,
 ): void {
   const shown = useRef(open);
   shown.current = open;
   const onMoved = useRef(movedOn);
   onMoved.current = movedOn;
+  const onFailed = useRef(failed);
+  onFailed.current = failed;
+  // The wait, kept across the effect's runs: catching up (movedOn) makes the effect stop and run again with the
+  // same open calls when it failed (its history read refused), and starting over at a second would read twice a
+  // second for ever. It starts over only when the open calls shown change or the page caught up.
+  const backoff = useRef({ key: "", waitMs: FOLLOW_FIRST_MS });
   // A new read schedule only when what is shown open changes, not on every render.
   const key = active ? [...open].map(([id, state]) => `${id}:${state}`).join(" ") : "";
   useEffect(() => {
     if (key === "") return;
     const stop = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let waitMs = FOLLOW_FIRST_MS;
+    if (backoff.current.key !== key) backoff.current = { key, waitMs: FOLLOW_FIRST_MS };
+    const wait = backoff.current;
     let reading = false;
-    const later = () => {
-      timer = setTimeout(read, waitMs);
-      waitMs = Math.min(waitMs * 2, FOLLOW_MAX_MS);
+    const later = (atLeastMs = 0) => {
+      timer = setTimeout(read, Math.max(wait.waitMs, atLeastMs));
+      wait.waitMs = Math.min(wait.waitMs * 2, FOLLOW_MAX_MS);
     };
     const read = () => {
       timer = undefined;
@@ -49,12 +59,18 @@ export function useFollowPause(
         .then(
           (state) => {
             if (stop.signal.aborted) return;
-            if (pauseMovedOn(shown.current, state.pause ?? null)) onMoved.current();
-            else later();
+            if (!pauseMovedOn(shown.current, state.pause ?? null)) return later();
+            onMoved.current().then((caughtUp) => {
+              if (caughtUp) wait.waitMs = FOLLOW_FIRST_MS;
+            });
           },
-          // A read that failed (unreachable, rate-limited) is tried again after the next, longer wait.
-          () => {
-            if (!stop.signal.aborted) later();
+          // A read that failed (unreachable, a server error, rate-limited) is tried again after the next, longer
+          // wait (a rate limit's Retry-After at least); one refused for good is shown, and not tried again.
+          (e: Error) => {
+            if (stop.signal.aborted) return;
+            const retryAfterS = readRetryAfterS(e);
+            if (retryAfterS === null) onFailed.current(e);
+            else later(retryAfterS * 1000);
           },
         )
         .finally(() => {
@@ -65,7 +81,7 @@ export function useFollowPause(
       clearTimeout(timer);
       timer = undefined;
       if (document.visibilityState !== "visible") return;
-      waitMs = FOLLOW_FIRST_MS;
+      wait.waitMs = FOLLOW_FIRST_MS;
       read();
     };
     document.addEventListener("visibilitychange", onVisibility);
