@@ -40,18 +40,23 @@ export async function deleteSessionRow(db: D1Database, tenant: string, id: strin
 }
 
 /**
- * How long after its creation an accepted run's record with an idempotency key outlives its deleted session: a
- * webhook is accepted up to TOLERANCE_S after its timestamp, which may be TOLERANCE_S ahead of the run's creation.
+ * How long after its creation a run's record with an idempotency key outlives its deleted session: a webhook is
+ * accepted up to TOLERANCE_S after its timestamp, which may be TOLERANCE_S ahead of the run's creation.
  */
 const REPLAY_GUARD_MS = 2 * TOLERANCE_S * 1000;
 
-/** The run records a session's deletion keeps: recent accepted runs with an idempotency key (REPLAY_GUARD_MS). */
-const KEPT_RUN = "idempotency_key IS NOT NULL AND accepted_at IS NOT NULL AND created_at >= ?";
+/**
+ * The run records a session's deletion keeps: recent runs with an idempotency key (REPLAY_GUARD_MS), accepted or
+ * not. A run the session queued may lack its accepted_at (the worker failed or was cancelled before writing it);
+ * without its record a replay would win a new one, created after the deletion, and run the input again. A kept
+ * record never accepted is handed to the session anew, which refuses it as admitted before the deletion.
+ */
+const KEPT_RUN = "idempotency_key IS NOT NULL AND created_at >= ?";
 
 /**
  * Deletes a session's D1 rows: its index row and its run records, in one batch; true when an index row was there.
- * Used by `DELETE /v1/sessions/{id}` and by a session that expires itself. For REPLAY_GUARD_MS an accepted run's
- * record with a webhook-id / Idempotency-Key is kept, its request emptied: that record is what recognises a
+ * Used by `DELETE /v1/sessions/{id}` and by a session that expires itself. For REPLAY_GUARD_MS a run's record
+ * with a webhook-id / Idempotency-Key is kept, its request emptied: that record is what recognises a
  * repeat, and without it a signed webhook replayed after the delete would run a second time. Such a repeat finds
  * its run and is answered 404 (the run's session was deleted) with nothing run; the retention cron removes the
  * record later.

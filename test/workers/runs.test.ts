@@ -162,6 +162,22 @@ describe("idempotency by webhook-id", () => {
     expect(sessions.body.sessions).toEqual([]);
   });
 
+  it("does not run again a webhook replayed after its session was deleted before its acceptance was recorded", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "once" } }, { reply: { text: "twice" } }]);
+    const id = uid("msg");
+    const first = await accepted(await signedRun(s, { input: "hi" }, { id }));
+    await waitRun(s, first.run_id, ended);
+    // The session queued the run but the worker never recorded it (markRunAccepted failed, or it was cancelled).
+    await env.DB.prepare("UPDATE runs SET accepted_at = NULL WHERE id = ?").bind(first.run_id).run();
+    expect((await api(`/v1/sessions/${first.session_id}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    const again = await signedRun(s, { input: "hi" }, { id });
+    expect(again.status).toBe(404);
+    expect((await mockRequests(s.model)).length).toBe(1);
+    const sessions = await apiJson<{ sessions: unknown[] }>("/v1/sessions", { key: s.key });
+    expect(sessions.body.sessions).toEqual([]);
+  });
+
   it("deletes with its session a run record older than a replay could be", async () => {
     const s = await runSetup();
     await script(s.model, [{ reply: { text: "once" } }]);
