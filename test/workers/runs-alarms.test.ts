@@ -395,6 +395,48 @@ describe("the secret that signs an approval notice while its run's turn is pause
   });
 });
 
+describe("an approval whose agent was deleted, expiring", () => {
+  it("ends the paused turn: its run and the run queued behind it fail agent_missing, nothing stays open", async () => {
+    const tools = [
+      {
+        name: "charge_card",
+        description: "Charges a card.",
+        input_schema: { type: "object", properties: { amount: { type: "number" } } },
+        execution: { type: "http", url: `${env.MOCK_URL}/_callback/${uid("charge-gone")}` },
+        requires_approval: true,
+      },
+    ];
+    const s = await runSetup(undefined, { tools, approval_ttl_s: 60 });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_agent_gone", name: "charge_card", input: { amount: 1 } }] } },
+    ]);
+    const paused = await start(s, { input: "charge 1" });
+    await waitRun(s, paused.run_id, (r) => r.status === "awaiting_approval");
+    const behind = await start(s, { input: "next", session_id: paused.session_id });
+    expect((await getRun(s, behind.run_id)).status).toBe("queued");
+    expect((await apiJson(`/v1/agents/${s.agent}`, { method: "DELETE", key: ADMIN })).status).toBe(200);
+    // The session holds no copy of its agent (a session from before the copy), so the expiry reads the deleted
+    // agent from D1; the clock is fast-forwarded past the approval's TTL.
+    await runInDurableObject(runStub(s, paused.session_id), (_i, state) => {
+      state.storage.sql.exec("DELETE FROM agent_config");
+      state.storage.sql.exec("UPDATE jobs SET due_at = 0 WHERE kind = 'approval'");
+    });
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(runStub(s, paused.session_id))).toBe(true);
+    const first = await waitRun(s, paused.run_id, ended);
+    expect(first.error?.code).toBe("agent_missing");
+    const second = await waitRun(s, behind.run_id, ended);
+    expect(second.error?.code).toBe("agent_missing");
+    const left = await runInDurableObject(runStub(s, paused.session_id), (_i, state) => ({
+      turn: state.storage.sql.exec<{ status: string }>("SELECT status FROM turns ORDER BY ord DESC LIMIT 1").one(),
+      pending: state.storage.sql.exec("SELECT count(*) AS n FROM approvals WHERE status = 'pending'").one().n,
+    }));
+    expect(left.turn.status).not.toBe("awaiting_approval");
+    expect(left.pending).toBe(0);
+    expect((await mockRequests(s.model)).length).toBe(1);
+  });
+});
+
 describe("what the alarm reads of queued runs", () => {
   it("open runs and single runs are read without their input and schema; only starting a run reads them", async () => {
     const s = await runSetup();

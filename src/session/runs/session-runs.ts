@@ -433,13 +433,35 @@ export class SessionRuns {
     });
   }
 
-  /** An approval's `approval_ttl_s` ran out: declined with that reason (the turn resumes if it was the last). */
+  /**
+   * An approval's `approval_ttl_s` ran out: declined with that reason (the turn resumes if it was the last). With
+   * its agent deleted (and no copy kept) the turn could never resume: it is ended instead (`#endOrphaned`).
+   */
   async #expire(job: Job): Promise<void> {
     const name = this.#agentName();
     const agent = name ? await this.#agent(name) : null;
     if (this.#gone) return; // deleted during the agent's read: the job went with the tables
     if (agent) await this.#engine.expireApproval(agent, job.ref);
+    else await this.#endOrphaned(job.ref);
     this.#scheduler.remove("approval", job.ref);
+  }
+
+  /**
+   * The paused turn of an expired approval whose agent is gone. Left paused it would block every run behind it
+   * forever (`blocked`); it is cancelled, declining its open approvals, and its run fails `agent_missing` (failed
+   * first, so the cancel's settled hook leaves it so). The runs queued behind then start and fail the same way.
+   */
+  async #endOrphaned(approvalId: string): Promise<void> {
+    const approval = this.#engine.approvals.get(approvalId);
+    const latest = this.#engine.turns.latest();
+    if (approval?.status !== "pending" || latest?.id !== approval.turn_id || latest.status !== "awaiting_approval") {
+      return;
+    }
+    const row = this.store.byTurn(latest.id);
+    if (row?.status === "awaiting_approval" || row?.status === "running") {
+      this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
+    }
+    await this.#engine.cancel();
   }
 
   async #callback(job: Job): Promise<void> {
