@@ -59,7 +59,7 @@ const KEPT_RUN = "idempotency_key IS NOT NULL AND created_at >= ?";
  * with a webhook-id / Idempotency-Key is kept, its request emptied: that record is what recognises a
  * repeat, and without it a signed webhook replayed after the delete would run a second time. Such a repeat finds
  * its run and is answered 404 (the run's session was deleted) with nothing run; the retention cron removes the
- * record later.
+ * record once REPLAY_GUARD_MS has passed (deleteExpiredGuards).
  */
 export async function deleteSessionIndex(db: D1Database, tenant: string, id: string): Promise<boolean> {
   const since = new Date(Date.now() - REPLAY_GUARD_MS).toISOString();
@@ -71,6 +71,23 @@ export async function deleteSessionIndex(db: D1Database, tenant: string, id: str
     db.prepare("DELETE FROM sessions WHERE tenant = ? AND id = ?").bind(tenant, id),
   ]);
   return (sessions?.meta.changes ?? 0) > 0;
+}
+
+/**
+ * Deletes at most `limit` of the records deleteSessionIndex kept (request emptied, no index row) whose REPLAY_GUARD_MS
+ * has passed by `now`: no replay can be accepted any more. Called by the retention cron whatever the runs
+ * retention (30 days, or 0: forever); returns how many it deleted.
+ */
+export async function deleteExpiredGuards(db: D1Database, now: number, limit: number): Promise<number> {
+  const res = await db
+    .prepare(
+      `DELETE FROM runs WHERE id IN (SELECT id FROM runs WHERE request = '{}' AND created_at < ?
+         AND NOT EXISTS (SELECT 1 FROM sessions WHERE sessions.tenant = runs.tenant AND sessions.id = runs.session_id)
+         LIMIT ?)`,
+    )
+    .bind(new Date(now - REPLAY_GUARD_MS).toISOString(), limit)
+    .run();
+  return res.meta.changes ?? 0;
 }
 
 /** A tenant's sessions with ids after `after`, in id order, at most `limit`. */

@@ -1,13 +1,15 @@
 /**
  * The worker's retention cron over D1 (wrangler.toml `[triggers]`): run
  * records past their retention are deleted once their session says the run
- * has ended, and when the idle-expiry setting is new to them every indexed
+ * has ended, a deleted session's replay-guard records once no replay can need
+ * them, and when the idle-expiry setting is new to them every indexed
  * session is asked to schedule its sweep for it. Each tick continues where
  * the last one stopped (D1 `retention_cursor`).
  */
 
 import { deleteRuns, type RunRef, retentionCursor, runsCreatedBefore, setRetentionCursor } from "../d1/runs";
 import {
+  deleteExpiredGuards,
   IDLE_CURSOR_START,
   type IdleCursor,
   idleCursor,
@@ -22,6 +24,8 @@ import { isoBefore, retentionOf } from "./config";
 
 /** D1 run records read and deleted per statement (one bound parameter each, so well under 100). */
 export const D1_BATCH = 50;
+/** Replay-guard records deleted per statement (one subquery, two bound parameters). */
+const D1_GUARD_BATCH = 500;
 /**
  * Wall time one cron invocation keeps taking batches while they come back full (a busy deployment creates more
  * than a fixed few batches an hour); the rest waits for the next tick. Well inside a cron invocation's limits.
@@ -35,6 +39,8 @@ export interface D1SweepReport {
   runs_deleted: number;
   /** Old records kept because their session still has the run open (queued, running or callback pending). */
   runs_kept: number;
+  /** Replay-guard records of deleted sessions removed once past their window (deleteExpiredGuards). */
+  guards_deleted: number;
   /** The time budget ran out; the next tick continues after the last record this one read. */
   more: boolean;
 }
@@ -78,7 +84,14 @@ async function stillOpen(env: WorkerEnv, refs: RunRef[]): Promise<Set<string>> {
  * the next tick.
  */
 export async function sweepD1(env: WorkerEnv, now: number, budgetMs = D1_TICK_MS): Promise<D1SweepReport> {
-  const report: D1SweepReport = { runs_deleted: 0, runs_kept: 0, more: false };
+  const report: D1SweepReport = { runs_deleted: 0, runs_kept: 0, guards_deleted: 0, more: false };
+  // A deleted session's replay-guard records are needed only until no replay can be accepted, whatever the runs
+  // retention; batches of D1_GUARD_BATCH until one comes back short (a few per deletion in the last hour).
+  for (;;) {
+    const n = await deleteExpiredGuards(env.DB, now, D1_GUARD_BATCH);
+    report.guards_deleted += n;
+    if (n < D1_GUARD_BATCH) break;
+  }
   const { runsMs } = retentionOf(env);
   if (runsMs <= 0) return report;
   const cutoff = isoBefore(now, runsMs);

@@ -726,6 +726,37 @@ describe("D1 retention", () => {
     expect(left?.n).toBe(0);
   });
 
+  /** A webhook run's record (with its webhook-id) created now, kept emptied by its session's deletion. */
+  async function keptGuard(s: Setup): Promise<string> {
+    const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
+      .bind(s.session)
+      .first<{ tenant: string }>();
+    const id = uid("run_guard");
+    const now = new Date().toISOString();
+    await env.DB.prepare(
+      "INSERT INTO runs (id, tenant, agent, session_id, idempotency_key, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, ?, 'h', 'signature', '{\"input\":[]}', ?, ?)",
+    )
+      .bind(id, row?.tenant, s.agent, s.session, uid("msg"), now, now)
+      .run();
+    expect((await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    expect(await exists(id)).toBe(true);
+    return id;
+  }
+
+  it("the cron deletes a deleted session's replay-guard record once no replay can need it, long before the runs retention", async () => {
+    const s = await setup();
+    const id = await keptGuard(s);
+    await cron(Date.now() + 11 * 60_000);
+    expect(await exists(id)).toBe(false);
+  });
+
+  it("the cron keeps a deleted session's replay-guard record while a replay may still come", async () => {
+    const s = await setup();
+    const id = await keptGuard(s);
+    await cron(Date.now() + 5 * 60_000);
+    expect(await exists(id)).toBe(true);
+  });
+
   it("deleting a session deletes its index row and its run records", async () => {
     const s = await setup();
     const id = await record(s, uid("run"), new Date().toISOString());
