@@ -242,7 +242,7 @@ function Chat({ conn }: { conn: Connection }) {
   const liveNow = useRef(messages);
   liveNow.current = messages;
   noStream.current = () => {
-    if (liveNow.current.at(-1)?.role === "assistant") rejoin();
+    if (liveNow.current.at(-1)?.role === "assistant") void rejoin();
   };
 
   // A dropped stream (onFinish above) rejoins once its wait is over: the stored history and the turn resumed.
@@ -250,7 +250,7 @@ function Chat({ conn }: { conn: Connection }) {
     if (reconnect === null) return;
     const timer = setTimeout(() => {
       setReconnect(null);
-      rejoin();
+      void rejoin();
     }, reconnect.waitMs);
     return () => clearTimeout(timer);
   }, [reconnect, rejoin]);
@@ -280,9 +280,9 @@ function Chat({ conn }: { conn: Connection }) {
     } else if (untaken && text !== null) {
       setMessages((ms) => (ms[ms.length - 1]?.role === "user" ? ms.slice(0, -1) : ms));
       setDraft((d) => d || text);
-      if (error instanceof ApiFailure && error.code === "turn_in_progress") rejoin();
+      if (error instanceof ApiFailure && error.code === "turn_in_progress") void rejoin();
     } else if (untaken && answering.current) {
-      if (error instanceof ApiFailure && ANSWERED_ELSEWHERE.has(error.code)) rejoin();
+      if (error instanceof ApiFailure && ANSWERED_ELSEWHERE.has(error.code)) void rejoin();
       else setMessages((ms) => reopenApprovals(ms, answeredHere.current));
     }
     if (status !== "submitted" && status !== "streaming") setRetrying(null);

@@ -60,7 +60,8 @@ export function useFollowPause(
           (state) => {
             if (stop.signal.aborted) return;
             if (!pauseMovedOn(shown.current, state.pause ?? null)) return later();
-            onMoved.current().then((caughtUp) => {
+            // rejoin() settles with whether it read the session; it never rejects.
+            void onMoved.current().then((caughtUp) => {
               if (caughtUp) wait.waitMs = FOLLOW_FIRST_MS;
             });
           },
