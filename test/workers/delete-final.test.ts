@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { handToSession } from "../../src/runs/admission";
 import type { Session } from "../../src/session/session";
-import { api, apiJson, mockRequests, script, uid } from "./helpers";
+import { api, apiJson, mockRequests, queueRun, script, uid } from "./helpers";
 import { runSetup, runStub } from "./runs-helpers";
 
 // DELETE is final: a message or a queued run that was waiting on network I/O (here an MCP server that is
@@ -261,20 +261,7 @@ describe("DELETE while a call re-reads its agent from D1", () => {
     await abortAllDurableObjects();
     const failed = await runInDurableObject(runStub(s, session), async (instance: Session, state) => {
       const run = uid("run_deleted");
-      const now = new Date().toISOString();
-      state.storage.sql.exec(
-        "INSERT INTO runs (id, agent, status, input, json_schema, created_at) VALUES (?, ?, 'queued', ?, NULL, ?)",
-        run,
-        s.agent,
-        JSON.stringify([{ type: "text", text: "report" }]),
-        now,
-      );
-      state.storage.sql.exec(
-        "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, 'run', ?, 0, ?)",
-        `run:${run}`,
-        run,
-        now,
-      );
+      queueRun(state.storage.sql, run, s.agent, "report");
       const hold = holdAgentRead(instance);
       const errors = vi.spyOn(console, "error");
       try {

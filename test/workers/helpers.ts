@@ -383,3 +383,16 @@ export async function fillStreamPlaces(instance: Session): Promise<ReadableStrea
   }
   return readers;
 }
+
+/** Inside the object: a queued webhook run of `agent` asking `text`, its job due now (the next alarm starts it). */
+export function queueRun(sql: SqlStorage, run: string, agent: string, text: string): void {
+  const now = new Date().toISOString();
+  sql.exec(
+    "INSERT INTO runs (id, agent, status, input, json_schema, created_at) VALUES (?, ?, 'queued', ?, NULL, ?)",
+    run,
+    agent,
+    JSON.stringify([{ type: "text", text }]),
+    now,
+  );
+  sql.exec("INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, 'run', ?, 0, ?)", `run:${run}`, run, now);
+}

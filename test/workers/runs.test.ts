@@ -6,7 +6,18 @@ import { OPENAPI } from "../../src/http/openapi";
 import { MAX_QUEUED_RUNS } from "../../src/session/runs/types";
 import type { Session } from "../../src/session/session";
 import { STRUCTURED_RESULT_BUDGET_BYTES } from "../../src/storage/limits";
-import { ADMIN, api, apiJson, fillStreamPlaces, mockRequests, readRest, script, tenantKey, uid } from "./helpers";
+import {
+  ADMIN,
+  api,
+  apiJson,
+  fillStreamPlaces,
+  mockRequests,
+  queueRun,
+  readRest,
+  script,
+  tenantKey,
+  uid,
+} from "./helpers";
 import {
   d1Runs,
   deliveries,
@@ -335,20 +346,7 @@ describe("a run's admission and the session's streams", () => {
       // A client's streams, every place taken: replays of its turn, not read yet.
       const readers = await fillStreamPlaces(instance);
       // A queued run, due now: the alarm admits it.
-      const now = new Date().toISOString();
-      state.storage.sql.exec(
-        "INSERT INTO runs (id, agent, status, input, json_schema, created_at) VALUES (?, ?, 'queued', ?, NULL, ?)",
-        run,
-        s.agent,
-        JSON.stringify([{ type: "text", text: "go" }]),
-        now,
-      );
-      state.storage.sql.exec(
-        "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, 'run', ?, 0, ?)",
-        `run:${run}`,
-        run,
-        now,
-      );
+      queueRun(state.storage.sql, run, s.agent, "go");
       await instance.alarm();
       const status = state.storage.sql.exec<{ status: string }>("SELECT status FROM runs WHERE id = ?", run).one();
       const [first] = readers as [ReadableStreamDefaultReader<Uint8Array>];
