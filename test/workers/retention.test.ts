@@ -17,11 +17,16 @@ import { api, apiJson, type Setup, script, setup, sseFrames, uid } from "./helpe
 
 const OLD = "2020-01-01T00:00:00.000Z";
 
-async function object(s: Setup) {
+/** The tenant the session's index row names. */
+async function tenantOf(s: Setup): Promise<string> {
   const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
     .bind(s.session)
     .first<{ tenant: string }>();
-  return env.SESSION.getByName(`${row?.tenant}:${s.session}`);
+  return row?.tenant ?? "";
+}
+
+async function object(s: Setup) {
+  return env.SESSION.getByName(`${await tenantOf(s)}:${s.session}`);
 }
 
 async function sql<T extends Record<string, SqlStorageValue>>(
@@ -183,14 +188,12 @@ describe("the session's sweep job", () => {
       "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES ('sweep:retention', 'sweep', 'retention', 0, ?) ON CONFLICT (id) DO UPDATE SET due_at = 0",
       new Date().toISOString(),
     );
-    const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
-      .bind(s.session)
-      .first<{ tenant: string }>();
+    const tenant = await tenantOf(s);
     await runInDurableObject(await object(s), async (instance: Session) => {
       const alarm = instance.alarm();
       // This timer was set before the sweep's first yield: when it fires, one batch is done and the sweep waits.
       await new Promise((r) => setTimeout(r, 0));
-      expect((await instance.destroy(row?.tenant ?? "", s.session)).ok).toBe(true);
+      expect((await instance.destroy(tenant, s.session)).ok).toBe(true);
       await expect(alarm).resolves.toBeUndefined();
     });
   });
@@ -442,11 +445,7 @@ describe("idle sessions (SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS=400 in this sui
     const s = await setup();
     await script(s.model, [{ reply: { text: "one" } }]);
     await turn(s, "a");
-    const tenant = (
-      await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?").bind(s.session).first<{
-        tenant: string;
-      }>()
-    )?.tenant as string;
+    const tenant = await tenantOf(s);
     await env.DB.prepare(
       "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at) VALUES (?, ?, ?, ?, 'h', 'key', '{}', ?)",
     )
@@ -524,11 +523,7 @@ describe("idle expiry turned on later: the cron's walk over the session index", 
   it("a session dormant before idle expiry was on gets its sweep armed by the cron, and its alarm deletes it", async () => {
     const s = await setup();
     const stub = await object(s);
-    const tenant = (
-      await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?").bind(s.session).first<{
-        tenant: string;
-      }>()
-    )?.tenant as string;
+    const tenant = await tenantOf(s);
     await ageEverything(s);
     await dormant(s);
     await tick(idleOff);
@@ -572,11 +567,7 @@ describe("idle expiry turned on later: the cron's walk over the session index", 
   it("the walk never revives a deleted session, nor creates one behind an index row with no session", async () => {
     const s = await setup();
     const stub = await object(s);
-    const tenant = (
-      await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?").bind(s.session).first<{
-        tenant: string;
-      }>()
-    )?.tenant as string;
+    const tenant = await tenantOf(s);
     expect((await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key })).status).toBe(200);
     // Index rows the walk reaches (a half-done create, say): one for the deleted session, one for no session.
     const never = uid("never");
@@ -613,13 +604,11 @@ describe("idle expiry turned on later: the cron's walk over the session index", 
 
 describe("D1 retention", () => {
   async function record(s: Setup, id: string, createdAt: string): Promise<string> {
-    const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
-      .bind(s.session)
-      .first<{ tenant: string }>();
+    const tenant = await tenantOf(s);
     await env.DB.prepare(
       "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, 'h', 'key', '{}', ?, ?)",
     )
-      .bind(id, row?.tenant, s.agent, s.session, createdAt, createdAt)
+      .bind(id, tenant, s.agent, s.session, createdAt, createdAt)
       .run();
     return id;
   }
@@ -663,16 +652,14 @@ describe("D1 retention", () => {
 
   it("a tick continues after the records the last one kept, so open old records never hide later ended ones", async () => {
     const s = await setup();
-    const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
-      .bind(s.session)
-      .first<{ tenant: string }>();
+    const tenant = await tenantOf(s);
     // Ten batches of the oldest records, all still queued in their session (behind an approval, say).
     const open = Array.from({ length: D1_BATCH * 10 }, (_, i) => `${uid("run_q")}_${i}`);
     await env.DB.batch(
       open.map((id) =>
         env.DB.prepare(
           "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, 'h', 'key', '{}', ?, ?)",
-        ).bind(id, row?.tenant, s.agent, s.session, OLD, OLD),
+        ).bind(id, tenant, s.agent, s.session, OLD, OLD),
       ),
     );
     await runInDurableObject(await object(s), (_i, state) => {
@@ -707,16 +694,14 @@ describe("D1 retention", () => {
 
   it("a tick keeps taking batches while they come back full", async () => {
     const s = await setup();
-    const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
-      .bind(s.session)
-      .first<{ tenant: string }>();
+    const tenant = await tenantOf(s);
     // More than ten batches of ended records (their session no longer holds them), behind any left by other tests.
     const ids = Array.from({ length: D1_BATCH * 11 + 1 }, (_, i) => `${uid("run_old")}_${i}`);
     await env.DB.batch(
       ids.map((id) =>
         env.DB.prepare(
           "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, 'h', 'key', '{}', ?, ?)",
-        ).bind(id, row?.tenant, s.agent, s.session, OLD, OLD),
+        ).bind(id, tenant, s.agent, s.session, OLD, OLD),
       ),
     );
     await cron();
@@ -728,15 +713,13 @@ describe("D1 retention", () => {
 
   /** A webhook run's record (with its webhook-id) created now, kept emptied by its session's deletion. */
   async function keptGuard(s: Setup): Promise<string> {
-    const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
-      .bind(s.session)
-      .first<{ tenant: string }>();
+    const tenant = await tenantOf(s);
     const id = uid("run_guard");
     const now = new Date().toISOString();
     await env.DB.prepare(
       "INSERT INTO runs (id, tenant, agent, session_id, idempotency_key, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, ?, 'h', 'signature', '{\"input\":[]}', ?, ?)",
     )
-      .bind(id, row?.tenant, s.agent, s.session, uid("msg"), now, now)
+      .bind(id, tenant, s.agent, s.session, uid("msg"), now, now)
       .run();
     expect((await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key })).status).toBe(200);
     expect(await exists(id)).toBe(true);
