@@ -6,6 +6,9 @@ import { isRecord, type JsonObject, type Rejection } from "./types.ts";
 
 const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,128}$/;
+/** A tool_use of history is held to a stricter rule than a declared tool's name. */
+const TOOL_USE_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+const MAX_TOOL_USE_NAME = 64;
 const MESSAGE_BLOCK_TYPES = [
   "text",
   "image",
@@ -172,6 +175,10 @@ function checkBlock(block: unknown, loc: string, role: string, toolNames: Set<st
       if (typeof block.id !== "string") return bad(`${loc}.tool_use.id: Field required`);
       if (!ID_PATTERN.test(block.id)) return bad(`${loc}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
       if (typeof block.name !== "string") return bad(`${loc}.tool_use.name: Field required`);
+      if (block.name.length > MAX_TOOL_USE_NAME)
+        return bad(`${loc}.tool_use.name: String should have at most ${MAX_TOOL_USE_NAME} characters`);
+      if (!TOOL_USE_NAME_PATTERN.test(block.name))
+        return bad(`${loc}.tool_use.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
       if (block.input === undefined) return bad(`${loc}.tool_use.input: Field required`);
       if (!isRecord(block.input)) return bad(`${loc}.tool_use.input: Input should be a valid dictionary`);
       return null;

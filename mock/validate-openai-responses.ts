@@ -1,8 +1,8 @@
-// Validation of OpenAI Responses API requests (`POST /v1/responses`): the shape checks (max_output_tokens >= 16), the
-// `context_management` compaction entry, and the pairing of function_call and function_call_output
-// items, answered with the real API's 400 messages.
+// Validation of OpenAI Responses API requests (`POST /v1/responses`): the shape checks (max_output_tokens >= 16,
+// function names in tools[] and in history), the `context_management` compaction entry, and the pairing of
+// function_call and function_call_output items, answered with the real API's 400 messages.
 import { isRecord, type Rejection } from "./types.ts";
-import { bad, parametersProblem, unpaired } from "./validate-openai.ts";
+import { bad, functionNameProblem, parametersProblem, unpaired } from "./validate-openai.ts";
 
 const ROLES = ["user", "assistant", "system", "developer"];
 /** The API's least `max_output_tokens`. */
@@ -23,9 +23,9 @@ export function validateResponsesRequest(body: unknown): Rejection | null {
       const tool: unknown = body.tools[i];
       if (!isRecord(tool) || tool.type !== "function")
         return bad(`Invalid value for 'tools[${i}].type'.`, `tools[${i}].type`, "invalid_value");
-      if (typeof tool.name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name))
-        return bad(`Invalid 'tools[${i}].name': string does not match pattern.`, `tools[${i}].name`, "invalid_value");
-      const schema = parametersProblem(tool.name, tool.parameters, `tools[${i}].parameters`);
+      const invalid = functionNameProblem(tool.name, `tools[${i}].name`);
+      if (invalid) return invalid;
+      const schema = parametersProblem(String(tool.name), tool.parameters, `tools[${i}].parameters`);
       if (schema) return schema;
     }
   }
@@ -96,6 +96,8 @@ function checkItems(items: unknown[]): Rejection | null {
           param,
           "invalid_value",
         );
+      const invalid = functionNameProblem(item.name, `${param}.name`);
+      if (invalid) return invalid;
       if (calls.has(item.call_id)) return unpaired(`Duplicate item found with call_id ${item.call_id}.`, param);
       calls.set(item.call_id, i);
     } else if (type === "function_call_output") {

@@ -4,6 +4,8 @@ import { isRecord, type JsonObject, type Rejection } from "./types.ts";
 
 const ROLES = ["system", "developer", "user", "assistant", "tool", "function"];
 const NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
+/** The longest function name the API accepts. */
+const MAX_NAME = 64;
 
 /** A 400 in OpenAI's error shape (message, param, code); shared with the Responses validator. */
 export const bad = (message: string, param: string | null = null, code: string | null = null): Rejection => ({
@@ -80,15 +82,33 @@ function checkTools(tools: unknown, at: string): Rejection | null {
     if (!isRecord(tool.function)) return missing(`${loc}.function`);
     const name = tool.function.name;
     if (name === undefined) return missing(`${loc}.function.name`);
-    if (typeof name !== "string" || !NAME_PATTERN.test(name))
-      return bad(
-        `Invalid '${loc}.function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
-        `${loc}.function.name`,
-        "invalid_value",
-      );
-    const schema = parametersProblem(name, tool.function.parameters, `${loc}.function.parameters`);
+    const invalid = functionNameProblem(name, `${loc}.function.name`);
+    if (invalid) return invalid;
+    const schema = parametersProblem(String(name), tool.function.parameters, `${loc}.function.parameters`);
     if (schema) return schema;
   }
+  return null;
+}
+
+/**
+ * A function name, declared in tools[] or of a call in history, is refused unless it matches `^[a-zA-Z0-9_-]+$`
+ * and has at most 64 characters (GPT-4o's `multi_tool_use.parallel`, sent back, is refused so). Shared with the
+ * Responses validator.
+ */
+export function functionNameProblem(name: unknown, param: string): Rejection | null {
+  if (typeof name !== "string") return wrongType(param, "a string", name);
+  if (!NAME_PATTERN.test(name))
+    return bad(
+      `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+      param,
+      "invalid_value",
+    );
+  if (name.length > MAX_NAME)
+    return bad(
+      `Invalid '${param}': string too long. Expected a string with maximum length ${MAX_NAME}, but got a string with length ${name.length} instead.`,
+      param,
+      "string_above_max_length",
+    );
   return null;
 }
 
@@ -177,7 +197,8 @@ function checkAssistant(message: JsonObject, n: number): Rejection | null {
     if (!isRecord(call.function)) return missing(`${callLoc}.function`);
     const fn = call.function;
     if (fn.name === undefined) return missing(`${callLoc}.function.name`);
-    if (typeof fn.name !== "string") return wrongType(`${callLoc}.function.name`, "a string", fn.name);
+    const invalid = functionNameProblem(fn.name, `${callLoc}.function.name`);
+    if (invalid) return invalid;
     if (fn.arguments === undefined) return missing(`${callLoc}.function.arguments`);
     if (typeof fn.arguments !== "string") return wrongType(`${callLoc}.function.arguments`, "a string", fn.arguments);
     try {

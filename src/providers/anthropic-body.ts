@@ -2,13 +2,14 @@
  * Builds the Anthropic Messages API request body from a StepRequest (`buildAnthropicBody`): prompt-cache
  * breakpoints, thinking budget, native compaction, and history projected into a form the API accepts (roles
  * alternate, tool results lead, empty text is dropped, an error result is never empty, references to removed tools
- * become text). Pure.
+ * become text, a call's id and name are sent in characters the API accepts). Pure.
  */
 
 import { cyrb53 } from "../crypto/cyrb53";
 import type { Part, ToolDeclaration, ToolResultContent } from "../model/message";
 import { wireOnce } from "./body-text";
 import { declaredSchema } from "./declared-schema";
+import { wireToolName } from "./tool-name";
 import { compactionText, type StepRequest } from "./types";
 
 /** The content of an error result that has none (the API refuses an empty one). */
@@ -217,7 +218,7 @@ function projectPart(part: Part, declared: ReadonlySet<string>, opts: ProjectOpt
         ? []
         : [{ type: "thinking", thinking: part.thinking, signature: part.signature }];
     case "tool_use":
-      return [{ type: "tool_use", id: anthropicId(part.id), name: part.name, input: part.input }];
+      return [{ type: "tool_use", id: anthropicId(part.id), name: wireToolName(part.name), input: part.input }];
     case "tool_result": {
       const content = resultContent(part.content, declared, opts.references);
       const id = anthropicId(part.tool_use_id);

@@ -1,13 +1,15 @@
 /**
  * The request body of the OpenAI Chat Completions protocol: `buildOpenAIBody` projects a StepRequest's canonical
  * messages to wire messages (same-role messages merged, tool results as `tool` messages, reasoning sent back
- * only for thinking models, message-level tool declarations as `system` messages), streaming with usage, and the
- * output limit under the name the server at `baseUrl` reads (`maxTokensField`). Pure.
+ * only for thinking models, message-level tool declarations as `system` messages, a call's name in the characters
+ * the API accepts), streaming with usage, and the output limit under the name the server at `baseUrl` reads
+ * (`maxTokensField`). Pure.
  */
 import type { Message, ToolDeclaration } from "../model/message";
 import { resultText } from "../model/message";
 import { wireOnce } from "./body-text";
 import { declaredSchema } from "./declared-schema";
+import { wireToolName } from "./tool-name";
 import { compactionText, type StepRequest } from "./types";
 
 /** Chat Completions messages (the subset we send). */
@@ -116,7 +118,7 @@ function projectAssistant(message: Merged, req: StepRequest): OpenAIMessage[] {
       toolCalls.push({
         id: part.id,
         type: "function",
-        function: { name: part.name, arguments: JSON.stringify(part.input) },
+        function: { name: wireToolName(part.name), arguments: JSON.stringify(part.input) },
       });
     }
   }

@@ -1,8 +1,12 @@
-/** OpenAI Responses API request body: the projection of a step onto `input` items (the subset we send). */
+/**
+ * OpenAI Responses API request body: the projection of a step onto `input` items (the subset we send), a call's
+ * name in the characters the API accepts.
+ */
 import type { Part, ToolDeclaration } from "../model/message";
 import { resultText } from "../model/message";
 import { wireOnce } from "./body-text";
 import { declaredSchema } from "./declared-schema";
+import { wireToolName } from "./tool-name";
 import { compactionText, RESPONSES_MIN_OUTPUT_TOKENS, type StepRequest } from "./types";
 
 /** Responses API input items (the subset we send). */
@@ -82,7 +86,12 @@ function projectMessage(role: "user" | "assistant", parts: readonly Part[]): Res
         if (part.text.trim() !== "") texts.push(part.text);
         break;
       case "tool_use":
-        tail.push({ type: "function_call", call_id: part.id, name: part.name, arguments: JSON.stringify(part.input) });
+        tail.push({
+          type: "function_call",
+          call_id: part.id,
+          name: wireToolName(part.name),
+          arguments: JSON.stringify(part.input),
+        });
         break;
       case "tool_result":
         lead.push({ type: "function_call_output", call_id: part.tool_use_id, output: resultText(part.content) });

@@ -236,4 +236,16 @@ describe("validateAnthropicRequest", () => {
       /^tools\.0\.custom\.input_schema: JSON schema is invalid\. It must match JSON Schema draft 2020-12 /,
     );
   });
+
+  it("refuses a tool_use of history whose name does not match the API's pattern", () => {
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [use("toolu_dot", "multi_tool_use.parallel")] },
+      { role: "user", content: [result("toolu_dot")] },
+    ]);
+    expect(validateAnthropicRequest(body)).toEqual({
+      status: 400,
+      message: "messages.1.content.0.tool_use.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
+    });
+  });
 });

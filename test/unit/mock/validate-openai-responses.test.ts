@@ -14,6 +14,21 @@ describe("validateResponsesRequest: tools", () => {
   });
 });
 
+describe("validateResponsesRequest: function_call items", () => {
+  it("refuses a call of history whose name does not match the API's pattern, as the API does", () => {
+    const input = [
+      { type: "message", role: "user", content: "hi" },
+      { type: "function_call", call_id: "call_dot", name: "prometheus.execute_query", arguments: "{}" },
+      { type: "function_call_output", call_id: "call_dot", output: "unknown tool" },
+    ];
+    expect(validateResponsesRequest({ model: "m", input })).toMatchObject({
+      status: 400,
+      param: "input[1].name",
+      code: "invalid_value",
+    });
+  });
+});
+
 describe("validateResponsesRequest: max_output_tokens", () => {
   it("refuses a value below 16, as the API does", () => {
     expect(validateResponsesRequest({ model: "m", input: "hi", max_output_tokens: 15 })).toMatchObject({

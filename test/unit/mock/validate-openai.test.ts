@@ -129,6 +129,22 @@ describe("validateOpenAIRequest", () => {
       "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
     );
   });
+
+  it("refuses a call of history whose function name does not match the API's pattern, as the API does", () => {
+    const dotted = { id: "call_dot", type: "function", function: { name: "multi_tool_use.parallel", arguments: "{}" } };
+    const body = req([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: null, tool_calls: [dotted] },
+      toolMsg("call_dot"),
+    ]);
+    expect(validateOpenAIRequest(body)).toMatchObject({
+      status: 400,
+      message:
+        "Invalid 'messages[1].tool_calls[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+      param: "messages[1].tool_calls[0].function.name",
+      code: "invalid_value",
+    });
+  });
 });
 
 describe("validateOpenAIRequest: tools", () => {
