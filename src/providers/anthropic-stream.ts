@@ -4,13 +4,14 @@
  * reason says whether `max_tokens` or a `refusal` cut it. Throws ProviderFailure on a malformed event, an event out of order
  * (a second message_start, a block or message event before it, a block started at an index in use or while
  * another is open, a delta or stop for a block that is not open, message_delta or message_stop while a block
- * is open), a stream `error` event, or EOF before message_stop.
+ * is open), a stream `error` event (classified by stream-error.ts), or EOF before message_stop.
  */
 import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asArr, asNum, asObj, asStr, badResponse, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";
 import { cutReason, type WireParser } from "./stream-driver";
+import { streamFailure } from "./stream-error";
 import { ProviderFailure } from "./types";
 
 type Block =
@@ -74,7 +75,7 @@ export class AnthropicStreamParser implements WireParser {
         this.done = true;
         return [...this.#release(cutReason(this.#stopReason)), { type: "message_stop", stop_reason: this.#stopReason }];
       case "error":
-        throw streamError(asObj(data.error));
+        throw streamFailure(asObj(data.error));
       default:
         // ping and event types newer than this code.
         return [];
@@ -315,14 +316,4 @@ function readUsage(usage: Obj | undefined): Partial<Usage> | undefined {
     out.compaction_output_tokens = count("output_tokens");
   }
   return Object.keys(out).length > 0 ? out : undefined;
-}
-
-function streamError(error: Obj | undefined): ProviderFailure {
-  const type = asStr(error?.type) ?? "unknown_error";
-  const message = `provider stream error ${type}: ${asStr(error?.message) ?? ""}`.trim();
-  return new ProviderFailure({
-    code: type === "overloaded_error" ? "provider_overloaded" : "provider_stream_error",
-    message,
-    retryable: true,
-  });
 }

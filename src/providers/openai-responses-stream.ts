@@ -3,9 +3,9 @@ import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asArr, asNum, asObj, asStr, badResponse, type Obj, parseEventData, parseToolInput } from "./json";
 import { RESPONSES_COMPACTION_PROVIDER } from "./openai-responses-body";
-import { isOverflowError } from "./retry";
 import type { EventSourceMessage } from "./sse";
 import { cutReason, type WireParser } from "./stream-driver";
+import { streamFailure } from "./stream-error";
 import { ProviderFailure } from "./types";
 
 type Item =
@@ -68,10 +68,11 @@ export class ResponsesStreamParser implements WireParser {
         break;
       }
       case "response.failed":
-        throw failure(asObj(response?.error));
+        throw streamFailure(asObj(response?.error));
       case "error":
-        // The live API nests the error (`{"type":"error","error":{code, message, …}}`); the documented shape is flat.
-        throw failure(asObj(event.error) ?? event);
+        // The live API nests the error (`{"type":"error","error":{code, message, …}}`); the documented shape is flat
+        // (its `type` is the event's own).
+        throw streamFailure(asObj(event.error) ?? { code: event.code, message: event.message });
     }
     return events;
   }
@@ -224,27 +225,4 @@ function readUsage(usage: Obj | undefined): Partial<Usage> | undefined {
   if (output !== undefined) out.output_tokens = output;
   if (cached !== undefined) out.cache_read_input_tokens = cached;
   return Object.keys(out).length > 0 ? out : undefined;
-}
-
-/**
- * An `error` event or a failed response: a context-length error is an overflow like the HTTP one, a rate limit
- * (`too_many_requests`, `rate_limit_exceeded`) a rate limit like a 429.
- */
-function failure(error: Obj | undefined): ProviderFailure {
-  const code = asStr(error?.code);
-  const message = asStr(error?.message) ?? JSON.stringify(error ?? {}).slice(0, 300);
-  if (isOverflowError(message, code)) {
-    return new ProviderFailure({
-      code: "context_overflow",
-      message: `provider stream error: ${message}`,
-      retryable: true,
-    });
-  }
-  const type = asStr(error?.type);
-  const limited = [code, type].some((v) => v === "too_many_requests" || v === "rate_limit_exceeded");
-  return new ProviderFailure({
-    code: limited ? "provider_rate_limited" : "provider_stream_error",
-    message: `provider stream error${code ? ` ${code}` : ""}: ${message}`,
-    retryable: true,
-  });
 }

@@ -1,14 +1,14 @@
 /**
  * The stream parser for OpenAI-compatible Chat Completions (`OpenAIStreamParser`, used by openai.ts): turns
  * SSE chunks into canonical stream events, maps finish_reason to a stop reason and reads usage. Throws a
- * retryable ProviderFailure on an error chunk (context_overflow when it says the request is too long), a malformed
- * chunk or a stream that ends without finish_reason.
+ * retryable ProviderFailure on an error chunk (classified by stream-error.ts: context_overflow when it says the
+ * request is too long), a malformed chunk or a stream that ends without finish_reason.
  */
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asArr, asNum, asObj, asStr, badResponse, type Obj, parseEventData, parseToolInput } from "./json";
-import { isOverflowError } from "./retry";
 import type { EventSourceMessage } from "./sse";
 import { cutReason, type WireParser } from "./stream-driver";
+import { streamFailure } from "./stream-error";
 import { ProviderFailure } from "./types";
 
 type ContentBlock = { kind: "text" | "thinking"; index: number; text: string };
@@ -44,7 +44,8 @@ export class OpenAIStreamParser implements WireParser {
     const chunk = asObj(parseEventData(message.data));
     if (!chunk) throw badResponse(`chunk is not an object: ${message.data.slice(0, 200)}`);
     const error = asObj(chunk.error);
-    if (error) throw streamError(error);
+    // vLLM and sglang answer a request over the window with 200 and then such a chunk: an overflow like the HTTP one.
+    if (error) throw streamFailure(error);
     const events: StreamEvent[] = [];
     if (!this.#started) {
       this.#started = true;
@@ -225,17 +226,4 @@ function readUsage(usage: Obj | undefined): Partial<Usage> | undefined {
   if (output !== undefined) out.output_tokens = output;
   if (cached !== undefined) out.cache_read_input_tokens = cached;
   return Object.keys(out).length > 0 ? out : undefined;
-}
-
-/**
- * An error chunk. vLLM and sglang answer a request longer than the window with 200 and then such a chunk
- * (`{"error":{"message":"This model's maximum context length is …","code":400}}`): an overflow like the HTTP one.
- */
-function streamError(error: Obj): ProviderFailure {
-  const message = asStr(error.message) ?? JSON.stringify(error).slice(0, 300);
-  return new ProviderFailure({
-    code: isOverflowError(message, asStr(error.code)) ? "context_overflow" : "provider_stream_error",
-    message: `provider stream error: ${message}`,
-    retryable: true,
-  });
 }

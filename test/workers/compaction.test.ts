@@ -230,8 +230,10 @@ describe("overflow is never terminal", () => {
     expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(true);
   });
 
-  // Answered 200, then an error event: vLLM/sglang's Chat Completions chunk names no code; the Responses API's nests one.
+  // Answered 200, then an error event: Anthropic's names the overflow in its message (as in its 400), vLLM/sglang's Chat
+  // Completions chunk names no code; the Responses API's nests one.
   it.each([
+    ["anthropic", { type: "invalid_request_error", message: "prompt is too long: 5000 tokens > 4096 maximum" }],
     ["openai", { message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens." }],
     [
       "openai-responses",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../src/model/stream";
 import { anthropic } from "../../../src/providers/anthropic";
-import { fixture, run, scriptedFetch, squash, sseResponse } from "./helpers";
+import { fixture, run, scriptedFetch, squash, sseResponse, typedEvents } from "./helpers";
 
 const MODEL = "claude-sonnet-4-5-20250929";
 
@@ -12,17 +12,11 @@ async function replay(name: string, chunkSize?: number) {
   return { ...outcome, squashed: squash(outcome.events), fetch };
 }
 
-function sse(events: Array<Record<string, unknown>>): Uint8Array {
-  return new TextEncoder().encode(
-    events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join(""),
-  );
-}
-
 const START = { type: "message_start", message: { id: "msg_x", model: "m", usage: { input_tokens: 3 } } };
 const STOP = [{ type: "message_delta", delta: { stop_reason: "end_turn" } }, { type: "message_stop" }];
 
 async function runEvents(events: Array<Record<string, unknown>>) {
-  return run(anthropic, scriptedFetch([() => sseResponse(sse(events))]));
+  return run(anthropic, scriptedFetch([() => sseResponse(typedEvents(events))]));
 }
 
 describe("anthropic adapter: fixture replay", () => {

@@ -37,6 +37,13 @@ export interface BodyOptions {
   onCancel?: () => void;
 }
 
+/** SSE bytes with one event per object, named by its `type` (the Messages and Responses APIs' framing). */
+export function typedEvents(events: Array<Record<string, unknown>>): Uint8Array {
+  return new TextEncoder().encode(
+    events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join(""),
+  );
+}
+
 export function bodyStream(bytes: Uint8Array, opts: BodyOptions = {}): ReadableStream<Uint8Array> {
   const end = Math.min(opts.cutAt ?? bytes.length, bytes.length);
   const size = opts.chunkSize ?? Math.max(end, 1);

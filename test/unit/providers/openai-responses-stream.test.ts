@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../src/model/stream";
 import { openaiResponses } from "../../../src/providers/openai-responses";
-import { fixture, jsonResponse, run, scriptedFetch, squash, sseResponse } from "./helpers";
-
-function frames(events: Array<Record<string, unknown>>): Uint8Array {
-  return new TextEncoder().encode(
-    events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join(""),
-  );
-}
+import { fixture, jsonResponse, run, scriptedFetch, squash, sseResponse, typedEvents } from "./helpers";
 
 const created = { type: "response.created", response: { id: "resp_1", model: "gpt-test", status: "in_progress" } };
 const fcItem = { type: "function_call", id: "fc_1", call_id: "call_1", name: "lookup", arguments: "" };
@@ -49,7 +43,7 @@ describe("openai-responses adapter: stream parsing", () => {
   });
 
   it("a stream cut before response.completed keeps finished blocks and fails as provider_stream_cut", async () => {
-    const bytes = frames([
+    const bytes = typedEvents([
       created,
       { type: "response.output_item.added", output_index: 0, item: { type: "message", id: "m" } },
       { type: "response.output_text.delta", output_index: 0, delta: "Hello" },
@@ -64,7 +58,7 @@ describe("openai-responses adapter: stream parsing", () => {
   });
 
   it("response.incomplete at max_output_tokens: the open call never becomes a part", async () => {
-    const bytes = frames([
+    const bytes = typedEvents([
       created,
       { type: "response.output_item.added", output_index: 0, item: fcItem },
       { type: "response.function_call_arguments.delta", output_index: 0, delta: '{"q":"ab' },
@@ -85,7 +79,7 @@ describe("openai-responses adapter: stream parsing", () => {
   });
 
   it("response.incomplete for content_filter: the open call never becomes a part", async () => {
-    const bytes = frames([
+    const bytes = typedEvents([
       created,
       { type: "response.output_item.added", output_index: 0, item: fcItem },
       { type: "response.function_call_arguments.delta", output_index: 0, delta: '{"q":' },
@@ -109,7 +103,7 @@ describe("openai-responses adapter: stream parsing", () => {
 
   describe("a function_call item done with status incomplete is stripped", () => {
     const cutCall = (args: string) =>
-      frames([
+      typedEvents([
         created,
         { type: "response.output_item.added", output_index: 0, item: fcItem },
         ...(args ? [{ type: "response.function_call_arguments.delta", output_index: 0, delta: args }] : []),
@@ -147,7 +141,7 @@ describe("openai-responses adapter: stream parsing", () => {
       role: "assistant",
       content: [{ type: "output_text", text: "Whole answer.", annotations: [] }],
     };
-    const bytes = frames([
+    const bytes = typedEvents([
       created,
       { type: "response.output_item.done", output_index: 0, item: message },
       { type: "response.completed", response: { id: "resp_1" } },
@@ -162,7 +156,7 @@ describe("openai-responses adapter: stream parsing", () => {
   });
 
   it("a function_call item sent only as output_item.done is the call, whole", async () => {
-    const bytes = frames([
+    const bytes = typedEvents([
       created,
       { type: "response.output_item.done", output_index: 0, item: { ...fcItem, arguments: '{"city":"Oslo"}' } },
       { type: "response.completed", response: { id: "resp_1" } },
@@ -175,7 +169,7 @@ describe("openai-responses adapter: stream parsing", () => {
   });
 
   it("invalid call arguments become block_invalid, not a part", async () => {
-    const bytes = frames([
+    const bytes = typedEvents([
       created,
       { type: "response.output_item.added", output_index: 0, item: fcItem },
       { type: "response.output_item.done", output_index: 0, item: { ...fcItem, arguments: "[1]" } },
@@ -187,7 +181,7 @@ describe("openai-responses adapter: stream parsing", () => {
   });
 
   it("a context_length_exceeded error event is a context_overflow", async () => {
-    const bytes = frames([
+    const bytes = typedEvents([
       created,
       {
         type: "error",
@@ -201,7 +195,7 @@ describe("openai-responses adapter: stream parsing", () => {
   });
 
   it("a context_length_exceeded error event in the live API's nested shape is a context_overflow", async () => {
-    const bytes = frames([
+    const bytes = typedEvents([
       created,
       {
         type: "error",
@@ -217,12 +211,12 @@ describe("openai-responses adapter: stream parsing", () => {
     const { failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
     expect(failure?.error).toMatchObject({
       code: "context_overflow",
-      message: "provider stream error: Your input exceeds the context window of this model.",
+      message: "provider stream error context_length_exceeded: Your input exceeds the context window of this model.",
     });
   });
 
   it("a too_many_requests error event in the live API's nested shape is provider_rate_limited", async () => {
-    const bytes = frames([
+    const bytes = typedEvents([
       created,
       {
         type: "error",
@@ -241,13 +235,13 @@ describe("openai-responses adapter: stream parsing", () => {
       code: null,
       message: "This model's maximum context length is 4096 tokens.",
     };
-    const bytes = frames([created, { type: "error", error, sequence_number: 2 }]);
+    const bytes = typedEvents([created, { type: "error", error, sequence_number: 2 }]);
     const { failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
     expect(failure?.error.code).toBe("context_overflow");
   });
 
   it("response.failed is a retryable stream error carrying the provider's message", async () => {
-    const bytes = frames([
+    const bytes = typedEvents([
       created,
       {
         type: "response.failed",
