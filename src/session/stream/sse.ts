@@ -20,9 +20,6 @@ export function sseFrameJson(id: number, json: string): string {
   return `id: ${id}\ndata: ${json}\n\n`;
 }
 
-/** `[DONE]` without an id (what the AI SDK's own servers send). */
-export const SSE_DONE = "data: [DONE]\n\n";
-
 /**
  * End of our responses. Every frame carries an id, so [DONE] repeats the id of
  * the last chunk this response delivered (or the position it resumed from):
@@ -44,7 +41,7 @@ export const UI_STREAM_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export interface SseFrame {
-  /** The event's own `id` field, or null when it had none (e.g. [DONE]). */
+  /** The event's own `id` field, or null when it had none (the AI SDK's own servers send [DONE] without one). */
   id: number | null;
   data: string;
 }

@@ -1,6 +1,8 @@
+// Test helpers for the UI message stream: turn events → chunks → SSE text as the session sends it, read back the
+// way the AI SDK client does.
 import { parseJsonEventStream } from "@ai-sdk/provider-utils";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from "ai";
-import { SSE_DONE, sseFrame } from "../../../../src/session/stream/sse";
+import { sseDone, sseFrame } from "../../../../src/session/stream/sse";
 import type { TurnEvent } from "../../../../src/session/stream/turn-events";
 import type { UiChunk } from "../../../../src/session/stream/ui-chunks";
 import { UiEncoder } from "../../../../src/session/stream/ui-encoder";
@@ -16,8 +18,9 @@ export function toFrames(chunks: UiChunk[]): string[] {
   return chunks.map((chunk, i) => sseFrame(i + 1, chunk));
 }
 
+/** A whole response as the session sends it: the frames, then [DONE] with the last frame's id (`sseDone`). */
 export function toSse(chunks: UiChunk[]): string {
-  return toFrames(chunks).join("") + SSE_DONE;
+  return toFrames(chunks).join("") + sseDone(chunks.length);
 }
 
 /** Bytes in 7-byte pieces, so frames and multi-byte characters straddle reads as on a real network. */

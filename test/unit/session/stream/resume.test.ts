@@ -1,16 +1,19 @@
+// A client resuming a turn's UI message stream with Last-Event-ID assembles the same message as one that never
+// lost its connection (the replay itself, from the stream log, is tested in test/workers/stream.test.ts).
 import { describe, expect, it } from "vitest";
 import { coalesce } from "../../../../src/session/stream/coalesce";
-import { parseSseFrames, SSE_DONE } from "../../../../src/session/stream/sse";
-import { assemble, assembleConnections, encodeAll, toFrames } from "./assemble";
+import { parseSseFrames, sseDone } from "../../../../src/session/stream/sse";
+import { assemble, assembleConnections, encodeAll, toFrames, toSse } from "./assemble";
 import { FULL_TURN } from "./fixtures";
 
 // The session's log, as stored: coalesced chunks with ids 1..n.
-const frames = toFrames(coalesce(encodeAll(FULL_TURN)));
-const full = frames.join("") + SSE_DONE;
+const chunks = coalesce(encodeAll(FULL_TURN));
+const frames = toFrames(chunks);
+const full = toSse(chunks);
 
-/** What the server sends to a reconnect with `Last-Event-ID: lastId` once the turn is over. */
+/** What the session sends a reconnect with `Last-Event-ID: lastId` once the turn is over: the frames after it, then [DONE]. */
 function replayAfter(lastId: number): string {
-  return frames.slice(lastId).join("") + SSE_DONE;
+  return frames.slice(lastId).join("") + sseDone(frames.length);
 }
 
 /** The Last-Event-ID a client holds after reading `received`: the last id of a complete event. */
@@ -23,20 +26,15 @@ function lastEventId(received: string): number {
 describe("resume with Last-Event-ID", async () => {
   const expected = (await assemble(full)).message;
 
-  it("the log has ids 1..n and the uninterrupted stream assembles", () => {
-    expect(parseSseFrames(full).map((f) => f.id)).toEqual([...frames.map((_, i) => i + 1), null]);
+  it("the uninterrupted stream assembles", () => {
     expect(expected?.parts.length).toBeGreaterThan(5);
   });
 
   for (let k = 0; k <= frames.length; k++) {
-    it(`cut after frame ${k}: replay continues without duplicates or gaps`, async () => {
+    it(`cut after frame ${k}: the resumed message is the uninterrupted one`, async () => {
       const first = frames.slice(0, k).join("");
-      const lastId = lastEventId(first);
-      expect(lastId).toBe(k);
-      const second = replayAfter(lastId);
-      const ids = parseSseFrames(first + second).flatMap((f) => (f.id === null ? [] : [f.id]));
-      expect(ids).toEqual(frames.map((_, i) => i + 1));
-      const resumed = await assembleConnections([first, second]);
+      expect(lastEventId(first)).toBe(k);
+      const resumed = await assembleConnections([first, replayAfter(k)]);
       expect(resumed.errors).toEqual([]);
       expect(resumed.message).toEqual(expected);
     });
@@ -53,10 +51,5 @@ describe("resume with Last-Event-ID", async () => {
       }
       offset += frame.length;
     }
-  });
-
-  it("reconnecting after [DONE] replays nothing but [DONE]", () => {
-    expect(lastEventId(full)).toBe(frames.length);
-    expect(replayAfter(lastEventId(full))).toBe(SSE_DONE);
   });
 });

@@ -1,6 +1,7 @@
+// The session's SSE framing (sse.ts): frame writers, headers, and `parseSseFrames` checked against eventsource-parser.
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { describe, expect, it } from "vitest";
-import { parseSseFrames, SSE_DONE, sseFrame, UI_STREAM_HEADERS } from "../../../../src/session/stream/sse";
+import { parseSseFrames, sseFrame, UI_STREAM_HEADERS } from "../../../../src/session/stream/sse";
 import { encodeAll, toSse } from "./assemble";
 import { FULL_TURN } from "./fixtures";
 
@@ -25,7 +26,6 @@ describe("sse", () => {
     expect(sseFrame(7, { type: "text-delta", id: "a", delta: "x\ny\r\n" })).toBe(
       'id: 7\ndata: {"type":"text-delta","id":"a","delta":"x\\ny\\r\\n"}\n\n',
     );
-    expect(SSE_DONE).toBe("data: [DONE]\n\n");
   });
 
   it("sends the headers the AI SDK and proxies need", () => {
@@ -42,7 +42,12 @@ describe("sse", () => {
     const ours = parseSseFrames(sse);
     const theirs = await parseWithEventsourceParser(sse);
     expect(ours.map((f) => ({ id: f.id === null ? undefined : String(f.id), data: f.data }))).toEqual(theirs);
-    expect(ours.at(-1)).toEqual({ id: null, data: "[DONE]" });
+  });
+
+  it("ends a response with [DONE] under the id of its last frame, as an SSE client reads it", async () => {
+    const chunks = encodeAll(FULL_TURN);
+    const events = await parseWithEventsourceParser(toSse(chunks));
+    expect(events.at(-1)).toEqual({ id: String(chunks.length), data: "[DONE]" });
   });
 
   it("parses the AI SDK's own fixture stream, skipping comments", () => {
