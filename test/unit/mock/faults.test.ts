@@ -1,5 +1,12 @@
-import { describe, expect, it } from "vitest";
+import type { ServerResponse } from "node:http";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { anthropicCodec } from "../../../mock/anthropic.ts";
+import { MockState } from "../../../mock/control.ts";
+import { type WritePlan, writeWithFaults } from "../../../mock/faults.ts";
+import { handleProvider } from "../../../mock/respond.ts";
+import type { Faults } from "../../../mock/types.ts";
 import {
+  anthropicHeaders,
   anthropicRequest,
   mockPerFile,
   openaiRequest,
@@ -21,6 +28,51 @@ const RAW = [
   'event: message_stop\ndata: {"type":"message_stop"}\n\n',
 ].join("");
 const RAW_BYTES = new TextEncoder().encode(RAW);
+const RAW_FRAMES = RAW.split(/(?<=\n\n)/).filter((f) => f.length > 0);
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/**
+ * A ServerResponse stand-in that notes when, on the fake clock (ms since it was made), the headers, each frame
+ * and the end went out.
+ */
+function recordingResponse(): { res: ServerResponse; sentAt: () => number[] } {
+  const start = Date.now();
+  const at: number[] = [];
+  const note = () => at.push(Date.now() - start);
+  const res = {
+    destroyed: false,
+    on: () => res,
+    writeHead: () => {
+      note();
+      return res;
+    },
+    flushHeaders: () => undefined,
+    write: (_chunk: Buffer, done: () => void) => {
+      note();
+      done();
+      return true;
+    },
+    end: () => {
+      note();
+      return res;
+    },
+  };
+  return { res: res as unknown as ServerResponse, sentAt: () => [...at] };
+}
+
+/** RAW_FRAMES written with `faults` on the fake clock: when the headers, each of the six frames and the end went out. */
+async function writeTimes(faults: Faults): Promise<number[]> {
+  vi.useFakeTimers();
+  const { res, sentAt } = recordingResponse();
+  const plan: WritePlan = { status: 200, headers: {}, frames: RAW_FRAMES, faults, extraDelayMs: 0, malformedFrame: "" };
+  const outcome = writeWithFaults(res, plan);
+  await vi.runAllTimersAsync();
+  expect(await outcome).toBe("complete");
+  return sentAt();
+}
 
 describe("cuts", () => {
   it("raw body passes through byte-exactly without faults", async () => {
@@ -127,31 +179,32 @@ describe("stalls", () => {
   });
 
   it("stall_ms pauses then completes", async () => {
-    await script(mock.url, "f-stall-ms", [{ raw: RAW, faults: { stall_after_events: 1, stall_ms: 250 } }]);
-    const started = Date.now();
-    const { bytes, error } = await readAll(await postAnthropic(mock.url, anthropicRequest("f-stall-ms")));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(240);
-    expect(error).toBeNull();
-    expect(bytes).toEqual(RAW_BYTES);
+    const times = await writeTimes({ stall_after_events: 1, stall_ms: 250 });
+    // The headers and the first frame at once; the other five and the end after the stall.
+    expect(times).toEqual([0, 0, 250, 250, 250, 250, 250, 250]);
   });
 
   it("stall_before_ms delays the response headers", async () => {
-    await script(mock.url, "f-stall-before", [{ reply: { text: "x" }, faults: { stall_before_ms: 200 } }]);
-    const started = Date.now();
-    const res = await postAnthropic(mock.url, anthropicRequest("f-stall-before"));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
-    await res.text();
+    const times = await writeTimes({ stall_before_ms: 200 });
+    expect(times).toEqual([200, 200, 200, 200, 200, 200, 200, 200]);
   });
 
-  it("event_delay_ms and mock-slow models slow every frame", async () => {
-    await script(mock.url, "f-delay", [{ raw: RAW, faults: { event_delay_ms: 40 } }]);
-    let started = Date.now();
-    await (await postAnthropic(mock.url, anthropicRequest("f-delay"))).text();
-    expect(Date.now() - started).toBeGreaterThanOrEqual(5 * 40 - 10);
-    await script(mock.url, "mock-slow-1", [{ raw: RAW }]);
-    started = Date.now();
-    await (await postAnthropic(mock.url, anthropicRequest("mock-slow-1"))).text();
-    expect(Date.now() - started).toBeGreaterThanOrEqual(5 * 20 - 10);
+  it("event_delay_ms delays every frame after the first", async () => {
+    const times = await writeTimes({ event_delay_ms: 40 });
+    expect(times).toEqual([0, 0, 40, 80, 120, 160, 200, 200]);
+  });
+
+  it("a mock-slow model's answer waits 20 ms before every frame after the first", async () => {
+    vi.useFakeTimers();
+    const state = new MockState();
+    state.enqueue("mock-slow-faults", [{ raw: RAW }]);
+    const { res, sentAt } = recordingResponse();
+    const req = { headers: anthropicHeaders } as never;
+    const raw = JSON.stringify(anthropicRequest("mock-slow-faults"));
+    const answered = handleProvider(anthropicCodec, state, req, res, "/v1/messages", raw, false);
+    await vi.runAllTimersAsync();
+    await answered;
+    expect(sentAt()).toEqual([0, 0, 20, 40, 60, 80, 100, 100]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { anthropic } from "../../../src/providers/anthropic";
 import { openai } from "../../../src/providers/openai";
 import {
@@ -14,6 +14,10 @@ import { FAST_POLICY, fixture, hangingFetch, jsonResponse, request, run, scripte
 const overloadedBody = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
 const rateBody = { error: { message: "Rate limit reached", type: "requests" } };
 const ok = () => sseResponse(fixture("anthropic-stream-text.sse"));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 async function attempt(fetch: FetchLike, policy: RetryPolicy = FAST_POLICY, signal = new AbortController().signal) {
   const notices: RetryNotice[] = [];
@@ -162,15 +166,18 @@ describe("fetchWithRetry", () => {
   });
 
   it("an abort during the backoff sleep ends the wait at once", async () => {
+    vi.useFakeTimers();
     const policy = { ...FAST_POLICY, baseDelayMs: 10_000, maxDelayMs: 10_000 };
     const fetch = scriptedFetch([() => jsonResponse(529, overloadedBody, { "retry-after": "10" }), ok]);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 20);
-    const started = Date.now();
-    const { failure, notices } = await attempt(fetch, policy, controller.signal);
-    expect(Date.now() - started).toBeLessThan(2_000);
-    expect(notices).toHaveLength(1);
-    expect(failure?.error).toMatchObject({ code: "aborted", retryable: false });
+    setTimeout(() => controller.abort(), 1_000);
+    let outcome: Awaited<ReturnType<typeof attempt>> | undefined;
+    void attempt(fetch, policy, controller.signal).then((o) => (outcome = o));
+    // The clock stops 1 ms short of the 10 s backoff: only the abort can have ended the wait.
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(outcome, "settled before the backoff ended").toBeDefined();
+    expect(outcome?.notices).toHaveLength(1);
+    expect(outcome?.failure?.error).toMatchObject({ code: "aborted", retryable: false });
     expect(fetch.calls).toHaveLength(1);
   });
 
@@ -225,10 +232,10 @@ describe("adapters report retries as stream events", () => {
     const endpoint = { baseUrl: "https://p.test/v1", apiKey: "k", fetch };
     const policy = { ...FAST_POLICY, maxDelayMs: 1_000 };
     const gen = openai.stream(request("openai"), endpoint, policy, new AbortController().signal);
-    const started = Date.now();
     const first = await gen.next();
-    expect(Date.now() - started).toBeLessThan(250);
     expect(first.value).toEqual({ type: "retry", attempt: 1, delay_ms: 300, status: 429, reason: "rate_limited" });
+    // The second attempt follows the backoff: it has not been sent when the event arrives.
+    expect(fetch.calls).toHaveLength(1);
     const rest = [];
     for await (const e of gen) rest.push(e);
     expect(rest.at(-1)).toEqual({ type: "message_stop", stop_reason: "end_turn" });

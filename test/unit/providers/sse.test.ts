@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { anthropic } from "../../../src/providers/anthropic";
 import { readSse, type SseProgress } from "../../../src/providers/sse";
 import { ProviderFailure } from "../../../src/providers/types";
@@ -8,6 +8,7 @@ import {
   FAST_POLICY,
   fixture,
   jsonResponse,
+  type Outcome,
   request,
   run,
   scriptedFetch,
@@ -16,6 +17,10 @@ import {
 
 const text = fixture("anthropic-stream-text.sse");
 const afterFirstEvent = new TextDecoder().decode(text).indexOf("event: content_block_start");
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("readSse", () => {
   it("counts bytes and drops an unterminated last event", async () => {
@@ -42,23 +47,27 @@ describe("readSse", () => {
 
 describe("idle watchdog", () => {
   it("fires on a stalled body, after yielding what arrived, and cancels the body", async () => {
+    vi.useFakeTimers();
     let cancelled = false;
     const policy = { ...FAST_POLICY, idleTimeoutMs: 30 };
     const fetch = scriptedFetch([
       () => sseResponse(text, { cutAt: afterFirstEvent, ending: "stall", onCancel: () => (cancelled = true) }),
     ]);
-    const started = Date.now();
-    const { events, failure } = await run(anthropic, fetch, policy);
-    expect(Date.now() - started).toBeLessThan(2_000);
-    expect(events.map((e) => e.type)).toEqual(["message_start", "usage"]);
-    expect(failure?.error).toMatchObject({ code: "provider_idle_timeout", retryable: true });
+    let outcome: Outcome | undefined;
+    void run(anthropic, fetch, policy).then((o) => (outcome = o));
+    await vi.advanceTimersByTimeAsync(policy.idleTimeoutMs);
+    expect(outcome, "ended once the idle window passed").toBeDefined();
+    expect(outcome?.events.map((e) => e.type)).toEqual(["message_start", "usage"]);
+    expect(outcome?.failure?.error).toMatchObject({ code: "provider_idle_timeout", retryable: true });
     expect(cancelled).toBe(true);
     expect(fetch.calls).toHaveLength(1);
   });
 
   it("measures the window from the latest chunk: a slow but steady body never times out", async () => {
+    vi.useFakeTimers();
     const encoder = new TextEncoder();
     let sent = 0;
+    // A chunk every 15 ms, 120 ms in all: three times the 40 ms window, never 40 ms without a chunk.
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         await new Promise((resolve) => setTimeout(resolve, 15));
@@ -66,10 +75,16 @@ describe("idle watchdog", () => {
         controller.enqueue(encoder.encode(`data: ${sent++}\n\n`));
       },
     });
-    const started = Date.now();
     const seen: string[] = [];
-    for await (const e of readSse(body, 40, new AbortController().signal, { bytes: 0 })) seen.push(e.data);
-    expect(Date.now() - started).toBeGreaterThan(100);
+    let failure: unknown;
+    const reading = (async () => {
+      for await (const e of readSse(body, 40, new AbortController().signal, { bytes: 0 })) seen.push(e.data);
+    })().catch((err: unknown) => {
+      failure = err;
+    });
+    await vi.runAllTimersAsync();
+    await reading;
+    expect(failure).toBeUndefined();
     expect(seen).toEqual(["0", "1", "2", "3", "4", "5", "6", "7"]);
   });
 
