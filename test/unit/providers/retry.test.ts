@@ -209,7 +209,10 @@ describe("retry helpers", () => {
     expect(backoffDelay(3, policy, () => 0.5)).toBe(1000);
     expect(backoffDelay(10, policy, () => 0.5)).toBe(4000);
     expect(backoffDelay(10, policy, () => 0)).toBe(0);
-    expect(retryAfterCapMs(policy)).toBe(32_000);
+  });
+
+  it("the longest Retry-After slept on is four times the backoff cap", () => {
+    expect(retryAfterCapMs({ ...FAST_POLICY, baseDelayMs: 250, maxDelayMs: 8000 })).toBe(32_000);
   });
 });
 
