@@ -152,46 +152,29 @@ async function askingTurns(s: Setup, from: number, to: number, how: Supersede = 
   return statuses;
 }
 
+/** Each way a turn supersedes the previous turn's pause, with the words the test names it by. */
+const SUPERSEDING: Array<{ how: Supersede; next: string }> = [
+  { how: "text", next: "a message with text" },
+  { how: "results", next: "tool_results alone" },
+  { how: "retry", next: "POST /retry" },
+];
+
 describe.each(PROTOCOLS)("a session whose every turn pauses on a client call (%s)", (provider) => {
-  it("compacts before the paused call, so every turn fits and no request breaks pairing", async () => {
-    const s = await longSession(provider, { tools: [...COMPACTION_TOOLS, clientTool("ask_user")] });
-    const statuses = await askingTurns(s, 1, 26);
-    expect(statuses.filter((x) => x !== "awaiting_tool_results")).toEqual([]);
-    const evs = await events(s);
-    expect(evs.filter((e) => e.type === "compaction_failed")).toEqual([]);
-    expect(evs.filter((e) => e.type === "context_compacted").length).toBeGreaterThan(0);
-    const stats = await mockStats(s.model);
-    expect([stats.rejected_p, stats.rejected]).toEqual([0, 0]);
-    expect(pairingProblems(await history(s))).toEqual([]);
-  });
-});
-
-describe.each(PROTOCOLS)("a session that retries every turn paused on a client call (%s)", (provider) => {
-  it("compacts before the paused call, so every retry fits and no request breaks pairing", async () => {
-    const s = await longSession(provider, { tools: [...COMPACTION_TOOLS, clientTool("ask_user")] });
-    const statuses = await askingTurns(s, 1, 26, "retry");
-    expect(statuses.filter((x) => x !== "awaiting_tool_results")).toEqual([]);
-    const evs = await events(s);
-    expect(evs.filter((e) => e.type === "compaction_failed")).toEqual([]);
-    expect(evs.filter((e) => e.type === "context_compacted").length).toBeGreaterThan(0);
-    const stats = await mockStats(s.model);
-    expect([stats.rejected_p, stats.rejected]).toEqual([0, 0]);
-    expect(pairingProblems(await history(s))).toEqual([]);
-  });
-});
-
-describe.each(PROTOCOLS)("a session that answers every paused client call with tool_results alone (%s)", (provider) => {
-  it("compacts before the paused call, so every turn fits and no request breaks pairing", async () => {
-    const s = await longSession(provider, { tools: [...COMPACTION_TOOLS, clientTool("ask_user")] });
-    const statuses = await askingTurns(s, 1, 26, "results");
-    expect(statuses.filter((x) => x !== "awaiting_tool_results")).toEqual([]);
-    const evs = await events(s);
-    expect(evs.filter((e) => e.type === "compaction_failed")).toEqual([]);
-    expect(evs.filter((e) => e.type === "context_compacted").length).toBeGreaterThan(0);
-    const stats = await mockStats(s.model);
-    expect([stats.rejected_p, stats.rejected]).toEqual([0, 0]);
-    expect(pairingProblems(await history(s))).toEqual([]);
-  });
+  // A session (agent, mock model) of its own per case: longSession names each one afresh.
+  it.each(SUPERSEDING)(
+    "superseded by $next: compacts before the paused call, so every turn fits and no request breaks pairing",
+    async ({ how }) => {
+      const s = await longSession(provider, { tools: [...COMPACTION_TOOLS, clientTool("ask_user")] });
+      const statuses = await askingTurns(s, 1, 26, how);
+      expect(statuses.filter((x) => x !== "awaiting_tool_results")).toEqual([]);
+      const evs = await events(s);
+      expect(evs.filter((e) => e.type === "compaction_failed")).toEqual([]);
+      expect(evs.filter((e) => e.type === "context_compacted").length).toBeGreaterThan(0);
+      const stats = await mockStats(s.model);
+      expect([stats.rejected_p, stats.rejected]).toEqual([0, 0]);
+      expect(pairingProblems(await history(s))).toEqual([]);
+    },
+  );
 });
 
 describe("POST /compact after turns that paused on a client call", () => {
