@@ -1,22 +1,24 @@
 #!/usr/bin/env node
 // `npm run lint`, after Biome and dependency-cruiser: every source file opens with a comment that says what it
 // is (a shebang may come first). Biome has no rule for this. Checks src/, mock/, web/src/, packages/*/src/,
-// scripts/ and bench/ (TypeScript and JavaScript modules, generated code included: its header names its
+// scripts/, bench/ and test/ (TypeScript and JavaScript modules, generated code included: its header names its
 // generator); prints each file that does not and exits 1.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { repoRoot as ROOT } from "./lib/process.mjs";
 
-const DIRS = ["src", "mock", "web/src", "scripts", "bench"];
+const DIRS = ["src", "mock", "web/src", "scripts", "bench", "test"];
 const SOURCE = /\.(ts|tsx|mts|mjs|js)$/;
 const SKIP = /(^|\/)(node_modules|dist|data)(\/|$)/;
+/** Not checked until a change under way in these files lands; their headers follow it. */
+const UNTIL_REWRITTEN = ["test/unit/session/stream/"];
 
 async function sources(dir) {
   const entries = await readdir(path.join(ROOT, dir), { recursive: true, withFileTypes: true }).catch(() => []);
   return entries
     .filter((e) => e.isFile() && SOURCE.test(e.name))
     .map((e) => path.relative(ROOT, path.join(e.parentPath ?? e.path, e.name)))
-    .filter((file) => !SKIP.test(file));
+    .filter((file) => !SKIP.test(file) && !UNTIL_REWRITTEN.some((dir) => file.startsWith(dir)));
 }
 
 /** True when the file's first line (after a shebang) starts a comment. */

@@ -1,3 +1,5 @@
+// The e2e suite's global setup: builds the web client when web/dist is missing, starts one mock model server and
+// one `wrangler dev` (real workerd) for the whole run, and hands the tests their URLs and the admin key.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";

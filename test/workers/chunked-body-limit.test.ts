@@ -1,11 +1,10 @@
+// Body size caps hold for bodies without a Content-Length (chunked transfer encoding): the worker counts the
+// bytes as they stream in and answers 413 as soon as the count passes the cap, without reading the rest.
 import { exports } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { history, script, setup, uid } from "./helpers";
 import { d1Runs, ended, runSetup, waitRun } from "./runs-helpers";
-
-// Body size caps hold for bodies without a Content-Length (chunked transfer encoding): the worker counts the
-// bytes as they stream in and answers 413 as soon as the count passes the cap, without reading the rest.
 
 type ErrorBody = { error: { code: string; message: string } };
 

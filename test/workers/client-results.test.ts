@@ -1,3 +1,6 @@
+// Only client-executed calls take results from a client. A result for a call the server runs (http, MCP,
+// built-in) is refused with 409 not_client_tool, whether the call is still running or already answered,
+// on every route that accepts results; the refusal is an event and nothing changes.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CLIENT_INPUT_BUDGET_BYTES } from "../../src/storage/limits";
@@ -15,10 +18,6 @@ import {
   type TurnJson,
   uiChunks,
 } from "./helpers";
-
-// Only client-executed calls take results from a client. A result for a call the server runs (http, MCP,
-// built-in) is refused with 409 not_client_tool, whether the call is still running or already answered,
-// on every route that accepts results; the refusal is an event and nothing changes.
 
 type ErrorBody = { error: { code: string; message: string } };
 

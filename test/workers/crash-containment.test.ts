@@ -1,3 +1,7 @@
+// One exception must stay where it happened: a throw inside a tool's execution is that call's is_error
+// result, and a throw while a turn writes its own end still tells the session the turn stopped, so the
+// next request is not refused as turn_in_progress. Faults are injected by patching a prototype the
+// session object shares with this test (same isolate), and restored after each test.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventLog } from "../../src/observability/events";
@@ -20,11 +24,6 @@ import {
   uiChunks,
   uid,
 } from "./helpers";
-
-// One exception must stay where it happened: a throw inside a tool's execution is that call's is_error
-// result, and a throw while a turn writes its own end still tells the session the turn stopped, so the
-// next request is not refused as turn_in_progress. Faults are injected by patching a prototype the
-// session object shares with this test (same isolate), and restored after each test.
 
 afterEach(restorePatches);
 

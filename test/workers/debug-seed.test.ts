@@ -1,13 +1,12 @@
+/**
+ * The debug seeding route (src/http/routes/debug.ts, src/session/debug-seed.ts): on in this suite
+ * (SWITCHBOARD_DEBUG_SEED=true), off in production. bench/compaction.mjs builds its long session with it.
+ */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { apiJson, history, mockRequests, script, setup } from "./helpers";
-
-/**
- * The debug seeding route (src/http/routes/debug.ts, src/session/debug-seed.ts): on in this suite
- * (SWITCHBOARD_DEBUG_SEED=true), off in production. bench/compaction.mjs builds its long session with it.
- */
 
 const seedBody = (n: number, tag: string) => ({
   turns: Array.from({ length: n }, (_, i) => ({ user: `${tag} question ${i}`, assistant: `${tag} answer ${i}` })),

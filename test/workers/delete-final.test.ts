@@ -1,3 +1,5 @@
+// DELETE is final: a message or a queued run that was waiting on network I/O (here an MCP server that is
+// slow to list its tools) when the session was deleted writes nothing into the wiped object afterwards.
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
@@ -5,9 +7,6 @@ import { handToSession } from "../../src/runs/admission";
 import type { Session } from "../../src/session/session";
 import { api, apiJson, mockRequests, queueRun, script, uid } from "./helpers";
 import { runSetup, runStub } from "./runs-helpers";
-
-// DELETE is final: a message or a queued run that was waiting on network I/O (here an MCP server that is
-// slow to list its tools) when the session was deleted writes nothing into the wiped object afterwards.
 
 type Stub = ReturnType<typeof runStub>;
 

@@ -1,3 +1,5 @@
+// Tool disclosure in real turns: how each protocol declares deferred tools, tool_search and select_tools loading them,
+// tool-set changes, and the loaded set across a wake-up and at the provider's limit.
 import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// withEnv: the worker's app called in-process under changed variables, for behaviour the suite's own settings hide.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { Env } from "../../src/env";

@@ -1,3 +1,11 @@
+/**
+ * DESIGN §9 fault sweep: a recorded stream with thinking, text and two
+ * tool_use blocks is cut at every byte offset. After each cut the session
+ * must continue (retry, then a new message) without the strict mock ever
+ * rejecting a request, without duplicate tool_results and without losing a
+ * user message. Drives the session object over RPC (the HTTP layer has its
+ * own tests) so that every offset fits in the suite's time budget.
+ */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../src/agents/normalize";
@@ -7,14 +15,6 @@ import type { TurnAnswer } from "../../src/session/rpc-types";
 import type { Session } from "../../src/session/session";
 import { clientTool, type Msg, pairingProblems, recordStream, script, uid } from "./helpers";
 
-/**
- * DESIGN §9 fault sweep: a recorded stream with thinking, text and two
- * tool_use blocks is cut at every byte offset. After each cut the session
- * must continue (retry, then a new message) without the strict mock ever
- * rejecting a request, without duplicate tool_results and without losing a
- * user message. Drives the session object over RPC (the HTTP layer has its
- * own tests) so that every offset fits in the suite's time budget.
- */
 const REPLY = {
   thinking: "Two lookups.",
   text: "Checking.",

@@ -1,3 +1,5 @@
+// The workers suite's global setup: starts the mock model server in Node and hands the tests its URL and the chaos
+// test's CHAOS_SEEDS and CHAOS_OPS.
 import type { TestProject } from "vitest/node";
 import { startMock } from "../../mock/server.ts";
 

@@ -1,3 +1,6 @@
+// Hardening through the public API: outbound URL policy at agent-PUT and tool-call time, body and message
+// limits, prototype-pollution payloads, placement hints, pagination. Every refusal is a JSON error and no state
+// changes. Rate limits and CORS are in their own files.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { withEnv } from "./env-app";
@@ -14,10 +17,6 @@ import {
   setup,
   uid,
 } from "./helpers";
-
-// Hardening through the public API: outbound URL policy at agent-PUT and tool-call time, body and message
-// limits, prototype-pollution payloads, placement hints, pagination. Every refusal is a JSON error and no state
-// changes. Rate limits and CORS are in their own files.
 
 type ErrorBody = { error: { code: string; message: string } };
 

@@ -1,3 +1,4 @@
+/** Helpers for workers-pool tests: drive the public HTTP API in-process and script the mock model. */
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
@@ -8,8 +9,6 @@ import { SessionTools } from "../../src/session/session-tools";
 import { sessionTx } from "../../src/session/session-tx";
 import { MAX_SUBSCRIBERS } from "../../src/session/stream/log";
 import { TurnStore } from "../../src/session/turn/turn-store";
-
-/** Helpers for workers-pool tests: drive the public HTTP API in-process and script the mock model. */
 
 export const ADMIN = "test-admin-key";
 

@@ -1,3 +1,5 @@
+// The HTTP API's basics: authentication, tenant isolation, creating a session whose id exists, bad input that changes
+// nothing, and the agents routes.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN, api, apiJson, history, mockRequests, script, setup, tenantKey, uid } from "./helpers";

@@ -1,3 +1,5 @@
+// Idempotency-Key on POST /messages: a repeat answers the same turn and writes nothing, a different body is 409, and
+// a repeat still answers once the turn's stream was swept.
 import { describe, expect, it } from "vitest";
 import { api, apiJson, history, mockRequests, script, send, setup, sseFrames, type TurnJson } from "./helpers";
 

@@ -1,3 +1,5 @@
+// A session's turn lifecycle: one turn at a time, clear, cancel, and a crash or eviction mid-turn repaired on
+// wake-up.
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

@@ -1,3 +1,7 @@
+/**
+ * The loaded-tool set keeps its rows in memory (src/tools/loaded-tools.ts): what it answers must always be what a
+ * fresh read of `loaded_tools` answers, after its own writes and after a rolled-back session transaction.
+ */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ApprovalStore } from "../../src/session/approvals";
@@ -7,11 +11,6 @@ import { sessionTx } from "../../src/session/session-tx";
 import { TurnStore } from "../../src/session/turn/turn-store";
 import { LoadedTools } from "../../src/tools/loaded-tools";
 import { sessionStub, setup } from "./helpers";
-
-/**
- * The loaded-tool set keeps its rows in memory (src/tools/loaded-tools.ts): what it answers must always be what a
- * fresh read of `loaded_tools` answers, after its own writes and after a rolled-back session transaction.
- */
 
 const snapshot = (l: LoadedTools) => ({ list: l.list(), undeclared: l.undeclared() });
 

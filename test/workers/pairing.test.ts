@@ -1,3 +1,5 @@
+// Invariant P (every tool_use answered once, in the next message) under stream faults and under late, duplicate and
+// superseded tool results.
 import { describe, expect, it } from "vitest";
 import {
   apiJson,

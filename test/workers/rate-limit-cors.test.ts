@@ -1,9 +1,8 @@
+// Rate limits per API key and per session token, and per-tenant CORS, through the public API.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { withEnv } from "./env-app";
 import { ADMIN, apiJson, history, type Setup, setup, uid } from "./helpers";
-
-// Rate limits per API key and per session token, and per-tenant CORS, through the public API.
 
 type ErrorBody = { error: { code: string; message: string } };
 

@@ -1,3 +1,9 @@
+/**
+ * Retention (README "Retention"): the session's sweep job and the D1 cron.
+ * Time is injected by writing rows with old timestamps (the suite runs with
+ * the default retentions, and SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS=400),
+ * and by the cron's `scheduledTime`.
+ */
 import { createScheduledController, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -7,13 +13,6 @@ import { D1_BATCH, sweepD1, walkIdleSessions } from "../../src/retention/cron";
 import type { Session } from "../../src/session/session";
 import { SWEEP_BATCH, SWEEP_STATEMENTS } from "../../src/session/sweep";
 import { api, apiJson, type Setup, script, setup, sseFrames, uid } from "./helpers";
-
-/**
- * Retention (README "Retention"): the session's sweep job and the D1 cron.
- * Time is injected by writing rows with old timestamps (the suite runs with
- * the default retentions, and SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS=400),
- * and by the cron's `scheduledTime`.
- */
 
 const OLD = "2020-01-01T00:00:00.000Z";
 

@@ -1,3 +1,5 @@
+// Runs driven by the session's alarm: runs a crash interrupted resumed or failed, callbacks retried and signed,
+// approvals expiring, and an alarm meeting a DELETE or an agent change.
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";

@@ -1,9 +1,8 @@
+/** Helpers for the webhook-run tests: agents with secrets, signed requests, polling a run. */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { ADMIN, api, apiJson, script, tenantKey, uid } from "./helpers";
-
-/** Helpers for the webhook-run tests: agents with secrets, signed requests, polling a run. */
 
 export function newSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(24));

@@ -1,10 +1,9 @@
+// A webhook run never overrides a client's turn that is paused for client tools: it waits behind it, so
+// the client's real results are accepted, and the run starts once the client's turn has ended.
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, apiJson, clientTool, type TurnJson } from "./helpers";
 import { ended, getRun, runSetup, runStub, script, waitRun } from "./runs-helpers";
-
-// A webhook run never overrides a client's turn that is paused for client tools: it waits behind it, so
-// the client's real results are accepted, and the run starts once the client's turn has ended.
 
 describe("a run queued while a client's turn waits for tool results", () => {
   it("waits; the client's results are accepted; the run runs afterwards", async () => {

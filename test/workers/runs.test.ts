@@ -1,3 +1,5 @@
+// Runs (POST /v1/agents/{agent}/runs): webhook signatures, idempotency by webhook-id, a run's lifecycle and
+// callbacks, bearer-authenticated runs, and the cap on queued runs.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

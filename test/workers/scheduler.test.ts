@@ -1,13 +1,12 @@
-import { runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { addJob, removeJob, Scheduler } from "../../src/session/scheduler";
-import { rollsBack, sessionStores, sessionStub, setup } from "./helpers";
-
 /**
  * The scheduler remembers the earliest due job between `arm` calls (src/session/scheduler.ts): whatever writes
  * the jobs table, the alarm it sets must be the one a fresh read of the table asks for. Due times are an hour or
  * more ahead, so the session's own alarm handler never runs during a test.
  */
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { addJob, removeJob, Scheduler } from "../../src/session/scheduler";
+import { rollsBack, sessionStores, sessionStub, setup } from "./helpers";
 
 const HOUR = 3_600_000;
 

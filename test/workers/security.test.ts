@@ -1,10 +1,9 @@
+// Security through the public API: keys, session tokens and their scopes. Every refusal is a JSON error and
+// leaves history as it was.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { mintToken, type TokenClaims } from "../../src/http/tokens";
 import { ADMIN, api, apiJson, history, type Setup, script, setup, sseFrames, tenantKey } from "./helpers";
-
-// Security through the public API: keys, session tokens and their scopes. Every refusal is a JSON error and
-// leaves history as it was.
 
 type ErrorBody = { error: { code: string; message: string } };
 type Token = { token: string; expires_at: string; actions: string[] };

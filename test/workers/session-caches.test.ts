@@ -1,13 +1,12 @@
-import { runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { rollsBack, sessionStores, sessionStub, setup } from "./helpers";
-
 /**
  * The session's stores keep some rows in memory so a turn reads fewer (src/session/session-tx.ts): the newest
  * turn (TurnStore), whether any call is open (HistoryStore), whether any approval exists (ApprovalStore). What
  * they answer must always be what a fresh store reading the tables answers, after their own writes and after a
  * rolled-back session transaction.
  */
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { rollsBack, sessionStores, sessionStub, setup } from "./helpers";
 
 type Stores = ReturnType<typeof sessionStores>;
 

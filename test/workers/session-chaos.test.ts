@@ -1,22 +1,3 @@
-import { abortAllDurableObjects } from "cloudflare:test";
-import { env } from "cloudflare:workers";
-import { describe, inject, it } from "vitest";
-import { mulberry32 } from "../../bench/random";
-import {
-  ADMIN,
-  api,
-  apiJson,
-  clientTool,
-  type Msg,
-  mockRequests,
-  mockStats,
-  pairingProblems,
-  recordStream,
-  type Setup,
-  script,
-  setup,
-} from "./helpers";
-
 // A seeded randomized "never wedge" test of one session Durable Object. Each seed drives a fresh session (Anthropic,
 // OpenAI or OpenAI Responses, by seed) through a random sequence of operations — user messages (/messages as JSON,
 // as a stream, with an Idempotency-Key sent twice, with tool_results; /chat), client results (valid, partial,
@@ -40,6 +21,24 @@ import {
 //   CHAOS_SEEDS=200 CHAOS_OPS=40 npx vitest run --config vitest.workers.config.ts test/workers/session-chaos.test.ts
 // (CHAOS_SEEDS is a count, 1..n, or a comma list of seeds, e.g. CHAOS_SEEDS=17,42.) A seed that finds a product
 // bug is not committed to the defaults: it is reported, and added back once fixed.
+import { abortAllDurableObjects } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, inject, it } from "vitest";
+import { mulberry32 } from "../../bench/random";
+import {
+  ADMIN,
+  api,
+  apiJson,
+  clientTool,
+  type Msg,
+  mockRequests,
+  mockStats,
+  pairingProblems,
+  recordStream,
+  type Setup,
+  script,
+  setup,
+} from "./helpers";
 
 const WINDOW = 8000;
 const PROVIDER_WINDOW = 6000;

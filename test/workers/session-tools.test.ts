@@ -1,3 +1,5 @@
+// A session's tool set across a pause (src/session/session-tools.ts): what a resumed turn sends stays within the
+// provider's cap on tools, whichever instance resumes it.
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpConnection } from "../../src/mcp/connection";
@@ -15,9 +17,6 @@ import {
   setup,
   type TurnJson,
 } from "./helpers";
-
-// A session's tool set across a pause (src/session/session-tools.ts): what a resumed turn sends stays within the
-// provider's cap on tools, whichever instance resumes it.
 
 afterEach(restorePatches);
 

@@ -1,14 +1,13 @@
-import { runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { MAX_SUBSCRIBERS, REPLAY_PAGE_ROWS, StreamLog } from "../../src/session/stream/log";
-import { STREAM_ROW_BUDGET_BYTES } from "../../src/storage/limits";
-import { readRest, sessionStub, setup } from "./helpers";
-
 /**
  * What a live subscriber of the stream log (src/session/stream/log.ts) is handed, write by write: each write
  * crosses to the client as one stream chunk. Frames that only open or close a message, step or part wait for the
  * next frame; nothing else waits, and nothing is held back once the stream ends.
  */
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { MAX_SUBSCRIBERS, REPLAY_PAGE_ROWS, StreamLog } from "../../src/session/stream/log";
+import { STREAM_ROW_BUDGET_BYTES } from "../../src/storage/limits";
+import { readRest, sessionStub, setup } from "./helpers";
 
 const NOTHING = "(nothing written)";
 

@@ -1,3 +1,5 @@
+// The SSE turn stream: the UI message stream protocol, resuming with Last-Event-ID, the AI SDK's reconnect URL across
+// a turn's pauses, and useChat's regenerate on POST /chat.
 import { describe, expect, it } from "vitest";
 import { api, apiJson, clientTool, history, type Msg, type Setup, script, send, setup, sseFrames } from "./helpers";
 

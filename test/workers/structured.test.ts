@@ -1,3 +1,5 @@
+// Structured output (a turn asked to answer by a json_schema): schema compile errors, turns ending in
+// structured_result, /chat, size caps, and chained arguments beside invalid calls.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { STRUCTURED_RESULT_BUDGET_BYTES } from "../../src/storage/limits";

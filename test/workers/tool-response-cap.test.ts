@@ -1,11 +1,10 @@
+// An http tool's answer is read up to a byte cap and no further (the body is cancelled), so a huge or
+// endless body cannot take the isolate down; what is stored and what the stream carries obey the same cap.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { RESULT_BUDGET_BYTES } from "../../src/storage/limits";
 import { MAX_TOOL_RESPONSE_BYTES } from "../../src/tools/http-tool";
 import { api, history, type Setup, script, send, setup, sseFrames, uid } from "./helpers";
-
-// An http tool's answer is read up to a byte cap and no further (the body is cancelled), so a huge or
-// endless body cannot take the isolate down; what is stored and what the stream carries obey the same cap.
 
 const bigTool = (url: string) => ({
   name: "dump",

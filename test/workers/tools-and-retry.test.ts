@@ -1,3 +1,5 @@
+// HTTP tools in a turn (parallel calls, errors, timeouts, unknown tools), provider faults (retry, 400, idle stream,
+// error event), and POST /retry.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { apiJson, events, history, mockRequests, pairingProblems, script, send, setup, type TurnJson } from "./helpers";

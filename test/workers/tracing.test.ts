@@ -1,3 +1,5 @@
+// The spans a turn records (turn, step, provider request, tool call, invalid call) with their attributes, and the
+// spans of compactions, summary requests and approvals.
 import { env, tracing } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SessionTools } from "../../src/session/session-tools";

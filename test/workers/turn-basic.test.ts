@@ -1,3 +1,5 @@
+// A basic turn through the HTTP API: a text answer, a pause for a client tool, the answer's form by Accept, and the
+// history page.
 import { describe, expect, it } from "vitest";
 import { api, apiJson, clientTool, mockRequests, script, setup } from "./helpers";
 

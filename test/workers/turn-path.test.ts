@@ -1,3 +1,9 @@
+/**
+ * The steady-state turn path (issue 10): no D1 statement per turn, for API
+ * keys and session tokens, from a browser origin or not; the session object knows its own existence and
+ * agent; and a one-step text turn stays within its SQLite write budget.
+ * Counts come from the debug counters (SWITCHBOARD_DEBUG_CHECKS is on in this suite).
+ */
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -5,13 +11,6 @@ import type { AgentConfig } from "../../src/agents/types";
 import { AgentCache, type TurnMark } from "../../src/session/agent-cache";
 import { ADMIN, api, apiJson, clientTool, mockRequests, type Setup, script, sessionStub, setup, uid } from "./helpers";
 import { runSetup, signedRun } from "./runs-helpers";
-
-/**
- * The steady-state turn path (issue 10): no D1 statement per turn, for API
- * keys and session tokens, from a browser origin or not; the session object knows its own existence and
- * agent; and a one-step text turn stays within its SQLite write budget.
- * Counts come from the debug counters (SWITCHBOARD_DEBUG_CHECKS is on in this suite).
- */
 
 const D1 = "x-debug-d1-statements";
 

@@ -1,3 +1,5 @@
+// normalizeAgent (src/agents/normalize.ts) refusing bad agent configs: MCP server names and headers, tool schemas,
+// the cap on tools sent with every request, webhook secrets and model.max_tokens.
 import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../../src/agents/normalize";
 

@@ -1,3 +1,5 @@
+// b64url and fromB64url (src/crypto/base64url.ts): unpadded URL-safe encoding; text in any other alphabet reads as
+// null.
 import { describe, expect, it } from "vitest";
 import { b64url, fromB64url } from "../../../src/crypto/base64url";
 

@@ -1,3 +1,5 @@
+// cyrb53 (src/crypto/cyrb53.ts): a digest that stays the same across releases (stored MCP fingerprints compare
+// with it) and tells apart texts one character apart.
 import { describe, expect, it } from "vitest";
 import { cyrb53 } from "../../../src/crypto/cyrb53";
 

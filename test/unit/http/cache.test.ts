@@ -1,8 +1,8 @@
+// The isolate cache behind keys, tokens' issuing keys, CORS origins and the agent epoch (src/http/directory.ts):
+// its bounds are what the README promises about revocation and reconfiguration.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RefreshCache } from "../../../src/http/cache";
 
-// The isolate cache behind keys, tokens' issuing keys, CORS origins and the agent epoch (src/http/directory.ts):
-// its bounds are what the README promises about revocation and reconfiguration.
 const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000 };
 
 function loader(values: Array<string | null>) {

@@ -1,9 +1,8 @@
+// The worker's control-plane reads (src/http/directory.ts) as the debug D1 figure sees them: README "Debug counters"
+// says work left to waitUntil after the answer is not in a request's x-debug-d1-statements.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { forgetKey, forgetOrigins, keyByHash, originAllowed } from "../../../src/http/directory";
 import { countedD1, Probe } from "../../../src/storage/debug-counters";
-
-// The worker's control-plane reads (src/http/directory.ts) as the debug D1 figure sees them: README "Debug counters"
-// says work left to waitUntil after the answer is not in a request's x-debug-d1-statements.
 
 type Key = { id: string; tenant: string; rate_limit_per_min: number | null } | null;
 /** A cors_origins row as originListed reads it: present (the origin is listed) or not. */

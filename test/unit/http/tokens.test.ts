@@ -1,3 +1,5 @@
+// Session tokens (src/http/tokens.ts): minted claims read back, with the session's incarnation; expired, tampered,
+// malformed and other-secret tokens refused.
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/env";
 import { mintToken, type TokenClaims, verifyToken } from "../../../src/http/tokens";

@@ -1,3 +1,5 @@
+// The JSON Schema compiler (src/json-schema): what compileStrict refuses in a schema (roots, keywords, drafts, $ref,
+// size), what compileLenient rewrites instead, and how a compiled schema validates values.
 import { describe, expect, it } from "vitest";
 import {
   type CompiledSchema,

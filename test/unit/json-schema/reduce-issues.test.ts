@@ -1,3 +1,5 @@
+// reduceIssues (src/json-schema/reduce-issues.ts): a validator's raw errors cut down to a few readable issues and a
+// count, however many items fail.
 import { describe, expect, it } from "vitest";
 import { type IssueDraft, reduceIssues } from "../../../src/json-schema/reduce-issues";
 

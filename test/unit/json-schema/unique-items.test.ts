@@ -1,3 +1,5 @@
+// uniqueItems in compiled schemas (src/json-schema): duplicates found without comparing every pair, equality as JSON
+// Schema defines it, and the keyword applied only where the validator applies it.
 import { describe, expect, it } from "vitest";
 import { type CompiledSchema, compileStrict, type SchemaResult } from "../../../src/json-schema/index";
 

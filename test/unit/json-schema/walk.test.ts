@@ -1,3 +1,5 @@
+// checkSchemaTree (src/json-schema/walk.ts), lenient: a $ref into a draft-07 tuple resolves once the tuple is
+// rewritten, and the problem names the rewritten position.
 import { describe, expect, it } from "vitest";
 import { checkSchemaTree } from "../../../src/json-schema/walk";
 

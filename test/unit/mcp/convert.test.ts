@@ -1,3 +1,5 @@
+// MCP conversions (src/mcp/convert.ts): a server's tool list into registered tools (names, schemas, byte budget,
+// defer), and call results and failures into what the model sees.
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";

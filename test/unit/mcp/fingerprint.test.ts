@@ -1,3 +1,5 @@
+// An MCP server's fingerprint (src/mcp/fingerprint.ts): it changes with the URL or a header value, not with defer,
+// and never shows a header value.
 import { describe, expect, it } from "vitest";
 import { fingerprint } from "../../../src/mcp/fingerprint";
 

@@ -1,3 +1,5 @@
+// The mock server's Anthropic Messages endpoint (mock/anthropic.ts): byte-exact streams, non-streaming answers, the
+// auth headers it requires, and the real error body for a pairing violation.
 import { describe, expect, it } from "vitest";
 import { anthropicRequest, mockPerFile, parseSse, postAnthropic, script, TWO_CALL_REPLY } from "./helpers.ts";
 

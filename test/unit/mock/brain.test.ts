@@ -1,3 +1,5 @@
+// The mock's default brain (mock/brain.ts, mock/sample.ts): inputs sampled from a schema, and which declared tool an
+// unscripted request calls, on both protocols.
 import { describe, expect, it } from "vitest";
 import { sampleFromSchema } from "../../../mock/sample.ts";
 import { anthropicRequest, mockPerFile, openaiRequest, parseSse, postAnthropic, postOpenAI } from "./helpers.ts";

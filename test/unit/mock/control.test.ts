@@ -1,3 +1,5 @@
+// The mock server's control side (mock/control.ts): recorded requests, per-model script queues, reset, /healthz,
+// the cap on records, and close() ending stalled streams.
 import { describe, expect, it } from "vitest";
 import { MAX_RECORDS_PER_MODEL, MockState } from "../../../mock/control.ts";
 import { startMock } from "../../../mock/server.ts";

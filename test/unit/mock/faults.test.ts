@@ -1,3 +1,5 @@
+// The mock server's scripted faults (mock/faults.ts): cuts, HTTP errors, malformed frames and in-stream errors as a
+// client reads them over HTTP; stalls and delays by when each frame is written, on a fake clock.
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { anthropicCodec } from "../../../mock/anthropic.ts";

@@ -1,3 +1,5 @@
+// The mock server's Chat Completions endpoint (mock/openai.ts): chunk shapes, usage and [DONE], non-streaming
+// answers, and the bearer token it requires.
 import { describe, expect, it } from "vitest";
 import { mockPerFile, openaiRequest, parseSse, postOpenAI, script, TWO_CALL_REPLY } from "./helpers.ts";
 

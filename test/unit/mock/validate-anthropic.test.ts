@@ -1,3 +1,5 @@
+// validateAnthropicRequest (mock/validate-anthropic.ts): the tool pairing and request shape the Messages API
+// enforces, refused by the mock as the API refuses them.
 import { describe, expect, it } from "vitest";
 import { validateAnthropicRequest } from "../../../mock/validate-anthropic.ts";
 

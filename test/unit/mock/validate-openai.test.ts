@@ -1,3 +1,5 @@
+// validateOpenAIRequest (mock/validate-openai.ts): the tool-call pairing, argument and tool rules Chat Completions
+// enforces, refused by the mock as the API refuses them.
 import { describe, expect, it } from "vitest";
 import { validateOpenAIRequest } from "../../../mock/validate-openai.ts";
 

@@ -1,3 +1,5 @@
+// The model layer's JSON helpers (src/model/json.ts): canonical text (approval signatures sign it), isPlainObject and
+// resultValue.
 import { describe, expect, it } from "vitest";
 import { canonical, isPlainObject, resultValue } from "../../../src/model/json";
 

@@ -1,3 +1,5 @@
+// The Anthropic request body (src/providers/anthropic-body.ts): how history, tools, cache breakpoints, thinking and
+// tool results are projected onto the Messages API.
 import { describe, expect, it } from "vitest";
 import type { Part, ToolDeclaration } from "../../../src/model/message";
 import { anthropic, anthropicBetas } from "../../../src/providers/anthropic";

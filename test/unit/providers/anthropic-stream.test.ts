@@ -1,3 +1,5 @@
+// The Anthropic adapter's stream parsing (src/providers/anthropic.ts): recorded fixtures replayed into stream events,
+// tool calls cut off by max_tokens, and error events.
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../src/model/stream";
 import { anthropic } from "../../../src/providers/anthropic";

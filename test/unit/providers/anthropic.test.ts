@@ -1,3 +1,4 @@
+// anthropicBetas (src/providers/anthropic.ts): when a request asks for the tool-search beta.
 import { describe, expect, it } from "vitest";
 import { anthropic, anthropicBetas, TOOL_SEARCH_BETA } from "../../../src/providers/anthropic";
 import { msg, request } from "./helpers";

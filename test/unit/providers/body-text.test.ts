@@ -1,3 +1,5 @@
+// Request bodies serialized a tool at a time (src/providers/body-text.ts): bodyText equals JSON.stringify, promptSize
+// leaves out deferred tools, and wireOnce keeps each tool's wire form.
 import { describe, expect, it } from "vitest";
 import type { ToolDeclaration } from "../../../src/model/message";
 import { bodyText, promptSize, wireOnce } from "../../../src/providers/body-text";

@@ -1,3 +1,5 @@
+// checkInvariant (src/providers/check-invariant.ts): the tool-call pairing check on outgoing bodies of all three
+// protocols, and how its violations read.
 import { describe, expect, it } from "vitest";
 import { checkInvariant, checkWireInvariant, type InvariantRule } from "../../../src/providers/check-invariant";
 

@@ -1,3 +1,5 @@
+// declaredSchema (src/providers/declared-schema.ts): a root union folded into the one object schema providers accept,
+// checked against the mock's validator for each protocol.
 import { describe, expect, it } from "vitest";
 import { validateAnthropicRequest } from "../../../mock/validate-anthropic.ts";
 import { validateOpenAIRequest } from "../../../mock/validate-openai.ts";

@@ -1,3 +1,5 @@
+// Shared helpers of the provider unit tests: recorded wire fixtures, scripted fetches and response bodies, a fast retry
+// policy, and running an adapter to its events or its failure.
 import { readFileSync } from "node:fs";
 import type { Message, Part, Role } from "../../../src/model/message";
 import type { StreamEvent } from "../../../src/model/stream";

@@ -1,3 +1,5 @@
+// The provider registry (src/providers/index.ts): an adapter per protocol, endpoints read from the environment, and the
+// default retry policy.
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter } from "../../../src/providers/index";
 

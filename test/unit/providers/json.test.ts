@@ -1,3 +1,5 @@
+// parseToolInput (src/providers/json.ts): a tool input holding a number too large for a double is malformed; the
+// largest finite numbers are kept.
 import { describe, expect, it } from "vitest";
 import { parseToolInput } from "../../../src/providers/json";
 

@@ -1,3 +1,5 @@
+// The Chat Completions request body (src/providers/openai.ts): model, tools, the output limit per server, tool
+// messages in order, and reasoning_content for thinking models.
 import { describe, expect, it } from "vitest";
 import { checkInvariant } from "../../../src/providers/check-invariant";
 import { openai } from "../../../src/providers/openai";

@@ -1,3 +1,5 @@
+// The Responses API request body (src/providers/openai-responses.ts): input items for calls and results,
+// max_output_tokens, and compaction items sent back verbatim or rendered as text.
 import { describe, expect, it } from "vitest";
 import { checkInvariant } from "../../../src/providers/check-invariant";
 import { openaiResponses } from "../../../src/providers/openai-responses";

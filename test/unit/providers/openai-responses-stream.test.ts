@@ -1,3 +1,5 @@
+// The Responses adapter's stream parsing (src/providers/openai-responses.ts): a fixture replayed, cut and incomplete
+// responses, items sent only as output_item.done, and error events classified.
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../src/model/stream";
 import { openaiResponses } from "../../../src/providers/openai-responses";

@@ -1,3 +1,5 @@
+// The Chat Completions adapter's stream parsing (src/providers/openai.ts): fixtures replayed, blocks built from deltas,
+// calls cut off by finish_reason, and streams that end with or without [DONE].
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../src/model/stream";
 import { openai } from "../../../src/providers/openai";

@@ -1,3 +1,5 @@
+// fetchWithRetry (src/providers/retry.ts): which failures are retried and how often, what each final failure is
+// called, Retry-After and backoff arithmetic, and how the adapters yield retry notices as stream events.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { anthropic } from "../../../src/providers/anthropic";
 import { openai } from "../../../src/providers/openai";

@@ -1,3 +1,5 @@
+// readSse and its idle watchdog (src/providers/sse.ts) under an adapter: events split across chunks, a stalled
+// or slow body, and cancellation by an abort signal or by a consumer that stops reading.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { anthropic } from "../../../src/providers/anthropic";
 import { readSse, type SseProgress } from "../../../src/providers/sse";

@@ -1,3 +1,5 @@
+// Every recorded stream cut at every byte offset, for all three adapters: what is yielded is a prefix of the uncut
+// stream, a closed tool call is whole, and the failure is provider_stream_cut.
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../src/model/stream";
 import { anthropic } from "../../../src/providers/anthropic";

@@ -1,3 +1,5 @@
+// The token bucket (src/ratelimit/bucket.ts): a burst of the limit, refill per minute, and a lowered limit applied at
+// once.
 import { describe, expect, it } from "vitest";
 import { takeFrom } from "../../../src/ratelimit/bucket";
 

@@ -1,3 +1,5 @@
+// Retention settings (src/retention/config.ts): the defaults, each SWITCHBOARD_RETENTION_* variable in its unit, and
+// the default again for a malformed value.
 import { describe, expect, it } from "vitest";
 import { type RetentionVars, retentionOf } from "../../../src/retention/config";
 

@@ -1,3 +1,5 @@
+// Standard Webhooks signatures (src/runs/signature.ts): verifying what the reference library signs, and signing
+// deliveries and callbacks it verifies.
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";

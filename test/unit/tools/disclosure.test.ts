@@ -1,3 +1,5 @@
+// Tool disclosure (src/tools/disclosure.ts): the projection a model's capabilities pick, the tools each step sends,
+// the deferred listing, and the notices of tool-set changes.
 import { ToolIndex } from "@switchboard/tool-search";
 import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../../src/agents/normalize";

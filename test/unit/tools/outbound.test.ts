@@ -1,3 +1,5 @@
+// checkOutboundUrl (src/tools/outbound.ts), the check on every URL the worker fetches for an agent (tools, MCP
+// servers, callbacks): private targets in every form refused in production; and parseIpv6.
 import { describe, expect, it } from "vitest";
 import { checkOutboundUrl, parseIpv6 } from "../../../src/tools/outbound";
 

@@ -1,3 +1,5 @@
+// ToolRegistry (src/tools/registry.ts): one tool per name, and MCP core tools past the cap on tools sent with every
+// request deferred, or dropped when nothing can defer.
 import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../../src/agents/normalize";
 import { stepTools } from "../../../src/tools/disclosure";

@@ -1,3 +1,5 @@
+// The Compactor (src/session/compaction/compactor.ts) in Node: usage estimates each message once, and learn reads a
+// model's window from each server's overflow error.
 import { describe, expect, it, vi } from "vitest";
 import type { AgentConfig } from "../../../../src/agents/types";
 import type { Message } from "../../../../src/model/message";

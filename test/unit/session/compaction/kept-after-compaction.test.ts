@@ -1,3 +1,5 @@
+// keptAfterCompaction (src/session/compaction/kept-after-compaction.ts): a deferred tool a compaction kept is declared
+// in full again.
 import { describe, expect, it } from "vitest";
 import type { Message, ToolDeclaration } from "../../../../src/model/message";
 import { keptAfterCompaction } from "../../../../src/session/compaction/kept-after-compaction";

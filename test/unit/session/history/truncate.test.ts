@@ -1,3 +1,5 @@
+// fitMessageResults (src/session/history/truncate.ts): a message's tool results cut to fit its row, a small one
+// whole and every one in place.
 import { describe, expect, it } from "vitest";
 import { fitMessageResults } from "../../../../src/session/history/truncate";
 import { jsonBytes } from "../../../../src/storage/fit";

@@ -1,3 +1,4 @@
+// callbackDelay (src/session/runs/types.ts): the backoff between a run's callback attempts.
 import { describe, expect, it } from "vitest";
 import { CALLBACK_MAX_DELAY_MS, callbackDelay } from "../../../../src/session/runs/types";
 

@@ -1,3 +1,5 @@
+// The `$path` syntax of chained arguments (src/tools/refs/path.ts): parsePath's keys, indexes, quoted keys, errors and
+// bounds, and formatPath round-tripping through it.
 import { describe, expect, it } from "vitest";
 import { formatPath, type PathSegment, parsePath } from "../../../../src/tools/refs/index";
 

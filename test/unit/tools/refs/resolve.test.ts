@@ -1,3 +1,5 @@
+// resolveRefs (src/tools/refs/resolve.ts): `$tool` references in tool arguments replaced by values of earlier results,
+// with clear errors, no prototype tricks and size limits; containsRefs and REFS_PROMPT.
 import { afterEach, describe, expect, it } from "vitest";
 import {
   containsRefs,

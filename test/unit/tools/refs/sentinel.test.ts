@@ -1,3 +1,4 @@
+// The reference sentinel of chained arguments (src/tools/refs/sentinel.ts): isRefSchema, refShape and containsRefs.
 import { describe, expect, it } from "vitest";
 import { containsRefs, isRefSchema, REF_SCHEMA, refShape } from "../../../../src/tools/refs/sentinel";
 

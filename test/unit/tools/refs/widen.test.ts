@@ -1,3 +1,5 @@
+// widenSchema (src/tools/refs/widen.ts): every value position of a tool's input schema also accepts a reference
+// sentinel, the root stays an object, and the result still compiles strictly.
 import { describe, expect, it } from "vitest";
 import { compileStrict } from "../../../../src/json-schema/index";
 import { REF_SCHEMA, widenSchema } from "../../../../src/tools/refs/index";
