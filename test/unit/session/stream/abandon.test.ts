@@ -1,3 +1,5 @@
+// Abandoned steps as the AI SDK's client reads them (src/session/stream/ui-encoder.ts): a step cut mid tool input,
+// or a turn error mid text, assembles without the SDK throwing, every open part closed.
 import type { DynamicToolUIPart } from "ai";
 import { describe, expect, it } from "vitest";
 import { coalesce } from "../../../../src/session/stream/coalesce";

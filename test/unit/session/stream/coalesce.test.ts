@@ -1,3 +1,5 @@
+// coalesce (src/session/stream/coalesce.ts): adjacent deltas of one part merged before they are stored, and the client
+// assembling the same message from the coalesced chunks.
 import { describe, expect, it } from "vitest";
 import { coalesce } from "../../../../src/session/stream/coalesce";
 import type { UiChunk } from "../../../../src/session/stream/ui-chunks";

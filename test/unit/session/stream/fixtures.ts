@@ -1,3 +1,5 @@
+// Turn-event fixtures of the stream tests: a full turn with thinking, text and two tool calls, steps cut mid text or
+// mid tool input, oddities, and an approval pause.
 import type { StreamEvent } from "../../../../src/model/stream";
 import type { TurnEvent } from "../../../../src/session/stream/turn-events";
 

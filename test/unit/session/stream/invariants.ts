@@ -1,3 +1,4 @@
+// invariantViolations: the encoder's open/close contract with the client, checked over a whole chunk list.
 import type { UiChunk } from "../../../../src/session/stream/ui-chunks";
 
 /**

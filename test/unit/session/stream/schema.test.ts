@@ -1,3 +1,5 @@
+// Every chunk the encoder can emit, raw and coalesced, checked against the ai package's uiMessageChunkSchema and the
+// open/close contract.
 import { safeValidateTypes } from "@ai-sdk/provider-utils";
 import { type UIMessageChunk, uiMessageChunkSchema } from "ai";
 import { describe, expect, it } from "vitest";

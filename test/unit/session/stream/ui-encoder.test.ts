@@ -1,3 +1,5 @@
+// UiEncoder (src/session/stream/ui-encoder.ts): turn events mapped to the AI SDK's UI message chunks (parts, tool
+// calls and who runs them, errors, abandoned steps), checked through the SDK's own client.
 import { Chat } from "@ai-sdk/react";
 import {
   type DynamicToolUIPart,
