@@ -6,7 +6,7 @@
 import { isoBefore, type Retention } from "../retention/config";
 import { one, write } from "../storage/sql";
 import { transaction } from "../storage/transaction";
-import { SWEEPABLE_RUN } from "./runs/run-store";
+import { OPEN_RUN, SWEEPABLE_RUN } from "./runs/run-store";
 import type { Scheduler } from "./scheduler";
 
 /** Rows one DELETE removes at most. The rows are chosen by a subquery, so no statement binds more than two parameters. */
@@ -31,7 +31,7 @@ const OLD_TURN =
  */
 const SWEEPABLE_TURN = `t.status IN ('completed', 'failed', 'cancelled', 'interrupted')
   AND t.rowid < (SELECT max(rowid) FROM turns)
-  AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.status NOT IN ('completed', 'failed')
+  AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.status IN (${OPEN_RUN})
                   AND (r.turn_id = t.id OR t.idempotency_key = 'run:' || r.id))`;
 
 export interface SweepReport {
@@ -264,7 +264,7 @@ export class Sweeper {
       one(
         this.#sql,
         `SELECT 1 AS x WHERE EXISTS (
-           SELECT 1 FROM runs WHERE status IN ('queued', 'running', 'awaiting_approval') OR callback_status = 'pending')
+           SELECT 1 FROM runs WHERE status IN (${OPEN_RUN}) OR callback_status = 'pending')
            OR EXISTS (SELECT 1 FROM approvals WHERE status = 'pending')`,
       ) !== null
     );

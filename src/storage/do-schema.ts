@@ -204,6 +204,12 @@ const MIGRATIONS: ReadonlyArray<string | ((sql: SqlStorage) => void)> = [
   // v15: whether a call's result was told on the turn's stream as its step ran (the session answered it, a client
   // tool's call with invalid arguments say), so the segment that resumes the turn does not tell it again.
   `ALTER TABLE tool_calls ADD COLUMN announced INTEGER NOT NULL DEFAULT 0;`,
+  // v16: the open runs' index that the run store's queries use. v4's runs_open (queued and running, on status) was
+  // used by none: SQLite reads a partial index only for a query that repeats its predicate, and the queries ask for
+  // every open status (awaiting_approval came in v7). Its predicate is OPEN_RUN's list (src/session/runs/run-store.ts)
+  // term for term; ordered by created_at, as the alarm reads the open runs; status makes it cover the queue count.
+  `DROP INDEX IF EXISTS runs_open;
+   CREATE INDEX runs_open_created ON runs (created_at, status) WHERE status IN ('queued', 'running', 'awaiting_approval');`,
 ];
 
 /** Rebuilds `table` from its own DDL minus AUTOINCREMENT (rows, ids and indexes kept). */

@@ -9,9 +9,11 @@ import type { Part } from "../../model/message";
 import { cutText, fitJson, jsonBytes } from "../../storage/fit";
 import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, write } from "../../storage/sql";
+import { sqlList } from "../../storage/sql-list";
 import {
   type CallbackAttempt,
   type CallbackStatus,
+  OPEN_RUN_STATUSES,
   RUNS_KEPT,
   type RunOutput,
   type RunSpec,
@@ -39,6 +41,14 @@ export interface RunRow {
   ended_at: string | null;
   [key: string]: string | number | null;
 }
+
+/**
+ * OPEN_RUN_STATUSES as SQL, for `status IN (${OPEN_RUN})`: term for term the predicate of the partial index
+ * `runs_open_created` (DO schema v16). SQLite uses a partial index only for a query whose WHERE has that term,
+ * so every query over open runs says it, and reads the open runs in creation order instead of every run kept;
+ * one narrower than "open" (queued, started) adds its own term beside it.
+ */
+export const OPEN_RUN = sqlList(OPEN_RUN_STATUSES);
 
 /** The columns of a RunRow. */
 const ROW = `id, agent, status, callback_url, webhook_id, turn_id, resumes, result, error, callback_status,
@@ -104,15 +114,17 @@ export class RunStore {
 
   /** Every run not yet ended (each alarm reads them first): without their inputs. */
   open(): RunRow[] {
-    return all<RunRow>(
-      this.#sql,
-      `SELECT ${ROW} FROM runs WHERE status IN ('queued', 'running', 'awaiting_approval') ORDER BY created_at`,
-    );
+    return all<RunRow>(this.#sql, `SELECT ${ROW} FROM runs WHERE status IN (${OPEN_RUN}) ORDER BY created_at`);
   }
 
-  /** How many runs wait to start (the queue MAX_QUEUED_RUNS caps). */
+  /** How many runs wait to start (the queue MAX_QUEUED_RUNS caps): a count over the open runs' index. */
   queued(): number {
-    return one<{ n: number }>(this.#sql, "SELECT count(*) AS n FROM runs WHERE status = 'queued'")?.n ?? 0;
+    return (
+      one<{ n: number }>(
+        this.#sql,
+        `SELECT count(*) AS n FROM runs WHERE status IN (${OPEN_RUN}) AND status = 'queued'`,
+      )?.n ?? 0
+    );
   }
 
   /**
@@ -127,7 +139,7 @@ export class RunStore {
       const rows = all<{ id: string }>(
         this.#sql,
         `SELECT id FROM runs WHERE id IN (${list.map(() => "?").join(", ")})
-           AND (status IN ('queued', 'running', 'awaiting_approval') OR callback_status = 'pending')`,
+           AND (status IN (${OPEN_RUN}) OR callback_status = 'pending')`,
         ...list,
       );
       open.push(...rows.map((r) => r.id));
@@ -147,7 +159,7 @@ export class RunStore {
       one(
         this.#sql,
         `SELECT 1 AS x FROM runs r LEFT JOIN turns t ON t.id = r.turn_id
-          WHERE r.status IN ('running', 'awaiting_approval') AND r.turn_id IS NOT NULL
+          WHERE r.status IN (${OPEN_RUN}) AND r.status != 'queued' AND r.turn_id IS NOT NULL
             AND (t.status IS NULL OR NOT (r.status = 'awaiting_approval' AND t.status = 'awaiting_approval'))
           LIMIT 1`,
       ) !== null
@@ -159,11 +171,11 @@ export class RunStore {
     return one(this.#sql, "SELECT 1 AS x FROM runs WHERE turn_id = ? LIMIT 1", turnId) !== null;
   }
 
-  /** The open run (running or awaiting approval) whose turn this is. */
+  /** The open run (running or awaiting approval: started) whose turn this is. */
   byTurn(turnId: string): RunRow | null {
     return one<RunRow>(
       this.#sql,
-      `SELECT ${ROW} FROM runs WHERE turn_id = ? AND status IN ('running', 'awaiting_approval')`,
+      `SELECT ${ROW} FROM runs WHERE status IN (${OPEN_RUN}) AND status != 'queued' AND turn_id = ?`,
       turnId,
     );
   }

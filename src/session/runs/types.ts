@@ -11,6 +11,9 @@ import type { OpenApproval } from "../approvals";
 /** Public run states (docs/API.md): a run is one turn started by the session's alarm, not by a client. */
 export type RunStatus = "queued" | "running" | "awaiting_approval" | "completed" | "failed";
 
+/** Statuses of a run not yet ended. */
+export const OPEN_RUN_STATUSES: readonly RunStatus[] = ["queued", "running", "awaiting_approval"];
+
 export type CallbackStatus = "pending" | "delivered" | "failed";
 
 /** What the worker hands the session: everything needed to start the run later, from the alarm. */
