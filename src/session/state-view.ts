@@ -6,6 +6,7 @@
 import type { AgentConfig } from "../agents/types";
 import { DEFAULT_COMPACTION } from "../agents/types";
 import type { ToolResultContent } from "../model/message";
+import { isPaused } from "../model/turn";
 import { contextWindow } from "../providers/types";
 import { openView } from "./approvals";
 import type { PauseView, SessionInfo, SessionState } from "./rpc-types";
@@ -17,12 +18,14 @@ export function sessionState(e: SessionEngine, info: SessionInfo, agent: AgentCo
   const window = agent ? contextWindow(agent.model) : null;
   const usage = e.compactor.usage();
   const latest = e.turns.latest();
+  const turnStatus = latest?.status;
+  const paused = isPaused(turnStatus);
   const status: SessionState["status"] =
-    latest?.status === "running"
+    turnStatus === "running"
       ? "running"
-      : latest?.status === "awaiting_tool_results" || latest?.status === "awaiting_approval"
-        ? latest.status
-        : latest?.status === "failed" || latest?.status === "interrupted"
+      : paused
+        ? turnStatus
+        : turnStatus === "failed" || turnStatus === "interrupted"
           ? "failed"
           : "idle";
   return {
@@ -43,8 +46,7 @@ export function sessionState(e: SessionEngine, info: SessionInfo, agent: AgentCo
       used: window ? Math.round((usage.estimated_tokens / window) * 1000) / 1000 : null,
     },
     pending_approvals: e.approvals.pending().map(openView),
-    pause:
-      latest && (status === "awaiting_tool_results" || status === "awaiting_approval") ? pauseView(e, latest.id) : null,
+    pause: paused && latest ? pauseView(e, latest.id) : null,
     mcp_servers: e.tools.statuses(agent),
   };
 }

@@ -3,8 +3,10 @@
  * (SWEEP_BATCH rows, SWEEP_STATEMENTS statements per alarm) that step aside while a turn runs, and the
  * idle-session expiry check. Conversation history is never deleted.
  */
+import { ACTIVE, ENDED } from "../model/turn";
 import { isoBefore, type Retention } from "../retention/config";
 import { one, write } from "../storage/sql";
+import { sqlList } from "../storage/sql-list";
 import { transaction } from "../storage/transaction";
 import { OPEN_RUN, SWEEPABLE_RUN } from "./runs/run-store";
 import type { Scheduler } from "./scheduler";
@@ -21,15 +23,14 @@ const IDLE_RECHECK_MS = 3_600_000;
 const REF = "retention";
 
 /** Ended turns other than the newest (whose rows `Last-Event-ID` resumes). */
-const OLD_TURN =
-  "t.status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval') AND t.rowid < (SELECT max(rowid) FROM turns)";
+const OLD_TURN = `t.status NOT IN (${sqlList(ACTIVE)}) AND t.rowid < (SELECT max(rowid) FROM turns)`;
 /**
  * Turn rows the turns retention may delete (`t` = turns; the caller adds the cutoff on `ended_at`): ended, not
  * the newest (every status derivation, `/retry` and `Last-Event-ID` read it), and not the turn of a run that is
  * still open (the run concludes, resumes or replays its `run:<id>` idempotency key from it). Paused turns
  * (`awaiting_*`) are not ended, so their approvals and open calls keep their turn.
  */
-const SWEEPABLE_TURN = `t.status IN ('completed', 'failed', 'cancelled', 'interrupted')
+const SWEEPABLE_TURN = `t.status IN (${sqlList(ENDED)})
   AND t.rowid < (SELECT max(rowid) FROM turns)
   AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.status IN (${OPEN_RUN})
                   AND (r.turn_id = t.id OR t.idempotency_key = 'run:' || r.id))`;

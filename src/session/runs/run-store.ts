@@ -6,6 +6,7 @@
 import type { ErrorInfo } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Part } from "../../model/message";
+import { PAUSED } from "../../model/turn";
 import { cutText, fitJson, jsonBytes } from "../../storage/fit";
 import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, write } from "../../storage/sql";
@@ -63,7 +64,7 @@ const ROW = `id, agent, status, callback_url, webhook_id, turn_id, resumes, resu
  */
 export const SWEEPABLE_RUN = `status IN ('completed', 'failed') AND coalesce(callback_status, '') != 'pending'
   AND NOT EXISTS (SELECT 1 FROM turns pt WHERE pt.id = runs.turn_id
-                  AND pt.status IN ('awaiting_tool_results', 'awaiting_approval'))`;
+                  AND pt.status IN (${sqlList(PAUSED)}))`;
 
 /**
  * A run's result under RUN_RESULT_BUDGET_BYTES: its structured result whole (a cut one would no longer match its

@@ -4,10 +4,11 @@
  * so a step writes no row of its own.
  */
 import type { ErrorInfo } from "../../model/errors";
-import type { TurnKind, TurnStatus } from "../../model/turn";
+import { ACTIVE, type TurnKind, type TurnStatus } from "../../model/turn";
 import { fitJson } from "../../storage/fit";
 import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, type SqlValue, write } from "../../storage/sql";
+import { sqlList } from "../../storage/sql-list";
 
 export interface TurnRow {
   id: string;
@@ -286,7 +287,7 @@ export class TurnStore {
 
   clear(): void {
     this.#newest = undefined;
-    write(this.#sql, "DELETE FROM turns WHERE status NOT IN ('running', 'awaiting_tool_results', 'awaiting_approval')");
+    write(this.#sql, `DELETE FROM turns WHERE status NOT IN (${sqlList(ACTIVE)})`);
     write(this.#sql, "DELETE FROM meta WHERE key = 'turns_swept'");
   }
 }
