@@ -295,10 +295,15 @@ export const anthropicCodec: Codec = {
   streamErrorStatus: 529,
   malformedFrame: "event: content_block_delta\ndata: {not json\n\n",
   brainInput,
-  overflowError: (tokens, window) => ({
+  // The older models' wording when the output budget is what tips it over.
+  overflowError: (tokens, window, output) => ({
     status: 400,
     type: "invalid_request_error",
-    message: `prompt is too long: ${tokens} tokens > ${window} maximum`,
+    message:
+      output > 0 && tokens <= window
+        ? `input length and \`max_tokens\` exceed context limit: ${tokens} + ${output} > ${window}, decrease input length or \`max_tokens\` and try again`
+        : `prompt is too long: ${tokens} tokens > ${window} maximum`,
   }),
+  outputTokens: (body) => (typeof body.max_tokens === "number" ? body.max_tokens : 0),
   serverCompaction,
 };

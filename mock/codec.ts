@@ -36,8 +36,13 @@ export interface Codec {
   streamErrorStatus: number;
   malformedFrame: string;
   brainInput(body: JsonObject): BrainInput;
-  /** The provider's real answer to a request longer than the model's window. */
-  overflowError(tokens: number, window: number): ErrorSpec;
+  /**
+   * The provider's real answer to a request longer than the model's window; `output` is the request's output
+   * limit when the window counts it too (`outputTokens`), else 0.
+   */
+  overflowError(tokens: number, window: number, output: number): ErrorSpec;
+  /** The output limit a request asks for (Anthropic `max_tokens`, Chat `max_completion_tokens` or `max_tokens`, Responses `max_output_tokens`); 0 when it names none. */
+  outputTokens(body: JsonObject): number;
   /** Server-side compaction, for a protocol that has it (Anthropic `compact_20260112`). */
   serverCompaction?: ServerCompaction;
 }

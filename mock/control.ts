@@ -43,6 +43,11 @@ interface ModelState {
   counters: Counters;
   /** Emulated context window in tokens (of the raw body, counted as `estimateTokens` does); absent = unlimited. */
   window?: number;
+  /**
+   * Whether the window holds the request's output limit as well as its input (vLLM, Anthropic's older models:
+   * input + max_tokens must fit); absent = the input only.
+   */
+  countsOutput?: boolean;
   /** The opaque state of the latest server-side compaction this model answered with. */
   issued?: string;
 }
@@ -109,14 +114,20 @@ export class MockState {
     return record;
   }
 
-  setWindow(model: string, tokens: number | null): void {
+  setWindow(model: string, tokens: number | null, countsOutput = false): void {
     const state = this.#model(model);
     if (tokens === null) delete state.window;
     else state.window = tokens;
+    state.countsOutput = countsOutput;
   }
 
   window(model: string): number | undefined {
     return this.#models.get(model)?.window;
+  }
+
+  /** Whether `model`'s window holds the request's output limit too (`setWindow`). */
+  countsOutput(model: string): boolean {
+    return this.#models.get(model)?.countsOutput === true;
   }
 
   issue(model: string, encrypted: string): void {
@@ -214,16 +225,18 @@ export function handleControl(state: MockState, method: string, url: URL, raw: s
       return true;
     }
     case "POST /_mock/context_window": {
-      // {"model": m, "tokens": n | null}: requests above n tokens get the provider's real context-length 400.
+      // {"model": m, "tokens": n | null, "output"?: true}: requests above n tokens get the provider's real
+      // context-length 400; with "output", the input plus the request's output limit (max_tokens) must fit.
       if (
         !isRecord(body) ||
         typeof body.model !== "string" ||
-        !(body.tokens === null || typeof body.tokens === "number")
+        !(body.tokens === null || typeof body.tokens === "number") ||
+        !(body.output === undefined || typeof body.output === "boolean")
       ) {
-        json(res, 400, { error: 'expected {"model": string, "tokens": number | null}' });
+        json(res, 400, { error: 'expected {"model": string, "tokens": number | null, "output"?: boolean}' });
         return true;
       }
-      state.setWindow(body.model, body.tokens);
+      state.setWindow(body.model, body.tokens, body.output === true);
       json(res, 200, { ok: true });
       return true;
     }

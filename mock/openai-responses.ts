@@ -235,12 +235,16 @@ export const openaiResponsesCodec: Codec = {
   streamErrorStatus: 500,
   malformedFrame: "event: response.output_text.delta\ndata: {not json\n\n",
   brainInput,
-  overflowError: (tokens, window) => ({
+  overflowError: (tokens, window, output) => ({
     status: 400,
     type: "invalid_request_error",
     param: "input",
     code: "context_length_exceeded",
-    message: `Your input exceeds the context window of this model. This model's maximum context length is ${window} tokens. However, your input resulted in ${tokens} tokens.`,
+    message:
+      output > 0
+        ? `Your input exceeds the context window of this model. This model's maximum context length is ${window} tokens. However, you requested ${tokens + output} tokens (${tokens} in the input, ${output} in the output).`
+        : `Your input exceeds the context window of this model. This model's maximum context length is ${window} tokens. However, your input resulted in ${tokens} tokens.`,
   }),
+  outputTokens: (body) => (typeof body.max_output_tokens === "number" ? body.max_output_tokens : 0),
   serverCompaction,
 };

@@ -183,11 +183,18 @@ export const openaiCodec: Codec = {
   streamErrorStatus: 500,
   malformedFrame: "data: {not json\n\n",
   brainInput,
-  overflowError: (tokens, window) => ({
+  overflowError: (tokens, window, output) => ({
     status: 400,
     type: "invalid_request_error",
     param: "messages",
     code: "context_length_exceeded",
-    message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+    message:
+      output > 0
+        ? `This model's maximum context length is ${window} tokens. However, you requested ${tokens + output} tokens (${tokens} in the messages, ${output} in the completion). Please reduce the length of the messages or completion.`
+        : `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
   }),
+  outputTokens: (body) => {
+    const limit = body.max_completion_tokens ?? body.max_tokens;
+    return typeof limit === "number" ? limit : 0;
+  },
 };

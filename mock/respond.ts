@@ -77,11 +77,12 @@ export async function handleProvider(
   const ctx: RequestContext = { body: body as Record<string, unknown>, raw, model };
   const window = state.window(model);
   const tokens = codec.serverCompaction?.tokens(ctx.body) ?? estimateTokens(raw);
-  if (window !== undefined && tokens > window) {
+  const output = state.countsOutput(model) ? codec.outputTokens(ctx.body) : 0;
+  if (window !== undefined && tokens + output > window) {
     state.count(model, "overflow");
     record.served = "error";
-    if (log) console.log(`${codec.protocol} ${model} → 400 context overflow (${tokens} > ${window})`);
-    sendError(codec, res, codec.overflowError(tokens, window));
+    if (log) console.log(`${codec.protocol} ${model} → 400 context overflow (${tokens} + ${output} > ${window})`);
+    sendError(codec, res, codec.overflowError(tokens, window, output));
     return;
   }
   const input = codec.brainInput(ctx.body);

@@ -10,7 +10,7 @@ import type { Part, ToolDeclaration, ToolResultContent } from "../model/message"
 import { wireOnce } from "./body-text";
 import { declaredSchema } from "./declared-schema";
 import { wireToolName } from "./tool-name";
-import { compactionText, type StepRequest } from "./types";
+import { compactionText, type ModelConfig, type StepRequest } from "./types";
 
 /** The content of an error result that has none (the API refuses an empty one). */
 export const ERROR_WITHOUT_MESSAGE = "the tool reported an error without a message";
@@ -49,9 +49,14 @@ const THINKING_BUDGET = 4096;
 /** The API refuses a smaller thinking budget. */
 const MIN_THINKING_BUDGET = 1024;
 
+/** The `max_tokens` a request for `model` carries: the agent's, or our default (the API requires one). */
+export function anthropicOutputTokens(model: ModelConfig): number {
+  return model.max_tokens ?? DEFAULT_MAX_TOKENS;
+}
+
 export function buildAnthropicBody(req: StepRequest): Record<string, unknown> {
   const { model } = req;
-  const maxTokens = model.max_tokens ?? DEFAULT_MAX_TOKENS;
+  const maxTokens = anthropicOutputTokens(model);
   const body: Record<string, unknown> = { model: model.name, max_tokens: maxTokens };
   if (req.system !== "") {
     body.system = model.capabilities.prompt_cache

@@ -1,5 +1,5 @@
 /** The `anthropic` adapter: the Messages API over SSE, with the betas a request needs. */
-import { type AnthropicMessage, buildAnthropicBody } from "./anthropic-body";
+import { type AnthropicMessage, anthropicOutputTokens, buildAnthropicBody } from "./anthropic-body";
 import { AnthropicStreamParser } from "./anthropic-stream";
 import { bodyOf } from "./body-text";
 import { sseAdapter } from "./stream-driver";
@@ -15,6 +15,7 @@ export const COMPACTION_BETA = "compact-2026-01-12";
 export const anthropic = sseAdapter({
   name: "anthropic",
   buildBody: buildAnthropicBody,
+  outputTokens: anthropicOutputTokens,
   path: "/v1/messages",
   headers(req, endpoint) {
     const headers: Record<string, string> = { "anthropic-version": ANTHROPIC_VERSION };

@@ -10,7 +10,7 @@ import { resultText } from "../model/message";
 import { wireOnce } from "./body-text";
 import { declaredSchema } from "./declared-schema";
 import { wireToolName } from "./tool-name";
-import { compactionText, type StepRequest } from "./types";
+import { compactionText, type ModelConfig, type StepRequest } from "./types";
 
 /** Chat Completions messages (the subset we send). */
 export type OpenAIMessage =
@@ -64,8 +64,14 @@ export function buildOpenAIBody(req: StepRequest): Record<string, unknown> {
   }
   body.stream = true;
   body.stream_options = { include_usage: true };
-  if (req.model.max_tokens !== undefined) body[maxTokensField(req.baseUrl)] = req.model.max_tokens;
+  const maxTokens = chatOutputTokens(req.model);
+  if (maxTokens > 0) body[maxTokensField(req.baseUrl)] = maxTokens;
   return body;
+}
+
+/** The output limit a request for `model` carries: the agent's `max_tokens`, or none (0: the server's default). */
+export function chatOutputTokens(model: ModelConfig): number {
+  return model.max_tokens ?? 0;
 }
 
 /**

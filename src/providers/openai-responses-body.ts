@@ -7,7 +7,7 @@ import { resultText } from "../model/message";
 import { wireOnce } from "./body-text";
 import { declaredSchema } from "./declared-schema";
 import { wireToolName } from "./tool-name";
-import { compactionText, RESPONSES_MIN_OUTPUT_TOKENS, type StepRequest } from "./types";
+import { compactionText, type ModelConfig, RESPONSES_MIN_OUTPUT_TOKENS, type StepRequest } from "./types";
 
 /** Responses API input items (the subset we send). */
 export type ResponsesItem =
@@ -44,12 +44,18 @@ export function buildResponsesBody(req: StepRequest): Record<string, unknown> {
   // The session keeps the history itself: nothing is stored server-side, every request is complete.
   body.store = false;
   body.stream = true;
-  // PUT refuses less than the API's minimum, but an agent stored before that check may still hold it:
-  // raised here, or the API would refuse every turn of that agent.
-  if (req.model.max_tokens !== undefined) {
-    body.max_output_tokens = Math.max(RESPONSES_MIN_OUTPUT_TOKENS, req.model.max_tokens);
-  }
+  const maxOutput = responsesOutputTokens(req.model);
+  if (maxOutput > 0) body.max_output_tokens = maxOutput;
   return body;
+}
+
+/**
+ * The `max_output_tokens` a request for `model` carries: the agent's `max_tokens`, or none (0). PUT refuses less
+ * than the API's minimum, but an agent stored before that check may still hold it: raised here, or the API would
+ * refuse every turn of that agent.
+ */
+export function responsesOutputTokens(model: ModelConfig): number {
+  return model.max_tokens === undefined ? 0 : Math.max(RESPONSES_MIN_OUTPUT_TOKENS, model.max_tokens);
 }
 
 /** One wire object per schema, name and description (body-text.ts): serialized once, not at every step. */

@@ -1,5 +1,5 @@
 /** The `openai-responses` adapter: OpenAI Responses API over SSE (server-side compaction via `compact_threshold`). */
-import { buildResponsesBody } from "./openai-responses-body";
+import { buildResponsesBody, responsesOutputTokens } from "./openai-responses-body";
 import { ResponsesStreamParser } from "./openai-responses-stream";
 import { bearer, sseAdapter } from "./stream-driver";
 
@@ -7,6 +7,7 @@ import { bearer, sseAdapter } from "./stream-driver";
 export const openaiResponses = sseAdapter({
   name: "openai-responses",
   buildBody: buildResponsesBody,
+  outputTokens: responsesOutputTokens,
   path: "/responses",
   headers: (_req, endpoint) => bearer(endpoint),
   parser: () => new ResponsesStreamParser(),

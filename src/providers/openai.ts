@@ -1,5 +1,5 @@
 /** The `openai` adapter: Chat Completions over SSE (and the servers that speak it). */
-import { buildOpenAIBody } from "./openai-body";
+import { buildOpenAIBody, chatOutputTokens } from "./openai-body";
 import { OpenAIStreamParser } from "./openai-stream";
 import { bearer, sseAdapter } from "./stream-driver";
 
@@ -7,6 +7,7 @@ import { bearer, sseAdapter } from "./stream-driver";
 export const openai = sseAdapter({
   name: "openai",
   buildBody: buildOpenAIBody,
+  outputTokens: chatOutputTokens,
   path: "/chat/completions",
   headers: (_req, endpoint) => bearer(endpoint),
   parser: () => new OpenAIStreamParser(),

@@ -8,7 +8,15 @@ import type { StopReason, StreamEvent } from "../model/stream";
 import { bodyText } from "./body-text";
 import type { EventSourceMessage } from "./sse";
 import { openSseStream } from "./transport";
-import type { FetchLike, ProviderAdapter, ProviderEndpoint, ProviderName, RetryPolicy, StepRequest } from "./types";
+import type {
+  FetchLike,
+  ModelConfig,
+  ProviderAdapter,
+  ProviderEndpoint,
+  ProviderName,
+  RetryPolicy,
+  StepRequest,
+} from "./types";
 
 /** One protocol's stream state machine; it sees SSE events, never bytes or retries. */
 export interface WireParser {
@@ -68,6 +76,8 @@ export function trimBaseUrl(baseUrl: string): string {
 export interface SseProtocol {
   readonly name: ProviderName;
   buildBody(req: StepRequest): Record<string, unknown>;
+  /** The output limit `buildBody` sends for `model` (ProviderAdapter.outputTokens). */
+  outputTokens(model: ModelConfig): number;
   /** Appended to the endpoint's base URL, e.g. `/v1/messages`. */
   readonly path: string;
   /** Auth and protocol headers (content-type and accept are common). */
@@ -80,6 +90,7 @@ export function sseAdapter(protocol: SseProtocol): ProviderAdapter {
   return {
     name: protocol.name,
     buildBody: protocol.buildBody,
+    outputTokens: protocol.outputTokens,
     async *stream(req, endpoint, policy, signal) {
       const headers = {
         "content-type": "application/json",

@@ -120,6 +120,12 @@ export interface ProviderAdapter {
   /** The exact JSON body sent for this step (the projection). */
   buildBody(req: StepRequest): Record<string, unknown>;
   /**
+   * The output limit a request for `model` carries (the body's max_tokens, under the wire's name): servers that
+   * count it against the window with the input (Anthropic, vLLM) refuse input + it > window. 0 when the body
+   * carries none (the server's own default, which it fits to the room left).
+   */
+  outputTokens(model: ModelConfig): number;
+  /**
    * Sends one step and yields canonical events. Retries before the first byte
    * per `policy`; once bytes flowed, a failure throws ProviderFailure after
    * yielding every block that completed.

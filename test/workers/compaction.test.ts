@@ -31,11 +31,12 @@ import {
 
 const WINDOW = 8000;
 
-async function mockWindow(model: string, tokens: number | null): Promise<void> {
+/** The mock's window for `model`; `output`: requests must fit their output limit (max_tokens) in it too. */
+async function mockWindow(model: string, tokens: number | null, output = false): Promise<void> {
   const res = await fetch(`${env.MOCK_URL}/_mock/context_window`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model, tokens }),
+    body: JSON.stringify({ model, tokens, output }),
   });
   if (!res.ok) throw new Error(`mock window: ${res.status}`);
 }
@@ -796,5 +797,32 @@ describe("a summary larger than a compaction row (a multi-million-token window)"
     expect(summary?.n).toBeGreaterThan(SUMMARY_BUDGET_BYTES / 2);
     await script(s.model, [{ reply: { text: "Still here." } }]);
     expect((await send(s, { content: "next question" })).body.status).toBe("completed");
+  });
+});
+
+/** Sets the agent's model window and compaction config (its tools: COMPACTION_TOOLS), and the mock's window to match. */
+async function reconfigure(s: Setup, window: number, compaction: Record<string, unknown> = {}): Promise<void> {
+  const put = await apiJson(`/v1/agents/${s.agent}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: {
+      model: { provider: "anthropic", name: s.model, context_window: window },
+      tools: COMPACTION_TOOLS,
+      compaction,
+    },
+  });
+  if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
+  await mockWindow(s.model, window);
+}
+
+describe("a model whose window holds max_tokens as well as the input (anthropic, default max_tokens 8,192)", () => {
+  it("compacts before input + max_tokens passes the window: no request is refused as too long", async () => {
+    const s = await setup({}, "anthropic");
+    await reconfigure(s, 16_000);
+    await mockWindow(s.model, 16_000, true);
+    const statuses = await turns(s, 1, 20);
+    expect(statuses.filter((x) => x !== "completed")).toEqual([]);
+    expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(true);
+    expect((await mockStats(s.model)).overflow).toBe(0);
   });
 });

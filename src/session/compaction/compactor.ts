@@ -232,10 +232,22 @@ export class Compactor {
     }
   }
 
-  /** True when a request of this estimate must be compacted first. */
+  /** True when a request of this estimate must be compacted first (it is above `limit`). */
   over(agent: AgentConfig, tokens: number): boolean {
-    const cfg = Compactor.config(agent);
-    return cfg.enabled && tokens > this.window(agent) * cfg.threshold;
+    return Compactor.config(agent).enabled && tokens > this.limit(agent);
+  }
+
+  /**
+   * The input tokens a request may carry (README "Long sessions"): the threshold share of the window, and no more
+   * than the window less the output limit the request carries (its `max_tokens`: Anthropic and vLLM refuse input
+   * + max_tokens > window). An output limit of the whole window or more leaves no input at all, a config no server
+   * answers: there the threshold share alone applies.
+   */
+  limit(agent: AgentConfig): number {
+    const window = this.window(agent);
+    const share = Math.floor(window * Compactor.config(agent).threshold);
+    const output = getAdapter(agent.model.provider).outputTokens(agent.model);
+    return output < window ? Math.min(share, window - output) : share;
   }
 
   /** Context use of the view, for GET /v1/sessions/{id} (no agent config at hand: the stored parts only). */
@@ -297,7 +309,6 @@ export class Compactor {
   async #compact(agent: AgentConfig, opts: CompactOptions): Promise<CompactionOutcome> {
     const { history, tools } = this.#deps;
     const cfg = Compactor.config(agent);
-    const window = this.window(agent);
     const view = history.messages();
     const runningAt = opts.turnId === null ? -1 : view.findIndex((m) => m.turn_id === opts.turnId);
     const limit = runningAt === -1 ? view.length : runningAt;
@@ -305,7 +316,7 @@ export class Compactor {
     const boundary = chooseBoundary(view, sizes, {
       limit,
       keepRecentTurns: cfg.keep_recent_turns,
-      maxKeptTokens: Math.floor(window * cfg.threshold * 0.5),
+      maxKeptTokens: Math.floor(this.limit(agent) * 0.5),
     });
     if (boundary === null) return { ok: false, reason: noBoundary(view.length, opts.turnId) };
     const summarised = view.slice(0, boundary);
@@ -453,11 +464,10 @@ export class Compactor {
     messages: readonly Message[],
     opts: CompactOptions,
   ): Promise<{ ok: true; text: string; requests: number } | { ok: false; reason: string }> {
-    const cfg = Compactor.config(agent);
     const window = this.window(agent);
-    // Room for one piece, in tokens: the threshold share of the window, less the prompt, the reused prefix and a
-    // prior summary, all counted a third over their `textTokens` (JSON escaping can grow ASCII text).
-    const budgetTokens = Math.floor(window * cfg.threshold) - 300;
+    // Room for one piece, in tokens: the limit, less the prompt, the reused prefix and a prior summary, all counted
+    // a third over their `textTokens` (JSON escaping can grow ASCII text).
+    const budgetTokens = this.limit(agent) - 300;
     const sent = (tokens: number) => Math.ceil((tokens * 4) / 3);
     const room = (prefixTokens: number) =>
       budgetTokens - sent(textTokens(SUMMARY_SYSTEM) + textTokens(prior) + prefixTokens);

@@ -75,3 +75,28 @@ describe("Compactor.learn", () => {
     expect(learned("input length and `max_tokens` exceed context limit: 195000 + 8192 > 200000")).toBe(200000);
   });
 });
+
+describe("Compactor.limit", () => {
+  const limit = (model: Record<string, unknown>, threshold = 0.8) =>
+    compactorOver([]).limit({
+      model: { capabilities: {}, ...model },
+      compaction: { enabled: true, threshold, keep_recent_turns: 2 },
+    } as unknown as AgentConfig);
+
+  it("is the window less the max_tokens the request carries, where that is below the threshold share", () => {
+    // Anthropic requests always carry max_tokens: 8,192 unless the agent sets one.
+    expect(limit({ provider: "anthropic", name: "m", context_window: 16_000 })).toBe(16_000 - 8192);
+    expect(limit({ provider: "openai", name: "m", context_window: 16_000, max_tokens: 6000 })).toBe(10_000);
+    expect(limit({ provider: "openai-responses", name: "m", context_window: 16_000, max_tokens: 6000 })).toBe(10_000);
+  });
+
+  it("is the threshold share of the window when the request leaves more room, or carries no max_tokens", () => {
+    expect(limit({ provider: "anthropic", name: "m", context_window: 200_000 })).toBe(160_000);
+    expect(limit({ provider: "openai", name: "m", context_window: 16_000 })).toBe(12_800);
+    expect(limit({ provider: "openai", name: "m", context_window: 16_000 }, 0.2)).toBe(3200);
+  });
+
+  it("is the threshold share when max_tokens is the whole window or more (no request of that agent could fit)", () => {
+    expect(limit({ provider: "anthropic", name: "m", context_window: 8000 })).toBe(6400);
+  });
+});

@@ -34,7 +34,7 @@ async function failureFor(body: string) {
 
 describe("context overflow", () => {
   it("Anthropic's 400 'prompt is too long' is context_overflow, retryable, sent once", async () => {
-    const body = anthropicCodec.errorBody(anthropicCodec.overflowError(9000, 8000), "req_1");
+    const body = anthropicCodec.errorBody(anthropicCodec.overflowError(9000, 8000, 0), "req_1");
     const { error, calls } = await failureFor(body);
     expect(error.code).toBe("context_overflow");
     expect(error.retryable).toBe(true);
@@ -42,7 +42,7 @@ describe("context overflow", () => {
   });
 
   it("OpenAI's 400 context_length_exceeded is context_overflow", async () => {
-    const body = openaiCodec.errorBody(openaiCodec.overflowError(9000, 8000), "req_1");
+    const body = openaiCodec.errorBody(openaiCodec.overflowError(9000, 8000, 0), "req_1");
     expect(JSON.parse(body).error.code).toBe("context_length_exceeded");
     const { error } = await failureFor(body);
     expect(error.code).toBe("context_overflow");
