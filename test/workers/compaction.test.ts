@@ -815,6 +815,64 @@ async function reconfigure(s: Setup, window: number, compaction: Record<string, 
   await mockWindow(s.model, window);
 }
 
+/** A summary of `lines` numbered facts (`fact-1`, …), ~100 tokens each, as the summary model might write one. */
+const factSummary = (lines: number) =>
+  Array.from(
+    { length: lines },
+    (_, i) => `- user: fact-${i + 1}: ${"the user said something to keep ".repeat(12)}`,
+  ).join("\n");
+
+/** The text of every summary request the mock received for `model`. */
+async function summaryRequests(model: string): Promise<string> {
+  const requests = await mockRequests(model);
+  return requests
+    .map((r) => JSON.stringify(r.body))
+    .filter((body) => body.includes("Summarise the conversation transcript above"))
+    .join("\n");
+}
+
+/**
+ * Compacts `s` on demand (after 4 turns) with `summary` as its summary, then reconfigures its agent (`reconfigure`)
+ * and sends 14 more messages: each completes, with no provider overflow and every compaction since succeeding.
+ */
+async function expectCompactsAfterReconfiguring(
+  s: Setup,
+  summary: string,
+  window: number,
+  compaction: Record<string, unknown>,
+): Promise<void> {
+  expect(await turns(s, 1, 4)).toEqual(Array(4).fill("completed"));
+  await summaryScript(s.model, [{ reply: { text: summary } }], true);
+  expect((await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key })).status).toBe(200);
+  const before = (await events(s)).length;
+  await reconfigure(s, window, compaction);
+  const statuses = await turns(s, 5, 14);
+  expect(statuses.filter((x) => x !== "completed")).toEqual([]);
+  const later = (await events(s)).slice(before);
+  expect(later.filter((e) => e.type === "compaction_failed")).toEqual([]);
+  expect(later.some((e) => e.type === "context_compacted")).toBe(true);
+  expect((await mockStats(s.model)).overflow).toBe(0);
+}
+
+describe("a previous summary too large for the budget in force", () => {
+  it("after the window shrinks, is summarised again: every later message completes and compacts", async () => {
+    const s = await setup({}, "anthropic");
+    await reconfigure(s, 64_000);
+    // ~10,000 tokens: within the cap of a summary written under a 64,000-token window.
+    await expectCompactsAfterReconfiguring(s, factSummary(100), 16_000, {});
+    // Summarised, not dropped: every fact of the previous summary reached a summary request.
+    const read = await summaryRequests(s.model);
+    for (let i = 1; i <= 100; i++) expect(read).toContain(`fact-${i}:`);
+  });
+
+  it("after the threshold is lowered (0.8 to 0.2), is summarised again: every later message completes and compacts", async () => {
+    const s = await setup({}, "anthropic");
+    await reconfigure(s, WINDOW, { threshold: 0.8 });
+    // Longer than a summary may be (3/16 of the window: 1,500 tokens): kept at that cap.
+    await expectCompactsAfterReconfiguring(s, factSummary(20), WINDOW, { threshold: 0.2 });
+  });
+});
+
 describe("a model whose window holds max_tokens as well as the input (anthropic, default max_tokens 8,192)", () => {
   it("compacts before input + max_tokens passes the window: no request is refused as too long", async () => {
     const s = await setup({}, "anthropic");
@@ -824,5 +882,22 @@ describe("a model whose window holds max_tokens as well as the input (anthropic,
     expect(statuses.filter((x) => x !== "completed")).toEqual([]);
     expect((await events(s)).some((e) => e.type === "context_compacted")).toBe(true);
     expect((await mockStats(s.model)).overflow).toBe(0);
+  });
+});
+
+describe("a summary longer than a summary may be (3/16 of the window, and half a summary request's room)", () => {
+  it("is kept cut to that size, saying it was cut", async () => {
+    const s = await longSession("anthropic");
+    await turns(s, 1, 4);
+    // ~2,000 tokens, over the 1,500 an 8,000-token window allows.
+    await summaryScript(s.model, [{ reply: { text: factSummary(20) } }], true);
+    expect((await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key })).status).toBe(200);
+    const { markers } = await allMessages(s);
+    const summary = String((markers.at(-1) as { summary?: string } | undefined)?.summary);
+    expect(summary).toContain("fact-1:");
+    expect(summary).not.toContain("fact-20:");
+    expect(
+      summary.endsWith("[This summary was cut to fit the context budget: details after this point are missing.]"),
+    ).toBe(true);
   });
 });

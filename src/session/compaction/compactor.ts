@@ -17,12 +17,19 @@ import { cutText, jsonBytes } from "../../storage/fit";
 import { SUMMARY_BUDGET_BYTES } from "../../storage/limits";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseBoundary } from "./boundary";
-import { estimateTokens, headTokens, inputTokens, type Observation, textTokens } from "./estimate";
+import { estimateTokens, inputTokens, type Observation, textTokens } from "./estimate";
 import { opaqueCompaction } from "./native-view";
 import { countCompactions, insertCompaction, latestCompaction, summaryText } from "./records";
 import { type RequestPrefix, requestSummary } from "./summary-request";
 import { toolChoice } from "./tool-choice";
-import { SUMMARY_SYSTEM, summaryPrompt, transcriptLines, transcriptPieces } from "./transcript";
+import {
+  capSummary,
+  SUMMARY_SYSTEM,
+  summaryLines,
+  summaryPrompt,
+  transcriptLines,
+  transcriptPieces,
+} from "./transcript";
 
 export interface CompactionDeps extends SessionStores {
   storage: DurableObjectStorage;
@@ -457,32 +464,45 @@ export class Compactor {
     return sessionTx(this.#deps, fn);
   }
 
-  /** The summary of the prior summary plus `messages`, in as many requests as the window needs. */
+  /**
+   * The summary of the prior summary plus `messages`, in as many requests as the budget needs, each within
+   * `limit`. A summary is capped (`summaryCap`) so that the next compaction can carry it beside a piece of
+   * transcript; a prior one over the cap (written under a larger window or threshold, or by the provider) is not
+   * carried but summarised again, as the opening lines of the transcript.
+   */
   async #summarise(
     agent: AgentConfig,
     prior: string,
     messages: readonly Message[],
     opts: CompactOptions,
   ): Promise<{ ok: true; text: string; requests: number } | { ok: false; reason: string }> {
-    const window = this.window(agent);
-    // Room for one piece, in tokens: the limit, less the prompt, the reused prefix and a prior summary, all counted
-    // a third over their `textTokens` (JSON escaping can grow ASCII text).
-    const budgetTokens = this.limit(agent) - 300;
+    // Room for the summary carried and a piece in one request, in tokens: the limit less the prompt's own words
+    // and our system, all counted a third over their `textTokens` (JSON escaping can grow ASCII text).
     const sent = (tokens: number) => Math.ceil((tokens * 4) / 3);
-    const room = (prefixTokens: number) =>
-      budgetTokens - sent(textTokens(SUMMARY_SYSTEM) + textTokens(prior) + prefixTokens);
-    let prefix = opts.prefix;
-    let pieceTokens = room(prefix ? textTokens(prefix.system) + textTokens(JSON.stringify(prefix.tools)) : 0);
-    if (prefix && pieceTokens < MIN_PIECE_TOKENS) {
-      // The prefix leaves no room: no tools at all rather than a different set (README "Long sessions").
-      prefix = undefined;
-      pieceTokens = room(0);
-    }
-    if (pieceTokens < MIN_PIECE_TOKENS) return { ok: false, reason: "the context window is too small to summarise in" };
-    // Room for the summary the pieces after the first carry too; a piece's own escaping counted as above.
-    const pieceRoom = pieceTokens - Math.min(sent(textTokens(prior)), pieceTokens / 2);
-    const pieces = transcriptPieces(transcriptLines(messages), Math.floor((pieceRoom * 3) / 4));
-    let text = prior;
+    const free = this.limit(agent) - 300 - sent(textTokens(SUMMARY_SYSTEM));
+    if (free < MIN_PIECE_TOKENS) return { ok: false, reason: "the context window is too small to summarise in" };
+    const cap = summaryCap(this.window(agent), free);
+    // Too long to carry: summarised again, as the transcript's opening lines.
+    const resummarised = textTokens(prior) > cap;
+    const carried = resummarised ? "" : prior;
+    const lines = transcriptLines(messages);
+    const prefixTokens = opts.prefix
+      ? textTokens(opts.prefix.system) + textTokens(JSON.stringify(opts.prefix.tools))
+      : 0;
+    // The pieces when each request carries a summary of `reserve` sent tokens, with the prefix when it leaves room
+    // for a piece (else no tools at all rather than a different set: README "Long sessions").
+    const cut = (reserve: number) => {
+      const withPrefix = opts.prefix !== undefined && free - reserve - sent(prefixTokens) >= MIN_PIECE_TOKENS;
+      const room = free - reserve - (withPrefix ? sent(prefixTokens) : 0);
+      const size = Math.floor((room * 3) / 4);
+      const all = resummarised ? [...summaryLines(prior, size), ...lines] : lines;
+      return { prefix: withPrefix ? opts.prefix : undefined, pieces: transcriptPieces(all, size) };
+    };
+    // One request carries the prior summary; after the first, each carries the summary so far (at most the cap).
+    let plan = cut(sent(textTokens(carried)));
+    if (plan.pieces.length > 1) plan = cut(sent(cap));
+    const { prefix, pieces } = plan;
+    let text = carried;
     let requests = 0;
     // A provider compaction no transcript line can show (its content is encrypted): the first request opens with
     // it, so the summary holds what it held; later pieces carry that summary on.
@@ -497,14 +517,22 @@ export class Compactor {
       });
       context = undefined;
       if (!answer.ok) return answer;
-      // A summary that grew past a quarter of the window (counted a third over, as above) would crowd out the
-      // next piece.
-      text = headTokens(answer.text, Math.floor((window * 0.25 * 3) / 4));
+      text = capSummary(answer.text, cap);
     }
     if (!text) return { ok: false, reason: "nothing to summarise" };
     // The record's row must hold it (a quarter of a multi-million-token window does not fit): cut, with a marker.
     return { ok: true, text: cutText(text, SUMMARY_BUDGET_BYTES), requests };
   }
+}
+
+/**
+ * The most tokens (`textTokens`) a summary may take, given `free`, the room of a summary request for the summary
+ * it carries and a piece of transcript: a quarter of the window, half that room, and no more than leaves a piece
+ * its least room, each counted a third over as a request carries it. So the next compaction under the same
+ * budget can always carry it (under a smaller one, `#summarise` summarises it again).
+ */
+function summaryCap(window: number, free: number): number {
+  return Math.max(0, Math.floor((Math.min(window * 0.25, free / 2, free - MIN_PIECE_TOKENS) * 3) / 4));
 }
 
 /**

@@ -3,6 +3,8 @@
  * plain transcript. Tool calls and results become lines of text, so the
  * request carries no tool_use/tool_result blocks at all (invariant P holds
  * trivially, no tools need declaring) and can be cut into pieces anywhere.
+ * A previous summary too long to carry opens it as lines of its own
+ * (`summaryLines`), and a summary over its cap is cut with a note (`capSummary`).
  */
 import type { Message } from "../../model/message";
 import { resultText } from "../../model/message";
@@ -20,6 +22,12 @@ export const SUMMARY_INSTRUCTION =
 /** Ends a summary the model cut at its output limit (summary-request.ts). */
 export const TRUNCATED_NOTE =
   "[This summary was cut at the model's output limit: details after this point are missing.]";
+
+/** Ends a summary cut to the most a summary may take (`capSummary`). */
+export const CAPPED_NOTE = "[This summary was cut to fit the context budget: details after this point are missing.]";
+
+/** Opens the lines of a previous summary too long to carry, summarised again with the transcript (`summaryLines`). */
+export const EARLIER_SUMMARY_HEADING = "Summary of the conversation before the messages below:";
 
 /** Said when the request opens with a compaction only the provider can read (summary-request.ts `context`). */
 export const OPAQUE_CONTEXT_NOTE =
@@ -65,17 +73,25 @@ export function transcriptLines(messages: readonly Message[]): string[] {
 /** Lines a piece cannot hold whole are cut to leave this many tokens for the "… [n more characters]" note. */
 const CUT_NOTE_TOKENS = 13;
 
+/** The least piece size `transcriptPieces` uses, whatever it is asked for. */
+const MIN_PIECE_SIZE = 50;
+
+/** The most tokens a line may take for `transcriptPieces(…, maxTokens)` to keep it whole. */
+function wholeLineTokens(maxTokens: number): number {
+  return Math.max(MIN_PIECE_SIZE, maxTokens) - CUT_NOTE_TOKENS;
+}
+
 /** Groups lines into pieces of at most `maxTokens` estimated tokens (`textTokens`; a longer line is cut). */
 export function transcriptPieces(lines: readonly string[], maxTokens: number): string[] {
-  const size = Math.max(50, maxTokens);
+  const size = Math.max(MIN_PIECE_SIZE, maxTokens);
   const pieces: string[] = [];
   let current = "";
   let used = 0;
   for (const raw of lines) {
     let line = raw;
     let tokens = textTokens(raw);
-    if (tokens > size - CUT_NOTE_TOKENS) {
-      const head = headTokens(raw, size - CUT_NOTE_TOKENS);
+    if (tokens > wholeLineTokens(maxTokens)) {
+      const head = headTokens(raw, wholeLineTokens(maxTokens));
       line = `${head}… [${raw.length - head.length} more characters]`;
       tokens = textTokens(line);
     }
@@ -96,4 +112,33 @@ export function transcriptPieces(lines: readonly string[], maxTokens: number): s
 export function summaryPrompt(previous: string, piece: string): string {
   const prior = previous ? `<previous_summary>\n${previous}\n</previous_summary>\n\n` : "";
   return `${prior}<transcript>\n${piece}\n</transcript>\n\n${SUMMARY_INSTRUCTION}`;
+}
+
+/**
+ * A previous summary as transcript lines under EARLIER_SUMMARY_HEADING: its lines, a longer one split into
+ * consecutive parts, so that `transcriptPieces(…, maxTokens)` cuts none of it.
+ */
+export function summaryLines(summary: string, maxTokens: number): string[] {
+  const most = wholeLineTokens(maxTokens);
+  const lines = [EARLIER_SUMMARY_HEADING];
+  for (const line of summary.split("\n")) {
+    if (!line.trim()) continue;
+    let rest = line;
+    while (textTokens(rest) > most) {
+      // At least MIN_PIECE_SIZE - CUT_NOTE_TOKENS tokens: never empty.
+      const head = headTokens(rest, most);
+      lines.push(head);
+      rest = rest.slice(head.length);
+    }
+    lines.push(rest);
+  }
+  return lines;
+}
+
+/** `summary` whole when its `textTokens` is at most `cap`; else its head and CAPPED_NOTE, within `cap` when the note fits. */
+export function capSummary(summary: string, cap: number): string {
+  if (textTokens(summary) <= cap) return summary;
+  // The joining blank line and the rounding of two estimates: one token.
+  const head = headTokens(summary, cap - textTokens(CAPPED_NOTE) - 1).trimEnd();
+  return head ? `${head}\n\n${CAPPED_NOTE}` : CAPPED_NOTE;
 }
