@@ -177,10 +177,17 @@ function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinO
   const result: Record<string, string> = Object.create(null);
   const load: string[] = [];
   const left = roomLeft(ctx);
+  // The unknown names answered, lower-cased: one is answered once in whatever case, as a known one is.
+  const unknown = new Set<string>();
   for (const raw of input.names) {
     const name = raw.trim();
-    const tool = ctx.registry.get(name) ?? ctx.registry.tools.find((t) => t.name.toLowerCase() === name.toLowerCase());
-    if (!tool) result[name] = "unknown";
+    const folded = name.toLowerCase();
+    const tool = ctx.registry.get(name) ?? ctx.registry.tools.find((t) => t.name.toLowerCase() === folded);
+    if (!tool) {
+      // Under the spelling it was first asked in.
+      if (!unknown.has(folded)) result[name] = "unknown";
+      unknown.add(folded);
+    }
     // Asked twice in one call (or in two spellings): its first answer stands.
     else if (Object.hasOwn(result, tool.name)) continue;
     else if (!tool.deferred || ctx.loaded.has(tool.name)) result[tool.name] = "already available";

@@ -114,6 +114,13 @@ describe("tool_search keywords", () => {
   });
 });
 
+describe("select_tools with an unknown name", () => {
+  it("answers it once however it is spelled, under its first spelling", () => {
+    const out = runBuiltin("select_tools", { names: ["nope", "NOPE", "Nope"] }, searchContext());
+    expect(selected(out)).toEqual({ nope: "unknown" });
+  });
+});
+
 describe("tool_search select: with no names", () => {
   it("is an invalid call saying a name is needed", () => {
     const out = runBuiltin("tool_search", { query: "select: ," }, searchContext());
