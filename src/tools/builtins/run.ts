@@ -95,7 +95,8 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
     tools = tools.filter((t) => !full.includes(t.name));
     unsaid.push(`not loaded, ${overRoomText(ctx)}: ${full.join(", ")}`);
   }
-  if (tools.length === 0) {
+  // Nothing found at all. Tools found but all over the room are answered by the note, not as missing.
+  if (tools.length === 0 && full.length === 0) {
     const hint =
       selected !== null
         ? `none of ${selected.join(", ")} is a tool of this session`
@@ -103,13 +104,18 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
           `no tool matched "${input.query}"; try other keywords, fewer required (+) terms, or select:<exact name>`);
     return { content: [text({ matches: [], note: hint })], is_error: false, load: [] };
   }
-  const load = tools.filter((t) => t.deferred).map((t) => t.name);
+  const load = toLoad(tools, ctx).map((t) => t.name);
   const note = unsaid.length ? { note: `${unsaid.join("; ")}.` } : {};
   return {
     content: [text({ matches: tools.map(declaration), ...note }), ...refs(load)],
     is_error: false,
     load,
   };
+}
+
+/** The deferred tools among `tools` that are not loaded yet: what loading them adds, and what counts against the room. */
+function toLoad(tools: readonly RegisteredTool[], ctx: BuiltinContext): RegisteredTool[] {
+  return tools.filter((t) => t.deferred && !ctx.loaded.has(t.name));
 }
 
 /** What this call can still load: the room less what the step's earlier calls loaded (unset: no limit). */
@@ -123,12 +129,11 @@ function overRoomText(ctx: BuiltinContext): string {
   return `over the ${ctx.room} tools tools[] has room for${taken}`;
 }
 
-/** The deferred tools among `tools` past the room left for loaded tools (`roomLeft`), in order. */
+/** The tools to load among `tools` (`toLoad`) past the room left for loaded tools (`roomLeft`), in order. */
 function overRoom(tools: readonly RegisteredTool[], ctx: BuiltinContext): string[] {
   const left = roomLeft(ctx);
   if (left === undefined) return [];
-  return tools
-    .filter((t) => t.deferred)
+  return toLoad(tools, ctx)
     .slice(left)
     .map((t) => t.name);
 }

@@ -185,10 +185,15 @@ describe("built-ins", () => {
     index: () => new ToolIndex(reg.deferred().map((t) => ({ name: t.name, description: t.description }))),
   });
 
-  it("tool_search select: loads exact names even when already loaded", () => {
+  it("tool_search select: answers exact names even when already loaded, and loads the others", () => {
     const out = runBuiltin("tool_search", { query: 'select:"GET_WEATHER", send_email' }, ctx(["send_email"]));
     expect(out.is_error).toBe(false);
-    expect(out.load).toEqual(["get_weather", "send_email"]);
+    const text = (out.content as Array<{ type: string; text?: string }>)[0]?.text ?? "";
+    expect((JSON.parse(text) as { matches: Array<{ name: string }> }).matches.map((m) => m.name)).toEqual([
+      "get_weather",
+      "send_email",
+    ]);
+    expect(out.load).toEqual(["get_weather"]);
   });
 
   it("tool_search keywords leave out loaded tools", () => {

@@ -197,4 +197,30 @@ describe("loading within the room tools[] has (BuiltinContext.room)", () => {
       beta: "not loaded: over the 3 tools tools[] has room for (2 loaded by earlier calls of this step)",
     });
   });
+
+  it("select: says a tool it found is not loaded when earlier calls of the step filled the room", () => {
+    const out = runBuiltin("tool_search", { query: "select:tool_1" }, { ...context(), room: 16, stepLoaded: 16 });
+    expect(out.load).toEqual([]);
+    expect(answer(out)).toEqual({
+      matches: [],
+      note: "not loaded, over the 16 tools tools[] has room for (16 loaded by earlier calls of this step): tool_1.",
+    });
+  });
+
+  it("keywords say a tool they found is not loaded when earlier calls of the step filled the room", () => {
+    const out = runBuiltin("tool_search", { query: "invoices" }, { ...searchContext(), room: 16, stepLoaded: 16 });
+    expect(out.load).toEqual([]);
+    expect(answer(out)).toEqual({
+      matches: [],
+      note: "not loaded, over the 16 tools tools[] has room for (16 loaded by earlier calls of this step): alpha.",
+    });
+  });
+
+  it("select: leaves a tool already loaded out of the room, so the one slot left loads the new tool", () => {
+    const ctx = { ...context(), loaded: new Set(["tool_0"]), room: 16, stepLoaded: 15 };
+    const out = runBuiltin("tool_search", { query: "select:tool_0,tool_1" }, ctx);
+    expect(out.load).toEqual(["tool_1"]);
+    expect(answer(out).matches.map((m) => m.name)).toEqual(["tool_0", "tool_1"]);
+    expect(answer(out).note).toBeUndefined();
+  });
 });
