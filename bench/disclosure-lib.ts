@@ -306,6 +306,32 @@ export function deferredListing(system: string): string {
   return /<deferred_tools>[\s\S]*?<\/deferred_tools>/.exec(system)?.[0] ?? "";
 }
 
+/** Names the `tool_reference` blocks of a recorded Anthropic body's tool results name. */
+export function referencedTools(body: unknown): Set<string> {
+  const names = new Set<string>();
+  const messages = isObject(body) && Array.isArray(body.messages) ? body.messages.filter(isObject) : [];
+  for (const m of messages) {
+    for (const block of Array.isArray(m.content) ? m.content.filter(isObject) : []) {
+      if (block.type !== "tool_result" || !Array.isArray(block.content)) continue;
+      for (const b of block.content.filter(isObject)) {
+        if (b.type === "tool_reference" && typeof b.tool_name === "string") names.add(b.tool_name);
+      }
+    }
+  }
+  return names;
+}
+
+/**
+ * o200k tokens of what a recorded request puts in the prompt, as the JSON of its tools, system and messages: the
+ * tools without `defer_loading`, and on Anthropic the deferred ones a `tool_reference` in its messages brings in.
+ */
+export function requestTokens(body: unknown): number {
+  if (!isObject(body)) return 0;
+  const referenced = referencedTools(body);
+  const tools = wireTools(body).filter((t) => t.defer_loading !== true || referenced.has(wireToolName(t)));
+  return tokens(JSON.stringify({ tools, system: body.system ?? null, messages: body.messages ?? [] }));
+}
+
 /** Messages of a wire body, each serialized (for prefix comparisons). */
 export function wireMessages(body: unknown): string[] {
   return isObject(body) && Array.isArray(body.messages) ? body.messages.map((m) => JSON.stringify(m)) : [];

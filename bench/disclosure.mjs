@@ -13,6 +13,10 @@
 //     equal the previous step's, per projection (anthropic, message-level, plain).
 // (c) tool_search latency for a large deferred catalog, client-side (Date.now() does not advance during synchronous
 //     code in workerd): N turns whose model runs a keyword tool_search vs N turns with `select:` (no scoring).
+// (d) What one tool_search costs a session, per projection, over the 200 tools of (a): the tokens of its result
+//     text (kept in history, so sent with every later request) and of the request after it against the one before
+//     (tools in the prompt, Anthropic's referenced ones included, system and messages), for a keyword search with
+//     the default max_results (5 loaded) and a `select:` of one tool.
 //
 // Knobs: BENCH_DISCLOSURE_TURNS (c, default 30), BENCH_DISCLOSURE_CATALOG (c, default 5000).
 import { randomUUID } from "node:crypto";
@@ -28,6 +32,7 @@ import {
   nameGroups,
   prefixStability,
   realisticTools,
+  requestTokens,
   systemText,
   tokens,
   wireTools,
@@ -160,13 +165,20 @@ async function scriptedSession(env, projection, catalog, plan) {
 // ---------------------------------------------------------------------------------------------------------------
 // (a) declaration tokens
 
+/**
+ * The first request of an agent with every tool sent upfront; null when its PUT is refused (the plain projection
+ * takes at most 127 tools sent with every request, so 200 there is refused).
+ */
 async function upfrontBody(env, projection, catalog) {
-  const { model, session } = await newAgent(
-    env,
-    projection,
-    agentTools(catalog, false, `${env.mockUrl}/_tool`),
-    `disc-a-${projection}`,
-  );
+  let agent;
+  try {
+    agent = await newAgent(env, projection, agentTools(catalog, false, `${env.mockUrl}/_tool`), `disc-a-${projection}`);
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status !== 400) throw error;
+    log(`(a) ${projection}: ${catalog.length} tools upfront refused: ${error.text.slice(0, 200)}`);
+    return null;
+  }
+  const { model, session } = agent;
   await env.mock.script(model, [{ reply: { text: "Hello." } }]);
   await turn(env, session, "Hello.");
   return (await bodies(env, model))[0];
@@ -182,7 +194,7 @@ function ownDeclarations(catalog, provider) {
 }
 
 function declarationFigures(upfront, deferred, own) {
-  const upTools = wireTools(upfront);
+  const upTools = upfront === null ? [] : wireTools(upfront);
   const defTools = wireTools(deferred);
   const inPrompt = defTools.filter((t) => t.defer_loading !== true);
   const listing = deferredListing(systemText(deferred));
@@ -192,7 +204,7 @@ function declarationFigures(upfront, deferred, own) {
   const listingTokens = tokens(listing);
   const deferredTokens = inPromptTokens + listingTokens;
   return {
-    upfront: {
+    upfront: upfront && {
       tools: upTools.length,
       tools_tokens: upfrontTokens,
       tools_bytes: bytes(upTools),
@@ -210,11 +222,11 @@ function declarationFigures(upfront, deferred, own) {
       tools_array_tokens_raw: tokens(JSON.stringify(defTools)),
       system_tokens: tokens(systemText(deferred)),
     },
-    saved_pct: pctOf(upfrontTokens - deferredTokens, upfrontTokens),
+    saved_pct: upfront && pctOf(upfrontTokens - deferredTokens, upfrontTokens),
     // Tokens of the agent's own schemas in the same wire shape: what the declarations would cost without the
     // {"$tool","$path"} sentinel widening of every value position.
     own_schemas_tokens: tokens(JSON.stringify(own)),
-    tokens_per_tool_declaration: round(upfrontTokens / Math.max(1, upTools.length), 1),
+    tokens_per_tool_declaration: upfront && round(upfrontTokens / Math.max(1, upTools.length), 1),
   };
 }
 
@@ -385,6 +397,51 @@ async function searchLatency(env) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// (d) the cost of one search
+
+/** One turn whose model runs `input` through tool_search, then answers; the result text and both requests, in tokens. */
+async function searchCost(env, projection, catalog, input) {
+  const { model, session } = await newAgent(
+    env,
+    projection,
+    agentTools(catalog, true, `${env.mockUrl}/_tool`),
+    `disc-d-${projection.replace("_", "")}`,
+  );
+  const id = `${projection === "anthropic" ? "toolu" : "call"}_d`;
+  await env.mock.script(model, [
+    { reply: { tool_calls: [{ id, name: "tool_search", input }] } },
+    { reply: { text: "Found them." } },
+  ]);
+  const result = await turn(env, session, "Find the tools I need.");
+  const part = result.messages.flatMap((m) => m.parts).find((p) => p.type === "tool_result");
+  const [before, after] = await bodies(env, model);
+  const requestBefore = requestTokens(before);
+  const requestAfter = requestTokens(after);
+  return {
+    loaded: (await loadedTools(env, session)).length,
+    result_text_tokens: tokens(resultText(part?.content)),
+    request_before_tokens: requestBefore,
+    request_after_tokens: requestAfter,
+    request_added_tokens: requestAfter - requestBefore,
+  };
+}
+
+async function searchCosts(env, catalog) {
+  const searches = {
+    keywords: { query: "create github issue" },
+    select_one: { query: `select:${catalog[0].name}` },
+  };
+  const out = {};
+  for (const projection of ["anthropic", "message_level", "plain"]) {
+    out[projection] = {};
+    for (const [kind, input] of Object.entries(searches)) {
+      out[projection][kind] = { query: input.query, ...(await searchCost(env, projection, catalog, input)) };
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 async function run(env) {
   const started = performance.now();
@@ -436,6 +493,9 @@ async function run(env) {
   log("(c) search latency");
   const search = await searchLatency(env);
 
+  log("(d) the cost of one search");
+  const oneSearch = await searchCosts(env, catalog);
+
   // ---- tables
   const d = declarations;
   table(
@@ -453,23 +513,23 @@ async function run(env) {
     [
       [
         "anthropic",
-        d.anthropic.upfront.tools_tokens,
+        d.anthropic.upfront?.tools_tokens ?? "refused",
         d.anthropic.deferred.tokens,
         d.anthropic.saved_pct,
         `${d.anthropic.deferred.tools_in_prompt} of ${d.anthropic.deferred.tools_in_array}`,
         d.anthropic.deferred.listing_tokens,
         `${d.anthropic.deferred.listing_names_shown}/${CATALOG_TOOLS}`,
-        `${d.anthropic.upfront.tools_bytes}/${d.anthropic.deferred.tools_array_bytes}`,
+        `${d.anthropic.upfront?.tools_bytes ?? "refused"}/${d.anthropic.deferred.tools_array_bytes}`,
       ],
       [
         "openai (plain)",
-        d.openai.upfront.tools_tokens,
+        d.openai.upfront?.tools_tokens ?? "refused",
         d.openai.deferred.tokens,
         d.openai.saved_pct,
         `${d.openai.deferred.tools_in_prompt} of ${d.openai.deferred.tools_in_array}`,
         d.openai.deferred.listing_tokens,
         `${d.openai.deferred.listing_names_shown}/${CATALOG_TOOLS}`,
-        `${d.openai.upfront.tools_bytes}/${d.openai.deferred.tools_array_bytes}`,
+        `${d.openai.upfront?.tools_bytes ?? "refused"}/${d.openai.deferred.tools_array_bytes}`,
       ],
     ],
   );
@@ -481,8 +541,8 @@ async function run(env) {
   );
   console.log(
     `sentinel widening: the agent's own 200 schemas in wire shape are ${d.anthropic.own_schemas_tokens} (anthropic) / ` +
-      `${d.openai.own_schemas_tokens} (openai) tokens; as sent ${d.anthropic.upfront.tools_tokens} / ` +
-      `${d.openai.upfront.tools_tokens} (×${round(d.anthropic.upfront.tools_tokens / d.anthropic.own_schemas_tokens, 2)}).`,
+      `${d.openai.own_schemas_tokens} (openai) tokens; as sent ${d.anthropic.upfront?.tools_tokens ?? "refused"} / ` +
+      `${d.openai.upfront?.tools_tokens ?? "refused"} (×${round(d.anthropic.upfront?.tools_tokens / d.anthropic.own_schemas_tokens, 2)}).`,
   );
 
   table(
@@ -568,6 +628,22 @@ async function run(env) {
       `search p50 ${n.search_p50_ms} ms, p99 ${n.search_p99_ms} ms`,
   );
 
+  table(
+    `(d) One tool_search, ${CATALOG_TOOLS} tools: o200k tokens of its result text and of the request after it`,
+    ["projection", "search", "loaded", "result text tok", "request before", "request after", "added"],
+    Object.entries(oneSearch).flatMap(([projection, kinds]) =>
+      Object.values(kinds).map((k) => [
+        projection,
+        k.query,
+        k.loaded,
+        k.result_text_tokens,
+        k.request_before_tokens,
+        k.request_after_tokens,
+        k.request_added_tokens,
+      ]),
+    ),
+  );
+
   const seconds = round((performance.now() - started) / 1000, 1);
   const load = os.loadavg().map((l) => round(l, 2));
   console.log(
@@ -592,6 +668,7 @@ async function run(env) {
       ]),
     ),
     search_latency: search,
+    search_cost: oneSearch,
     seconds,
   };
 }

@@ -51,7 +51,8 @@ export const PLAIN_TOOLS_MAX = 128;
 /** Hard cap on the deferred-tools listing in the system prompt. */
 export const LISTING_MAX_CHARS = 4000;
 
-function firstLine(text: string): string {
+/** A description's first non-empty line, cut to 160 characters: what names a tool in a listing or a search answer. */
+export function firstLine(text: string): string {
   const line = text.split("\n").find((l) => l.trim() !== "") ?? "";
   return line.length > 160 ? `${headChars(line, 157)}...` : line;
 }

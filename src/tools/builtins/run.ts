@@ -8,7 +8,8 @@ import { type FixedSchemaName, issueLine, validateFixed } from "../../json-schem
 import type { JsonObject } from "../../model/json";
 import type { ToolResultBlock, ToolResultContent } from "../../model/message";
 import { declaredSchema } from "../../providers/declared-schema";
-import { declaration, fullSchema, type ToolRegistry } from "../registry";
+import { firstLine } from "../disclosure";
+import { fullSchema, type ToolRegistry } from "../registry";
 import type { RegisteredTool } from "../types";
 
 export interface BuiltinOutcome {
@@ -107,10 +108,25 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
   const load = toLoad(tools, ctx).map((t) => t.name);
   const note = unsaid.length ? { note: `${unsaid.join("; ")}.` } : {};
   return {
-    content: [text({ matches: tools.map(declaration), ...note }), ...refs(load)],
+    content: [text({ matches: tools.map(match), ...note }), ...refs(load)],
     is_error: false,
     load,
   };
+}
+
+/**
+ * A search match as the answer names it: name, first description line and parameter names, not its schema. Every
+ * projection puts a loaded tool's whole declaration in the request by itself (Anthropic: the tool_reference beside
+ * this answer; message-level: the tool_declarations part of the same message; plain: tools[]), and a core tool is
+ * in tools[] already, so the schema written here too would be paid again in every later request of the session.
+ */
+function match(tool: RegisteredTool): JsonObject {
+  return { name: tool.name, description: firstLine(tool.description), parameters: parameterNames(tool) };
+}
+
+/** A tool's parameter names, as providers are sent them: a root union (Pydantic's, zod's) has its fields in its branches. */
+function parameterNames(tool: RegisteredTool): string[] {
+  return Object.keys((declaredSchema(fullSchema(tool)).properties ?? {}) as Record<string, unknown>);
 }
 
 /** The deferred tools among `tools` that are not loaded yet: what loading them adds, and what counts against the room. */
@@ -168,12 +184,9 @@ function toolInfo(input: { name: string; include_schema?: boolean }, ctx: Builti
     const issue = `unknown tool "${input.name}"`;
     return { ...fail(`${issue}${near.length ? `; similar tools: ${near.join(", ")}` : ""}`), invalid: [issue] };
   }
-  const schema = fullSchema(tool);
-  // Named as providers are sent them: a root union (Pydantic's, zod's) has its fields in its branches, not the root.
-  const props = (declaredSchema(schema).properties ?? {}) as Record<string, unknown>;
   const status = !tool.deferred ? "available" : ctx.loaded.has(tool.name) ? "loaded" : "deferred (not loaded)";
-  const info: JsonObject = { name: tool.name, description: tool.description, status, parameters: Object.keys(props) };
-  if (input.include_schema) info.input_schema = schema;
+  const info: JsonObject = { name: tool.name, description: tool.description, status, parameters: parameterNames(tool) };
+  if (input.include_schema) info.input_schema = fullSchema(tool);
   return { content: [text(info)], is_error: false, load: [] };
 }
 

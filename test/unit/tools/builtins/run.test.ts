@@ -59,7 +59,7 @@ function searchContext(loaded: string[] = []) {
   const tool = (name: string, description: string, defer: boolean) => ({
     name,
     description,
-    input_schema: { type: "object" },
+    input_schema: { type: "object", properties: { [`${name}_id`]: { type: "string", description: "Its id" } } },
     ...(defer ? { defer: true } : {}),
     execution: { type: "client" },
   });
@@ -111,6 +111,20 @@ describe("tool_search keywords", () => {
   it("says a core tool named by the query is already available", () => {
     const out = runBuiltin("tool_search", { query: "gamma" }, searchContext());
     expect(answer(out).note).toBe("already available: gamma; call it directly");
+  });
+});
+
+describe("tool_search's answer", () => {
+  // Room set: the plain projection (tools[] carries loaded schemas); unset: Anthropic's and message-level.
+  it.each([
+    ["anthropic / message-level", undefined],
+    ["plain", 16],
+  ])("names a keyword match's parameters without its input schema (%s)", (_, room) => {
+    const out = runBuiltin("tool_search", { query: "invoices" }, { ...searchContext(), ...(room ? { room } : {}) });
+    expect(out.load).toEqual(["alpha"]);
+    expect(answer(out).matches).toEqual([
+      { name: "alpha", description: "alpha reports on invoices", parameters: ["alpha_id"] },
+    ]);
   });
 });
 
