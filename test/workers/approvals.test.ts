@@ -18,6 +18,7 @@ import {
   pairingProblems,
   patch,
   readRest,
+  recordedTool,
   restorePatches,
   type Setup,
   script,
@@ -43,17 +44,6 @@ interface TurnView {
   pending_approvals?: OpenApproval[];
   messages: Array<{ role: string; parts: Array<Record<string, unknown>> }>;
   error?: { code: string };
-}
-
-/** An http tool whose endpoint records every call it receives (GET /_callback/<name> lists them). */
-function recordedTool(name: string, recorder: string, requiresApproval = true) {
-  return {
-    name,
-    description: `http tool ${name}`,
-    input_schema: { type: "object", properties: { amount: { type: "number" } } },
-    execution: { type: "http", url: `${env.MOCK_URL}/_callback/${recorder}` },
-    ...(requiresApproval ? { requires_approval: true } : {}),
-  };
 }
 
 /** An http tool that answers after `ms` (the mock's tool endpoint). */

@@ -16,6 +16,7 @@ import {
   history,
   mockRequests,
   mockStats,
+  mockWindow,
   pairingProblems,
   recordStream,
   type Setup,
@@ -30,16 +31,6 @@ import {
 } from "./helpers";
 
 const WINDOW = 8000;
-
-/** The mock's window for `model`; `output`: requests must fit their output limit (max_tokens) in it too. */
-async function mockWindow(model: string, tokens: number | null, output = false): Promise<void> {
-  const res = await fetch(`${env.MOCK_URL}/_mock/context_window`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model, tokens, output }),
-  });
-  if (!res.ok) throw new Error(`mock window: ${res.status}`);
-}
 
 async function allMessages(s: Setup) {
   const out: Array<{ seq: number; role: string; parts: Array<Record<string, unknown>> }> = [];

@@ -103,6 +103,19 @@ export async function script(model: string, steps: unknown[], replace = false): 
   if (!res.ok) throw new Error(`mock script: ${res.status} ${await res.text()}`);
 }
 
+/**
+ * Gives the mock's `model` a context window of `tokens` (null: none): a longer request is answered with its overflow
+ * 400; `output`: requests must fit their output limit (max_tokens) in it too.
+ */
+export async function mockWindow(model: string, tokens: number | null, output = false): Promise<void> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/context_window`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, tokens, output }),
+  });
+  if (!res.ok) throw new Error(`mock window: ${res.status}`);
+}
+
 export interface MockRecord {
   /** Order of arrival across all models. */
   seq: number;
@@ -289,6 +302,20 @@ function cityTool(name: string, description: string, defer: boolean) {
     input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
     defer,
     execution: { type: "http", url: `${env.MOCK_URL}/_tool` },
+  };
+}
+
+/**
+ * An http tool whose endpoint records every call it receives (GET /_callback/<recorder> lists them), needing a
+ * person's approval unless `requiresApproval` is false.
+ */
+export function recordedTool(name: string, recorder: string, requiresApproval = true) {
+  return {
+    name,
+    description: `http tool ${name}`,
+    input_schema: { type: "object", properties: { amount: { type: "number" } } },
+    execution: { type: "http", url: `${env.MOCK_URL}/_callback/${recorder}` },
+    ...(requiresApproval ? { requires_approval: true } : {}),
   };
 }
 
