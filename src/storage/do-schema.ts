@@ -210,6 +210,9 @@ const MIGRATIONS: ReadonlyArray<string | ((sql: SqlStorage) => void)> = [
   // term for term; ordered by created_at, as the alarm reads the open runs; status makes it cover the queue count.
   `DROP INDEX IF EXISTS runs_open;
    CREATE INDEX runs_open_created ON runs (created_at, status) WHERE status IN ('queued', 'running', 'awaiting_approval');`,
+  // v17: a compaction cut inside the running turn (at a step boundary) names the message holding the user's request
+  // that turn answers: the view carries it verbatim after the summary.
+  `ALTER TABLE compactions ADD COLUMN carried_seq INTEGER;`,
 ];
 
 /** Rebuilds `table` from its own DDL minus AUTOINCREMENT (rows, ids and indexes kept). */

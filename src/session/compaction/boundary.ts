@@ -19,9 +19,14 @@
  *   both sides (the kept side never starts with a tool_result);
  * - it is not inside the running turn (at most that turn's first message);
  * - it is not a message of notices only (a retry's, whose failed turn's message must stay).
+ * When no turn boundary keeps few enough tokens (the running turn alone is too large, or there is nothing before
+ * it), the cut may fall at a step boundary instead (`chooseCut`): right after a message that answers every call
+ * open before it, inside the user's request the running turn answers, which the view then carries verbatim after
+ * the summary. The latest step (whose results the model has yet to read) is always kept, and a step whose calls are
+ * still open (a pause) is never split.
  * Pure functions, property-tested (test/unit/session/compaction/boundary.test.ts).
  */
-import type { Message } from "../../model/message";
+import type { Message, Part } from "../../model/message";
 
 /** Indices `1..limit` that are safe boundaries, ascending. */
 export function safeBoundaries(messages: readonly Message[], limit: number): number[] {
@@ -74,9 +79,14 @@ function closesAll(m: Message, open: ReadonlySet<string>): boolean {
   return [...open].every((id) => answered.has(id));
 }
 
+/** What the user sent in a message: its parts but results and service parts (notices, declarations). */
+export function userParts(m: Message): Part[] {
+  return m.parts.filter((p) => p.type !== "tool_result" && p.type !== "notice" && p.type !== "tool_declarations");
+}
+
 /** Carries something the user sent besides results and service parts: the message starts a new request. */
 function hasUserContent(m: Message): boolean {
-  return m.parts.some((p) => p.type !== "tool_result" && p.type !== "notice" && p.type !== "tool_declarations");
+  return userParts(m).length > 0;
 }
 
 /**
@@ -108,7 +118,7 @@ export interface BoundaryOptions {
 }
 
 /**
- * The boundary to compact at, or null when there is none (nothing before the
+ * The turn boundary to compact at, or null when there is none (nothing before the
  * running turn to summarise). `sizes[i]` is the estimated tokens of message i.
  */
 export function chooseBoundary(
@@ -118,12 +128,90 @@ export function chooseBoundary(
 ): number | null {
   const candidates = safeBoundaries(messages, opts.limit);
   if (candidates.length === 0) return null;
-  // Kept tokens from each index to the end.
-  const suffix = new Array<number>(messages.length + 1).fill(0);
-  for (let i = messages.length - 1; i >= 0; i--) suffix[i] = (suffix[i + 1] ?? 0) + (sizes[i] ?? 0);
+  const suffix = keptTokens(sizes);
   const last = candidates.length - 1;
   // The latest candidate keeps only the running turn (or nothing); each step back keeps one more turn.
   let k = Math.max(0, last - opts.keepRecentTurns);
   while (k < last && (suffix[candidates[k] as number] ?? 0) > opts.maxKeptTokens) k++;
   return candidates[k] ?? null;
+}
+
+/** Kept tokens from each index to the end (`sizes.length` + 1 entries, the last 0). */
+function keptTokens(sizes: readonly number[]): number[] {
+  const suffix = new Array<number>(sizes.length + 1).fill(0);
+  for (let i = sizes.length - 1; i >= 0; i--) suffix[i] = (suffix[i + 1] ?? 0) + (sizes[i] ?? 0);
+  return suffix;
+}
+
+/**
+ * Index of the last message at or before `limit` holding a request of the user's own: the request the running turn
+ * answers, whether the turn opened with it or goes on with it (a retry, results alone after a pause); -1 when the
+ * view holds none (the latest compaction carries it, or summarised it).
+ */
+export function requestIndex(messages: readonly Message[], limit: number): number {
+  for (let i = Math.min(limit, messages.length - 1); i >= 0; i--) {
+    const m = messages[i] as Message;
+    if (m.role === "user" && hasUserContent(m)) return i;
+  }
+  return -1;
+}
+
+/**
+ * Step boundaries from `from` on, ascending: each index right after a message that answers every call open
+ * before it, so the kept side opens with the next step (or is empty) and never with a tool_result; the calls of a
+ * step that is still open (a pause) stay with their results.
+ */
+export function stepBoundaries(messages: readonly Message[], from: number): number[] {
+  const out: number[] = [];
+  const open = new Set<string>();
+  messages.forEach((m, i) => {
+    let answers = false;
+    for (const p of m.parts) {
+      if (p.type === "tool_use") open.add(p.id);
+      else if (p.type === "tool_result") {
+        open.delete(p.tool_use_id);
+        answers = true;
+      }
+    }
+    if (answers && open.size === 0 && i >= from) out.push(i + 1);
+  });
+  return out;
+}
+
+/**
+ * Where a compaction cuts: `at` as for `chooseBoundary`; `request` only for a cut inside the running turn's request
+ * (a step boundary): the index of the request's message, carried verbatim into the view, or -1 when the view does
+ * not hold it (the latest compaction carries it, or none does).
+ */
+export interface Cut {
+  at: number;
+  request?: number;
+}
+
+/**
+ * The cut for a compaction: the turn boundary (`chooseBoundary`) when it keeps at most `maxKeptTokens`; otherwise,
+ * while a turn runs (`running`, with `carriedTokens`: the request the latest compaction carries, counted when the
+ * view does not hold it), the earliest later step boundary of its request whose kept messages and request fit, or
+ * the latest one short of the end (the latest step stays whole); else that turn boundary however large. Null when
+ * there is neither.
+ */
+export function chooseCut(
+  messages: readonly Message[],
+  sizes: readonly number[],
+  opts: BoundaryOptions & { running: boolean; carriedTokens: number },
+): Cut | null {
+  const turn = chooseBoundary(messages, sizes, opts);
+  const suffix = keptTokens(sizes);
+  if (!opts.running || (turn !== null && (suffix[turn] ?? 0) <= opts.maxKeptTokens)) {
+    return turn === null ? null : { at: turn };
+  }
+  const request = requestIndex(messages, opts.limit);
+  // Never after the latest step: its results are what the model is about to read.
+  const steps = stepBoundaries(messages, Math.max(request, 0)).filter(
+    (at) => at < messages.length && (turn === null || at > turn),
+  );
+  if (steps.length === 0) return turn === null ? null : { at: turn };
+  const carried = request === -1 ? opts.carriedTokens : (sizes[request] ?? 0);
+  const fits = (at: number) => (suffix[at] ?? 0) + carried <= opts.maxKeptTokens;
+  return { at: steps.find(fits) ?? (steps[steps.length - 1] as number), request };
 }

@@ -16,10 +16,10 @@ import { contextWindow, type StepRequest } from "../../providers/types";
 import { cutText, jsonBytes } from "../../storage/fit";
 import { SUMMARY_BUDGET_BYTES } from "../../storage/limits";
 import { type SessionStores, sessionTx } from "../session-tx";
-import { chooseBoundary } from "./boundary";
+import { chooseCut, userParts } from "./boundary";
 import { estimateTokens, inputTokens, type Observation, textTokens } from "./estimate";
 import { opaqueCompaction } from "./native-view";
-import { countCompactions, insertCompaction, latestCompaction, summaryText } from "./records";
+import { CARRIED_NOTE, countCompactions, insertCompaction, latestCompaction, summaryText } from "./records";
 import { type RequestPrefix, requestSummary } from "./summary-request";
 import { toolChoice } from "./tool-choice";
 import {
@@ -51,7 +51,10 @@ export interface CompactionInfo {
 export type CompactionOutcome = { ok: true; info: CompactionInfo } | { ok: false; reason: string };
 
 export interface CompactOptions {
-  /** The running turn, whose messages are never summarised. */
+  /**
+   * The running turn: its messages are summarised only when no turn boundary keeps few enough tokens, then up to
+   * one of its step boundaries, with its request carried verbatim (`chooseCut`).
+   */
   turnId: string | null;
   tokensBefore: number;
   signal: AbortSignal;
@@ -271,7 +274,7 @@ export class Compactor {
 
   /**
    * Summarises the view before a safe boundary and stores the record.
-   * `turnId`: the running turn, whose messages are never summarised.
+   * `turnId`: the running turn, cut inside only at a step boundary of its request (`chooseCut`).
    */
   async compact(agent: AgentConfig, given: CompactOptions): Promise<CompactionOutcome> {
     if (this.#running) {
@@ -320,12 +323,18 @@ export class Compactor {
     const runningAt = opts.turnId === null ? -1 : view.findIndex((m) => m.turn_id === opts.turnId);
     const limit = runningAt === -1 ? view.length : runningAt;
     const sizes = view.map(messageTokens);
-    const boundary = chooseBoundary(view, sizes, {
+    const before = history.carried();
+    const cut = chooseCut(view, sizes, {
       limit,
       keepRecentTurns: cfg.keep_recent_turns,
       maxKeptTokens: Math.floor(this.limit(agent) * 0.5),
+      running: opts.turnId !== null,
+      carriedTokens: before ? carriedTokens(before) : 0,
     });
-    if (boundary === null) return { ok: false, reason: noBoundary(view.length, opts.turnId) };
+    if (cut === null) return { ok: false, reason: noBoundary(view.length, opts.turnId) };
+    const boundary = cut.at;
+    // A cut inside the running turn carries the request it answers: its message in the view, or the one carried now.
+    const carried = cut.request === undefined ? null : (view[cut.request] ?? before);
     const summarised = view.slice(0, boundary);
     const kept = view.slice(boundary);
     const previous = latestCompaction(this.#deps.storage.sql);
@@ -353,7 +362,8 @@ export class Compactor {
         removed -
         (pre ? messageTokens(pre) : 0) +
         textTokens(summaryText(summary.text)) +
-        textTokens(JSON.stringify(snapshot.declarations)),
+        textTokens(JSON.stringify(snapshot.declarations)) +
+        (carried ? carriedTokens(carried) : 0),
     );
     const stale = this.#transaction(() => {
       if (opts.current && !opts.current()) return "the session was cleared or deleted while the summary streamed";
@@ -368,6 +378,7 @@ export class Compactor {
         tools: snapshot,
         native: false,
         turn_id: opts.turnId,
+        carried_seq: carried?.seq ?? null,
       });
       if (choice.dropped.length) tools.loaded.remove(choice.dropped);
       return null;
@@ -430,6 +441,7 @@ export class Compactor {
       tools: snapshot,
       native: true,
       turn_id: turnId,
+      carried_seq: null,
     });
     if (choice.dropped.length) tools.loaded.remove(choice.dropped);
     history.invalidate();
@@ -546,10 +558,17 @@ export function fitNative(part: CompactionPart): CompactionPart {
   return { type: "compaction", provider: part.provider, content: null };
 }
 
+/** Estimated tokens a preamble spends carrying the request of `m` (`preambleOf`: the note and the user's own parts). */
+function carriedTokens(m: Message): number {
+  return textTokens(CARRIED_NOTE) + textTokens(JSON.stringify(userParts(m)));
+}
+
 /** Why no boundary was found, in the words of the case at hand: an on-demand compaction has no running turn. */
 function noBoundary(messages: number, turnId: string | null): string {
   if (messages === 0)
     return "there is no history to compact: no messages since the session began, was cleared or was compacted";
-  if (turnId !== null) return "no turn boundary before the running turn to compact at";
+  if (turnId !== null) {
+    return "nothing to compact at: no turn boundary before the running turn, and no finished step of the request it answers";
+  }
   return "no turn boundary to compact at: history holds no finished turn, or a tool call before every boundary is unanswered";
 }

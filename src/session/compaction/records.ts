@@ -1,14 +1,16 @@
 /**
  * The `compactions` table: one row per compaction, written in one
  * transaction with the loaded-set changes it makes. The latest row defines
- * the provider view: its summary (the preamble) plus the messages from its
- * boundary on. Stored history itself is never touched.
+ * the provider view: its summary (the preamble, with the request a cut inside
+ * a turn carries) plus the messages from its boundary on. Stored history
+ * itself is never touched.
  */
 import type { Message, Part, ToolDeclaration } from "../../model/message";
 import { compactionText } from "../../providers/types";
 import { NOTICE_NAMES_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, write } from "../../storage/sql";
 import { boundedNamesLine } from "../../tools/disclosure";
+import { userParts } from "./boundary";
 import { NATIVE_NOTE } from "./native-view";
 
 /** What a compaction did to the loaded set, stored with its row. */
@@ -31,6 +33,12 @@ export interface CompactionRecord {
   tools: ToolSnapshot;
   native: boolean;
   turn_id: string | null;
+  /**
+   * A cut inside the running turn (at a step boundary): the seq of the message holding the user's request that
+   * turn answers, summarised with the steps before the cut and carried verbatim in the preamble; null at a turn
+   * boundary.
+   */
+  carried_seq: number | null;
   created_at: string;
 }
 
@@ -43,6 +51,7 @@ interface Row {
   tools: string;
   native: number;
   turn_id: string | null;
+  carried_seq: number | null;
   created_at: string;
   [key: string]: string | number | null;
 }
@@ -96,8 +105,9 @@ export function insertCompaction(sql: SqlStorage, rec: Omit<CompactionRecord, "i
   return (
     one<{ id: number }>(
       sql,
-      `INSERT INTO compactions (boundary_seq, summary, tokens_before, tokens_after, tools, native, turn_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      `INSERT INTO compactions (boundary_seq, summary, tokens_before, tokens_after, tools, native, turn_id, carried_seq,
+         created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       rec.boundary_seq,
       rec.summary,
       rec.tokens_before,
@@ -105,6 +115,7 @@ export function insertCompaction(sql: SqlStorage, rec: Omit<CompactionRecord, "i
       JSON.stringify(rec.tools),
       rec.native ? 1 : 0,
       rec.turn_id,
+      rec.carried_seq,
       nowIso(),
     )?.id ?? 0
   );
@@ -119,13 +130,19 @@ export function summaryText(summary: string): string {
   return compactionText(summary);
 }
 
+/** Introduces the request a cut inside a turn carries (`preambleOf`), so the steps kept after it read as its own. */
+export const CARRIED_NOTE =
+  "The user's request that the assistant is still working on, exactly as the user wrote it (the summary above includes the steps already taken for it):";
+
 /**
  * The synthetic user message that opens the provider view: the summary, the
  * tool-set baseline as history showed it at the boundary, the one-time
- * announcement of unloaded tools, and the kept tools' declarations. Never
- * stored as a message; adapters merge it with the first kept user message.
+ * announcement of unloaded tools, the kept tools' declarations and, after a
+ * cut inside a turn, the user's request that turn answers (`carried`, the
+ * message `carried_seq` names: its own parts, verbatim). Never stored as a
+ * message; adapters merge it with the first kept user message.
  */
-export function preambleOf(rec: CompactionRecord): Message {
+export function preambleOf(rec: CompactionRecord, carried: Message | null = null): Message {
   // A native compaction's summary is the provider's block in the first kept message, not text here.
   const parts: Part[] = [{ type: "text", text: rec.native ? NATIVE_NOTE : summaryText(rec.summary) }];
   const t = rec.tools;
@@ -146,5 +163,6 @@ export function preambleOf(rec: CompactionRecord): Message {
     });
   }
   if (t.declarations.length) parts.push({ type: "tool_declarations", tools: t.declarations });
+  if (carried) parts.push({ type: "text", text: CARRIED_NOTE }, ...userParts(carried));
   return { seq: 0, role: "user", origin: "system", turn_id: null, parts, created_at: rec.created_at };
 }

@@ -11,11 +11,12 @@ import { Compactor } from "./compactor";
  * One step of a turn inside the context budget: the request is estimated
  * before it is sent and compacted first when it is above the threshold; a
  * provider that still answers "too long" gets the step once more after a
- * forced compaction. Only then does the step fail, with `context_overflow`
- * (retryable: the next message's turn compacts at its own boundary, this
- * turn's steps included; a /retry writes no message, so its compaction cuts
- * at this turn's user message at the latest and helps only when earlier
- * history is what overflowed).
+ * forced compaction. A compaction may cut inside this turn, after its
+ * finished steps, keeping the user's request verbatim (`chooseCut`), so only
+ * what no cut summarises (that request itself, or the latest step, whose
+ * results the model is about to read) can make the step fail, with
+ * `context_overflow` (retryable: the next message's turn summarises this
+ * turn, request included).
  */
 export async function runBudgetedStep(ctx: TurnContext, step: number, build: () => StepRequest): Promise<StepResult> {
   const { compactor, agent } = ctx.deps;
@@ -50,7 +51,7 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
       kind: "failed",
       error: {
         code: "context_overflow",
-        message: `the conversation no longer fits the model's context window and could not be compacted inside this turn (${result.error.message}); send the next message, whose turn can summarise this turn's steps; /retry helps only when earlier history is what overflowed, as it re-runs this turn with its steps kept`,
+        message: `the conversation no longer fits the model's context window, even compacted inside this turn with the user's request and the latest step kept verbatim (${result.error.message}); send the next message, whose turn can summarise this turn, its request included; /retry keeps the request verbatim again`,
         retryable: true,
       },
     };

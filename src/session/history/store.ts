@@ -92,11 +92,15 @@ function toMessage(row: MessageRow): Message {
   };
 }
 
-/** Where the provider view starts: the latest compaction's boundary, its preamble, and whether the provider wrote it. */
+/**
+ * Where the provider view starts: the latest compaction's boundary, its preamble, whether the provider wrote it, and
+ * the stored message whose request its preamble carries (a cut inside a turn).
+ */
 interface ViewStart {
   start: number;
   preamble: Message | null;
   native: boolean;
+  carried: Message | null;
 }
 
 /** What `closeOpenCalls` writes besides the open calls' results. */
@@ -159,9 +163,12 @@ export class HistoryStore {
   #loadView(): ViewStart {
     if (!this.#view) {
       const rec = latestCompaction(this.#sql);
+      const seq = rec?.carried_seq ?? null;
+      const row = seq === null ? null : one<MessageRow>(this.#sql, "SELECT * FROM messages WHERE seq = ?", seq);
+      const carried = row ? toMessage(row) : null;
       this.#view = rec
-        ? { start: rec.boundary_seq, preamble: preambleOf(rec), native: rec.native }
-        : { start: 0, preamble: null, native: false };
+        ? { start: rec.boundary_seq, preamble: preambleOf(rec, carried), native: rec.native, carried }
+        : { start: 0, preamble: null, native: false, carried: null };
     }
     return this.#view;
   }
@@ -191,6 +198,11 @@ export class HistoryStore {
   /** The synthetic message that opens the view after a compaction (summary, tool baseline), or null. */
   preamble(): Message | null {
     return this.#loadView().preamble;
+  }
+
+  /** The stored message whose request the preamble carries (the latest compaction cut inside a turn), or null. */
+  carried(): Message | null {
+    return this.#loadView().carried;
   }
 
   /** `messages()` opened by the preamble: what provider requests and tool-state derivations read. */
@@ -459,6 +471,6 @@ export class HistoryStore {
     clearCompactions(this.#sql);
     this.#noneOpen = true;
     this.#cache = [];
-    this.#view = { start: 0, preamble: null, native: false };
+    this.#view = { start: 0, preamble: null, native: false, carried: null };
   }
 }

@@ -1,9 +1,17 @@
-// Property test: a compaction boundary never splits a tool_use from its tool_result, never lies inside the
-// running turn, and the summarised side's transcript carries every user message it replaces.
+// Property test: a compaction boundary never splits a tool_use from its tool_result, lies inside the running turn
+// only at a step boundary of the request it answers (carried verbatim), and the summarised side's transcript carries
+// every user message it replaces.
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../../bench/random";
 import type { Message, Part } from "../../../../src/model/message";
-import { chooseBoundary, safeBoundaries } from "../../../../src/session/compaction/boundary";
+import {
+  chooseBoundary,
+  chooseCut,
+  requestIndex,
+  safeBoundaries,
+  stepBoundaries,
+  userParts,
+} from "../../../../src/session/compaction/boundary";
 import { transcriptLines } from "../../../../src/session/compaction/transcript";
 
 type Outcome = "answered" | "synthesized" | "skipped";
@@ -334,5 +342,88 @@ describe("compaction boundary (property)", () => {
       message(8, "assistant", "t2", [{ type: "text", text: "done" }]),
     ];
     expect(safeBoundaries(messages, messages.length)).toEqual([2, 8]);
+  });
+});
+
+describe("a cut inside the running turn (chooseCut)", () => {
+  it("falls right after a step's results before the latest step, splits no pair, carries the request, skips nothing said since", () => {
+    let inside = 0;
+    for (let seed = 1; seed <= 3000; seed++) {
+      const rand = mulberry32(seed);
+      const { messages, limit } = generate(rand);
+      const sizes = messages.map(() => 1 + Math.floor(rand() * 50));
+      const opts = { limit, keepRecentTurns: Math.floor(rand() * 4), maxKeptTokens: Math.floor(rand() * 300) };
+      const cut = chooseCut(messages, sizes, { ...opts, running: true, carriedTokens: Math.floor(rand() * 50) });
+      const request = requestIndex(messages, limit);
+      if (cut === null) {
+        expect(safeBoundaries(messages, limit)).toEqual([]);
+        expect(stepBoundaries(messages, Math.max(request, 0)).filter((b) => b < messages.length)).toEqual([]);
+        continue;
+      }
+      expect(splitPairs(messages, cut.at), `seed ${seed}`).toEqual([]);
+      expect(messages[cut.at]?.parts.some((p) => p.type === "tool_result") ?? false).toBe(false);
+      if (cut.request === undefined) {
+        expect(safeBoundaries(messages, limit)).toContain(cut.at);
+        continue;
+      }
+      inside++;
+      expect(cut.request).toBe(request);
+      expect(cut.at).toBeGreaterThan(request);
+      expect(messages[cut.at - 1]?.parts.some((p) => p.type === "tool_result")).toBe(true);
+      expect(cut.at).toBeLessThan(messages.length);
+      const since = messages.slice(request + 1, cut.at).filter((m) => m.role === "user");
+      expect(since.flatMap(userParts)).toEqual([]);
+    }
+    expect(inside).toBeGreaterThan(300);
+  });
+
+  const message = (seq: number, role: Message["role"], parts: Part[]): Message => ({
+    seq,
+    role,
+    origin: role === "assistant" ? "model" : "client",
+    turn_id: "t1",
+    parts,
+    created_at: "",
+  });
+  const call = (seq: number, id: string) => message(seq, "assistant", [{ type: "tool_use", id, name: "a", input: {} }]);
+  const result = (seq: number, id: string) =>
+    message(seq, "user", [{ type: "tool_result", tool_use_id: id, content: "ok", is_error: false }]);
+  // One turn, nothing before it: two finished steps, then a step paused on its call.
+  const turn: Message[] = [
+    message(1, "user", [{ type: "text", text: "the request" }]),
+    call(2, "c1"),
+    result(3, "c1"),
+    call(4, "c2"),
+    result(5, "c2"),
+    call(6, "c3"),
+  ];
+  const sizes = Array(6).fill(10);
+
+  it("keeps as many finished steps as fit beside the request, and a paused step whole", () => {
+    const opts = { limit: 0, keepRecentTurns: 2, running: true, carriedTokens: 0 };
+    expect(chooseCut(turn, sizes, { ...opts, maxKeptTokens: 100 })).toEqual({ at: 3, request: 0 });
+    expect(chooseCut(turn, sizes, { ...opts, maxKeptTokens: 35 })).toEqual({ at: 5, request: 0 });
+    // Even when nothing fits, the cut stays before the paused step's calls.
+    expect(chooseCut(turn, sizes, { ...opts, maxKeptTokens: 0 })).toEqual({ at: 5, request: 0 });
+  });
+
+  it("keeps the latest step, whose results the model has yet to read", () => {
+    const finished = turn.slice(0, 5);
+    const opts = { limit: 0, keepRecentTurns: 2, maxKeptTokens: 0, running: true, carriedTokens: 0 };
+    expect(chooseCut(finished, sizes.slice(0, 5), opts)).toEqual({ at: 3, request: 0 });
+    expect(chooseCut(finished.slice(0, 3), sizes.slice(0, 3), opts)).toBeNull();
+  });
+
+  it("never cuts inside a turn for POST /compact (no turn running)", () => {
+    const opts = { limit: turn.length, keepRecentTurns: 2, maxKeptTokens: 0, carriedTokens: 0 };
+    expect(chooseCut(turn, sizes, { ...opts, running: false })).toBeNull();
+  });
+
+  it("prefers the turn boundary while the running turn fits after it", () => {
+    const before = [message(0, "user", [{ type: "text", text: "earlier" }]), message(0, "assistant", [])];
+    const messages = [...before, ...turn].map((m, i) => ({ ...m, seq: i + 1, turn_id: i < 2 ? "t0" : "t1" }));
+    const opts = { limit: 2, keepRecentTurns: 0, running: true, carriedTokens: 0 };
+    expect(chooseCut(messages, Array(8).fill(10), { ...opts, maxKeptTokens: 60 })).toEqual({ at: 2 });
+    expect(chooseCut(messages, Array(8).fill(10), { ...opts, maxKeptTokens: 59 })).toEqual({ at: 5, request: 2 });
   });
 });

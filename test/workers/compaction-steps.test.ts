@@ -1,0 +1,176 @@
+// One long turn compacts its own finished steps (README "Long sessions"): a turn of many tool steps in a small
+// window completes, on every protocol and as a webhook run, with the user's request verbatim in every request.
+import { describe, expect, it } from "vitest";
+import {
+  ADMIN,
+  apiJson,
+  COMPACTION_TOOLS,
+  events,
+  history,
+  mockRequests,
+  mockStats,
+  mockWindow,
+  pairingProblems,
+  recordedTool,
+  type Setup,
+  script,
+  send,
+  setup,
+  type TurnJson,
+  uid,
+} from "./helpers";
+import { deliveries, ended, runSetup, signedRun, waitRun } from "./runs-helpers";
+
+const WINDOW = 8000;
+const STEPS = 25;
+
+/** ~500 tokens of arguments; the echo tool answers with them again, so a step takes ~1,000 tokens. */
+const city = (i: number, repeat = 70) => `city-${i}: ${"Amsterdam Rotterdam Utrecht ".repeat(repeat)}`;
+
+/** Steps `from..to`, each one echo_core call (`call_echo_<i>`). */
+const echoSteps = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, k) => ({
+    reply: { tool_calls: [{ id: `call_echo_${from + k}`, name: "echo_core", input: { city: city(from + k) } }] },
+  }));
+
+/** The user's request, unique per test: it must reach the model verbatim in every step request. */
+const requestText = () =>
+  `${uid("req")}: echo ${STEPS} cities with echo_core, one call per step, then say you are done.`;
+
+/** The agent of a session: `WINDOW` tokens on the agent and the mock model, room for every step. */
+function agentBody(
+  provider: "anthropic" | "openai" | "openai-responses",
+  model: string,
+  tools: unknown[] = COMPACTION_TOOLS,
+) {
+  return { model: { provider, name: model, context_window: WINDOW }, tools, max_steps: 40 };
+}
+
+async function longTurnSession(provider: "anthropic" | "openai" | "openai-responses", tools?: unknown[]) {
+  const s = await setup({}, provider);
+  const put = await apiJson(`/v1/agents/${s.agent}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: agentBody(provider, s.model, tools),
+  });
+  if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
+  await mockWindow(s.model, WINDOW);
+  return s;
+}
+
+/** Steps that load lookup_order, echo `STEPS` cities, call lookup_order and answer: the turn's whole script. */
+const loadEchoCall = () => [
+  { reply: { tool_calls: [{ id: "call_load", name: "tool_search", input: { query: "select:lookup_order" } }] } },
+  ...echoSteps(1, STEPS),
+  { reply: { tool_calls: [{ id: "call_lookup", name: "lookup_order", input: { city: "Oslo" } }] } },
+  { reply: { text: "All cities echoed." } },
+];
+
+/** Whether a request lets the model call `name` as it is: declared in full, or (Anthropic) named by a tool_reference. */
+function usable(body: Record<string, unknown>, name: string): boolean {
+  const tools = (body.tools ?? []) as Array<Record<string, unknown>>;
+  const named = (t: Record<string, unknown>) =>
+    (t.name ?? (t.function as { name?: string } | undefined)?.name) === name;
+  if (tools.some((t) => named(t) && t.defer_loading !== true)) return true;
+  return JSON.stringify(body.messages ?? []).includes(`{"type":"tool_reference","tool_name":"${name}"}`);
+}
+
+/** After the turn of `loadEchoCall`: lookup_order stayed loaded and callable in every request after its load. */
+async function expectLoadedThroughout(s: Setup): Promise<void> {
+  const sent = (await mockRequests(s.model)).filter((r) => r.served === "reply");
+  expect(usable(sent[0]?.body ?? {}, "lookup_order")).toBe(false);
+  expect(sent.slice(1).filter((r) => !usable(r.body, "lookup_order"))).toEqual([]);
+  const state = await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+  expect(state.body.loaded_tools).toContain("lookup_order");
+}
+
+/** The session compacted, no request broke pairing, and every step request carried `request` verbatim. */
+async function expectCompactedWithRequest(s: Setup, request: string, steps: number): Promise<void> {
+  const evs = await events(s);
+  expect(evs.filter((e) => e.type === "context_compacted").length).toBeGreaterThan(0);
+  const stats = await mockStats(s.model);
+  expect([stats.rejected_p, stats.rejected]).toEqual([0, 0]);
+  const sent = (await mockRequests(s.model)).filter((r) => r.served === "reply");
+  expect(sent).toHaveLength(steps);
+  for (const r of sent) expect(JSON.stringify(r.body)).toContain(request);
+  expect(pairingProblems(await history(s))).toEqual([]);
+}
+
+describe.each(["anthropic", "openai", "openai-responses"] as const)("one turn of many tool steps (%s)", (provider) => {
+  it(`${STEPS} steps of ~1,000 tokens in an 8,000-token window complete: the request verbatim and the loaded tool declared after each compaction`, async () => {
+    const s = await longTurnSession(provider);
+    const request = requestText();
+    await script(s.model, loadEchoCall());
+    const res = await send(s, { content: request });
+    expect([res.body.status, res.body.error]).toEqual(["completed", undefined]);
+    await expectCompactedWithRequest(s, request, STEPS + 3);
+    await expectLoadedThroughout(s);
+  });
+});
+
+describe("a webhook run of one long turn", () => {
+  it(`${STEPS} tool steps in an 8,000-token window complete as one run, compacting inside its turn`, async () => {
+    const r = await runSetup();
+    const put = await apiJson(`/v1/agents/${r.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { ...agentBody("anthropic", r.model), webhook_secrets: r.secrets, webhook_tenant: r.tenant },
+    });
+    expect(put.status).toBe(200);
+    await mockWindow(r.model, WINDOW);
+    const request = requestText();
+    await script(r.model, loadEchoCall());
+    const accepted = (await (await signedRun(r, { input: request })).json()) as { run_id: string };
+    const run = await waitRun(r, accepted.run_id, ended, 60_000);
+    expect([run.status, run.error]).toEqual(["completed", undefined]);
+    expect(run.result?.output).toBe("All cities echoed.");
+    const s = { ...r, session: run.session_id };
+    await expectCompactedWithRequest(s, request, STEPS + 3);
+    await expectLoadedThroughout(s);
+  });
+});
+
+describe("a long turn paused for an approval", () => {
+  it("is never cut inside the paused step: resumed, it compacts at step boundaries and completes", async () => {
+    const rec = uid("charge");
+    const s = await longTurnSession("anthropic", [...COMPACTION_TOOLS, recordedTool("charge_card", rec)]);
+    const request = requestText();
+    // Step 9 echoes a long city beside the charge and pauses; the steps after the approval overflow without compacting.
+    const paused = {
+      reply: {
+        tool_calls: [
+          { id: "call_echo_9", name: "echo_core", input: { city: city(9, 200) } },
+          { id: "call_charge", name: "charge_card", input: { amount: 9 } },
+        ],
+      },
+    };
+    await script(s.model, [
+      ...echoSteps(1, 8),
+      paused,
+      ...echoSteps(10, 20),
+      { reply: { text: "Charged and echoed." } },
+    ]);
+    const first = await send(s, { content: request });
+    expect([first.body.status, first.body.error]).toEqual(["awaiting_approval", undefined]);
+    const open = (first.body as TurnJson & { pending_approvals: Array<{ approval_id: string }> }).pending_approvals;
+    const answered = await apiJson<TurnJson>(`/v1/sessions/${s.session}/tool-approvals`, {
+      method: "POST",
+      key: s.key,
+      json: { approvals: [{ approval_id: open[0]?.approval_id, approved: true }] },
+    });
+    expect([answered.body.status, answered.body.error]).toEqual(["completed", undefined]);
+    expect(await deliveries(rec)).toHaveLength(1);
+    await expectCompactedWithRequest(s, request, 21);
+    // The paused step (its calls, then their results) is on one side of every cut.
+    const stored = await history(s);
+    const calls = stored.find((m) => m.parts.some((p) => p.type === "tool_use" && p.id === "call_charge"));
+    const results = stored.find((m) =>
+      m.parts.some((p) => p.type === "tool_result" && p.tool_use_id === "call_charge"),
+    );
+    const cuts = (await events(s)).flatMap((e) =>
+      e.type === "context_compacted" ? [Number(e.data.boundary_seq)] : [],
+    );
+    expect(cuts.some((b) => b > (results?.seq ?? 0))).toBe(true);
+    expect(cuts.filter((b) => b > (calls?.seq ?? 0) && b <= (results?.seq ?? 0))).toEqual([]);
+  });
+});
