@@ -3,6 +3,8 @@
  * edited, a change is a new entry. `meta.schema_version` records how many ran.
  * Documented in docs/STORAGE.md.
  */
+import { markedSizes, utf8Bytes } from "./fit";
+import { RESULT_BUDGET_BYTES } from "./limits";
 import { all, one, write } from "./sql";
 import { transaction } from "./transaction";
 
@@ -213,7 +215,37 @@ const MIGRATIONS: ReadonlyArray<string | ((sql: SqlStorage) => void)> = [
   // v17: a compaction cut inside the running turn (at a step boundary) names the message holding the user's request
   // that turn answers: the view carries it verbatim after the summary.
   `ALTER TABLE compactions ADD COLUMN carried_seq INTEGER;`,
+  // v18: whether a call's result was cut for storage, so a `$tool` reference to it is refused (HistoryStore sets it as
+  // it stores the result). A result stored before is marked when it reads as one cut for storage (`storedCut`).
+  (sql) => {
+    sql.exec("ALTER TABLE tool_calls ADD COLUMN cut INTEGER NOT NULL DEFAULT 0");
+    const ids: string[] = [];
+    // Row by row (a cursor, not a list): each result may be up to 256 KiB.
+    const rows = sql.exec<{ id: string; result: string }>(
+      "SELECT id, result FROM tool_calls WHERE state = 'resolved' AND is_error = 0 AND result LIKE '%[truncated: original %'",
+    );
+    for (const row of rows) if (storedCut(row.result)) ids.push(row.id);
+    for (const id of ids) write(sql, "UPDATE tool_calls SET cut = 1 WHERE id = ?", id);
+  },
 ];
+
+/**
+ * Whether a stored result (JSON-encoded content) reads as one cut for storage: its text (the whole string, or its
+ * first block) ends with a truncation marker naming more bytes than it keeps, and it fills at least half of the
+ * budget (a cut fills it, less what escaping leaves over), so a short result that quotes a marker is not one.
+ */
+function storedCut(result: string): boolean {
+  let content: unknown;
+  try {
+    content = JSON.parse(result);
+  } catch {
+    return false;
+  }
+  const first: unknown = Array.isArray(content) ? content[0] : content;
+  const text = typeof first === "string" ? first : (first as { text?: unknown } | undefined)?.text;
+  const sizes = typeof text === "string" ? markedSizes(text) : null;
+  return sizes !== null && sizes.original > sizes.kept && utf8Bytes(result) >= RESULT_BUDGET_BYTES / 2;
+}
 
 /** Rebuilds `table` from its own DDL minus AUTOINCREMENT (rows, ids and indexes kept). */
 function withoutAutoincrement(sql: SqlStorage, table: string): void {

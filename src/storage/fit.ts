@@ -53,6 +53,15 @@ export function truncationMarker(originalBytes: number): string {
   return `\n[truncated: original ${originalBytes} bytes]`;
 }
 
+/**
+ * What the truncation marker `text` ends with says: the UTF-8 bytes kept before it and the original's size; null
+ * when it ends with none.
+ */
+export function markedSizes(text: string): { kept: number; original: number } | null {
+  const marker = MARKER.exec(text);
+  return marker ? { kept: utf8Bytes(text.slice(0, marker.index)), original: Number(marker[1]) } : null;
+}
+
 /** End index of the longest run of `s` from `start` of at most `maxBytes` UTF-8 bytes, never splitting a character. */
 function runEnd(s: string, start: number, maxBytes: number): number {
   let n = 0;

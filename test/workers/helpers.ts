@@ -9,6 +9,7 @@ import { SessionTools } from "../../src/session/session-tools";
 import { sessionTx } from "../../src/session/session-tx";
 import { MAX_SUBSCRIBERS } from "../../src/session/stream/log";
 import { TurnStore } from "../../src/session/turn/turn-store";
+import { jsonBytes } from "../../src/storage/fit";
 
 export const ADMIN = "test-admin-key";
 
@@ -421,4 +422,54 @@ export function queueRun(sql: SqlStorage, run: string, agent: string, text: stri
     now,
   );
   sql.exec("INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, 'run', ?, 0, ?)", `run:${run}`, run, now);
+}
+
+/**
+ * `{"items": [...], "meta": {"count": count}}` as JSON text (~65 bytes an item; its JSON encoding, which storage
+ * budgets count, escapes every quote). With `size`, a `pad` string makes that encoding exactly `size` bytes.
+ */
+export function itemsText(count: number, size?: number): string {
+  const items = Array.from({ length: count }, (_, i) => ({
+    id: i,
+    name: `item ${i}`,
+    tags: ["alpha", "beta"],
+    note: "n",
+  }));
+  const value = { items, meta: { count }, ...(size === undefined ? {} : { pad: "" }) };
+  if (size !== undefined) value.pad = "p".repeat(size - jsonBytes(JSON.stringify(value)));
+  return JSON.stringify(value);
+}
+
+/** An http tool `take` (a number `count`, any `data`) whose endpoint records every call (GET /_callback/<recorder>). */
+export const takeTool = (recorder: string) => ({
+  name: "take",
+  description: "takes a count or any data",
+  input_schema: { type: "object", properties: { count: { type: "number" }, data: { description: "any value" } } },
+  execution: { type: "http", url: `${env.MOCK_URL}/_callback/${recorder}` },
+});
+
+/**
+ * A turn in which the client tool `c_big` answers call `id` with `text`, then the model makes the calls `next` in one
+ * step (none: no step) and ends with text. Returns the turn as the client's `/tool-results` answer has it.
+ */
+export async function takeAfterClientResult(
+  s: Setup,
+  id: string,
+  text: string,
+  next: Array<{ id: string; name: string; input: Record<string, unknown> }>,
+): Promise<TurnJson> {
+  await script(s.model, [
+    { reply: { tool_calls: [{ id, name: "c_big", input: { q: "everything" } }] } },
+    ...(next.length > 0 ? [{ reply: { tool_calls: next } }] : []),
+    { reply: { text: "done" } },
+  ]);
+  const paused = await send(s, { content: "fetch it all, then pass it on" });
+  if (paused.body.status !== "awaiting_tool_results") throw new Error(`turn: ${JSON.stringify(paused.body)}`);
+  const res = await apiJson<TurnJson>(`/v1/sessions/${s.session}/tool-results`, {
+    method: "POST",
+    key: s.key,
+    json: { results: [{ tool_use_id: id, content: text }] },
+  });
+  if (res.status !== 200) throw new Error(`tool-results: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
 }

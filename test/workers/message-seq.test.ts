@@ -45,13 +45,14 @@ describe("message seqs", () => {
         sql.exec("UPDATE sqlite_sequence SET seq = 40 WHERE name = 'messages'");
         sql.exec("DELETE FROM meta WHERE key = 'messages_floor'");
         sql.exec("UPDATE meta SET value = '10' WHERE key = 'schema_version'");
-        // Nor what later versions add (v12 to v17), which the migrations will add again.
+        // Nor what later versions add (v12 to v18), which the migrations will add again.
         sql.exec("ALTER TABLE loaded_tools DROP COLUMN declared_as");
         sql.exec("ALTER TABLE approvals DROP COLUMN resolved_input");
         sql.exec("ALTER TABLE approvals DROP COLUMN announced");
         sql.exec("ALTER TABLE tool_calls DROP COLUMN announced");
         sql.exec("DROP INDEX runs_open_created");
         sql.exec("ALTER TABLE compactions DROP COLUMN carried_seq");
+        sql.exec("ALTER TABLE tool_calls DROP COLUMN cut");
       });
     });
     await abortAllDurableObjects();

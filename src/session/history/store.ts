@@ -15,9 +15,10 @@ import type {
   ToolUsePart,
 } from "../../model/message";
 import { resultText } from "../../model/message";
-import { cutText, fairShares, jsonBytes } from "../../storage/fit";
+import { cutText, fairShares, jsonBytes, markedSizes } from "../../storage/fit";
 import { ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, nowIso, one, write } from "../../storage/sql";
+import type { LookupResult } from "../../tools/refs/index";
 import { nativeView } from "../compaction/native-view";
 import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
 import { boundResultContent, fitDeclarations, fitMessageResults } from "./truncate";
@@ -44,6 +45,8 @@ export interface ToolCallRow {
   answered_seq: number | null;
   /** 1 once its result was told on the turn's stream as its step ran (the tool phase stored it). */
   announced: number;
+  /** 1 when its result was cut for storage (its text ends with a truncation marker): no reference may pass it. */
+  cut: number;
   [key: string]: string | number | null;
 }
 
@@ -122,6 +125,11 @@ export interface CloseOptions {
 /** The result a call gets when none was recorded and the call is closed (`closeOpenCalls`). */
 export function unavailable(reason: string): string {
   return `tool result unavailable: ${reason}`;
+}
+
+/** The text a `$tool` reference reads of a result: its text blocks only (a tool_reference that loaded a tool is not). */
+function referencedText(content: ToolResultContent): string {
+  return typeof content === "string" ? content : resultText(content.filter((b) => b.type === "text"));
 }
 
 /** A call's stored result as the tool_result part that carries it. */
@@ -353,15 +361,19 @@ export class HistoryStore {
     return one(this.#sql, "SELECT 1 AS x FROM tool_calls WHERE id = ?", id) !== null;
   }
 
-  /** The value of an earlier tool result, for `$tool` references: its text's JSON when it parses, else its text. */
-  resultValue(id: string): { ok: true; value: unknown } | { ok: false; reason: "unknown" | "failed" | "pending" } {
+  /**
+   * What a `$tool` reference to an earlier call stands for: its result's text as JSON when it parses (a scalar too),
+   * else the text. Refused when the call has no result to pass, or a result cut for storage (a head and a marker:
+   * its JSON would not parse, and its text is not what the tool returned).
+   */
+  referencedValue(id: string): LookupResult {
     const call = this.call(id);
     if (!call) return { ok: false, reason: "unknown" };
     if (call.state === "pending") return { ok: false, reason: "pending" };
     if (call.state !== "resolved" || call.is_error === 1) return { ok: false, reason: "failed" };
-    // Its text blocks only: a tool_reference the call appended (it loaded its deferred tool) is not the value.
-    const content = JSON.parse(call.result ?? '""') as ToolResultContent;
-    const text = typeof content === "string" ? content : resultText(content.filter((b) => b.type === "text"));
+    const text = referencedText(JSON.parse(call.result ?? '""') as ToolResultContent);
+    const cut = call.cut === 1 ? markedSizes(text) : null;
+    if (cut) return { ok: false, reason: "cut", ...cut };
     try {
       return { ok: true, value: JSON.parse(text) as unknown };
     } catch {
@@ -380,13 +392,17 @@ export class HistoryStore {
     isError: boolean,
     announced = false,
   ): boolean {
+    const stored = boundResultContent(content);
+    // Cut, not only merged into one text block to fit: its text now ends with a marker.
+    const cut = stored !== content && markedSizes(referencedText(stored)) !== null;
     const written = write(
       this.#sql,
-      "UPDATE tool_calls SET state = ?, result = ?, is_error = ?, announced = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
+      "UPDATE tool_calls SET state = ?, result = ?, is_error = ?, announced = ?, cut = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
       state,
-      JSON.stringify(boundResultContent(content)),
+      JSON.stringify(stored),
       isError ? 1 : 0,
       announced ? 1 : 0,
+      cut ? 1 : 0,
       nowIso(),
       id,
     );
@@ -414,7 +430,7 @@ export class HistoryStore {
         const content = unavailable(opts.reason);
         write(
           this.#sql,
-          "UPDATE tool_calls SET state = 'synthesized', result = ?, is_error = 1, updated_at = ? WHERE id = ?",
+          "UPDATE tool_calls SET state = 'synthesized', result = ?, is_error = 1, cut = 0, updated_at = ? WHERE id = ?",
           JSON.stringify(content),
           nowIso(),
           call.id,

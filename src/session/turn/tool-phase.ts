@@ -58,12 +58,12 @@ export async function runTools(
         ...(room === undefined ? {} : { room, stepLoaded: stepLoaded.size }),
       }),
     lookup: (id) => {
-      const found = history.resultValue(id);
+      const found = history.referencedValue(id);
       if (found.ok || found.reason !== "unknown" || agent.model.provider !== "anthropic") return found;
       // Another provider's id (Kimi's `functions.x:0`) reaches Anthropic in the form it accepts, and the model may
       // cite it so: the call it names.
       const stored = history.callIdAs(id, anthropicId);
-      return stored === null ? found : history.resultValue(stored);
+      return stored === null ? found : history.referencedValue(stored);
     },
     signal: ctx.signal,
     allowPrivate: flag(ctx.deps.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),

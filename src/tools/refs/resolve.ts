@@ -10,8 +10,14 @@ import { setOwn } from "./json";
 import { formatPath, type PathSegment, parsePath } from "./path";
 import { refShape, type ToolRef } from "./sentinel";
 
-/** What the session knows about an earlier tool call: its result as JSON (or text), or why there is none. */
-export type LookupResult = { ok: true; value: unknown } | { ok: false; reason: "unknown" | "failed" | "pending" };
+/**
+ * What the session knows about an earlier tool call: its result as JSON (or text), or why it cannot be passed. `cut`:
+ * the result was cut for storage, `kept` of its `original` UTF-8 bytes (its text is a head and a truncation marker).
+ */
+export type LookupResult =
+  | { ok: true; value: unknown }
+  | { ok: false; reason: "unknown" | "failed" | "pending" }
+  | { ok: false; reason: "cut"; kept: number; original: number };
 
 export type Lookup = (toolUseId: string) => LookupResult;
 
@@ -108,6 +114,11 @@ export function resolveRefs(args: unknown, lookup: Lookup, limits: Partial<RefLi
     if (!found.ok) {
       if (found.reason === "unknown") throw new RefError(`reference to unknown tool call ${ref.$tool}`);
       if (found.reason === "failed") throw new RefError(`tool call ${ref.$tool} failed; its result cannot be used`);
+      if (found.reason === "cut") {
+        throw new RefError(
+          `the result of ${ref.$tool} was cut to its first ${found.kept} of ${found.original} bytes when stored, so it cannot be passed; ask the tool for a smaller part and reference that`,
+        );
+      }
       throw new RefError(`tool call ${ref.$tool} has no result yet; only finished calls can be referenced`);
     }
     const parsed = parsePath(ref.$path ?? "");

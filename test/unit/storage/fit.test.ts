@@ -8,6 +8,7 @@ import {
   headChars,
   headWithin,
   jsonBytes,
+  markedSizes,
   splitText,
   utf8Bytes,
 } from "../../../src/storage/fit";
@@ -32,6 +33,18 @@ describe("cutText", () => {
     const twice = cutText(once, 20_000);
     expect(twice).toMatch(/\n\[truncated: original 300000 bytes\]$/);
     expect(twice.match(/truncated/g)?.length).toBe(1);
+  });
+});
+
+describe("markedSizes", () => {
+  it("reads a cut text's marker: the UTF-8 bytes kept before it and the original's size", () => {
+    const text = "é".repeat(100_000);
+    const out = cutText(text, 10_000);
+    expect(markedSizes(out)).toEqual({
+      kept: utf8Bytes(out) - utf8Bytes(`\n[truncated: original 200000 bytes]`),
+      original: 200_000,
+    });
+    expect(markedSizes(text)).toBeNull();
   });
 });
 

@@ -136,6 +136,7 @@ describe("toolChoice during a paused turn (results stored, not yet in history)",
       is_error: 0,
       answered_seq: null,
       announced: 1,
+      cut: 0,
     };
     const s = session("m-choice-ref", [tool], [open]);
     s.loaded.add([tool.name], "select_tools");

@@ -18,6 +18,7 @@ const results: Record<string, LookupResult> = {
   toolu_arr: { ok: true, value: [{ id: 1 }, { id: 2 }] },
   toolu_bad: { ok: false, reason: "failed" },
   toolu_wait: { ok: false, reason: "pending" },
+  toolu_cut: { ok: false, reason: "cut", kept: 262_000, original: 300_000 },
   toolu_nested: { ok: true, value: { inner: { $tool: "toolu_a" } } },
   toolu_proto: {
     ok: true,
@@ -89,6 +90,13 @@ describe("resolveRefs", () => {
     expect(failure({ q: { $tool: "toolu_x" } })).toBe("reference to unknown tool call toolu_x (at argument /q)");
     expect(failure({ q: { $tool: "toolu_bad" } })).toContain("tool call toolu_bad failed; its result cannot be used");
     expect(failure({ q: { $tool: "toolu_wait" } })).toContain("toolu_wait has no result yet");
+  });
+
+  it("explains a result cut for storage, whatever the path, and asks for a smaller part", () => {
+    const cut =
+      "the result of toolu_cut was cut to its first 262000 of 300000 bytes when stored, so it cannot be passed; ask the tool for a smaller part and reference that";
+    expect(failure({ q: { $tool: "toolu_cut" } })).toBe(`${cut} (at argument /q)`);
+    expect(failure({ q: { $tool: "toolu_cut", $path: "meta.count" } })).toBe(`${cut} (at argument /q)`);
   });
 
   it("explains paths that are not in the result", () => {
