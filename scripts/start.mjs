@@ -4,8 +4,10 @@
 // - With neither ANTHROPIC_API_KEY nor OPENAI_API_KEY in the environment, starts the bundled mock model
 //   server (mock/server.ts) on a free port and points both provider base URLs at it.
 // - Admin key: SWITCHBOARD_ADMIN_KEY, or a development key generated once and kept in the state dir.
-// - SWITCHBOARD_ALLOW_PRIVATE_URLS defaults to "true"; PORT defaults to 8787 (always on 127.0.0.1). With the
+// - Every worker variable the shell sets (those of src/env.ts: docs/API.md "Configuration") reaches the worker.
+//   SWITCHBOARD_ALLOW_PRIVATE_URLS defaults to "true"; PORT defaults to 8787 (always on 127.0.0.1). With the
 //   production policy ("false") the demo agent gets no tool: its local endpoint is a private URL the policy refuses.
+//   SWITCHBOARD_RATE_LIMIT_PER_MIN applies once the demo is set up (wrangler starts again with it).
 // - State persists in .wrangler/state (SWITCHBOARD_STATE_DIR overrides); D1 migrations are applied first.
 // - Bootstraps a demo, idempotently: an API key for tenant "dev", an agent "demo" with one http tool
 //   `get_weather` (served by a tiny endpoint this script runs), and a session "demo"; then prints a curl.
@@ -31,6 +33,7 @@ import {
   WITH_WEB_CLIENT,
   wranglerEntry,
 } from "./lib/process.mjs";
+import { workerVarsFromShell } from "./lib/worker-vars.mjs";
 
 const env = process.env;
 const port = Number(env.PORT || 8787);
@@ -196,7 +199,9 @@ async function main() {
 
   // 1. The model provider: the bundled mock, unless real keys are set.
   const logLevel = env.WRANGLER_LOG_LEVEL || "info";
+  // Every worker variable the shell sets (src/env.ts lists them), then the ones this script decides.
   const vars = {
+    ...workerVarsFromShell(env),
     SWITCHBOARD_ADMIN_KEY: adminKey,
     SWITCHBOARD_ALLOW_PRIVATE_URLS: env.SWITCHBOARD_ALLOW_PRIVATE_URLS || "true",
     // wrangler prints the worker's console.log lines from `--log-level log` on; below that it still carries each
@@ -206,16 +211,6 @@ async function main() {
   };
   // The worker's own reading of the flag (src/env.ts `flag`).
   const allowPrivate = ["true", "1"].includes(vars.SWITCHBOARD_ALLOW_PRIVATE_URLS);
-  for (const name of [
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "SWITCHBOARD_DEBUG_CHECKS",
-    "SWITCHBOARD_IDLE_TIMEOUT_MS",
-  ]) {
-    if (env[name]) vars[name] = env[name];
-  }
   let demoModel;
   if (useMock) {
     const mock = await startMockProcess({ prefix: "[mock] ", env: childEnv });
@@ -251,28 +246,35 @@ async function main() {
   const varsDir = await mkdtemp(path.join(tmpdir(), "switchboard-start-"));
   cleanups.push(() => rm(varsDir, { recursive: true, force: true }));
   const varsFile = path.join(varsDir, "worker.env");
-  await writeFile(varsFile, `${dotenv(vars)}\n`, { mode: 0o600 });
-  await chmod(varsFile, 0o600);
+  /** Starts wrangler dev with `workerVars`; wrangler's output goes to this terminal. */
+  const launch = async (workerVars, migrate) => {
+    await writeFile(varsFile, `${dotenv(workerVars)}\n`, { mode: 0o600 });
+    await chmod(varsFile, 0o600);
+    return startWrangler({
+      port,
+      persistDir: stateDir,
+      envFile: varsFile,
+      logLevel,
+      output: "inherit",
+      env: childEnv,
+      // The API first (it takes the requests), then the web client's worker it forwards `/` to.
+      extraArgs: WITH_WEB_CLIENT,
+      // This script handles the signals itself (a graceful stop of everything, below).
+      killOnSignals: false,
+      timeoutMs: 90_000,
+      migrate: migrate ? "DB" : false,
+    });
+  };
+  // A rate limit from the shell applies only once the demo is set up: the setup's requests with the dev key would
+  // spend its budget (a low limit would refuse them), so wrangler starts without it and then again with it.
+  const { SWITCHBOARD_RATE_LIMIT_PER_MIN: rateLimit, ...setupVars } = vars;
 
   log(
     `applying D1 migrations into ${stateDir.startsWith(`${root}${path.sep}`) ? path.relative(root, stateDir) : stateDir}`,
   );
-  // startWrangler applies the D1 migrations into the state dir first; wrangler's output goes to this terminal.
-  const worker = await startWrangler({
-    port,
-    persistDir: stateDir,
-    envFile: varsFile,
-    logLevel,
-    output: "inherit",
-    env: childEnv,
-    // The API first (it takes the requests), then the web client's worker it forwards `/` to.
-    extraArgs: WITH_WEB_CLIENT,
-    // This script handles the signals itself (a graceful stop of everything, below).
-    killOnSignals: false,
-    timeoutMs: 90_000,
-  });
+  // startWrangler applies the D1 migrations into the state dir first.
+  let worker = await launch(setupVars, true);
   cleanups.push(() => worker.stop());
-  watch("wrangler", worker.child);
   const baseUrl = worker.url;
 
   // 4. Bootstrap the demo (idempotent).
@@ -333,6 +335,13 @@ async function main() {
     ttl_s: 86_400,
   });
   if (minted.status !== 201) throw new Error(`POST /v1/sessions/demo/tokens → ${minted.status}: ${minted.text}`);
+  if (rateLimit !== undefined) {
+    log(`demo set up; restarting wrangler with SWITCHBOARD_RATE_LIMIT_PER_MIN=${rateLimit}`);
+    await worker.stop();
+    worker = await launch(vars, false);
+  }
+  watch("wrangler", worker.child);
+
   const appUrl = `${baseUrl}/#${new URLSearchParams({ session: "demo", token: minted.json.token })}`;
 
   const prompt = toolUrl ? "What is the weather in Paris? use get_weather" : "Hello! What can you do?";
