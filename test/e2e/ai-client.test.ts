@@ -1,7 +1,9 @@
 // A real client reads our streams: the `ai` package's own SSE/schema parser and message assembler
-// (what useChat runs in the browser), and its DefaultChatTransport against POST /chat.
+// (what useChat runs in the browser), and its DefaultChatTransport, set up as README's useChat snippet (the newest
+// message only), against POST /chat.
 import { DefaultChatTransport, type DynamicToolUIPart, type TextUIPart, type UIMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { newestMessageOnly } from "../../web/src/chat-request.ts";
 import { weatherAgent } from "../helpers/fixtures.ts";
 import { Api, HttpError, Mock, startToolServer, type ToolServer, uniqueModel } from "../helpers/index.ts";
 import { assembleChunks, assembleStream, contentParts, sdkChunks } from "./ui-stream.ts";
@@ -91,19 +93,39 @@ describe("the ai package reads POST /messages", () => {
 });
 
 describe("DefaultChatTransport against POST /chat", () => {
-  it("sends a useChat body and streams back an assistant message", async () => {
+  it("sends the newest message of a conversation, as the README's transport does, and streams back the answer", async () => {
     const { model, session } = await setup("ai-client-chat");
     await mock.script(model, [{ reply: { text: "Hello from Switchboard." } }]);
 
     const sentBodies: unknown[] = [];
+    // README "Web and mobile apps": the transport of "The same in your own app", which posts the newest message.
     const transport = new DefaultChatTransport<UIMessage>({
       api: api.url(`/v1/sessions/${encodeURIComponent(session)}/chat`),
       headers: { authorization: `Bearer ${tenantKey}` },
+      prepareSendMessagesRequest: newestMessageOnly,
       fetch: async (input, init) => {
         if (typeof init?.body === "string") sentBodies.push(JSON.parse(init.body));
         return fetch(input, init);
       },
     });
+    // What useChat holds by now: an earlier exchange (its tool output the bulk of a long chat), then the new message.
+    const earlier: UIMessage[] = [
+      { id: "user-message-0", role: "user", parts: [{ type: "text", text: "Fetch the page, please." }] },
+      {
+        id: "assistant-message-0",
+        role: "assistant",
+        parts: [
+          {
+            type: "dynamic-tool",
+            toolName: "fetch_page",
+            toolCallId: "call-earlier",
+            state: "output-available",
+            input: {},
+            output: "x".repeat(64 * 1024),
+          },
+        ],
+      },
+    ];
     const userMessage: UIMessage = {
       id: "user-message-1",
       role: "user",
@@ -114,14 +136,14 @@ describe("DefaultChatTransport against POST /chat", () => {
       trigger: "submit-message",
       chatId: session,
       messageId: undefined,
-      messages: [userMessage],
+      messages: [...earlier, userMessage],
       abortSignal: undefined,
     });
     const { message, errors } = await assembleStream(stream);
 
-    // What went over the wire is the useChat request body.
+    // What went over the wire is the useChat request body with the newest message alone.
     expect(sentBodies).toHaveLength(1);
-    expect(sentBodies[0]).toMatchObject({ id: session, trigger: "submit-message", messages: [userMessage] });
+    expect(sentBodies[0]).toEqual({ id: session, trigger: "submit-message", messages: [userMessage] });
 
     expect(errors).toEqual([]);
     expect(message?.role).toBe("assistant");

@@ -1,4 +1,6 @@
-// The web client's /chat request: only what the server reads, so a long conversation never outgrows the body cap.
+// The web client's /chat request: only what the server reads, so a long conversation never outgrows the body cap
+// (README's useChat snippet for your own app posts the same).
+import { readFile } from "node:fs/promises";
 import { DefaultChatTransport, type UIMessage } from "ai";
 import { expect, it } from "vitest";
 import { approvalSender, approvalsAnswered, newestMessageOnly } from "../../../web/src/chat-request.ts";
@@ -52,6 +54,30 @@ it("posts only the newest message, with the chat id and the trigger, however lon
   });
   expect(sent?.text.length).toBeLessThan(1024);
   expect(sent?.headers.get("authorization")).toBe("Bearer sbt_test");
+});
+
+it("README's useChat snippet posts what the web client posts", async () => {
+  const readme = await readFile(new URL("../../../README.md", import.meta.url), "utf8");
+  const snippet = readme.match(/prepareSendMessagesRequest: (\(\{[^)]*\}\) => \(\{\n[\s\S]*?\n\s*\}\)),\n/)?.[1];
+  expect(snippet).toBeDefined();
+  const prepare = new Function(`return ${snippet}`)() as typeof newestMessageOnly;
+  const messages: UIMessage[] = [
+    { id: "u0", role: "user", parts: [{ type: "text", text: "first" }] },
+    { id: "a0", role: "assistant", parts: [{ type: "text", text: "answer" }] },
+    { id: "u1", role: "user", parts: [{ type: "text", text: "second" }] },
+  ];
+  const options = {
+    id: "s-readme-snippet",
+    messages,
+    requestMetadata: undefined,
+    body: { max_steps: 2 },
+    credentials: undefined,
+    headers: undefined,
+    api: "http://switchboard.test/v1/sessions/s-readme-snippet/chat",
+    trigger: "submit-message" as const,
+    messageId: undefined,
+  };
+  expect(await prepare(options)).toEqual(await newestMessageOnly(options));
 });
 
 it("sends the approvals of a step whose client call still waits for an app, not before they are all answered", () => {
