@@ -1,6 +1,7 @@
 // `npm start` as people run it (scripts/start.mjs through npm): with the production URL policy it stays up and
-// says why the demo tool is missing, it prints the web app's URL, and a SIGTERM to npm — which reaches only the
-// `sh -c` npm runs the script in — still stops every process it started, workerd included.
+// says why the demo tool is missing, it prints the web app's URL, a SIGTERM to npm — which reaches only the
+// `sh -c` npm runs the script in — still stops every process it started, workerd included, and a rate limit set in
+// the shell reaches the worker without refusing the script's own setup.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -57,8 +58,11 @@ function waitForOutput(pattern: RegExp, ms: number): Promise<RegExpMatchArray> {
   });
 }
 
-/** Runs `npm start` on `stateDir` and waits until it says it is up; `output`, `baseUrl` and `tree` describe it. */
-async function start(): Promise<void> {
+/**
+ * Runs `npm start` on `stateDir`, with `shell` added to its environment, and waits until it says it is up;
+ * `output`, `baseUrl` and `tree` describe it.
+ */
+async function start(shell: Record<string, string> = {}): Promise<void> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -67,6 +71,7 @@ async function start(): Promise<void> {
     SWITCHBOARD_ALLOW_PRIVATE_URLS: "false",
     SWITCHBOARD_ADMIN_KEY: adminKey,
     WRANGLER_LOG_LEVEL: "warn",
+    ...shell,
   };
   delete env.ANTHROPIC_API_KEY;
   delete env.OPENAI_API_KEY;
@@ -144,6 +149,23 @@ describe("npm start", () => {
       const token = new URLSearchParams(url.hash.slice(1)).get("token") ?? "";
       const session = await fetch(`${baseUrl}/v1/sessions/demo`, { headers: { authorization: `Bearer ${token}` } });
       expect(session.status).toBe(200);
+      expect(await stop()).toEqual([]);
+    },
+    READY_MS + 40_000,
+  );
+
+  it(
+    "applies a rate limit from the shell once its setup is done: the dev key's second request is refused",
+    async () => {
+      // A third start on this state: its setup spends three requests of the dev key (probe, session, token).
+      await start({ SWITCHBOARD_RATE_LIMIT_PER_MIN: "1" });
+      const devKey = output.match(/dev API key: +(sk_sb_\S+)/)?.[1] ?? "";
+      const statuses: number[] = [];
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${baseUrl}/v1/sessions/demo`, { headers: { authorization: `Bearer ${devKey}` } });
+        statuses.push(res.status);
+      }
+      expect(statuses).toEqual([200, 429]);
       expect(await stop()).toEqual([]);
     },
     READY_MS + 40_000,
