@@ -19,23 +19,23 @@ describe("migration v18 (tool_calls.cut)", () => {
   it("marks a result cut for storage before it, so a $tool reference to that result is refused", async () => {
     const recorder = uid("take-v18");
     const s = await setup({ tools: [clientTool("c_big"), takeTool(recorder)] });
-    await takeAfterClientResult(s, "toolu_v16_big", itemsText(4000), []);
-    // The object as v15 left it: the result stored cut, with no column saying so.
+    await takeAfterClientResult(s, "toolu_v18_big", itemsText(4000), []);
+    // The object as v17 left it: the result stored cut, with no column saying so.
     await runInDurableObject(await sessionStub(s), (_i, state) => {
       state.storage.transactionSync(() => {
         state.storage.sql.exec("ALTER TABLE tool_calls DROP COLUMN cut");
-        state.storage.sql.exec("UPDATE meta SET value = '15' WHERE key = 'schema_version'");
+        state.storage.sql.exec("UPDATE meta SET value = '17' WHERE key = 'schema_version'");
       });
     });
     await abortAllDurableObjects();
     await script(s.model, [
-      { reply: { tool_calls: [{ id: "toolu_v16_take", name: "take", input: { data: { $tool: "toolu_v16_big" } } }] } },
+      { reply: { tool_calls: [{ id: "toolu_v18_take", name: "take", input: { data: { $tool: "toolu_v18_big" } } }] } },
       { reply: { text: "done" } },
     ]);
     expect((await send(s, { content: "pass it on" })).body.status).toBe("completed");
     const invalid = (await events(s)).filter((e) => e.type === "tool_call_invalid");
-    expect(invalid.map((e) => e.data.tool_use_id)).toEqual(["toolu_v16_take"]);
-    expect(invalid[0]?.data.errors).toEqual([expect.stringContaining("the result of toolu_v16_big was cut")]);
+    expect(invalid.map((e) => e.data.tool_use_id)).toEqual(["toolu_v18_take"]);
+    expect(invalid[0]?.data.errors).toEqual([expect.stringContaining("the result of toolu_v18_big was cut")]);
     expect(await deliveries(recorder)).toEqual([]);
   });
 });
