@@ -306,6 +306,48 @@ describe("a summary cut at the model's output limit (max_tokens)", () => {
   });
 });
 
+describe("what the summariser reads", () => {
+  const request = "MY REQUEST: translate clause 7 into German.";
+  const summaryRequests = async (s: Setup) =>
+    (await mockRequests(s.model)).filter((r) => JSON.stringify(r.body).includes("<transcript>"));
+
+  it("a message longer than a piece of transcript reaches it whole: its end (the user's request) is sent", async () => {
+    const s = await longSession("anthropic");
+    const long = `${"Clause text of the contract, read carefully. ".repeat(440)}${request}`;
+    await script(s.model, [{ reply: { text: "Read it." } }]);
+    expect((await send(s, { content: long })).body.status).toBe("completed");
+    // Over the threshold with the first turn: it is summarised.
+    await script(s.model, [{ reply: { text: "Working on it." } }]);
+    expect((await send(s, { content: userText(2, "y ".repeat(2000)) })).body.status).toBe("completed");
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted).toHaveLength(1);
+    const summaries = await summaryRequests(s);
+    expect(summaries.length).toBe(compacted[0]?.data.summary_requests);
+    expect(summaries.some((r) => JSON.stringify(r.body).includes(request))).toBe(true);
+  });
+
+  it("a client tool's answer (the user's words) reaches it whole, longer than a tool result is rendered", async () => {
+    const s = await longSession("anthropic", {
+      tools: [...COMPACTION_TOOLS, clientTool("ask_user")],
+      compaction: { keep_recent_turns: 0 },
+    });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_ask_clause", name: "ask_user", input: { q: "Which clause?" } }] } },
+    ]);
+    expect((await send(s, { content: userText(1) })).body.status).toBe("awaiting_tool_results");
+    const answer = `${"The clause about delivery dates and penalties. ".repeat(70)}${request}`;
+    await script(s.model, [{ reply: { text: "Noted." } }]);
+    const answered = await send(s, {
+      content: "There you go.",
+      tool_results: [{ tool_use_id: "call_ask_clause", content: answer }],
+    });
+    expect(answered.body.status).toBe("completed");
+    expect((await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key })).status).toBe(200);
+    const summaries = await summaryRequests(s);
+    expect(summaries.some((r) => JSON.stringify(r.body).includes(`Result of ask_user: ${answer}`))).toBe(true);
+  });
+});
+
 describe("POST /compact while a turn is admitted during its summary", () => {
   it("keeps the tool that turn loaded: tool decisions see the turn's messages, not the view before it", async () => {
     const s = await longSession("anthropic", { compaction: { tool_budget_tokens: 0, keep_recent_turns: 1 } });

@@ -497,7 +497,9 @@ export class Compactor {
     // Too long to carry: summarised again, as the transcript's opening lines.
     const resummarised = textTokens(prior) > cap;
     const carried = resummarised ? "" : prior;
-    const lines = transcriptLines(messages);
+    // A client tool's results are the client's answers (the user's own words): rendered whole.
+    const registry = this.#deps.tools.registry(agent);
+    const lines = transcriptLines(messages, (name) => registry.get(name)?.source === "client");
     const prefixTokens = opts.prefix
       ? textTokens(opts.prefix.system) + textTokens(JSON.stringify(opts.prefix.tools))
       : 0;
@@ -507,7 +509,7 @@ export class Compactor {
       const withPrefix = opts.prefix !== undefined && free - reserve - sent(prefixTokens) >= MIN_PIECE_TOKENS;
       const room = free - reserve - (withPrefix ? sent(prefixTokens) : 0);
       const size = Math.floor((room * 3) / 4);
-      const all = resummarised ? [...summaryLines(prior, size), ...lines] : lines;
+      const all = resummarised ? [...summaryLines(prior), ...lines] : lines;
       return { prefix: withPrefix ? opts.prefix : undefined, pieces: transcriptPieces(all, size) };
     };
     // One request carries the prior summary; after the first, each carries the summary so far (at most the cap).

@@ -2,16 +2,21 @@
  * The text a summary request reads: the summarised messages rendered as a
  * plain transcript. Tool calls and results become lines of text, so the
  * request carries no tool_use/tool_result blocks at all (invariant P holds
- * trivially, no tools need declaring) and can be cut into pieces anywhere.
- * A previous summary too long to carry opens it as lines of its own
- * (`summaryLines`), and a summary over its cap is cut with a note (`capSummary`).
+ * trivially, no tools need declaring) and can be cut into pieces anywhere:
+ * a line longer than a piece goes on in the next one, so no text the user
+ * wrote is left out of the summary. A previous summary too long to carry
+ * opens it as lines of its own (`summaryLines`), and a summary over its cap
+ * is cut with a note (`capSummary`).
  */
 import type { Message } from "../../model/message";
 import { resultText } from "../../model/message";
 import { headChars } from "../../storage/fit";
 import { headTokens, textTokens } from "./estimate";
 
-/** Longest rendering of one tool call's arguments / one tool result, in characters. */
+/**
+ * Longest rendering of one tool call's arguments / one tool result, in characters. A client tool's result is the
+ * client's answer (an `ask_user` reply: the user's own words), rendered whole like the user's messages.
+ */
 const MAX_ARGS_CHARS = 1000;
 const MAX_RESULT_CHARS = 2000;
 
@@ -40,8 +45,14 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${headChars(text, max)}… [${text.length - max} more characters]`;
 }
 
-/** One line (or a few) per message part that carries meaning; bookkeeping parts are skipped. */
-export function transcriptLines(messages: readonly Message[]): string[] {
+/**
+ * One line (or a few) per message part that carries meaning; bookkeeping parts are skipped. `clientTool` says
+ * whether a tool's calls run in the client, whose results are rendered whole.
+ */
+export function transcriptLines(
+  messages: readonly Message[],
+  clientTool: (name: string) => boolean = () => false,
+): string[] {
   const names = new Map<string, string>();
   const lines: string[] = [];
   for (const m of messages) {
@@ -57,11 +68,14 @@ export function transcriptLines(messages: readonly Message[]): string[] {
           names.set(p.id, p.name);
           lines.push(`Assistant called ${p.name}(${clip(JSON.stringify(p.input), MAX_ARGS_CHARS)})`);
           break;
-        case "tool_result":
+        case "tool_result": {
+          const name = names.get(p.tool_use_id);
+          const text = resultText(p.content);
           lines.push(
-            `Result of ${names.get(p.tool_use_id) ?? p.tool_use_id}${p.is_error ? " (error)" : ""}: ${clip(resultText(p.content), MAX_RESULT_CHARS)}`,
+            `Result of ${name ?? p.tool_use_id}${p.is_error ? " (error)" : ""}: ${name !== undefined && clientTool(name) ? text : clip(text, MAX_RESULT_CHARS)}`,
           );
           break;
+        }
         default:
           break;
       }
@@ -70,42 +84,69 @@ export function transcriptLines(messages: readonly Message[]): string[] {
   return lines;
 }
 
-/** Lines a piece cannot hold whole are cut to leave this many tokens for the "… [n more characters]" note. */
-const CUT_NOTE_TOKENS = 13;
-
 /** The least piece size `transcriptPieces` uses, whatever it is asked for. */
 const MIN_PIECE_SIZE = 50;
 
-/** The most tokens a line may take for `transcriptPieces(…, maxTokens)` to keep it whole. */
-function wholeLineTokens(maxTokens: number): number {
-  return Math.max(MIN_PIECE_SIZE, maxTokens) - CUT_NOTE_TOKENS;
-}
+/** Ends a piece that stops inside a line, and opens the next piece, which goes on with that line. */
+export const LINE_CONTINUES = "… [continued in the next transcript excerpt]";
+export const LINE_CONTINUED = "[continued from the previous transcript excerpt] …";
 
-/** Groups lines into pieces of at most `maxTokens` estimated tokens (`textTokens`; a longer line is cut). */
+/**
+ * Groups lines into pieces of at most `maxTokens` estimated tokens (`textTokens`). A line longer than a piece is
+ * split, never cut: its first slice fills the room the current piece has left (a new piece when that is under a
+ * quarter of one), each slice that stops inside it ends with LINE_CONTINUES and the next opens with
+ * LINE_CONTINUED, so the slices without those marks are the line again.
+ */
 export function transcriptPieces(lines: readonly string[], maxTokens: number): string[] {
   const size = Math.max(MIN_PIECE_SIZE, maxTokens);
   const pieces: string[] = [];
   let current = "";
   let used = 0;
-  for (const raw of lines) {
-    let line = raw;
-    let tokens = textTokens(raw);
-    if (tokens > wholeLineTokens(maxTokens)) {
-      const head = headTokens(raw, wholeLineTokens(maxTokens));
-      line = `${head}… [${raw.length - head.length} more characters]`;
-      tokens = textTokens(line);
-    }
-    if (current && used + tokens + 1 > size) {
-      pieces.push(current);
-      current = "";
-      used = 0;
-    }
-    // Each joining newline counted as a whole token (the sum of the lines' rounded estimates is never below the piece's).
+  const flush = () => {
+    if (current) pieces.push(current);
+    current = "";
+    used = 0;
+  };
+  // Each joining newline counted as a whole token (the sum of the lines' rounded estimates is never below the piece's).
+  const left = () => (current ? size - used - 1 : size);
+  const add = (line: string, tokens: number) => {
+    if (tokens > left()) flush();
     used += current ? tokens + 1 : tokens;
     current = current ? `${current}\n${line}` : line;
+  };
+  const marks = textTokens(LINE_CONTINUES) + textTokens(LINE_CONTINUED);
+  for (const line of lines) {
+    let rest = line;
+    let opening = "";
+    for (;;) {
+      const tokens = textTokens(opening) + textTokens(rest);
+      if (tokens <= size) {
+        add(opening + rest, tokens);
+        break;
+      }
+      // Both marks counted on every slice: at least size - marks (over a quarter of the least size) when empty.
+      const room = left() - marks;
+      if (room < size / 4) {
+        flush();
+        continue;
+      }
+      const head = sliceHead(rest, room);
+      const slice = `${opening}${head}${LINE_CONTINUES}`;
+      add(slice, textTokens(slice));
+      flush();
+      rest = rest.slice(head.length);
+      opening = LINE_CONTINUED;
+    }
   }
-  if (current) pieces.push(current);
+  flush();
   return pieces;
+}
+
+/** The head of `text` within `tokens` (`headTokens`), ending after a space or newline when one is near its end. */
+function sliceHead(text: string, tokens: number): string {
+  const head = headTokens(text, tokens);
+  const space = Math.max(head.lastIndexOf(" "), head.lastIndexOf("\n"));
+  return space >= head.length * 0.8 ? head.slice(0, space + 1) : head;
 }
 
 /** The user text of one summary request: the summary so far, then the next piece of transcript. */
@@ -115,24 +156,11 @@ export function summaryPrompt(previous: string, piece: string): string {
 }
 
 /**
- * A previous summary as transcript lines under EARLIER_SUMMARY_HEADING: its lines, a longer one split into
- * consecutive parts, so that `transcriptPieces(…, maxTokens)` cuts none of it.
+ * A previous summary as transcript lines under EARLIER_SUMMARY_HEADING: its non-blank lines (`transcriptPieces`
+ * splits a longer one across pieces, cutting none of it).
  */
-export function summaryLines(summary: string, maxTokens: number): string[] {
-  const most = wholeLineTokens(maxTokens);
-  const lines = [EARLIER_SUMMARY_HEADING];
-  for (const line of summary.split("\n")) {
-    if (!line.trim()) continue;
-    let rest = line;
-    while (textTokens(rest) > most) {
-      // At least MIN_PIECE_SIZE - CUT_NOTE_TOKENS tokens: never empty.
-      const head = headTokens(rest, most);
-      lines.push(head);
-      rest = rest.slice(head.length);
-    }
-    lines.push(rest);
-  }
-  return lines;
+export function summaryLines(summary: string): string[] {
+  return [EARLIER_SUMMARY_HEADING, ...summary.split("\n").filter((line) => line.trim())];
 }
 
 /** `summary` whole when its `textTokens` is at most `cap`; else its head and CAPPED_NOTE, within `cap` when the note fits. */
