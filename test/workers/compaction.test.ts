@@ -182,6 +182,18 @@ describe("POST /compact after turns that paused on a client call", () => {
   });
 });
 
+/** POST /compact, expected to be refused with nothing stored: its 409 not_compacted message. */
+async function refusedCompaction(s: Setup): Promise<string> {
+  const res = await apiJson<{ error: { code: string; message: string } }>(`/v1/sessions/${s.session}/compact`, {
+    method: "POST",
+    key: s.key,
+  });
+  expect([res.status, res.body.error.code]).toEqual([409, "not_compacted"]);
+  const state = await apiJson<{ context: Record<string, number> }>(`/v1/sessions/${s.session}`, { key: s.key });
+  expect(state.body.context.compactions).toBe(0);
+  return res.body.error.message;
+}
+
 /** Runs `n` plain turns (default brain echoes ~1.2 KB); returns their statuses. */
 async function turns(s: Setup, from: number, n: number): Promise<string[]> {
   const out: string[] = [];
@@ -674,6 +686,22 @@ describe("visibility", () => {
     expect(res.body.error.code).toBe("not_compacted");
   });
 
+  it("POST /compact on a session of fewer turns than keep_recent_turns keeps them: a 409 that stores nothing", async () => {
+    const s = await longSession("anthropic");
+    expect((await send(s, { content: userText(1) })).body.status).toBe("completed");
+    expect(await refusedCompaction(s)).toContain("keep_recent_turns keeps the 2 most recent");
+  });
+
+  it("POST /compact whose summary would not be smaller than what it replaces is a 409 that stores nothing", async () => {
+    const s = await longSession("anthropic", { compaction: { keep_recent_turns: 0 } });
+    await script(s.model, [{ reply: { text: "Hi." } }]);
+    expect((await send(s, { content: "hello" })).body.status).toBe("completed");
+    // A summary longer than the turn it would replace.
+    const summary = "The user said hello, and the assistant greeted them back in a short answer. ".repeat(12);
+    await summaryScript(s.model, [{ reply: { text: summary } }]);
+    expect(await refusedCompaction(s)).toContain("would not make the context smaller");
+  });
+
   it("POST /compact right after /clear says there is no history, not that a turn is running", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "Before the clear." } }]);
@@ -822,7 +850,13 @@ describe("a summary larger than a compaction row (a multi-million-token window)"
     expect((await send(s, { content: "first question" })).body.status).toBe("completed");
     // Under the quarter-window cap of the summary loop (7.5 M characters), over the 2 MB row.
     await summaryScript(s.model, [{ reply: { text: `summary ${"x".repeat(2_500_000)}` } }]);
-    expect((await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key })).status).toBe(200);
+    // The provider says the next request is too long, so its turn compacts (POST /compact would refuse a summary
+    // larger than the turn it replaces) and retries.
+    await script(s.model, [
+      { error: { status: 400, message: "prompt is too long: 10000100 tokens > 10000000 maximum" } },
+      { reply: { text: "Second answer." } },
+    ]);
+    expect((await send(s, { content: "second question" })).body.status).toBe("completed");
     const summary = await runInDurableObject(await sessionStub(s), (_i, state) =>
       one<{ n: number }>(state.storage.sql, "SELECT length(summary) AS n FROM compactions ORDER BY id DESC LIMIT 1"),
     );
@@ -865,16 +899,19 @@ async function summaryRequests(model: string): Promise<string> {
 }
 
 /**
- * Compacts `s` on demand (after 4 turns) with `summary` as its summary, then reconfigures its agent (`reconfigure`)
- * and sends 14 more messages: each completes, with no provider overflow and every compaction since succeeding.
+ * Compacts `s` on demand (after 4 turns, each with `extra` text) with `summary` as its summary, then reconfigures
+ * its agent (`reconfigure`) and sends 14 more messages: each completes, with no provider overflow and every
+ * compaction since succeeding. The turns summarised must be larger than the summary as stored: POST /compact
+ * refuses a summary that would not make the context smaller.
  */
 async function expectCompactsAfterReconfiguring(
   s: Setup,
   summary: string,
   window: number,
   compaction: Record<string, unknown>,
+  extra = "",
 ): Promise<void> {
-  expect(await turns(s, 1, 4)).toEqual(Array(4).fill("completed"));
+  for (let i = 1; i <= 4; i++) expect((await send(s, { content: userText(i, extra) })).body.status).toBe("completed");
   await summaryScript(s.model, [{ reply: { text: summary } }], true);
   expect((await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key })).status).toBe(200);
   const before = (await events(s)).length;
@@ -890,9 +927,10 @@ async function expectCompactsAfterReconfiguring(
 describe("a previous summary too large for the budget in force", () => {
   it("after the window shrinks, is summarised again: every later message completes and compacts", async () => {
     const s = await setup({}, "anthropic");
-    await reconfigure(s, 64_000);
-    // ~10,000 tokens: within the cap of a summary written under a 64,000-token window.
-    await expectCompactsAfterReconfiguring(s, factSummary(100), 16_000, {});
+    await reconfigure(s, 64_000, { keep_recent_turns: 0 });
+    // ~10,000 tokens: within the cap of a summary written under a 64,000-token window; the turns ~4 times that.
+    const summary = factSummary(100);
+    await expectCompactsAfterReconfiguring(s, summary, 16_000, {}, "y ".repeat(summary.length / 2));
     // Summarised, not dropped: every fact of the previous summary reached a summary request.
     const read = await summaryRequests(s.model);
     for (let i = 1; i <= 100; i++) expect(read).toContain(`fact-${i}:`);
@@ -901,8 +939,9 @@ describe("a previous summary too large for the budget in force", () => {
   it("after the threshold is lowered (0.8 to 0.2), is summarised again: every later message completes and compacts", async () => {
     const s = await setup({}, "anthropic");
     await reconfigure(s, WINDOW, { threshold: 0.8 });
-    // Longer than a summary may be (3/16 of the window: 1,500 tokens): kept at that cap.
-    await expectCompactsAfterReconfiguring(s, factSummary(20), WINDOW, { threshold: 0.2 });
+    // Longer than a summary may be (3/16 of the window: 1,500 tokens): kept at that cap, which the first two
+    // turns, summarised, exceed.
+    await expectCompactsAfterReconfiguring(s, factSummary(20), WINDOW, { threshold: 0.2 }, "y ".repeat(1000));
   });
 });
 
@@ -920,7 +959,8 @@ describe("a model whose window holds max_tokens as well as the input (anthropic,
 
 describe("a summary longer than a summary may be (3/16 of the window, and half a summary request's room)", () => {
   it("is kept cut to that size, saying it was cut", async () => {
-    const s = await longSession("anthropic");
+    // All four turns summarised: more than the summary as stored, so POST /compact keeps it.
+    const s = await longSession("anthropic", { compaction: { keep_recent_turns: 0 } });
     await turns(s, 1, 4);
     // ~2,000 tokens, over the 1,500 an 8,000-token window allows.
     await summaryScript(s.model, [{ reply: { text: factSummary(20) } }], true);

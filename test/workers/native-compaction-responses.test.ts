@@ -169,7 +169,8 @@ describe("native compaction on the OpenAI Responses API (compact_threshold)", ()
   });
 
   it("our own summary after the provider's compaction reads its item first, so what it held is not lost", async () => {
-    const s = await responsesSession();
+    // No recent turn kept: the view after the provider's last compaction holds no more turns than the default keeps.
+    const s = await responsesSession({ keep_recent_turns: 0 });
     await script(s.model, LOAD_AND_CALL);
     const streamed = await longTurns(s, "opaque");
     const { block } = await expectNativeCompacted(s, streamed, "openai");

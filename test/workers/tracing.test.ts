@@ -55,6 +55,9 @@ function recordSpans(): Recorded[] {
 
 const named = (spans: Recorded[], name: string) => spans.filter((x) => x.name === name);
 
+/** A first message a short summary replaces with fewer tokens (POST /compact refuses a summary that is not smaller). */
+const FIRST_QUESTION = `first question: ${"the details of the order, one by one. ".repeat(20)}`;
+
 /** A session whose one turn a compaction may summarise whole (no recent turns kept). */
 async function oneTurnToCompact() {
   const s = await setup();
@@ -64,7 +67,7 @@ async function oneTurnToCompact() {
     json: { model: { provider: "anthropic", name: s.model }, compaction: { keep_recent_turns: 0 } },
   });
   await script(s.model, [{ reply: { text: "First answer." } }]);
-  expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+  expect((await send(s, { content: FIRST_QUESTION })).body.status).toBe("completed");
   return s;
 }
 
@@ -365,7 +368,7 @@ describe("compaction spans", () => {
       },
     });
     await script(s.model, [{ reply: { text: "First answer." } }]);
-    expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+    expect((await send(s, { content: FIRST_QUESTION })).body.status).toBe("completed");
     await script(s.model, [{ reply: { text: "A short summary." } }]);
     const spans = recordSpans();
     expect((await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key })).status).toBe(200);

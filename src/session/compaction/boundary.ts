@@ -108,6 +108,16 @@ function hasResults(m: Message): boolean {
   return m.parts.some((p) => p.type === "tool_result");
 }
 
+/**
+ * The turns before `limit` (the running turn's first message): one per safe boundary (each ends a turn), and
+ * one more when messages follow the latest (a failed or paused turn no later boundary closes).
+ */
+export function turnsBefore(messages: readonly Message[], limit: number): number {
+  const candidates = safeBoundaries(messages, limit);
+  const last = candidates[candidates.length - 1] ?? 0;
+  return candidates.length + (last < Math.min(limit, messages.length) ? 1 : 0);
+}
+
 export interface BoundaryOptions {
   /** Index of the running turn's first message (the latest allowed boundary); `messages.length` when none runs. */
   limit: number;

@@ -16,7 +16,7 @@ import { contextWindow, type StepRequest } from "../../providers/types";
 import { cutText, jsonBytes } from "../../storage/fit";
 import { SUMMARY_BUDGET_BYTES } from "../../storage/limits";
 import { type SessionStores, sessionTx } from "../session-tx";
-import { chooseCut, userParts } from "./boundary";
+import { chooseCut, turnsBefore, userParts } from "./boundary";
 import { estimateTokens, inputTokens, type Observation, textTokens } from "./estimate";
 import { opaqueCompaction } from "./native-view";
 import { CARRIED_NOTE, countCompactions, insertCompaction, latestCompaction, summaryText } from "./records";
@@ -324,14 +324,24 @@ export class Compactor {
     const limit = runningAt === -1 ? view.length : runningAt;
     const sizes = view.map(messageTokens);
     const before = history.carried();
+    const maxKeptTokens = Math.floor(this.limit(agent) * 0.5);
     const cut = chooseCut(view, sizes, {
       limit,
       keepRecentTurns: cfg.keep_recent_turns,
-      maxKeptTokens: Math.floor(this.limit(agent) * 0.5),
+      maxKeptTokens,
       running: opts.turnId !== null,
       carriedTokens: before ? carriedTokens(before) : 0,
     });
     if (cut === null) return { ok: false, reason: noBoundary(view.length, opts.turnId) };
+    // On demand nothing needs the room: the turns keep_recent_turns keeps stay whole when they fit (a turn that
+    // must shrink its request summarises them instead).
+    const turns = opts.turnId === null ? turnsBefore(view, limit) : null;
+    if (turns !== null && turns <= cfg.keep_recent_turns && sizes.reduce((n, t) => n + t, 0) <= maxKeptTokens) {
+      return {
+        ok: false,
+        reason: `nothing to summarise: the history holds ${turns} turn${turns === 1 ? "" : "s"}, and keep_recent_turns keeps the ${cfg.keep_recent_turns} most recent verbatim`,
+      };
+    }
     const boundary = cut.at;
     // A cut inside the running turn carries the request it answers: its message in the view, or the one carried now.
     const carried = cut.request === undefined ? null : (view[cut.request] ?? before);
@@ -365,6 +375,13 @@ export class Compactor {
         textTokens(JSON.stringify(snapshot.declarations)) +
         (carried ? carriedTokens(carried) : 0),
     );
+    // On demand, a summary no smaller than what it replaces is not stored: the context would only grow.
+    if (opts.turnId === null && tokensAfter >= opts.tokensBefore) {
+      return {
+        ok: false,
+        reason: `the summary would not make the context smaller (${opts.tokensBefore} estimated tokens before, ${tokensAfter} after)`,
+      };
+    }
     const stale = this.#transaction(() => {
       if (opts.current && !opts.current()) return "the session was cleared or deleted while the summary streamed";
       // Never move the view back (a record written meanwhile with a later boundary wins).

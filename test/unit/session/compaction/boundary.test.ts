@@ -10,11 +10,17 @@ import {
   requestIndex,
   safeBoundaries,
   stepBoundaries,
+  turnsBefore,
   userParts,
 } from "../../../../src/session/compaction/boundary";
 import { transcriptLines } from "../../../../src/session/compaction/transcript";
 
 type Outcome = "answered" | "synthesized" | "skipped";
+
+/** A stored message of `turn`: the model's when an assistant one, else the client's. */
+function message(seq: number, role: Message["role"], turn: string, parts: Part[]): Message {
+  return { seq, role, origin: role === "assistant" ? "model" : "client", turn_id: turn, parts, created_at: "" };
+}
 
 interface Generated {
   messages: Message[];
@@ -321,14 +327,6 @@ describe("compaction boundary (property)", () => {
   });
 
   it("a retry of a turn that failed after a tool step keeps that turn's request: no boundary inside the retry", () => {
-    const message = (seq: number, role: Message["role"], turn: string, parts: Part[]): Message => ({
-      seq,
-      role,
-      origin: role === "assistant" ? "model" : "client",
-      turn_id: turn,
-      parts,
-      created_at: "",
-    });
     const messages: Message[] = [
       message(1, "user", "e", [{ type: "text", text: "hi" }]),
       message(2, "assistant", "e", [{ type: "text", text: "yo" }]),
@@ -425,5 +423,26 @@ describe("a cut inside the running turn (chooseCut)", () => {
     const opts = { limit: 2, keepRecentTurns: 0, running: true, carriedTokens: 0 };
     expect(chooseCut(messages, Array(8).fill(10), { ...opts, maxKeptTokens: 60 })).toEqual({ at: 2 });
     expect(chooseCut(messages, Array(8).fill(10), { ...opts, maxKeptTokens: 59 })).toEqual({ at: 5, request: 2 });
+  });
+});
+
+describe("turnsBefore", () => {
+  const say = (text: string): Part[] => [{ type: "text", text }];
+
+  it("counts each finished turn, a failed or paused one after the last boundary too, but not the running one", () => {
+    const one = [message(1, "user", "t1", say("hi")), message(2, "assistant", "t1", say("yo"))];
+    expect(turnsBefore(one, one.length)).toBe(1);
+    // t2 failed before the model answered: its message is a turn of its own.
+    const failed = [...one, message(3, "user", "t2", say("again"))];
+    expect(turnsBefore(failed, failed.length)).toBe(2);
+    // t2 paused on a call.
+    const paused = [
+      ...one,
+      message(3, "user", "t2", say("ask")),
+      message(4, "assistant", "t2", [{ type: "tool_use", id: "c", name: "ask_user", input: {} }]),
+    ];
+    expect(turnsBefore(paused, paused.length)).toBe(2);
+    // t2 is running: only t1 is before it.
+    expect(turnsBefore(failed, 2)).toBe(1);
   });
 });
