@@ -1,7 +1,8 @@
 /**
  * Server-sent events for provider streams: `readSse` yields a response body's events under an idle timeout
  * and an abort signal, throwing ProviderFailure (`provider_idle_timeout`, `aborted`, `provider_stream_cut`);
- * `abortedFailure` is the failure a cancelled request reports.
+ * only events that are not keep-alives count as progress for the timeout. `abortedFailure` is the failure a
+ * cancelled request reports.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { ProviderFailure } from "./types";
@@ -16,8 +17,17 @@ export interface SseProgress {
 type ReadOutcome = { done: true } | { done: false; value: Uint8Array };
 
 /**
- * Reads an SSE body and yields its events. Throws ProviderFailure:
- * `provider_idle_timeout` when no chunk arrives for `idleTimeoutMs`,
+ * A keep-alive: Anthropic's `ping` event. SSE comments (OpenRouter's `: OPENROUTER PROCESSING`, a gateway's
+ * `: keep-alive`) are keep-alives too, but the parser never makes them events. A gateway that sends these while
+ * the model upstream is stuck would otherwise keep a turn running forever.
+ */
+function keepAlive(event: EventSourceMessage): boolean {
+  return event.event === "ping";
+}
+
+/**
+ * Reads an SSE body and yields its events (keep-alive events too). Throws ProviderFailure:
+ * `provider_idle_timeout` when no event but keep-alives arrives for `idleTimeoutMs`,
  * `aborted` when `signal` fires, `provider_stream_cut` when the body errors.
  * A clean EOF just ends the iteration; deciding whether that EOF was
  * premature is protocol knowledge and belongs to the adapter.
@@ -34,7 +44,12 @@ export async function* readSse(
   const watchdog = new Watchdog(reader, idleTimeoutMs, signal);
   const decoder = new TextDecoder();
   const queue: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => queue.push(event) });
+  const parser = createParser({
+    onEvent: (event) => {
+      if (!keepAlive(event)) watchdog.progressed();
+      queue.push(event);
+    },
+  });
   let finished = false;
   try {
     for (;;) {
@@ -61,9 +76,10 @@ export async function* readSse(
 }
 
 /**
- * Ends a read with `provider_idle_timeout` when no chunk arrives for `idleTimeoutMs`, or `aborted` when the
- * signal fires. One timer and one abort listener per stream, not per chunk: a chunk only notes its arrival
- * time, and the timer, when it fires, sleeps again for what is left of the window since the last chunk.
+ * Ends a read with `provider_idle_timeout` when the stream makes no progress (`progressed`: an event that is not
+ * a keep-alive) for `idleTimeoutMs`, or `aborted` when the signal fires. One timer and one abort listener per
+ * stream, not per event: an event only notes its arrival time, and the timer, when it fires, sleeps again for
+ * what is left of the window since the last one.
  */
 class Watchdog {
   #failure: ProviderFailure | null = null;
@@ -107,8 +123,12 @@ class Watchdog {
     }
     // A cancel (timeout, abort) ends the pending read as if the stream were done: report why instead.
     if (this.#failure) throw this.#failure;
-    this.#last = Date.now();
     return result.done ? { done: true } : { done: false, value: result.value };
+  }
+
+  /** The stream made progress: the idle window starts again now. */
+  progressed(): void {
+    this.#last = Date.now();
   }
 
   stop(): void {
@@ -124,7 +144,7 @@ class Watchdog {
       this.#fail(
         new ProviderFailure({
           code: "provider_idle_timeout",
-          message: `provider sent nothing for ${this.idleTimeoutMs} ms`,
+          message: `provider sent nothing but keep-alives for ${this.idleTimeoutMs} ms`,
           retryable: true,
         }),
       );

@@ -90,6 +90,37 @@ describe("idle watchdog", () => {
     expect(seen).toEqual(["0", "1", "2", "3", "4", "5", "6", "7"]);
   });
 
+  it("counts keep-alives as no progress: pings and comments alone end the stream with provider_idle_timeout", async () => {
+    vi.useFakeTimers();
+    const encoder = new TextEncoder();
+    let sent = 0;
+    // One real event, then a ping or an SSE comment every 15 ms for 150 ms (a gateway keeping a stuck upstream
+    // open): never 40 ms without a chunk, but never another event.
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent > 0) await new Promise((resolve) => setTimeout(resolve, 15));
+        if (sent === 11) return controller.close();
+        const frame =
+          sent === 0 ? "data: real\n\n" : sent % 2 ? 'event: ping\ndata: {"type": "ping"}\n\n' : ": keep-alive\n\n";
+        sent++;
+        controller.enqueue(encoder.encode(frame));
+      },
+    });
+    const seen: string[] = [];
+    let failure: unknown;
+    const reading = (async () => {
+      for await (const e of readSse(body, 40, new AbortController().signal, { bytes: 0 })) seen.push(e.data);
+    })().catch((err: unknown) => {
+      failure = err;
+    });
+    await vi.advanceTimersByTimeAsync(200);
+    await reading;
+    expect(failure).toBeInstanceOf(ProviderFailure);
+    expect((failure as ProviderFailure).error).toMatchObject({ code: "provider_idle_timeout", retryable: true });
+    expect(seen).toEqual(["real", '{"type": "ping"}']);
+    expect(sent, "keep-alives kept arriving until the window ran out").toBeGreaterThan(2);
+  });
+
   it("a body that stalls before its first byte is retried like a failed connect", async () => {
     const policy = { ...FAST_POLICY, idleTimeoutMs: 20, maxAttempts: 2 };
     const fetch = scriptedFetch([() => sseResponse(text, { cutAt: 0, ending: "stall" }), () => sseResponse(text)]);
