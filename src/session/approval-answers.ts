@@ -108,7 +108,9 @@ export async function answerApprovals(
   // The outputs are checked before anything is written, so a refused one leaves the approvals unanswered (a turn
   // resumed by them would run its tools for a refused request). Those no longer pending are no news: useChat
   // repeats every output of the message, a server tool's of an earlier step too.
-  const results = pendingResults(engine.history, outputs);
+  const pending = pendingResults(engine.history, outputs);
+  if (!pending.ok) return pending;
+  const { results } = pending;
   const usable = checkSupplied(engine, results, latest?.id ?? null);
   if (!usable.ok) return usable;
   const since = engine.history.nextSeq();

@@ -420,7 +420,9 @@ export class SessionEngine {
     await this.tools.refresh(agent, this.env);
     if (this.stale(generation)) return deleted();
     const latest = this.turns.latest();
-    const results = onlyPending ? pendingResults(this.history, supplied) : supplied;
+    const pending = onlyPending ? pendingResults(this.history, supplied) : { ok: true as const, results: supplied };
+    if (!pending.ok) return pending;
+    const { results } = pending;
     if (results.length === 0) return failure("late_result", "none of the supplied results answers a pending tool call");
     const checked = checkSupplied(this, results, latest?.id ?? null);
     if (!checked.ok) return checked;

@@ -10,6 +10,7 @@ import {
   clientTool,
   events,
   history,
+  mockRequests,
   type Setup,
   script,
   send,
@@ -443,5 +444,54 @@ describe("the /chat stream of a client call the session refuses", () => {
       true,
       expect.stringContaining("Send less in one call"),
     ]);
+  });
+});
+
+describe("tool outputs in a /chat body for a call the session never made", () => {
+  /** A session paused on the client call `id` (ask_user), and the history as it stands. */
+  async function pausedOn(id: string) {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    await script(s.model, [{ reply: { tool_calls: [{ id, name: "ask_user", input: { q: "color?" } }] } }]);
+    expect((await send(s, { content: "pick" })).body.status).toBe("awaiting_tool_results");
+    return { s, before: await history(s) };
+  }
+  const output = (toolCallId: string, text: string) => ({
+    type: "dynamic-tool",
+    toolName: "ask_user",
+    toolCallId,
+    state: "output-available",
+    input: { q: "color?" },
+    output: text,
+  });
+  /** POST /chat with an assistant message of `parts`: the status and, for a JSON answer, its error code. */
+  async function chatOutputs(s: Setup, parts: unknown[]): Promise<[number, string | undefined]> {
+    const res = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: { id: s.session, messages: [{ id: "a1", role: "assistant", parts }] },
+    });
+    const text = await res.text();
+    const json = res.headers.get("content-type")?.includes("application/json");
+    return [res.status, json ? (JSON.parse(text) as ErrorBody).error?.code : undefined];
+  }
+
+  it("refuses a body whose only output is for an unknown id with 404 unknown_tool_use, as /tool-results does", async () => {
+    const { s, before } = await pausedOn("toolu_only_real");
+    expect(await chatOutputs(s, [output("toolu_only_nobody", "blue")])).toEqual([404, "unknown_tool_use"]);
+    expect(await history(s)).toEqual(before);
+  });
+
+  it("refuses a body with an unknown id beside a valid output (404): nothing is written, the call stays open", async () => {
+    const { s, before } = await pausedOn("toolu_mixed_real");
+    const parts = [output("toolu_mixed_real", "blue"), output("toolu_mixed_nobody", "red")];
+    expect(await chatOutputs(s, parts)).toEqual([404, "unknown_tool_use"]);
+    expect(await history(s)).toEqual(before);
+    const state = await apiJson<{ status: string; pause: { calls: Array<{ id: string; state: string }> } }>(
+      `/v1/sessions/${s.session}`,
+      { key: s.key },
+    );
+    expect(state.body.status).toBe("awaiting_tool_results");
+    expect(state.body.pause.calls.map((c) => [c.id, c.state])).toEqual([["toolu_mixed_real", "pending"]]);
+    expect(await mockRequests(s.model)).toHaveLength(1);
   });
 });

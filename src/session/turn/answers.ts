@@ -1,12 +1,12 @@
 /**
- * Client tool results and turn answers: `pendingResults` picks a useChat body's new outputs, `checkSupplied`
- * refuses client-supplied tool results before anything is written, `turnResult` builds a turn's JSON answer from its row and the messages it wrote, and
+ * Client tool results and turn answers: `pendingResults` picks a useChat body's new outputs (refusing one for a
+ * call that does not exist), `checkSupplied` refuses client-supplied tool results before anything is written,
+ * `turnResult` builds a turn's JSON answer from its row and the messages it wrote, and
  * `awaitingClient` lists the open calls a client is to answer. `announceClientResults` tells a turn's stream the
  * results clients gave, and `answeredOnReplay` keeps a replay from handing an answered call to a client again.
  * None writes history (`checkSupplied` only records an event when it refuses).
  */
-import type { Result } from "../../model/errors";
-import { failure } from "../../model/errors";
+import { type Failure, failure, type Result } from "../../model/errors";
 import { isPaused } from "../../model/turn";
 import type { EventLog } from "../../observability/events";
 import { type ApprovalStore, refuseResultsForApprovals } from "../approvals";
@@ -16,12 +16,27 @@ import type { UiChunk } from "../stream/ui-chunks";
 import type { TurnContext } from "./context";
 import type { TurnRow, TurnStore } from "./turn-store";
 
-/** Of a useChat body's tool outputs (it repeats every output of the conversation), the still-pending, new ones. */
-export function pendingResults(history: HistoryStore, supplied: SuppliedResult[]): SuppliedResult[] {
-  return supplied.filter((r) => {
+/** The refusal of a supplied result whose call this session never made (404). */
+function unknownToolUse(id: string): Failure {
+  return failure("unknown_tool_use", `no tool call with id ${id} in this session`);
+}
+
+/**
+ * Of a useChat body's tool outputs (it repeats every output of the conversation), the still-pending, new ones.
+ * An output whose call does not exist is refused as on /tool-results (`unknown_tool_use`), not left out: a body
+ * must not stream a turn on while one of its answers went nowhere.
+ */
+export function pendingResults(
+  history: HistoryStore,
+  supplied: SuppliedResult[],
+): Result<{ results: SuppliedResult[] }> {
+  const results: SuppliedResult[] = [];
+  for (const r of supplied) {
     const call = history.call(r.tool_use_id);
-    return call?.state === "pending" && call.answered_seq === null;
-  });
+    if (!call) return unknownToolUse(r.tool_use_id);
+    if (call.state === "pending" && call.answered_seq === null) results.push(r);
+  }
+  return { ok: true, results };
 }
 
 /**
@@ -51,7 +66,7 @@ export function checkSupplied(
   }
   for (const r of results) {
     const call = history.call(r.tool_use_id);
-    if (!call) return failure("unknown_tool_use", `no tool call with id ${r.tool_use_id} in this session`);
+    if (!call) return unknownToolUse(r.tool_use_id);
     // Only a client-executed call takes a client's result: a server-side call is answered by the server alone,
     // whether it is still running or already done.
     if (call.execution !== "client") {
