@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentCache } from "../../src/session/agent-cache";
+import { HistoryStore } from "../../src/session/history/store";
 import { RunStore } from "../../src/session/runs/run-store";
 import { TurnStore } from "../../src/session/turn/turn-store";
 import {
@@ -93,6 +94,50 @@ describe("a run interrupted by a crash", () => {
     );
     const history = msgs.map((m, i) => ({ seq: i + 1, role: m.role, origin: "x", parts: JSON.parse(m.parts) }));
     expect(pairingProblems(history)).toEqual([]);
+  });
+});
+
+describe("a run interrupted by a crash in a long, compacted session", () => {
+  it("concludes from its resumed turn's own messages, reading no history from before the compaction view", async () => {
+    const s = await runSetup();
+    const session_id = uid("ses");
+    const created = await apiJson("/v1/sessions", {
+      method: "POST",
+      key: s.key,
+      json: { agent: s.agent, id: session_id },
+    });
+    expect(created.status).toBe(201);
+    const turns = Array.from({ length: 40 }, (_, i) => ({
+      user: `question ${i} ${"q".repeat(1000)}`,
+      assistant: `answer ${i}`,
+    }));
+    const seeded = await apiJson(`/v1/sessions/${session_id}/debug/seed`, {
+      method: "POST",
+      key: s.key,
+      json: { turns },
+    });
+    expect(seeded.status).toBe(200);
+    const compacted = await apiJson(`/v1/sessions/${session_id}/compact`, { method: "POST", key: s.key });
+    expect(compacted.status).toBe(200);
+    await script(s.model, [
+      { reply: { text: "never finished" }, faults: { stall_before_ms: 1000 } },
+      { reply: { text: "Recovered." } },
+    ]);
+    const a = await start(s, { input: "work", session_id });
+    await waitRun(s, a.run_id, (r) => r.status === "running");
+    await abortAllDurableObjects();
+    // Every read of stored messages from here on: where it started, and where the view started then.
+    const reads: Array<{ seq: number; viewStart: number }> = [];
+    const since = HistoryStore.prototype.since;
+    patch(HistoryStore.prototype, "since", function (this: HistoryStore, seq) {
+      reads.push({ seq, viewStart: this.viewStart() });
+      return since.call(this, seq);
+    });
+    expect(await runDurableObjectAlarm(runStub(s, session_id))).toBe(true);
+    const run = await waitRun(s, a.run_id, ended);
+    expect(run).toMatchObject({ status: "completed", resumes: 1, result: { output: "Recovered." } });
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.filter((r) => r.seq < r.viewStart)).toEqual([]);
   });
 });
 

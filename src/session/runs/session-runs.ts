@@ -15,6 +15,7 @@ import { openView } from "../approvals";
 import { RUN_KEY_PREFIX, type TurnAnswer } from "../rpc-types";
 import type { Job, Scheduler } from "../scheduler";
 import type { SessionEngine } from "../session-engine";
+import { firstSeqOf } from "../turn/answers";
 import type { TurnRow } from "../turn/turn-store";
 import { deliver } from "./callback";
 import { type RunRow, RunStore } from "./run-store";
@@ -322,7 +323,8 @@ export class SessionRuns {
       this.#awaitApproval(row, turn);
       return;
     }
-    const r = this.#engine.result(turn.id, turn.first_message_seq ?? 0);
+    // From the turn's own first message: a resumed run's turn is a retry that may have written none at admission.
+    const r = this.#engine.result(turn.id, firstSeqOf(this.#engine.history, turn));
     const last = [...r.messages].reverse().find((m) => m.role === "assistant");
     const text = (last?.parts ?? []).map((p) => (p.type === "text" ? p.text : "")).join("");
     const output: RunOutput = {

@@ -1,7 +1,7 @@
 /**
  * Client tool results and turn answers: `pendingResults` picks a useChat body's new outputs (refusing one for a
  * call that does not exist), `checkSupplied` refuses client-supplied tool results before anything is written,
- * `turnResult` builds a turn's JSON answer from its row and the messages it wrote, and
+ * `turnResult` builds a turn's JSON answer from its row and the messages it wrote (from `firstSeqOf`), and
  * `awaitingClient` lists the open calls a client is to answer. `announceClientResults` tells a turn's stream the
  * results clients gave, and `answeredOnReplay` keeps a replay from handing an answered call to a client again.
  * None writes history (`checkSupplied` only records an event when it refuses).
@@ -90,6 +90,18 @@ export function checkSupplied(
     }
   }
   return { ok: true };
+}
+
+/**
+ * Where a turn's own messages start, for the JSON answer of a turn its caller did not just admit (a webhook run's,
+ * concluded when it ends): its first message when its admission wrote one; else (a retry with nothing open writes
+ * none) the first of its messages in the provider view (a compaction never cuts inside a running turn, nor past a
+ * paused one's open calls); else the next seq: it wrote none. Never 0, whose `since` reads and parses every
+ * message ever stored, past the view, to keep one turn's.
+ */
+export function firstSeqOf(history: HistoryStore, turn: TurnRow): number {
+  if (turn.first_message_seq !== null) return turn.first_message_seq;
+  return history.messages().find((m) => m.turn_id === turn.id)?.seq ?? history.nextSeq();
 }
 
 /**
