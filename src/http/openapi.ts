@@ -464,8 +464,14 @@ export const OPENAPI = {
     "/v1/sessions/{id}/tool-results": {
       post: op(
         "submitToolResults",
-        "Answer client tool calls; the turn resumes once all are in",
-        { "200": turnResponse("The resumed turn"), "409": errorResponse },
+        "Answer client tool calls; the turn resumes once all are in (a turn that failed with the calls open does not: the results are kept for POST /retry)",
+        {
+          "200": turnResponse(
+            "The resumed turn: SSE (default) or, with `Accept: application/json`, the turn result once it ends. As JSON whatever the Accept: the turn's state while other client calls are still awaited, or, for calls of a turn that failed with them open, that failed turn's state (the results are kept; the turn goes on only with POST /retry or a new message)",
+            false,
+          ),
+          "409": errorResponse,
+        },
         { parameters: [SESSION], requestBody: body("ToolResultsBody") },
       ),
     },

@@ -187,7 +187,13 @@ export const SessionState = obj(
     messages: int,
     last_turn: { anyOf: [{ type: "null" }, TurnOutcome] },
     loaded_tools: { type: "array", items: str },
-    pending_tool_calls: { type: "array", items: obj({ id: str, name: str, execution: str }) },
+    pending_tool_calls: {
+      type: "array",
+      description:
+        "Open calls with no result yet. `awaited` is false for a call of a turn that failed with it open: a " +
+        "result for it is kept, but no turn goes on with it until POST /retry (or a new message).",
+      items: obj({ id: str, name: str, execution: str, awaited: { type: "boolean" } }),
+    },
     context: obj(
       {
         estimated_tokens: int,

@@ -116,6 +116,17 @@ export type TurnCall = (
   stamp?: TokenStamp;
 };
 
+/**
+ * An open call with no result yet, as the session state lists it. `awaited` is false for a call of a turn that
+ * failed with it open: no turn goes on with its result until a `/retry` or a message (session-engine.ts).
+ */
+export interface PendingCall {
+  id: string;
+  name: string;
+  execution: string;
+  awaited: boolean;
+}
+
 export interface SessionState {
   id: string;
   agent: string;
@@ -126,7 +137,7 @@ export interface SessionState {
   messages: number;
   last_turn: TurnOutcome | null;
   loaded_tools: string[];
-  pending_tool_calls: Array<{ id: string; name: string; execution: string }>;
+  pending_tool_calls: PendingCall[];
   /** Estimated size of the provider view (README "Long sessions"); the worker adds the agent's window. */
   context: {
     estimated_tokens: number;

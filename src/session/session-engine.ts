@@ -10,7 +10,7 @@ import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import type { JsonObject } from "../model/json";
 import type { Part } from "../model/message";
-import { isPaused, type TurnKind, type TurnStatus } from "../model/turn";
+import { ACTIVE, isPaused, type TurnKind, type TurnStatus } from "../model/turn";
 import { EventLog } from "../observability/events";
 import { log } from "../observability/log";
 import { inSpan } from "../observability/tracing";
@@ -22,7 +22,7 @@ import { deleted } from "./deleted";
 import { HistoryStore, type SuppliedResult, type ToolCallRow } from "./history/store";
 import { oversized } from "./oversized";
 import { endStream, endStuckTurn } from "./recovery";
-import type { AnswerMode, Mode, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
+import type { AnswerMode, Mode, PendingCall, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { SessionTools } from "./session-tools";
 import { dropCaches, sessionTx } from "./session-tx";
 import { StreamLog } from "./stream/log";
@@ -624,11 +624,18 @@ export class SessionEngine {
     return this.streamLog.open(turnId, after, live, answeredOnReplay(this.history));
   }
 
-  pendingCalls(): Array<{ id: string; name: string; execution: string }> {
+  /**
+   * The open calls with no result yet. `awaited`: the turn that made the call is running or paused, and goes on
+   * once it has its result. A turn that failed with calls open (its stream cut after them, say) does not: the next
+   * `/retry` or message closes them, with the result a client stored meanwhile, else a synthetic one.
+   */
+  pendingCalls(): PendingCall[] {
+    const latest = this.turns.latest();
+    const live = latest && ACTIVE.includes(latest.status) ? latest.id : undefined;
     return this.history
       .openCalls()
       .filter((c) => c.state === "pending")
-      .map((c) => ({ id: c.id, name: c.name, execution: c.execution }));
+      .map((c) => ({ id: c.id, name: c.name, execution: c.execution, awaited: c.turn_id === live }));
   }
 
   loadedTools(): string[] {

@@ -202,7 +202,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answer client tool calls; the turn resumes once all are in */
+        /** Answer client tool calls; the turn resumes once all are in (a turn that failed with the calls open does not: the results are kept for POST /retry) */
         post: operations["submitToolResults"];
         delete?: never;
         options?: never;
@@ -808,10 +808,12 @@ export interface components {
                 };
             };
             loaded_tools: string[];
+            /** @description Open calls with no result yet. `awaited` is false for a call of a turn that failed with it open: a result for it is kept, but no turn goes on with it until POST /retry (or a new message). */
             pending_tool_calls: {
                 id: string;
                 name: string;
                 execution: string;
+                awaited: boolean;
             }[];
             context?: {
                 estimated_tokens: number;
@@ -1787,7 +1789,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The resumed turn. SSE (default) or, with `Accept: application/json`, the turn result once it ends. */
+            /** @description The resumed turn: SSE (default) or, with `Accept: application/json`, the turn result once it ends. As JSON whatever the Accept: the turn's state while other client calls are still awaited, or, for calls of a turn that failed with them open, that failed turn's state (the results are kept; the turn goes on only with POST /retry or a new message) */
             200: {
                 headers: {
                     /** @description Always `v1`. */

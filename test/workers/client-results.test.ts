@@ -1,6 +1,8 @@
-// Only client-executed calls take results from a client. A result for a call the server runs (http, MCP,
-// built-in) is refused with 409 not_client_tool, whether the call is still running or already answered,
-// on every route that accepts results; the refusal is an event and nothing changes.
+// Client tool results. Only client-executed calls take results from a client: a result for a call the server runs
+// (http, MCP, built-in) is refused with 409 not_client_tool, whether the call is still running or already answered,
+// on every route that accepts results; the refusal is an event and nothing changes. Also results that come in while
+// a sibling server call runs, /chat outputs for calls that do not exist, and results for the open calls of a turn
+// that failed.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CLIENT_INPUT_BUDGET_BYTES } from "../../src/storage/limits";
@@ -11,6 +13,7 @@ import {
   events,
   history,
   mockRequests,
+  recordStream,
   type Setup,
   script,
   send,
@@ -493,5 +496,79 @@ describe("tool outputs in a /chat body for a call the session never made", () =>
     expect(state.body.status).toBe("awaiting_tool_results");
     expect(state.body.pause.calls.map((c) => [c.id, c.state])).toEqual([["toolu_mixed_real", "pending"]]);
     expect(await mockRequests(s.model)).toHaveLength(1);
+  });
+});
+
+describe("the open client call of a turn that failed", () => {
+  type State = {
+    status: string;
+    pause: unknown;
+    pending_tool_calls: Array<{ id: string; name: string; execution: string; awaited: boolean }>;
+  };
+  const state = async (s: Setup) => (await apiJson<State>(`/v1/sessions/${s.session}`, { key: s.key })).body;
+
+  /** A session whose turn failed (its stream cut) right after the model's ask_user call `id` was complete. */
+  async function failedWithOpenCall(id: string): Promise<{ s: Setup; turnId: string }> {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    const body = await recordStream("anthropic", { tool_calls: [{ id, name: "ask_user", input: { q: "color?" } }] });
+    const stop = body.indexOf("event: content_block_stop", body.indexOf('"type":"tool_use"'));
+    await script(s.model, [{ raw: body, faults: { cut_after_bytes: body.indexOf("\n\n", stop) + 2 } }]);
+    const turn = await send(s, { content: "pick a color" });
+    expect([turn.body.status, turn.body.error?.code]).toEqual(["failed", "provider_stream_cut"]);
+    return { s, turnId: turn.body.turn_id };
+  }
+
+  it("is listed in the session state as not awaited: no turn goes on with its result", async () => {
+    const { s } = await failedWithOpenCall("toolu_failed_listed");
+    const v = await state(s);
+    expect([v.status, v.pause]).toEqual(["failed", null]);
+    expect(v.pending_tool_calls).toEqual([
+      { id: "toolu_failed_listed", name: "ask_user", execution: "client", awaited: false },
+    ]);
+  });
+
+  it("takes a result, kept, and answers the failed turn's state as JSON whatever the Accept: nothing runs", async () => {
+    const { s, turnId } = await failedWithOpenCall("toolu_failed_kept");
+    const res = await api(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      headers: { accept: "text/event-stream" },
+      json: { results: [{ tool_use_id: "toolu_failed_kept", content: "blue" }] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("application/json");
+    expect(await res.json()).toMatchObject({ turn_id: turnId, status: "failed", messages: [] });
+    const v = await state(s);
+    expect([v.status, v.pending_tool_calls]).toEqual(["failed", []]);
+    expect(await mockRequests(s.model)).toHaveLength(1);
+  });
+
+  it("gives the kept result to the model when the turn is retried", async () => {
+    const { s } = await failedWithOpenCall("toolu_failed_retried");
+    const taken = await apiJson(`/v1/sessions/${s.session}/tool-results`, {
+      method: "POST",
+      key: s.key,
+      json: { results: [{ tool_use_id: "toolu_failed_retried", content: "blue" }] },
+    });
+    expect(taken.status).toBe(200);
+    await script(s.model, [{ reply: { text: "Blue it is." } }]);
+    const retried = await apiJson<TurnJson>(`/v1/sessions/${s.session}/retry`, { method: "POST", key: s.key });
+    expect(retried.body.status).toBe("completed");
+    const results = (await history(s)).flatMap((m) => m.parts).filter((p) => p.type === "tool_result");
+    expect(results).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_failed_retried", content: "blue", is_error: false },
+    ]);
+  });
+});
+
+describe("the client call of a paused turn", () => {
+  it("is listed in the session state as awaited", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    await script(s.model, [{ reply: { tool_calls: [{ id: "toolu_paused_listed", name: "ask_user", input: {} }] } }]);
+    expect((await send(s, { content: "pick" })).body.status).toBe("awaiting_tool_results");
+    const v = await apiJson<{ pending_tool_calls: unknown[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(v.body.pending_tool_calls).toEqual([
+      { id: "toolu_paused_listed", name: "ask_user", execution: "client", awaited: true },
+    ]);
   });
 });
