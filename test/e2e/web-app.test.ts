@@ -3,7 +3,9 @@
 // `resume: true` → GET /v1/sessions/{id}/chat/{id}/stream) and shows it once, not twice; a tool call that needs
 // approval shows Approve / Deny, and clicking them answers through useChat's own approval machinery; a first read
 // of the session that failed offers Retry, which loads the conversation; a client call answered elsewhere shows its
-// result and the rest of its turn without a reload, and one a new message superseded shows as the server closed it.
+// result and the rest of its turn without a reload, and one a new message superseded shows as the server closed it;
+// an approval answered on the page but not yet sent is not
+// asked again when another approval of its step was answered elsewhere, and both answers go.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -470,6 +472,54 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     expect(answered.status).toBe(200);
     await page.getByText("Max is at max@example.com.").waitFor();
     await expect(stopFailed.count()).resolves.toBe(1);
+    await page.close();
+  });
+
+  it("an approval answered here while another was answered elsewhere is not asked again, and both answers go", async () => {
+    const { page, session } = await openApp(
+      "web-carry-answer",
+      [
+        {
+          reply: {
+            text: "Charging 31 and 32.",
+            tool_calls: [
+              { name: "charge_card", input: { amount: 31 } },
+              { name: "charge_card", input: { amount: 32 } },
+            ],
+          },
+        },
+        { reply: { text: "Charged 31 and 32." } },
+      ],
+      chargeAgent,
+    );
+    await send(page, "Charge 31 and 32.");
+    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
+    await asked.nth(1).waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    // This page approves the first; useChat keeps the answer until the step's other approval is answered too.
+    await asked.first().getByRole("button", { name: "Approve" }).click();
+    await page.locator('[data-tool="charge_card"][data-state="running"]').waitFor();
+    // Another tab (here the API) approves the second: the turn still waits on the server for the first.
+    const state = await api.ok<{ pending_approvals: Array<{ approval_id: string; input: { amount?: number } }> }>(
+      "GET",
+      `/v1/sessions/${session}`,
+      { key: tenantKey },
+    );
+    const second = state.pending_approvals.find((a) => a.input.amount === 32)?.approval_id;
+    await api.ok("POST", `/v1/sessions/${session}/tool-approvals`, {
+      key: tenantKey,
+      body: { approvals: [{ approval_id: second, approved: true }] },
+    });
+    // The page follows the pause, reads the session again, gives its own answer again and sends both.
+    await page.getByText("Charged 31 and 32.").waitFor();
+    await expect(page.locator('[data-tool="charge_card"][data-state="done"]').count()).resolves.toBe(2);
+    await expect(asked.count()).resolves.toBe(0);
+    for (const amount of [31, 32]) {
+      expect(tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === amount)).toHaveLength(
+        1,
+      );
+    }
+    await expect(page.getByRole("alert").count()).resolves.toBe(0);
     await page.close();
   });
 

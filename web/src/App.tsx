@@ -7,6 +7,7 @@
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { type CarriedAnswer, carriedAnswers } from "./carried-answers";
 import { approvalSender, newestMessageOnly } from "./chat-request";
 import { type Connection, readConnection, sessionPath } from "./connection";
 import { type Answer, EntryView } from "./entry-view";
@@ -196,13 +197,38 @@ function Chat({ conn }: { conn: Connection }) {
 
   // While the stored history is read again (below): sending waits, or the history would hold the message too.
   const [rereading, setRereading] = useState(false);
+  // What the newest send is: a message's text (`sending`), or approval answers (`answering`).
+  const sending = useRef<string | null>(null);
+  const answering = useRef(false);
+  // The approvals this page answered since its last send: the only ones a failed answer reopens (an approval
+  // approved elsewhere, seeded answered from the pause, stays answered), and the ones a rejoin carries (below).
+  const answeredHere = useRef(new Set<string>());
+  // The calls shown open when a message is sent (sendTaken, below).
+  const superseded = useRef<string[]>([]);
+  // Hands one answer to useChat as this page's own: useChat sends it with the step's others once all are given.
+  const giveAnswer = useCallback(
+    (a: CarriedAnswer) => {
+      sending.current = null;
+      answering.current = true;
+      superseded.current = [];
+      answeredHere.current.add(a.id);
+      taken.current = false;
+      Promise.resolve(addToolApprovalResponse(a)).catch((err: Error) => setProblem(err.message));
+    },
+    [addToolApprovalResponse],
+  );
+  const liveNow = useRef(messages);
+  liveNow.current = messages;
   // The page is out of date (an approval it showed was answered elsewhere, a send found a turn running, or a
   // broken stream's turn ended unseen): read
   // the session again as a reload does, the stored history in place of the live messages and the running turn
   // resumed (its answer checked below). The refusal that sent it here is no longer news once the session is read
   // again: its alert goes (useChat's resumption would clear it only when a turn is still running). A rejoin the
   // follow of a paused turn asked for (`followed`) resolves no refusal: it clears only the alert of a rejoin that
-  // failed before, not an unrelated one (a failed Stop, a failed read). Resolves whether the session was read.
+  // failed before, not an unrelated one (a failed Stop, a failed read). The answers this page gave and has not sent
+  // (useChat sends a step's answers together) are carried: those to approvals still waiting are given again, the
+  // way an approval of the stored history is answered (answerStored), and sent once the step's are all given; one
+  // to an approval no longer waiting goes, the server's outcome shows. Resolves whether the session was read.
   const rejoinFailure = useRef<string | null>(null);
   const rejoin = useCallback(
     (followed = false): Promise<boolean> => {
@@ -217,12 +243,17 @@ function Chat({ conn }: { conn: Connection }) {
               setProblem(null);
             }
             rejoinFailure.current = null;
-            setMessages([]);
-            setSeeded(new Set());
-            setEarlier(h.entries);
+            const { earlier: rest, seed, turnId } = takeOpenApprovals(h.entries);
+            const carried = carriedAnswers(liveNow.current, answeredHere.current, seed);
+            answeredHere.current = new Set();
+            const seeding = seed !== null && carried.length > 0;
+            setMessages(seeding ? [seed] : []);
+            setSeeded(seeding && turnId ? new Set([turnId]) : new Set());
+            setEarlier(seeding ? rest : h.entries);
             for (const o of h.outcomes) noteOutcome(o.turnId, o.text);
             setAwaited(h.liveTurn);
             if (h.liveTurn) resumeStream().catch((e: Error) => setProblem(e.message));
+            for (const a of carried) giveAnswer(a);
             return true;
           },
           (e: Error) => {
@@ -233,14 +264,12 @@ function Chat({ conn }: { conn: Connection }) {
         )
         .finally(() => setRereading(false));
     },
-    [conn, noteOutcome, setMessages, resumeStream, clearError],
+    [conn, noteOutcome, setMessages, resumeStream, clearError, giveAnswer],
   );
 
   // A resumption useChat starts by itself (the page visible again after its stream broke mid-answer) that finds
   // no stream leaves the broken answer as it was: the turn ended meanwhile, so rejoin to show how it went. Any
   // other resumption (the page's first, rejoin's) starts with no live messages; its answer is checked below.
-  const liveNow = useRef(messages);
-  liveNow.current = messages;
   noStream.current = () => {
     if (liveNow.current.at(-1)?.role === "assistant") void rejoin();
   };
@@ -264,11 +293,6 @@ function Chat({ conn }: { conn: Connection }) {
   // the draft, and the running turn is resumed and shown, with its Stop button.
   // A turn that failed (its `data-turn` part said so) is said under the turn, which outlasts the alert;
   // `attributed` is its error, not shown again as an alert.
-  const sending = useRef<string | null>(null);
-  const answering = useRef(false);
-  // The approvals this page answered since its last send: the only ones a failed answer reopens (an approval
-  // approved elsewhere, seeded answered from the pause, stays answered).
-  const answeredHere = useRef(new Set<string>());
   const lastStatus = useRef(status);
   const [attributed, setAttributed] = useState<Error | null>(null);
   useEffect(() => {
@@ -336,7 +360,6 @@ function Chat({ conn }: { conn: Connection }) {
   // The calls shown open when a message is sent: the server closes them as it takes it (their results are stored
   // with the message, "no result was provided before the next user message", open approvals declined), and no
   // stream tells it, so once it is taken they show as the history has them.
-  const superseded = useRef<string[]>([]);
   sendTaken.current = () => {
     const ids = superseded.current;
     superseded.current = [];
@@ -369,14 +392,7 @@ function Chat({ conn }: { conn: Connection }) {
     setProblem(null);
     drops.current = 0;
     setReconnect(null);
-    sending.current = null;
-    answering.current = true;
-    superseded.current = [];
-    answeredHere.current.add(id);
-    taken.current = false;
-    Promise.resolve(addToolApprovalResponse({ id, approved, ...(reason ? { reason } : {}) })).catch((err: Error) =>
-      setProblem(err.message),
-    );
+    giveAnswer({ id, approved, ...(reason ? { reason } : {}) });
   };
 
   // An approval still open from before this page was loaded is not in useChat's messages yet: its calls move
