@@ -3,8 +3,8 @@
 // `resume: true` → GET /v1/sessions/{id}/chat/{id}/stream) and shows it once, not twice; a tool call that needs
 // approval shows Approve / Deny, and clicking them answers through useChat's own approval machinery; a first read
 // of the session that failed offers Retry, which loads the conversation; a client call answered elsewhere shows its
-// result and the rest of its turn without a reload, and one a new message superseded shows as the server closed it;
-// an approval answered on the page but not yet sent is not
+// result and the rest of its turn without a reload, and one a new message superseded shows as the server closed it
+// (its history read made again quietly when it fails); an approval answered on the page but not yet sent is not
 // asked again when another approval of its step was answered elsewhere, and both answers go.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -519,6 +519,37 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
         1,
       );
     }
+    await expect(page.getByRole("alert").count()).resolves.toBe(0);
+    await page.close();
+  });
+
+  it("a history read that failed right after a message was taken is made again quietly, not an alert", async () => {
+    const { page } = await openApp(
+      "web-closings-retry",
+      [
+        { reply: { text: "Looking Liz up.", tool_calls: [{ name: "lookup", input: { key: "liz" } }] } },
+        { reply: { text: "Fine, never mind Liz." } },
+      ],
+      (_url, model) => lookupAgent(model),
+    );
+    await send(page, "What is Liz's address?");
+    await page.locator('[data-tool="lookup"][data-state="client"]').waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    // The first read of the history after the next message fails; the ones after it pass.
+    let historyReads = 0;
+    await page.route("**/messages?*", (route) => {
+      historyReads++;
+      if (historyReads > 1) return route.continue();
+      return route.fulfill({
+        status: 503,
+        contentType: "application/json",
+        body: JSON.stringify({ error: { code: "internal_error", message: "the history read failed" } }),
+      });
+    });
+    await send(page, "Never mind.");
+    await page.getByText("Fine, never mind Liz.").waitFor();
+    await page.locator('[data-tool="lookup"][data-state="error"]').waitFor();
+    expect(historyReads).toBeGreaterThan(1);
     await expect(page.getByRole("alert").count()).resolves.toBe(0);
     await page.close();
   });

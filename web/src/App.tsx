@@ -20,6 +20,7 @@ import {
   reconnectDelayMs,
 } from "./errors";
 import { useFollowPause } from "./follow-pause";
+import { readPatiently } from "./read-patiently";
 import { authHeaders, loadHistory } from "./session-reads";
 import {
   answerableAt,
@@ -364,7 +365,8 @@ function Chat({ conn }: { conn: Connection }) {
     const ids = superseded.current;
     superseded.current = [];
     if (ids.length === 0) return;
-    loadHistory(conn, true).then(
+    // Made again quietly while it fails for a while (readPatiently); only a final failure is an alert.
+    readPatiently(() => loadHistory(conn, true)).then(
       (h) => setClosings((c) => new Map([...c, ...closedCalls(h.entries, ids)])),
       (e: Error) => setProblem(e.message),
     );

@@ -93,6 +93,13 @@ export function readRetryAfterS(e: unknown): number | null {
   return e.retryAfterS ?? 0;
 }
 
+/**
+ * The first wait before a read the page makes by itself (following a paused turn, the history after a message was
+ * taken) is made again, and the longest: each wait is twice the one before.
+ */
+export const READ_FIRST_WAIT_MS = 1000;
+export const READ_MAX_WAIT_MS = 30_000;
+
 /** What the page says while it rejoins a stream that dropped mid-answer, and once it stops trying. */
 export const RECONNECTING = "The connection dropped; reconnecting…";
 export const RECONNECT_GAVE_UP = "The connection dropped again. Reload the page to see the rest of the answer.";

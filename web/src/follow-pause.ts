@@ -2,13 +2,9 @@
 // at a time, only while the tab is visible), so a turn moved on elsewhere (an app, another tab, the API) shows.
 import { useEffect, useRef } from "react";
 import { type Connection, sessionPath } from "./connection";
-import { friendlyFetch, readRetryAfterS } from "./errors";
+import { friendlyFetch, READ_FIRST_WAIT_MS, READ_MAX_WAIT_MS, readRetryAfterS } from "./errors";
 import { authHeaders } from "./session-reads";
 import { type PausedStep, pauseMovedOn, type ToolBlock } from "./transcript";
-
-/** The first wait before a paused turn's state is read again, and the longest (each wait doubles). */
-const FOLLOW_FIRST_MS = 1000;
-const FOLLOW_MAX_MS = 30_000;
 
 /**
  * Follows the paused turn the page shows while `active`: `open` is how it shows the turn's open calls (openCalls).
@@ -36,19 +32,19 @@ export function useFollowPause(
   // The wait, kept across the effect's runs: catching up (movedOn) makes the effect stop and run again with the
   // same open calls when it failed (its history read refused), and starting over at a second would read twice a
   // second for ever. It starts over only when the open calls shown change or the page caught up.
-  const backoff = useRef({ key: "", waitMs: FOLLOW_FIRST_MS });
+  const backoff = useRef({ key: "", waitMs: READ_FIRST_WAIT_MS });
   // A new read schedule only when what is shown open changes, not on every render.
   const key = active ? [...open].map(([id, state]) => `${id}:${state}`).join(" ") : "";
   useEffect(() => {
     if (key === "") return;
     const stop = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    if (backoff.current.key !== key) backoff.current = { key, waitMs: FOLLOW_FIRST_MS };
+    if (backoff.current.key !== key) backoff.current = { key, waitMs: READ_FIRST_WAIT_MS };
     const wait = backoff.current;
     let reading = false;
     const later = (atLeastMs = 0) => {
       timer = setTimeout(read, Math.max(wait.waitMs, atLeastMs));
-      wait.waitMs = Math.min(wait.waitMs * 2, FOLLOW_MAX_MS);
+      wait.waitMs = Math.min(wait.waitMs * 2, READ_MAX_WAIT_MS);
     };
     const read = () => {
       timer = undefined;
@@ -62,7 +58,7 @@ export function useFollowPause(
             if (!pauseMovedOn(shown.current, state.pause ?? null)) return later();
             // rejoin() settles with whether it read the session; it never rejects.
             void onMoved.current().then((caughtUp) => {
-              if (caughtUp) wait.waitMs = FOLLOW_FIRST_MS;
+              if (caughtUp) wait.waitMs = READ_FIRST_WAIT_MS;
             });
           },
           // A read that failed (unreachable, a server error, rate-limited) is tried again after the next, longer
@@ -82,7 +78,7 @@ export function useFollowPause(
       clearTimeout(timer);
       timer = undefined;
       if (document.visibilityState !== "visible") return;
-      wait.waitMs = FOLLOW_FIRST_MS;
+      wait.waitMs = READ_FIRST_WAIT_MS;
       read();
     };
     document.addEventListener("visibilitychange", onVisibility);
