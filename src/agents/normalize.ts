@@ -42,7 +42,7 @@ interface AgentBody {
   approval_ttl_s?: number;
 }
 
-export const AGENT_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const AGENT_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Agent URLs get the same outbound policy as the calls made to them, checked
@@ -92,7 +92,7 @@ function assertHeaders(headers: Record<string, string>, where: string): void {
 }
 
 /** Validates an agent body and fills defaults; throws ApiError on the first problem. */
-export interface NormalizeOptions {
+interface NormalizeOptions {
   /** SWITCHBOARD_ALLOW_PRIVATE_URLS: loopback/private http(s) URLs allowed. Default false (production policy). */
   allowPrivate?: boolean;
 }

@@ -22,7 +22,7 @@ export interface AgentTool {
 }
 
 /** Which tools of an MCP server need a person's approval: all, none, or the named ones (server-side names). */
-export type McpApprovalPolicy = "always" | "never" | { tools: string[] };
+type McpApprovalPolicy = "always" | "never" | { tools: string[] };
 
 export interface McpServerConfig {
   name: string;
@@ -32,7 +32,7 @@ export interface McpServerConfig {
   require_approval?: McpApprovalPolicy;
 }
 
-export interface DisclosureConfig {
+interface DisclosureConfig {
   tool_search: boolean;
   tool_info: boolean;
   select_tools: "auto" | boolean;

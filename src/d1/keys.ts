@@ -11,7 +11,7 @@ export interface KeyInfo {
   rate_limit_per_min: number | null;
 }
 
-export interface NewKey {
+interface NewKey {
   id: string;
   tenant: string;
   name: string | null;

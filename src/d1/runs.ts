@@ -76,7 +76,7 @@ export async function runsCreatedBefore(db: D1, cutoff: string, after: RunCursor
 }
 
 /** A place in the (created_at, id) order of records; ("", "") is before the first. */
-export interface RunCursor {
+interface RunCursor {
   at: string;
   id: string;
 }

@@ -7,7 +7,7 @@
 import { TOLERANCE_S } from "../runs/signature";
 import type { D1 } from "./db";
 
-export interface SessionIndexRow {
+interface SessionIndexRow {
   tenant: string;
   id: string;
   agent: string;

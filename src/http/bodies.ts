@@ -10,7 +10,7 @@ import { TOKEN_ACTIONS, TTL_MAX_S, TTL_MIN_S } from "./tokens";
 export { agentBodySchema as agentBody } from "../agents/schema";
 
 /** Most browser origins one tenant may allow. */
-export const MAX_CORS_ORIGINS = 100;
+const MAX_CORS_ORIGINS = 100;
 
 const resultContent = {
   anyOf: [

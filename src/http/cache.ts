@@ -14,7 +14,7 @@
  * is seen within `hardMs`; the isolate that makes it updates the cache at once.
  */
 
-export interface CacheTimes {
+interface CacheTimes {
   softMs: number;
   hardMs: number;
   negativeMs: number;

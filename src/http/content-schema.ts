@@ -1,6 +1,6 @@
 /** Limits on what a user message may contain; shared by turns, runs and useChat bodies. */
-export const MAX_MESSAGE_CHARS = 200_000;
-export const MAX_MESSAGE_PARTS = 100;
+const MAX_MESSAGE_CHARS = 200_000;
+const MAX_MESSAGE_PARTS = 100;
 
 /** JSON Schema of message content: a string, or a list of text parts. `minimal` requires at least one char/part. */
 export function messageContentSchema(minimal: boolean) {

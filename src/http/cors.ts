@@ -26,7 +26,7 @@ const EXPOSE_HEADERS = "retry-after, x-turn-id, x-vercel-ai-ui-message-stream";
 const PREFLIGHT_MAX_AGE_S = "600";
 
 /** The request's Origin when it differs from this service's own origin; null otherwise. */
-export function crossOrigin(c: Context): string | null {
+function crossOrigin(c: Context): string | null {
   const origin = c.req.header("origin");
   if (!origin) return null;
   return origin === new URL(c.req.url).origin ? null : origin;

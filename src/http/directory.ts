@@ -133,7 +133,7 @@ export function forgetOrigins(tenant: string): void {
  * The worker passes the epoch it knows with each turn; a session object
  * whose cached agent config is older re-reads it (see Session.#agent).
  */
-export async function agentEpoch(c: Context<AppEnv>): Promise<number> {
+async function agentEpoch(c: Context<AppEnv>): Promise<number> {
   const epoch = await epochs.get("epoch", (bg) => replicaThenPrimary(c.env, bg, (db) => readEpoch(db)), background(c));
   return epoch ?? 0;
 }

@@ -19,7 +19,7 @@ export class ApiError extends Error {
   }
 }
 
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: string; message: string };
 }
 

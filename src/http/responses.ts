@@ -49,7 +49,7 @@ export const Message = obj(
   ["seq", "role", "origin", "parts", "created_at"],
 );
 
-export const TurnStatus = {
+const TurnStatus = {
   enum: ["running", "completed", "awaiting_tool_results", "awaiting_approval", "failed", "cancelled", "interrupted"],
 } as const;
 
@@ -166,7 +166,7 @@ export const SessionList = obj({
 });
 
 /** How a turn ended, or that it has not: the session state's `last_turn` and a history page's `turns`. */
-export const TurnOutcome = obj(
+const TurnOutcome = obj(
   {
     id: str,
     status: TurnStatus,
@@ -238,7 +238,7 @@ export const SessionState = obj(
 );
 
 /** A compaction marker: the summary replaced the provider view's messages before `before_seq`. */
-export const CompactionMarker = obj({
+const CompactionMarker = obj({
   before_seq: int,
   summary: str,
   tokens_before: int,
@@ -286,7 +286,7 @@ export const EventsPage = obj({ events: { type: "array", items: SessionEvent }, 
 export const Token = obj({ token: str, expires_at: str, session_id: str, actions: { type: "array", items: str } });
 
 /** A run's status (RunStatus in session/runs/types.ts). */
-export const RunStatus = { enum: ["queued", "running", "awaiting_approval", "completed", "failed"] } as const;
+const RunStatus = { enum: ["queued", "running", "awaiting_approval", "completed", "failed"] } as const;
 
 /** POST /v1/agents/{agent}/runs: a replayed start answers the run's status now, whatever it is. */
 export const RunAccepted = obj({ run_id: str, session_id: str, status: RunStatus });

@@ -14,7 +14,7 @@
 import type { Env } from "../env";
 import { ApiError } from "./errors";
 
-export const TOKEN_PREFIX = "sbt_";
+const TOKEN_PREFIX = "sbt_";
 /** `approve` answers tool approvals; `send` alone does not include it. */
 export const TOKEN_ACTIONS = ["send", "stream", "read", "approve"] as const;
 export type TokenAction = (typeof TOKEN_ACTIONS)[number];
@@ -50,7 +50,7 @@ export interface TokenClaims {
   jti: string;
 }
 
-export type VerifyResult =
+type VerifyResult =
   | { ok: true; claims: TokenClaims }
   | { ok: false; reason: "malformed" | "bad_signature" | "expired" };
 

@@ -20,7 +20,7 @@ export interface WorkerEnv extends Env {
 }
 
 /** Who made a request: an API key, or a session token (its session and actions). */
-export type Principal =
+type Principal =
   | { kind: "key"; keyId: string }
   | { kind: "token"; keyId: string; session: string; actions: TokenAction[]; jti: string; stamp: TokenStamp };
 

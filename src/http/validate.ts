@@ -23,9 +23,9 @@ export function intParam(raw: string | undefined, fallback: number, min: number,
 }
 
 /** Largest JSON body any route accepts; routes may set lower limits. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 /** Deeper JSON is refused before it reaches any recursive code. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /**
  * Walks the parsed body once: its nesting depth, and whether any object has

@@ -17,15 +17,15 @@ import { reduceIssues } from "./reduce-issues";
 import { duplicatedArrays, lookupWith, replaceUniqueItems, uniqueItemsErrors } from "./unique-items";
 import { checkSchemaTree, where } from "./walk";
 
-export const DEFAULT_MAX_SCHEMA_BYTES = 4 * 1024 * 1024;
+const DEFAULT_MAX_SCHEMA_BYTES = 4 * 1024 * 1024;
 /** The walker and the validator recurse; bounding nesting keeps both far from the stack limit. */
-export const MAX_SCHEMA_DEPTH = 128;
+const MAX_SCHEMA_DEPTH = 128;
 /**
  * Listing every problem costs the validator an error per bad element (and a 30,000-item tool result
  * is one $tool reference away), so only values up to this many nodes get the full list; a larger
  * invalid value is reported by the first problem the validator meets in each place it stops.
  */
-export const MAX_LISTED_NODES = 2000;
+const MAX_LISTED_NODES = 2000;
 
 export interface CompiledSchema {
   /** A private copy of the schema as given (the validator works on its own pruned copy). */
@@ -47,7 +47,7 @@ export interface CompiledSchema {
 
 export type CompileResult = { ok: true; schema: CompiledSchema } | { ok: false; error: string };
 
-export interface CompileOptions {
+interface CompileOptions {
   /** Tool parameters must be objects: providers require `type: "object"` at the root. */
   requireObjectRoot: boolean;
   maxBytes?: number;

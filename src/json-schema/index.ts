@@ -7,15 +7,12 @@
  */
 export {
   type CompiledSchema,
-  type CompileOptions,
   type CompileResult,
   compileLenient,
   compileStrict,
-  DEFAULT_MAX_SCHEMA_BYTES,
-  MAX_SCHEMA_DEPTH,
   providerRefusal,
 } from "./compile";
-export { formatIssues, issueLine, issueLines, MAX_ISSUES, type SchemaIssue, type SchemaResult } from "./issue";
+export { formatIssues, issueLine, issueLines, type SchemaIssue, type SchemaResult } from "./issue";
 export { localRefTarget, MAX_SHAPE_DEPTH } from "./local-ref";
 export { showKey } from "./reduce-issues";
 export { type FixedSchemaName, validateFixed } from "./validate-fixed";

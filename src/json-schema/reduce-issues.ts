@@ -51,7 +51,7 @@ export function duplicates(a: number, b: number): string {
   return `must not contain duplicates (items ${Math.min(a, b)} and ${Math.max(a, b)} are equal)`;
 }
 
-export function typeOf(value: unknown): string {
+function typeOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
   if (typeof value === "number" && Number.isInteger(value)) return "integer";

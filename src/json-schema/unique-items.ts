@@ -54,7 +54,7 @@ export function duplicatedArrays(value: unknown): unknown[][] {
  * item), not against the value's duplicated arrays: the `enum` compares each array checked with every one of them,
  * and a value of many short arrays (5,000 under uniqueItems beside 5,000 duplicated pairs) would cost their product.
  */
-export const PAIRWISE_MAX_ITEMS = 32;
+const PAIRWISE_MAX_ITEMS = 32;
 
 /**
  * The prepared lookup with what the replaced keyword looks up (the shared lookup is left alone): a short array

@@ -338,7 +338,7 @@ function findCycle(w: Walk): string | undefined {
   return undefined;
 }
 
-export interface SchemaTree {
+interface SchemaTree {
   /** What makes the schema unusable; empty when it is usable. */
   problems: string[];
   /** Pointers of the subschemas that say `uniqueItems: true`. */

@@ -18,7 +18,7 @@ import { type CompileResult, compileLenient, issueLines } from "../json-schema/i
 import { ANSWER_TOO_LARGE, LinkClosed, lenientResult } from "./convert";
 import { IDLE_CLOSE_MS, MAX_LIST_PAGES, MAX_MCP_RESPONSE_BYTES, MAX_TOOLS_PER_SERVER } from "./limits";
 
-export interface ServerTarget {
+interface ServerTarget {
   name: string;
   url: string;
   headers: Record<string, string>;

@@ -32,7 +32,7 @@ export interface McpToolInfo {
   output_schema?: JsonObject;
 }
 
-export const MCP_PREFIX = "mcp__";
+const MCP_PREFIX = "mcp__";
 
 export function qualifiedName(server: string, tool: string): string {
   return `${MCP_PREFIX}${server}__${tool}`;
@@ -189,7 +189,7 @@ export function resultContent(
   return { content: capOutput(content), is_error: res.isError === true };
 }
 
-export type CallFailure = "timeout" | "refused" | "unreachable" | "too_large" | "http_status";
+type CallFailure = "timeout" | "refused" | "unreachable" | "too_large" | "http_status";
 
 /** The JSON-RPC error code of an answer over MAX_MCP_RESPONSE_BYTES (connection.ts answers the call with it). */
 export const ANSWER_TOO_LARGE = -32099;

@@ -23,11 +23,11 @@ export const MAX_MCP_OUTPUT_CHARS = 100_000;
 export const MAX_TOOL_NAME = 64;
 
 /** initialize + tools/list of one server; a turn waits for this at most before it starts without it. */
-export const DEFAULT_LIST_TIMEOUT_MS = 5_000;
+const DEFAULT_LIST_TIMEOUT_MS = 5_000;
 /** One tools/call. */
-export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 /** A connected server's tool list is reused this long unless it announces a change. */
-export const DEFAULT_TTL_MS = 5 * 60_000;
+const DEFAULT_TTL_MS = 5 * 60_000;
 /**
  * A server whose last probe timed out is not probed again for this long, so a black-holed server does not
  * add the list timeout to every turn. Fast failures (connection refused) are re-probed at every turn.
@@ -49,7 +49,7 @@ function positive(raw: string | undefined, fallback: number): number {
 }
 
 /** The worker variables read here (structural, so this module stays free of the Workers types). */
-export interface McpEnv {
+interface McpEnv {
   SWITCHBOARD_ALLOW_PRIVATE_URLS?: string;
   SWITCHBOARD_MCP_LIST_TIMEOUT_MS?: string;
   SWITCHBOARD_MCP_CALL_TIMEOUT_MS?: string;

@@ -25,7 +25,7 @@ import {
 import { fingerprint, withTimeout } from "./fingerprint";
 import { MAX_MCP_SERVERS, type McpLimits, RETRY_AFTER_TIMEOUT_MS } from "./limits";
 
-export type ServerStatus = "connected" | "disconnected";
+type ServerStatus = "connected" | "disconnected";
 
 interface ServerState {
   fingerprint: string;
@@ -53,7 +53,7 @@ export interface McpServerStatus {
 }
 
 /** A tool of a configured server that is down right now. */
-export interface DownTool {
+interface DownTool {
   server: string;
   deferred: boolean;
   error: string | null;

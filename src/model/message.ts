@@ -7,12 +7,12 @@
 
 import type { JsonObject } from "./json";
 
-export interface TextPart {
+interface TextPart {
   type: "text";
   text: string;
 }
 
-export interface ThinkingPart {
+interface ThinkingPart {
   type: "thinking";
   thinking: string;
   /** Provider signature, replayed byte-for-byte. Absent for providers without one. */
@@ -45,7 +45,7 @@ export interface ToolResultPart {
   is_error: boolean;
 }
 
-export interface ToolDeclarationsPart {
+interface ToolDeclarationsPart {
   type: "tool_declarations";
   tools: ToolDeclaration[];
 }
@@ -119,6 +119,6 @@ export function resultText(content: ToolResultContent): string {
 }
 
 /** One tool result block as text. */
-export function blockText(b: ToolResultBlock): string {
+function blockText(b: ToolResultBlock): string {
   return b.type === "text" ? b.text : `[tool loaded: ${b.tool_name}]`;
 }

@@ -57,7 +57,7 @@ export interface SessionEvent {
  * leave fitJson nothing to cut, and the whole data would become its cut JSON text. Long strings are then cut by
  * fitJson.
  */
-export function fitEventData(data: Record<string, unknown>, budget: number): Record<string, unknown> {
+function fitEventData(data: Record<string, unknown>, budget: number): Record<string, unknown> {
   if (jsonBytes(data) <= budget) return data;
   const arrays = Object.entries(data).filter((e): e is [string, unknown[]] => Array.isArray(e[1]));
   const trimmed: Record<string, unknown> = { ...data };
@@ -97,7 +97,7 @@ const FAILURE_LEVELS: Readonly<Partial<Record<SessionEventType, LogLevel>>> = {
  * The level of an event's log line, so a log drain can pick out what went wrong: failures `warn` or `error`
  * (a failed turn or run, a callback or approval notice given up on, too), everything else `info`.
  */
-export function levelOf(type: SessionEventType, data: Record<string, unknown>): LogLevel {
+function levelOf(type: SessionEventType, data: Record<string, unknown>): LogLevel {
   const failed =
     ((type === "turn_finished" || type === "run_finished") && data.status === "failed") ||
     (type === "callback_attempt" && data.callback_status === "failed") ||

@@ -8,7 +8,7 @@
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
-export type LogFields = Record<string, unknown>;
+type LogFields = Record<string, unknown>;
 
 /** Writes one structured line. */
 export function log(level: LogLevel, event: string, fields: LogFields = {}): void {

@@ -17,7 +17,7 @@ import { headChars } from "../storage/fit";
 
 export type Attributes = Record<string, string | number | boolean | undefined>;
 
-export interface SpanLike {
+interface SpanLike {
   setAttributes(attributes: Attributes): unknown;
 }
 

@@ -16,7 +16,7 @@ import { compactionText, type ModelConfig, type StepRequest } from "./types";
 export const ERROR_WITHOUT_MESSAGE = "the tool reported an error without a message";
 
 /** Messages API request body (the subset we send). */
-export type AnthropicBlock =
+type AnthropicBlock =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "redacted_thinking"; data: string }
@@ -41,7 +41,7 @@ export interface AnthropicMessage {
 
 const EPHEMERAL = { type: "ephemeral" } as const;
 /** Server-side compaction (`context_management` edit `compact_20260112`) is a beta of the Messages API. */
-export const COMPACTION_EDIT = "compact_20260112";
+const COMPACTION_EDIT = "compact_20260112";
 /** The API refuses a compaction trigger below this many input tokens. */
 export const MIN_COMPACTION_TRIGGER = 50_000;
 const DEFAULT_MAX_TOKENS = 8192;
@@ -114,7 +114,7 @@ function projectTools(tools: ToolDeclaration[], cache: boolean): Array<Record<st
  * the same role: the API requires alternation, while canonical history may
  * hold e.g. a tool-results user message followed by the user's own text.
  */
-export function projectMessages(
+function projectMessages(
   messages: StepRequest["messages"],
   declared: ReadonlySet<string> = new Set(),
   opts: ProjectOptions = { native: false },

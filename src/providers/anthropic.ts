@@ -5,7 +5,7 @@ import { bodyOf } from "./body-text";
 import { sseAdapter } from "./stream-driver";
 import type { StepRequest } from "./types";
 
-export const ANTHROPIC_VERSION = "2023-06-01";
+const ANTHROPIC_VERSION = "2023-06-01";
 /** Deferred tools (`defer_loading`) and `tool_reference` blocks are a beta of the Messages API. */
 export const TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20";
 /** Server-side compaction: the request edit and the `compaction` blocks sent back. */

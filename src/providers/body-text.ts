@@ -52,7 +52,7 @@ const LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
  * history would refuse every later request. Cuts avoid splitting pairs (`headChars`); this catches any other.
  * The usual body has no `\ud` at all: one scan.
  */
-export function wellFormed(json: string): string {
+function wellFormed(json: string): string {
   return json.includes("\\ud") ? json.replace(LONE_SURROGATE, "$1\\ufffd") : json;
 }
 

@@ -30,7 +30,7 @@ export type InvariantRule =
   /** P6: a result sent for a provider-side (server) tool call. */
   | "server_tool_answered";
 
-export interface InvariantViolation {
+interface InvariantViolation {
   rule: InvariantRule;
   /** Index in the wire body's `messages` array (Responses API: its `input` array). */
   message_index: number;

@@ -17,7 +17,7 @@ const COMBINATORS = ["allOf", "anyOf", "oneOf"] as const;
  * How many nested unions one declaration folds in all: with the depth bound (MAX_SHAPE_DEPTH, as far as the
  * compiler follows nested unions to accept a root), a union of refs to unions of refs cannot make the fold explode.
  */
-export const MAX_NESTED_FOLDS = 256;
+const MAX_NESTED_FOLDS = 256;
 
 const hasCombinator = (schema: JsonObject) => COMBINATORS.some((k) => k in schema);
 

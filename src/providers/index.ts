@@ -1,7 +1,7 @@
 /**
  * Entry point of the provider layer: `getAdapter` by provider name, `endpointFromEnv` (base URL and API key
  * from the environment) and the retry policy (`DEFAULT_RETRY_POLICY`, `policyFor`). Re-exports the provider
- * types and the invariant checks.
+ * types.
  */
 import { anthropic } from "./anthropic";
 import { openai } from "./openai";
@@ -9,7 +9,6 @@ import { openaiResponses } from "./openai-responses";
 import { trimBaseUrl } from "./stream-driver";
 import type { ProviderAdapter, ProviderEndpoint, ProviderName, RetryPolicy } from "./types";
 
-export { checkInvariant, checkWireInvariant, type InvariantViolation } from "./check-invariant";
 export * from "./types";
 
 const ADAPTERS: Record<ProviderName, ProviderAdapter> = { anthropic, openai, "openai-responses": openaiResponses };
@@ -18,14 +17,14 @@ export function getAdapter(name: ProviderName): ProviderAdapter {
   return ADAPTERS[name];
 }
 
-export interface ProviderEnv {
+interface ProviderEnv {
   ANTHROPIC_API_KEY?: string;
   ANTHROPIC_BASE_URL?: string;
   OPENAI_API_KEY?: string;
   OPENAI_BASE_URL?: string;
 }
 
-export const DEFAULT_BASE_URLS: Record<ProviderName, string> = {
+const DEFAULT_BASE_URLS: Record<ProviderName, string> = {
   anthropic: "https://api.anthropic.com",
   openai: "https://api.openai.com/v1",
   "openai-responses": "https://api.openai.com/v1",

@@ -37,7 +37,7 @@ export function parseEventData(data: string): unknown {
   }
 }
 
-export type ToolInputResult = { ok: true; input: JsonObject } | { ok: false; reason: string };
+type ToolInputResult = { ok: true; input: JsonObject } | { ok: false; reason: string };
 
 /**
  * Tool arguments arrive as concatenated JSON fragments. Anthropic streams `""`

@@ -13,7 +13,7 @@ import { wireToolName } from "./tool-name";
 import { compactionText, type ModelConfig, type StepRequest } from "./types";
 
 /** Chat Completions messages (the subset we send). */
-export type OpenAIMessage =
+type OpenAIMessage =
   | { role: "system"; content: string }
   /** Kimi's message-level tools: declarations usable from this point on; no `content` key at all. */
   | { role: "system"; tools: OpenAITool[] }
@@ -26,7 +26,7 @@ export type OpenAIMessage =
       reasoning_content?: string;
     };
 
-export interface OpenAITool {
+interface OpenAITool {
   type: "function";
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
@@ -39,7 +39,7 @@ function wireTool(tool: ToolDeclaration): OpenAITool {
   }));
 }
 
-export interface OpenAIToolCall {
+interface OpenAIToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
@@ -80,7 +80,7 @@ export function chatOutputTokens(model: ModelConfig): number {
  * read `max_tokens` (DeepSeek, Qwen, Kimi and Ollama document only it, DeepSeek ignores `max_completion_tokens`;
  * vLLM, sglang and llama.cpp take both). Absent: OpenAI's API.
  */
-export function maxTokensField(baseUrl: string | undefined): "max_tokens" | "max_completion_tokens" {
+function maxTokensField(baseUrl: string | undefined): "max_tokens" | "max_completion_tokens" {
   if (baseUrl === undefined) return "max_completion_tokens";
   let host: string;
   try {

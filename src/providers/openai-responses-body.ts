@@ -10,14 +10,14 @@ import { wireToolName } from "./tool-name";
 import { compactionText, type ModelConfig, RESPONSES_MIN_OUTPUT_TOKENS, type StepRequest } from "./types";
 
 /** Responses API input items (the subset we send). */
-export type ResponsesItem =
+type ResponsesItem =
   | { type: "message"; role: "user" | "assistant"; content: string }
   | { type: "function_call"; call_id: string; name: string; arguments: string }
   | { type: "function_call_output"; call_id: string; output: string }
   /** A compaction the API wrote (`context_management` `compact_threshold`), sent back verbatim. */
   | { type: "compaction"; encrypted_content: string };
 
-export interface ResponsesTool {
+interface ResponsesTool {
   type: "function";
   name: string;
   description: string;
@@ -26,7 +26,7 @@ export interface ResponsesTool {
 }
 
 /** The `context_management` entry type that asks the API to compact server-side. */
-export const RESPONSES_COMPACTION = "compaction";
+const RESPONSES_COMPACTION = "compaction";
 /** Which provider's compaction parts this wire sends back natively. */
 export const RESPONSES_COMPACTION_PROVIDER = "openai";
 const TEXT_JOINER = "\n\n";

@@ -11,7 +11,7 @@ import { type FetchLike, type ProviderError, ProviderFailure, type RetryPolicy }
 
 export type RetryNotice = Omit<RetryEvent, "type">;
 
-export interface RetryOptions {
+interface RetryOptions {
   /** Attempts already spent on this step (by an earlier call), so the budget is shared. */
   attemptsUsed?: number;
   random?: () => number;
@@ -38,7 +38,7 @@ export function parseRetryAfter(headers: Headers, now: number = Date.now()): num
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-export function isRetryableStatus(status: number): boolean {
+function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
@@ -172,7 +172,7 @@ async function classifyErrorResponse(response: Response, signal: AbortSignal): P
  * `code: "context_length_exceeded"`. Never re-sent as is; the turn compacts and
  * retries the step (README "Long sessions").
  */
-export function isContextOverflow(status: number, message: string, code?: string): boolean {
+function isContextOverflow(status: number, message: string, code?: string): boolean {
   return (status === 400 || status === 413) && isOverflowError(message, code);
 }
 
@@ -191,7 +191,7 @@ export function isOverflowError(message: string, code?: string): boolean {
 }
 
 /** Both protocols wrap errors as `{error: {message, type}}` (OpenAI adds `code`); anything else is shown raw. */
-export function extractError(text: string): { message: string; type?: string; code?: string } {
+function extractError(text: string): { message: string; type?: string; code?: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text) as unknown;

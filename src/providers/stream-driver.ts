@@ -1,8 +1,8 @@
 /**
  * The shared driver of JSON-in, SSE-out provider protocols. A protocol supplies an SseProtocol (body, path,
  * headers) and a WireParser; `sseAdapter` makes the ProviderAdapter, whose stream (`driveStream`) yields retry
- * notices and canonical events and stops at the parser's end marker or EOF. Also `resolveFetch`, `trimBaseUrl`
- * and `bearer` for the adapters.
+ * notices and canonical events and stops at the parser's end marker or EOF. Also `trimBaseUrl` and `bearer`
+ * for the adapters.
  */
 import type { StopReason, StreamEvent } from "../model/stream";
 import { bodyText } from "./body-text";
@@ -33,7 +33,7 @@ export interface WireParser {
  * yielded as they finish, and a failure is thrown only after them, so the
  * session can persist every block that completed before the cut.
  */
-export async function* driveStream(
+async function* driveStream(
   parser: WireParser,
   url: string,
   init: RequestInit,
@@ -64,7 +64,7 @@ export function cutReason(stop: StopReason): string | undefined {
 }
 
 /** Global fetch must be called unbound in workerd, hence the wrapper. */
-export function resolveFetch(custom: FetchLike | undefined): FetchLike {
+function resolveFetch(custom: FetchLike | undefined): FetchLike {
   return custom ?? ((input, init) => fetch(input, init));
 }
 
@@ -73,7 +73,7 @@ export function trimBaseUrl(baseUrl: string): string {
 }
 
 /** What one JSON-in, SSE-out protocol adds to the common request: its body, path, headers and parser. */
-export interface SseProtocol {
+interface SseProtocol {
   readonly name: ProviderName;
   buildBody(req: StepRequest): Record<string, unknown>;
   /** The output limit `buildBody` sends for `model` (ProviderAdapter.outputTokens). */

@@ -7,7 +7,7 @@ import { backoffDelay, fetchWithRetry, type RetryNotice, sleep } from "./retry";
 import { type EventSourceMessage, readSse, type SseProgress } from "./sse";
 import { type FetchLike, ProviderFailure, type RetryPolicy } from "./types";
 
-export type TransportItem = { kind: "retry"; notice: RetryNotice } | { kind: "sse"; message: EventSourceMessage };
+type TransportItem = { kind: "retry"; notice: RetryNotice } | { kind: "sse"; message: EventSourceMessage };
 
 /**
  * POSTs one step and yields its SSE events, with retry notices interleaved

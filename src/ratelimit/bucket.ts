@@ -18,7 +18,7 @@ const MINUTE_MS = 60_000;
  * Token-bucket state of a bucket that holds `perMin` tokens and refills at
  * `perMin` per minute, after `elapsedMs`. Pure, so it is unit-tested directly.
  */
-export function refill(bucket: Bucket, perMin: number, now: number): Bucket {
+function refill(bucket: Bucket, perMin: number, now: number): Bucket {
   const elapsed = Math.max(0, now - bucket.at);
   return { tokens: Math.min(perMin, bucket.tokens + (elapsed * perMin) / MINUTE_MS), at: now };
 }

@@ -9,17 +9,17 @@ import { log } from "../observability/log";
 import type { TakeResult } from "./rate-limiter";
 
 /** The default when SWITCHBOARD_RATE_LIMIT_PER_MIN is unset and no binding is bound (the binding's own limit is in wrangler.toml). */
-export const DEFAULT_RATE_LIMIT_PER_MIN = 600;
+const DEFAULT_RATE_LIMIT_PER_MIN = 600;
 
 /** Requests per minute from an env value; undefined when unset or not a non-negative integer. */
-export function parseLimit(raw: string | undefined): number | undefined {
+function parseLimit(raw: string | undefined): number | undefined {
   if (raw === undefined || raw.trim() === "") return undefined;
   const n = Number(raw);
   return Number.isInteger(n) && n >= 0 ? n : undefined;
 }
 
 /** What limits a subject: the Workers binding (its configured limit), the exact DO limiter at `perMin`, or nothing. */
-export type Mechanism = { kind: "binding" } | { kind: "object"; perMin: number } | { kind: "none" };
+type Mechanism = { kind: "binding" } | { kind: "object"; perMin: number } | { kind: "none" };
 
 /**
  * Chooses the mechanism. The binding is cheap (no round trip to one place)
@@ -27,7 +27,7 @@ export type Mechanism = { kind: "binding" } | { kind: "object"; perMin: number }
  * limit; a per-key override or an explicitly configured default needs the
  * exact limiter, which takes the limit per call. 0 means unlimited.
  */
-export function mechanismFor(env: WorkerEnv, override: number | null): Mechanism {
+function mechanismFor(env: WorkerEnv, override: number | null): Mechanism {
   const configured = parseLimit(env.SWITCHBOARD_RATE_LIMIT_PER_MIN);
   if (override === null && configured === undefined && env.RATE_LIMIT) return { kind: "binding" };
   const perMin = override ?? configured ?? DEFAULT_RATE_LIMIT_PER_MIN;

@@ -25,7 +25,7 @@ export interface Retention {
 const SECOND = 1000;
 const DAY = 86_400 * SECOND;
 
-export const DEFAULT_RETENTION = {
+const DEFAULT_RETENTION = {
   stream_s: 3600,
   events_days: 30,
   turns_days: 30,

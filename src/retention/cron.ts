@@ -30,12 +30,12 @@ const D1_GUARD_BATCH = 500;
  * Wall time one cron invocation keeps taking batches while they come back full (a busy deployment creates more
  * than a fixed few batches an hour); the rest waits for the next tick. Well inside a cron invocation's limits.
  */
-export const D1_TICK_MS = 60_000;
+const D1_TICK_MS = 60_000;
 
 type OpenRunsRpc = Pick<Session, "openRuns">;
 type EnsureSweepRpc = Pick<Session, "ensureSweep">;
 
-export interface D1SweepReport {
+interface D1SweepReport {
   runs_deleted: number;
   /** Old records kept because their session still has the run open (queued, running or callback pending). */
   runs_kept: number;
@@ -117,7 +117,7 @@ export async function sweepD1(env: WorkerEnv, now: number, budgetMs = D1_TICK_MS
   return report;
 }
 
-export interface IdleWalkReport {
+interface IdleWalkReport {
   /** Sessions this tick asked to schedule their sweep. */
   sessions_checked: number;
   /** Of those, the ones that could not be asked (the pass is walked again once it ends). */

@@ -1,8 +1,7 @@
 /**
  * Run admission in the worker: `admitRun` inserts a run into D1, deduplicated by its idempotency key (the same
  * key with another body is a 409), and hands it to its session object with `handToSession` (idempotent; never
- * again once the session accepted it) before returning. Also `specOf` (D1 record to RunSpec), `runsStub` and
- * `publicStatus`.
+ * again once the session accepted it) before returning. Also `publicStatus`.
  */
 import type { AgentRead } from "../agents/types";
 import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
@@ -16,20 +15,20 @@ import type { Session } from "../session/session";
 import { nowIso } from "../storage/sql";
 
 /** The session's run methods as plain types (see SessionRpc in http/session-ref.ts for why). */
-export type RunsRpc = Pick<Session, "enqueueRun" | "runView">;
+type RunsRpc = Pick<Session, "enqueueRun" | "runView">;
 
-export function runsStub(env: WorkerEnv, tenant: string, sessionId: string): RunsRpc {
+function runsStub(env: WorkerEnv, tenant: string, sessionId: string): RunsRpc {
   return env.SESSION.getByName(`${tenant}:${sessionId}`) as unknown as RunsRpc;
 }
 
 /** The request as stored in D1, enough to hand the run to its session again. */
-export interface RunRequest {
+interface RunRequest {
   input: Part[];
   json_schema?: JsonObject;
   callback_url?: string;
 }
 
-export interface Admission {
+interface Admission {
   tenant: string;
   agent: string;
   auth: "key" | "signature";
@@ -46,7 +45,7 @@ function newId(prefix: string): string {
   return `${prefix}_${crypto.randomUUID().replaceAll("-", "")}`;
 }
 
-export function specOf(record: RunRecord): RunSpec {
+function specOf(record: RunRecord): RunSpec {
   const req = JSON.parse(record.request) as RunRequest;
   return {
     id: record.id,

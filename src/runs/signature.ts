@@ -15,13 +15,13 @@ export const TOLERANCE_S = 5 * 60;
  */
 export const MIN_SECRET_BYTES = 24;
 
-export interface SignedHeaders {
+interface SignedHeaders {
   id: string;
   timestamp: string;
   signature: string;
 }
 
-export type Verdict = { ok: true } | { ok: false; message: string };
+type Verdict = { ok: true } | { ok: false; message: string };
 
 /** A secret the library cannot decode (not base64) can never verify; it is skipped, not fatal. */
 function webhookFor(secret: string): Webhook | null {

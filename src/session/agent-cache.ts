@@ -52,7 +52,7 @@ interface Cached {
 }
 
 /** The session's newest turn, when it is not over: running, or paused for client results or approvals. */
-export type OpenTurn = "running" | "paused" | null;
+type OpenTurn = "running" | "paused" | null;
 
 /** The session's newest turn as the cache sees it: whether it is open, and which turn it is. */
 export interface TurnMark {

@@ -20,7 +20,7 @@ import { checkSupplied, pendingResults } from "./turn/answers";
 import type { TurnRow, TurnStore } from "./turn/turn-store";
 
 /** What answering needs of the engine (the engine itself; an interface, so this file does not import it). */
-export interface AnsweringEngine {
+interface AnsweringEngine {
   readonly env: Env;
   readonly tools: SessionTools;
   readonly approvals: ApprovalStore;

@@ -17,7 +17,7 @@ import { TurnOutput } from "./turn/turn-output";
 import type { TurnRow, TurnStore } from "./turn/turn-store";
 
 /** What recovery uses of the session engine (src/session/session-engine.ts). */
-export interface RecoveryDeps {
+interface RecoveryDeps {
   readonly history: HistoryStore;
   readonly turns: TurnStore;
   readonly eventLog: EventLog;

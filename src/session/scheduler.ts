@@ -7,9 +7,9 @@ import { log } from "../observability/log";
 import { all, nowIso, one, type SqlValue, write } from "../storage/sql";
 
 /** How often a running turn re-arms the alarm that detects eviction. */
-export const HEARTBEAT_MS = 30_000;
+const HEARTBEAT_MS = 30_000;
 
-export type JobKind = "run" | "callback" | "sweep" | "approval" | "notice";
+type JobKind = "run" | "callback" | "sweep" | "approval" | "notice";
 
 export interface Job {
   id: string;

@@ -35,7 +35,7 @@ const SWEEPABLE_TURN = `t.status IN (${sqlList(ENDED)})
   AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.status IN (${OPEN_RUN})
                   AND (r.turn_id = t.id OR t.idempotency_key = 'run:' || r.id))`;
 
-export interface SweepReport {
+interface SweepReport {
   stream_log: number;
   events: number;
   turns: number;

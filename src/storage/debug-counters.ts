@@ -22,12 +22,12 @@ export interface DebugCounts {
 }
 
 /** The artificial delay per D1 call, in ms (0 = none). */
-export function d1DelayMs(env: Env): number {
+function d1DelayMs(env: Env): number {
   const n = Number(env.SWITCHBOARD_DEBUG_D1_DELAY_MS ?? "");
   return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
-export function countingEnabled(env: Env): boolean {
+function countingEnabled(env: Env): boolean {
   return flag(env.SWITCHBOARD_DEBUG_CHECKS) || d1DelayMs(env) > 0;
 }
 

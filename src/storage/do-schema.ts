@@ -264,8 +264,6 @@ function withoutAutoincrement(sql: SqlStorage, table: string): void {
   for (const i of indexes) sql.exec(i.sql);
 }
 
-export const SCHEMA_VERSION = MIGRATIONS.length;
-
 /** Whether this object's database was ever set up (an object addressed by an unknown name has no tables). */
 export function hasSchema(sql: SqlStorage): boolean {
   return one(sql, "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'meta'") !== null;

@@ -49,7 +49,7 @@ export function jsonBytes(value: unknown): number {
   return utf8Bytes(JSON.stringify(value) ?? "");
 }
 
-export function truncationMarker(originalBytes: number): string {
+function truncationMarker(originalBytes: number): string {
   return `\n[truncated: original ${originalBytes} bytes]`;
 }
 

@@ -10,7 +10,7 @@ import { utf8Bytes } from "./fit";
 import { MAX_CELL_BYTES } from "./limits";
 
 export type SqlValue = string | number | null | ArrayBuffer;
-export type Row = Record<string, SqlValue>;
+type Row = Record<string, SqlValue>;
 
 let checkCells = false;
 

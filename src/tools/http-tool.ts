@@ -5,7 +5,6 @@
  */
 import type { JsonObject } from "../model/json";
 import type { ToolResultContent } from "../model/message";
-import { resultText } from "../model/message";
 import { fitPiece, headChars, jsonBytes } from "../storage/fit";
 import { RESULT_BUDGET_BYTES } from "../storage/limits";
 import { checkOutboundUrl } from "./outbound";
@@ -17,7 +16,7 @@ export interface ToolOutcome {
   ms: number;
 }
 
-export const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
+const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
 
 /**
  * Bytes of a tool endpoint's response that are read; reading stops there (the body is cancelled), so an
@@ -27,7 +26,7 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
 export const MAX_TOOL_RESPONSE_BYTES = 1024 * 1024;
 
 /** Reads at most `cap` bytes of a body as text, then cancels the rest of the stream. */
-export async function readCapped(
+async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   cap: number,
 ): Promise<{ text: string; bytes: number; cut: boolean }> {
@@ -124,8 +123,4 @@ export async function callHttpTool(opts: {
       ms: ms(),
     };
   }
-}
-
-export function outcomeText(o: ToolOutcome): string {
-  return resultText(o.content);
 }

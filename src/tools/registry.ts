@@ -65,7 +65,7 @@ export function disclosureBuiltins(agent: AgentConfig, anyDeferred: boolean): Re
 export const LOAD_ROOM = 16;
 
 /** MCP tools past the cap on tools sent with every request (see `ToolRegistry`'s `alwaysMax`). */
-export interface OverCap {
+interface OverCap {
   /** `deferred`: kept, found by tool_search; `dropped`: with tool_search off nothing defers, so they are left out. */
   action: "deferred" | "dropped";
   /** Their full names, per server. */

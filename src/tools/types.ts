@@ -3,7 +3,7 @@
 import type { ToolExecution } from "../agents/types";
 import type { JsonObject } from "../model/json";
 
-export type ToolSource = "builtin" | "http" | "client" | "mcp";
+type ToolSource = "builtin" | "http" | "client" | "mcp";
 
 /** One tool as the session sees it, whatever its source. */
 export interface RegisteredTool {

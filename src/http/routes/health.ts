@@ -14,7 +14,7 @@ import type { AppEnv } from "../types";
  * the page under us. 1.71.0 was the current release when the locked @scalar/hono-api-reference (0.12.4) was
  * published; move both together.
  */
-export const SCALAR_BUNDLE = "https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.71.0/dist/browser/standalone.js";
+const SCALAR_BUNDLE = "https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.71.0/dist/browser/standalone.js";
 
 export const healthRoutes = new Hono<AppEnv>()
   .get("/healthz", (c) => c.json({ ok: true }))

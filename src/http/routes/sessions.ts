@@ -15,7 +15,7 @@ import { sessionAccess } from "../access";
 import { requireTenant } from "../auth";
 import { agentArg, noteAgentEpoch } from "../directory";
 import { ApiError } from "../errors";
-import { type LocationHint, SESSION_ID, type SessionRef, sessionRef, sessionStub, unwrap } from "../session-ref";
+import { type LocationHint, type SessionRef, sessionRef, sessionStub, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
 import { intParam, readBody } from "../validate";
 
@@ -142,5 +142,3 @@ export async function sessionsPage(c: Context<AppEnv>, tenant: string) {
 export async function deleteSession(ref: SessionRef): Promise<void> {
   unwrap(await ref.stub.destroy(ref.tenant, ref.id));
 }
-
-export { SESSION_ID };

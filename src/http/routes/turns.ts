@@ -2,8 +2,8 @@
  * The turn routes of one session (`/v1/sessions/:id/...`): messages, tool-results, tool-approvals, chat, stream,
  * retry and cancel, each guarded by `sessionAccess` with its action. A turn answers as an SSE UI message stream,
  * or as JSON when the request prefers application/json (chat streams whatever the Accept; like the other answer
- * routes it gives a turn that still waits for other answers as its JSON state). Also exports `respond`,
- * `strictOutputSchema` and `toSupplied`, which the run routes share.
+ * routes it gives a turn that still waits for other answers as its JSON state). Also exports `respond`
+ * and `strictOutputSchema`, which the run routes share.
  */
 import { type Context, Hono } from "hono";
 import { accepts } from "hono/accepts";
@@ -52,7 +52,7 @@ interface RawResult {
   is_error?: boolean;
 }
 
-export function toSupplied(results: RawResult[] | undefined): SuppliedResult[] {
+function toSupplied(results: RawResult[] | undefined): SuppliedResult[] {
   return (results ?? []).map((r) => ({
     tool_use_id: r.tool_use_id,
     content: r.content,

@@ -7,7 +7,7 @@ import { signHeaders, signingSecret } from "../../runs/signature";
 import { checkOutboundUrl } from "../../tools/outbound";
 import { CALLBACK_TIMEOUT_MS, type RunView } from "./types";
 
-export interface AttemptOutcome {
+interface AttemptOutcome {
   status: number | null;
   error: string | null;
   delivered: boolean;
@@ -16,7 +16,7 @@ export interface AttemptOutcome {
 }
 
 /** The callback body, in the Standard Webhooks event shape `{type, timestamp, data}`. */
-export function callbackBody(view: RunView, at = new Date()): string {
+function callbackBody(view: RunView, at = new Date()): string {
   return JSON.stringify({ type: `run.${view.status}`, timestamp: at.toISOString(), data: view });
 }
 

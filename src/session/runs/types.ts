@@ -72,7 +72,7 @@ export interface RunView {
 
 /** Callbacks: the first attempt when the run ends, then retries with capped exponential backoff. */
 export const CALLBACK_MAX_ATTEMPTS = 6;
-export const CALLBACK_BASE_DELAY_MS = 10_000;
+const CALLBACK_BASE_DELAY_MS = 10_000;
 export const CALLBACK_MAX_DELAY_MS = 15 * 60_000;
 export const CALLBACK_TIMEOUT_MS = 10_000;
 /** A run interrupted by a restart is started again at most this many times, then fails. */

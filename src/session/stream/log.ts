@@ -51,14 +51,14 @@ const PERSIST_BYTES = 512 * 1024;
  */
 const CRASH_GAP = 1 << 20;
 /** meta key: the highest frame id handed out before the last `clear` (ids never repeat). */
-export const FLOOR_KEY = "stream_log_floor";
+const FLOOR_KEY = "stream_log_floor";
 
 /**
  * One chunk as rows under the stream-row budget: a long delta is split over
  * several deltas (lossless: the client concatenates them); any other chunk
  * keeps its shape with its long strings cut (marker with the original size).
  */
-export function fitRow(chunk: UiChunk): UiChunk[] {
+function fitRow(chunk: UiChunk): UiChunk[] {
   if (jsonBytes(chunk) <= STREAM_ROW_BUDGET_BYTES) return [chunk];
   const room = STREAM_ROW_BUDGET_BYTES - 200;
   if (chunk.type === "text-delta" || chunk.type === "reasoning-delta") {

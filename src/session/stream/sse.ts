@@ -40,7 +40,7 @@ export const UI_STREAM_HEADERS: Readonly<Record<string, string>> = {
   "x-accel-buffering": "no",
 };
 
-export interface SseFrame {
+interface SseFrame {
   /** The event's own `id` field, or null when it had none (the AI SDK's own servers send [DONE] without one). */
   id: number | null;
   data: string;

@@ -64,12 +64,10 @@ export type UiChunk =
   | UiDataChunk;
 
 /** Custom data for clients; with an `id`, a later chunk replaces the part client-side. */
-export interface UiDataChunk {
+interface UiDataChunk {
   type: `data-${string}`;
   id?: string;
   data: unknown;
   /** Delivered to `onData` only, never added to the message. */
   transient?: boolean;
 }
-
-export type UiChunkType = UiChunk["type"];

@@ -23,8 +23,6 @@ import { answerStructured, runTools } from "./tool-phase";
 import { TurnOutput } from "./turn-output";
 import { outcomeOf } from "./turn-store";
 
-export type { RunnerDeps } from "./context";
-
 /** The reason a turn's signal carries once the turn is over: one value for all (an Error per turn costs a stack). */
 const TURN_ENDED = new Error("the turn ended");
 
@@ -38,7 +36,7 @@ const FINISH: Record<StopReason, UiFinishReason> = {
 };
 
 /** How a segment left its turn, for the turn's span: paused (a status only), or ended, with its reason and error. */
-export interface SegmentEnd {
+interface SegmentEnd {
   status: TurnStatus;
   finish_reason?: string;
   error?: ErrorInfo;

@@ -36,7 +36,7 @@ export function structuredDeclaration(contract: OutputContract): ToolDeclaration
   };
 }
 
-export type StructuredCheck = { ok: true; value: JsonObject } | { ok: false; message: string; errors: string[] };
+type StructuredCheck = { ok: true; value: JsonObject } | { ok: false; message: string; errors: string[] };
 
 export function checkStructured(call: ToolUsePart, contract: OutputContract): StructuredCheck {
   const result = contract.compiled.validate(call.input);

@@ -3,14 +3,7 @@
  * stands for part of an earlier tool result): re-exports path parsing, `resolveRefs`, the sentinel schema and
  * prompt, and `widenSchema`.
  */
-export { formatPath, type ParsedPath, type PathSegment, parsePath } from "./path";
-export {
-  DEFAULT_REF_LIMITS,
-  type Lookup,
-  type LookupResult,
-  type RefLimits,
-  type ResolveResult,
-  resolveRefs,
-} from "./resolve";
-export { containsRefs, isRefSchema, REF_SCHEMA, REFS_PROMPT, type ToolRef } from "./sentinel";
+export { formatPath, type PathSegment, parsePath } from "./path";
+export { type Lookup, type LookupResult, resolveRefs } from "./resolve";
+export { containsRefs, REF_SCHEMA, REFS_PROMPT } from "./sentinel";
 export { widenSchema } from "./widen";

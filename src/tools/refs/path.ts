@@ -6,10 +6,10 @@
 
 export type PathSegment = string | number;
 
-export type ParsedPath = { ok: true; segments: PathSegment[] } | { ok: false; error: string };
+type ParsedPath = { ok: true; segments: PathSegment[] } | { ok: false; error: string };
 
-export const MAX_PATH_LENGTH = 1024;
-export const MAX_PATH_SEGMENTS = 64;
+const MAX_PATH_LENGTH = 1024;
+const MAX_PATH_SEGMENTS = 64;
 
 const INDEX = /^(0|[1-9]\d*)$/;
 /** Characters that end a bare key. */

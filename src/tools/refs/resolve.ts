@@ -21,7 +21,7 @@ export type LookupResult =
 
 export type Lookup = (toolUseId: string) => LookupResult;
 
-export interface RefLimits {
+interface RefLimits {
   /** Nesting depth of the arguments walked looking for references. */
   maxDepth: number;
   /** Total values (objects, arrays, scalars) in the arguments. */
@@ -32,14 +32,14 @@ export interface RefLimits {
   maxTotalBytes: number;
 }
 
-export const DEFAULT_REF_LIMITS: Readonly<RefLimits> = Object.freeze({
+const DEFAULT_REF_LIMITS: Readonly<RefLimits> = Object.freeze({
   maxDepth: 32,
   maxNodes: 100_000,
   maxValueBytes: 256 * 1024,
   maxTotalBytes: 1024 * 1024,
 });
 
-export type ResolveResult = { ok: true; value: unknown; refs: string[] } | { ok: false; error: string };
+type ResolveResult = { ok: true; value: unknown; refs: string[] } | { ok: false; error: string };
 
 /** Keys that reach prototypes in ordinary JS; refused outright even when a result has them as own keys. */
 const FORBIDDEN = new Set(["__proto__", "constructor", "prototype"]);

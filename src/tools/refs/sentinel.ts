@@ -35,7 +35,7 @@ export const REFS_PROMPT = [
   "Only results that finished without error can be referenced, and the arguments object itself cannot be a reference.",
 ].join("\n");
 
-export type RefShape = { kind: "none" } | { kind: "ref"; ref: ToolRef } | { kind: "malformed"; problem: string };
+type RefShape = { kind: "none" } | { kind: "ref"; ref: ToolRef } | { kind: "malformed"; problem: string };
 
 /**
  * Classifies an object. Anything with an own "$tool" key is meant as a reference, so a malformed one

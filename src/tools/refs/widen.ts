@@ -26,7 +26,7 @@ const ANNOTATIONS = new Set([
 ]);
 
 /** The root `$defs` entry every widened position points to (one copy of REF_SCHEMA per declaration). */
-export const REF_DEF = "tool_ref";
+const REF_DEF = "tool_ref";
 
 /** Schemas passed in are compiled ones (nesting already bounded); this guards direct callers too. */
 const MAX_DEPTH = 200;
