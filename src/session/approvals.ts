@@ -12,6 +12,7 @@
  */
 
 import { b64url, fromB64url } from "../crypto/base64url";
+import { declinedText } from "../model/declined";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import type { JsonObject, JsonValue } from "../model/json";
@@ -79,10 +80,6 @@ export type Actor = string;
 
 export const MOVED_ON = "the user moved on";
 export const EXPIRED = "the approval expired";
-
-export function declinedText(reason: string | undefined): string {
-  return `the user declined: ${reason?.trim() || "no reason given"}`;
-}
 
 // --- signatures -------------------------------------------------------------------------------
 

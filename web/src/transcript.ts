@@ -2,7 +2,9 @@
 // (GET /v1/sessions/{id}/messages, canonical parts) or the live useChat messages (AI SDK UI parts).
 // Pure functions, tested in plain vitest (test/unit/web/transcript.test.ts).
 import type { DynamicToolUIPart, UIMessage } from "ai";
-// The server's own definition of a result's value (imports nothing), so a reloaded call shows what it did live.
+// The server's own definitions (src/model/ imports nothing): a declined call's wording, and a result's value, so a
+// reloaded call shows what it did live.
+import { readDeclined } from "../../src/model/declined";
 import { resultValue } from "../../src/model/json";
 
 export type Block =
@@ -67,13 +69,6 @@ function resultText(content: unknown): string {
     )
     .join("\n");
 }
-
-/**
- * How the server words a call the person declined (src/session/approvals.ts `declinedText`): its stored result is
- * `the user declined: <reason>` (an error result), "no reason given" standing in for an empty reason.
- */
-const DECLINED_PREFIX = "the user declined: ";
-const NO_REASON = "no reason given";
 
 /** The line a declined call shows, live and after a reload alike: "Declined", with the reason when one was given. */
 function declinedLine(reason: string | undefined): string {
@@ -201,10 +196,10 @@ export function fromHistory(
         const call = calls.get(String(p.tool_use_id));
         if (call) {
           const text = resultText(p.content);
-          if (p.is_error && text.startsWith(DECLINED_PREFIX)) {
-            const reason = text.slice(DECLINED_PREFIX.length);
+          const declined = p.is_error ? readDeclined(text) : null;
+          if (declined) {
             call.state = "denied";
-            call.output = declinedLine(reason === NO_REASON ? undefined : reason);
+            call.output = declinedLine(declined.reason);
           } else {
             call.state = p.is_error ? "error" : "done";
             call.output = p.is_error ? text : outputText(resultValue(text));
