@@ -1,4 +1,4 @@
-/** base64url without padding (RFC 4648 §5): session tokens, approval signatures and their keys. */
+/** base64url without padding (RFC 4648 §5): session tokens, API keys, approval signatures and their keys. */
 
 /** Bytes as base64url, unpadded. */
 export function b64url(bytes: Uint8Array): string {

@@ -7,6 +7,7 @@
  * `bearer` (reads the Authorization header, 401 when missing).
  */
 import type { Context, MiddlewareHandler } from "hono";
+import { b64url } from "../crypto/base64url";
 import type { KeyInfo } from "../d1/keys";
 import { enforceRateLimit } from "../ratelimit/enforce";
 import { checkTenantOrigin } from "./cors";
@@ -39,12 +40,7 @@ export function bearer(c: Context): string {
 const API_KEY_FORM = /^sk_sb_[A-Za-z0-9_-]{43}$/;
 
 export function newApiKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  const b64 = btoa(String.fromCharCode(...bytes))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replaceAll("=", "");
-  return `sk_sb_${b64}`;
+  return `sk_sb_${b64url(crypto.getRandomValues(new Uint8Array(32)))}`;
 }
 
 /**

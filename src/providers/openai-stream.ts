@@ -4,6 +4,7 @@
  * retryable ProviderFailure on an error chunk (classified by stream-error.ts: context_overflow when it says the
  * request is too long), a malformed chunk or a stream that ends without finish_reason.
  */
+import { newId } from "../crypto/new-id";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asArr, asNum, asObj, asStr, badResponse, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";
@@ -130,7 +131,7 @@ export class OpenAIStreamParser implements WireParser {
       this.#closeCalls(events);
       call = {
         index: this.#nextIndex++,
-        id: id || `call_${crypto.randomUUID().replaceAll("-", "")}`,
+        id: id || newId("call"),
         name: asStr(fn?.name) ?? "",
         args: "",
         closed: false,

@@ -4,6 +4,7 @@
  * again once the session accepted it) before returning. Also `publicStatus`.
  */
 import type { AgentRead } from "../agents/types";
+import { newId } from "../crypto/new-id";
 import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
 import { deleteSessionRow, insertSession, sessionAgent, updateSessionRow } from "../d1/sessions";
 import { ApiError, apiError } from "../http/errors";
@@ -39,10 +40,6 @@ interface Admission {
   request: RunRequest;
   /** The agent as the worker read it to verify the webhook; the session keeps it as its copy. */
   agentRead: AgentRead;
-}
-
-function newId(prefix: string): string {
-  return `${prefix}_${crypto.randomUUID().replaceAll("-", "")}`;
 }
 
 function specOf(record: RunRecord): RunSpec {

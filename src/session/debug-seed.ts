@@ -10,6 +10,7 @@
  * stream-log rows, no provider request, no compaction: the next real turn
  * compacts what the seeded turns added, as it would have).
  */
+import { newId } from "../crypto/new-id";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import { isPaused } from "../model/turn";
@@ -33,7 +34,7 @@ export function seedTurns(
   }
   engine.tx(() => {
     for (const t of turns) {
-      const id = `turn_${crypto.randomUUID().replaceAll("-", "")}`;
+      const id = newId("turn");
       const { message } = engine.history.closeOpenCalls({
         turnId: id,
         reason: "seeded",

@@ -5,6 +5,7 @@
  */
 import type { AgentConfig } from "../agents/types";
 import { MAX_STEPS_LIMIT } from "../agents/types";
+import { newId } from "../crypto/new-id";
 import type { Env } from "../env";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
@@ -228,7 +229,7 @@ export class SessionEngine {
     previous: TurnRow | null,
     close: { supplied?: ReadonlyMap<string, SuppliedResult>; extra?: Part[]; reason: string; declined: string },
   ): TurnRow {
-    const id = `turn_${crypto.randomUUID().replaceAll("-", "")}`;
+    const id = newId("turn");
     const maxSteps = Math.min(input.max_steps ?? agent.max_steps, MAX_STEPS_LIMIT);
     // Only what admission needs happens before the provider request; sweeps run when a turn settles.
     const superseded = previous && isPaused(previous.status) ? previous.id : null;

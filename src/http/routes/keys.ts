@@ -4,6 +4,7 @@
  * in the others within the directory cache bound.
  */
 import { Hono } from "hono";
+import { newId } from "../../crypto/new-id";
 import { insertKey, listKeys, revokeKey } from "../../d1/keys";
 import { nowIso } from "../../storage/sql";
 import { newApiKey, requireAdmin, sha256Hex } from "../auth";
@@ -20,7 +21,7 @@ export const keysRoutes = new Hono<AppEnv>()
       "createKeyBody",
     );
     const rateLimit = body.rate_limit_per_min ?? null;
-    const id = `key_${crypto.randomUUID().replaceAll("-", "")}`;
+    const id = newId("key");
     const key = newApiKey();
     await insertKey(c.env.DB, {
       id,

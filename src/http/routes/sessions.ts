@@ -6,6 +6,7 @@
  * `sessionsPage` and `deleteSession` also serve the admin's routes over any tenant's sessions (tenants.ts).
  */
 import { type Context, Hono } from "hono";
+import { newId } from "../../crypto/new-id";
 import { readAgent } from "../../d1/agents";
 import { deleteSessionRow, insertSession, listSessions, updateSessionRow } from "../../d1/sessions";
 import { canonical } from "../../model/json";
@@ -28,7 +29,7 @@ export const sessionsRoutes = new Hono<AppEnv>()
     const agent = await readAgent(c.env.DB, body.agent);
     const config = agent.config;
     if (!config) throw new ApiError(404, "agent_not_found", `agent "${body.agent}" does not exist`);
-    const id = body.id ?? `ses_${crypto.randomUUID().replaceAll("-", "")}`;
+    const id = body.id ?? newId("ses");
     const created_at = nowIso();
     const metadata = body.metadata ? JSON.stringify(body.metadata) : null;
     const inserted = await insertSession(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at });

@@ -5,6 +5,7 @@
  * call stays pending and the step pauses once its siblings are done.
  */
 
+import { newId } from "../../crypto/new-id";
 import type { JsonObject } from "../../model/json";
 import type { ToolUsePart } from "../../model/message";
 import type { RegisteredTool } from "../../tools/types";
@@ -28,7 +29,7 @@ async function requestApproval(
   input: JsonObject,
 ): Promise<void> {
   const { approvals, eventLog, agent } = ctx.deps;
-  const id = `apr_${crypto.randomUUID().replaceAll("-", "")}`;
+  const id = newId("apr");
   const reason = requestReason(tool);
   const signature = await approvals.sign(id, call.id, call.name, call.input);
   if (ctx.cancelled) return;
