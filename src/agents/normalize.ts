@@ -9,6 +9,7 @@ import { ApiError } from "../http/errors";
 import { check } from "../http/validate";
 import { compileStrict, providerRefusal } from "../json-schema/compile";
 import type { JsonObject } from "../model/json";
+import { NAME_FORM } from "../model/name-form";
 import { DEFAULT_CONTEXT_WINDOW, RESPONSES_MIN_OUTPUT_TOKENS } from "../providers/types";
 import { MIN_SECRET_BYTES, secretKey, usableSecret } from "../runs/signature";
 import { PLAIN_TOOLS_MAX, projectionFor } from "../tools/disclosure";
@@ -41,8 +42,6 @@ interface AgentBody {
   webhook_tenant?: string;
   approval_ttl_s?: number;
 }
-
-const AGENT_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Agent URLs get the same outbound policy as the calls made to them, checked
@@ -99,7 +98,7 @@ interface NormalizeOptions {
 
 export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOptions = {}): AgentConfig {
   const allowPrivate = opts.allowPrivate ?? false;
-  if (!AGENT_NAME.test(name)) throw new ApiError(400, "invalid_request", "agent name must match ^[a-zA-Z0-9_-]{1,64}$");
+  if (!NAME_FORM.test(name)) throw new ApiError(400, "invalid_request", `agent name must match ${NAME_FORM.source}`);
   const body = check<AgentBody>("agentBody", raw);
   const tools = body.tools ?? [];
   const seen = new Set<string>();

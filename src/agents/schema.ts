@@ -1,4 +1,6 @@
 /** JSON Schema of `PUT /v1/agents/{agent}`; a fixed schema, validated by its build-time Ajv validator (`json-schema/`). */
+import { NAME_FORM } from "../model/name-form";
+
 export const agentBodySchema = {
   type: "object",
   additionalProperties: false,
@@ -36,7 +38,7 @@ export const agentBodySchema = {
         additionalProperties: false,
         required: ["name", "input_schema", "execution"],
         properties: {
-          name: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
+          name: { type: "string", pattern: NAME_FORM.source },
           description: { type: "string", maxLength: 10000 },
           input_schema: { type: "object" },
           discovery_schema: { type: "object" },
@@ -120,7 +122,7 @@ export const agentBodySchema = {
       },
     },
     webhook_secrets: { type: "array", maxItems: 10, items: { type: "string", minLength: 8, maxLength: 500 } },
-    webhook_tenant: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
+    webhook_tenant: { type: "string", pattern: NAME_FORM.source },
     approval_ttl_s: { type: "integer", minimum: 60, maximum: 31_536_000 },
   },
 } as const;

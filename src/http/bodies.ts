@@ -3,6 +3,7 @@
  * document (`openapi.ts`) publishes these same objects, and `npm run schemas` compiles them (through
  * `fixed-schemas.ts`) into the validators the worker runs, so the contract and the checks cannot drift.
  */
+import { NAME_FORM } from "../model/name-form";
 import { messageContentSchema } from "./content-schema";
 import { LOCATION_HINTS, SESSION_ID } from "./session-ref";
 import { TOKEN_ACTIONS, TTL_MAX_S, TTL_MIN_S } from "./tokens";
@@ -109,8 +110,8 @@ export const createSessionBody = {
   additionalProperties: false,
   required: ["agent"],
   properties: {
-    agent: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
-    id: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,128}$" },
+    agent: { type: "string", pattern: NAME_FORM.source },
+    id: { type: "string", pattern: SESSION_ID.source },
     metadata: { type: "object", maxProperties: 50 },
     location_hint: { enum: [...LOCATION_HINTS] },
   },
@@ -137,7 +138,7 @@ export const createKeyBody = {
   additionalProperties: false,
   required: ["tenant"],
   properties: {
-    tenant: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
+    tenant: { type: "string", pattern: NAME_FORM.source },
     name: { type: "string", maxLength: 200 },
     // null/absent: the service default; 0: unlimited; N: N requests per minute (exact limiter).
     rate_limit_per_min: { type: ["integer", "null"], minimum: 0, maximum: 1_000_000 },

@@ -7,6 +7,7 @@
  */
 import * as bodies from "./bodies";
 import * as R from "./responses";
+import { SESSION_TENANT } from "./session-ref";
 import { UIMessageChunk } from "./ui-message-chunk";
 
 type Json = Record<string, unknown>;
@@ -87,7 +88,7 @@ const SESSIONS_TENANT = {
     "tenant",
     "Tenant: an API key's, or `webhook:<agent>` (signed runs of an agent without `webhook_tenant`)",
   ),
-  schema: { type: "string", pattern: "^(webhook:)?[a-zA-Z0-9_-]{1,64}$" },
+  schema: { type: "string", pattern: SESSION_TENANT.source },
 };
 const AGENT = pathParam("agent", "Agent name");
 /** The page size of a list route: the bounds and default its route enforces (routes/sessions.ts). */

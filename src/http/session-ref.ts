@@ -1,10 +1,12 @@
 /**
  * How the worker reaches a session's Durable Object: `sessionStub` names it `tenant:id`, `sessionRef` takes
  * the session from the request (no D1 read; a malformed id is a 404), `unwrap` throws a failed result as an
- * ApiError, and `turnCall` starts or resumes a turn over the object's fetch.
+ * ApiError, and `turnCall` starts or resumes a turn over the object's fetch. Also the forms of a session's id
+ * (`SESSION_ID`) and of a tenant that may hold sessions (`SESSION_TENANT`).
  */
 import type { Context } from "hono";
 import type { Result } from "../model/errors";
+import { NAME_FORM } from "../model/name-form";
 import type { TokenStamp, TurnAnswer, TurnCall, TurnReply } from "../session/rpc-types";
 import type { Session } from "../session/session";
 import { callRequest, readAnswer } from "../session/turn-wire";
@@ -12,6 +14,11 @@ import { ApiError, apiError } from "./errors";
 import type { AppEnv, WorkerEnv } from "./types";
 
 export const SESSION_ID = /^[a-zA-Z0-9_-]{1,128}$/;
+/**
+ * A tenant that may hold sessions: an API key's (a name), or `webhook:<agent>`, where the signed runs of an agent
+ * without `webhook_tenant` go (routes/runs.ts). No API key can be issued for the latter.
+ */
+export const SESSION_TENANT = new RegExp(`^(webhook:)?${NAME_FORM.source.slice(1)}`);
 
 export interface SessionRef {
   tenant: string;

@@ -19,7 +19,7 @@ export const MAX_LIST_PAGES = 20;
 export const MAX_MCP_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** Characters of one MCP tool result kept in history; the rest is cut with a marker noting the full size. */
 export const MAX_MCP_OUTPUT_CHARS = 100_000;
-/** Provider tool names are `^[a-zA-Z0-9_-]{1,64}$` (the stricter of the two wire protocols). */
+/** Provider tool names are at most 64 characters (model/name-form.ts `NAME_FORM`: the stricter wire rule). */
 export const MAX_TOOL_NAME = 64;
 
 /** initialize + tools/list of one server; a turn waits for this at most before it starts without it. */

@@ -7,22 +7,21 @@
  * request of the session refused (400, never retried). Pure.
  */
 import { cyrb53 } from "../crypto/cyrb53";
+import { NAME_FORM } from "../model/name-form";
 
-/** The tool-call names every wire protocol accepts. Every tool the session declares has such a name. */
-const WIRE_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 /** The longest name a wire protocol accepts (OpenAI's limit; the tool names of agents and MCP are held to it). */
 const MAX_WIRE_TOOL_NAME = 64;
 /** The readable stem of a call that had no name. */
 const UNNAMED_STEM = "unnamed";
 
 /**
- * A name the providers accept is sent as it is. Any other is sent as its accepted characters (others become `_`,
+ * A name the providers accept (NAME_FORM: every tool the session declares has such a name) is sent as it is. Any other is sent as its accepted characters (others become `_`,
  * an empty name is `unnamed`), cut to fit, then `_` and a digest of the whole name. The same name always maps the
  * same way; the digest keeps apart two names that differ only in such characters, and keeps the result off the
  * names of declared tools (which need no projection), so the model never sees its bad call as a call to a real tool.
  */
 export function wireToolName(name: string): string {
-  if (WIRE_TOOL_NAME.test(name)) return name;
+  if (NAME_FORM.test(name)) return name;
   const digest = cyrb53(name);
   const stem = name === "" ? UNNAMED_STEM : name.replace(/[^a-zA-Z0-9_-]/g, "_");
   return `${stem.slice(0, MAX_WIRE_TOOL_NAME - 1 - digest.length)}_${digest}`;

@@ -6,21 +6,15 @@
  */
 import { Hono } from "hono";
 import { corsOrigins, replaceCorsOrigins } from "../../d1/tenants";
+import { NAME_FORM } from "../../model/name-form";
 import { nowIso } from "../../storage/sql";
 import { requireAdmin } from "../auth";
 import { forgetOrigins } from "../directory";
 import { ApiError } from "../errors";
-import { sessionRef, unwrap } from "../session-ref";
+import { SESSION_TENANT, sessionRef, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 import { deleteSession, sessionsPage } from "./sessions";
-
-const TENANT = /^[a-zA-Z0-9_-]{1,64}$/;
-/**
- * A tenant that may hold sessions: an API key's, or `webhook:<agent>`, where the signed runs of an agent without
- * `webhook_tenant` go (routes/runs.ts). No API key can be issued for the latter, so only these routes reach them.
- */
-const SESSION_TENANT = /^(webhook:)?[a-zA-Z0-9_-]{1,64}$/;
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
@@ -45,13 +39,13 @@ function checkOrigin(origin: string, where: string): void {
 }
 
 function tenantParam(raw: string): string {
-  if (!TENANT.test(raw)) throw new ApiError(400, "invalid_request", "tenant must match ^[a-zA-Z0-9_-]{1,64}$");
+  if (!NAME_FORM.test(raw)) throw new ApiError(400, "invalid_request", `tenant must match ${NAME_FORM.source}`);
   return raw;
 }
 
 function sessionTenantParam(raw: string): string {
   if (!SESSION_TENANT.test(raw)) {
-    throw new ApiError(400, "invalid_request", "tenant must match ^(webhook:)?[a-zA-Z0-9_-]{1,64}$");
+    throw new ApiError(400, "invalid_request", `tenant must match ${SESSION_TENANT.source}`);
   }
   return raw;
 }

@@ -1,0 +1,7 @@
+/**
+ * The form of a name: a tool's (the form every provider's wire protocol accepts for a tool and a tool call), an
+ * agent's and a tenant's. One rule, so a name the API accepts is one every provider accepts.
+ */
+
+/** `^[a-zA-Z0-9_-]{1,64}$`; its `source` is the JSON Schema `pattern` of the same rule. */
+export const NAME_FORM = /^[a-zA-Z0-9_-]{1,64}$/;
