@@ -3,7 +3,13 @@
  * how they register (`mcp__server__tool` names, deferred by default), and how a tools/call result or failure
  * becomes tool_result content for the model (read leniently, capped at MAX_MCP_OUTPUT_CHARS). No I/O.
  */
-import { type CallToolResult, ContentBlockSchema, McpError, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ContentBlockSchema,
+  ErrorCode,
+  McpError,
+  ToolSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../agents/types";
 import { compileLenient } from "../json-schema/index";
 import type { JsonObject } from "../model/json";
@@ -208,7 +214,7 @@ export function failureKind(e: unknown, timedOut: boolean): CallFailure {
   const code = (e as { code?: unknown } | null)?.code;
   if (code === ANSWER_TOO_LARGE) return "too_large";
   if (timedOut) return "timeout";
-  if (code === -32001) return "timeout";
+  if (code === ErrorCode.RequestTimeout) return "timeout";
   // An HTTP error status (the transport's StreamableHTTPError carries it as `code`): the server answered, but
   // not this call; its next listing may well work, so it is not reported disconnected.
   if (typeof code === "number" && code >= 400 && code <= 599) return "http_status";

@@ -1,8 +1,9 @@
 /**
  * Small helpers of the MCP client: `fingerprint` digests a server config (URL and headers) into the key of its
- * cached tool list, storing no header value; `withTimeout` rejects like an MCP request timeout (-32001) when a
+ * cached tool list, storing no header value; `withTimeout` rejects like an MCP request timeout (the SDK's `ErrorCode.RequestTimeout`) when a
  * promise takes too long.
  */
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../agents/types";
 import { cyrb53 } from "../crypto/cyrb53";
 
@@ -12,11 +13,14 @@ export function fingerprint(s: McpServerConfig): string {
   return cyrb53(JSON.stringify([s.url, Object.entries(s.headers ?? {}).sort()]));
 }
 
-/** Rejects like an MCP request timeout (code -32001) when `p` takes longer than `ms`. */
+/** Rejects like an MCP request timeout (`ErrorCode.RequestTimeout`) when `p` takes longer than `ms`. */
 export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: -32001 })), ms);
+    timer = setTimeout(
+      () => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: ErrorCode.RequestTimeout })),
+      ms,
+    );
   });
   return Promise.race([p, limit]).finally(() => clearTimeout(timer));
 }
