@@ -34,12 +34,15 @@ export class RefreshCache<V> {
   #generation = 0;
   /** Bumped per key by `set`: a load that started before a write of that key must not overwrite it. */
   #writes = new Map<string, number>();
+  readonly #max: number;
+  readonly #times: CacheTimes;
+  readonly #maxMisses: number;
 
-  constructor(
-    readonly max: number,
-    readonly times: CacheTimes,
-    readonly maxMisses = max,
-  ) {}
+  constructor(max: number, times: CacheTimes, maxMisses = max) {
+    this.#max = max;
+    this.#times = times;
+    this.#maxMisses = maxMisses;
+  }
 
   async get(
     key: string,
@@ -49,12 +52,12 @@ export class RefreshCache<V> {
     const e = this.#entries.get(key) ?? this.#misses.get(key);
     if (e) {
       const age = Date.now() - e.at;
-      if (age < (e.value === null ? this.times.negativeMs : this.times.hardMs)) {
+      if (age < (e.value === null ? this.#times.negativeMs : this.#times.hardMs)) {
         // Most recently used goes last; the first key is the one evicted.
         const lru = e.value === null ? this.#misses : this.#entries;
         lru.delete(key);
         lru.set(key, e);
-        if (e.value !== null && age >= this.times.softMs && background) {
+        if (e.value !== null && age >= this.#times.softMs && background) {
           background(this.#load(key, () => load(true)).catch(() => {}));
         }
         return e.value;
@@ -94,7 +97,7 @@ export class RefreshCache<V> {
   #put(key: string, value: V | null): void {
     this.#entries.delete(key);
     this.#misses.delete(key);
-    const [lru, bound] = value === null ? [this.#misses, this.maxMisses] : [this.#entries, this.max];
+    const [lru, bound] = value === null ? [this.#misses, this.#maxMisses] : [this.#entries, this.#max];
     lru.set(key, { value, at: Date.now() });
     while (lru.size > bound) {
       const oldest = lru.keys().next().value;

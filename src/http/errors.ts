@@ -8,14 +8,16 @@ import type { ErrorInfo } from "../model/errors";
 
 /** The one error type routes throw; `app.onError` renders it as the contract's JSON. */
 export class ApiError extends Error {
-  constructor(
-    readonly status: ContentfulStatusCode,
-    readonly code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
+  readonly status: ContentfulStatusCode;
+  readonly code: string;
+  readonly headers: Record<string, string>;
+
+  constructor(status: ContentfulStatusCode, code: string, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
   }
 }
 

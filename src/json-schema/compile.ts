@@ -158,19 +158,27 @@ function prepare(schema: unknown): Prepared {
 }
 
 class Compiled implements CompiledSchema {
+  readonly source: unknown;
+  readonly normalized: unknown;
+  readonly draft: SchemaDraft;
+  readonly draft07Tuples: readonly string[];
   /** The schema with each `uniqueItems` in its linear form (unique-items.ts), when it has any. */
   readonly #exact: Prepared;
   /** The same schema without `uniqueItems`, when it has any (see `validate`). */
   readonly #noUnique: Prepared | undefined;
 
   constructor(
-    readonly source: unknown,
-    readonly normalized: unknown,
-    readonly draft: SchemaDraft,
-    readonly draft07Tuples: readonly string[],
+    source: unknown,
+    normalized: unknown,
+    draft: SchemaDraft,
+    draft07Tuples: readonly string[],
     exact: Prepared,
     noUnique: Prepared | undefined,
   ) {
+    this.source = source;
+    this.normalized = normalized;
+    this.draft = draft;
+    this.draft07Tuples = draft07Tuples;
     this.#exact = exact;
     this.#noUnique = noUnique;
   }

@@ -166,11 +166,11 @@ export class McpConnection {
   /** Set when the notification stream failed: the server may be gone, so the next refresh re-probes it. */
   broken = false;
 
+  readonly target: ServerTarget;
   readonly #onListChanged: () => void;
-  constructor(
-    readonly target: ServerTarget,
-    onListChanged: () => void,
-  ) {
+
+  constructor(target: ServerTarget, onListChanged: () => void) {
+    this.target = target;
     this.#onListChanged = onListChanged;
   }
 

@@ -88,12 +88,14 @@ class Watchdog {
   /** Rejects the read in flight: a failure ends it at once, whatever the stream does with the cancel. */
   #interrupt: ((failure: ProviderFailure) => void) | null = null;
   readonly #onAbort = () => this.#fail(abortedFailure());
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #idleTimeoutMs: number;
+  readonly #signal: AbortSignal;
 
-  constructor(
-    readonly reader: ReadableStreamDefaultReader<Uint8Array>,
-    readonly idleTimeoutMs: number,
-    readonly signal: AbortSignal,
-  ) {
+  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, idleTimeoutMs: number, signal: AbortSignal) {
+    this.#reader = reader;
+    this.#idleTimeoutMs = idleTimeoutMs;
+    this.#signal = signal;
     if (signal.aborted) this.#failure = abortedFailure();
     else signal.addEventListener("abort", this.#onAbort, { once: true });
     this.#arm(idleTimeoutMs);
@@ -105,12 +107,12 @@ class Watchdog {
     try {
       result = await new Promise<ReadableStreamReadResult<Uint8Array>>((resolve, reject) => {
         this.#interrupt = reject;
-        this.reader.read().then(resolve, reject);
+        this.#reader.read().then(resolve, reject);
       });
     } catch (err) {
       throw (
         this.#failure ??
-        (this.signal.aborted
+        (this.#signal.aborted
           ? abortedFailure()
           : new ProviderFailure({
               code: "provider_stream_cut",
@@ -134,17 +136,17 @@ class Watchdog {
   stop(): void {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
-    this.signal.removeEventListener("abort", this.#onAbort);
+    this.#signal.removeEventListener("abort", this.#onAbort);
   }
 
   #arm(ms: number): void {
     this.#timer = setTimeout(() => {
       const idle = Date.now() - this.#last;
-      if (idle < this.idleTimeoutMs) return this.#arm(this.idleTimeoutMs - idle);
+      if (idle < this.#idleTimeoutMs) return this.#arm(this.#idleTimeoutMs - idle);
       this.#fail(
         new ProviderFailure({
           code: "provider_idle_timeout",
-          message: `provider sent nothing but keep-alives for ${this.idleTimeoutMs} ms`,
+          message: `provider sent nothing but keep-alives for ${this.#idleTimeoutMs} ms`,
           retryable: true,
         }),
       );
@@ -156,7 +158,7 @@ class Watchdog {
     this.#failure = failure;
     this.stop();
     this.#interrupt?.(failure);
-    this.reader.cancel(failure).catch(() => undefined);
+    this.#reader.cancel(failure).catch(() => undefined);
   }
 }
 

@@ -109,9 +109,12 @@ export interface ProviderError extends ErrorInfo {
 }
 
 export class ProviderFailure extends Error {
-  constructor(readonly error: ProviderError) {
+  readonly error: ProviderError;
+
+  constructor(error: ProviderError) {
     super(error.message);
     this.name = "ProviderFailure";
+    this.error = error;
   }
 }
 

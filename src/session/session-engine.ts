@@ -65,11 +65,12 @@ export class SessionEngine {
     resumed: () => {},
   };
 
-  constructor(
-    readonly storage: DurableObjectStorage,
-    readonly env: Env,
-    name: () => string,
-  ) {
+  readonly storage: DurableObjectStorage;
+  readonly env: Env;
+
+  constructor(storage: DurableObjectStorage, env: Env, name: () => string) {
+    this.storage = storage;
+    this.env = env;
     this.history = new HistoryStore(storage.sql);
     this.turns = new TurnStore(storage.sql);
     this.eventLog = new EventLog(storage.sql, name, env.SWITCHBOARD_LOG_EVENTS !== "false");

@@ -39,11 +39,15 @@ export class Probe {
   /** Cursors whose rowsWritten is not yet added: a cursor's count is final once it has been consumed. */
   #open: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
 
-  constructor(readonly delayMs: number) {}
+  readonly #delayMs: number;
+
+  constructor(delayMs: number) {
+    this.#delayMs = delayMs;
+  }
 
   async d1(statements: number): Promise<void> {
     this.#d1 += statements;
-    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
   }
 
   sql<T extends Record<string, SqlStorageValue>>(cursor: SqlStorageCursor<T>): SqlStorageCursor<T> {
@@ -74,27 +78,30 @@ export function probeFor(env: Env): Probe | null {
 }
 
 class CountedStatement {
-  constructor(
-    readonly inner: D1PreparedStatement,
-    readonly probe: Probe,
-  ) {}
+  readonly inner: D1PreparedStatement;
+  readonly #probe: Probe;
+
+  constructor(inner: D1PreparedStatement, probe: Probe) {
+    this.inner = inner;
+    this.#probe = probe;
+  }
   bind(...values: unknown[]): CountedStatement {
-    return new CountedStatement(this.inner.bind(...values), this.probe);
+    return new CountedStatement(this.inner.bind(...values), this.#probe);
   }
   async first(column?: string): Promise<unknown> {
-    await this.probe.d1(1);
+    await this.#probe.d1(1);
     return column === undefined ? this.inner.first() : this.inner.first(column);
   }
   async run(): Promise<D1Result> {
-    await this.probe.d1(1);
+    await this.#probe.d1(1);
     return this.inner.run();
   }
   async all(): Promise<D1Result> {
-    await this.probe.d1(1);
+    await this.#probe.d1(1);
     return this.inner.all();
   }
   async raw(options?: { columnNames?: boolean }): Promise<unknown[]> {
-    await this.probe.d1(1);
+    await this.#probe.d1(1);
     return options?.columnNames ? this.inner.raw({ columnNames: true }) : this.inner.raw();
   }
 }
@@ -103,35 +110,40 @@ const unwrap = (s: D1PreparedStatement): D1PreparedStatement =>
   s instanceof CountedStatement ? s.inner : (s as D1PreparedStatement);
 
 class CountedSession {
-  constructor(
-    readonly inner: D1DatabaseSession,
-    readonly probe: Probe,
-  ) {}
+  readonly #inner: D1DatabaseSession;
+  readonly #probe: Probe;
+
+  constructor(inner: D1DatabaseSession, probe: Probe) {
+    this.#inner = inner;
+    this.#probe = probe;
+  }
   prepare(query: string): D1PreparedStatement {
-    return new CountedStatement(this.inner.prepare(query), this.probe) as unknown as D1PreparedStatement;
+    return new CountedStatement(this.#inner.prepare(query), this.#probe) as unknown as D1PreparedStatement;
   }
   async batch<T>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> {
-    await this.probe.d1(statements.length);
-    return this.inner.batch<T>(statements.map(unwrap));
+    await this.#probe.d1(statements.length);
+    return this.#inner.batch<T>(statements.map(unwrap));
   }
   getBookmark(): string | null {
-    return this.inner.getBookmark();
+    return this.#inner.getBookmark();
   }
 }
 
 class CountedD1 extends CountedSession {
-  constructor(
-    readonly db: D1Database,
-    probe: Probe,
-  ) {
+  readonly db: D1Database;
+  readonly #probe: Probe;
+
+  constructor(db: D1Database, probe: Probe) {
     super(db as unknown as D1DatabaseSession, probe);
+    this.db = db;
+    this.#probe = probe;
   }
   async exec(query: string): Promise<D1ExecResult> {
-    await this.probe.d1(1);
+    await this.#probe.d1(1);
     return this.db.exec(query);
   }
   withSession(constraint?: string): D1DatabaseSession {
-    return new CountedSession(this.db.withSession(constraint), this.probe) as unknown as D1DatabaseSession;
+    return new CountedSession(this.db.withSession(constraint), this.#probe) as unknown as D1DatabaseSession;
   }
 }
 

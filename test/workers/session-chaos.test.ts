@@ -113,21 +113,25 @@ class Chaos {
   readonly approvalsSeen = new Set<string>();
   #msg = 0;
   #call = 0;
+  readonly #s: Setup;
+  readonly #r: Rand;
+  readonly #seed: number;
+  readonly #provider: Provider;
 
-  constructor(
-    readonly s: Setup,
-    readonly r: Rand,
-    readonly seed: number,
-    readonly provider: Provider,
-  ) {}
+  constructor(s: Setup, r: Rand, seed: number, provider: Provider) {
+    this.#s = s;
+    this.#r = r;
+    this.#seed = seed;
+    this.#provider = provider;
+  }
 
   /** Every stored message, page by page (a long hunt outgrows one page). */
   async history(): Promise<Msg[]> {
     const out: Msg[] = [];
     for (let after = 0; ; ) {
       const page = await apiJson<{ messages: Msg[]; next: number | null }>(
-        `/v1/sessions/${this.s.session}/messages?after=${after}&limit=1000`,
-        { key: this.s.key },
+        `/v1/sessions/${this.#s.session}/messages?after=${after}&limit=1000`,
+        { key: this.#s.key },
       );
       out.push(...page.body.messages);
       if (page.body.next === null) return out;
@@ -142,8 +146,8 @@ class Chaos {
     const out: SessionEvent[] = [];
     for (;;) {
       const page = await apiJson<{ events: SessionEvent[]; next: number | null }>(
-        `/v1/sessions/${this.s.session}/events?after=${this.#eventsAfter}&limit=1000`,
-        { key: this.s.key },
+        `/v1/sessions/${this.#s.session}/events?after=${this.#eventsAfter}&limit=1000`,
+        { key: this.#s.key },
       );
       out.push(...page.body.events);
       this.#eventsAfter = page.body.events.at(-1)?.seq ?? this.#eventsAfter;
@@ -152,16 +156,16 @@ class Chaos {
   }
 
   async view(): Promise<View> {
-    const res = await apiJson<View>(`/v1/sessions/${this.s.session}`, { key: this.s.key });
+    const res = await apiJson<View>(`/v1/sessions/${this.#s.session}`, { key: this.#s.key });
     if (res.status !== 200) throw new Error(`GET session: ${res.status} ${JSON.stringify(res.body)}`);
     for (const a of res.body.pending_approvals) this.approvalsSeen.add(a.approval_id);
     return res.body;
   }
 
   post(path: string, json?: unknown, stream = false): Promise<Res> {
-    const init = { method: "POST", key: this.s.key, ...(json === undefined ? {} : { json }) };
-    if (!stream) return apiJson(`/v1/sessions/${this.s.session}${path}`, init);
-    return api(`/v1/sessions/${this.s.session}${path}`, init).then(async (res) => {
+    const init = { method: "POST", key: this.#s.key, ...(json === undefined ? {} : { json }) };
+    if (!stream) return apiJson(`/v1/sessions/${this.#s.session}${path}`, init);
+    return api(`/v1/sessions/${this.#s.session}${path}`, init).then(async (res) => {
       const text = await res.text();
       return { status: res.status, body: res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
     });
@@ -169,22 +173,26 @@ class Chaos {
 
   /** POST /chat with one message of `role` (useChat's body), read to its end. */
   chat(role: "user" | "assistant", parts: unknown[], id: string): Promise<Res> {
-    return this.post("/chat", { id: this.s.session, trigger: "submit-message", messages: [{ id, role, parts }] }, true);
+    return this.post(
+      "/chat",
+      { id: this.#s.session, trigger: "submit-message", messages: [{ id, role, parts }] },
+      true,
+    );
   }
 
   nextMarker(): string {
     this.#msg += 1;
-    return `chaos s${this.seed} m${this.#msg}`;
+    return `chaos s${this.#seed} m${this.#msg}`;
   }
 
   callId(): string {
     this.#call += 1;
-    return `call_s${this.seed}_${this.#call}`;
+    return `call_s${this.#seed}_${this.#call}`;
   }
 
   /** A random step for the model's next request, and what it is. */
   async step(): Promise<[unknown, string]> {
-    const r = this.r;
+    const r = this.#r;
     const kind = weighted(r, { text: 25, long: 10, tools: 35, cut: 10, error: 15, errors: 3 });
     switch (kind) {
       case "text":
@@ -204,7 +212,7 @@ class Chaos {
           name: pick(r, STEP_TOOLS),
           input: { q: "a fairly long query string to cut in the middle" },
         }));
-        const body = await recordStream(this.provider, { text: "Let me check.", tool_calls: calls });
+        const body = await recordStream(this.#provider, { text: "Let me check.", tool_calls: calls });
         const frames = body.split("\n\n").filter((f) => f.trim());
         const first = frames.findIndex((f) => /tool_use|tool_calls|function_call/.test(f));
         const at = int(r, Math.max(1, first), frames.length - 2);
@@ -230,14 +238,14 @@ class Chaos {
       steps.push(first);
       names.push("slow");
     }
-    for (let i = int(this.r, 1, 3); i > 0; i--) {
+    for (let i = int(this.#r, 1, 3); i > 0; i--) {
       const [step, name] = await this.step();
       // A 4x error run exhausts the provider retries: the turn fails.
-      const n = name === "error429" && steps.length === 0 && this.r() < 0.3 ? 4 : 1;
+      const n = name === "error429" && steps.length === 0 && this.#r() < 0.3 ? 4 : 1;
       for (let k = 0; k < n; k++) steps.push(step);
       names.push(n > 1 ? `${name}x${n}` : name);
     }
-    await script(this.s.model, steps, true);
+    await script(this.#s.model, steps, true);
     return names.join(" ");
   }
 
@@ -252,7 +260,7 @@ class Chaos {
   // --- ops -------------------------------------------------------------------------------------------------
 
   async send(): Promise<string> {
-    const r = this.r;
+    const r = this.#r;
     const marker = this.nextMarker();
     const content = r() < 0.2 ? `${marker} ${"tell me more about it ".repeat(int(r, 50, 120))}` : marker;
     const plan = await this.plan();
@@ -267,11 +275,11 @@ class Chaos {
     } else if (via === "idempotent") {
       // Sent twice with one Idempotency-Key: one user message. The same key with another body is a conflict.
       const headers = { "idempotency-key": `idem-${marker.replaceAll(" ", "-")}`, accept: "application/json" };
-      const init = { method: "POST", key: this.s.key, headers, json: { content } };
-      res = await apiJson(`/v1/sessions/${this.s.session}/messages`, init);
-      const again = await apiJson(`/v1/sessions/${this.s.session}/messages`, init);
+      const init = { method: "POST", key: this.#s.key, headers, json: { content } };
+      res = await apiJson(`/v1/sessions/${this.#s.session}/messages`, init);
+      const again = await apiJson(`/v1/sessions/${this.#s.session}/messages`, init);
       const other = await this.unchanged(() =>
-        apiJson(`/v1/sessions/${this.s.session}/messages`, { ...init, json: { content: `${content} (edited)` } }),
+        apiJson(`/v1/sessions/${this.#s.session}/messages`, { ...init, json: { content: `${content} (edited)` } }),
       );
       if (res.status === 201 && (again.status !== 200 || other.status !== 409))
         throw new Error(`idempotent repeat ${again.status}, other body ${other.status} ${JSON.stringify(other.body)}`);
@@ -285,7 +293,7 @@ class Chaos {
   }
 
   async answer(): Promise<string> {
-    const r = this.r;
+    const r = this.#r;
     const v = await this.view();
     const client = v.pending_tool_calls.filter((c) => c.execution === "client");
     if (client.length === 0) {
@@ -319,9 +327,9 @@ class Chaos {
     if (kind === "duplicate" || kind === "badJson" || kind === "unknownMixed") {
       const res = await this.unchanged(() => {
         if (kind === "badJson") {
-          return api(`/v1/sessions/${this.s.session}/tool-results`, {
+          return api(`/v1/sessions/${this.#s.session}/tool-results`, {
             method: "POST",
-            key: this.s.key,
+            key: this.#s.key,
             headers: { "content-type": "application/json", accept: "application/json" },
             body: `{"results": [{"tool_use_id": "${first.id}", "content": `,
           }).then(async (x) => ({ status: x.status, body: await x.json() }));
@@ -387,7 +395,7 @@ class Chaos {
   }
 
   async approve(): Promise<string> {
-    const r = this.r;
+    const r = this.#r;
     const v = await this.view();
     if (v.pending_approvals.length === 0) {
       const old = [...this.approvalsSeen];
@@ -443,7 +451,7 @@ class Chaos {
 
   /** Starts a turn whose first step calls slow_wait (with random siblings), then cancels it or restarts the object. */
   async midTool(how: "cancel" | "restart"): Promise<string> {
-    const r = this.r;
+    const r = this.#r;
     const marker = this.nextMarker();
     const slow = this.callId();
     const siblings = Array.from({ length: int(r, 0, 2) }, () => ({
@@ -453,9 +461,9 @@ class Chaos {
     }));
     const calls = [{ id: slow, name: "slow_wait", input: { q: "wait" } }, ...siblings];
     const plan = await this.plan({ reply: { tool_calls: calls } });
-    const running = await api(`/v1/sessions/${this.s.session}/messages`, {
+    const running = await api(`/v1/sessions/${this.#s.session}/messages`, {
       method: "POST",
-      key: this.s.key,
+      key: this.#s.key,
       json: { content: marker },
     });
     if (running.status !== 200) throw new Error(`mid-tool message refused: ${running.status} ${await running.text()}`);
@@ -492,9 +500,9 @@ class Chaos {
       const client = v.pending_tool_calls.filter((c) => c.execution === "client");
       if (what === "answerSibling" && client.length > 0) {
         const results = client.map((c) => ({ tool_use_id: c.id, content: `answer for ${c.id}` }));
-        const res = await api(`/v1/sessions/${this.s.session}/tool-results`, {
+        const res = await api(`/v1/sessions/${this.#s.session}/tool-results`, {
           method: "POST",
-          key: this.s.key,
+          key: this.#s.key,
           json: { results },
         });
         open.push(res);
@@ -502,9 +510,9 @@ class Chaos {
         during.push(`results(${client.map((c) => c.id)}) -> ${res.status}`);
       } else if (what === "approveSibling" && v.pending_approvals.length > 0) {
         const approvals = v.pending_approvals.map((a) => ({ approval_id: a.approval_id, approved: r() < 0.6 }));
-        const res = await api(`/v1/sessions/${this.s.session}/tool-approvals`, {
+        const res = await api(`/v1/sessions/${this.#s.session}/tool-approvals`, {
           method: "POST",
-          key: this.s.key,
+          key: this.#s.key,
           json: { approvals },
         });
         open.push(res);
@@ -545,9 +553,9 @@ class Chaos {
    * is in, the turn is cancelled or the object restarted. A turn that paused or ended before it is left so.
    */
   async midModel(how: "cancel" | "restart"): Promise<string> {
-    const r = this.r;
+    const r = this.#r;
     const marker = this.nextMarker();
-    const before = await mockRequests(this.s.model);
+    const before = await mockRequests(this.#s.model);
     const fromSeq = before.reduce((m, x) => Math.max(m, x.seq), 0);
     const steps: unknown[] = [];
     const names: string[] = [];
@@ -563,10 +571,10 @@ class Chaos {
     }
     const replies = steps.filter((x) => "reply" in (x as object)).length;
     steps.push({ reply: { text: "Too late." }, faults: { stall_before_ms: 20_000 } });
-    await script(this.s.model, steps, true);
-    const running = await api(`/v1/sessions/${this.s.session}/messages`, {
+    await script(this.#s.model, steps, true);
+    const running = await api(`/v1/sessions/${this.#s.session}/messages`, {
       method: "POST",
-      key: this.s.key,
+      key: this.#s.key,
       json: { content: marker },
     });
     if (running.status !== 200) throw new Error(`mid-model message refused: ${running.status} ${await running.text()}`);
@@ -574,7 +582,7 @@ class Chaos {
     const desc = `midModel ${how} ${marker} [${names.join(" ")} stall]`;
     // Not a timed assertion: waits until the stalled request is in (or the turn is at rest without reaching it).
     for (let i = 0; i < 1000; i++) {
-      const served = (await mockRequests(this.s.model)).filter((x) => x.seq > fromSeq && x.served === "reply").length;
+      const served = (await mockRequests(this.#s.model)).filter((x) => x.seq > fromSeq && x.served === "reply").length;
       if (served > replies) break;
       const v = await this.view();
       if (v.status !== "running") {
@@ -597,13 +605,13 @@ class Chaos {
   async retry(): Promise<string> {
     const before = await this.view();
     const plan = await this.plan();
-    const how = weighted(this.r, { json: 5, stream: 2, regenerate: 2 });
+    const how = weighted(this.#r, { json: 5, stream: 2, regenerate: 2 });
     const res =
       how === "regenerate"
         ? await this.post(
             "/chat",
             {
-              id: this.s.session,
+              id: this.#s.session,
               trigger: "regenerate-message",
               messages: [{ id: "msg_regen", role: "user", parts: [{ type: "text", text: "again" }] }],
             },
@@ -642,20 +650,20 @@ class Chaos {
         const results = v.pending_tool_calls
           .filter((c) => c.execution === "client")
           .map((c) => ({ tool_use_id: c.id, content: "probe" }));
-        await script(this.s.model, [], true);
+        await script(this.#s.model, [], true);
         const res = await this.post("/tool-results", { results });
         steps.push(`results -> ${res.status}`);
         if (res.status !== 200) throw new Error(`probe results: ${res.status} ${JSON.stringify(res.body)}`);
       } else if (v.status === "awaiting_approval") {
         const approvals = v.pending_approvals.map((a) => ({ approval_id: a.approval_id, approved: false }));
-        await script(this.s.model, [], true);
+        await script(this.#s.model, [], true);
         const res = await this.post("/tool-approvals", { approvals });
         steps.push(`decline -> ${res.status}`);
         if (res.status !== 200) throw new Error(`probe approvals: ${res.status} ${JSON.stringify(res.body)}`);
       } else break;
     }
     const marker = this.nextMarker();
-    await script(this.s.model, [{ reply: { text: "Still here." } }], true);
+    await script(this.#s.model, [{ reply: { text: "Still here." } }], true);
     const res = await this.post("/messages", { content: marker });
     if (res.status === 201) this.accepted.push(marker);
     const status = (res.body as { status?: string }).status;
@@ -701,7 +709,7 @@ class Chaos {
       .filter((t) => t !== undefined);
     if (JSON.stringify(markers) !== JSON.stringify(this.accepted))
       problems.push(`user messages [${markers}] != accepted [${this.accepted}]`);
-    const stats = await mockStats(this.s.model);
+    const stats = await mockStats(this.#s.model);
     if (stats.rejected)
       problems.push(`the mock rejected ${stats.rejected} request(s) (${stats.rejected_p} for pairing)`);
     const violations = (await this.newEvents()).filter((e) => e.type === "invariant_violation");

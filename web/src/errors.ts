@@ -3,15 +3,17 @@
 
 /** An API failure: the HTTP status, the contract's error code and a sentence for people. */
 export class ApiFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    /** The response's Retry-After, in whole seconds; null when it had none. */
-    readonly retryAfterS: number | null = null,
-  ) {
+  readonly status: number;
+  readonly code: string;
+  /** The response's Retry-After, in whole seconds; null when it had none. */
+  readonly retryAfterS: number | null;
+
+  constructor(status: number, code: string, message: string, retryAfterS: number | null = null) {
     super(message);
     this.name = "ApiFailure";
+    this.status = status;
+    this.code = code;
+    this.retryAfterS = retryAfterS;
   }
 }
 

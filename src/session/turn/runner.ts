@@ -59,15 +59,18 @@ export class TurnRunner implements TurnContext {
   /** The deferred-tools listing is fixed for the turn, so the system prompt stays byte-stable across steps. */
   #listing: string | null = null;
 
+  readonly deps: RunnerDeps;
+  readonly turnId: string;
   /**
-   * `answered`: the paused step's calls as the segment that resumes it found them; it tells the results clients gave
-   * (each reached the session after the pause's stream ended, or while its step still ran).
+   * The paused step's calls as the segment that resumes it found them; it tells the results clients gave (each
+   * reached the session after the pause's stream ended, or while its step still ran).
    */
-  constructor(
-    readonly deps: RunnerDeps,
-    readonly turnId: string,
-    readonly answered: readonly ToolCallRow[] = [],
-  ) {
+  readonly #answered: readonly ToolCallRow[];
+
+  constructor(deps: RunnerDeps, turnId: string, answered: readonly ToolCallRow[] = []) {
+    this.deps = deps;
+    this.turnId = turnId;
+    this.#answered = answered;
     // Event log lines held by admission (engine #begin) go out once the provider's answer is on its way (or, in
     // `#steps`, once its request has returned).
     this.out = new TurnOutput(
@@ -103,7 +106,7 @@ export class TurnRunner implements TurnContext {
       // One UI message id per turn, every segment: a client continues it after a pause (the web client builds it
       // from a stored turn id, web/src/transcript.ts turnMessageId).
       this.out.emit({ type: "turn_start", turn_id: this.turnId, message_id: `msg_${this.turnId}` });
-      announceClientResults(this, this.answered);
+      announceClientResults(this, this.#answered);
       // A segment resumed after approvals first delivers them (runs approved calls, writes the results).
       await deliverAnswers(this);
       await this.#steps();

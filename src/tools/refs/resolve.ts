@@ -46,12 +46,12 @@ const FORBIDDEN = new Set(["__proto__", "constructor", "prototype"]);
 const INDEX = /^(0|[1-9]\d*)$/;
 
 class RefError extends Error {
-  constructor(
-    message: string,
-    /** Where in the arguments the failing reference sits, as a JSON pointer. */
-    public at?: string,
-  ) {
+  /** Where in the arguments the failing reference sits, as a JSON pointer. */
+  at: string | undefined;
+
+  constructor(message: string, at?: string) {
     super(message);
+    this.at = at;
   }
 }
 
