@@ -39,10 +39,13 @@ export function actorOf(c: Context<AppEnv>): string {
   return p?.kind === "token" ? `token:${p.jti}` : p?.kind === "key" ? `key:${p.keyId}` : "unknown";
 }
 
+/** What a request with no session token must pass: an API key of the tenant. */
+const byKey = requireTenant();
+
 export function sessionAccess(action: TokenAction): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = bearer(c);
-    if (!isSessionToken(token)) return requireTenant(c, next);
+    if (!isSessionToken(token)) return byKey(c, next);
     const claims = await verifiedClaims(c.env, token);
     if (c.req.param("id") !== claims.ses) {
       throw new ApiError(403, "forbidden", "this session token is for another session");

@@ -27,26 +27,28 @@ import { webClient } from "./web-client";
  * says how many ran in `x-debug-d1-statements` (the worker's and the session
  * object's). Work left to waitUntil after the answer is not in the figure.
  */
-const debugD1: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const probe = probeFor(c.env);
-  if (!probe) return next();
-  c.env = { ...c.env, DB: countedD1(c.env.DB, probe) };
-  await next();
-  const total = probe.mark().d1_statements + (c.get("objectD1Statements") ?? 0);
-  setHeaders(c, { "x-debug-d1-statements": String(total) });
-};
+function debugD1(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const probe = probeFor(c.env);
+    if (!probe) return next();
+    c.env = { ...c.env, DB: countedD1(c.env.DB, probe) };
+    await next();
+    const total = probe.mark().d1_statements + (c.get("objectD1Statements") ?? 0);
+    setHeaders(c, { "x-debug-d1-statements": String(total) });
+  };
+}
 
 /** `debugSeed`: also serve the debug seeding route (routes/debug.ts); only for SWITCHBOARD_DEBUG_SEED. */
 export function buildApp(opts: { debugSeed?: boolean } = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use(debugD1);
+  app.use(debugD1());
   app.route("/", healthRoutes);
   app.route("/v1/keys", keysRoutes);
   // Before the agents router: its admin guard covers /v1/agents/*, and runs take API keys or signatures.
   app.route("/", runsRoutes);
   app.route("/v1/agents", agentsRoutes);
   // "/v1/sessions/*" also matches "/v1/sessions" itself.
-  app.use("/v1/sessions/*", sessionCors);
+  app.use("/v1/sessions/*", sessionCors());
   app.route("/v1/tenants", tenantsRoutes);
   app.route("/v1/sessions", sessionsRoutes);
   app.route("/v1/sessions", tokensRoutes);

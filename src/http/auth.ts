@@ -1,10 +1,11 @@
 /**
- * Bearer-credential middleware for the HTTP API: `requireAdmin` (constant-time match against
- * SWITCHBOARD_ADMIN_KEY) and `requireTenant` (an API key, looked up by its SHA-256 hash unless it is not of the
- * minted form; sets `tenant` and `principal`). Both throw ApiError before `next()` runs: 401 for a missing or
- * unknown credential, 403 for a valid one of the wrong kind (admin key, API key, session token). Also `isAdminKey`
- * (for routes that take either), `newApiKey` (mints `sk_sb_` keys), `sha256Hex` (the stored form of a key) and
- * `bearer` (reads the Authorization header, 401 when missing).
+ * Bearer-credential middleware factories for the HTTP API: `requireAdmin()` (constant-time match against
+ * SWITCHBOARD_ADMIN_KEY) and `requireTenant(opts)` (an API key, looked up by its SHA-256 hash unless it is not of
+ * the minted form; sets `tenant` and `principal`; `orAdmin` lets the admin key through too, `orSigned` a request
+ * with no Authorization header, for a webhook signature). Both throw ApiError before `next()` runs: 401 for a
+ * missing or unknown credential, 403 for a valid one of the wrong kind (admin key, API key, session token). Also
+ * `newApiKey` (mints `sk_sb_` keys), `sha256Hex` (the stored form of a key) and `bearer` (reads the Authorization
+ * header, 401 when missing).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { b64url } from "../crypto/base64url";
@@ -52,7 +53,7 @@ async function apiKey(c: Context<AppEnv>, token: string): Promise<KeyInfo | null
 }
 
 /** Whether the request's bearer credential is the admin key (false when none is configured). */
-export async function isAdminKey(c: Context<AppEnv>): Promise<boolean> {
+async function isAdminKey(c: Context<AppEnv>): Promise<boolean> {
   const admin = c.env.SWITCHBOARD_ADMIN_KEY;
   return Boolean(admin) && (await sameSecret(bearer(c), admin ?? ""));
 }
@@ -62,25 +63,47 @@ export async function isAdminKey(c: Context<AppEnv>): Promise<boolean> {
  * verified session token) is the wrong kind, 403, so a caller knows to use the
  * admin key rather than to fix or re-mint what it sent; anything else is 401.
  */
-export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (await isAdminKey(c)) return next();
-  const token = bearer(c);
-  if (isSessionToken(token)) {
-    await verifiedClaims(c.env, token); // 401 unless it verifies
-  } else if (!(await apiKey(c, token))) {
-    throw new ApiError(401, "unauthorized", "an admin key is required");
-  }
-  throw new ApiError(403, "forbidden", "an admin key is required");
-};
+export function requireAdmin(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (await isAdminKey(c)) return next();
+    const token = bearer(c);
+    if (isSessionToken(token)) {
+      await verifiedClaims(c.env, token); // 401 unless it verifies
+    } else if (!(await apiKey(c, token))) {
+      throw new ApiError(401, "unauthorized", "an admin key is required");
+    }
+    throw new ApiError(403, "forbidden", "an admin key is required");
+  };
+}
+
+interface TenantOptions {
+  /** The admin key passes too, as principal `{ kind: "admin" }` and no tenant (a route over every tenant's runs). */
+  orAdmin?: boolean;
+  /** A request with no Authorization header passes unauthenticated, for the route to check its webhook signature. */
+  orSigned?: boolean;
+}
 
 /**
  * Resolves the tenant of an API key (keys are stored only as SHA-256 hashes;
  * the lookup is cached in the isolate, see directory.ts),
  * counts the request against the key's rate limit and checks a browser
  * Origin against the tenant's CORS list. A session token (once it verifies)
- * and the admin key are refused with 403: these routes need an API key itself.
+ * and the admin key are refused with 403 (unless `orAdmin`): these routes need an API key itself.
  */
-export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
+export function requireTenant(opts: TenantOptions = {}): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (opts.orSigned && c.req.header("authorization") === undefined) return next();
+    if (opts.orAdmin && (await isAdminKey(c))) {
+      c.set("principal", { kind: "admin" });
+      return next();
+    }
+    await tenantOf(c);
+    await next();
+  };
+}
+
+/** `requireTenant`'s check: sets the tenant and principal of the request's API key, or throws. */
+async function tenantOf(c: Context<AppEnv>): Promise<void> {
   const token = bearer(c);
   if (isSessionToken(token)) {
     await verifiedClaims(c.env, token);
@@ -98,5 +121,4 @@ export const requireTenant: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("principal", { kind: "key", keyId: row.id });
   await enforceRateLimit(c.env, `key:${row.id}`, row.rate_limit_per_min);
   await checkTenantOrigin(c, row.tenant);
-  await next();
-};
+}

@@ -52,29 +52,31 @@ export function setHeaders(c: Context, headers: Record<string, string>): void {
 }
 
 /** Mounted on the session routes: answers preflights and adds the CORS headers to answers a browser may read. */
-export const sessionCors: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const origin = crossOrigin(c);
-  if (!origin) return next();
-  if (c.req.method === "OPTIONS") {
-    if (!(await originAllowed(c, null, origin))) {
-      throw new ApiError(403, "origin_not_allowed", `origin ${origin} is not allowed`);
+export function sessionCors(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const origin = crossOrigin(c);
+    if (!origin) return next();
+    if (c.req.method === "OPTIONS") {
+      if (!(await originAllowed(c, null, origin))) {
+        throw new ApiError(403, "origin_not_allowed", `origin ${origin} is not allowed`);
+      }
+      return c.body(null, 204, {
+        "access-control-allow-origin": origin,
+        "access-control-allow-methods": ALLOW_METHODS,
+        "access-control-allow-headers": ALLOW_HEADERS,
+        "access-control-max-age": PREFLIGHT_MAX_AGE_S,
+        vary: "Origin",
+      });
     }
-    return c.body(null, 204, {
-      "access-control-allow-origin": origin,
-      "access-control-allow-methods": ALLOW_METHODS,
-      "access-control-allow-headers": ALLOW_HEADERS,
-      "access-control-max-age": PREFLIGHT_MAX_AGE_S,
-      vary: "Origin",
-    });
-  }
-  await next();
-  const readable =
-    c.get("corsOrigin") === origin ||
-    (c.res.status >= 400 && c.get("corsOrigin") === undefined && (await originAllowed(c, null, origin)));
-  setHeaders(
-    c,
-    readable
-      ? { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSE_HEADERS, vary: "Origin" }
-      : { vary: "Origin" },
-  );
-};
+    await next();
+    const readable =
+      c.get("corsOrigin") === origin ||
+      (c.res.status >= 400 && c.get("corsOrigin") === undefined && (await originAllowed(c, null, origin)));
+    setHeaders(
+      c,
+      readable
+        ? { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSE_HEADERS, vary: "Origin" }
+        : { vary: "Origin" },
+    );
+  };
+}

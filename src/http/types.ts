@@ -19,8 +19,9 @@ export interface WorkerEnv extends Env {
   WEB?: Fetcher;
 }
 
-/** Who made a request: an API key, or a session token (its session and actions). */
+/** Who made a request: an API key, a session token (its session and actions), or the admin key where it may act. */
 type Principal =
+  | { kind: "admin" }
   | { kind: "key"; keyId: string }
   | { kind: "token"; keyId: string; session: string; actions: TokenAction[]; jti: string; stamp: TokenStamp };
 

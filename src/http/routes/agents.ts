@@ -30,7 +30,7 @@ function noteEpoch(epoch: number | null): void {
 }
 
 export const agentsRoutes = new Hono<AppEnv>()
-  .use(requireAdmin)
+  .use(requireAdmin())
   .put("/:agent", async (c) => {
     const agent = normalizeAgent(c.req.param("agent"), await readJson(c, 4 * 1024 * 1024), {
       allowPrivate: flag(c.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),

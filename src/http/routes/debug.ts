@@ -32,7 +32,7 @@ function seedBody(value: unknown): SeedTurn[] {
   });
 }
 
-export const debugRoutes = new Hono<AppEnv>().post("/:id/debug/seed", requireTenant, async (c) => {
+export const debugRoutes = new Hono<AppEnv>().post("/:id/debug/seed", requireTenant(), async (c) => {
   const ref = sessionRef(c);
   const turns = seedBody(await readJson(c));
   const { ok: _ok, ...seeded } = unwrap(await ref.stub.debugSeed(turns));

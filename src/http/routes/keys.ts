@@ -14,7 +14,7 @@ import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 
 export const keysRoutes = new Hono<AppEnv>()
-  .use(requireAdmin)
+  .use(requireAdmin())
   .post("/", async (c) => {
     const body = await readBody<{ tenant: string; name?: string; rate_limit_per_min?: number | null }>(
       c,

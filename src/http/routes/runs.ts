@@ -16,7 +16,7 @@ import type { ApprovalAnswer } from "../../session/approvals";
 import { partsOversized } from "../../session/oversized";
 import { checkOutboundUrl } from "../../tools/outbound";
 import { actorOf } from "../access";
-import { isAdminKey, requireTenant, sha256Hex } from "../auth";
+import { requireTenant, sha256Hex } from "../auth";
 import { agentArg } from "../directory";
 import { ApiError, apiError } from "../errors";
 import { sessionStub, turnCall, unwrap } from "../session-ref";
@@ -44,10 +44,9 @@ function rawBody(c: Context<AppEnv>): Promise<string> {
 }
 
 /**
- * Who is asking. A bearer API key wins when present (the run belongs to the
- * key's tenant). Otherwise the request must carry a valid Standard Webhooks
- * signature by one of the agent's secrets; such a run belongs to the agent's
- * `webhook_tenant`, or to the dedicated tenant `webhook:<agent>` (no API key
+ * Who is asking. A bearer API key wins when present (`requireTenant` checked it: the run belongs to the key's
+ * tenant). Otherwise the request must carry a valid Standard Webhooks signature by one of the agent's secrets;
+ * such a run belongs to the agent's `webhook_tenant`, or to the dedicated tenant `webhook:<agent>` (no API key
  * can be issued for a name with a colon, so those sessions are isolated).
  */
 async function authenticate(
@@ -55,10 +54,7 @@ async function authenticate(
   agent: AgentConfig | null,
   raw: string,
 ): Promise<{ tenant: string; auth: "key" | "signature" }> {
-  if (c.req.header("authorization") !== undefined) {
-    await requireTenant(c, async () => {});
-    return { tenant: c.get("tenant"), auth: "key" };
-  }
+  if (c.get("principal")?.kind === "key") return { tenant: c.get("tenant"), auth: "key" };
   const signed = await verifySignature(c, agent, raw);
   return { tenant: signed.agent.webhook_tenant ?? `webhook:${signed.agent.name}`, auth: "signature" };
 }
@@ -106,9 +102,9 @@ async function verifySignature(
  */
 async function approver(c: Context<AppEnv>, record: RunRecord | null, raw: string): Promise<string> {
   const missing = new ApiError(404, "not_found", "run not found");
-  if (c.req.header("authorization") !== undefined) {
-    const admin = await isAdminKey(c);
-    if (!admin) await requireTenant(c, async () => {});
+  // Set by `requireTenant` when the request had an Authorization header: the admin key, or an API key.
+  if (c.get("principal")) {
+    const admin = c.get("principal")?.kind === "admin";
     if (!record || (!admin && record.tenant !== c.get("tenant"))) throw missing;
     return admin ? "admin" : actorOf(c);
   }
@@ -135,7 +131,7 @@ function idempotencyKey(c: Context<AppEnv>): string | null {
 }
 
 export const runsRoutes = new Hono<AppEnv>()
-  .post("/v1/agents/:agent/runs", async (c) => {
+  .post("/v1/agents/:agent/runs", requireTenant({ orSigned: true }), async (c) => {
     const raw = await rawBody(c);
     const { config: agent, epoch } = await readAgent(c.env.DB, c.req.param("agent"));
     const { tenant, auth } = await authenticate(c, agent, raw);
@@ -186,10 +182,9 @@ export const runsRoutes = new Hono<AppEnv>()
     if (replayed) c.header("x-run-replayed", "true");
     return c.json(publicStatus(run), 202);
   })
-  .get("/v1/runs/:id", async (c) => {
-    // The admin key reads any run (signed runs of the default tenant have no API key of their own).
-    const admin = await isAdminKey(c);
-    if (!admin) await requireTenant(c, async () => {});
+  // The admin key reads any run (signed runs of the default tenant have no API key of their own).
+  .get("/v1/runs/:id", requireTenant({ orAdmin: true }), async (c) => {
+    const admin = c.get("principal")?.kind === "admin";
     const record = await runById(c.env.DB, c.req.param("id"));
     if (!record || (!admin && record.tenant !== c.get("tenant"))) throw new ApiError(404, "not_found", "run not found");
     // handToSession reads an accepted run's view from its session. A run recorded whose admission never reached
@@ -198,7 +193,7 @@ export const runsRoutes = new Hono<AppEnv>()
     // the session (asked first, an object never created answers as a deleted session).
     return c.json(await handToSession(c.env, record));
   })
-  .post("/v1/runs/:id/approvals", async (c) => {
+  .post("/v1/runs/:id/approvals", requireTenant({ orAdmin: true, orSigned: true }), async (c) => {
     const raw = await rawBody(c);
     const record = await runById(c.env.DB, c.req.param("id"));
     const by = await approver(c, record, raw);

@@ -22,7 +22,7 @@ import { intParam, readBody } from "../validate";
 
 export const sessionsRoutes = new Hono<AppEnv>()
   // Guards are per route: session tokens reach only the read routes of their own session.
-  .post("/", requireTenant, async (c) => {
+  .post("/", requireTenant(), async (c) => {
     const body = await readBody<CreateBody>(c, "createSessionBody", 64 * 1024);
     const tenant = c.get("tenant");
     // The config and the epoch it belongs to, in one statement: they prime the session's agent cache.
@@ -67,7 +67,7 @@ export const sessionsRoutes = new Hono<AppEnv>()
     }
     return c.json(created(init.info), 201);
   })
-  .get("/", requireTenant, async (c) => c.json(await sessionsPage(c, c.get("tenant"))))
+  .get("/", requireTenant(), async (c) => c.json(await sessionsPage(c, c.get("tenant"))))
   .get("/:id", sessionAccess("read"), async (c) => {
     const ref = sessionRef(c);
     // The object adds the agent's context window and compaction threshold to the context block.
@@ -88,17 +88,17 @@ export const sessionsRoutes = new Hono<AppEnv>()
     const { ok: _ok, ...page } = unwrap(await ref.stub.events(after, limit, ref.stamp));
     return c.json(page);
   })
-  .post("/:id/compact", requireTenant, async (c) => {
+  .post("/:id/compact", requireTenant(), async (c) => {
     const ref = sessionRef(c);
     const { ok: _ok, ...info } = unwrap(await ref.stub.compact(await agentArg(c)));
     return c.json({ id: ref.id, compacted: true, ...info });
   })
-  .post("/:id/clear", requireTenant, async (c) => {
+  .post("/:id/clear", requireTenant(), async (c) => {
     const ref = sessionRef(c);
     unwrap(await ref.stub.clear());
     return c.json({ id: ref.id, cleared: true });
   })
-  .delete("/:id", requireTenant, async (c) => {
+  .delete("/:id", requireTenant(), async (c) => {
     const ref = sessionRef(c);
     await deleteSession(ref);
     return c.json({ id: ref.id, deleted: true });

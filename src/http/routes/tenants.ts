@@ -52,7 +52,7 @@ function sessionTenantParam(raw: string): string {
 
 /** Admin: per-tenant CORS origins for browser clients (see cors.ts for how they are applied), and any tenant's sessions. */
 export const tenantsRoutes = new Hono<AppEnv>()
-  .use(requireAdmin)
+  .use(requireAdmin())
   .put("/:tenant/cors", async (c) => {
     const tenant = tenantParam(c.req.param("tenant"));
     const body = await readBody<{ allowed_origins: string[] }>(c, "corsBody", 64 * 1024);

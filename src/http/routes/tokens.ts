@@ -17,7 +17,7 @@ import { readBody } from "../validate";
  * tokens, so a token can never mint another token (no scope or lifetime
  * escalation).
  */
-export const tokensRoutes = new Hono<AppEnv>().post("/:id/tokens", requireTenant, async (c) => {
+export const tokensRoutes = new Hono<AppEnv>().post("/:id/tokens", requireTenant(), async (c) => {
   const ref = sessionRef(c);
   // The session object knows whether it exists (404 otherwise, as for any session route), and which incarnation of
   // the id it holds: the token opens that one only.
