@@ -22,8 +22,9 @@ import {
   registeredTool,
   resultContent,
 } from "./convert";
-import { fingerprint, withTimeout } from "./fingerprint";
+import { fingerprint } from "./fingerprint";
 import { MAX_MCP_SERVERS, type McpLimits, RETRY_AFTER_TIMEOUT_MS } from "./limits";
+import { withTimeout } from "./timeout";
 
 type ServerStatus = "connected" | "disconnected";
 
