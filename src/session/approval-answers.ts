@@ -44,14 +44,14 @@ const ANSWERED_ELSEWHERE = new Error("answered by another request");
 
 /** Records one `approval_declined` event per declined approval. */
 export function recordDeclined(
-  events: EventLog,
+  eventLog: EventLog,
   rows: Array<{ id: string; call_id: string; name: string; turn_id: string }>,
   turnId: string | null,
   reason: string,
   by: Actor,
 ): void {
   for (const row of rows) {
-    events.record("approval_declined", turnId ?? row.turn_id, {
+    eventLog.record("approval_declined", turnId ?? row.turn_id, {
       approval_id: row.id,
       tool_use_id: row.call_id,
       tool: row.name,
