@@ -13,7 +13,7 @@ import type { NoticePart, ToolDeclaration } from "../model/message";
 import { announcedTools, PLAIN_TOOLS_MAX, type Projection, projectionFor, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools } from "../tools/loaded-tools";
-import { declaration, declarationPrint, fullSchema, ToolRegistry } from "../tools/registry";
+import { declaration, declarationDigest, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
 import { toolsReferencedIn } from "./compaction/tools";
 import type { CloseOptions, HistoryStore } from "./history/store";
@@ -149,7 +149,7 @@ export class SessionTools {
       this.loaded.redeclare((name) => {
         const tool = reg.get(name);
         // A tool missing here (its server down) is left as declared: unchanged until its server says otherwise.
-        return tool?.deferred ? declarationPrint(tool) : undefined;
+        return tool?.deferred ? declarationDigest(tool) : undefined;
       });
     }
     // Whatever changed since the last turn (an agent PUT adding core tools, a projection switch, a server back
@@ -234,12 +234,12 @@ export class SessionTools {
    * tool stays loaded: unloading it would take back what select_tools just reported as loaded.
    */
   closeOpenCalls(agent: AgentConfig, opts: Omit<CloseOptions, "declarations">) {
-    const { declarations, prints } = this.#declarations(agent);
+    const { declarations, digests } = this.#declarations(agent);
     const closed = this.#history.closeOpenCalls({ ...opts, declarations });
     const left = new Set(closed.undeclared);
     this.loaded.markDeclared(
       declarations.map((d) => d.name).filter((n) => !left.has(n)),
-      (name) => prints.get(name) ?? null,
+      (name) => digests.get(name) ?? null,
     );
     const unloaded = projectionFor(agent.model) === "message_level" ? closed.undeclared : [];
     if (unloaded.length) this.loaded.remove(unloaded);
@@ -247,14 +247,14 @@ export class SessionTools {
   }
 
   /** Declarations of loaded tools no history message carries yet, with each one's digest (`markDeclared`). */
-  #declarations(agent: AgentConfig): { declarations: ToolDeclaration[]; prints: Map<string, string> } {
+  #declarations(agent: AgentConfig): { declarations: ToolDeclaration[]; digests: Map<string, string> } {
     const reg = this.registry(agent);
     const names = this.loaded.undeclared();
     // Only what is declared now: a loaded tool whose server is down gets its declaration when it returns.
     const tools = names.map((n) => reg.get(n)).filter((t): t is RegisteredTool => t?.deferred === true);
     return {
       declarations: tools.map(declaration),
-      prints: new Map(tools.map((t) => [t.name, declarationPrint(t)])),
+      digests: new Map(tools.map((t) => [t.name, declarationDigest(t)])),
     };
   }
 

@@ -13,16 +13,16 @@ import { all, nowIso, write } from "../storage/sql";
 export class LoadedTools {
   readonly #sql: SqlStorage;
   /** The rows in load order; null until read, and after `invalidate`. */
-  #rows: Array<{ name: string; declared: boolean; as: string | null }> | null = null;
+  #rows: Array<{ name: string; declared: boolean; digest: string | null }> | null = null;
   constructor(sql: SqlStorage) {
     this.#sql = sql;
   }
 
-  #read(): Array<{ name: string; declared: boolean; as: string | null }> {
+  #read(): Array<{ name: string; declared: boolean; digest: string | null }> {
     this.#rows ??= all<{ name: string; declared: number; declared_as: string | null }>(
       this.#sql,
       "SELECT name, declared, declared_as FROM loaded_tools ORDER BY loaded_at, rowid",
-    ).map((r) => ({ name: r.name, declared: r.declared === 1, as: r.declared_as }));
+    ).map((r) => ({ name: r.name, declared: r.declared === 1, digest: r.declared_as }));
     return this.#rows;
   }
 
@@ -39,7 +39,7 @@ export class LoadedTools {
     for (const name of names) {
       if (have.has(name)) continue;
       write(this.#sql, "INSERT INTO loaded_tools (name, loaded_at, via) VALUES (?, ?, ?)", name, at, via);
-      rows.push({ name, declared: false, as: null });
+      rows.push({ name, declared: false, digest: null });
       have.add(name);
       added.push(name);
     }
@@ -53,29 +53,29 @@ export class LoadedTools {
       .map((r) => r.name);
   }
 
-  /** `as`: the digest of the declaration history now carries for each name (see `redeclare`). */
-  markDeclared(names: readonly string[], as: (name: string) => string | null = () => null): void {
+  /** `digestOf`: the declaration digest of what history now carries for each name (see `redeclare`). */
+  markDeclared(names: readonly string[], digestOf: (name: string) => string | null = () => null): void {
     const rows = this.#read();
     for (const name of names) {
-      const digest = as(name);
+      const digest = digestOf(name);
       write(this.#sql, "UPDATE loaded_tools SET declared = 1, declared_as = ? WHERE name = ?", digest, name);
       for (const r of rows) {
         if (r.name !== name) continue;
         r.declared = true;
-        r.as = digest;
+        r.digest = digest;
       }
     }
   }
 
   /**
-   * Declared tools whose declaration changed since history got it (`current` gives today's digest) become
+   * Declared tools whose declaration changed since history got it (`current` gives today's declaration digest) become
    * undeclared, so the next declarations carry the new one. Rows with no digest (declared before digests were
    * kept) and tools `current` does not know (undefined: a server down) are left alone.
    */
   redeclare(current: (name: string) => string | undefined): string[] {
     const changed = this.#read().filter((r) => {
-      const now = r.declared && r.as !== null ? current(r.name) : undefined;
-      return now !== undefined && now !== r.as;
+      const now = r.declared && r.digest !== null ? current(r.name) : undefined;
+      return now !== undefined && now !== r.digest;
     });
     for (const r of changed) {
       write(this.#sql, "UPDATE loaded_tools SET declared = 0 WHERE name = ?", r.name);

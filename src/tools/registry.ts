@@ -25,26 +25,27 @@ export function declaration(tool: RegisteredTool): ToolDeclaration {
   return { name: tool.name, description: tool.description, input_schema: schema };
 }
 
-const prints = new WeakMap<RegisteredTool, string>();
+const digests = new WeakMap<RegisteredTool, string>();
 
 /**
- * A short, stable fingerprint of a tool's declaration as the model is shown it (FNV-1a over its JSON), once per
- * tool object: compaction records it for the tools it keeps, and message-level tools are declared again when it
- * changes.
+ * The declaration digest: a short, stable digest of a tool's declaration as the model is shown it (FNV-1a over its
+ * JSON), once per tool object. Compaction records it for the tools it keeps, and message-level tools are declared
+ * again when it changes. Stored (`loaded_tools.declared_as`, a compaction's kept tools) and compared with what
+ * earlier releases stored, so its hash must not change.
  */
-export function declarationPrint(tool: RegisteredTool): string {
-  let print = prints.get(tool);
-  if (print === undefined) {
+export function declarationDigest(tool: RegisteredTool): string {
+  let digest = digests.get(tool);
+  if (digest === undefined) {
     const text = JSON.stringify(declaration(tool));
     let h = 0x811c9dc5;
     for (let i = 0; i < text.length; i++) {
       h ^= text.charCodeAt(i);
       h = Math.imul(h, 0x01000193);
     }
-    print = (h >>> 0).toString(16).padStart(8, "0");
-    prints.set(tool, print);
+    digest = (h >>> 0).toString(16).padStart(8, "0");
+    digests.set(tool, digest);
   }
-  return print;
+  return digest;
 }
 
 /** The schema arguments are validated against: the discovery schema when present. */

@@ -11,7 +11,7 @@ import { jsonBytes } from "../../storage/fit";
 import { ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all } from "../../storage/sql";
 import { announcedTools } from "../../tools/disclosure";
-import { declaration, declarationPrint } from "../../tools/registry";
+import { declaration, declarationDigest } from "../../tools/registry";
 import type { RegisteredTool } from "../../tools/types";
 import type { HistoryStore } from "../history/store";
 import type { SessionTools } from "../session-tools";
@@ -65,7 +65,7 @@ export function toolChoice(
     .map((t) => {
       const decl = declaration(t);
       const prev = prevPrints.get(t.name);
-      const fingerprint = declarationPrint(t);
+      const fingerprint = declarationDigest(t);
       return {
         name: t.name,
         lastUse: lastUse.get(t.name) ?? 0,

@@ -7,7 +7,7 @@ import { toolChoice } from "../../../../src/session/compaction/tool-choice";
 import { storedResultPart, type ToolCallRow } from "../../../../src/session/history/store";
 import type { SessionTools } from "../../../../src/session/session-tools";
 import { LoadedTools } from "../../../../src/tools/loaded-tools";
-import { declarationPrint, ToolRegistry } from "../../../../src/tools/registry";
+import { declarationDigest, ToolRegistry } from "../../../../src/tools/registry";
 import type { RegisteredTool } from "../../../../src/tools/types";
 
 type Loaded = { name: string; declared: number; declared_as: string | null };
@@ -83,7 +83,7 @@ const calledIn = (name: string, id: string): Message[] => [
 function loadedThenDown(model: string, tool: RegisteredTool) {
   const s = session(model, [tool]);
   s.loaded.add([tool.name], "tool_search");
-  s.loaded.markDeclared([tool.name], () => declarationPrint(tool));
+  s.loaded.markDeclared([tool.name], () => declarationDigest(tool));
   s.listed.length = 0;
   return s;
 }
@@ -140,7 +140,7 @@ describe("toolChoice during a paused turn (results stored, not yet in history)",
     };
     const s = session("m-choice-ref", [tool], [open]);
     s.loaded.add([tool.name], "select_tools");
-    s.loaded.markDeclared([tool.name], () => declarationPrint(tool));
+    s.loaded.markDeclared([tool.name], () => declarationDigest(tool));
     const { choice } = toolChoice(s.deps, s.agent, 0, calledIn("other", "call_choice_4"), [], "");
     expect(choice).toEqual({ kept: [tool.name], dropped: [] });
   });
