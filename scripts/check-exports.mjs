@@ -4,13 +4,12 @@
 // exported. Reads imports with regular expressions (static imports, `export … from`, `import("…").Name`, and
 // `const { … } = await import(…)` / a bench's `load("src/…")`), follows `export * from`, and allows the entry
 // points in ENTRY and the exports in ALLOWED below. Prints each unused export and exits 1.
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { repoRoot as ROOT } from "./lib/process.mjs";
+import { sources } from "./lib/sources.mjs";
 
 const DIRS = ["src", "test", "web/src", "mock", "scripts", "bench", "packages"];
-const SOURCE = /\.(ts|tsx|mts|mjs|js)$/;
-const SKIP = /(^|\/)(node_modules|dist|data)(\/|$)/;
 
 /** Files whose exports something other than our code imports (the runtime, a build), all of them allowed. */
 const ENTRY = new Set([
@@ -27,14 +26,6 @@ const ALLOWED = new Map([
 ]);
 /** Folders left out: generated code, whose exports its generator decides (scripts/build-schemas.mjs). */
 const GENERATED = /^src\/json-schema\/generated\//;
-
-async function sources(dir) {
-  const entries = await readdir(path.join(ROOT, dir), { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((e) => e.isFile() && SOURCE.test(e.name))
-    .map((e) => path.relative(ROOT, path.join(e.parentPath ?? e.path, e.name)))
-    .filter((file) => !SKIP.test(file));
-}
 
 const files = [...new Set((await Promise.all(DIRS.map(sources))).flat())];
 const known = new Set(files);

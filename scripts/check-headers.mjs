@@ -6,18 +6,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { repoRoot as ROOT } from "./lib/process.mjs";
+import { sources } from "./lib/sources.mjs";
 
 const DIRS = ["src", "mock", "web/src", "scripts", "bench", "test"];
-const SOURCE = /\.(ts|tsx|mts|mjs|js)$/;
-const SKIP = /(^|\/)(node_modules|dist|data)(\/|$)/;
-
-async function sources(dir) {
-  const entries = await readdir(path.join(ROOT, dir), { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((e) => e.isFile() && SOURCE.test(e.name))
-    .map((e) => path.relative(ROOT, path.join(e.parentPath ?? e.path, e.name)))
-    .filter((file) => !SKIP.test(file));
-}
 
 /** True when the file's first line (after a shebang) starts a comment. */
 function opensWithComment(text) {
