@@ -118,7 +118,7 @@ export function turnsBefore(messages: readonly Message[], limit: number): number
   return candidates.length + (last < Math.min(limit, messages.length) ? 1 : 0);
 }
 
-export interface BoundaryOptions {
+interface BoundaryOptions {
   /** Index of the running turn's first message (the latest allowed boundary); `messages.length` when none runs. */
   limit: number;
   /** Turns kept verbatim after the boundary when they fit. */
@@ -193,7 +193,7 @@ export function stepBoundaries(messages: readonly Message[], from: number): numb
  * (a step boundary): the index of the request's message, carried verbatim into the view, or -1 when the view does
  * not hold it (the latest compaction carries it, or none does).
  */
-export interface Cut {
+interface Cut {
   at: number;
   request?: number;
 }

@@ -48,9 +48,9 @@ export interface CompactionInfo {
   summary_requests: number;
 }
 
-export type CompactionOutcome = { ok: true; info: CompactionInfo } | { ok: false; reason: string };
+type CompactionOutcome = { ok: true; info: CompactionInfo } | { ok: false; reason: string };
 
-export interface CompactOptions {
+interface CompactOptions {
   /**
    * The running turn: its messages are summarised only when no turn boundary keeps few enough tokens, then up to
    * one of its step boundaries, with its request carried verbatim (`chooseCut`).
@@ -68,7 +68,7 @@ export interface CompactOptions {
 }
 
 /** Server-side compaction for the agent's model: the trigger to send, or why we summarise ourselves. */
-export type NativePlan = { native: true; trigger: number } | { native: false; reason: string | null };
+type NativePlan = { native: true; trigger: number } | { native: false; reason: string | null };
 
 /** The least room a piece of transcript needs for a summary request to be worth sending (~1,000 characters). */
 const MIN_PIECE_TOKENS = 334;

@@ -21,7 +21,7 @@ const MAX_ARGS_CHARS = 1000;
 const MAX_RESULT_CHARS = 2000;
 
 /** Sent in the summary request; the mock model recognises it (mock/brain.ts). */
-export const SUMMARY_INSTRUCTION =
+const SUMMARY_INSTRUCTION =
   "Summarise the conversation transcript above for the assistant that continues it. Keep every user request, decision, fact, open question, tool result that matters and the state of the work; be concise.";
 
 /** Ends a summary the model cut at its output limit (summary-request.ts). */

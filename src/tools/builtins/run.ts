@@ -21,7 +21,7 @@ export interface BuiltinOutcome {
   invalid?: string[];
 }
 
-export interface BuiltinContext {
+interface BuiltinContext {
   registry: ToolRegistry;
   index: () => ToolIndex;
   loaded: ReadonlySet<string>;
