@@ -1,8 +1,8 @@
 /**
  * Server-sent events for provider streams: `readSse` yields a response body's events under an idle timeout
  * and an abort signal, throwing ProviderFailure (`provider_idle_timeout`, `aborted`, `provider_stream_cut`);
- * only events that are not keep-alives count as progress for the timeout. `abortedFailure` is the failure a
- * cancelled request reports.
+ * keep-alives hold the stream open for at most KEEP_ALIVE_WINDOWS idle windows without a real event.
+ * `abortedFailure` is the failure a cancelled request reports.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { ProviderFailure } from "./types";
@@ -18,16 +18,22 @@ type ReadOutcome = { done: true } | { done: false; value: Uint8Array };
 
 /**
  * A keep-alive: Anthropic's `ping` event. SSE comments (OpenRouter's `: OPENROUTER PROCESSING`, a gateway's
- * `: keep-alive`) are keep-alives too, but the parser never makes them events. A gateway that sends these while
- * the model upstream is stuck would otherwise keep a turn running forever.
+ * `: keep-alive`) are keep-alives too, but the parser never makes them events. A provider sends them while it works
+ * on something long (a large prompt's prefill, a server-side compaction), so they keep the stream alive, but only
+ * for KEEP_ALIVE_WINDOWS idle windows in a row: a gateway that sends them while the model upstream is stuck would
+ * otherwise keep a turn running forever.
  */
 function keepAlive(event: EventSourceMessage): boolean {
   return event.event === "ping";
 }
 
+/** How many idle windows keep-alives alone may hold a stream open (10 minutes at the default 60 s window). */
+export const KEEP_ALIVE_WINDOWS = 10;
+
 /**
  * Reads an SSE body and yields its events (keep-alive events too). Throws ProviderFailure:
- * `provider_idle_timeout` when no event but keep-alives arrives for `idleTimeoutMs`,
+ * `provider_idle_timeout` when nothing arrives for `idleTimeoutMs`, or nothing but keep-alives for
+ * KEEP_ALIVE_WINDOWS × `idleTimeoutMs`,
  * `aborted` when `signal` fires, `provider_stream_cut` when the body errors.
  * A clean EOF just ends the iteration; deciding whether that EOF was
  * premature is protocol knowledge and belongs to the adapter.
@@ -59,6 +65,7 @@ export async function* readSse(
         parser.feed(decoder.decode());
       } else {
         progress.bytes += chunk.value.byteLength;
+        watchdog.alive();
         parser.feed(decoder.decode(chunk.value, { stream: true }));
       }
       while (queue.length > 0) {
@@ -76,14 +83,15 @@ export async function* readSse(
 }
 
 /**
- * Ends a read with `provider_idle_timeout` when the stream makes no progress (`progressed`: an event that is not
- * a keep-alive) for `idleTimeoutMs`, or `aborted` when the signal fires. One timer and one abort listener per
- * stream, not per event: an event only notes its arrival time, and the timer, when it fires, sleeps again for
- * what is left of the window since the last one.
+ * Ends a read with `provider_idle_timeout` when the stream sends nothing (`alive`: a chunk of any kind) for
+ * `idleTimeoutMs`, or makes no progress (`progressed`: an event that is not a keep-alive) for KEEP_ALIVE_WINDOWS ×
+ * `idleTimeoutMs`, or `aborted` when the signal fires. One timer and one abort listener per stream, not per chunk:
+ * a chunk or an event only notes its arrival time, and the timer, when it fires, sleeps again for what is left.
  */
 class Watchdog {
   #failure: ProviderFailure | null = null;
-  #last = Date.now();
+  #lastChunk = Date.now();
+  #lastEvent = this.#lastChunk;
   #timer: ReturnType<typeof setTimeout> | null = null;
   /** Rejects the read in flight: a failure ends it at once, whatever the stream does with the cancel. */
   #interrupt: ((failure: ProviderFailure) => void) | null = null;
@@ -128,9 +136,14 @@ class Watchdog {
     return result.done ? { done: true } : { done: false, value: result.value };
   }
 
-  /** The stream made progress: the idle window starts again now. */
+  /** The stream sent something (a keep-alive, say): the idle window starts again now. */
+  alive(): void {
+    this.#lastChunk = Date.now();
+  }
+
+  /** The stream made progress (an event that is not a keep-alive): the keep-alives' allowance starts again now. */
   progressed(): void {
-    this.#last = Date.now();
+    this.#lastEvent = Date.now();
   }
 
   stop(): void {
@@ -141,12 +154,20 @@ class Watchdog {
 
   #arm(ms: number): void {
     this.#timer = setTimeout(() => {
-      const idle = Date.now() - this.#last;
-      if (idle < this.#idleTimeoutMs) return this.#arm(this.#idleTimeoutMs - idle);
+      const now = Date.now();
+      const silent = now - this.#lastChunk;
+      const stalled = now - this.#lastEvent;
+      const allowance = KEEP_ALIVE_WINDOWS * this.#idleTimeoutMs;
+      if (silent < this.#idleTimeoutMs && stalled < allowance) {
+        return this.#arm(Math.min(this.#idleTimeoutMs - silent, allowance - stalled));
+      }
       this.#fail(
         new ProviderFailure({
           code: "provider_idle_timeout",
-          message: `provider sent nothing but keep-alives for ${this.#idleTimeoutMs} ms`,
+          message:
+            silent >= this.#idleTimeoutMs
+              ? `provider sent nothing for ${this.#idleTimeoutMs} ms`
+              : `provider sent nothing but keep-alives for ${allowance} ms`,
           retryable: true,
         }),
       );

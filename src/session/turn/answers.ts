@@ -95,9 +95,9 @@ export function checkSupplied(
 /**
  * Where a turn's own messages start, for the JSON answer of a turn its caller did not just admit (a webhook run's,
  * concluded when it ends): its first message when its admission wrote one; else (a retry with nothing open writes
- * none) the first of its messages in the provider view (a compaction never cuts inside a running turn, nor past a
- * paused one's open calls); else the next seq: it wrote none. Never 0, whose `since` reads and parses every
- * message ever stored, past the view, to keep one turn's.
+ * none) the first of its messages in the provider view (a compaction inside a long turn may have summarised its
+ * first steps: the answer then holds the steps kept, its final answer always among them); else the next seq: it
+ * wrote none. Never 0, whose `since` reads and parses every message ever stored, past the view, to keep one turn's.
  */
 export function firstSeqOf(history: HistoryStore, turn: TurnRow): number {
   if (turn.first_message_seq !== null) return turn.first_message_seq;

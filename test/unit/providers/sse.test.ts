@@ -2,7 +2,7 @@
 // or slow body, and cancellation by an abort signal or by a consumer that stops reading.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { anthropic } from "../../../src/providers/anthropic";
-import { readSse, type SseProgress } from "../../../src/providers/sse";
+import { KEEP_ALIVE_WINDOWS, readSse, type SseProgress } from "../../../src/providers/sse";
 import { ProviderFailure } from "../../../src/providers/types";
 import {
   bodyStream,
@@ -104,16 +104,25 @@ describe("idle watchdog", () => {
     expect(seen).toEqual(["0", "1", "2", "3", "4", "5", "6", "7"]);
   });
 
-  it("counts keep-alives as no progress: pings and comments alone end the stream with provider_idle_timeout", async () => {
-    // One real event, then a ping or an SSE comment every 15 ms for 150 ms (a gateway keeping a stuck upstream
-    // open): never 40 ms without a chunk, but never another event.
-    const keepAlives = Array.from({ length: 10 }, (_, i) =>
-      i % 2 ? ": keep-alive\n\n" : 'event: ping\ndata: {"type": "ping"}\n\n',
-    );
-    const { seen, failure } = await readPaced(["data: real\n\n", ...keepAlives], 15, 40);
+  /** A ping or an SSE comment, alternately: `n` keep-alives. */
+  const keepAlives = (n: number) =>
+    Array.from({ length: n }, (_, i) => (i % 2 ? ": keep-alive\n\n" : 'event: ping\ndata: {"type": "ping"}\n\n'));
+
+  it("ends a stream of keep-alives alone with provider_idle_timeout once they outlast their allowance", async () => {
+    // One real event, then a keep-alive every 15 ms for 450 ms (a gateway keeping a stuck upstream open): never
+    // 40 ms without a chunk, but past the 10 × 40 ms keep-alives may hold the stream without another event.
+    const { failure } = await readPaced(["data: real\n\n", ...keepAlives(30)], 15, 40);
+    expect(KEEP_ALIVE_WINDOWS * 40).toBeLessThan(30 * 15);
     expect(failure).toBeInstanceOf(ProviderFailure);
     expect((failure as ProviderFailure).error).toMatchObject({ code: "provider_idle_timeout", retryable: true });
-    expect(seen).toEqual(["real", '{"type": "ping"}']);
+    expect((failure as ProviderFailure).message).toContain("nothing but keep-alives");
+  });
+
+  it("keeps a stream open through keep-alives within their allowance (a long prefill, a server-side compaction)", async () => {
+    // A keep-alive every 15 ms for 150 ms, then the answer: longer than one 40 ms window, within ten.
+    const { seen, failure } = await readPaced(["data: start\n\n", ...keepAlives(10), "data: answer\n\n"], 15, 40);
+    expect(failure).toBeUndefined();
+    expect(seen.filter((d) => !d.includes("ping"))).toEqual(["start", "answer"]);
   });
 
   it("a body that stalls before its first byte is retried like a failed connect", async () => {
