@@ -6,6 +6,7 @@
  * page of them within a byte budget (`listAgents`).
  */
 import type { AgentConfig } from "../agents/types";
+import { pageEnd } from "../storage/page";
 import type { D1 } from "./db";
 
 /** The epoch after a PUT/DELETE, as the batch's RETURNING row (null if the row is missing). */
@@ -48,28 +49,21 @@ export async function listAgents(
   limit: number,
   maxBytes: number,
 ): Promise<{ agents: AgentConfig[]; next: string | null }> {
-  const { results: sizes } = await db
-    .prepare("SELECT name, octet_length(config) AS bytes FROM agents WHERE name > ? ORDER BY name LIMIT ?")
+  const { results: sized } = await db
+    .prepare("SELECT name AS key, octet_length(config) AS bytes FROM agents WHERE name > ? ORDER BY name LIMIT ?")
     .bind(after, limit + 1)
-    .all<{ name: string; bytes: number }>();
-  let count = 0;
-  let bytes = 0;
-  for (const size of sizes.slice(0, limit)) {
-    if (count > 0 && bytes + size.bytes > maxBytes) break;
-    bytes += size.bytes;
-    count++;
-  }
-  const last = sizes[count - 1]?.name;
-  if (last === undefined) return { agents: [], next: null };
+    .all<{ key: string; bytes: number }>();
+  const page = pageEnd(sized, limit, maxBytes);
+  if (!page) return { agents: [], next: null };
   const { results } = await db
     .prepare("SELECT name, config FROM agents WHERE name > ? AND name <= ? ORDER BY name LIMIT ?")
-    .bind(after, last, count)
+    .bind(after, page.last, page.count)
     .all<{ name: string; config: string }>();
   // An agent created between the two reads may take a place on the page, pushing `last` to the next one.
-  const end = results[results.length - 1]?.name ?? last;
+  const end = results[results.length - 1]?.name ?? page.last;
   return {
     agents: results.map((r) => JSON.parse(r.config) as AgentConfig),
-    next: count < sizes.length || end !== last ? end : null,
+    next: page.more || end !== page.last ? end : null,
   };
 }
 

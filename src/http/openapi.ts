@@ -5,6 +5,7 @@
  * every JSON response it reads against it, so a contract change the document misses fails the build.
  * docs/API.md is the prose version of this contract.
  */
+import { PAGE_BUDGET_BYTES } from "../storage/limits";
 import * as bodies from "./bodies";
 import * as R from "./responses";
 import { SESSION_TENANT } from "./session-ref";
@@ -118,7 +119,7 @@ const AGENTS_PAGE = [
     description: "Cursor: the `next` of the previous page (an agent name)",
   },
 ];
-/** Messages and events are paged by seq. */
+/** Messages and events are paged by seq (and bytes: PAGE_BUDGET_BYTES). */
 const SEQ_PAGE = [
   limit(1000, 100),
   {
@@ -285,7 +286,7 @@ export const OPENAPI = {
     "/v1/agents": {
       get: op(
         "listAgents",
-        "List agents (admin), a page by name; a page ends before 8 MB of configs, so it may hold fewer than limit",
+        `List agents (admin), a page by name; a page ends before ${PAGE_BUDGET_BYTES / 1e6} MB of configs, so it may hold fewer than limit`,
         { "200": jsonOf(ref("AgentList"), "Agents") },
         { parameters: AGENTS_PAGE },
       ),
@@ -431,7 +432,7 @@ export const OPENAPI = {
     "/v1/sessions/{id}/messages": {
       get: op(
         "listMessages",
-        "The stored history, oldest first",
+        `The stored history, oldest first; a page ends before ${PAGE_BUDGET_BYTES / 1e6} MB of stored messages, so it may hold fewer than limit: follow next until it is null`,
         { "200": jsonOf(ref("MessagesPage"), "A page") },
         {
           parameters: [SESSION, ...SEQ_PAGE],
@@ -555,7 +556,7 @@ export const OPENAPI = {
     "/v1/sessions/{id}/events": {
       get: op(
         "listEvents",
-        "Typed session events, oldest first",
+        `Typed session events, oldest first; a page ends before ${PAGE_BUDGET_BYTES / 1e6} MB of stored events, so it may hold fewer than limit: follow next until it is null`,
         { "200": jsonOf(ref("EventsPage"), "A page") },
         {
           parameters: [SESSION, ...SEQ_PAGE],

@@ -4,6 +4,8 @@
  * without a breaking change); the e2e tests validate every response they read against these.
  */
 
+import { PAGE_BUDGET_BYTES } from "../storage/limits";
+
 const str = { type: "string" } as const;
 const nullableStr = { type: ["string", "null"] } as const;
 const int = { type: "integer" } as const;
@@ -247,10 +249,18 @@ const CompactionMarker = obj({
   turn_id: nullableStr,
 });
 
+/** The `next` of a page by seq (messages, events), which may end before its `limit`. */
+function seqNext(items: string) {
+  return {
+    type: ["integer", "null"],
+    description: `The seq to pass as \`after\` for the next page; null on the last. A page also ends before ${PAGE_BUDGET_BYTES / 1e6} MB of stored ${items} (holding at least one), so it may hold fewer than \`limit\` with a \`next\`: a client reads them all by following \`next\` until it is null.`,
+  } as const;
+}
+
 export const MessagesPage = obj(
   {
     messages: { type: "array", items: Message },
-    next: { type: ["integer", "null"] },
+    next: seqNext("messages"),
     compactions: { type: "array", items: CompactionMarker },
     turns: {
       type: "array",
@@ -281,7 +291,7 @@ export const SessionEvent = obj({ seq: int, type: str, at: str, turn_id: nullabl
   "turn_id",
 ]);
 
-export const EventsPage = obj({ events: { type: "array", items: SessionEvent }, next: { type: ["integer", "null"] } });
+export const EventsPage = obj({ events: { type: "array", items: SessionEvent }, next: seqNext("events") });
 
 export const Token = obj({ token: str, expires_at: str, session_id: str, actions: { type: "array", items: str } });
 

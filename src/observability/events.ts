@@ -1,11 +1,11 @@
 /**
- * The session's event log (`events` table, served by GET /events): `EventLog.record` writes one row per event,
- * its data cut to fit, plus one structured log line (which `hold` defers, never drops); `sweep` keeps the newest
- * MAX_EVENTS. Secrets never go in event data.
+ * The session's event log (`events` table, served by GET /events a page at a time): `EventLog.record` writes one
+ * row per event, its data cut to fit, plus one structured log line (which `hold` defers, never drops); `sweep`
+ * keeps the newest MAX_EVENTS. Secrets never go in event data.
  */
 import { fairShares, fitJson, headWithin, jsonBytes } from "../storage/fit";
-import { EVENT_BUDGET_BYTES } from "../storage/limits";
-import { all, nowIso, one, write } from "../storage/sql";
+import { EVENT_BUDGET_BYTES, PAGE_BUDGET_BYTES } from "../storage/limits";
+import { nowIso, one, seqPage, write } from "../storage/sql";
 import { type LogLevel, log } from "./log";
 import { eventSpan } from "./tracing";
 
@@ -170,19 +170,28 @@ export class EventLog {
     for (const [level, type, turnId, stored] of held ?? []) this.#line(level, type, turnId, stored);
   }
 
-  list(after: number, limit: number): SessionEvent[] {
-    return all<{ seq: number; type: string; at: string; turn_id: string | null; data: string }>(
+  /**
+   * A page of the events after seq `after`, oldest first (GET /events): at most `limit`, and no more than fit in
+   * PAGE_BUDGET_BYTES of stored data (always one). Their sizes are read first, so events past the page are never
+   * loaded. `next`: the page's last seq when events follow it.
+   */
+  page(after: number, limit: number): { items: SessionEvent[]; next: number | null } {
+    const { rows, next } = seqPage<{ seq: number; type: string; at: string; turn_id: string | null; data: string }>(
       this.#sql,
-      "SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+      "events",
+      "data",
       after,
       limit,
-    ).map((r) => ({
+      PAGE_BUDGET_BYTES,
+    );
+    const items = rows.map((r) => ({
       seq: r.seq,
       type: r.type as SessionEventType,
       at: r.at,
       turn_id: r.turn_id,
       data: JSON.parse(r.data),
     }));
+    return { items, next };
   }
 
   /**

@@ -14,7 +14,7 @@ import { log } from "../observability/log";
 import { setSpans } from "../observability/tracing";
 import { retentionOf } from "../retention/config";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
-import { nowIso, pageOf, setCellChecks } from "../storage/sql";
+import { nowIso, setCellChecks } from "../storage/sql";
 import { type AgentArg, AgentCache, turnMark } from "./agent-cache";
 import type { AnswerOptions } from "./approval-answers";
 import type { ApprovalAnswer } from "./approvals";
@@ -223,7 +223,7 @@ export class Session extends DurableObject<Env> {
 
   async messages(after: number, limit: number, stamp?: TokenStamp): Promise<Result<MessagesPage>> {
     return this.#record.existing(() => {
-      const { items, next } = pageOf(this.#engine.history.page(after, limit + 1), limit, (m) => m.seq);
+      const { items, next } = this.#engine.history.page(after, limit);
       const upto = next === null ? Number.MAX_SAFE_INTEGER : (items[items.length - 1]?.seq ?? after);
       return {
         ok: true,
@@ -257,7 +257,7 @@ export class Session extends DurableObject<Env> {
 
   async events(after: number, limit: number, stamp?: TokenStamp): Promise<Result<EventsPage>> {
     return this.#record.existing(() => {
-      const { items, next } = pageOf(this.#engine.eventLog.list(after, limit + 1), limit, (e) => e.seq);
+      const { items, next } = this.#engine.eventLog.page(after, limit);
       return { ok: true, events: items, next };
     }, stamp);
   }

@@ -4,7 +4,8 @@
  * production (local workerd does not), so every writer whose cell can grow
  * fits its value under a budget below that, with an explicit truncation
  * marker that carries the original size. Documented in README ("Storage
- * limits") and docs/STORAGE.md.
+ * limits") and docs/STORAGE.md. Also what one page of a stored listing reads
+ * (PAGE_BUDGET_BYTES).
  */
 
 /** The platform's limit for one string, BLOB or row; debug mode refuses any bound value over it. */
@@ -81,3 +82,12 @@ export const ERROR_BUDGET_BYTES = 16 * 1024;
  * one per approval-gated call, each possibly a copy of a large referenced result, so each is kept small.
  */
 export const RESOLVED_INPUT_BUDGET_BYTES = 64 * 1024;
+
+/**
+ * What one page of a stored listing holds at most, in bytes of the stored values (always at least one item; see
+ * storage/page.ts `pageEnd`): GET /messages (messages' parts), GET /events (events' data), GET /v1/agents (configs).
+ * A page of 1,000 messages of up to ROW_BUDGET_BYTES, or of 1,000 events of EVENT_BUDGET_BYTES, would be far past
+ * the 32 MiB a Durable Object's RPC answer may be (V8 may serialize a string at two bytes a character: this stays
+ * under half of it) and built whole in the object's 128 MB. A page it cuts has a `next`, as one cut by its `limit`.
+ */
+export const PAGE_BUDGET_BYTES = 8_000_000;

@@ -8,6 +8,7 @@
 
 import { utf8Bytes } from "./fit";
 import { MAX_CELL_BYTES } from "./limits";
+import { pageEnd } from "./page";
 
 export type SqlValue = string | number | null | ArrayBuffer;
 type Row = Record<string, SqlValue>;
@@ -61,17 +62,32 @@ export function write(sql: SqlStorage, query: string, ...params: SqlValue[]): nu
   return exec(sql, query, params).rowsWritten;
 }
 
-export function nowIso(): string {
-  return new Date().toISOString();
+/**
+ * A page of `table`'s rows after seq `after`, in seq order, cut by count and by the stored bytes of its column
+ * `sized` as `pageEnd` cuts it: the sizes are read first (octet_length does not load a value), then only the page's
+ * rows, so rows past the page never reach the isolate. `next`: the page's last seq when rows follow it. `table` and
+ * `sized` are names written in code, never input.
+ */
+export function seqPage<T extends Row>(
+  sql: SqlStorage,
+  table: string,
+  sized: string,
+  after: number,
+  limit: number,
+  maxBytes: number,
+): { rows: T[]; next: number | null } {
+  const sizes = all<{ key: number; bytes: number }>(
+    sql,
+    `SELECT seq AS key, octet_length(${sized}) AS bytes FROM ${table} WHERE seq > ? ORDER BY seq LIMIT ?`,
+    after,
+    limit + 1,
+  );
+  const end = pageEnd(sizes, limit, maxBytes);
+  if (!end) return { rows: [], next: null };
+  const rows = all<T>(sql, `SELECT * FROM ${table} WHERE seq > ? AND seq <= ? ORDER BY seq`, after, end.last);
+  return { rows, next: end.more ? end.last : null };
 }
 
-/**
- * Cursor pagination: callers fetch `limit + 1` rows; the extra row only tells
- * whether there is a next page, whose cursor is the last kept row's key.
- */
-export function pageOf<T, K>(rows: T[], limit: number, key: (row: T) => K): { items: T[]; next: K | null } {
-  const more = rows.length > limit;
-  const items = more ? rows.slice(0, limit) : rows;
-  const last = items[items.length - 1];
-  return { items, next: more && last !== undefined ? key(last) : null };
+export function nowIso(): string {
+  return new Date().toISOString();
 }

@@ -182,7 +182,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The stored history, oldest first */
+        /** The stored history, oldest first; a page ends before 8 MB of stored messages, so it may hold fewer than limit: follow next until it is null */
         get: operations["listMessages"];
         put?: never;
         /** Start a turn with a user message */
@@ -353,7 +353,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Typed session events, oldest first */
+        /** Typed session events, oldest first; a page ends before 8 MB of stored events, so it may hold fewer than limit: follow next until it is null */
         get: operations["listEvents"];
         put?: never;
         post?: never;
@@ -901,6 +901,7 @@ export interface components {
                 }[];
                 created_at: string;
             }[];
+            /** @description The seq to pass as `after` for the next page; null on the last. A page also ends before 8 MB of stored messages (holding at least one), so it may hold fewer than `limit` with a `next`: a client reads them all by following `next` until it is null. */
             next: number | null;
             compactions: {
                 before_seq: number;
@@ -937,6 +938,7 @@ export interface components {
                 turn_id: string | null;
                 data?: unknown;
             }[];
+            /** @description The seq to pass as `after` for the next page; null on the last. A page also ends before 8 MB of stored events (holding at least one), so it may hold fewer than `limit` with a `next`: a client reads them all by following `next` until it is null. */
             next: number | null;
         };
         Token: {

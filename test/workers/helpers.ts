@@ -245,6 +245,25 @@ export async function events(s: Setup): Promise<Array<{ type: string; data: Reco
   return res.body.events;
 }
 
+/**
+ * Every page of a session's route paged by seq (`messages`, `events`) at `limit`, from after=0 following each page's
+ * `next` until it is null; a page that is not a 200 is the last one read.
+ */
+export async function seqPages<T extends { next: number | null }>(
+  s: Setup,
+  route: "messages" | "events",
+  limit: number,
+): Promise<Array<{ status: number; body: T }>> {
+  const pages: Array<{ status: number; body: T }> = [];
+  let after = 0;
+  for (;;) {
+    const page = await apiJson<T>(`/v1/sessions/${s.session}/${route}?after=${after}&limit=${limit}`, { key: s.key });
+    pages.push(page);
+    if (page.status !== 200 || page.body.next === null) return pages;
+    after = page.body.next;
+  }
+}
+
 export function send(s: Setup, body: Record<string, unknown>) {
   return apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: body });
 }

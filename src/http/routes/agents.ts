@@ -10,6 +10,7 @@ import { publicAgent } from "../../agents/types";
 import { deleteAgent, listAgents, putAgent, readAgent } from "../../d1/agents";
 import { flag } from "../../env";
 import { utf8Bytes } from "../../storage/fit";
+import { PAGE_BUDGET_BYTES } from "../../storage/limits";
 import { nowIso } from "../../storage/sql";
 import { requireAdmin } from "../auth";
 import { noteAgentEpoch } from "../directory";
@@ -18,11 +19,6 @@ import type { AppEnv } from "../types";
 import { intParam, readJson } from "../validate";
 
 const MAX_AGENT_BYTES = 1_900_000;
-/**
- * Stored config a page of GET /v1/agents holds at most (beyond its first agent): 100 configs of MAX_AGENT_BYTES
- * would be ~190 MB, past an isolate's 128 MB and D1's result size. The page's `next` continues from where it ended.
- */
-const MAX_PAGE_BYTES = 8_000_000;
 
 /** This isolate passes the new epoch from its next turn on; others learn it within the cache bound. */
 function noteEpoch(epoch: number | null): void {
@@ -48,9 +44,10 @@ export const agentsRoutes = new Hono<AppEnv>()
     return c.json(publicAgent(agent), created ? 201 : 200);
   })
   .get("/", async (c) => {
-    // Paged as GET /v1/sessions is, by name; a page also ends before MAX_PAGE_BYTES of configs.
+    // Paged as GET /v1/sessions is, by name; a page also ends before PAGE_BUDGET_BYTES of configs: 100 configs of
+    // MAX_AGENT_BYTES would be ~190 MB, past an isolate's 128 MB and D1's result size.
     const limit = intParam(c.req.query("limit"), 20, 1, 100, "limit");
-    const page = await listAgents(c.env.DB, c.req.query("after") ?? "", limit, MAX_PAGE_BYTES);
+    const page = await listAgents(c.env.DB, c.req.query("after") ?? "", limit, PAGE_BUDGET_BYTES);
     return c.json({ agents: page.agents.map(publicAgent), next: page.next });
   })
   .get("/:agent", async (c) => {

@@ -16,8 +16,8 @@ import type {
 } from "../../model/message";
 import { resultText } from "../../model/message";
 import { cutText, fairShares, jsonBytes, markedSizes } from "../../storage/fit";
-import { ROW_BUDGET_BYTES } from "../../storage/limits";
-import { all, nowIso, one, write } from "../../storage/sql";
+import { PAGE_BUDGET_BYTES, ROW_BUDGET_BYTES } from "../../storage/limits";
+import { all, nowIso, one, seqPage, write } from "../../storage/sql";
 import type { LookupResult } from "../../tools/refs/index";
 import { nativeView } from "../compaction/native-view";
 import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
@@ -185,7 +185,7 @@ export class HistoryStore {
    * The messages of the provider view, oldest first: everything since the
    * latest compaction's boundary (the whole history when there was none).
    * Cached in memory; the cache follows every write. Memory and per-step work
-   * are bounded by the view, not by the stored history (`page` reads all).
+   * are bounded by the view, not by the stored history (`page` reads all of it, a page at a time).
    */
   messages(): Message[] {
     if (!this.#cache) {
@@ -225,10 +225,14 @@ export class HistoryStore {
     return this.#loadView().start;
   }
 
-  page(after: number, limit: number): Message[] {
-    return all<MessageRow>(this.#sql, "SELECT * FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", after, limit).map(
-      toMessage,
-    );
+  /**
+   * A page of the stored messages after seq `after`, oldest first (GET /messages): at most `limit`, and no more than
+   * fit in PAGE_BUDGET_BYTES of stored parts (always one). Their sizes are read first, so messages past the page
+   * are never loaded. `next`: the page's last seq when messages follow it.
+   */
+  page(after: number, limit: number): { items: Message[]; next: number | null } {
+    const { rows, next } = seqPage<MessageRow>(this.#sql, "messages", "parts", after, limit, PAGE_BUDGET_BYTES);
+    return { items: rows.map(toMessage), next };
   }
 
   count(): number {

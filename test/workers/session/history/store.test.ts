@@ -1,14 +1,21 @@
-// HistoryStore (src/session/history/store.ts) as `$tool` references read it: a reference passes a stored result's
-// value, and is refused, as an invalid call, when that result was cut for storage.
+// HistoryStore (src/session/history/store.ts) as `$tool` references read it (a reference passes a stored result's
+// value, and is refused, as an invalid call, when that result was cut for storage) and as GET /messages pages it
+// (by count and by bytes, `next` leading through every message).
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { jsonBytes } from "../../../../src/storage/fit";
-import { RESULT_BUDGET_BYTES } from "../../../../src/storage/limits";
+import { PAGE_BUDGET_BYTES, RESULT_BUDGET_BYTES } from "../../../../src/storage/limits";
 import {
+  apiJson,
   clientTool,
   events,
   history,
   itemsText,
+  type Msg,
   type Setup,
+  seqPages,
+  sessionStores,
+  sessionStub,
   setup,
   takeAfterClientResult,
   takeTool,
@@ -60,5 +67,62 @@ describe("a $tool reference to a result at the storage budget", () => {
     const calls = await deliveries(recorder);
     expect(calls).toHaveLength(1);
     expect(JSON.parse(calls[0]?.body ?? "{}").input.data).toEqual(JSON.parse(text));
+  });
+});
+
+/**
+ * Writes `steps` tool steps through the history's own write path, as an http tool's step stores them: an assistant
+ * message of three calls, then the user message of their results, each at its 256 KiB budget (~787 KB a message).
+ * Returns the seqs written, in order.
+ */
+async function writeToolSteps(s: Setup, steps: number): Promise<number[]> {
+  const big = "r".repeat(RESULT_BUDGET_BYTES + 10_000);
+  return runInDurableObject(await sessionStub(s), (_instance, state) => {
+    const { history } = sessionStores(state.storage);
+    const seqs: number[] = [];
+    for (let step = 0; step < steps; step++) {
+      const turnId = `turn_pages_${step}`;
+      const ids = [0, 1, 2].map((k) => `toolu_pages_${step}_${k}`);
+      state.storage.transactionSync(() => {
+        const uses = ids.map((id) => ({ type: "tool_use" as const, id, name: "fetch_page", input: { k: id } }));
+        seqs.push(history.appendAssistantParts(turnId, null, uses, () => "http"));
+        const supplied = new Map(ids.map((id) => [id, { tool_use_id: id, content: big, is_error: false }]));
+        const { message } = history.closeOpenCalls({ turnId, reason: "test", supplied });
+        if (message) seqs.push(message.seq);
+      });
+    }
+    return seqs;
+  });
+}
+
+interface MessagesPage {
+  messages: Msg[];
+  next: number | null;
+}
+
+/** Bytes of the page's messages as stored (their parts' JSON), which the page budget counts. */
+const storedBytes = (messages: Msg[]) => messages.reduce((n, m) => n + jsonBytes(m.parts), 0);
+
+describe("a page of GET /messages over large messages", () => {
+  // 48 steps hold ~38 MB of stored messages: one page of all of them would be over the 32 MiB an RPC answer may be.
+  it.each([100, 500])("answers 200 within the page budget, with a next (limit=%i)", async (limit) => {
+    const s = await setup();
+    await writeToolSteps(s, 48);
+    const res = await apiJson<MessagesPage>(`/v1/sessions/${s.session}/messages?limit=${limit}`, { key: s.key });
+    expect(res.status).toBe(200);
+    expect(res.body.messages.length).toBeGreaterThan(0);
+    expect(res.body.messages.length).toBeLessThan(limit);
+    expect(storedBytes(res.body.messages)).toBeLessThanOrEqual(PAGE_BUDGET_BYTES);
+    expect(res.body.next).toBe(res.body.messages.at(-1)?.seq);
+  });
+
+  it("leads through every message once, in order, when its next is followed", async () => {
+    const s = await setup();
+    const written = await writeToolSteps(s, 48);
+    const pages = await seqPages<MessagesPage>(s, "messages", 500);
+    expect(pages.map((p) => p.status)).toEqual(pages.map(() => 200));
+    for (const p of pages) expect(storedBytes(p.body.messages)).toBeLessThanOrEqual(PAGE_BUDGET_BYTES);
+    expect(pages.flatMap((p) => p.body.messages.map((m) => m.seq))).toEqual(written);
+    expect(pages.length).toBeGreaterThan(1);
   });
 });
