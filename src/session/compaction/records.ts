@@ -86,9 +86,11 @@ export interface CompactionMarker {
  * does not show it twice.
  */
 export function compactionMarkers(sql: SqlStorage, after: number, upto: number): CompactionMarker[] {
-  return all<Row>(
+  // Not the kept tools' declarations (`tools`, up to 1.9 MB a row): a page lists none of them.
+  return all<Pick<Row, "boundary_seq" | "summary" | "tokens_before" | "tokens_after" | "created_at" | "turn_id">>(
     sql,
-    "SELECT * FROM compactions WHERE boundary_seq > ? AND boundary_seq <= ? ORDER BY id",
+    `SELECT boundary_seq, summary, tokens_before, tokens_after, created_at, turn_id FROM compactions
+       WHERE boundary_seq > ? AND boundary_seq <= ? ORDER BY id`,
     after,
     upto,
   ).map((r) => ({
