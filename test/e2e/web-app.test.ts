@@ -481,18 +481,18 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
       [
         {
           reply: {
-            text: "Charging 31 and 32.",
+            text: "Charging 61 and 62.",
             tool_calls: [
-              { name: "charge_card", input: { amount: 31 } },
-              { name: "charge_card", input: { amount: 32 } },
+              { name: "charge_card", input: { amount: 61 } },
+              { name: "charge_card", input: { amount: 62 } },
             ],
           },
         },
-        { reply: { text: "Charged 31 and 32." } },
+        { reply: { text: "Charged 61 and 62." } },
       ],
       chargeAgent,
     );
-    await send(page, "Charge 31 and 32.");
+    await send(page, "Charge 61 and 62.");
     const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
     await asked.nth(1).waitFor();
     await page.locator('[data-status="ready"]').waitFor();
@@ -505,16 +505,16 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
       `/v1/sessions/${session}`,
       { key: tenantKey },
     );
-    const second = state.pending_approvals.find((a) => a.input.amount === 32)?.approval_id;
+    const second = state.pending_approvals.find((a) => a.input.amount === 62)?.approval_id;
     await api.ok("POST", `/v1/sessions/${session}/tool-approvals`, {
       key: tenantKey,
       body: { approvals: [{ approval_id: second, approved: true }] },
     });
     // The page follows the pause, reads the session again, gives its own answer again and sends both.
-    await page.getByText("Charged 31 and 32.").waitFor();
+    await page.getByText("Charged 61 and 62.").waitFor();
     await expect(page.locator('[data-tool="charge_card"][data-state="done"]').count()).resolves.toBe(2);
     await expect(asked.count()).resolves.toBe(0);
-    for (const amount of [31, 32]) {
+    for (const amount of [61, 62]) {
       expect(tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === amount)).toHaveLength(
         1,
       );
