@@ -44,6 +44,18 @@ export const NOTICE_NAMES_BUDGET_BYTES = 32 * 1024;
  */
 export const SUMMARY_BUDGET_BYTES = 1_000_000;
 
+/**
+ * The provider view a session object holds in memory: the `parts` of the messages since the latest compaction, as
+ * stored. A step whose view is larger compacts first, whatever the model's window, and a compaction keeps at most
+ * half of it and sends at most half of it per summary request (`compaction/compactor.ts`). The object has 128 MB:
+ * a step holds its view parsed (about its stored size; up to twice that as two-byte strings), the request body
+ * built from it and that body encoded for the wire, so a view at this budget plus one step's growth (two rows)
+ * peaks near 50–65 MB, leaving room for the streams (at most 8 × 5 MiB, stream/log.ts). A window of up to ~3.7M
+ * tokens at the default threshold (4 bytes a token of ASCII) compacts by its tokens first; only a larger one (10M
+ * are accepted) reaches this.
+ */
+export const MAX_VIEW_BYTES = 12_000_000;
+
 /** A turn's json_schema (JSON-encoded); more is refused with 413 `schema_too_large`. */
 export const JSON_SCHEMA_BUDGET_BYTES = 1_000_000;
 

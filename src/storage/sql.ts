@@ -52,6 +52,14 @@ export function all<T extends Row>(sql: SqlStorage, query: string, ...params: Sq
   return exec<T>(sql, query, params).toArray();
 }
 
+/**
+ * A query's rows one at a time, as its cursor steps: a caller that keeps what it makes of each row (a parsed
+ * message) holds one raw row at a time, where `all` holds every raw row beside what is made of them.
+ */
+export function each<T extends Row>(sql: SqlStorage, query: string, ...params: SqlValue[]): Iterable<T> {
+  return exec<T>(sql, query, params);
+}
+
 export function one<T extends Row>(sql: SqlStorage, query: string, ...params: SqlValue[]): T | null {
   const rows = exec<T>(sql, query, params).toArray();
   return rows[0] ?? null;

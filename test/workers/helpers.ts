@@ -3,6 +3,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { ApprovalStore } from "../../src/session/approvals";
+import { SEED_TURNS_MAX } from "../../src/session/debug-seed";
 import { HistoryStore } from "../../src/session/history/store";
 import type { Session } from "../../src/session/session";
 import { SessionTools } from "../../src/session/session-tools";
@@ -230,6 +231,33 @@ export interface Msg {
   role: string;
   origin: string;
   parts: Array<Record<string, unknown> & { type: string }>;
+}
+
+/**
+ * Writes `turns` finished text turns into the session through the debug seeding route (src/session/debug-seed.ts),
+ * in as many calls as its limits need (SEED_TURNS_MAX turns, a 1 MiB body); turn i asks and answers `text(i)`.
+ */
+export async function seed(s: Setup, turns: number, text: (i: number) => string = (i) => `seeded ${i}`): Promise<void> {
+  let batch: Array<{ user: string; assistant: string }> = [];
+  let bytes = 0;
+  const flush = async () => {
+    const res = await api(`/v1/sessions/${s.session}/debug/seed`, {
+      method: "POST",
+      key: s.key,
+      json: { turns: batch },
+    });
+    if (res.status !== 200) throw new Error(`seed: ${res.status} ${await res.text()}`);
+    batch = [];
+    bytes = 0;
+  };
+  for (let i = 0; i < turns; i++) {
+    const t = text(i);
+    const size = 2 * jsonBytes(t) + 32;
+    if (batch.length === SEED_TURNS_MAX || (batch.length > 0 && bytes + size > 1_000_000)) await flush();
+    batch.push({ user: t, assistant: t });
+    bytes += size;
+  }
+  if (batch.length > 0) await flush();
 }
 
 export async function history(s: Setup): Promise<Msg[]> {

@@ -1,6 +1,7 @@
 /**
  * The session's stores keep some rows in memory so a turn reads fewer (src/session/session-tx.ts): the newest
- * turn (TurnStore), whether any call is open (HistoryStore), whether any approval exists (ApprovalStore). What
+ * turn (TurnStore), whether any call is open and the view's stored size (HistoryStore), whether any approval
+ * exists (ApprovalStore). What
  * they answer must always be what a fresh store reading the tables answers, after their own writes and after a
  * rolled-back session transaction.
  */
@@ -158,5 +159,35 @@ describe("approvals in memory", () => {
     });
     expect(kept).toEqual(["appr_caches_i"]);
     expect(kept).toEqual(fresh);
+  });
+});
+
+describe("the view's stored size in memory", () => {
+  it("follows new messages, a message rewritten and clear: a sum over the table answers the same", async () => {
+    const stub = await sessionStub(await setup());
+    const seen = await runInDurableObject(stub, (_i, state) => {
+      const s = sessionStores(state.storage);
+      s.history.messages(); // the view in memory: its size is kept from here on
+      s.history.closeOpenCalls({
+        turnId: "turn_sizes_a",
+        reason: "test",
+        extra: [{ type: "text", text: "héllo, 会話" }],
+        origin: "client",
+      });
+      const seq = s.history.appendAssistantParts(
+        "turn_sizes_a",
+        null,
+        [{ type: "text", text: "one" }],
+        () => "unknown",
+      );
+      s.history.appendAssistantParts("turn_sizes_a", seq, [{ type: "text", text: "two 😀" }], () => "unknown");
+      const written = keptAndFresh(s, (x) => x.history.viewSize());
+      s.history.clear();
+      return { written, cleared: keptAndFresh(s, (x) => x.history.viewSize()) };
+    });
+    expect(seen.written.kept.bytes).toBeGreaterThan(seen.written.kept.chars);
+    expect(seen.written.kept).toEqual(seen.written.fresh);
+    expect(seen.cleared.kept).toEqual({ bytes: 0, chars: 0 });
+    expect(seen.cleared.kept).toEqual(seen.cleared.fresh);
   });
 });

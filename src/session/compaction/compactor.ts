@@ -1,7 +1,8 @@
 /**
- * Context compaction for one session (`Compactor`): estimates request sizes, decides when to compact and
- * whether the provider compacts natively, writes our own summary records and records the provider's (each fitted
- * to its row: `fitNative`). One compaction runs at a time; nothing is stored until a summary is complete.
+ * Context compaction for one session (`Compactor`): estimates request sizes, decides when to compact (past the
+ * token limit, or past MAX_VIEW_BYTES of view whatever the window) and whether the provider compacts natively,
+ * writes our own summary records and records the provider's (each fitted to its row: `fitNative`). One
+ * compaction runs at a time; nothing is stored until a summary is complete.
  */
 import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
@@ -14,7 +15,7 @@ import { promptSize } from "../../providers/body-text";
 import { getAdapter } from "../../providers/index";
 import { contextWindow, type StepRequest } from "../../providers/types";
 import { cutText, jsonBytes } from "../../storage/fit";
-import { SUMMARY_BUDGET_BYTES } from "../../storage/limits";
+import { MAX_VIEW_BYTES, SUMMARY_BUDGET_BYTES } from "../../storage/limits";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseCut, turnsBefore, userParts } from "./boundary";
 import { estimateTokens, inputTokens, type Observation, textTokens } from "./estimate";
@@ -72,6 +73,13 @@ type NativePlan = { native: true; trigger: number } | { native: false; reason: s
 
 /** The least room a piece of transcript needs for a summary request to be worth sending (~1,000 characters). */
 const MIN_PIECE_TOKENS = 334;
+
+/**
+ * The most tokens a compaction keeps, and a summary request carries, whatever the window: a stored byte weighs at
+ * least a quarter token (`textTokens`), so either holds at most half of MAX_VIEW_BYTES, and a view compacted for
+ * its size is well below it after (README "Long sessions").
+ */
+const BYTE_BOUND_TOKENS = MAX_VIEW_BYTES / 8;
 
 /**
  * The overflow wordings (providers/retry.ts isOverflowError) that name the model's window, each capturing it:
@@ -242,9 +250,16 @@ export class Compactor {
     }
   }
 
-  /** True when a request of this estimate must be compacted first (it is above `limit`). */
-  over(agent: AgentConfig, tokens: number): boolean {
-    return Compactor.config(agent).enabled && tokens > this.limit(agent);
+  /**
+   * True when the view must be compacted before a request of this estimate is sent: the request is above `limit`
+   * (`native`: above the whole window, the provider compacting at its trigger itself), or the view's messages take
+   * more than MAX_VIEW_BYTES as stored, whatever the window (the object holds them in its 128 MB).
+   */
+  over(agent: AgentConfig, tokens: number, native = false): boolean {
+    if (!Compactor.config(agent).enabled) return false;
+    return (
+      tokens > (native ? this.window(agent) : this.limit(agent)) || this.#deps.history.viewSize().bytes > MAX_VIEW_BYTES
+    );
   }
 
   /**
@@ -324,7 +339,7 @@ export class Compactor {
     const limit = runningAt === -1 ? view.length : runningAt;
     const sizes = view.map(messageTokens);
     const before = history.carried();
-    const maxKeptTokens = Math.floor(this.limit(agent) * 0.5);
+    const maxKeptTokens = Math.min(Math.floor(this.limit(agent) * 0.5), BYTE_BOUND_TOKENS);
     const cut = chooseCut(view, sizes, {
       limit,
       keepRecentTurns: cfg.keep_recent_turns,
@@ -505,10 +520,11 @@ export class Compactor {
     messages: readonly Message[],
     opts: CompactOptions,
   ): Promise<{ ok: true; text: string; requests: number } | { ok: false; reason: string }> {
-    // Room for the summary carried and a piece in one request, in tokens: the limit less the prompt's own words
-    // and our system, all counted a third over their `textTokens` (JSON escaping can grow ASCII text).
+    // Room for the summary carried and a piece in one request, in tokens: the limit (at most BYTE_BOUND_TOKENS, so
+    // a huge window's request stays small in memory) less the prompt's own words and our system, all counted a
+    // third over their `textTokens` (JSON escaping can grow ASCII text).
     const sent = (tokens: number) => Math.ceil((tokens * 4) / 3);
-    const free = this.limit(agent) - 300 - sent(textTokens(SUMMARY_SYSTEM));
+    const free = Math.min(this.limit(agent), BYTE_BOUND_TOKENS) - 300 - sent(textTokens(SUMMARY_SYSTEM));
     if (free < MIN_PIECE_TOKENS) return { ok: false, reason: "the context window is too small to summarise in" };
     const cap = summaryCap(this.window(agent), free);
     // Too long to carry: summarised again, as the transcript's opening lines.

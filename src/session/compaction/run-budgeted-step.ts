@@ -9,7 +9,8 @@ import { Compactor } from "./compactor";
 
 /**
  * One step of a turn inside the context budget: the request is estimated
- * before it is sent and compacted first when it is above the threshold; a
+ * before it is sent and compacted first when it is above the threshold (or
+ * its view is stored in more than MAX_VIEW_BYTES, whatever the window); a
  * provider that still answers "too long" gets the step once more after a
  * forced compaction. A compaction may cut inside this turn, after its
  * finished steps, keeping the user's request verbatim (`chooseCut`), so only
@@ -28,7 +29,7 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
   let req = request();
   let size = Compactor.size(req);
   const tokens = compactor.estimate(size);
-  const over = plan.native ? tokens > compactor.window(agent) : compactor.over(agent, tokens);
+  const over = compactor.over(agent, tokens, plan.native);
   if (over && (await compactFor(ctx, tokens, req))) {
     req = request();
     size = compactor.measure(req);

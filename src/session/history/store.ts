@@ -1,8 +1,8 @@
 /**
  * A session's message history in its SQLite storage: `HistoryStore` (the `messages` and `tool_calls` tables)
  * appends messages, tracks every tool call until its result is written, and builds the provider view from the
- * latest compaction. Seqs only grow, even across `clear`; methods only run SQL, so callers compose them in
- * transactions.
+ * latest compaction, knowing its stored size without reading every row each time. Seqs only grow, even across
+ * `clear`; methods only run SQL, so callers compose them in transactions.
  */
 import type {
   Message,
@@ -17,7 +17,7 @@ import type {
 import { resultText } from "../../model/message";
 import { cutText, fairShares, jsonBytes, markedSizes } from "../../storage/fit";
 import { PAGE_BUDGET_BYTES, ROW_BUDGET_BYTES } from "../../storage/limits";
-import { all, nowIso, one, seqPage, write } from "../../storage/sql";
+import { all, each, nowIso, one, seqPage, write } from "../../storage/sql";
 import type { LookupResult } from "../../tools/refs/index";
 import { nativeView } from "../compaction/native-view";
 import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
@@ -28,6 +28,18 @@ const MESSAGES_FLOOR_KEY = "messages_floor";
 /** SQL: the highest message seq ever handed out (the newest message's, or the floor a `clear` left). */
 const HIGHEST_SEQ = `max(coalesce((SELECT max(seq) FROM messages), 0),
   coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${MESSAGES_FLOOR_KEY}'), 0))`;
+/** SQL: a message row's `parts` size in bytes (a blob's length) and in characters (a text's). */
+const PARTS_BYTES = "length(CAST(parts AS BLOB))";
+const PARTS_CHARS = "length(parts)";
+/** SQL: a message row's `StoredSize`. */
+const PARTS_SIZE = `${PARTS_BYTES} AS bytes, ${PARTS_CHARS} AS chars`;
+
+/** How large a message's `parts` cell is as stored: its UTF-8 bytes and its characters (code points). */
+interface StoredSize {
+  bytes: number;
+  chars: number;
+  [key: string]: number;
+}
 
 export type CallState = "pending" | "resolved" | "synthesized" | "skipped";
 export type Execution = "http" | "client" | "builtin" | "mcp" | "unknown";
@@ -59,6 +71,9 @@ interface MessageRow {
   created_at: string;
   [key: string]: string | number | null;
 }
+
+/** A message row read with its `PARTS_SIZE`. */
+type SizedRow = MessageRow & StoredSize;
 
 export interface SuppliedResult {
   tool_use_id: string;
@@ -162,6 +177,10 @@ export class HistoryStore {
    * ledger at each admission.
    */
   #noneOpen: boolean | undefined = undefined;
+  /** The stored size of the view's messages (`viewSize`), once known; every write keeps it. */
+  #viewSize: StoredSize | undefined = undefined;
+  /** Each cached message's stored size: a rewrite of one (a step's later blocks) takes the old one off `#viewSize`. */
+  #sizes = new WeakMap<Message, StoredSize>();
 
   readonly #sql: SqlStorage;
   constructor(sql: SqlStorage) {
@@ -185,16 +204,53 @@ export class HistoryStore {
    * The messages of the provider view, oldest first: everything since the
    * latest compaction's boundary (the whole history when there was none).
    * Cached in memory; the cache follows every write. Memory and per-step work
-   * are bounded by the view, not by the stored history (`page` reads all of it, a page at a time).
+   * are bounded by the view, not by the stored history (`page` reads all of it, a page at a time), and
+   * the view by MAX_VIEW_BYTES (a step past it compacts first). Read row by
+   * row: each raw row is dropped once parsed, so a load never holds the view twice.
    */
   messages(): Message[] {
     if (!this.#cache) {
       const { start } = this.#loadView();
-      this.#cache = all<MessageRow>(this.#sql, "SELECT * FROM messages WHERE seq >= ? ORDER BY seq", start).map(
-        toMessage,
-      );
+      const cache: Message[] = [];
+      const size = { bytes: 0, chars: 0 };
+      const query = `SELECT *, ${PARTS_SIZE} FROM messages WHERE seq >= ? ORDER BY seq`;
+      for (const row of each<SizedRow>(this.#sql, query, start)) {
+        const m = toMessage(row);
+        this.#sizes.set(m, { bytes: row.bytes, chars: row.chars });
+        size.bytes += row.bytes;
+        size.chars += row.chars;
+        cache.push(m);
+      }
+      this.#cache = cache;
+      this.#viewSize = size;
     }
     return this.#cache;
+  }
+
+  /**
+   * The stored size of the view's messages (their `parts`; the preamble is not counted), what holding the view
+   * costs in memory: summed in SQL when the view is not in memory (nothing parsed), then kept by every write.
+   */
+  viewSize(): StoredSize {
+    if (!this.#viewSize) {
+      const { start } = this.#loadView();
+      const sum = one<StoredSize>(
+        this.#sql,
+        `SELECT coalesce(sum(${PARTS_BYTES}), 0) AS bytes, coalesce(sum(${PARTS_CHARS}), 0) AS chars
+         FROM messages WHERE seq >= ?`,
+        start,
+      );
+      this.#viewSize = { bytes: sum?.bytes ?? 0, chars: sum?.chars ?? 0 };
+    }
+    return { ...this.#viewSize };
+  }
+
+  /** Counts a message written (`size`) or rewritten (`was`: its size before) into the view's size. */
+  #sized(m: Message, size: StoredSize, was: StoredSize = { bytes: 0, chars: 0 }): void {
+    if (this.#cache) this.#sizes.set(m, size);
+    if (!this.#viewSize) return;
+    this.#viewSize.bytes += size.bytes - was.bytes;
+    this.#viewSize.chars += size.chars - was.chars;
   }
 
   /** Stored messages with seq >= `seq`: from the view when it covers them, else from SQL. */
@@ -259,6 +315,7 @@ export class HistoryStore {
   invalidate(): void {
     this.#cache = null;
     this.#view = null;
+    this.#viewSize = undefined;
     this.#noneOpen = undefined;
   }
 
@@ -266,10 +323,10 @@ export class HistoryStore {
     const created_at = nowIso();
     // The seq is chosen here, not by AUTOINCREMENT (whose sqlite_sequence update is a row written per
     // insert): one above the newest message and above the floor a `clear` left, so a seq never repeats.
-    const row = one<{ seq: number }>(
+    const row = one<{ seq: number } & StoredSize>(
       this.#sql,
       `INSERT INTO messages (seq, role, origin, turn_id, parts, created_at)
-       VALUES (${HIGHEST_SEQ} + 1, ?, ?, ?, ?, ?) RETURNING seq`,
+       VALUES (${HIGHEST_SEQ} + 1, ?, ?, ?, ?, ?) RETURNING seq, ${PARTS_SIZE}`,
       role,
       origin,
       turnId,
@@ -278,6 +335,7 @@ export class HistoryStore {
     );
     const msg: Message = { seq: row?.seq ?? 0, role, origin, turn_id: turnId, parts, created_at };
     this.#cache?.push(msg);
+    this.#sized(msg, { bytes: row?.bytes ?? 0, chars: row?.chars ?? 0 });
     return msg;
   }
 
@@ -300,7 +358,13 @@ export class HistoryStore {
       const msg = this.#find(messageSeq);
       offset = msg.parts.length;
       msg.parts = fitAssistant([...msg.parts, ...parts]);
-      write(this.#sql, "UPDATE messages SET parts = ? WHERE seq = ?", JSON.stringify(msg.parts), messageSeq);
+      const size = one<StoredSize>(
+        this.#sql,
+        `UPDATE messages SET parts = ? WHERE seq = ? RETURNING ${PARTS_SIZE}`,
+        JSON.stringify(msg.parts),
+        messageSeq,
+      );
+      this.#sized(msg, { bytes: size?.bytes ?? 0, chars: size?.chars ?? 0 }, this.#sizes.get(msg));
       seq = messageSeq;
     }
     const at = nowIso();
@@ -491,6 +555,7 @@ export class HistoryStore {
     clearCompactions(this.#sql);
     this.#noneOpen = true;
     this.#cache = [];
+    this.#viewSize = { bytes: 0, chars: 0 };
     this.#view = { start: 0, preamble: null, native: false, carried: null };
   }
 }

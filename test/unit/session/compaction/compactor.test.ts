@@ -1,10 +1,12 @@
-// The Compactor (src/session/compaction/compactor.ts) in Node: usage estimates each message once, and learn reads a
-// model's window from each server's overflow error.
+// The Compactor (src/session/compaction/compactor.ts) in Node: usage estimates each message once, over compacts a
+// view too large to hold whatever the window, and learn reads a model's window from each server's overflow error.
 import { describe, expect, it, vi } from "vitest";
 import type { AgentConfig } from "../../../../src/agents/types";
 import type { Message } from "../../../../src/model/message";
 import { type CompactionDeps, Compactor } from "../../../../src/session/compaction/compactor";
 import { textTokens } from "../../../../src/session/compaction/estimate";
+import type { HistoryStore } from "../../../../src/session/history/store";
+import { MAX_VIEW_BYTES } from "../../../../src/storage/limits";
 
 // The compactor's span helpers import the Workers runtime module; in Node they run without tracing.
 vi.mock("cloudflare:workers", () => ({}));
@@ -22,11 +24,15 @@ const message = (seq: number, text: string): Message => ({
   created_at: "",
 });
 
-/** A compactor over an in-memory view (what `usage` reads: the messages, no preamble, no compaction). */
-function compactorOver(messages: Message[]): Compactor {
-  const history = { messages: () => messages, preamble: () => null, viewStart: () => 0 };
+/** A compactor over `history` (no compaction stored). */
+function compactorWith(history: Partial<HistoryStore>): Compactor {
   const sql = { exec: () => ({ toArray: () => [{ n: 0 }] }) };
   return new Compactor({ history, storage: { sql } } as unknown as CompactionDeps);
+}
+
+/** A compactor over an in-memory view (what `usage` reads: the messages, no preamble, no compaction). */
+function compactorOver(messages: Message[]): Compactor {
+  return compactorWith({ messages: () => messages, preamble: () => null, viewStart: () => 0 });
 }
 
 describe("Compactor.usage", () => {
@@ -41,6 +47,20 @@ describe("Compactor.usage", () => {
     messages.push(added);
     expect(compactor.usage().estimated_tokens).toBe(first + textTokens(JSON.stringify(added.parts)));
     expect(vi.mocked(textTokens)).toHaveBeenCalledTimes(2); // the new message, and the expectation's own
+  });
+});
+
+describe("Compactor.over", () => {
+  /** Compaction on, a 10M-token window: an estimate of 1,000 tokens is far below its limit. */
+  const agent = {
+    model: { provider: "anthropic", name: "over-test", context_window: 10_000_000, capabilities: {} },
+    compaction: { enabled: true, threshold: 0.8, keep_recent_turns: 2 },
+  } as unknown as AgentConfig;
+  const over = (bytes: number) => compactorWith({ viewSize: () => ({ bytes, chars: bytes }) }).over(agent, 1000);
+
+  it("compacts a view stored in more than MAX_VIEW_BYTES, however far its request is below the window", () => {
+    expect(over(MAX_VIEW_BYTES)).toBe(false);
+    expect(over(MAX_VIEW_BYTES + 1)).toBe(true);
   });
 });
 

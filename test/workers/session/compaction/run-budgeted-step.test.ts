@@ -1,0 +1,36 @@
+// A step's compaction for its view's size (src/session/compaction/run-budgeted-step.ts, Compactor.over): an agent
+// whose 10M-token window its history is far from still compacts before a step once the view it holds in memory
+// passes MAX_VIEW_BYTES, so the object's 128 MB never has to hold a view the size such a window allows.
+import { describe, expect, it } from "vitest";
+import { MAX_VIEW_BYTES } from "../../../../src/storage/limits";
+import { ADMIN, apiJson, events, mockStats, mockWindow, script, seed, send, setup } from "../../helpers";
+
+/** 20,000 characters (the seeding route's most) that name turn i. */
+const longText = (i: number) => `turn ${i}: ${"lorem ipsum dolor sit amet ".repeat(800)}`.slice(0, 20_000);
+
+describe("a view past MAX_VIEW_BYTES under a 10M-token window", () => {
+  it("is compacted before the step is sent, each request well within the budget", async () => {
+    const s = await setup();
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "anthropic", name: s.model, context_window: 10_000_000 } },
+    });
+    expect(put.status).toBe(200);
+    // Stored, the seeded turns pass the budget (40 KB each); estimated, they are a third of the window's threshold.
+    await seed(s, Math.ceil(MAX_VIEW_BYTES / 40_000) + 20, longText);
+    // The mock refuses a request over 2M tokens (8 MB of body, 4 bytes a token) as too long, as a provider would:
+    // the seeded view (12.8 MB) is refused, half the budget is not.
+    await mockWindow(s.model, 2_000_000);
+    await script(s.model, [{ reply: { text: "answered" } }]);
+    const res = await send(s, { content: "one more question" });
+    expect(res.body.status).toBe("completed");
+    const stats = await mockStats(s.model);
+    expect(stats.overflow).toBe(0);
+    expect(stats.summaries).toBeGreaterThan(0);
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted).toHaveLength(1);
+    // For its size: its estimate was below the window's threshold (8M tokens).
+    expect(compacted[0]?.data.tokens_before).toBeLessThan(8_000_000);
+  });
+});
