@@ -588,7 +588,7 @@ export class SessionEngine {
     if (this.turns.latest()?.status === "running") {
       return failure("turn_in_progress", "a turn is running; it compacts by itself when it needs to");
     }
-    const tokensBefore = this.compactor.usage().estimated_tokens;
+    const tokensBefore = this.compactor.viewTokens();
     const conversation = this.#conversation;
     const out = await this.compactor.compact(agent, {
       turnId: null,

@@ -8,8 +8,10 @@
  *   D1 reads too and hands them back with the turn answer. A cache's
  *   refresh-ahead load, which no request waits for, goes around the count
  *   (`uncounted`).
- * - SQLite in the session object: statements run through `storage.sql.exec`
- *   and the rows they wrote (`SqlStorageCursor.rowsWritten`).
+ * - SQLite in the session object: statements run through `storage.sql.exec`,
+ *   the rows they wrote (`SqlStorageCursor.rowsWritten`) and the rows they
+ *   read (`rowsRead`: what a read's cost grows with, e.g. a `count(*)` reads
+ *   every row it counts).
  *
  * Counting is on when SWITCHBOARD_DEBUG_CHECKS is true or a D1 delay is set.
  */
@@ -19,6 +21,7 @@ export interface DebugCounts {
   d1_statements: number;
   sql_statements: number;
   sql_rows_written: number;
+  sql_rows_read: number;
 }
 
 /** The artificial delay per D1 call, in ms (0 = none). */
@@ -36,7 +39,8 @@ export class Probe {
   #d1 = 0;
   #statements = 0;
   #rows = 0;
-  /** Cursors whose rowsWritten is not yet added: a cursor's count is final once it has been consumed. */
+  #read = 0;
+  /** Cursors whose rowsWritten and rowsRead are not yet added: a cursor's counts are final once it has been consumed. */
   #open: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
 
   readonly #delayMs: number;
@@ -57,9 +61,17 @@ export class Probe {
   }
 
   mark(): DebugCounts {
-    for (const c of this.#open) this.#rows += c.rowsWritten;
+    for (const c of this.#open) {
+      this.#rows += c.rowsWritten;
+      this.#read += c.rowsRead;
+    }
     this.#open = [];
-    return { d1_statements: this.#d1, sql_statements: this.#statements, sql_rows_written: this.#rows };
+    return {
+      d1_statements: this.#d1,
+      sql_statements: this.#statements,
+      sql_rows_written: this.#rows,
+      sql_rows_read: this.#read,
+    };
   }
 
   since(start: DebugCounts): DebugCounts {
@@ -68,6 +80,7 @@ export class Probe {
       d1_statements: now.d1_statements - start.d1_statements,
       sql_statements: now.sql_statements - start.sql_statements,
       sql_rows_written: now.sql_rows_written - start.sql_rows_written,
+      sql_rows_read: now.sql_rows_read - start.sql_rows_read,
     };
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The session's stores keep some rows in memory so a turn reads fewer (src/session/session-tx.ts): the newest
- * turn (TurnStore), whether any call is open and the view's stored size (HistoryStore), whether any approval
- * exists (ApprovalStore). What
+ * turn and the turn count (TurnStore), whether any call is open, the message count and the view's stored size
+ * (HistoryStore), whether any approval exists (ApprovalStore). What
  * they answer must always be what a fresh store reading the tables answers, after their own writes and after a
  * rolled-back session transaction.
  */
@@ -158,6 +158,49 @@ describe("approvals in memory", () => {
       return keptAndFresh(s, (x) => x.approvals.pending().map((a) => a.id));
     });
     expect(kept).toEqual(["appr_caches_i"]);
+    expect(kept).toEqual(fresh);
+  });
+});
+
+describe("the message and turn counts in memory", () => {
+  const counts = (x: Stores) => ({ messages: x.history.count(), turns: x.turns.count() });
+  /** A one-step text turn `id`, written as a turn writes it. */
+  const textTurn = (s: Stores, id: string) => {
+    s.turns.create(turnOf(id));
+    s.history.closeOpenCalls({ turnId: id, reason: "test", extra: [{ type: "text", text: "hi" }], origin: "client" });
+    s.history.appendAssistantParts(id, null, [{ type: "text", text: "hello" }], () => "unknown");
+    s.turns.finish(id, "completed", "end_turn", null);
+  };
+
+  it("follow their own writes and clear: a fresh read answers the same", async () => {
+    const stub = await sessionStub(await setup());
+    const seen = await runInDurableObject(stub, (_i, state) => {
+      const s = sessionStores(state.storage);
+      const before = counts(s);
+      textTurn(s, "turn_counts_a");
+      textTurn(s, "turn_counts_b");
+      const written = keptAndFresh(s, counts);
+      s.history.clear();
+      s.turns.clear();
+      return { before, written, cleared: keptAndFresh(s, counts) };
+    });
+    expect(seen.before).toEqual({ messages: 0, turns: 0 });
+    expect(seen.written.kept).toEqual({ messages: 4, turns: 2 });
+    expect(seen.written.kept).toEqual(seen.written.fresh);
+    expect(seen.cleared.kept).toEqual({ messages: 0, turns: 0 });
+    expect(seen.cleared.kept).toEqual(seen.cleared.fresh);
+  });
+
+  it("a rolled-back session transaction leaves them as the tables are", async () => {
+    const stub = await sessionStub(await setup());
+    const { kept, fresh } = await runInDurableObject(stub, (_i, state) => {
+      const s = sessionStores(state.storage);
+      textTurn(s, "turn_counts_c");
+      counts(s);
+      rollsBack(s, () => textTurn(s, "turn_counts_d"));
+      return keptAndFresh(s, counts);
+    });
+    expect(kept).toEqual({ messages: 2, turns: 1 });
     expect(kept).toEqual(fresh);
   });
 });

@@ -78,6 +78,7 @@ function debugHeaders(answer: TurnAnswer): Record<string, string> {
   return {
     "x-debug-sql-statements": String(answer.debug.sql_statements),
     "x-debug-sql-rows-written": String(answer.debug.sql_rows_written),
+    "x-debug-sql-rows-read": String(answer.debug.sql_rows_read),
   };
 }
 

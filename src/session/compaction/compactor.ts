@@ -18,7 +18,7 @@ import { cutText, jsonBytes } from "../../storage/fit";
 import { MAX_VIEW_BYTES, SUMMARY_BUDGET_BYTES } from "../../storage/limits";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseCut, turnsBefore, userParts } from "./boundary";
-import { estimateTokens, inputTokens, type Observation, textTokens } from "./estimate";
+import { estimateTokens, inputTokens, type Observation, sizeTokens, textTokens } from "./estimate";
 import { opaqueCompaction } from "./native-view";
 import { CARRIED_NOTE, countCompactions, insertCompaction, latestCompaction, summaryText } from "./records";
 import { type RequestPrefix, requestSummary } from "./summary-request";
@@ -275,14 +275,27 @@ export class Compactor {
     return output < window ? Math.min(share, window - output) : share;
   }
 
-  /** Context use of the view, for GET /v1/sessions/{id} (no agent config at hand: the stored parts only). */
+  /** Estimated tokens of the view as stored (its messages, each sized once, and the preamble); reads the view. */
+  viewTokens(): number {
+    const { history } = this.#deps;
+    const pre = history.preamble();
+    return history.messages().reduce((n, m) => n + messageTokens(m), 0) + (pre ? messageTokens(pre) : 0);
+  }
+
+  /**
+   * Context use of the view, for GET /v1/sessions/{id} (no agent config at hand: the stored parts only). A view
+   * not in memory (an object just started) is estimated from its stored sizes (`sizeTokens`), so a poll parses none
+   * of the history; the first step reads it, and from then on the figure is `viewTokens`.
+   */
   usage(): { estimated_tokens: number; view_start_seq: number; compactions: number } {
     const { history } = this.#deps;
     const pre = history.preamble();
-    const stored = history.messages().reduce((n, m) => n + messageTokens(m), 0);
+    const tokens = history.cachedMessages()
+      ? this.viewTokens()
+      : sizeTokens(history.viewSize()) + (pre ? messageTokens(pre) : 0);
     return {
-      estimated_tokens: stored + (pre ? messageTokens(pre) : 0),
-      view_start_seq: this.#deps.history.viewStart(),
+      estimated_tokens: tokens,
+      view_start_seq: history.viewStart(),
       compactions: countCompactions(this.#deps.storage.sql),
     };
   }
@@ -417,7 +430,7 @@ export class Compactor {
     });
     if (stale) return { ok: false, reason: stale };
     // The view now starts at the boundary: reloaded from storage on next use.
-    history.invalidate();
+    history.viewMoved();
     this.#last = null;
     const info: CompactionInfo = {
       boundary_seq: boundarySeq,
@@ -476,7 +489,7 @@ export class Compactor {
       carried_seq: null,
     });
     if (choice.dropped.length) tools.loaded.remove(choice.dropped);
-    history.invalidate();
+    history.viewMoved();
     // The provider's next usage report describes the compacted context, not these bytes.
     this.#last = null;
     this.#natives++;

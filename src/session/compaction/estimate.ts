@@ -1,7 +1,7 @@
 /**
  * Input-token estimate of a provider request without a tokenizer: `textTokens` sizes text per code point
- * class (the one estimate every compaction size uses), and `estimateTokens` adds to it the provider's reported
- * input tokens of the previous request.
+ * class (the one estimate every compaction size uses), `sizeTokens` approximates it from stored sizes alone, and
+ * `estimateTokens` adds to it the provider's reported input tokens of the previous request.
  */
 import type { Usage } from "../../model/stream";
 import { headChars } from "../../storage/fit";
@@ -45,6 +45,17 @@ export function headTokens(text: string, tokens: number): string {
     if (quarters > budget) return headChars(text, i);
   }
   return text;
+}
+
+/**
+ * Estimated tokens (`textTokens`) of stored text known only by its UTF-8 bytes and characters (code points), as
+ * SQL reports them without the text being read into memory: each byte past a character's first adds 1.5 quarter
+ * tokens. Exact for ASCII (a quarter each) and for CJK and other 3-byte characters (one token each); an eighth of a
+ * token high per 2-byte character (accented Latin, Cyrillic: half a token each), and under for an emoji (5.5
+ * quarters of its 8).
+ */
+export function sizeTokens(size: { bytes: number; chars: number }): number {
+  return Math.ceil((size.chars + 1.5 * (size.bytes - size.chars)) / 4);
 }
 
 export interface Observation {

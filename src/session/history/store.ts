@@ -1,8 +1,8 @@
 /**
  * A session's message history in its SQLite storage: `HistoryStore` (the `messages` and `tool_calls` tables)
  * appends messages, tracks every tool call until its result is written, and builds the provider view from the
- * latest compaction, knowing its stored size without reading every row each time. Seqs only grow, even across
- * `clear`; methods only run SQL, so callers compose them in transactions.
+ * latest compaction, knowing its stored size and the message count without reading every row each time. Seqs only
+ * grow, even across `clear`; methods only run SQL, so callers compose them in transactions.
  */
 import type {
   Message,
@@ -177,6 +177,8 @@ export class HistoryStore {
    * ledger at each admission.
    */
   #noneOpen: boolean | undefined = undefined;
+  /** Messages stored (since the last `clear`), once counted: `#insert` adds one, `clear` empties (`count`). */
+  #count: number | undefined = undefined;
   /** The stored size of the view's messages (`viewSize`), once known; every write keeps it. */
   #viewSize: StoredSize | undefined = undefined;
   /** Each cached message's stored size: a rewrite of one (a step's later blocks) takes the old one off `#viewSize`. */
@@ -224,6 +226,11 @@ export class HistoryStore {
       this.#cache = cache;
       this.#viewSize = size;
     }
+    return this.#cache;
+  }
+
+  /** The view's messages when they are in memory, else null (`messages` would read and parse them all). */
+  cachedMessages(): Message[] | null {
     return this.#cache;
   }
 
@@ -291,8 +298,10 @@ export class HistoryStore {
     return { items: rows.map(toMessage), next };
   }
 
+  /** Messages stored, the view's and the ones before it: counted once per instance, then kept by the writes. */
   count(): number {
-    return one<{ n: number }>(this.#sql, "SELECT count(*) AS n FROM messages")?.n ?? 0;
+    this.#count ??= one<{ n: number }>(this.#sql, "SELECT count(*) AS n FROM messages")?.n ?? 0;
+    return this.#count;
   }
 
   last(): Message | null {
@@ -313,10 +322,16 @@ export class HistoryStore {
 
   /** Drops the in-memory copy, e.g. after a transaction that may have rolled back. */
   invalidate(): void {
+    this.viewMoved();
+    this.#noneOpen = undefined;
+    this.#count = undefined;
+  }
+
+  /** A compaction record moved the view's start: the view is read again on next use (the messages are the same). */
+  viewMoved(): void {
     this.#cache = null;
     this.#view = null;
     this.#viewSize = undefined;
-    this.#noneOpen = undefined;
   }
 
   #insert(role: Role, origin: Origin, turnId: string | null, parts: Part[]): Message {
@@ -336,6 +351,7 @@ export class HistoryStore {
     const msg: Message = { seq: row?.seq ?? 0, role, origin, turn_id: turnId, parts, created_at };
     this.#cache?.push(msg);
     this.#sized(msg, { bytes: row?.bytes ?? 0, chars: row?.chars ?? 0 });
+    if (this.#count !== undefined) this.#count++;
     return msg;
   }
 
@@ -554,6 +570,7 @@ export class HistoryStore {
     write(this.#sql, "DELETE FROM tool_calls");
     clearCompactions(this.#sql);
     this.#noneOpen = true;
+    this.#count = 0;
     this.#cache = [];
     this.#viewSize = { bytes: 0, chars: 0 };
     this.#view = { start: 0, preamble: null, native: false, carried: null };

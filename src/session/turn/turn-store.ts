@@ -71,6 +71,12 @@ export class TurnStore {
    * never removes the newest turn, so a turn's admission, steps and end read no row back.
    */
   #newest: TurnRow | null | undefined = undefined;
+  /**
+   * Every turn of the session (`count`), once counted; undefined when unknown (a new instance, a rollback,
+   * `clear`). `create` adds one; the retention sweep moves rows into `meta.turns_swept` in one transaction, which
+   * leaves the total as it was.
+   */
+  #count: number | undefined = undefined;
 
   readonly #sql: SqlStorage;
   constructor(sql: SqlStorage) {
@@ -100,6 +106,7 @@ export class TurnStore {
    */
   invalidate(): void {
     this.#newest = undefined;
+    this.#count = undefined;
     const taken = this.#taken;
     this.#taken = [];
     for (const t of taken) {
@@ -160,11 +167,17 @@ export class TurnStore {
     ).map(outcomeOf);
   }
 
-  /** Every turn of the session: the rows kept plus those the retention sweep deleted (`meta.turns_swept`). */
+  /**
+   * Every turn of the session: the rows kept plus those the retention sweep deleted (`meta.turns_swept`). Counted
+   * once per instance (a `count(*)` reads every row), then kept by `create`.
+   */
   count(): number {
-    const kept = one<{ n: number }>(this.#sql, "SELECT count(*) AS n FROM turns")?.n ?? 0;
-    const swept = one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = 'turns_swept'");
-    return kept + (swept ? Number(swept.value) : 0);
+    if (this.#count === undefined) {
+      const kept = one<{ n: number }>(this.#sql, "SELECT count(*) AS n FROM turns")?.n ?? 0;
+      const swept = one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = 'turns_swept'");
+      this.#count = kept + (swept ? Number(swept.value) : 0);
+    }
+    return this.#count;
   }
 
   create(t: {
@@ -195,6 +208,7 @@ export class TurnStore {
       nowIso(),
     );
     this.#newest = row;
+    if (this.#count !== undefined) this.#count++;
     return { ...(row as TurnRow) };
   }
 
@@ -287,6 +301,8 @@ export class TurnStore {
 
   clear(): void {
     this.#newest = undefined;
+    // Counted again on next use: the turns still running or paused stay.
+    this.#count = undefined;
     write(this.#sql, `DELETE FROM turns WHERE status NOT IN (${sqlList(ACTIVE)})`);
     write(this.#sql, "DELETE FROM meta WHERE key = 'turns_swept'");
   }

@@ -29,13 +29,13 @@ describe("turn wire", () => {
       turn_id: "turn_wire_1",
       replayed: true,
       stream: streamOf("data: one\n\n"),
-      debug: { sql_statements: 3, sql_rows_written: 2, d1_statements: 0 },
+      debug: { sql_statements: 3, sql_rows_written: 2, sql_rows_read: 5, d1_statements: 0 },
     };
     const got = await readAnswer<TurnAnswer>(answerResponse(sent));
     if (!got.ok || !got.stream) throw new Error("expected a stream answer");
     expect(got.turn_id).toBe("turn_wire_1");
     expect(got.replayed).toBe(true);
-    expect(got.debug).toEqual({ sql_statements: 3, sql_rows_written: 2, d1_statements: 0 });
+    expect(got.debug).toEqual({ sql_statements: 3, sql_rows_written: 2, sql_rows_read: 5, d1_statements: 0 });
     expect(await new Response(got.stream).text()).toBe("data: one\n\n");
   });
 

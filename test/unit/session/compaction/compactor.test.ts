@@ -1,10 +1,11 @@
-// The Compactor (src/session/compaction/compactor.ts) in Node: usage estimates each message once, over compacts a
-// view too large to hold whatever the window, and learn reads a model's window from each server's overflow error.
+// The Compactor (src/session/compaction/compactor.ts) in Node: usage estimates each message once (and a view not in
+// memory from its stored sizes), over compacts a view too large to hold whatever the window, and learn reads a
+// model's window from each server's overflow error.
 import { describe, expect, it, vi } from "vitest";
 import type { AgentConfig } from "../../../../src/agents/types";
 import type { Message } from "../../../../src/model/message";
 import { type CompactionDeps, Compactor } from "../../../../src/session/compaction/compactor";
-import { textTokens } from "../../../../src/session/compaction/estimate";
+import { sizeTokens, textTokens } from "../../../../src/session/compaction/estimate";
 import type { HistoryStore } from "../../../../src/session/history/store";
 import { MAX_VIEW_BYTES } from "../../../../src/storage/limits";
 
@@ -32,7 +33,12 @@ function compactorWith(history: Partial<HistoryStore>): Compactor {
 
 /** A compactor over an in-memory view (what `usage` reads: the messages, no preamble, no compaction). */
 function compactorOver(messages: Message[]): Compactor {
-  return compactorWith({ messages: () => messages, preamble: () => null, viewStart: () => 0 });
+  return compactorWith({
+    messages: () => messages,
+    cachedMessages: () => messages,
+    preamble: () => null,
+    viewStart: () => 0,
+  });
 }
 
 describe("Compactor.usage", () => {
@@ -47,6 +53,22 @@ describe("Compactor.usage", () => {
     messages.push(added);
     expect(compactor.usage().estimated_tokens).toBe(first + textTokens(JSON.stringify(added.parts)));
     expect(vi.mocked(textTokens)).toHaveBeenCalledTimes(2); // the new message, and the expectation's own
+  });
+});
+
+describe("Compactor.usage of a view not in memory", () => {
+  it("estimates it from the stored sizes, parsing no message", () => {
+    const size = { bytes: 9_000_000, chars: 8_000_000 };
+    const compactor = compactorWith({
+      messages: () => {
+        throw new Error("the view was read");
+      },
+      cachedMessages: () => null,
+      viewSize: () => ({ ...size }),
+      preamble: () => null,
+      viewStart: () => 0,
+    });
+    expect(compactor.usage().estimated_tokens).toBe(sizeTokens(size));
   });
 });
 

@@ -1,7 +1,8 @@
-// The input-token estimate of a provider request (estimate.ts): text sized per code point class, and what a
-// reported usage says the request held.
+// The input-token estimate of a provider request (estimate.ts): text sized per code point class, text known only by
+// its stored sizes, and what a reported usage says the request held.
 import { describe, expect, it } from "vitest";
-import { headTokens, inputTokens, textTokens } from "../../../../src/session/compaction/estimate";
+import { headTokens, inputTokens, sizeTokens, textTokens } from "../../../../src/session/compaction/estimate";
+import { utf8Bytes } from "../../../../src/storage/fit";
 
 describe("inputTokens", () => {
   it("reads the request's own input, cached included, never the provider's compaction passes", () => {
@@ -37,6 +38,20 @@ describe("textTokens", () => {
   it("adds up the classes of a mixed text (ASCII, a 2-byte script, CJK, emoji)", () => {
     // 8 ASCII (2) + 4 Cyrillic (2) + 2 CJK (2) + 1 emoji (2).
     expect(textTokens("abcdefghмира你好😀")).toBe(8);
+  });
+});
+
+describe("sizeTokens", () => {
+  /** What SQL says of a stored text: `length(CAST(x AS BLOB))` and `length(x)` (code points). */
+  const stored = (text: string) => ({ bytes: utf8Bytes(text), chars: [...text].length });
+
+  it("gives what textTokens gives of ASCII and CJK text, from its bytes and characters alone", () => {
+    for (const text of [
+      '{"type":"text","text":"hello, world"}'.repeat(300),
+      "会話の要約を作成してください。".repeat(100),
+    ]) {
+      expect(sizeTokens(stored(text))).toBe(textTokens(text));
+    }
   });
 });
 
