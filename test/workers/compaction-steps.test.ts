@@ -1,10 +1,12 @@
 // One long turn compacts its own finished steps (README "Long sessions"): a turn of many tool steps in a small
 // window completes, on every protocol and as a webhook run, with the user's request verbatim in every request.
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
   ADMIN,
   apiJson,
   COMPACTION_TOOLS,
+  clientTool,
   events,
   history,
   mockRequests,
@@ -15,6 +17,7 @@ import {
   type Setup,
   script,
   send,
+  sessionStub,
   setup,
   type TurnJson,
   uid,
@@ -173,4 +176,48 @@ describe("a long turn paused for an approval", () => {
     expect(cuts.some((b) => b > (results?.seq ?? 0))).toBe(true);
     expect(cuts.filter((b) => b > (calls?.seq ?? 0) && b <= (results?.seq ?? 0))).toEqual([]);
   });
+});
+
+describe("a long turn paused on a client call after a cut inside it", () => {
+  /** How the pause goes on in a new turn that stores the results alone. */
+  const continuations = {
+    "a message of tool_results alone": (s: Setup) =>
+      send(s, { content: "", tool_results: [{ tool_use_id: "call_ask", content: "yes, go on" }] }),
+    "/retry of the pause": (s: Setup) =>
+      apiJson<TurnJson>(`/v1/sessions/${s.session}/retry`, { method: "POST", key: s.key }),
+  };
+
+  it.each(Object.keys(continuations) as Array<keyof typeof continuations>)(
+    "goes on with %s: the request stays verbatim in every request, carried by every cut",
+    async (how) => {
+      const s = await longTurnSession("anthropic", [...COMPACTION_TOOLS, clientTool("ask_user")]);
+      const request = requestText();
+      // 12 steps compact inside the first turn; it pauses on ask_user; the new turn takes 12 more steps.
+      await script(s.model, [
+        ...echoSteps(1, 12),
+        { reply: { tool_calls: [{ id: "call_ask", name: "ask_user", input: { q: "go on?" } }] } },
+        ...echoSteps(13, 24),
+        { reply: { text: "All cities echoed." } },
+      ]);
+      const first = await send(s, { content: request });
+      expect([first.body.status, first.body.error]).toEqual(["awaiting_tool_results", undefined]);
+      const paused = (await mockRequests(s.model)).filter((r) => r.served === "reply").length;
+      const second = await continuations[how](s);
+      expect([second.body.status, second.body.error]).toEqual(["completed", undefined]);
+      const sent = (await mockRequests(s.model)).filter((r) => r.served === "reply").slice(paused);
+      expect(sent).toHaveLength(13);
+      for (const r of sent) expect(JSON.stringify(r.body)).toContain(request);
+      const rows = await runInDurableObject(await sessionStub(s), (_i, state: DurableObjectState) =>
+        state.storage.sql
+          .exec<{ carried_seq: number | null }>(
+            "SELECT carried_seq FROM compactions WHERE turn_id = ?",
+            second.body.turn_id,
+          )
+          .toArray(),
+      );
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.filter((r) => r.carried_seq === null)).toEqual([]);
+      expect(pairingProblems(await history(s))).toEqual([]);
+    },
+  );
 });

@@ -14,7 +14,8 @@
  *   text) goes on with the paused turn: it is cut there only when that turn
  *   carries no request of the user's own (else that turn's own boundary keeps
  *   the request with it), so a session that retries every pause, or answers
- *   each with results alone, still compacts;
+ *   each with results alone, still compacts. A view that starts partway through a turn (the latest compaction cut
+ *   inside it, `carried`) holds that turn's request in its preamble: the turn carries one;
  * - no tool_use before it is still unanswered at it, so invariant P holds on
  *   both sides (the kept side never starts with a tool_result);
  * - it is not inside the running turn (at most that turn's first message);
@@ -23,13 +24,16 @@
  * it), the cut may fall at a step boundary instead (`chooseCut`): right after a message that answers every call
  * open before it, inside the user's request the running turn answers, which the view then carries verbatim after
  * the summary. The latest step (whose results the model has yet to read) is always kept, and a step whose calls are
- * still open (a pause) is never split.
+ * still open (a pause) is never split. Any cut that summarises the request the running turn answers carries it so.
  * Pure functions, property-tested (test/unit/session/compaction/boundary.test.ts).
  */
 import type { Message, Part } from "../../model/message";
 
-/** Indices `1..limit` that are safe boundaries, ascending. */
-export function safeBoundaries(messages: readonly Message[], limit: number): number[] {
+/**
+ * Indices `1..limit` that are safe boundaries, ascending. `carried`: the view's preamble carries a request (the
+ * view starts partway through the turn that answers it).
+ */
+export function safeBoundaries(messages: readonly Message[], limit: number, carried: boolean): number[] {
   const out: number[] = [];
   const open = new Set<string>();
   // Whether no call was open before the previous message (it opened every call open now).
@@ -52,7 +56,7 @@ export function safeBoundaries(messages: readonly Message[], limit: number): num
       // retry's, or tool_results with no text) re-runs or goes on with the paused turn, whose request then stays
       // (its turn's own boundary keeps it); with none of the user's own (that turn opened with results alone too,
       // as every turn does in a session that retries each pause) there is nothing to keep and no other boundary.
-      if (hasUserContent(m) || !hasRequest(messages, turnStart)) out.push(i - 1);
+      if (hasUserContent(m) || !hasRequest(messages, turnStart, carried)) out.push(i - 1);
     }
     if (m === undefined) break;
     if (m.turn_id !== messages[i - 1]?.turn_id) turnStart = i;
@@ -92,16 +96,18 @@ function hasUserContent(m: Message): boolean {
 /**
  * Whether the turn opening at `start` answers a request of the user's own: its first message's content or, for a
  * retry of a failed turn (no message of its own, or notices only), the content of the failed turn's first message
- * (its last one is the results of its calls when it failed after a tool step), back through failed retries.
+ * (its last one is the results of its calls when it failed after a tool step), back through failed retries; or,
+ * back at the view's first message, the request the preamble carries (`carried`: the view starts partway through
+ * the turn that answers it, its request summarised with the steps before).
  */
-function hasRequest(messages: readonly Message[], start: number): boolean {
+function hasRequest(messages: readonly Message[], start: number, carried: boolean): boolean {
   let at = start;
   while (at > 0 && !(messages[at]?.role === "user" && !noticeOnly(messages[at] as Message))) {
     at--;
     while (at > 0 && messages[at - 1]?.turn_id === messages[at]?.turn_id) at--;
   }
   const request = messages[at];
-  return request?.role === "user" && hasUserContent(request);
+  return (request?.role === "user" && hasUserContent(request)) || (at === 0 && carried);
 }
 
 function hasResults(m: Message): boolean {
@@ -110,10 +116,11 @@ function hasResults(m: Message): boolean {
 
 /**
  * The turns before `limit` (the running turn's first message): one per safe boundary (each ends a turn), and
- * one more when messages follow the latest (a failed or paused turn no later boundary closes).
+ * one more when messages follow the latest (a failed or paused turn no later boundary closes). `carried` as for
+ * `safeBoundaries`.
  */
-export function turnsBefore(messages: readonly Message[], limit: number): number {
-  const candidates = safeBoundaries(messages, limit);
+export function turnsBefore(messages: readonly Message[], limit: number, carried: boolean): number {
+  const candidates = safeBoundaries(messages, limit, carried);
   const last = candidates[candidates.length - 1] ?? 0;
   return candidates.length + (last < Math.min(limit, messages.length) ? 1 : 0);
 }
@@ -125,6 +132,11 @@ interface BoundaryOptions {
   keepRecentTurns: number;
   /** Estimated tokens the kept messages may take; fewer turns are kept when more would not fit. */
   maxKeptTokens: number;
+  /**
+   * Estimated tokens of the request the view's preamble carries (the latest compaction cut inside a turn, so the
+   * view starts partway through the turn that answers it); null when it carries none.
+   */
+  carriedTokens: number | null;
 }
 
 /**
@@ -136,7 +148,7 @@ export function chooseBoundary(
   sizes: readonly number[],
   opts: BoundaryOptions,
 ): number | null {
-  const candidates = safeBoundaries(messages, opts.limit);
+  const candidates = safeBoundaries(messages, opts.limit, opts.carriedTokens !== null);
   if (candidates.length === 0) return null;
   const suffix = keptTokens(sizes);
   const last = candidates.length - 1;
@@ -189,9 +201,10 @@ export function stepBoundaries(messages: readonly Message[], from: number): numb
 }
 
 /**
- * Where a compaction cuts: `at` as for `chooseBoundary`; `request` only for a cut inside the running turn's request
- * (a step boundary): the index of the request's message, carried verbatim into the view, or -1 when the view does
- * not hold it (the latest compaction carries it, or none does).
+ * Where a compaction cuts: `at` as for `chooseBoundary`; `request` only for a cut that summarises the request the
+ * running turn answers (a step boundary inside it, or a turn boundary before it: before the paused calls a turn of
+ * results alone goes on with): the index of the request's message, carried verbatim into the view, or -1 when the
+ * view does not hold it (the latest compaction carries it, or none does).
  */
 interface Cut {
   at: number;
@@ -200,28 +213,28 @@ interface Cut {
 
 /**
  * The cut for a compaction: the turn boundary (`chooseBoundary`) when it keeps at most `maxKeptTokens`; otherwise,
- * while a turn runs (`running`, with `carriedTokens`: the request the latest compaction carries, counted when the
- * view does not hold it), the earliest later step boundary of its request whose kept messages and request fit, or
- * the latest one short of the end (the latest step stays whole); else that turn boundary however large. Null when
- * there is neither.
+ * while a turn runs (`running`), the earliest later step boundary of its request whose kept messages and request
+ * fit, or the latest one short of the end (the latest step stays whole); else that turn boundary however large. Null
+ * when there is neither. While a turn runs, a cut after the request it answers carries that request, counted in what
+ * it keeps (`carriedTokens` when the view does not hold it).
  */
 export function chooseCut(
   messages: readonly Message[],
   sizes: readonly number[],
-  opts: BoundaryOptions & { running: boolean; carriedTokens: number },
+  opts: BoundaryOptions & { running: boolean },
 ): Cut | null {
   const turn = chooseBoundary(messages, sizes, opts);
+  if (!opts.running) return turn === null ? null : { at: turn };
   const suffix = keptTokens(sizes);
-  if (!opts.running || (turn !== null && (suffix[turn] ?? 0) <= opts.maxKeptTokens)) {
-    return turn === null ? null : { at: turn };
-  }
   const request = requestIndex(messages, opts.limit);
+  const carried = request === -1 ? (opts.carriedTokens ?? 0) : (sizes[request] ?? 0);
+  const cut = (at: number): Cut => (request < at ? { at, request } : { at });
+  const fits = (at: number) => (suffix[at] ?? 0) + (request < at ? carried : 0) <= opts.maxKeptTokens;
+  if (turn !== null && fits(turn)) return cut(turn);
   // Never after the latest step: its results are what the model is about to read.
   const steps = stepBoundaries(messages, Math.max(request, 0)).filter(
     (at) => at < messages.length && (turn === null || at > turn),
   );
-  if (steps.length === 0) return turn === null ? null : { at: turn };
-  const carried = request === -1 ? opts.carriedTokens : (sizes[request] ?? 0);
-  const fits = (at: number) => (suffix[at] ?? 0) + carried <= opts.maxKeptTokens;
-  return { at: steps.find(fits) ?? (steps[steps.length - 1] as number), request };
+  if (steps.length === 0) return turn === null ? null : cut(turn);
+  return cut(steps.find(fits) ?? (steps[steps.length - 1] as number));
 }

@@ -54,7 +54,8 @@ type CompactionOutcome = { ok: true; info: CompactionInfo } | { ok: false; reaso
 interface CompactOptions {
   /**
    * The running turn: its messages are summarised only when no turn boundary keeps few enough tokens, then up to
-   * one of its step boundaries, with its request carried verbatim (`chooseCut`).
+   * one of its step boundaries; a cut that summarises the request it answers carries that request verbatim
+   * (`chooseCut`).
    */
   turnId: string | null;
   tokensBefore: number;
@@ -358,12 +359,12 @@ export class Compactor {
       keepRecentTurns: cfg.keep_recent_turns,
       maxKeptTokens,
       running: opts.turnId !== null,
-      carriedTokens: before ? carriedTokens(before) : 0,
+      carriedTokens: before ? carriedTokens(before) : null,
     });
     if (cut === null) return { ok: false, reason: noBoundary(view.length, opts.turnId) };
     // On demand nothing needs the room: the turns keep_recent_turns keeps stay whole when they fit (a turn that
     // must shrink its request summarises them instead).
-    const turns = opts.turnId === null ? turnsBefore(view, limit) : null;
+    const turns = opts.turnId === null ? turnsBefore(view, limit, before !== null) : null;
     if (turns !== null && turns <= cfg.keep_recent_turns && sizes.reduce((n, t) => n + t, 0) <= maxKeptTokens) {
       return {
         ok: false,
@@ -371,7 +372,8 @@ export class Compactor {
       };
     }
     const boundary = cut.at;
-    // A cut inside the running turn carries the request it answers: its message in the view, or the one carried now.
+    // A cut that summarises the request the running turn answers carries it: its message in the view, or the one
+    // carried now.
     const carried = cut.request === undefined ? null : (view[cut.request] ?? before);
     const summarised = view.slice(0, boundary);
     const kept = view.slice(boundary);

@@ -34,9 +34,9 @@ export interface CompactionRecord {
   native: boolean;
   turn_id: string | null;
   /**
-   * A cut inside the running turn (at a step boundary): the seq of the message holding the user's request that
-   * turn answers, summarised with the steps before the cut and carried verbatim in the preamble; null at a turn
-   * boundary.
+   * A cut that summarised the user's request the running turn answers (inside that turn at a step boundary, or
+   * before the paused calls a turn of results alone goes on with): the seq of the message holding it, carried
+   * verbatim in the preamble; null when the cut summarised no request a running turn answers.
    */
   carried_seq: number | null;
   created_at: string;
@@ -140,7 +140,7 @@ export const CARRIED_NOTE =
  * The synthetic user message that opens the provider view: the summary, the
  * tool-set baseline as history showed it at the boundary, the one-time
  * announcement of unloaded tools, the kept tools' declarations and, after a
- * cut inside a turn, the user's request that turn answers (`carried`, the
+ * cut that summarised it, the user's request a turn answers (`carried`, the
  * message `carried_seq` names: its own parts, verbatim). Never stored as a
  * message; adapters merge it with the first kept user message.
  */

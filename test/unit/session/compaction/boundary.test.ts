@@ -26,6 +26,8 @@ interface Generated {
   messages: Message[];
   /** Index of the running turn's first message, or messages.length when no turn runs. */
   limit: number;
+  /** The view starts partway through its first turn, whose request the preamble carries (a cut inside that turn). */
+  carried: boolean;
 }
 
 /**
@@ -33,7 +35,8 @@ interface Generated {
  * previous turn's open calls first, then text), steps alternate assistant (text and/or tool_uses) and a user
  * message answering every call (answered, synthesized or skipped results); a turn may pause with open calls,
  * a retry turn may start without a user message (or, after a pause, with the results alone), and the newest turn
- * may be running with pending calls.
+ * may be running with pending calls. A quarter start partway through their first turn (its first step's calls), as
+ * the view does after a cut inside a turn, whose request the preamble carries.
  */
 function generate(rand: () => number): Generated {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
@@ -52,6 +55,7 @@ function generate(rand: () => number): Generated {
     return out;
   };
   const turns = 1 + Math.floor(rand() * 12);
+  const carried = rand() < 0.25;
   let limit = -1;
   for (let t = 0; t < turns; t++) {
     const turn = `turn_${t}`;
@@ -62,11 +66,14 @@ function generate(rand: () => number): Generated {
       // A retry (or tool_results with no text) superseding the pause: the results alone.
       push("user", turn, results());
       if (running) limit = messages.length - 1;
+    } else if (t === 0 && carried) {
+      // Its message was summarised; the preamble carries its request.
+      if (running) limit = 0;
     } else if (!retry) {
       push("user", turn, [...results(), { type: "text", text: `user text ${t}` }]);
       if (running) limit = messages.length - 1;
     } else if (running) limit = messages.length;
-    const steps = Math.floor(rand() * 4);
+    const steps = Math.floor(rand() * 4) + (t === 0 && carried ? 1 : 0);
     for (let s = 0; s < steps; s++) {
       const calls = Math.floor(rand() * 4);
       const parts: Part[] = [{ type: "text", text: `assistant ${t}.${s}` }];
@@ -82,7 +89,7 @@ function generate(rand: () => number): Generated {
       push("user", turn, results());
     }
   }
-  return { messages, limit: limit === -1 ? messages.length : limit };
+  return { messages, limit: limit === -1 ? messages.length : limit, carried };
 }
 
 /** Problems with cutting at `b`: pairs split across it. */
@@ -110,8 +117,8 @@ function splitPairs(messages: Message[], b: number): string[] {
 describe("compaction boundary (property)", () => {
   it("no safe boundary splits a pair, lies inside the running turn or after a same-turn message", () => {
     for (let seed = 1; seed <= 3000; seed++) {
-      const { messages, limit } = generate(mulberry32(seed));
-      for (const b of safeBoundaries(messages, limit)) {
+      const { messages, limit, carried } = generate(mulberry32(seed));
+      for (const b of safeBoundaries(messages, limit, carried)) {
         expect(splitPairs(messages, b), `seed ${seed}`).toEqual([]);
         expect(b).toBeLessThanOrEqual(limit);
         const m = messages[b];
@@ -133,19 +140,20 @@ describe("compaction boundary (property)", () => {
     let chosen = 0;
     for (let seed = 1; seed <= 3000; seed++) {
       const rand = mulberry32(seed);
-      const { messages, limit } = generate(rand);
+      const { messages, limit, carried } = generate(rand);
       const sizes = messages.map(() => 1 + Math.floor(rand() * 50));
       const b = chooseBoundary(messages, sizes, {
         limit,
         keepRecentTurns: Math.floor(rand() * 4),
         maxKeptTokens: Math.floor(rand() * 300),
+        carriedTokens: carried ? 10 : null,
       });
       if (b === null) {
-        expect(safeBoundaries(messages, limit)).toEqual([]);
+        expect(safeBoundaries(messages, limit, carried)).toEqual([]);
         continue;
       }
       chosen++;
-      expect(safeBoundaries(messages, limit)).toContain(b);
+      expect(safeBoundaries(messages, limit, carried)).toContain(b);
       const lines = transcriptLines(messages.slice(0, b));
       for (const m of messages.slice(0, b)) {
         for (const p of m.parts) if (p.type === "text" && m.role === "user") expect(lines).toContain(`User: ${p.text}`);
@@ -177,8 +185,10 @@ describe("compaction boundary (property)", () => {
         created_at: "",
       },
     ];
-    expect(safeBoundaries(messages, 2)).toEqual([1]);
-    expect(chooseBoundary(messages, [1, 1, 1], { limit: 2, keepRecentTurns: 0, maxKeptTokens: 100 })).toBe(1);
+    expect(safeBoundaries(messages, 2, false)).toEqual([1]);
+    expect(
+      chooseBoundary(messages, [1, 1, 1], { limit: 2, keepRecentTurns: 0, maxKeptTokens: 100, carriedTokens: null }),
+    ).toBe(1);
   });
 
   it("a retry's notice-only first message is no boundary: the failed turn's own message stays for the retry", () => {
@@ -204,8 +214,10 @@ describe("compaction boundary (property)", () => {
       user(3, "t2", [{ type: "text", text: "the question to re-run" }]),
       user(4, "t3", [{ type: "notice", kind: "tools_changed", text: "<tools_added>x</tools_added>" }]),
     ];
-    expect(safeBoundaries(messages, 3)).toEqual([2]);
-    expect(chooseBoundary(messages, [1, 1, 1, 1], { limit: 3, keepRecentTurns: 0, maxKeptTokens: 0 })).toBe(2);
+    expect(safeBoundaries(messages, 3, false)).toEqual([2]);
+    expect(
+      chooseBoundary(messages, [1, 1, 1, 1], { limit: 3, keepRecentTurns: 0, maxKeptTokens: 0, carriedTokens: null }),
+    ).toBe(2);
   });
   it("a retry superseding a paused turn (results, no text) is not cut before the calls: the paused turn's message stays", () => {
     const messages: Message[] = [
@@ -243,7 +255,7 @@ describe("compaction boundary (property)", () => {
         created_at: "",
       },
     ];
-    expect(safeBoundaries(messages, 4)).toEqual([2]);
+    expect(safeBoundaries(messages, 4, false)).toEqual([2]);
   });
 
   it("retries superseding paused turns that carry no request of their own are cut before the paused calls", () => {
@@ -273,8 +285,15 @@ describe("compaction boundary (property)", () => {
       superseded(7, "t4", "c3"),
     ];
     // t1's request ("hi") stays with its calls; t2 and t3 opened with results alone: nothing of the user's to keep.
-    expect(safeBoundaries(messages, 6)).toEqual([3, 5]);
-    expect(chooseBoundary(messages, Array(7).fill(1), { limit: 6, keepRecentTurns: 0, maxKeptTokens: 100 })).toBe(5);
+    expect(safeBoundaries(messages, 6, false)).toEqual([3, 5]);
+    expect(
+      chooseBoundary(messages, Array(7).fill(1), {
+        limit: 6,
+        keepRecentTurns: 0,
+        maxKeptTokens: 100,
+        carriedTokens: null,
+      }),
+    ).toBe(5);
   });
 
   it("a retry superseding a paused retry of a failed turn is not cut before the calls: the failed turn's message stays", () => {
@@ -323,7 +342,7 @@ describe("compaction boundary (property)", () => {
         created_at: "",
       },
     ];
-    expect(safeBoundaries(messages, 5)).toEqual([2]);
+    expect(safeBoundaries(messages, 5, false)).toEqual([2]);
   });
 
   it("a retry of a turn that failed after a tool step keeps that turn's request: no boundary inside the retry", () => {
@@ -339,40 +358,57 @@ describe("compaction boundary (property)", () => {
       message(7, "user", "t2", [{ type: "tool_result", tool_use_id: "b", content: "ok", is_error: false }]),
       message(8, "assistant", "t2", [{ type: "text", text: "done" }]),
     ];
-    expect(safeBoundaries(messages, messages.length)).toEqual([2, 8]);
+    expect(safeBoundaries(messages, messages.length, false)).toEqual([2, 8]);
   });
 });
 
 describe("a cut inside the running turn (chooseCut)", () => {
-  it("falls right after a step's results before the latest step, splits no pair, carries the request, skips nothing said since", () => {
+  /** The random history of `seed` (`generate`), the cut chosen while its newest turn runs, and what it is judged by. */
+  function runningCut(seed: number) {
+    const rand = mulberry32(seed);
+    const { messages, limit, carried } = generate(rand);
+    const sizes = messages.map(() => 1 + Math.floor(rand() * 50));
+    const opts = { limit, keepRecentTurns: Math.floor(rand() * 4), maxKeptTokens: Math.floor(rand() * 300) };
+    const carriedTokens = carried ? 1 + Math.floor(rand() * 50) : null;
+    const cut = chooseCut(messages, sizes, { ...opts, running: true, carriedTokens });
+    return { messages, cut, request: requestIndex(messages, limit), safe: safeBoundaries(messages, limit, carried) };
+  }
+
+  it("is a safe boundary or falls right after a step's results before the latest step, splits no pair, skips nothing said since", () => {
     let inside = 0;
     for (let seed = 1; seed <= 3000; seed++) {
-      const rand = mulberry32(seed);
-      const { messages, limit } = generate(rand);
-      const sizes = messages.map(() => 1 + Math.floor(rand() * 50));
-      const opts = { limit, keepRecentTurns: Math.floor(rand() * 4), maxKeptTokens: Math.floor(rand() * 300) };
-      const cut = chooseCut(messages, sizes, { ...opts, running: true, carriedTokens: Math.floor(rand() * 50) });
-      const request = requestIndex(messages, limit);
+      const { messages, cut, request, safe } = runningCut(seed);
       if (cut === null) {
-        expect(safeBoundaries(messages, limit)).toEqual([]);
+        expect(safe).toEqual([]);
         expect(stepBoundaries(messages, Math.max(request, 0)).filter((b) => b < messages.length)).toEqual([]);
         continue;
       }
       expect(splitPairs(messages, cut.at), `seed ${seed}`).toEqual([]);
       expect(messages[cut.at]?.parts.some((p) => p.type === "tool_result") ?? false).toBe(false);
       if (cut.request === undefined) {
-        expect(safeBoundaries(messages, limit)).toContain(cut.at);
+        expect(safe).toContain(cut.at);
         continue;
       }
+      const since = messages.slice(cut.request + 1, cut.at).filter((m) => m.role === "user");
+      expect(since.flatMap(userParts)).toEqual([]);
+      if (safe.includes(cut.at)) continue;
       inside++;
-      expect(cut.request).toBe(request);
-      expect(cut.at).toBeGreaterThan(request);
       expect(messages[cut.at - 1]?.parts.some((p) => p.type === "tool_result")).toBe(true);
       expect(cut.at).toBeLessThan(messages.length);
-      const since = messages.slice(request + 1, cut.at).filter((m) => m.role === "user");
-      expect(since.flatMap(userParts)).toEqual([]);
     }
     expect(inside).toBeGreaterThan(300);
+  });
+
+  it("never summarises the request the running turn answers without carrying it", () => {
+    let carriedAtTurn = 0;
+    for (let seed = 1; seed <= 3000; seed++) {
+      const { cut, request, safe } = runningCut(seed);
+      if (cut === null) continue;
+      // -1: the view does not hold it, and the preamble carries it on (or none, when the view holds no request).
+      expect(cut.request, `seed ${seed}`).toBe(request < cut.at ? request : undefined);
+      if (cut.request !== undefined && safe.includes(cut.at)) carriedAtTurn++;
+    }
+    expect(carriedAtTurn).toBeGreaterThan(10);
   });
 
   const message = (seq: number, role: Message["role"], parts: Part[]): Message => ({
@@ -398,7 +434,7 @@ describe("a cut inside the running turn (chooseCut)", () => {
   const sizes = Array(6).fill(10);
 
   it("keeps as many finished steps as fit beside the request, and a paused step whole", () => {
-    const opts = { limit: 0, keepRecentTurns: 2, running: true, carriedTokens: 0 };
+    const opts = { limit: 0, keepRecentTurns: 2, running: true, carriedTokens: null };
     expect(chooseCut(turn, sizes, { ...opts, maxKeptTokens: 100 })).toEqual({ at: 3, request: 0 });
     expect(chooseCut(turn, sizes, { ...opts, maxKeptTokens: 35 })).toEqual({ at: 5, request: 0 });
     // Even when nothing fits, the cut stays before the paused step's calls.
@@ -407,22 +443,64 @@ describe("a cut inside the running turn (chooseCut)", () => {
 
   it("keeps the latest step, whose results the model has yet to read", () => {
     const finished = turn.slice(0, 5);
-    const opts = { limit: 0, keepRecentTurns: 2, maxKeptTokens: 0, running: true, carriedTokens: 0 };
+    const opts = { limit: 0, keepRecentTurns: 2, maxKeptTokens: 0, running: true, carriedTokens: null };
     expect(chooseCut(finished, sizes.slice(0, 5), opts)).toEqual({ at: 3, request: 0 });
     expect(chooseCut(finished.slice(0, 3), sizes.slice(0, 3), opts)).toBeNull();
   });
 
   it("never cuts inside a turn for POST /compact (no turn running)", () => {
-    const opts = { limit: turn.length, keepRecentTurns: 2, maxKeptTokens: 0, carriedTokens: 0 };
+    const opts = { limit: turn.length, keepRecentTurns: 2, maxKeptTokens: 0, carriedTokens: null };
     expect(chooseCut(turn, sizes, { ...opts, running: false })).toBeNull();
   });
 
   it("prefers the turn boundary while the running turn fits after it", () => {
     const before = [message(0, "user", [{ type: "text", text: "earlier" }]), message(0, "assistant", [])];
     const messages = [...before, ...turn].map((m, i) => ({ ...m, seq: i + 1, turn_id: i < 2 ? "t0" : "t1" }));
-    const opts = { limit: 2, keepRecentTurns: 0, running: true, carriedTokens: 0 };
+    const opts = { limit: 2, keepRecentTurns: 0, running: true, carriedTokens: null };
     expect(chooseCut(messages, Array(8).fill(10), { ...opts, maxKeptTokens: 60 })).toEqual({ at: 2 });
     expect(chooseCut(messages, Array(8).fill(10), { ...opts, maxKeptTokens: 59 })).toEqual({ at: 5, request: 2 });
+  });
+});
+
+describe("the request a running turn of results alone goes on with", () => {
+  const ask = (seq: number, turn: string, id: string) =>
+    message(seq, "assistant", turn, [{ type: "tool_use", id, name: "ask_user", input: {} }]);
+  const answer = (seq: number, turn: string, id: string) =>
+    message(seq, "user", turn, [{ type: "tool_result", tool_use_id: id, content: "yes", is_error: false }]);
+
+  it("is carried by a cut before the paused calls that summarises it", () => {
+    // t1 asks and pauses; t2 answers with the results alone and pauses again; t3 answers likewise and runs.
+    const messages: Message[] = [
+      message(1, "user", "t1", [{ type: "text", text: "the request" }]),
+      ask(2, "t1", "c1"),
+      answer(3, "t2", "c1"),
+      ask(4, "t2", "c2"),
+      answer(5, "t3", "c2"),
+    ];
+    const opts = { limit: 4, keepRecentTurns: 0, maxKeptTokens: 100, carriedTokens: null, running: true };
+    expect(chooseCut(messages, Array(5).fill(1), opts)).toEqual({ at: 3, request: 0 });
+  });
+
+  // A cut inside t1 kept its latest steps (the preamble carries t1's request); t1 paused on ask_user, and t2 answers
+  // with the results alone.
+  const partway: Message[] = [
+    message(5, "assistant", "t1", [{ type: "tool_use", id: "e1", name: "echo_core", input: {} }]),
+    answer(6, "t1", "e1"),
+    ask(7, "t1", "c1"),
+    answer(8, "t2", "c1"),
+    message(9, "assistant", "t2", [{ type: "tool_use", id: "e2", name: "echo_core", input: {} }]),
+    answer(10, "t2", "e2"),
+    message(11, "assistant", "t2", [{ type: "text", text: "done" }]),
+  ];
+
+  it("in a view that starts partway through its turn (the preamble carries it) is that turn's: no boundary before the paused calls", () => {
+    expect(safeBoundaries(partway, 3, true)).toEqual([]);
+    expect(turnsBefore(partway, partway.length, true)).toBe(1);
+  });
+
+  it("in a view that starts partway through its turn is carried on by the step cut that follows", () => {
+    const opts = { limit: 3, keepRecentTurns: 0, maxKeptTokens: 100, carriedTokens: 5, running: true };
+    expect(chooseCut(partway, Array(7).fill(10), opts)).toEqual({ at: 2, request: -1 });
   });
 });
 
@@ -431,18 +509,18 @@ describe("turnsBefore", () => {
 
   it("counts each finished turn, a failed or paused one after the last boundary too, but not the running one", () => {
     const one = [message(1, "user", "t1", say("hi")), message(2, "assistant", "t1", say("yo"))];
-    expect(turnsBefore(one, one.length)).toBe(1);
+    expect(turnsBefore(one, one.length, false)).toBe(1);
     // t2 failed before the model answered: its message is a turn of its own.
     const failed = [...one, message(3, "user", "t2", say("again"))];
-    expect(turnsBefore(failed, failed.length)).toBe(2);
+    expect(turnsBefore(failed, failed.length, false)).toBe(2);
     // t2 paused on a call.
     const paused = [
       ...one,
       message(3, "user", "t2", say("ask")),
       message(4, "assistant", "t2", [{ type: "tool_use", id: "c", name: "ask_user", input: {} }]),
     ];
-    expect(turnsBefore(paused, paused.length)).toBe(2);
+    expect(turnsBefore(paused, paused.length, false)).toBe(2);
     // t2 is running: only t1 is before it.
-    expect(turnsBefore(failed, 2)).toBe(1);
+    expect(turnsBefore(failed, 2, false)).toBe(1);
   });
 });
