@@ -11,6 +11,7 @@ import {
   expectNativeCompacted,
   history,
   mockStats,
+  mockWindow,
   pairingProblems,
   type Setup,
   script,
@@ -30,36 +31,39 @@ async function requests(model: string): Promise<Recorded[]> {
   return ((await res.json()) as { requests: Recorded[] }).requests;
 }
 
-async function mockWindow(model: string, tokens: number): Promise<void> {
-  const res = await fetch(`${env.MOCK_URL}/_mock/context_window`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model, tokens }),
-  });
-  if (!res.ok) throw new Error(`mock window: ${res.status}`);
-}
-
-/** A session whose agent (and the mock) have a `window`-token context window. */
+/**
+ * A session whose agent (and the mock) have a `window`-token context window; with `maxTokens`, the agent's output
+ * limit, which the mock's window then holds with the input.
+ */
 async function session(
   provider: "anthropic" | "openai",
   window: number,
   capabilities: Record<string, boolean>,
   compaction: Record<string, unknown> = {},
+  maxTokens?: number,
 ): Promise<Setup> {
   const s = await setup({}, provider);
   const put = await apiJson(`/v1/agents/${s.agent}`, {
     method: "PUT",
     key: ADMIN,
     json: {
-      model: { provider, name: s.model, context_window: window, capabilities },
+      model: { provider, name: s.model, context_window: window, capabilities, max_tokens: maxTokens },
       system: "You are a test agent.",
       tools: COMPACTION_TOOLS,
       compaction,
     },
   });
   if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
-  await mockWindow(s.model, window);
+  await mockWindow(s.model, window, maxTokens !== undefined);
   return s;
+}
+
+/** Sends 34 messages of ~2,000 tokens, each answered: past a 50,000-token trigger twice over. */
+async function sendLong(s: Setup): Promise<void> {
+  for (let i = 1; i <= 34; i++) {
+    const res = await send(s, { content: `long-${i}: ${"lorem ipsum dolor sit ".repeat(365)}` });
+    expect([res.body.status, res.body.error]).toEqual(["completed", undefined]);
+  }
 }
 
 const isSummary = (r: Recorded) => r.raw.includes("Summarise the conversation transcript above");
@@ -189,6 +193,35 @@ describe("native compaction (Anthropic compact_20260112)", () => {
     const reqs = await requests(s.model);
     expect(reqs.some((r) => r.body.context_management !== undefined)).toBe(false);
     expect((await mockStats(s.model)).rejected).toBe(0);
+  });
+
+  it("an output limit that leaves less input than the minimum trigger falls back to our summary, saying why, before any request is refused", async () => {
+    // 70,000-token window less max_tokens 20,000: 50,000 input tokens, no more than the 50,000-token minimum.
+    const s = await session("anthropic", 70_000, { native_compaction: true }, {}, 20_000);
+    await sendLong(s);
+    const stats = await mockStats(s.model);
+    expect([stats.overflow, stats.compactions, stats.rejected]).toEqual([0, 0, 0]);
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted.length).toBeGreaterThan(0);
+    for (const e of compacted) {
+      expect(e.data.native).toBe(false);
+      expect(String(e.data.native_unavailable)).toContain("less the output limit (20000 tokens)");
+    }
+    expect((await requests(s.model)).some((r) => r.body.context_management !== undefined)).toBe(false);
+  });
+
+  it("an output limit past the threshold's headroom lowers the trigger below what a request can carry: the provider compacts, no request refused", async () => {
+    // 100,000-token window less max_tokens 30,000: 70,000 input tokens; the trigger is 0.8 of that, not of the window.
+    const s = await session("anthropic", 100_000, { native_compaction: true }, {}, 30_000);
+    await sendLong(s);
+    const stats = await mockStats(s.model);
+    expect([stats.overflow, stats.summaries, stats.rejected]).toEqual([0, 0, 0]);
+    expect(stats.compactions).toBeGreaterThan(0);
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    expect(compacted.map((e) => e.data.native)).toEqual(Array(stats.compactions).fill(true));
+    expect((await requests(s.model))[0]?.body.context_management).toEqual({
+      edits: [{ type: "compact_20260112", trigger: { type: "input_tokens", value: 56_000 } }],
+    });
   });
 });
 

@@ -195,9 +195,12 @@ export class Compactor {
    * Whether the provider compacts for this agent (README "Long sessions", native compaction):
    * the model declares `native_compaction`, the wire has it (Anthropic Messages `compact_20260112`;
    * OpenAI Responses `compact_threshold` with provider `openai-responses` — Chat Completions has
-   * none), the threshold share of the window is at least the provider's minimum trigger, and the provider's last
-   * compaction was not dropped as too large to store (`droppedNative`; until one of ours compacts).
-   * `reason` says why a declared capability is not used (null when none was declared).
+   * none), the most input a request can carry (`maxInput`: the window less its output limit) is more than the
+   * provider's minimum trigger, and the provider's last compaction was not dropped as too large to store
+   * (`droppedNative`; until one of ours compacts). The trigger is the threshold share of the window or, when the
+   * output limit leaves less input than that, of `maxInput`, and at least the minimum: below `maxInput`, so a request
+   * past it can still be sent for the provider to compact. `reason` says why a declared capability is not used (null
+   * when none was declared).
    */
   nativePlan(agent: AgentConfig): NativePlan {
     const cfg = Compactor.config(agent);
@@ -216,13 +219,19 @@ export class Compactor {
       };
     }
     const window = this.window(agent);
+    const most = this.maxInput(agent);
     // The Responses API documents no minimum threshold; the Messages API refuses a trigger below 50,000.
     const minimum = agent.model.provider === "anthropic" ? MIN_COMPACTION_TRIGGER : 1;
-    const trigger = Math.max(minimum, Math.floor(window * cfg.threshold));
-    if (trigger >= window) {
+    const share = Math.floor(window * cfg.threshold);
+    const trigger = Math.max(minimum, share < most ? share : Math.floor(most * cfg.threshold));
+    if (trigger >= most) {
+      const input =
+        most < window
+          ? `the window (${window} tokens) less the output limit (${window - most} tokens)`
+          : `the window (${window} tokens)`;
       return {
         native: false,
-        reason: `the window (${window} tokens) is too small for the provider's minimum compaction trigger (${minimum})`,
+        reason: `${input} is too small for the provider's minimum compaction trigger (${minimum})`,
       };
     }
     return { native: true, trigger };
@@ -253,27 +262,33 @@ export class Compactor {
 
   /**
    * True when the view must be compacted before a request of this estimate is sent: the request is above `limit`
-   * (`native`: above the whole window, the provider compacting at its trigger itself), or the view's messages take
+   * (`native`: above `maxInput`, the provider compacting at its trigger itself), or the view's messages take
    * more than MAX_VIEW_BYTES as stored, whatever the window (the object holds them in its 128 MB).
    */
   over(agent: AgentConfig, tokens: number, native = false): boolean {
     if (!Compactor.config(agent).enabled) return false;
     return (
-      tokens > (native ? this.window(agent) : this.limit(agent)) || this.#deps.history.viewSize().bytes > MAX_VIEW_BYTES
+      tokens > (native ? this.maxInput(agent) : this.limit(agent)) || this.#deps.history.viewSize().bytes > MAX_VIEW_BYTES
     );
   }
 
   /**
-   * The input tokens a request may carry (README "Long sessions"): the threshold share of the window, and no more
-   * than the window less the output limit the request carries (its `max_tokens`: Anthropic and vLLM refuse input
-   * + max_tokens > window). An output limit of the whole window or more leaves no input at all, a config no server
-   * answers: there the threshold share alone applies.
+   * The input tokens a request may carry before our own summary compacts (README "Long sessions"): the threshold
+   * share of the window, and no more than `maxInput`.
    */
   limit(agent: AgentConfig): number {
+    return Math.min(Math.floor(this.window(agent) * Compactor.config(agent).threshold), this.maxInput(agent));
+  }
+
+  /**
+   * The most input tokens a request can carry: the window less the output limit the request carries (its
+   * `max_tokens`: Anthropic and vLLM refuse input + max_tokens > window). An output limit of the whole window or
+   * more leaves no input at all, a config no server answers: there the whole window.
+   */
+  maxInput(agent: AgentConfig): number {
     const window = this.window(agent);
-    const share = Math.floor(window * Compactor.config(agent).threshold);
     const output = getAdapter(agent.model.provider).outputTokens(agent.model);
-    return output < window ? Math.min(share, window - output) : share;
+    return output < window ? window - output : window;
   }
 
   /** Estimated tokens of the view as stored (its messages, each sized once, and the preamble); reads the view. */

@@ -29,6 +29,7 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
   let req = request();
   let size = Compactor.size(req);
   const tokens = compactor.estimate(size);
+  // Natively, the provider compacts past the trigger: ours only when the request could not be sent at all.
   const over = compactor.over(agent, tokens, plan.native);
   if (over && (await compactFor(ctx, tokens, req))) {
     req = request();
