@@ -268,7 +268,8 @@ export class Compactor {
   over(agent: AgentConfig, tokens: number, native = false): boolean {
     if (!Compactor.config(agent).enabled) return false;
     return (
-      tokens > (native ? this.maxInput(agent) : this.limit(agent)) || this.#deps.history.viewSize().bytes > MAX_VIEW_BYTES
+      tokens > (native ? this.maxInput(agent) : this.limit(agent)) ||
+      this.#deps.history.viewSize().bytes > MAX_VIEW_BYTES
     );
   }
 
