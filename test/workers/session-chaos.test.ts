@@ -99,6 +99,7 @@ interface View {
     signature: string;
   }>;
   pause: null | { turn_id: string; calls: Array<{ id: string; state: string }> };
+  context: { estimated_tokens: number; used: number } & Record<string, unknown>;
 }
 
 type Res = { status: number; body: unknown };
@@ -632,11 +633,20 @@ class Chaos {
     return `compact -> ${res.status} ${code(res) ?? ""}`;
   }
 
-  /** A restart with nothing running changes nothing: a paused turn stays paused on the same calls. */
+  /**
+   * A restart with nothing running changes nothing: a paused turn stays paused on the same calls. The context's
+   * size is an estimate, made from stored sizes on an object that has not loaded its view (README "Long sessions"),
+   * so it is left out of the comparison.
+   */
   async restart(): Promise<string> {
-    const before = JSON.stringify([await this.history(), await this.view()]);
+    const rest = async () => {
+      const { context, ...view } = await this.view();
+      const { estimated_tokens: _tokens, used: _used, ...fixed } = context;
+      return JSON.stringify([await this.history(), { ...view, context: fixed }]);
+    };
+    const before = await rest();
     await abortAllDurableObjects();
-    const after = JSON.stringify([await this.history(), await this.view()]);
+    const after = await rest();
     if (before !== after) throw new Error(`a restart at rest changed the session:\n${before}\n${after}`);
     return "restart at rest";
   }
