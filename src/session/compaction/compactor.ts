@@ -1,8 +1,8 @@
 /**
  * Context compaction for one session (`Compactor`): estimates request sizes, decides when to compact (past the
  * token limit, or past MAX_VIEW_BYTES of view whatever the window) and whether the provider compacts natively,
- * writes our own summary records and records the provider's (each fitted to its row: `fitNative`). One
- * compaction runs at a time; nothing is stored until a summary is complete.
+ * writes our own summary records (the summary itself: summarise.ts) and records the provider's (each fitted to its
+ * row: `fitNative`). One compaction runs at a time; nothing is stored until a summary is complete.
  */
 import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
@@ -14,23 +14,15 @@ import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
 import { promptSize } from "../../providers/body-text";
 import { getAdapter } from "../../providers/index";
 import { contextWindow, type StepRequest } from "../../providers/types";
-import { cutText, jsonBytes } from "../../storage/fit";
+import { jsonBytes } from "../../storage/fit";
 import { MAX_VIEW_BYTES, SUMMARY_BUDGET_BYTES } from "../../storage/limits";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseCut, turnsBefore, userParts } from "./boundary";
 import { estimateTokens, inputTokens, type Observation, sizeTokens, textTokens } from "./estimate";
-import { opaqueCompaction } from "./native-view";
 import { CARRIED_NOTE, countCompactions, insertCompaction, latestCompaction, summaryText } from "./records";
-import { type RequestPrefix, requestSummary } from "./summary-request";
+import { summarise } from "./summarise";
+import type { RequestPrefix } from "./summary-request";
 import { toolChoice } from "./tool-choice";
-import {
-  capSummary,
-  SUMMARY_SYSTEM,
-  summaryLines,
-  summaryPrompt,
-  transcriptLines,
-  transcriptPieces,
-} from "./transcript";
 
 export interface CompactionDeps extends SessionStores {
   storage: DurableObjectStorage;
@@ -71,9 +63,6 @@ interface CompactOptions {
 
 /** Server-side compaction for the agent's model: the trigger to send, or why we summarise ourselves. */
 type NativePlan = { native: true; trigger: number } | { native: false; reason: string | null };
-
-/** The least room a piece of transcript needs for a summary request to be worth sending (~1,000 characters). */
-const MIN_PIECE_TOKENS = 334;
 
 /**
  * The most tokens a compaction keeps, and a summary request carries, whatever the window: a stored byte weighs at
@@ -396,7 +385,20 @@ export class Compactor {
     const previous = latestCompaction(this.#deps.storage.sql);
     const boundarySeq = kept[0]?.seq ?? (view[view.length - 1]?.seq ?? history.viewStart()) + 1;
 
-    const summary = await this.#summarise(agent, previous?.summary ?? "", summarised, opts);
+    const registry = this.#deps.tools.registry(agent);
+    const summary = await summarise({
+      agent,
+      env: this.#deps.env,
+      prior: previous?.summary ?? "",
+      messages: summarised,
+      limit: Math.min(this.limit(agent), BYTE_BOUND_TOKENS),
+      window: this.window(agent),
+      // A client tool's results are the client's answers (the user's own words): rendered whole.
+      isClient: (name) => registry.get(name)?.source === "client",
+      prefix: opts.prefix,
+      signal: opts.signal,
+      turnId: opts.turnId,
+    });
     if (!summary.ok) return summary;
 
     // Tools: decided from the state now (a turn admitted while the summary streamed may have loaded one: its
@@ -538,79 +540,6 @@ export class Compactor {
   #transaction<T>(fn: () => T): T {
     return sessionTx(this.#deps, fn);
   }
-
-  /**
-   * The summary of the prior summary plus `messages`, in as many requests as the budget needs, each within
-   * `limit`. A summary is capped (`summaryCap`) so that the next compaction can carry it beside a piece of
-   * transcript; a prior one over the cap (written under a larger window or threshold, or by the provider) is not
-   * carried but summarised again, as the opening lines of the transcript.
-   */
-  async #summarise(
-    agent: AgentConfig,
-    prior: string,
-    messages: readonly Message[],
-    opts: CompactOptions,
-  ): Promise<{ ok: true; text: string; requests: number } | { ok: false; reason: string }> {
-    // Room for the summary carried and a piece in one request, in tokens: the limit (at most BYTE_BOUND_TOKENS, so
-    // a huge window's request stays small in memory) less the prompt's own words and our system, all counted a
-    // third over their `textTokens` (JSON escaping can grow ASCII text).
-    const sent = (tokens: number) => Math.ceil((tokens * 4) / 3);
-    const free = Math.min(this.limit(agent), BYTE_BOUND_TOKENS) - 300 - sent(textTokens(SUMMARY_SYSTEM));
-    if (free < MIN_PIECE_TOKENS) return { ok: false, reason: "the context window is too small to summarise in" };
-    const cap = summaryCap(this.window(agent), free);
-    // Too long to carry: summarised again, as the transcript's opening lines.
-    const resummarised = textTokens(prior) > cap;
-    const carried = resummarised ? "" : prior;
-    // A client tool's results are the client's answers (the user's own words): rendered whole.
-    const registry = this.#deps.tools.registry(agent);
-    const lines = transcriptLines(messages, (name) => registry.get(name)?.source === "client");
-    const prefixTokens = opts.prefix
-      ? textTokens(opts.prefix.system) + textTokens(JSON.stringify(opts.prefix.tools))
-      : 0;
-    // The pieces when each request carries a summary of `reserve` sent tokens, with the prefix when it leaves room
-    // for a piece (else no tools at all rather than a different set: README "Long sessions").
-    const cut = (reserve: number) => {
-      const withPrefix = opts.prefix !== undefined && free - reserve - sent(prefixTokens) >= MIN_PIECE_TOKENS;
-      const room = free - reserve - (withPrefix ? sent(prefixTokens) : 0);
-      const size = Math.floor((room * 3) / 4);
-      const all = resummarised ? [...summaryLines(prior), ...lines] : lines;
-      return { prefix: withPrefix ? opts.prefix : undefined, pieces: transcriptPieces(all, size) };
-    };
-    // One request carries the prior summary; after the first, each carries the summary so far (at most the cap).
-    let plan = cut(sent(textTokens(carried)));
-    if (plan.pieces.length > 1) plan = cut(sent(cap));
-    const { prefix, pieces } = plan;
-    let text = carried;
-    let requests = 0;
-    // A provider compaction no transcript line can show (its content is encrypted): the first request opens with
-    // it, so the summary holds what it held; later pieces carry that summary on.
-    let context = opaqueCompaction(messages, agent.model.provider);
-    for (const piece of pieces) {
-      requests++;
-      const prompt = summaryPrompt(text, piece);
-      const answer = await requestSummary(agent, this.#deps.env, prompt, prefix, {
-        signal: opts.signal,
-        turnId: opts.turnId,
-        context,
-      });
-      context = undefined;
-      if (!answer.ok) return answer;
-      text = capSummary(answer.text, cap);
-    }
-    if (!text) return { ok: false, reason: "nothing to summarise" };
-    // The record's row must hold it (a quarter of a multi-million-token window does not fit): cut, with a marker.
-    return { ok: true, text: cutText(text, SUMMARY_BUDGET_BYTES), requests };
-  }
-}
-
-/**
- * The most tokens (`textTokens`) a summary may take, given `free`, the room of a summary request for the summary
- * it carries and a piece of transcript: a quarter of the window, half that room, and no more than leaves a piece
- * its least room, each counted a third over as a request carries it. So the next compaction under the same
- * budget can always carry it (under a smaller one, `#summarise` summarises it again).
- */
-function summaryCap(window: number, free: number): number {
-  return Math.max(0, Math.floor((Math.min(window * 0.25, free / 2, free - MIN_PIECE_TOKENS) * 3) / 4));
 }
 
 /**
