@@ -319,18 +319,27 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.close();
   });
 
-  it("a client call answered elsewhere (the API) shows its result and the rest of the turn, without a reload", async () => {
-    const { page, session } = await openApp(
-      "web-client-elsewhere",
+  /**
+   * The app, on a fresh session, paused on a client `lookup` of `who` the model asked for (`Looking <who> up.`);
+   * the model's next answer is `next`.
+   */
+  async function pausedOnLookup(name: string, who: string, next: string) {
+    const opened = await openApp(
+      name,
       [
-        { reply: { text: "Looking Ada up.", tool_calls: [{ name: "lookup", input: { key: "ada" } }] } },
-        { reply: { text: "Ada is at ada@example.com." } },
+        { reply: { text: `Looking ${who} up.`, tool_calls: [{ name: "lookup", input: { key: who.toLowerCase() } }] } },
+        { reply: { text: next } },
       ],
       (_url, model) => lookupAgent(model),
     );
-    await send(page, "What is Ada's address?");
-    await page.locator('[data-tool="lookup"][data-state="client"]').waitFor();
-    await page.locator('[data-status="ready"]').waitFor();
+    await send(opened.page, `What is ${who}'s address?`);
+    await opened.page.locator('[data-tool="lookup"][data-state="client"]').waitFor();
+    await opened.page.locator('[data-status="ready"]').waitFor();
+    return opened;
+  }
+
+  it("a client call answered elsewhere (the API) shows its result and the rest of the turn, without a reload", async () => {
+    const { page, session } = await pausedOnLookup("web-client-elsewhere", "Ada", "Ada is at ada@example.com.");
     // An app (here the API, with the key) answers the call while the page shows it waiting.
     const state = await api.ok<{ pending_tool_calls: Array<{ id: string }> }>("GET", `/v1/sessions/${session}`, {
       key: tenantKey,
@@ -379,17 +388,7 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
   });
 
   it("a paused turn that moved on while its history cannot be read is read again later and later, not every second", async () => {
-    const { page, session } = await openApp(
-      "web-follow-backoff",
-      [
-        { reply: { text: "Looking Kim up.", tool_calls: [{ name: "lookup", input: { key: "kim" } }] } },
-        { reply: { text: "Kim is at kim@example.com." } },
-      ],
-      (_url, model) => lookupAgent(model),
-    );
-    await send(page, "What is Kim's address?");
-    await page.locator('[data-tool="lookup"][data-state="client"]').waitFor();
-    await page.locator('[data-status="ready"]').waitFor();
+    const { page, session } = await pausedOnLookup("web-follow-backoff", "Kim", "Kim is at kim@example.com.");
     // The page's time moves only when the test moves it; its reads of the session's state are counted.
     await page.clock.install();
     await page.clock.pauseAt(Date.now() + 100);
@@ -524,17 +523,7 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
   });
 
   it("a history read that failed right after a message was taken is made again quietly, not an alert", async () => {
-    const { page } = await openApp(
-      "web-closings-retry",
-      [
-        { reply: { text: "Looking Liz up.", tool_calls: [{ name: "lookup", input: { key: "liz" } }] } },
-        { reply: { text: "Fine, never mind Liz." } },
-      ],
-      (_url, model) => lookupAgent(model),
-    );
-    await send(page, "What is Liz's address?");
-    await page.locator('[data-tool="lookup"][data-state="client"]').waitFor();
-    await page.locator('[data-status="ready"]').waitFor();
+    const { page } = await pausedOnLookup("web-closings-retry", "Liz", "Fine, never mind Liz.");
     // The first read of the history after the next message fails; the ones after it pass.
     let historyReads = 0;
     await page.route("**/messages?*", (route) => {
@@ -555,17 +544,7 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
   });
 
   it("a client call a new message moved on from shows the result the server closed it with, not waiting", async () => {
-    const { page } = await openApp(
-      "web-client-superseded",
-      [
-        { reply: { text: "Looking Bob up.", tool_calls: [{ name: "lookup", input: { key: "bob" } }] } },
-        { reply: { text: "Fine, never mind Bob." } },
-      ],
-      (_url, model) => lookupAgent(model),
-    );
-    await send(page, "What is Bob's address?");
-    await page.locator('[data-tool="lookup"][data-state="client"]').waitFor();
-    await page.locator('[data-status="ready"]').waitFor();
+    const { page } = await pausedOnLookup("web-client-superseded", "Bob", "Fine, never mind Bob.");
     await send(page, "Never mind.");
     await page.getByText("Fine, never mind Bob.").waitFor();
     await page.locator('[data-tool="lookup"][data-state="error"]').waitFor();
