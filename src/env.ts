@@ -24,6 +24,8 @@ export interface Env {
   SWITCHBOARD_LOG_EVENTS?: string;
   /** Provider idle watchdog in ms (tests shorten it). */
   SWITCHBOARD_IDLE_TIMEOUT_MS?: string;
+  /** Provider step deadline in ms: the longest one provider request's stream may last (tests shorten it). */
+  SWITCHBOARD_STEP_TIMEOUT_MS?: string;
   /** MCP: tools/list timeout, tools/call timeout and tool-list cache TTL, in ms (defaults in src/mcp/limits.ts). */
   SWITCHBOARD_MCP_LIST_TIMEOUT_MS?: string;
   SWITCHBOARD_MCP_CALL_TIMEOUT_MS?: string;

@@ -48,11 +48,25 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   baseDelayMs: 250,
   maxDelayMs: 8000,
   idleTimeoutMs: 60_000,
+  stepTimeoutMs: 20 * 60_000,
   connectTimeoutMs: 30_000,
 });
 
-/** The provider retry policy, with the idle timeout from the environment. */
-export function policyFor(env: { SWITCHBOARD_IDLE_TIMEOUT_MS?: string }): RetryPolicy {
-  const idle = Number(env.SWITCHBOARD_IDLE_TIMEOUT_MS);
-  return Number.isFinite(idle) && idle > 0 ? { ...DEFAULT_RETRY_POLICY, idleTimeoutMs: idle } : DEFAULT_RETRY_POLICY;
+/** A variable's number of ms when it is one above 0, else `fallback` (unset, empty, not a number, 0 or less). */
+function positiveMs(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+/** The provider retry policy, with the idle timeout and the step deadline from the environment. */
+export function policyFor(env: {
+  SWITCHBOARD_IDLE_TIMEOUT_MS?: string;
+  SWITCHBOARD_STEP_TIMEOUT_MS?: string;
+}): RetryPolicy {
+  if (!env.SWITCHBOARD_IDLE_TIMEOUT_MS && !env.SWITCHBOARD_STEP_TIMEOUT_MS) return DEFAULT_RETRY_POLICY;
+  return {
+    ...DEFAULT_RETRY_POLICY,
+    idleTimeoutMs: positiveMs(env.SWITCHBOARD_IDLE_TIMEOUT_MS, DEFAULT_RETRY_POLICY.idleTimeoutMs),
+    stepTimeoutMs: positiveMs(env.SWITCHBOARD_STEP_TIMEOUT_MS, DEFAULT_RETRY_POLICY.stepTimeoutMs),
+  };
 }

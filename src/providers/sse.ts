@@ -1,13 +1,17 @@
 /**
- * Server-sent events for provider streams: `readSse` yields a response body's events under an idle timeout
- * and an abort signal, throwing ProviderFailure (`provider_idle_timeout`, `aborted`, `provider_stream_cut`);
- * keep-alives hold the stream open for at most KEEP_ALIVE_WINDOWS idle windows without a real event.
- * `abortedFailure` is the failure a cancelled request reports.
+ * Server-sent events for provider streams: `readSse` yields a response body's events under an idle timeout, a
+ * step deadline and an abort signal, throwing ProviderFailure (`provider_idle_timeout`, `provider_step_timeout`,
+ * `aborted`, `provider_stream_cut`); keep-alives hold the stream open for at most KEEP_ALIVE_WINDOWS idle windows
+ * without a real event, and no stream outlasts the step deadline. `abortedFailure` is the failure a cancelled
+ * request reports.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { ProviderFailure } from "./types";
+import { ProviderFailure, type RetryPolicy } from "./types";
 
 export type { EventSourceMessage };
+
+/** The time limits of one stream: its idle window and its step deadline, both in ms. */
+export type StreamLimits = Pick<RetryPolicy, "idleTimeoutMs" | "stepTimeoutMs">;
 
 /** Shared with the caller so it can tell "nothing ever arrived" from "cut mid-stream". */
 export interface SseProgress {
@@ -33,7 +37,8 @@ export const KEEP_ALIVE_WINDOWS = 10;
 /**
  * Reads an SSE body and yields its events (keep-alive events too). Throws ProviderFailure:
  * `provider_idle_timeout` when nothing arrives for `idleTimeoutMs`, or nothing but keep-alives for
- * KEEP_ALIVE_WINDOWS × `idleTimeoutMs`,
+ * KEEP_ALIVE_WINDOWS × `idleTimeoutMs`, `provider_step_timeout` when the body is still sending `stepTimeoutMs`
+ * after the read began (a slow but steady provider, which neither idle bound ends),
  * `aborted` when `signal` fires, `provider_stream_cut` when the body errors.
  * A clean EOF just ends the iteration; deciding whether that EOF was
  * premature is protocol knowledge and belongs to the adapter.
@@ -42,12 +47,12 @@ export const KEEP_ALIVE_WINDOWS = 10;
  */
 export async function* readSse(
   body: ReadableStream<Uint8Array>,
-  idleTimeoutMs: number,
+  limits: StreamLimits,
   signal: AbortSignal,
   progress: SseProgress,
 ): AsyncGenerator<EventSourceMessage, void, void> {
   const reader = body.getReader();
-  const watchdog = new Watchdog(reader, idleTimeoutMs, signal);
+  const watchdog = new Watchdog(reader, limits, signal);
   const decoder = new TextDecoder();
   const queue: EventSourceMessage[] = [];
   const parser = createParser({
@@ -85,28 +90,34 @@ export async function* readSse(
 /**
  * Ends a read with `provider_idle_timeout` when the stream sends nothing (`alive`: a chunk of any kind) for
  * `idleTimeoutMs`, or makes no progress (`progressed`: an event that is not a keep-alive) for KEEP_ALIVE_WINDOWS ×
- * `idleTimeoutMs`, or `aborted` when the signal fires. One timer and one abort listener per stream, not per chunk:
- * a chunk or an event only notes its arrival time, and the timer, when it fires, sleeps again for what is left.
+ * `idleTimeoutMs`, with `provider_step_timeout` when it is still going `stepTimeoutMs` after it started, or
+ * `aborted` when the signal fires. One timer and one abort listener per stream, not per chunk: a chunk or an event
+ * only notes its arrival time, and the timer, when it fires, sleeps again for what is left of the nearest bound.
  */
 class Watchdog {
   #failure: ProviderFailure | null = null;
   #lastChunk = Date.now();
   #lastEvent = this.#lastChunk;
+  /** When the step deadline passes: `stepTimeoutMs` after the watchdog started. */
+  readonly #deadline: number;
   #timer: ReturnType<typeof setTimeout> | null = null;
   /** Rejects the read in flight: a failure ends it at once, whatever the stream does with the cancel. */
   #interrupt: ((failure: ProviderFailure) => void) | null = null;
   readonly #onAbort = () => this.#fail(abortedFailure());
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #idleTimeoutMs: number;
+  readonly #stepTimeoutMs: number;
   readonly #signal: AbortSignal;
 
-  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, idleTimeoutMs: number, signal: AbortSignal) {
+  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, limits: StreamLimits, signal: AbortSignal) {
     this.#reader = reader;
-    this.#idleTimeoutMs = idleTimeoutMs;
+    this.#idleTimeoutMs = limits.idleTimeoutMs;
+    this.#stepTimeoutMs = limits.stepTimeoutMs;
+    this.#deadline = this.#lastChunk + limits.stepTimeoutMs;
     this.#signal = signal;
     if (signal.aborted) this.#failure = abortedFailure();
     else signal.addEventListener("abort", this.#onAbort, { once: true });
-    this.#arm(idleTimeoutMs);
+    this.#arm(Math.min(limits.idleTimeoutMs, limits.stepTimeoutMs));
   }
 
   async read(): Promise<ReadOutcome> {
@@ -158,18 +169,25 @@ class Watchdog {
       const silent = now - this.#lastChunk;
       const stalled = now - this.#lastEvent;
       const allowance = KEEP_ALIVE_WINDOWS * this.#idleTimeoutMs;
-      if (silent < this.#idleTimeoutMs && stalled < allowance) {
-        return this.#arm(Math.min(this.#idleTimeoutMs - silent, allowance - stalled));
-      }
+      const left = this.#deadline - now;
+      const idle = silent >= this.#idleTimeoutMs || stalled >= allowance;
+      if (!idle && left > 0) return this.#arm(Math.min(this.#idleTimeoutMs - silent, allowance - stalled, left));
       this.#fail(
-        new ProviderFailure({
-          code: "provider_idle_timeout",
-          message:
-            silent >= this.#idleTimeoutMs
-              ? `provider sent nothing for ${this.#idleTimeoutMs} ms`
-              : `provider sent nothing but keep-alives for ${allowance} ms`,
-          retryable: true,
-        }),
+        idle
+          ? new ProviderFailure({
+              code: "provider_idle_timeout",
+              message:
+                silent >= this.#idleTimeoutMs
+                  ? `provider sent nothing for ${this.#idleTimeoutMs} ms`
+                  : `provider sent nothing but keep-alives for ${allowance} ms`,
+              retryable: true,
+            })
+          : // Steady but too slow: the same request again would most likely run as long, so it is not retried.
+            new ProviderFailure({
+              code: "provider_step_timeout",
+              message: `provider was still streaming at the step deadline of ${this.#stepTimeoutMs} ms`,
+              retryable: false,
+            }),
       );
     }, ms);
   }

@@ -67,7 +67,7 @@ export async function* openSseStream(
       const progress: SseProgress = { bytes: 0 };
       try {
         released = true;
-        for await (const message of readSse(response.body!, policy.idleTimeoutMs, controller.signal, progress)) {
+        for await (const message of readSse(response.body!, policy, controller.signal, progress)) {
           yield { kind: "sse", message };
         }
         if (progress.bytes > 0) return;

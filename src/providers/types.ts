@@ -83,6 +83,8 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** Abort a stream that sends no byte for this long. */
   idleTimeoutMs: number;
+  /** Abort a stream that lasts longer than this from its first read, however steadily it sends (the step deadline). */
+  stepTimeoutMs: number;
   /** Abort if the response headers do not arrive in this long. */
   connectTimeoutMs: number;
 }
@@ -96,6 +98,8 @@ export interface ProviderError extends ErrorInfo {
     | "provider_stream_error"
     | "provider_stream_cut"
     | "provider_idle_timeout"
+    /** The stream outlasted the step deadline (`RetryPolicy.stepTimeoutMs`); not retried, as it would only repeat. */
+    | "provider_step_timeout"
     | "provider_bad_response"
     | "provider_unreachable"
     /** The request is longer than the model's context window (Anthropic "prompt is too long" / "exceed context limit", OpenAI `context_length_exceeded`, other servers' wording: retry.ts `isOverflowError`). */

@@ -84,7 +84,14 @@ describe("anthropic stream: a compaction block", () => {
   });
 });
 
-const FAST = { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1, idleTimeoutMs: 2000, connectTimeoutMs: 2000 };
+const FAST = {
+  maxAttempts: 1,
+  baseDelayMs: 1,
+  maxDelayMs: 1,
+  idleTimeoutMs: 2000,
+  stepTimeoutMs: 60_000,
+  connectTimeoutMs: 2000,
+};
 
 describe("anthropic body: server-side compaction", () => {
   it("a request with a compaction trigger carries the compact_20260112 edit and the beta", () => {

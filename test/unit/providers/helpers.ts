@@ -19,6 +19,7 @@ export const FAST_POLICY: RetryPolicy = {
   baseDelayMs: 1,
   maxDelayMs: 5,
   idleTimeoutMs: 2_000,
+  stepTimeoutMs: 60_000,
   connectTimeoutMs: 2_000,
 };
 

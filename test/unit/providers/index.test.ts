@@ -1,7 +1,7 @@
 // The provider registry (src/providers/index.ts): an adapter per protocol, endpoints read from the environment, and the
-// default retry policy.
+// default retry policy and its timeouts from the environment.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter } from "../../../src/providers/index";
+import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter, policyFor } from "../../../src/providers/index";
 
 describe("providers/index", () => {
   it("returns the adapter for each protocol", () => {
@@ -36,7 +36,13 @@ describe("providers/index", () => {
       baseDelayMs: 250,
       maxDelayMs: 8000,
       idleTimeoutMs: 60000,
+      stepTimeoutMs: 1_200_000,
       connectTimeoutMs: 30000,
     });
+  });
+
+  it("reads the step deadline from SWITCHBOARD_STEP_TIMEOUT_MS, keeping the idle window", () => {
+    const policy = policyFor({ SWITCHBOARD_STEP_TIMEOUT_MS: "90000" });
+    expect(policy).toMatchObject({ stepTimeoutMs: 90_000, idleTimeoutMs: DEFAULT_RETRY_POLICY.idleTimeoutMs });
   });
 });

@@ -1,5 +1,6 @@
-// readSse and its idle watchdog (src/providers/sse.ts) under an adapter: events split across chunks, a stalled
-// or slow body, and cancellation by an abort signal or by a consumer that stops reading.
+// readSse and its watchdog (src/providers/sse.ts) under an adapter: events split across chunks, a stalled, slow or
+// too long body (the idle window, the step deadline), and cancellation by an abort signal or by a consumer that stops
+// reading.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { anthropic } from "../../../src/providers/anthropic";
 import { KEEP_ALIVE_WINDOWS, readSse, type SseProgress } from "../../../src/providers/sse";
@@ -24,14 +25,19 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** Limits with an idle window of `windowMs` and a step deadline of `deadlineMs` (a minute unless given). */
+const limits = (windowMs: number, deadlineMs = 60_000) => ({ idleTimeoutMs: windowMs, stepTimeoutMs: deadlineMs });
+
 /**
  * Reads, on fake timers, a body that sends `frames` one every `everyMs` (the first at once) and then ends, under an
- * idle window of `windowMs`: the data of the events read, and the failure the read ended with.
+ * idle window of `windowMs` and a step deadline of `deadlineMs`: the data of the events read, and the failure the
+ * read ended with.
  */
 async function readPaced(
   frames: string[],
   everyMs: number,
   windowMs: number,
+  deadlineMs?: number,
 ): Promise<{ seen: string[]; failure: unknown }> {
   vi.useFakeTimers();
   const encoder = new TextEncoder();
@@ -46,7 +52,8 @@ async function readPaced(
   const seen: string[] = [];
   let failure: unknown;
   const reading = (async () => {
-    for await (const e of readSse(body, windowMs, new AbortController().signal, { bytes: 0 })) seen.push(e.data);
+    const events = readSse(body, limits(windowMs, deadlineMs), new AbortController().signal, { bytes: 0 });
+    for await (const e of events) seen.push(e.data);
   })().catch((err: unknown) => {
     failure = err;
   });
@@ -60,7 +67,8 @@ describe("readSse", () => {
     const bytes = new TextEncoder().encode(": c\n\ndata: one\n\ndata: two");
     const progress: SseProgress = { bytes: 0 };
     const seen: string[] = [];
-    for await (const e of readSse(bodyStream(bytes, { chunkSize: 3 }), 1000, new AbortController().signal, progress)) {
+    const body = bodyStream(bytes, { chunkSize: 3 });
+    for await (const e of readSse(body, limits(1000), new AbortController().signal, progress)) {
       seen.push(e.data);
     }
     expect(seen).toEqual(["one"]);
@@ -71,7 +79,8 @@ describe("readSse", () => {
     const bytes = new TextEncoder().encode('data: {"t":"héllo ☃ 🎉"}\n\n');
     const seen: string[] = [];
     const progress: SseProgress = { bytes: 0 };
-    for await (const e of readSse(bodyStream(bytes, { chunkSize: 1 }), 1000, new AbortController().signal, progress)) {
+    const body = bodyStream(bytes, { chunkSize: 1 });
+    for await (const e of readSse(body, limits(1000), new AbortController().signal, progress)) {
       seen.push(e.data);
     }
     expect(seen).toEqual(['{"t":"héllo ☃ 🎉"}']);
@@ -131,6 +140,18 @@ describe("idle watchdog", () => {
     const { events, failure } = await run(anthropic, fetch, policy);
     expect(failure).toBeUndefined();
     expect(events[0]).toMatchObject({ type: "retry", attempt: 1, reason: "empty_body" });
+  });
+});
+
+describe("step deadline", () => {
+  it("ends a slow but steady stream with provider_step_timeout, not retryable, at the step deadline", async () => {
+    // A real event every 15 ms for 300 ms: never 40 ms without one, but past the 100 ms deadline.
+    const frames = Array.from({ length: 20 }, (_, i) => `data: ${i}\n\n`);
+    const { seen, failure } = await readPaced(frames, 15, 40, 100);
+    expect(failure).toBeInstanceOf(ProviderFailure);
+    expect((failure as ProviderFailure).error).toMatchObject({ code: "provider_step_timeout", retryable: false });
+    // What arrived before the deadline was yielded (events at 0, 15, … 90 ms), nothing after it.
+    expect(seen).toEqual(["0", "1", "2", "3", "4", "5", "6"]);
   });
 });
 
