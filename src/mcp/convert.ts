@@ -1,7 +1,8 @@
 /**
  * Conversions between MCP and Switchboard tools: which of a server's tools are accepted (`acceptTools`) and
  * how they register (`mcp__server__tool` names, deferred by default), and how a tools/call result or failure
- * becomes tool_result content for the model (read leniently, capped at MAX_MCP_OUTPUT_CHARS). No I/O.
+ * becomes tool_result content for the model (read leniently, capped at MAX_MCP_OUTPUT_CHARS, saying when it cut).
+ * No I/O.
  */
 import {
   type CallToolResult,
@@ -165,12 +166,21 @@ function sameJson(text: string, json: string): boolean {
   }
 }
 
-/** Caps one result: the model is told how large the output really was. */
-export function capOutput(content: ToolResultContent, max = MAX_MCP_OUTPUT_CHARS): ToolResultContent {
+/**
+ * Caps one result: the model is told how large the output really was, and `cut` says the content is no longer what
+ * the tool returned (the call's result is then stored as cut, so no `$tool` reference passes it).
+ */
+export function capOutput(
+  content: ToolResultContent,
+  max = MAX_MCP_OUTPUT_CHARS,
+): { content: ToolResultContent; cut: boolean } {
   const text = typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
-  if (text.length <= max) return content;
+  if (text.length <= max) return { content, cut: false };
   const bytes = utf8Bytes(text);
-  return `${headChars(text, max)}\n[truncated: the MCP tool returned ${text.length} characters (${bytes} bytes); the first ${max} are kept]`;
+  return {
+    content: `${headChars(text, max)}\n[truncated: the MCP tool returned ${text.length} characters (${bytes} bytes); the first ${max} are kept]`,
+    cut: true,
+  };
 }
 
 /**
@@ -181,7 +191,7 @@ export function capOutput(content: ToolResultContent, max = MAX_MCP_OUTPUT_CHARS
 export function resultContent(
   res: CallToolResult,
   schemaError: string | null = null,
-): { content: ToolResultContent; is_error: boolean } {
+): Omit<ToolOutcome, "ms" | "status"> {
   const texts = (res.content ?? []).map(blockText);
   const structured = res.structuredContent === undefined ? null : JSON.stringify(res.structuredContent);
   const parts = structured === null ? texts : [...texts.filter((t) => !sameJson(t, structured)), structured];
@@ -192,7 +202,8 @@ export function resultContent(
   else if (parts.length === 0) content = "";
   else if (parts.length === 1) content = parts[0] as string;
   else content = parts.map((text) => ({ type: "text" as const, text }));
-  return { content: capOutput(content), is_error: res.isError === true };
+  const capped = capOutput(content);
+  return { content: capped.content, is_error: res.isError === true, ...(capped.cut ? { cut: true } : {}) };
 }
 
 type CallFailure = "timeout" | "refused" | "unreachable" | "too_large" | "http_status";

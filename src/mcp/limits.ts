@@ -17,7 +17,10 @@ export const MAX_OUTPUT_SCHEMA_BYTES = 64 * 1024;
 export const MAX_LIST_PAGES = 20;
 /** Bytes of one answer to tools/list or tools/call read at most; past it the call fails (the rest is not read). */
 export const MAX_MCP_RESPONSE_BYTES = 8 * 1024 * 1024;
-/** Characters of one MCP tool result kept in history; the rest is cut with a marker noting the full size. */
+/**
+ * Characters of one MCP tool result kept in history; the rest is cut with a marker noting the full size, and the
+ * result is stored as cut (`tool_calls.cut`), so a `$tool` reference to it is refused.
+ */
 export const MAX_MCP_OUTPUT_CHARS = 100_000;
 /** Provider tool names are at most 64 characters (model/name-form.ts `NAME_FORM`: the stricter wire rule). */
 export const MAX_TOOL_NAME = 64;

@@ -1,7 +1,8 @@
 /**
  * Execution of `http` tools: `callHttpTool` POSTs the call to the tool's endpoint and turns any failure (refused
  * URL, timeout, non-2xx, unreachable) into an is_error outcome; it throws only when the turn is cancelled.
- * Responses are read up to MAX_TOOL_RESPONSE_BYTES (`readCapped`); redirects are not followed.
+ * Responses are read up to MAX_TOOL_RESPONSE_BYTES (`readCapped`; a result cut there says so in `cut`); redirects are
+ * not followed.
  */
 import type { JsonObject } from "../model/json";
 import type { ToolResultContent } from "../model/message";
@@ -14,6 +15,12 @@ export interface ToolOutcome {
   is_error: boolean;
   status?: number;
   ms: number;
+  /**
+   * True when the tool's output was cut before it was returned here (an `http` response past
+   * MAX_TOOL_RESPONSE_BYTES, an MCP output past MAX_MCP_OUTPUT_CHARS): its text is a head and a marker of that
+   * tool's own, not what the tool returned, so the call's result is stored as cut and no `$tool` reference passes it.
+   */
+  cut?: boolean;
 }
 
 const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
@@ -113,7 +120,7 @@ export async function callHttpTool(opts: {
         content = text;
       }
     }
-    return { content, is_error: false, status: res.status, ms: ms() };
+    return { content, is_error: false, status: res.status, ms: ms(), ...(read.cut ? { cut: true } : {}) };
   } catch (e) {
     if (opts.signal.aborted) throw e;
     const timedOut = (e as Error).name === "TimeoutError" || signal.aborted;

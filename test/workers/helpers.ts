@@ -1,7 +1,9 @@
 /** Helpers for workers-pool tests: drive the public HTTP API in-process and script the mock model. */
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "vitest";
+import { McpConnection } from "../../src/mcp/connection";
 import { ApprovalStore } from "../../src/session/approvals";
 import { SEED_TURNS_MAX } from "../../src/session/debug-seed";
 import { HistoryStore } from "../../src/session/history/store";
@@ -411,6 +413,25 @@ export function patch<T extends object, K extends keyof T>(proto: T, key: K, rep
 
 export function restorePatches(): void {
   for (const r of restores.splice(0)) r();
+}
+
+/**
+ * An MCP server answered in the isolate (no network): every connection of the session object (same isolate) lists
+ * the tools `names` (each taking any object) and answers their tools/call with `answer`. `up` false fails both as an
+ * unreachable server would. Patched, so the test file calls `restorePatches` afterEach.
+ */
+export function fakeMcpServer(names: string[], answer: CallToolResult = { content: [] }): { up: boolean } {
+  const server = { up: true };
+  const tools = names.map((name) => ({ name, description: `does ${name}`, inputSchema: { type: "object" } }));
+  patch(McpConnection.prototype, "list", async () => {
+    if (!server.up) throw new TypeError("fetch failed");
+    return { tools, truncated: false };
+  });
+  patch(McpConnection.prototype, "call", async () => {
+    if (!server.up) throw new TypeError("fetch failed");
+    return { result: answer, schemaError: null };
+  });
+  return server;
 }
 
 /** `n` deferred http tools `prefix_i`, each with 300 string properties: ~20 KB per declaration once widened for `$tool`. */

@@ -2,14 +2,13 @@
 // provider's cap on tools, whichever instance resumes it.
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { McpConnection } from "../../src/mcp/connection";
 import { LoadedTools } from "../../src/tools/loaded-tools";
 import {
   apiJson,
   clientTool,
   events,
+  fakeMcpServer,
   mockRequests,
-  patch,
   restorePatches,
   script,
   send,
@@ -20,22 +19,10 @@ import {
 
 afterEach(restorePatches);
 
-/** An MCP server's listing, answered in the isolate (no network): `up` false fails it as an unreachable server would. */
-function fakeServer(names: string[]): { up: boolean } {
-  const server = { up: true };
-  const tools = names.map((name) => ({ name, description: `does ${name}`, inputSchema: { type: "object" } }));
-  // Every connection of the session object (same isolate) lists this.
-  patch(McpConnection.prototype, "list", async () => {
-    if (!server.up) throw new TypeError("fetch failed");
-    return { tools, truncated: false };
-  });
-  return server;
-}
-
 describe("a paused turn resumed on a fresh instance", () => {
   it("unloads what no longer fits when a server that was down at admission is back with its loaded tools", async () => {
     const names = Array.from({ length: 130 }, (_, i) => `op_${i}`);
-    const server = fakeServer(names);
+    const server = fakeMcpServer(names);
     const s = await setup(
       { tools: [clientTool("ask_user")], mcp_servers: [{ name: "wide", url: "https://mcp.example.com/mcp" }] },
       "openai",

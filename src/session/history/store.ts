@@ -57,7 +57,10 @@ export interface ToolCallRow {
   answered_seq: number | null;
   /** 1 once its result was told on the turn's stream as its step ran (the tool phase stored it). */
   announced: number;
-  /** 1 when its result was cut for storage (its text ends with a truncation marker): no reference may pass it. */
+  /**
+   * 1 when its result is not all the tool returned: cut for storage (its text ends with a truncation marker), or cut
+   * before it was stored by the tool that returned it (`ToolOutcome.cut`). No reference may pass it.
+   */
   cut: number;
   [key: string]: string | number | null;
 }
@@ -447,8 +450,9 @@ export class HistoryStore {
 
   /**
    * What a `$tool` reference to an earlier call stands for: its result's text as JSON when it parses (a scalar too),
-   * else the text. Refused when the call has no result to pass, or a result cut for storage (a head and a marker:
-   * its JSON would not parse, and its text is not what the tool returned).
+   * else the text. Refused when the call has no result to pass, or a cut result (a head and a marker: its JSON would
+   * not parse, and its text is not what the tool returned), with the sizes its storage marker names when it was cut
+   * for storage.
    */
   referencedValue(id: string): LookupResult {
     const call = this.call(id);
@@ -456,8 +460,7 @@ export class HistoryStore {
     if (call.state === "pending") return { ok: false, reason: "pending" };
     if (call.state !== "resolved" || call.is_error === 1) return { ok: false, reason: "failed" };
     const text = referencedText(JSON.parse(call.result ?? '""') as ToolResultContent);
-    const cut = call.cut === 1 ? markedSizes(text) : null;
-    if (cut) return { ok: false, reason: "cut", ...cut };
+    if (call.cut === 1) return { ok: false, reason: "cut", stored: markedSizes(text) };
     try {
       return { ok: true, value: JSON.parse(text) as unknown };
     } catch {
@@ -467,25 +470,26 @@ export class HistoryStore {
 
   /**
    * Stores a pending call's result without writing history yet (siblings may still be running); false (nothing
-   * written) when the call already has one. `announced`: the caller tells it on the turn's stream now.
+   * written) when the call already has one. `announced`: the caller tells it on the turn's stream now. `cut`: the
+   * tool already cut `content` before returning it (`ToolOutcome.cut`); it is stored as cut, as one cut here is.
    */
   storeResult(
     id: string,
     state: Exclude<CallState, "pending">,
     content: ToolResultContent,
     isError: boolean,
-    announced = false,
+    opts: { announced?: boolean; cut?: boolean } = {},
   ): boolean {
     const stored = boundResultContent(content);
     // Cut, not only merged into one text block to fit: its text now ends with a marker.
-    const cut = stored !== content && markedSizes(referencedText(stored)) !== null;
+    const cut = opts.cut === true || (stored !== content && markedSizes(referencedText(stored)) !== null);
     const written = write(
       this.#sql,
       "UPDATE tool_calls SET state = ?, result = ?, is_error = ?, announced = ?, cut = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
       state,
       JSON.stringify(stored),
       isError ? 1 : 0,
-      announced ? 1 : 0,
+      opts.announced ? 1 : 0,
       cut ? 1 : 0,
       nowIso(),
       id,

@@ -75,7 +75,10 @@ export async function runTools(
       // The result and the loads it announces commit together: no tool is marked loaded without it. Marked as
       // told (just below), so a segment resuming the step does not tell a client tool's call answered here again.
       const loads = ctx.tx(() =>
-        history.storeResult(call.id, "resolved", outcome.content, outcome.is_error, true)
+        history.storeResult(call.id, "resolved", outcome.content, outcome.is_error, {
+          announced: true,
+          cut: outcome.cut,
+        })
           ? loadInStep(load, call.name)
           : null,
       );

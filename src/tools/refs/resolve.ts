@@ -12,12 +12,14 @@ import { refShape, type ToolRef } from "./sentinel";
 
 /**
  * What the session knows about an earlier tool call: its result as JSON (or text), or why it cannot be passed. `cut`:
- * the result was cut for storage, `kept` of its `original` UTF-8 bytes (its text is a head and a truncation marker).
+ * the result is not all the tool returned (its text is a head and a truncation marker): cut for storage, `stored`
+ * saying it kept `kept` of its `original` UTF-8 bytes, or (`stored` null) cut before it was stored by the tool that
+ * returned it (an `http` response past its read limit, an MCP output past its character limit).
  */
 export type LookupResult =
   | { ok: true; value: unknown }
   | { ok: false; reason: "unknown" | "failed" | "pending" }
-  | { ok: false; reason: "cut"; kept: number; original: number };
+  | { ok: false; reason: "cut"; stored: { kept: number; original: number } | null };
 
 export type Lookup = (toolUseId: string) => LookupResult;
 
@@ -115,8 +117,11 @@ export function resolveRefs(args: unknown, lookup: Lookup, limits: Partial<RefLi
       if (found.reason === "unknown") throw new RefError(`reference to unknown tool call ${ref.$tool}`);
       if (found.reason === "failed") throw new RefError(`tool call ${ref.$tool} failed; its result cannot be used`);
       if (found.reason === "cut") {
+        const how = found.stored
+          ? `to its first ${found.stored.kept} of ${found.stored.original} bytes when stored`
+          : "before it was stored (its text ends saying where)";
         throw new RefError(
-          `the result of ${ref.$tool} was cut to its first ${found.kept} of ${found.original} bytes when stored, so it cannot be passed; ask the tool for a smaller part and reference that`,
+          `the result of ${ref.$tool} was cut ${how}, so it cannot be passed; ask the tool for a smaller part and reference that`,
         );
       }
       throw new RefError(`tool call ${ref.$tool} has no result yet; only finished calls can be referenced`);

@@ -214,19 +214,20 @@ describe("MCP call results", () => {
     ]);
   });
 
-  it("caps large outputs with a marker that notes the full size", () => {
+  it("caps large outputs with a marker that notes the full size, and says it cut them", () => {
     const text = "é".repeat(MAX_MCP_OUTPUT_CHARS + 10);
-    const out = capOutput(text);
+    const { content: out, cut } = capOutput(text);
+    expect(cut).toBe(true);
     expect(typeof out).toBe("string");
     expect(String(out).startsWith("é".repeat(MAX_MCP_OUTPUT_CHARS))).toBe(true);
     expect(String(out)).toContain(
       `[truncated: the MCP tool returned ${MAX_MCP_OUTPUT_CHARS + 10} characters (${2 * (MAX_MCP_OUTPUT_CHARS + 10)} bytes); the first ${MAX_MCP_OUTPUT_CHARS} are kept]`,
     );
-    expect(capOutput("small")).toBe("small");
+    expect(capOutput("small")).toEqual({ content: "small", cut: false });
   });
 
   it("cuts a large output before a surrogate pair rather than inside it", () => {
-    const out = String(capOutput(`${"a".repeat(MAX_MCP_OUTPUT_CHARS - 1)}😀${"b".repeat(10)}`));
+    const out = String(capOutput(`${"a".repeat(MAX_MCP_OUTPUT_CHARS - 1)}😀${"b".repeat(10)}`).content);
     expect(out.startsWith(`${"a".repeat(MAX_MCP_OUTPUT_CHARS - 1)}\n[truncated:`)).toBe(true);
     expect(out).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
   });

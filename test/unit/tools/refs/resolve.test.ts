@@ -18,7 +18,8 @@ const results: Record<string, LookupResult> = {
   toolu_arr: { ok: true, value: [{ id: 1 }, { id: 2 }] },
   toolu_bad: { ok: false, reason: "failed" },
   toolu_wait: { ok: false, reason: "pending" },
-  toolu_cut: { ok: false, reason: "cut", kept: 262_000, original: 300_000 },
+  toolu_cut: { ok: false, reason: "cut", stored: { kept: 262_000, original: 300_000 } },
+  toolu_cut_early: { ok: false, reason: "cut", stored: null },
   toolu_nested: { ok: true, value: { inner: { $tool: "toolu_a" } } },
   toolu_proto: {
     ok: true,
@@ -97,6 +98,13 @@ describe("resolveRefs", () => {
       "the result of toolu_cut was cut to its first 262000 of 300000 bytes when stored, so it cannot be passed; ask the tool for a smaller part and reference that";
     expect(failure({ q: { $tool: "toolu_cut" } })).toBe(`${cut} (at argument /q)`);
     expect(failure({ q: { $tool: "toolu_cut", $path: "meta.count" } })).toBe(`${cut} (at argument /q)`);
+  });
+
+  it("explains a result its tool cut before it was stored, whatever the path, and asks for a smaller part", () => {
+    const cut =
+      "the result of toolu_cut_early was cut before it was stored (its text ends saying where), so it cannot be passed; ask the tool for a smaller part and reference that";
+    expect(failure({ q: { $tool: "toolu_cut_early" } })).toBe(`${cut} (at argument /q)`);
+    expect(failure({ q: { $tool: "toolu_cut_early", $path: "meta.count" } })).toBe(`${cut} (at argument /q)`);
   });
 
   it("explains paths that are not in the result", () => {
