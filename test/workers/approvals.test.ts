@@ -19,6 +19,7 @@ import {
   patch,
   readRest,
   recordedTool,
+  recreate,
   restorePatches,
   type Setup,
   script,
@@ -726,13 +727,7 @@ describe("a session deleted and created again under the same id", () => {
       { reply: { text: "Charged." } },
     ]);
     expect((await send(s, { content: "charge 1" })).body.status).toBe("awaiting_approval");
-    expect((await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key })).status).toBe(200);
-    const again = await apiJson("/v1/sessions", {
-      method: "POST",
-      key: s.key,
-      json: { agent: s.agent, id: s.session },
-    });
-    expect(again.status).toBe(201);
+    await recreate(s);
     const paused = (await send(s, { content: "charge 2" })).body as unknown as TurnView;
     const open = paused.pending_approvals?.[0] as OpenApproval;
     expect(open.tool_call_id).toBe("call_new_life");

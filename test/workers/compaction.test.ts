@@ -19,6 +19,7 @@ import {
   mockWindow,
   pairingProblems,
   recordStream,
+  recreate,
   type Setup,
   script,
   selectCalls,
@@ -749,13 +750,7 @@ describe("an on-demand compaction racing a delete", () => {
       key: s.key,
     });
     await new Promise((r) => setTimeout(r, 200));
-    expect((await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key })).status).toBe(200);
-    const again = await apiJson("/v1/sessions", {
-      method: "POST",
-      key: s.key,
-      json: { agent: s.agent, id: s.session },
-    });
-    expect(again.status).toBe(201);
+    await recreate(s);
     expect((await compacting).status).toBe(404);
     expect((await allMessages(s)).markers).toEqual([]);
     await script(s.model, [{ reply: { text: "Fresh start." } }]);

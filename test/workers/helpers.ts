@@ -78,6 +78,14 @@ export async function setup(
   return { key, agent, model, session: ses.body.id };
 }
 
+/** Deletes the session and creates it again under the same id (same tenant and agent): its object is reused. */
+export async function recreate(s: Setup): Promise<void> {
+  const deleted = await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key });
+  if (deleted.status !== 200) throw new Error(`delete: ${deleted.status} ${JSON.stringify(deleted.body)}`);
+  const again = await apiJson("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent, id: s.session } });
+  if (again.status !== 201) throw new Error(`create again: ${again.status} ${JSON.stringify(again.body)}`);
+}
+
 /** The session's Durable Object stub (named `tenant:id`), for tests that look at or change its storage. */
 export async function sessionStub(s: Setup): Promise<DurableObjectStub> {
   const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
