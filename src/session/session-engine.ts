@@ -118,6 +118,7 @@ export class SessionEngine {
   wiped(): void {
     dropCaches(this);
     this.tools.forget();
+    this.compactor.forget();
   }
 
   /** One SQLite transaction (session-tx.ts); a rollback drops every store's in-memory rows. */
@@ -554,8 +555,9 @@ export class SessionEngine {
   }
 
   /**
-   * `POST /clear`: forgets the conversation (history, approvals, stream log, loaded tools, turns) in one
-   * transaction, ending a paused turn as cancelled; refused while a turn runs.
+   * `POST /clear`: forgets the conversation (history, approvals, stream log, loaded tools, turns, the mark of a
+   * provider's compaction dropped as too large) in one transaction, ending a paused turn as cancelled; refused
+   * while a turn runs.
    */
   clear(): Result<{ cleared: true }> {
     if (this.#runner) return failure("turn_in_progress", "cannot clear while a turn is running; cancel it first");
@@ -568,6 +570,7 @@ export class SessionEngine {
       this.streamLog.clear();
       this.tools.clear();
       this.turns.clear();
+      this.compactor.clear();
       return paused && latest ? latest.id : null;
     });
     this.#conversation++;

@@ -117,6 +117,7 @@ export class Session extends DurableObject<Env> {
       .blockConcurrencyWhile(async () => {
         try {
           if (!this.#record.load()) return;
+          this.#engine.compactor.load();
         } catch (e) {
           this.#record.failed(e);
           return;

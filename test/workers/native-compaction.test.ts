@@ -1,5 +1,6 @@
 // Native (server-side) compaction where the model declares it, and the summary request's reused prefix
 // (README "Long sessions"): Anthropic `compact_20260112` against the mock's emulation, OpenAI's fallback.
+import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
@@ -13,6 +14,7 @@ import {
   mockStats,
   mockWindow,
   pairingProblems,
+  recreate,
   type Setup,
   script,
   send,
@@ -295,28 +297,85 @@ describe("after a provider's compaction too large to store", () => {
   };
   const asksToCompact = (r: Recorded) => r.body.context_management !== undefined;
 
-  it("the next step does not ask the provider to compact again", async () => {
-    const s = await session("anthropic", 10_000_000, { native_compaction: true });
+  /**
+   * A session of a `window`-token window (keep_recent_turns 0) whose first turn the provider answered with the
+   * oversized block, dropped.
+   */
+  async function dropped(window: number): Promise<Setup> {
+    const s = await session("anthropic", window, { native_compaction: true }, { keep_recent_turns: 0 });
     await script(s.model, [{ reply: { text: "Answered.", compaction: oversized } }]);
     expect((await send(s, { content: "first question" })).body.status).toBe("completed");
+    return s;
+  }
+
+  /** Sends ~60,000 tokens in two text parts (a part holds at most 200,000 characters): past a 56,000 threshold. */
+  async function sendOverThreshold(s: Setup): Promise<void> {
+    await script(s.model, [{ reply: { text: "Read it all." } }]);
+    const half = { type: "text", text: "lorem ipsum ".repeat(10_000) };
+    expect((await send(s, { content: [half, half] })).body.status).toBe("completed");
+  }
+
+  /** The session's `context_compacted` events as [native, summary_requests], and the first one's native_unavailable. */
+  async function compactions(s: Setup): Promise<{ done: unknown[][]; unavailable: string }> {
+    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
+    return {
+      done: compacted.map((e) => [e.data.native, e.data.summary_requests]),
+      unavailable: String(compacted[0]?.data.native_unavailable),
+    };
+  }
+
+  /** Whether the last step request (summary requests aside) asked the provider to compact, after a next message. */
+  async function nextAsksToCompact(s: Setup): Promise<boolean | undefined> {
     await script(s.model, [{ reply: { text: "Still here." } }]);
     expect((await send(s, { content: "next question" })).body.status).toBe("completed");
+    return (await requests(s.model))
+      .filter((r) => !isSummary(r))
+      .map(asksToCompact)
+      .at(-1);
+  }
+
+  it("the next step does not ask the provider to compact again", async () => {
+    const s = await dropped(10_000_000);
+    await nextAsksToCompact(s);
     expect((await requests(s.model)).map(asksToCompact)).toEqual([true, false]);
   });
 
   it("our own summary compacts at the threshold instead, saying why the provider's was not used", async () => {
     // 70,000-token window, threshold 0.8: past 56,000 estimated tokens ours compacts (the provider would too).
-    const s = await session("anthropic", 70_000, { native_compaction: true }, { keep_recent_turns: 0 });
-    await script(s.model, [{ reply: { text: "Answered.", compaction: oversized } }]);
-    expect((await send(s, { content: "first question" })).body.status).toBe("completed");
-    await script(s.model, [{ reply: { text: "Read it all." } }]);
-    // ~60,000 tokens in two text parts (a part holds at most 200,000 characters).
-    const half = { type: "text", text: "lorem ipsum ".repeat(10_000) };
-    const big = await send(s, { content: [half, half] });
-    expect(big.body.status).toBe("completed");
-    const compacted = (await events(s)).filter((e) => e.type === "context_compacted");
-    expect(compacted.map((e) => [e.data.native, e.data.summary_requests])).toEqual([[false, 1]]);
-    expect(String(compacted[0]?.data.native_unavailable)).toContain("too large to store");
+    const s = await dropped(70_000);
+    await sendOverThreshold(s);
+    const { done, unavailable } = await compactions(s);
+    expect(done).toEqual([[false, 1]]);
+    expect(unavailable).toContain("too large to store");
+  });
+
+  it("an object restarted after the drop does not ask the provider either: our own summary compacts", async () => {
+    const s = await dropped(70_000);
+    await abortAllDurableObjects();
+    await sendOverThreshold(s);
+    const { done, unavailable } = await compactions(s);
+    expect(done).toEqual([[false, 1]]);
+    expect(unavailable).toContain("too large to store");
+  });
+
+  it("once our own summary has compacted, an object restarted asks the provider to compact again", async () => {
+    const s = await dropped(70_000);
+    await sendOverThreshold(s);
+    expect((await compactions(s)).done).toEqual([[false, 1]]);
+    await abortAllDurableObjects();
+    expect(await nextAsksToCompact(s)).toBe(true);
+  });
+
+  it("after POST /clear the provider is asked to compact again", async () => {
+    const s = await dropped(10_000_000);
+    expect((await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key })).status).toBe(200);
+    expect(await nextAsksToCompact(s)).toBe(true);
+  });
+
+  it("a session deleted and created again under the same id asks the provider to compact", async () => {
+    const s = await dropped(10_000_000);
+    await recreate(s);
+    expect(await nextAsksToCompact(s)).toBe(true);
   });
 });
 

@@ -18,6 +18,7 @@ import { jsonBytes } from "../../storage/fit";
 import { MAX_VIEW_BYTES, SUMMARY_BUDGET_BYTES } from "../../storage/limits";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseCut, turnsBefore, userParts } from "./boundary";
+import { clearDroppedNative, readDroppedNative, writeDroppedNative } from "./dropped-native";
 import { estimateTokens, inputTokens, type Observation, sizeTokens, textTokens } from "./estimate";
 import { CARRIED_NOTE, countCompactions, insertCompaction, latestCompaction, summaryText } from "./records";
 import { summarise } from "./summarise";
@@ -132,7 +133,8 @@ export class Compactor {
   #natives = 0;
   /**
    * The size of the provider's compaction last dropped as too large to store (`fitNative`), until one of ours
-   * compacts: asked again, the provider would compact the same history into a block as large on every step.
+   * compacts or the session is cleared: asked again, the provider would compact the same history into a block as
+   * large on every step. Stored with it (dropped-native.ts), read when the object starts (`load`).
    */
   #droppedNative: number | null = null;
 
@@ -142,11 +144,29 @@ export class Compactor {
 
   /**
    * The provider's compaction of `bytes` was dropped as too large to store: until our own summary compacts,
-   * requests no longer ask the provider to compact, and our threshold applies (`nativePlan`).
+   * requests no longer ask the provider to compact, and our threshold applies (`nativePlan`). Stored: the caller
+   * runs it in the transaction that writes the dropped block, so a restarted object does not ask again either.
    */
   droppedNative(bytes: number): void {
+    writeDroppedNative(this.#deps.storage.sql, bytes);
     this.#droppedNative = bytes;
     this.#natives++;
+  }
+
+  /** The object starts: reads whether the provider's last compaction was dropped (`droppedNative`). */
+  load(): void {
+    this.#droppedNative = readDroppedNative(this.#deps.storage.sql);
+  }
+
+  /** `clear` (in its transaction): the conversation the provider compacted is gone, so it may compact again. */
+  clear(): void {
+    clearDroppedNative(this.#deps.storage.sql);
+    this.#droppedNative = null;
+  }
+
+  /** The session's storage was wiped: nothing it held is remembered. */
+  forget(): void {
+    this.#droppedNative = null;
   }
 
   /** A request's size (`Compactor.size`), with its estimate kept as the latest. */
@@ -446,6 +466,8 @@ export class Compactor {
         carried_seq: carried?.seq ?? null,
       });
       if (choice.dropped.length) tools.loaded.remove(choice.dropped);
+      // The provider may compact again (`compact` forgets the size once the span has said why ours ran).
+      if (this.#droppedNative !== null) clearDroppedNative(this.#deps.storage.sql);
       return null;
     });
     if (stale) return { ok: false, reason: stale };

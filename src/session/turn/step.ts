@@ -128,6 +128,7 @@ async function requestStep(
     if (buffer.length === 0) return;
     // A provider's compaction too large for its rows is dropped as a failed one (`fitNative`): never a write that
     // fails, which would fail every later turn too.
+    let dropped: number | null = null;
     const parts = buffer.map((p) => {
       if (p.type !== "compaction") return p;
       const fitted = fitNative(p);
@@ -135,8 +136,7 @@ async function requestStep(
         const bytes = jsonBytes(p);
         const reason = `the provider's compaction (${bytes} bytes) does not fit a stored row; the history it would replace is kept, and our own summary compacts at the threshold instead`;
         eventLog.record("compaction_failed", ctx.turnId, { reason, native: true });
-        // Asked again, the provider would return as large a block on every step: ours compacts next.
-        ctx.deps.compactor.droppedNative(bytes);
+        dropped = bytes;
       }
       return fitted;
     });
@@ -144,6 +144,9 @@ async function requestStep(
     let compacted: CompactionInfo | null = null;
     messageSeq = ctx.tx(() => {
       const seq = history.appendAssistantParts(ctx.turnId, messageSeq, parts, execution);
+      // Asked again, the provider would return as large a block on every step: ours compacts next (stored with
+      // the dropped block, so a restart does not ask again either).
+      if (dropped !== null) ctx.deps.compactor.droppedNative(dropped);
       // A provider's compaction is recorded in the transaction that writes its block (never apart);
       // one without content failed and changes nothing (the provider treats it as a no-op).
       const native = parts.find((p): p is CompactionPart => p.type === "compaction" && p.content !== null);
