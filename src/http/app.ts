@@ -44,7 +44,7 @@ export function buildApp(opts: { debugSeed?: boolean } = {}): Hono<AppEnv> {
   app.use(debugD1());
   app.route("/", healthRoutes);
   app.route("/v1/keys", keysRoutes);
-  // Before the agents router: its admin guard covers /v1/agents/*, and runs take API keys or signatures.
+  // POST /v1/agents/:agent/runs takes API keys or signatures; the agents router guards only its own routes.
   app.route("/", runsRoutes);
   app.route("/v1/agents", agentsRoutes);
   // "/v1/sessions/*" also matches "/v1/sessions" itself.

@@ -62,6 +62,8 @@ async function isAdminKey(c: Context<AppEnv>): Promise<boolean> {
  * The admin key alone. A valid credential of another kind (an API key, a
  * verified session token) is the wrong kind, 403, so a caller knows to use the
  * admin key rather than to fix or re-mint what it sent; anything else is 401.
+ * Mounted on each admin route, never on a prefix: an unknown path or method
+ * under /v1/agents, /v1/keys or /v1/tenants is then a 404 whoever asks.
  */
 export function requireAdmin(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

@@ -6,6 +6,27 @@ import { ADMIN, api, apiJson, history, mockRequests, script, setup, tenantKey, u
 
 type ErrorBody = { error: { code: string; message: string } };
 
+/**
+ * Every admin route, on the names given; each write carries a body it would refuse with 400 were the body read
+ * before the credential.
+ */
+function adminRoutes(n: { key: string; agent: string; tenant: string; session: string }) {
+  return [
+    ["POST", "/v1/keys", {}],
+    ["GET", "/v1/keys", undefined],
+    ["DELETE", `/v1/keys/${n.key}`, undefined],
+    ["PUT", `/v1/agents/${n.agent}`, {}],
+    ["GET", "/v1/agents", undefined],
+    ["GET", `/v1/agents/${n.agent}`, undefined],
+    ["DELETE", `/v1/agents/${n.agent}`, undefined],
+    ["PUT", `/v1/tenants/${n.tenant}/cors`, {}],
+    ["GET", `/v1/tenants/${n.tenant}/cors`, undefined],
+    ["GET", `/v1/tenants/${n.tenant}/sessions`, undefined],
+    ["POST", `/v1/tenants/${n.tenant}/sessions/${n.session}/clear`, undefined],
+    ["DELETE", `/v1/tenants/${n.tenant}/sessions/${n.session}`, undefined],
+  ] as const;
+}
+
 describe("authentication", () => {
   it("refuses a missing key with 401 and the JSON error shape", async () => {
     const res = await apiJson<ErrorBody>("/v1/sessions", { method: "POST", json: { agent: "x" } });
@@ -26,21 +47,76 @@ describe("authentication", () => {
     expect(res.headers.get("x-debug-d1-statements")).toBe("0");
   });
 
-  it("refuses a tenant key on admin routes with 403 forbidden (the wrong kind of credential)", async () => {
-    const key = await tenantKey();
-    const res = await apiJson<ErrorBody>("/v1/agents/x", {
-      method: "PUT",
-      key,
-      json: { model: { provider: "anthropic", name: "m" } },
+  it("refuses an API key on every admin route with 403 forbidden before reading its body, and changes nothing", async () => {
+    const tenant = uid("t");
+    const minted = await apiJson<{ id: string; key: string }>("/v1/keys", {
+      method: "POST",
+      key: ADMIN,
+      json: { tenant },
     });
-    expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe("forbidden");
+    const { id, key } = minted.body;
+    const agentOwner = await setup();
+    const created = await apiJson<{ id: string }>("/v1/sessions", {
+      method: "POST",
+      key,
+      json: { agent: agentOwner.agent },
+    });
+    const s = { ...agentOwner, key, session: created.body.id };
+    await script(s.model, [{ reply: { text: "kept" } }]);
+    await apiJson(`/v1/sessions/${s.session}/messages`, { method: "POST", key, json: { content: "hi" } });
+    const before = await history(s);
+    for (const [method, path, json] of adminRoutes({ key: id, agent: s.agent, tenant, session: s.session })) {
+      const res = await apiJson<ErrorBody>(path, { method, key, json });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(res.body.error).toEqual({ code: "forbidden", message: "an admin key is required" });
+    }
+    // The key still works (it was not revoked), its session keeps its history, the agent is still there.
+    expect(await history(s)).toEqual(before);
+    expect((await apiJson(`/v1/agents/${s.agent}`, { key: ADMIN })).status).toBe(200);
   });
 
-  it("refuses an unknown key on admin routes with 401", async () => {
-    const res = await apiJson<ErrorBody>("/v1/keys", { method: "POST", key: "sk_sb_unknown", json: { tenant: "x" } });
-    expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe("unauthorized");
+  it("refuses a missing or unknown credential on every admin route with 401 before reading its body", async () => {
+    const names = { key: uid("key"), agent: uid("agent"), tenant: uid("t"), session: uid("s") };
+    for (const credential of [undefined, "sk_sb_unknown"]) {
+      for (const [method, path, json] of adminRoutes(names)) {
+        const res = await apiJson<ErrorBody>(path, { method, key: credential, json });
+        expect(res.status, `${method} ${path} with ${credential ?? "no credential"}`).toBe(401);
+        expect(res.body.error.code).toBe("unauthorized");
+      }
+    }
+  });
+
+  it("answers an unknown path or a wrong method under /v1/agents, /v1/keys and /v1/tenants with 404, whoever asks", async () => {
+    const s = await setup();
+    const [key, tenant, session] = [uid("key"), uid("t"), uid("s")];
+    const cases = [
+      ["GET", `/v1/agents/${s.agent}/unknown`],
+      ["GET", `/v1/agents/${s.agent}/runs`],
+      ["POST", `/v1/agents/${s.agent}`],
+      ["PATCH", `/v1/agents/${s.agent}`],
+      ["DELETE", "/v1/agents"],
+      ["GET", `/v1/keys/${key}`],
+      ["PUT", "/v1/keys"],
+      ["POST", `/v1/keys/${key}/revoke`],
+      ["GET", "/v1/tenants"],
+      ["GET", `/v1/tenants/${tenant}`],
+      ["POST", `/v1/tenants/${tenant}/cors`],
+      ["GET", `/v1/tenants/${tenant}/sessions/${session}`],
+      ["GET", `/v1/tenants/${tenant}/sessions/${session}/clear`],
+      ["PUT", `/v1/tenants/${tenant}/unknown`],
+    ] as const;
+    for (const [who, credential] of [
+      ["an API key", s.key],
+      ["the admin key", ADMIN],
+      ["no credential", undefined],
+    ] as const) {
+      for (const [method, path] of cases) {
+        const res = await apiJson<ErrorBody>(path, { method, key: credential });
+        expect(res.status, `${method} ${path} with ${who}`).toBe(404);
+        expect(res.body.error).toEqual({ code: "not_found", message: `no route for ${method} ${path}` });
+      }
+    }
+    expect((await apiJson(`/v1/agents/${s.agent}`, { key: ADMIN })).status).toBe(200);
   });
 
   it("refuses the admin key on API-key routes with 403 forbidden and changes nothing", async () => {

@@ -26,8 +26,7 @@ function noteEpoch(epoch: number | null): void {
 }
 
 export const agentsRoutes = new Hono<AppEnv>()
-  .use(requireAdmin())
-  .put("/:agent", async (c) => {
+  .put("/:agent", requireAdmin(), async (c) => {
     const agent = normalizeAgent(c.req.param("agent"), await readJson(c, 4 * 1024 * 1024), {
       allowPrivate: flag(c.env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
     });
@@ -43,19 +42,19 @@ export const agentsRoutes = new Hono<AppEnv>()
     noteEpoch(epoch);
     return c.json(publicAgent(agent), created ? 201 : 200);
   })
-  .get("/", async (c) => {
+  .get("/", requireAdmin(), async (c) => {
     // Paged as GET /v1/sessions is, by name; a page also ends before PAGE_BUDGET_BYTES of configs: 100 configs of
     // MAX_AGENT_BYTES would be ~190 MB, past an isolate's 128 MB and D1's result size.
     const limit = intParam(c.req.query("limit"), 20, 1, 100, "limit");
     const page = await listAgents(c.env.DB, c.req.query("after") ?? "", limit, PAGE_BUDGET_BYTES);
     return c.json({ agents: page.agents.map(publicAgent), next: page.next });
   })
-  .get("/:agent", async (c) => {
+  .get("/:agent", requireAdmin(), async (c) => {
     const { config } = await readAgent(c.env.DB, c.req.param("agent"));
     if (!config) throw new ApiError(404, "not_found", "agent not found");
     return c.json(publicAgent(config));
   })
-  .delete("/:agent", async (c) => {
+  .delete("/:agent", requireAdmin(), async (c) => {
     const { deleted, epoch } = await deleteAgent(c.env.DB, c.req.param("agent"));
     noteEpoch(epoch);
     if (!deleted) throw new ApiError(404, "not_found", "agent not found");

@@ -14,8 +14,7 @@ import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 
 export const keysRoutes = new Hono<AppEnv>()
-  .use(requireAdmin())
-  .post("/", async (c) => {
+  .post("/", requireAdmin(), async (c) => {
     const body = await readBody<{ tenant: string; name?: string; rate_limit_per_min?: number | null }>(
       c,
       "createKeyBody",
@@ -33,10 +32,10 @@ export const keysRoutes = new Hono<AppEnv>()
     });
     return c.json({ id, key, tenant: body.tenant, name: body.name ?? null, rate_limit_per_min: rateLimit }, 201);
   })
-  .get("/", async (c) => {
+  .get("/", requireAdmin(), async (c) => {
     return c.json({ keys: await listKeys(c.env.DB) });
   })
-  .delete("/:id", async (c) => {
+  .delete("/:id", requireAdmin(), async (c) => {
     const revoked = await revokeKey(c.env.DB, c.req.param("id"), nowIso());
     if (!revoked) throw new ApiError(404, "not_found", "no active key with that id");
     // Other isolates stop accepting it within the cache bound (directory.ts); this one at once.

@@ -52,8 +52,7 @@ function sessionTenantParam(raw: string): string {
 
 /** Admin: per-tenant CORS origins for browser clients (see cors.ts for how they are applied), and any tenant's sessions. */
 export const tenantsRoutes = new Hono<AppEnv>()
-  .use(requireAdmin())
-  .put("/:tenant/cors", async (c) => {
+  .put("/:tenant/cors", requireAdmin(), async (c) => {
     const tenant = tenantParam(c.req.param("tenant"));
     const body = await readBody<{ allowed_origins: string[] }>(c, "corsBody", 64 * 1024);
     for (const [i, o] of body.allowed_origins.entries()) checkOrigin(o, `allowed_origins.${i}`);
@@ -62,17 +61,19 @@ export const tenantsRoutes = new Hono<AppEnv>()
     forgetOrigins(tenant);
     return c.json({ tenant, allowed_origins: body.allowed_origins });
   })
-  .get("/:tenant/cors", async (c) => {
+  .get("/:tenant/cors", requireAdmin(), async (c) => {
     const tenant = tenantParam(c.req.param("tenant"));
     return c.json({ tenant, allowed_origins: await corsOrigins(c.env.DB, tenant) });
   })
-  .get("/:tenant/sessions", async (c) => c.json(await sessionsPage(c, sessionTenantParam(c.req.param("tenant")))))
-  .post("/:tenant/sessions/:id/clear", async (c) => {
+  .get("/:tenant/sessions", requireAdmin(), async (c) =>
+    c.json(await sessionsPage(c, sessionTenantParam(c.req.param("tenant")))),
+  )
+  .post("/:tenant/sessions/:id/clear", requireAdmin(), async (c) => {
     const ref = sessionRef(c, sessionTenantParam(c.req.param("tenant")));
     unwrap(await ref.stub.clear());
     return c.json({ id: ref.id, cleared: true });
   })
-  .delete("/:tenant/sessions/:id", async (c) => {
+  .delete("/:tenant/sessions/:id", requireAdmin(), async (c) => {
     const ref = sessionRef(c, sessionTenantParam(c.req.param("tenant")));
     await deleteSession(ref);
     return c.json({ id: ref.id, deleted: true });
