@@ -31,7 +31,7 @@ const dynamic = {
   providerExecuted: {
     ...bool,
     description:
-      "True when the call is not the client's to run: the session runs it (http, MCP, built-in tools) or answered a client tool's call itself (tool-input-error); absent on a client tool's call.",
+      "True when the call is not the client's to run or answer: the session runs it (http, MCP, built-in tools) or ended it itself (every tool-input-error); absent on a client tool's call.",
   },
 };
 
@@ -60,8 +60,9 @@ export const UIMessageChunk = {
     ),
     chunk(
       "tool-input-error",
-      "A tool call the session answers instead of running it: its input is not valid, or (a client tool's call) the " +
-        "session refused or skipped it; `errorText` says why, and the model is told.",
+      "A tool call the session ends instead of running it, marked providerExecuted: its input is not valid, or (a " +
+        "client tool's call) the session refused or skipped it (`errorText` says why, and the model is told), or it " +
+        "was cut off by the output limit or a dropped stream (removed, never recorded).",
       { toolCallId: str, toolName: str, input: any, errorText: str },
       dynamic,
     ),

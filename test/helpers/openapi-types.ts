@@ -1070,7 +1070,7 @@ export interface components {
             toolName: string;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
-            /** @description True when the call is not the client's to run: the session runs it (http, MCP, built-in tools) or answered a client tool's call itself (tool-input-error); absent on a client tool's call. */
+            /** @description True when the call is not the client's to run or answer: the session runs it (http, MCP, built-in tools) or ended it itself (every tool-input-error); absent on a client tool's call. */
             providerExecuted?: boolean;
         } | {
             /** @constant */
@@ -1085,7 +1085,7 @@ export interface components {
             input: unknown;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
-            /** @description True when the call is not the client's to run: the session runs it (http, MCP, built-in tools) or answered a client tool's call itself (tool-input-error); absent on a client tool's call. */
+            /** @description True when the call is not the client's to run or answer: the session runs it (http, MCP, built-in tools) or ended it itself (every tool-input-error); absent on a client tool's call. */
             providerExecuted?: boolean;
         } | {
             /** @constant */
@@ -1096,7 +1096,7 @@ export interface components {
             errorText: string;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
-            /** @description True when the call is not the client's to run: the session runs it (http, MCP, built-in tools) or answered a client tool's call itself (tool-input-error); absent on a client tool's call. */
+            /** @description True when the call is not the client's to run or answer: the session runs it (http, MCP, built-in tools) or ended it itself (every tool-input-error); absent on a client tool's call. */
             providerExecuted?: boolean;
         } | {
             /** @constant */
@@ -1105,7 +1105,7 @@ export interface components {
             output: unknown;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
-            /** @description True when the call is not the client's to run: the session runs it (http, MCP, built-in tools) or answered a client tool's call itself (tool-input-error); absent on a client tool's call. */
+            /** @description True when the call is not the client's to run or answer: the session runs it (http, MCP, built-in tools) or ended it itself (every tool-input-error); absent on a client tool's call. */
             providerExecuted?: boolean;
         } | {
             /** @constant */
@@ -1114,7 +1114,7 @@ export interface components {
             errorText: string;
             /** @description Always true: the tool set is the session's, not the client's. */
             dynamic?: boolean;
-            /** @description True when the call is not the client's to run: the session runs it (http, MCP, built-in tools) or answered a client tool's call itself (tool-input-error); absent on a client tool's call. */
+            /** @description True when the call is not the client's to run or answer: the session runs it (http, MCP, built-in tools) or ended it itself (every tool-input-error); absent on a client tool's call. */
             providerExecuted?: boolean;
         } | {
             /** @constant */

@@ -1,6 +1,6 @@
 /**
  * Turns an AI SDK `useChat` request body into a turn's input: `chatBodyToInput` reads only the newest
- * message (a user message's text, or an assistant message's tool outputs and approval responses), or, for
+ * message (a user message's text, or an assistant message's client tool outputs and approval responses), or, for
  * `regenerate()`, a retry of the newest turn, and throws a 400 ApiError for anything else, or for a message over
  * the limits a /messages body is held to.
  */
@@ -23,6 +23,7 @@ interface UiPart {
   output?: unknown;
   errorText?: unknown;
   input?: unknown;
+  providerExecuted?: unknown;
   approval?: { id?: unknown; approved?: unknown; reason?: unknown; signature?: unknown };
 }
 
@@ -91,8 +92,15 @@ export function chatBodyToInput(body: { messages: unknown[]; trigger?: string })
     return { kind: "message", content };
   }
   if (last?.role === "assistant") {
+    // A part marked providerExecuted is a call the session ran or answered itself (a server tool's, or a client
+    // tool's call it refused or dropped, as one cut by max_tokens): its outcome was never the client's to give.
     const results: SuppliedResult[] = parts
-      .filter((p) => typeof p.toolCallId === "string" && (p.state === "output-available" || p.state === "output-error"))
+      .filter(
+        (p) =>
+          typeof p.toolCallId === "string" &&
+          p.providerExecuted !== true &&
+          (p.state === "output-available" || p.state === "output-error"),
+      )
       .map((p) => ({
         tool_use_id: p.toolCallId as string,
         content:

@@ -9,6 +9,14 @@ import type { StreamEvent } from "../../model/stream";
 import type { TurnEvent } from "./turn-events";
 import type { UiChunk } from "./ui-chunks";
 
+/**
+ * The fields of every `tool-input-error`: the session answered or dropped that call itself, whoever runs its tool
+ * (invalid or cut-off input, a call it refused or the step left unanswered), so it is marked providerExecuted and a
+ * client (useChat's `lastAssistantMessageIsCompleteWithToolCalls`, a /chat body) never takes it for a call whose
+ * answer it must send.
+ */
+const SESSION_ENDED = { dynamic: true, providerExecuted: true } as const;
+
 /** A block the client has seen start but not yet end. */
 type OpenBlock =
   | { kind: "text"; id: string }
@@ -193,7 +201,7 @@ export class UiEncoder {
           toolName: e.name,
           input: e.raw,
           errorText: `The input JSON for tool ${e.name} ${fate}.`,
-          ...this.#toolFields(e.name),
+          ...SESSION_ENDED,
         });
         return out;
       }
@@ -240,7 +248,7 @@ export class UiEncoder {
     const held = this.#held.get(toolCallId);
     if (held === undefined) return [];
     this.#held.delete(toolCallId);
-    return [{ type: "tool-input-error", toolCallId, ...held, errorText, dynamic: true, providerExecuted: true }];
+    return [{ type: "tool-input-error", toolCallId, ...held, errorText, ...SESSION_ENDED }];
   }
 
   /** A part that completed without its start having been seen: send it whole so it is not lost. */
@@ -339,7 +347,7 @@ export class UiEncoder {
             toolName: block.toolName,
             input: block.raw,
             errorText: `The input JSON for tool ${block.toolName} was incomplete (${reason}), so the call was dropped.`,
-            ...this.#toolFields(block.toolName),
+            ...SESSION_ENDED,
           },
         ];
     }

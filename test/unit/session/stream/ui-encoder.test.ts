@@ -196,6 +196,7 @@ describe("UiEncoder", () => {
         input: '{"a',
         errorText: "The input JSON for tool f was incomplete (provider_stream_cut), so the call was dropped.",
         dynamic: true,
+        providerExecuted: true,
       },
     ]);
     expect(encoder.push({ type: "step_finish", step: 1 })).toEqual([{ type: "finish-step" }]);
@@ -328,6 +329,33 @@ describe("UiEncoder: calls the session runs itself", () => {
     const tools = (message?.parts ?? []).filter((p): p is DynamicToolUIPart => p.type === "dynamic-tool");
     expect(tools.every((t) => t.providerExecuted === undefined)).toBe(true);
     expect(lastAssistantMessageIsCompleteWithToolCalls({ messages: message ? [message] : [] })).toBe(true);
+  });
+});
+
+describe("UiEncoder: a client call cut off by the output limit", () => {
+  it("ends marked providerExecuted: the step dropped it, so useChat has no answer to send for it", async () => {
+    const events: TurnEvent[] = [
+      ...START,
+      p({ type: "block_start", index: 0, kind: "tool_use", id: "c_cut", name: "lookup" }),
+      p({ type: "tool_input_delta", index: 0, partial_json: '{"q": "a long que' }),
+      p({
+        type: "block_incomplete",
+        index: 0,
+        id: "c_cut",
+        name: "lookup",
+        raw: '{"q": "a long que',
+        reason: "max_tokens",
+      }),
+      p({ type: "message_stop", stop_reason: "max_tokens" }),
+      { type: "step_finish", step: 1 },
+      { type: "turn_finish", status: "completed", finish_reason: "length" },
+    ];
+    const encoder = new UiEncoder(() => false);
+    const { message, errors } = await assemble(toSse(events.flatMap((ev) => encoder.push(ev))));
+    expect(errors).toEqual([]);
+    const tools = (message?.parts ?? []).filter((t): t is DynamicToolUIPart => t.type === "dynamic-tool");
+    expect(tools.map((t) => [t.toolCallId, t.state, t.providerExecuted])).toEqual([["c_cut", "output-error", true]]);
+    expect(lastAssistantMessageIsCompleteWithToolCalls({ messages: message ? [message] : [] })).toBe(false);
   });
 });
 

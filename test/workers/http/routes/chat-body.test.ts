@@ -1,0 +1,108 @@
+// POST /chat bodies (src/http/routes/chat-body.ts) as useChat builds them from the session's own stream: tool parts
+// marked providerExecuted (calls the session ran, answered or dropped itself) are never taken as a client's outputs,
+// so answering the calls the stream offered works beside them, whatever ids they carry.
+import { parseJsonEventStream } from "@ai-sdk/provider-utils";
+import {
+  type DynamicToolUIPart,
+  lastAssistantMessageIsCompleteWithToolCalls,
+  readUIMessageStream,
+  type UIMessage,
+  type UIMessageChunk,
+  uiMessageChunkSchema,
+} from "ai";
+import { describe, expect, it } from "vitest";
+import { api, apiJson, clientTool, type Setup, script, send, setup } from "../../helpers";
+
+/** The assistant message useChat holds once it has read a /chat stream answer (going on with `message`, if given). */
+async function assistantMessage(res: Response, message?: UIMessage): Promise<UIMessage> {
+  const parsed = parseJsonEventStream({ stream: res.body as ReadableStream<Uint8Array>, schema: uiMessageChunkSchema });
+  const stream = parsed.pipeThrough(
+    new TransformStream<{ success: boolean; value?: UIMessageChunk }, UIMessageChunk>({
+      transform(result, controller) {
+        if (result.success && result.value) controller.enqueue(result.value);
+      },
+    }),
+  );
+  let built: UIMessage | undefined;
+  const errors: unknown[] = [];
+  for await (const snapshot of readUIMessageStream({ message, stream, onError: (e) => errors.push(e) })) {
+    built = snapshot;
+  }
+  if (!built || errors.length > 0) throw new Error(`the stream built no message: ${String(errors[0])}`);
+  return built;
+}
+
+/** useChat's addToolOutput: the part of call `id` takes the app's output. */
+function answered(message: UIMessage, id: string, output: string): UIMessage {
+  const parts = message.parts.map((p) =>
+    p.type === "dynamic-tool" && p.toolCallId === id ? ({ ...p, state: "output-available", output } as const) : p,
+  );
+  return { ...message, parts: parts as UIMessage["parts"] };
+}
+
+const chat = (s: Setup, messages: unknown[]) =>
+  api(`/v1/sessions/${s.session}/chat`, { method: "POST", key: s.key, json: { id: s.session, messages } });
+
+/** How the session's newest turn stands: paused, completed, failed… */
+const lastTurn = async (s: Setup) =>
+  (await apiJson<{ last_turn: { status: string } }>(`/v1/sessions/${s.session}`, { key: s.key })).body.last_turn.status;
+
+describe("a /chat answer beside tool parts the session ended itself", () => {
+  it("answers the client call offered beside one cut off by max_tokens: 200, and the turn completes", async () => {
+    const s = await setup({ tools: [clientTool("lookup")] });
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_cutA", name: "lookup", input: { q: "x" } },
+            // The last call is the one the output limit cut: stripped, never recorded.
+            { id: "call_cutB", name: "lookup", input: {} },
+          ],
+          stop_reason: "max_tokens",
+        },
+      },
+      { reply: { text: "Found it." } },
+    ]);
+    const user = { id: "u-cut", role: "user", parts: [{ type: "text", text: "look it up" }] };
+    const first = await chat(s, [user]);
+    expect(first.status).toBe(200);
+    const message = await assistantMessage(first);
+    const tools = message.parts.filter((p): p is DynamicToolUIPart => p.type === "dynamic-tool");
+    expect(tools.map((t) => [t.toolCallId, t.state, t.providerExecuted])).toEqual([
+      ["call_cutA", "input-available", undefined],
+      ["call_cutB", "output-error", true],
+    ]);
+    expect(await lastTurn(s)).toBe("awaiting_tool_results");
+
+    const reply = answered(message, "call_cutA", "found");
+    expect(lastAssistantMessageIsCompleteWithToolCalls({ messages: [reply] })).toBe(true);
+    const second = await chat(s, [user, reply]);
+    expect([second.status, second.headers.get("content-type")]).toEqual([200, expect.stringContaining("event-stream")]);
+    const resumed = await assistantMessage(second, reply);
+    expect(resumed.parts.filter((p) => p.type === "text").map((p) => p.text)).toEqual(["Found it."]);
+    expect(await lastTurn(s)).toBe("completed");
+  });
+
+  it("takes a client output beside a providerExecuted part whose id this session never issued", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_pe_real", name: "ask_user", input: { q: "color?" } }] } },
+      { reply: { text: "Blue it is." } },
+    ]);
+    expect((await send(s, { content: "pick" })).body.status).toBe("awaiting_tool_results");
+    const part = (toolCallId: string, extra: Record<string, unknown>) => ({
+      type: "dynamic-tool",
+      toolName: "ask_user",
+      toolCallId,
+      state: "output-available",
+      input: { q: "color?" },
+      output: "blue",
+      ...extra,
+    });
+    const parts = [part("toolu_pe_nobody", { providerExecuted: true }), part("toolu_pe_real", {})];
+    const res = await chat(s, [{ id: "a-pe", role: "assistant", parts }]);
+    expect(res.status).toBe(200);
+    await res.text();
+    expect(await lastTurn(s)).toBe("completed");
+  });
+});
