@@ -2,14 +2,29 @@
 // message (src/http/routes/chat-body.ts), but its body cap counts every byte sent: useChat's default body, the
 // whole conversation, would pass that cap once a tab's live tool outputs add up, and every send after it would fail.
 import {
+  isToolUIPart,
   lastAssistantMessageIsCompleteWithApprovalResponses,
   type PrepareSendMessagesRequest,
   type UIMessage,
 } from "ai";
 
 /**
+ * Whether the server reads `part` of a newest message of `role`: a user message's text (and files); an assistant
+ * message's approval answers (with the input shown, which their signature covers) and client tools' outputs. Not
+ * the outputs of calls marked providerExecuted (the server ran or answered them itself, and they may be megabytes:
+ * an answer after a tool-heavy step would pass the body cap), nor the message's text, reasoning or open calls.
+ */
+function readByServer(role: UIMessage["role"], part: UIMessage["parts"][number]): boolean {
+  if (role === "user") return part.type === "text" || part.type === "file";
+  if (!isToolUIPart(part)) return false;
+  if (part.state === "approval-responded") return true;
+  return !part.providerExecuted && (part.state === "output-available" || part.state === "output-error");
+}
+
+/**
  * The chatBody fields the server reads (the transport's extra body, the chat id, the trigger and message id) with
- * the newest message alone: a new user message, or the assistant message carrying approval answers or tool outputs.
+ * the newest message alone, and of it only the parts the server reads: a new user message, or the assistant message
+ * carrying approval answers or client tool outputs.
  */
 export const newestMessageOnly: PrepareSendMessagesRequest<UIMessage> = ({
   body,
@@ -18,7 +33,15 @@ export const newestMessageOnly: PrepareSendMessagesRequest<UIMessage> = ({
   trigger,
   messageId,
 }) => ({
-  body: { ...body, id, messages: messages.slice(-1), trigger, messageId },
+  body: {
+    ...body,
+    id,
+    messages: messages
+      .slice(-1)
+      .map(({ id, role, parts }) => ({ id, role, parts: parts.filter((p) => readByServer(role, p)) })),
+    trigger,
+    messageId,
+  },
 });
 
 /**

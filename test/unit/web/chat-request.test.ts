@@ -56,6 +56,76 @@ it("posts only the newest message, with the chat id and the trigger, however lon
   expect(sent?.headers.get("authorization")).toBe("Bearer sbt_test");
 });
 
+/** The newest message of an approval answer after a tool-heavy step, as useChat holds it. */
+function answerAfterToolHeavyStep(): UIMessage {
+  const big = "x".repeat(250 * 1024);
+  const fetches = Array.from({ length: 15 }, (_, i) => ({
+    type: "dynamic-tool" as const,
+    toolName: "fetch_page",
+    toolCallId: `fetch_${i}`,
+    state: "output-available" as const,
+    input: { url: `https://example.test/${i}` },
+    output: big,
+    providerExecuted: true,
+  }));
+  return {
+    id: "msg_t-heavy",
+    role: "assistant",
+    parts: [
+      { type: "step-start" },
+      { type: "text", text: "Fetched them all.", state: "done" },
+      ...fetches,
+      {
+        type: "dynamic-tool",
+        toolName: "ask_user",
+        toolCallId: "ask_1",
+        state: "output-available",
+        input: { q: "which?" },
+        output: "the third",
+      },
+      {
+        type: "dynamic-tool",
+        toolName: "pick_file",
+        toolCallId: "pick_1",
+        state: "output-error",
+        input: {},
+        errorText: "no file chosen",
+      },
+      {
+        type: "dynamic-tool",
+        toolName: "charge_card",
+        toolCallId: "charge_1",
+        state: "approval-responded",
+        input: { amount: 5 },
+        approval: { id: "ap_heavy", approved: true, signature: "sig" },
+        providerExecuted: true,
+      },
+      { type: "dynamic-tool", toolName: "ask_user", toolCallId: "ask_2", state: "input-available", input: { q: "?" } },
+    ],
+  };
+}
+
+it("posts of an assistant message its client tool outputs and approval answers, not the outputs of server-run calls", async () => {
+  const message = answerAfterToolHeavyStep();
+  const options = {
+    id: "s-heavy-answer",
+    messages: [{ id: "u0", role: "user" as const, parts: [{ type: "text" as const, text: "fetch" }] }, message],
+    requestMetadata: undefined,
+    body: {},
+    credentials: undefined,
+    headers: undefined,
+    api: "http://switchboard.test/v1/sessions/s-heavy-answer/chat",
+    trigger: "submit-message" as const,
+    messageId: undefined,
+  };
+  const posted = (await newestMessageOnly(options)).body as { messages: UIMessage[] };
+  const kept = (id: string) => message.parts.find((p) => "toolCallId" in p && p.toolCallId === id);
+  expect(posted.messages).toEqual([
+    { id: "msg_t-heavy", role: "assistant", parts: [kept("ask_1"), kept("pick_1"), kept("charge_1")] },
+  ]);
+  expect(JSON.stringify(posted).length).toBeLessThan(2048);
+});
+
 it("README's useChat snippet posts what the web client posts", async () => {
   const readme = await readFile(new URL("../../../README.md", import.meta.url), "utf8");
   const snippet = readme.match(/prepareSendMessagesRequest: (\(\{[^)]*\}\) => \(\{\n[\s\S]*?\n\s*\}\)),\n/)?.[1];
@@ -68,7 +138,7 @@ it("README's useChat snippet posts what the web client posts", async () => {
   ];
   const options = {
     id: "s-readme-snippet",
-    messages,
+    messages: [...messages, answerAfterToolHeavyStep()],
     requestMetadata: undefined,
     body: { max_steps: 2 },
     credentials: undefined,
@@ -78,6 +148,7 @@ it("README's useChat snippet posts what the web client posts", async () => {
     messageId: undefined,
   };
   expect(await prepare(options)).toEqual(await newestMessageOnly(options));
+  expect(await prepare({ ...options, messages })).toEqual(await newestMessageOnly({ ...options, messages }));
 });
 
 it("sends the approvals of a step whose client call still waits for an app, not before they are all answered", () => {
