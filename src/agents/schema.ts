@@ -1,5 +1,6 @@
 /** JSON Schema of `PUT /v1/agents/{agent}`; a fixed schema, validated by its build-time Ajv validator (`json-schema/`). */
 import { NAME_FORM } from "../model/name-form";
+import { MAX_WEBHOOK_SECRETS } from "../runs/signature";
 
 export const agentBodySchema = {
   type: "object",
@@ -121,7 +122,11 @@ export const agentBodySchema = {
         tool_budget_tokens: { type: "integer", minimum: 0, maximum: 1000000 },
       },
     },
-    webhook_secrets: { type: "array", maxItems: 10, items: { type: "string", minLength: 8, maxLength: 500 } },
+    webhook_secrets: {
+      type: "array",
+      maxItems: MAX_WEBHOOK_SECRETS,
+      items: { type: "string", minLength: 8, maxLength: 500 },
+    },
     webhook_tenant: { type: "string", pattern: NAME_FORM.source },
     approval_ttl_s: { type: "integer", minimum: 60, maximum: 31_536_000 },
   },

@@ -2,8 +2,8 @@
  * D1 `agents` and `agent_epoch`: agent configurations, and the agent-config
  * epoch every PUT/DELETE of an agent bumps in the same batch (sessions re-read
  * their agent when the epoch they are told is newer; see
- * src/session/agent-cache.ts). Every read of an agent's config from D1 is here: one agent (`readAgent`) or a
- * page of them within a byte budget (`listAgents`).
+ * src/session/agent-cache.ts). Every read of an agent's config from D1 is here: one agent (`readAgent`), only
+ * an agent's webhook secrets (`readWebhookSecrets`), or a page of agents within a byte budget (`listAgents`).
  */
 import type { AgentConfig } from "../agents/types";
 import { pageEnd } from "../storage/page";
@@ -36,6 +36,18 @@ export async function readAgent(db: D1, name: string): Promise<{ config: AgentCo
     .bind(name)
     .first<{ epoch: number | null; config: string | null }>();
   return { config: row?.config ? (JSON.parse(row.config) as AgentConfig) : null, epoch: row?.epoch ?? null };
+}
+
+/**
+ * An agent's `webhook_secrets`, and nothing else of its config (SQLite picks them out, so a large config is neither
+ * sent nor parsed here): [] when it has none or does not exist, one statement either way.
+ */
+export async function readWebhookSecrets(db: D1, name: string): Promise<string[]> {
+  const row = await db
+    .prepare("SELECT json_extract(config, '$.webhook_secrets') AS secrets FROM agents WHERE name = ?")
+    .bind(name)
+    .first<{ secrets: string | null }>();
+  return row?.secrets ? (JSON.parse(row.secrets) as string[]) : [];
 }
 
 /**

@@ -2,14 +2,18 @@
  * The control-plane facts every session request needs — which tenant and
  * limit an API key has, whether the key that minted a session token is still
  * live, which browser origins a tenant allows, and the agent-config epoch —
- * read from D1 through isolate caches (see cache.ts), so a warm isolate
- * serves the steady-state turn path without a D1 round trip.
+ * and the webhook secrets a signed run request is checked against, read from
+ * D1 through isolate caches (see cache.ts), so a warm isolate serves the
+ * steady-state turn path, and refuses a bad signature, without a D1 round trip.
  *
  * Bounds: a revoked key, a changed rate limit or CORS list, and a
- * reconfigured agent are seen within 60 s by every isolate (plus read-replica
- * lag), and at once by the isolate that made the change.
+ * reconfigured agent (its webhook secrets too) are seen within 60 s by every
+ * isolate (plus read-replica lag), and at once by the isolate that made the
+ * change; webhook secrets are reloaded after 5 s, so a busy agent's change is
+ * seen within seconds.
  *
- * Reads go to a D1 read replica (Sessions API, `first-unconstrained`); a
+ * Reads go to a D1 read replica (Sessions API, `first-unconstrained`; webhook
+ * secrets only in the background, see `webhookSecrets`); a
  * "not found" from the replica is confirmed on the primary, so a key or origin
  * created a moment ago is never refused because a replica lags. Likewise a
  * replica's "live" for a key this isolate revoked, or "allowed" for an origin
@@ -17,11 +21,12 @@
  * again of the primary, so a lagging replica cannot bring it back here.
  */
 import type { Context } from "hono";
-import { readEpoch } from "../d1/agents";
+import { readEpoch, readWebhookSecrets } from "../d1/agents";
 import type { D1 } from "../d1/db";
 import { type KeyInfo, liveKeyByHash, liveKeyById } from "../d1/keys";
 import { originListed } from "../d1/tenants";
 import type { Env } from "../env";
+import { NAME_FORM } from "../model/name-form";
 import { uncounted } from "../storage/debug-counters";
 import { RefreshCache } from "./cache";
 import type { AppEnv } from "./types";
@@ -33,9 +38,19 @@ const MAX_MISSES = 1_000;
 const keys = new RefreshCache<KeyInfo>(10_000, TIMES, MAX_MISSES);
 const origins = new RefreshCache<true>(10_000, TIMES, MAX_MISSES);
 const epochs = new RefreshCache<number>(1, TIMES);
+/**
+ * Agents' webhook secrets by agent name; an agent without any, or no such agent, is an empty list: a value like any
+ * other, not a miss, kept and refreshed with the same times, so what a name's lookup costs does not tell whether
+ * the agent exists. A value is at most 10 secrets of 500 characters. A flood of unknown names can push known
+ * agents out, which are then read again: it costs a read, never changes an answer. Reloaded in the background
+ * after 5 s, not 30: a secret just added (a rotation) is refused by other isolates for seconds, not a minute, and
+ * a busy agent costs one read per 5 s, which nobody waits for.
+ */
+const secrets = new RefreshCache<readonly string[]>(1_000, { ...TIMES, softMs: 5_000 });
 
 /**
- * What this isolate changed (`k:<key id>` revoked, `o:<tenant>` CORS list replaced, `o:*` any tenant's), until when
+ * What this isolate changed (`k:<key id>` revoked, `o:<tenant>` CORS list replaced, `o:*` any tenant's, `a:<agent>`
+ * stored or deleted), until when
  * (ms) a replica may still answer as before the change: the caches' bound.
  */
 const changedHere = new Map<string, number>();
@@ -146,4 +161,35 @@ export async function agentArg(c: Context<AppEnv>): Promise<{ epoch: number }> {
 /** Called with the epoch a PUT/DELETE of an agent produced (or read at session creation): never lowers it. */
 export function noteAgentEpoch(epoch: number): void {
   epochs.set("epoch", Math.max(epochs.peek("epoch") ?? 0, epoch));
+}
+
+/**
+ * The agent's webhook secrets ([] when it has none or does not exist), to check a signature against before anything
+ * else of the agent is read. A load a request waits for asks the primary, one statement whether the agent exists or
+ * not: a replica's "not found" asked again of the primary would cost a missing agent a second round trip, which a
+ * caller holding no secret could time. A refresh-ahead, which nobody waits for, reads a replica; an empty list, or a
+ * list for an agent this isolate changed in the last 60 s, is asked again of the primary. A name no agent can have
+ * (not of NAME_FORM) has none, read and kept nowhere: its form is public, so what it costs tells nothing.
+ */
+export async function webhookSecrets(c: Context<AppEnv>, agent: string): Promise<readonly string[]> {
+  if (!NAME_FORM.test(agent)) return [];
+  const found = await secrets.get(
+    agent,
+    async (bg) => {
+      if (!bg) return readWebhookSecrets(c.env.DB, agent);
+      const listed = async (db: D1) => {
+        const list = await readWebhookSecrets(db, agent);
+        return list.length > 0 ? list : null;
+      };
+      return (await replicaThenPrimary(c.env, true, listed, () => unchangedHere(`a:${agent}`))) ?? [];
+    },
+    background(c),
+  );
+  return found ?? [];
+}
+
+/** Called by the isolate that stores or deletes an agent (deleted: []): its signatures are checked by these at once. */
+export function noteWebhookSecrets(agent: string, list: readonly string[]): void {
+  markChanged(`a:${agent}`);
+  secrets.set(agent, list);
 }

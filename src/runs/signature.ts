@@ -7,7 +7,22 @@
  */
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 
+/**
+ * How far (s) a webhook-timestamp may be from now: the library's own tolerance, which it does not export (nor its
+ * timestamp check: `verifyTimestamp` is private), so `checkHeaders` can refuse a stale request before its body is
+ * read; `verify` checks it again by the library's constant. test/unit/runs/signature.test.ts pins the two together.
+ */
 export const TOLERANCE_S = 5 * 60;
+
+/**
+ * How many `webhook_secrets` an agent may list (the schema's maxItems): also how many secrets every failed
+ * verification tries, padded with stand-ins, so its cost does not tell whether the agent exists or how many secrets
+ * it has.
+ */
+export const MAX_WEBHOOK_SECRETS = 10;
+
+/** The longest `webhook-id` taken: it is also the run's idempotency key. */
+const MAX_ID_CHARS = 255;
 
 /**
  * The fewest key bytes `PUT /v1/agents` takes: Standard Webhooks recommends 24 to 64 random bytes, and a short key
@@ -15,7 +30,7 @@ export const TOLERANCE_S = 5 * 60;
  */
 export const MIN_SECRET_BYTES = 24;
 
-interface SignedHeaders {
+export interface SignedHeaders {
   id: string;
   timestamp: string;
   signature: string;
@@ -23,7 +38,7 @@ interface SignedHeaders {
 
 type Verdict = { ok: true } | { ok: false; message: string };
 
-/** A secret the library cannot decode (not base64) can never verify; it is skipped, not fatal. */
+/** A secret the library cannot decode (not base64) can never verify; a stand-in takes its place, it is not fatal. */
 function webhookFor(secret: string): Webhook | null {
   try {
     return new Webhook(secret);
@@ -58,28 +73,57 @@ export function signingSecret(secrets: readonly string[]): string | undefined {
   return secrets.find(usableSecret);
 }
 
+/** What a signature matching no secret is told; also a signature header that could match none (no `v1,` HMAC). */
+const NO_MATCH = "no signature matches any of the agent's webhook secrets";
+
+/** A `webhook-signature` entry the library can match: `v1,` and a base64 HMAC-SHA256 (32 bytes, 44 characters). */
+const V1_SIGNATURE = /^v1,[A-Za-z0-9+/]{43}=$/;
+
 /**
- * Verifies a request against every secret of the agent (rotation: the old
- * and the new secret are both valid while both are listed). The timestamp is
- * checked first so a stale request gets a precise reason.
+ * Whether the headers can verify at all, before the body or the agent is read: a `webhook-id` of at most 255
+ * characters, a timestamp in integer seconds within TOLERANCE_S of now (stale first, for a precise reason) and at
+ * least one signature of the form the library compares. Refused here or by `verifySigned`, the answer is the same.
  */
-export function verifySigned(secrets: readonly string[], h: SignedHeaders, body: string, nowMs = Date.now()): Verdict {
+export function checkHeaders(h: SignedHeaders, nowMs = Date.now()): Verdict {
+  if (h.id.length > MAX_ID_CHARS)
+    return { ok: false, message: `webhook-id must be at most ${MAX_ID_CHARS} characters` };
   if (!/^\d{1,12}$/.test(h.timestamp)) return { ok: false, message: "webhook-timestamp must be integer seconds" };
   const skew = Math.floor(nowMs / 1000) - Number(h.timestamp);
   if (skew > TOLERANCE_S) return { ok: false, message: "webhook-timestamp is more than 5 minutes old" };
   if (skew < -TOLERANCE_S) return { ok: false, message: "webhook-timestamp is more than 5 minutes in the future" };
+  if (!h.signature.split(" ").some((s) => V1_SIGNATURE.test(s))) return { ok: false, message: NO_MATCH };
+  return { ok: true };
+}
+
+/** A webhook nobody can sign for (a random key per call), to verify against where the agent has no secret. */
+function standIn(): Webhook {
+  return new Webhook(crypto.getRandomValues(new Uint8Array(32)), { format: "raw" });
+}
+
+/**
+ * Verifies a request against every secret of the agent (rotation: the old and the new secret are both valid while
+ * both are listed), after `checkHeaders`. A failure always costs MAX_WEBHOOK_SECRETS verifications by the library:
+ * the slots past the agent's secrets (all of them for an agent that does not exist, `secrets` empty) and any secret
+ * the library cannot decode are verified against a stand-in instead, so whoever holds no secret cannot tell from
+ * the time a refusal takes which agents exist or how many secrets they have. A match stops at once.
+ */
+export function verifySigned(secrets: readonly string[], h: SignedHeaders, body: string, nowMs = Date.now()): Verdict {
+  const checked = checkHeaders(h, nowMs);
+  if (!checked.ok) return checked;
   const headers = { "webhook-id": h.id, "webhook-timestamp": h.timestamp, "webhook-signature": h.signature };
-  for (const secret of secrets) {
-    const wh = webhookFor(secret);
-    if (!wh) continue;
+  const fallback = standIn();
+  for (let slot = 0; slot < Math.max(MAX_WEBHOOK_SECRETS, secrets.length); slot++) {
+    const secret = secrets[slot];
+    const wh = (secret === undefined ? null : webhookFor(secret)) ?? fallback;
     try {
       wh.verify(body, headers, { jsonParse: false });
-      return { ok: true };
+      // Nobody holds the stand-in's random key: only one of the agent's secrets can have matched.
+      if (wh !== fallback) return { ok: true };
     } catch (e) {
       if (!(e instanceof WebhookVerificationError)) throw e;
     }
   }
-  return { ok: false, message: "no signature matches any of the agent's webhook secrets" };
+  return { ok: false, message: NO_MATCH };
 }
 
 /** Headers for an outbound signed delivery (callbacks); null when the secret cannot sign. */

@@ -13,7 +13,7 @@ import { utf8Bytes } from "../../storage/fit";
 import { PAGE_BUDGET_BYTES } from "../../storage/limits";
 import { nowIso } from "../../storage/sql";
 import { requireAdmin } from "../auth";
-import { noteAgentEpoch } from "../directory";
+import { noteAgentEpoch, noteWebhookSecrets } from "../directory";
 import { ApiError } from "../errors";
 import type { AppEnv } from "../types";
 import { intParam, readJson } from "../validate";
@@ -40,6 +40,7 @@ export const agentsRoutes = new Hono<AppEnv>()
     // sessions to re-read it.
     const { created, epoch } = await putAgent(c.env.DB, agent.name, config, now);
     noteEpoch(epoch);
+    noteWebhookSecrets(agent.name, agent.webhook_secrets);
     return c.json(publicAgent(agent), created ? 201 : 200);
   })
   .get("/", requireAdmin(), async (c) => {
@@ -58,5 +59,6 @@ export const agentsRoutes = new Hono<AppEnv>()
     const { deleted, epoch } = await deleteAgent(c.env.DB, c.req.param("agent"));
     noteEpoch(epoch);
     if (!deleted) throw new ApiError(404, "not_found", "agent not found");
+    noteWebhookSecrets(c.req.param("agent"), []);
     return c.json({ name: c.req.param("agent"), deleted: true });
   });

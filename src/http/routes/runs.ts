@@ -4,20 +4,19 @@
  * GET /v1/runs/:id and POST /v1/runs/:id/approvals. A run the caller may not see answers 404, as a missing one.
  */
 import { type Context, Hono } from "hono";
-import type { AgentConfig } from "../../agents/types";
 import { readAgent } from "../../d1/agents";
 import { type RunRecord, runById } from "../../d1/runs";
 import { flag } from "../../env";
 import type { JsonObject } from "../../model/json";
 import type { Part } from "../../model/message";
 import { admitRun, handToSession, publicStatus } from "../../runs/admission";
-import { verifySigned } from "../../runs/signature";
+import { checkHeaders, type SignedHeaders, verifySigned } from "../../runs/signature";
 import type { ApprovalAnswer } from "../../session/approvals";
 import { partsOversized } from "../../session/oversized";
 import { checkOutboundUrl } from "../../tools/outbound";
 import { actorOf } from "../access";
 import { requireTenant, sha256Hex } from "../auth";
-import { agentArg } from "../directory";
+import { agentArg, webhookSecrets } from "../directory";
 import { ApiError, apiError } from "../errors";
 import { sessionStub, turnCall, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
@@ -44,27 +43,13 @@ function rawBody(c: Context<AppEnv>): Promise<string> {
 }
 
 /**
- * Who is asking. A bearer API key wins when present (`requireTenant` checked it: the run belongs to the key's
- * tenant). Otherwise the request must carry a valid Standard Webhooks signature by one of the agent's secrets;
- * such a run belongs to the agent's `webhook_tenant`, or to the dedicated tenant `webhook:<agent>` (no API key
- * can be issued for a name with a colon, so those sessions are isolated).
+ * The Standard Webhooks headers of a request without an Authorization (null with one: `requireTenant` checked the
+ * API key or admin key), checked before anything else is read (its body, D1): all three present (else `401
+ * unauthorized`), well formed and fresh (else `401 invalid_signature`, the answer to a signature that matches no
+ * secret), so a request that cannot verify costs no body read and no D1 statement.
  */
-async function authenticate(
-  c: Context<AppEnv>,
-  agent: AgentConfig | null,
-  raw: string,
-): Promise<{ tenant: string; auth: "key" | "signature" }> {
-  if (c.get("principal")?.kind === "key") return { tenant: c.get("tenant"), auth: "key" };
-  const signed = await verifySignature(c, agent, raw);
-  return { tenant: signed.agent.webhook_tenant ?? `webhook:${signed.agent.name}`, auth: "signature" };
-}
-
-/** Checks the Standard Webhooks headers against the agent's secrets (401 otherwise). */
-async function verifySignature(
-  c: Context<AppEnv>,
-  agent: AgentConfig | null,
-  raw: string,
-): Promise<{ id: string; agent: AgentConfig }> {
+function signedHeaders(c: Context<AppEnv>): SignedHeaders | null {
+  if (c.get("principal")) return null;
   const id = c.req.header("webhook-id");
   const timestamp = c.req.header("webhook-timestamp");
   const signature = c.req.header("webhook-signature");
@@ -75,16 +60,27 @@ async function verifySignature(
       "send an Authorization: Bearer API key, or webhook-id, webhook-timestamp and webhook-signature headers",
     );
   }
-  if (id.length > 255) throw unauthorized("webhook-id must be at most 255 characters");
-  // Where there is no secret to check against (no such agent or run, or an agent without secrets), a secret nobody
-  // holds stands in: the same 401 after the same kind of work as a signature matching no secret of a real agent, so
-  // whoever holds no secret cannot tell which agents (or run ids) exist or take signed webhooks.
-  const secrets = agent && agent.webhook_secrets.length > 0 ? agent.webhook_secrets : [unguessable()];
-  const verdict = verifySigned(secrets, { id, timestamp, signature }, raw);
+  const headers = { id, timestamp, signature };
+  const verdict = checkHeaders(headers);
   if (!verdict.ok) throw unauthorized(verdict.message);
-  // Only a real agent's secret can have verified: nobody holds the stand-in.
-  if (!agent) throw new Error("a stand-in webhook secret verified");
-  return { id, agent };
+  return headers;
+}
+
+/**
+ * Checks the signature against the webhook secrets of `agent` (401 otherwise), read through the isolate cache
+ * (directory.ts). No such agent, an agent without secrets and no such run (`agent` null) have none: the same 401
+ * after the same work as a signature matching no secret of a real agent (`verifySigned` always tries as many
+ * secrets as an agent may have), so whoever holds no secret cannot tell which agents (or run ids) exist.
+ */
+async function verifySignature(
+  c: Context<AppEnv>,
+  agent: string | null,
+  headers: SignedHeaders,
+  raw: string,
+): Promise<void> {
+  const secrets = agent === null ? [] : await webhookSecrets(c, agent);
+  const verdict = verifySigned(secrets, headers, raw);
+  if (!verdict.ok) throw unauthorized(verdict.message);
 }
 
 /**
@@ -98,27 +94,25 @@ async function verifySignature(
  *   (a Slack bot, an admin tool) answers with the secret it already holds.
  * Anyone else learns nothing: another tenant's key, or a signature for a run
  * that a key started, is `404 not_found`; a signature that matches no secret,
- * whether the run exists or not, is `401`.
+ * whether the run exists or not, is `401`. `signed`: the request's checked
+ * signature headers, null when it came with the admin key or an API key.
  */
-async function approver(c: Context<AppEnv>, record: RunRecord | null, raw: string): Promise<string> {
+async function approver(
+  c: Context<AppEnv>,
+  record: RunRecord | null,
+  raw: string,
+  signed: SignedHeaders | null,
+): Promise<string> {
   const missing = new ApiError(404, "not_found", "run not found");
-  // Set by `requireTenant` when the request had an Authorization header: the admin key, or an API key.
-  if (c.get("principal")) {
+  if (!signed) {
+    // Set by `requireTenant` when the request had an Authorization header: the admin key, or an API key.
     const admin = c.get("principal")?.kind === "admin";
     if (!record || (!admin && record.tenant !== c.get("tenant"))) throw missing;
     return admin ? "admin" : actorOf(c);
   }
-  // No such run is checked as an agent without secrets is (verifySignature): the same 401, so whoever holds no
-  // secret cannot tell which run ids exist.
-  const agent = record ? (await readAgent(c.env.DB, record.agent)).config : null;
-  const signed = await verifySignature(c, agent, raw);
+  await verifySignature(c, record?.agent ?? null, signed, raw);
   if (record?.auth !== "signature") throw missing;
   return `webhook:${signed.id}`;
-}
-
-/** A webhook secret no sender holds (random per call), to check a signature against where no secret exists. */
-function unguessable(): string {
-  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
 }
 
 function idempotencyKey(c: Context<AppEnv>): string | null {
@@ -132,10 +126,17 @@ function idempotencyKey(c: Context<AppEnv>): string | null {
 
 export const runsRoutes = new Hono<AppEnv>()
   .post("/v1/agents/:agent/runs", requireTenant({ orSigned: true }), async (c) => {
+    // A bearer API key wins when present (`requireTenant` checked it: the run belongs to the key's tenant).
+    // Otherwise the request must carry a valid Standard Webhooks signature by one of the agent's secrets, checked
+    // before the agent's config is read; such a run belongs to the agent's `webhook_tenant`, or to the dedicated
+    // tenant `webhook:<agent>` (no API key can be issued for a name with a colon, so those sessions are isolated).
+    const signed = signedHeaders(c);
     const raw = await rawBody(c);
+    if (signed) await verifySignature(c, c.req.param("agent"), signed, raw);
     const { config: agent, epoch } = await readAgent(c.env.DB, c.req.param("agent"));
-    const { tenant, auth } = await authenticate(c, agent, raw);
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
+    const auth = signed ? "signature" : "key";
+    const tenant = signed ? (agent.webhook_tenant ?? `webhook:${agent.name}`) : c.get("tenant");
     const body = await readBody<RunBody>(c, "runBody", RUN_BODY_BYTES);
     const jsonSchema: JsonObject | undefined =
       body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
@@ -194,9 +195,10 @@ export const runsRoutes = new Hono<AppEnv>()
     return c.json(await handToSession(c.env, record));
   })
   .post("/v1/runs/:id/approvals", requireTenant({ orAdmin: true, orSigned: true }), async (c) => {
+    const signed = signedHeaders(c);
     const raw = await rawBody(c);
     const record = await runById(c.env.DB, c.req.param("id"));
-    const by = await approver(c, record, raw);
+    const by = await approver(c, record, raw, signed);
     if (!record) throw new ApiError(404, "not_found", "run not found");
     const body = check<{ approvals: ApprovalAnswer[] }>("toolApprovalsBody", await readJson(c));
     const stub = sessionStub(c.env, record.tenant, record.session_id);

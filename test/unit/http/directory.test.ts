@@ -1,12 +1,14 @@
 // The worker's control-plane reads (src/http/directory.ts) as the debug D1 figure sees them: README "Debug counters"
 // says work left to waitUntil after the answer is not in a request's x-debug-d1-statements.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { forgetKey, forgetOrigins, keyByHash, originAllowed } from "../../../src/http/directory";
+import { forgetKey, forgetOrigins, keyByHash, originAllowed, webhookSecrets } from "../../../src/http/directory";
 import { countedD1, Probe } from "../../../src/storage/debug-counters";
 
 type Key = { id: string; tenant: string; rate_limit_per_min: number | null } | null;
 /** A cors_origins row as originListed reads it: present (the origin is listed) or not. */
 const LISTED = { x: 1 } as unknown as Key;
+/** An agent's row as readWebhookSecrets reads it: its webhook_secrets. */
+const SECRETS = { secrets: '["whsec_a"]' } as unknown as Key;
 
 /**
  * A D1 whose every lookup (a key, a cors_origins row) answers `key` (its read replica `replica`, when given: one that
@@ -74,5 +76,14 @@ describe("a CORS list replaced in this isolate", () => {
     expect(await originAllowed(request(fakeDb(LISTED)).c, null, origin)).toBe(true);
     forgetOrigins(tenant);
     expect(await originAllowed(request(fakeDb(null, LISTED)).c, null, origin)).toBe(false);
+  });
+});
+
+describe("an agent's webhook secrets, for a signature check", () => {
+  it("cost a missing agent the one statement they cost an agent that exists", async () => {
+    const [found, missing] = [request(fakeDb(SECRETS)), request(fakeDb(null))];
+    expect(await webhookSecrets(found.c, "agent_dir_found")).toEqual(["whsec_a"]);
+    expect(await webhookSecrets(missing.c, "agent_dir_missing")).toEqual([]);
+    expect([found.probe.mark().d1_statements, missing.probe.mark().d1_statements]).toEqual([1, 1]);
   });
 });

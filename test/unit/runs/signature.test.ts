@@ -1,9 +1,16 @@
-// Standard Webhooks signatures (src/runs/signature.ts): verifying what the reference library signs, and signing
-// deliveries and callbacks it verifies.
+// Standard Webhooks signatures (src/runs/signature.ts): verifying what the reference library signs, checking the
+// headers before any body is read, the same work for every refusal, and signing deliveries and callbacks it verifies.
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { describe, expect, it } from "vitest";
-import { signHeaders, signingSecret, verifySigned } from "../../../src/runs/signature";
+import { describe, expect, it, vi } from "vitest";
+import {
+  checkHeaders,
+  MAX_WEBHOOK_SECRETS,
+  signHeaders,
+  signingSecret,
+  TOLERANCE_S,
+  verifySigned,
+} from "../../../src/runs/signature";
 
 const secret = () => `whsec_${randomBytes(24).toString("base64")}`;
 
@@ -44,6 +51,21 @@ describe("verifySigned (Standard Webhooks)", () => {
     expect(verifySigned(["not*base64*secret", s], signed(s, "{}"), "{}")).toEqual({ ok: true });
   });
 
+  it("tries as many secrets for a bad signature whether the agent has none, one or ten", () => {
+    const body = "x".repeat(1024);
+    const forged = signed(secret(), body);
+    // Each verification by the library is one HMAC over the body (its `sign`).
+    const hmacs = vi.spyOn(Webhook.prototype, "sign");
+    const counted = (secrets: string[]) => {
+      hmacs.mockClear();
+      expect(verifySigned(secrets, forged, body).ok).toBe(false);
+      return hmacs.mock.calls.length;
+    };
+    const counts = [counted([]), counted([secret()]), counted(Array.from({ length: 10 }, secret))];
+    hmacs.mockRestore();
+    expect(counts).toEqual([MAX_WEBHOOK_SECRETS, MAX_WEBHOOK_SECRETS, MAX_WEBHOOK_SECRETS]);
+  });
+
   it("signs deliveries with the first secret the library can decode", () => {
     const s = secret();
     expect(signingSecret(["my-secret-value!", s, secret()])).toBe(s);
@@ -55,5 +77,30 @@ describe("verifySigned (Standard Webhooks)", () => {
     const body = '{"type":"run.completed"}';
     const headers = signHeaders(s, "run_1", body) as Record<string, string>;
     expect(new Webhook(s).verify(body, headers)).toEqual({ type: "run.completed" });
+  });
+});
+
+describe("checkHeaders (before the body is read)", () => {
+  it("refuses a timestamp where the library's own check does: TOLERANCE_S is its tolerance", () => {
+    const s = secret();
+    for (const age of [TOLERANCE_S - 5, TOLERANCE_S + 5, -(TOLERANCE_S - 5), -(TOLERANCE_S + 5)]) {
+      const h = signed(s, "{}", new Date(Date.now() - age * 1000));
+      const headers = { "webhook-id": h.id, "webhook-timestamp": h.timestamp, "webhook-signature": h.signature };
+      let library = true;
+      try {
+        new Webhook(s).verify("{}", headers);
+      } catch {
+        library = false;
+      }
+      expect(checkHeaders(h).ok, `${age} s old`).toBe(library);
+    }
+  });
+
+  it("refuses a signature header with no v1 HMAC as a signature that matches no secret", () => {
+    const s = secret();
+    const h = signed(s, "{}");
+    const none = verifySigned([secret()], h, "{}");
+    expect(checkHeaders({ ...h, signature: "v1,AAAA v1a,zzz" })).toEqual(none);
+    expect(checkHeaders(h)).toEqual({ ok: true });
   });
 });

@@ -1,0 +1,52 @@
+// The webhook routes' credential checks (src/http/routes/runs.ts): a request without an API key whose webhook-*
+// headers are missing, malformed or stale is refused before its body or D1 is read, and a bad signature reads an
+// agent's secrets through the isolate cache, not D1 on every request (docs/API.md "Webhook-triggered runs").
+import { describe, expect, it } from "vitest";
+import { api, uid } from "../../helpers";
+import { newSecret, signedPost } from "../../runs-helpers";
+
+const D1 = "x-debug-d1-statements";
+
+/** Each webhook route, by a path of its own: a new agent name or run id per call. */
+const ROUTES = [
+  ["POST /v1/agents/{agent}/runs", () => `/v1/agents/${uid("agent-creds")}/runs`],
+  ["POST /v1/runs/{id}/approvals", () => `/v1/runs/${uid("run-creds")}/approvals`],
+] as const;
+
+/** More than the 1 MiB a run or approval body may have: read at all, it would be 413. */
+const OVER_CAP = "x".repeat(2 * 1024 * 1024);
+
+async function refused(res: Response): Promise<{ code: string; d1: string | null }> {
+  expect(res.status).toBe(401);
+  const body = (await res.json()) as { error: { code: string } };
+  return { code: body.error.code, d1: res.headers.get(D1) };
+}
+
+describe("a request with neither an API key nor webhook headers", () => {
+  it.each(ROUTES)("%s is 401 with no D1 statement", async (_name, path) => {
+    expect(await refused(await api(path(), { method: "POST" }))).toEqual({ code: "unauthorized", d1: "0" });
+  });
+
+  it.each(ROUTES)("%s is 401, not 413, with a body over the cap: the body is not read", async (_name, path) => {
+    const res = await api(path(), { method: "POST", headers: { "content-type": "application/json" }, body: OVER_CAP });
+    expect(await refused(res)).toEqual({ code: "unauthorized", d1: "0" });
+  });
+});
+
+describe("a request whose webhook-timestamp is stale", () => {
+  it.each(ROUTES)("%s is 401 invalid_signature with no D1 statement", async (_name, path) => {
+    const stale = Math.floor(Date.now() / 1000) - 6 * 60;
+    const res = await signedPost(path(), newSecret(), { input: "x" }, { ts: stale });
+    expect(await refused(res)).toEqual({ code: "invalid_signature", d1: "0" });
+  });
+});
+
+describe("a fresh request whose signature matches no secret", () => {
+  it("reads the agent's secrets once, not again for the next such request", async () => {
+    const path = `/v1/agents/${uid("agent-cached")}/runs`;
+    const first = await refused(await signedPost(path, newSecret(), { input: "x" }));
+    expect(first).toEqual({ code: "invalid_signature", d1: "1" });
+    const second = await refused(await signedPost(path, newSecret(), { input: "x" }));
+    expect(second).toEqual({ code: "invalid_signature", d1: "0" });
+  });
+});
