@@ -40,10 +40,16 @@ export const UIMessageChunk = {
     "One chunk of the AI SDK UI message stream (v1), the JSON of an SSE frame's `data`. Text, reasoning and tool " +
     "input arrive as start/delta/end (or available) chunks of one id; a step opens with `start-step` and closes " +
     "with `finish-step`; a turn segment opens with `start` and closes with `finish` (after `error` or `abort` when " +
-    "it did not complete). `data-*` chunks carry service state (`data-turn`, `data-provider-retry`, …).",
+    "it did not complete). When the turn runs no more steps and no step is open, an empty step comes before the " +
+    "outcomes told last, so the message's last step holds no answered client call. `data-*` chunks carry service state (`data-turn`, `data-provider-retry`, …).",
   oneOf: [
     chunk("start", "A turn segment begins.", {}, { messageId: str, messageMetadata: any }),
-    chunk("start-step", "A model step begins.", {}),
+    chunk(
+      "start-step",
+      "A model step begins; or, followed at once by `finish-step`, the empty step that ends the message when the " +
+        "turn runs no more steps (a client's result on the turn's last step, a cancel).",
+      {},
+    ),
     chunk("text-start", "A text block opens.", { id: str }),
     chunk("text-delta", "More text of an open block.", { id: str, delta: str }),
     chunk("text-end", "A text block closes.", { id: str }),

@@ -1028,7 +1028,7 @@ export interface components {
             /** @constant */
             revoked: true;
         };
-        /** @description One chunk of the AI SDK UI message stream (v1), the JSON of an SSE frame's `data`. Text, reasoning and tool input arrive as start/delta/end (or available) chunks of one id; a step opens with `start-step` and closes with `finish-step`; a turn segment opens with `start` and closes with `finish` (after `error` or `abort` when it did not complete). `data-*` chunks carry service state (`data-turn`, `data-provider-retry`, …). */
+        /** @description One chunk of the AI SDK UI message stream (v1), the JSON of an SSE frame's `data`. Text, reasoning and tool input arrive as start/delta/end (or available) chunks of one id; a step opens with `start-step` and closes with `finish-step`; a turn segment opens with `start` and closes with `finish` (after `error` or `abort` when it did not complete). When the turn runs no more steps and no step is open, an empty step comes before the outcomes told last, so the message's last step holds no answered client call. `data-*` chunks carry service state (`data-turn`, `data-provider-retry`, …). */
         UIMessageChunk: {
             /** @constant */
             type: "start";

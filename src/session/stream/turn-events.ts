@@ -45,6 +45,12 @@ export type TurnEvent =
   /** A call of an earlier segment was declined by a person (AI SDK `tool-output-denied`). */
   | { type: "tool_denied"; tool_use_id: string }
   | { type: "step_finish"; step: number }
+  /**
+   * The turn runs no more steps (a segment resumed at its step limit, a turn ending by cancel or failure): unless a
+   * step is open, the client's message gets an empty last step, sent before the outcomes told next, so useChat takes
+   * it in with them (it updates its messages only with a part's change).
+   */
+  | { type: "no_more_steps" }
   /** Custom data for clients (`data-<name>` chunks), e.g. turn status. */
   | {
       type: "data";

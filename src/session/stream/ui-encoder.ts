@@ -37,6 +37,8 @@ export class UiEncoder {
   #messageId = "";
   #step = 0;
   #stepOpen = false;
+  /** The message's last step, as far as this encoder knows, is the empty one `#emptyStep` sent. */
+  #emptyLast = false;
   /** Keyed by provider block index; Map order is start order, which keeps closing deterministic. */
   readonly #open = new Map<number, OpenBlock>();
   readonly #usedIds = new Set<string>();
@@ -76,6 +78,7 @@ export class UiEncoder {
         const out = this.#endStep("a new step started");
         this.#step = ev.step;
         this.#stepOpen = true;
+        this.#emptyLast = false;
         out.push({ type: "start-step" });
         return out;
       }
@@ -119,6 +122,8 @@ export class UiEncoder {
         return [{ type: "tool-output-denied", toolCallId: ev.tool_use_id }];
       case "step_finish":
         return this.#endStep("the step finished first");
+      case "no_more_steps":
+        return this.#emptyStep();
       case "data":
         return [
           {
@@ -149,6 +154,7 @@ export class UiEncoder {
     this.#messageId = messageId;
     this.#step = 0;
     this.#stepOpen = false;
+    this.#emptyLast = false;
     this.#open.clear();
     this.#usedIds.clear();
     this.#startedTools.clear();
@@ -319,6 +325,21 @@ export class UiEncoder {
       out.push({ type: "finish-step" });
     }
     return out;
+  }
+
+  /**
+   * The turn runs no more steps: an empty step, so a continuing client's message no longer ends with a step whose
+   * client calls are answered (the paused step a segment resumed at max_steps tells the results of, a step whose
+   * calls a cancel answered). The AI SDK decides whether to send again from the message's last step (the parts after
+   * its last `step-start`): with every client call of it answered, `lastAssistantMessageIsCompleteWithToolCalls`
+   * says yes, and useChat would post the answers again. Once, and not inside an open step: a turn ends there by an
+   * error (after which useChat sends nothing) or by a cancel during the model's answer, before any of the step's
+   * calls was handed to the client (`tool_open`).
+   */
+  #emptyStep(): UiChunk[] {
+    if (this.#stepOpen || this.#emptyLast) return [];
+    this.#emptyLast = true;
+    return [{ type: "start-step" }, { type: "finish-step" }];
   }
 
   #closeAll(reason: string): UiChunk[] {

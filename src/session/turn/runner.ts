@@ -106,6 +106,10 @@ export class TurnRunner implements TurnContext {
       // One UI message id per turn, every segment: a client continues it after a pause (the web client builds it
       // from a stored turn id, web/src/transcript.ts turnMessageId).
       this.out.emit({ type: "turn_start", turn_id: this.turnId, message_id: `msg_${this.turnId}` });
+      // A segment resumed at the turn's step limit runs no step: the message's empty last step goes out before the
+      // answers it tells (UiEncoder `#emptyStep` says why).
+      const turn = this.deps.turns.get(this.turnId);
+      if (turn && turn.steps >= turn.max_steps) this.out.emit({ type: "no_more_steps" });
       announceClientResults(this, this.#answered);
       // A segment resumed after approvals first delivers them (runs approved calls, writes the results).
       await deliverAnswers(this);

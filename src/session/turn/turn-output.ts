@@ -120,9 +120,11 @@ export class TurnOutput {
   /**
    * The calls a turn's end closed, as clients read them: declined approvals' calls (`tool-output-denied`) and
    * synthesized results (`tool-output-error`), so no client keeps a call spinning or sends an answered approval
-   * again. A declined call is told once, as denied, even when its result was synthesized too (recovery).
+   * again. A declined call is told once, as denied, even when its result was synthesized too (recovery). First the
+   * message gets its empty last step (`no_more_steps`): the turn runs no more.
    */
   closedCalls(declined: ReadonlyArray<{ call_id: string }>, synthesized: readonly string[], reason: string): void {
+    this.emit({ type: "no_more_steps" });
     const denied = new Set(declined.map((row) => row.call_id));
     for (const id of denied) this.emit({ type: "tool_denied", tool_use_id: id });
     for (const id of synthesized) {

@@ -269,6 +269,16 @@ describe("UiEncoder", () => {
     ]);
   });
 
+  it("ends the message with one empty step when the turn runs no more steps", () => {
+    const encoder = encoderAfter([...START, { type: "step_finish", step: 1 }]);
+    expect(encoder.push({ type: "no_more_steps" })).toEqual([{ type: "start-step" }, { type: "finish-step" }]);
+    expect(encoder.push({ type: "no_more_steps" })).toEqual([]);
+  });
+
+  it("adds no empty step inside an open step: the step's own end closes it", () => {
+    expect(encoderAfter(START).push({ type: "no_more_steps" })).toEqual([]);
+  });
+
   it("leaves out a call's result told again as of an earlier segment once the segment sent its outcome", () => {
     const encoder = encoderAfter([
       ...START,
