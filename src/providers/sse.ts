@@ -11,7 +11,7 @@ import { ProviderFailure, type RetryPolicy } from "./types";
 export type { EventSourceMessage };
 
 /** The time limits of one stream: its idle window and its step deadline, both in ms. */
-export type StreamLimits = Pick<RetryPolicy, "idleTimeoutMs" | "stepTimeoutMs">;
+type StreamLimits = Pick<RetryPolicy, "idleTimeoutMs" | "stepTimeoutMs">;
 
 /** Shared with the caller so it can tell "nothing ever arrived" from "cut mid-stream". */
 export interface SseProgress {

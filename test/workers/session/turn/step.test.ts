@@ -1,5 +1,5 @@
 // One step of a turn (src/session/turn/step.ts) under the step deadline (src/providers/sse.ts, the suite's
-// SWITCHBOARD_STEP_TIMEOUT_MS of 5 s): a provider that streams real events slowly but steadily, never idle for the
+// SWITCHBOARD_STEP_TIMEOUT_MS of 15 s): a provider that streams real events slowly but steadily, never idle for the
 // suite's 1.5 s window, fails its step at the deadline as a cut stream does, and the session takes the next message.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -11,9 +11,9 @@ const DEADLINE_MS = Number(env.SWITCHBOARD_STEP_TIMEOUT_MS);
 describe("the step deadline", () => {
   it("ends a slow but steady step with provider_step_timeout, sent once, and the session answers the next message", async () => {
     const s = await setup();
-    // 60 words, one every 300 ms: 18 s of steady text, never near the 1.5 s idle window.
-    const words = Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ");
-    expect(60 * 300).toBeGreaterThan(3 * DEADLINE_MS);
+    // 80 words, one every 300 ms: 24 s of steady text, never near the 1.5 s idle window.
+    const words = Array.from({ length: 80 }, (_, i) => `word${i}`).join(" ");
+    expect(80 * 300).toBeGreaterThan(1.5 * DEADLINE_MS);
     await script(s.model, [{ reply: { text: words }, faults: { event_delay_ms: 300 } }, { reply: { text: "ok" } }]);
     const res = await send(s, { content: "take your time" });
     expect(res.body.status).toBe("failed");
