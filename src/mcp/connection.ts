@@ -17,6 +17,7 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/t
 import { type CompileResult, compileLenient, issueLines } from "../json-schema/index";
 import { ANSWER_TOO_LARGE, LinkClosed, lenientResult } from "./convert";
 import { IDLE_CLOSE_MS, MAX_LIST_PAGES, MAX_MCP_RESPONSE_BYTES, MAX_TOOLS_PER_SERVER } from "./limits";
+import { withTimeout } from "./timeout";
 
 interface ServerTarget {
   name: string;
@@ -142,9 +143,15 @@ async function outbound(url: string | URL, init?: RequestInit): Promise<Response
   return capped(res, requestId(init.body), MAX_MCP_RESPONSE_BYTES);
 }
 
-/** One opened SDK client and the requests running on it. A retired link takes no new request and closes after them. */
+/**
+ * One SDK client, connecting or connected, and the requests waiting for it or running on it. A retired link takes no
+ * new request and closes after them (at once when there are none, which aborts a connect still waiting).
+ */
 interface Link {
   client: Client;
+  /** Settles when the client has connected (`initialize` answered, `initialized` sent), or fails with why not. */
+  ready: Promise<void>;
+  connected: boolean;
   inflight: number;
   retired: boolean;
 }
@@ -155,11 +162,13 @@ interface Link {
  * and an open stream must not keep the Durable Object alive forever. While it is open, `tools/list_changed`
  * reaches `onListChanged`; otherwise the tool-list TTL decides. A link is never closed under a request running
  * on it except by `close()`: a failed link, or one the catalog gives up on (`retire()`), is swapped for a fresh
- * one and closes once its last request ends.
+ * one and closes once its last request ends. Connecting (`initialize` and the `initialized` notification after it)
+ * takes no longer than the request that opens the link may: a link that did not connect in time fails and is
+ * closed, so a server that once left a connect unanswered is connected to afresh by the next request.
  */
 export class McpConnection {
+  /** The link new requests use, connected or still connecting; null until the next request opens one. */
   #link: Link | null = null;
-  #connecting: Promise<Link> | null = null;
   #idle: ReturnType<typeof setTimeout> | null = null;
   /** Requests running (on any link): the idle close waits until there are none. */
   #inflight = 0;
@@ -174,39 +183,48 @@ export class McpConnection {
     this.#onListChanged = onListChanged;
   }
 
-  async #open(timeoutMs: number): Promise<Link> {
+  /** The current link, or a new one that starts connecting now (its connect bounded by `timeoutMs`). */
+  #open(timeoutMs: number): Link {
     if (this.#link) return this.#link;
-    this.#connecting ??= (async () => {
-      const client = new Client({ name: "switchboard", version: "1.0.0" }, { jsonSchemaValidator: validator });
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#onListChanged());
-      // The notification stream's errors must not surface as unhandled rejections; they mark the link suspect.
-      client.onerror = () => {
-        if (this.#link?.client === client) this.broken = true;
-      };
-      const transport = new StreamableHTTPClientTransport(new URL(this.target.url), {
-        requestInit: { headers: this.target.headers },
-        fetch: outbound,
-        reconnectionOptions: {
-          maxRetries: 0,
-          initialReconnectionDelay: 1000,
-          maxReconnectionDelay: 1000,
-          reconnectionDelayGrowFactor: 1,
-        },
-      });
-      await client.connect(transport, { timeout: timeoutMs });
-      this.broken = false;
-      this.#link = { client, inflight: 0, retired: false };
-      return this.#link;
-    })().finally(() => {
-      this.#connecting = null;
+    const client = new Client({ name: "switchboard", version: "1.0.0" }, { jsonSchemaValidator: validator });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#onListChanged());
+    const transport = new StreamableHTTPClientTransport(new URL(this.target.url), {
+      requestInit: { headers: this.target.headers },
+      fetch: outbound,
+      reconnectionOptions: {
+        maxRetries: 0,
+        initialReconnectionDelay: 1000,
+        maxReconnectionDelay: 1000,
+        reconnectionDelayGrowFactor: 1,
+      },
     });
-    return this.#connecting;
+    // The SDK bounds only `initialize`, not the `initialized` notification it then POSTs: the whole connect is
+    // bounded here. A link that did not connect in time is retired, and closing its client aborts that POST.
+    const ready = withTimeout(client.connect(transport, { timeout: timeoutMs }), timeoutMs);
+    const link: Link = { client, ready, connected: false, inflight: 0, retired: false };
+    // The notification stream's errors must not surface as unhandled rejections; they mark the link suspect.
+    client.onerror = () => {
+      if (this.#link === link && link.connected) this.broken = true;
+    };
+    ready.then(
+      () => {
+        link.connected = true;
+        if (this.#link === link) this.broken = false;
+      },
+      () => this.#retire(link),
+    );
+    this.#link = link;
+    return link;
   }
 
-  /** `fn` on `link`, counted as running on it (a retired link closes when its count reaches 0). */
-  async #on<T>(link: Link, fn: (c: Client) => Promise<T>): Promise<T> {
+  /**
+   * `fn` on `link` once it has connected, counted as running on it from the start of the wait (a retired link closes
+   * when its count reaches 0). The wait ends early if `signal` aborts (the turn's cancel).
+   */
+  async #on<T>(link: Link, fn: (c: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
     link.inflight++;
     try {
+      await untilAborted(link.ready, signal);
       return await fn(link.client);
     } catch (e) {
       // The SDK drops a closing link's transport before it fails the link's requests with ConnectionClosed; a
@@ -237,23 +255,24 @@ export class McpConnection {
     if (this.#idle) clearTimeout(this.#idle);
     this.#idle = null;
     try {
-      const fresh = this.#link === null;
-      // Opening the link waits no longer than the call may (its timeout or the turn's cancel): the SDK bounds only
-      // `initialize`, not the `initialized` notification, and a server stalling there must not hang the turn.
-      const link = await untilAborted(this.#open(timeoutMs), signal);
+      // Opening the link waits no longer than the call may (its timeout, which bounds the connect, or the turn's
+      // cancel).
+      const link = this.#open(timeoutMs);
+      const fresh = !link.connected;
       try {
-        return await this.#on(link, fn);
+        return await this.#on(link, fn, signal);
       } catch (e) {
         // An error the server answered with (unknown tool, bad params, an answer over the cap), an HTTP error
         // status for this one request, or this request's own cancel or timeout leaves the link healthy: other
         // calls on it go on. A cancelled request must keep it open: the SDK sends `notifications/cancelled` on
-        // it after failing the call, and closing the link would abort that POST, leaving the tool running.
-        if (isServerAnswer(e) || isRequestStatus(e) || isCancelled(e)) throw e;
+        // it after failing the call, and closing the link would abort that POST, leaving the tool running. A
+        // request cancelled while it waited for the link to connect leaves it to the requests still waiting.
+        if (signal?.aborted || isServerAnswer(e) || isRequestStatus(e) || isCancelled(e)) throw e;
         // The failed link is retired, not closed: the other calls on it end on their own. After a 404 each of
         // them gets its own 404 (same dead session) and is re-sent here too, rather than failed by our close.
         this.#retire(link);
         if (fresh || !isSessionGone(e)) throw e;
-        return await this.#on(await untilAborted(this.#open(timeoutMs), signal), fn);
+        return await this.#on(this.#open(timeoutMs), fn, signal);
       }
     } finally {
       if (--this.#inflight === 0) this.#idle = setTimeout(() => this.#idleClose(), IDLE_CLOSE_MS);
@@ -324,8 +343,9 @@ export class McpConnection {
   }
 
   /**
-   * Stops using the current link (its listing failed, its notification stream broke, or the server's config
-   * changed): the next request opens a fresh one, and requests running on it end there before it closes.
+   * Stops using the current link, connected or still connecting (its listing failed, its notification stream
+   * broke, or the server's config changed): the next request opens a fresh one, and requests running on it (or
+   * waiting for it to connect) end there before it closes.
    */
   retire(): void {
     if (this.#link) this.#retire(this.#link);

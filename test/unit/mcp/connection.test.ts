@@ -1,10 +1,11 @@
-// McpConnection against a real MCP server (the SDK's, in this process): tools/list pagination, and how one
-// call's cancel, timeout or stale session leaves the link and the other calls on it. The idle close is
-// shortened so a call can outlast it.
+// McpConnection against a real MCP server (the SDK's, in this process): tools/list pagination, how one
+// call's cancel, timeout or stale session leaves the link and the other calls on it, and a connect left unfinished
+// (behind a proxy that drops a request). The idle close is shortened so a call can outlast it.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { McpConnection } from "../../../src/mcp/connection";
 import { failureKind, failureOutcome, resultContent } from "../../../src/mcp/convert";
 import { MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER } from "../../../src/mcp/limits";
+import { withTimeout } from "../../../src/mcp/timeout";
 
 vi.mock("../../../src/mcp/limits", async (original) => ({
   ...(await original<typeof import("../../../src/mcp/limits")>()),
@@ -12,6 +13,7 @@ vi.mock("../../../src/mcp/limits", async (original) => ({
 }));
 
 import { basicTools } from "../../helpers/mcp-presets";
+import { type McpProxy, startMcpProxy } from "../../helpers/mcp-proxy";
 import { type McpFixture, type McpToolSpec, startMcpServer } from "../../helpers/mcp-server";
 
 function specs(n: number, prefix: string): McpToolSpec[] {
@@ -24,6 +26,7 @@ function specs(n: number, prefix: string): McpToolSpec[] {
 }
 
 const open: { fixture: McpFixture; connection: McpConnection }[] = [];
+const proxies: McpProxy[] = [];
 
 async function connect(
   tools: McpToolSpec[],
@@ -50,6 +53,7 @@ function listCalls(fixture: McpFixture): number {
 }
 
 afterEach(async () => {
+  for (const proxy of proxies.splice(0)) await proxy.close();
   for (const { fixture, connection } of open.splice(0)) {
     connection.close();
     await fixture.close();
@@ -147,6 +151,20 @@ describe("McpConnection links", () => {
     connection.retire();
     await connection.list(5_000);
     expect(callText(await running)).toBe("slept");
+    expect(fixture.requests.filter((r) => r.rpc.includes("initialize"))).toHaveLength(2);
+  });
+
+  // Each listing bounded as the catalog bounds it, so a connection that never opens a fresh link fails, not hangs.
+  it("connects afresh after a connect whose notifications/initialized got no answer", async () => {
+    const fixture = await startMcpServer({ tools: basicTools() });
+    const proxy = await startMcpProxy(fixture.url);
+    proxies.push(proxy);
+    proxy.swallow("notifications/initialized");
+    const connection = new McpConnection({ name: "unacknowledged", url: proxy.url, headers: {} }, () => {});
+    open.push({ fixture, connection });
+    await expect(withTimeout(connection.list(1_000), 3_000)).rejects.toThrow();
+    const listed = await withTimeout(connection.list(5_000), 5_000);
+    expect(names(listed.tools)).toContain("echo");
     expect(fixture.requests.filter((r) => r.rpc.includes("initialize"))).toHaveLength(2);
   });
 
