@@ -37,7 +37,10 @@ interface ServerState {
   /** Why it is down, or what was skipped from its list (names, schemas, the tool cap). */
   error: string | null;
   timed_out: boolean;
-  /** Memory only: a list_changed notification, a broken notification stream or a failed call: probe again. */
+  /**
+   * Memory only: a list_changed notification, a broken notification stream or a failed call: probe again. Also
+   * set by a change that came while this list was being fetched (`McpCatalog.#changes`).
+   */
   stale: boolean;
 }
 
@@ -85,6 +88,11 @@ export class McpCatalog {
    * the newer one started writes nothing, so it cannot overwrite the newer config's state.
    */
   readonly #wanted = new Map<string, string>();
+  /**
+   * Changes announced per server name (list_changed, a failed call), counted in memory apart from its state: one
+   * that comes while a listing runs (also the first, before the server has a state) makes the list it saves stale.
+   */
+  readonly #changes = new Map<string, number>();
   /** Bumped whenever the registered tool set could differ; the registry cache keys on it. */
   version = 1;
   /** Bumped by `forget`: a listing that was in flight then writes nothing. */
@@ -136,8 +144,13 @@ export class McpCatalog {
   }
 
   #markStale(name: string): void {
+    this.#changes.set(name, this.#changeCount(name) + 1);
     const st = this.#map.get(name);
     if (st) st.stale = true;
+  }
+
+  #changeCount(name: string): number {
+    return this.#changes.get(name) ?? 0;
   }
 
   #save(name: string, st: ServerState, changed: boolean): void {
@@ -211,6 +224,8 @@ export class McpCatalog {
       };
       return this.#save(s.name, next, st?.status !== "disconnected" || st.fingerprint !== fp);
     }
+    // A change announced from here on may not be in the list this listing gets: it saves that list as stale.
+    const changes = this.#changeCount(s.name);
     try {
       // The whole listing (initialize and every page) within the one list timeout a turn is documented to wait.
       const listed = await withTimeout(conn.list(limits.listTimeoutMs), limits.listTimeoutMs);
@@ -231,7 +246,7 @@ export class McpCatalog {
         fetched_at: Date.now(),
         error: notes.join("; ") || null,
         timed_out: false,
-        stale: false,
+        stale: this.#changeCount(s.name) !== changes,
       };
       this.#save(s.name, next, !same);
     } catch (e) {
@@ -250,7 +265,7 @@ export class McpCatalog {
         fetched_at: Date.now(),
         error,
         timed_out: timedOut,
-        stale: false,
+        stale: this.#changeCount(s.name) !== changes,
       };
       this.#save(s.name, next, cur?.status !== "disconnected" || cur.fingerprint !== fp);
     }

@@ -1,22 +1,26 @@
-// McpCatalog against real MCP servers (the SDK's, in this process) over a storage that keeps nothing: which
-// listing a refresh runs, and which one's result the catalog keeps.
+// McpCatalog against real MCP servers (the SDK's, in this process, one behind a proxy that holds an answer back)
+// over a storage that keeps nothing: which listing a refresh runs, and which one's result the catalog keeps.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { McpServerConfig } from "../../../src/agents/types";
 import { McpConnection } from "../../../src/mcp/connection";
 import { McpCatalog } from "../../../src/mcp/mcp-catalog";
-import { type McpFixture, startMcpServer } from "../../helpers/mcp-server";
+import { type McpProxy, startMcpProxy } from "../../helpers/mcp-proxy";
+import { type McpFixture, type McpToolSpec, startMcpServer } from "../../helpers/mcp-server";
 
 /** SqlStorage that stores nothing: the catalog's state lives in memory for the test. */
 const noStorage = { exec: () => ({ toArray: () => [], rowsWritten: 0 }) } as never;
 const limits = { listTimeoutMs: 5_000, callTimeoutMs: 5_000, ttlMs: 60_000, allowPrivate: true };
 
 const open: McpFixture[] = [];
+const proxies: McpProxy[] = [];
 const catalogs: McpCatalog[] = [];
 
+function echo(name: string): McpToolSpec {
+  return { name, description: name, inputSchema: { type: "object" }, behaviour: { kind: "echo" } };
+}
+
 async function server(tool: string): Promise<McpFixture> {
-  const fixture = await startMcpServer({
-    tools: [{ name: tool, description: tool, inputSchema: { type: "object" }, behaviour: { kind: "echo" } }],
-  });
+  const fixture = await startMcpServer({ tools: [echo(tool)] });
   open.push(fixture);
   return fixture;
 }
@@ -25,6 +29,7 @@ afterEach(async () => {
   vi.useRealTimers();
   vi.restoreAllMocks();
   for (const catalog of catalogs.splice(0)) catalog.close();
+  for (const proxy of proxies.splice(0)) await proxy.close();
   for (const fixture of open.splice(0)) await fixture.close();
 });
 
@@ -76,6 +81,31 @@ describe("McpCatalog.refresh", () => {
     expect(catalog.snapshot([a]).tools.map((t) => t.name)).toEqual(["mcp__flipped__first_tool"]);
     // The tool set changed from b's: a new version, so a registry built from b's tools is built again.
     expect(catalog.version).toBeGreaterThan(afterB);
+  });
+
+  it("lists a server again when its tools/list_changed came while its first listing was in flight", async () => {
+    const fixture = await server("early_tool");
+    const proxy = await startMcpProxy(fixture.url);
+    proxies.push(proxy);
+    const catalog = new McpCatalog(noStorage);
+    catalogs.push(catalog);
+    const changing: McpServerConfig = { name: "changing", url: proxy.url };
+    const held = proxy.holdAnswer("tools/list");
+    const first = catalog.refresh([changing], limits);
+    // The server has answered with its old list; the client gets that answer only after the change notice.
+    await held.answered;
+    await proxy.streamOpen();
+    fixture.setTools([echo("early_tool"), echo("late_tool")]);
+    await proxy.streamed("notifications/tools/list_changed");
+    // A moment for the client to take the notice in: it comes on another connection than the held answer.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    held.release();
+    await first;
+    await catalog.refresh([changing], limits);
+    expect(catalog.snapshot([changing]).tools.map((t) => t.name)).toEqual([
+      "mcp__changing__early_tool",
+      "mcp__changing__late_tool",
+    ]);
   });
 
   it("a server whose new config cannot be listed is down with the tools it had, not a server with none", async () => {
