@@ -10,10 +10,12 @@ import {
   ADMIN,
   api,
   apiJson,
+  approvedPart,
   clientTool,
   events,
   fillStreamPlaces,
   history,
+  lastTurnAtRest,
   mockRequests,
   pairingProblems,
   patch,
@@ -72,18 +74,6 @@ async function chargeBesideSlow(tag: string): Promise<{ s: Setup; charge: string
     },
   ]);
   return { s, charge };
-}
-
-/** useChat's part for a charge_card call after addToolApprovalResponse({approved: true}). */
-function approvedPart(open: OpenApproval) {
-  return {
-    type: "dynamic-tool",
-    toolName: "charge_card",
-    toolCallId: open.tool_call_id,
-    state: "approval-responded",
-    input: open.input,
-    approval: { id: open.approval_id, approved: true, signature: open.signature },
-  };
 }
 
 async function sessionState(s: Setup) {
@@ -201,12 +191,7 @@ describe("the same approval sent twice at once", () => {
       answer(s, [{ approval_id: id, approved: true }]),
     ]);
     expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
-    let state = await sessionState(s);
-    for (let i = 0; i < 200 && state.last_turn.status !== "completed"; i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      state = await sessionState(s);
-    }
-    expect(state.last_turn.status).toBe("completed");
+    expect(await lastTurnAtRest(s)).toBe("completed");
     expect(await deliveries(rec)).toHaveLength(1);
     expect((await events(s)).filter((e) => e.type === "approval_granted")).toHaveLength(1);
     expect(pairingProblems(await history(s))).toEqual([]);
@@ -1160,12 +1145,7 @@ describe("approval_ttl_s", () => {
     });
     expect(alarm).not.toBeNull();
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    let state = await sessionState(s);
-    for (let i = 0; i < 200 && state.last_turn.status !== "completed"; i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      state = await sessionState(s);
-    }
-    expect(state.last_turn.status).toBe("completed");
+    expect(await lastTurnAtRest(s)).toBe("completed");
     const msgs = await history(s);
     expect(pairingProblems(msgs)).toEqual([]);
     expect(msgs[2]?.parts[0]).toMatchObject({ is_error: true, content: "the user declined: the approval expired" });
@@ -1194,12 +1174,7 @@ describe("an approval's expiry and the session's streams", () => {
       return readRest(first);
     });
     expect(oldest).toContain("[DONE]");
-    let state = await sessionState(s);
-    for (let i = 0; i < 200 && state.last_turn.status !== "completed"; i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      state = await sessionState(s);
-    }
-    expect(state.last_turn.status).toBe("completed");
+    expect(await lastTurnAtRest(s)).toBe("completed");
   });
 });
 

@@ -284,6 +284,19 @@ export async function events(s: Setup): Promise<Array<{ type: string; data: Reco
 }
 
 /**
+ * The status of the session's last turn once it no longer runs (a resumed turn goes on after the request or alarm
+ * that resumed it): polled, at most 400 times.
+ */
+export async function lastTurnAtRest(s: Setup): Promise<string | undefined> {
+  for (let i = 0; ; i++) {
+    const state = await apiJson<{ last_turn: { status: string } | null }>(`/v1/sessions/${s.session}`, { key: s.key });
+    const status = state.body.last_turn?.status;
+    if (status !== "running" || i >= 400) return status;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
  * Every page of a session's route paged by seq (`messages`, `events`) at `limit`, from after=0 following each page's
  * `next` until it is null; a page that is not a 200 is the last one read.
  */
@@ -374,6 +387,18 @@ export function recordedTool(name: string, recorder: string, requiresApproval = 
     input_schema: { type: "object", properties: { amount: { type: "number" } } },
     execution: { type: "http", url: `${env.MOCK_URL}/_callback/${recorder}` },
     ...(requiresApproval ? { requires_approval: true } : {}),
+  };
+}
+
+/** useChat's part for a charge_card call (recordedTool) after addToolApprovalResponse({approved: true}). */
+export function approvedPart(open: { approval_id: string; tool_call_id: string; input: unknown; signature: string }) {
+  return {
+    type: "dynamic-tool",
+    toolName: "charge_card",
+    toolCallId: open.tool_call_id,
+    state: "approval-responded",
+    input: open.input,
+    approval: { id: open.approval_id, approved: true, signature: open.signature },
   };
 }
 
