@@ -44,6 +44,7 @@ const STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   agent_mismatch: 409,
   agent_missing: 409,
   approval_already_answered: 409,
+  approval_expired: 409,
   approval_mismatch: 409,
   approval_required: 409,
   approval_signature_mismatch: 409,

@@ -1,17 +1,28 @@
 /**
  * Answers to approvals, the engine's side of a person's decision: answers
  * from the API or a useChat body (checked first, with the body's tool
- * outputs: nothing is written unless every answer and output is valid), the expiry of an approval whose `approval_ttl_s`
- * ran out, and the `approval_declined` events of every decline. Declined calls
- * get their result at once; approved ones run when the turn resumes, which it
- * does once nothing else is awaited (the engine's `resumeIfReady`).
+ * outputs: nothing is written unless every answer and output is valid), the
+ * expiry of an approval whose `approval_ttl_s` ran out (by the alarm, or by
+ * an answer that came after it was due, which is refused), and the
+ * `approval_declined` events of every decline. Declined calls get their
+ * result at once; approved ones run when the turn resumes, which it does once
+ * nothing else is awaited (the engine's `resumeIfReady`).
  */
 import type { AgentConfig } from "../agents/types";
 import type { Env } from "../env";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import type { EventLog } from "../observability/events";
-import { type Actor, type ApprovalAnswer, type ApprovalStore, checkAnswers, declineOne, EXPIRED } from "./approvals";
+import {
+  type Actor,
+  type ApprovalAnswer,
+  type ApprovalRow,
+  type ApprovalStore,
+  checkAnswers,
+  declineOne,
+  EXPIRED,
+  expiredText,
+} from "./approvals";
 import { deleted } from "./deleted";
 import type { HistoryStore, SuppliedResult } from "./history/store";
 import type { AnswerMode, Mode, TurnAnswer } from "./rpc-types";
@@ -96,6 +107,7 @@ export async function answerApprovals(
     requireSignature: fromChat,
     skipAnswered: fromChat,
     ...(onlyTurn !== undefined ? { onlyTurn } : {}),
+    now: Date.now(),
   });
   // The session was deleted while this awaited: nothing is written into the wiped object.
   if (engine.stale(generation)) return deleted();
@@ -114,6 +126,13 @@ export async function answerApprovals(
   const usable = checkSupplied(engine, results, latest?.id ?? null);
   if (!usable.ok) return usable;
   const since = engine.history.nextSeq();
+  // An answer to an approval past its expires_at whose expiry job has not run yet (the alarm may run late): it
+  // expires now, as the job would have (the turn resumes if that was the last), and the answer is refused.
+  const [first] = checked.expired;
+  if (first) {
+    if (declineExpired(engine, checked.expired).length > 0) await engine.resumeIfReady(agent, latest, "none", since);
+    return failure("approval_expired", expiredText(first));
+  }
   let decided: typeof checked.decide;
   try {
     decided = engine.tx(() => {
@@ -155,9 +174,18 @@ export async function expireApproval(engine: AnsweringEngine, agent: AgentConfig
   // The answer is discarded, but a turn that stays paused is answered with its messages since this seq: none,
   // rather than every row of the history (since 0) read and parsed for nothing.
   const since = engine.history.nextSeq();
-  const done = engine.tx(() => declineOne(engine.approvals, engine.history, row, EXPIRED, "ttl"));
-  if (!done) return;
-  recordDeclined(engine.eventLog, [row], row.turn_id, EXPIRED, "ttl");
+  if (declineExpired(engine, [row]).length === 0) return;
   // No stream: an opened one would take a client's place among the object's streams, for nothing.
   await engine.resumeIfReady(agent, latest, "none", since);
+}
+
+/**
+ * Declines approvals whose `approval_ttl_s` ran out (the alarm, or an answer that came after it was due) with their
+ * calls' results and `approval_declined` events by `ttl`; returns those still pending until now. Resuming is the
+ * caller's.
+ */
+function declineExpired(engine: AnsweringEngine, rows: ApprovalRow[]): ApprovalRow[] {
+  const done = engine.tx(() => rows.filter((row) => declineOne(engine.approvals, engine.history, row, EXPIRED, "ttl")));
+  recordDeclined(engine.eventLog, done, null, EXPIRED, "ttl");
+  return done;
 }

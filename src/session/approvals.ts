@@ -81,6 +81,11 @@ export type Actor = string;
 export const MOVED_ON = "the user moved on";
 export const EXPIRED = "the approval expired";
 
+/** The refusal of an answer to an approval whose `approval_ttl_s` ran out (`409 approval_expired`). */
+export function expiredText(row: ApprovalRow): string {
+  return `approval ${row.id} expired and was declined (the agent's approval_ttl_s)`;
+}
+
 // --- signatures -------------------------------------------------------------------------------
 
 const enc = new TextEncoder();
@@ -312,21 +317,27 @@ export function openView(row: ApprovalRow): OpenApproval {
  * Checks answers before anything is written: duplicates → 400; an id this
  * session never issued → 404 unknown_approval; a call id, input or signature
  * that does not match what was issued → 409 approval_mismatch /
- * approval_signature_mismatch; an answered approval → 409
- * approval_already_answered (or, with `skipAnswered`, silently left out: a
- * useChat body repeats earlier answers). Returns the approvals to decide.
+ * approval_signature_mismatch; an approval its `approval_ttl_s` declined →
+ * 409 approval_expired, any other answered one → 409
+ * approval_already_answered (or, with `skipAnswered`, either silently left
+ * out: a useChat body repeats earlier answers). Returns the approvals to
+ * decide, and apart from them those still pending past their `expires_at`
+ * (`now`), which the caller declines as expired, as the alarm would have,
+ * and refuses (the alarm may run late).
  */
 export async function checkAnswers(
   store: ApprovalStore,
   answers: ApprovalAnswer[],
-  opts: { requireSignature: boolean; skipAnswered: boolean; onlyTurn?: string | null },
-): Promise<Result<{ decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }> }>> {
+  opts: { requireSignature: boolean; skipAnswered: boolean; onlyTurn?: string | null; now: number },
+): Promise<Result<{ decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }>; expired: ApprovalRow[] }>> {
   const seen = new Set<string>();
   for (const a of answers) {
     if (seen.has(a.approval_id)) return failure("invalid_request", `duplicate answer for ${a.approval_id}`);
     seen.add(a.approval_id);
   }
   const decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }> = [];
+  const expired: ApprovalRow[] = [];
+  let skippedExpired = false;
   for (const a of answers) {
     const row = store.get(a.approval_id);
     if (!row) return failure("unknown_approval", `no approval with id ${a.approval_id} in this session`);
@@ -348,16 +359,26 @@ export async function checkAnswers(
         );
       }
     }
+    if (row.status === "pending" && row.expires_at !== null && row.expires_at <= opts.now) {
+      expired.push(row);
+      continue;
+    }
     if (row.status !== "pending") {
-      if (opts.skipAnswered) continue;
+      const lapsed = row.decided_by === "ttl";
+      if (opts.skipAnswered) {
+        skippedExpired ||= lapsed;
+        continue;
+      }
+      if (lapsed) return failure("approval_expired", expiredText(row));
       return failure("approval_already_answered", `approval ${a.approval_id} was already ${row.status}`);
     }
     decide.push({ row, answer: a });
   }
-  if (decide.length === 0) {
+  if (decide.length === 0 && expired.length === 0) {
+    if (skippedExpired) return failure("approval_expired", "the approvals answered expired and were declined");
     return failure("approval_already_answered", "none of the answers is for an approval still waiting");
   }
-  return { ok: true, decide };
+  return { ok: true, decide, expired };
 }
 
 /**

@@ -38,8 +38,11 @@ import {
   withoutLiveTurns,
 } from "./transcript";
 
-/** Refusals of an approval answer that mean another answer got there first (this tab, another, the API). */
-const ANSWERED_ELSEWHERE = new Set(["approval_already_answered", "late_result"]);
+/**
+ * Refusals of an answer that mean what it answered is no longer open: another answer got there first (this tab,
+ * another, the API), or the approval expired (declined by its agent's approval_ttl_s).
+ */
+const NO_LONGER_OPEN = new Set(["approval_already_answered", "approval_expired", "late_result"]);
 
 /**
  * Retry for a first history read that failed (unreachable, a server error, rate-limited): enabled once the
@@ -307,7 +310,7 @@ function Chat({ conn }: { conn: Connection }) {
       setDraft((d) => d || text);
       if (error instanceof ApiFailure && error.code === "turn_in_progress") void rejoin();
     } else if (untaken && answering.current) {
-      if (error instanceof ApiFailure && ANSWERED_ELSEWHERE.has(error.code)) void rejoin();
+      if (error instanceof ApiFailure && NO_LONGER_OPEN.has(error.code)) void rejoin();
       else setMessages((ms) => reopenApprovals(ms, answeredHere.current));
     }
     if (status !== "submitted" && status !== "streaming") setRetrying(null);

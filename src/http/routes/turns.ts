@@ -31,6 +31,9 @@ import { chatBodyToInput } from "./chat-body";
  */
 const MESSAGE_BODY_BYTES = 3 * 1024 * 1024;
 
+/** Refusals of a /chat body whose approval answers decide nothing: every one was answered, or expired, already. */
+const SPENT_APPROVAL: ReadonlySet<string> = new Set(["approval_already_answered", "approval_expired"]);
+
 /**
  * Compiles a structured-output schema strictly; a bad one is refused before anything is written. One over the
  * stored budget is refused first (413), so a schema the session would not store is never compiled.
@@ -240,8 +243,9 @@ export const turnsRoutes = new Hono<AppEnv>()
         outputs: input.results,
       });
       // useChat repeats answered approvals beside the client outputs that follow them (approved first, the output
-      // later): then the outputs are the news.
-      if (!answered.ok && answered.error.code === "approval_already_answered" && input.results.length > 0) {
+      // later): then the outputs are the news. So are they beside an approval that expired (declined by then).
+      const spent = !answered.ok && SPENT_APPROVAL.has(answered.error.code);
+      if (spent && input.results.length > 0) {
         return respond(c, unwrap(await submitPending(c, ref.stub, agent, input.results)), false);
       }
       return respond(c, unwrap(answered), false);
