@@ -6,7 +6,7 @@
  * invalid call (with its validation errors) and each provider retry, so the
  * platform's OpenTelemetry export shows a turn's waterfall next to the
  * automatic fetch, D1 and Durable Object spans. Human approvals are spans too
- * (requested, granted, declined: approval id, call id, tool, who, reason).
+ * (requested, granted, declined: approval id, call id, tool, reason; who decided, for the last two).
  *
  * Without the tracing API (older runtimes, Node) every helper runs its
  * callback with a no-op span. With it but traces off, `enterSpan` is the
