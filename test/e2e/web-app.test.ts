@@ -5,7 +5,8 @@
 // of the session that failed offers Retry, which loads the conversation; a client call answered elsewhere shows its
 // result and the rest of its turn without a reload, and one a new message superseded shows as the server closed it
 // (its history read made again quietly when it fails); an approval answered on the page but not yet sent is not
-// asked again when another approval of its step was answered elsewhere, and both answers go.
+// asked again when another approval of its step was answered elsewhere, and both answers go; one approved while
+// another waits is held, not running, and a new message shows it declined.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -497,7 +498,7 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.locator('[data-status="ready"]').waitFor();
     // This page approves the first; useChat keeps the answer until the step's other approval is answered too.
     await asked.first().getByRole("button", { name: "Approve" }).click();
-    await page.locator('[data-tool="charge_card"][data-state="running"]').waitFor();
+    await page.locator('[data-tool="charge_card"][data-state="approved"]').waitFor();
     // Another tab (here the API) approves the second: the turn still waits on the server for the first.
     const state = await api.ok<{ pending_approvals: Array<{ approval_id: string; input: { amount?: number } }> }>(
       "GET",
@@ -519,6 +520,41 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
       );
     }
     await expect(page.getByRole("alert").count()).resolves.toBe(0);
+    await page.close();
+  });
+
+  it("a call approved while its step's other approval waits is held, not running, and declined when a message moves on", async () => {
+    const { page } = await openApp(
+      "web-approved-held",
+      [
+        {
+          reply: {
+            text: "Charging 71 and 72.",
+            tool_calls: [
+              { name: "charge_card", input: { amount: 71 } },
+              { name: "charge_card", input: { amount: 72 } },
+            ],
+          },
+        },
+        { reply: { text: "Fine, no charges." } },
+      ],
+      chargeAgent,
+    );
+    await send(page, "Charge 71 and 72.");
+    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
+    await asked.nth(1).waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    // Approving the first sends nothing (useChat waits for the second answer): it says so, and nothing runs.
+    await asked.first().getByRole("button", { name: "Approve" }).click();
+    await page.locator('[data-tool="charge_card"][data-state="approved"]').waitFor();
+    await expect(page.locator('[data-state="running"]').count()).resolves.toBe(0);
+    // A new message declines both on the server; the page shows both as it closed them.
+    await send(page, "Never mind.");
+    await page.getByText("Fine, no charges.").waitFor();
+    const declined = page.locator('[data-tool="charge_card"][data-state="denied"]');
+    await declined.nth(1).waitFor();
+    await expect(page.locator('[data-tool="charge_card"]').count()).resolves.toBe(2);
+    expect(tools.calls.filter((c) => [71, 72].includes((c.input as { amount?: number }).amount ?? 0))).toEqual([]);
     await page.close();
   });
 

@@ -1,7 +1,7 @@
 // How one transcript entry shows: `EntryView`, its text, notices and tool calls (state icon, input, result), with
 // Approve / Deny for a call that awaits a person's approval.
 import { useState } from "react";
-import { APPROVED_HELD_LINE, type Block, CLIENT_CALL_LINE, type Entry } from "./transcript";
+import { APPROVED_HELD_LINE, APPROVED_WAITING_LINE, type Block, CLIENT_CALL_LINE, type Entry } from "./transcript";
 
 /** Answers one approval: approved, or denied with an optional reason. */
 export type Answer = (approvalId: string, approved: boolean, reason?: string) => void;
@@ -72,7 +72,9 @@ function BlockView({ block, answer, waiting }: { block: Block; answer?: Answer; 
       </pre>
       {block.state === "approval" ? <ApprovalPrompt block={block} answer={answer} waiting={waiting} /> : null}
       {block.state === "client" ? <p className="approval-reason">{CLIENT_CALL_LINE}</p> : null}
-      {block.state === "approved" ? <p className="approval-reason">{APPROVED_HELD_LINE}</p> : null}
+      {block.state === "approved" ? (
+        <p className="approval-reason">{block.heldBy === "approval" ? APPROVED_WAITING_LINE : APPROVED_HELD_LINE}</p>
+      ) : null}
       {block.output ? (
         <pre className="output" title="result">
           {block.output}

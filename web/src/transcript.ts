@@ -16,10 +16,15 @@ export type Block =
       /**
        * `approval`: waiting for the person to approve or deny (useChat part state `approval-requested`).
        * `client`: a client tool's call, waiting for an app to send its result (this page runs no client tool).
-       * `approved`: approved, and not run yet because a `client` call of the same step still waits for an app
-       * (the server runs the step's calls once every answer is in; a new message closes it unrun).
+       * `approved`: approved, and not run yet because a call beside it still waits (`heldBy`): the server runs
+       * the step's calls once every answer is in; a new message closes it unrun.
        */
       state: "running" | "done" | "error" | "approval" | "denied" | "client" | "approved";
+      /**
+       * What an `approved` call waits for: another approval of its step (`approval`: the page sends the step's
+       * answers together, once all are given), else a `client` call of its step (an app's result).
+       */
+      heldBy?: "approval" | "client";
       input: unknown;
       output: string;
       /** The approval to answer (state `approval`) and why the call needs one. */
@@ -54,9 +59,13 @@ export interface StoredMessage {
  */
 export const CLIENT_CALL_LINE = "Waiting for an app to run this tool — send a message to move on.";
 
-/** What an approved call says while a client call of its step holds it back (state `approved`). */
+/** What an approved call says while a client call of its step holds it back (state `approved`, heldBy `client`). */
 export const APPROVED_HELD_LINE =
   "Approved — it runs once an app answers the call waiting beside it. A new message moves on without running it.";
+
+/** What an approved call says while another approval of its step waits (state `approved`, heldBy `approval`). */
+export const APPROVED_WAITING_LINE =
+  "Approved — waiting for the other decisions of this step; it runs once they are all given. A new message moves on without running it.";
 
 const COMPACTION_NOTICE = "Earlier conversation was summarised to keep the session within the model's context.";
 
@@ -233,7 +242,7 @@ export function fromHistory(
     }
     entries.push({ id: `h${m.seq}`, role: m.role, blocks, turnId: m.turn_id });
   }
-  return entries.map((e) => ({ ...e, blocks: heldForApp(e.blocks) }));
+  return entries.map((e) => ({ ...e, blocks: heldBack(e.blocks) }));
 }
 
 /**
@@ -257,8 +266,8 @@ function toolBlock(p: DynamicToolUIPart): ToolBlock {
   if (p.state === "approval-requested") {
     return { ...block, state: "approval", approval: { id: p.approval.id, reason: p.approval.requestReason ?? "" } };
   }
-  // Answered here, the turn not yet resumed: a denial is final at once; an approval is held back only while a client
-  // call of its step waits (heldForApp), otherwise the resumed turn runs it now. Neither is left ⏳ beside "ready".
+  // Answered here, the turn not yet resumed: a denial is final at once; an approval is held back only while another
+  // call of its step waits (heldBack), otherwise the resumed turn runs it now. Neither is left ⏳ beside "ready".
   if (p.state === "approval-responded") {
     return p.approval.approved
       ? { ...block, state: "approved" }
@@ -271,13 +280,17 @@ function toolBlock(p: DynamicToolUIPart): ToolBlock {
 }
 
 /**
- * One entry's blocks with its approved calls shown as they are: held back (`approved`) while a client call of the
- * step waits for an app, whose result the server needs before it runs any of them; running otherwise (the resumed
- * turn runs them now).
+ * One entry's blocks with its approved calls shown as they are: held back (`approved`) while another call of the
+ * step waits, for the person (`approval`: useChat sends the step's answers together, once all are given, and the
+ * server runs none of its calls before) or for an app (`client`: the server needs its result first); running
+ * otherwise (the resumed turn runs them now).
  */
-function heldForApp(blocks: Block[]): Block[] {
-  if (blocks.some((b) => b.kind === "tool" && b.state === "client")) return blocks;
-  return blocks.map((b) => (b.kind === "tool" && b.state === "approved" ? { ...b, state: "running" } : b));
+function heldBack(blocks: Block[]): Block[] {
+  const waits = (state: ToolBlock["state"]) => blocks.some((b) => b.kind === "tool" && b.state === state);
+  const heldBy = waits("approval") ? "approval" : waits("client") ? "client" : null;
+  return blocks.map((b) =>
+    b.kind === "tool" && b.state === "approved" ? (heldBy ? { ...b, heldBy } : { ...b, state: "running" }) : b,
+  );
 }
 
 /**
@@ -366,7 +379,7 @@ export function answerableAt(entries: Entry[]): number {
   return -1;
 }
 
-/** How a call shows while its step waits: for an app, for the person, or approved and held back by a client call. */
+/** How a call shows while its step waits: for an app, for the person, or approved and held back by another call. */
 const OPEN_STATES: ReadonlySet<ToolBlock["state"]> = new Set(["client", "approval", "approved"]);
 
 /**
@@ -438,7 +451,7 @@ export function fromUiMessages(messages: UIMessage[]): Entry[] {
         blocks.push({ kind: "notice", text: COMPACTION_NOTICE });
       }
     }
-    return { id: m.id, role: m.role === "user" ? "user" : "assistant", blocks: heldForApp(blocks) };
+    return { id: m.id, role: m.role === "user" ? "user" : "assistant", blocks: heldBack(blocks) };
   });
 }
 

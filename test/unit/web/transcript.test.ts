@@ -311,7 +311,7 @@ describe("fromHistory", () => {
       ["c1", "approval"],
       ["c2", "denied"],
       ["c3", "done"],
-      ["c4", "running"],
+      ["c4", "approved"],
     ]);
     expect(tools?.[2]).toMatchObject({ output: "visa" });
   });
@@ -490,7 +490,7 @@ describe("fromUiMessages", () => {
         input: { amount: 7 },
         output: "Declined: not today",
       },
-      { kind: "tool", id: "c5", name: "send_email", state: "running", input: {}, output: "" },
+      { kind: "tool", id: "c5", name: "send_email", state: "approved", heldBy: "approval", input: {}, output: "" },
     ]);
   });
 });
@@ -557,7 +557,7 @@ describe("reopenApprovals", () => {
     expect(reopened[0]?.parts).toEqual(seed?.parts);
     expect(fromUiMessages(reopened)[0]?.blocks.map((b) => b.kind === "tool" && [b.id, b.state])).toEqual([
       ["c12a", "approval"],
-      ["c12d", "running"],
+      ["c12d", "approved"],
     ]);
   });
 });
@@ -969,6 +969,44 @@ describe("openCalls", () => {
   it("lists none once a user message follows them", () => {
     const user = { id: "u-oc2", role: "user", parts: [{ type: "text", text: "never mind" }] } as UIMessage;
     expect(openCalls(fromUiMessages([pausedLive("oc2"), user])).size).toBe(0);
+  });
+
+  it("lists a call approved here while another approval of its step waits as approved and held back, not running", () => {
+    // The person approved the first charge; the second still asks. useChat sends neither answer before both are
+    // given, so nothing runs: the first is open (a new message closes it, and the page shows how the server did).
+    const approvedFirst: UIMessage = {
+      id: "msg_oc3",
+      role: "assistant",
+      parts: [
+        {
+          type: "dynamic-tool",
+          toolName: "charge_card",
+          toolCallId: "c1_oc3",
+          state: "approval-responded",
+          input: { amount: 1 },
+          approval: { id: "apr_c1_oc3", approved: true },
+        },
+        {
+          type: "dynamic-tool",
+          toolName: "charge_card",
+          toolCallId: "c2_oc3",
+          state: "approval-requested",
+          input: { amount: 2 },
+          approval: { id: "apr_c2_oc3" },
+        },
+      ],
+    } as UIMessage;
+    const entries = fromUiMessages([approvedFirst]);
+    expect(entries[0]?.blocks.map((b) => b.kind === "tool" && `${b.id}:${b.state}`)).toEqual([
+      "c1_oc3:approved",
+      "c2_oc3:approval",
+    ]);
+    expect(openCalls(entries)).toEqual(
+      new Map([
+        ["c1_oc3", "approved"],
+        ["c2_oc3", "approval"],
+      ]),
+    );
   });
 });
 
