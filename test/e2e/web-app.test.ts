@@ -6,7 +6,8 @@
 // result and the rest of its turn without a reload, and one a new message superseded shows as the server closed it
 // (its history read made again quietly when it fails); an approval answered on the page but not yet sent is not
 // asked again when another approval of its step was answered elsewhere, and both answers go; one approved while
-// another waits is held, not running, and a new message shows it declined.
+// another waits is held, not running, and a new message shows it declined; a fresh link opened in the same tab is
+// taken.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -383,7 +384,7 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
         }),
     );
     await expect(page.getByRole("alert").textContent()).resolves.toBe(
-      "Your session link has expired. Ask for a new one (`npm start` prints a fresh link).",
+      "Your session link has expired. Ask for a new one.",
     );
     await page.close();
   });
@@ -829,6 +830,27 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     const page = await browser.newPage();
     await page.goto(api.url(`/#${new URLSearchParams({ session, token: "sbt_not.a.valid.token" })}`));
     await expect(page.getByRole("alert").textContent()).resolves.toMatch(/link is not valid|expired/);
+    await page.close();
+  });
+  it("takes a fresh link opened in the same tab: the token leaves the address bar and the session opens", async () => {
+    const model = uniqueModel("web-same-tab-link");
+    await api.putAgent(`agent-${model}`, weatherAgent(tools.url, model));
+    await mock.script(model, [{ reply: { text: "Hello from the fresh link." } }]);
+    const session = (await api.createSession(tenantKey, `agent-${model}`)).id;
+    const { token } = await api.ok<{ token: string }>("POST", `/v1/sessions/${session}/tokens`, {
+      key: tenantKey,
+      body: { actions: ["send", "read", "stream"] },
+    });
+    const page = await browser.newPage();
+    await page.goto(api.url(`/#${new URLSearchParams({ session, token: "sbt_not.a.valid.token" })}`));
+    await page.getByRole("alert").waitFor();
+    // Only the fragment changes (a same-document navigation): the page takes the link and loads again on it.
+    const reloaded = page.waitForEvent("load");
+    await page.goto(api.url(`/#${new URLSearchParams({ session, token })}`));
+    await reloaded;
+    expect(new URL(page.url()).hash).toBe("");
+    await send(page, "Hello?");
+    await page.getByText("Hello from the fresh link.").waitFor();
     await page.close();
   });
 });

@@ -19,6 +19,7 @@ import {
   readRetryAfterS,
   reconnectDelayMs,
 } from "./errors";
+import { followLinks } from "./follow-links";
 import { useFollowPause } from "./follow-pause";
 import { readPatiently } from "./read-patiently";
 import { authHeaders, loadHistory } from "./session-reads";
@@ -485,10 +486,10 @@ function Chat({ conn }: { conn: Connection }) {
 function Connect() {
   const [session, setSession] = useState("");
   const [token, setToken] = useState("");
+  // The link this makes is opened as any other opened in this tab (followLinks, in App).
   const go = (e: FormEvent) => {
     e.preventDefault();
     location.hash = new URLSearchParams({ session, token }).toString();
-    location.reload();
   };
   return (
     <main>
@@ -520,5 +521,6 @@ function Connect() {
 
 export function App() {
   const [conn] = useState(() => readConnection(location, sessionStorage, history));
+  useEffect(() => followLinks(window), []);
   return conn ? <Chat conn={conn} /> : <Connect />;
 }

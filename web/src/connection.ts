@@ -11,24 +11,36 @@ export interface Connection {
 const STORAGE_KEY = "switchboard.connection";
 
 /**
- * Reads the connection from `#session=…&token=…`, else from this tab's storage; null when neither has one. One
- * read from the fragment is stored, and the fragment leaves the address bar (`replaceState`, no reload, no
- * history entry): the token must not stay on screen, in a screenshot, a bookmark or a copied link.
+ * The connection a `#session=…&token=…` fragment carries, stored for the tab, and the fragment out of the address
+ * bar (`replaceState`, no reload, no history entry): the token must not stay on screen, in a screenshot, a bookmark
+ * or a copied link. Null when the fragment carries no connection (nothing is stored or changed).
+ */
+export function takeLink(
+  place: Pick<Location, "hash" | "pathname" | "search">,
+  storage: Pick<Storage, "setItem">,
+  history: Pick<History, "replaceState">,
+): Connection | null {
+  const params = new URLSearchParams(place.hash.replace(/^#/, ""));
+  const session = params.get("session");
+  const token = params.get("token");
+  if (!session || !token) return null;
+  const conn = { session, token };
+  storage.setItem(STORAGE_KEY, JSON.stringify(conn));
+  history.replaceState(null, "", place.pathname + place.search);
+  return conn;
+}
+
+/**
+ * Reads the connection from `#session=…&token=…` (takeLink), else from this tab's storage; null when neither has
+ * one.
  */
 export function readConnection(
   place: Pick<Location, "hash" | "pathname" | "search">,
   storage: Pick<Storage, "getItem" | "setItem">,
   history: Pick<History, "replaceState">,
 ): Connection | null {
-  const params = new URLSearchParams(place.hash.replace(/^#/, ""));
-  const session = params.get("session");
-  const token = params.get("token");
-  if (session && token) {
-    const conn = { session, token };
-    storage.setItem(STORAGE_KEY, JSON.stringify(conn));
-    history.replaceState(null, "", place.pathname + place.search);
-    return conn;
-  }
+  const linked = takeLink(place, storage, history);
+  if (linked) return linked;
   const saved = storage.getItem(STORAGE_KEY);
   if (!saved) return null;
   try {

@@ -30,7 +30,7 @@ export function describeFailure(
 ): string {
   switch (code) {
     case "token_expired":
-      return "Your session link has expired. Ask for a new one (`npm start` prints a fresh link).";
+      return "Your session link has expired. Ask for a new one.";
     case "unauthorized":
       return "This link is not valid (or the key that issued it was revoked). Ask for a new one.";
     case "insufficient_scope":

@@ -23,6 +23,12 @@ describe("describeFailure", () => {
     expect(describeFailure(401, "token_expired", "the session token has expired", null)).toMatch(/expired/);
   });
 
+  it("tells a person whose link expired to ask for a new one, not to run a developer's command", () => {
+    expect(describeFailure(401, "token_expired", "the session token has expired", null)).toBe(
+      "Your session link has expired. Ask for a new one.",
+    );
+  });
+
   it("keeps the API's own message for codes it has no sentence for", () => {
     expect(describeFailure(400, "invalid_request", "content: must not be empty", null)).toBe(
       "content: must not be empty",
