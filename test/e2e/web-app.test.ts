@@ -6,8 +6,8 @@
 // result and the rest of its turn without a reload, and one a new message superseded shows as the server closed it
 // (its history read made again quietly when it fails); an approval answered on the page but not yet sent is not
 // asked again when another approval of its step was answered elsewhere, and both answers go; one approved while
-// another waits is held, not running, and a new message shows it declined; a fresh link opened in the same tab is
-// taken.
+// another waits is held, not running, and a new message shows it declined; a Deny that failed keeps its reason; a
+// fresh link opened in the same tab is taken.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -280,6 +280,28 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await page.locator('[data-tool="charge_card"][data-state="done"]').waitFor();
     expect(tools.calls.filter((c) => (c.input as { amount?: number } | undefined)?.amount === 12)).toHaveLength(1);
     expect((await mock.stats(model)).model).toMatchObject({ requests: 2, rejected: 0 });
+    await page.close();
+  });
+
+  it("a Deny that never reached the server gives the approval back with the reason typed", async () => {
+    const { page } = await openApp(
+      "web-deny-reason",
+      [{ reply: { text: "Charging 81.", tool_calls: [{ name: "charge_card", input: { amount: 81 } }] } }],
+      chargeAgent,
+    );
+    await send(page, "Charge 81.");
+    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
+    await asked.waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    await page.route("**/chat", (route) =>
+      route.request().method() === "POST" ? route.abort("connectionreset") : route.continue(),
+    );
+    const reason = asked.getByRole("textbox", { name: "Reason for charge_card" });
+    await reason.fill("over budget");
+    await asked.getByRole("button", { name: "Deny" }).click();
+    await page.locator('[data-status="error"]').waitFor();
+    await expect(asked.getByRole("button", { name: "Deny" }).isEnabled()).resolves.toBe(true);
+    await expect(reason.inputValue()).resolves.toBe("over budget");
     await page.close();
   });
 
@@ -832,6 +854,7 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     await expect(page.getByRole("alert").textContent()).resolves.toMatch(/link is not valid|expired/);
     await page.close();
   });
+
   it("takes a fresh link opened in the same tab: the token leaves the address bar and the session opens", async () => {
     const model = uniqueModel("web-same-tab-link");
     await api.putAgent(`agent-${model}`, weatherAgent(tools.url, model));

@@ -38,6 +38,7 @@ import {
   withOutcomes,
   withoutLiveTurns,
 } from "./transcript";
+import { useTypedReasons } from "./typed-reasons";
 
 /**
  * Refusals of an answer that mean what it answered is no longer open: another answer got there first (this tab,
@@ -421,6 +422,7 @@ function Chat({ conn }: { conn: Connection }) {
   const shown = problem ?? (error && error !== attributed ? error.message : null);
   const liveIds = new Set(live.map((e) => e.id));
   const askAt = answerableAt(shownEntries);
+  const reasons = useTypedReasons();
   return (
     <main>
       <header>
@@ -448,6 +450,7 @@ function Chat({ conn }: { conn: Connection }) {
             entry={e}
             answer={i === askAt ? (liveIds.has(e.id) ? answer : answerStored) : undefined}
             waiting={busy}
+            reasons={reasons}
           />
         ))}
       </ol>

@@ -1,7 +1,10 @@
 // How one transcript entry shows: `EntryView`, its text, notices and tool calls (state icon, input, result), with
 // Approve / Deny for a call that awaits a person's approval.
-import { useState } from "react";
 import { APPROVED_HELD_LINE, APPROVED_WAITING_LINE, type Block, CLIENT_CALL_LINE, type Entry } from "./transcript";
+import type { TypedReasons } from "./typed-reasons";
+
+/** The longest reason the server takes with an answer (approval.reason, src/http/routes/chat-body.ts). */
+const REASON_MAX_CHARS = 2000;
 
 /** Answers one approval: approved, or denied with an optional reason. */
 export type Answer = (approvalId: string, approved: boolean, reason?: string) => void;
@@ -19,28 +22,32 @@ const TOOL_ICON: Record<Extract<Block, { kind: "tool" }>["state"], string> = {
 /**
  * Approve / Deny for one call. Without `answer` the approval was left behind by a newer message ("Not
  * answered."). With it, the prompt shows as soon as the request arrives; `waiting` keeps the buttons disabled
- * until the turn has paused for it (the stream still has its last frames to send).
+ * until the turn has paused for it (the stream still has its last frames to send). The reason typed is kept in
+ * `reasons`, so an approval opened again after a failed answer still has it.
  */
 function ApprovalPrompt({
   block,
   answer,
   waiting,
+  reasons,
 }: {
   block: Extract<Block, { kind: "tool" }>;
   answer?: Answer;
   waiting: boolean;
+  reasons: TypedReasons;
 }) {
-  const [reason, setReason] = useState("");
   const approval = block.approval;
   if (!approval) return null;
   if (!answer) return <p className="approval-reason">Not answered.</p>;
+  const reason = reasons.byId.get(approval.id) ?? "";
   return (
     <div className="approval">
       <p className="approval-reason">{approval.reason || "This tool call needs your approval."}</p>
       <input
         aria-label={`Reason for ${block.name}`}
         value={reason}
-        onChange={(e) => setReason(e.target.value)}
+        maxLength={REASON_MAX_CHARS}
+        onChange={(e) => reasons.type(approval.id, e.target.value)}
         placeholder="reason (optional)"
         autoComplete="off"
       />
@@ -59,7 +66,17 @@ function ApprovalPrompt({
   );
 }
 
-function BlockView({ block, answer, waiting }: { block: Block; answer?: Answer; waiting: boolean }) {
+function BlockView({
+  block,
+  answer,
+  waiting,
+  reasons,
+}: {
+  block: Block;
+  answer?: Answer;
+  waiting: boolean;
+  reasons: TypedReasons;
+}) {
   if (block.kind === "text") return <p className="text">{block.text}</p>;
   if (block.kind === "notice") return <p className="notice">{block.text}</p>;
   return (
@@ -70,7 +87,9 @@ function BlockView({ block, answer, waiting }: { block: Block; answer?: Answer; 
       <pre className="input" title="input">
         {JSON.stringify(block.input, null, 2)}
       </pre>
-      {block.state === "approval" ? <ApprovalPrompt block={block} answer={answer} waiting={waiting} /> : null}
+      {block.state === "approval" ? (
+        <ApprovalPrompt block={block} answer={answer} waiting={waiting} reasons={reasons} />
+      ) : null}
       {block.state === "client" ? <p className="approval-reason">{CLIENT_CALL_LINE}</p> : null}
       {block.state === "approved" ? (
         <p className="approval-reason">{block.heldBy === "approval" ? APPROVED_WAITING_LINE : APPROVED_HELD_LINE}</p>
@@ -86,13 +105,30 @@ function BlockView({ block, answer, waiting }: { block: Block; answer?: Answer; 
 
 /**
  * `answer` is given only to the newest entry: an approval left behind by a newer message was declined by it.
- * `waiting`: the newest entry's turn is still streaming or an answer is on its way.
+ * `waiting`: the newest entry's turn is still streaming or an answer is on its way. `reasons`: the chat's reasons
+ * typed for its approvals (useTypedReasons).
  */
-export function EntryView({ entry, answer, waiting = false }: { entry: Entry; answer?: Answer; waiting?: boolean }) {
+export function EntryView({
+  entry,
+  answer,
+  waiting = false,
+  reasons,
+}: {
+  entry: Entry;
+  answer?: Answer;
+  waiting?: boolean;
+  reasons: TypedReasons;
+}) {
   return (
     <li className={`entry ${entry.role}`} data-role={entry.role}>
       {entry.blocks.map((b, i) => (
-        <BlockView key={b.kind === "tool" ? b.id : `${b.kind}${i}`} block={b} answer={answer} waiting={waiting} />
+        <BlockView
+          key={b.kind === "tool" ? b.id : `${b.kind}${i}`}
+          block={b}
+          answer={answer}
+          waiting={waiting}
+          reasons={reasons}
+        />
       ))}
     </li>
   );
