@@ -80,7 +80,21 @@ export const UIMessageChunk = {
       { approvalId: str, toolCallId: str },
       {
         reason: { ...str, description: "Why a person must answer." },
-        approvalDescriptor: { description: "The tool's name." },
+        approvalDescriptor: {
+          type: "object",
+          description: "What the person is asked to approve.",
+          required: ["tool_name"],
+          properties: {
+            tool_name: { ...str, description: "The tool's name." },
+            resolved_input: {
+              type: "object",
+              description:
+                "Only for a call whose input holds `$tool` references: the arguments it runs with, the referenced " +
+                "values in place (within 64 KiB, long strings cut with a marker), as GET /v1/sessions/{id} shows " +
+                "them in `pending_approvals`. Show the person these, not the references.",
+            },
+          },
+        },
         signature: { ...str, description: "Echo it back with the answer on POST /chat." },
       },
     ),

@@ -98,13 +98,19 @@ function payload(session: string, approvalId: string, callId: string, name: stri
 // --- the store ----------------------------------------------------------------------------------
 
 /**
- * The stored `resolved_input`: within RESOLVED_INPUT_BUDGET_BYTES (long strings cut, with a marker); one whose
- * structure alone is larger is left out (null), the input as written still shows the references.
+ * An approval's `resolved_input` as the person is shown it, stored and streamed alike: within
+ * RESOLVED_INPUT_BUDGET_BYTES (long strings cut, with a marker); one whose structure alone is larger is left out
+ * (undefined), the input as written still shows the references.
  */
-function resolvedColumn(resolved: JsonObject | undefined): string | null {
-  if (resolved === undefined) return null;
+export function shownResolved(resolved: JsonObject): JsonObject | undefined {
   const fitted = fitJson(resolved, RESOLVED_INPUT_BUDGET_BYTES);
-  return typeof fitted === "object" && fitted !== null && !Array.isArray(fitted) ? JSON.stringify(fitted) : null;
+  return typeof fitted === "object" && fitted !== null && !Array.isArray(fitted) ? (fitted as JsonObject) : undefined;
+}
+
+/** The stored `resolved_input` (shownResolved), null when there is none to show. */
+function resolvedColumn(resolved: JsonObject | undefined): string | null {
+  const shown = resolved === undefined ? undefined : shownResolved(resolved);
+  return shown === undefined ? null : JSON.stringify(shown);
 }
 
 /**

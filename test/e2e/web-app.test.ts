@@ -1,7 +1,8 @@
 // The web client (web/: useChat from @ai-sdk/react) in headless Chromium against real workerd: a message
 // streams text and a tool call with its result; a reload mid-stream resumes the same answer (useChat's
 // `resume: true` → GET /v1/sessions/{id}/chat/{id}/stream) and shows it once, not twice; a tool call that needs
-// approval shows Approve / Deny, and clicking them answers through useChat's own approval machinery; a first read
+// approval shows Approve / Deny, and clicking them answers through useChat's own approval machinery (one whose
+// arguments hold `$tool` references shows the values it runs with); a first read
 // of the session that failed offers Retry, which loads the conversation; a client call answered elsewhere shows its
 // result and the rest of its turn without a reload, and one a new message superseded shows as the server closed it
 // (its history read made again quietly when it fails); an approval answered on the page but not yet sent is not
@@ -197,6 +198,36 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     expect(state.pending_approvals).toEqual([]);
     expect(state.status).toBe("idle");
     expect((await mock.stats(model)).model).toMatchObject({ requests: 2, rejected: 0 });
+    await page.close();
+  });
+
+  it("an approval of a call with $tool references shows the values it runs with, not the references", async () => {
+    const quoting = (toolUrl: string, model: string): AgentConfig => {
+      const agent = chargeAgent(toolUrl, model);
+      const quote = {
+        name: "quote_price",
+        description: "Quotes a price.",
+        input_schema: { type: "object", properties: { amount: { type: "number" } } },
+        execution: { type: "http" as const, url: `${toolUrl}/quote` },
+      };
+      return { ...agent, tools: [...(agent.tools ?? []), quote] };
+    };
+    const { page } = await openApp(
+      "web-approve-resolved",
+      [
+        { reply: { tool_calls: [{ id: "call_web_quote", name: "quote_price", input: { amount: 4200 } }] } },
+        {
+          reply: {
+            tool_calls: [{ name: "charge_card", input: { amount: { $tool: "call_web_quote", $path: "charged" } } }],
+          },
+        },
+      ],
+      quoting,
+    );
+    await send(page, "Quote, then charge that.");
+    const asked = page.locator('[data-tool="charge_card"][data-state="approval"]');
+    await asked.waitFor();
+    await expect(asked.locator('[title="runs with"]').textContent()).resolves.toContain('"amount": 4200');
     await page.close();
   });
 

@@ -1123,8 +1123,13 @@ export interface components {
             toolCallId: string;
             /** @description Why a person must answer. */
             reason?: string;
-            /** @description The tool's name. */
-            approvalDescriptor?: unknown;
+            /** @description What the person is asked to approve. */
+            approvalDescriptor?: {
+                /** @description The tool's name. */
+                tool_name: string;
+                /** @description Only for a call whose input holds `$tool` references: the arguments it runs with, the referenced values in place (within 64 KiB, long strings cut with a marker), as GET /v1/sessions/{id} shows them in `pending_approvals`. Show the person these, not the references. */
+                resolved_input?: Record<string, unknown>;
+            };
             /** @description Echo it back with the answer on POST /chat. */
             signature?: string;
         } | {

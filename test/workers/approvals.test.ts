@@ -1279,6 +1279,36 @@ describe("an approval of a call with $tool references", () => {
   });
 });
 
+describe("the stream's approval request of a call with $tool references", () => {
+  it("carries the arguments the call runs with, so the prompt shows the values and not the references", async () => {
+    const charge = uid("charge-ref-stream");
+    const s = await setup({ tools: [slowTool("quote_price", 0), recordedTool("charge_card", charge)] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_refs_quote", name: "quote_price", input: { amount: 4200 } }] } },
+      {
+        reply: {
+          tool_calls: [
+            {
+              id: "call_refs_charge",
+              name: "charge_card",
+              input: { amount: { $tool: "call_refs_quote", $path: "echo.input.amount" } },
+            },
+          ],
+        },
+      },
+    ]);
+    expect((await send(s, { content: "quote, then charge that" })).body.status).toBe("awaiting_approval");
+    const chunks = await uiChunks<{ type: string; toolCallId?: string; approvalDescriptor?: unknown }>(
+      await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key }),
+    );
+    const asked = chunks.find((c) => c.type === "tool-approval-request");
+    expect(asked).toMatchObject({
+      toolCallId: "call_refs_charge",
+      approvalDescriptor: { tool_name: "charge_card", resolved_input: { amount: 4200 } },
+    });
+  });
+});
+
 describe("an approval's resolved_input of a large referenced result", () => {
   it("is kept within 64 KiB (cut, with a marker): 20 calls citing a 240 KB result store no 20 copies of it", async () => {
     const charge = uid("charge-big");

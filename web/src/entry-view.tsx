@@ -43,6 +43,14 @@ function ApprovalPrompt({
   return (
     <div className="approval">
       <p className="approval-reason">{approval.reason || "This tool call needs your approval."}</p>
+      {approval.resolvedInput !== undefined ? (
+        <>
+          <p className="approval-reason">Runs with:</p>
+          <pre className="resolved-input" title="runs with">
+            {JSON.stringify(approval.resolvedInput, null, 2)}
+          </pre>
+        </>
+      ) : null}
       <input
         aria-label={`Reason for ${block.name}`}
         value={reason}

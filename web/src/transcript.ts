@@ -27,8 +27,11 @@ export type Block =
       heldBy?: "approval" | "client";
       input: unknown;
       output: string;
-      /** The approval to answer (state `approval`) and why the call needs one. */
-      approval?: { id: string; reason: string };
+      /**
+       * The approval to answer (state `approval`), why the call needs one and, for a call with `$tool` references,
+       * the arguments it runs with (`resolvedInput`, the approval's `resolved_input`): what the person approves.
+       */
+      approval?: { id: string; reason: string; resolvedInput?: unknown };
       /** A call of the paused step, as useChat holds it live: what takeOpenApprovals hands to useChat. */
       seed?: DynamicToolUIPart;
     }
@@ -99,6 +102,8 @@ export interface PausedStep {
     signature: string;
     status: "pending" | "approved" | "declined";
     decided_reason: string | null;
+    /** The arguments the call runs with, its `$tool` references resolved (only when it has any). */
+    resolved_input?: unknown;
   }>;
   /** The step's calls; a `result` once they have one (the history shows it only when the step closes). */
   calls: Array<{ id: string; execution: string; state: string; result?: unknown; is_error?: boolean }>;
@@ -120,10 +125,20 @@ function pausedPart(use: { id: string; name: string; input: unknown }, pause: Pa
   const a = pause.approvals.find((x) => x.tool_call_id === use.id);
   const base = { type: "dynamic-tool" as const, toolName: use.name, toolCallId: use.id, input: use.input };
   if (a?.status === "pending") {
+    // The descriptor as the live request carries it (`tool-approval-request`), so the prompt shows the same.
+    const descriptor = {
+      tool_name: use.name,
+      ...(a.resolved_input !== undefined ? { resolved_input: a.resolved_input } : {}),
+    };
     return {
       ...base,
       state: "approval-requested",
-      approval: { id: a.approval_id, ...(a.reason ? { requestReason: a.reason } : {}), signature: a.signature },
+      approval: {
+        id: a.approval_id,
+        descriptor,
+        ...(a.reason ? { requestReason: a.reason } : {}),
+        signature: a.signature,
+      },
     };
   }
   if (a?.status === "declined") {
@@ -264,7 +279,13 @@ function toolBlock(p: DynamicToolUIPart): ToolBlock {
     return { ...block, state: "denied", output: declinedLine(p.approval.reason) };
   }
   if (p.state === "approval-requested") {
-    return { ...block, state: "approval", approval: { id: p.approval.id, reason: p.approval.requestReason ?? "" } };
+    const resolvedInput = resolvedInputOf(p.approval.descriptor);
+    const approval = {
+      id: p.approval.id,
+      reason: p.approval.requestReason ?? "",
+      ...(resolvedInput !== undefined ? { resolvedInput } : {}),
+    };
+    return { ...block, state: "approval", approval };
   }
   // Answered here, the turn not yet resumed: a denial is final at once; an approval is held back only while another
   // call of its step waits (heldBack), otherwise the resumed turn runs it now. Neither is left ⏳ beside "ready".
@@ -277,6 +298,16 @@ function toolBlock(p: DynamicToolUIPart): ToolBlock {
     return { ...block, state: "client" };
   }
   return block;
+}
+
+/**
+ * The arguments an approval's call runs with, from the descriptor of its request (`tool-approval-request`'s
+ * `approvalDescriptor`, kept by useChat as `approval.descriptor`): `resolved_input`, there only for a call with
+ * `$tool` references. Undefined otherwise.
+ */
+function resolvedInputOf(descriptor: unknown): unknown {
+  if (typeof descriptor !== "object" || descriptor === null) return undefined;
+  return (descriptor as { resolved_input?: unknown }).resolved_input;
 }
 
 /**

@@ -1,5 +1,6 @@
 /** TurnEvent: what happens in a turn, as the runner tells the stream encoder. */
 
+import type { JsonObject } from "../../model/json";
 import type { ToolResultContent } from "../../model/message";
 import type { StreamEvent } from "../../model/stream";
 import type { TurnStatus } from "../../model/turn";
@@ -39,6 +40,11 @@ export type TurnEvent =
       tool: string;
       reason: string;
       signature: string;
+      /**
+       * The arguments the call runs with, its `$tool` references resolved, as the approval stores it (fitted to
+       * RESOLVED_INPUT_BUDGET_BYTES); only for a call with references whose resolved arguments fit.
+       */
+      resolved_input?: JsonObject;
     }
   /** How a person answered an approval of an earlier segment (AI SDK `tool-approval-response`). */
   | { type: "approval_answer"; approval_id: string; approved: boolean; reason?: string }

@@ -50,8 +50,11 @@ export type UiChunk =
       toolCallId: string;
       /** Why a person must answer (`approval.requestReason` on the client part). */
       reason?: string;
-      /** Free-form in the SDK (`approval.descriptor` on the client part): the tool's name. */
-      approvalDescriptor?: unknown;
+      /**
+       * Free-form in the SDK (`approval.descriptor` on the client part): the tool's name, and for a call with `$tool`
+       * references the arguments it runs with (`resolved_input`).
+       */
+      approvalDescriptor?: { tool_name: string; resolved_input?: unknown };
       /** Echoed back by useChat in the `approval-responded` part; checked on POST /chat. */
       signature?: string;
     }

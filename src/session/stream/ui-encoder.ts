@@ -103,7 +103,11 @@ export class UiEncoder {
             approvalId: ev.approval_id,
             toolCallId: ev.tool_use_id,
             reason: ev.reason,
-            approvalDescriptor: { tool_name: ev.tool },
+            // What the person approves is what runs: the referenced values in place, beside the input as written.
+            approvalDescriptor: {
+              tool_name: ev.tool,
+              ...(ev.resolved_input !== undefined ? { resolved_input: ev.resolved_input } : {}),
+            },
             signature: ev.signature,
           },
         ];

@@ -10,6 +10,7 @@ import type { JsonObject } from "../../model/json";
 import type { ToolUsePart } from "../../model/message";
 import type { RegisteredTool } from "../../tools/types";
 import { needsApproval, requestReason } from "../approval-policy";
+import { shownResolved } from "../approvals";
 import { addJob } from "../scheduler";
 import type { TurnContext } from "./context";
 import type { ExecuteOptions } from "./execute";
@@ -34,6 +35,8 @@ async function requestApproval(
   const signature = await approvals.sign(id, call.id, call.name, call.input);
   if (ctx.cancelled) return;
   const expires = agent.approval_ttl_s ? Date.now() + agent.approval_ttl_s * 1000 : null;
+  // What the person approves is what runs: the referenced values, beside the references as written.
+  const resolved = input === call.input ? undefined : shownResolved(input);
   ctx.tx(() => {
     approvals.create({
       id,
@@ -41,8 +44,7 @@ async function requestApproval(
       turn_id: ctx.turnId,
       name: call.name,
       input: call.input,
-      // What the person approves is what runs: the referenced values, beside the references as written.
-      resolved_input: input === call.input ? undefined : input,
+      resolved_input: resolved,
       reason,
       signature,
       expires_at: expires,
@@ -56,5 +58,13 @@ async function requestApproval(
     reason,
     ...(expires !== null ? { expires_at: new Date(expires).toISOString() } : {}),
   });
-  ctx.out.emit({ type: "approval_request", approval_id: id, tool_use_id: call.id, tool: call.name, reason, signature });
+  ctx.out.emit({
+    type: "approval_request",
+    approval_id: id,
+    tool_use_id: call.id,
+    tool: call.name,
+    reason,
+    signature,
+    ...(resolved !== undefined ? { resolved_input: resolved } : {}),
+  });
 }

@@ -189,6 +189,40 @@ describe("fromHistory", () => {
     expect(fromHistory(stored)[1]?.blocks[0]).toMatchObject({ state: "running" });
   });
 
+  it("shows a paused call with $tool references with the values it runs with, its resolved_input", () => {
+    const stored: StoredMessage[] = [
+      { seq: 1, role: "user", origin: "client", turn_id: "t-resolved", parts: [{ type: "text", text: "charge it" }] },
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t-resolved",
+        parts: [
+          {
+            type: "tool_use",
+            id: "c-resolved",
+            name: "charge_card",
+            input: { amount: { $tool: "c-quote", $path: "echo.input.amount" } },
+          },
+        ],
+      },
+    ];
+    const entries = fromHistory(stored, null, {
+      approvals: [{ ...approval("apr_resolved", "c-resolved", "pending"), resolved_input: { amount: 4200 } }],
+      calls: [{ id: "c-resolved", execution: "http", state: "pending" }],
+    });
+    expect(entries[1]?.blocks[0]).toMatchObject({
+      state: "approval",
+      input: { amount: { $tool: "c-quote", $path: "echo.input.amount" } },
+      approval: { id: "apr_resolved", resolvedInput: { amount: 4200 } },
+    });
+    // Taken into useChat (takeOpenApprovals), the call shows the same as a live request shows it.
+    const { seed } = takeOpenApprovals(entries);
+    expect(fromUiMessages(seed ? [seed] : [])[0]?.blocks[0]).toMatchObject({
+      approval: { id: "apr_resolved", resolvedInput: { amount: 4200 } },
+    });
+  });
+
   it("shows a client call the paused turn still awaits as waiting for an app, not as running", () => {
     const stored: StoredMessage[] = [
       { seq: 1, role: "user", origin: "client", turn_id: "t-client", parts: [{ type: "text", text: "pick one" }] },
@@ -495,6 +529,51 @@ describe("fromUiMessages", () => {
   });
 });
 
+describe("fromUiMessages of a streamed approval request", () => {
+  it("shows the values a call with $tool references runs with, from the request's descriptor", async () => {
+    const chunks = encodeAll([
+      { type: "turn_start", turn_id: "t-live-resolved", message_id: "msg_t-live-resolved" },
+      { type: "step_start", step: 1 },
+      {
+        type: "provider",
+        event: {
+          type: "block_stop",
+          index: 0,
+          part: {
+            type: "tool_use",
+            id: "c-live-resolved",
+            name: "charge_card",
+            input: { amount: { $tool: "c-quote", $path: "echo.input.amount" } },
+          },
+        },
+      },
+      {
+        type: "approval_request",
+        approval_id: "apr_live_resolved",
+        tool_use_id: "c-live-resolved",
+        tool: "charge_card",
+        reason: "needs approval",
+        signature: "sig",
+        resolved_input: { amount: 4200 },
+      },
+      { type: "step_finish", step: 1 },
+      { type: "turn_finish", status: "awaiting_approval", finish_reason: "tool-calls" },
+    ]) as UIMessageChunk[];
+    let last: UIMessage | undefined;
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(controller) {
+        for (const c of chunks) controller.enqueue(c);
+        controller.close();
+      },
+    });
+    for await (const snap of readUIMessageStream({ stream })) last = snap;
+    expect(fromUiMessages(last ? [last] : [])[0]?.blocks[0]).toMatchObject({
+      state: "approval",
+      approval: { id: "apr_live_resolved", resolvedInput: { amount: 4200 } },
+    });
+  });
+});
+
 describe("reopenApprovals", () => {
   it("gives an approval whose answer never reached the server its request back, as useChat first showed it", () => {
     const asked = {
@@ -598,7 +677,12 @@ describe("takeOpenApprovals", () => {
           toolCallId: "c7",
           state: "approval-requested",
           input: { amount: 5 },
-          approval: { id: "apr_7", requestReason: "needs approval", signature: "sig_apr_7" },
+          approval: {
+            id: "apr_7",
+            descriptor: { tool_name: "charge_card" },
+            requestReason: "needs approval",
+            signature: "sig_apr_7",
+          },
         },
         {
           type: "dynamic-tool",
@@ -606,7 +690,7 @@ describe("takeOpenApprovals", () => {
           toolCallId: "c8",
           state: "approval-requested",
           input: { amount: 2 },
-          approval: { id: "apr_8", signature: "sig_apr_8" },
+          approval: { id: "apr_8", descriptor: { tool_name: "refund_card" }, signature: "sig_apr_8" },
         },
       ],
     });
@@ -636,7 +720,12 @@ describe("takeOpenApprovals", () => {
       {
         ...base("c1", "charge_card", { amount: 5 }),
         state: "approval-requested",
-        approval: { id: "ap_A", requestReason: "needs approval", signature: "sig_ap_A" },
+        approval: {
+          id: "ap_A",
+          descriptor: { tool_name: "charge_card" },
+          requestReason: "needs approval",
+          signature: "sig_ap_A",
+        },
       },
       {
         ...base("c2", "refund_card", { amount: 2 }),

@@ -54,14 +54,14 @@ const resumed = (tail: TurnEvent[]): TurnEvent[] => [
 ];
 
 describe("approval chunks through the ai package", () => {
-  it("the pause leaves the part approval-requested, with the approval id, reason and signature", async () => {
+  it("the pause leaves the part approval-requested, with the approval id, reason, signature and resolved input", async () => {
     const { message, errors } = await assembleFrom(await parseWithSdk(toSse(encodeAll(APPROVAL_PAUSE))));
     expect(errors).toEqual([]);
     const part = toolPart(message);
     expect(part?.state).toBe("approval-requested");
     expect(part?.approval).toEqual({
       id: "apr_1",
-      descriptor: { tool_name: "charge_card" },
+      descriptor: { tool_name: "charge_card", resolved_input: { amount: 42 } },
       requestReason: '"charge_card" requires approval before it runs',
       signature: "c2lnbmF0dXJl",
     });

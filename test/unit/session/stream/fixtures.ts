@@ -120,16 +120,24 @@ export const ODDITIES: TurnEvent[] = [
 /** The tools the fixtures' session runs itself (`encodeAll`): only such a call is ever asked a person's approval. */
 export const SERVER_TOOLS: ReadonlySet<string> = new Set(["charge_card"]);
 
-/** A step whose call needs a person's approval: the request follows the call, then the turn pauses. */
+/**
+ * A step whose call needs a person's approval: the request follows the call, then the turn pauses. The call's amount
+ * is a `$tool` reference, so the request carries the value it runs with (`resolved_input`).
+ */
 export const APPROVAL_PAUSE: TurnEvent[] = [
   { type: "turn_start", turn_id: "turn_5", message_id: "msg_5" },
   { type: "step_start", step: 1 },
   p({ type: "block_start", index: 0, kind: "tool_use", id: "toolu_charge", name: "charge_card" }),
-  p({ type: "tool_input_delta", index: 0, partial_json: '{"amount": 42}' }),
+  p({ type: "tool_input_delta", index: 0, partial_json: '{"amount": {"$tool": "toolu_quote", "$path": "amount"}}' }),
   p({
     type: "block_stop",
     index: 0,
-    part: { type: "tool_use", id: "toolu_charge", name: "charge_card", input: { amount: 42 } },
+    part: {
+      type: "tool_use",
+      id: "toolu_charge",
+      name: "charge_card",
+      input: { amount: { $tool: "toolu_quote", $path: "amount" } },
+    },
   }),
   {
     type: "approval_request",
@@ -138,6 +146,7 @@ export const APPROVAL_PAUSE: TurnEvent[] = [
     tool: "charge_card",
     reason: '"charge_card" requires approval before it runs',
     signature: "c2lnbmF0dXJl",
+    resolved_input: { amount: 42 },
   },
   // A request for a call the client never saw would make it throw: the encoder drops it.
   {
