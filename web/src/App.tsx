@@ -123,7 +123,8 @@ function Chat({ conn }: { conn: Connection }) {
   // bounds it), back to 0 once a stream ends normally or the person sends. useChat itself resumes only when a
   // hidden page becomes visible again.
   const drops = useRef(0);
-  // Sends each approval answer once (chat-request.ts says why); a failed request lets its answers go again.
+  // Sends the approval answers this page gave, each once (chat-request.ts says why); a failed request lets its
+  // answers go again.
   const approvals = useMemo(() => approvalSender(), []);
   const [reconnect, setReconnect] = useState<{ waitMs: number } | null>(null);
   const { messages, sendMessage, setMessages, status, error, clearError, addToolApprovalResponse, resumeStream } =
@@ -218,10 +219,11 @@ function Chat({ conn }: { conn: Connection }) {
       answering.current = true;
       superseded.current = [];
       answeredHere.current.add(a.id);
+      approvals.gave(a.id);
       taken.current = false;
       Promise.resolve(addToolApprovalResponse(a)).catch((err: Error) => setProblem(err.message));
     },
-    [addToolApprovalResponse],
+    [addToolApprovalResponse, approvals],
   );
   const liveNow = useRef(messages);
   liveNow.current = messages;

@@ -72,22 +72,33 @@ function answeredIds(messages: UIMessage[]): string[] {
 }
 
 /**
- * useChat's `sendAutomaticallyWhen` for this page: `approvalsAnswered`, once per answer. useChat asks again after
- * every request that did not fail, and a step whose client call still waits for an app keeps `approvalsAnswered`
- * true: the server's answer (the turn's JSON state, which changes no part) would be followed by the same post, for
- * ever. So answers already sent do not send again; `forget()` after a failed request lets them go once more.
+ * useChat's `sendAutomaticallyWhen` for this page: `approvalsAnswered`, once per answer, and only when one of the
+ * fresh answers is the page's own (`gave`). useChat asks again after every request that did not fail, and a step
+ * whose client call still waits for an app keeps `approvalsAnswered` true: the server's answer (the turn's JSON state,
+ * which changes no part) would be followed by the same post, for ever. So answers already sent do not send again;
+ * `forget()` after a failed request lets them go once more. An answer given elsewhere (the API, another tab) that the
+ * stream told while the step's siblings ran arrives as `approval-responded` too, with no answer of the page's beside
+ * it: posted alone it would only be refused (409 `late_result`, or `approval_already_answered`), so it goes only beside an answer of the page's own
+ * (the server skips an approval already answered in a /chat body).
  */
 export function approvalSender(): {
   shouldSend: (o: { messages: UIMessage[] }) => boolean;
+  /** The page answered approval `id` itself (addToolApprovalResponse): its answer is one to send. */
+  gave: (id: string) => void;
   forget: () => void;
 } {
   const sent = new Set<string>();
+  const given = new Set<string>();
   return {
     shouldSend: ({ messages }) => {
       if (!approvalsAnswered({ messages })) return false;
       const fresh = answeredIds(messages).filter((id) => !sent.has(id));
+      if (!fresh.some((id) => given.has(id))) return false;
       for (const id of fresh) sent.add(id);
-      return fresh.length > 0;
+      return true;
+    },
+    gave: (id) => {
+      given.add(id);
     },
     forget: () => sent.clear(),
   };

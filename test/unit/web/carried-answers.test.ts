@@ -99,6 +99,7 @@ describe("carriedAnswers given again through the AI SDK's Chat (what useChat wra
     const live = answered(seedOf(turn, pause(turn, "pending", "pending")), `ap_${turn}_1`, true);
     const seed = seedOf(turn, pause(turn, "pending", "approved"));
     const posted: UIMessage[][] = [];
+    const sender = approvalSender();
     let finished = () => {};
     const sent = new Promise<void>((resolve) => {
       finished = resolve;
@@ -112,12 +113,16 @@ describe("carriedAnswers given again through the AI SDK's Chat (what useChat wra
         },
         reconnectToStream: async () => null,
       },
-      sendAutomaticallyWhen: approvalSender().shouldSend,
+      sendAutomaticallyWhen: sender.shouldSend,
       onFinish: () => finished(),
     });
     // What the page's rejoin does with the history read again: the paused step into useChat, the answers given again.
     chat.messages = seed ? [seed] : [];
-    for (const a of carriedAnswers(live, new Set([`ap_${turn}_1`]), seed)) await chat.addToolApprovalResponse(a);
+    // Each is given as the page gives an answer (giveAnswer): the sender told it is the page's own, then useChat.
+    for (const a of carriedAnswers(live, new Set([`ap_${turn}_1`]), seed)) {
+      sender.gave(a.id);
+      await chat.addToolApprovalResponse(a);
+    }
     await sent;
     expect(posted).toHaveLength(1);
     const parts = (posted[0]?.at(-1)?.parts ?? []) as DynamicToolUIPart[];

@@ -1,8 +1,11 @@
 // The web client's /chat request: only what the server reads, so a long conversation never outgrows the body cap
-// (README's useChat snippet for your own app posts the same).
+// (README's useChat snippet for your own app posts the same); and when the page posts approval answers by itself
+// (each of its own once, none given elsewhere alone).
 import { readFile } from "node:fs/promises";
-import { DefaultChatTransport, type UIMessage } from "ai";
+import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { expect, it } from "vitest";
+import type { TurnEvent } from "../../../src/session/stream/turn-events.ts";
+import { UiEncoder } from "../../../src/session/stream/ui-encoder.ts";
 import { approvalSender, approvalsAnswered, newestMessageOnly } from "../../../web/src/chat-request.ts";
 
 it("posts only the newest message, with the chat id and the trigger, however long the conversation", async () => {
@@ -193,8 +196,81 @@ it("sends a step's approval answers once, however often useChat asks again, and 
     },
   ];
   const sender = approvalSender();
+  sender.gave("ap_once");
   // The first ask sends; useChat's ask after the server's answer (the turn still waits for the app) does not.
   expect([sender.shouldSend({ messages }), sender.shouldSend({ messages })]).toEqual([true, false]);
   sender.forget();
   expect(sender.shouldSend({ messages })).toBe(true);
+});
+
+/**
+ * The assistant message useChat holds after a step paused on its client call `cx` (pick_file, an app runs it) beside
+ * the server calls `ca` (charge_card, asked a person's approval) and `cs` (slow_check): `ca` was approved elsewhere
+ * (the API, another tab) while `cs` ran, and the stream told the answer at the pause (runner.ts `#announceDecided`).
+ * With `alsoAsked`, the step also asked approval for `cb` (refund_card), still open.
+ */
+async function pausedAfterAnswerElsewhere(tag: string, alsoAsked: boolean): Promise<UIMessage> {
+  const call = (id: string, name: string): TurnEvent => ({
+    type: "provider",
+    event: { type: "block_stop", index: 0, part: { type: "tool_use", id, name, input: {} } },
+  });
+  const ask = (approval: string, id: string, tool: string): TurnEvent => ({
+    type: "approval_request",
+    approval_id: approval,
+    tool_use_id: id,
+    tool,
+    reason: "needs approval",
+    signature: `sig_${approval}`,
+  });
+  const events: TurnEvent[] = [
+    { type: "turn_start", turn_id: tag, message_id: `msg_${tag}` },
+    { type: "step_start", step: 1 },
+    call("ca", "charge_card"),
+    ...(alsoAsked ? [call("cb", "refund_card")] : []),
+    call("cs", "slow_check"),
+    call("cx", "pick_file"),
+    ask(`ap_${tag}_a`, "ca", "charge_card"),
+    ...(alsoAsked ? [ask(`ap_${tag}_b`, "cb", "refund_card")] : []),
+    { type: "tool_open", tool_use_id: "cx" },
+    { type: "tool_output", tool_use_id: "cs", content: "ok", is_error: false },
+    { type: "approval_answer", approval_id: `ap_${tag}_a`, approved: true, reason: "ok from the API" },
+    { type: "step_finish", step: 1 },
+    { type: "turn_finish", status: "awaiting_tool_results", finish_reason: "tool-calls" },
+  ];
+  const encoder = new UiEncoder((name) => name !== "pick_file");
+  const chunks = events.flatMap((e) => encoder.push(e)) as UIMessageChunk[];
+  const stream = new ReadableStream<UIMessageChunk>({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(c);
+      controller.close();
+    },
+  });
+  let last: UIMessage | undefined;
+  for await (const snap of readUIMessageStream({ stream })) last = snap;
+  if (!last) throw new Error("no message assembled");
+  return last;
+}
+
+it("does not post an approval answered elsewhere that the stream told while the step's siblings ran", async () => {
+  const messages = [await pausedAfterAnswerElsewhere("t-elsewhere", false)];
+  // Every approval of the step reads as answered: the AI SDK's test alone would post it (and get 409 late_result).
+  expect(approvalsAnswered({ messages })).toBe(true);
+  expect(approvalSender().shouldSend({ messages })).toBe(false);
+});
+
+it("posts the page's own answer once it gives one, beside an approval answered elsewhere", async () => {
+  const paused = await pausedAfterAnswerElsewhere("t-own", true);
+  const sender = approvalSender();
+  expect(sender.shouldSend({ messages: [paused] })).toBe(false);
+  // What the page's Approve does: addToolApprovalResponse on cb's part, and the sender told the answer is its own.
+  sender.gave("ap_t-own_b");
+  const answered: UIMessage = {
+    ...paused,
+    parts: paused.parts.map((p) =>
+      p.type === "dynamic-tool" && p.state === "approval-requested"
+        ? { ...p, state: "approval-responded", approval: { ...p.approval, approved: true } }
+        : p,
+    ),
+  };
+  expect(sender.shouldSend({ messages: [answered] })).toBe(true);
 });
