@@ -500,8 +500,8 @@ function Connect() {
     <main>
       <h1>Switchboard</h1>
       <p>
-        Open the link <code>npm start</code> prints, or enter a session id and a session token (minted with{" "}
-        <code>POST /v1/sessions/&#123;id&#125;/tokens</code>; never paste an API key into a browser).
+        Open a session link (locally, the one <code>npm start</code> prints), or enter a session id and a session token
+        (minted with <code>POST /v1/sessions/&#123;id&#125;/tokens</code>; never paste an API key into a browser).
       </p>
       <form className="connect" onSubmit={go}>
         <input

@@ -469,7 +469,7 @@ export function withClosedCalls(entries: Entry[], closed: ReadonlyMap<string, To
   return entries.map((e) => ({ ...e, blocks: e.blocks.map(shut) }));
 }
 
-/** Live useChat messages → transcript. */ /** Live useChat messages → transcript. */
+/** Live useChat messages → transcript. */
 export function fromUiMessages(messages: UIMessage[]): Entry[] {
   return messages.map((m) => {
     const blocks: Block[] = [];
