@@ -1,4 +1,9 @@
-/** OpenAI Responses API stream events → canonical events (the parser of the `openai-responses` adapter). */
+/**
+ * OpenAI Responses API stream events → canonical events (the parser of the `openai-responses` adapter). Throws
+ * ProviderFailure on a malformed event, an event out of order (a second response.created, an item or end event
+ * before it, an output_item.added at an output_index already used, a second output_item.done for one item, a delta
+ * for an item that is not open), a stream error event (classified by stream-error.ts), or EOF before the end.
+ */
 import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asArr, asNum, asObj, asStr, badResponse, type Obj, parseEventData, parseToolInput } from "./json";
@@ -11,6 +16,17 @@ import { ProviderFailure } from "./types";
 type Item =
   | { kind: "text"; index: number; text: string; opened: boolean }
   | { kind: "call"; index: number; id: string; name: string; args: string };
+
+/** The events that belong to a response: before its response.created they are out of order. */
+const RESPONSE_EVENTS = new Set([
+  "response.output_item.added",
+  "response.output_text.delta",
+  "response.refusal.delta",
+  "response.function_call_arguments.delta",
+  "response.output_item.done",
+  "response.completed",
+  "response.incomplete",
+]);
 
 /**
  * Responses API events → canonical events. Output items are the blocks: a
@@ -26,6 +42,10 @@ type Item =
 export class ResponsesStreamParser implements WireParser {
   #started = false;
   readonly #items = new Map<number, Item>();
+  /** Output indexes of items added or done (any type): an output_item.added at one of them is out of order. */
+  readonly #used = new Set<number>();
+  /** Output indexes of items done: a second output_item.done at one of them would close (and run) a call again. */
+  readonly #closed = new Set<number>();
   #nextIndex = 0;
   #validCalls = 0;
   done = false;
@@ -36,12 +56,17 @@ export class ResponsesStreamParser implements WireParser {
     const type = asStr(event.type) ?? message.event;
     const events: StreamEvent[] = [];
     const response = asObj(event.response);
-    if (!this.#started && response) {
-      this.#started = true;
-      events.push({ type: "message_start", id: asStr(response.id) ?? "", model: asStr(response.model) ?? "" });
+    if (type !== undefined && RESPONSE_EVENTS.has(type) && !this.#started) {
+      throw badResponse(`${type} before response.created`);
     }
     const at = asNum(event.output_index);
     switch (type) {
+      case "response.created":
+        // A proxy splicing a retried attempt onto a cut one starts a second response: its calls would run twice.
+        if (this.#started) throw badResponse("a second response.created in one stream");
+        this.#started = true;
+        events.push({ type: "message_start", id: asStr(response?.id) ?? "", model: asStr(response?.model) ?? "" });
+        break;
       case "response.output_item.added":
         this.#onAdded(at, asObj(event.item), events);
         break;
@@ -88,6 +113,13 @@ export class ResponsesStreamParser implements WireParser {
 
   #onAdded(at: number | undefined, item: Obj | undefined, events: StreamEvent[]): void {
     if (at === undefined || !item) throw badResponse("response.output_item.added without output_index or item");
+    if (this.#used.has(at)) throw badResponse(`response.output_item.added at output_index ${at}, already used`);
+    this.#used.add(at);
+    this.#open(at, item, events);
+  }
+
+  /** Opens the item at `at`: a message waits for its first delta, a function_call starts its block. */
+  #open(at: number, item: Obj, events: StreamEvent[]): void {
     const type = asStr(item.type);
     if (type === "message") {
       this.#items.set(at, { kind: "text", index: -1, text: "", opened: false });
@@ -124,6 +156,14 @@ export class ResponsesStreamParser implements WireParser {
 
   #onDone(at: number | undefined, wire: Obj | undefined, events: StreamEvent[]): void {
     if (at === undefined || !wire) throw badResponse("response.output_item.done without output_index or item");
+    if (this.#closed.has(at)) throw badResponse(`response.output_item.done for output_index ${at}, already done`);
+    this.#closed.add(at);
+    this.#used.add(at);
+    this.#close(at, wire, events);
+  }
+
+  /** Closes the item at `at` with its done item `wire` (opening it first when it came only as its done item). */
+  #close(at: number, wire: Obj, events: StreamEvent[]): void {
     if (asStr(wire.type) === "compaction") {
       const encrypted = asStr(wire.encrypted_content);
       if (!encrypted) throw badResponse("compaction item without encrypted_content");
@@ -149,8 +189,8 @@ export class ResponsesStreamParser implements WireParser {
     }
     if (!item && asStr(wire.type) === "function_call") {
       // Some proxies send a call only as its done item, too: opened and closed here.
-      this.#onAdded(at, wire, events);
-      this.#onDone(at, wire, events);
+      this.#open(at, wire, events);
+      this.#close(at, wire, events);
       return;
     }
     if (!item) return;

@@ -2,7 +2,8 @@
  * The stream parser for OpenAI-compatible Chat Completions (`OpenAIStreamParser`, used by openai.ts): turns
  * SSE chunks into canonical stream events, maps finish_reason to a stop reason and reads usage. Throws a
  * retryable ProviderFailure on an error chunk (classified by stream-error.ts: context_overflow when it says the
- * request is too long), a malformed chunk or a stream that ends without finish_reason.
+ * request is too long), a malformed chunk, a chunk out of order (a call continued after a later one started,
+ * content or a tool_calls delta after finish_reason) or a stream that ends without finish_reason.
  */
 import { newId } from "../crypto/new-id";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
@@ -74,15 +75,23 @@ export class OpenAIStreamParser implements WireParser {
 
   #onChoice(choice: Obj, events: StreamEvent[]): void {
     const delta = asObj(choice.delta);
-    if (delta && this.#finish === undefined) {
+    if (delta) {
       // DeepSeek/Kimi/Qwen call it reasoning_content; vLLM and some proxies call it reasoning.
       const reasoning = asStr(delta.reasoning_content) ?? asStr(delta.reasoning);
-      if (reasoning) this.#appendContent("thinking", reasoning, events);
       const text = asStr(delta.content) || asStr(delta.refusal);
-      if (text) this.#appendContent("text", text, events);
-      for (const item of asArr(delta.tool_calls) ?? []) {
-        const call = asObj(item);
-        if (call) this.#onToolCallDelta(call, events);
+      const calls = asArr(delta.tool_calls) ?? [];
+      if (this.#finish !== undefined) {
+        // The answer was complete at finish_reason (only a usage chunk, with no choices, may follow): output after
+        // it would be dropped unseen, or be a second answer spliced on.
+        if (reasoning || text || calls.length > 0)
+          throw badResponse("a content or tool_calls delta after finish_reason");
+      } else {
+        if (reasoning) this.#appendContent("thinking", reasoning, events);
+        if (text) this.#appendContent("text", text, events);
+        for (const item of calls) {
+          const call = asObj(item);
+          if (call) this.#onToolCallDelta(call, events);
+        }
       }
     }
     const reason = asStr(choice.finish_reason);

@@ -1,5 +1,5 @@
 // The Responses adapter's stream parsing (src/providers/openai-responses.ts): a fixture replayed, cut and incomplete
-// responses, items sent only as output_item.done, and error events classified.
+// responses, items sent only as output_item.done, events out of order refused, and error events classified.
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../src/model/stream";
 import { openaiResponses } from "../../../src/providers/openai-responses";
@@ -180,6 +180,71 @@ describe("openai-responses adapter: stream parsing", () => {
     const { events } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
     expect(events).toContainEqual(expect.objectContaining({ type: "block_invalid", id: "call_1", raw: "[1]" }));
     expect(events[events.length - 1]).toEqual({ type: "message_stop", stop_reason: "end_turn" });
+  });
+
+  describe("events out of order are refused before a call is repeated", () => {
+    const call = (id: string) => ({ ...fcItem, id: `fc_${id}`, call_id: id, arguments: '{"q":1}' });
+    const toolUses = (events: StreamEvent[]) =>
+      events.flatMap((e) => (e.type === "block_stop" && e.part.type === "tool_use" ? [e.part.id] : []));
+    const completed = { type: "response.completed", response: { id: "resp_1" } };
+
+    it("a second response.created (a proxy splicing a retried attempt on) is provider_bad_response", async () => {
+      const bytes = typedEvents([
+        created,
+        { type: "response.output_item.added", output_index: 0, item: { ...call("call_a"), arguments: "" } },
+        { type: "response.function_call_arguments.delta", output_index: 0, delta: '{"q":1}' },
+        { type: "response.output_item.done", output_index: 0, item: call("call_a") },
+        created,
+        { type: "response.output_item.added", output_index: 0, item: { ...call("call_b"), arguments: "" } },
+        { type: "response.function_call_arguments.delta", output_index: 0, delta: '{"q":1}' },
+        { type: "response.output_item.done", output_index: 0, item: call("call_b") },
+        completed,
+      ]);
+      const { events, failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+      expect(failure?.error).toMatchObject({ code: "provider_bad_response", retryable: true });
+      expect(toolUses(events)).toEqual(["call_a"]);
+      expect(events.filter((e) => e.type === "message_start")).toHaveLength(1);
+    });
+
+    it("a second output_item.done for one item is provider_bad_response, the call closed once", async () => {
+      const bytes = typedEvents([
+        created,
+        { type: "response.output_item.added", output_index: 0, item: { ...call("call_a"), arguments: "" } },
+        { type: "response.output_item.done", output_index: 0, item: call("call_a") },
+        { type: "response.output_item.done", output_index: 0, item: call("call_a") },
+        completed,
+      ]);
+      const { events, failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+      expect(failure?.error.code).toBe("provider_bad_response");
+      expect(toolUses(events)).toEqual(["call_a"]);
+    });
+
+    it("an output_item.added at an output_index in use is provider_bad_response, the open call's block not replaced", async () => {
+      const bytes = typedEvents([
+        created,
+        { type: "response.output_item.added", output_index: 0, item: { ...call("call_a"), arguments: "" } },
+        { type: "response.output_item.added", output_index: 0, item: { ...call("call_b"), arguments: "" } },
+        { type: "response.output_item.done", output_index: 0, item: call("call_b") },
+        completed,
+      ]);
+      const { events, failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+      expect(failure?.error.code).toBe("provider_bad_response");
+      expect(events.filter((e) => e.type === "block_start")).toEqual([
+        { type: "block_start", index: 0, kind: "tool_use", id: "call_a", name: "lookup" },
+      ]);
+    });
+
+    it("an item event before response.created is provider_bad_response, with no block started", async () => {
+      const bytes = typedEvents([
+        { type: "response.output_item.added", output_index: 0, item: { ...call("call_a"), arguments: "" } },
+        created,
+        { type: "response.output_item.done", output_index: 0, item: call("call_a") },
+        completed,
+      ]);
+      const { events, failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+      expect(failure?.error.code).toBe("provider_bad_response");
+      expect(events).toEqual([]);
+    });
   });
 
   it("a context_length_exceeded error event is a context_overflow", async () => {

@@ -1,5 +1,5 @@
 // The Chat Completions adapter's stream parsing (src/providers/openai.ts): fixtures replayed, blocks built from deltas,
-// calls cut off by finish_reason, and streams that end with or without [DONE].
+// calls cut off by finish_reason, output after finish_reason refused, and streams that end with or without [DONE].
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../src/model/stream";
 import { openai } from "../../../src/providers/openai";
@@ -251,6 +251,45 @@ describe("openai adapter: synthesized blocks", () => {
     expect(withCall.events.at(-1)).toEqual({ type: "message_stop", stop_reason: "tool_use" });
     const filtered = await runChunks([chunk({ content: "x" }), chunk({}, "content_filter")]);
     expect(filtered.events.at(-1)).toEqual({ type: "message_stop", stop_reason: "refusal" });
+  });
+
+  it("content after finish_reason is provider_bad_response, not dropped", async () => {
+    const { events, failure } = await runChunks([
+      chunk({ content: "Hi" }),
+      chunk({}, "stop"),
+      chunk({ content: " there" }),
+      "[DONE]",
+    ]);
+    expect(failure?.error).toMatchObject({ code: "provider_bad_response", retryable: true });
+    expect(events.some((e) => e.type === "message_stop")).toBe(false);
+  });
+
+  it("a tool_calls delta after finish_reason is provider_bad_response, the call never started", async () => {
+    const { events, failure } = await runChunks([
+      chunk({ tool_calls: [{ index: 0, id: "call_a", function: { name: "f", arguments: '{"q":1}' } }] }),
+      chunk({}, "tool_calls"),
+      chunk({ tool_calls: [{ index: 1, id: "call_b", function: { name: "f", arguments: '{"q":1}' } }] }),
+      "[DONE]",
+    ]);
+    expect(failure?.error.code).toBe("provider_bad_response");
+    expect(events.filter((e) => e.type === "block_start")).toEqual([
+      { type: "block_start", index: 0, kind: "tool_use", id: "call_a", name: "f" },
+    ]);
+    expect(events.some((e) => e.type === "message_stop")).toBe(false);
+  });
+
+  it("a usage chunk with no choices after finish_reason (stream_options include_usage) is accepted", async () => {
+    const { events, failure } = await runChunks([
+      chunk({ content: "Hi" }),
+      chunk({}, "stop"),
+      { id: "c1", choices: [], usage: { prompt_tokens: 3, completion_tokens: 1 } },
+      "[DONE]",
+    ]);
+    expect(failure).toBeUndefined();
+    expect(events.slice(-2)).toEqual<StreamEvent[]>([
+      { type: "usage", usage: { input_tokens: 3, output_tokens: 1 } },
+      { type: "message_stop", stop_reason: "end_turn" },
+    ]);
   });
 
   it("a chunk with an error object is provider_stream_error", async () => {
