@@ -62,15 +62,19 @@ export async function markRunAccepted(db: D1Database, id: string, at: string): P
   await db.prepare("UPDATE runs SET accepted_at = ? WHERE id = ? AND accepted_at IS NULL").bind(at, id).run();
 }
 
-/** Records created before `cutoff`, after the (created_at, id) cursor, oldest first, at most `limit`. */
+/**
+ * Records created before `cutoff`, after the (created_at, id) cursor, oldest first, at most `limit`. The row-value
+ * comparison and the order are those of the index runs_created_id (migration 0009): a batch reads its own rows,
+ * not every record between the cursor and the cutoff.
+ */
 export async function runsCreatedBefore(db: D1, cutoff: string, after: RunCursor, limit: number): Promise<RunRef[]> {
   const { results } = await db
     .prepare(
       `SELECT id, tenant, session_id, created_at FROM runs
-       WHERE created_at < ? AND (created_at > ? OR (created_at = ? AND id > ?))
+       WHERE created_at < ? AND (created_at, id) > (?, ?)
        ORDER BY created_at, id LIMIT ?`,
     )
-    .bind(cutoff, after.at, after.at, after.id, limit)
+    .bind(cutoff, after.at, after.id, limit)
     .all<RunRef>();
   return results;
 }

@@ -7,14 +7,28 @@
 import { createScheduledController, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { setRetentionCursor } from "../../src/d1/runs";
+import { deleteExpiredGuards } from "../../src/d1/sessions";
 import worker from "../../src/index";
 import { MAX_EVENTS } from "../../src/observability/events";
 import { D1_BATCH, sweepD1, walkIdleSessions } from "../../src/retention/cron";
 import type { Session } from "../../src/session/session";
 import { SWEEP_BATCH, SWEEP_STATEMENTS } from "../../src/session/sweep";
+import { readCounting } from "./d1-reads";
 import { api, apiJson, type Setup, script, setup, sseFrames, uid } from "./helpers";
 
 const OLD = "2020-01-01T00:00:00.000Z";
+
+/**
+ * A run's D1 record as an API-key run without an idempotency key leaves it, accepted when created: its request is
+ * stored (a replay guard's is emptied to '{}', and the cron removes those once 10 minutes old).
+ */
+function runRecord(id: string, tenant: string, agent: string, session: string, createdAt: string) {
+  return env.DB.prepare(
+    `INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at)
+     VALUES (?, ?, ?, ?, 'h', 'key', '{"input":[]}', ?, ?)`,
+  ).bind(id, tenant, agent, session, createdAt, createdAt);
+}
 
 /** The tenant the session's index row names. */
 async function tenantOf(s: Setup): Promise<string> {
@@ -445,11 +459,7 @@ describe("idle sessions (SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS=400 in this sui
     await script(s.model, [{ reply: { text: "one" } }]);
     await turn(s, "a");
     const tenant = await tenantOf(s);
-    await env.DB.prepare(
-      "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at) VALUES (?, ?, ?, ?, 'h', 'key', '{}', ?)",
-    )
-      .bind(uid("run"), tenant, s.agent, s.session, OLD)
-      .run();
+    await runRecord(uid("run"), tenant, s.agent, s.session, OLD).run();
     await ageEverything(s);
     await sweep(s);
     expect(
@@ -603,12 +613,7 @@ describe("idle expiry turned on later: the cron's walk over the session index", 
 
 describe("D1 retention", () => {
   async function record(s: Setup, id: string, createdAt: string): Promise<string> {
-    const tenant = await tenantOf(s);
-    await env.DB.prepare(
-      "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, 'h', 'key', '{}', ?, ?)",
-    )
-      .bind(id, tenant, s.agent, s.session, createdAt, createdAt)
-      .run();
+    await runRecord(id, await tenantOf(s), s.agent, s.session, createdAt).run();
     return id;
   }
 
@@ -654,13 +659,7 @@ describe("D1 retention", () => {
     const tenant = await tenantOf(s);
     // Ten batches of the oldest records, all still queued in their session (behind an approval, say).
     const open = Array.from({ length: D1_BATCH * 10 }, (_, i) => `${uid("run_q")}_${i}`);
-    await env.DB.batch(
-      open.map((id) =>
-        env.DB.prepare(
-          "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, 'h', 'key', '{}', ?, ?)",
-        ).bind(id, tenant, s.agent, s.session, OLD, OLD),
-      ),
-    );
+    await env.DB.batch(open.map((id) => runRecord(id, tenant, s.agent, s.session, OLD)));
     await runInDurableObject(await object(s), (_i, state) => {
       state.storage.transactionSync(() => {
         for (const id of open) {
@@ -696,18 +695,59 @@ describe("D1 retention", () => {
     const tenant = await tenantOf(s);
     // More than ten batches of ended records (their session no longer holds them), behind any left by other tests.
     const ids = Array.from({ length: D1_BATCH * 11 + 1 }, (_, i) => `${uid("run_old")}_${i}`);
-    await env.DB.batch(
-      ids.map((id) =>
-        env.DB.prepare(
-          "INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at) VALUES (?, ?, ?, ?, 'h', 'key', '{}', ?, ?)",
-        ).bind(id, tenant, s.agent, s.session, OLD, OLD),
-      ),
-    );
+    await env.DB.batch(ids.map((id) => runRecord(id, tenant, s.agent, s.session, OLD)));
     await cron();
     const left = await env.DB.prepare("SELECT count(*) AS n FROM runs WHERE session_id = ?")
       .bind(s.session)
       .first<{ n: number }>();
     expect(left?.n).toBe(0);
+  });
+
+  /** `n` old records of a session that was never created (nothing holds them open), ids `${prefix}_00001`…. */
+  async function backlog(prefix: string, n: number): Promise<void> {
+    await env.DB.prepare(
+      `WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?)
+       INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at)
+       SELECT ? || '_' || printf('%05d', i), ?, 'agent', 'ses_never', 'h', 'key', '{"input":[]}', ?, ? FROM k`,
+    )
+      .bind(n, prefix, uid("t"), OLD, OLD)
+      .run();
+  }
+
+  /** How many records' ids start with `prefix`. */
+  async function left(prefix: string): Promise<number> {
+    const row = await env.DB.prepare("SELECT count(*) AS n FROM runs WHERE id LIKE ? || '_%'")
+      .bind(prefix)
+      .first<{ n: number }>();
+    return row?.n ?? 0;
+  }
+
+  it("a pass over a backlog of old records reads each about once, not the rest of the backlog for every batch", async () => {
+    const prefix = uid("run_backlog");
+    const n = D1_BATCH * 40;
+    await backlog(prefix, n);
+    // From the oldest record, whatever the other tests of this file left the cursor at.
+    await setRetentionCursor(env.DB, { at: "", id: "" });
+    const db = readCounting(env.DB, (query) => query.trimStart().startsWith("SELECT"));
+    await sweepD1({ ...env, DB: db.db }, Date.now());
+    expect(await left(prefix)).toBe(0);
+    // Records left old by the other tests of this file are read too: a few, well inside the tenth.
+    expect(db.rowsRead()).toBeLessThanOrEqual(n * 1.1);
+  });
+
+  it("the removal of expired replay guards reads only guards, not every record", async () => {
+    const prefix = uid("run_plain");
+    await backlog(prefix, D1_BATCH * 40);
+    try {
+      // Guards of other tests that are already past their window go first; then there is none to read.
+      await deleteExpiredGuards(env.DB, Date.now(), 500);
+      const db = readCounting(env.DB, () => true);
+      expect(await deleteExpiredGuards(db.db, Date.now(), 500)).toBe(0);
+      // D1 counts a row or two for looking into the empty index; every record would be 2,000 and more.
+      expect(db.rowsRead()).toBeLessThan(10);
+    } finally {
+      await env.DB.prepare("DELETE FROM runs WHERE id LIKE ? || '_%'").bind(prefix).run();
+    }
   });
 
   /** A webhook run's record (with its webhook-id) created now, kept emptied by its session's deletion. */
