@@ -6,6 +6,7 @@
  */
 import { TOLERANCE_S } from "../runs/signature";
 import type { D1 } from "./db";
+import type { RunRecord } from "./runs";
 
 interface SessionIndexRow {
   tenant: string;
@@ -49,17 +50,20 @@ const REPLAY_GUARD_MS = 2 * TOLERANCE_S * 1000;
  * The run records a session's deletion keeps: recent runs with an idempotency key (REPLAY_GUARD_MS), accepted or
  * not. A run the session queued may lack its accepted_at (the worker failed or was cancelled before writing it);
  * without its record a replay would win a new one, created after the deletion, and run the input again. A kept
- * record never accepted is handed to the session anew, which refuses it as admitted before the deletion.
+ * record, accepted or not, is never handed to a session again (handToSession answers 404): its request is gone, and
+ * the id may have been created again since.
  */
 const KEPT_RUN = "idempotency_key IS NOT NULL AND created_at >= ?";
 
 /**
  * Deletes a session's D1 rows: its index row and its run records, in one batch; true when an index row was there.
  * Used by `DELETE /v1/sessions/{id}` and by a session that expires itself. For REPLAY_GUARD_MS a run's record
- * with a webhook-id / Idempotency-Key is kept, its request emptied: that record is what recognises a
- * repeat, and without it a signed webhook replayed after the delete would run a second time. Such a repeat finds
- * its run and is answered 404 (the run's session was deleted) with nothing run; the retention cron removes the
- * record once REPLAY_GUARD_MS has passed (deleteExpiredGuards).
+ * with a webhook-id / Idempotency-Key is kept, its request emptied (a replay guard, `isReplayGuard`): that record
+ * is what recognises a repeat, and without it a signed webhook replayed after the delete would run a second time.
+ * Such a repeat finds its run and is answered 404 (the run's session was deleted) with nothing run, also when the
+ * id has been created again since; the retention cron removes the record once REPLAY_GUARD_MS has passed
+ * (deleteExpiredGuards). The request `{}` is written literally here and in deleteExpiredGuards: the partial index
+ * runs_guards (migration 0009) is read only by a query that repeats its predicate.
  */
 export async function deleteSessionIndex(db: D1Database, tenant: string, id: string): Promise<boolean> {
   const since = new Date(Date.now() - REPLAY_GUARD_MS).toISOString();
@@ -73,18 +77,21 @@ export async function deleteSessionIndex(db: D1Database, tenant: string, id: str
   return (sessions?.meta.changes ?? 0) > 0;
 }
 
+/** True for a record deleteSessionIndex kept as a replay guard: its session was deleted, its request emptied. */
+export function isReplayGuard(record: RunRecord): boolean {
+  return record.request === "{}";
+}
+
 /**
- * Deletes at most `limit` of the records deleteSessionIndex kept (request emptied, no index row) whose REPLAY_GUARD_MS
- * has passed by `now`: no replay can be accepted any more. Called by the retention cron whatever the runs
- * retention (30 days, or 0: forever); returns how many it deleted.
+ * Deletes at most `limit` of the records deleteSessionIndex kept (request emptied) whose REPLAY_GUARD_MS has passed
+ * by `now`: no replay can be accepted any more, and a repeat is a new run. Whether the session's id has been
+ * created again since does not matter: the guard belongs to the deleted session. Called by the retention cron
+ * whatever the runs retention (30 days, or 0: forever); returns how many it deleted. Reads only the guards
+ * (the partial index runs_guards), not every record.
  */
 export async function deleteExpiredGuards(db: D1Database, now: number, limit: number): Promise<number> {
   const res = await db
-    .prepare(
-      `DELETE FROM runs WHERE id IN (SELECT id FROM runs WHERE request = '{}' AND created_at < ?
-         AND NOT EXISTS (SELECT 1 FROM sessions WHERE sessions.tenant = runs.tenant AND sessions.id = runs.session_id)
-         LIMIT ?)`,
-    )
+    .prepare(`DELETE FROM runs WHERE id IN (SELECT id FROM runs WHERE request = '{}' AND created_at < ? LIMIT ?)`)
     .bind(new Date(now - REPLAY_GUARD_MS).toISOString(), limit)
     .run();
   return res.meta.changes ?? 0;

@@ -6,7 +6,7 @@
 import type { AgentRead } from "../agents/types";
 import { newId } from "../crypto/new-id";
 import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
-import { deleteSessionRow, insertSession, sessionAgent, updateSessionRow } from "../d1/sessions";
+import { deleteSessionRow, insertSession, isReplayGuard, sessionAgent, updateSessionRow } from "../d1/sessions";
 import { ApiError, apiError } from "../http/errors";
 import type { WorkerEnv } from "../http/types";
 import type { JsonObject } from "../model/json";
@@ -99,6 +99,8 @@ export async function admitRun(env: WorkerEnv, a: Admission): Promise<{ run: Run
 
 /** `GET /v1/runs/{id}`'s answer for a run its session once held but no longer does. */
 const RUN_EXPIRED = "the run's record has expired from its session";
+/** The answer for a run whose session was deleted after it was admitted. */
+const SESSION_DELETED = "the run's session was deleted";
 
 /**
  * Writes the session's index row (first use creates the session) and queues the run in it. Idempotent.
@@ -106,12 +108,15 @@ const RUN_EXPIRED = "the run's record has expired from its session";
  * A run its session already accepted is never queued again: the session's retention (or its RUNS_KEPT cap)
  * may have removed its row while the D1 record lives on, and queuing it anew would run the input (and deliver
  * its callback) twice. Its view is read instead (`GET /v1/runs/{id}` reads every run through here), and a swept
- * one answers 404.
+ * one answers 404. A replay guard (the record a session's deletion kept, its request emptied) answers 404 as well,
+ * accepted or not, and reaches no session: the id may have been created again since, and the deleted session's
+ * run must not be read from, or queued into, the new one.
  */
 export async function handToSession(env: WorkerEnv, record: RunRecord, agentRead?: AgentRead): Promise<RunView> {
+  if (isReplayGuard(record)) throw new ApiError(404, "not_found", SESSION_DELETED);
   if (record.accepted_at) {
     const held = await runsStub(env, record.tenant, record.session_id).runView(record.id);
-    if (!held.ok) throw new ApiError(404, "not_found", "the run's session was deleted");
+    if (!held.ok) throw new ApiError(404, "not_found", SESSION_DELETED);
     if (!held.run) throw new ApiError(404, "not_found", RUN_EXPIRED);
     return held.run;
   }

@@ -1,10 +1,11 @@
 // Runs (POST /v1/agents/{agent}/runs): webhook signatures, idempotency by webhook-id, a run's lifecycle and
 // callbacks, bearer-authenticated runs, and the cap on queued runs.
-import { runInDurableObject } from "cloudflare:test";
+import { createScheduledController, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/http/auth";
 import { OPENAPI } from "../../src/http/openapi";
+import worker from "../../src/index";
 import { MAX_QUEUED_RUNS } from "../../src/session/runs/types";
 import type { Session } from "../../src/session/session";
 import { STRUCTURED_RESULT_BUDGET_BYTES } from "../../src/storage/limits";
@@ -189,6 +190,62 @@ describe("idempotency by webhook-id", () => {
     expect((await mockRequests(s.model)).length).toBe(1);
     const sessions = await apiJson<{ sessions: unknown[] }>("/v1/sessions", { key: s.key });
     expect(sessions.body.sessions).toEqual([]);
+  });
+
+  it("answers a replay 404 after its session was deleted and created again, never queuing the emptied record into it", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "once" } }, { reply: { text: "twice" } }]);
+    const id = uid("msg");
+    const body = { input: "hi", session_id: uid("ses") };
+    const first = await accepted(await signedRun(s, body, { id }));
+    await waitRun(s, first.run_id, ended);
+    // The session queued the run but the worker never recorded it (markRunAccepted failed, or it was cancelled).
+    await env.DB.prepare("UPDATE runs SET accepted_at = NULL WHERE id = ?").bind(first.run_id).run();
+    expect((await api(`/v1/sessions/${body.session_id}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    const again = await apiJson("/v1/sessions", {
+      method: "POST",
+      key: s.key,
+      json: { agent: s.agent, id: body.session_id },
+    });
+    expect(again.status).toBe(201);
+    const replay = await signedRun(s, body, { id });
+    expect(replay.status).toBe(404);
+    expect(((await replay.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    const held = await runInDurableObject(runStub(s, body.session_id), (_i, state) =>
+      state.storage.sql.exec("SELECT count(*) AS n FROM runs").one(),
+    );
+    expect(held.n).toBe(0);
+    expect((await mockRequests(s.model)).length).toBe(1);
+  });
+
+  it("runs a repeat as a new run once the guard's 10 minutes have passed, also when the session id was created again", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "once" } }, { reply: { text: "again" } }]);
+    const session_id = uid("ses");
+    const run = () =>
+      api(`/v1/agents/${s.agent}/runs`, {
+        method: "POST",
+        key: s.key,
+        headers: { "idempotency-key": "nightly" },
+        json: { input: "report", session_id },
+      });
+    const first = await accepted(await run());
+    await waitRun(s, first.run_id, ended);
+    expect((await api(`/v1/sessions/${session_id}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    const again = await apiJson("/v1/sessions", {
+      method: "POST",
+      key: s.key,
+      json: { agent: s.agent, id: session_id },
+    });
+    expect(again.status).toBe(201);
+    // The hourly cron, eleven minutes on: no replay of the deleted session's run can be accepted any more.
+    await worker.scheduled(
+      createScheduledController({ scheduledTime: Date.now() + 11 * 60_000, cron: "23 * * * *" }),
+      env,
+    );
+    const repeat = await accepted(await run());
+    expect(repeat.run_id).not.toBe(first.run_id);
+    expect((await waitRun(s, repeat.run_id, ended)).result?.output).toBe("again");
   });
 
   it("deletes with its session a run record older than a replay could be", async () => {
