@@ -68,6 +68,8 @@ export class Session extends DurableObject<Env> {
   /** Debug counters (SWITCHBOARD_DEBUG_CHECKS or a D1 delay), else null. */
   #probe: Probe | null;
   #record: SessionRecord;
+  /** The DELETE under way (`destroy`), if any: a create or a run waits for it to end (`#afterDelete`). */
+  #deletion: Promise<Result<{ deleted: true }>> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -186,6 +188,9 @@ export class Session extends DurableObject<Env> {
    * then the stored one, which stays as it was.
    */
   async init(info: SessionInfo, agent?: AgentRead): Promise<Result<{ created: boolean; info: SessionInfo }>> {
+    // A create during a DELETE comes after it: the worker's index row, just written, must not be one the DELETE
+    // already removed while the object it names is about to be wiped.
+    await this.#afterDelete();
     this.#record.ready();
     const existing = this.#record.info();
     if (existing) return { ok: true, created: false, info: existing };
@@ -378,31 +383,57 @@ export class Session extends DurableObject<Env> {
   }
 
   /**
-   * DELETE: the session's D1 rows (index row and run records), then its storage and the tombstone, with no other
-   * event let in between, as `#expire` does. D1 goes first: a webhook run admitted once the rows are gone finds no
-   * index row, so it either arrives after the wipe with a later `created_at` and creates the session anew, with
-   * its own index row, or (admitted before) is refused by the tombstone. `tenant` and `id` are the worker's: an
+   * DELETE: the session's D1 rows (index row and run records) first, then the running turn is cancelled, then its
+   * storage is wiped and the tombstone written, as `#expire` does. If D1 cannot be reached nothing is deleted, a
+   * running turn goes on, and the error is thrown (the client retries the DELETE). D1 goes first also so that a
+   * webhook run admitted once the rows are gone finds no index row: it either arrives after the wipe with a later
+   * `created_at` and creates the session anew, with its own index row, or (admitted before) is refused by the
+   * tombstone. A create or a run that reaches the object while the DELETE is under way waits for it to end
+   * (`#afterDelete`), so none is let in between the D1 rows and the wipe. `tenant` and `id` are the worker's: an
    * object that holds nothing may still have an index row (a half-done create or DELETE), which goes too.
-   * If D1 cannot be reached nothing is deleted and the error is thrown (the client retries the DELETE).
    */
   async destroy(tenant: string, id: string): Promise<Result<{ deleted: true }>> {
+    // One DELETE at a time: the check and the start below have no await between them.
+    while (this.#deletion) await this.#deletion.catch(() => {});
+    const deletion = this.#destroy(tenant, id);
+    this.#deletion = deletion;
+    try {
+      return await deletion;
+    } finally {
+      if (this.#deletion === deletion) this.#deletion = null;
+    }
+  }
+
+  /** Resolves once no DELETE is under way (whatever its outcome). */
+  async #afterDelete(): Promise<void> {
+    while (this.#deletion) await this.#deletion.catch(() => {});
+  }
+
+  async #destroy(tenant: string, id: string): Promise<Result<{ deleted: true }>> {
     // Work in flight (a message waiting on an MCP listing, a run waiting on D1) sees the generation change
     // after its await and writes nothing; until the wipe is done, nothing new is admitted either. No #ready():
     // DELETE works even when the object's state could not be loaded.
     this.#engine.beginDelete();
     try {
+      // A throw inside blockConcurrencyWhile would reset the object: the outcome is carried out of it instead.
+      const index = await this.ctx.blockConcurrencyWhile(async () => {
+        try {
+          return { indexed: await deleteSessionIndex(this.env.DB, tenant, id) };
+        } catch (error) {
+          return { error };
+        }
+      });
+      if ("error" in index) throw index.error;
       const runner = this.#engine.running;
       if (runner) {
         runner.cancel("the session was deleted");
         await this.#engine.waitFor(runner.turnId);
       }
-      // A throw inside blockConcurrencyWhile would reset the object: the outcome is carried out of it instead.
       const outcome = await this.ctx.blockConcurrencyWhile(async () => {
         try {
           const held = this.#record.broken || this.#record.info() !== null;
-          const indexed = await deleteSessionIndex(this.env.DB, tenant, id);
           // An object that never held a session, and has no index row, stays without storage.
-          if (!held && !indexed) return { found: false };
+          if (!held && !index.indexed) return { found: false };
           // The object may be addressed again; it must come back as a fresh, empty session.
           await this.#wipe();
           await this.#record.tombstone();
@@ -470,6 +501,9 @@ export class Session extends DurableObject<Env> {
     spec: RunSpec,
     agent?: AgentRead,
   ): Promise<Result<{ run: RunView }> | (Failure & { held: SessionInfo })> {
+    // As `init`: a run handed over during a DELETE comes after it (and is refused by the tombstone if admitted
+    // before it, or queued as before if the DELETE failed).
+    await this.#afterDelete();
     this.#record.ready();
     const current = this.#record.info();
     if (!current) {

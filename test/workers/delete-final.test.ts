@@ -1,11 +1,24 @@
 // DELETE is final: a message or a queued run that was waiting on network I/O (here an MCP server that is
-// slow to list its tools) when the session was deleted writes nothing into the wiped object afterwards.
+// slow to list its tools) when the session was deleted writes nothing into the wiped object afterwards. A DELETE
+// that cannot reach D1 removes nothing, and stops nothing either.
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { handToSession } from "../../src/runs/admission";
 import type { Session } from "../../src/session/session";
-import { api, apiJson, mockRequests, queueRun, script, uid } from "./helpers";
+import {
+  api,
+  apiJson,
+  mockRequests,
+  patch,
+  queueRun,
+  restorePatches,
+  script,
+  send,
+  sessionStub,
+  setup,
+  uid,
+} from "./helpers";
 import { runSetup, runStub } from "./runs-helpers";
 
 type Stub = ReturnType<typeof runStub>;
@@ -30,7 +43,7 @@ async function rowsLeft(stub: Stub): Promise<Record<string, number>> {
   });
 }
 
-/** Resolves once the slow MCP endpoint has received its first request (or, with `answered`, replied to it). */
+/** Resolves once the slow endpoint (an MCP listing, an http tool) has received its first request (or, with `answered`, replied to it). */
 async function listing(tag: string, answered = false): Promise<void> {
   for (let i = 0; i < 500; i++) {
     const stats = (await (await fetch(`${env.MOCK_URL}/_tool/stats?tag=${tag}`)).json()) as { written: number } | null;
@@ -277,5 +290,44 @@ describe("DELETE while a call re-reads its agent from D1", () => {
     });
     expect(failed).toEqual([]);
     expect(await rowsLeft(runStub(s, session))).toEqual({});
+  });
+});
+
+describe("DELETE when the database cannot be reached", () => {
+  afterEach(restorePatches);
+
+  it("answers 500 and leaves the running turn running, to complete", async () => {
+    const tag = uid("tool");
+    const slow = {
+      name: "slow_fetch",
+      description: "answers after a while",
+      input_schema: { type: "object" },
+      execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=1500&tag=${tag}` },
+    };
+    const s = await setup({ tools: [slow] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_slow_1", name: "slow_fetch", input: {} }] } },
+      { reply: { text: "still here" } },
+    ]);
+    const sending = send(s, { content: "fetch it" });
+    await listing(tag);
+    await runInDurableObject(await sessionStub(s), (instance: Session) => {
+      const db = (instance as unknown as { env: { DB: D1Database } }).env.DB;
+      patch(db, "batch", async () => {
+        throw new Error("D1_ERROR: Network connection lost.");
+      });
+    });
+    const del = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}`, {
+      method: "DELETE",
+      key: s.key,
+    });
+    restorePatches();
+    expect([del.status, del.body.error.code]).toEqual([500, "internal_error"]);
+    expect((await apiJson<{ status: string }>(`/v1/sessions/${s.session}`, { key: s.key })).body.status).toBe(
+      "running",
+    );
+    const turn = await sending;
+    expect([turn.status, turn.body.status]).toEqual([201, "completed"]);
+    expect(JSON.stringify(turn.body.messages)).toContain("still here");
   });
 });

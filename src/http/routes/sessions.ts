@@ -137,9 +137,9 @@ export async function sessionsPage(c: Context<AppEnv>, tenant: string) {
 
 /**
  * Deletes a session, 404 when there is none; also the admin's delete of any tenant's (routes/tenants.ts). The
- * object deletes the index row and the session's run records before its storage, with nothing let in between
- * (Session.destroy), also when it holds nothing but the row is there (a repeated DELETE finishes a half-done one):
- * a run admitted meanwhile cannot leave a session that is live but unindexed.
+ * object deletes the index row and the session's run records before its storage, with no create or run let in
+ * between (Session.destroy), also when it holds nothing but the row is there (a repeated DELETE finishes a
+ * half-done one): a run admitted meanwhile cannot leave a session that is live but unindexed.
  */
 export async function deleteSession(ref: SessionRef): Promise<void> {
   unwrap(await ref.stub.destroy(ref.tenant, ref.id));
