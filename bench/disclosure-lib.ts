@@ -332,9 +332,13 @@ export function requestTokens(body: unknown): number {
   return tokens(JSON.stringify({ tools, system: body.system ?? null, messages: body.messages ?? [] }));
 }
 
-/** Messages of a wire body, each serialized (for prefix comparisons). */
+/**
+ * Messages of a wire body, each serialized (for prefix comparisons) without its cache breakpoints: Anthropic's
+ * `prompt_cache` marks the conversation's last block at every step, and a breakpoint is no part of the cached prefix.
+ */
 export function wireMessages(body: unknown): string[] {
-  return isObject(body) && Array.isArray(body.messages) ? body.messages.map((m) => JSON.stringify(m)) : [];
+  if (!isObject(body) || !Array.isArray(body.messages)) return [];
+  return body.messages.map((m) => JSON.stringify(m, (key, value) => (key === "cache_control" ? undefined : value)));
 }
 
 /**

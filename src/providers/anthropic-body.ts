@@ -68,7 +68,10 @@ export function buildAnthropicBody(req: StepRequest): Record<string, unknown> {
     native,
     references: model.capabilities.native_tool_search,
   });
-  if (model.capabilities.prompt_cache) cacheCompaction(messages);
+  if (model.capabilities.prompt_cache) {
+    cacheCompaction(messages);
+    if (req.cacheMessages !== false) cacheConversation(messages);
+  }
   body.messages = messages;
   if (req.tools.length > 0) body.tools = projectTools(req.tools, model.capabilities.prompt_cache);
   if (req.compaction) {
@@ -180,8 +183,9 @@ function resultContent(
 
 /**
  * prompt_cache: one breakpoint on the last compaction block that holds a summary, the one the API reads from (what it
- * replaced never changes). The API allows 4 breakpoints and system and tools take 2; a failed compaction (content
- * null, a no-op kept in history) gets none, or a few of them would make every later request refused.
+ * replaced never changes). The API allows 4 breakpoints and system, tools and the conversation's last block take
+ * 3; a failed compaction (content null, a no-op kept in history) gets none, or a few of them would make every later
+ * request refused.
  */
 function cacheCompaction(messages: AnthropicMessage[]): void {
   for (let n = messages.length - 1; n >= 0; n--) {
@@ -193,6 +197,39 @@ function cacheCompaction(messages: AnthropicMessage[]): void {
       return;
     }
   }
+}
+
+/** A block that may carry cache_control: neither kind of thinking block takes one. */
+type CacheableBlock = Exclude<AnthropicBlock, { type: "thinking" } | { type: "redacted_thinking" }> & {
+  cache_control?: typeof EPHEMERAL;
+};
+
+/** Whether a breakpoint may go on `block`: not on thinking, nor on an empty tool result or a failed compaction. */
+function cacheable(block: AnthropicBlock): block is CacheableBlock {
+  switch (block.type) {
+    case "thinking":
+    case "redacted_thinking":
+      return false;
+    case "tool_result":
+      return block.content.length > 0;
+    case "compaction":
+      return block.content !== null;
+    default:
+      return true;
+  }
+}
+
+/**
+ * prompt_cache: one breakpoint on the last block of the last message that can carry one, so the next step reads
+ * the whole conversation so far from the cache and pays the full input price only for what it adds (the API
+ * reads the cache only at a breakpoint, looking back about 20 blocks for the longest prefix it holds). It moves
+ * to the end at every step; the blocks before it are sent as before, and a breakpoint is no part of the prefix, so
+ * the prefix the cache holds still matches. With system, tools and compaction that is at most the API's 4
+ * breakpoints; a last block that is the summarised compaction block has its one already.
+ */
+function cacheConversation(messages: AnthropicMessage[]): void {
+  const block = messages.at(-1)?.content.findLast(cacheable);
+  if (block) block.cache_control = EPHEMERAL;
 }
 
 /** How compaction parts are projected: native blocks (the model declares it) or their summary as text. */

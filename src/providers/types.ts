@@ -74,6 +74,12 @@ export interface StepRequest {
    * Completions' output-limit field (`maxTokensField`). Absent: the provider's own API.
    */
   baseUrl?: string;
+  /**
+   * False when no later request sends these messages again (a compaction's summary request): the body then marks
+   * none of them for the provider's prompt cache (Anthropic `prompt_cache`), where writing them would cost more
+   * than sending them plainly. Absent: a step, whose messages the next step repeats.
+   */
+  cacheMessages?: false;
 }
 
 export interface RetryPolicy {

@@ -413,6 +413,17 @@ describe("the summary request reuses the triggering request's prefix", () => {
     expect(JSON.stringify(summary.body.messages)).toContain("You write a summary");
   });
 
+  it("threshold: its transcript, sent once, carries no cache breakpoint while the steps' last blocks do", async () => {
+    const s = await session("anthropic", 8000, { prompt_cache: true });
+    for (let i = 1; i <= 8; i++) await send(s, { content: `tb-${i}: ${"lorem ipsum dolor sit ".repeat(150)}` });
+    const reqs = await requests(s.model);
+    const at = reqs.findIndex(isSummary);
+    expect(at).toBeGreaterThan(0);
+    const marked = (r: Recorded) => JSON.stringify(r.body.messages).includes("cache_control");
+    expect(marked(reqs[at] as Recorded)).toBe(false);
+    expect(marked(reqs[at - 1] as Recorded)).toBe(true);
+  });
+
   it("overflow: its system and tools[] are byte-identical to the request the provider refused", async () => {
     // The agent believes in the default window; the model really has 4,000 tokens: only the 400 tells.
     const s = await setup({ tools: COMPACTION_TOOLS }, "openai");

@@ -48,6 +48,8 @@ export async function requestSummary(
     system: prefix ? prefix.system : SUMMARY_SYSTEM,
     messages: [...(context ? [message("assistant", [context])] : []), message("user", [{ type: "text", text }])],
     tools: prefix ? prefix.tools : [],
+    // The transcript is sent once: only the prefix it shares with the triggering request is worth caching.
+    cacheMessages: false,
   };
   const attributes = {
     "switchboard.turn_id": opts.turnId ?? undefined,

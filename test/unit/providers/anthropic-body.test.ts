@@ -227,6 +227,93 @@ describe("anthropic buildBody", () => {
     }
   });
 
+  it("puts one breakpoint in the conversation, on the last block of a tool loop's history, so later steps read it from the cache", () => {
+    const big = "x".repeat(100_000);
+    const req = request("anthropic", {
+      model: { provider: "anthropic", name: "claude-mb1", capabilities: capabilities({ prompt_cache: true }) },
+      system: "sys",
+      tools: TOOLS,
+      messages: [
+        msg("user", [{ type: "text", text: "research this" }]),
+        msg("assistant", [{ type: "thinking", thinking: "plan", signature: "sig-mb1" }, toolUse("toolu_mb1")]),
+        msg("user", [{ ...result("toolu_mb1"), content: big }]),
+        msg("assistant", [toolUse("toolu_mb2"), toolUse("toolu_mb3")]),
+        msg("user", [result("toolu_mb2"), { ...result("toolu_mb3"), content: big }]),
+        msg("assistant", [{ type: "text", text: "one more" }, toolUse("toolu_mb4")]),
+        msg("user", [{ ...result("toolu_mb4"), content: big }]),
+      ],
+    });
+    const messages = anthropic.buildBody(req).messages as Array<{ content: Array<Record<string, unknown>> }>;
+    const marked = messages.flatMap((m, n) =>
+      m.content.flatMap((b, k) => (b.cache_control === undefined ? [] : [[n, k]])),
+    );
+    const last = messages.length - 1;
+    expect(marked).toEqual([[last, (messages[last]?.content.length ?? 0) - 1]]);
+    expect(messages[last]?.content.at(-1)).toEqual({
+      type: "tool_result",
+      tool_use_id: "toolu_mb4",
+      content: big,
+      cache_control: { type: "ephemeral" },
+    });
+  });
+
+  it("puts the conversation's breakpoint on the last block that takes one, passing over an empty tool result", () => {
+    const req = request("anthropic", {
+      model: { provider: "anthropic", name: "claude-mb2", capabilities: capabilities({ prompt_cache: true }) },
+      tools: TOOLS,
+      messages: [
+        msg("user", [{ type: "text", text: "go" }]),
+        msg("assistant", [toolUse("toolu_mb5"), toolUse("toolu_mb6")]),
+        msg("user", [result("toolu_mb5"), { ...result("toolu_mb6"), content: "" }]),
+      ],
+    });
+    const messages = anthropic.buildBody(req).messages as Array<{ content: Array<Record<string, unknown>> }>;
+    expect(messages[2]?.content).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_mb5", content: "r-toolu_mb5", cache_control: { type: "ephemeral" } },
+      { type: "tool_result", tool_use_id: "toolu_mb6", content: "" },
+    ]);
+  });
+
+  it("leaves the messages of a request sent once (a summary request) out of the cache", () => {
+    const req = request("anthropic", {
+      model: { provider: "anthropic", name: "claude-mb3", capabilities: capabilities({ prompt_cache: true }) },
+      system: "sys",
+      messages: [msg("user", [{ type: "text", text: "summarise this transcript" }])],
+      cacheMessages: false,
+    });
+    const body = anthropic.buildBody(req);
+    expect(body.messages).toEqual([{ role: "user", content: [{ type: "text", text: "summarise this transcript" }] }]);
+    expect(body.system).toEqual([{ type: "text", text: "sys", cache_control: { type: "ephemeral" } }]);
+  });
+
+  it("carries 4 breakpoints at most: system, tools, the summarised compaction and the conversation's last block", () => {
+    const req = request("anthropic", {
+      model: {
+        provider: "anthropic",
+        name: "claude-mb4",
+        capabilities: capabilities({ native_compaction: true, prompt_cache: true }),
+      },
+      system: "sys",
+      tools: TOOLS,
+      messages: [
+        msg("user", [{ type: "text", text: "(compacted)" }]),
+        msg("assistant", [
+          { type: "compaction", provider: "anthropic", content: "summary-mb4", encrypted: "e-mb4" },
+          toolUse("toolu_mb7"),
+        ]),
+        msg("user", [result("toolu_mb7"), { type: "text", text: "and then?" }]),
+      ],
+    });
+    const body = anthropic.buildBody(req);
+    const messages = body.messages as Array<{ content: Array<Record<string, unknown>> }>;
+    const where = [
+      ...(body.system as Array<Record<string, unknown>>).map((b) => (b.cache_control ? "system" : null)),
+      ...(body.tools as Array<Record<string, unknown>>).map((t) => (t.cache_control ? `tool ${t.name}` : null)),
+      ...messages.flatMap((m) => m.content.map((b) => (b.cache_control ? `${b.type} ${b.text ?? ""}` : null))),
+    ].filter((w) => w !== null);
+    expect(where).toEqual(["system", "tool b", "compaction ", "text and then?"]);
+  });
+
   it("enables thinking with a budget below max_tokens", () => {
     const req = request("anthropic");
     req.model = { ...req.model, capabilities: capabilities({ thinking: true }) };
