@@ -1,8 +1,8 @@
 /**
  * Validation of an agent PUT body into the stored AgentConfig. `normalizeAgent` checks the name, tool names
- * (no built-in or `mcp__` names, no duplicates), object-rooted input schemas, outbound URLs, MCP servers' headers
- * and the provider's least output limit, then fills every default; it throws ApiError (400/422) on the first
- * problem and does no I/O.
+ * (no built-in or `mcp__` names, no duplicates), object-rooted input schemas, outbound URLs, MCP servers' headers,
+ * the provider's least output limit and that only `openai` names its output-limit field (`model.max_tokens_field`),
+ * then fills every default; it throws ApiError (400/422) on the first problem and does no I/O.
  * `AGENT_NAME` is the name pattern.
  */
 import { ApiError } from "../http/errors";
@@ -10,7 +10,7 @@ import { check } from "../http/validate";
 import { compileStrict, providerRefusal } from "../json-schema/compile";
 import type { JsonObject } from "../model/json";
 import { NAME_FORM } from "../model/name-form";
-import { DEFAULT_CONTEXT_WINDOW, RESPONSES_MIN_OUTPUT_TOKENS } from "../providers/types";
+import { DEFAULT_CONTEXT_WINDOW, type MaxTokensField, RESPONSES_MIN_OUTPUT_TOKENS } from "../providers/types";
 import { MIN_SECRET_BYTES, secretKey, usableSecret } from "../runs/signature";
 import { PLAIN_TOOLS_MAX, projectionFor } from "../tools/disclosure";
 import { checkOutboundUrl } from "../tools/outbound";
@@ -29,6 +29,7 @@ interface AgentBody {
     provider: AgentConfig["model"]["provider"];
     name: string;
     max_tokens?: number;
+    max_tokens_field?: MaxTokensField;
     context_window?: number;
     capabilities?: Partial<AgentConfig["model"]["capabilities"]>;
   };
@@ -177,6 +178,15 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
       `model.max_tokens: must be at least ${RESPONSES_MIN_OUTPUT_TOKENS} for openai-responses, the Responses API's minimum max_output_tokens (got ${maxTokens})`,
     );
   }
+  // Only Chat Completions has two names for the output limit; elsewhere the field would be stored and do nothing.
+  const field = body.model.max_tokens_field;
+  if (field !== undefined && body.model.provider !== "openai") {
+    throw new ApiError(
+      400,
+      "invalid_request",
+      `model.max_tokens_field: only for provider openai (Chat Completions); ${body.model.provider} has one name for the output limit`,
+    );
+  }
   const caps = body.model.capabilities ?? {};
   const config: AgentConfig = {
     name,
@@ -184,6 +194,7 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
       provider: body.model.provider,
       name: body.model.name,
       ...(body.model.max_tokens ? { max_tokens: body.model.max_tokens } : {}),
+      ...(field ? { max_tokens_field: field } : {}),
       context_window: body.model.context_window ?? DEFAULT_CONTEXT_WINDOW[body.model.provider],
       capabilities: {
         message_level_tools: caps.message_level_tools ?? false,

@@ -1,5 +1,6 @@
 /** JSON Schema of `PUT /v1/agents/{agent}`; a fixed schema, validated by its build-time Ajv validator (`json-schema/`). */
 import { NAME_FORM } from "../model/name-form";
+import { MAX_TOKENS_FIELDS } from "../providers/types";
 import { MAX_WEBHOOK_SECRETS } from "../runs/signature";
 
 export const agentBodySchema = {
@@ -15,6 +16,7 @@ export const agentBodySchema = {
         provider: { enum: ["anthropic", "openai", "openai-responses"] },
         name: { type: "string", minLength: 1, maxLength: 200 },
         max_tokens: { type: "integer", minimum: 1, maximum: 200000 },
+        max_tokens_field: { enum: MAX_TOKENS_FIELDS },
         context_window: { type: "integer", minimum: 1000, maximum: 10000000 },
         capabilities: {
           type: "object",

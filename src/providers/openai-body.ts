@@ -2,15 +2,15 @@
  * The request body of the OpenAI Chat Completions protocol: `buildOpenAIBody` projects a StepRequest's canonical
  * messages to wire messages (same-role messages merged, tool results as `tool` messages, reasoning sent back
  * only for thinking models, message-level tool declarations as `system` messages, a call's name in the characters
- * the API accepts), streaming with usage, and the output limit under the name the server at `baseUrl` reads
- * (`maxTokensField`). Pure.
+ * the API accepts), streaming with usage, and the output limit under the name the agent gives or the server at
+ * `baseUrl` reads (`maxTokensField`). Pure.
  */
 import type { Message, ToolDeclaration } from "../model/message";
 import { resultText } from "../model/message";
 import { wireOnce } from "./body-text";
 import { declaredSchema } from "./declared-schema";
 import { wireToolName } from "./tool-name";
-import { compactionText, type ModelConfig, type StepRequest } from "./types";
+import { compactionText, type MaxTokensField, type ModelConfig, type StepRequest } from "./types";
 
 /** Chat Completions messages (the subset we send). */
 type OpenAIMessage =
@@ -65,7 +65,7 @@ export function buildOpenAIBody(req: StepRequest): Record<string, unknown> {
   body.stream = true;
   body.stream_options = { include_usage: true };
   const maxTokens = chatOutputTokens(req.model);
-  if (maxTokens > 0) body[maxTokensField(req.baseUrl)] = maxTokens;
+  if (maxTokens > 0) body[maxTokensField(req.model, req.baseUrl)] = maxTokens;
   return body;
 }
 
@@ -75,20 +75,34 @@ export function chatOutputTokens(model: ModelConfig): number {
 }
 
 /**
- * The name of the output limit at this base URL. OpenAI's own API (and Azure OpenAI) takes `max_completion_tokens`
- * and refuses `max_tokens` for its reasoning models (o-series, gpt-5); the other servers the adapter speaks to
- * read `max_tokens` (DeepSeek, Qwen, Kimi and Ollama document only it, DeepSeek ignores `max_completion_tokens`;
- * vLLM, sglang and llama.cpp take both). Absent: OpenAI's API.
+ * The name of the output limit: the agent's `model.max_tokens_field`, else the one the server at this base URL
+ * reads. OpenAI's API takes `max_completion_tokens` and refuses `max_tokens` for its reasoning models (o-series,
+ * gpt-5), and so do the hosts that serve it: Azure OpenAI (`*.openai.azure.com`), Azure AI Foundry
+ * (`*.cognitiveservices.azure.com/openai/…`) and Cloudflare AI Gateway's OpenAI route
+ * (`gateway.ai.cloudflare.com/v1/<account>/<gateway>/openai`). The other servers the adapter speaks to read
+ * `max_tokens` (DeepSeek, Qwen, Kimi and Ollama document only it, DeepSeek ignores `max_completion_tokens`; vLLM,
+ * sglang and llama.cpp take both). Absent: OpenAI's API.
  */
-function maxTokensField(baseUrl: string | undefined): "max_tokens" | "max_completion_tokens" {
+function maxTokensField(model: ModelConfig, baseUrl: string | undefined): MaxTokensField {
+  if (model.max_tokens_field !== undefined) return model.max_tokens_field;
   if (baseUrl === undefined) return "max_completion_tokens";
-  let host: string;
+  let url: URL;
   try {
-    host = new URL(baseUrl).hostname;
+    url = new URL(baseUrl);
   } catch {
     return "max_tokens";
   }
-  return host === "api.openai.com" || host.endsWith(".openai.azure.com") ? "max_completion_tokens" : "max_tokens";
+  return servesOpenAI(url) ? "max_completion_tokens" : "max_tokens";
+}
+
+/** Whether `url` is OpenAI's API or a host that passes requests on to it (see `maxTokensField`). */
+function servesOpenAI(url: URL): boolean {
+  const host = url.hostname;
+  // "/v1/acct/gw/openai/..." splits to ["", "v1", "acct", "gw", "openai", ...].
+  const segments = url.pathname.split("/");
+  if (host === "api.openai.com" || host.endsWith(".openai.azure.com")) return true;
+  if (host.endsWith(".cognitiveservices.azure.com")) return segments[1] === "openai";
+  return host === "gateway.ai.cloudflare.com" && segments[4] === "openai";
 }
 
 type Merged = Pick<Message, "role" | "parts">;

@@ -15,11 +15,20 @@ export interface ModelCapabilities {
   native_compaction?: boolean;
 }
 
+/** The names of Chat Completions' output limit: the one most servers read, and OpenAI's own. */
+export const MAX_TOKENS_FIELDS = ["max_tokens", "max_completion_tokens"] as const;
+export type MaxTokensField = (typeof MAX_TOKENS_FIELDS)[number];
+
 export interface ModelConfig {
   provider: ProviderName;
   name: string;
   capabilities: ModelCapabilities;
   max_tokens?: number;
+  /**
+   * The name Chat Completions (`openai`) sends `max_tokens` under, for a server its base URL does not tell
+   * (`maxTokensField` in openai-body.ts); absent: chosen by the base URL.
+   */
+  max_tokens_field?: MaxTokensField;
   /** Input tokens the model accepts; absent = the provider default (`DEFAULT_CONTEXT_WINDOW`). */
   context_window?: number;
 }

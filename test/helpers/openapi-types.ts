@@ -464,6 +464,8 @@ export interface components {
                 provider: "anthropic" | "openai" | "openai-responses";
                 name: string;
                 max_tokens?: number;
+                /** @enum {unknown} */
+                max_tokens_field?: "max_tokens" | "max_completion_tokens";
                 context_window?: number;
                 capabilities?: {
                     message_level_tools?: boolean;

@@ -4,7 +4,7 @@ import func2Module from "ajv/dist/runtime/ucs2length.js";
 import func0Module from "ajv/dist/runtime/equal.js";
 
 export const agentBody = validate20;
-const schema31 = {"type":"object","additionalProperties":false,"required":["model"],"properties":{"model":{"type":"object","additionalProperties":false,"required":["provider","name"],"properties":{"provider":{"enum":["anthropic","openai","openai-responses"]},"name":{"type":"string","minLength":1,"maxLength":200},"max_tokens":{"type":"integer","minimum":1,"maximum":200000},"context_window":{"type":"integer","minimum":1000,"maximum":10000000},"capabilities":{"type":"object","additionalProperties":false,"properties":{"message_level_tools":{"type":"boolean"},"native_tool_search":{"type":"boolean"},"prompt_cache":{"type":"boolean"},"thinking":{"type":"boolean"},"native_compaction":{"type":"boolean"}}}}},"system":{"type":"string","maxLength":200000},"max_steps":{"type":"integer","minimum":1,"maximum":64},"tools":{"type":"array","maxItems":5000,"items":{"type":"object","additionalProperties":false,"required":["name","input_schema","execution"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"description":{"type":"string","maxLength":10000},"input_schema":{"type":"object"},"discovery_schema":{"type":"object"},"defer":{"type":"boolean"},"always_load":{"type":"boolean"},"search_hint":{"type":"string","maxLength":1000},"requires_approval":{"type":"boolean"},"execution":{"oneOf":[{"type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"type":"string","minLength":1,"maxLength":2048},"timeout_ms":{"type":"integer","minimum":100,"maximum":300000}}},{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"const":"client"}}}]}}}},"mcp_servers":{"type":"array","maxItems":20,"items":{"type":"object","additionalProperties":false,"required":["name","url"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,32}$"},"url":{"type":"string","minLength":1,"maxLength":2048},"headers":{"type":"object","additionalProperties":{"type":"string"}},"defer":{"type":"boolean"},"require_approval":{"anyOf":[{"enum":["always","never"]},{"type":"object","additionalProperties":false,"required":["tools"],"properties":{"tools":{"type":"array","maxItems":200,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":200}}}}]}}}},"disclosure":{"type":"object","additionalProperties":false,"properties":{"tool_search":{"type":"boolean"},"tool_info":{"type":"boolean"},"select_tools":{"anyOf":[{"const":"auto"},{"type":"boolean"}]}}},"compaction":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"threshold":{"type":"number","minimum":0.1,"maximum":0.95},"keep_recent_turns":{"type":"integer","minimum":0,"maximum":100},"tool_budget_tokens":{"type":"integer","minimum":0,"maximum":1000000}}},"webhook_secrets":{"type":"array","maxItems":10,"items":{"type":"string","minLength":8,"maxLength":500}},"webhook_tenant":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"approval_ttl_s":{"type":"integer","minimum":60,"maximum":31536000}}};
+const schema31 = {"type":"object","additionalProperties":false,"required":["model"],"properties":{"model":{"type":"object","additionalProperties":false,"required":["provider","name"],"properties":{"provider":{"enum":["anthropic","openai","openai-responses"]},"name":{"type":"string","minLength":1,"maxLength":200},"max_tokens":{"type":"integer","minimum":1,"maximum":200000},"max_tokens_field":{"enum":["max_tokens","max_completion_tokens"]},"context_window":{"type":"integer","minimum":1000,"maximum":10000000},"capabilities":{"type":"object","additionalProperties":false,"properties":{"message_level_tools":{"type":"boolean"},"native_tool_search":{"type":"boolean"},"prompt_cache":{"type":"boolean"},"thinking":{"type":"boolean"},"native_compaction":{"type":"boolean"}}}}},"system":{"type":"string","maxLength":200000},"max_steps":{"type":"integer","minimum":1,"maximum":64},"tools":{"type":"array","maxItems":5000,"items":{"type":"object","additionalProperties":false,"required":["name","input_schema","execution"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"description":{"type":"string","maxLength":10000},"input_schema":{"type":"object"},"discovery_schema":{"type":"object"},"defer":{"type":"boolean"},"always_load":{"type":"boolean"},"search_hint":{"type":"string","maxLength":1000},"requires_approval":{"type":"boolean"},"execution":{"oneOf":[{"type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"type":"string","minLength":1,"maxLength":2048},"timeout_ms":{"type":"integer","minimum":100,"maximum":300000}}},{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"const":"client"}}}]}}}},"mcp_servers":{"type":"array","maxItems":20,"items":{"type":"object","additionalProperties":false,"required":["name","url"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,32}$"},"url":{"type":"string","minLength":1,"maxLength":2048},"headers":{"type":"object","additionalProperties":{"type":"string"}},"defer":{"type":"boolean"},"require_approval":{"anyOf":[{"enum":["always","never"]},{"type":"object","additionalProperties":false,"required":["tools"],"properties":{"tools":{"type":"array","maxItems":200,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":200}}}}]}}}},"disclosure":{"type":"object","additionalProperties":false,"properties":{"tool_search":{"type":"boolean"},"tool_info":{"type":"boolean"},"select_tools":{"anyOf":[{"const":"auto"},{"type":"boolean"}]}}},"compaction":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"threshold":{"type":"number","minimum":0.1,"maximum":0.95},"keep_recent_turns":{"type":"integer","minimum":0,"maximum":100},"tool_budget_tokens":{"type":"integer","minimum":0,"maximum":1000000}}},"webhook_secrets":{"type":"array","maxItems":10,"items":{"type":"string","minLength":8,"maxLength":500}},"webhook_tenant":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"approval_ttl_s":{"type":"integer","minimum":60,"maximum":31536000}}};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = func2Module.default ?? func2Module;
 const pattern4 = new RegExp("^[a-zA-Z0-9_-]{1,64}$", "u");
@@ -50,7 +50,7 @@ return false;
 else {
 const _errs4 = errors;
 for(const key1 in data0){
-if(!(((((key1 === "provider") || (key1 === "name")) || (key1 === "max_tokens")) || (key1 === "context_window")) || (key1 === "capabilities"))){
+if(!((((((key1 === "provider") || (key1 === "name")) || (key1 === "max_tokens")) || (key1 === "max_tokens_field")) || (key1 === "context_window")) || (key1 === "capabilities"))){
 validate20.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -124,26 +124,12 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data0.context_window !== undefined){
-let data4 = data0.context_window;
+if(data0.max_tokens_field !== undefined){
+let data4 = data0.max_tokens_field;
 const _errs10 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate20.errors = [{instancePath:instancePath+"/model/context_window",schemaPath:"#/properties/model/properties/context_window/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(!((data4 === "max_tokens") || (data4 === "max_completion_tokens"))){
+validate20.errors = [{instancePath:instancePath+"/model/max_tokens_field",schemaPath:"#/properties/model/properties/max_tokens_field/enum",keyword:"enum",params:{allowedValues: schema31.properties.model.properties.max_tokens_field.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
-if(errors === _errs10){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 10000000 || isNaN(data4)){
-validate20.errors = [{instancePath:instancePath+"/model/context_window",schemaPath:"#/properties/model/properties/context_window/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
-return false;
-}
-else {
-if(data4 < 1000 || isNaN(data4)){
-validate20.errors = [{instancePath:instancePath+"/model/context_window",schemaPath:"#/properties/model/properties/context_window/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
-return false;
-}
-}
-}
 }
 var valid1 = _errs10 === errors;
 }
@@ -151,75 +137,102 @@ else {
 var valid1 = true;
 }
 if(valid1){
+if(data0.context_window !== undefined){
+let data5 = data0.context_window;
+const _errs11 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate20.errors = [{instancePath:instancePath+"/model/context_window",schemaPath:"#/properties/model/properties/context_window/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs11){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 10000000 || isNaN(data5)){
+validate20.errors = [{instancePath:instancePath+"/model/context_window",schemaPath:"#/properties/model/properties/context_window/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000"}];
+return false;
+}
+else {
+if(data5 < 1000 || isNaN(data5)){
+validate20.errors = [{instancePath:instancePath+"/model/context_window",schemaPath:"#/properties/model/properties/context_window/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"}];
+return false;
+}
+}
+}
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
 if(data0.capabilities !== undefined){
-let data5 = data0.capabilities;
-const _errs12 = errors;
-if(errors === _errs12){
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-const _errs14 = errors;
-for(const key2 in data5){
+let data6 = data0.capabilities;
+const _errs13 = errors;
+if(errors === _errs13){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+const _errs15 = errors;
+for(const key2 in data6){
 if(!(((((key2 === "message_level_tools") || (key2 === "native_tool_search")) || (key2 === "prompt_cache")) || (key2 === "thinking")) || (key2 === "native_compaction"))){
 validate20.errors = [{instancePath:instancePath+"/model/capabilities",schemaPath:"#/properties/model/properties/capabilities/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs14 === errors){
-if(data5.message_level_tools !== undefined){
-const _errs15 = errors;
-if(typeof data5.message_level_tools !== "boolean"){
+if(_errs15 === errors){
+if(data6.message_level_tools !== undefined){
+const _errs16 = errors;
+if(typeof data6.message_level_tools !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/model/capabilities/message_level_tools",schemaPath:"#/properties/model/properties/capabilities/properties/message_level_tools/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs15 === errors;
+var valid2 = _errs16 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data5.native_tool_search !== undefined){
-const _errs17 = errors;
-if(typeof data5.native_tool_search !== "boolean"){
+if(data6.native_tool_search !== undefined){
+const _errs18 = errors;
+if(typeof data6.native_tool_search !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/model/capabilities/native_tool_search",schemaPath:"#/properties/model/properties/capabilities/properties/native_tool_search/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs17 === errors;
+var valid2 = _errs18 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data5.prompt_cache !== undefined){
-const _errs19 = errors;
-if(typeof data5.prompt_cache !== "boolean"){
+if(data6.prompt_cache !== undefined){
+const _errs20 = errors;
+if(typeof data6.prompt_cache !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/model/capabilities/prompt_cache",schemaPath:"#/properties/model/properties/capabilities/properties/prompt_cache/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs19 === errors;
+var valid2 = _errs20 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data5.thinking !== undefined){
-const _errs21 = errors;
-if(typeof data5.thinking !== "boolean"){
+if(data6.thinking !== undefined){
+const _errs22 = errors;
+if(typeof data6.thinking !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/model/capabilities/thinking",schemaPath:"#/properties/model/properties/capabilities/properties/thinking/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs21 === errors;
+var valid2 = _errs22 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data5.native_compaction !== undefined){
-const _errs23 = errors;
-if(typeof data5.native_compaction !== "boolean"){
+if(data6.native_compaction !== undefined){
+const _errs24 = errors;
+if(typeof data6.native_compaction !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/model/capabilities/native_compaction",schemaPath:"#/properties/model/properties/capabilities/properties/native_compaction/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs23 === errors;
+var valid2 = _errs24 === errors;
 }
 else {
 var valid2 = true;
@@ -235,10 +248,11 @@ validate20.errors = [{instancePath:instancePath+"/model/capabilities",schemaPath
 return false;
 }
 }
-var valid1 = _errs12 === errors;
+var valid1 = _errs13 === errors;
 }
 else {
 var valid1 = true;
+}
 }
 }
 }
@@ -259,11 +273,11 @@ var valid0 = true;
 }
 if(valid0){
 if(data.system !== undefined){
-let data11 = data.system;
-const _errs25 = errors;
-if(errors === _errs25){
-if(typeof data11 === "string"){
-if(func2(data11) > 200000){
+let data12 = data.system;
+const _errs26 = errors;
+if(errors === _errs26){
+if(typeof data12 === "string"){
+if(func2(data12) > 200000){
 validate20.errors = [{instancePath:instancePath+"/system",schemaPath:"#/properties/system/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"}];
 return false;
 }
@@ -273,77 +287,77 @@ validate20.errors = [{instancePath:instancePath+"/system",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs25 === errors;
+var valid0 = _errs26 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.max_steps !== undefined){
-let data12 = data.max_steps;
-const _errs27 = errors;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+let data13 = data.max_steps;
+const _errs28 = errors;
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
 validate20.errors = [{instancePath:instancePath+"/max_steps",schemaPath:"#/properties/max_steps/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs27){
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 > 64 || isNaN(data12)){
+if(errors === _errs28){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 64 || isNaN(data13)){
 validate20.errors = [{instancePath:instancePath+"/max_steps",schemaPath:"#/properties/max_steps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"}];
 return false;
 }
 else {
-if(data12 < 1 || isNaN(data12)){
+if(data13 < 1 || isNaN(data13)){
 validate20.errors = [{instancePath:instancePath+"/max_steps",schemaPath:"#/properties/max_steps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid0 = _errs27 === errors;
+var valid0 = _errs28 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tools !== undefined){
-let data13 = data.tools;
-const _errs29 = errors;
-if(errors === _errs29){
-if(Array.isArray(data13)){
-if(data13.length > 5000){
+let data14 = data.tools;
+const _errs30 = errors;
+if(errors === _errs30){
+if(Array.isArray(data14)){
+if(data14.length > 5000){
 validate20.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/maxItems",keyword:"maxItems",params:{limit: 5000},message:"must NOT have more than 5000 items"}];
 return false;
 }
 else {
 var valid3 = true;
-const len0 = data13.length;
+const len0 = data14.length;
 for(let i0=0; i0<len0; i0++){
-let data14 = data13[i0];
-const _errs31 = errors;
-if(errors === _errs31){
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+let data15 = data14[i0];
+const _errs32 = errors;
+if(errors === _errs32){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 let missing2;
-if((((data14.name === undefined) && (missing2 = "name")) || ((data14.input_schema === undefined) && (missing2 = "input_schema"))) || ((data14.execution === undefined) && (missing2 = "execution"))){
+if((((data15.name === undefined) && (missing2 = "name")) || ((data15.input_schema === undefined) && (missing2 = "input_schema"))) || ((data15.execution === undefined) && (missing2 = "execution"))){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0,schemaPath:"#/properties/tools/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-const _errs33 = errors;
-for(const key3 in data14){
+const _errs34 = errors;
+for(const key3 in data15){
 if(!(func1.call(schema31.properties.tools.items.properties, key3))){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0,schemaPath:"#/properties/tools/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs33 === errors){
-if(data14.name !== undefined){
-let data15 = data14.name;
-const _errs34 = errors;
-if(errors === _errs34){
-if(typeof data15 === "string"){
-if(!pattern4.test(data15)){
+if(_errs34 === errors){
+if(data15.name !== undefined){
+let data16 = data15.name;
+const _errs35 = errors;
+if(errors === _errs35){
+if(typeof data16 === "string"){
+if(!pattern4.test(data16)){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/name",schemaPath:"#/properties/tools/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_-]{1,64}$"},message:"must match pattern \""+"^[a-zA-Z0-9_-]{1,64}$"+"\""}];
 return false;
 }
@@ -353,18 +367,18 @@ validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/name",schemaPat
 return false;
 }
 }
-var valid4 = _errs34 === errors;
+var valid4 = _errs35 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data14.description !== undefined){
-let data16 = data14.description;
-const _errs36 = errors;
-if(errors === _errs36){
-if(typeof data16 === "string"){
-if(func2(data16) > 10000){
+if(data15.description !== undefined){
+let data17 = data15.description;
+const _errs37 = errors;
+if(errors === _errs37){
+if(typeof data17 === "string"){
+if(func2(data17) > 10000){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/description",schemaPath:"#/properties/tools/items/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"}];
 return false;
 }
@@ -374,68 +388,68 @@ validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/description",sc
 return false;
 }
 }
-var valid4 = _errs36 === errors;
+var valid4 = _errs37 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data14.input_schema !== undefined){
-let data17 = data14.input_schema;
-const _errs38 = errors;
-if(!(data17 && typeof data17 == "object" && !Array.isArray(data17))){
+if(data15.input_schema !== undefined){
+let data18 = data15.input_schema;
+const _errs39 = errors;
+if(!(data18 && typeof data18 == "object" && !Array.isArray(data18))){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/input_schema",schemaPath:"#/properties/tools/items/properties/input_schema/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid4 = _errs38 === errors;
+var valid4 = _errs39 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data14.discovery_schema !== undefined){
-let data18 = data14.discovery_schema;
-const _errs40 = errors;
-if(!(data18 && typeof data18 == "object" && !Array.isArray(data18))){
+if(data15.discovery_schema !== undefined){
+let data19 = data15.discovery_schema;
+const _errs41 = errors;
+if(!(data19 && typeof data19 == "object" && !Array.isArray(data19))){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/discovery_schema",schemaPath:"#/properties/tools/items/properties/discovery_schema/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid4 = _errs40 === errors;
+var valid4 = _errs41 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data14.defer !== undefined){
-const _errs42 = errors;
-if(typeof data14.defer !== "boolean"){
+if(data15.defer !== undefined){
+const _errs43 = errors;
+if(typeof data15.defer !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/defer",schemaPath:"#/properties/tools/items/properties/defer/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid4 = _errs42 === errors;
+var valid4 = _errs43 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data14.always_load !== undefined){
-const _errs44 = errors;
-if(typeof data14.always_load !== "boolean"){
+if(data15.always_load !== undefined){
+const _errs45 = errors;
+if(typeof data15.always_load !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/always_load",schemaPath:"#/properties/tools/items/properties/always_load/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid4 = _errs44 === errors;
+var valid4 = _errs45 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data14.search_hint !== undefined){
-let data21 = data14.search_hint;
-const _errs46 = errors;
-if(errors === _errs46){
-if(typeof data21 === "string"){
-if(func2(data21) > 1000){
+if(data15.search_hint !== undefined){
+let data22 = data15.search_hint;
+const _errs47 = errors;
+if(errors === _errs47){
+if(typeof data22 === "string"){
+if(func2(data22) > 1000){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/search_hint",schemaPath:"#/properties/tools/items/properties/search_hint/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
 return false;
 }
@@ -445,35 +459,35 @@ validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/search_hint",sc
 return false;
 }
 }
-var valid4 = _errs46 === errors;
+var valid4 = _errs47 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data14.requires_approval !== undefined){
-const _errs48 = errors;
-if(typeof data14.requires_approval !== "boolean"){
+if(data15.requires_approval !== undefined){
+const _errs49 = errors;
+if(typeof data15.requires_approval !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/requires_approval",schemaPath:"#/properties/tools/items/properties/requires_approval/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid4 = _errs48 === errors;
+var valid4 = _errs49 === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
-if(data14.execution !== undefined){
-let data23 = data14.execution;
-const _errs50 = errors;
+if(data15.execution !== undefined){
+let data24 = data15.execution;
 const _errs51 = errors;
+const _errs52 = errors;
 let valid5 = false;
 let passing0 = null;
-const _errs52 = errors;
-if(errors === _errs52){
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+const _errs53 = errors;
+if(errors === _errs53){
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
 let missing3;
-if(((data23.type === undefined) && (missing3 = "type")) || ((data23.url === undefined) && (missing3 = "url"))){
+if(((data24.type === undefined) && (missing3 = "type")) || ((data24.url === undefined) && (missing3 = "url"))){
 const err0 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
 if(vErrors === null){
 vErrors = [err0];
@@ -484,8 +498,8 @@ vErrors.push(err0);
 errors++;
 }
 else {
-const _errs54 = errors;
-for(const key4 in data23){
+const _errs55 = errors;
+for(const key4 in data24){
 if(!(((key4 === "type") || (key4 === "url")) || (key4 === "timeout_ms"))){
 const err1 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -498,10 +512,10 @@ errors++;
 break;
 }
 }
-if(_errs54 === errors){
-if(data23.type !== undefined){
-const _errs55 = errors;
-if("http" !== data23.type){
+if(_errs55 === errors){
+if(data24.type !== undefined){
+const _errs56 = errors;
+if("http" !== data24.type){
 const err2 = {instancePath:instancePath+"/tools/" + i0+"/execution/type",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "http"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err2];
@@ -511,18 +525,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-var valid6 = _errs55 === errors;
+var valid6 = _errs56 === errors;
 }
 else {
 var valid6 = true;
 }
 if(valid6){
-if(data23.url !== undefined){
-let data25 = data23.url;
-const _errs56 = errors;
-if(errors === _errs56){
-if(typeof data25 === "string"){
-if(func2(data25) > 2048){
+if(data24.url !== undefined){
+let data26 = data24.url;
+const _errs57 = errors;
+if(errors === _errs57){
+if(typeof data26 === "string"){
+if(func2(data26) > 2048){
 const err3 = {instancePath:instancePath+"/tools/" + i0+"/execution/url",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -533,7 +547,7 @@ vErrors.push(err3);
 errors++;
 }
 else {
-if(func2(data25) < 1){
+if(func2(data26) < 1){
 const err4 = {instancePath:instancePath+"/tools/" + i0+"/execution/url",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -556,16 +570,16 @@ vErrors.push(err5);
 errors++;
 }
 }
-var valid6 = _errs56 === errors;
+var valid6 = _errs57 === errors;
 }
 else {
 var valid6 = true;
 }
 if(valid6){
-if(data23.timeout_ms !== undefined){
-let data26 = data23.timeout_ms;
-const _errs58 = errors;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+if(data24.timeout_ms !== undefined){
+let data27 = data24.timeout_ms;
+const _errs59 = errors;
+if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
 const err6 = {instancePath:instancePath+"/tools/" + i0+"/execution/timeout_ms",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
@@ -575,9 +589,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(errors === _errs58){
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 > 300000 || isNaN(data26)){
+if(errors === _errs59){
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 > 300000 || isNaN(data27)){
 const err7 = {instancePath:instancePath+"/tools/" + i0+"/execution/timeout_ms",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 300000},message:"must be <= 300000"};
 if(vErrors === null){
 vErrors = [err7];
@@ -588,7 +602,7 @@ vErrors.push(err7);
 errors++;
 }
 else {
-if(data26 < 100 || isNaN(data26)){
+if(data27 < 100 || isNaN(data27)){
 const err8 = {instancePath:instancePath+"/tools/" + i0+"/execution/timeout_ms",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err8];
@@ -601,7 +615,7 @@ errors++;
 }
 }
 }
-var valid6 = _errs58 === errors;
+var valid6 = _errs59 === errors;
 }
 else {
 var valid6 = true;
@@ -622,17 +636,17 @@ vErrors.push(err9);
 errors++;
 }
 }
-var _valid0 = _errs52 === errors;
+var _valid0 = _errs53 === errors;
 if(_valid0){
 valid5 = true;
 passing0 = 0;
 var props0 = true;
 }
-const _errs60 = errors;
-if(errors === _errs60){
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+const _errs61 = errors;
+if(errors === _errs61){
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
 let missing4;
-if((data23.type === undefined) && (missing4 = "type")){
+if((data24.type === undefined) && (missing4 = "type")){
 const err10 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
 if(vErrors === null){
 vErrors = [err10];
@@ -643,8 +657,8 @@ vErrors.push(err10);
 errors++;
 }
 else {
-const _errs62 = errors;
-for(const key5 in data23){
+const _errs63 = errors;
+for(const key5 in data24){
 if(!(key5 === "type")){
 const err11 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -657,9 +671,9 @@ errors++;
 break;
 }
 }
-if(_errs62 === errors){
-if(data23.type !== undefined){
-if("client" !== data23.type){
+if(_errs63 === errors){
+if(data24.type !== undefined){
+if("client" !== data24.type){
 const err12 = {instancePath:instancePath+"/tools/" + i0+"/execution/type",schemaPath:"#/properties/tools/items/properties/execution/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "client"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
@@ -684,7 +698,7 @@ vErrors.push(err13);
 errors++;
 }
 }
-var _valid0 = _errs60 === errors;
+var _valid0 = _errs61 === errors;
 if(_valid0 && valid5){
 valid5 = false;
 passing0 = [passing0, 1];
@@ -711,17 +725,17 @@ validate20.errors = vErrors;
 return false;
 }
 else {
-errors = _errs51;
+errors = _errs52;
 if(vErrors !== null){
-if(_errs51){
-vErrors.length = _errs51;
+if(_errs52){
+vErrors.length = _errs52;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid4 = _errs50 === errors;
+var valid4 = _errs51 === errors;
 }
 else {
 var valid4 = true;
@@ -742,7 +756,7 @@ validate20.errors = [{instancePath:instancePath+"/tools/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid3 = _errs31 === errors;
+var valid3 = _errs32 === errors;
 if(!valid3){
 break;
 }
@@ -754,50 +768,50 @@ validate20.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs29 === errors;
+var valid0 = _errs30 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.mcp_servers !== undefined){
-let data28 = data.mcp_servers;
-const _errs64 = errors;
-if(errors === _errs64){
-if(Array.isArray(data28)){
-if(data28.length > 20){
+let data29 = data.mcp_servers;
+const _errs65 = errors;
+if(errors === _errs65){
+if(Array.isArray(data29)){
+if(data29.length > 20){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers",schemaPath:"#/properties/mcp_servers/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
 var valid8 = true;
-const len1 = data28.length;
+const len1 = data29.length;
 for(let i1=0; i1<len1; i1++){
-let data29 = data28[i1];
-const _errs66 = errors;
-if(errors === _errs66){
-if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+let data30 = data29[i1];
+const _errs67 = errors;
+if(errors === _errs67){
+if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
 let missing5;
-if(((data29.name === undefined) && (missing5 = "name")) || ((data29.url === undefined) && (missing5 = "url"))){
+if(((data30.name === undefined) && (missing5 = "name")) || ((data30.url === undefined) && (missing5 = "url"))){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1,schemaPath:"#/properties/mcp_servers/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
-const _errs68 = errors;
-for(const key6 in data29){
+const _errs69 = errors;
+for(const key6 in data30){
 if(!(((((key6 === "name") || (key6 === "url")) || (key6 === "headers")) || (key6 === "defer")) || (key6 === "require_approval"))){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1,schemaPath:"#/properties/mcp_servers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs68 === errors){
-if(data29.name !== undefined){
-let data30 = data29.name;
-const _errs69 = errors;
-if(errors === _errs69){
-if(typeof data30 === "string"){
-if(!pattern5.test(data30)){
+if(_errs69 === errors){
+if(data30.name !== undefined){
+let data31 = data30.name;
+const _errs70 = errors;
+if(errors === _errs70){
+if(typeof data31 === "string"){
+if(!pattern5.test(data31)){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/name",schemaPath:"#/properties/mcp_servers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_-]{1,32}$"},message:"must match pattern \""+"^[a-zA-Z0-9_-]{1,32}$"+"\""}];
 return false;
 }
@@ -807,23 +821,23 @@ validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/name",sch
 return false;
 }
 }
-var valid9 = _errs69 === errors;
+var valid9 = _errs70 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
-if(data29.url !== undefined){
-let data31 = data29.url;
-const _errs71 = errors;
-if(errors === _errs71){
-if(typeof data31 === "string"){
-if(func2(data31) > 2048){
+if(data30.url !== undefined){
+let data32 = data30.url;
+const _errs72 = errors;
+if(errors === _errs72){
+if(typeof data32 === "string"){
+if(func2(data32) > 2048){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/url",schemaPath:"#/properties/mcp_servers/items/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
 else {
-if(func2(data31) < 1){
+if(func2(data32) < 1){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/url",schemaPath:"#/properties/mcp_servers/items/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -834,24 +848,24 @@ validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/url",sche
 return false;
 }
 }
-var valid9 = _errs71 === errors;
+var valid9 = _errs72 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
-if(data29.headers !== undefined){
-let data32 = data29.headers;
-const _errs73 = errors;
-if(errors === _errs73){
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-for(const key7 in data32){
-const _errs76 = errors;
-if(typeof data32[key7] !== "string"){
+if(data30.headers !== undefined){
+let data33 = data30.headers;
+const _errs74 = errors;
+if(errors === _errs74){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+for(const key7 in data33){
+const _errs77 = errors;
+if(typeof data33[key7] !== "string"){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/headers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/mcp_servers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid10 = _errs76 === errors;
+var valid10 = _errs77 === errors;
 if(!valid10){
 break;
 }
@@ -862,31 +876,31 @@ validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/headers",
 return false;
 }
 }
-var valid9 = _errs73 === errors;
+var valid9 = _errs74 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
-if(data29.defer !== undefined){
-const _errs78 = errors;
-if(typeof data29.defer !== "boolean"){
+if(data30.defer !== undefined){
+const _errs79 = errors;
+if(typeof data30.defer !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/defer",schemaPath:"#/properties/mcp_servers/items/properties/defer/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid9 = _errs78 === errors;
+var valid9 = _errs79 === errors;
 }
 else {
 var valid9 = true;
 }
 if(valid9){
-if(data29.require_approval !== undefined){
-let data35 = data29.require_approval;
-const _errs80 = errors;
+if(data30.require_approval !== undefined){
+let data36 = data30.require_approval;
 const _errs81 = errors;
-let valid11 = false;
 const _errs82 = errors;
-if(!((data35 === "always") || (data35 === "never"))){
+let valid11 = false;
+const _errs83 = errors;
+if(!((data36 === "always") || (data36 === "never"))){
 const err15 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema31.properties.mcp_servers.items.properties.require_approval.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
@@ -896,13 +910,13 @@ vErrors.push(err15);
 }
 errors++;
 }
-var _valid1 = _errs82 === errors;
+var _valid1 = _errs83 === errors;
 valid11 = valid11 || _valid1;
-const _errs83 = errors;
-if(errors === _errs83){
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+const _errs84 = errors;
+if(errors === _errs84){
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 let missing6;
-if((data35.tools === undefined) && (missing6 = "tools")){
+if((data36.tools === undefined) && (missing6 = "tools")){
 const err16 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
 if(vErrors === null){
 vErrors = [err16];
@@ -913,8 +927,8 @@ vErrors.push(err16);
 errors++;
 }
 else {
-const _errs85 = errors;
-for(const key8 in data35){
+const _errs86 = errors;
+for(const key8 in data36){
 if(!(key8 === "tools")){
 const err17 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
@@ -927,13 +941,13 @@ errors++;
 break;
 }
 }
-if(_errs85 === errors){
-if(data35.tools !== undefined){
-let data36 = data35.tools;
-const _errs86 = errors;
-if(errors === _errs86){
-if(Array.isArray(data36)){
-if(data36.length > 200){
+if(_errs86 === errors){
+if(data36.tools !== undefined){
+let data37 = data36.tools;
+const _errs87 = errors;
+if(errors === _errs87){
+if(Array.isArray(data37)){
+if(data37.length > 200){
 const err18 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
 if(vErrors === null){
 vErrors = [err18];
@@ -945,13 +959,13 @@ errors++;
 }
 else {
 var valid13 = true;
-const len2 = data36.length;
+const len2 = data37.length;
 for(let i2=0; i2<len2; i2++){
-let data37 = data36[i2];
-const _errs88 = errors;
-if(errors === _errs88){
-if(typeof data37 === "string"){
-if(func2(data37) > 200){
+let data38 = data37[i2];
+const _errs89 = errors;
+if(errors === _errs89){
+if(typeof data38 === "string"){
+if(func2(data38) > 200){
 const err19 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools/" + i2,schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err19];
@@ -962,7 +976,7 @@ vErrors.push(err19);
 errors++;
 }
 else {
-if(func2(data37) < 1){
+if(func2(data38) < 1){
 const err20 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools/" + i2,schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err20];
@@ -985,18 +999,18 @@ vErrors.push(err21);
 errors++;
 }
 }
-var valid13 = _errs88 === errors;
+var valid13 = _errs89 === errors;
 if(!valid13){
 break;
 }
 }
 if(valid13){
-let i3 = data36.length;
+let i3 = data37.length;
 let j0;
 if(i3 > 1){
 const indices0 = {};
 for(;i3--;){
-let item0 = data36[i3];
+let item0 = data37[i3];
 if(typeof item0 !== "string"){
 continue;
 }
@@ -1044,7 +1058,7 @@ vErrors.push(err24);
 errors++;
 }
 }
-var _valid1 = _errs83 === errors;
+var _valid1 = _errs84 === errors;
 valid11 = valid11 || _valid1;
 if(!valid11){
 const err25 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
@@ -1059,17 +1073,17 @@ validate20.errors = vErrors;
 return false;
 }
 else {
-errors = _errs81;
+errors = _errs82;
 if(vErrors !== null){
-if(_errs81){
-vErrors.length = _errs81;
+if(_errs82){
+vErrors.length = _errs82;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid9 = _errs80 === errors;
+var valid9 = _errs81 === errors;
 }
 else {
 var valid9 = true;
@@ -1086,7 +1100,7 @@ validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1,schemaPath:
 return false;
 }
 }
-var valid8 = _errs66 === errors;
+var valid8 = _errs67 === errors;
 if(!valid8){
 break;
 }
@@ -1098,57 +1112,57 @@ validate20.errors = [{instancePath:instancePath+"/mcp_servers",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs64 === errors;
+var valid0 = _errs65 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.disclosure !== undefined){
-let data38 = data.disclosure;
-const _errs90 = errors;
-if(errors === _errs90){
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-const _errs92 = errors;
-for(const key9 in data38){
+let data39 = data.disclosure;
+const _errs91 = errors;
+if(errors === _errs91){
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+const _errs93 = errors;
+for(const key9 in data39){
 if(!(((key9 === "tool_search") || (key9 === "tool_info")) || (key9 === "select_tools"))){
 validate20.errors = [{instancePath:instancePath+"/disclosure",schemaPath:"#/properties/disclosure/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs92 === errors){
-if(data38.tool_search !== undefined){
-const _errs93 = errors;
-if(typeof data38.tool_search !== "boolean"){
+if(_errs93 === errors){
+if(data39.tool_search !== undefined){
+const _errs94 = errors;
+if(typeof data39.tool_search !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/disclosure/tool_search",schemaPath:"#/properties/disclosure/properties/tool_search/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid15 = _errs93 === errors;
+var valid15 = _errs94 === errors;
 }
 else {
 var valid15 = true;
 }
 if(valid15){
-if(data38.tool_info !== undefined){
-const _errs95 = errors;
-if(typeof data38.tool_info !== "boolean"){
+if(data39.tool_info !== undefined){
+const _errs96 = errors;
+if(typeof data39.tool_info !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/disclosure/tool_info",schemaPath:"#/properties/disclosure/properties/tool_info/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid15 = _errs95 === errors;
+var valid15 = _errs96 === errors;
 }
 else {
 var valid15 = true;
 }
 if(valid15){
-if(data38.select_tools !== undefined){
-let data41 = data38.select_tools;
-const _errs97 = errors;
+if(data39.select_tools !== undefined){
+let data42 = data39.select_tools;
 const _errs98 = errors;
-let valid16 = false;
 const _errs99 = errors;
-if("auto" !== data41){
+let valid16 = false;
+const _errs100 = errors;
+if("auto" !== data42){
 const err26 = {instancePath:instancePath+"/disclosure/select_tools",schemaPath:"#/properties/disclosure/properties/select_tools/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err26];
@@ -1158,10 +1172,10 @@ vErrors.push(err26);
 }
 errors++;
 }
-var _valid2 = _errs99 === errors;
+var _valid2 = _errs100 === errors;
 valid16 = valid16 || _valid2;
-const _errs100 = errors;
-if(typeof data41 !== "boolean"){
+const _errs101 = errors;
+if(typeof data42 !== "boolean"){
 const err27 = {instancePath:instancePath+"/disclosure/select_tools",schemaPath:"#/properties/disclosure/properties/select_tools/anyOf/1/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err27];
@@ -1171,7 +1185,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs100 === errors;
+var _valid2 = _errs101 === errors;
 valid16 = valid16 || _valid2;
 if(!valid16){
 const err28 = {instancePath:instancePath+"/disclosure/select_tools",schemaPath:"#/properties/disclosure/properties/select_tools/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
@@ -1186,17 +1200,17 @@ validate20.errors = vErrors;
 return false;
 }
 else {
-errors = _errs98;
+errors = _errs99;
 if(vErrors !== null){
-if(_errs98){
-vErrors.length = _errs98;
+if(_errs99){
+vErrors.length = _errs99;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid15 = _errs97 === errors;
+var valid15 = _errs98 === errors;
 }
 else {
 var valid15 = true;
@@ -1210,49 +1224,49 @@ validate20.errors = [{instancePath:instancePath+"/disclosure",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs90 === errors;
+var valid0 = _errs91 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.compaction !== undefined){
-let data42 = data.compaction;
-const _errs102 = errors;
-if(errors === _errs102){
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-const _errs104 = errors;
-for(const key10 in data42){
+let data43 = data.compaction;
+const _errs103 = errors;
+if(errors === _errs103){
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+const _errs105 = errors;
+for(const key10 in data43){
 if(!((((key10 === "enabled") || (key10 === "threshold")) || (key10 === "keep_recent_turns")) || (key10 === "tool_budget_tokens"))){
 validate20.errors = [{instancePath:instancePath+"/compaction",schemaPath:"#/properties/compaction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs104 === errors){
-if(data42.enabled !== undefined){
-const _errs105 = errors;
-if(typeof data42.enabled !== "boolean"){
+if(_errs105 === errors){
+if(data43.enabled !== undefined){
+const _errs106 = errors;
+if(typeof data43.enabled !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/compaction/enabled",schemaPath:"#/properties/compaction/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid17 = _errs105 === errors;
+var valid17 = _errs106 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data42.threshold !== undefined){
-let data44 = data42.threshold;
-const _errs107 = errors;
-if(errors === _errs107){
-if((typeof data44 == "number") && (isFinite(data44))){
-if(data44 > 0.95 || isNaN(data44)){
+if(data43.threshold !== undefined){
+let data45 = data43.threshold;
+const _errs108 = errors;
+if(errors === _errs108){
+if((typeof data45 == "number") && (isFinite(data45))){
+if(data45 > 0.95 || isNaN(data45)){
 validate20.errors = [{instancePath:instancePath+"/compaction/threshold",schemaPath:"#/properties/compaction/properties/threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 0.95},message:"must be <= 0.95"}];
 return false;
 }
 else {
-if(data44 < 0.1 || isNaN(data44)){
+if(data45 < 0.1 || isNaN(data45)){
 validate20.errors = [{instancePath:instancePath+"/compaction/threshold",schemaPath:"#/properties/compaction/properties/threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.1},message:"must be >= 0.1"}];
 return false;
 }
@@ -1263,61 +1277,61 @@ validate20.errors = [{instancePath:instancePath+"/compaction/threshold",schemaPa
 return false;
 }
 }
-var valid17 = _errs107 === errors;
+var valid17 = _errs108 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data42.keep_recent_turns !== undefined){
-let data45 = data42.keep_recent_turns;
-const _errs109 = errors;
-if(!(((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45))) && (isFinite(data45)))){
+if(data43.keep_recent_turns !== undefined){
+let data46 = data43.keep_recent_turns;
+const _errs110 = errors;
+if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
 validate20.errors = [{instancePath:instancePath+"/compaction/keep_recent_turns",schemaPath:"#/properties/compaction/properties/keep_recent_turns/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs109){
-if((typeof data45 == "number") && (isFinite(data45))){
-if(data45 > 100 || isNaN(data45)){
+if(errors === _errs110){
+if((typeof data46 == "number") && (isFinite(data46))){
+if(data46 > 100 || isNaN(data46)){
 validate20.errors = [{instancePath:instancePath+"/compaction/keep_recent_turns",schemaPath:"#/properties/compaction/properties/keep_recent_turns/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
-if(data45 < 0 || isNaN(data45)){
+if(data46 < 0 || isNaN(data46)){
 validate20.errors = [{instancePath:instancePath+"/compaction/keep_recent_turns",schemaPath:"#/properties/compaction/properties/keep_recent_turns/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid17 = _errs109 === errors;
+var valid17 = _errs110 === errors;
 }
 else {
 var valid17 = true;
 }
 if(valid17){
-if(data42.tool_budget_tokens !== undefined){
-let data46 = data42.tool_budget_tokens;
-const _errs111 = errors;
-if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
+if(data43.tool_budget_tokens !== undefined){
+let data47 = data43.tool_budget_tokens;
+const _errs112 = errors;
+if(!(((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47))) && (isFinite(data47)))){
 validate20.errors = [{instancePath:instancePath+"/compaction/tool_budget_tokens",schemaPath:"#/properties/compaction/properties/tool_budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs111){
-if((typeof data46 == "number") && (isFinite(data46))){
-if(data46 > 1000000 || isNaN(data46)){
+if(errors === _errs112){
+if((typeof data47 == "number") && (isFinite(data47))){
+if(data47 > 1000000 || isNaN(data47)){
 validate20.errors = [{instancePath:instancePath+"/compaction/tool_budget_tokens",schemaPath:"#/properties/compaction/properties/tool_budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data46 < 0 || isNaN(data46)){
+if(data47 < 0 || isNaN(data47)){
 validate20.errors = [{instancePath:instancePath+"/compaction/tool_budget_tokens",schemaPath:"#/properties/compaction/properties/tool_budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid17 = _errs111 === errors;
+var valid17 = _errs112 === errors;
 }
 else {
 var valid17 = true;
@@ -1332,35 +1346,35 @@ validate20.errors = [{instancePath:instancePath+"/compaction",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs102 === errors;
+var valid0 = _errs103 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhook_secrets !== undefined){
-let data47 = data.webhook_secrets;
-const _errs113 = errors;
-if(errors === _errs113){
-if(Array.isArray(data47)){
-if(data47.length > 10){
+let data48 = data.webhook_secrets;
+const _errs114 = errors;
+if(errors === _errs114){
+if(Array.isArray(data48)){
+if(data48.length > 10){
 validate20.errors = [{instancePath:instancePath+"/webhook_secrets",schemaPath:"#/properties/webhook_secrets/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"}];
 return false;
 }
 else {
 var valid18 = true;
-const len3 = data47.length;
+const len3 = data48.length;
 for(let i4=0; i4<len3; i4++){
-let data48 = data47[i4];
-const _errs115 = errors;
-if(errors === _errs115){
-if(typeof data48 === "string"){
-if(func2(data48) > 500){
+let data49 = data48[i4];
+const _errs116 = errors;
+if(errors === _errs116){
+if(typeof data49 === "string"){
+if(func2(data49) > 500){
 validate20.errors = [{instancePath:instancePath+"/webhook_secrets/" + i4,schemaPath:"#/properties/webhook_secrets/items/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 else {
-if(func2(data48) < 8){
+if(func2(data49) < 8){
 validate20.errors = [{instancePath:instancePath+"/webhook_secrets/" + i4,schemaPath:"#/properties/webhook_secrets/items/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
 return false;
 }
@@ -1371,7 +1385,7 @@ validate20.errors = [{instancePath:instancePath+"/webhook_secrets/" + i4,schemaP
 return false;
 }
 }
-var valid18 = _errs115 === errors;
+var valid18 = _errs116 === errors;
 if(!valid18){
 break;
 }
@@ -1383,18 +1397,18 @@ validate20.errors = [{instancePath:instancePath+"/webhook_secrets",schemaPath:"#
 return false;
 }
 }
-var valid0 = _errs113 === errors;
+var valid0 = _errs114 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhook_tenant !== undefined){
-let data49 = data.webhook_tenant;
-const _errs117 = errors;
-if(errors === _errs117){
-if(typeof data49 === "string"){
-if(!pattern4.test(data49)){
+let data50 = data.webhook_tenant;
+const _errs118 = errors;
+if(errors === _errs118){
+if(typeof data50 === "string"){
+if(!pattern4.test(data50)){
 validate20.errors = [{instancePath:instancePath+"/webhook_tenant",schemaPath:"#/properties/webhook_tenant/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_-]{1,64}$"},message:"must match pattern \""+"^[a-zA-Z0-9_-]{1,64}$"+"\""}];
 return false;
 }
@@ -1404,34 +1418,34 @@ validate20.errors = [{instancePath:instancePath+"/webhook_tenant",schemaPath:"#/
 return false;
 }
 }
-var valid0 = _errs117 === errors;
+var valid0 = _errs118 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.approval_ttl_s !== undefined){
-let data50 = data.approval_ttl_s;
-const _errs119 = errors;
-if(!(((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50))) && (isFinite(data50)))){
+let data51 = data.approval_ttl_s;
+const _errs120 = errors;
+if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
 validate20.errors = [{instancePath:instancePath+"/approval_ttl_s",schemaPath:"#/properties/approval_ttl_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs119){
-if((typeof data50 == "number") && (isFinite(data50))){
-if(data50 > 31536000 || isNaN(data50)){
+if(errors === _errs120){
+if((typeof data51 == "number") && (isFinite(data51))){
+if(data51 > 31536000 || isNaN(data51)){
 validate20.errors = [{instancePath:instancePath+"/approval_ttl_s",schemaPath:"#/properties/approval_ttl_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
 return false;
 }
 else {
-if(data50 < 60 || isNaN(data50)){
+if(data51 < 60 || isNaN(data51)){
 validate20.errors = [{instancePath:instancePath+"/approval_ttl_s",schemaPath:"#/properties/approval_ttl_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
 return false;
 }
 }
 }
 }
-var valid0 = _errs119 === errors;
+var valid0 = _errs120 === errors;
 }
 else {
 var valid0 = true;

@@ -1,5 +1,5 @@
 // normalizeAgent (src/agents/normalize.ts) refusing bad agent configs: MCP server names and headers, tool schemas,
-// the cap on tools sent with every request, webhook secrets and model.max_tokens.
+// the cap on tools sent with every request, webhook secrets, model.max_tokens and model.max_tokens_field.
 import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../../src/agents/normalize";
 
@@ -238,4 +238,27 @@ describe("normalizeAgent: model.max_tokens", () => {
     ).toBe(16);
     expect(normalizeAgent("a", { model: { provider: "openai", name: "m", max_tokens: 8 } }).model.max_tokens).toBe(8);
   });
+});
+
+describe("normalizeAgent: model.max_tokens_field", () => {
+  it("keeps it for openai (Chat Completions)", () => {
+    const config = normalizeAgent("a", {
+      model: { provider: "openai", name: "m", max_tokens_field: "max_completion_tokens" },
+    });
+    expect(config.model.max_tokens_field).toBe("max_completion_tokens");
+  });
+
+  it.each(["anthropic", "openai-responses"])(
+    "refuses it for %s, which has one name for the output limit",
+    (provider) => {
+      let error: { status: number; code: string; message: string } | null = null;
+      try {
+        normalizeAgent("a", { model: { provider, name: "m", max_tokens_field: "max_tokens" } });
+      } catch (e) {
+        error = e as { status: number; code: string; message: string };
+      }
+      expect(error).toMatchObject({ status: 400, code: "invalid_request" });
+      expect(error?.message).toMatch(/^model\.max_tokens_field: only for provider openai/);
+    },
+  );
 });

@@ -65,6 +65,40 @@ describe("openai buildBody", () => {
     }
   });
 
+  it("sends max_completion_tokens through the hosts that serve OpenAI's API: Cloudflare AI Gateway and Azure AI Foundry", () => {
+    for (const baseUrl of [
+      "https://gateway.ai.cloudflare.com/v1/acct-fb1/gw-fb1/openai",
+      "https://acme-fb1.cognitiveservices.azure.com/openai/v1",
+    ]) {
+      const req = request("openai");
+      req.model = { ...req.model, max_tokens: 512 };
+      req.baseUrl = baseUrl;
+      const body = openai.buildBody(req);
+      expect(body.max_completion_tokens, baseUrl).toBe(512);
+      expect(body, baseUrl).not.toHaveProperty("max_tokens");
+    }
+  });
+
+  it("sends max_tokens through Cloudflare AI Gateway's routes to other providers (DeepSeek reads only max_tokens)", () => {
+    const req = request("openai");
+    req.model = { ...req.model, max_tokens: 512 };
+    req.baseUrl = "https://gateway.ai.cloudflare.com/v1/acct-fb2/gw-fb2/deepseek";
+    const body = openai.buildBody(req);
+    expect(body.max_tokens).toBe(512);
+    expect(body).not.toHaveProperty("max_completion_tokens");
+  });
+
+  it("sends the output limit under the agent's model.max_tokens_field whatever the base URL", () => {
+    const named = (baseUrl: string, field: "max_tokens" | "max_completion_tokens") => {
+      const req = request("openai");
+      req.model = { ...req.model, max_tokens: 512, max_tokens_field: field };
+      req.baseUrl = baseUrl;
+      return Object.keys(openai.buildBody(req)).filter((k) => k.startsWith("max_"));
+    };
+    expect(named("https://llm-proxy.example.com/v1", "max_completion_tokens")).toEqual(["max_completion_tokens"]);
+    expect(named("https://api.openai.com/v1", "max_tokens")).toEqual(["max_tokens"]);
+  });
+
   it("answers tool calls with tool messages in order, before the user's text", () => {
     const req = request("openai", {
       messages: [
