@@ -22,6 +22,7 @@ import {
 import { followLinks } from "./follow-links";
 import { useFollowPause } from "./follow-pause";
 import { readPatiently } from "./read-patiently";
+import { RetryRead } from "./retry-read";
 import { authHeaders, loadHistory } from "./session-reads";
 import {
   answerableAt,
@@ -45,24 +46,6 @@ import { useTypedReasons } from "./typed-reasons";
  * another, the API), or the approval expired (declined by its agent's approval_ttl_s).
  */
 const NO_LONGER_OPEN = new Set(["approval_already_answered", "approval_expired", "late_result"]);
-
-/**
- * Retry for a first history read that failed (unreachable, a server error, rate-limited): enabled once the
- * response's Retry-After has passed.
- */
-function RetryRead({ afterS, retry }: { afterS: number; retry: () => void }) {
-  const [open, setOpen] = useState(afterS === 0);
-  useEffect(() => {
-    if (afterS === 0) return;
-    const timer = setTimeout(() => setOpen(true), afterS * 1000);
-    return () => clearTimeout(timer);
-  }, [afterS]);
-  return (
-    <button type="button" disabled={!open} onClick={retry}>
-      Retry
-    </button>
-  );
-}
 
 function Chat({ conn }: { conn: Connection }) {
   const base = sessionPath(conn);
