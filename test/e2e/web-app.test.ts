@@ -8,7 +8,8 @@
 // (its history read made again quietly when it fails); an approval answered on the page but not yet sent is not
 // asked again when another approval of its step was answered elsewhere, and both answers go; one approved while
 // another waits is held, not running, and a new message shows it declined; a Deny that failed keeps its reason; a
-// fresh link opened in the same tab is taken.
+// fresh link opened in the same tab is taken; a stream dropped while the server cannot be reached, or a resumption
+// refused once, is rejoined until the running turn streams.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -694,6 +695,65 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     // No visibilitychange: the page rejoins by itself.
     await page.getByText(LONG_ANSWER).waitFor({ timeout: 30_000 });
     await page.locator('[data-status="ready"]').waitFor();
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([LONG_ANSWER]);
+    expect(await page.locator('li[data-role="user"]').allTextContents()).toEqual(["How is Paris today?"]);
+    await page.close();
+  });
+
+  it("a stream dropped while the server cannot be reached is rejoined once it can be, and shows the whole answer", async () => {
+    const { page, session } = await openApp("web-dropped-offline", [
+      { reply: { text: LONG_ANSWER }, faults: { event_delay_ms: 60 } },
+    ]);
+    await withCuttableChat(page);
+    // The network is down when the page first reads the session again, and back right after.
+    let down = true;
+    let refusedOnce = () => {};
+    const refused = new Promise<void>((resolve) => {
+      refusedOnce = resolve;
+    });
+    await page.route(
+      (url) => url.pathname === `/v1/sessions/${session}`,
+      (route) => {
+        if (!down) return route.continue();
+        refusedOnce();
+        return route.abort("internetdisconnected");
+      },
+    );
+    await send(page, "How is Paris today?");
+    await page.getByText("Paris today is").waitFor();
+    await page.evaluate(() => (window as unknown as { cutChat: () => void }).cutChat());
+    await refused;
+    down = false;
+    await page.getByText(LONG_ANSWER).waitFor({ timeout: 30_000 });
+    await page.locator('[data-status="ready"]').waitFor();
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([LONG_ANSWER]);
+    expect(await page.locator('li[data-role="user"]').allTextContents()).toEqual(["How is Paris today?"]);
+    await page.close();
+  });
+
+  it("a reload whose resumption of the running turn fails once follows the turn again, with its Stop button", async () => {
+    const { page } = await openApp("web-resume-retried", [
+      { reply: { text: LONG_ANSWER }, faults: { event_delay_ms: 300 } },
+    ]);
+    // The reload's resumption is answered 503; the ones after it reach the server.
+    let resumptions = 0;
+    await page.route("**/chat/*/stream", (route) => {
+      if (++resumptions > 1) return route.continue();
+      return route.fulfill({
+        status: 503,
+        contentType: "application/json",
+        body: JSON.stringify({ error: { code: "unavailable", message: "try again later" } }),
+      });
+    });
+    await send(page, "How is Paris today?");
+    await page.getByText("Paris today is").waitFor();
+    await page.reload();
+    await page.getByRole("button", { name: "Stop" }).waitFor();
+    await page.getByText(LONG_ANSWER).waitFor({ timeout: 30_000 });
+    await page.locator('[data-status="ready"]').waitFor();
+    expect(resumptions).toBeGreaterThan(1);
     expect(await page.getByRole("alert").count()).toBe(0);
     expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([LONG_ANSWER]);
     expect(await page.locator('li[data-role="user"]').allTextContents()).toEqual(["How is Paris today?"]);

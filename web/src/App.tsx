@@ -3,7 +3,8 @@
 // reload is resumed by useChat's own `resume: true` (GET {chat endpoint}/{chatId}/stream). A tool call that
 // needs a person's approval shows Approve / Deny, answered the AI SDK way: `addToolApprovalResponse`, sent by
 // useChat itself once every approval of the step is answered (chat-request.ts `approvalSender`). A paused turn
-// it shows is followed by reading the session's state again (useFollowPause), so one moved on elsewhere shows.
+// it shows is followed by reading the session's state again (useFollowPause), so one moved on elsewhere shows. A
+// lost stream is rejoined (reconnect.ts).
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -11,17 +12,11 @@ import { type CarriedAnswer, carriedAnswers } from "./carried-answers";
 import { approvalSender, newestMessageOnly } from "./chat-request";
 import { type Connection, readConnection, sessionPath } from "./connection";
 import { type Answer, EntryView } from "./entry-view";
-import {
-  ApiFailure,
-  friendlyFetch,
-  RECONNECT_GAVE_UP,
-  RECONNECTING,
-  readRetryAfterS,
-  reconnectDelayMs,
-} from "./errors";
+import { ApiFailure, friendlyFetch, readRetryAfterS } from "./errors";
 import { followLinks } from "./follow-links";
 import { useFollowPause } from "./follow-pause";
 import { readPatiently } from "./read-patiently";
+import { afterLostStream } from "./reconnect";
 import { RetryRead } from "./retry-read";
 import { authHeaders, loadHistory } from "./session-reads";
 import {
@@ -49,9 +44,9 @@ const NO_LONGER_OPEN = new Set(["approval_already_answered", "approval_expired",
 
 function Chat({ conn }: { conn: Connection }) {
   const base = sessionPath(conn);
-  // How useChat's resumption (GET …/stream) was answered: 204 = no turn streaming any more; the failure's status
-  // (0: unreachable) when it failed.
-  const [resumeAnswer, setResumeAnswer] = useState<number | null>(null);
+  // How useChat's resumption (GET …/stream) was answered: 204 = no turn streaming any more; the failure and its
+  // status (0: unreachable) when it failed.
+  const [resumeAnswer, setResumeAnswer] = useState<{ status: number; failure?: ApiFailure } | null>(null);
   // Whether the server took the newest send (its POST answered 2xx): useChat's status cannot tell, since it stays
   // "submitted" until the first visible chunk.
   const taken = useRef(false);
@@ -69,12 +64,12 @@ function Chat({ conn }: { conn: Connection }) {
         res = await friendlyFetch(input, init);
       } catch (e) {
         if (resuming && e instanceof ApiFailure) {
-          setResumeAnswer(e.status);
+          setResumeAnswer({ status: e.status, failure: e });
           noStream.current();
         }
         throw e;
       }
-      if (resuming) setResumeAnswer(res.status);
+      if (resuming) setResumeAnswer({ status: res.status });
       if (resuming && res.status === 204) noStream.current();
       if (method === "POST" && url.endsWith("/chat") && res.ok) {
         taken.current = true;
@@ -102,10 +97,10 @@ function Chat({ conn }: { conn: Connection }) {
   const partsNow = useRef(0);
   const turnFailed = useRef(false);
   // A stream that dropped after the server took its request (useChat's `isDisconnect`: the body broke off, where
-  // friendlyFetch does not reach) is rejoined after a wait; `drops` counts them in a row (reconnectDelayMs
-  // bounds it), back to 0 once a stream ends normally or the person sends. useChat itself resumes only when a
-  // hidden page becomes visible again.
-  const drops = useRef(0);
+  // friendlyFetch does not reach), or a running turn's resumption that failed, is rejoined after a wait (lostStream,
+  // below); `lostStreams` counts them in a row (reconnect.ts bounds it), back to 0 once a stream ends normally or
+  // the person sends. useChat itself resumes only when a hidden page becomes visible again.
+  const lostStreams = useRef(0);
   // Sends the approval answers this page gave, each once (chat-request.ts says why); a failed request lets its
   // answers go again.
   const approvals = useMemo(() => approvalSender(), []);
@@ -118,14 +113,8 @@ function Chat({ conn }: { conn: Connection }) {
       sendAutomaticallyWhen: approvals.shouldSend,
       onFinish: ({ isDisconnect, isError, isAbort }) => {
         if (isError) approvals.forget();
-        if (!isDisconnect) {
-          if (!isError && !isAbort) drops.current = 0;
-          return;
-        }
-        drops.current++;
-        const waitMs = reconnectDelayMs(drops.current);
-        setProblem(waitMs === null ? RECONNECT_GAVE_UP : RECONNECTING);
-        if (waitMs !== null) setReconnect({ waitMs });
+        if (isDisconnect) lostStream();
+        else if (!isError && !isAbort) lostStreams.current = 0;
       },
       onData: (part) => {
         if (part.type === "data-provider-retry") {
@@ -143,6 +132,15 @@ function Chat({ conn }: { conn: Connection }) {
     });
   const [earlier, setEarlier] = useState<Entry[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  // Rejoins after a wait (the `reconnect` effect, below), or says why not; resolves whether it will (reconnect.ts).
+  const lostStream = useCallback((failure?: ApiFailure): boolean => {
+    const next = afterLostStream(lostStreams.current + 1, failure);
+    if (next === null) return false;
+    lostStreams.current++;
+    setProblem(next.notice);
+    if (next.waitMs !== null) setReconnect({ waitMs: next.waitMs });
+    return next.waitMs !== null;
+  }, []);
   const [draft, setDraft] = useState("");
   // The turn the state read found running: useChat's resumed stream should bring it (checked below).
   const [awaited, setAwaited] = useState<string | null>(null);
@@ -215,17 +213,19 @@ function Chat({ conn }: { conn: Connection }) {
   // the session again as a reload does, the stored history in place of the live messages and the running turn
   // resumed (its answer checked below). The refusal that sent it here is no longer news once the session is read
   // again: its alert goes (useChat's resumption would clear it only when a turn is still running). A rejoin the
-  // follow of a paused turn asked for (`followed`) resolves no refusal: it clears only the alert of a rejoin that
-  // failed before, not an unrelated one (a failed Stop, a failed read). The answers this page gave and has not sent
-  // (useChat sends a step's answers together) are carried: those to approvals still waiting are given again, the
-  // way an approval of the stored history is answered (answerStored), and sent once the step's are all given; one
-  // to an approval no longer waiting goes, the server's outcome shows. Resolves whether the session was read.
+  // page asks for by itself (`followed`: following a paused turn) resolves no refusal: it clears only
+  // the alert of a rejoin that failed before, not an unrelated one (a failed Stop, a failed read). The answers this
+  // page gave and has not sent (useChat sends a step's answers together) are carried: those to approvals still
+  // waiting are given again, the way an approval of the stored history is answered (answerStored), and sent once
+  // the step's are all given; one to an approval no longer waiting goes, the server's outcome shows. Resolves
+  // whether the session was read: one asked for by a refusal or a lost stream reads patiently (readPatiently), the
+  // follow has its own waits.
   const rejoinFailure = useRef<string | null>(null);
   const rejoin = useCallback(
     (followed = false): Promise<boolean> => {
       setRereading(true);
       setResumeAnswer(null);
-      return loadHistory(conn)
+      return (followed ? loadHistory(conn) : readPatiently(() => loadHistory(conn)))
         .then(
           (h) => {
             if (followed) setProblem((p) => (p === rejoinFailure.current ? null : p));
@@ -312,13 +312,16 @@ function Chat({ conn }: { conn: Connection }) {
   }, [status, setMessages, error, rejoin]);
 
   // A turn the state read found running but that paused or ended before useChat's resumption asked for it
-  // comes back as no stream (204), and a resumption that failed (refused, server error, unreachable) brings none
-  // either: its stored messages were left out, so read them now. A resumed stream (200) shows the turn itself;
-  // withoutLiveTurns keeps a later history read from showing it twice.
+  // comes back as no stream (204), and a resumption that failed brings none either: its stored messages were left
+  // out, so read them now. One that failed in a way trying again can help (a server error, unreachable) is
+  // rejoined instead, as a dropped stream is, until the turn streams or has ended (lostStream bounds the tries).
+  // A resumed stream (200) shows the turn itself; withoutLiveTurns keeps a later history read from showing it twice.
   useEffect(() => {
     if (awaited === null || resumeAnswer === null) return;
     setAwaited(null);
-    if (resumeAnswer !== 204 && resumeAnswer >= 200 && resumeAnswer < 300) return;
+    const { status, failure } = resumeAnswer;
+    if (status !== 204 && status >= 200 && status < 300) return;
+    if (failure && lostStream(failure)) return;
     setRereading(true);
     loadHistory(conn, true)
       .then(
@@ -329,7 +332,7 @@ function Chat({ conn }: { conn: Connection }) {
         (e: Error) => setProblem(e.message),
       )
       .finally(() => setRereading(false));
-  }, [awaited, resumeAnswer, conn, noteOutcome]);
+  }, [awaited, resumeAnswer, conn, noteOutcome, lostStream]);
 
   // The stored entries (less the turns useChat streams live), then the live ones; each turn's outcome line after it;
   // the calls a message sent from here superseded as the server closed them.
@@ -370,7 +373,7 @@ function Chat({ conn }: { conn: Connection }) {
     clearError();
     setProblem(null);
     setDraft("");
-    drops.current = 0;
+    lostStreams.current = 0;
     setReconnect(null);
     sending.current = text;
     answering.current = false;
@@ -382,7 +385,7 @@ function Chat({ conn }: { conn: Connection }) {
   const answer: Answer = (id, approved, reason) => {
     clearError();
     setProblem(null);
-    drops.current = 0;
+    lostStreams.current = 0;
     setReconnect(null);
     giveAnswer({ id, approved, ...(reason ? { reason } : {}) });
   };

@@ -101,20 +101,3 @@ export function readRetryAfterS(e: unknown): number | null {
  */
 export const READ_FIRST_WAIT_MS = 1000;
 export const READ_MAX_WAIT_MS = 30_000;
-
-/** What the page says while it rejoins a stream that dropped mid-answer, and once it stops trying. */
-export const RECONNECTING = "The connection dropped; reconnecting…";
-export const RECONNECT_GAVE_UP = "The connection dropped again. Reload the page to see the rest of the answer.";
-
-/** Rejoins in a row after dropped streams before the page stops trying by itself. */
-const MAX_RECONNECTS = 3;
-
-/**
- * How long to wait before rejoining a stream that dropped after the server took the request (`drops`: how many
- * in a row, this one included), or null: stop trying. A session object drops its oldest stream when a ninth
- * opens (or one that fell too far behind), so tabs that all rejoined by themselves would drop one another for
- * ever: a few tries, each later than the one before, let the answer through or stop.
- */
-export function reconnectDelayMs(drops: number): number | null {
-  return drops >= 1 && drops <= MAX_RECONNECTS ? 1000 * drops : null;
-}

@@ -1,12 +1,6 @@
 // The web client's error sentences: what a person reads for each API failure.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import {
-  ApiFailure,
-  describeFailure,
-  friendlyFetch,
-  readRetryAfterS,
-  reconnectDelayMs,
-} from "../../../web/src/errors.ts";
+import { ApiFailure, describeFailure, friendlyFetch, readRetryAfterS } from "../../../web/src/errors.ts";
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -80,18 +74,5 @@ describe("a failed history read", () => {
   it("is not retried when trying again cannot help (an expired link, a deleted session)", () => {
     expect(readRetryAfterS(new ApiFailure(401, "token_expired", "expired"))).toBeNull();
     expect(readRetryAfterS(new ApiFailure(404, "not_found", "gone"))).toBeNull();
-  });
-});
-
-describe("reconnectDelayMs", () => {
-  it("rejoins a stream dropped mid-answer after a short wait, a longer one each drop in a row", () => {
-    const waits = [1, 2, 3].map(reconnectDelayMs);
-    expect(waits.every((w) => w !== null && w > 0 && w <= 5000)).toBe(true);
-    expect(waits).toEqual([...waits].sort((a, b) => (a ?? 0) - (b ?? 0)));
-  });
-
-  it("stops rejoining by itself after a few drops in a row, so tabs dropping one another settle", () => {
-    expect(reconnectDelayMs(4)).toBeNull();
-    expect(reconnectDelayMs(9)).toBeNull();
   });
 });
