@@ -9,7 +9,7 @@
 // asked again when another approval of its step was answered elsewhere, and both answers go; one approved while
 // another waits is held, not running, and a new message shows it declined; a Deny that failed keeps its reason; a
 // fresh link opened in the same tab is taken; a stream dropped while the server cannot be reached, or a resumption
-// refused once, is rejoined until the running turn streams.
+// refused once, is rejoined until the running turn streams; a turn another tab ran shows without a reload.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -757,6 +757,40 @@ describe.skipIf(!executable)("the web client in Chromium", () => {
     expect(await page.getByRole("alert").count()).toBe(0);
     expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([LONG_ANSWER]);
     expect(await page.locator('li[data-role="user"]').allTextContents()).toEqual(["How is Paris today?"]);
+    await page.close();
+  });
+
+  it("a turn another tab ran while this page sat idle shows once this page's own message is answered", async () => {
+    const { page, session } = await openApp("web-other-tab-send", [
+      { reply: { text: ANSWER } },
+      { reply: { text: "Tomorrow looks sunny too." } },
+    ]);
+    // Another tab (here the API) asks and gets its answer; this page, loaded before, reads nothing meanwhile.
+    await page.getByText("Loading the conversation…").waitFor({ state: "detached" });
+    await readSse(await api.send(tenantKey, session, { content: "Is it sunny in Paris?" }));
+    await send(page, "And tomorrow?");
+    await page.getByText("Tomorrow looks sunny too.").waitFor();
+    await page.getByText(ANSWER).waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    expect(await page.locator('li[data-role="user"]').allTextContents()).toEqual([
+      "Is it sunny in Paris?",
+      "And tomorrow?",
+    ]);
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([
+      ANSWER,
+      "Tomorrow looks sunny too.",
+    ]);
+    await page.close();
+  });
+
+  it("a turn another tab ran while this page sat idle shows once the page is visible again", async () => {
+    const { page, session } = await openApp("web-other-tab-visible", [{ reply: { text: ANSWER } }]);
+    await page.getByText("Loading the conversation…").waitFor({ state: "detached" });
+    await readSse(await api.send(tenantKey, session, { content: "Is it sunny in Paris?" }));
+    await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
+    await page.getByText(ANSWER).waitFor();
+    expect(await page.locator('li[data-role="user"]').allTextContents()).toEqual(["Is it sunny in Paris?"]);
+    expect(await page.locator('li[data-role="assistant"] .text').allTextContents()).toEqual([ANSWER]);
     await page.close();
   });
 

@@ -4,11 +4,12 @@
 // needs a person's approval shows Approve / Deny, answered the AI SDK way: `addToolApprovalResponse`, sent by
 // useChat itself once every approval of the step is answered (chat-request.ts `approvalSender`). A paused turn
 // it shows is followed by reading the session's state again (useFollowPause), so one moved on elsewhere shows. A
-// lost stream is rejoined (reconnect.ts).
+// lost stream is rejoined (reconnect.ts), and turns run in another tab are caught up with (catch-up.ts).
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport } from "ai";
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { type CarriedAnswer, carriedAnswers } from "./carried-answers";
+import { useCatchUp } from "./catch-up";
 import { approvalSender, newestMessageOnly } from "./chat-request";
 import { type Connection, readConnection, sessionPath } from "./connection";
 import { type Answer, EntryView } from "./entry-view";
@@ -131,6 +132,8 @@ function Chat({ conn }: { conn: Connection }) {
       },
     });
   const [earlier, setEarlier] = useState<Entry[] | null>(null);
+  // The seq of the newest stored message the page read with the whole history (catch-up.ts reads past it).
+  const head = useRef(0);
   const [problem, setProblem] = useState<string | null>(null);
   // Rejoins after a wait (the `reconnect` effect, below), or says why not; resolves whether it will (reconnect.ts).
   const lostStream = useCallback((failure?: ApiFailure): boolean => {
@@ -160,6 +163,7 @@ function Chat({ conn }: { conn: Connection }) {
         setProblem(null);
         setReadFailed(null);
         setEarlier(h.entries);
+        head.current = h.head;
         setAwaited(h.liveTurn);
         for (const o of h.outcomes) noteOutcome(o.turnId, o.text);
       },
@@ -213,7 +217,7 @@ function Chat({ conn }: { conn: Connection }) {
   // the session again as a reload does, the stored history in place of the live messages and the running turn
   // resumed (its answer checked below). The refusal that sent it here is no longer news once the session is read
   // again: its alert goes (useChat's resumption would clear it only when a turn is still running). A rejoin the
-  // page asks for by itself (`followed`: following a paused turn) resolves no refusal: it clears only
+  // page asks for by itself (`followed`: following a paused turn, catching up) resolves no refusal: it clears only
   // the alert of a rejoin that failed before, not an unrelated one (a failed Stop, a failed read). The answers this
   // page gave and has not sent (useChat sends a step's answers together) are carried: those to approvals still
   // waiting are given again, the way an approval of the stored history is answered (answerStored), and sent once
@@ -241,6 +245,7 @@ function Chat({ conn }: { conn: Connection }) {
             setMessages(seeding ? [seed] : []);
             setSeeded(seeding && turnId ? new Set([turnId]) : new Set());
             setEarlier(seeding ? rest : h.entries);
+            head.current = h.head;
             for (const o of h.outcomes) noteOutcome(o.turnId, o.text);
             setAwaited(h.liveTurn);
             if (h.liveTurn) resumeStream().catch((e: Error) => setProblem(e.message));
@@ -327,6 +332,7 @@ function Chat({ conn }: { conn: Connection }) {
       .then(
         (h) => {
           setEarlier(h.entries);
+          head.current = h.head;
           for (const o of h.outcomes) noteOutcome(o.turnId, o.text);
         },
         (e: Error) => setProblem(e.message),
@@ -343,18 +349,16 @@ function Chat({ conn }: { conn: Connection }) {
   const open = openCalls(shownEntries);
   const followed = useCallback(() => rejoin(true), [rejoin]);
   const followFailed = useCallback((e: Error) => setProblem(e.message), []);
-  useFollowPause(
-    conn,
-    open,
-    earlier !== null && !busy && !rereading && awaited === null && reconnect === null,
-    followed,
-    followFailed,
-  );
+  const settled = earlier !== null && !busy && !rereading && awaited === null && reconnect === null;
+  useFollowPause(conn, open, settled, followed, followFailed);
+  // Turns another tab ran meanwhile show once a message is taken or the tab is visible again.
+  const catchUp = useCatchUp(conn, messages, settled, followed, head);
 
   // The calls shown open when a message is sent: the server closes them as it takes it (their results are stored
   // with the message, "no result was provided before the next user message", open approvals declined), and no
   // stream tells it, so once it is taken they show as the history has them.
   sendTaken.current = () => {
+    catchUp.taken();
     const ids = superseded.current;
     superseded.current = [];
     if (ids.length === 0) return;

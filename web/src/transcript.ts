@@ -504,7 +504,7 @@ export function reopenApprovals(messages: UIMessage[], answered: ReadonlySet<str
 }
 
 /** The UI message id the server's stream gives a turn's assistant message, every segment (session/turn/runner.ts). */
-function turnMessageId(turnId: string): string {
+export function turnMessageId(turnId: string): string {
   return `msg_${turnId}`;
 }
 

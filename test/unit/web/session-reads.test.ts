@@ -35,5 +35,6 @@ describe("loadHistory", () => {
     expect(read).toEqual(["0", "1", "3"]);
     const shown = JSON.stringify(history.entries);
     for (let seq = 1; seq <= 4; seq++) expect(shown.split(`message ${seq}"`)).toHaveLength(2);
+    expect(history.head).toBe(4);
   });
 });
