@@ -43,11 +43,17 @@ async function rowsLeft(stub: Stub): Promise<Record<string, number>> {
   });
 }
 
-/** Resolves once the slow endpoint (an MCP listing, an http tool) has received its first request (or, with `answered`, replied to it). */
-async function listing(tag: string, answered = false): Promise<void> {
+/**
+ * Resolves once the slow endpoint (an MCP listing, an http tool) has received its first request (or, with `ended`,
+ * replied to it or seen the client hang up: a DELETE closes the session's MCP links, which aborts a connect).
+ */
+async function listing(tag: string, ended = false): Promise<void> {
   for (let i = 0; i < 500; i++) {
-    const stats = (await (await fetch(`${env.MOCK_URL}/_tool/stats?tag=${tag}`)).json()) as { written: number } | null;
-    if (stats !== null && (!answered || stats.written > 0)) return;
+    const stats = (await (await fetch(`${env.MOCK_URL}/_tool/stats?tag=${tag}`)).json()) as {
+      written: number;
+      hung_up: boolean;
+    } | null;
+    if (stats !== null && (!ended || stats.written > 0 || stats.hung_up)) return;
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error("the MCP listing never started");
@@ -93,9 +99,9 @@ describe("DELETE while work waits on network I/O", () => {
     const { session_id: session } = (await queued.json()) as { session_id: string };
     await listing(tag);
     expect((await apiJson(`/v1/sessions/${session}`, { method: "DELETE", key: s.key })).status).toBe(200);
-    // The alarm's work resumes when the listing is answered and must find the session gone. Nothing signals
-    // the end of that work from outside, so the check waits a moment after the answer (the old code had
-    // written five tables by then).
+    // The alarm's work resumes when the listing ends (answered, or aborted by the DELETE closing the session's
+    // MCP links) and must find the session gone. Nothing signals the end of that work from outside, so the check
+    // waits a moment after it (the old code had written five tables by then).
     await listing(tag, true);
     await new Promise((r) => setTimeout(r, 500));
     expect(await rowsLeft(runStub(s, session))).toEqual({});
