@@ -77,8 +77,40 @@ export function validateAnthropicRequest(body: unknown): Rejection | null {
     return bad(
       `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`,
     );
-  // The API drops everything before the last compaction block; P is checked on what it reads.
-  return checkPairing(effectiveMessages(messages as JsonObject[]));
+  // The API drops everything before the last compaction block; P and the thinking loop are checked on what it reads.
+  const effective = effectiveMessages(messages as JsonObject[]);
+  if (isRecord(body.thinking) && body.thinking.type === "enabled") {
+    const loop = checkThinkingLoop(effective, messages.length - effective.length);
+    if (loop) return loop;
+  }
+  return checkPairing(effective);
+}
+
+/**
+ * With a thinking budget, the tool loop a request goes on with (its last message tool results alone) must open with
+ * thinking: the first assistant message after the last user message holding more than tool results must start with
+ * a thinking or redacted_thinking block (after a compaction block it opens with). `offset`: messages the API
+ * dropped before `messages` (a compaction), for the index in the message.
+ */
+function checkThinkingLoop(messages: JsonObject[], offset: number): Rejection | null {
+  const blocks = (m: JsonObject | undefined): JsonObject[] =>
+    Array.isArray(m?.content) ? (m.content as unknown[]).filter(isRecord) : [{ type: "text" }];
+  const onlyResults = (m: JsonObject | undefined) => blocks(m).every((b) => b.type === "tool_result");
+  const last = messages[messages.length - 1];
+  if (last?.role !== "user" || !onlyResults(last)) return null;
+  let start = messages.length - 1;
+  while (start > 0 && !(messages[start - 1]?.role === "user" && !onlyResults(messages[start - 1]))) start--;
+  const first = messages[start];
+  if (first?.role !== "assistant") return null;
+  const at = blocks(first).findIndex((b) => b.type !== "compaction");
+  const lead = blocks(first)[at];
+  if (lead === undefined || lead.type === "thinking" || lead.type === "redacted_thinking") return null;
+  return bad(
+    `messages.${start + offset}.content.${at}.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(lead.type)}\`. ` +
+      "When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of " +
+      "`tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this " +
+      "requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+  );
 }
 
 /** Blocks carrying cache_control anywhere in a value (a tool_result's inner blocks count too). */

@@ -1,12 +1,13 @@
 /**
  * Builds the Anthropic Messages API request body from a StepRequest (`buildAnthropicBody`): prompt-cache
- * breakpoints, thinking budget, native compaction, and history projected into a form the API accepts (roles
+ * breakpoints, thinking (`anthropic-thinking.ts`), native compaction, and history projected into a form the API accepts (roles
  * alternate, tool results lead, empty text is dropped, an error result is never empty, references to removed tools
  * become text, a call's id and name are sent in characters the API accepts). Pure.
  */
 
 import { cyrb53 } from "../crypto/cyrb53";
 import type { Part, ToolDeclaration, ToolResultContent } from "../model/message";
+import { anthropicThinking } from "./anthropic-thinking";
 import { wireOnce } from "./body-text";
 import { declaredSchema } from "./declared-schema";
 import { wireToolName } from "./tool-name";
@@ -45,9 +46,6 @@ const COMPACTION_EDIT = "compact_20260112";
 /** The API refuses a compaction trigger below this many input tokens. */
 export const MIN_COMPACTION_TRIGGER = 50_000;
 const DEFAULT_MAX_TOKENS = 8192;
-const THINKING_BUDGET = 4096;
-/** The API refuses a smaller thinking budget. */
-const MIN_THINKING_BUDGET = 1024;
 
 /** The `max_tokens` a request for `model` carries: the agent's, or our default (the API requires one). */
 export function anthropicOutputTokens(model: ModelConfig): number {
@@ -80,11 +78,7 @@ export function buildAnthropicBody(req: StepRequest): Record<string, unknown> {
     };
   }
   body.stream = true;
-  // The budget must stay below max_tokens; a model configured too small runs without thinking.
-  const budget = Math.min(THINKING_BUDGET, maxTokens - 1);
-  if (model.capabilities.thinking && budget >= MIN_THINKING_BUDGET) {
-    body.thinking = { type: "enabled", budget_tokens: budget };
-  }
+  Object.assign(body, anthropicThinking(model, maxTokens, messages));
   return body;
 }
 

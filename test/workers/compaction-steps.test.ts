@@ -40,21 +40,26 @@ const echoSteps = (from: number, to: number) =>
 const requestText = () =>
   `${uid("req")}: echo ${STEPS} cities with echo_core, one call per step, then say you are done.`;
 
-/** The agent of a session: `WINDOW` tokens on the agent and the mock model, room for every step. */
+/** The agent of a session: `WINDOW` tokens on the agent and the mock model, room for every step; `model` adds to its model. */
 function agentBody(
   provider: "anthropic" | "openai" | "openai-responses",
   model: string,
   tools: unknown[] = COMPACTION_TOOLS,
+  more: Record<string, unknown> = {},
 ) {
-  return { model: { provider, name: model, context_window: WINDOW }, tools, max_steps: 40 };
+  return { model: { provider, name: model, context_window: WINDOW, ...more }, tools, max_steps: 40 };
 }
 
-async function longTurnSession(provider: "anthropic" | "openai" | "openai-responses", tools?: unknown[]) {
+async function longTurnSession(
+  provider: "anthropic" | "openai" | "openai-responses",
+  tools?: unknown[],
+  model: Record<string, unknown> = {},
+) {
   const s = await setup({}, provider);
   const put = await apiJson(`/v1/agents/${s.agent}`, {
     method: "PUT",
     key: ADMIN,
-    json: agentBody(provider, s.model, tools),
+    json: agentBody(provider, s.model, tools, model),
   });
   if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
   await mockWindow(s.model, WINDOW);
@@ -108,6 +113,23 @@ describe.each(["anthropic", "openai", "openai-responses"] as const)("one turn of
     expect([res.body.status, res.body.error]).toEqual(["completed", undefined]);
     await expectCompactedWithRequest(s, request, STEPS + 3);
     await expectLoadedThroughout(s);
+  });
+});
+
+describe("a long turn with a thinking budget", () => {
+  it("completes when compactions inside it summarise the only step that thought (the first, as Claude 4.5 and earlier think in a tool loop)", async () => {
+    const s = await longTurnSession("anthropic", COMPACTION_TOOLS, {
+      max_tokens: 1500,
+      capabilities: { thinking: true },
+    });
+    const [first, ...rest] = echoSteps(1, 14);
+    const thinks = { reply: { ...first?.reply, thinking: "Fourteen cities, one echo_core call each." } };
+    await script(s.model, [thinks, ...rest, { reply: { text: "All cities echoed." } }]);
+    const res = await send(s, { content: requestText() });
+    expect([res.body.status, res.body.error]).toEqual(["completed", undefined]);
+    const stats = await mockStats(s.model);
+    expect([stats.rejected_p, stats.rejected]).toEqual([0, 0]);
+    expect((await events(s)).filter((e) => e.type === "context_compacted").length).toBeGreaterThan(0);
   });
 });
 

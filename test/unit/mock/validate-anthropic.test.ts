@@ -251,3 +251,35 @@ describe("validateAnthropicRequest", () => {
     });
   });
 });
+
+describe("validateAnthropicRequest: thinking", () => {
+  const thought = { type: "thinking", thinking: "plan", signature: "sig" };
+  const budget = { thinking: { type: "enabled", budget_tokens: 1024 }, max_tokens: 2000 };
+  /** A tool loop of two steps after the user's text, its first step opening with `first`. */
+  const loop = (first: unknown[]) => [
+    { role: "user", content: "go" },
+    { role: "assistant", content: [...first, use("toolu_1")] },
+    { role: "user", content: [result("toolu_1")] },
+    { role: "assistant", content: [use("toolu_2")] },
+    { role: "user", content: [result("toolu_2")] },
+  ];
+
+  it("takes a loop whose first step opens with thinking, later steps without", () => {
+    expect(validateAnthropicRequest(req(loop([thought]), budget))).toBeNull();
+  });
+
+  it("refuses a budget when the loop's first step opens without thinking, as the API does", () => {
+    expect(validateAnthropicRequest(req(loop([]), budget))?.message).toMatch(
+      /^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`\. When `thinking` is enabled, a final `assistant` message must start with a thinking block/,
+    );
+  });
+
+  it("takes that loop without thinking", () => {
+    expect(validateAnthropicRequest(req(loop([])))).toBeNull();
+  });
+
+  it("takes a budget on a new request after a loop without thinking", () => {
+    const messages = [...loop([]), { role: "assistant", content: "done" }, { role: "user", content: "next" }];
+    expect(validateAnthropicRequest(req(messages, budget))).toBeNull();
+  });
+});
