@@ -77,6 +77,8 @@ export function validateAnthropicRequest(body: unknown): Rejection | null {
     return bad(
       `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`,
     );
+  const thinking = checkThinking(body);
+  if (thinking) return thinking;
   // The API drops everything before the last compaction block; P and the thinking loop are checked on what it reads.
   const effective = effectiveMessages(messages as JsonObject[]);
   if (isRecord(body.thinking) && body.thinking.type === "enabled") {
@@ -84,6 +86,42 @@ export function validateAnthropicRequest(body: unknown): Rejection | null {
     if (loop) return loop;
   }
   return checkPairing(effective);
+}
+
+/**
+ * Models that take only adaptive thinking (Opus 4.7 and later, Mythos, Fable) and the later families (5 and up),
+ * as the mock treats them: `thinking.type: "enabled"` is refused. Matched anywhere in the name.
+ */
+const ADAPTIVE_ONLY = /claude-(?:opus-4-[7-9](?!\d)|(?:opus|sonnet|haiku)-(?:[5-9]|[1-9]\d)(?!\d)|mythos|fable)/;
+const THINKING_TYPES = ["enabled", "disabled", "adaptive"];
+const EFFORTS = ["low", "medium", "high", "xhigh", "max"];
+const MIN_THINKING_BUDGET = 1024;
+
+/** `thinking` and `output_config.effort`: their shape, a budget's bounds, and `enabled` on an adaptive-only model. */
+function checkThinking(body: JsonObject): Rejection | null {
+  const effort = isRecord(body.output_config) ? body.output_config.effort : undefined;
+  if (effort !== undefined && effort !== null && !EFFORTS.includes(String(effort)))
+    return bad(`output_config.effort: Input should be ${EFFORTS.map((e) => `'${e}'`).join(", ")}`);
+  const thinking = body.thinking;
+  if (thinking === undefined || thinking === null) return null;
+  if (!isRecord(thinking)) return bad("thinking: Input should be a valid dictionary");
+  if (typeof thinking.type !== "string") return bad("thinking.type: Field required");
+  if (!THINKING_TYPES.includes(thinking.type)) return tagError("thinking", thinking.type, THINKING_TYPES);
+  if (thinking.type === "adaptive" && thinking.budget_tokens !== undefined)
+    return bad("thinking.adaptive.budget_tokens: Extra inputs are not permitted");
+  if (thinking.type !== "enabled") return null;
+  if (ADAPTIVE_ONLY.test(String(body.model)))
+    return bad(
+      '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.',
+    );
+  const budget = thinking.budget_tokens;
+  if (budget === undefined) return bad("thinking.enabled.budget_tokens: Field required");
+  if (typeof budget !== "number" || !Number.isInteger(budget))
+    return bad("thinking.enabled.budget_tokens: Input should be a valid integer");
+  if (budget < MIN_THINKING_BUDGET)
+    return bad(`thinking.enabled.budget_tokens: Input should be greater than or equal to ${MIN_THINKING_BUDGET}`);
+  if (budget >= Number(body.max_tokens)) return bad("`max_tokens` must be greater than `thinking.budget_tokens`");
+  return null;
 }
 
 /**

@@ -10,7 +10,13 @@ import { check } from "../http/validate";
 import { compileStrict, providerRefusal } from "../json-schema/compile";
 import type { JsonObject } from "../model/json";
 import { NAME_FORM } from "../model/name-form";
-import { DEFAULT_CONTEXT_WINDOW, type MaxTokensField, RESPONSES_MIN_OUTPUT_TOKENS } from "../providers/types";
+import { adaptiveByDefault, thinkingMode } from "../providers/anthropic-thinking";
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  type Effort,
+  type MaxTokensField,
+  RESPONSES_MIN_OUTPUT_TOKENS,
+} from "../providers/types";
 import { MIN_SECRET_BYTES, secretKey, usableSecret } from "../runs/signature";
 import { PLAIN_TOOLS_MAX, projectionFor } from "../tools/disclosure";
 import { checkOutboundUrl } from "../tools/outbound";
@@ -31,6 +37,7 @@ interface AgentBody {
     max_tokens?: number;
     max_tokens_field?: MaxTokensField;
     context_window?: number;
+    effort?: Effort;
     capabilities?: Partial<AgentConfig["model"]["capabilities"]>;
   };
   system?: string;
@@ -187,6 +194,7 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
       `model.max_tokens_field: only for provider openai (Chat Completions); ${body.model.provider} has one name for the output limit`,
     );
   }
+  assertThinking(body.model);
   const caps = body.model.capabilities ?? {};
   const config: AgentConfig = {
     name,
@@ -195,6 +203,7 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
       name: body.model.name,
       ...(body.model.max_tokens ? { max_tokens: body.model.max_tokens } : {}),
       ...(field ? { max_tokens_field: field } : {}),
+      ...(body.model.effort ? { effort: body.model.effort } : {}),
       context_window: body.model.context_window ?? DEFAULT_CONTEXT_WINDOW[body.model.provider],
       capabilities: {
         message_level_tools: caps.message_level_tools ?? false,
@@ -221,6 +230,47 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
   };
   assertToolsFit(config);
   return config;
+}
+
+/**
+ * A thinking mode and an effort are Anthropic's; a budget (`"enabled"`) is refused by the models that take only
+ * adaptive thinking, and an effort is sent with adaptive thinking only: any of these would be refused, or unused, at
+ * every turn.
+ */
+function assertThinking(model: AgentBody["model"]): void {
+  const thinking = model.capabilities?.thinking ?? false;
+  if (model.provider !== "anthropic") {
+    if (typeof thinking === "string") {
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `model.capabilities.thinking: "${thinking}" is an Anthropic thinking mode; ${model.provider} takes true or false`,
+      );
+    }
+    if (model.effort) {
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `model.effort: an Anthropic setting (output_config.effort); ${model.provider} takes none`,
+      );
+    }
+    return;
+  }
+  if (thinking === "enabled" && adaptiveByDefault(model.name)) {
+    throw new ApiError(
+      400,
+      "invalid_request",
+      `model.capabilities.thinking: ${model.name} takes only adaptive thinking, not a budget ("enabled"); use "adaptive" or true`,
+    );
+  }
+  const mode = thinkingMode(model.name, thinking);
+  if (model.effort && mode !== "adaptive") {
+    throw new ApiError(
+      400,
+      "invalid_request",
+      `model.effort: sent only with adaptive thinking; set model.capabilities.thinking to "adaptive"${mode === "enabled" ? ` (true means a thinking budget on ${model.name})` : ""}`,
+    );
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 /** JSON Schema of `PUT /v1/agents/{agent}`; a fixed schema, validated by its build-time Ajv validator (`json-schema/`). */
 import { NAME_FORM } from "../model/name-form";
-import { MAX_TOKENS_FIELDS } from "../providers/types";
+import { EFFORTS, MAX_TOKENS_FIELDS } from "../providers/types";
 import { MAX_WEBHOOK_SECRETS } from "../runs/signature";
 
 export const agentBodySchema = {
@@ -18,6 +18,7 @@ export const agentBodySchema = {
         max_tokens: { type: "integer", minimum: 1, maximum: 200000 },
         max_tokens_field: { enum: MAX_TOKENS_FIELDS },
         context_window: { type: "integer", minimum: 1000, maximum: 10000000 },
+        effort: { enum: EFFORTS },
         capabilities: {
           type: "object",
           additionalProperties: false,
@@ -25,7 +26,7 @@ export const agentBodySchema = {
             message_level_tools: { type: "boolean" },
             native_tool_search: { type: "boolean" },
             prompt_cache: { type: "boolean" },
-            thinking: { type: "boolean" },
+            thinking: { anyOf: [{ type: "boolean" }, { enum: ["enabled", "adaptive"] }] },
             native_compaction: { type: "boolean" },
           },
         },

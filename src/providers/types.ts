@@ -10,7 +10,12 @@ export interface ModelCapabilities {
   message_level_tools: boolean;
   native_tool_search: boolean;
   prompt_cache: boolean;
-  thinking: boolean;
+  /**
+   * Whether the model thinks: false, true, or (Anthropic) how: `"enabled"` (a thinking budget) or `"adaptive"` (the
+   * model decides, `ModelConfig.effort`). true on Anthropic is adaptive for the models that take only that
+   * (`anthropic-thinking.ts` `adaptiveByDefault`), else a budget.
+   */
+  thinking: boolean | ThinkingMode;
   /** Provider-side compaction (Anthropic `compact_20260112`, OpenAI `compact_threshold`); absent = false. */
   native_compaction?: boolean;
 }
@@ -18,6 +23,12 @@ export interface ModelCapabilities {
 /** The names of Chat Completions' output limit: the one most servers read, and OpenAI's own. */
 export const MAX_TOKENS_FIELDS = ["max_tokens", "max_completion_tokens"] as const;
 export type MaxTokensField = (typeof MAX_TOKENS_FIELDS)[number];
+/** Anthropic's thinking modes: `enabled` (with `budget_tokens`) and `adaptive` (with `output_config.effort`). */
+export type ThinkingMode = "enabled" | "adaptive";
+
+/** Anthropic `output_config.effort`: how much the model spends on thinking, text and tool calls. */
+export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
+export type Effort = (typeof EFFORTS)[number];
 
 export interface ModelConfig {
   provider: ProviderName;
@@ -29,6 +40,8 @@ export interface ModelConfig {
    * (`maxTokensField` in openai-body.ts); absent: chosen by the base URL.
    */
   max_tokens_field?: MaxTokensField;
+  /** Sent with adaptive thinking only (`output_config.effort`); absent: the API's default (`high`). */
+  effort?: Effort;
   /** Input tokens the model accepts; absent = the provider default (`DEFAULT_CONTEXT_WINDOW`). */
   context_window?: number;
 }

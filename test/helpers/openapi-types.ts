@@ -467,11 +467,13 @@ export interface components {
                 /** @enum {unknown} */
                 max_tokens_field?: "max_tokens" | "max_completion_tokens";
                 context_window?: number;
+                /** @enum {unknown} */
+                effort?: "low" | "medium" | "high" | "xhigh" | "max";
                 capabilities?: {
                     message_level_tools?: boolean;
                     native_tool_search?: boolean;
                     prompt_cache?: boolean;
-                    thinking?: boolean;
+                    thinking?: boolean | ("enabled" | "adaptive");
                     native_compaction?: boolean;
                 };
             };

@@ -4,7 +4,7 @@ import func2Module from "ajv/dist/runtime/ucs2length.js";
 import func0Module from "ajv/dist/runtime/equal.js";
 
 export const agentBody = validate20;
-const schema31 = {"type":"object","additionalProperties":false,"required":["model"],"properties":{"model":{"type":"object","additionalProperties":false,"required":["provider","name"],"properties":{"provider":{"enum":["anthropic","openai","openai-responses"]},"name":{"type":"string","minLength":1,"maxLength":200},"max_tokens":{"type":"integer","minimum":1,"maximum":200000},"max_tokens_field":{"enum":["max_tokens","max_completion_tokens"]},"context_window":{"type":"integer","minimum":1000,"maximum":10000000},"capabilities":{"type":"object","additionalProperties":false,"properties":{"message_level_tools":{"type":"boolean"},"native_tool_search":{"type":"boolean"},"prompt_cache":{"type":"boolean"},"thinking":{"type":"boolean"},"native_compaction":{"type":"boolean"}}}}},"system":{"type":"string","maxLength":200000},"max_steps":{"type":"integer","minimum":1,"maximum":64},"tools":{"type":"array","maxItems":5000,"items":{"type":"object","additionalProperties":false,"required":["name","input_schema","execution"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"description":{"type":"string","maxLength":10000},"input_schema":{"type":"object"},"discovery_schema":{"type":"object"},"defer":{"type":"boolean"},"always_load":{"type":"boolean"},"search_hint":{"type":"string","maxLength":1000},"requires_approval":{"type":"boolean"},"execution":{"oneOf":[{"type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"type":"string","minLength":1,"maxLength":2048},"timeout_ms":{"type":"integer","minimum":100,"maximum":300000}}},{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"const":"client"}}}]}}}},"mcp_servers":{"type":"array","maxItems":20,"items":{"type":"object","additionalProperties":false,"required":["name","url"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,32}$"},"url":{"type":"string","minLength":1,"maxLength":2048},"headers":{"type":"object","additionalProperties":{"type":"string"}},"defer":{"type":"boolean"},"require_approval":{"anyOf":[{"enum":["always","never"]},{"type":"object","additionalProperties":false,"required":["tools"],"properties":{"tools":{"type":"array","maxItems":200,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":200}}}}]}}}},"disclosure":{"type":"object","additionalProperties":false,"properties":{"tool_search":{"type":"boolean"},"tool_info":{"type":"boolean"},"select_tools":{"anyOf":[{"const":"auto"},{"type":"boolean"}]}}},"compaction":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"threshold":{"type":"number","minimum":0.1,"maximum":0.95},"keep_recent_turns":{"type":"integer","minimum":0,"maximum":100},"tool_budget_tokens":{"type":"integer","minimum":0,"maximum":1000000}}},"webhook_secrets":{"type":"array","maxItems":10,"items":{"type":"string","minLength":8,"maxLength":500}},"webhook_tenant":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"approval_ttl_s":{"type":"integer","minimum":60,"maximum":31536000}}};
+const schema31 = {"type":"object","additionalProperties":false,"required":["model"],"properties":{"model":{"type":"object","additionalProperties":false,"required":["provider","name"],"properties":{"provider":{"enum":["anthropic","openai","openai-responses"]},"name":{"type":"string","minLength":1,"maxLength":200},"max_tokens":{"type":"integer","minimum":1,"maximum":200000},"max_tokens_field":{"enum":["max_tokens","max_completion_tokens"]},"context_window":{"type":"integer","minimum":1000,"maximum":10000000},"effort":{"enum":["low","medium","high","xhigh","max"]},"capabilities":{"type":"object","additionalProperties":false,"properties":{"message_level_tools":{"type":"boolean"},"native_tool_search":{"type":"boolean"},"prompt_cache":{"type":"boolean"},"thinking":{"anyOf":[{"type":"boolean"},{"enum":["enabled","adaptive"]}]},"native_compaction":{"type":"boolean"}}}}},"system":{"type":"string","maxLength":200000},"max_steps":{"type":"integer","minimum":1,"maximum":64},"tools":{"type":"array","maxItems":5000,"items":{"type":"object","additionalProperties":false,"required":["name","input_schema","execution"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"description":{"type":"string","maxLength":10000},"input_schema":{"type":"object"},"discovery_schema":{"type":"object"},"defer":{"type":"boolean"},"always_load":{"type":"boolean"},"search_hint":{"type":"string","maxLength":1000},"requires_approval":{"type":"boolean"},"execution":{"oneOf":[{"type":"object","additionalProperties":false,"required":["type","url"],"properties":{"type":{"const":"http"},"url":{"type":"string","minLength":1,"maxLength":2048},"timeout_ms":{"type":"integer","minimum":100,"maximum":300000}}},{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"const":"client"}}}]}}}},"mcp_servers":{"type":"array","maxItems":20,"items":{"type":"object","additionalProperties":false,"required":["name","url"],"properties":{"name":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,32}$"},"url":{"type":"string","minLength":1,"maxLength":2048},"headers":{"type":"object","additionalProperties":{"type":"string"}},"defer":{"type":"boolean"},"require_approval":{"anyOf":[{"enum":["always","never"]},{"type":"object","additionalProperties":false,"required":["tools"],"properties":{"tools":{"type":"array","maxItems":200,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":200}}}}]}}}},"disclosure":{"type":"object","additionalProperties":false,"properties":{"tool_search":{"type":"boolean"},"tool_info":{"type":"boolean"},"select_tools":{"anyOf":[{"const":"auto"},{"type":"boolean"}]}}},"compaction":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"threshold":{"type":"number","minimum":0.1,"maximum":0.95},"keep_recent_turns":{"type":"integer","minimum":0,"maximum":100},"tool_budget_tokens":{"type":"integer","minimum":0,"maximum":1000000}}},"webhook_secrets":{"type":"array","maxItems":10,"items":{"type":"string","minLength":8,"maxLength":500}},"webhook_tenant":{"type":"string","pattern":"^[a-zA-Z0-9_-]{1,64}$"},"approval_ttl_s":{"type":"integer","minimum":60,"maximum":31536000}}};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = func2Module.default ?? func2Module;
 const pattern4 = new RegExp("^[a-zA-Z0-9_-]{1,64}$", "u");
@@ -50,7 +50,7 @@ return false;
 else {
 const _errs4 = errors;
 for(const key1 in data0){
-if(!((((((key1 === "provider") || (key1 === "name")) || (key1 === "max_tokens")) || (key1 === "max_tokens_field")) || (key1 === "context_window")) || (key1 === "capabilities"))){
+if(!(((((((key1 === "provider") || (key1 === "name")) || (key1 === "max_tokens")) || (key1 === "max_tokens_field")) || (key1 === "context_window")) || (key1 === "effort")) || (key1 === "capabilities"))){
 validate20.errors = [{instancePath:instancePath+"/model",schemaPath:"#/properties/model/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -164,75 +164,136 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data0.capabilities !== undefined){
-let data6 = data0.capabilities;
+if(data0.effort !== undefined){
+let data6 = data0.effort;
 const _errs13 = errors;
-if(errors === _errs13){
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-const _errs15 = errors;
-for(const key2 in data6){
+if(!(((((data6 === "low") || (data6 === "medium")) || (data6 === "high")) || (data6 === "xhigh")) || (data6 === "max"))){
+validate20.errors = [{instancePath:instancePath+"/model/effort",schemaPath:"#/properties/model/properties/effort/enum",keyword:"enum",params:{allowedValues: schema31.properties.model.properties.effort.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.capabilities !== undefined){
+let data7 = data0.capabilities;
+const _errs14 = errors;
+if(errors === _errs14){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+const _errs16 = errors;
+for(const key2 in data7){
 if(!(((((key2 === "message_level_tools") || (key2 === "native_tool_search")) || (key2 === "prompt_cache")) || (key2 === "thinking")) || (key2 === "native_compaction"))){
 validate20.errors = [{instancePath:instancePath+"/model/capabilities",schemaPath:"#/properties/model/properties/capabilities/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs15 === errors){
-if(data6.message_level_tools !== undefined){
-const _errs16 = errors;
-if(typeof data6.message_level_tools !== "boolean"){
+if(_errs16 === errors){
+if(data7.message_level_tools !== undefined){
+const _errs17 = errors;
+if(typeof data7.message_level_tools !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/model/capabilities/message_level_tools",schemaPath:"#/properties/model/properties/capabilities/properties/message_level_tools/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs16 === errors;
+var valid2 = _errs17 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data6.native_tool_search !== undefined){
-const _errs18 = errors;
-if(typeof data6.native_tool_search !== "boolean"){
+if(data7.native_tool_search !== undefined){
+const _errs19 = errors;
+if(typeof data7.native_tool_search !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/model/capabilities/native_tool_search",schemaPath:"#/properties/model/properties/capabilities/properties/native_tool_search/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs18 === errors;
+var valid2 = _errs19 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data6.prompt_cache !== undefined){
-const _errs20 = errors;
-if(typeof data6.prompt_cache !== "boolean"){
+if(data7.prompt_cache !== undefined){
+const _errs21 = errors;
+if(typeof data7.prompt_cache !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/model/capabilities/prompt_cache",schemaPath:"#/properties/model/properties/capabilities/properties/prompt_cache/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs20 === errors;
+var valid2 = _errs21 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data6.thinking !== undefined){
-const _errs22 = errors;
-if(typeof data6.thinking !== "boolean"){
-validate20.errors = [{instancePath:instancePath+"/model/capabilities/thinking",schemaPath:"#/properties/model/properties/capabilities/properties/thinking/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(data7.thinking !== undefined){
+let data11 = data7.thinking;
+const _errs23 = errors;
+const _errs24 = errors;
+let valid3 = false;
+const _errs25 = errors;
+if(typeof data11 !== "boolean"){
+const err0 = {instancePath:instancePath+"/model/capabilities/thinking",schemaPath:"#/properties/model/properties/capabilities/properties/thinking/anyOf/0/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs25 === errors;
+valid3 = valid3 || _valid0;
+const _errs27 = errors;
+if(!((data11 === "enabled") || (data11 === "adaptive"))){
+const err1 = {instancePath:instancePath+"/model/capabilities/thinking",schemaPath:"#/properties/model/properties/capabilities/properties/thinking/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema31.properties.model.properties.capabilities.properties.thinking.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs27 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const err2 = {instancePath:instancePath+"/model/capabilities/thinking",schemaPath:"#/properties/model/properties/capabilities/properties/thinking/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate20.errors = vErrors;
 return false;
 }
-var valid2 = _errs22 === errors;
+else {
+errors = _errs24;
+if(vErrors !== null){
+if(_errs24){
+vErrors.length = _errs24;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid2 = _errs23 === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
-if(data6.native_compaction !== undefined){
-const _errs24 = errors;
-if(typeof data6.native_compaction !== "boolean"){
+if(data7.native_compaction !== undefined){
+const _errs28 = errors;
+if(typeof data7.native_compaction !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/model/capabilities/native_compaction",schemaPath:"#/properties/model/properties/capabilities/properties/native_compaction/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid2 = _errs24 === errors;
+var valid2 = _errs28 === errors;
 }
 else {
 var valid2 = true;
@@ -248,10 +309,11 @@ validate20.errors = [{instancePath:instancePath+"/model/capabilities",schemaPath
 return false;
 }
 }
-var valid1 = _errs13 === errors;
+var valid1 = _errs14 === errors;
 }
 else {
 var valid1 = true;
+}
 }
 }
 }
@@ -273,11 +335,11 @@ var valid0 = true;
 }
 if(valid0){
 if(data.system !== undefined){
-let data12 = data.system;
-const _errs26 = errors;
-if(errors === _errs26){
-if(typeof data12 === "string"){
-if(func2(data12) > 200000){
+let data13 = data.system;
+const _errs30 = errors;
+if(errors === _errs30){
+if(typeof data13 === "string"){
+if(func2(data13) > 200000){
 validate20.errors = [{instancePath:instancePath+"/system",schemaPath:"#/properties/system/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"}];
 return false;
 }
@@ -287,77 +349,77 @@ validate20.errors = [{instancePath:instancePath+"/system",schemaPath:"#/properti
 return false;
 }
 }
-var valid0 = _errs26 === errors;
+var valid0 = _errs30 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.max_steps !== undefined){
-let data13 = data.max_steps;
-const _errs28 = errors;
-if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+let data14 = data.max_steps;
+const _errs32 = errors;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
 validate20.errors = [{instancePath:instancePath+"/max_steps",schemaPath:"#/properties/max_steps/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs28){
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 > 64 || isNaN(data13)){
+if(errors === _errs32){
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 64 || isNaN(data14)){
 validate20.errors = [{instancePath:instancePath+"/max_steps",schemaPath:"#/properties/max_steps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"}];
 return false;
 }
 else {
-if(data13 < 1 || isNaN(data13)){
+if(data14 < 1 || isNaN(data14)){
 validate20.errors = [{instancePath:instancePath+"/max_steps",schemaPath:"#/properties/max_steps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
 }
-var valid0 = _errs28 === errors;
+var valid0 = _errs32 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.tools !== undefined){
-let data14 = data.tools;
-const _errs30 = errors;
-if(errors === _errs30){
-if(Array.isArray(data14)){
-if(data14.length > 5000){
+let data15 = data.tools;
+const _errs34 = errors;
+if(errors === _errs34){
+if(Array.isArray(data15)){
+if(data15.length > 5000){
 validate20.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/maxItems",keyword:"maxItems",params:{limit: 5000},message:"must NOT have more than 5000 items"}];
 return false;
 }
 else {
-var valid3 = true;
-const len0 = data14.length;
+var valid4 = true;
+const len0 = data15.length;
 for(let i0=0; i0<len0; i0++){
-let data15 = data14[i0];
-const _errs32 = errors;
-if(errors === _errs32){
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+let data16 = data15[i0];
+const _errs36 = errors;
+if(errors === _errs36){
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 let missing2;
-if((((data15.name === undefined) && (missing2 = "name")) || ((data15.input_schema === undefined) && (missing2 = "input_schema"))) || ((data15.execution === undefined) && (missing2 = "execution"))){
+if((((data16.name === undefined) && (missing2 = "name")) || ((data16.input_schema === undefined) && (missing2 = "input_schema"))) || ((data16.execution === undefined) && (missing2 = "execution"))){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0,schemaPath:"#/properties/tools/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 else {
-const _errs34 = errors;
-for(const key3 in data15){
+const _errs38 = errors;
+for(const key3 in data16){
 if(!(func1.call(schema31.properties.tools.items.properties, key3))){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0,schemaPath:"#/properties/tools/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs34 === errors){
-if(data15.name !== undefined){
-let data16 = data15.name;
-const _errs35 = errors;
-if(errors === _errs35){
-if(typeof data16 === "string"){
-if(!pattern4.test(data16)){
+if(_errs38 === errors){
+if(data16.name !== undefined){
+let data17 = data16.name;
+const _errs39 = errors;
+if(errors === _errs39){
+if(typeof data17 === "string"){
+if(!pattern4.test(data17)){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/name",schemaPath:"#/properties/tools/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_-]{1,64}$"},message:"must match pattern \""+"^[a-zA-Z0-9_-]{1,64}$"+"\""}];
 return false;
 }
@@ -367,18 +429,18 @@ validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/name",schemaPat
 return false;
 }
 }
-var valid4 = _errs35 === errors;
+var valid5 = _errs39 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
-if(data15.description !== undefined){
-let data17 = data15.description;
-const _errs37 = errors;
-if(errors === _errs37){
-if(typeof data17 === "string"){
-if(func2(data17) > 10000){
+if(valid5){
+if(data16.description !== undefined){
+let data18 = data16.description;
+const _errs41 = errors;
+if(errors === _errs41){
+if(typeof data18 === "string"){
+if(func2(data18) > 10000){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/description",schemaPath:"#/properties/tools/items/properties/description/maxLength",keyword:"maxLength",params:{limit: 10000},message:"must NOT have more than 10000 characters"}];
 return false;
 }
@@ -388,68 +450,68 @@ validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/description",sc
 return false;
 }
 }
-var valid4 = _errs37 === errors;
+var valid5 = _errs41 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
-if(data15.input_schema !== undefined){
-let data18 = data15.input_schema;
-const _errs39 = errors;
-if(!(data18 && typeof data18 == "object" && !Array.isArray(data18))){
+if(valid5){
+if(data16.input_schema !== undefined){
+let data19 = data16.input_schema;
+const _errs43 = errors;
+if(!(data19 && typeof data19 == "object" && !Array.isArray(data19))){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/input_schema",schemaPath:"#/properties/tools/items/properties/input_schema/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid4 = _errs39 === errors;
+var valid5 = _errs43 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
-if(data15.discovery_schema !== undefined){
-let data19 = data15.discovery_schema;
-const _errs41 = errors;
-if(!(data19 && typeof data19 == "object" && !Array.isArray(data19))){
+if(valid5){
+if(data16.discovery_schema !== undefined){
+let data20 = data16.discovery_schema;
+const _errs45 = errors;
+if(!(data20 && typeof data20 == "object" && !Array.isArray(data20))){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/discovery_schema",schemaPath:"#/properties/tools/items/properties/discovery_schema/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
-var valid4 = _errs41 === errors;
+var valid5 = _errs45 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
-if(data15.defer !== undefined){
-const _errs43 = errors;
-if(typeof data15.defer !== "boolean"){
+if(valid5){
+if(data16.defer !== undefined){
+const _errs47 = errors;
+if(typeof data16.defer !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/defer",schemaPath:"#/properties/tools/items/properties/defer/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid4 = _errs43 === errors;
+var valid5 = _errs47 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
-if(data15.always_load !== undefined){
-const _errs45 = errors;
-if(typeof data15.always_load !== "boolean"){
+if(valid5){
+if(data16.always_load !== undefined){
+const _errs49 = errors;
+if(typeof data16.always_load !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/always_load",schemaPath:"#/properties/tools/items/properties/always_load/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid4 = _errs45 === errors;
+var valid5 = _errs49 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
-if(data15.search_hint !== undefined){
-let data22 = data15.search_hint;
-const _errs47 = errors;
-if(errors === _errs47){
-if(typeof data22 === "string"){
-if(func2(data22) > 1000){
+if(valid5){
+if(data16.search_hint !== undefined){
+let data23 = data16.search_hint;
+const _errs51 = errors;
+if(errors === _errs51){
+if(typeof data23 === "string"){
+if(func2(data23) > 1000){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/search_hint",schemaPath:"#/properties/tools/items/properties/search_hint/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
 return false;
 }
@@ -459,85 +521,36 @@ validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/search_hint",sc
 return false;
 }
 }
-var valid4 = _errs47 === errors;
+var valid5 = _errs51 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
-if(data15.requires_approval !== undefined){
-const _errs49 = errors;
-if(typeof data15.requires_approval !== "boolean"){
+if(valid5){
+if(data16.requires_approval !== undefined){
+const _errs53 = errors;
+if(typeof data16.requires_approval !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/tools/" + i0+"/requires_approval",schemaPath:"#/properties/tools/items/properties/requires_approval/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid4 = _errs49 === errors;
+var valid5 = _errs53 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
-if(valid4){
-if(data15.execution !== undefined){
-let data24 = data15.execution;
-const _errs51 = errors;
-const _errs52 = errors;
-let valid5 = false;
-let passing0 = null;
-const _errs53 = errors;
-if(errors === _errs53){
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-let missing3;
-if(((data24.type === undefined) && (missing3 = "type")) || ((data24.url === undefined) && (missing3 = "url"))){
-const err0 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-else {
+if(valid5){
+if(data16.execution !== undefined){
+let data25 = data16.execution;
 const _errs55 = errors;
-for(const key4 in data24){
-if(!(((key4 === "type") || (key4 === "url")) || (key4 === "timeout_ms"))){
-const err1 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-break;
-}
-}
-if(_errs55 === errors){
-if(data24.type !== undefined){
 const _errs56 = errors;
-if("http" !== data24.type){
-const err2 = {instancePath:instancePath+"/tools/" + i0+"/execution/type",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "http"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var valid6 = _errs56 === errors;
-}
-else {
-var valid6 = true;
-}
-if(valid6){
-if(data24.url !== undefined){
-let data26 = data24.url;
+let valid6 = false;
+let passing0 = null;
 const _errs57 = errors;
 if(errors === _errs57){
-if(typeof data26 === "string"){
-if(func2(data26) > 2048){
-const err3 = {instancePath:instancePath+"/tools/" + i0+"/execution/url",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+let missing3;
+if(((data25.type === undefined) && (missing3 = "type")) || ((data25.url === undefined) && (missing3 = "url"))){
+const err3 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -547,8 +560,10 @@ vErrors.push(err3);
 errors++;
 }
 else {
-if(func2(data26) < 1){
-const err4 = {instancePath:instancePath+"/tools/" + i0+"/execution/url",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const _errs59 = errors;
+for(const key4 in data25){
+if(!(((key4 === "type") || (key4 === "url")) || (key4 === "timeout_ms"))){
+const err4 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -556,11 +571,14 @@ else {
 vErrors.push(err4);
 }
 errors++;
+break;
 }
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/tools/" + i0+"/execution/url",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(_errs59 === errors){
+if(data25.type !== undefined){
+const _errs60 = errors;
+if("http" !== data25.type){
+const err5 = {instancePath:instancePath+"/tools/" + i0+"/execution/type",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "http"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -569,18 +587,19 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-var valid6 = _errs57 === errors;
+var valid7 = _errs60 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-if(valid6){
-if(data24.timeout_ms !== undefined){
-let data27 = data24.timeout_ms;
-const _errs59 = errors;
-if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-const err6 = {instancePath:instancePath+"/tools/" + i0+"/execution/timeout_ms",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(valid7){
+if(data25.url !== undefined){
+let data27 = data25.url;
+const _errs61 = errors;
+if(errors === _errs61){
+if(typeof data27 === "string"){
+if(func2(data27) > 2048){
+const err6 = {instancePath:instancePath+"/tools/" + i0+"/execution/url",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -589,10 +608,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(errors === _errs59){
-if((typeof data27 == "number") && (isFinite(data27))){
-if(data27 > 300000 || isNaN(data27)){
-const err7 = {instancePath:instancePath+"/tools/" + i0+"/execution/timeout_ms",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 300000},message:"must be <= 300000"};
+else {
+if(func2(data27) < 1){
+const err7 = {instancePath:instancePath+"/tools/" + i0+"/execution/url",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -601,9 +619,10 @@ vErrors.push(err7);
 }
 errors++;
 }
+}
+}
 else {
-if(data27 < 100 || isNaN(data27)){
-const err8 = {instancePath:instancePath+"/tools/" + i0+"/execution/timeout_ms",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+const err8 = {instancePath:instancePath+"/tools/" + i0+"/execution/url",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -613,20 +632,17 @@ vErrors.push(err8);
 errors++;
 }
 }
-}
-}
-var valid6 = _errs59 === errors;
+var valid7 = _errs61 === errors;
 }
 else {
-var valid6 = true;
+var valid7 = true;
 }
-}
-}
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(valid7){
+if(data25.timeout_ms !== undefined){
+let data28 = data25.timeout_ms;
+const _errs63 = errors;
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+const err9 = {instancePath:instancePath+"/tools/" + i0+"/execution/timeout_ms",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -635,19 +651,10 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-var _valid0 = _errs53 === errors;
-if(_valid0){
-valid5 = true;
-passing0 = 0;
-var props0 = true;
-}
-const _errs61 = errors;
-if(errors === _errs61){
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-let missing4;
-if((data24.type === undefined) && (missing4 = "type")){
-const err10 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
+if(errors === _errs63){
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 > 300000 || isNaN(data28)){
+const err10 = {instancePath:instancePath+"/tools/" + i0+"/execution/timeout_ms",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 300000},message:"must be <= 300000"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -657,10 +664,8 @@ vErrors.push(err10);
 errors++;
 }
 else {
-const _errs63 = errors;
-for(const key5 in data24){
-if(!(key5 === "type")){
-const err11 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(data28 < 100 || isNaN(data28)){
+const err11 = {instancePath:instancePath+"/tools/" + i0+"/execution/timeout_ms",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -668,13 +673,22 @@ else {
 vErrors.push(err11);
 }
 errors++;
-break;
 }
 }
-if(_errs63 === errors){
-if(data24.type !== undefined){
-if("client" !== data24.type){
-const err12 = {instancePath:instancePath+"/tools/" + i0+"/execution/type",schemaPath:"#/properties/tools/items/properties/execution/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "client"},message:"must be equal to constant"};
+}
+}
+var valid7 = _errs63 === errors;
+}
+else {
+var valid7 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -684,11 +698,18 @@ vErrors.push(err12);
 errors++;
 }
 }
+var _valid1 = _errs57 === errors;
+if(_valid1){
+valid6 = true;
+passing0 = 0;
+var props0 = true;
 }
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const _errs65 = errors;
+if(errors === _errs65){
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+let missing4;
+if((data25.type === undefined) && (missing4 = "type")){
+const err13 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/1/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -697,23 +718,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-var _valid0 = _errs61 === errors;
-if(_valid0 && valid5){
-valid5 = false;
-passing0 = [passing0, 1];
-}
 else {
-if(_valid0){
-valid5 = true;
-passing0 = 1;
-if(props0 !== true){
-props0 = true;
-}
-}
-}
-if(!valid5){
-const err14 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const _errs67 = errors;
+for(const key5 in data25){
+if(!(key5 === "type")){
+const err14 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -721,24 +730,77 @@ else {
 vErrors.push(err14);
 }
 errors++;
+break;
+}
+}
+if(_errs67 === errors){
+if(data25.type !== undefined){
+if("client" !== data25.type){
+const err15 = {instancePath:instancePath+"/tools/" + i0+"/execution/type",schemaPath:"#/properties/tools/items/properties/execution/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "client"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+var _valid1 = _errs65 === errors;
+if(_valid1 && valid6){
+valid6 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid1){
+valid6 = true;
+passing0 = 1;
+if(props0 !== true){
+props0 = true;
+}
+}
+}
+if(!valid6){
+const err17 = {instancePath:instancePath+"/tools/" + i0+"/execution",schemaPath:"#/properties/tools/items/properties/execution/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
 validate20.errors = vErrors;
 return false;
 }
 else {
-errors = _errs52;
+errors = _errs56;
 if(vErrors !== null){
-if(_errs52){
-vErrors.length = _errs52;
+if(_errs56){
+vErrors.length = _errs56;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid4 = _errs51 === errors;
+var valid5 = _errs55 === errors;
 }
 else {
-var valid4 = true;
+var valid5 = true;
 }
 }
 }
@@ -756,8 +818,8 @@ validate20.errors = [{instancePath:instancePath+"/tools/" + i0,schemaPath:"#/pro
 return false;
 }
 }
-var valid3 = _errs32 === errors;
-if(!valid3){
+var valid4 = _errs36 === errors;
+if(!valid4){
 break;
 }
 }
@@ -768,50 +830,50 @@ validate20.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/propertie
 return false;
 }
 }
-var valid0 = _errs30 === errors;
+var valid0 = _errs34 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.mcp_servers !== undefined){
-let data29 = data.mcp_servers;
-const _errs65 = errors;
-if(errors === _errs65){
-if(Array.isArray(data29)){
-if(data29.length > 20){
+let data30 = data.mcp_servers;
+const _errs69 = errors;
+if(errors === _errs69){
+if(Array.isArray(data30)){
+if(data30.length > 20){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers",schemaPath:"#/properties/mcp_servers/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"}];
 return false;
 }
 else {
-var valid8 = true;
-const len1 = data29.length;
+var valid9 = true;
+const len1 = data30.length;
 for(let i1=0; i1<len1; i1++){
-let data30 = data29[i1];
-const _errs67 = errors;
-if(errors === _errs67){
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+let data31 = data30[i1];
+const _errs71 = errors;
+if(errors === _errs71){
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
 let missing5;
-if(((data30.name === undefined) && (missing5 = "name")) || ((data30.url === undefined) && (missing5 = "url"))){
+if(((data31.name === undefined) && (missing5 = "name")) || ((data31.url === undefined) && (missing5 = "url"))){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1,schemaPath:"#/properties/mcp_servers/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
-const _errs69 = errors;
-for(const key6 in data30){
+const _errs73 = errors;
+for(const key6 in data31){
 if(!(((((key6 === "name") || (key6 === "url")) || (key6 === "headers")) || (key6 === "defer")) || (key6 === "require_approval"))){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1,schemaPath:"#/properties/mcp_servers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs69 === errors){
-if(data30.name !== undefined){
-let data31 = data30.name;
-const _errs70 = errors;
-if(errors === _errs70){
-if(typeof data31 === "string"){
-if(!pattern5.test(data31)){
+if(_errs73 === errors){
+if(data31.name !== undefined){
+let data32 = data31.name;
+const _errs74 = errors;
+if(errors === _errs74){
+if(typeof data32 === "string"){
+if(!pattern5.test(data32)){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/name",schemaPath:"#/properties/mcp_servers/items/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_-]{1,32}$"},message:"must match pattern \""+"^[a-zA-Z0-9_-]{1,32}$"+"\""}];
 return false;
 }
@@ -821,23 +883,23 @@ validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/name",sch
 return false;
 }
 }
-var valid9 = _errs70 === errors;
+var valid10 = _errs74 === errors;
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
-if(data30.url !== undefined){
-let data32 = data30.url;
-const _errs72 = errors;
-if(errors === _errs72){
-if(typeof data32 === "string"){
-if(func2(data32) > 2048){
+if(valid10){
+if(data31.url !== undefined){
+let data33 = data31.url;
+const _errs76 = errors;
+if(errors === _errs76){
+if(typeof data33 === "string"){
+if(func2(data33) > 2048){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/url",schemaPath:"#/properties/mcp_servers/items/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
 else {
-if(func2(data32) < 1){
+if(func2(data33) < 1){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/url",schemaPath:"#/properties/mcp_servers/items/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -848,25 +910,25 @@ validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/url",sche
 return false;
 }
 }
-var valid9 = _errs72 === errors;
+var valid10 = _errs76 === errors;
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
-if(data30.headers !== undefined){
-let data33 = data30.headers;
-const _errs74 = errors;
-if(errors === _errs74){
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-for(const key7 in data33){
-const _errs77 = errors;
-if(typeof data33[key7] !== "string"){
+if(valid10){
+if(data31.headers !== undefined){
+let data34 = data31.headers;
+const _errs78 = errors;
+if(errors === _errs78){
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+for(const key7 in data34){
+const _errs81 = errors;
+if(typeof data34[key7] !== "string"){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/headers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/mcp_servers/items/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid10 = _errs77 === errors;
-if(!valid10){
+var valid11 = _errs81 === errors;
+if(!valid11){
 break;
 }
 }
@@ -876,79 +938,32 @@ validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/headers",
 return false;
 }
 }
-var valid9 = _errs74 === errors;
+var valid10 = _errs78 === errors;
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
-if(data30.defer !== undefined){
-const _errs79 = errors;
-if(typeof data30.defer !== "boolean"){
+if(valid10){
+if(data31.defer !== undefined){
+const _errs83 = errors;
+if(typeof data31.defer !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1+"/defer",schemaPath:"#/properties/mcp_servers/items/properties/defer/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid9 = _errs79 === errors;
+var valid10 = _errs83 === errors;
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
-if(valid9){
-if(data30.require_approval !== undefined){
-let data36 = data30.require_approval;
-const _errs81 = errors;
-const _errs82 = errors;
-let valid11 = false;
-const _errs83 = errors;
-if(!((data36 === "always") || (data36 === "never"))){
-const err15 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema31.properties.mcp_servers.items.properties.require_approval.anyOf[0].enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-var _valid1 = _errs83 === errors;
-valid11 = valid11 || _valid1;
-const _errs84 = errors;
-if(errors === _errs84){
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-let missing6;
-if((data36.tools === undefined) && (missing6 = "tools")){
-const err16 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-else {
+if(valid10){
+if(data31.require_approval !== undefined){
+let data37 = data31.require_approval;
+const _errs85 = errors;
 const _errs86 = errors;
-for(const key8 in data36){
-if(!(key8 === "tools")){
-const err17 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-break;
-}
-}
-if(_errs86 === errors){
-if(data36.tools !== undefined){
-let data37 = data36.tools;
+let valid12 = false;
 const _errs87 = errors;
-if(errors === _errs87){
-if(Array.isArray(data37)){
-if(data37.length > 200){
-const err18 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
+if(!((data37 === "always") || (data37 === "never"))){
+const err18 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema31.properties.mcp_servers.items.properties.require_approval.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -957,16 +972,14 @@ vErrors.push(err18);
 }
 errors++;
 }
-else {
-var valid13 = true;
-const len2 = data37.length;
-for(let i2=0; i2<len2; i2++){
-let data38 = data37[i2];
-const _errs89 = errors;
-if(errors === _errs89){
-if(typeof data38 === "string"){
-if(func2(data38) > 200){
-const err19 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools/" + i2,schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+var _valid2 = _errs87 === errors;
+valid12 = valid12 || _valid2;
+const _errs88 = errors;
+if(errors === _errs88){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+let missing6;
+if((data37.tools === undefined) && (missing6 = "tools")){
+const err19 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -976,8 +989,10 @@ vErrors.push(err19);
 errors++;
 }
 else {
-if(func2(data38) < 1){
-const err20 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools/" + i2,schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const _errs90 = errors;
+for(const key8 in data37){
+if(!(key8 === "tools")){
+const err20 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -985,11 +1000,17 @@ else {
 vErrors.push(err20);
 }
 errors++;
+break;
 }
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools/" + i2,schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(_errs90 === errors){
+if(data37.tools !== undefined){
+let data38 = data37.tools;
+const _errs91 = errors;
+if(errors === _errs91){
+if(Array.isArray(data38)){
+if(data38.length > 200){
+const err21 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -998,30 +1019,71 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-var valid13 = _errs89 === errors;
-if(!valid13){
-break;
-}
-}
-if(valid13){
-let i3 = data37.length;
-let j0;
-if(i3 > 1){
-const indices0 = {};
-for(;i3--;){
-let item0 = data37[i3];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err22 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i3+" are identical)"};
+else {
+var valid14 = true;
+const len2 = data38.length;
+for(let i2=0; i2<len2; i2++){
+let data39 = data38[i2];
+const _errs93 = errors;
+if(errors === _errs93){
+if(typeof data39 === "string"){
+if(func2(data39) > 200){
+const err22 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools/" + i2,schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+else {
+if(func2(data39) < 1){
+const err23 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools/" + i2,schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools/" + i2,schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+var valid14 = _errs93 === errors;
+if(!valid14){
+break;
+}
+}
+if(valid14){
+let i3 = data38.length;
+let j0;
+if(i3 > 1){
+const indices0 = {};
+for(;i3--;){
+let item0 = data38[i3];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err25 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i3+" are identical)"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 break;
@@ -1033,12 +1095,12 @@ indices0[item0] = i3;
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err26 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval/tools",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err26];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -1048,45 +1110,45 @@ errors++;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err27 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err27];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err27);
 }
 errors++;
 }
 }
-var _valid1 = _errs84 === errors;
-valid11 = valid11 || _valid1;
-if(!valid11){
-const err25 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var _valid2 = _errs88 === errors;
+valid12 = valid12 || _valid2;
+if(!valid12){
+const err28 = {instancePath:instancePath+"/mcp_servers/" + i1+"/require_approval",schemaPath:"#/properties/mcp_servers/items/properties/require_approval/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err28];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err28);
 }
 errors++;
 validate20.errors = vErrors;
 return false;
 }
 else {
-errors = _errs82;
+errors = _errs86;
 if(vErrors !== null){
-if(_errs82){
-vErrors.length = _errs82;
+if(_errs86){
+vErrors.length = _errs86;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid9 = _errs81 === errors;
+var valid10 = _errs85 === errors;
 }
 else {
-var valid9 = true;
+var valid10 = true;
 }
 }
 }
@@ -1100,8 +1162,8 @@ validate20.errors = [{instancePath:instancePath+"/mcp_servers/" + i1,schemaPath:
 return false;
 }
 }
-var valid8 = _errs67 === errors;
-if(!valid8){
+var valid9 = _errs71 === errors;
+if(!valid9){
 break;
 }
 }
@@ -1112,108 +1174,108 @@ validate20.errors = [{instancePath:instancePath+"/mcp_servers",schemaPath:"#/pro
 return false;
 }
 }
-var valid0 = _errs65 === errors;
+var valid0 = _errs69 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.disclosure !== undefined){
-let data39 = data.disclosure;
-const _errs91 = errors;
-if(errors === _errs91){
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-const _errs93 = errors;
-for(const key9 in data39){
+let data40 = data.disclosure;
+const _errs95 = errors;
+if(errors === _errs95){
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+const _errs97 = errors;
+for(const key9 in data40){
 if(!(((key9 === "tool_search") || (key9 === "tool_info")) || (key9 === "select_tools"))){
 validate20.errors = [{instancePath:instancePath+"/disclosure",schemaPath:"#/properties/disclosure/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs93 === errors){
-if(data39.tool_search !== undefined){
-const _errs94 = errors;
-if(typeof data39.tool_search !== "boolean"){
+if(_errs97 === errors){
+if(data40.tool_search !== undefined){
+const _errs98 = errors;
+if(typeof data40.tool_search !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/disclosure/tool_search",schemaPath:"#/properties/disclosure/properties/tool_search/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid15 = _errs94 === errors;
+var valid16 = _errs98 === errors;
 }
 else {
-var valid15 = true;
+var valid16 = true;
 }
-if(valid15){
-if(data39.tool_info !== undefined){
-const _errs96 = errors;
-if(typeof data39.tool_info !== "boolean"){
+if(valid16){
+if(data40.tool_info !== undefined){
+const _errs100 = errors;
+if(typeof data40.tool_info !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/disclosure/tool_info",schemaPath:"#/properties/disclosure/properties/tool_info/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid15 = _errs96 === errors;
+var valid16 = _errs100 === errors;
 }
 else {
-var valid15 = true;
+var valid16 = true;
 }
-if(valid15){
-if(data39.select_tools !== undefined){
-let data42 = data39.select_tools;
-const _errs98 = errors;
-const _errs99 = errors;
-let valid16 = false;
-const _errs100 = errors;
-if("auto" !== data42){
-const err26 = {instancePath:instancePath+"/disclosure/select_tools",schemaPath:"#/properties/disclosure/properties/select_tools/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant"};
+if(valid16){
+if(data40.select_tools !== undefined){
+let data43 = data40.select_tools;
+const _errs102 = errors;
+const _errs103 = errors;
+let valid17 = false;
+const _errs104 = errors;
+if("auto" !== data43){
+const err29 = {instancePath:instancePath+"/disclosure/select_tools",schemaPath:"#/properties/disclosure/properties/select_tools/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err29];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err29);
 }
 errors++;
 }
-var _valid2 = _errs100 === errors;
-valid16 = valid16 || _valid2;
-const _errs101 = errors;
-if(typeof data42 !== "boolean"){
-const err27 = {instancePath:instancePath+"/disclosure/select_tools",schemaPath:"#/properties/disclosure/properties/select_tools/anyOf/1/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+var _valid3 = _errs104 === errors;
+valid17 = valid17 || _valid3;
+const _errs105 = errors;
+if(typeof data43 !== "boolean"){
+const err30 = {instancePath:instancePath+"/disclosure/select_tools",schemaPath:"#/properties/disclosure/properties/select_tools/anyOf/1/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err30];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err30);
 }
 errors++;
 }
-var _valid2 = _errs101 === errors;
-valid16 = valid16 || _valid2;
-if(!valid16){
-const err28 = {instancePath:instancePath+"/disclosure/select_tools",schemaPath:"#/properties/disclosure/properties/select_tools/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var _valid3 = _errs105 === errors;
+valid17 = valid17 || _valid3;
+if(!valid17){
+const err31 = {instancePath:instancePath+"/disclosure/select_tools",schemaPath:"#/properties/disclosure/properties/select_tools/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err31];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err31);
 }
 errors++;
 validate20.errors = vErrors;
 return false;
 }
 else {
-errors = _errs99;
+errors = _errs103;
 if(vErrors !== null){
-if(_errs99){
-vErrors.length = _errs99;
+if(_errs103){
+vErrors.length = _errs103;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid15 = _errs98 === errors;
+var valid16 = _errs102 === errors;
 }
 else {
-var valid15 = true;
+var valid16 = true;
 }
 }
 }
@@ -1224,49 +1286,49 @@ validate20.errors = [{instancePath:instancePath+"/disclosure",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs91 === errors;
+var valid0 = _errs95 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.compaction !== undefined){
-let data43 = data.compaction;
-const _errs103 = errors;
-if(errors === _errs103){
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-const _errs105 = errors;
-for(const key10 in data43){
+let data44 = data.compaction;
+const _errs107 = errors;
+if(errors === _errs107){
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+const _errs109 = errors;
+for(const key10 in data44){
 if(!((((key10 === "enabled") || (key10 === "threshold")) || (key10 === "keep_recent_turns")) || (key10 === "tool_budget_tokens"))){
 validate20.errors = [{instancePath:instancePath+"/compaction",schemaPath:"#/properties/compaction/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
-if(_errs105 === errors){
-if(data43.enabled !== undefined){
-const _errs106 = errors;
-if(typeof data43.enabled !== "boolean"){
+if(_errs109 === errors){
+if(data44.enabled !== undefined){
+const _errs110 = errors;
+if(typeof data44.enabled !== "boolean"){
 validate20.errors = [{instancePath:instancePath+"/compaction/enabled",schemaPath:"#/properties/compaction/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid17 = _errs106 === errors;
+var valid18 = _errs110 === errors;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
-if(data43.threshold !== undefined){
-let data45 = data43.threshold;
-const _errs108 = errors;
-if(errors === _errs108){
-if((typeof data45 == "number") && (isFinite(data45))){
-if(data45 > 0.95 || isNaN(data45)){
+if(valid18){
+if(data44.threshold !== undefined){
+let data46 = data44.threshold;
+const _errs112 = errors;
+if(errors === _errs112){
+if((typeof data46 == "number") && (isFinite(data46))){
+if(data46 > 0.95 || isNaN(data46)){
 validate20.errors = [{instancePath:instancePath+"/compaction/threshold",schemaPath:"#/properties/compaction/properties/threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 0.95},message:"must be <= 0.95"}];
 return false;
 }
 else {
-if(data45 < 0.1 || isNaN(data45)){
+if(data46 < 0.1 || isNaN(data46)){
 validate20.errors = [{instancePath:instancePath+"/compaction/threshold",schemaPath:"#/properties/compaction/properties/threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.1},message:"must be >= 0.1"}];
 return false;
 }
@@ -1277,64 +1339,64 @@ validate20.errors = [{instancePath:instancePath+"/compaction/threshold",schemaPa
 return false;
 }
 }
-var valid17 = _errs108 === errors;
+var valid18 = _errs112 === errors;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
-if(data43.keep_recent_turns !== undefined){
-let data46 = data43.keep_recent_turns;
-const _errs110 = errors;
-if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
+if(valid18){
+if(data44.keep_recent_turns !== undefined){
+let data47 = data44.keep_recent_turns;
+const _errs114 = errors;
+if(!(((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47))) && (isFinite(data47)))){
 validate20.errors = [{instancePath:instancePath+"/compaction/keep_recent_turns",schemaPath:"#/properties/compaction/properties/keep_recent_turns/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs110){
-if((typeof data46 == "number") && (isFinite(data46))){
-if(data46 > 100 || isNaN(data46)){
+if(errors === _errs114){
+if((typeof data47 == "number") && (isFinite(data47))){
+if(data47 > 100 || isNaN(data47)){
 validate20.errors = [{instancePath:instancePath+"/compaction/keep_recent_turns",schemaPath:"#/properties/compaction/properties/keep_recent_turns/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
-if(data46 < 0 || isNaN(data46)){
+if(data47 < 0 || isNaN(data47)){
 validate20.errors = [{instancePath:instancePath+"/compaction/keep_recent_turns",schemaPath:"#/properties/compaction/properties/keep_recent_turns/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid17 = _errs110 === errors;
+var valid18 = _errs114 === errors;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
-if(valid17){
-if(data43.tool_budget_tokens !== undefined){
-let data47 = data43.tool_budget_tokens;
-const _errs112 = errors;
-if(!(((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47))) && (isFinite(data47)))){
+if(valid18){
+if(data44.tool_budget_tokens !== undefined){
+let data48 = data44.tool_budget_tokens;
+const _errs116 = errors;
+if(!(((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48))) && (isFinite(data48)))){
 validate20.errors = [{instancePath:instancePath+"/compaction/tool_budget_tokens",schemaPath:"#/properties/compaction/properties/tool_budget_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs112){
-if((typeof data47 == "number") && (isFinite(data47))){
-if(data47 > 1000000 || isNaN(data47)){
+if(errors === _errs116){
+if((typeof data48 == "number") && (isFinite(data48))){
+if(data48 > 1000000 || isNaN(data48)){
 validate20.errors = [{instancePath:instancePath+"/compaction/tool_budget_tokens",schemaPath:"#/properties/compaction/properties/tool_budget_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"}];
 return false;
 }
 else {
-if(data47 < 0 || isNaN(data47)){
+if(data48 < 0 || isNaN(data48)){
 validate20.errors = [{instancePath:instancePath+"/compaction/tool_budget_tokens",schemaPath:"#/properties/compaction/properties/tool_budget_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 }
-var valid17 = _errs112 === errors;
+var valid18 = _errs116 === errors;
 }
 else {
-var valid17 = true;
+var valid18 = true;
 }
 }
 }
@@ -1346,35 +1408,35 @@ validate20.errors = [{instancePath:instancePath+"/compaction",schemaPath:"#/prop
 return false;
 }
 }
-var valid0 = _errs103 === errors;
+var valid0 = _errs107 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhook_secrets !== undefined){
-let data48 = data.webhook_secrets;
-const _errs114 = errors;
-if(errors === _errs114){
-if(Array.isArray(data48)){
-if(data48.length > 10){
+let data49 = data.webhook_secrets;
+const _errs118 = errors;
+if(errors === _errs118){
+if(Array.isArray(data49)){
+if(data49.length > 10){
 validate20.errors = [{instancePath:instancePath+"/webhook_secrets",schemaPath:"#/properties/webhook_secrets/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"}];
 return false;
 }
 else {
-var valid18 = true;
-const len3 = data48.length;
+var valid19 = true;
+const len3 = data49.length;
 for(let i4=0; i4<len3; i4++){
-let data49 = data48[i4];
-const _errs116 = errors;
-if(errors === _errs116){
-if(typeof data49 === "string"){
-if(func2(data49) > 500){
+let data50 = data49[i4];
+const _errs120 = errors;
+if(errors === _errs120){
+if(typeof data50 === "string"){
+if(func2(data50) > 500){
 validate20.errors = [{instancePath:instancePath+"/webhook_secrets/" + i4,schemaPath:"#/properties/webhook_secrets/items/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 else {
-if(func2(data49) < 8){
+if(func2(data50) < 8){
 validate20.errors = [{instancePath:instancePath+"/webhook_secrets/" + i4,schemaPath:"#/properties/webhook_secrets/items/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"}];
 return false;
 }
@@ -1385,8 +1447,8 @@ validate20.errors = [{instancePath:instancePath+"/webhook_secrets/" + i4,schemaP
 return false;
 }
 }
-var valid18 = _errs116 === errors;
-if(!valid18){
+var valid19 = _errs120 === errors;
+if(!valid19){
 break;
 }
 }
@@ -1397,18 +1459,18 @@ validate20.errors = [{instancePath:instancePath+"/webhook_secrets",schemaPath:"#
 return false;
 }
 }
-var valid0 = _errs114 === errors;
+var valid0 = _errs118 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.webhook_tenant !== undefined){
-let data50 = data.webhook_tenant;
-const _errs118 = errors;
-if(errors === _errs118){
-if(typeof data50 === "string"){
-if(!pattern4.test(data50)){
+let data51 = data.webhook_tenant;
+const _errs122 = errors;
+if(errors === _errs122){
+if(typeof data51 === "string"){
+if(!pattern4.test(data51)){
 validate20.errors = [{instancePath:instancePath+"/webhook_tenant",schemaPath:"#/properties/webhook_tenant/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z0-9_-]{1,64}$"},message:"must match pattern \""+"^[a-zA-Z0-9_-]{1,64}$"+"\""}];
 return false;
 }
@@ -1418,34 +1480,34 @@ validate20.errors = [{instancePath:instancePath+"/webhook_tenant",schemaPath:"#/
 return false;
 }
 }
-var valid0 = _errs118 === errors;
+var valid0 = _errs122 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.approval_ttl_s !== undefined){
-let data51 = data.approval_ttl_s;
-const _errs120 = errors;
-if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
+let data52 = data.approval_ttl_s;
+const _errs124 = errors;
+if(!(((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52))) && (isFinite(data52)))){
 validate20.errors = [{instancePath:instancePath+"/approval_ttl_s",schemaPath:"#/properties/approval_ttl_s/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
-if(errors === _errs120){
-if((typeof data51 == "number") && (isFinite(data51))){
-if(data51 > 31536000 || isNaN(data51)){
+if(errors === _errs124){
+if((typeof data52 == "number") && (isFinite(data52))){
+if(data52 > 31536000 || isNaN(data52)){
 validate20.errors = [{instancePath:instancePath+"/approval_ttl_s",schemaPath:"#/properties/approval_ttl_s/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"}];
 return false;
 }
 else {
-if(data51 < 60 || isNaN(data51)){
+if(data52 < 60 || isNaN(data52)){
 validate20.errors = [{instancePath:instancePath+"/approval_ttl_s",schemaPath:"#/properties/approval_ttl_s/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
 return false;
 }
 }
 }
 }
-var valid0 = _errs120 === errors;
+var valid0 = _errs124 === errors;
 }
 else {
 var valid0 = true;

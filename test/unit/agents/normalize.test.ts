@@ -262,3 +262,58 @@ describe("normalizeAgent: model.max_tokens_field", () => {
     },
   );
 });
+
+describe("normalizeAgent: model.capabilities.thinking and model.effort", () => {
+  const refusal = (model: Record<string, unknown>) => {
+    try {
+      normalizeAgent("a", { model });
+    } catch (e) {
+      return e as { status: number; code: string; message: string };
+    }
+    return null;
+  };
+
+  it('stores "adaptive" with an effort on Anthropic, and true as given (its mode is chosen per request)', () => {
+    const adaptive = normalizeAgent("a", {
+      model: {
+        provider: "anthropic",
+        name: "claude-sonnet-4-6",
+        effort: "medium",
+        capabilities: { thinking: "adaptive" },
+      },
+    });
+    expect([adaptive.model.capabilities.thinking, adaptive.model.effort]).toEqual(["adaptive", "medium"]);
+    const auto = normalizeAgent("a", {
+      model: { provider: "anthropic", name: "claude-opus-4-7", effort: "high", capabilities: { thinking: true } },
+    });
+    expect([auto.model.capabilities.thinking, auto.model.effort]).toEqual([true, "high"]);
+  });
+
+  it('refuses "enabled" (a budget) on a model that takes only adaptive thinking', () => {
+    const e = refusal({ provider: "anthropic", name: "claude-opus-4-7", capabilities: { thinking: "enabled" } });
+    expect(e).toMatchObject({ status: 400, code: "invalid_request" });
+    expect(e?.message).toMatch(/^model\.capabilities\.thinking: claude-opus-4-7 takes only adaptive thinking/);
+  });
+
+  it("refuses an effort where the thinking is a budget or none (it is sent with adaptive thinking only)", () => {
+    const budget = refusal({
+      provider: "anthropic",
+      name: "claude-sonnet-4-5",
+      effort: "low",
+      capabilities: { thinking: true },
+    });
+    expect(budget?.message).toMatch(/^model\.effort: sent only with adaptive thinking/);
+    expect(refusal({ provider: "anthropic", name: "claude-opus-4-7", effort: "low" })?.message).toMatch(
+      /^model\.effort:/,
+    );
+  });
+
+  it("refuses a thinking mode or an effort on the OpenAI protocols, and an unknown mode or effort", () => {
+    expect(refusal({ provider: "openai", name: "m", capabilities: { thinking: "adaptive" } })?.message).toMatch(
+      /^model\.capabilities\.thinking: "adaptive" is an Anthropic thinking mode/,
+    );
+    expect(refusal({ provider: "openai-responses", name: "m", effort: "low" })?.message).toMatch(/^model\.effort:/);
+    expect(refusal({ provider: "anthropic", name: "m", capabilities: { thinking: "on" } })?.status).toBe(400);
+    expect(refusal({ provider: "anthropic", name: "m", effort: "extreme" })?.status).toBe(400);
+  });
+});

@@ -274,12 +274,45 @@ describe("validateAnthropicRequest: thinking", () => {
     );
   });
 
-  it("takes that loop without thinking", () => {
+  it("takes that loop without thinking, and with adaptive thinking (where the model may skip it)", () => {
     expect(validateAnthropicRequest(req(loop([])))).toBeNull();
+    expect(validateAnthropicRequest(req(loop([]), { thinking: { type: "adaptive" } }))).toBeNull();
   });
 
   it("takes a budget on a new request after a loop without thinking", () => {
     const messages = [...loop([]), { role: "assistant", content: "done" }, { role: "user", content: "next" }];
     expect(validateAnthropicRequest(req(messages, budget))).toBeNull();
+  });
+
+  it('refuses "enabled" on a model that takes only adaptive thinking', () => {
+    expect(
+      validateAnthropicRequest(req([{ role: "user", content: "hi" }], { ...budget, model: "claude-opus-4-7" })),
+    ).toEqual({
+      status: 400,
+      message:
+        '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.',
+    });
+    expect(
+      validateAnthropicRequest(
+        req([{ role: "user", content: "hi" }], { thinking: { type: "adaptive" }, model: "claude-opus-4-7" }),
+      ),
+    ).toBeNull();
+  });
+
+  it("refuses a budget below 1,024 or not below max_tokens, a budget with adaptive thinking and an unknown effort", () => {
+    const hi = [{ role: "user", content: "hi" }];
+    const message = (extra: Record<string, unknown>) => validateAnthropicRequest(req(hi, extra))?.message;
+    expect(message({ thinking: { type: "enabled", budget_tokens: 1000 }, max_tokens: 2000 })).toBe(
+      "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024",
+    );
+    expect(message({ thinking: { type: "enabled", budget_tokens: 2000 }, max_tokens: 2000 })).toBe(
+      "`max_tokens` must be greater than `thinking.budget_tokens`",
+    );
+    expect(message({ thinking: { type: "adaptive", budget_tokens: 2000 } })).toBe(
+      "thinking.adaptive.budget_tokens: Extra inputs are not permitted",
+    );
+    expect(message({ thinking: { type: "adaptive" }, output_config: { effort: "extreme" } })).toMatch(
+      /^output_config\.effort: Input should be 'low'/,
+    );
   });
 });
