@@ -132,7 +132,8 @@ function Chat({ conn }: { conn: Connection }) {
       },
     });
   const [earlier, setEarlier] = useState<Entry[] | null>(null);
-  // The seq of the newest stored message the page read with the whole history (catch-up.ts reads past it).
+  // The seq of the newest stored message the page read with the whole history, or a catch-up check found nothing
+  // missed up to (catch-up.ts reads past it).
   const head = useRef(0);
   const [problem, setProblem] = useState<string | null>(null);
   // Rejoins after a wait (the `reconnect` effect, below), or says why not; resolves whether it will (reconnect.ts).
