@@ -257,13 +257,15 @@ const serverCompaction: ServerCompaction = {
     const blocks = JSON.stringify(messages).includes('"type":"compaction"');
     if (blocks && !hasBeta(beta))
       return { status: 400, message: `messages: \`compaction\` blocks require the ${COMPACTION_BETA} beta` };
-    // Mock-only strictness: once this model was given a compaction, a request that asks for compaction
-    // must send it (or a later one) back, unless it opens with a summary of its own that replaced it.
-    if (config !== null && issued !== null && carriedCompaction(messages) !== issued) {
+    // Mock-only strictness: once the client surely holds a compaction of this model's, a request that asks for
+    // compaction must send one it was given back, unless it opens with a summary of its own that replaced it.
+    const carried = carriedCompaction(messages);
+    if (config !== null && issued.held && !(carried !== null && issued.all.has(carried))) {
       if (!JSON.stringify(messages).includes("<conversation_summary>"))
         return {
           status: 400,
-          message: "messages: the latest compaction block was not sent back (mock: carry compaction blocks verbatim)",
+          message:
+            "messages: no compaction block this model was given was sent back (mock: carry compaction blocks verbatim)",
         };
     }
     return null;

@@ -47,10 +47,18 @@ export interface Codec {
   serverCompaction?: ServerCompaction;
 }
 
+/** The server-side compactions a model answered with, as `ServerCompaction.reject` reads them. */
+export interface Issued {
+  /** The opaque state of every one: any of them may come back (a faulted answer may still hand its compaction over). */
+  all: ReadonlySet<string>;
+  /** Whether one went out in an answer no fault could cut: the client holds it, so one must come back. */
+  held: boolean;
+}
+
 export interface ServerCompaction {
-  /** A request refused for its compaction config, its blocks, its beta header, or (`issued`: the latest
-   * compaction this model was given) for not carrying that compaction back. */
-  reject(body: JsonObject, headers: IncomingHttpHeaders, issued: string | null): Rejection | null;
+  /** A request refused for its compaction config, its blocks, its beta header, or (once `issued` holds one the
+   * client surely has) for carrying back none of the compactions this model answered with. */
+  reject(body: JsonObject, headers: IncomingHttpHeaders, issued: Issued): Rejection | null;
   /** Input tokens the provider reads: what precedes the last compaction block is dropped. */
   tokens(body: JsonObject): number;
   /** The compaction to stream first when the config asks for one and `tokens` pass its trigger. */

@@ -1,5 +1,6 @@
 // Scripting state keyed by model (step queues, request records, counters) and the /_mock control API.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import type { Issued } from "./codec.ts";
 import { isRecord, type Protocol, type Rejection, type Step } from "./types.ts";
 
 export const MAX_RECORDS_PER_MODEL = 2000;
@@ -48,8 +49,8 @@ interface ModelState {
    * input + max_tokens must fit); absent = the input only.
    */
   countsOutput?: boolean;
-  /** The opaque state of the latest server-side compaction this model answered with. */
-  issued?: string;
+  /** The server-side compactions this model answered with. */
+  issued: { all: Set<string>; held: boolean };
 }
 
 export function redactHeaders(headers: IncomingHttpHeaders): Record<string, string> {
@@ -69,7 +70,7 @@ export class MockState {
   #model(name: string): ModelState {
     let state = this.#models.get(name);
     if (!state) {
-      state = { queue: [], summaryQueue: [], records: [], counters: zero() };
+      state = { queue: [], summaryQueue: [], records: [], counters: zero(), issued: { all: new Set(), held: false } };
       this.#models.set(name, state);
     }
     return state;
@@ -130,12 +131,15 @@ export class MockState {
     return this.#models.get(model)?.countsOutput === true;
   }
 
-  issue(model: string, encrypted: string): void {
-    this.#model(model).issued = encrypted;
+  /** Notes a compaction `model` answered with; `held`: in an answer no fault could cut (`Issued`). */
+  issue(model: string, encrypted: string, held: boolean): void {
+    const issued = this.#model(model).issued;
+    issued.all.add(encrypted);
+    if (held) issued.held = true;
   }
 
-  issued(model: string): string | null {
-    return this.#models.get(model)?.issued ?? null;
+  issued(model: string): Issued {
+    return this.#models.get(model)?.issued ?? { all: new Set(), held: false };
   }
 
   count(model: string, counter: "overflow" | "summaries" | "compactions"): void {

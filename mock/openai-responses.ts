@@ -45,16 +45,18 @@ function summaryOf(items: JsonObject[]): string {
 
 const serverCompaction: ServerCompaction = {
   reject(body, _headers, issued) {
-    // Mock-only strictness: once this model was given a compaction, a request that asks for compaction
-    // must send it (or a later one) back verbatim, unless it opens with a summary of its own instead.
+    // Mock-only strictness: once the client surely holds a compaction of this model's, a request that asks for
+    // compaction must send one it was given back verbatim (any of them: the API reads from whichever comes, and
+    // a cut after a newer one may leave it with either), unless it opens with a summary of its own instead.
     const config = contextManagement(body.context_management);
-    if (config === null || "status" in config || issued === null) return null;
+    if (config === null || "status" in config || !issued.held) return null;
     const items = effectiveItems(itemsOf(body));
     const carried = items[0]?.type === "compaction" ? items[0].encrypted_content : null;
-    if (carried === issued || JSON.stringify(items).includes("<conversation_summary>")) return null;
+    if (typeof carried === "string" && issued.all.has(carried)) return null;
+    if (JSON.stringify(items).includes("<conversation_summary>")) return null;
     return {
       status: 400,
-      message: "input: the latest compaction item was not sent back (mock: carry compaction items verbatim)",
+      message: "input: no compaction item this model was given was sent back (mock: carry compaction items verbatim)",
       param: "input",
       code: null,
     };

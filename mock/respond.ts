@@ -101,8 +101,9 @@ export async function handleProvider(
   const chosen = step ?? { reply: defaultReply(codec.brainInput(ctx.body)) };
   if (compaction) {
     state.count(model, "compactions");
-    // Only a compaction the client receives whole must come back (a faulted answer may be cut).
-    if (!("faults" in chosen && chosen.faults)) state.issue(model, compaction.encrypted_content);
+    // Only a reply carries it. Any compaction handed out may come back, but only one the client surely received
+    // must: a faulted answer may be cut before its compaction, or after it (then the client may keep it).
+    if ("reply" in chosen) state.issue(model, compaction.encrypted_content, !chosen.faults);
     if (log)
       console.log(`${codec.protocol} ${model} → compaction (${compaction.tokens_before} → ${compaction.tokens_after})`);
   }

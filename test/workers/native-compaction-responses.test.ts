@@ -9,11 +9,13 @@ import {
   COMPACTION_TOOLS,
   events,
   expectNativeCompacted,
+  history,
   mockStats,
   type Setup,
   script,
   send,
   setup,
+  type TurnJson,
 } from "./helpers";
 
 interface Item {
@@ -187,6 +189,39 @@ describe("native compaction on the OpenAI Responses API (compact_threshold)", ()
     expect(summary.body.input[1]).toMatchObject({ type: "message", role: "user" });
     expect(JSON.stringify(summary.body.input[1])).toContain("compacted context this request opens with");
     expect(summary.rejected).toBeNull();
+  });
+
+  it("a compaction cut after its item is carried back: the retry and the next message are answered", async () => {
+    const s = await responsesSession();
+    for (let i = 1; i <= 12 && (await mockStats(s.model)).compactions === 0; i++) {
+      expect((await send(s, { content: long("cut", i) })).body.status).toBe("completed");
+    }
+    expect((await mockStats(s.model)).compactions).toBe(1);
+    // Every later turn opens with a call whose answer (8 frames) is whole, but which, when the mock compacts
+    // it (2 frames more: the compaction item), is cut after the call and just before response.completed.
+    const call = (i: number) => ({
+      reply: { tool_calls: [{ id: `call_cut${i}`, name: "echo_core", input: { city: "Paris" } }] },
+      faults: { cut_after_events: 9 },
+    });
+    let cut: TurnJson | undefined;
+    for (let i = 13; i <= 40 && cut === undefined; i++) {
+      await script(s.model, [call(i)], true);
+      const turn = await send(s, { content: long("cut", i) });
+      if ((await mockStats(s.model)).compactions === 2) cut = turn.body;
+      else expect(turn.body.status).toBe("completed");
+    }
+    expect(cut).toMatchObject({ status: "failed", error: { code: "provider_stream_cut" } });
+    // The session kept the second compaction with the call (the mock's answer handed both over whole).
+    const stored = (await history(s)).flatMap((m) => m.parts).filter((p) => p.type === "compaction");
+    expect(stored).toHaveLength(2);
+    await script(s.model, [], true);
+    const retried = await apiJson<TurnJson>(`/v1/sessions/${s.session}/retry`, { method: "POST", key: s.key });
+    expect(retried.body.status).toBe("completed");
+    expect((await send(s, { content: "after the cut" })).body.status).toBe("completed");
+    expect((await mockStats(s.model)).rejected).toBe(0);
+    // What was carried back is the second item, not the first one the mock also handed out.
+    const last = (await requests(s.model)).at(-1) as Recorded;
+    expect(last.body.input).toContainEqual({ type: "compaction", encrypted_content: stored[1]?.encrypted });
   });
 
   it("a loaded tool over the budget is dropped: announced after the compaction item, still callable", async () => {

@@ -1,7 +1,7 @@
 // The mock's emulation of Anthropic server-side compaction (`compact_20260112`): it compacts past the trigger,
 // streams the block first, and refuses requests that do not send it back as issued.
 import { describe, expect, it } from "vitest";
-import { anthropicHeaders, mockPerFile, parseSse } from "./helpers.ts";
+import { anthropicHeaders, mockPerFile, parseSse, readAll, script } from "./helpers.ts";
 
 const mock = mockPerFile();
 
@@ -32,6 +32,11 @@ async function compacted(model: string): Promise<{ content: string; encrypted_co
   const blocks = events.filter((e) => e.type === "content_block_start").map((e) => e.content_block);
   expect((blocks[0] as Record<string, unknown>).type).toBe("compaction");
   expect((blocks[1] as Record<string, unknown>).type).toBe("text");
+  return compactionDelta(events);
+}
+
+/** The compaction block a stream's compaction_delta carries. */
+function compactionDelta(events: Array<Record<string, unknown>>): { content: string; encrypted_content: string } {
   const delta = events.find((e) => (e.delta as Record<string, unknown> | undefined)?.type === "compaction_delta");
   const d = delta?.delta as { content: string; encrypted_content: string };
   return { content: d.content, encrypted_content: d.encrypted_content };
@@ -82,7 +87,31 @@ describe("mock server-side compaction", () => {
     await compacted("cmp-dropped");
     const res = await post(body("cmp-dropped", [{ role: "user", content: "next, without the block" }]));
     expect(res.status).toBe(400);
-    expect(await res.text()).toContain("was not sent back");
+    expect(await res.text()).toContain("no compaction block this model was given was sent back");
+  });
+
+  it("takes back a block handed over in an answer cut after it, in place of the one before it", async () => {
+    const first = await compacted("cmp-cut");
+    // The next answer compacts again and is cut right after its block (message_start, start, ping, delta, stop).
+    await script(mock.url, "cmp-cut", [{ reply: { text: "never whole" }, faults: { cut_after_events: 5 } }]);
+    const cut = await post(
+      body("cmp-cut", [
+        { role: "user", content: "x" },
+        { role: "assistant", content: [{ type: "compaction", ...first }] },
+        { role: "user", content: `second ${LONG}` },
+      ]),
+    );
+    const text = new TextDecoder().decode((await readAll(cut)).bytes);
+    const second = compactionDelta(parseSse(text).map((e) => JSON.parse(e.data) as Record<string, unknown>));
+    expect(second.encrypted_content).not.toBe(first.encrypted_content);
+    const res = await post(
+      body("cmp-cut", [
+        { role: "user", content: "x" },
+        { role: "assistant", content: [{ type: "compaction", ...second }] },
+        { role: "user", content: "next" },
+      ]),
+    );
+    expect(res.status).toBe(200);
   });
 
   it("a tool_result whose tool_use precedes the block is unpaired once the block drops it", async () => {

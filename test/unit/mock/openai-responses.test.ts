@@ -1,7 +1,7 @@
 // The mock's OpenAI Responses API (`POST /v1/responses`): strict function_call ↔ function_call_output
 // pairing, and server-side compaction past `compact_threshold` that must come back verbatim.
 import { describe, expect, it } from "vitest";
-import { mockPerFile, openaiHeaders, parseSse, script } from "./helpers.ts";
+import { mockPerFile, openaiHeaders, parseSse, readAll, script } from "./helpers.ts";
 
 const mock = mockPerFile();
 
@@ -20,6 +20,17 @@ const out = (id: string) => ({ type: "function_call_output", call_id: id, output
 async function streamed(res: Response): Promise<Array<Record<string, unknown>>> {
   expect(res.status).toBe(200);
   return parseSse(await res.text()).map((e) => JSON.parse(e.data) as Record<string, unknown>);
+}
+
+/** The compaction item a stream handed over whole (at its output_item.done), read up to where it ends or is cut. */
+async function compactionItem(res: Response): Promise<{ type: "compaction"; encrypted_content: string }> {
+  expect(res.status).toBe(200);
+  const text = new TextDecoder().decode((await readAll(res)).bytes);
+  const done = parseSse(text)
+    .map((e) => JSON.parse(e.data) as { type: string; item?: { type: string; encrypted_content: string } })
+    .find((e) => e.type === "response.output_item.done" && e.item?.type === "compaction");
+  expect(done?.item?.encrypted_content).toMatch(/^mockcmp_/);
+  return { type: "compaction", encrypted_content: String(done?.item?.encrypted_content) };
 }
 
 describe("mock /v1/responses pairing", () => {
@@ -75,6 +86,30 @@ describe("mock /v1/responses compaction", () => {
     const done = (await streamed(carried)).find((e) => e.type === "response.completed");
     const response = done?.response as { usage: { input_tokens: number } } | undefined;
     expect(response?.usage.input_tokens).toBeLessThan(500);
+  });
+
+  it("takes back a compaction handed over in an answer cut after it, in place of the one before it", async () => {
+    const model = "r-cmp-cut";
+    const first = await compactionItem(
+      await post({ model, stream: true, context_management: CM, input: [say("user", `first ${LONG}`)] }),
+    );
+    // The next answer compacts again and is cut right after its compaction item (created, in_progress, added, done).
+    await script(mock.url, model, [{ reply: { text: "never whole" }, faults: { cut_after_events: 4 } }]);
+    const second = await compactionItem(
+      await post({ model, stream: true, context_management: CM, input: [first, say("user", `second ${LONG}`)] }),
+    );
+    expect(second).not.toEqual(first);
+    const next = await post({ model, stream: true, context_management: CM, input: [second, say("user", "next")] });
+    expect(next.status).toBe(200);
+  });
+
+  it("a compaction answered with a scripted error is never handed over, so need not come back", async () => {
+    const model = "r-cmp-error";
+    await script(mock.url, model, [{ error: { status: 500 } }]);
+    const failed = await post({ model, stream: true, context_management: CM, input: [say("user", `first ${LONG}`)] });
+    expect(failed.status).toBe(500);
+    const next = await post({ model, stream: true, context_management: CM, input: [say("user", "next")] });
+    expect(next.status).toBe(200);
   });
 
   it("refuses a compaction item it did not issue", async () => {
