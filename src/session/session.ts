@@ -385,10 +385,10 @@ export class Session extends DurableObject<Env> {
   /**
    * DELETE: the session's D1 rows (index row and run records) first, then the running turn is cancelled, then its
    * storage is wiped and the tombstone written, as `#expire` does. If D1 cannot be reached nothing is deleted, a
-   * running turn goes on, and the error is thrown (the client retries the DELETE). D1 goes first also so that a
-   * webhook run admitted once the rows are gone finds no index row: it either arrives after the wipe with a later
-   * `created_at` and creates the session anew, with its own index row, or (admitted before) is refused by the
-   * tombstone. A create or a run that reaches the object while the DELETE is under way waits for it to end
+   * running turn goes on, so does a request waiting on network I/O, and the error is thrown (the client retries the
+   * DELETE). D1 goes first also so that a webhook run admitted once the rows are gone finds no index row: it either
+   * arrives after the wipe with a later `created_at` and creates the session anew, with its own index row, or
+   * (admitted before) is refused by the tombstone. A create or a run that reaches the object while the DELETE is under way waits for it to end
    * (`#afterDelete`), so none is let in between the D1 rows and the wipe. `tenant` and `id` are the worker's: an
    * object that holds nothing may still have an index row (a half-done create or DELETE), which goes too.
    */
@@ -410,20 +410,23 @@ export class Session extends DurableObject<Env> {
   }
 
   async #destroy(tenant: string, id: string): Promise<Result<{ deleted: true }>> {
-    // Work in flight (a message waiting on an MCP listing, a run waiting on D1) sees the generation change
-    // after its await and writes nothing; until the wipe is done, nothing new is admitted either. No #ready():
-    // DELETE works even when the object's state could not be loaded.
-    this.#engine.beginDelete();
+    // No #ready(): DELETE works even when the object's state could not be loaded. A throw inside
+    // blockConcurrencyWhile would reset the object: the outcome is carried out of it instead.
+    const index = await this.ctx.blockConcurrencyWhile(async () => {
+      try {
+        const indexed = await deleteSessionIndex(this.env.DB, tenant, id);
+        // Only once the D1 rows are gone, with nothing delivered in between (as `#expire`): work in flight (a
+        // message waiting on an MCP listing, a run waiting on D1) sees the generation change after its await and
+        // writes nothing; until the wipe is done, nothing new is admitted either. A DELETE that cannot reach D1
+        // changes nothing: that work goes on.
+        this.#engine.beginDelete();
+        return { indexed };
+      } catch (error) {
+        return { error };
+      }
+    });
+    if ("error" in index) throw index.error;
     try {
-      // A throw inside blockConcurrencyWhile would reset the object: the outcome is carried out of it instead.
-      const index = await this.ctx.blockConcurrencyWhile(async () => {
-        try {
-          return { indexed: await deleteSessionIndex(this.env.DB, tenant, id) };
-        } catch (error) {
-          return { error };
-        }
-      });
-      if ("error" in index) throw index.error;
       const runner = this.#engine.running;
       if (runner) {
         runner.cancel("the session was deleted");

@@ -13,6 +13,7 @@ import {
   patch,
   queueRun,
   restorePatches,
+  type Setup,
   script,
   send,
   sessionStub,
@@ -299,6 +300,22 @@ describe("DELETE while a call re-reads its agent from D1", () => {
   });
 });
 
+/** DELETEs the session while the object's D1 batch (the index and run rows' delete) fails: 500 internal_error. */
+async function deleteWithoutD1(s: Setup): Promise<void> {
+  await runInDurableObject(await sessionStub(s), (instance: Session) => {
+    const db = (instance as unknown as { env: { DB: D1Database } }).env.DB;
+    patch(db, "batch", async () => {
+      throw new Error("D1_ERROR: Network connection lost.");
+    });
+  });
+  const del = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}`, {
+    method: "DELETE",
+    key: s.key,
+  });
+  restorePatches();
+  expect([del.status, del.body.error.code]).toEqual([500, "internal_error"]);
+}
+
 describe("DELETE when the database cannot be reached", () => {
   afterEach(restorePatches);
 
@@ -317,21 +334,22 @@ describe("DELETE when the database cannot be reached", () => {
     ]);
     const sending = send(s, { content: "fetch it" });
     await listing(tag);
-    await runInDurableObject(await sessionStub(s), (instance: Session) => {
-      const db = (instance as unknown as { env: { DB: D1Database } }).env.DB;
-      patch(db, "batch", async () => {
-        throw new Error("D1_ERROR: Network connection lost.");
-      });
-    });
-    const del = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}`, {
-      method: "DELETE",
-      key: s.key,
-    });
-    restorePatches();
-    expect([del.status, del.body.error.code]).toEqual([500, "internal_error"]);
+    await deleteWithoutD1(s);
     expect((await apiJson<{ status: string }>(`/v1/sessions/${s.session}`, { key: s.key })).body.status).toBe(
       "running",
     );
+    const turn = await sending;
+    expect([turn.status, turn.body.status]).toEqual([201, "completed"]);
+    expect(JSON.stringify(turn.body.messages)).toContain("still here");
+  });
+
+  it("answers 500 and a message waiting on an MCP listing goes on, to complete", async () => {
+    const tag = uid("mcp");
+    const s = await setup(slowMcp(tag));
+    await script(s.model, [{ reply: { text: "still here" } }]);
+    const sending = send(s, { content: "hello" });
+    await listing(tag);
+    await deleteWithoutD1(s);
     const turn = await sending;
     expect([turn.status, turn.body.status]).toEqual([201, "completed"]);
     expect(JSON.stringify(turn.body.messages)).toContain("still here");
