@@ -244,9 +244,12 @@ export const turnsRoutes = new Hono<AppEnv>()
       });
       // useChat repeats answered approvals beside the client outputs that follow them (approved first, the output
       // later): then the outputs are the news. So are they beside an approval that expired (declined by then).
+      // Outputs that are all of answered calls (useChat repeats every output of the message, an earlier step's
+      // too) are no news: the answer is the approvals' refusal, not late_result.
       const spent = !answered.ok && SPENT_APPROVAL.has(answered.error.code);
       if (spent && input.results.length > 0) {
-        return respond(c, unwrap(await submitPending(c, ref.stub, agent, input.results)), false);
+        const taken = await submitPending(c, ref.stub, agent, input.results);
+        if (taken.ok || taken.error.code !== "late_result") return respond(c, unwrap(taken), false);
       }
       return respond(c, unwrap(answered), false);
     }

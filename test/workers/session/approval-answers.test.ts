@@ -149,6 +149,42 @@ describe("POST /chat approving an approval past its expires_at, its alarm not ru
   });
 });
 
+describe("POST /chat approving an expired approval beside outputs of an earlier step", () => {
+  it("is 409 approval_expired, not late_result: the approval is declined by ttl, the tool never runs, and the turn goes on", async () => {
+    const rec = uid("charge");
+    const s = await setup({ tools: [recordedTool("charge_card", rec), clientTool("ask_user")], approval_ttl_s: 60 });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_repeat_ask", name: "ask_user", input: { q: "which card?" } }] } },
+      { reply: { tool_calls: [{ id: "call_repeat_charge", name: "charge_card", input: { amount: 8 } }] } },
+      { reply: { text: "The approval expired." } },
+    ]);
+    expect((await send(s, { content: "charge 8" })).body.status).toBe("awaiting_tool_results");
+    const askPart = {
+      type: "dynamic-tool",
+      toolName: "ask_user",
+      toolCallId: "call_repeat_ask",
+      state: "output-available",
+      input: { q: "which card?" },
+      output: "the visa",
+    };
+    const answered = await chat(s, [askPart]);
+    expect(answered.status).toBe(200);
+    await answered.text();
+    const state = await apiJson<{ pending_approvals: OpenApproval[] }>(`/v1/sessions/${s.session}`, { key: s.key });
+    const open = state.body.pending_approvals[0] as OpenApproval;
+    expect(open.tool_call_id).toBe("call_repeat_charge");
+    await lapse(await sessionStub(s));
+    // useChat's body repeats the earlier step's output, already answered, before the approval.
+    const res = await chat(s, [askPart, { type: "step-start" }, approvedPart(open)]);
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("approval_expired");
+    expect(await lastTurnAtRest(s)).toBe("completed");
+    expect(await deliveries(rec)).toEqual([]);
+    const declined = (await events(s)).filter((e) => e.type === "approval_declined");
+    expect(declined.map((e) => e.data.by)).toEqual(["ttl"]);
+  });
+});
+
 describe("POST /v1/runs/{id}/approvals for an approval past its expires_at, its alarm not run yet", () => {
   it("is 409 approval_expired: the approval is declined, the tool never runs, and the run completes", async () => {
     const rec = uid("charge");
