@@ -5,7 +5,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { handToSession } from "../../src/runs/admission";
-import type { Session } from "../../src/session/session";
+import { Session } from "../../src/session/session";
 import {
   api,
   apiJson,
@@ -44,20 +44,34 @@ async function rowsLeft(stub: Stub): Promise<Record<string, number>> {
   });
 }
 
-/**
- * Resolves once the slow endpoint (an MCP listing, an http tool) has received its first request (or, with `ended`,
- * replied to it or seen the client hang up: a DELETE closes the session's MCP links, which aborts a connect).
- */
-async function listing(tag: string, ended = false): Promise<void> {
+/** Resolves once the slow endpoint (an MCP listing, an http tool) has received its first request. */
+async function listing(tag: string): Promise<void> {
   for (let i = 0; i < 500; i++) {
-    const stats = (await (await fetch(`${env.MOCK_URL}/_tool/stats?tag=${tag}`)).json()) as {
-      written: number;
-      hung_up: boolean;
-    } | null;
-    if (stats !== null && (!ended || stats.written > 0 || stats.hung_up)) return;
+    const stats = (await (await fetch(`${env.MOCK_URL}/_tool/stats?tag=${tag}`)).json()) as object | null;
+    if (stats !== null) return;
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error("the MCP listing never started");
+}
+
+/**
+ * The alarms session objects start from now on (Session.prototype.alarm, which the objects share with the test: same
+ * isolate); `ended` resolves once every one of them has returned. Patched: the describe restores it afterEach.
+ */
+function watchAlarms(): { ended(): Promise<void> } {
+  const started: Array<Promise<void>> = [];
+  const alarm = Session.prototype.alarm;
+  patch(Session.prototype, "alarm", function (this: Session) {
+    const work = alarm.call(this);
+    started.push(work);
+    return work;
+  });
+  return {
+    ended: async () => {
+      if (started.length === 0) throw new Error("no alarm started");
+      await Promise.allSettled(started);
+    },
+  };
 }
 
 const slowMcp = (tag: string) => ({
@@ -65,6 +79,8 @@ const slowMcp = (tag: string) => ({
 });
 
 describe("DELETE while work waits on network I/O", () => {
+  afterEach(restorePatches);
+
   it("a message admitted before the delete writes nothing afterwards", async () => {
     const tag = uid("mcp");
     const s = await runSetup(undefined, slowMcp(tag));
@@ -91,6 +107,7 @@ describe("DELETE while work waits on network I/O", () => {
     const tag = uid("mcp");
     const s = await runSetup(undefined, slowMcp(tag));
     await script(s.model, [{ reply: { text: "Resurrected?" } }]);
+    const alarms = watchAlarms();
     const queued = await api(`/v1/agents/${s.agent}/runs`, {
       method: "POST",
       key: s.key,
@@ -101,10 +118,8 @@ describe("DELETE while work waits on network I/O", () => {
     await listing(tag);
     expect((await apiJson(`/v1/sessions/${session}`, { method: "DELETE", key: s.key })).status).toBe(200);
     // The alarm's work resumes when the listing ends (answered, or aborted by the DELETE closing the session's
-    // MCP links) and must find the session gone. Nothing signals the end of that work from outside, so the check
-    // waits a moment after it (the old code had written five tables by then).
-    await listing(tag, true);
-    await new Promise((r) => setTimeout(r, 500));
+    // MCP links) and must find the session gone: the check comes once that alarm has returned.
+    await alarms.ended();
     expect(await rowsLeft(runStub(s, session))).toEqual({});
     expect(await mockRequests(s.model)).toEqual([]);
   });
