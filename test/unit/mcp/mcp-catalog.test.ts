@@ -1,5 +1,7 @@
 // McpCatalog against real MCP servers (the SDK's, in this process, one behind a proxy that holds an answer back)
 // over a storage that keeps nothing: which listing a refresh runs, and which one's result the catalog keeps.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { McpServerConfig } from "../../../src/agents/types";
 import { McpConnection } from "../../../src/mcp/connection";
@@ -23,6 +25,26 @@ async function server(tool: string): Promise<McpFixture> {
   const fixture = await startMcpServer({ tools: [echo(tool)] });
   open.push(fixture);
   return fixture;
+}
+
+/**
+ * Resolves once an MCP client opened from now on has handled a tools/list_changed notice: the handler a connection
+ * sets on its SDK Client (which tells the catalog) is wrapped. Restored by afterEach (restoreAllMocks).
+ */
+function listChangedHandled(): Promise<void> {
+  let handled!: () => void;
+  const done = new Promise<void>((resolve) => {
+    handled = resolve;
+  });
+  const set = Client.prototype.setNotificationHandler;
+  vi.spyOn(Client.prototype, "setNotificationHandler").mockImplementation(function (this: Client, schema, handler) {
+    if (schema !== ToolListChangedNotificationSchema) return set.call(this, schema, handler);
+    return set.call(this, schema, async (notification) => {
+      await handler(notification);
+      handled();
+    });
+  });
+  return done;
 }
 
 afterEach(async () => {
@@ -90,15 +112,15 @@ describe("McpCatalog.refresh", () => {
     const catalog = new McpCatalog(noStorage);
     catalogs.push(catalog);
     const changing: McpServerConfig = { name: "changing", url: proxy.url };
+    const noticed = listChangedHandled();
     const held = proxy.holdAnswer("tools/list");
     const first = catalog.refresh([changing], limits);
     // The server has answered with its old list; the client gets that answer only after the change notice.
     await held.answered;
     await proxy.streamOpen();
     fixture.setTools([echo("early_tool"), echo("late_tool")]);
-    await proxy.streamed("notifications/tools/list_changed");
-    // A moment for the client to take the notice in: it comes on another connection than the held answer.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The notice comes on another connection than the held answer: the catalog has taken it in before the release.
+    await noticed;
     held.release();
     await first;
     await catalog.refresh([changing], limits);
