@@ -2,6 +2,7 @@
 // superseded tool results.
 import { describe, expect, it } from "vitest";
 import {
+  api,
   apiJson,
   clientTool,
   events,
@@ -12,6 +13,7 @@ import {
   script,
   send,
   setup,
+  uiChunks,
 } from "./helpers";
 
 const weather = {
@@ -74,14 +76,27 @@ describe("invariant P under stream faults", () => {
 
   it("drops a text-only partial step from history and records it as an event", async () => {
     const s = await setup();
+    const text = "This answer will be cut somewhere in the middle.";
     await script(s.model, [
-      { reply: { text: "This answer will be cut somewhere in the middle." }, faults: { cut_after_events: 5 } },
+      { reply: { text }, faults: { cut_after_events: 6 } },
       { reply: { text: "Complete answer." } },
     ]);
-    const first = await send(s, { content: "hello" });
-    expect(first.body.status).toBe("failed");
+    const first = await api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "hello" },
+      headers: { accept: "text/event-stream" },
+    });
+    const chunks = await uiChunks<{ type: string; delta?: string; errorText?: string }>(first);
+    // Cut mid-text: the client saw part of the block, which never completed.
+    const seen = chunks.flatMap((c) => (c.type === "text-delta" ? [c.delta] : [])).join("");
+    expect(seen).not.toBe("");
+    expect(text.startsWith(seen) && seen.length < text.length).toBe(true);
+    expect(chunks.some((c) => c.type === "error")).toBe(true);
     expect((await history(s)).map((m) => m.role)).toEqual(["user"]);
-    expect((await events(s)).some((e) => e.type === "partial_text_dropped" || e.type === "stream_error")).toBe(true);
+    const dropped = (await events(s)).filter((e) => e.type === "partial_text_dropped");
+    expect(dropped).toHaveLength(1);
+    expect(String(dropped[0]?.data.text).startsWith(seen)).toBe(true);
     const retry = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/retry`, { method: "POST", key: s.key });
     expect(retry.body.status).toBe("completed");
     expect((await history(s)).map((m) => m.role)).toEqual(["user", "assistant"]);

@@ -53,6 +53,9 @@ export function stepRequest(ctx: TurnContext, contract: OutputContract | null, l
   };
 }
 
+/** How much of a failed step's text its partial_text_dropped event keeps (and an open block keeps for it). */
+const DROPPED_TEXT_CHARS = 2000;
+
 function policy(ctx: TurnContext): RetryPolicy {
   return policyFor(ctx.deps.env);
 }
@@ -118,6 +121,9 @@ async function requestStep(
   }
   let messageSeq: number | null = null;
   let buffer: Part[] = [];
+  // The text of blocks still streaming, by block index: what the client already saw of a block that has no part
+  // yet, recorded in partial_text_dropped if the step fails before the block completes.
+  const openText = new Map<number, string>();
   let stop: StopReason = "end_turn";
   const malformed = new Map<string, string>();
   // Providers repeat running totals within a step (Anthropic: message_start, then message_delta),
@@ -163,7 +169,13 @@ async function requestStep(
       if (renamed) eventLog.record("tool_use_id_remapped", ctx.turnId, { step, ...renamed });
       ctx.out.emit({ type: "provider", event: ev });
       switch (ev.type) {
+        case "text_delta": {
+          const sofar = openText.get(ev.index) ?? "";
+          if (sofar.length < DROPPED_TEXT_CHARS) openText.set(ev.index, sofar + ev.text);
+          break;
+        }
         case "block_stop":
+          openText.delete(ev.index);
           buffer.push(ev.part);
           if (ev.part.type === "tool_use") flush();
           break;
@@ -211,8 +223,9 @@ async function requestStep(
   } catch (e) {
     turns.addUsage(ctx.turnId, usage);
     ctx.out.emit({ type: "step_abandoned", reason: e instanceof Error ? e.message : String(e) });
-    const dropped = buffer.map((p) => (p.type === "text" ? p.text : "")).join("");
-    if (dropped) eventLog.record("partial_text_dropped", ctx.turnId, { step, text: headChars(dropped, 2000) });
+    const dropped = buffer.map((p) => (p.type === "text" ? p.text : "")).join("") + [...openText.values()].join("");
+    if (dropped)
+      eventLog.record("partial_text_dropped", ctx.turnId, { step, text: headChars(dropped, DROPPED_TEXT_CHARS) });
     if (messageSeq !== null) {
       const ids = history.toolUsesOf(messageSeq).map((t) => t.id);
       eventLog.record("partial_tool_use_persisted", ctx.turnId, { step, tool_use_ids: ids });
