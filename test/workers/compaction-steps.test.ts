@@ -2,6 +2,7 @@
 // window completes, on every protocol and as a webhook run, with the user's request verbatim in every request.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { agentBody, city, echoSteps, longTurnSession, requestText, WINDOW } from "./compaction-helpers";
 import {
   ADMIN,
   apiJson,
@@ -18,53 +19,12 @@ import {
   script,
   send,
   sessionStub,
-  setup,
   type TurnJson,
   uid,
 } from "./helpers";
 import { deliveries, ended, runSetup, signedRun, waitRun } from "./runs-helpers";
 
-const WINDOW = 8000;
 const STEPS = 25;
-
-/** ~500 tokens of arguments; the echo tool answers with them again, so a step takes ~1,000 tokens. */
-const city = (i: number, repeat = 70) => `city-${i}: ${"Amsterdam Rotterdam Utrecht ".repeat(repeat)}`;
-
-/** Steps `from..to`, each one echo_core call (`call_echo_<i>`). */
-const echoSteps = (from: number, to: number) =>
-  Array.from({ length: to - from + 1 }, (_, k) => ({
-    reply: { tool_calls: [{ id: `call_echo_${from + k}`, name: "echo_core", input: { city: city(from + k) } }] },
-  }));
-
-/** The user's request, unique per test: it must reach the model verbatim in every step request. */
-const requestText = () =>
-  `${uid("req")}: echo ${STEPS} cities with echo_core, one call per step, then say you are done.`;
-
-/** The agent of a session: `WINDOW` tokens on the agent and the mock model, room for every step; `model` adds to its model. */
-function agentBody(
-  provider: "anthropic" | "openai" | "openai-responses",
-  model: string,
-  tools: unknown[] = COMPACTION_TOOLS,
-  more: Record<string, unknown> = {},
-) {
-  return { model: { provider, name: model, context_window: WINDOW, ...more }, tools, max_steps: 40 };
-}
-
-async function longTurnSession(
-  provider: "anthropic" | "openai" | "openai-responses",
-  tools?: unknown[],
-  model: Record<string, unknown> = {},
-) {
-  const s = await setup({}, provider);
-  const put = await apiJson(`/v1/agents/${s.agent}`, {
-    method: "PUT",
-    key: ADMIN,
-    json: agentBody(provider, s.model, tools, model),
-  });
-  if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
-  await mockWindow(s.model, WINDOW);
-  return s;
-}
 
 /** Steps that load lookup_order, echo `STEPS` cities, call lookup_order and answer: the turn's whole script. */
 const loadEchoCall = () => [
@@ -107,7 +67,7 @@ async function expectCompactedWithRequest(s: Setup, request: string, steps: numb
 describe.each(["anthropic", "openai", "openai-responses"] as const)("one turn of many tool steps (%s)", (provider) => {
   it(`${STEPS} steps of ~1,000 tokens in an 8,000-token window complete: the request verbatim and the loaded tool declared after each compaction`, async () => {
     const s = await longTurnSession(provider);
-    const request = requestText();
+    const request = requestText(STEPS);
     await script(s.model, loadEchoCall());
     const res = await send(s, { content: request });
     expect([res.body.status, res.body.error]).toEqual(["completed", undefined]);
@@ -125,7 +85,7 @@ describe("a long turn with a thinking budget", () => {
     const [first, ...rest] = echoSteps(1, 14);
     const thinks = { reply: { ...first?.reply, thinking: "Fourteen cities, one echo_core call each." } };
     await script(s.model, [thinks, ...rest, { reply: { text: "All cities echoed." } }]);
-    const res = await send(s, { content: requestText() });
+    const res = await send(s, { content: requestText(STEPS) });
     expect([res.body.status, res.body.error]).toEqual(["completed", undefined]);
     const stats = await mockStats(s.model);
     expect([stats.rejected_p, stats.rejected]).toEqual([0, 0]);
@@ -143,7 +103,7 @@ describe("a webhook run of one long turn", () => {
     });
     expect(put.status).toBe(200);
     await mockWindow(r.model, WINDOW);
-    const request = requestText();
+    const request = requestText(STEPS);
     await script(r.model, loadEchoCall());
     const accepted = (await (await signedRun(r, { input: request })).json()) as { run_id: string };
     const run = await waitRun(r, accepted.run_id, ended, 60_000);
@@ -159,7 +119,7 @@ describe("a long turn paused for an approval", () => {
   it("is never cut inside the paused step: resumed, it compacts at step boundaries and completes", async () => {
     const rec = uid("charge");
     const s = await longTurnSession("anthropic", [...COMPACTION_TOOLS, recordedTool("charge_card", rec)]);
-    const request = requestText();
+    const request = requestText(STEPS);
     // Step 9 echoes a long city beside the charge and pauses; the steps after the approval overflow without compacting.
     const paused = {
       reply: {
@@ -213,7 +173,7 @@ describe("a long turn paused on a client call after a cut inside it", () => {
     "goes on with %s: the request stays verbatim in every request, carried by every cut",
     async (how) => {
       const s = await longTurnSession("anthropic", [...COMPACTION_TOOLS, clientTool("ask_user")]);
-      const request = requestText();
+      const request = requestText(STEPS);
       // 12 steps compact inside the first turn; it pauses on ask_user; the new turn takes 12 more steps.
       await script(s.model, [
         ...echoSteps(1, 12),

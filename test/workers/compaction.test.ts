@@ -6,6 +6,7 @@ import { latestCompaction } from "../../src/session/compaction/records";
 import { HistoryStore } from "../../src/session/history/store";
 import { SUMMARY_BUDGET_BYTES } from "../../src/storage/limits";
 import { one } from "../../src/storage/sql";
+import { allMessages, longSession, PROTOCOLS, refusedCompaction, turns, userText, WINDOW } from "./compaction-helpers";
 import {
   ADMIN,
   api,
@@ -30,44 +31,6 @@ import {
   type TurnJson,
   wideTools,
 } from "./helpers";
-
-const WINDOW = 8000;
-
-async function allMessages(s: Setup) {
-  const out: Array<{ seq: number; role: string; parts: Array<Record<string, unknown>> }> = [];
-  const markers: Array<{ before_seq: number; turn_id: string | null }> = [];
-  let after = 0;
-  for (;;) {
-    const page = await apiJson<{
-      messages: typeof out;
-      next: number | null;
-      compactions: typeof markers;
-    }>(`/v1/sessions/${s.session}/messages?after=${after}&limit=50`, { key: s.key });
-    out.push(...page.body.messages);
-    markers.push(...page.body.compactions);
-    if (page.body.next === null) return { messages: out, markers };
-    after = page.body.next;
-  }
-}
-
-/** ~1.2 KB of user text that names the turn. */
-const userText = (i: number, extra = "") => `msg-${i}: ${extra}${"lorem ipsum dolor sit amet ".repeat(45)}`;
-
-const PROTOCOLS = ["anthropic", "openai", "openai-responses"] as const;
-type Protocol = (typeof PROTOCOLS)[number];
-
-/** A session whose agent and mock model both have a `WINDOW`-token context window. */
-async function longSession(provider: Protocol, agent: Record<string, unknown> = {}) {
-  const s = await setup({}, provider);
-  const put = await apiJson(`/v1/agents/${s.agent}`, {
-    method: "PUT",
-    key: ADMIN,
-    json: { model: { provider, name: s.model, context_window: WINDOW }, tools: COMPACTION_TOOLS, ...agent },
-  });
-  if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
-  await mockWindow(s.model, WINDOW);
-  return s;
-}
 
 describe.each(PROTOCOLS)("a 60-turn session about 4x the window (%s)", (provider) => {
   it("completes every turn with zero pairing rejections, keeps every user message readable, and the late deferred call works", async () => {
@@ -182,25 +145,6 @@ describe("POST /compact after turns that paused on a client call", () => {
     expect((await mockStats(s.model)).rejected).toBe(0);
   });
 });
-
-/** POST /compact, expected to be refused with nothing stored: its 409 not_compacted message. */
-async function refusedCompaction(s: Setup): Promise<string> {
-  const res = await apiJson<{ error: { code: string; message: string } }>(`/v1/sessions/${s.session}/compact`, {
-    method: "POST",
-    key: s.key,
-  });
-  expect([res.status, res.body.error.code]).toEqual([409, "not_compacted"]);
-  const state = await apiJson<{ context: Record<string, number> }>(`/v1/sessions/${s.session}`, { key: s.key });
-  expect(state.body.context.compactions).toBe(0);
-  return res.body.error.message;
-}
-
-/** Runs `n` plain turns (default brain echoes ~1.2 KB); returns their statuses. */
-async function turns(s: Setup, from: number, n: number): Promise<string[]> {
-  const out: string[] = [];
-  for (let i = from; i < from + n; i++) out.push((await send(s, { content: userText(i) })).body.status);
-  return out;
-}
 
 describe("overflow is never terminal", () => {
   // The agent believes in its default window (200k, 128k); the model really has 4,000: only the provider's 400 tells.
