@@ -20,7 +20,8 @@ export interface RequestPrefix {
  * One summary request. With the triggering request's prefix it sends exactly that system and
  * tools[] (a prompt-cache hit on the provider's side) and puts our summariser instruction in the
  * user message; without one, our own system and no tools at all. Its only message is plain text,
- * so invariant P holds trivially; a tool call in the answer is ignored. `context` is a compaction
+ * so invariant P holds trivially. An answer the provider stopped by refusal (or content filter), or one
+ * that calls a tool, is no summary: it fails as a cut stream does, and nothing is stored. `context` is a compaction
  * the provider wrote whose content only it can read (OpenAI Responses' encrypted item): it goes
  * first, so what it holds is summarised too rather than lost.
  */
@@ -62,6 +63,9 @@ export async function requestSummary(
     let text = "";
     let complete = false;
     let truncated = false;
+    let refused = false;
+    // The model started a tool call: its text leads up to that call ("Let me look the order up first."), not a summary.
+    let called = false;
     let retries = 0;
     let usage: Record<string, unknown> = {};
     // The span's status in a step span's words: ok, the provider error's code, or cancelled.
@@ -70,9 +74,12 @@ export async function requestSummary(
       try {
         for await (const ev of adapter.stream(req, endpoint, policyFor(env), signal)) {
           if (ev.type === "block_stop" && ev.part.type === "text") text += ev.part.text;
+          else if (ev.type === "block_start" && ev.kind === "tool_use") called = true;
           else if (ev.type === "message_stop") {
             complete = true;
             truncated = ev.stop_reason === "max_tokens";
+            refused = ev.stop_reason === "refusal";
+            called ||= ev.stop_reason === "tool_use";
           } else if (ev.type === "retry") retries++;
           else if (ev.type === "usage") usage = { ...usage, ...ev.usage };
         }
@@ -84,6 +91,15 @@ export async function requestSummary(
       if (!complete) {
         status = signal.aborted ? "cancelled" : "provider_stream_cut";
         return { ok: false, reason: "the summary stream ended early" };
+      }
+      // Text a refusal stopped, or that ends on a tool call, would replace the history it was asked to summarise.
+      if (refused) {
+        status = "refusal";
+        return { ok: false, reason: "the summary request was refused (stop reason refusal)" };
+      }
+      if (called) {
+        status = "tool_call";
+        return { ok: false, reason: "the summary request was answered with a tool call, not a summary" };
       }
       if (!text.trim()) {
         status = "empty";
