@@ -132,19 +132,37 @@ export function summaryText(summary: string): string {
   return compactionText(summary);
 }
 
-/** Introduces the request a cut inside a turn carries (`preambleOf`), so the steps kept after it read as its own. */
+/**
+ * Introduces the request a cut inside a turn carries (`preambleOf`) while it is still the one being answered, so
+ * the steps kept after it read as its own.
+ */
 export const CARRIED_NOTE =
   "The user's request that the assistant is still working on, exactly as the user wrote it (the summary above includes the steps already taken for it):";
+
+/**
+ * Introduces the carried request once the user has written since (a later message: the turn that carried it
+ * completed, failed, was cancelled or paused and was superseded): still verbatim, no longer the one worked on.
+ */
+export const EARLIER_REQUEST_NOTE =
+  "An earlier request of the user, exactly as the user wrote it (the steps taken for it are in the summary above and the messages below; the user has written since):";
+
+/** The request a preamble carries: its stored message, and whether it is still the one the turns answer. */
+export interface CarriedRequest {
+  message: Message;
+  /** False once a later message of the user's own is stored (`EARLIER_REQUEST_NOTE` introduces it then). */
+  current: boolean;
+}
 
 /**
  * The synthetic user message that opens the provider view: the summary, the
  * tool-set baseline as history showed it at the boundary, the one-time
  * announcement of unloaded tools, the kept tools' declarations and, after a
  * cut that summarised it, the user's request a turn answers (`carried`, the
- * message `carried_seq` names: its own parts, verbatim). Never stored as a
- * message; adapters merge it with the first kept user message.
+ * message `carried_seq` names: its own parts, verbatim, introduced as the request
+ * still worked on only while it is). Never stored as a message; adapters merge it
+ * with the first kept user message.
  */
-export function preambleOf(rec: CompactionRecord, carried: Message | null = null): Message {
+export function preambleOf(rec: CompactionRecord, carried: CarriedRequest | null = null): Message {
   // A native compaction's summary is the provider's block in the first kept message, not text here.
   const parts: Part[] = [{ type: "text", text: rec.native ? NATIVE_NOTE : summaryText(rec.summary) }];
   const t = rec.tools;
@@ -165,6 +183,9 @@ export function preambleOf(rec: CompactionRecord, carried: Message | null = null
     });
   }
   if (t.declarations.length) parts.push({ type: "tool_declarations", tools: t.declarations });
-  if (carried) parts.push({ type: "text", text: CARRIED_NOTE }, ...userParts(carried));
+  if (carried) {
+    const note = carried.current ? CARRIED_NOTE : EARLIER_REQUEST_NOTE;
+    parts.push({ type: "text", text: note }, ...userParts(carried.message));
+  }
   return { seq: 0, role: "user", origin: "system", turn_id: null, parts, created_at: rec.created_at };
 }

@@ -198,11 +198,26 @@ export class HistoryStore {
       const seq = rec?.carried_seq ?? null;
       const row = seq === null ? null : one<MessageRow>(this.#sql, "SELECT * FROM messages WHERE seq = ?", seq);
       const carried = row ? toMessage(row) : null;
+      // Still the request worked on until the user writes again: a retry or results alone go on with it.
+      const current = carried !== null && !this.#userWroteSince(rec?.boundary_seq ?? 0);
       this.#view = rec
-        ? { start: rec.boundary_seq, preamble: preambleOf(rec, carried), native: rec.native, carried }
+        ? {
+            start: rec.boundary_seq,
+            preamble: preambleOf(rec, carried && { message: carried, current }),
+            native: rec.native,
+            carried,
+          }
         : { start: 0, preamble: null, native: false, carried: null };
     }
     return this.#view;
+  }
+
+  /**
+   * Whether a message holding the user's own parts (origin `client`: admission writes them so) is stored from seq
+   * `seq` on. Reads the origin column only, never a message's parts.
+   */
+  #userWroteSince(seq: number): boolean {
+    return one(this.#sql, "SELECT 1 AS x FROM messages WHERE seq >= ? AND origin = 'client' LIMIT 1", seq) !== null;
   }
 
   /**
@@ -352,6 +367,8 @@ export class HistoryStore {
       created_at,
     );
     const msg: Message = { seq: row?.seq ?? 0, role, origin, turn_id: turnId, parts, created_at };
+    // The user wrote again: the request the preamble carries is an earlier one now (read again on next use, once).
+    if (origin === "client" && this.#view?.carried) this.#view = null;
     this.#cache?.push(msg);
     this.#sized(msg, { bytes: row?.bytes ?? 0, chars: row?.chars ?? 0 });
     if (this.#count !== undefined) this.#count++;

@@ -1,22 +1,27 @@
 // HistoryStore (src/session/history/store.ts) as `$tool` references read it (a reference passes a stored result's
 // value, and is refused, as an invalid call, when that result was cut: for storage, or before it was stored by the
-// http or MCP tool that returned it) and as GET /messages pages it (by count and by bytes, `next` leading through
-// every message).
+// http or MCP tool that returned it), as GET /messages pages it (by count and by bytes, `next` leading through
+// every message), and as the provider view opens with the request a cut inside a turn carries (the request still
+// worked on until the user writes again, then an earlier one, verbatim either way).
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_MCP_OUTPUT_CHARS } from "../../../../src/mcp/limits";
+import { CARRIED_NOTE } from "../../../../src/session/compaction/records";
 import { jsonBytes } from "../../../../src/storage/fit";
 import { PAGE_BUDGET_BYTES, RESULT_BUDGET_BYTES } from "../../../../src/storage/limits";
 import { MAX_TOOL_RESPONSE_BYTES } from "../../../../src/tools/http-tool";
+import { echoSteps, longTurnSession, requestText } from "../../compaction-helpers";
 import {
   apiJson,
+  COMPACTION_TOOLS,
   clientTool,
   events,
   fakeMcpServer,
   history,
   itemsText,
   type Msg,
+  mockRequests,
   restorePatches,
   type Setup,
   script,
@@ -186,5 +191,46 @@ describe("a page of GET /messages over large messages", () => {
     for (const p of pages) expect(storedBytes(p.body.messages)).toBeLessThanOrEqual(PAGE_BUDGET_BYTES);
     expect(pages.flatMap((p) => p.body.messages.map((m) => m.seq))).toEqual(written);
     expect(pages.length).toBeGreaterThan(1);
+  });
+});
+
+describe("the request a cut inside a turn carries, once the user has written since (anthropic, 8,000-token window)", () => {
+  /**
+   * The body of the request a plain question sends after the turn whose cut carried `request` (checked: that turn's
+   * latest request carrying one carried it as the request still worked on).
+   */
+  async function nextBody(s: Setup, request: string): Promise<string> {
+    const carried = (await mockRequests(s.model)).filter((r) => JSON.stringify(r.body).includes(CARRIED_NOTE));
+    // The cut was inside the turn: its steps read the request as the one still worked on.
+    expect(carried.length).toBeGreaterThan(0);
+    expect(JSON.stringify(carried.at(-1)?.body)).toContain(request);
+    await script(s.model, [{ reply: { text: "4" } }]);
+    expect((await send(s, { content: "What is 2+2?" })).body.status).toBe("completed");
+    return JSON.stringify((await mockRequests(s.model)).at(-1)?.body);
+  }
+
+  it("after that turn completed, is no longer the request still worked on, and stays verbatim", async () => {
+    const s = await longTurnSession("anthropic");
+    const request = requestText(12);
+    await script(s.model, [...echoSteps(1, 12), { reply: { text: "All cities echoed." } }]);
+    const turn = await send(s, { content: request });
+    expect(turn.body.status).toBe("completed");
+    const body = await nextBody(s, request);
+    expect(body).not.toContain("still working on");
+    expect(body).toContain(request);
+  });
+
+  it("after a new message superseded that turn's pause, is no longer the request still worked on, and stays verbatim", async () => {
+    const s = await longTurnSession("anthropic", [...COMPACTION_TOOLS, clientTool("ask_user")]);
+    const request = requestText(12);
+    await script(s.model, [
+      ...echoSteps(1, 12),
+      { reply: { tool_calls: [{ id: "call_ask_more", name: "ask_user", input: { q: "more cities?" } }] } },
+    ]);
+    const turn = await send(s, { content: request });
+    expect(turn.body.status).toBe("awaiting_tool_results");
+    const body = await nextBody(s, request);
+    expect(body).not.toContain("still working on");
+    expect(body).toContain(request);
   });
 });
