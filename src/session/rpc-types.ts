@@ -143,7 +143,10 @@ export interface SessionState {
     estimated_tokens: number;
     view_start_seq: number;
     compactions: number;
-    /** The agent's context window and compaction threshold; null when the caller gave no agent or it is gone. */
+    /**
+     * The agent's context window (or the smaller one its model's provider named in a context-length error, which
+     * compaction works to) and compaction threshold; null when the caller gave no agent or it is gone.
+     */
     context_window: number | null;
     threshold: number | null;
     /** estimated_tokens / context_window, 3 decimals. */

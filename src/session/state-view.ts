@@ -7,15 +7,17 @@ import type { AgentConfig } from "../agents/types";
 import { DEFAULT_COMPACTION } from "../agents/types";
 import type { ToolResultContent } from "../model/message";
 import { isPaused } from "../model/turn";
-import { contextWindow } from "../providers/types";
 import { openView } from "./approvals";
 import type { PauseView, SessionInfo, SessionState } from "./rpc-types";
 import type { SessionEngine } from "./session-engine";
 import { outcomeOf } from "./turn/turn-store";
 
-/** The session's state; `agent` (null when not asked for, or gone) adds its window and threshold. */
+/**
+ * The session's state; `agent` (null when not asked for, or gone) adds its threshold and the window compaction
+ * works to (`Compactor.window`: the configured one, or a smaller one the model's provider reported).
+ */
 export function sessionState(e: SessionEngine, info: SessionInfo, agent: AgentConfig | null): SessionState {
-  const window = agent ? contextWindow(agent.model) : null;
+  const window = agent ? e.compactor.window(agent) : null;
   const usage = e.compactor.usage();
   const latest = e.turns.latest();
   const turnStatus = latest?.status;

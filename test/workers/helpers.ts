@@ -105,6 +105,21 @@ export async function summaryScript(model: string, steps: unknown[], replace = f
   if (!res.ok) throw new Error(`mock summary script: ${res.status}`);
 }
 
+/**
+ * Has the provider of an `openai` session name a `tokens`-token window in its overflow error (Chat Completions'
+ * wording, which the compactor learns the window from): three turns, then a fourth refused with it, compacted and
+ * sent again.
+ */
+export async function overflowNaming(s: Setup, tokens: number): Promise<void> {
+  for (let i = 1; i <= 3; i++) {
+    const turn = await send(s, { content: `turn ${i}: ${"lorem ipsum dolor sit amet ".repeat(45)}` });
+    expect(turn.body.status).toBe("completed");
+  }
+  const message = `This model's maximum context length is ${tokens} tokens. However, you requested ${tokens + 1000} tokens.`;
+  await script(s.model, [{ error: { status: 400, message } }]);
+  expect((await send(s, { content: "turn 4: refused once as too long" })).body.status).toBe("completed");
+}
+
 /** Queues `model`'s next answers (its turn script); `replace` drops what is still queued first. */
 export async function script(model: string, steps: unknown[], replace = false): Promise<void> {
   const res = await fetch(`${env.MOCK_URL}/_mock/script`, {

@@ -13,7 +13,7 @@ import { attributesOf, inSpan } from "../../observability/tracing";
 import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
 import { promptSize } from "../../providers/body-text";
 import { getAdapter } from "../../providers/index";
-import { contextWindow, type StepRequest } from "../../providers/types";
+import { contextWindow, type ModelConfig, type StepRequest } from "../../providers/types";
 import { jsonBytes } from "../../storage/fit";
 import { MAX_VIEW_BYTES, SUMMARY_BUDGET_BYTES } from "../../storage/limits";
 import { type SessionStores, sessionTx } from "../session-tx";
@@ -90,6 +90,16 @@ const WINDOW_WORDING = [
 ];
 
 /**
+ * What a learned window or a usage report is true of: the model as the agent names and sizes it (provider, name,
+ * configured window). Its base URL is the Worker's (ANTHROPIC_BASE_URL, OPENAI_BASE_URL), the same for as long as
+ * this object lives (another value is another deployment, whose new instance remembers nothing), so the provider
+ * stands for it.
+ */
+function modelKey(model: ModelConfig): string {
+  return JSON.stringify([model.provider, model.name, contextWindow(model)]);
+}
+
+/**
  * `messageTokens` by parts array. A stored message's parts are never changed in place (appending to one assigns
  * a new array, and a reload from SQL makes new ones), so the entry lives exactly as long as the parts it sizes:
  * GET /v1/sessions/{id} (polled for state) and each compaction size only what is new since the last look.
@@ -115,10 +125,16 @@ function messageTokens(m: Message): number {
  * crash leaves the session exactly as it was.
  */
 export class Compactor {
-  /** The last request's `textTokens` and the input tokens the provider reported for it. */
-  #last: Observation | null = null;
-  /** A window the provider reported in a context-length error, when smaller than the configured one. */
-  #learned: number | null = null;
+  /**
+   * The last request's `textTokens` and the input tokens the provider reported for it, and the model it went to
+   * (`modelKey`): another model's tokenizer counts differently, so its report is not read.
+   */
+  #last: { model: string; seen: Observation } | null = null;
+  /**
+   * A window the provider reported in a context-length error, and the model it is true of (`modelKey`): an agent
+   * moved to another model, or to another configured window, is sized by its own configuration again.
+   */
+  #learned: { model: string; window: number } | null = null;
   /**
    * One compaction at a time (a turn's and an on-demand one could otherwise interleave): the one in flight, whose
    * it is (a turn's, or null for POST /compact), how to stop it, and when it is done.
@@ -158,21 +174,28 @@ export class Compactor {
     this.#droppedNative = readDroppedNative(this.#deps.storage.sql);
   }
 
-  /** `clear` (in its transaction): the conversation the provider compacted is gone, so it may compact again. */
+  /**
+   * `clear` (in its transaction): the conversation the provider compacted is gone, so it may compact again; what
+   * its requests taught (the last usage report, a learned window) goes with it.
+   */
   clear(): void {
     clearDroppedNative(this.#deps.storage.sql);
     this.#droppedNative = null;
+    this.#last = null;
+    this.#learned = null;
   }
 
-  /** The session's storage was wiped: nothing it held is remembered. */
+  /** The session's storage was wiped: nothing it held is remembered, nor what its requests taught. */
   forget(): void {
     this.#droppedNative = null;
+    this.#last = null;
+    this.#learned = null;
   }
 
   /** A request's size (`Compactor.size`), with its estimate kept as the latest. */
   measure(req: StepRequest): number {
     const size = Compactor.size(req);
-    this.estimate(size);
+    this.estimate(req.model, size);
     return size;
   }
 
@@ -194,9 +217,10 @@ export class Compactor {
     return promptSize(req, getAdapter(req.model.provider).buildBody, textTokens);
   }
 
-  /** The input tokens of a request of this `size`, given the provider's last report. */
-  estimate(size: number): number {
-    this.#lastEstimate = estimateTokens(size, this.#last);
+  /** The input tokens of a request of this `size` to `model`, given the provider's last report on that model. */
+  estimate(model: ModelConfig, size: number): number {
+    const last = this.#last?.model === modelKey(model) ? this.#last.seen : null;
+    this.#lastEstimate = estimateTokens(size, last);
     return this.#lastEstimate;
   }
 
@@ -246,24 +270,33 @@ export class Compactor {
     return { native: true, trigger };
   }
 
-  /** Records the provider's reported usage for a request of `size`. */
-  observe(size: number, usage: Record<string, number>): void {
+  /** Records the provider's reported usage for a request of `size` to `model`. */
+  observe(model: ModelConfig, size: number, usage: Record<string, number>): void {
     const tokens = inputTokens(usage);
-    if (tokens !== null && tokens > 0) this.#last = { estimated: size, tokens };
+    if (tokens !== null && tokens > 0) this.#last = { model: modelKey(model), seen: { estimated: size, tokens } };
   }
 
-  /** The window budgets are computed from: the configured one, or a smaller one the provider reported. */
+  /**
+   * The window budgets are computed from: the configured one, or a smaller one the provider reported for this
+   * very model (`learn`). GET /v1/sessions/{id} shows it as `context_window`.
+   */
   window(agent: AgentConfig): number {
     const configured = contextWindow(agent.model);
-    return this.#learned !== null && this.#learned < configured ? this.#learned : configured;
+    const learned = this.#learned;
+    return learned !== null && learned.window < configured && learned.model === modelKey(agent.model)
+      ? learned.window
+      : configured;
   }
 
-  /** Learns the real window from a context-length error that names it (WINDOW_WORDING); other wordings teach nothing. */
-  learn(message: string): void {
+  /**
+   * Learns `model`'s real window from a context-length error that names it (WINDOW_WORDING); other wordings teach
+   * nothing.
+   */
+  learn(model: ModelConfig, message: string): void {
     for (const wording of WINDOW_WORDING) {
       const n = Number(wording.exec(message)?.[1]);
       if (Number.isFinite(n) && n > 0) {
-        this.#learned = n;
+        this.#learned = { model: modelKey(model), window: n };
         return;
       }
     }

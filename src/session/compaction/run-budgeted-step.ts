@@ -28,7 +28,7 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
   const request = (): StepRequest => (plan.native ? { ...build(), compaction: { trigger: plan.trigger } } : build());
   let req = request();
   let size = Compactor.size(req);
-  const tokens = compactor.estimate(size);
+  const tokens = compactor.estimate(req.model, size);
   // Natively, the provider compacts past the trigger: ours only when the request could not be sent at all.
   const over = compactor.over(agent, tokens, plan.native);
   if (over && (await compactFor(ctx, tokens, req))) {
@@ -39,7 +39,7 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
   let result = await runStep(ctx, step, req);
   if (result.kind === "failed" && result.error.code === "context_overflow" && enabled && !ctx.cancelled) {
     // The estimate was low: the provider's own count is at least the window it names.
-    compactor.learn(result.error.message);
+    compactor.learn(agent.model, result.error.message);
     if (await compactFor(ctx, Math.max(tokens, compactor.window(agent)), req)) {
       req = request();
       size = compactor.measure(req);
@@ -47,7 +47,7 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
     }
   }
   // A usage report after a native compaction (recorded or dropped) describes the compacted context, not this request.
-  if (result.kind === "done" && compactor.natives === natives) compactor.observe(size, result.usage);
+  if (result.kind === "done" && compactor.natives === natives) compactor.observe(agent.model, size, result.usage);
   if (result.kind === "failed" && result.error.code === "context_overflow") {
     return {
       kind: "failed",

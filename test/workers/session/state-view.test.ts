@@ -1,9 +1,9 @@
 // GET /v1/sessions/{id} (src/session/state-view.ts) as a session grows: once its object has read the state, one
 // more read costs as many SQLite rows however long the history (the counts and the context estimate are kept in
-// memory); the web client polls it while it follows a paused turn.
+// memory); the web client polls it while it follows a paused turn. Its context shows the window compaction works to.
 import { describe, expect, it } from "vitest";
 import type { DebugCounts } from "../../../src/storage/debug-counters";
-import { apiJson, type Setup, seed, sessionStub, setup } from "../helpers";
+import { apiJson, overflowNaming, type Setup, seed, sessionStub, setup } from "../helpers";
 
 /** The SQLite rows the session's object read to answer one GET of its state (which must count `turns` turns). */
 async function rowsReadByGet(s: Setup, turns: number): Promise<number> {
@@ -25,5 +25,18 @@ describe("GET /v1/sessions/{id}", () => {
     }
     expect(rows[0]).toBeGreaterThanOrEqual(0);
     expect(rows[1]).toBe(rows[0]);
+  });
+});
+
+describe("GET /v1/sessions/{id} context", () => {
+  it("shows the window compaction works to: a smaller one the provider named in an overflow error", async () => {
+    const s = await setup({}, "openai");
+    await overflowNaming(s, 4000);
+    const state = await apiJson<{ context: { context_window: number; estimated_tokens: number; used: number } }>(
+      `/v1/sessions/${s.session}`,
+      { key: s.key },
+    );
+    expect(state.body.context.context_window).toBe(4000);
+    expect(state.body.context.used).toBeCloseTo(state.body.context.estimated_tokens / 4000, 2);
   });
 });

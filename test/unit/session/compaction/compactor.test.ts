@@ -1,6 +1,6 @@
 // The Compactor (src/session/compaction/compactor.ts) in Node: usage estimates each message once (and a view not in
-// memory from its stored sizes), over compacts a view too large to hold whatever the window, and learn reads a
-// model's window from each server's overflow error.
+// memory from its stored sizes), over compacts a view too large to hold whatever the window, learn reads a
+// model's window from each server's overflow error, and estimate reads a usage report only of the model it sizes.
 import { describe, expect, it, vi } from "vitest";
 import type { AgentConfig } from "../../../../src/agents/types";
 import type { Message } from "../../../../src/model/message";
@@ -91,7 +91,7 @@ describe("Compactor.learn", () => {
   const agent = { model: { provider: "openai", name: "learn-test", context_window: 1_000_000 } } as AgentConfig;
   const learned = (message: string) => {
     const compactor = compactorOver([]);
-    compactor.learn(message);
+    compactor.learn(agent.model, message);
     return compactor.window(agent);
   };
 
@@ -115,6 +115,31 @@ describe("Compactor.learn", () => {
 
   it("learns an older Anthropic model's window from 'exceed context limit: N + M > W'", () => {
     expect(learned("input length and `max_tokens` exceed context limit: 195000 + 8192 > 200000")).toBe(200000);
+  });
+});
+
+/** An OpenAI-protocol model config of this name and configured window. */
+const model = (name: string, context_window = 100_000) =>
+  ({ provider: "openai", name, context_window, capabilities: {} }) as unknown as AgentConfig["model"];
+
+describe("Compactor.window", () => {
+  it("applies a learned window only to the model it was learned from, as configured then", () => {
+    const compactor = compactorOver([]);
+    compactor.learn(model("window-a"), "This model's maximum context length is 4000 tokens.");
+    expect(compactor.window({ model: model("window-a") } as AgentConfig)).toBe(4000);
+    expect(compactor.window({ model: model("window-b") } as AgentConfig)).toBe(100_000);
+    expect(compactor.window({ model: model("window-a", 50_000) } as AgentConfig)).toBe(50_000);
+  });
+});
+
+describe("Compactor.estimate", () => {
+  it("reads the provider's last usage report only for the model it reported on, as configured then", () => {
+    const compactor = compactorOver([]);
+    // The model counted this 1,000-token estimate as 3,000 tokens.
+    compactor.observe(model("estimate-a"), 1000, { input_tokens: 3000 });
+    expect(compactor.estimate(model("estimate-a"), 1200)).toBe(3200);
+    expect(compactor.estimate(model("estimate-b"), 1200)).toBe(1200);
+    expect(compactor.estimate(model("estimate-a", 50_000), 1200)).toBe(1200);
   });
 });
 

@@ -1,0 +1,57 @@
+// The window a provider's overflow error names (src/session/compaction/compactor.ts, Compactor.learn and window) is
+// true of that model only, and only for the conversation that met it: an agent moved to another model is sized by
+// its own configuration, and a cleared or deleted session starts from the configured window again.
+import { describe, expect, it } from "vitest";
+import { ADMIN, apiJson, events, overflowNaming, recreate, type Setup, send, setup } from "../../helpers";
+
+/** Twelve short turns (~350 tokens each with the answer): ~4,200 tokens, past a 4,000-token window's threshold. */
+async function twelveTurns(s: Setup): Promise<void> {
+  for (let i = 1; i <= 12; i++) {
+    const turn = await send(s, { content: `short ${i}: ${"lorem ipsum dolor sit amet ".repeat(45)}` });
+    expect(turn.body.status).toBe("completed");
+  }
+}
+
+/** The compactions the session's event log holds. */
+async function compactions(s: Setup): Promise<number> {
+  return (await events(s)).filter((e) => e.type === "context_compacted").length;
+}
+
+describe("a window learned from an overflow error", () => {
+  it("does not size the agent's next model: no compaction after the switch, and GET shows the new window", async () => {
+    const s = await setup({}, "openai");
+    await overflowNaming(s, 4000);
+    const before = await compactions(s);
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "openai", name: `${s.model}-next`, context_window: 100_000 } },
+    });
+    expect(put.status).toBe(200);
+    await twelveTurns(s);
+    expect(await compactions(s)).toBe(before);
+    const state = await apiJson<{ context: { context_window: number; estimated_tokens: number; used: number } }>(
+      `/v1/sessions/${s.session}`,
+      { key: s.key },
+    );
+    expect(state.body.context.context_window).toBe(100_000);
+    expect(state.body.context.used).toBeCloseTo(state.body.context.estimated_tokens / 100_000, 2);
+  });
+
+  it("is forgotten by /clear: the cleared session compacts by the configured window", async () => {
+    const s = await setup({}, "openai");
+    await overflowNaming(s, 4000);
+    expect((await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key })).status).toBe(200);
+    const before = await compactions(s);
+    await twelveTurns(s);
+    expect(await compactions(s)).toBe(before);
+  });
+
+  it("is forgotten by DELETE: a session created again under the same id compacts by the configured window", async () => {
+    const s = await setup({}, "openai");
+    await overflowNaming(s, 4000);
+    await recreate(s);
+    await twelveTurns(s);
+    expect(await compactions(s)).toBe(0);
+  });
+});
