@@ -198,27 +198,42 @@ function authReject(headers: IncomingHttpHeaders): Rejection | null {
   return null;
 }
 
-/** Tools the model may call: all non-deferred tools, plus deferred ones a tool_reference has loaded. */
-function brainInput(body: JsonObject): BrainInput {
-  // A tool_reference before a compaction block was dropped with it: that tool is not loaded any more.
-  const messages = effectiveMessages(Array.isArray(body.messages) ? body.messages.filter(isRecord) : []);
+/** The messages the API reads: those from the last compaction block on (`effectiveMessages`). */
+function readMessages(body: JsonObject): JsonObject[] {
+  return effectiveMessages(Array.isArray(body.messages) ? body.messages.filter(isRecord) : []);
+}
+
+/**
+ * The tools in the context: all non-deferred tools, plus deferred ones a tool_reference in `messages` (those the API
+ * reads) has loaded. A tool_reference before a compaction block was dropped with it: that tool is not loaded any more.
+ */
+function contextTools(body: JsonObject, messages: JsonObject[]): JsonObject[] {
   const referenced = new Set<string>();
+  for (const message of messages) {
+    if (!Array.isArray(message.content)) continue;
+    for (const block of message.content) {
+      if (!isRecord(block) || block.type !== "tool_result" || !Array.isArray(block.content)) continue;
+      for (const inner of block.content) {
+        if (isRecord(inner) && inner.type === "tool_reference") referenced.add(String(inner.tool_name));
+      }
+    }
+  }
+  const tools = Array.isArray(body.tools) ? body.tools.filter(isRecord) : [];
+  return tools.filter((t) => t.defer_loading !== true || referenced.has(String(t.name)));
+}
+
+/** Tools the model may call: those in the context (`contextTools`). */
+function brainInput(body: JsonObject): BrainInput {
+  const messages = readMessages(body);
   const names = new Map<string, string>();
   for (const message of messages) {
     if (!Array.isArray(message.content)) continue;
     for (const block of message.content) {
-      if (!isRecord(block)) continue;
-      if (block.type === "tool_use") names.set(String(block.id), String(block.name));
-      if (block.type === "tool_result" && Array.isArray(block.content)) {
-        for (const inner of block.content) {
-          if (isRecord(inner) && inner.type === "tool_reference") referenced.add(String(inner.tool_name));
-        }
-      }
+      if (isRecord(block) && block.type === "tool_use") names.set(String(block.id), String(block.name));
     }
   }
-  const tools = (Array.isArray(body.tools) ? body.tools.filter(isRecord) : [])
+  const tools = contextTools(body, messages)
     .filter((t) => typeof t.name === "string" && t.input_schema !== undefined)
-    .filter((t) => t.defer_loading !== true || referenced.has(String(t.name)))
     .map((t) => ({ name: String(t.name), schema: t.input_schema }));
   const last = [...messages].reverse().find((m) => m.role === "user");
   const content = last?.content;
@@ -239,12 +254,13 @@ function brainInput(body: JsonObject): BrainInput {
 
 /**
  * Input tokens the API reads (`estimateTokens`): the request with what precedes its last compaction dropped,
- * and without the tools it defers (`defer_loading`: not in the context until a tool_reference names them).
+ * and with only the tools in the context (`contextTools`: a deferred one once a tool_reference has loaded it, its
+ * whole definition then).
  */
 function inputTokens(body: JsonObject): number {
-  const messages = Array.isArray(body.messages) ? body.messages.filter(isRecord) : [];
-  const seen: JsonObject = { ...body, messages: effectiveMessages(messages) };
-  if (Array.isArray(body.tools)) seen.tools = body.tools.filter((t) => !(isRecord(t) && t.defer_loading === true));
+  const messages = readMessages(body);
+  const seen: JsonObject = { ...body, messages };
+  if (Array.isArray(body.tools)) seen.tools = contextTools(body, messages);
   return estimateTokens(JSON.stringify(seen));
 }
 

@@ -118,6 +118,18 @@ export function resultText(content: ToolResultContent): string {
   return typeof content === "string" ? content : content.map(blockText).join("\n");
 }
 
+/** Tool names a `tool_reference` in the given messages' results shows (what Anthropic reads). */
+export function toolsReferencedIn(messages: ReadonlyArray<Pick<Message, "parts">>): Set<string> {
+  const names = new Set<string>();
+  for (const m of messages) {
+    for (const p of m.parts) {
+      if (p.type !== "tool_result" || !Array.isArray(p.content)) continue;
+      for (const b of p.content) if (b.type === "tool_reference") names.add(b.tool_name);
+    }
+  }
+  return names;
+}
+
 /** One tool result block as text. */
 function blockText(b: ToolResultBlock): string {
   return b.type === "text" ? b.text : `[tool loaded: ${b.tool_name}]`;

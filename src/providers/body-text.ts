@@ -10,6 +10,7 @@
  * top-level array (tools[]). An agent of 200 tools sends ~276 KB of schemas in
  * every Anthropic request (`defer_loading` requires all of them).
  */
+import { toolsReferencedIn } from "../model/message";
 import type { StepRequest } from "./types";
 
 const bodies = new WeakMap<StepRequest, Record<string, unknown>>();
@@ -59,9 +60,10 @@ function wellFormed(json: string): string {
 /**
  * The size, by `measure` (e.g. an estimate of its tokens), of the part of `bodyText(req, build)` that reaches the
  * model's prompt: all of it but the tools the provider keeps out until they are referenced (Anthropic's
- * `defer_loading: true`), so 200 deferred schemas on the wire are not counted as ~70k tokens of context (the
- * compactor's estimate, compaction/run-budgeted-step.ts). `measure` adds up over
- * concatenated text (rounding aside).
+ * `defer_loading: true` with no `tool_reference` in the request's history: a reference expands the tool's whole
+ * definition into the context), so 200 deferred schemas on the wire are not counted as ~70k tokens of context (the
+ * compactor's estimate, compaction/run-budgeted-step.ts), and the ones the model loaded are. `measure` adds up
+ * over concatenated text (rounding aside).
  */
 export function promptSize(
   req: StepRequest,
@@ -71,9 +73,13 @@ export function promptSize(
   const total = measure(bodyText(req, build));
   const tools = bodyOf(req, build).tools;
   if (!Array.isArray(tools)) return total;
+  let loaded: ReadonlySet<string> | null = null;
   let deferred = 0;
   for (const tool of tools) {
-    if ((tool as { defer_loading?: unknown } | null)?.defer_loading !== true) continue;
+    const wire = tool as { defer_loading?: unknown; name?: unknown } | null;
+    if (wire?.defer_loading !== true) continue;
+    loaded ??= toolsReferencedIn(req.messages);
+    if (typeof wire.name === "string" && loaded.has(wire.name)) continue;
     // Its text as the body holds it (bodyText filled it for a `wireOnce` object), and a comma.
     deferred += measure(`${onceTexts.get(tool as object) ?? JSON.stringify(tool)},`);
   }

@@ -9,13 +9,12 @@ import type { Env } from "../env";
 import { mcpLimits } from "../mcp/limits";
 import { McpCatalog, type McpServerStatus, type McpSnapshot } from "../mcp/mcp-catalog";
 import type { JsonObject } from "../model/json";
-import type { NoticePart, ToolDeclaration } from "../model/message";
+import { type NoticePart, type ToolDeclaration, toolsReferencedIn } from "../model/message";
 import { announcedTools, PLAIN_TOOLS_MAX, type Projection, projectionFor, toolSetNotices } from "../tools/disclosure";
 import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools } from "../tools/loaded-tools";
 import { declaration, declarationDigest, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
-import { toolsReferencedIn } from "./compaction/tools";
 import type { CloseOptions, HistoryStore } from "./history/store";
 
 /**

@@ -1,5 +1,17 @@
-// Agents several e2e files share, so each behaviour is tested against the same tool shapes.
+// Agents several e2e files share, so each behaviour is tested against the same tool shapes, and the large tool schema
+// the prompt-size tests (the compactor's and the mock's) count.
 import type { AgentConfig } from "./api.ts";
+
+/** A tool input schema of 100 described string fields: ~6,100 tokens, a large tool for a context to hold. */
+export const CATALOG_SCHEMA = {
+  type: "object",
+  properties: Object.fromEntries(
+    Array.from({ length: 100 }, (_, i) => [
+      `field_${i}`,
+      { type: "string", description: `field ${i}: ${"free text about the record ".repeat(7)}` },
+    ]),
+  ),
+};
 
 /** A client-executed address-book lookup (the turn pauses for its result). */
 export const LOOKUP_TOOL = {

@@ -8,7 +8,7 @@
  * hold the kept declarations too: past its room the least recently used kept
  * tools leave as well, named ones included, those just loaded last. Pure.
  */
-import type { Message } from "../../model/message";
+import { type Message, toolsReferencedIn } from "../../model/message";
 
 /** A loaded deferred tool as the keep rule sees it. */
 export interface LoadedInfo {
@@ -90,18 +90,6 @@ export function toolsDeclaredIn(messages: ReadonlyArray<Pick<Message, "parts">>)
   const names = toolsReferencedIn(messages);
   for (const m of messages) {
     for (const p of m.parts) if (p.type === "tool_declarations") for (const t of p.tools) names.add(t.name);
-  }
-  return names;
-}
-
-/** Tool names a `tool_reference` in the given messages' results shows (what Anthropic reads). */
-export function toolsReferencedIn(messages: ReadonlyArray<Pick<Message, "parts">>): Set<string> {
-  const names = new Set<string>();
-  for (const m of messages) {
-    for (const p of m.parts) {
-      if (p.type !== "tool_result" || !Array.isArray(p.content)) continue;
-      for (const b of p.content) if (b.type === "tool_reference") names.add(b.tool_name);
-    }
   }
   return names;
 }

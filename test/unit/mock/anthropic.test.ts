@@ -1,6 +1,8 @@
 // The mock server's Anthropic Messages endpoint (mock/anthropic.ts): byte-exact streams, non-streaming answers, the
-// auth headers it requires, and the real error body for a pairing violation.
+// auth headers it requires, the real error body for a pairing violation, and the input tokens it counts.
 import { describe, expect, it } from "vitest";
+import { estimateTokens } from "../../../mock/chunks.ts";
+import { CATALOG_SCHEMA } from "../../helpers/fixtures.ts";
 import { anthropicRequest, mockPerFile, parseSse, postAnthropic, script, TWO_CALL_REPLY } from "./helpers.ts";
 
 const mock = mockPerFile();
@@ -171,5 +173,41 @@ describe("Anthropic streaming", () => {
       message:
         "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
     });
+  });
+});
+
+describe("Anthropic input tokens", () => {
+  /** The input tokens reported for a history whose tool_search result loads `catalog` (a tool_reference) or not. */
+  async function reported(model: string, reference: boolean): Promise<number> {
+    await script(mock.url, model, [{ reply: { text: "ok" } }]);
+    const content = [
+      { type: "text", text: "found" },
+      ...(reference ? [{ type: "tool_reference", tool_name: "catalog" }] : []),
+    ];
+    const res = await postAnthropic(
+      mock.url,
+      anthropicRequest(model, {
+        stream: false,
+        tools: [
+          { name: "tool_search", description: "Search the tools", input_schema: { type: "object" } },
+          { name: "catalog", description: "Catalog records", input_schema: CATALOG_SCHEMA, defer_loading: true },
+        ],
+        messages: [
+          { role: "user", content: "find the catalog tool" },
+          { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "tool_search", input: {} }] },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content }] },
+        ],
+      }),
+    );
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { usage: { input_tokens: number } }).usage.input_tokens;
+  }
+
+  it("counts a deferred tool a tool_reference loaded, whole: at least its schema more than before it loaded", async () => {
+    const schema = estimateTokens(JSON.stringify(CATALOG_SCHEMA));
+    expect(schema).toBeGreaterThan(5000);
+    expect((await reported("a-tokens-loaded", true)) - (await reported("a-tokens-deferred", false))).toBeGreaterThan(
+      schema,
+    );
   });
 });

@@ -1,10 +1,12 @@
 // Request bodies serialized a tool at a time (src/providers/body-text.ts): bodyText equals JSON.stringify, promptSize
-// leaves out deferred tools, and wireOnce keeps each tool's wire form.
+// leaves out deferred tools no tool_reference has loaded, and wireOnce keeps each tool's wire form.
 import { describe, expect, it } from "vitest";
 import type { ToolDeclaration } from "../../../src/model/message";
 import { bodyText, promptSize, wireOnce } from "../../../src/providers/body-text";
 import { getAdapter } from "../../../src/providers/index";
 import type { ProviderName, StepRequest } from "../../../src/providers/types";
+import { textTokens } from "../../../src/session/compaction/estimate";
+import { CATALOG_SCHEMA } from "../../helpers/fixtures";
 import { capabilities, msg, request } from "./helpers";
 
 /** Schemas as a registry holds them: one object per tool, kept across steps. */
@@ -145,6 +147,42 @@ describe("promptSize", () => {
     const loaded = declarations().map(({ defer_loading: _d, ...d }) => d);
     const req = step(provider, loaded);
     expect(promptSize(req, build, length)).toBe(bodyText(req, build).length);
+  });
+});
+
+describe("promptSize of a deferred tool a tool_reference loaded (Anthropic tool search)", () => {
+  /** The same history, its tool_search result loading `catalog` (a tool_reference) or only saying it was found. */
+  const loading = (reference: boolean): StepRequest =>
+    request("anthropic", {
+      model: { provider: "anthropic", name: "m", capabilities: capabilities({ native_tool_search: true }) },
+      messages: [
+        msg("user", [{ type: "text", text: "find the catalog tool" }]),
+        msg("assistant", [{ type: "tool_use", id: "t1", name: "tool_search", input: { query: "catalog" } }]),
+        msg("user", [
+          {
+            type: "tool_result",
+            tool_use_id: "t1",
+            content: [
+              { type: "text", text: "found" },
+              ...(reference ? [{ type: "tool_reference" as const, tool_name: "catalog" }] : []),
+            ],
+            is_error: false,
+          },
+        ]),
+      ],
+      tools: [
+        ...declarations(),
+        { name: "catalog", description: "Catalog records", input_schema: CATALOG_SCHEMA, defer_loading: true },
+      ],
+    });
+
+  it("counts its whole definition: the request that loaded it is larger by at least its schema", () => {
+    const build = getAdapter("anthropic").buildBody;
+    const schema = textTokens(JSON.stringify(CATALOG_SCHEMA));
+    expect(schema).toBeGreaterThan(5000);
+    expect(
+      promptSize(loading(true), build, textTokens) - promptSize(loading(false), build, textTokens),
+    ).toBeGreaterThan(schema);
   });
 });
 
