@@ -147,7 +147,7 @@ export const EARLIER_REQUEST_NOTE =
   "An earlier request of the user, exactly as the user wrote it (the steps taken for it are in the summary above and the messages below; the user has written since):";
 
 /** The request a preamble carries: its stored message, and whether it is still the one the turns answer. */
-export interface CarriedRequest {
+interface CarriedRequest {
   message: Message;
   /** False once a later message of the user's own is stored (`EARLIER_REQUEST_NOTE` introduces it then). */
   current: boolean;
