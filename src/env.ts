@@ -24,6 +24,8 @@ export interface Env {
   SWITCHBOARD_LOG_EVENTS?: string;
   /** Provider idle watchdog in ms (tests shorten it). */
   SWITCHBOARD_IDLE_TIMEOUT_MS?: string;
+  /** A client stream quiet this many ms gets a keep-alive comment (default in src/session/stream/log.ts; tests shorten it). */
+  SWITCHBOARD_STREAM_PING_MS?: string;
   /** Provider step deadline in ms: the longest one provider request's stream may last (tests shorten it). */
   SWITCHBOARD_STEP_TIMEOUT_MS?: string;
   /** MCP: tools/list timeout, tools/call timeout and tool-list cache TTL, in ms (defaults in src/mcp/limits.ts). */
@@ -46,4 +48,10 @@ export interface Env {
 
 export function flag(value: string | undefined): boolean {
   return value === "true" || value === "1";
+}
+
+/** A variable's number when it is one above 0, else `fallback` (unset, empty, not a number, 0 or less). */
+export function positive(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && Number.isFinite(n) && n > 0 ? n : fallback;
 }

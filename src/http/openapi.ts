@@ -38,7 +38,8 @@ const UI_STREAM = {
     "session's stream log) and `data: <UIMessageChunk JSON>` (start, start-step, text-*, reasoning-*, " +
     "tool-input-*, tool-output-*, tool-approval-request, tool-approval-response, data-*, finish-step, finish, " +
     "error, abort; the `UIMessageChunk` schema); the last frame is `data: [DONE]`. Reconnect with `Last-Event-ID` " +
-    "to get exactly the frames after it.",
+    "to get exactly the frames after it. A stream that has sent nothing for a while (15 s by default) gets a " +
+    "keep-alive comment, `: ping`, which has no id and which SSE parsers skip.",
 };
 /**
  * One event of the stream, in the shape of OpenAPI 3.2's `itemSchema` for `text/event-stream` (an extension

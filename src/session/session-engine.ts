@@ -6,7 +6,7 @@
 import type { AgentConfig } from "../agents/types";
 import { MAX_STEPS_LIMIT } from "../agents/types";
 import { newId } from "../crypto/new-id";
-import type { Env } from "../env";
+import { type Env, positive } from "../env";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import type { JsonObject } from "../model/json";
@@ -26,7 +26,7 @@ import { endStream, endStuckTurn } from "./recovery";
 import type { AnswerMode, Mode, PendingCall, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { SessionTools } from "./session-tools";
 import { dropCaches, sessionTx } from "./session-tx";
-import { StreamLog } from "./stream/log";
+import { STREAM_PING_MS, StreamLog } from "./stream/log";
 import { answeredOnReplay, checkSupplied, pendingResults, turnResult } from "./turn/answers";
 import { TurnRunner } from "./turn/runner";
 import { type TurnRow, TurnStore } from "./turn/turn-store";
@@ -74,7 +74,7 @@ export class SessionEngine {
     this.history = new HistoryStore(storage.sql);
     this.turns = new TurnStore(storage.sql);
     this.eventLog = new EventLog(storage.sql, name, env.SWITCHBOARD_LOG_EVENTS !== "false");
-    this.streamLog = new StreamLog(storage.sql);
+    this.streamLog = new StreamLog(storage.sql, positive(env.SWITCHBOARD_STREAM_PING_MS, STREAM_PING_MS));
     this.tools = new SessionTools(storage.sql, this.history);
     this.approvals = new ApprovalStore(storage.sql, name);
     this.compactor = new Compactor({

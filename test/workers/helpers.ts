@@ -202,20 +202,24 @@ export const clientTool = (name: string) => ({
   execution: { type: "client" },
 });
 
+/**
+ * One SSE event (the text of a block between blank lines) as its id and data; null for a block with no data: a
+ * comment such as the keep-alive `: ping`, which SSE parsers skip.
+ */
+export function sseEvent(block: string): { id: number | null; data: string } | null {
+  let id: number | null = null;
+  const data: string[] = [];
+  for (const line of block.split("\n")) {
+    if (line.startsWith("id: ")) id = Number(line.slice(4));
+    else if (line.startsWith("data: ")) data.push(line.slice(6));
+  }
+  return data.length > 0 ? { id, data: data.join("\n") } : null;
+}
+
+/** A whole SSE answer's events (keep-alive comments left out). */
 export async function sseFrames(res: Response): Promise<Array<{ id: number | null; data: string }>> {
   const text = await res.text();
-  return text
-    .split("\n\n")
-    .filter((b) => b.trim())
-    .map((block) => {
-      let id: number | null = null;
-      const data: string[] = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith("id: ")) id = Number(line.slice(4));
-        else if (line.startsWith("data: ")) data.push(line.slice(6));
-      }
-      return { id, data: data.join("\n") };
-    });
+  return text.split("\n\n").flatMap((block) => sseEvent(block) ?? []);
 }
 
 /** A UI message stream answer's chunks (the frames' JSON, `[DONE]` left out). */

@@ -1,7 +1,19 @@
 // The SSE turn stream: the UI message stream protocol, resuming with Last-Event-ID, the AI SDK's reconnect URL across
 // a turn's pauses, and useChat's regenerate on POST /chat.
 import { describe, expect, it } from "vitest";
-import { api, apiJson, clientTool, history, type Msg, type Setup, script, send, setup, sseFrames } from "./helpers";
+import {
+  api,
+  apiJson,
+  clientTool,
+  history,
+  type Msg,
+  type Setup,
+  script,
+  send,
+  setup,
+  sseEvent,
+  sseFrames,
+} from "./helpers";
 
 const decoder = new TextDecoder();
 
@@ -16,15 +28,9 @@ async function readFrames(res: Response, count: number): Promise<Array<{ id: num
     text += decoder.decode(value, { stream: true });
     let cut = text.indexOf("\n\n");
     while (cut >= 0 && frames.length < count) {
-      const block = text.slice(0, cut);
+      const event = sseEvent(text.slice(0, cut));
       text = text.slice(cut + 2);
-      const id = block.match(/^id: (\d+)$/m)?.[1];
-      const data = block
-        .split("\n")
-        .filter((l) => l.startsWith("data: "))
-        .map((l) => l.slice(6))
-        .join("\n");
-      frames.push({ id: id ? Number(id) : null, data });
+      if (event) frames.push(event);
       cut = text.indexOf("\n\n");
     }
   }

@@ -1,13 +1,14 @@
 /**
  * A session's resumable SSE output (`StreamLog`): UI chunks become numbered frames, sent to live subscribers
  * from memory and written to the `stream_log` table in batches; a reader replays after a Last-Event-ID, a page of
- * rows at a time as it reads, and then follows live; an object holds at most MAX_SUBSCRIBERS such streams. Frame
- * ids never repeat, across crashes and clears too. `fitRow` fits one chunk to the row budget.
+ * rows at a time as it reads, and then follows live; an object holds at most MAX_SUBSCRIBERS such streams, and a
+ * stream quiet for the ping interval gets a keep-alive comment. Frame ids never repeat, across crashes and clears
+ * too. `fitRow` fits one chunk to the row budget.
  */
 import { cutText, fitJson, jsonBytes, splitText, utf8Bytes } from "../../storage/fit";
 import { STREAM_ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, one, write } from "../../storage/sql";
-import { sseDone, sseFrame, sseFrameJson } from "./sse";
+import { SSE_PING, sseDone, sseFrame, sseFrameJson } from "./sse";
 import type { UiChunk } from "./ui-chunks";
 
 const encoder = new TextEncoder();
@@ -32,11 +33,23 @@ const QUIET: ReadonlySet<string> = new Set([
 const MAX_SUBSCRIBER_BACKLOG = 4 * 1024 * 1024;
 /**
  * Streams one session object holds at once (live, replaying, or ended and not yet read), across its turns: opening
- * one more drops the oldest, which resumes with Last-Event-ID. Each may pin its backlog and a replay page, so this
- * many stay far below the object's 128 MB (8 × (4 MiB + 1 MiB)); a refusal instead would leave a turn that has just
- * started without its answer, and stale connections could lock the live client out.
+ * one more first probes the others (keep-alives) and forgets those whose client has gone, then drops the oldest if
+ * still over, which resumes with Last-Event-ID. Each may pin its backlog and a replay page, so this many (one more
+ * while a probe runs) stay far below the object's 128 MB (9 × (4 MiB + 1 MiB)); a refusal instead would leave a
+ * turn that has just started without its answer, and stale connections could lock the live client out.
  */
 export const MAX_SUBSCRIBERS = 8;
+/**
+ * A stream that was sent nothing for this long gets a keep-alive comment (`SSE_PING`), so a proxy that cuts idle
+ * connections does not cut it during a long tool call, an MCP call, a provider's keep-alives or a compaction.
+ * Proxies commonly allow 60 s. `SWITCHBOARD_STREAM_PING_MS` sets it.
+ */
+export const STREAM_PING_MS = 15_000;
+/**
+ * The longest the probe at the cap waits for its keep-alives to be taken or refused: a client that is there but
+ * reads nothing yet keeps its place once this has passed.
+ */
+const PROBE_MS = 1_000;
 /** A replay reads this many rows (each at most STREAM_ROW_BUDGET_BYTES) at a time, the next once the client took them. */
 export const REPLAY_PAGE_ROWS = 2;
 /** Stream logs of this many most recent turns are kept for replay. */
@@ -114,6 +127,12 @@ interface Subscriber {
   until: number;
   /** How a frame read back from the log is sent (what changed since it was first sent); live frames go as they are. */
   replayed: (chunk: UiChunk) => UiChunk;
+  /** When the last write was handed to the writer (or the stream opened), in ms: the keep-alive's clock. */
+  wroteAt: number;
+  /** Its end was written and its writer closed: nothing more is written to it, keep-alives included. */
+  closing: boolean;
+  /** The last write handed to the writer: settles once the reader took it, or once it failed and `sub` was dropped. */
+  written: Promise<void>;
 }
 
 /**
@@ -145,10 +164,16 @@ export class StreamLog {
   #unwritten: Array<{ id: number; turnId: string; chunk: UiChunk; json: string; bytes: number }> = [];
   #unwrittenBytes = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
+  /** The one keep-alive timer of all open streams: set while one is open, due when the quietest has been quiet for `#pingMs`. */
+  #pingTimer: ReturnType<typeof setTimeout> | null = null;
+  /** A probe of the open streams at the cap is under way (`#trim`): streams opened meanwhile wait for its outcome. */
+  #probing = false;
 
   readonly #sql: SqlStorage;
-  constructor(sql: SqlStorage) {
+  readonly #pingMs: number;
+  constructor(sql: SqlStorage, pingMs = STREAM_PING_MS) {
     this.#sql = sql;
+    this.#pingMs = pingMs;
   }
 
   /** The highest id ever written: the newest row (the newest turns' rows are never swept), or the floor `clear` left. */
@@ -287,15 +312,17 @@ export class StreamLog {
       catchingUp: true,
       until: live ? Number.POSITIVE_INFINITY : this.#lastFrame(turnId),
       replayed,
+      wroteAt: Date.now(),
+      closing: false,
+      written: Promise.resolve(),
     };
-    for (const old of this.#open) {
-      if (this.#open.size < MAX_SUBSCRIBERS) break;
-      this.#drop(old);
-    }
+    // A probe already holds one stream over the cap: this one may not add another while it runs.
+    if (this.#probing) this.#dropOldest(MAX_SUBSCRIBERS);
     this.#open.add(sub);
+    this.#pingTimer ??= setTimeout(() => this.#ping(), this.#pingMs);
     // Finished (read to its end) or cancelled by the client: it no longer counts.
     sub.writer.closed.then(
-      () => this.#open.delete(sub),
+      () => this.#forget(sub),
       () => this.#drop(sub),
     );
     if (live) {
@@ -307,7 +334,65 @@ export class StreamLog {
       set.add(sub);
     }
     this.#catchUp(sub);
+    this.#trim();
     return readable;
+  }
+
+  /**
+   * Over MAX_SUBSCRIBERS: a hang-up is noticed only when something is written to the stream, so first every open
+   * stream gets a keep-alive, and once those writes are taken or refused (at most PROBE_MS) the refused ones are
+   * gone; only then, if still over, the oldest are dropped. The new stream is served meanwhile (one over the cap
+   * for that long at most: one opened during the probe drops the oldest at once).
+   */
+  #trim(): void {
+    if (this.#probing || this.#open.size <= MAX_SUBSCRIBERS) return;
+    this.#probing = true;
+    const taken = [...this.#open].flatMap((sub) => {
+      if (sub.closing) return [];
+      sub.queued += SSE_PING;
+      this.#flush(sub);
+      // The second is taken only once the stream's carrier has passed the first on: by then a hang-up is known.
+      sub.queued += SSE_PING;
+      this.#flush(sub);
+      return sub.written;
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, PROBE_MS);
+    });
+    void Promise.race([Promise.all(taken), waited]).then(() => {
+      clearTimeout(timer);
+      this.#probing = false;
+      this.#dropOldest(MAX_SUBSCRIBERS);
+    });
+  }
+
+  /** Drops the oldest open streams until at most `keep` are left. */
+  #dropOldest(keep: number): void {
+    for (const old of this.#open) {
+      if (this.#open.size <= keep) break;
+      this.#drop(old);
+    }
+  }
+
+  /**
+   * The keep-alive timer fired: every stream quiet for `#pingMs` gets a comment, and the timer is set for when the
+   * quietest of them will have been; not at all when only ended streams are left (they get nothing more).
+   */
+  #ping(): void {
+    this.#pingTimer = null;
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const sub of this.#open) {
+      if (sub.closing) continue;
+      if (now - sub.wroteAt >= this.#pingMs) {
+        sub.queued += SSE_PING;
+        this.#flush(sub);
+      }
+      // A stream the keep-alive found too far behind was dropped.
+      if (this.#open.has(sub)) next = Math.min(next, sub.wroteAt + this.#pingMs);
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.#pingTimer = setTimeout(() => this.#ping(), next - now);
   }
 
   /**
@@ -402,6 +487,7 @@ export class StreamLog {
     const text = sub.queued;
     if (text === "") return;
     sub.queued = "";
+    sub.wroteAt = Date.now();
     const bytes = encoder.encode(text);
     // A resume's replay is owed to the client whatever its size (more than the limit after a long turn): only what
     // piles up behind it counts, or a client that fell behind could never catch up again.
@@ -413,7 +499,7 @@ export class StreamLog {
       this.#drop(sub);
       return;
     }
-    sub.writer.write(bytes).then(
+    sub.written = sub.writer.write(bytes).then(
       () => {
         sub.backlog -= bytes.byteLength;
         if (!replay) return;
@@ -427,11 +513,22 @@ export class StreamLog {
   #close(sub: Subscriber): void {
     this.#write(sub, sseDone(sub.lastId), false);
     this.#flush(sub);
+    sub.closing = true;
     sub.writer.close().catch(() => this.#drop(sub));
   }
 
+  /** `sub` no longer counts (false when it did not); the keep-alive timer stops with the last open stream. */
+  #forget(sub: Subscriber): boolean {
+    if (!this.#open.delete(sub)) return false;
+    if (this.#open.size === 0 && this.#pingTimer) {
+      clearTimeout(this.#pingTimer);
+      this.#pingTimer = null;
+    }
+    return true;
+  }
+
   #drop(sub: Subscriber): void {
-    if (!this.#open.delete(sub)) return;
+    if (!this.#forget(sub)) return;
     sub.queued = "";
     this.#subs.get(sub.turnId)?.delete(sub);
     sub.writer.abort("subscriber dropped").catch(() => {});

@@ -1,7 +1,7 @@
 /**
  * Server-sent events for the session's UI message stream: frame writers (`sseFrame`, `sseDone`; every frame
- * has a stream-log id, so `Last-Event-ID` resumes exactly), the response headers, and `parseSseFrames`,
- * which reads such text back into events.
+ * has a stream-log id, so `Last-Event-ID` resumes exactly), the keep-alive comment (`SSE_PING`), the response
+ * headers, and `parseSseFrames`, which reads such text back into events.
  */
 import type { UiChunk } from "./ui-chunks";
 
@@ -30,6 +30,13 @@ export function sseFrameJson(id: number, json: string): string {
 export function sseDone(lastId: number): string {
   return `id: ${lastId}\ndata: [DONE]\n\n`;
 }
+
+/**
+ * A keep-alive: an SSE comment, which every SSE parser skips (the AI SDK's, `parseSseFrames`) and which carries no
+ * id, so a client's `Last-Event-ID` stays that of the last frame. Sent on a stream that has been quiet for a while,
+ * so proxies that cut idle connections (60 s is common) keep it open through a long tool call.
+ */
+export const SSE_PING = ": ping\n\n";
 
 export const UI_STREAM_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "text/event-stream",

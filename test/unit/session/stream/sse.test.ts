@@ -1,7 +1,8 @@
-// The session's SSE framing (sse.ts): frame writers, headers, and `parseSseFrames` checked against eventsource-parser.
+// The session's SSE framing (sse.ts): frame writers, the keep-alive, headers, and `parseSseFrames` checked against
+// eventsource-parser.
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { describe, expect, it } from "vitest";
-import { parseSseFrames, sseFrame, UI_STREAM_HEADERS } from "../../../../src/session/stream/sse";
+import { parseSseFrames, SSE_PING, sseFrame, UI_STREAM_HEADERS } from "../../../../src/session/stream/sse";
 import { encodeAll, toSse } from "./assemble";
 import { FULL_TURN } from "./fixtures";
 
@@ -66,6 +67,14 @@ describe("sse", () => {
       { id: null, data: '{"type":"finish","finishReason":"stop"}' },
       { id: null, data: "[DONE]" },
     ]);
+  });
+
+  it("a keep-alive between frames is no event to either parser: the events and their ids are the frames'", async () => {
+    const sse = toSse(encodeAll(FULL_TURN));
+    const cut = sse.indexOf("\n\n") + 2;
+    const pinged = `${SSE_PING}${sse.slice(0, cut)}${SSE_PING}${SSE_PING}${sse.slice(cut)}`;
+    expect(parseSseFrames(pinged)).toEqual(parseSseFrames(sse));
+    expect(await parseWithEventsourceParser(pinged)).toEqual(await parseWithEventsourceParser(sse));
   });
 
   it("handles CRLF, multi-line data, id-only events and an unterminated tail", () => {

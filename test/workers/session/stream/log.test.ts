@@ -1,0 +1,135 @@
+// The stream log's open streams (src/session/stream/log.ts) through the HTTP API during a quiet phase of a turn (a
+// slow http tool): a keep-alive comment reaches a client that would otherwise get nothing for the tool's whole run,
+// and clients that hung up during it no longer hold places under MAX_SUBSCRIBERS, so they cannot push out the turn's
+// own live reader; and the one keep-alive timer goes with the last open stream. The Workers config shortens the
+// keep-alive interval (SWITCHBOARD_STREAM_PING_MS).
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { MAX_SUBSCRIBERS, StreamLog } from "../../../../src/session/stream/log";
+import { api, readRest, type Setup, script, sessionStub, setup, sseEvent, sseFrames } from "../../helpers";
+
+const PING_MS = Number(env.SWITCHBOARD_STREAM_PING_MS);
+const decoder = new TextDecoder();
+
+/** A session whose model calls `slow_check` (an http tool answering `ms` later), then answers "all done". */
+async function slowToolTurn(tag: string, ms: number): Promise<Setup> {
+  const slow = {
+    name: "slow_check",
+    description: "a slow server-side check",
+    input_schema: { type: "object", properties: { amount: { type: "number" } } },
+    execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=${ms}&tag=${tag}` },
+  };
+  const s = await setup({ tools: [slow] });
+  await script(s.model, [
+    { reply: { tool_calls: [{ id: `toolu_${tag}`, name: "slow_check", input: { amount: 1 } }] } },
+    { reply: { text: "all done" } },
+  ]);
+  return s;
+}
+
+function post(s: Setup): Promise<Response> {
+  return api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "check it" } });
+}
+
+/** An SSE block as it arrived: when, and its event (null for a comment, such as the keep-alive). */
+interface Block {
+  at: number;
+  event: { id: number | null; data: string } | null;
+}
+
+/** Reads a whole SSE answer, noting when each block arrived. */
+async function blocks(res: Response): Promise<Block[]> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const out: Block[] = [];
+  let text = "";
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    const at = Date.now();
+    text += decoder.decode(r.value, { stream: true });
+    for (let cut = text.indexOf("\n\n"); cut >= 0; cut = text.indexOf("\n\n")) {
+      out.push({ at, event: sseEvent(text.slice(0, cut)) });
+      text = text.slice(cut + 2);
+    }
+  }
+  return out;
+}
+
+/** The index of the first block whose event is a chunk of `type`. */
+function indexOf(got: Block[], type: string): number {
+  return got.findIndex((b) => b.event?.data.includes(`"type":"${type}"`));
+}
+
+describe("a client stream during a long tool call", () => {
+  it("gets keep-alive comments while the tool runs; the events and their ids are those the log replays", async () => {
+    const s = await slowToolTurn("ping_gap", 3500);
+    const got = await blocks(await post(s));
+    const started = indexOf(got, "tool-input-available");
+    const answered = indexOf(got, "tool-output-available");
+    expect(started).toBeGreaterThanOrEqual(0);
+    expect(answered).toBeGreaterThan(started);
+    expect(got.slice(started, answered).some((b) => b.event === null)).toBe(true);
+    // Without keep-alives the stream is silent for the tool's whole 3.5 s.
+    const silences = got.slice(1).map((b, i) => b.at - (got[i]?.at ?? b.at));
+    expect(Math.max(...silences)).toBeLessThanOrEqual(PING_MS + 1500);
+    const events = got.flatMap((b) => b.event ?? []);
+    const replay = await api(`/v1/sessions/${s.session}/stream?after=0`, { key: s.key });
+    expect(events).toEqual(await sseFrames(replay));
+    expect(events.at(-1)?.data).toBe("[DONE]");
+  });
+});
+
+describe("clients that hang up while a turn is quiet", () => {
+  it("do not push the turn's own reader out of the object's stream places", async () => {
+    const s = await slowToolTurn("ping_cap", 2500);
+    const reader = ((await post(s)).body as ReadableStream<Uint8Array>).getReader();
+    let head = "";
+    while (!head.includes('"type":"tool-input-available"')) {
+      const r = await reader.read();
+      if (r.done) throw new Error(`the turn's stream ended before its tool call: ${head}`);
+      head += decoder.decode(r.value, { stream: true });
+    }
+    const rest = readRest(reader);
+    // The tool runs: MAX_SUBSCRIBERS clients each open the turn's stream, read its replay and hang up.
+    for (let i = 0; i < MAX_SUBSCRIBERS; i++) {
+      const other = (
+        (await api(`/v1/sessions/${s.session}/stream`, { key: s.key })).body as ReadableStream<Uint8Array>
+      ).getReader();
+      await other.read();
+      await other.cancel();
+    }
+    const text = await rest;
+    expect(text).not.toBe("dropped");
+    const said = text
+      .split("\n\n")
+      .flatMap((block) => sseEvent(block) ?? [])
+      .filter((e) => e.data.includes('"type":"text-delta"'))
+      .map((e) => (JSON.parse(e.data) as { delta: string }).delta);
+    expect(said.join("")).toBe("all done");
+    expect(text).toMatch(/data: \[DONE\]\n\n$/);
+  });
+});
+
+describe("the keep-alive timer", () => {
+  it("is set while a stream is open and cleared with the last one, so an idle object holds no timer", async () => {
+    const turn = "turn_stream_log_ping_timer";
+    const counts = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+      try {
+        const log = new StreamLog(state.storage.sql, PING_MS);
+        const none = vi.getTimerCount();
+        const first = log.open(turn, log.head(), true);
+        const second = log.open(turn, log.head(), true);
+        const open = vi.getTimerCount();
+        await first.cancel();
+        await vi.advanceTimersByTimeAsync(0);
+        const one = vi.getTimerCount();
+        await second.cancel();
+        await vi.advanceTimersByTimeAsync(0);
+        return { none, open, one, closed: vi.getTimerCount() };
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+    expect(counts).toEqual({ none: 0, open: 1, one: 1, closed: 0 });
+  });
+});
