@@ -160,6 +160,10 @@ async function requestStep(
       return seq;
     });
     if (compacted) ctx.out.emit({ type: "data", name: "compaction", data: compacted, transient: false });
+    // A stored call's frames are written with it (one commit: the same synchronous block), so after a crash its
+    // synthetic result is told of a call the resumed stream shows, with the text before it. A text-only step's
+    // frames keep to the log's batches: a steady text turn writes no more rows.
+    if (parts.some((p) => p.type === "tool_use")) ctx.out.persist();
   };
   // Provider ids are made session-unique before anything (history, UI stream, events) sees them.
   const ids = new CallIds((id) => history.hasToolUseId(id));

@@ -69,6 +69,16 @@ export class TurnOutput {
     }
   }
 
+  /**
+   * Writes every frame sent so far to the stream log's table now, deltas still batched included: called in the
+   * synchronous block that stores what those frames show (a completed tool call), so both are committed together
+   * and no stored call can lack its frames after a crash.
+   */
+  persist(): void {
+    this.flush();
+    this.#streamLog.persist();
+  }
+
   flush(): void {
     if (this.#timer) {
       clearTimeout(this.#timer);
