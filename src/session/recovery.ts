@@ -47,7 +47,7 @@ export function recoverInterruptedTurns(engine: RecoveryDeps): number {
   for (const turn of stuck) {
     const error = { code: "interrupted", message: "the session restarted while the turn was running", retryable: true };
     try {
-      endStuckTurn(engine, turn.id, "interrupted", error, REASON);
+      endStuckTurn(engine, turn, "interrupted", error, REASON);
     } catch (e) {
       salvageTurn(engine, turn, e);
     }
@@ -62,11 +62,12 @@ export function recoverInterruptedTurns(engine: RecoveryDeps): number {
  */
 export function endStuckTurn(
   engine: RecoveryDeps,
-  turnId: string,
+  turn: Pick<TurnRow, "id" | "log_start">,
   status: "interrupted" | "failed",
   error: ErrorInfo,
   reason: string,
 ): void {
+  const turnId = turn.id;
   const { synthesized, declined } = engine.tx(() => {
     // An approval asked just before the cut closes with its call (which gets the synthetic result below).
     const declined = engine.approvals.closeAll(reason, "recovery");
@@ -83,7 +84,7 @@ export function endStuckTurn(
   }
   endStream(
     engine.streamLog,
-    turnId,
+    turn,
     { declined, synthesized, reason },
     { status, reason: "error", finish: "error", error },
   );
@@ -121,7 +122,7 @@ function salvageTurn(engine: RecoveryDeps, turn: TurnRow, cause: unknown): void 
   attempt(() =>
     endStream(
       engine.streamLog,
-      turn.id,
+      turn,
       { declined, synthesized, reason: REASON },
       { status, reason: "error", finish: "error", error },
     ),
@@ -129,19 +130,22 @@ function salvageTurn(engine: RecoveryDeps, turn: TurnRow, cause: unknown): void 
 }
 
 /**
- * Clients that resume the stream of a turn no runner drives see how it ended: first the calls it closed (declined
- * approvals, the synthetic results), as a runner's cancel or failure streams them, then its end. Recovery ends
- * interrupted turns with it, the engine a paused turn it cancels.
+ * Clients that resume the stream of a turn no runner drives see how it ended: first what the turn's frames left
+ * open is closed (the lost instance's text or reasoning part, a call whose input was streaming, its step), then
+ * the calls it closed (declined approvals, the synthetic results; only those the frames started, as a call whose
+ * frames were lost is one no client knows), as a runner's cancel or failure streams them, then its end. Recovery
+ * ends interrupted turns with it, the engine a paused turn it cancels.
  */
 export function endStream(
   streamLog: StreamLog,
-  turnId: string,
+  turn: Pick<TurnRow, "id" | "log_start">,
   closed: { declined: ReadonlyArray<{ call_id: string }>; synthesized: readonly string[]; reason: string },
   end: { status: TurnStatus; reason: string; finish: UiFinishReason; error: ErrorInfo | null },
 ): void {
-  const out = new TurnOutput(streamLog, turnId);
+  const out = new TurnOutput(streamLog, turn.id);
+  out.takeOver(turn.log_start, closed.reason);
   out.closedCalls(closed.declined, closed.synthesized, closed.reason);
-  out.end(turnId, end.status, end.reason, end.finish, end.error);
+  out.end(turn.id, end.status, end.reason, end.finish, end.error);
   out.close();
 }
 

@@ -219,7 +219,7 @@ export class SessionEngine {
     const latest = this.turns.latest();
     if (latest?.status !== "running" || this.#runner) return;
     log("error", "orphan_turn_ended", { turn_id: latest.id });
-    endStuckTurn(this, latest.id, "failed", { code: "internal_error", message }, STUCK_REASON);
+    endStuckTurn(this, latest, "failed", { code: "internal_error", message }, STUCK_REASON);
     this.hooks.settled(latest.id, "failed");
   }
 
@@ -353,8 +353,9 @@ export class SessionEngine {
     try {
       // A runner that threw while writing its own end leaves the row `running`: end it here, or every later
       // message would be refused as turn_in_progress until the object restarts.
-      if (this.turns.get(turnId)?.status === "running") {
-        endStuckTurn(this, turnId, "failed", { code: "internal_error", message: "the turn crashed" }, STUCK_REASON);
+      const turn = this.turns.get(turnId);
+      if (turn?.status === "running") {
+        endStuckTurn(this, turn, "failed", { code: "internal_error", message: "the turn crashed" }, STUCK_REASON);
       }
       // Not deleteAlarm: queued runs and callback retries share the alarm.
       this.hooks.settled(turnId, status);
@@ -546,7 +547,7 @@ export class SessionEngine {
       // cancelled whether or not its stream could say so.
       const end = { status: "cancelled", reason: "cancelled", finish: "other", error: null } as const;
       try {
-        endStream(this.streamLog, latest.id, { declined, synthesized, reason }, end);
+        endStream(this.streamLog, latest, { declined, synthesized, reason }, end);
       } catch (e) {
         log("error", "cancel_stream_end_failed", { turn_id: latest.id, error: String(e) });
       }

@@ -280,6 +280,17 @@ export class StreamLog {
     return { frames: [...stored, ...pending].filter((f) => f.id > after), more };
   }
 
+  /** Every chunk of `turnId` after `after` in order, stored and unwritten, read REPLAY_PAGE_ROWS rows at a time. */
+  *chunks(turnId: string, after: number): Generator<UiChunk> {
+    for (let from = after; ; ) {
+      const { frames, more } = this.page(turnId, from, REPLAY_PAGE_ROWS);
+      for (const f of frames) yield f.chunk;
+      const last = frames[frames.length - 1];
+      if (!more || last === undefined) return;
+      from = last.id;
+    }
+  }
+
   /** Whether `turnId` has a frame after `after` (reads one row at most). */
   has(turnId: string, after: number): boolean {
     return this.page(turnId, after, 1).frames.length > 0;

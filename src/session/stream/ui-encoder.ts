@@ -1,11 +1,13 @@
 /**
  * The turn's UI stream encoder: `UiEncoder` maps turn events to AI SDK UI message chunks, its state reset at
- * each `turn_start`. Pure and synchronous; it never emits a chunk the AI SDK client would reject.
+ * each `turn_start` (or taken from the turn's logged frames, `continueFrom`). Pure and synchronous; it never emits
+ * a chunk the AI SDK client would reject.
  */
 import { resultValue } from "../../model/json";
 import type { Part, ToolResultContent } from "../../model/message";
 import { resultText } from "../../model/message";
 import type { StreamEvent } from "../../model/stream";
+import type { LeftOpen, OpenBlock } from "./left-open";
 import type { TurnEvent } from "./turn-events";
 import type { UiChunk } from "./ui-chunks";
 
@@ -16,12 +18,6 @@ import type { UiChunk } from "./ui-chunks";
  * answer it must send.
  */
 const SESSION_ENDED = { dynamic: true, providerExecuted: true } as const;
-
-/** A block the client has seen start but not yet end. */
-type OpenBlock =
-  | { kind: "text"; id: string }
-  | { kind: "reasoning"; id: string }
-  | { kind: "tool"; toolCallId: string; toolName: string; raw: string };
 
 /**
  * Turns the runner's TurnEvents into AI SDK UI message chunks. Pure and
@@ -52,6 +48,11 @@ export class UiEncoder {
   readonly #held = new Map<string, { toolName: string; input: unknown }>();
   /** Calls whose outcome this segment sent: one told again as of an earlier segment (`earlier`) is left out. */
   readonly #answered = new Set<string>();
+  /**
+   * The encoder took over the turn's frames (`continueFrom`), every segment's: a call they never started is one no
+   * client knows, of an earlier segment (`earlier`) too.
+   */
+  #wholeTurn = false;
   readonly #serverRuns: (toolName: string) => boolean;
 
   /**
@@ -67,6 +68,22 @@ export class UiEncoder {
   #toolFields(toolName: string): { dynamic: true; providerExecuted?: true } {
     // Our tools are declared server-side, not typed on the client, so they render as dynamic-tool parts.
     return this.#serverRuns(toolName) ? { dynamic: true, providerExecuted: true } : { dynamic: true };
+  }
+
+  /**
+   * Goes on with a turn whose frames so far another encoder sent, one that sends no more (a lost instance, a
+   * runner that could not write its end, a paused segment): what those frames leave open (`left`) becomes this
+   * one's state, and the chunks that close it are returned, as for an abandoned step that then ends (its parts
+   * ended, a call whose input was streaming in error, `finish-step`).
+   */
+  continueFrom(left: LeftOpen, reason: string): UiChunk[] {
+    this.#reset(this.#messageId);
+    for (const [i, block] of left.open.entries()) this.#open.set(i, { ...block });
+    for (const id of left.known) this.#startedTools.add(id);
+    this.#stepOpen = left.stepOpen;
+    this.#emptyLast = left.emptyLast;
+    this.#wholeTurn = true;
+    return this.#endStep(reason);
   }
 
   push(ev: TurnEvent): UiChunk[] {
@@ -123,6 +140,7 @@ export class UiEncoder {
         ];
       case "tool_denied":
         // For a call of an earlier segment (which a continuing client, useChat, holds) or earlier in this one.
+        if (this.#wholeTurn && !this.#startedTools.has(ev.tool_use_id)) return [];
         return [{ type: "tool-output-denied", toolCallId: ev.tool_use_id }];
       case "step_finish":
         return this.#endStep("the step finished first");
@@ -164,6 +182,7 @@ export class UiEncoder {
     this.#startedTools.clear();
     this.#held.clear();
     this.#answered.clear();
+    this.#wholeTurn = false;
   }
 
   #provider(e: StreamEvent): UiChunk[] {
@@ -309,8 +328,9 @@ export class UiEncoder {
   }
 
   #toolOutput(toolCallId: string, content: ToolResultContent, isError: boolean, earlier: boolean): UiChunk[] {
-    // A call of an earlier segment is known to a continuing client (useChat keeps the message), not to this encoder.
-    if (!earlier && !this.#startedTools.has(toolCallId)) return [];
+    // A call of an earlier segment is known to a continuing client (useChat keeps the message), not to this encoder,
+    // unless it took over the turn's frames: then a call they never started is one no client saw (its frames lost).
+    if ((!earlier || this.#wholeTurn) && !this.#startedTools.has(toolCallId)) return [];
     // An outcome told again after its step (a client's result): the part already has it.
     if (earlier && this.#answered.has(toolCallId)) return [];
     this.#answered.add(toolCallId);

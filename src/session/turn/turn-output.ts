@@ -1,12 +1,14 @@
 /**
  * A turn's writer to the stream log (`TurnOutput`): `emit` encodes each TurnEvent to UI chunks and appends
  * them, structural chunks at once and deltas batched for up to DELTA_FLUSH_MS; `close` flushes and ends the
- * turn's live streams. An optional callback fires once the first row of the provider's answer is out.
+ * turn's live streams; `takeOver` goes on with a turn whose writer writes no more. An optional callback fires once
+ * the first row of the provider's answer is out.
  */
 
 import type { TurnStatus } from "../../model/turn";
 import { unavailable } from "../history/store";
 import { coalesce } from "../stream/coalesce";
+import { leftOpen } from "../stream/left-open";
 import type { StreamLog } from "../stream/log";
 import type { TurnEvent, UiFinishReason } from "../stream/turn-events";
 import type { UiChunk } from "../stream/ui-chunks";
@@ -67,6 +69,17 @@ export class TurnOutput {
     } else {
       this.flush();
     }
+  }
+
+  /**
+   * Takes the turn over from the writer of its frames so far, which writes no more (a lost instance, a runner that
+   * could not write its end, a paused segment): the turn's logged frames from `logStart` are read, and what they
+   * leave open is closed first (UiEncoder `continueFrom`); from then on only calls those frames started get outcomes.
+   */
+  takeOver(logStart: number, reason: string): void {
+    const left = leftOpen(this.#streamLog.chunks(this.#turnId, logStart));
+    this.#pending.push(...this.#encoder.continueFrom(left, reason));
+    this.flush();
   }
 
   /**
