@@ -11,7 +11,14 @@ const LAYERS = {
   /** The provider-neutral conversation model: messages, stream events, turn status, ErrorInfo/Result. */
   model: ["^src/model/"],
   /** Bindings, SQLite helpers and budgets, session events and tracing, encodings, JSON Schema validation. */
-  base: ["^src/env\\.ts$", "^src/storage/", "^src/observability/", "^src/crypto/", "^src/json-schema/"],
+  base: [
+    "^src/env\\.ts$",
+    "^src/env-values\\.ts$",
+    "^src/storage/",
+    "^src/observability/",
+    "^src/crypto/",
+    "^src/json-schema/",
+  ],
   /** What a session uses and knows no session: adapters, tools, MCP, agent config, retention settings, webhook signatures, the D1 access modules. */
   domain: [
     "^src/providers/",

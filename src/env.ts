@@ -45,13 +45,3 @@ export interface Env {
   /** Workers rate-limiting binding (wrangler.toml [[ratelimits]]); serves the default limit when present. */
   RATE_LIMIT?: RateLimit;
 }
-
-export function flag(value: string | undefined): boolean {
-  return value === "true" || value === "1";
-}
-
-/** A variable's number when it is one above 0, else `fallback` (unset, empty, not a number, 0 or less). */
-export function positive(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return value !== undefined && Number.isFinite(n) && n > 0 ? n : fallback;
-}

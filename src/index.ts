@@ -3,7 +3,8 @@
  * handler, whose `fetch` serves the HTTP app (plus the debug seeding route only when SWITCHBOARD_DEBUG_SEED is
  * on) and whose `scheduled` runs the D1 retention sweep and the idle-expiry walk over the session index.
  */
-import { type Env, flag } from "./env";
+import type { Env } from "./env";
+import { flag } from "./env-values";
 import { buildApp } from "./http/app";
 import type { WorkerEnv } from "./http/types";
 import { log } from "./observability/log";

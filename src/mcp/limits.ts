@@ -2,6 +2,8 @@
  * MCP client limits: caps on servers, tools and response sizes, the list and call timeouts and the tool-list
  * cache TTL. `mcpLimits` reads the worker-variable overrides (SWITCHBOARD_MCP_*_MS) and the private-URL flag.
  */
+import { flag, positive } from "../env-values";
+
 /** Servers per agent (the agent body schema caps `mcp_servers` at this many, too). */
 export const MAX_MCP_SERVERS = 20;
 /** Tools taken from one server; the rest are ignored and the server's status says so. */
@@ -46,11 +48,6 @@ export interface McpLimits {
   allowPrivate: boolean;
 }
 
-function positive(raw: string | undefined, fallback: number): number {
-  const n = Number(raw);
-  return raw !== undefined && Number.isFinite(n) && n > 0 ? n : fallback;
-}
-
 /** The worker variables read here (structural, so this module stays free of the Workers types). */
 interface McpEnv {
   SWITCHBOARD_ALLOW_PRIVATE_URLS?: string;
@@ -64,6 +61,6 @@ export function mcpLimits(env: McpEnv): McpLimits {
     listTimeoutMs: positive(env.SWITCHBOARD_MCP_LIST_TIMEOUT_MS, DEFAULT_LIST_TIMEOUT_MS),
     callTimeoutMs: positive(env.SWITCHBOARD_MCP_CALL_TIMEOUT_MS, DEFAULT_CALL_TIMEOUT_MS),
     ttlMs: positive(env.SWITCHBOARD_MCP_TTL_MS, DEFAULT_TTL_MS),
-    allowPrivate: env.SWITCHBOARD_ALLOW_PRIVATE_URLS === "true" || env.SWITCHBOARD_ALLOW_PRIVATE_URLS === "1",
+    allowPrivate: flag(env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
   };
 }

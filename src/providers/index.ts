@@ -3,6 +3,7 @@
  * from the environment) and the retry policy (`DEFAULT_RETRY_POLICY`, `policyFor`). Re-exports the provider
  * types.
  */
+import { positive } from "../env-values";
 import { anthropic } from "./anthropic";
 import { openai } from "./openai";
 import { openaiResponses } from "./openai-responses";
@@ -52,12 +53,6 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   connectTimeoutMs: 30_000,
 });
 
-/** A variable's number of ms when it is one above 0, else `fallback` (unset, empty, not a number, 0 or less). */
-function positiveMs(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return Number.isFinite(n) && n > 0 ? n : fallback;
-}
-
 /** The provider retry policy, with the idle timeout and the step deadline from the environment. */
 export function policyFor(env: {
   SWITCHBOARD_IDLE_TIMEOUT_MS?: string;
@@ -66,7 +61,7 @@ export function policyFor(env: {
   if (!env.SWITCHBOARD_IDLE_TIMEOUT_MS && !env.SWITCHBOARD_STEP_TIMEOUT_MS) return DEFAULT_RETRY_POLICY;
   return {
     ...DEFAULT_RETRY_POLICY,
-    idleTimeoutMs: positiveMs(env.SWITCHBOARD_IDLE_TIMEOUT_MS, DEFAULT_RETRY_POLICY.idleTimeoutMs),
-    stepTimeoutMs: positiveMs(env.SWITCHBOARD_STEP_TIMEOUT_MS, DEFAULT_RETRY_POLICY.stepTimeoutMs),
+    idleTimeoutMs: positive(env.SWITCHBOARD_IDLE_TIMEOUT_MS, DEFAULT_RETRY_POLICY.idleTimeoutMs),
+    stepTimeoutMs: positive(env.SWITCHBOARD_STEP_TIMEOUT_MS, DEFAULT_RETRY_POLICY.stepTimeoutMs),
   };
 }

@@ -6,7 +6,8 @@
 import type { AgentConfig } from "../agents/types";
 import { MAX_STEPS_LIMIT } from "../agents/types";
 import { newId } from "../crypto/new-id";
-import { type Env, positive } from "../env";
+import type { Env } from "../env";
+import { positive } from "../env-values";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import type { JsonObject } from "../model/json";

@@ -7,7 +7,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig, AgentRead } from "../agents/types";
 import { deleteSessionIndex } from "../d1/sessions";
-import { type Env, flag } from "../env";
+import type { Env } from "../env";
+import { flag } from "../env-values";
 import type { Failure, Result } from "../model/errors";
 import { failure } from "../model/errors";
 import { log } from "../observability/log";

@@ -15,7 +15,8 @@
  *
  * Counting is on when SWITCHBOARD_DEBUG_CHECKS is true or a D1 delay is set.
  */
-import { type Env, flag } from "../env";
+import type { Env } from "../env";
+import { flag } from "../env-values";
 
 export interface DebugCounts {
   d1_statements: number;

@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import { normalizeAgent } from "../../agents/normalize";
 import { publicAgent } from "../../agents/types";
 import { deleteAgent, listAgents, putAgent, readAgent } from "../../d1/agents";
-import { flag } from "../../env";
+import { flag } from "../../env-values";
 import { utf8Bytes } from "../../storage/fit";
 import { PAGE_BUDGET_BYTES } from "../../storage/limits";
 import { nowIso } from "../../storage/sql";

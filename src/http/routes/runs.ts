@@ -6,7 +6,7 @@
 import { type Context, Hono } from "hono";
 import { readAgent } from "../../d1/agents";
 import { type RunRecord, runById } from "../../d1/runs";
-import { flag } from "../../env";
+import { flag } from "../../env-values";
 import type { JsonObject } from "../../model/json";
 import type { Part } from "../../model/message";
 import { admitRun, handToSession, publicStatus } from "../../runs/admission";

@@ -5,7 +5,8 @@
  * into the engine.
  */
 import type { AgentConfig } from "../../agents/types";
-import { type Env, flag } from "../../env";
+import type { Env } from "../../env";
+import { flag } from "../../env-values";
 import { type ErrorInfo, failure, type Result } from "../../model/errors";
 import type { TurnStatus } from "../../model/turn";
 import { log } from "../../observability/log";

@@ -3,7 +3,7 @@
  * `runStep` streams it, writing completed blocks to history as they arrive. Provider failures and cancellation
  * come back as a `StepResult` (and in the event log), never thrown.
  */
-import { flag } from "../../env";
+import { flag } from "../../env-values";
 import type { ErrorInfo } from "../../model/errors";
 import type { CompactionPart, Part } from "../../model/message";
 import type { StopReason } from "../../model/stream";

@@ -3,7 +3,7 @@
  * approval gates) and stores each result with the tools it loads in one transaction, writing nothing once the
  * turn is aborted; `answerStructured` answers `structured_output` calls before any other call runs.
  */
-import { flag } from "../../env";
+import { flag } from "../../env-values";
 import type { ToolUsePart } from "../../model/message";
 import { attributesOf, inSpan } from "../../observability/tracing";
 import { anthropicId } from "../../providers/anthropic-body";
