@@ -37,7 +37,7 @@ export default defineConfig(async () => {
             SWITCHBOARD_DEBUG_SEED: "true",
             SWITCHBOARD_LOG_EVENTS: "false",
             SWITCHBOARD_IDLE_TIMEOUT_MS: "1500",
-            // Keep-alives on client streams quiet for 1 s (15 s deployed): session/stream/log.test.ts waits for them
+            // Keep-alives on client streams quiet for 1 s (15 s deployed): session/stream/subscribers.test.ts waits for them
             // during a slow tool, and every other stream of the suite is read with them in it.
             SWITCHBOARD_STREAM_PING_MS: "1000",
             // The step deadline: longer than any stream of the suite but one, session/turn/step.test.ts's steady one,

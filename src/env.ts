@@ -24,7 +24,7 @@ export interface Env {
   SWITCHBOARD_LOG_EVENTS?: string;
   /** Provider idle watchdog in ms (tests shorten it). */
   SWITCHBOARD_IDLE_TIMEOUT_MS?: string;
-  /** A client stream quiet this many ms gets a keep-alive comment (default in src/session/stream/log.ts; tests shorten it). */
+  /** A client stream quiet this many ms gets a keep-alive comment (default in src/session/stream/subscribers.ts; tests shorten it). */
   SWITCHBOARD_STREAM_PING_MS?: string;
   /** Provider step deadline in ms: the longest one provider request's stream may last (tests shorten it). */
   SWITCHBOARD_STEP_TIMEOUT_MS?: string;

@@ -50,7 +50,7 @@ export const SUMMARY_BUDGET_BYTES = 1_000_000;
  * half of it and sends at most half of it per summary request (`compaction/compactor.ts`). The object has 128 MB:
  * a step holds its view parsed (about its stored size; up to twice that as two-byte strings), the request body
  * built from it and that body encoded for the wire, so a view at this budget plus one step's growth (two rows)
- * peaks near 50–65 MB, leaving room for the streams (at most 8 × 5 MiB, stream/log.ts). A window of up to ~3.7M
+ * peaks near 50–65 MB, leaving room for the streams (at most 8 × 5 MiB, stream/subscribers.ts). A window of up to ~3.7M
  * tokens at the default threshold (4 bytes a token of ASCII) compacts by its tokens first; only a larger one (10M
  * are accepted) reaches this.
  */

@@ -10,7 +10,7 @@ import { HistoryStore } from "../../src/session/history/store";
 import type { Session } from "../../src/session/session";
 import { SessionTools } from "../../src/session/session-tools";
 import { sessionTx } from "../../src/session/session-tx";
-import { MAX_SUBSCRIBERS } from "../../src/session/stream/log";
+import { MAX_SUBSCRIBERS } from "../../src/session/stream/subscribers";
 import { TurnStore } from "../../src/session/turn/turn-store";
 import { jsonBytes } from "../../src/storage/fit";
 

@@ -1,11 +1,12 @@
 /**
- * What a live subscriber of the stream log (src/session/stream/log.ts) is handed, write by write: each write
- * crosses to the client as one stream chunk. Frames that only open or close a message, step or part wait for the
- * next frame; nothing else waits, and nothing is held back once the stream ends.
+ * What a live subscriber of the stream log (src/session/stream/log.ts, its streams in subscribers.ts) is handed,
+ * write by write: each write crosses to the client as one stream chunk. Frames that only open or close a message,
+ * step or part wait for the next frame; nothing else waits, and nothing is held back once the stream ends.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { MAX_SUBSCRIBERS, REPLAY_PAGE_ROWS, StreamLog } from "../../src/session/stream/log";
+import { REPLAY_PAGE_ROWS, StreamLog } from "../../src/session/stream/log";
+import { MAX_SUBSCRIBERS } from "../../src/session/stream/subscribers";
 import { STREAM_ROW_BUDGET_BYTES } from "../../src/storage/limits";
 import { readRest, sessionStub, setup } from "./helpers";
 

@@ -1,55 +1,16 @@
 /**
- * A session's resumable SSE output (`StreamLog`): UI chunks become numbered frames, sent to live subscribers
- * from memory and written to the `stream_log` table in batches; a reader replays after a Last-Event-ID, a page of
- * rows at a time as it reads, and then follows live; an object holds at most MAX_SUBSCRIBERS such streams, and a
- * stream quiet for the ping interval gets a keep-alive comment. Frame ids never repeat, across crashes and clears
- * too. `fitRow` fits one chunk to the row budget.
+ * A session's resumable SSE output (`StreamLog`): UI chunks become numbered frames, handed to the open client
+ * streams (`Subscribers`) from memory and written to the `stream_log` table in batches; a stream opened after a
+ * Last-Event-ID replays the log from there, a page of rows at a time, and then follows live. Frame ids never
+ * repeat, across crashes and clears too. The sweep keeps the logs of the newest turns. `fitRow` fits one chunk to
+ * the row budget.
  */
 import { cutText, fitJson, jsonBytes, splitText, utf8Bytes } from "../../storage/fit";
 import { STREAM_ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, one, write } from "../../storage/sql";
-import { SSE_PING, sseDone, sseFrame, sseFrameJson } from "./sse";
+import { Subscribers } from "./subscribers";
 import type { UiChunk } from "./ui-chunks";
 
-const encoder = new TextEncoder();
-
-/**
- * Frames that open or close a message, a step or a text part and show nothing by themselves: a subscriber gets
- * them with the next frame (the opening ones with the first text delta, the closing ones with the turn's
- * `finish`), so they do not cross to the client as stream chunks of their own. Every other frame goes out in the
- * task it is sent in, and ending a subscriber's stream sends what it holds.
- */
-const QUIET: ReadonlySet<string> = new Set([
-  "start",
-  "start-step",
-  "text-start",
-  "reasoning-start",
-  "text-end",
-  "reasoning-end",
-  "finish-step",
-]);
-
-/** A client falling this many bytes behind is dropped; it resumes with Last-Event-ID. */
-const MAX_SUBSCRIBER_BACKLOG = 4 * 1024 * 1024;
-/**
- * Streams one session object holds at once (live, replaying, or ended and not yet read), across its turns: opening
- * one more first probes the others (keep-alives) and forgets those whose client has gone, then drops the oldest if
- * still over, which resumes with Last-Event-ID. Each may pin its backlog and a replay page, so this many (one more
- * while a probe runs) stay far below the object's 128 MB (9 × (4 MiB + 1 MiB)); a refusal instead would leave a
- * turn that has just started without its answer, and stale connections could lock the live client out.
- */
-export const MAX_SUBSCRIBERS = 8;
-/**
- * A stream that was sent nothing for this long gets a keep-alive comment (`SSE_PING`), so a proxy that cuts idle
- * connections does not cut it during a long tool call, an MCP call, a provider's keep-alives or a compaction.
- * Proxies commonly allow 60 s. `SWITCHBOARD_STREAM_PING_MS` sets it.
- */
-export const STREAM_PING_MS = 15_000;
-/**
- * The longest the probe at the cap waits for its keep-alives to be taken or refused: a client that is there but
- * reads nothing yet keeps its place once this has passed.
- */
-const PROBE_MS = 1_000;
 /** A replay reads this many rows (each at most STREAM_ROW_BUDGET_BYTES) at a time, the next once the client took them. */
 export const REPLAY_PAGE_ROWS = 2;
 /** Stream logs of this many most recent turns are kept for replay. */
@@ -99,42 +60,6 @@ function serialized(chunk: UiChunk): Array<{ chunk: UiChunk; json: string; bytes
   });
 }
 
-interface Subscriber {
-  turnId: string;
-  writer: WritableStreamDefaultWriter<Uint8Array>;
-  backlog: number;
-  /** The id of the last frame this subscriber was sent (its resume position). */
-  lastId: number;
-  /**
-   * Frames sent in the current task (and quiet frames held since) not yet handed to the writer: they go out as one
-   * write when the task's microtasks run (a write crosses to the worker as one stream chunk, and each costs the
-   * runtime work).
-   */
-  queued: string;
-  /** A flush of `queued` is scheduled. */
-  flushing: boolean;
-  /** The next flush carries the replay of a resume (what the client missed, which is not falling behind). */
-  replayNext: boolean;
-  /** Bytes of that replay the reader has not taken yet: they do not count against MAX_SUBSCRIBER_BACKLOG. */
-  replay: number;
-  /** Still replaying stored rows page by page from `lastId`: live frames are not sent to it, it reads them later. */
-  catchingUp: boolean;
-  /**
-   * The id of the turn's last frame once there is nothing live to follow (the turn ended or paused, or was not
-   * running), Infinity while it runs: the replay sends frames up to it and ends there. A turn resumed after a pause
-   * writes on under the same turn id, and a stream of the paused turn ends at its pause, not in the resumed segment.
-   */
-  until: number;
-  /** How a frame read back from the log is sent (what changed since it was first sent); live frames go as they are. */
-  replayed: (chunk: UiChunk) => UiChunk;
-  /** When the last write was handed to the writer (or the stream opened), in ms: the keep-alive's clock. */
-  wroteAt: number;
-  /** Its end was written and its writer closed: nothing more is written to it, keep-alives included. */
-  closing: boolean;
-  /** The last write handed to the writer: settles once the reader took it, or once it failed and `sub` was dropped. */
-  written: Promise<void>;
-}
-
 /**
  * The bounded, resumable stream log: every (coalesced) UI chunk of a turn is a
  * frame with an id, the SSE event id. Live subscribers receive each frame the
@@ -152,10 +77,8 @@ interface Subscriber {
  * CRASH_GAP (see `afterCrash`).
  */
 export class StreamLog {
-  /** Subscribers of each turn that follow it live (or will, once caught up). */
-  #subs = new Map<string, Set<Subscriber>>();
-  /** Every stream not finished yet, oldest first (a Set keeps insertion order): at most MAX_SUBSCRIBERS. */
-  #open = new Set<Subscriber>();
+  /** The open client streams, which read the frames they missed back from this log. */
+  readonly #subscribers: Subscribers;
   /** Next frame id; read from storage on first use. */
   #next: number | null = null;
   /** The highest frame id in a row (or the floor): no row holds a higher one. Set with `#next`. */
@@ -164,16 +87,18 @@ export class StreamLog {
   #unwritten: Array<{ id: number; turnId: string; chunk: UiChunk; json: string; bytes: number }> = [];
   #unwrittenBytes = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
-  /** The one keep-alive timer of all open streams: set while one is open, due when the quietest has been quiet for `#pingMs`. */
-  #pingTimer: ReturnType<typeof setTimeout> | null = null;
-  /** A probe of the open streams at the cap is under way (`#trim`): streams opened meanwhile wait for its outcome. */
-  #probing = false;
 
   readonly #sql: SqlStorage;
-  readonly #pingMs: number;
-  constructor(sql: SqlStorage, pingMs = STREAM_PING_MS) {
+  /** `pingMs`: the keep-alive interval of the open streams (`STREAM_PING_MS` when not given). */
+  constructor(sql: SqlStorage, pingMs?: number) {
     this.#sql = sql;
-    this.#pingMs = pingMs;
+    this.#subscribers = new Subscribers(
+      {
+        page: (turnId, after) => this.page(turnId, after, REPLAY_PAGE_ROWS),
+        lastFrame: (turnId) => this.#lastFrame(turnId),
+      },
+      pingMs,
+    );
   }
 
   /** The highest id ever written: the newest row (the newest turns' rows are never swept), or the floor `clear` left. */
@@ -208,7 +133,7 @@ export class StreamLog {
       const id = first + i;
       this.#unwritten.push({ id, turnId, chunk, json, bytes });
       this.#unwrittenBytes += bytes;
-      this.#broadcast(turnId, id, json, QUIET.has(chunk.type));
+      this.#subscribers.broadcast(turnId, id, chunk, json);
     });
     this.#next = first + fitted.length;
     if (this.#unwrittenBytes >= PERSIST_BYTES) this.persist();
@@ -310,122 +235,7 @@ export class StreamLog {
     live: boolean,
     replayed: (chunk: UiChunk) => UiChunk = (chunk) => chunk,
   ): ReadableStream<Uint8Array> {
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const sub: Subscriber = {
-      turnId,
-      writer: writable.getWriter(),
-      backlog: 0,
-      lastId: after,
-      queued: "",
-      flushing: false,
-      replayNext: false,
-      replay: 0,
-      catchingUp: true,
-      until: live ? Number.POSITIVE_INFINITY : this.#lastFrame(turnId),
-      replayed,
-      wroteAt: Date.now(),
-      closing: false,
-      written: Promise.resolve(),
-    };
-    // A probe already holds one stream over the cap: this one may not add another while it runs.
-    if (this.#probing) this.#dropOldest(MAX_SUBSCRIBERS);
-    this.#open.add(sub);
-    this.#pingTimer ??= setTimeout(() => this.#ping(), this.#pingMs);
-    // Finished (read to its end) or cancelled by the client: it no longer counts.
-    sub.writer.closed.then(
-      () => this.#forget(sub),
-      () => this.#drop(sub),
-    );
-    if (live) {
-      let set = this.#subs.get(turnId);
-      if (!set) {
-        set = new Set();
-        this.#subs.set(turnId, set);
-      }
-      set.add(sub);
-    }
-    this.#catchUp(sub);
-    this.#trim();
-    return readable;
-  }
-
-  /**
-   * Over MAX_SUBSCRIBERS: a hang-up is noticed only when something is written to the stream, so first every open
-   * stream gets a keep-alive, and once those writes are taken or refused (at most PROBE_MS) the refused ones are
-   * gone; only then, if still over, the oldest are dropped. The new stream is served meanwhile (one over the cap
-   * for that long at most: one opened during the probe drops the oldest at once).
-   */
-  #trim(): void {
-    if (this.#probing || this.#open.size <= MAX_SUBSCRIBERS) return;
-    this.#probing = true;
-    const taken = [...this.#open].flatMap((sub) => {
-      if (sub.closing) return [];
-      sub.queued += SSE_PING;
-      this.#flush(sub);
-      // The second is taken only once the stream's carrier has passed the first on: by then a hang-up is known.
-      sub.queued += SSE_PING;
-      this.#flush(sub);
-      return sub.written;
-    });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, PROBE_MS);
-    });
-    void Promise.race([Promise.all(taken), waited]).then(() => {
-      clearTimeout(timer);
-      this.#probing = false;
-      this.#dropOldest(MAX_SUBSCRIBERS);
-    });
-  }
-
-  /** Drops the oldest open streams until at most `keep` are left. */
-  #dropOldest(keep: number): void {
-    for (const old of this.#open) {
-      if (this.#open.size <= keep) break;
-      this.#drop(old);
-    }
-  }
-
-  /**
-   * The keep-alive timer fired: every stream quiet for `#pingMs` gets a comment, and the timer is set for when the
-   * quietest of them will have been; not at all when only ended streams are left (they get nothing more).
-   */
-  #ping(): void {
-    this.#pingTimer = null;
-    const now = Date.now();
-    let next = Number.POSITIVE_INFINITY;
-    for (const sub of this.#open) {
-      if (sub.closing) continue;
-      if (now - sub.wroteAt >= this.#pingMs) {
-        sub.queued += SSE_PING;
-        this.#flush(sub);
-      }
-      // A stream the keep-alive found too far behind was dropped.
-      if (this.#open.has(sub)) next = Math.min(next, sub.wroteAt + this.#pingMs);
-    }
-    if (next !== Number.POSITIVE_INFINITY) this.#pingTimer = setTimeout(() => this.#ping(), next - now);
-  }
-
-  /**
-   * Sends the next page of a replay; after the last, the subscriber follows live, or ends at its `until` when
-   * nothing is live.
-   */
-  #catchUp(sub: Subscriber): void {
-    if (!this.#open.has(sub)) return;
-    const { frames, more } = this.page(sub.turnId, sub.lastId, REPLAY_PAGE_ROWS);
-    const owed = frames.filter((f) => f.id <= sub.until);
-    if (owed.length > 0) sub.replayNext = true;
-    for (const f of owed) this.#send(sub, f.id, sub.replayed(f.chunk));
-    if (more && sub.lastId < sub.until) {
-      // The page goes out now, quiet frames included; its write resolving (the client took it) reads the next.
-      this.#flush(sub);
-      return;
-    }
-    sub.catchingUp = false;
-    if (sub.lastId >= sub.until) this.#close(sub);
-    // The log ran out before the turn's last frame: its rows were deleted while it replayed (a sweep, a clear).
-    // A [DONE] would pass for the turn's end; dropped, the client resumes and gets what is left.
-    else if (sub.until !== Number.POSITIVE_INFINITY) this.#drop(sub);
+    return this.#subscribers.open(turnId, after, live, replayed);
   }
 
   /** The id of `turnId`'s last frame so far, written or not (0 when it has none). */
@@ -438,20 +248,7 @@ export class StreamLog {
   /** Writes what is unwritten and ends every live stream of the turn (turn finished or paused). */
   end(turnId: string): void {
     this.persist();
-    const set = this.#subs.get(turnId);
-    if (!set) return;
-    this.#subs.delete(turnId);
-    let last: number | undefined;
-    for (const sub of set) {
-      // One still replaying reads the frames up to this end from the log and ends there (not in a segment that
-      // resumes the turn later under the same id).
-      if (sub.catchingUp) sub.until = last ??= this.#lastFrame(turnId);
-      else this.#close(sub);
-    }
-  }
-
-  subscriberCount(turnId: string): number {
-    return this.#subs.get(turnId)?.size ?? 0;
+    this.#subscribers.end(turnId);
   }
 
   /** Keeps the logs of the newest turns only. */
@@ -468,80 +265,5 @@ export class StreamLog {
     // Ids never repeat: the head survives the rows as a floor (the only write of it).
     write(this.#sql, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", FLOOR_KEY, String(this.head()));
     write(this.#sql, "DELETE FROM stream_log");
-  }
-
-  #broadcast(turnId: string, id: number, json: string, quiet: boolean): void {
-    const set = this.#subs.get(turnId);
-    if (!set) return;
-    const frame = sseFrameJson(id, json);
-    for (const sub of set) {
-      if (sub.catchingUp) continue;
-      sub.lastId = id;
-      this.#write(sub, frame, quiet);
-    }
-  }
-
-  #send(sub: Subscriber, id: number, chunk: UiChunk): void {
-    sub.lastId = id;
-    this.#write(sub, sseFrame(id, chunk), QUIET.has(chunk.type));
-  }
-
-  #write(sub: Subscriber, text: string, quiet: boolean): void {
-    sub.queued += text;
-    if (quiet || sub.flushing) return;
-    sub.flushing = true;
-    queueMicrotask(() => this.#flush(sub));
-  }
-
-  #flush(sub: Subscriber): void {
-    sub.flushing = false;
-    const text = sub.queued;
-    if (text === "") return;
-    sub.queued = "";
-    sub.wroteAt = Date.now();
-    const bytes = encoder.encode(text);
-    // A resume's replay is owed to the client whatever its size (more than the limit after a long turn): only what
-    // piles up behind it counts, or a client that fell behind could never catch up again.
-    const replay = sub.replayNext;
-    sub.replayNext = false;
-    sub.backlog += bytes.byteLength;
-    if (replay) sub.replay = bytes.byteLength;
-    else if (sub.backlog - sub.replay > MAX_SUBSCRIBER_BACKLOG) {
-      this.#drop(sub);
-      return;
-    }
-    sub.written = sub.writer.write(bytes).then(
-      () => {
-        sub.backlog -= bytes.byteLength;
-        if (!replay) return;
-        sub.replay = 0;
-        if (sub.catchingUp) this.#catchUp(sub);
-      },
-      () => this.#drop(sub),
-    );
-  }
-
-  #close(sub: Subscriber): void {
-    this.#write(sub, sseDone(sub.lastId), false);
-    this.#flush(sub);
-    sub.closing = true;
-    sub.writer.close().catch(() => this.#drop(sub));
-  }
-
-  /** `sub` no longer counts (false when it did not); the keep-alive timer stops with the last open stream. */
-  #forget(sub: Subscriber): boolean {
-    if (!this.#open.delete(sub)) return false;
-    if (this.#open.size === 0 && this.#pingTimer) {
-      clearTimeout(this.#pingTimer);
-      this.#pingTimer = null;
-    }
-    return true;
-  }
-
-  #drop(sub: Subscriber): void {
-    if (!this.#forget(sub)) return;
-    sub.queued = "";
-    this.#subs.get(sub.turnId)?.delete(sub);
-    sub.writer.abort("subscriber dropped").catch(() => {});
   }
 }
