@@ -2,10 +2,11 @@
 // (GET /v1/sessions/{id}/messages, canonical parts) or the live useChat messages (AI SDK UI parts).
 // Pure functions, tested in plain vitest (test/unit/web/transcript.test.ts).
 import type { DynamicToolUIPart, UIMessage } from "ai";
-// The server's own definitions (src/model/ imports nothing): a declined call's wording, and a result's value, so a
-// reloaded call shows what it did live.
+// The server's own definitions (src/model/ imports nothing): a declined call's wording, a result's value and its
+// text, so a reloaded call shows what it did live.
 import { readDeclined } from "../../src/model/declined";
 import { resultValue } from "../../src/model/json";
+import { resultText, type ToolResultContent } from "../../src/model/message";
 
 export type Block =
   | { kind: "text"; text: string }
@@ -71,16 +72,6 @@ export const APPROVED_WAITING_LINE =
   "Approved — waiting for the other decisions of this step; it runs once they are all given. A new message moves on without running it.";
 
 const COMPACTION_NOTICE = "Earlier conversation was summarised to keep the session within the model's context.";
-
-function resultText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return JSON.stringify(content);
-  return content
-    .map((b: { type?: string; text?: string; tool_name?: string }) =>
-      b.type === "text" ? (b.text ?? "") : b.type === "tool_reference" ? `[tool ${b.tool_name}]` : "",
-    )
-    .join("\n");
-}
 
 /** The line a declined call shows, live and after a reload alike: "Declined", with the reason when one was given. */
 function declinedLine(reason: string | undefined): string {
@@ -153,7 +144,7 @@ function pausedPart(use: { id: string; name: string; input: unknown }, pause: Pa
       : { ...base, ...server, state: "input-available" };
   }
   const answered = { ...base, ...(approval ? { approval } : {}), ...server };
-  const text = resultText(call.result);
+  const text = call.result === undefined ? "" : resultText(call.result as ToolResultContent);
   return call.is_error
     ? { ...answered, state: "output-error", errorText: text }
     : { ...answered, state: "output-available", output: resultValue(text) };
@@ -219,7 +210,7 @@ export function fromHistory(
       } else if (p.type === "tool_result") {
         const call = calls.get(String(p.tool_use_id));
         if (call) {
-          const text = resultText(p.content);
+          const text = resultText(p.content as ToolResultContent);
           const declined = p.is_error ? readDeclined(text) : null;
           if (declined) {
             call.state = "denied";

@@ -1189,3 +1189,55 @@ describe("closedCalls and withClosedCalls", () => {
     expect(withClosedCalls(live, closedCalls(supersededHistory("cl3"), []))).toEqual(live);
   });
 });
+
+describe("a tool result that loaded tools", () => {
+  it("reads the same live as after a reload", async () => {
+    const content = [
+      { type: "text" as const, text: "Loaded 1 tool." },
+      { type: "tool_reference" as const, tool_name: "get_weather" },
+    ];
+    const chunks = encodeAll([
+      { type: "turn_start", turn_id: "t-loaded", message_id: "msg_t-loaded" },
+      { type: "step_start", step: 1 },
+      {
+        type: "provider",
+        event: {
+          type: "block_stop",
+          index: 0,
+          part: { type: "tool_use", id: "c-loaded", name: "tool_search", input: { query: "weather" } },
+        },
+      },
+      { type: "tool_output", tool_use_id: "c-loaded", content, is_error: false },
+      { type: "step_finish", step: 1 },
+      { type: "turn_finish", status: "completed", finish_reason: "stop" },
+    ]) as UIMessageChunk[];
+    let last: UIMessage | undefined;
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(controller) {
+        for (const c of chunks) controller.enqueue(c);
+        controller.close();
+      },
+    });
+    for await (const snap of readUIMessageStream({ stream })) last = snap;
+    const live = fromUiMessages(last ? [last] : [])[0]?.blocks[0];
+    const stored = fromHistory([
+      { seq: 1, role: "user", origin: "client", turn_id: "t-loaded", parts: [{ type: "text", text: "weather?" }] },
+      {
+        seq: 2,
+        role: "assistant",
+        origin: "model",
+        turn_id: "t-loaded",
+        parts: [{ type: "tool_use", id: "c-loaded", name: "tool_search", input: { query: "weather" } }],
+      },
+      {
+        seq: 3,
+        role: "user",
+        origin: "tool",
+        turn_id: "t-loaded",
+        parts: [{ type: "tool_result", tool_use_id: "c-loaded", content, is_error: false }],
+      },
+    ]).find((e) => e.role === "assistant")?.blocks[0];
+    expect(live).toMatchObject({ kind: "tool", output: "Loaded 1 tool.\n[tool loaded: get_weather]" });
+    expect(stored).toMatchObject({ kind: "tool", output: (live as { output: unknown }).output });
+  });
+});
