@@ -1,5 +1,6 @@
 /**
- * The layering of src/, checked by `npm run lint` (`depcruise src`); ARCHITECTURE.md "Layers" says why.
+ * The layering of src/, and what the web client and packages/ may take of it, checked by `npm run lint`
+ * (`depcruise src web/src packages`); ARCHITECTURE.md "Layers" says why.
  *
  *   model  ←  base  ←  domain  ←  session  ←  worker  ←  index.ts
  *
@@ -58,10 +59,24 @@ module.exports = {
     },
     {
       name: "model-imports-nothing",
-      comment: "src/model imports nothing of ours outside src/model.",
+      comment: "src/model imports nothing outside src/model: no module of ours, no package.",
       severity: "error",
       from: { path: LAYERS.model },
-      to: { path: "^(src|packages)/", pathNot: LAYERS.model },
+      to: { pathNot: LAYERS.model },
+    },
+    {
+      name: "web-takes-only-model-leaves",
+      comment: "The web client takes of src/ only model files with no imports of their own but a type.",
+      severity: "error",
+      from: { path: "^web/src/" },
+      to: { path: "^src/", pathNot: "^src/model/(json|declined|message)\\.ts$" },
+    },
+    {
+      name: "packages-stand-alone",
+      comment: "A package of packages/ imports nothing of src/ or web/.",
+      severity: "error",
+      from: { path: "^packages/" },
+      to: { path: "^(src|web)/" },
     },
     ...ORDER.slice(0, -1).map((layer) => ({
       name: `${layer}-does-not-import-up`,
@@ -97,6 +112,11 @@ module.exports = {
     tsConfig: { fileName: "tsconfig.json" },
     doNotFollow: { path: "node_modules" },
     exclude: { path: "\\.d\\.ts$" },
-    enhancedResolveOptions: { extensions: [".ts", ".js", ".json"] },
+    enhancedResolveOptions: {
+      extensions: [".ts", ".tsx", ".js", ".json"],
+      // The workspace packages resolve through their package.json `exports`, so a rule can name them.
+      exportsFields: ["exports"],
+      conditionNames: ["import", "default"],
+    },
   },
 };
