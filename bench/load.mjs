@@ -125,8 +125,9 @@ export async function run(env, opts = {}) {
     Array.from({ length: SESSIONS }, () => () => newSession(env, agent)),
     20,
   );
-  // Enough scripted answers for the whole run (unpaced default answers would follow if it ran out).
-  const budget = Math.max(2000, SESSIONS * SECONDS * 2);
+  // Enough scripted answers for every phase (unpaced, never-cut default answers would follow if it ran out: the
+  // figures then flatter the run, so `scripted_answers_left` says whether it did).
+  const budget = Math.max(2000, SESSIONS * SECONDS * PHASES * 2);
   for (let i = 0; i < budget; i += 2000) await env.mock.script(model, steps(Math.min(2000, budget - i)));
 
   const stats = { turns: 0, http5xx: 0, refused: {}, ttfb: [], retries: 0 };
@@ -207,6 +208,7 @@ export async function run(env, opts = {}) {
     user_messages_duplicated: duplicated,
     p_rejections: m.rejected_p ?? null,
     provider_requests: m.requests ?? null,
+    scripted_answers_left: m.queued ?? null,
     workerd_rss_mib_start: rssStart,
     workerd_rss_mib_end: rssEnd,
     ...(PHASES > 1 ? { workerd_rss_mib_per_phase: rssPhases } : {}),
@@ -219,6 +221,7 @@ export async function run(env, opts = {}) {
         }
       : {}),
   };
+  if (m.queued === 0) log("load: the scripted answers ran out; later turns got the mock's unpaced default answers");
   table(
     `Load — ${SESSIONS} sessions × ${PHASES > 1 ? `${PHASES} × ` : ""}${SECONDS} s, ${DELTA_MS} ms per frame, 1 stream in ${CUT_EVERY} cut mid-tool-call`,
     ["figure", "value"],
