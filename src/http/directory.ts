@@ -1,7 +1,8 @@
 /**
  * The control-plane facts every session request needs — which tenant and
  * limit an API key has, whether the key that minted a session token is still
- * live, which browser origins a tenant allows, and the agent-config epoch —
+ * live, which browser origins a tenant allows, and the agent-config epoch
+ * with the agents changed shortly before it —
  * and the webhook secrets a signed run request is checked against, read from
  * D1 through isolate caches (see cache.ts), so a warm isolate serves the
  * steady-state turn path, and refuses a bad signature, without a D1 round trip.
@@ -21,7 +22,7 @@
  * again of the primary, so a lagging replica cannot bring it back here.
  */
 import type { Context } from "hono";
-import { readEpoch, readWebhookSecrets } from "../d1/agents";
+import { type AgentChanges, readAgentChanges, readWebhookSecrets } from "../d1/agents";
 import type { D1 } from "../d1/db";
 import { type KeyInfo, liveKeyByHash, liveKeyById } from "../d1/keys";
 import { originListed } from "../d1/tenants";
@@ -37,7 +38,7 @@ const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000 };
 const MAX_MISSES = 1_000;
 const keys = new RefreshCache<KeyInfo>(10_000, TIMES, MAX_MISSES);
 const origins = new RefreshCache<true>(10_000, TIMES, MAX_MISSES);
-const epochs = new RefreshCache<number>(1, TIMES);
+const changes = new RefreshCache<AgentChanges>(1, TIMES);
 /**
  * Agents' webhook secrets by agent name; an agent without any, or no such agent, is an empty list: a value like any
  * other, not a miss, kept and refreshed with the same times, so what a name's lookup costs does not tell whether
@@ -143,24 +144,26 @@ export function forgetOrigins(tenant: string): void {
   origins.deleteWhere((k) => k.startsWith(`${tenant}\n`) || k.startsWith("*\n"));
 }
 
+/** What a turn brings when D1 holds no epoch row (never, once migrated): nothing changed. */
+const NO_CHANGES: AgentChanges = { epoch: 0, since: 0, changed: [] };
+
 /**
- * The agent-config epoch: a counter in D1 bumped by every agent PUT/DELETE.
- * The worker passes the epoch it knows with each turn; a session object
- * whose cached agent config is older re-reads it (see Session.#agent).
+ * What a turn tells the session object about its agent: the agent-config epoch this isolate knows, with the agents
+ * changed shortly before it, one cached statement (see AgentChanges). The object re-reads its agent only when these
+ * say that agent changed after its copy was read, or reach back less far than its copy.
  */
-async function agentEpoch(c: Context<AppEnv>): Promise<number> {
-  const epoch = await epochs.get("epoch", (bg) => replicaThenPrimary(c.env, bg, (db) => readEpoch(db)), background(c));
-  return epoch ?? 0;
+export async function agentArg(c: Context<AppEnv>): Promise<AgentChanges> {
+  const known = await changes.get(
+    "changes",
+    (bg) => replicaThenPrimary(c.env, bg, (db) => readAgentChanges(db)),
+    background(c),
+  );
+  return known ?? NO_CHANGES;
 }
 
-/** What a turn tells the session object about its agent: the agent-config epoch this isolate knows. */
-export async function agentArg(c: Context<AppEnv>): Promise<{ epoch: number }> {
-  return { epoch: await agentEpoch(c) };
-}
-
-/** Called with the epoch a PUT/DELETE of an agent produced (or read at session creation): never lowers it. */
-export function noteAgentEpoch(epoch: number): void {
-  epochs.set("epoch", Math.max(epochs.peek("epoch") ?? 0, epoch));
+/** Called with the changes a PUT/DELETE of an agent (or a session's creation) read: never replaces newer ones. */
+export function noteAgentChanges(read: AgentChanges | null): void {
+  if (read && read.epoch >= (changes.peek("changes")?.epoch ?? Number.NEGATIVE_INFINITY)) changes.set("changes", read);
 }
 
 /**

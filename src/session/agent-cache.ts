@@ -2,14 +2,19 @@
  * The session object's own copy of its agent's configuration, so a turn
  * reaches the provider without a D1 read.
  *
- * The copy is stored with the agent-config epoch it was read at (D1
- * `agent_epoch`, bumped by every agent PUT/DELETE). Each turn brings the epoch
- * the worker knows; only when that is newer does the object re-read its agent
- * from the D1 primary (one statement), before admission — so a reconfigured
- * agent takes effect at a turn boundary, never mid-turn, at the latest once
- * the worker's epoch cache has caught up (≤ 60 s, at once in the isolate
- * that made the change; see src/http/directory.ts). Sessions created before
- * this cache existed read it once at their first turn.
+ * The copy is stored with the agent-config epoch it is current at (D1
+ * `agent_epoch`, bumped by every change of any agent; see src/d1/agents.ts).
+ * Each turn brings the epoch the worker knows with the agents changed shortly
+ * before it (`AgentChanges`). When that epoch is newer, and the changes tell
+ * that this agent did not change since the copy's epoch, the copy is current
+ * at the newer epoch (stored so, no D1 read); only when the agent did change,
+ * or the changes reach back less far than the copy, does the object re-read
+ * its agent from the D1 primary (one statement), before admission — so a
+ * reconfigured agent takes effect at a turn boundary, never mid-turn, at the
+ * latest once the worker's cache has caught up (≤ 60 s, at once in the isolate
+ * that made the change; see src/http/directory.ts), and a change of another
+ * agent costs no read. Sessions created before this cache existed read it once
+ * at their first turn.
  *
  * Work the object starts on its own (a webhook run's start or resumption, an
  * approval's expiry, a callback's signature) has no worker to bring an epoch:
@@ -30,21 +35,25 @@
  * deleted meanwhile (its tables dropped) reads and writes nothing more, the call answers as a deleted session's.
  */
 import type { AgentConfig } from "../agents/types";
-import { readAgent } from "../d1/agents";
+import { type AgentChanges, readAgent } from "../d1/agents";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import { isPaused, type TurnStatus } from "../model/turn";
 import { one, write } from "../storage/sql";
 import { deleted } from "./deleted";
 
-/** What a caller hands a turn: the epoch it knows (the worker), or a config to use as is (tests, internal callers). */
-export type AgentArg = { epoch: number } | AgentConfig;
+/**
+ * What a caller hands a turn: the epoch it knows with the agents changed before it (the worker), or a config to use
+ * as is (tests, internal callers).
+ */
+export type AgentArg = AgentChanges | AgentConfig;
 
 /** How old a copy work without a worker's epoch may use (the worker caches' bound, src/http/cache.ts). */
 const AGENT_COPY_MAX_AGE_MS = 60_000;
 
 interface Cached {
   name: string;
+  /** The agent-config epoch the copy is current at. */
   epoch: number;
   config: AgentConfig | null;
   /** When the copy was read from D1 (ms since the epoch). */
@@ -65,6 +74,15 @@ export function turnMark(latest: { id: string; status: TurnStatus } | null): Tur
   const status = latest?.status;
   const open: OpenTurn = status === "running" ? "running" : isPaused(status) ? "paused" : null;
   return { open, id: latest?.id ?? null };
+}
+
+/**
+ * Whether agent `name` may have changed after `epoch` as far as `news` tells: it is listed above that epoch, or the
+ * changes listed do not reach back to it (a copy older than the last hour's changes, or than the last 32).
+ */
+function changedAfter(news: AgentChanges, name: string, epoch: number): boolean {
+  if (news.since > epoch) return true;
+  return news.changed.some(([changed, version]) => changed === name && version > epoch);
 }
 
 export class AgentCache {
@@ -129,7 +147,8 @@ export class AgentCache {
       return cached.config;
     }
     const before = this.#turn();
-    const { config, epoch } = await readAgent(this.#db(), name);
+    const { config, changes } = await readAgent(this.#db(), name);
+    const epoch = changes?.epoch;
     // Its tables were dropped meanwhile: reading the turn or storing the copy would throw "no such table".
     if (gone()) return null;
     // A run starts only where no one else's pause waits (session-runs.ts `blocked`), so its admission, which
@@ -167,6 +186,10 @@ export class AgentCache {
   ): Promise<Result<{ agent: AgentConfig; commit?: () => void }>> {
     if ("model" in arg) return { ok: true, agent: arg };
     let cached = this.#cached(name);
+    // A newer epoch for changes of other agents only: the copy is current, nothing to read.
+    if (cached && arg.epoch > cached.epoch && !changedAfter(arg, name, cached.epoch)) {
+      cached = this.#current(cached, arg);
+    }
     if (!cached || (arg.epoch > cached.epoch && this.#mayRefresh(admission))) {
       const pending = this.#pending?.name === name && this.#pending.epoch >= arg.epoch ? this.#pending : null;
       const read = pending ?? (await this.#read(name, arg.epoch));
@@ -188,8 +211,19 @@ export class AgentCache {
 
   /** The agent read from the D1 primary, at no older an epoch than `known` (the worker's). */
   async #read(name: string, known: number): Promise<Cached> {
-    const { config, epoch } = await readAgent(this.#db(), name);
-    return { name, config, epoch: Math.max(epoch ?? 0, known), fetchedAt: Date.now() };
+    const { config, changes } = await readAgent(this.#db(), name);
+    return { name, config, epoch: Math.max(changes?.epoch ?? 0, known), fetchedAt: Date.now() };
+  }
+
+  /**
+   * The copy, current at the epoch of `news`, which tells that its agent did not change since the copy's epoch: so
+   * stored, with the time it was read from D1 kept (work without a worker's epoch still re-reads a copy over 60 s
+   * old). The config stays what it is, so this is done whatever turn is open.
+   */
+  #current(copy: Cached, news: AgentChanges): Cached {
+    write(this.#sql(), "UPDATE agent_config SET epoch = ? WHERE name = ?", news.epoch, copy.name);
+    this.#memo = { ...copy, epoch: news.epoch };
+    return this.#memo;
   }
 
   #answer(name: string, copy: Cached): Result<{ agent: AgentConfig }> {

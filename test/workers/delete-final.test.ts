@@ -239,8 +239,8 @@ function holdAgentRead(instance: Session) {
   return { started, release, restore: () => (db.prepare = prepare) };
 }
 
-/** An epoch newer than any session's copy: the object re-reads its agent before anything else. */
-const NEWER = { epoch: Number.MAX_SAFE_INTEGER };
+/** An epoch newer than any session's copy, whose changes reach back to none: the object re-reads its agent first. */
+const NEWER = { epoch: Number.MAX_SAFE_INTEGER, since: Number.MAX_SAFE_INTEGER, changed: [] };
 
 describe("DELETE while a call re-reads its agent from D1", () => {
   it("a turn call answers 404 (deleted), reading nothing of the dropped tables", async () => {

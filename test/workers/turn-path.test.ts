@@ -345,12 +345,12 @@ describe("the agent config of a turn stays while the object reads a newer one", 
         () => turn,
       );
       cache.prime(s.agent, admitted, 1);
-      const admission = cache.resolve(s.agent, { epoch: 50 }, true);
+      const admission = cache.resolve(s.agent, { epoch: 50, since: 40, changed: [[s.agent, 50]] }, true);
       turn = { open: "running", id: "turn_held_a" }; // its client's results resumed it during the read
       d1.release();
       await admission; // refused by the engine: a turn runs
       turn = { open: "paused", id: "turn_held_a" }; // paused again, for its next client call
-      const results = await cache.resolve(s.agent, { epoch: 50 });
+      const results = await cache.resolve(s.agent, { epoch: 50, since: 40, changed: [[s.agent, 50]] });
       return results.ok ? results.agent.system : results.error.code;
     });
     expect(system).toBe("admitted");
@@ -374,7 +374,7 @@ describe("the agent config of a turn stays while the object reads a newer one", 
       turn = { open: "running", id: "turn_held_c" }; // a client's message started a turn during the read
       d1.release();
       await start; // the run sees the turn and waits
-      const next = await cache.resolve(s.agent, { epoch: 1 });
+      const next = await cache.resolve(s.agent, { epoch: 1, since: 0, changed: [] });
       return next.ok ? next.agent.system : next.error.code;
     });
     expect(system).toBe("admitted");

@@ -1,8 +1,9 @@
 /**
  * Admin routes for agent configurations (`/v1/agents`, admin key only): PUT creates (201) or replaces (200),
  * GET lists a page of them by name or reads one, DELETE removes. A config is one D1 row (413 above
- * MAX_AGENT_BYTES once stored), and every write bumps the agent-config epoch in the same batch, so sessions
- * re-read the agent at their next turn.
+ * MAX_AGENT_BYTES once stored). A PUT that changes the agent, and a DELETE, bump the agent-config epoch and the
+ * agent's version in the same batch, so the agent's sessions re-read it at their next turn; a PUT of the config
+ * already stored (once normalised) writes nothing and answers as any replacing PUT.
  */
 import { Hono } from "hono";
 import { normalizeAgent } from "../../agents/normalize";
@@ -13,17 +14,12 @@ import { utf8Bytes } from "../../storage/fit";
 import { PAGE_BUDGET_BYTES } from "../../storage/limits";
 import { nowIso } from "../../storage/sql";
 import { requireAdmin } from "../auth";
-import { noteAgentEpoch, noteWebhookSecrets } from "../directory";
+import { noteAgentChanges, noteWebhookSecrets } from "../directory";
 import { ApiError } from "../errors";
 import type { AppEnv } from "../types";
 import { intParam, readJson } from "../validate";
 
 const MAX_AGENT_BYTES = 1_900_000;
-
-/** This isolate passes the new epoch from its next turn on; others learn it within the cache bound. */
-function noteEpoch(epoch: number | null): void {
-  if (epoch !== null) noteAgentEpoch(epoch);
-}
 
 export const agentsRoutes = new Hono<AppEnv>()
   .put("/:agent", requireAdmin(), async (c) => {
@@ -36,10 +32,11 @@ export const agentsRoutes = new Hono<AppEnv>()
       throw new ApiError(413, "payload_too_large", `agent configuration exceeds ${MAX_AGENT_BYTES} bytes once stored`);
     }
     const now = nowIso();
-    // One batch = one transaction: whether the agent existed, the new config and the epoch bump that tells
-    // sessions to re-read it.
-    const { created, epoch } = await putAgent(c.env.DB, agent.name, config, now);
-    noteEpoch(epoch);
+    // One batch = one transaction: whether the agent existed, the new config and the epoch bump and version that
+    // tell its sessions to re-read it (none of them when the config is the one stored).
+    const { created, changes } = await putAgent(c.env.DB, agent.name, config, now);
+    // This isolate passes the change from its next turn on; others learn it within the cache bound.
+    noteAgentChanges(changes);
     noteWebhookSecrets(agent.name, agent.webhook_secrets);
     return c.json(publicAgent(agent), created ? 201 : 200);
   })
@@ -56,8 +53,8 @@ export const agentsRoutes = new Hono<AppEnv>()
     return c.json(publicAgent(config));
   })
   .delete("/:agent", requireAdmin(), async (c) => {
-    const { deleted, epoch } = await deleteAgent(c.env.DB, c.req.param("agent"));
-    noteEpoch(epoch);
+    const { deleted, changes } = await deleteAgent(c.env.DB, c.req.param("agent"));
+    noteAgentChanges(changes);
     if (!deleted) throw new ApiError(404, "not_found", "agent not found");
     noteWebhookSecrets(c.req.param("agent"), []);
     return c.json({ name: c.req.param("agent"), deleted: true });

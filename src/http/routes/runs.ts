@@ -133,7 +133,7 @@ export const runsRoutes = new Hono<AppEnv>()
     const signed = signedHeaders(c);
     const raw = await rawBody(c);
     if (signed) await verifySignature(c, c.req.param("agent"), signed, raw);
-    const { config: agent, epoch } = await readAgent(c.env.DB, c.req.param("agent"));
+    const { config: agent, changes } = await readAgent(c.env.DB, c.req.param("agent"));
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
     const auth = signed ? "signature" : "key";
     const tenant = signed ? (agent.webhook_tenant ?? `webhook:${agent.name}`) : c.get("tenant");
@@ -178,7 +178,7 @@ export const runsRoutes = new Hono<AppEnv>()
         ...(jsonSchema ? { json_schema: jsonSchema } : {}),
         ...(body.callback_url ? { callback_url: body.callback_url } : {}),
       },
-      agentRead: { config: agent, epoch: epoch ?? 0 },
+      agentRead: { config: agent, epoch: changes?.epoch ?? 0 },
     });
     if (replayed) c.header("x-run-replayed", "true");
     return c.json(publicStatus(run), 202);

@@ -15,7 +15,7 @@ import { pageOf } from "../../storage/page";
 import { nowIso } from "../../storage/sql";
 import { sessionAccess } from "../access";
 import { requireTenant } from "../auth";
-import { agentArg, noteAgentEpoch } from "../directory";
+import { agentArg, noteAgentChanges } from "../directory";
 import { ApiError } from "../errors";
 import { type LocationHint, type SessionRef, sessionRef, sessionStub, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
@@ -26,7 +26,8 @@ export const sessionsRoutes = new Hono<AppEnv>()
   .post("/", requireTenant(), async (c) => {
     const body = await readBody<CreateBody>(c, "createSessionBody", 64 * 1024);
     const tenant = c.get("tenant");
-    // The config and the epoch it belongs to, in one statement: they prime the session's agent cache.
+    // The config and the epoch it belongs to (with its changes), in one statement: they prime the session's agent
+    // cache, and this isolate's news of agent changes.
     const agent = await readAgent(c.env.DB, body.agent);
     const config = agent.config;
     if (!config) throw new ApiError(404, "agent_not_found", `agent "${body.agent}" does not exist`);
@@ -44,8 +45,8 @@ export const sessionsRoutes = new Hono<AppEnv>()
     }
     let init: { created: boolean; info: SessionInfo };
     try {
-      const epoch = agent.epoch ?? 0;
-      noteAgentEpoch(epoch);
+      const epoch = agent.changes?.epoch ?? 0;
+      noteAgentChanges(agent.changes);
       init = unwrap(
         await stub.init(
           { tenant, id, agent: body.agent, created_at, metadata: body.metadata ?? null },

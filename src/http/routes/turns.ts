@@ -7,6 +7,7 @@
  */
 import { type Context, Hono } from "hono";
 import { accepts } from "hono/accepts";
+import type { AgentChanges } from "../../d1/agents";
 import { compileStrict, providerRefusal } from "../../json-schema/index";
 import type { Result } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
@@ -108,7 +109,7 @@ function after(c: Context): number | null {
 function submitPending(
   c: Context<AppEnv>,
   stub: SessionRpc,
-  agent: { epoch: number },
+  agent: AgentChanges,
   results: SuppliedResult[],
 ): Promise<Result<TurnAnswer>> {
   return turnCall(c, stub, { call: "submitToolResults", agent, results, mode: "stream", onlyPending: true });

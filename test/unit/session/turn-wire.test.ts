@@ -14,7 +14,7 @@ describe("turn wire", () => {
   it("carries a call to the object unchanged", async () => {
     const call = {
       call: "answerApprovals",
-      agent: { epoch: 7 },
+      agent: { epoch: 7, since: 5, changed: [["support", 6]] },
       answers: [{ approval_id: "apr_1", approved: false, reason: "no" }],
       mode: "stream",
       by: "key:k1",
