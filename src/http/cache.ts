@@ -12,12 +12,32 @@
  * The load is told whether it runs in the background (nobody waits for it).
  * Concurrent loads of one key share one promise. So a change made elsewhere
  * is seen within `hardMs`; the isolate that makes it updates the cache at once.
+ *
+ * A load that fails (the store cannot be reached) changes no entry: an entry
+ * past its bound is still served for `graceMs` more while its reloads fail
+ * (a reload that answers, "not found" included, replaces it as ever), and
+ * `get` throws once there is no entry to serve. After a failed load of a key
+ * no other load of it starts for `retryMs` (a sick store gets one attempt per
+ * key per `retryMs`, not one per request): meanwhile its entry is served
+ * without one, or, with none to serve, `get` throws `LoadFailedRecently`.
  */
 
 interface CacheTimes {
   softMs: number;
   hardMs: number;
   negativeMs: number;
+  /** How long past its bound (`hardMs`, a miss's `negativeMs`) an entry is still served while its reloads fail. */
+  graceMs: number;
+  /** After a failed load of a key, how long before another load of it may start. */
+  retryMs: number;
+}
+
+/** What `get` throws, without loading, for a key whose load failed less than `retryMs` ago and that has no entry to serve. */
+export class LoadFailedRecently extends Error {
+  constructor(key: string) {
+    super(`the last load of ${key} failed a moment ago`);
+    this.name = "LoadFailedRecently";
+  }
 }
 
 interface Entry<V> {
@@ -34,6 +54,8 @@ export class RefreshCache<V> {
   #generation = 0;
   /** Bumped per key by `set`: a load that started before a write of that key must not overwrite it. */
   #writes = new Map<string, number>();
+  /** Keys whose last load failed, with when it did; oldest first, bounded by `max + maxMisses`. */
+  #failed = new Map<string, number>();
   readonly #max: number;
   readonly #times: CacheTimes;
   readonly #maxMisses: number;
@@ -52,18 +74,51 @@ export class RefreshCache<V> {
     const e = this.#entries.get(key) ?? this.#misses.get(key);
     if (e) {
       const age = Date.now() - e.at;
-      if (age < (e.value === null ? this.#times.negativeMs : this.#times.hardMs)) {
-        // Most recently used goes last; the first key is the one evicted.
-        const lru = e.value === null ? this.#misses : this.#entries;
-        lru.delete(key);
-        lru.set(key, e);
-        if (e.value !== null && age >= this.#times.softMs && background) {
+      const bound = e.value === null ? this.#times.negativeMs : this.#times.hardMs;
+      if (age < bound) {
+        this.#touch(key, e);
+        if (e.value !== null && age >= this.#times.softMs && background && this.#mayLoad(key)) {
           background(this.#load(key, () => load(true)).catch(() => {}));
         }
         return e.value;
       }
+      if (age < bound + this.#times.graceMs) return this.#reloadOrServe(key, e, load);
     }
+    if (!this.#mayLoad(key)) throw new LoadFailedRecently(key);
     return this.#load(key, () => load(false));
+  }
+
+  /** An entry past its bound, within its grace: reloaded, and served still when that load fails (now or a moment ago). */
+  async #reloadOrServe(
+    key: string,
+    e: Entry<V>,
+    load: (inBackground: boolean) => Promise<V | null>,
+  ): Promise<V | null> {
+    if (this.#mayLoad(key)) {
+      try {
+        return await this.#load(key, () => load(false));
+      } catch (err) {
+        // Not served if deleteWhere dropped it meanwhile (a key revoked here); what `set` put meanwhile is.
+        const now = this.#entries.get(key) ?? this.#misses.get(key);
+        if (now === undefined) throw err;
+        return now.value;
+      }
+    }
+    this.#touch(key, e);
+    return e.value;
+  }
+
+  /** Most recently used goes last; the first key is the one evicted. */
+  #touch(key: string, e: Entry<V>): void {
+    const lru = e.value === null ? this.#misses : this.#entries;
+    lru.delete(key);
+    lru.set(key, e);
+  }
+
+  /** Whether a load of `key` may start (or is running, to be shared): none failed in the last `retryMs`. */
+  #mayLoad(key: string): boolean {
+    const failed = this.#failed.get(key);
+    return failed === undefined || Date.now() - failed >= this.#times.retryMs || this.#loading.has(key);
   }
 
   #load(key: string, load: () => Promise<V | null>): Promise<V | null> {
@@ -72,10 +127,20 @@ export class RefreshCache<V> {
     const generation = this.#generation;
     const writes = this.#writes.get(key) ?? 0;
     const p: Promise<V | null> = load()
-      .then((value) => {
-        if (generation === this.#generation && writes === (this.#writes.get(key) ?? 0)) this.#put(key, value);
-        return value;
-      })
+      .then(
+        (value) => {
+          this.#failed.delete(key);
+          if (generation === this.#generation && writes === (this.#writes.get(key) ?? 0)) this.#put(key, value);
+          return value;
+        },
+        (err: unknown) => {
+          this.#failed.delete(key);
+          this.#failed.set(key, Date.now());
+          const first = this.#failed.keys().next().value;
+          if (this.#failed.size > this.#max + this.#maxMisses && first !== undefined) this.#failed.delete(first);
+          throw err;
+        },
+      )
       .finally(() => {
         if (this.#loading.get(key) === p) this.#loading.delete(key);
       });

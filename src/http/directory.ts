@@ -13,6 +13,15 @@
  * change; webhook secrets are reloaded after 5 s, so a busy agent's change is
  * seen within seconds.
  *
+ * D1 down: an entry past its 60 s is still served while its reloads fail, for
+ * up to 10 minutes more (`GRACE_MS`): a key revoked meanwhile keeps working
+ * until D1 answers or that ends; past it, or with nothing cached, the request
+ * is `503 directory_unavailable` with Retry-After. A key's failed load is not
+ * tried again for 5 s (one attempt per key per 5 s, whatever the traffic). The
+ * agent epoch is only a hint: when it cannot be read the last one known (0 if
+ * none) goes with the turn, which never fails for it. A cache whose loads
+ * start failing is logged once, and once more when a load of it succeeds.
+ *
  * Reads go to a D1 read replica (Sessions API, `first-unconstrained`; webhook
  * secrets only in the background, see `webhookSecrets`); a
  * "not found" from the replica is confirmed on the primary, so a key or origin
@@ -28,17 +37,24 @@ import { type KeyInfo, liveKeyByHash, liveKeyById } from "../d1/keys";
 import { originListed } from "../d1/tenants";
 import type { Env } from "../env";
 import { NAME_FORM } from "../model/name-form";
+import { log } from "../observability/log";
 import { uncounted } from "../storage/debug-counters";
 import { RefreshCache } from "./cache";
+import { ApiError } from "./errors";
 import type { AppEnv } from "./types";
 
-const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000 };
+/** How long past its 60 s an entry is served while D1 cannot be read: a revocation's delay in a D1 outage. */
+const GRACE_MS = 600_000;
+/** After a failed load of a key, how long before it is tried again (and the Retry-After of a 503). */
+const RETRY_MS = 5_000;
+const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000, graceMs: GRACE_MS, retryMs: RETRY_MS };
 
 /** Misses are cached apart and fewer: unknown keys or origins (a flood of bogus ones) never evict known ones. */
 const MAX_MISSES = 1_000;
 const keys = new RefreshCache<KeyInfo>(10_000, TIMES, MAX_MISSES);
 const origins = new RefreshCache<true>(10_000, TIMES, MAX_MISSES);
-const changes = new RefreshCache<AgentChanges>(1, TIMES);
+/** Served however old while D1 cannot be read: a stale epoch only delays a reconfiguration, it refuses nothing. */
+const changes = new RefreshCache<AgentChanges>(1, { ...TIMES, graceMs: Number.POSITIVE_INFINITY });
 /**
  * Agents' webhook secrets by agent name; an agent without any, or no such agent, is an empty list: a value like any
  * other, not a miss, kept and refreshed with the same times, so what a name's lookup costs does not tell whether
@@ -84,6 +100,42 @@ async function replicaThenPrimary<T>(
 /** A replica's live key, unless this isolate revoked it a moment ago (the replica's answer may predate that). */
 const notRevokedHere = (key: KeyInfo) => unchangedHere(`k:${key.id}`);
 
+/** The caches (`keys`, `origins`, `epoch`, `secrets`) whose last load failed: logged as they start failing, once. */
+const failing = new Set<string>();
+
+/** `load` of cache `name`, logged when it fails while the cache's loads did not, and when it answers after they did. */
+async function watched<T>(name: string, load: Promise<T>): Promise<T> {
+  try {
+    const value = await load;
+    if (failing.delete(name)) log("info", "directory_recovered", { cache: name });
+    return value;
+  } catch (err) {
+    if (!failing.has(name)) log("error", "directory_unavailable", { cache: name, error: String(err) });
+    failing.add(name);
+    throw err;
+  }
+}
+
+/**
+ * `key`'s value in `cache` (named `name` in logs), loaded by `load` when it must be. When D1 cannot answer and no
+ * entry may be served instead (see cache.ts): `503 directory_unavailable`, to be retried after RETRY_MS.
+ */
+async function lookup<V>(
+  c: Context<AppEnv>,
+  name: string,
+  cache: RefreshCache<V>,
+  key: string,
+  load: (inBackground: boolean) => Promise<V | null>,
+): Promise<V | null> {
+  try {
+    return await cache.get(key, (bg) => watched(name, load(bg)), background(c));
+  } catch {
+    throw new ApiError(503, "directory_unavailable", "the service's directory (D1) cannot be read; retry shortly", {
+      "retry-after": String(RETRY_MS / 1000),
+    });
+  }
+}
+
 function background(c: Context<AppEnv>): (work: Promise<unknown>) => void {
   return (work) => {
     try {
@@ -96,19 +148,15 @@ function background(c: Context<AppEnv>): (work: Promise<unknown>) => void {
 
 /** The live API key with this SHA-256 hash, or null. */
 export function keyByHash(c: Context<AppEnv>, hash: string): Promise<KeyInfo | null> {
-  return keys.get(
-    `h:${hash}`,
-    (bg) => replicaThenPrimary(c.env, bg, (db) => liveKeyByHash(db, hash), notRevokedHere),
-    background(c),
+  return lookup(c, "keys", keys, `h:${hash}`, (bg) =>
+    replicaThenPrimary(c.env, bg, (db) => liveKeyByHash(db, hash), notRevokedHere),
   );
 }
 
 /** The live API key `id` of `tenant` (the issuer of a session token), or null when revoked or unknown. */
 export function keyById(c: Context<AppEnv>, id: string, tenant: string): Promise<KeyInfo | null> {
-  return keys.get(
-    `i:${tenant}:${id}`,
-    (bg) => replicaThenPrimary(c.env, bg, (db) => liveKeyById(db, id, tenant), notRevokedHere),
-    background(c),
+  return lookup(c, "keys", keys, `i:${tenant}:${id}`, (bg) =>
+    replicaThenPrimary(c.env, bg, (db) => liveKeyById(db, id, tenant), notRevokedHere),
   );
 }
 
@@ -121,16 +169,13 @@ export function forgetKey(id: string): void {
 /** Whether `tenant` allows browser `origin` (null key = any tenant, for preflights). */
 export async function originAllowed(c: Context<AppEnv>, tenant: string | null, origin: string): Promise<boolean> {
   const list = `o:${tenant ?? "*"}`;
-  const allowed = await origins.get(
-    `${tenant ?? "*"}\n${origin}`,
-    (bg) =>
-      replicaThenPrimary(
-        c.env,
-        bg,
-        async (db) => ((await originListed(db, tenant, origin)) ? (true as const) : null),
-        () => unchangedHere(list),
-      ),
-    background(c),
+  const allowed = await lookup(c, "origins", origins, `${tenant ?? "*"}\n${origin}`, (bg) =>
+    replicaThenPrimary(
+      c.env,
+      bg,
+      async (db) => ((await originListed(db, tenant, origin)) ? (true as const) : null),
+      () => unchangedHere(list),
+    ),
   );
   return allowed === true;
 }
@@ -150,15 +195,18 @@ const NO_CHANGES: AgentChanges = { epoch: 0, since: 0, changed: [] };
 /**
  * What a turn tells the session object about its agent: the agent-config epoch this isolate knows, with the agents
  * changed shortly before it, one cached statement (see AgentChanges). The object re-reads its agent only when these
- * say that agent changed after its copy was read, or reach back less far than its copy.
+ * say that agent changed after its copy was read, or reach back less far than its copy. When D1 cannot be read, the
+ * last changes known (the cache serves them however old), or none: a turn never fails for it; a reconfiguration is
+ * seen once D1 answers.
  */
 export async function agentArg(c: Context<AppEnv>): Promise<AgentChanges> {
-  const known = await changes.get(
-    "changes",
-    (bg) => replicaThenPrimary(c.env, bg, (db) => readAgentChanges(db)),
-    background(c),
-  );
-  return known ?? NO_CHANGES;
+  try {
+    const load = (bg: boolean) => watched("epoch", replicaThenPrimary(c.env, bg, (db) => readAgentChanges(db)));
+    const known = await changes.get("changes", load, background(c));
+    return known ?? NO_CHANGES;
+  } catch {
+    return NO_CHANGES;
+  }
 }
 
 /** Called with the changes a PUT/DELETE of an agent (or a session's creation) read: never replaces newer ones. */
@@ -176,18 +224,14 @@ export function noteAgentChanges(read: AgentChanges | null): void {
  */
 export async function webhookSecrets(c: Context<AppEnv>, agent: string): Promise<readonly string[]> {
   if (!NAME_FORM.test(agent)) return [];
-  const found = await secrets.get(
-    agent,
-    async (bg) => {
-      if (!bg) return readWebhookSecrets(c.env.DB, agent);
-      const listed = async (db: D1) => {
-        const list = await readWebhookSecrets(db, agent);
-        return list.length > 0 ? list : null;
-      };
-      return (await replicaThenPrimary(c.env, true, listed, () => unchangedHere(`a:${agent}`))) ?? [];
-    },
-    background(c),
-  );
+  const found = await lookup(c, "secrets", secrets, agent, async (bg) => {
+    if (!bg) return readWebhookSecrets(c.env.DB, agent);
+    const listed = async (db: D1) => {
+      const list = await readWebhookSecrets(db, agent);
+      return list.length > 0 ? list : null;
+    };
+    return (await replicaThenPrimary(c.env, true, listed, () => unchangedHere(`a:${agent}`))) ?? [];
+  });
   return found ?? [];
 }
 

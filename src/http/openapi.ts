@@ -21,6 +21,8 @@ const jsonOf = (schema: Json, description: string) => ({
 const errorResponse = { $ref: "#/components/responses/Error" };
 /** A 429: `rate_limited` (or a run's `run_queue_full`), with the seconds to wait. */
 const rateLimitedResponse = { $ref: "#/components/responses/RateLimited" };
+/** A 503: `directory_unavailable` (D1 cannot be read), with the seconds to wait; minting a token, `tokens_unavailable`. */
+const unavailableResponse = { $ref: "#/components/responses/Unavailable" };
 const body = (name: string, description?: string) => ({
   required: true,
   ...(description ? { description } : {}),
@@ -167,6 +169,8 @@ function op(operationId: string, summary: string, responses: Json, extra: Json =
       "429": rateLimitedResponse,
       // internal_error: an unexpected failure, or a store that cannot be reached (DELETE of a session, say).
       "500": errorResponse,
+      // directory_unavailable: a credential, origin or webhook secret D1 cannot be read for (directory.ts).
+      "503": unavailableResponse,
       // Every body is read under a byte cap (validate.ts readBody): over it → 413 payload_too_large.
       ...(extra.requestBody ? { "413": errorResponse } : {}),
     },
@@ -207,6 +211,20 @@ export const OPENAPI = {
         headers: {
           "Retry-After": {
             description: "Seconds to wait before trying again.",
+            schema: { type: "integer", minimum: 0 },
+          },
+        },
+      },
+      Unavailable: {
+        ...jsonOf(
+          ref("Error"),
+          "D1 cannot be read to check the credential, origin or webhook secret and nothing cached may stand in " +
+            "(`directory_unavailable`, with Retry-After); or, minting a session token, no signing secret is " +
+            "configured (`tokens_unavailable`)",
+        ),
+        headers: {
+          "Retry-After": {
+            description: "Seconds to wait before trying again (`directory_unavailable`).",
             schema: { type: "integer", minimum: 0 },
           },
         },
@@ -568,7 +586,7 @@ export const OPENAPI = {
       post: op(
         "mintToken",
         "Mint a short-lived session token (tenant API key only)",
-        { "201": jsonOf(ref("Token"), "The token"), "503": errorResponse },
+        { "201": jsonOf(ref("Token"), "The token") },
         { parameters: [SESSION], requestBody: body("CreateTokenBody") },
       ),
     },

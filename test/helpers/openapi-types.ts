@@ -1192,6 +1192,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description D1 cannot be read to check the credential, origin or webhook secret and nothing cached may stand in (`directory_unavailable`, with Retry-After); or, minting a session token, no signing secret is configured (`tokens_unavailable`) */
+        Unavailable: {
+            headers: {
+                /** @description Seconds to wait before trying again (`directory_unavailable`). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -1247,6 +1258,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createKey: {
@@ -1278,6 +1290,7 @@ export interface operations {
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     revokeKey: {
@@ -1307,6 +1320,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listAgents: {
@@ -1338,6 +1352,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getAgent: {
@@ -1367,6 +1382,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     putAgent: {
@@ -1419,6 +1435,7 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteAgent: {
@@ -1448,6 +1465,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     startRun: {
@@ -1491,6 +1509,7 @@ export interface operations {
             422: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getRun: {
@@ -1521,6 +1540,7 @@ export interface operations {
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     answerRunApprovals: {
@@ -1560,6 +1580,7 @@ export interface operations {
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listSessions: {
@@ -1591,6 +1612,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createSession: {
@@ -1632,6 +1654,7 @@ export interface operations {
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getSession: {
@@ -1661,6 +1684,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteSession: {
@@ -1690,6 +1714,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listMessages: {
@@ -1724,6 +1749,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     sendMessage: {
@@ -1782,6 +1808,7 @@ export interface operations {
             422: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     submitToolResults: {
@@ -1822,6 +1849,7 @@ export interface operations {
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     answerToolApprovals: {
@@ -1862,6 +1890,7 @@ export interface operations {
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     chat: {
@@ -1903,6 +1932,7 @@ export interface operations {
             422: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     openStream: {
@@ -1949,6 +1979,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     resumeChatStream: {
@@ -1997,6 +2028,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     retryTurn: {
@@ -2046,6 +2078,7 @@ export interface operations {
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     cancelTurn: {
@@ -2076,6 +2109,7 @@ export interface operations {
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     compactSession: {
@@ -2106,6 +2140,7 @@ export interface operations {
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     clearSession: {
@@ -2136,6 +2171,7 @@ export interface operations {
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listEvents: {
@@ -2170,6 +2206,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     mintToken: {
@@ -2204,7 +2241,7 @@ export interface operations {
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getCors: {
@@ -2234,6 +2271,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     putCors: {
@@ -2268,6 +2306,7 @@ export interface operations {
             413: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listTenantSessions: {
@@ -2302,6 +2341,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteTenantSession: {
@@ -2333,6 +2373,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
     clearTenantSession: {
@@ -2365,6 +2406,7 @@ export interface operations {
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Error"];
+            503: components["responses"]["Unavailable"];
         };
     };
 }

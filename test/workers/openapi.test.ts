@@ -87,6 +87,19 @@ describe("the OpenAPI document", () => {
     expect(missing).toEqual([]);
   });
 
+  it("documents 503 with Retry-After on every API operation (docs/API.md: directory_unavailable)", () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(OPENAPI.paths)) {
+      for (const [method, op] of Object.entries(item as Record<string, { responses?: Record<string, unknown> }>)) {
+        if (METHODS.has(method) && path !== "/healthz" && op.responses?.["503"] === undefined)
+          missing.push(`${method} ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    const { headers } = OPENAPI.components.responses.Unavailable as { headers: Record<string, unknown> };
+    expect(Object.keys(headers)).toEqual(["Retry-After"]);
+  });
+
   it("declares the x-run-replayed header of a run start's 202, which marks a repeated webhook-id", () => {
     const { responses } = OPENAPI.paths["/v1/agents/{agent}/runs"].post as {
       responses: Record<string, { headers?: Record<string, { schema: unknown }> }>;

@@ -1,15 +1,18 @@
 // The isolate cache behind keys, tokens' issuing keys, CORS origins and the agent epoch (src/http/directory.ts):
 // its bounds are what the README promises about revocation and reconfiguration.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RefreshCache } from "../../../src/http/cache";
+import { LoadFailedRecently, RefreshCache } from "../../../src/http/cache";
 
-const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000 };
+const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000, graceMs: 600_000, retryMs: 5_000 };
 
 function loader(values: Array<string | null>) {
   let i = 0;
   const fn = vi.fn(async () => values[Math.min(i++, values.length - 1)] ?? null);
   return fn;
 }
+
+/** A load of a store that cannot be reached. */
+const failing = () => vi.fn(async (): Promise<string | null> => Promise.reject(new Error("D1_ERROR: unreachable")));
 
 describe("RefreshCache", () => {
   beforeEach(() => {
@@ -117,5 +120,82 @@ describe("RefreshCache", () => {
         vi.fn(async () => 0),
       ),
     ).toBe(8);
+  });
+
+  it("past the hard age, a reload that fails serves the entry still, within the grace", async () => {
+    const cache = new RefreshCache<string>(10, TIMES);
+    await cache.get("k", loader(["cached"]));
+    vi.advanceTimersByTime(60_000 + 599_000);
+    const load = failing();
+    expect(await cache.get("k", load)).toBe("cached");
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it("past the grace, a load that fails throws", async () => {
+    const cache = new RefreshCache<string>(10, TIMES);
+    await cache.get("k", loader(["cached"]));
+    vi.advanceTimersByTime(60_000 + 600_000);
+    await expect(cache.get("k", failing())).rejects.toThrow("D1_ERROR");
+  });
+
+  it("within the grace, a reload that answers not found replaces the entry (a revocation is seen once D1 answers)", async () => {
+    const cache = new RefreshCache<string>(10, TIMES);
+    await cache.get("k", loader(["live"]));
+    vi.advanceTimersByTime(60_000);
+    await expect(cache.get("k", failing())).resolves.toBe("live");
+    vi.advanceTimersByTime(5_000);
+    expect(await cache.get("k", loader([null]))).toBeNull();
+  });
+
+  it("a failed refresh-ahead is not started again until retryMs has passed", async () => {
+    const cache = new RefreshCache<string>(10, TIMES);
+    await cache.get("k", loader(["cached"]));
+    vi.advanceTimersByTime(31_000);
+    const load = failing();
+    for (let i = 0; i < 3; i++) {
+      const background: Promise<unknown>[] = [];
+      expect(await cache.get("k", load, (w) => background.push(w))).toBe("cached");
+      await Promise.all(background);
+    }
+    expect(load).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(5_000);
+    const background: Promise<unknown>[] = [];
+    await cache.get("k", load, (w) => background.push(w));
+    await Promise.all(background);
+    expect(load).toHaveBeenCalledTimes(2);
+  });
+
+  it("within retryMs of a failed load, an entry past its hard age is served without loading", async () => {
+    const cache = new RefreshCache<string>(10, TIMES);
+    await cache.get("k", loader(["cached"]));
+    vi.advanceTimersByTime(60_000);
+    const load = failing();
+    await cache.get("k", load);
+    expect(await cache.get("k", load)).toBe("cached");
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it("a key with no entry whose load failed throws LoadFailedRecently, without loading, until retryMs has passed", async () => {
+    const cache = new RefreshCache<string>(10, TIMES);
+    await expect(cache.get("k", failing())).rejects.toThrow("D1_ERROR");
+    const load = loader(["back"]);
+    await expect(cache.get("k", load)).rejects.toBeInstanceOf(LoadFailedRecently);
+    expect(load).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(5_000);
+    expect(await cache.get("k", load)).toBe("back");
+  });
+
+  it("an entry dropped by deleteWhere while its reload was failing is not served", async () => {
+    const cache = new RefreshCache<string>(10, TIMES);
+    await cache.get("k", loader(["revoked-here"]));
+    vi.advanceTimersByTime(60_000);
+    let fail: (e: Error) => void = () => {};
+    const pending = cache.get(
+      "k",
+      vi.fn(() => new Promise<string | null>((_resolve, reject) => (fail = reject))),
+    );
+    cache.deleteWhere((k) => k === "k");
+    fail(new Error("D1_ERROR: unreachable"));
+    await expect(pending).rejects.toThrow("D1_ERROR");
   });
 });

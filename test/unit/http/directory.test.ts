@@ -1,7 +1,14 @@
 // The worker's control-plane reads (src/http/directory.ts) as the debug D1 figure sees them: README "Debug counters"
 // says work left to waitUntil after the answer is not in a request's x-debug-d1-statements.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { forgetKey, forgetOrigins, keyByHash, originAllowed, webhookSecrets } from "../../../src/http/directory";
+import {
+  agentArg,
+  forgetKey,
+  forgetOrigins,
+  keyByHash,
+  originAllowed,
+  webhookSecrets,
+} from "../../../src/http/directory";
 import { countedD1, Probe } from "../../../src/storage/debug-counters";
 
 type Key = { id: string; tenant: string; rate_limit_per_min: number | null } | null;
@@ -20,6 +27,13 @@ function fakeDb(key: Key, replica: Key = key): D1Database {
     return { prepare: () => statement };
   };
   return { ...answering(key), withSession: () => answering(replica) } as unknown as D1Database;
+}
+
+/** A D1 that cannot be reached: every statement fails, on the primary and on a replica. */
+function unreachableDb(): D1Database {
+  const statement = { bind: () => statement, first: async () => Promise.reject(new Error("D1_ERROR: unreachable")) };
+  const db = { prepare: () => statement };
+  return { ...db, withSession: () => db } as unknown as D1Database;
 }
 
 /** A request's context as directory.ts uses it: its counted D1 and its waitUntil. */
@@ -85,5 +99,31 @@ describe("an agent's webhook secrets, for a signature check", () => {
     expect(await webhookSecrets(found.c, "agent_dir_found")).toEqual(["whsec_a"]);
     expect(await webhookSecrets(missing.c, "agent_dir_missing")).toEqual([]);
     expect([found.probe.mark().d1_statements, missing.probe.mark().d1_statements]).toEqual([1, 1]);
+  });
+});
+
+describe("D1 that cannot be read", () => {
+  it("with no agent epoch known yet, a turn carries epoch 0 instead of failing", async () => {
+    expect(await agentArg(request(unreachableDb()).c)).toEqual({ epoch: 0 });
+  });
+
+  it("keys whose loads keep failing are logged once, and again once a load has answered in between", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const logged = () => errors.mock.calls.filter(([line]) => String(line).includes('"directory_unavailable"')).length;
+    try {
+      for (const hash of ["hash_dir_down_a", "hash_dir_down_b"]) {
+        await expect(keyByHash(request(unreachableDb()).c, hash)).rejects.toMatchObject({
+          status: 503,
+          code: "directory_unavailable",
+        });
+      }
+      expect(logged()).toBe(1);
+      const live = { id: "key_dir_back", tenant: "t", rate_limit_per_min: null };
+      expect(await keyByHash(request(fakeDb(live)).c, "hash_dir_back")).toMatchObject({ id: "key_dir_back" });
+      await expect(keyByHash(request(unreachableDb()).c, "hash_dir_down_c")).rejects.toThrow();
+      expect(logged()).toBe(2);
+    } finally {
+      errors.mockRestore();
+    }
   });
 });
