@@ -103,8 +103,8 @@ describe("an agent's webhook secrets, for a signature check", () => {
 });
 
 describe("D1 that cannot be read", () => {
-  it("with no agent epoch known yet, a turn carries epoch 0 instead of failing", async () => {
-    expect(await agentArg(request(unreachableDb()).c)).toEqual({ epoch: 0 });
+  it("with no agent epoch known yet, a turn carries no changes instead of failing", async () => {
+    expect(await agentArg(request(unreachableDb()).c)).toEqual({ epoch: 0, since: 0, changed: [] });
   });
 
   it("keys whose loads keep failing are logged once, and again once a load has answered in between", async () => {
