@@ -1,6 +1,6 @@
 /**
  * The serialized JSON body of one step request, built once per request
- * object: the compactor's size estimate (before the request) and the adapter
+ * object: the context budget's size estimate (before the request) and the adapter
  * that sends it share the same text, so a long history is not projected and
  * stringified twice on the way to the provider.
  *
@@ -62,7 +62,7 @@ function wellFormed(json: string): string {
  * model's prompt: all of it but the tools the provider keeps out until they are referenced (Anthropic's
  * `defer_loading: true` with no `tool_reference` in the request's history: a reference expands the tool's whole
  * definition into the context), so 200 deferred schemas on the wire are not counted as ~70k tokens of context (the
- * compactor's estimate, compaction/run-budgeted-step.ts), and the ones the model loaded are. `measure` adds up
+ * context budget's estimate, compaction/run-budgeted-step.ts), and the ones the model loaded are. `measure` adds up
  * over concatenated text (rounding aside).
  */
 export function promptSize(

@@ -20,6 +20,7 @@ import { nowIso } from "../storage/sql";
 import { type AnswerOptions, answerApprovals, expireApproval, recordDeclined } from "./approval-answers";
 import { type ApprovalAnswer, ApprovalStore, declineOpen, MOVED_ON, openView } from "./approvals";
 import { type CompactionInfo, Compactor } from "./compaction/compactor";
+import { ContextBudget } from "./compaction/context-budget";
 import { deleted } from "./deleted";
 import { HistoryStore, type SuppliedResult, type ToolCallRow } from "./history/store";
 import { oversized } from "./oversized";
@@ -47,6 +48,7 @@ export class SessionEngine {
   readonly eventLog: EventLog;
   readonly streamLog: StreamLog;
   readonly tools: SessionTools;
+  readonly budget: ContextBudget;
   readonly compactor: Compactor;
   readonly approvals: ApprovalStore;
   #runner: TurnRunner | null = null;
@@ -79,6 +81,7 @@ export class SessionEngine {
     this.streamLog = new StreamLog(storage.sql, positive(env.SWITCHBOARD_STREAM_PING_MS, STREAM_PING_MS));
     this.tools = new SessionTools(storage.sql, this.history);
     this.approvals = new ApprovalStore(storage.sql, name);
+    this.budget = new ContextBudget(storage.sql, this.history);
     this.compactor = new Compactor({
       storage,
       history: this.history,
@@ -87,6 +90,7 @@ export class SessionEngine {
       approvals: this.approvals,
       eventLog: this.eventLog,
       env,
+      budget: this.budget,
     });
   }
 
@@ -120,7 +124,7 @@ export class SessionEngine {
   wiped(): void {
     dropCaches(this);
     this.tools.forget();
-    this.compactor.forget();
+    this.budget.forget();
   }
 
   /** One SQLite transaction (session-tx.ts); a rollback drops every store's in-memory rows. */
@@ -314,6 +318,7 @@ export class SessionEngine {
         eventLog: this.eventLog,
         streamLog: this.streamLog,
         tools: this.tools,
+        budget: this.budget,
         compactor: this.compactor,
         approvals: this.approvals,
         env: this.env,
@@ -594,7 +599,7 @@ export class SessionEngine {
     if (this.turns.latest()?.status === "running") {
       return failure("turn_in_progress", "a turn is running; it compacts by itself when it needs to");
     }
-    const tokensBefore = this.compactor.viewTokens();
+    const tokensBefore = this.budget.viewTokens();
     const conversation = this.#conversation;
     const out = await this.compactor.compact(agent, {
       turnId: null,

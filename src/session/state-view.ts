@@ -14,11 +14,11 @@ import { outcomeOf } from "./turn/turn-store";
 
 /**
  * The session's state; `agent` (null when not asked for, or gone) adds its threshold and the window compaction
- * works to (`Compactor.window`: the configured one, or a smaller one the model's provider reported).
+ * works to (`ContextBudget.window`: the configured one, or a smaller one the model's provider reported).
  */
 export function sessionState(e: SessionEngine, info: SessionInfo, agent: AgentConfig | null): SessionState {
-  const window = agent ? e.compactor.window(agent) : null;
-  const usage = e.compactor.usage();
+  const window = agent ? e.budget.window(agent) : null;
+  const usage = e.budget.usage();
   const latest = e.turns.latest();
   const turnStatus = latest?.status;
   const paused = isPaused(turnStatus);

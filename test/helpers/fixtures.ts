@@ -1,5 +1,5 @@
 // Agents several e2e files share, so each behaviour is tested against the same tool shapes, and the large tool schema
-// the prompt-size tests (the compactor's and the mock's) count.
+// the prompt-size tests (the context budget's and the mock's) count.
 import type { AgentConfig } from "./api.ts";
 
 /** A tool input schema of 100 described string fields: ~6,100 tokens, a large tool for a context to hold. */

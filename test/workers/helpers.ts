@@ -107,7 +107,7 @@ export async function summaryScript(model: string, steps: unknown[], replace = f
 
 /**
  * Has the provider of an `openai` session name a `tokens`-token window in its overflow error (Chat Completions'
- * wording, which the compactor learns the window from): three turns, then a fourth refused with it, compacted and
+ * wording, which the context budget learns the window from): three turns, then a fourth refused with it, compacted and
  * sent again.
  */
 export async function overflowNaming(s: Setup, tokens: number): Promise<void> {

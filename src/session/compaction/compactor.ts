@@ -1,26 +1,23 @@
 /**
- * Context compaction for one session (`Compactor`): estimates request sizes, decides when to compact (past the
- * token limit, or past MAX_VIEW_BYTES of view whatever the window) and whether the provider compacts natively,
- * writes our own summary records (the summary itself: summarise.ts) and records the provider's (each fitted to its
- * row: `fitNative`). One compaction runs at a time; nothing is stored until a summary is complete.
+ * Context compaction for one session (`Compactor`): where to cut and which tools stay, our own summary records,
+ * written when a step's request is over its context budget (context-budget.ts) or on POST /compact (the summary
+ * itself: summarise.ts), and the provider's recorded (each fitted to its row: `fitNative`). One compaction runs at
+ * a time; nothing is stored until a summary is complete.
  */
 import type { AgentConfig } from "../../agents/types";
-import { DEFAULT_COMPACTION } from "../../agents/types";
 import type { Env } from "../../env";
 import type { CompactionPart, Message } from "../../model/message";
 import type { EventLog } from "../../observability/events";
 import { attributesOf, inSpan } from "../../observability/tracing";
-import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
-import { promptSize } from "../../providers/body-text";
-import { getAdapter } from "../../providers/index";
-import { contextWindow, type ModelConfig, type StepRequest } from "../../providers/types";
 import { jsonBytes } from "../../storage/fit";
 import { MAX_VIEW_BYTES, SUMMARY_BUDGET_BYTES } from "../../storage/limits";
 import { type SessionStores, sessionTx } from "../session-tx";
 import { chooseCut, turnsBefore, userParts } from "./boundary";
+import { ContextBudget } from "./context-budget";
 import { clearDroppedNative, readDroppedNative, writeDroppedNative } from "./dropped-native";
-import { estimateTokens, inputTokens, type Observation, sizeTokens, textTokens } from "./estimate";
-import { CARRIED_NOTE, countCompactions, insertCompaction, latestCompaction, summaryText } from "./records";
+import { textTokens } from "./estimate";
+import { messageTokens } from "./message-tokens";
+import { CARRIED_NOTE, insertCompaction, latestCompaction, summaryText } from "./records";
 import { summarise } from "./summarise";
 import type { RequestPrefix } from "./summary-request";
 import { toolChoice } from "./tool-choice";
@@ -29,6 +26,8 @@ export interface CompactionDeps extends SessionStores {
   storage: DurableObjectStorage;
   eventLog: EventLog;
   env: Env;
+  /** The session's context budget: the limits a compaction keeps to, and what it tells of the view it moved. */
+  budget: ContextBudget;
 }
 
 /** What `context_compacted` and the `data-compaction` part carry. */
@@ -62,9 +61,6 @@ interface CompactOptions {
   current?: () => boolean;
 }
 
-/** Server-side compaction for the agent's model: the trigger to send, or why we summarise ourselves. */
-type NativePlan = { native: true; trigger: number } | { native: false; reason: string | null };
-
 /**
  * The most tokens a compaction keeps, and a summary request carries, whatever the window: a stored byte weighs at
  * least a quarter token (`textTokens`), so either holds at most half of MAX_VIEW_BYTES, and a view compacted for
@@ -73,290 +69,56 @@ type NativePlan = { native: true; trigger: number } | { native: false; reason: s
 const BYTE_BOUND_TOKENS = MAX_VIEW_BYTES / 8;
 
 /**
- * The overflow wordings (providers/retry.ts isOverflowError) that name the model's window, each capturing it:
- * Anthropic "prompt is too long: N tokens > 200000 maximum" and, for older models, "exceed context limit: N + M >
- * 200000"; OpenAI and vLLM "maximum context length is 8192"; Kimi "exceeded model token limit: 262144 (requested:
- * …)"; Qwen "Range of input length should be [1, 129024]"; llama.cpp "exceeds the available context size (4096
- * tokens)". Ollama's "exceeded max context length by N tokens" names the excess, and MiniMax's number is an error
- * code: neither is a window.
- */
-const WINDOW_WORDING = [
-  /(\d+) maximum/i,
-  /exceed context limit: \d+ \+ \d+ > (\d+)/i,
-  /maximum context length is (\d+)/i,
-  /exceeded model token limit: (\d+)/i,
-  /range of input length should be \[\d+, *(\d+)\]/i,
-  /exceeds the available context size \((\d+) tokens?\)/i,
-];
-
-/**
- * What a learned window or a usage report is true of: the model as the agent names and sizes it (provider, name,
- * configured window). Its base URL is the Worker's (ANTHROPIC_BASE_URL, OPENAI_BASE_URL), the same for as long as
- * this object lives (another value is another deployment, whose new instance remembers nothing), so the provider
- * stands for it.
- */
-function modelKey(model: ModelConfig): string {
-  return JSON.stringify([model.provider, model.name, contextWindow(model)]);
-}
-
-/**
- * `messageTokens` by parts array. A stored message's parts are never changed in place (appending to one assigns
- * a new array, and a reload from SQL makes new ones), so the entry lives exactly as long as the parts it sizes:
- * GET /v1/sessions/{id} (polled for state) and each compaction size only what is new since the last look.
- */
-const sizedParts = new WeakMap<readonly unknown[], number>();
-
-/** Estimated tokens of a message's parts (what the boundary choice weighs). */
-function messageTokens(m: Message): number {
-  let tokens = sizedParts.get(m.parts);
-  if (tokens === undefined) {
-    tokens = textTokens(JSON.stringify(m.parts));
-    sizedParts.set(m.parts, tokens);
-  }
-  return tokens;
-}
-
-/**
- * Keeps a session's provider requests inside the model's context window
- * (README "Long sessions"): estimates each request, and when it is above the
- * threshold (or the provider said it is too long) summarises the view up to a
- * safe boundary with the agent's own model and stores a compaction record.
- * Nothing is written until the summary is complete: a cut summary stream or a
+ * Compacts a session's view when a request is over its context budget, or on demand (README "Long sessions"):
+ * summarises the view up to a safe boundary with the agent's own model and stores a compaction record, or records
+ * the compaction the provider did. Nothing is written until the summary is complete: a cut summary stream or a
  * crash leaves the session exactly as it was.
  */
 export class Compactor {
-  /**
-   * The last request's `textTokens` and the input tokens the provider reported for it, and the model it went to
-   * (`modelKey`): another model's tokenizer counts differently, so its report is not read.
-   */
-  #last: { model: string; seen: Observation } | null = null;
-  /**
-   * A window the provider reported in a context-length error, and the model it is true of (`modelKey`): an agent
-   * moved to another model, or to another configured window, is sized by its own configuration again.
-   */
-  #learned: { model: string; window: number } | null = null;
   /**
    * One compaction at a time (a turn's and an on-demand one could otherwise interleave): the one in flight, whose
    * it is (a turn's, or null for POST /compact), how to stop it, and when it is done.
    */
   #running: { turnId: string | null; stop: AbortController; done: Promise<unknown> } | null = null;
-  /** The latest request estimate (what a native compaction reports as tokens_before). */
-  #lastEstimate = 0;
   /**
    * Native compactions the provider answered with in this instance, recorded or dropped (a step compares it to
    * know whether its usage report is comparable: the report describes the compacted context).
    */
   #natives = 0;
-  /**
-   * The size of the provider's compaction last dropped as too large to store (`fitNative`), until one of ours
-   * compacts or the session is cleared: asked again, the provider would compact the same history into a block as
-   * large on every step. Stored with it (dropped-native.ts), read when the object starts (`load`).
-   */
-  #droppedNative: number | null = null;
 
   get natives(): number {
     return this.#natives;
   }
 
   /**
-   * The provider's compaction of `bytes` was dropped as too large to store: until our own summary compacts,
-   * requests no longer ask the provider to compact, and our threshold applies (`nativePlan`). Stored: the caller
-   * runs it in the transaction that writes the dropped block, so a restarted object does not ask again either.
+   * The provider's compaction of `bytes` was dropped as too large to store (`fitNative`): until our own summary
+   * compacts, requests no longer ask the provider to compact, and our threshold applies
+   * (`ContextBudget.nativePlan`). Stored: the caller runs it in the transaction that writes the dropped block, so a
+   * restarted object does not ask again either.
    */
   droppedNative(bytes: number): void {
     writeDroppedNative(this.#deps.storage.sql, bytes);
-    this.#droppedNative = bytes;
+    this.#deps.budget.droppedNative = bytes;
     this.#natives++;
   }
 
   /** The object starts: reads whether the provider's last compaction was dropped (`droppedNative`). */
   load(): void {
-    this.#droppedNative = readDroppedNative(this.#deps.storage.sql);
+    this.#deps.budget.droppedNative = readDroppedNative(this.#deps.storage.sql);
   }
 
   /**
    * `clear` (in its transaction): the conversation the provider compacted is gone, so it may compact again; what
-   * its requests taught (the last usage report, a learned window) goes with it.
+   * its requests taught (the last usage report, a learned window) goes with it (`ContextBudget.forget`).
    */
   clear(): void {
     clearDroppedNative(this.#deps.storage.sql);
-    this.#droppedNative = null;
-    this.#last = null;
-    this.#learned = null;
-  }
-
-  /** The session's storage was wiped: nothing it held is remembered, nor what its requests taught. */
-  forget(): void {
-    this.#droppedNative = null;
-    this.#last = null;
-    this.#learned = null;
-  }
-
-  /** A request's size (`Compactor.size`), with its estimate kept as the latest. */
-  measure(req: StepRequest): number {
-    const size = Compactor.size(req);
-    this.estimate(req.model, size);
-    return size;
+    this.#deps.budget.forget();
   }
 
   readonly #deps: CompactionDeps;
   constructor(deps: CompactionDeps) {
     this.#deps = deps;
-  }
-
-  static config(agent: AgentConfig) {
-    return agent.compaction ?? DEFAULT_COMPACTION;
-  }
-
-  /**
-   * Estimated tokens (`textTokens`) of a request as the adapter sends it, less the deferred tools the model does
-   * not see yet.
-   */
-  static size(req: StepRequest): number {
-    // The same text the adapter sends (built once per request, src/providers/body-text.ts).
-    return promptSize(req, getAdapter(req.model.provider).buildBody, textTokens);
-  }
-
-  /** The input tokens of a request of this `size` to `model`, given the provider's last report on that model. */
-  estimate(model: ModelConfig, size: number): number {
-    const last = this.#last?.model === modelKey(model) ? this.#last.seen : null;
-    this.#lastEstimate = estimateTokens(size, last);
-    return this.#lastEstimate;
-  }
-
-  /**
-   * Whether the provider compacts for this agent (README "Long sessions", native compaction):
-   * the model declares `native_compaction`, the wire has it (Anthropic Messages `compact_20260112`;
-   * OpenAI Responses `compact_threshold` with provider `openai-responses` — Chat Completions has
-   * none), the most input a request can carry (`maxInput`: the window less its output limit) is more than the
-   * provider's minimum trigger, and the provider's last compaction was not dropped as too large to store
-   * (`droppedNative`; until one of ours compacts). The trigger is the threshold share of the window or, when the
-   * output limit leaves less input than that, of `maxInput`, and at least the minimum: below `maxInput`, so a request
-   * past it can still be sent for the provider to compact. `reason` says why a declared capability is not used (null
-   * when none was declared).
-   */
-  nativePlan(agent: AgentConfig): NativePlan {
-    const cfg = Compactor.config(agent);
-    if (agent.model.capabilities.native_compaction !== true || !cfg.enabled) return { native: false, reason: null };
-    if (this.#droppedNative !== null) {
-      return {
-        native: false,
-        reason: `the provider's last compaction (${this.#droppedNative} bytes) was too large to store; our own summary compacts instead`,
-      };
-    }
-    if (agent.model.provider === "openai") {
-      return {
-        native: false,
-        reason:
-          'OpenAI server-side compaction (compact_threshold) exists only on the Responses API; provider "openai" speaks Chat Completions (use "openai-responses")',
-      };
-    }
-    const window = this.window(agent);
-    const most = this.maxInput(agent);
-    // The Responses API documents no minimum threshold; the Messages API refuses a trigger below 50,000.
-    const minimum = agent.model.provider === "anthropic" ? MIN_COMPACTION_TRIGGER : 1;
-    const share = Math.floor(window * cfg.threshold);
-    const trigger = Math.max(minimum, share < most ? share : Math.floor(most * cfg.threshold));
-    if (trigger >= most) {
-      const input =
-        most < window
-          ? `the window (${window} tokens) less the output limit (${window - most} tokens)`
-          : `the window (${window} tokens)`;
-      return {
-        native: false,
-        reason: `${input} is too small for the provider's minimum compaction trigger (${minimum})`,
-      };
-    }
-    return { native: true, trigger };
-  }
-
-  /** Records the provider's reported usage for a request of `size` to `model`. */
-  observe(model: ModelConfig, size: number, usage: Record<string, number>): void {
-    const tokens = inputTokens(usage);
-    if (tokens !== null && tokens > 0) this.#last = { model: modelKey(model), seen: { estimated: size, tokens } };
-  }
-
-  /**
-   * The window budgets are computed from: the configured one, or a smaller one the provider reported for this
-   * very model (`learn`). GET /v1/sessions/{id} shows it as `context_window`.
-   */
-  window(agent: AgentConfig): number {
-    const configured = contextWindow(agent.model);
-    const learned = this.#learned;
-    return learned !== null && learned.window < configured && learned.model === modelKey(agent.model)
-      ? learned.window
-      : configured;
-  }
-
-  /**
-   * Learns `model`'s real window from a context-length error that names it (WINDOW_WORDING); other wordings teach
-   * nothing.
-   */
-  learn(model: ModelConfig, message: string): void {
-    for (const wording of WINDOW_WORDING) {
-      const n = Number(wording.exec(message)?.[1]);
-      if (Number.isFinite(n) && n > 0) {
-        this.#learned = { model: modelKey(model), window: n };
-        return;
-      }
-    }
-  }
-
-  /**
-   * True when the view must be compacted before a request of this estimate is sent: the request is above `limit`
-   * (`native`: above `maxInput`, the provider compacting at its trigger itself), or the view's messages take
-   * more than MAX_VIEW_BYTES as stored, whatever the window (the object holds them in its 128 MB).
-   */
-  over(agent: AgentConfig, tokens: number, native = false): boolean {
-    if (!Compactor.config(agent).enabled) return false;
-    return (
-      tokens > (native ? this.maxInput(agent) : this.limit(agent)) ||
-      this.#deps.history.viewSize().bytes > MAX_VIEW_BYTES
-    );
-  }
-
-  /**
-   * The input tokens a request may carry before our own summary compacts (README "Long sessions"): the threshold
-   * share of the window, and no more than `maxInput`.
-   */
-  limit(agent: AgentConfig): number {
-    return Math.min(Math.floor(this.window(agent) * Compactor.config(agent).threshold), this.maxInput(agent));
-  }
-
-  /**
-   * The most input tokens a request can carry: the window less the output limit the request carries (its
-   * `max_tokens`: Anthropic and vLLM refuse input + max_tokens > window). An output limit of the whole window or
-   * more leaves no input at all, a config no server answers: there the whole window.
-   */
-  maxInput(agent: AgentConfig): number {
-    const window = this.window(agent);
-    const output = getAdapter(agent.model.provider).outputTokens(agent.model);
-    return output < window ? window - output : window;
-  }
-
-  /** Estimated tokens of the view as stored (its messages, each sized once, and the preamble); reads the view. */
-  viewTokens(): number {
-    const { history } = this.#deps;
-    const pre = history.preamble();
-    return history.messages().reduce((n, m) => n + messageTokens(m), 0) + (pre ? messageTokens(pre) : 0);
-  }
-
-  /**
-   * Context use of the view, for GET /v1/sessions/{id} (no agent config at hand: the stored parts only). A view
-   * not in memory (an object just started) is estimated from its stored sizes (`sizeTokens`), so a poll parses none
-   * of the history; the first step reads it, and from then on the figure is `viewTokens`.
-   */
-  usage(): { estimated_tokens: number; view_start_seq: number; compactions: number } {
-    const { history } = this.#deps;
-    const pre = history.preamble();
-    const tokens = history.cachedMessages()
-      ? this.viewTokens()
-      : sizeTokens(history.viewSize()) + (pre ? messageTokens(pre) : 0);
-    return {
-      estimated_tokens: tokens,
-      view_start_seq: history.viewStart(),
-      compactions: countCompactions(this.#deps.storage.sql),
-    };
   }
 
   /**
@@ -389,7 +151,7 @@ export class Compactor {
         );
         // A smaller context (the event and span said why ours ran): the provider may compact again when it grows
         // back past the trigger.
-        if (outcome.ok) this.#droppedNative = null;
+        if (outcome.ok) this.#deps.budget.droppedNative = null;
         return outcome;
       });
     } finally {
@@ -404,14 +166,14 @@ export class Compactor {
   }
 
   async #compact(agent: AgentConfig, opts: CompactOptions): Promise<CompactionOutcome> {
-    const { history, tools } = this.#deps;
-    const cfg = Compactor.config(agent);
+    const { history, tools, budget } = this.#deps;
+    const cfg = ContextBudget.config(agent);
     const view = history.messages();
     const runningAt = opts.turnId === null ? -1 : view.findIndex((m) => m.turn_id === opts.turnId);
     const limit = runningAt === -1 ? view.length : runningAt;
     const sizes = view.map(messageTokens);
     const before = history.carried();
-    const maxKeptTokens = Math.min(Math.floor(this.limit(agent) * 0.5), BYTE_BOUND_TOKENS);
+    const maxKeptTokens = Math.min(Math.floor(budget.limit(agent) * 0.5), BYTE_BOUND_TOKENS);
     const cut = chooseCut(view, sizes, {
       limit,
       keepRecentTurns: cfg.keep_recent_turns,
@@ -444,8 +206,8 @@ export class Compactor {
       env: this.#deps.env,
       prior: previous?.summary ?? "",
       messages: summarised,
-      limit: Math.min(this.limit(agent), BYTE_BOUND_TOKENS),
-      window: this.window(agent),
+      limit: Math.min(budget.limit(agent), BYTE_BOUND_TOKENS),
+      window: budget.window(agent),
       // A client tool's results are the client's answers (the user's own words): rendered whole.
       isClient: (name) => registry.get(name)?.source === "client",
       prefix: opts.prefix,
@@ -500,13 +262,13 @@ export class Compactor {
       });
       if (choice.dropped.length) tools.loaded.remove(choice.dropped);
       // The provider may compact again (`compact` forgets the size once the span has said why ours ran).
-      if (this.#droppedNative !== null) clearDroppedNative(this.#deps.storage.sql);
+      if (budget.droppedNative !== null) clearDroppedNative(this.#deps.storage.sql);
       return null;
     });
     if (stale) return { ok: false, reason: stale };
     // The view now starts at the boundary: reloaded from storage on next use.
     history.viewMoved();
-    this.#last = null;
+    budget.compacted();
     const info: CompactionInfo = {
       boundary_seq: boundarySeq,
       tokens_before: opts.tokensBefore,
@@ -522,7 +284,7 @@ export class Compactor {
 
   /** Why the provider's own compaction could not be used where the agent asked for it (the event's and span's). */
   #unavailable(agent: AgentConfig): { native_unavailable?: string } {
-    const plan = this.nativePlan(agent);
+    const plan = this.#deps.budget.nativePlan(agent);
     return !plan.native && plan.reason !== null ? { native_unavailable: plan.reason } : {};
   }
 
@@ -533,7 +295,7 @@ export class Compactor {
    * part, so the part and its record are never apart. Null when a later record already exists.
    */
   recordNative(agent: AgentConfig, turnId: string, messageSeq: number, part: CompactionPart): CompactionInfo | null {
-    const { history, tools } = this.#deps;
+    const { history, tools, budget } = this.#deps;
     const latest = latestCompaction(this.#deps.storage.sql);
     if (latest && latest.boundary_seq >= messageSeq) return null;
     const view = history.view();
@@ -556,7 +318,7 @@ export class Compactor {
     insertCompaction(this.#deps.storage.sql, {
       boundary_seq: messageSeq,
       summary: part.content ?? "",
-      tokens_before: this.#lastEstimate,
+      tokens_before: budget.lastEstimate,
       tokens_after: tokensAfter,
       tools: snapshot,
       native: true,
@@ -566,11 +328,11 @@ export class Compactor {
     if (choice.dropped.length) tools.loaded.remove(choice.dropped);
     history.viewMoved();
     // The provider's next usage report describes the compacted context, not these bytes.
-    this.#last = null;
+    budget.compacted();
     this.#natives++;
     const info: CompactionInfo = {
       boundary_seq: messageSeq,
-      tokens_before: this.#lastEstimate,
+      tokens_before: budget.lastEstimate,
       tokens_after: tokensAfter,
       tools_kept: choice.kept,
       tools_dropped: choice.dropped,
@@ -589,7 +351,7 @@ export class Compactor {
 
   /** The tokens the declarations a compaction keeps may take: the agent's `tool_budget_tokens`, or a tenth of the window. */
   #toolBudget(agent: AgentConfig): number {
-    return Compactor.config(agent).tool_budget_tokens ?? Math.floor(this.window(agent) * 0.1);
+    return ContextBudget.config(agent).tool_budget_tokens ?? Math.floor(this.#deps.budget.window(agent) * 0.1);
   }
 
   #transaction<T>(fn: () => T): T {

@@ -5,7 +5,7 @@
 import type { StepRequest } from "../../providers/types";
 import type { TurnContext } from "../turn/context";
 import { runStep, type StepResult } from "../turn/step";
-import { Compactor } from "./compactor";
+import { ContextBudget } from "./context-budget";
 
 /**
  * One step of a turn inside the context budget: the request is estimated
@@ -20,34 +20,34 @@ import { Compactor } from "./compactor";
  * turn, request included).
  */
 export async function runBudgetedStep(ctx: TurnContext, step: number, build: () => StepRequest): Promise<StepResult> {
-  const { compactor, agent } = ctx.deps;
-  const enabled = Compactor.config(agent).enabled;
+  const { budget, compactor, agent } = ctx.deps;
+  const enabled = ContextBudget.config(agent).enabled;
   // Native compaction: every request asks the provider to compact at the trigger (step.ts records
   // the block it answers with); our own summary stays the fallback for a request it cannot read.
-  const plan = compactor.nativePlan(agent);
+  const plan = budget.nativePlan(agent);
   const request = (): StepRequest => (plan.native ? { ...build(), compaction: { trigger: plan.trigger } } : build());
   let req = request();
-  let size = Compactor.size(req);
-  const tokens = compactor.estimate(req.model, size);
+  let size = ContextBudget.size(req);
+  const tokens = budget.estimate(req.model, size);
   // Natively, the provider compacts past the trigger: ours only when the request could not be sent at all.
-  const over = compactor.over(agent, tokens, plan.native);
+  const over = budget.over(agent, tokens, plan.native);
   if (over && (await compactFor(ctx, tokens, req))) {
     req = request();
-    size = compactor.measure(req);
+    size = budget.measure(req);
   }
   const natives = compactor.natives;
   let result = await runStep(ctx, step, req);
   if (result.kind === "failed" && result.error.code === "context_overflow" && enabled && !ctx.cancelled) {
     // The estimate was low: the provider's own count is at least the window it names.
-    compactor.learn(agent.model, result.error.message);
-    if (await compactFor(ctx, Math.max(tokens, compactor.window(agent)), req)) {
+    budget.learn(agent.model, result.error.message);
+    if (await compactFor(ctx, Math.max(tokens, budget.window(agent)), req)) {
       req = request();
-      size = compactor.measure(req);
+      size = budget.measure(req);
       result = await runStep(ctx, step, req);
     }
   }
   // A usage report after a native compaction (recorded or dropped) describes the compacted context, not this request.
-  if (result.kind === "done" && compactor.natives === natives) compactor.observe(agent.model, size, result.usage);
+  if (result.kind === "done" && compactor.natives === natives) budget.observe(agent.model, size, result.usage);
   if (result.kind === "failed" && result.error.code === "context_overflow") {
     return {
       kind: "failed",

@@ -1,7 +1,7 @@
 /**
  * `summarise`: our own summary of what a compaction summarises (the previous summary plus the messages before the
- * cut), written by the agent's own model in as many requests as the budget needs, each within the compactor's
- * limit (README "Long sessions"). The compactor decides when and where to cut and stores the result.
+ * cut), written by the agent's own model in as many requests as the budget needs, each within the context
+ * budget's limit (README "Long sessions"). The compactor decides when and where to cut and stores the result.
  */
 import type { AgentConfig } from "../../agents/types";
 import type { Env } from "../../env";
@@ -29,7 +29,7 @@ interface SummariseInput {
   /** The latest summary ("" when none): carried into the new one, or summarised again when too long to carry. */
   prior: string;
   messages: readonly Message[];
-  /** The input tokens one summary request may carry (the compactor's limit, bounded for memory). */
+  /** The input tokens one summary request may carry (the context budget's limit, bounded for memory). */
   limit: number;
   /** The model's context window, in tokens. */
   window: number;

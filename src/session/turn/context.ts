@@ -8,6 +8,7 @@ import type { TurnStatus } from "../../model/turn";
 import type { EventLog } from "../../observability/events";
 import type { ApprovalStore } from "../approvals";
 import type { Compactor } from "../compaction/compactor";
+import type { ContextBudget } from "../compaction/context-budget";
 import type { HistoryStore } from "../history/store";
 import type { SessionTools } from "../session-tools";
 import type { StreamLog } from "../stream/log";
@@ -21,6 +22,7 @@ export interface RunnerDeps {
   eventLog: EventLog;
   streamLog: StreamLog;
   tools: SessionTools;
+  budget: ContextBudget;
   compactor: Compactor;
   approvals: ApprovalStore;
   env: Env;

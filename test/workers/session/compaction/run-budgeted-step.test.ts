@@ -1,4 +1,4 @@
-// A step's compaction for its view's size (src/session/compaction/run-budgeted-step.ts, Compactor.over): an agent
+// A step's compaction for its view's size (src/session/compaction/run-budgeted-step.ts, ContextBudget.over): an agent
 // whose 10M-token window its history is far from still compacts before a step once the view it holds in memory
 // passes MAX_VIEW_BYTES, so the object's 128 MB never has to hold a view the size such a window allows.
 import { describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
-// The window a provider's overflow error names (src/session/compaction/compactor.ts, Compactor.learn and window) is
-// true of that model only, and only for the conversation that met it: an agent moved to another model is sized by
-// its own configuration, and a cleared or deleted session starts from the configured window again.
+// The window a provider's overflow error names (src/session/compaction/context-budget.ts, ContextBudget.learn and
+// window) is true of that model only, and only for the conversation that met it: an agent moved to another model is
+// sized by its own configuration, and a cleared or deleted session starts from the configured window again.
 import { describe, expect, it } from "vitest";
 import { ADMIN, apiJson, events, overflowNaming, recreate, type Setup, send, setup } from "../../helpers";
 

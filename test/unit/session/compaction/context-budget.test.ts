@@ -1,16 +1,15 @@
-// The Compactor (src/session/compaction/compactor.ts) in Node: usage estimates each message once (and a view not in
-// memory from its stored sizes), over compacts a view too large to hold whatever the window, learn reads a
-// model's window from each server's overflow error, and estimate reads a usage report only of the model it sizes.
+// The context budget (src/session/compaction/context-budget.ts) in Node: usage estimates each message once (and a
+// view not in memory from its stored sizes), over compacts a view too large to hold whatever the window, learn reads
+// a model's window from each server's overflow error, estimate reads a usage report only of the model it sizes, and
+// nativePlan says when the provider compacts, at which trigger, and why not.
 import { describe, expect, it, vi } from "vitest";
 import type { AgentConfig } from "../../../../src/agents/types";
 import type { Message } from "../../../../src/model/message";
-import { type CompactionDeps, Compactor } from "../../../../src/session/compaction/compactor";
+import { ContextBudget } from "../../../../src/session/compaction/context-budget";
 import { sizeTokens, textTokens } from "../../../../src/session/compaction/estimate";
 import type { HistoryStore } from "../../../../src/session/history/store";
 import { MAX_VIEW_BYTES } from "../../../../src/storage/limits";
 
-// The compactor's span helpers import the Workers runtime module; in Node they run without tracing.
-vi.mock("cloudflare:workers", () => ({}));
 vi.mock("../../../../src/session/compaction/estimate", async (importOriginal) => {
   const real = await importOriginal<typeof import("../../../../src/session/compaction/estimate")>();
   return { ...real, textTokens: vi.fn(real.textTokens) };
@@ -25,15 +24,15 @@ const message = (seq: number, text: string): Message => ({
   created_at: "",
 });
 
-/** A compactor over `history` (no compaction stored). */
-function compactorWith(history: Partial<HistoryStore>): Compactor {
+/** A budget over `history` (no compaction stored). */
+function budgetWith(history: Partial<HistoryStore>): ContextBudget {
   const sql = { exec: () => ({ toArray: () => [{ n: 0 }] }) };
-  return new Compactor({ history, storage: { sql } } as unknown as CompactionDeps);
+  return new ContextBudget(sql as unknown as SqlStorage, history as HistoryStore);
 }
 
-/** A compactor over an in-memory view (what `usage` reads: the messages, no preamble, no compaction). */
-function compactorOver(messages: Message[]): Compactor {
-  return compactorWith({
+/** A budget over an in-memory view (what `usage` reads: the messages, no preamble, no compaction). */
+function budgetOver(messages: Message[]): ContextBudget {
+  return budgetWith({
     messages: () => messages,
     cachedMessages: () => messages,
     preamble: () => null,
@@ -41,25 +40,25 @@ function compactorOver(messages: Message[]): Compactor {
   });
 }
 
-describe("Compactor.usage", () => {
+describe("ContextBudget.usage", () => {
   it("estimates each message once: a repeated read sizes only the message added since", () => {
     const messages = Array.from({ length: 50 }, (_, i) => message(i + 1, `message ${i} `.repeat(100)));
-    const compactor = compactorOver(messages);
-    const first = compactor.usage().estimated_tokens;
+    const budget = budgetOver(messages);
+    const first = budget.usage().estimated_tokens;
     vi.mocked(textTokens).mockClear();
-    expect(compactor.usage().estimated_tokens).toBe(first);
+    expect(budget.usage().estimated_tokens).toBe(first);
     expect(vi.mocked(textTokens)).not.toHaveBeenCalled();
     const added = message(51, "one more");
     messages.push(added);
-    expect(compactor.usage().estimated_tokens).toBe(first + textTokens(JSON.stringify(added.parts)));
+    expect(budget.usage().estimated_tokens).toBe(first + textTokens(JSON.stringify(added.parts)));
     expect(vi.mocked(textTokens)).toHaveBeenCalledTimes(2); // the new message, and the expectation's own
   });
 });
 
-describe("Compactor.usage of a view not in memory", () => {
+describe("ContextBudget.usage of a view not in memory", () => {
   it("estimates it from the stored sizes, parsing no message", () => {
     const size = { bytes: 9_000_000, chars: 8_000_000 };
-    const compactor = compactorWith({
+    const budget = budgetWith({
       messages: () => {
         throw new Error("the view was read");
       },
@@ -68,17 +67,17 @@ describe("Compactor.usage of a view not in memory", () => {
       preamble: () => null,
       viewStart: () => 0,
     });
-    expect(compactor.usage().estimated_tokens).toBe(sizeTokens(size));
+    expect(budget.usage().estimated_tokens).toBe(sizeTokens(size));
   });
 });
 
-describe("Compactor.over", () => {
+describe("ContextBudget.over", () => {
   /** Compaction on, a 10M-token window: an estimate of 1,000 tokens is far below its limit. */
   const agent = {
     model: { provider: "anthropic", name: "over-test", context_window: 10_000_000, capabilities: {} },
     compaction: { enabled: true, threshold: 0.8, keep_recent_turns: 2 },
   } as unknown as AgentConfig;
-  const over = (bytes: number) => compactorWith({ viewSize: () => ({ bytes, chars: bytes }) }).over(agent, 1000);
+  const over = (bytes: number) => budgetWith({ viewSize: () => ({ bytes, chars: bytes }) }).over(agent, 1000);
 
   it("compacts a view stored in more than MAX_VIEW_BYTES, however far its request is below the window", () => {
     expect(over(MAX_VIEW_BYTES)).toBe(false);
@@ -86,13 +85,13 @@ describe("Compactor.over", () => {
   });
 });
 
-describe("Compactor.learn", () => {
+describe("ContextBudget.learn", () => {
   /** An agent configured far larger than any window below, so `window` shows what was learned. */
   const agent = { model: { provider: "openai", name: "learn-test", context_window: 1_000_000 } } as AgentConfig;
   const learned = (message: string) => {
-    const compactor = compactorOver([]);
-    compactor.learn(agent.model, message);
-    return compactor.window(agent);
+    const budget = budgetOver([]);
+    budget.learn(agent.model, message);
+    return budget.window(agent);
   };
 
   it("learns Kimi's window from 'exceeded model token limit: N (requested: M)'", () => {
@@ -122,30 +121,30 @@ describe("Compactor.learn", () => {
 const model = (name: string, context_window = 100_000) =>
   ({ provider: "openai", name, context_window, capabilities: {} }) as unknown as AgentConfig["model"];
 
-describe("Compactor.window", () => {
+describe("ContextBudget.window", () => {
   it("applies a learned window only to the model it was learned from, as configured then", () => {
-    const compactor = compactorOver([]);
-    compactor.learn(model("window-a"), "This model's maximum context length is 4000 tokens.");
-    expect(compactor.window({ model: model("window-a") } as AgentConfig)).toBe(4000);
-    expect(compactor.window({ model: model("window-b") } as AgentConfig)).toBe(100_000);
-    expect(compactor.window({ model: model("window-a", 50_000) } as AgentConfig)).toBe(50_000);
+    const budget = budgetOver([]);
+    budget.learn(model("window-a"), "This model's maximum context length is 4000 tokens.");
+    expect(budget.window({ model: model("window-a") } as AgentConfig)).toBe(4000);
+    expect(budget.window({ model: model("window-b") } as AgentConfig)).toBe(100_000);
+    expect(budget.window({ model: model("window-a", 50_000) } as AgentConfig)).toBe(50_000);
   });
 });
 
-describe("Compactor.estimate", () => {
+describe("ContextBudget.estimate", () => {
   it("reads the provider's last usage report only for the model it reported on, as configured then", () => {
-    const compactor = compactorOver([]);
+    const budget = budgetOver([]);
     // The model counted this 1,000-token estimate as 3,000 tokens.
-    compactor.observe(model("estimate-a"), 1000, { input_tokens: 3000 });
-    expect(compactor.estimate(model("estimate-a"), 1200)).toBe(3200);
-    expect(compactor.estimate(model("estimate-b"), 1200)).toBe(1200);
-    expect(compactor.estimate(model("estimate-a", 50_000), 1200)).toBe(1200);
+    budget.observe(model("estimate-a"), 1000, { input_tokens: 3000 });
+    expect(budget.estimate(model("estimate-a"), 1200)).toBe(3200);
+    expect(budget.estimate(model("estimate-b"), 1200)).toBe(1200);
+    expect(budget.estimate(model("estimate-a", 50_000), 1200)).toBe(1200);
   });
 });
 
-describe("Compactor.limit", () => {
+describe("ContextBudget.limit", () => {
   const limit = (model: Record<string, unknown>, threshold = 0.8) =>
-    compactorOver([]).limit({
+    budgetOver([]).limit({
       model: { capabilities: {}, ...model },
       compaction: { enabled: true, threshold, keep_recent_turns: 2 },
     } as unknown as AgentConfig);
@@ -165,5 +164,60 @@ describe("Compactor.limit", () => {
 
   it("is the threshold share when max_tokens is the whole window or more (no request of that agent could fit)", () => {
     expect(limit({ provider: "anthropic", name: "m", context_window: 8000 })).toBe(6400);
+  });
+});
+
+describe("ContextBudget.nativePlan", () => {
+  /** An agent whose model declares native compaction (threshold 0.8), on `provider` with this window; `extra` overrides. */
+  const agent = (provider: string, context_window: number, extra: Record<string, unknown> = {}) =>
+    ({
+      model: { provider, name: "native-test", context_window, capabilities: { native_compaction: true }, ...extra },
+      compaction: { enabled: true, threshold: 0.8, keep_recent_turns: 2 },
+    }) as unknown as AgentConfig;
+
+  it("asks the provider to compact at the threshold share of the window", () => {
+    expect(budgetOver([]).nativePlan(agent("anthropic", 70_000))).toEqual({ native: true, trigger: 56_000 });
+  });
+
+  it("is not native, with no reason, when the model does not declare it", () => {
+    const undeclared = agent("anthropic", 70_000, { capabilities: {} });
+    expect(budgetOver([]).nativePlan(undeclared)).toEqual({ native: false, reason: null });
+  });
+
+  it("takes the threshold share of the input an output limit leaves, when that is below the window's share", () => {
+    const plan = budgetOver([]).nativePlan(agent("openai-responses", 16_000, { max_tokens: 6000 }));
+    expect(plan).toEqual({ native: true, trigger: 8000 });
+  });
+
+  it("raises the trigger to Anthropic's 50,000-token minimum while that is below the input a request can carry", () => {
+    expect(budgetOver([]).nativePlan(agent("anthropic", 60_000))).toEqual({ native: true, trigger: 50_000 });
+  });
+
+  it("says why not when the input a request can carry is no more than the minimum trigger", () => {
+    expect(budgetOver([]).nativePlan(agent("anthropic", 55_000))).toEqual({
+      native: false,
+      reason:
+        "the window (55000 tokens) less the output limit (8192 tokens) is too small for the provider's minimum compaction trigger (50000)",
+    });
+  });
+
+  it("says why not on Chat Completions, which has no server-side compaction", () => {
+    const plan = budgetOver([]).nativePlan(agent("openai", 100_000));
+    expect(plan.native).toBe(false);
+    expect(!plan.native && plan.reason).toContain("only on the Responses API");
+  });
+
+  it("says why not while the provider's last compaction is marked dropped as too large to store", () => {
+    const budget = budgetOver([]);
+    budget.droppedNative = 300_000;
+    const plan = budget.nativePlan(agent("anthropic", 70_000));
+    expect(!plan.native && plan.reason).toContain("(300000 bytes) was too large to store");
+  });
+
+  it("asks the provider again once the conversation is forgotten", () => {
+    const budget = budgetOver([]);
+    budget.droppedNative = 300_000;
+    budget.forget();
+    expect(budget.nativePlan(agent("anthropic", 70_000))).toEqual({ native: true, trigger: 56_000 });
   });
 });

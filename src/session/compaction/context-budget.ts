@@ -1,0 +1,275 @@
+/**
+ * The context budget of one session (`ContextBudget`): how big the next provider request is (its `textTokens`,
+ * read against the provider's last usage report on that model) and how big it may be (the window, or a smaller one
+ * an overflow error named; the limit our own summary compacts past; the most input a request can carry), whether
+ * the provider compacts natively (`nativePlan`), and the view's context use for GET /v1/sessions/{id}. Held in
+ * memory; it reads the view and the count of compactions, and writes nothing.
+ */
+import type { AgentConfig } from "../../agents/types";
+import { DEFAULT_COMPACTION } from "../../agents/types";
+import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
+import { promptSize } from "../../providers/body-text";
+import { getAdapter } from "../../providers/index";
+import { contextWindow, type ModelConfig, type StepRequest } from "../../providers/types";
+import { MAX_VIEW_BYTES } from "../../storage/limits";
+import type { HistoryStore } from "../history/store";
+import { estimateTokens, inputTokens, type Observation, sizeTokens, textTokens } from "./estimate";
+import { messageTokens } from "./message-tokens";
+import { countCompactions } from "./records";
+
+/** Server-side compaction for the agent's model: the trigger to send, or why we summarise ourselves. */
+type NativePlan = { native: true; trigger: number } | { native: false; reason: string | null };
+
+/**
+ * The overflow wordings (providers/retry.ts isOverflowError) that name the model's window, each capturing it:
+ * Anthropic "prompt is too long: N tokens > 200000 maximum" and, for older models, "exceed context limit: N + M >
+ * 200000"; OpenAI and vLLM "maximum context length is 8192"; Kimi "exceeded model token limit: 262144 (requested:
+ * …)"; Qwen "Range of input length should be [1, 129024]"; llama.cpp "exceeds the available context size (4096
+ * tokens)". Ollama's "exceeded max context length by N tokens" names the excess, and MiniMax's number is an error
+ * code: neither is a window.
+ */
+const WINDOW_WORDING = [
+  /(\d+) maximum/i,
+  /exceed context limit: \d+ \+ \d+ > (\d+)/i,
+  /maximum context length is (\d+)/i,
+  /exceeded model token limit: (\d+)/i,
+  /range of input length should be \[\d+, *(\d+)\]/i,
+  /exceeds the available context size \((\d+) tokens?\)/i,
+];
+
+/**
+ * What a learned window or a usage report is true of: the model as the agent names and sizes it (provider, name,
+ * configured window). Its base URL is the Worker's (ANTHROPIC_BASE_URL, OPENAI_BASE_URL), the same for as long as
+ * this object lives (another value is another deployment, whose new instance remembers nothing), so the provider
+ * stands for it.
+ */
+function modelKey(model: ModelConfig): string {
+  return JSON.stringify([model.provider, model.name, contextWindow(model)]);
+}
+
+/**
+ * Keeps count of a session's provider requests against the model's context window (README "Long sessions"):
+ * estimates each request, says when the view must be compacted before it is sent (`over`) and how far
+ * (`limit`), and whether the provider does it (`nativePlan`). The compaction itself is `Compactor`'s.
+ */
+export class ContextBudget {
+  /**
+   * The last request's `textTokens` and the input tokens the provider reported for it, and the model it went to
+   * (`modelKey`): another model's tokenizer counts differently, so its report is not read.
+   */
+  #last: { model: string; seen: Observation } | null = null;
+  /**
+   * A window the provider reported in a context-length error, and the model it is true of (`modelKey`): an agent
+   * moved to another model, or to another configured window, is sized by its own configuration again.
+   */
+  #learned: { model: string; window: number } | null = null;
+  /** The latest request estimate (what a native compaction reports as tokens_before). */
+  #lastEstimate = 0;
+  /**
+   * The size of the provider's compaction last dropped as too large to store (`Compactor.droppedNative`), until
+   * one of ours compacts or the session is cleared: asked again, the provider would compact the same history into
+   * a block as large on every step. Stored with it (dropped-native.ts), read when the object starts
+   * (`Compactor.load`).
+   */
+  #droppedNative: number | null = null;
+
+  readonly #sql: SqlStorage;
+  readonly #history: HistoryStore;
+  constructor(sql: SqlStorage, history: HistoryStore) {
+    this.#sql = sql;
+    this.#history = history;
+  }
+
+  static config(agent: AgentConfig) {
+    return agent.compaction ?? DEFAULT_COMPACTION;
+  }
+
+  /**
+   * Estimated tokens (`textTokens`) of a request as the adapter sends it, less the deferred tools the model does
+   * not see yet.
+   */
+  static size(req: StepRequest): number {
+    // The same text the adapter sends (built once per request, src/providers/body-text.ts).
+    return promptSize(req, getAdapter(req.model.provider).buildBody, textTokens);
+  }
+
+  /** The latest request estimate (`estimate`). */
+  get lastEstimate(): number {
+    return this.#lastEstimate;
+  }
+
+  /** The size of the provider's compaction last dropped as too large to store, or null (`nativePlan` reads it). */
+  get droppedNative(): number | null {
+    return this.#droppedNative;
+  }
+
+  set droppedNative(bytes: number | null) {
+    this.#droppedNative = bytes;
+  }
+
+  /**
+   * A compaction moved the view: the provider's last usage report describes a context no longer sent, so the
+   * estimate no longer reads it.
+   */
+  compacted(): void {
+    this.#last = null;
+  }
+
+  /**
+   * The conversation is gone (cleared, or the storage wiped): the provider may compact again, and what its
+   * requests taught (the last usage report, a learned window) goes with it.
+   */
+  forget(): void {
+    this.#droppedNative = null;
+    this.#last = null;
+    this.#learned = null;
+  }
+
+  /** A request's size (`ContextBudget.size`), with its estimate kept as the latest. */
+  measure(req: StepRequest): number {
+    const size = ContextBudget.size(req);
+    this.estimate(req.model, size);
+    return size;
+  }
+
+  /** The input tokens of a request of this `size` to `model`, given the provider's last report on that model. */
+  estimate(model: ModelConfig, size: number): number {
+    const last = this.#last?.model === modelKey(model) ? this.#last.seen : null;
+    this.#lastEstimate = estimateTokens(size, last);
+    return this.#lastEstimate;
+  }
+
+  /**
+   * Whether the provider compacts for this agent (README "Long sessions", native compaction):
+   * the model declares `native_compaction`, the wire has it (Anthropic Messages `compact_20260112`;
+   * OpenAI Responses `compact_threshold` with provider `openai-responses` — Chat Completions has
+   * none), the most input a request can carry (`maxInput`: the window less its output limit) is more than the
+   * provider's minimum trigger, and the provider's last compaction was not dropped as too large to store
+   * (`droppedNative`; until one of ours compacts). The trigger is the threshold share of the window or, when the
+   * output limit leaves less input than that, of `maxInput`, and at least the minimum: below `maxInput`, so a request
+   * past it can still be sent for the provider to compact. `reason` says why a declared capability is not used (null
+   * when none was declared).
+   */
+  nativePlan(agent: AgentConfig): NativePlan {
+    const cfg = ContextBudget.config(agent);
+    if (agent.model.capabilities.native_compaction !== true || !cfg.enabled) return { native: false, reason: null };
+    if (this.#droppedNative !== null) {
+      return {
+        native: false,
+        reason: `the provider's last compaction (${this.#droppedNative} bytes) was too large to store; our own summary compacts instead`,
+      };
+    }
+    if (agent.model.provider === "openai") {
+      return {
+        native: false,
+        reason:
+          'OpenAI server-side compaction (compact_threshold) exists only on the Responses API; provider "openai" speaks Chat Completions (use "openai-responses")',
+      };
+    }
+    const window = this.window(agent);
+    const most = this.maxInput(agent);
+    // The Responses API documents no minimum threshold; the Messages API refuses a trigger below 50,000.
+    const minimum = agent.model.provider === "anthropic" ? MIN_COMPACTION_TRIGGER : 1;
+    const share = Math.floor(window * cfg.threshold);
+    const trigger = Math.max(minimum, share < most ? share : Math.floor(most * cfg.threshold));
+    if (trigger >= most) {
+      const input =
+        most < window
+          ? `the window (${window} tokens) less the output limit (${window - most} tokens)`
+          : `the window (${window} tokens)`;
+      return {
+        native: false,
+        reason: `${input} is too small for the provider's minimum compaction trigger (${minimum})`,
+      };
+    }
+    return { native: true, trigger };
+  }
+
+  /** Records the provider's reported usage for a request of `size` to `model`. */
+  observe(model: ModelConfig, size: number, usage: Record<string, number>): void {
+    const tokens = inputTokens(usage);
+    if (tokens !== null && tokens > 0) this.#last = { model: modelKey(model), seen: { estimated: size, tokens } };
+  }
+
+  /**
+   * The window budgets are computed from: the configured one, or a smaller one the provider reported for this
+   * very model (`learn`). GET /v1/sessions/{id} shows it as `context_window`.
+   */
+  window(agent: AgentConfig): number {
+    const configured = contextWindow(agent.model);
+    const learned = this.#learned;
+    return learned !== null && learned.window < configured && learned.model === modelKey(agent.model)
+      ? learned.window
+      : configured;
+  }
+
+  /**
+   * Learns `model`'s real window from a context-length error that names it (WINDOW_WORDING); other wordings teach
+   * nothing.
+   */
+  learn(model: ModelConfig, message: string): void {
+    for (const wording of WINDOW_WORDING) {
+      const n = Number(wording.exec(message)?.[1]);
+      if (Number.isFinite(n) && n > 0) {
+        this.#learned = { model: modelKey(model), window: n };
+        return;
+      }
+    }
+  }
+
+  /**
+   * True when the view must be compacted before a request of this estimate is sent: the request is above `limit`
+   * (`native`: above `maxInput`, the provider compacting at its trigger itself), or the view's messages take
+   * more than MAX_VIEW_BYTES as stored, whatever the window (the object holds them in its 128 MB).
+   */
+  over(agent: AgentConfig, tokens: number, native = false): boolean {
+    if (!ContextBudget.config(agent).enabled) return false;
+    return (
+      tokens > (native ? this.maxInput(agent) : this.limit(agent)) || this.#history.viewSize().bytes > MAX_VIEW_BYTES
+    );
+  }
+
+  /**
+   * The input tokens a request may carry before our own summary compacts (README "Long sessions"): the threshold
+   * share of the window, and no more than `maxInput`.
+   */
+  limit(agent: AgentConfig): number {
+    return Math.min(Math.floor(this.window(agent) * ContextBudget.config(agent).threshold), this.maxInput(agent));
+  }
+
+  /**
+   * The most input tokens a request can carry: the window less the output limit the request carries (its
+   * `max_tokens`: Anthropic and vLLM refuse input + max_tokens > window). An output limit of the whole window or
+   * more leaves no input at all, a config no server answers: there the whole window.
+   */
+  maxInput(agent: AgentConfig): number {
+    const window = this.window(agent);
+    const output = getAdapter(agent.model.provider).outputTokens(agent.model);
+    return output < window ? window - output : window;
+  }
+
+  /** Estimated tokens of the view as stored (its messages, each sized once, and the preamble); reads the view. */
+  viewTokens(): number {
+    const history = this.#history;
+    const pre = history.preamble();
+    return history.messages().reduce((n, m) => n + messageTokens(m), 0) + (pre ? messageTokens(pre) : 0);
+  }
+
+  /**
+   * Context use of the view, for GET /v1/sessions/{id} (no agent config at hand: the stored parts only). A view
+   * not in memory (an object just started) is estimated from its stored sizes (`sizeTokens`), so a poll parses none
+   * of the history; the first step reads it, and from then on the figure is `viewTokens`.
+   */
+  usage(): { estimated_tokens: number; view_start_seq: number; compactions: number } {
+    const history = this.#history;
+    const pre = history.preamble();
+    const tokens = history.cachedMessages()
+      ? this.viewTokens()
+      : sizeTokens(history.viewSize()) + (pre ? messageTokens(pre) : 0);
+    return {
+      estimated_tokens: tokens,
+      view_start_seq: history.viewStart(),
+      compactions: countCompactions(this.#sql),
+    };
+  }
+}
