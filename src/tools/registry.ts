@@ -168,4 +168,12 @@ export class ToolRegistry {
   hasDeferred(): boolean {
     return this.tools.some((t) => t.deferred);
   }
+
+  /**
+   * Whether any tool takes `$tool` references: one the session runs itself (http, MCP), not a built-in or a client
+   * tool (`declaration`). Only then is the model told of them (REFS_PROMPT), and a summary keeps the ids they name.
+   */
+  takesReferences(): boolean {
+    return this.tools.some((t) => t.source !== "client" && t.source !== "builtin");
+  }
 }

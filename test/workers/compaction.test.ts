@@ -301,7 +301,9 @@ describe("what the summariser reads", () => {
     expect(answered.body.status).toBe("completed");
     expect((await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key })).status).toBe(200);
     const summaries = await summaryRequests(s);
-    expect(summaries.some((r) => JSON.stringify(r.body).includes(`Result of ask_user: ${answer}`))).toBe(true);
+    expect(
+      summaries.some((r) => JSON.stringify(r.body).includes(`Result of ask_user [id call_ask_clause]: ${answer}`)),
+    ).toBe(true);
   });
 });
 

@@ -210,6 +210,8 @@ export class Compactor {
       window: budget.window(agent),
       // A client tool's results are the client's answers (the user's own words): rendered whole.
       isClient: (name) => registry.get(name)?.source === "client",
+      // Told of `$tool` references, the model may pass an earlier result by its id: the summary keeps the ids.
+      passable: registry.takesReferences() ? (id) => history.referencedValue(id).ok : undefined,
       prefix: opts.prefix,
       signal: opts.signal,
       turnId: opts.turnId,

@@ -13,6 +13,7 @@ import { opaqueCompaction } from "./native-view";
 import { type RequestPrefix, requestSummary } from "./summary-request";
 import {
   capSummary,
+  IDS_INSTRUCTION,
   SUMMARY_SYSTEM,
   summaryLines,
   summaryPrompt,
@@ -35,6 +36,11 @@ interface SummariseInput {
   window: number;
   /** Whether the named tool runs in the client: its results are the client's answers, rendered whole. */
   isClient: (name: string) => boolean;
+  /**
+   * Given when the model is told of `$tool` references: whether one to the call of this id passes its result. The
+   * summary is asked to keep the ids of results the work may still need, and a result none passes is marked.
+   */
+  passable?: (id: string) => boolean;
   /** The triggering request's prefix (prompt-cache reuse); absent (on demand) = no tools, our own system. */
   prefix?: RequestPrefix;
   signal: AbortSignal;
@@ -54,13 +60,15 @@ export async function summarise(
   // Room for the summary carried and a piece in one request, in tokens: the limit less the prompt's own words and
   // our system, all counted a third over their `textTokens` (JSON escaping can grow ASCII text).
   const sent = (tokens: number) => Math.ceil((tokens * 4) / 3);
-  const free = input.limit - 300 - sent(textTokens(SUMMARY_SYSTEM));
+  const references = input.passable !== undefined;
+  const free =
+    input.limit - 300 - sent(textTokens(SUMMARY_SYSTEM)) - (references ? sent(textTokens(IDS_INSTRUCTION)) : 0);
   if (free < MIN_PIECE_TOKENS) return { ok: false, reason: "the context window is too small to summarise in" };
   const cap = summaryCap(input.window, free);
   // Too long to carry: summarised again, as the transcript's opening lines.
   const resummarised = textTokens(prior) > cap;
   const carried = resummarised ? "" : prior;
-  const lines = transcriptLines(messages, input.isClient);
+  const lines = transcriptLines(messages, input.isClient, input.passable);
   const prefixTokens = input.prefix
     ? textTokens(input.prefix.system) + textTokens(JSON.stringify(input.prefix.tools))
     : 0;
@@ -84,7 +92,7 @@ export async function summarise(
   let context = opaqueCompaction(messages, agent.model.provider);
   for (const piece of pieces) {
     requests++;
-    const prompt = summaryPrompt(text, piece);
+    const prompt = summaryPrompt(text, piece, references);
     const answer = await requestSummary(agent, input.env, prompt, prefix, {
       signal: input.signal,
       turnId: input.turnId,

@@ -1,8 +1,9 @@
 /**
  * The text a summary request reads: the summarised messages rendered as a
- * plain transcript. Tool calls and results become lines of text, so the
- * request carries no tool_use/tool_result blocks at all (invariant P holds
- * trivially, no tools need declaring) and can be cut into pieces anywhere:
+ * plain transcript. Tool calls and results become lines of text naming the
+ * call's id, so the request carries no tool_use/tool_result blocks at all
+ * (invariant P holds trivially, no tools need declaring) and a summary can keep
+ * the id a later `$tool` reference passes; it can be cut into pieces anywhere:
  * a line longer than a piece goes on in the next one, so no text the user
  * wrote is left out of the summary. A previous summary too long to carry
  * opens it as lines of its own (`summaryLines`), and a summary over its cap
@@ -24,6 +25,16 @@ const MAX_RESULT_CHARS = 2000;
 const SUMMARY_INSTRUCTION =
   "Summarise the conversation transcript above for the assistant that continues it. Keep every user request, decision, fact, open question, tool result that matters and the state of the work; be concise.";
 
+/**
+ * Follows SUMMARY_INSTRUCTION when the model is told of `$tool` references (REFS_PROMPT): an id the summary keeps
+ * passes that result on after the compaction, where the transcript's ids are gone.
+ */
+export const IDS_INSTRUCTION =
+  'Keep the id of each tool result the work may still need: the assistant can pass that result to a tool as {"$tool": "<id>"} rather than call the tool again. A result marked (error) or (cannot be passed) cannot be passed.';
+
+/** Marks a result line whose call a `$tool` reference cannot pass (cut when stored, or by the tool), errors aside. */
+export const NOT_PASSABLE = "(cannot be passed)";
+
 /** Ends a summary the model cut at its output limit (summary-request.ts). */
 export const TRUNCATED_NOTE =
   "[This summary was cut at the model's output limit: details after this point are missing.]";
@@ -41,17 +52,26 @@ export const OPAQUE_CONTEXT_NOTE =
 export const SUMMARY_SYSTEM =
   "You write a summary of an earlier part of a conversation between a user and an AI assistant that uses tools. The summary replaces that part of the conversation in the assistant's context.";
 
+/** How a call and its result name the call's id: the id a `$tool` reference passes. */
+function idTag(id: string): string {
+  return `[id ${id}]`;
+}
+
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${headChars(text, max)}… [${text.length - max} more characters]`;
 }
 
 /**
- * One line (or a few) per message part that carries meaning; bookkeeping parts are skipped. `clientTool` says
- * whether a tool's calls run in the client, whose results are rendered whole.
+ * One line (or a few) per message part that carries meaning; bookkeeping parts are skipped. A call and its result
+ * both name the call's id. `clientTool` says whether a tool's calls run in the client, whose results are rendered
+ * whole. `passable`, given when the model is told of `$tool` references, says whether a reference to a call passes
+ * its result (`HistoryStore.referencedValue`): a result it refuses for another reason than an error is marked
+ * NOT_PASSABLE.
  */
 export function transcriptLines(
   messages: readonly Message[],
   clientTool: (name: string) => boolean = () => false,
+  passable?: (id: string) => boolean,
 ): string[] {
   const names = new Map<string, string>();
   const lines: string[] = [];
@@ -66,13 +86,14 @@ export function transcriptLines(
           break;
         case "tool_use":
           names.set(p.id, p.name);
-          lines.push(`Assistant called ${p.name}(${clip(JSON.stringify(p.input), MAX_ARGS_CHARS)})`);
+          lines.push(`Assistant called ${p.name} ${idTag(p.id)}(${clip(JSON.stringify(p.input), MAX_ARGS_CHARS)})`);
           break;
         case "tool_result": {
           const name = names.get(p.tool_use_id);
           const text = resultText(p.content);
+          const mark = p.is_error ? " (error)" : passable && !passable(p.tool_use_id) ? ` ${NOT_PASSABLE}` : "";
           lines.push(
-            `Result of ${name ?? p.tool_use_id}${p.is_error ? " (error)" : ""}: ${name !== undefined && clientTool(name) ? text : clip(text, MAX_RESULT_CHARS)}`,
+            `Result of ${name ?? "a call"} ${idTag(p.tool_use_id)}${mark}: ${name !== undefined && clientTool(name) ? text : clip(text, MAX_RESULT_CHARS)}`,
           );
           break;
         }
@@ -149,10 +170,14 @@ function sliceHead(text: string, tokens: number): string {
   return space >= head.length * 0.8 ? head.slice(0, space + 1) : head;
 }
 
-/** The user text of one summary request: the summary so far, then the next piece of transcript. */
-export function summaryPrompt(previous: string, piece: string): string {
+/**
+ * The user text of one summary request: the summary so far, then the next piece of transcript; `references`: the
+ * model is told of `$tool` references, and the summary is asked to keep the ids they pass (IDS_INSTRUCTION).
+ */
+export function summaryPrompt(previous: string, piece: string, references = false): string {
   const prior = previous ? `<previous_summary>\n${previous}\n</previous_summary>\n\n` : "";
-  return `${prior}<transcript>\n${piece}\n</transcript>\n\n${SUMMARY_INSTRUCTION}`;
+  const ids = references ? ` ${IDS_INSTRUCTION}` : "";
+  return `${prior}<transcript>\n${piece}\n</transcript>\n\n${SUMMARY_INSTRUCTION}${ids}`;
 }
 
 /**

@@ -44,10 +44,7 @@ export function stepRequest(ctx: TurnContext, contract: OutputContract | null, l
     model: agent.model,
     baseUrl: endpointFromEnv(agent.model.provider, ctx.deps.env).baseUrl,
     // References work only in the arguments of tools the session runs (http, MCP): only then are they explained.
-    system: systemPrompt(agent.system, [
-      listing,
-      reg.tools.some((t) => t.source !== "client" && t.source !== "builtin") ? REFS_PROMPT : "",
-    ]),
+    system: systemPrompt(agent.system, [listing, reg.takesReferences() ? REFS_PROMPT : ""]),
     messages: history.view(),
     tools: contract ? [...declared, structuredDeclaration(contract)] : declared,
   };

@@ -1,5 +1,5 @@
-// ToolRegistry (src/tools/registry.ts): one tool per name, and MCP core tools past the cap on tools sent with every
-// request deferred, or dropped when nothing can defer.
+// ToolRegistry (src/tools/registry.ts): one tool per name, MCP core tools past the cap on tools sent with every
+// request deferred, or dropped when nothing can defer, and which registries take `$tool` references.
 import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../../src/agents/normalize";
 import { stepTools } from "../../../src/tools/disclosure";
@@ -28,6 +28,23 @@ describe("ToolRegistry", () => {
     expect(reg.get("mcp__gh__issues__create")?.mcp).toEqual({ server: "gh", tool: "issues__create" });
     const names = stepTools(reg, [], "anthropic").map((t) => t.name);
     expect(names.length).toBe(new Set(names).size);
+  });
+
+  it("takes `$tool` references only with a tool the session runs: client tools and built-ins take none", () => {
+    const ask = {
+      name: "ask_user",
+      description: "Ask",
+      input_schema: { type: "object" },
+      execution: { type: "client" },
+    };
+    const clientOnly = normalizeAgent("c", {
+      model: { provider: "openai", name: "m" },
+      tools: [{ ...ask, defer: true }],
+    });
+    const reg = new ToolRegistry(clientOnly);
+    expect(reg.builtins.length).toBeGreaterThan(0);
+    expect(reg.takesReferences()).toBe(false);
+    expect(new ToolRegistry(clientOnly, [mcpTool("gh", "issues")]).takesReferences()).toBe(true);
   });
 });
 

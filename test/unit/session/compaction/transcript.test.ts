@@ -1,6 +1,7 @@
 // What a summary request reads (transcript.ts): messages rendered as lines and lines grouped into pieces of one
-// request each, with no text the user wrote left out; a previous summary too long to carry, as transcript lines
-// that no piece cuts, and a summary over its cap, cut with a note saying so.
+// request each, with no text the user wrote left out; a tool call and its result named by the call's id, which the
+// summary is asked to keep when a `$tool` reference can pass it; a previous summary too long to carry, as transcript
+// lines that no piece cuts, and a summary over its cap, cut with a note saying so.
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../../../src/model/message";
 import { textTokens } from "../../../../src/session/compaction/estimate";
@@ -8,9 +9,12 @@ import {
   CAPPED_NOTE,
   capSummary,
   EARLIER_SUMMARY_HEADING,
+  IDS_INSTRUCTION,
   LINE_CONTINUED,
   LINE_CONTINUES,
+  NOT_PASSABLE,
   summaryLines,
+  summaryPrompt,
   transcriptLines,
   transcriptPieces,
 } from "../../../../src/session/compaction/transcript";
@@ -72,14 +76,35 @@ describe("transcriptLines", () => {
 
   it("renders a client tool's answer whole: it holds the user's own words", () => {
     const lines = transcriptLines(turn("ask_user", answer), (name) => name === "ask_user");
-    expect(lines).toContain(`Result of ask_user: ${answer}`);
+    expect(lines).toContain(`Result of ask_user [id c1]: ${answer}`);
   });
 
   it("keeps a server tool's result bounded", () => {
     const lines = transcriptLines(turn("lookup", answer), (name) => name === "ask_user");
-    const result = lines.find((l) => l.startsWith("Result of lookup: ")) ?? "";
+    const result = lines.find((l) => l.startsWith("Result of lookup [id c1]: ")) ?? "";
     expect(result).not.toContain(REQUEST);
     expect(result).toMatch(/… \[\d+ more characters\]$/);
+  });
+
+  it("names the call's id on the call's line and on its result's line, the id a `$tool` reference passes", () => {
+    const lines = transcriptLines(turn("lookup", "42 orders"));
+    expect(lines).toEqual([
+      "User: go",
+      'Assistant called lookup [id c1]({"question":"Which clause?"})',
+      "Result of lookup [id c1]: 42 orders",
+    ]);
+  });
+
+  it("marks a result no `$tool` reference passes (cut when stored), when the model is told of references", () => {
+    const lines = transcriptLines(turn("lookup", "42 orders"), undefined, (id) => id !== "c1");
+    expect(lines).toContain(`Result of lookup [id c1] ${NOT_PASSABLE}: 42 orders`);
+  });
+});
+
+describe("summaryPrompt", () => {
+  it("asks the summary to keep the ids of results only when the model is told of `$tool` references", () => {
+    expect(summaryPrompt("", "User: go", true)).toContain(IDS_INSTRUCTION);
+    expect(summaryPrompt("", "User: go", false)).not.toContain(IDS_INSTRUCTION);
   });
 });
 
