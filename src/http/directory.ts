@@ -201,7 +201,7 @@ const NO_CHANGES: AgentChanges = { epoch: 0, since: 0, changed: [] };
  */
 export async function agentArg(c: Context<AppEnv>): Promise<AgentChanges> {
   try {
-    const load = (bg: boolean) => watched("epoch", replicaThenPrimary(c.env, bg, (db) => readAgentChanges(db)));
+    const load = (bg: boolean) => watched("epoch", replicaThenPrimary(c.env, bg, readAgentChanges));
     const known = await changes.get("changes", load, background(c));
     return known ?? NO_CHANGES;
   } catch {

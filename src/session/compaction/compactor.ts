@@ -22,7 +22,7 @@ import { summarise } from "./summarise";
 import type { RequestPrefix } from "./summary-request";
 import { toolChoice } from "./tool-choice";
 
-export interface CompactionDeps extends SessionStores {
+interface CompactionDeps extends SessionStores {
   storage: DurableObjectStorage;
   eventLog: EventLog;
   env: Env;
