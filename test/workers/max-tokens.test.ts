@@ -1,6 +1,7 @@
 // A tool_use cut off by the output limit (issue "the hard edges", item 5): handled as an incomplete
 // block (DESIGN §3, P5): stripped, never persisted, never paired with an empty `{}` input.
 import { describe, expect, it } from "vitest";
+import { anthropicCut, openaiCut } from "./cut-streams";
 import {
   ADMIN,
   apiJson,
@@ -14,50 +15,9 @@ import {
   setup,
 } from "./helpers";
 
-function anthropicCut(text: string, id: string, partialJson: string): string {
-  const frames: Array<Record<string, unknown>> = [
-    {
-      type: "message_start",
-      message: {
-        id: "msg_cut",
-        type: "message",
-        role: "assistant",
-        model: "m",
-        content: [],
-        usage: { input_tokens: 5 },
-      },
-    },
-    { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-    { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } },
-    { type: "content_block_stop", index: 0 },
-    { type: "content_block_start", index: 1, content_block: { type: "tool_use", id, name: "lookup", input: {} } },
-    { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: partialJson } },
-    // The API closes the cut block like any other and names the cause only in message_delta.
-    { type: "content_block_stop", index: 1 },
-    { type: "message_delta", delta: { stop_reason: "max_tokens", stop_sequence: null }, usage: { output_tokens: 16 } },
-    { type: "message_stop" },
-  ];
-  return frames.map((f) => `event: ${String(f.type)}\ndata: ${JSON.stringify(f)}\n\n`).join("");
-}
-
-function openaiCut(text: string, id: string, partialArgs: string): string {
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
-    id: "chatcmpl-cut",
-    object: "chat.completion.chunk",
-    model: "m",
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  });
-  const chunks = [
-    chunk({ role: "assistant", content: text }),
-    chunk({ tool_calls: [{ index: 0, id, type: "function", function: { name: "lookup", arguments: "" } }] }),
-    chunk({ tool_calls: [{ index: 0, function: { arguments: partialArgs } }] }),
-    chunk({}, "length"),
-  ];
-  return `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")}data: [DONE]\n\n`;
-}
-
 describe.each(["anthropic", "openai"] as const)("a tool_use cut off by max_tokens (%s)", (protocol) => {
-  const raw = protocol === "anthropic" ? anthropicCut : openaiCut;
+  const cut = protocol === "anthropic" ? anthropicCut : openaiCut;
+  const raw = (text: string, id: string, partial: string) => cut({ text, id, name: "lookup", partial });
 
   it("is stripped: the turn ends with max_tokens, history keeps only the text, the next turn is accepted", async () => {
     const s = await setup({ tools: [clientTool("lookup")] }, protocol);

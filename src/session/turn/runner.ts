@@ -8,6 +8,7 @@ import type { StopReason } from "../../model/stream";
 import type { TurnStatus } from "../../model/turn";
 import { log } from "../../observability/log";
 import { inSpan } from "../../observability/tracing";
+import { getAdapter } from "../../providers/index";
 import { recordDeclined } from "../approval-answers";
 import { declineOpen } from "../approvals";
 import { runBudgetedStep } from "../compaction/run-budgeted-step";
@@ -18,7 +19,7 @@ import { announceClientResults, awaitingClient } from "./answers";
 import { announceAnswers, deliverAnswers } from "./approval-resume";
 import type { RunnerDeps, TurnContext } from "./context";
 import { executionOf, stepRequest } from "./step";
-import { contractOf, missingStructured, STRUCTURED_OUTPUT } from "./structured";
+import { contractOf, cutStructured, missingStructured, STRUCTURED_OUTPUT } from "./structured";
 import { answerStructured, runTools } from "./tool-phase";
 import { TurnOutput } from "./turn-output";
 import { outcomeOf } from "./turn-store";
@@ -181,8 +182,15 @@ export class TurnRunner implements TurnContext {
       const calls = result.messageSeq === null ? [] : history.toolUsesOf(result.messageSeq);
       if (calls.length === 0) {
         this.out.emit({ type: "step_finish", step });
+        // The output limit or a refusal cut off the call the turn waited for: the turn fails with that stop as its
+        // finish reason, not as a model that ended it in text.
+        const { stop } = result;
+        if (contract && (stop === "max_tokens" || stop === "refusal") && result.stripped.includes(STRUCTURED_OUTPUT)) {
+          const limit = getAdapter(agent.model.provider).outputTokens(agent.model);
+          return this.#fail(cutStructured(stop, limit), stop);
+        }
         if (contract) return this.#fail(missingStructured(step, history.messages(), this.turnId, "model"));
-        return this.#finish("completed", result.stop, FINISH[result.stop], null);
+        return this.#finish("completed", stop, FINISH[stop], null);
       }
       if (answerStructured(this, calls, contract, result.malformed).delivered) {
         this.out.emit({ type: "step_finish", step });
@@ -284,7 +292,8 @@ export class TurnRunner implements TurnContext {
     this.#finish("cancelled", "cancelled", "other", null);
   }
 
-  #fail(error: ErrorInfo): void {
+  /** Ends the turn failed: its finish reason is "error", or the step's stop when that stop failed it. */
+  #fail(error: ErrorInfo, stop?: StopReason): void {
     try {
       // As for a cancel: the approvals the step asked for end with the turn, none left open to decide.
       const reason = "the turn failed";
@@ -295,7 +304,7 @@ export class TurnRunner implements TurnContext {
       // The turn still ends (the next admission declines what is left).
       log("error", "approvals_decline_failed", { turn_id: this.turnId, error: String(e) });
     }
-    this.#finish("failed", "error", "error", error);
+    this.#finish("failed", stop ?? "error", stop ? FINISH[stop] : "error", error);
   }
 
   #finish(status: TurnStatus, reason: string, finish: UiFinishReason, error: ErrorInfo | null): void {

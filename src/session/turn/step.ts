@@ -27,6 +27,8 @@ export type StepResult =
       stop: StopReason;
       messageSeq: number | null;
       malformed: Map<string, string>;
+      /** The names of the calls the step's stop cut off (block_incomplete): stripped, never stored or run. */
+      stripped: string[];
       usage: Record<string, number>;
     }
   | { kind: "failed"; error: ErrorInfo }
@@ -123,6 +125,7 @@ async function requestStep(
   const openText = new Map<number, string>();
   let stop: StopReason = "end_turn";
   const malformed = new Map<string, string>();
+  const stripped: string[] = [];
   // Providers repeat running totals within a step (Anthropic: message_start, then message_delta),
   // so the step keeps the latest value per field and adds it to the turn once.
   let usage: Record<string, number> = {};
@@ -197,6 +200,7 @@ async function requestStep(
             reason: ev.reason,
             partial_input: headChars(ev.raw, 1000),
           });
+          stripped.push(ev.name);
           break;
         case "usage":
           usage = { ...usage, ...numericUsage(ev.usage) };
@@ -220,7 +224,7 @@ async function requestStep(
     }
     flush();
     turns.addUsage(ctx.turnId, usage);
-    return { kind: "done", stop, messageSeq, malformed, usage };
+    return { kind: "done", stop, messageSeq, malformed, stripped, usage };
   } catch (e) {
     turns.addUsage(ctx.turnId, usage);
     ctx.out.emit({ type: "step_abandoned", reason: e instanceof Error ? e.message : String(e) });

@@ -1,6 +1,6 @@
 /**
  * Structured output for turns with a `json_schema`: the synthetic `structured_output` tool's declaration,
- * the check of its arguments against the stored schema, and the fixed answers and error for the cases around it.
+ * the check of its arguments against the stored schema, and the fixed answers and errors for the cases around it.
  */
 import { type CompiledSchema, compileStrict, formatIssues, issueLine } from "../../json-schema/index";
 import type { ErrorInfo } from "../../model/errors";
@@ -95,5 +95,23 @@ export function missingStructured(
     // turn's input or its tool results (max_steps, an empty answer). A turn the model ended with its own text
     // has nothing to re-run from: /retry answers nothing_to_retry, so a client must send a new message instead.
     retryable: messages.at(-1)?.role === "user",
+  };
+}
+
+/**
+ * The step's structured_output call was cut off (stripped, never run: DESIGN §3, P5) by the output limit or a
+ * refusal, and the step made no other call. Not the model giving up: the message names the cause. Not retryable:
+ * the same request would be cut, or refused, again. `outputTokens` is the limit the request carried (0: none, the
+ * server's default).
+ */
+export function cutStructured(stop: "max_tokens" | "refusal", outputTokens: number): ErrorInfo {
+  const limit = outputTokens > 0 ? `max_tokens ${outputTokens}` : "max_tokens: the server's default";
+  return {
+    code: "structured_output_missing",
+    message:
+      stop === "max_tokens"
+        ? `structured_output was cut off by the output limit (${limit}); raise model.max_tokens or ask for a shorter answer`
+        : "structured_output was cut off by a refusal: the model (or the provider's content filter) refused to finish it",
+    retryable: false,
   };
 }

@@ -1,0 +1,93 @@
+// A turn's structured_output call cut off by the output limit or a refusal (src/session/turn/structured.ts
+// cutStructured, decided in runner.ts): the call is stripped (DESIGN §3, P5), and the turn fails naming the cause,
+// with the step's stop as its finish reason and not retryable, not as a model that ended the turn in text.
+import { describe, expect, it } from "vitest";
+import { anthropicCut, openaiCut } from "../../cut-streams";
+import { ADMIN, api, apiJson, script, send, setup, uiChunks } from "../../helpers";
+
+const SCHEMA = {
+  type: "object",
+  properties: { report: { type: "string" } },
+  required: ["report"],
+  additionalProperties: false,
+};
+
+type Failed = {
+  status: string;
+  finish_reason: string | null;
+  error?: { code: string; message: string; retryable?: boolean };
+};
+
+const call = (id: string, text = "") => ({ text, id, name: "structured_output", partial: '{"report": "The first' });
+
+describe("a structured_output call cut off by max_tokens", () => {
+  it("fails naming the output limit after text (anthropic, default max_tokens): finish max_tokens, not retryable", async () => {
+    const s = await setup();
+    await script(s.model, [{ raw: anthropicCut(call("toolu_cut_text", "Here is the report.")) }]);
+    const body = (await send(s, { content: "report", json_schema: SCHEMA })).body as unknown as Failed;
+    expect(body).toMatchObject({ status: "failed", finish_reason: "max_tokens" });
+    expect(body.error).toMatchObject({ code: "structured_output_missing", retryable: false });
+    expect(body.error?.message).toBe(
+      "structured_output was cut off by the output limit (max_tokens 8192); raise model.max_tokens or ask for a shorter answer",
+    );
+  });
+
+  it("fails naming the agent's max_tokens when the step streamed only the call (anthropic): not retryable", async () => {
+    const s = await setup();
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "anthropic", name: s.model, max_tokens: 300 } },
+    });
+    expect(put.status).toBe(200);
+    await script(s.model, [{ raw: anthropicCut(call("toolu_cut_bare")) }]);
+    const body = (await send(s, { content: "report", json_schema: SCHEMA })).body as unknown as Failed;
+    expect(body).toMatchObject({ status: "failed", finish_reason: "max_tokens" });
+    expect(body.error).toMatchObject({ code: "structured_output_missing", retryable: false });
+    expect(body.error?.message).toContain("cut off by the output limit (max_tokens 300)");
+  });
+
+  it("fails naming the output limit on a Chat Completions finish_reason length: finish max_tokens, not retryable", async () => {
+    const s = await setup({}, "openai");
+    await script(s.model, [{ raw: openaiCut(call("call_cut_so", "Here is the report.")) }]);
+    const body = (await send(s, { content: "report", json_schema: SCHEMA })).body as unknown as Failed;
+    expect(body).toMatchObject({ status: "failed", finish_reason: "max_tokens" });
+    expect(body.error).toMatchObject({ code: "structured_output_missing", retryable: false });
+    expect(body.error?.message).toContain(
+      "cut off by the output limit (max_tokens: the server's default); raise model.max_tokens",
+    );
+  });
+});
+
+describe("a structured_output call cut off by max_tokens, on /chat", () => {
+  it("streams the error, then finish with finishReason length, as a turn cut by the output limit does", async () => {
+    const s = await setup();
+    await script(s.model, [{ raw: anthropicCut(call("toolu_cut_chat")) }]);
+    const res = await api(`/v1/sessions/${s.session}/chat`, {
+      method: "POST",
+      key: s.key,
+      json: {
+        id: s.session,
+        messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "report" }] }],
+        json_schema: SCHEMA,
+      },
+    });
+    expect(res.status).toBe(200);
+    const ends = (await uiChunks(res)).filter((c) => c.type === "error" || c.type === "finish");
+    expect(ends).toEqual([
+      { type: "error", errorText: expect.stringContaining("cut off by the output limit (max_tokens 8192)") },
+      expect.objectContaining({ type: "finish", finishReason: "length" }),
+    ]);
+  });
+});
+
+describe("a structured_output call cut off by a refusal", () => {
+  it("fails saying the model refused (anthropic): finish refusal, not retryable", async () => {
+    const s = await setup();
+    await script(s.model, [{ raw: anthropicCut(call("toolu_cut_refused"), "refusal") }]);
+    const body = (await send(s, { content: "report", json_schema: SCHEMA })).body as unknown as Failed;
+    expect(body).toMatchObject({ status: "failed", finish_reason: "refusal" });
+    expect(body.error).toMatchObject({ code: "structured_output_missing", retryable: false });
+    expect(body.error?.message).toContain("structured_output was cut off by a refusal");
+  });
+});
