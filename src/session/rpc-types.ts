@@ -13,7 +13,8 @@ import type { DebugCounts } from "../storage/debug-counters";
 import type { AgentArg } from "./agent-cache";
 import type { ApprovalAnswer, ApprovalStatus, OpenApproval } from "./approvals";
 import type { CompactionMarker } from "./compaction/records";
-import type { CallState, SuppliedResult } from "./history/store";
+import type { CallState } from "./history/call-ledger";
+import type { SuppliedResult } from "./history/store";
 import type { TurnOutcome } from "./turn/turn-store";
 
 export type Mode = "stream" | "json";

@@ -22,7 +22,8 @@ import { type ApprovalAnswer, ApprovalStore, declineOpen, MOVED_ON, openView } f
 import { type CompactionInfo, Compactor } from "./compaction/compactor";
 import { ContextBudget } from "./compaction/context-budget";
 import { deleted } from "./deleted";
-import { HistoryStore, type SuppliedResult, type ToolCallRow } from "./history/store";
+import type { ToolCallRow } from "./history/call-ledger";
+import { HistoryStore, type SuppliedResult } from "./history/store";
 import { oversized } from "./oversized";
 import { endStream, endStuckTurn } from "./recovery";
 import type { AnswerMode, Mode, PendingCall, SendInput, TurnAnswer, TurnResult } from "./rpc-types";

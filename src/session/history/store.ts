@@ -1,8 +1,9 @@
 /**
- * A session's message history in its SQLite storage: `HistoryStore` (the `messages` and `tool_calls` tables)
- * appends messages, tracks every tool call until its result is written, and builds the provider view from the
- * latest compaction, knowing its stored size and the message count without reading every row each time. Seqs only
- * grow, even across `clear`; methods only run SQL, so callers compose them in transactions.
+ * A session's message history in its SQLite storage: `HistoryStore` (the `messages` table, and the `tool_calls`
+ * ledger through `CallLedger`) appends messages, registers a step's tool calls with the message that holds them,
+ * closes open calls with the user message that answers them, and builds the provider view from the latest
+ * compaction, knowing its stored size and the message count without reading every row each time. Seqs only grow,
+ * even across `clear`; methods only run SQL, so callers compose them in transactions.
  */
 import type {
   Message,
@@ -14,13 +15,13 @@ import type {
   ToolResultPart,
   ToolUsePart,
 } from "../../model/message";
-import { resultText } from "../../model/message";
-import { cutText, fairShares, jsonBytes, markedSizes } from "../../storage/fit";
+import { cutText, fairShares, jsonBytes } from "../../storage/fit";
 import { PAGE_BUDGET_BYTES, ROW_BUDGET_BYTES } from "../../storage/limits";
 import { all, each, nowIso, one, seqPage, write } from "../../storage/sql";
 import type { LookupResult } from "../../tools/refs/index";
 import { nativeView } from "../compaction/native-view";
 import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
+import { CallLedger, type Execution, storedResultPart, type ToolCallRow } from "./call-ledger";
 import { boundResultContent, fitDeclarations, fitMessageResults } from "./truncate";
 
 /** meta key: the highest message seq before the last `clear` (seqs never repeat; see `#insert`). */
@@ -39,30 +40,6 @@ interface StoredSize {
   bytes: number;
   chars: number;
   [key: string]: number;
-}
-
-export type CallState = "pending" | "resolved" | "synthesized" | "skipped";
-export type Execution = "http" | "client" | "builtin" | "mcp" | "unknown";
-
-export interface ToolCallRow {
-  id: string;
-  message_seq: number;
-  idx: number;
-  turn_id: string | null;
-  name: string;
-  execution: Execution;
-  state: CallState;
-  result: string | null;
-  is_error: number;
-  answered_seq: number | null;
-  /** 1 once its result was told on the turn's stream as its step ran (the tool phase stored it). */
-  announced: number;
-  /**
-   * 1 when its result is not all the tool returned: cut for storage (its text ends with a truncation marker), or cut
-   * before it was stored by the tool that returned it (`ToolOutcome.cut`). No reference may pass it.
-   */
-  cut: number;
-  [key: string]: string | number | null;
 }
 
 interface MessageRow {
@@ -145,41 +122,21 @@ export function unavailable(reason: string): string {
   return `tool result unavailable: ${reason}`;
 }
 
-/** The text a `$tool` reference reads of a result: its text blocks only (a tool_reference that loaded a tool is not). */
-function referencedText(content: ToolResultContent): string {
-  return typeof content === "string" ? content : resultText(content.filter((b) => b.type === "text"));
-}
-
-/** A call's stored result as the tool_result part that carries it. */
-export function storedResultPart(call: ToolCallRow): ToolResultPart {
-  return {
-    type: "tool_result",
-    tool_use_id: call.id,
-    content: JSON.parse(call.result ?? '""') as ToolResultContent,
-    is_error: call.is_error === 1,
-  };
-}
-
 /**
- * The canonical history and the `tool_calls` ledger that keeps invariant P.
+ * The canonical history, with the `tool_calls` ledger that keeps invariant P (`CallLedger`).
  *
  * A tool call is "open" until its result is written to history
  * (`answered_seq IS NULL`). Open calls only ever belong to the newest
  * assistant message, because every write of a user message goes through
  * `closeOpenCalls`, which answers all of them first. Every method that writes
  * must be called inside a transaction (`storage/transaction.ts`) by its caller when it is
- * part of a larger change; the methods themselves only run SQL.
+ * part of a larger change; the methods themselves only run SQL. The ledger's reads and its result writes are
+ * methods here too, handed on to `CallLedger`, so callers name one history.
  */
 export class HistoryStore {
   #cache: Message[] | null = null;
   /** The provider view: messages from `start` on, opened by the latest compaction's summary (if any). */
   #view: ViewStart | null = null;
-  /**
-   * True when no call is open, false when one may be, undefined when unknown (a new instance, a rollback):
-   * set by every read and write of `answered_seq`, so a session that is not mid-tool-call does not read the
-   * ledger at each admission.
-   */
-  #noneOpen: boolean | undefined = undefined;
   /** Messages stored (since the last `clear`), once counted: `#insert` adds one, `clear` empties (`count`). */
   #count: number | undefined = undefined;
   /** The stored size of the view's messages (`viewSize`), once known; every write keeps it. */
@@ -188,8 +145,10 @@ export class HistoryStore {
   #sizes = new WeakMap<Message, StoredSize>();
 
   readonly #sql: SqlStorage;
+  readonly #calls: CallLedger;
   constructor(sql: SqlStorage) {
     this.#sql = sql;
+    this.#calls = new CallLedger(sql);
   }
 
   #loadView(): ViewStart {
@@ -341,7 +300,7 @@ export class HistoryStore {
   /** Drops the in-memory copy, e.g. after a transaction that may have rolled back. */
   invalidate(): void {
     this.viewMoved();
-    this.#noneOpen = undefined;
+    this.#calls.invalidate();
     this.#count = undefined;
   }
 
@@ -403,24 +362,7 @@ export class HistoryStore {
       this.#sized(msg, { bytes: size?.bytes ?? 0, chars: size?.chars ?? 0 }, this.#sizes.get(msg));
       seq = messageSeq;
     }
-    const at = nowIso();
-    parts.forEach((part, i) => {
-      if (part.type !== "tool_use") return;
-      this.#noneOpen = false;
-      write(
-        this.#sql,
-        `INSERT INTO tool_calls (id, message_seq, idx, turn_id, name, execution, state, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
-        part.id,
-        seq,
-        offset + i,
-        turnId,
-        part.name,
-        executionOf(part.name),
-        at,
-        at,
-      );
-    });
+    this.#calls.register(turnId, seq, offset, parts, executionOf);
     return seq;
   }
 
@@ -432,92 +374,43 @@ export class HistoryStore {
 
   /** The results stored for open calls (a paused step's), as the parts that carry them once the step closes. */
   storedResults(): ToolResultPart[] {
-    return this.openCalls()
-      .filter((c) => c.result !== null)
-      .map(storedResultPart);
+    return this.#calls.storedResults();
   }
 
-  /** Open calls (not yet written to history), in tool_use order. Uses the partial index only. */
+  /** Open calls (not yet written to history), in tool_use order (`CallLedger.openCalls`). */
   openCalls(): ToolCallRow[] {
-    if (this.#noneOpen === true) return [];
-    const rows = all<ToolCallRow>(
-      this.#sql,
-      "SELECT * FROM tool_calls WHERE answered_seq IS NULL ORDER BY message_seq, idx",
-    );
-    this.#noneOpen = rows.length === 0;
-    return rows;
+    return this.#calls.openCalls();
   }
 
   call(id: string): ToolCallRow | null {
-    return one<ToolCallRow>(this.#sql, "SELECT * FROM tool_calls WHERE id = ?", id);
+    return this.#calls.call(id);
   }
 
-  /**
-   * The stored call id a provider was sent as `id` in its own form (`form`: e.g. Anthropic's, for another
-   * provider's ids with characters it refuses), or null. Only ids holding such characters can differ.
-   */
+  /** The stored call id a provider was sent as `id` in its own form, or null (`CallLedger.callIdAs`). */
   callIdAs(id: string, form: (stored: string) => string): string | null {
-    const odd = all<{ id: string }>(this.#sql, "SELECT id FROM tool_calls WHERE id GLOB '*[^a-zA-Z0-9_-]*'");
-    return odd.find((r) => form(r.id) === id)?.id ?? null;
+    return this.#calls.callIdAs(id, form);
   }
 
   hasToolUseId(id: string): boolean {
-    return one(this.#sql, "SELECT 1 AS x FROM tool_calls WHERE id = ?", id) !== null;
+    return this.#calls.hasToolUseId(id);
   }
 
-  /**
-   * What a `$tool` reference to an earlier call stands for: its result's text as JSON when it parses (a scalar too),
-   * else the text. Refused when the call has no result to pass, or a cut result (a head and a marker: its JSON would
-   * not parse, and its text is not what the tool returned), with the sizes its storage marker names when it was cut
-   * for storage.
-   */
+  /** What a `$tool` reference to an earlier call stands for, or why it is refused (`CallLedger.referencedValue`). */
   referencedValue(id: string): LookupResult {
-    const call = this.call(id);
-    if (!call) return { ok: false, reason: "unknown" };
-    if (call.state === "pending") return { ok: false, reason: "pending" };
-    if (call.state !== "resolved" || call.is_error === 1) return { ok: false, reason: "failed" };
-    const text = referencedText(JSON.parse(call.result ?? '""') as ToolResultContent);
-    if (call.cut === 1) return { ok: false, reason: "cut", stored: markedSizes(text) };
-    try {
-      return { ok: true, value: JSON.parse(text) as unknown };
-    } catch {
-      return { ok: true, value: text };
-    }
+    return this.#calls.referencedValue(id);
   }
 
   /**
-   * Stores a pending call's result without writing history yet (siblings may still be running); false (nothing
-   * written) when the call already has one. `announced`: the caller tells it on the turn's stream now. `cut`: the
-   * tool already cut `content` before returning it (`ToolOutcome.cut`); it is stored as cut, as one cut here is.
+   * Stores a pending call's result without writing history yet; false (nothing written) when the call already has
+   * one (`CallLedger.storeResult`).
    */
-  storeResult(
-    id: string,
-    state: Exclude<CallState, "pending">,
-    content: ToolResultContent,
-    isError: boolean,
-    opts: { announced?: boolean; cut?: boolean } = {},
-  ): boolean {
-    const stored = boundResultContent(content);
-    // Cut, not only merged into one text block to fit: its text now ends with a marker.
-    const cut = opts.cut === true || (stored !== content && markedSizes(referencedText(stored)) !== null);
-    const written = write(
-      this.#sql,
-      "UPDATE tool_calls SET state = ?, result = ?, is_error = ?, announced = ?, cut = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
-      state,
-      JSON.stringify(stored),
-      isError ? 1 : 0,
-      opts.announced ? 1 : 0,
-      cut ? 1 : 0,
-      nowIso(),
-      id,
-    );
-    return written > 0;
+  storeResult(...args: Parameters<CallLedger["storeResult"]>): boolean {
+    return this.#calls.storeResult(...args);
   }
 
   /** True when every open call has a result (real, synthetic or skipped). */
   openCallsSettled(): boolean {
-    if (this.#noneOpen === true) return true;
-    return one(this.#sql, "SELECT 1 AS x FROM tool_calls WHERE answered_seq IS NULL AND state = 'pending'") === null;
+    return this.#calls.openCallsSettled();
   }
 
   /**
@@ -533,13 +426,7 @@ export class HistoryStore {
     const results: ToolResultPart[] = open.map((call) => {
       if (opts.discardStored && call.state !== "pending") {
         const content = unavailable(opts.reason);
-        write(
-          this.#sql,
-          "UPDATE tool_calls SET state = 'synthesized', result = ?, is_error = 1, cut = 0, updated_at = ? WHERE id = ?",
-          JSON.stringify(content),
-          nowIso(),
-          call.id,
-        );
+        this.#calls.synthesize(call.id, content);
         synthesized.push(call.id);
         return { type: "tool_result", tool_use_id: call.id, content, is_error: true };
       }
@@ -569,10 +456,8 @@ export class HistoryStore {
     if (parts.length === 0) return { message: null, synthesized, undeclared };
     const origin: Origin = opts.origin ?? (synthesized.length ? "synthetic" : results.length ? "tool" : "system");
     const message = this.#insert("user", origin, opts.turnId, parts);
-    if (open.length > 0) {
-      write(this.#sql, "UPDATE tool_calls SET answered_seq = ? WHERE answered_seq IS NULL", message.seq);
-    }
-    this.#noneOpen = true;
+    // No open call: the ledger read above already knows none is open.
+    if (open.length > 0) this.#calls.answerOpen(message.seq);
     return { message, synthesized, undeclared };
   }
 
@@ -588,9 +473,8 @@ export class HistoryStore {
       `INSERT OR REPLACE INTO meta (key, value) SELECT '${MESSAGES_FLOOR_KEY}', CAST(${HIGHEST_SEQ} AS TEXT)`,
     );
     write(this.#sql, "DELETE FROM messages");
-    write(this.#sql, "DELETE FROM tool_calls");
+    this.#calls.clear();
     clearCompactions(this.#sql);
-    this.#noneOpen = true;
     this.#count = 0;
     this.#cache = [];
     this.#viewSize = { bytes: 0, chars: 0 };

@@ -12,7 +12,7 @@ import { getAdapter } from "../../providers/index";
 import { recordDeclined } from "../approval-answers";
 import { declineOpen } from "../approvals";
 import { runBudgetedStep } from "../compaction/run-budgeted-step";
-import type { ToolCallRow } from "../history/store";
+import type { ToolCallRow } from "../history/call-ledger";
 import { sessionTx } from "../session-tx";
 import type { UiFinishReason } from "../stream/turn-events";
 import { announceClientResults, awaitingClient } from "./answers";

@@ -16,7 +16,7 @@ import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
 import { type CompactionInfo, fitNative } from "../compaction/compactor";
 import { keptAfterCompaction } from "../compaction/kept-after-compaction";
-import type { Execution } from "../history/store";
+import type { Execution } from "../history/call-ledger";
 import { CallIds } from "./call-ids";
 import type { TurnContext } from "./context";
 import { type OutputContract, STRUCTURED_OUTPUT, structuredDeclaration } from "./structured";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { normalizeAgent } from "../../../../src/agents/normalize";
 import type { Message, Part } from "../../../../src/model/message";
 import { toolChoice } from "../../../../src/session/compaction/tool-choice";
-import { storedResultPart, type ToolCallRow } from "../../../../src/session/history/store";
+import { storedResultPart, type ToolCallRow } from "../../../../src/session/history/call-ledger";
 import type { SessionTools } from "../../../../src/session/session-tools";
 import { LoadedTools } from "../../../../src/tools/loaded-tools";
 import { declarationDigest, ToolRegistry } from "../../../../src/tools/registry";
