@@ -14,7 +14,7 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 /**
  * JSON text with object keys sorted, so structurally equal values give equal texts whatever their key order.
  * `undefined` (a missing value, a property set to undefined) is written `null`. Approval signatures sign this
- * text (session/approvals.ts): its output for a given input must never change, or stored signatures stop verifying.
+ * text (session/approval-signature.ts): its output for a given input must never change, or stored signatures stop verifying.
  */
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;

@@ -1,28 +1,23 @@
 /**
  * Answers to approvals, the engine's side of a person's decision: answers
- * from the API or a useChat body (checked first, with the body's tool
- * outputs: nothing is written unless every answer and output is valid), the
- * expiry of an approval whose `approval_ttl_s` ran out (by the alarm, or by
- * an answer that came after it was due, which is refused), and the
- * `approval_declined` events of every decline. Declined calls get their
- * result at once; approved ones run when the turn resumes, which it does once
- * nothing else is awaited (the engine's `resumeIfReady`).
+ * from the API or a useChat body, checked first with the body's tool outputs
+ * (`checkAnswers`: nothing is written unless every answer and output is
+ * valid), the expiry of an approval whose `approval_ttl_s` ran out (by the
+ * alarm, or by an answer that came after it was due, which is refused), the
+ * declines of every pending approval when the user moves on or the turn is
+ * cancelled or fails (`declineOpen`), and the `approval_declined` events of
+ * every decline. Declined calls get their result at once; approved ones run
+ * when the turn resumes, which it does once nothing else is awaited (the
+ * engine's `resumeIfReady`).
  */
 import type { AgentConfig } from "../agents/types";
 import type { Env } from "../env";
+import { declinedText } from "../model/declined";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
+import type { JsonValue } from "../model/json";
 import type { EventLog } from "../observability/events";
-import {
-  type Actor,
-  type ApprovalAnswer,
-  type ApprovalRow,
-  type ApprovalStore,
-  checkAnswers,
-  declineOne,
-  EXPIRED,
-  expiredText,
-} from "./approvals";
+import { type Actor, type ApprovalAnswer, type ApprovalRow, type ApprovalStore, EXPIRED } from "./approvals";
 import { deleted } from "./deleted";
 import type { HistoryStore, SuppliedResult } from "./history/store";
 import type { AnswerMode, Mode, TurnAnswer } from "./rpc-types";
@@ -52,6 +47,104 @@ interface AnsweringEngine {
 
 /** Thrown inside the answering transaction to roll it back when a concurrent request decided first. */
 const ANSWERED_ELSEWHERE = new Error("answered by another request");
+
+/** The refusal of an answer to an approval whose `approval_ttl_s` ran out (`409 approval_expired`). */
+function expiredText(row: ApprovalRow): string {
+  return `approval ${row.id} expired and was declined (the agent's approval_ttl_s)`;
+}
+
+/**
+ * Checks answers before anything is written: duplicates → 400; an id this
+ * session never issued → 404 unknown_approval; a call id, input or signature
+ * that does not match what was issued → 409 approval_mismatch /
+ * approval_signature_mismatch; an approval its `approval_ttl_s` declined →
+ * 409 approval_expired, any other answered one → 409
+ * approval_already_answered (or, with `skipAnswered`, either silently left
+ * out: a useChat body repeats earlier answers). Returns the approvals to
+ * decide, and apart from them those still pending past their `expires_at`
+ * (`now`), which the caller declines as expired, as the alarm would have,
+ * and refuses (the alarm may run late).
+ */
+async function checkAnswers(
+  store: ApprovalStore,
+  answers: ApprovalAnswer[],
+  opts: { requireSignature: boolean; skipAnswered: boolean; onlyTurn?: string | null; now: number },
+): Promise<Result<{ decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }>; expired: ApprovalRow[] }>> {
+  const seen = new Set<string>();
+  for (const a of answers) {
+    if (seen.has(a.approval_id)) return failure("invalid_request", `duplicate answer for ${a.approval_id}`);
+    seen.add(a.approval_id);
+  }
+  const decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }> = [];
+  const expired: ApprovalRow[] = [];
+  let skippedExpired = false;
+  for (const a of answers) {
+    const row = store.get(a.approval_id);
+    if (!row) return failure("unknown_approval", `no approval with id ${a.approval_id} in this session`);
+    if (opts.onlyTurn !== undefined && row.turn_id !== opts.onlyTurn) {
+      return failure("unknown_approval", `no approval with id ${a.approval_id} for this run`);
+    }
+    if (a.tool_call_id !== undefined && a.tool_call_id !== row.call_id) {
+      return failure("approval_mismatch", `approval ${a.approval_id} is not for tool call ${a.tool_call_id}`);
+    }
+    if (opts.requireSignature && a.signature === undefined) {
+      return failure("approval_signature_mismatch", `approval ${a.approval_id} carries no signature`);
+    }
+    if (a.signature !== undefined) {
+      const input = a.input === undefined ? (JSON.parse(row.input) as JsonValue) : a.input;
+      if (!(await store.verify(a.signature, row.id, row.call_id, row.name, input))) {
+        return failure(
+          "approval_signature_mismatch",
+          `the signature of approval ${a.approval_id} does not match this session, call and input`,
+        );
+      }
+    }
+    if (row.status === "pending" && row.expires_at !== null && row.expires_at <= opts.now) {
+      expired.push(row);
+      continue;
+    }
+    if (row.status !== "pending") {
+      const lapsed = row.decided_by === "ttl";
+      if (opts.skipAnswered) {
+        skippedExpired ||= lapsed;
+        continue;
+      }
+      if (lapsed) return failure("approval_expired", expiredText(row));
+      return failure("approval_already_answered", `approval ${a.approval_id} was already ${row.status}`);
+    }
+    decide.push({ row, answer: a });
+  }
+  if (decide.length === 0 && expired.length === 0) {
+    if (skippedExpired) return failure("approval_expired", "the approvals answered expired and were declined");
+    return failure("approval_already_answered", "none of the answers is for an approval still waiting");
+  }
+  return { ok: true, decide, expired };
+}
+
+/**
+ * Declines every pending approval with `reason` and gives its call the
+ * declined result; SQL only, so it runs inside the transaction that admits a
+ * new user message (or cancels, retries, expires) — then `closeOpenCalls`
+ * writes those results like any other. Returns the approvals declined.
+ */
+export function declineOpen(store: ApprovalStore, history: HistoryStore, reason: string, by: Actor): ApprovalRow[] {
+  const open = store.pending();
+  for (const row of open) declineOne(store, history, row, reason, by);
+  return open;
+}
+
+/** One decline: the approval row and the call's `is_error` result, together (SQL only). */
+function declineOne(
+  store: ApprovalStore,
+  history: HistoryStore,
+  row: ApprovalRow,
+  reason: string | undefined,
+  by: Actor,
+): boolean {
+  if (!store.decide(row.id, "declined", reason ?? null, by)) return false;
+  history.storeResult(row.call_id, "resolved", declinedText(reason), true);
+  return true;
+}
 
 /** Records one `approval_declined` event per declined approval. */
 export function recordDeclined(

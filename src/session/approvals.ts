@@ -1,8 +1,9 @@
 /**
  * Human approval of consequential tool calls (which calls need one is
- * `approval-policy.ts`): the durable `approvals` table, the HMAC signature
- * that binds an approval to its session, call and exact input, and the
- * checks an answer passes before anything is written.
+ * `approval-policy.ts`): the durable `approvals` table and the session's
+ * signing key. The signature that binds an approval to its session, call and
+ * exact input is made in `approval-signature.ts`; the checks an answer passes
+ * before anything is written, and the declines, are in `approval-answers.ts`.
  *
  * A call that needs approval stays `pending` in the `tool_calls` ledger; its
  * approval row is `pending → approved | declined`. A declined call gets its
@@ -11,16 +12,11 @@
  * runs. Nothing here lives only in memory, so a restart changes nothing.
  */
 
-import { b64url, fromB64url } from "../crypto/base64url";
-import { declinedText } from "../model/declined";
-import type { Result } from "../model/errors";
-import { failure } from "../model/errors";
-import type { JsonObject, JsonValue } from "../model/json";
-import { canonical } from "../model/json";
+import type { JsonObject } from "../model/json";
 import { fitJson } from "../storage/fit";
 import { RESOLVED_INPUT_BUDGET_BYTES } from "../storage/limits";
 import { all, nowIso, one, write } from "../storage/sql";
-import type { HistoryStore } from "./history/store";
+import { importKeyText, newKeyText, type Signed, signApproval, verifyApproval } from "./approval-signature";
 import { removeJob } from "./scheduler";
 
 export type ApprovalStatus = "pending" | "approved" | "declined";
@@ -81,22 +77,6 @@ export type Actor = string;
 export const MOVED_ON = "the user moved on";
 export const EXPIRED = "the approval expired";
 
-/** The refusal of an answer to an approval whose `approval_ttl_s` ran out (`409 approval_expired`). */
-export function expiredText(row: ApprovalRow): string {
-  return `approval ${row.id} expired and was declined (the agent's approval_ttl_s)`;
-}
-
-// --- signatures -------------------------------------------------------------------------------
-
-const enc = new TextEncoder();
-const SIGNED_TAG = "sb-approval-v1";
-
-function payload(session: string, approvalId: string, callId: string, name: string, input: unknown): Uint8Array {
-  return enc.encode([SIGNED_TAG, session, approvalId, callId, name, canonical(input)].join("\n"));
-}
-
-// --- the store ----------------------------------------------------------------------------------
-
 /**
  * An approval's `resolved_input` as the person is shown it, stored and streamed alike: within
  * RESOLVED_INPUT_BUDGET_BYTES (long strings cut, with a marker); one whose structure alone is larger is left out
@@ -138,35 +118,27 @@ export class ApprovalStore {
     if (!this.#key) {
       let raw = one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value;
       if (!raw) {
-        raw = b64url(crypto.getRandomValues(new Uint8Array(32)));
+        raw = newKeyText();
         write(this.#sql, "INSERT OR IGNORE INTO meta (key, value) VALUES ('approval_key', ?)", raw);
         raw = one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = 'approval_key'")?.value ?? raw;
       }
-      const bytes = fromB64url(raw) ?? new Uint8Array(32);
-      this.#key = crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+      this.#key = importKeyText(raw);
     }
     return this.#key;
   }
 
-  async sign(approvalId: string, callId: string, name: string, input: unknown): Promise<string> {
-    const mac = await crypto.subtle.sign(
-      "HMAC",
-      await this.#signingKey(),
-      payload(this.#session(), approvalId, callId, name, input),
-    );
-    return b64url(new Uint8Array(mac));
+  /** What a signature of this session binds for an approval. */
+  #signed(approvalId: string, callId: string, name: string, input: unknown): Signed {
+    return { session: this.#session(), approvalId, callId, name, input };
   }
 
-  /** Constant-time check (crypto.subtle.verify) of a presented signature. */
-  async verify(signature: string, approvalId: string, callId: string, name: string, input: unknown): Promise<boolean> {
-    const mac = signature.length > 200 ? null : fromB64url(signature);
-    if (!mac || mac.length === 0) return false;
-    return crypto.subtle.verify(
-      "HMAC",
-      await this.#signingKey(),
-      mac,
-      payload(this.#session(), approvalId, callId, name, input),
-    );
+  sign(approvalId: string, callId: string, name: string, input: unknown): Promise<string> {
+    return signApproval(() => this.#signingKey(), this.#signed(approvalId, callId, name, input));
+  }
+
+  /** Constant-time check of a presented signature (`verifyApproval`). */
+  verify(signature: string, approvalId: string, callId: string, name: string, input: unknown): Promise<boolean> {
+    return verifyApproval(() => this.#signingKey(), signature, this.#signed(approvalId, callId, name, input));
   }
 
   get(id: string): ApprovalRow | null {
@@ -317,111 +289,4 @@ export function openView(row: ApprovalRow): OpenApproval {
     requested_at: row.requested_at,
     expires_at: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
   };
-}
-
-/**
- * Checks answers before anything is written: duplicates → 400; an id this
- * session never issued → 404 unknown_approval; a call id, input or signature
- * that does not match what was issued → 409 approval_mismatch /
- * approval_signature_mismatch; an approval its `approval_ttl_s` declined →
- * 409 approval_expired, any other answered one → 409
- * approval_already_answered (or, with `skipAnswered`, either silently left
- * out: a useChat body repeats earlier answers). Returns the approvals to
- * decide, and apart from them those still pending past their `expires_at`
- * (`now`), which the caller declines as expired, as the alarm would have,
- * and refuses (the alarm may run late).
- */
-export async function checkAnswers(
-  store: ApprovalStore,
-  answers: ApprovalAnswer[],
-  opts: { requireSignature: boolean; skipAnswered: boolean; onlyTurn?: string | null; now: number },
-): Promise<Result<{ decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }>; expired: ApprovalRow[] }>> {
-  const seen = new Set<string>();
-  for (const a of answers) {
-    if (seen.has(a.approval_id)) return failure("invalid_request", `duplicate answer for ${a.approval_id}`);
-    seen.add(a.approval_id);
-  }
-  const decide: Array<{ row: ApprovalRow; answer: ApprovalAnswer }> = [];
-  const expired: ApprovalRow[] = [];
-  let skippedExpired = false;
-  for (const a of answers) {
-    const row = store.get(a.approval_id);
-    if (!row) return failure("unknown_approval", `no approval with id ${a.approval_id} in this session`);
-    if (opts.onlyTurn !== undefined && row.turn_id !== opts.onlyTurn) {
-      return failure("unknown_approval", `no approval with id ${a.approval_id} for this run`);
-    }
-    if (a.tool_call_id !== undefined && a.tool_call_id !== row.call_id) {
-      return failure("approval_mismatch", `approval ${a.approval_id} is not for tool call ${a.tool_call_id}`);
-    }
-    if (opts.requireSignature && a.signature === undefined) {
-      return failure("approval_signature_mismatch", `approval ${a.approval_id} carries no signature`);
-    }
-    if (a.signature !== undefined) {
-      const input = a.input === undefined ? (JSON.parse(row.input) as JsonValue) : a.input;
-      if (!(await store.verify(a.signature, row.id, row.call_id, row.name, input))) {
-        return failure(
-          "approval_signature_mismatch",
-          `the signature of approval ${a.approval_id} does not match this session, call and input`,
-        );
-      }
-    }
-    if (row.status === "pending" && row.expires_at !== null && row.expires_at <= opts.now) {
-      expired.push(row);
-      continue;
-    }
-    if (row.status !== "pending") {
-      const lapsed = row.decided_by === "ttl";
-      if (opts.skipAnswered) {
-        skippedExpired ||= lapsed;
-        continue;
-      }
-      if (lapsed) return failure("approval_expired", expiredText(row));
-      return failure("approval_already_answered", `approval ${a.approval_id} was already ${row.status}`);
-    }
-    decide.push({ row, answer: a });
-  }
-  if (decide.length === 0 && expired.length === 0) {
-    if (skippedExpired) return failure("approval_expired", "the approvals answered expired and were declined");
-    return failure("approval_already_answered", "none of the answers is for an approval still waiting");
-  }
-  return { ok: true, decide, expired };
-}
-
-/**
- * Declines every pending approval with `reason` and gives its call the
- * declined result; SQL only, so it runs inside the transaction that admits a
- * new user message (or cancels, retries, expires) — then `closeOpenCalls`
- * writes those results like any other. Returns the approvals declined.
- */
-export function declineOpen(store: ApprovalStore, history: HistoryStore, reason: string, by: Actor): ApprovalRow[] {
-  const open = store.pending();
-  for (const row of open) declineOne(store, history, row, reason, by);
-  return open;
-}
-
-/** One decline: the approval row and the call's `is_error` result, together (SQL only). */
-export function declineOne(
-  store: ApprovalStore,
-  history: HistoryStore,
-  row: ApprovalRow,
-  reason: string | undefined,
-  by: Actor,
-): boolean {
-  if (!store.decide(row.id, "declined", reason ?? null, by)) return false;
-  history.storeResult(row.call_id, "resolved", declinedText(reason), true);
-  return true;
-}
-
-/** A client result for a call that waits for (or got) a person's approval would bypass it: 409, nothing written. */
-export function refuseResultsForApprovals(store: ApprovalStore, callIds: string[]): Result<object> {
-  for (const id of callIds) {
-    const row = store.byCall(id);
-    if (row && row.status !== "declined") {
-      return failure(
-        "approval_required",
-        `tool call ${id} runs on the server after approval (${row.id}); answer it at /tool-approvals, not with a result`,
-      );
-    }
-  }
-  return { ok: true };
 }

@@ -9,7 +9,7 @@
 import { type Failure, failure, type Result } from "../../model/errors";
 import { isPaused } from "../../model/turn";
 import type { EventLog } from "../../observability/events";
-import { type ApprovalStore, refuseResultsForApprovals } from "../approvals";
+import type { ApprovalStore } from "../approvals";
 import { storedResultPart, type ToolCallRow } from "../history/call-ledger";
 import type { HistoryStore, SuppliedResult } from "../history/store";
 import type { TurnResult } from "../rpc-types";
@@ -38,6 +38,20 @@ export function pendingResults(
     if (call.state === "pending" && call.answered_seq === null) results.push(r);
   }
   return { ok: true, results };
+}
+
+/** A client result for a call that waits for (or got) a person's approval would bypass it: 409, nothing written. */
+function refuseResultsForApprovals(store: ApprovalStore, callIds: string[]): Result<object> {
+  for (const id of callIds) {
+    const row = store.byCall(id);
+    if (row && row.status !== "declined") {
+      return failure(
+        "approval_required",
+        `tool call ${id} runs on the server after approval (${row.id}); answer it at /tool-approvals, not with a result`,
+      );
+    }
+  }
+  return { ok: true };
 }
 
 /**

@@ -1,4 +1,4 @@
-// Answers to approvals whose approval_ttl_s ran out (src/session/approval-answers.ts, approvals.ts checkAnswers):
+// Answers to approvals whose approval_ttl_s ran out (src/session/approval-answers.ts, its checkAnswers):
 // the alarm that expires them may run late, so an answer that comes after expires_at but before the alarm expires
 // the approval itself, as the alarm would have (declined by `ttl`, the turn resumed), and is refused with 409
 // approval_expired on every route that answers approvals; an answer after the alarm is refused with the same code.
