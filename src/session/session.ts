@@ -2,11 +2,10 @@
  * The session Durable Object: `Session`, one per `tenant:id`, the RPC surface the worker calls (turn calls also
  * over `fetch`, see turn-wire.ts). It owns the engine, runs, scheduler, sweeper and agent copy, recovers
  * interrupted turns at wake-up without throwing from its constructor, and drives runs and retention from its
- * single alarm.
+ * single alarm; DELETE, idle expiry and the rebuild of a broken object are session-delete.ts's.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig, AgentRead } from "../agents/types";
-import { deleteSessionIndex } from "../d1/sessions";
 import type { Env } from "../env";
 import { flag } from "../env-values";
 import type { Failure, Result } from "../model/errors";
@@ -15,7 +14,7 @@ import { log } from "../observability/log";
 import { setSpans } from "../observability/tracing";
 import { retentionOf } from "../retention/config";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
-import { nowIso, setCellChecks } from "../storage/sql";
+import { setCellChecks } from "../storage/sql";
 import { type AgentArg, AgentCache, turnMark } from "./agent-cache";
 import type { AnswerOptions } from "./approval-answers";
 import type { ApprovalAnswer } from "./approvals";
@@ -40,6 +39,7 @@ import type {
 import { SessionRuns } from "./runs/session-runs";
 import type { RunSpec, RunView } from "./runs/types";
 import { Scheduler } from "./scheduler";
+import { SessionDelete } from "./session-delete";
 import { SessionEngine } from "./session-engine";
 import { missing, SessionRecord } from "./session-record";
 import { sessionState } from "./state-view";
@@ -50,7 +50,7 @@ import { answerResponse, readCall } from "./turn-wire";
  * One chat session. A thin RPC surface: a call on an existing session passes
  * one guard (`SessionRecord.existing`: the state loaded, the session exists, else 404) and
  * delegates to the engine; `init` and `enqueueRun` (which create the session),
- * `clear`, `destroy` and the alarm have rules of their own, written there. Methods return result
+ * `clear`, `destroy` (session-delete.ts) and the alarm have rules of their own, written there. Methods return result
  * unions; the worker maps them to HTTP.
  *
  * The worker routes by name (`tenant:id`) without asking D1 whether the
@@ -69,8 +69,8 @@ export class Session extends DurableObject<Env> {
   /** Debug counters (SWITCHBOARD_DEBUG_CHECKS or a D1 delay), else null. */
   #probe: Probe | null;
   #record: SessionRecord;
-  /** The DELETE under way (`destroy`), if any: a create or a run waits for it to end (`#afterDelete`). */
-  #deletion: Promise<Result<{ deleted: true }>> | null = null;
+  /** DELETE, idle expiry and the rebuild of a broken object: the end of the session's storage. */
+  #delete: SessionDelete;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -103,6 +103,15 @@ export class Session extends DurableObject<Env> {
       () => this.#env.DB,
       () => turnMark(this.#engine.turns.latest()),
     );
+    this.#delete = new SessionDelete({
+      ctx,
+      db: () => this.env.DB,
+      record: this.#record,
+      engine: this.#engine,
+      scheduler: this.#scheduler,
+      sweeper: this.#sweeper,
+      agents: this.#agents,
+    });
     this.#engine.hooks = {
       arm: () => this.#scheduler.arm(),
       settled: (turnId) => {
@@ -191,7 +200,7 @@ export class Session extends DurableObject<Env> {
   async init(info: SessionInfo, agent?: AgentRead): Promise<Result<{ created: boolean; info: SessionInfo }>> {
     // A create during a DELETE comes after it: the worker's index row, just written, must not be one the DELETE
     // already removed while the object it names is about to be wiped.
-    await this.#afterDelete();
+    await this.#delete.afterDelete();
     this.#record.ready();
     const existing = this.#record.info();
     if (existing) return { ok: true, created: false, info: existing };
@@ -343,7 +352,7 @@ export class Session extends DurableObject<Env> {
   }
 
   async clear(): Promise<Result<{ cleared: true }>> {
-    if (this.#record.broken) return this.#rebuild();
+    if (this.#record.broken) return this.#delete.rebuild();
     if (!this.#record.info()) return missing();
     const cleared = this.#engine.clear();
     if (!cleared.ok) return cleared;
@@ -354,105 +363,11 @@ export class Session extends DurableObject<Env> {
   }
 
   /**
-   * `clear` of an object whose schema could not be brought up: everything is
-   * wiped and the schema rebuilt, keeping only the session's identity.
-   */
-  async #rebuild(): Promise<Result<{ cleared: true }>> {
-    let info: SessionInfo | null = null;
-    try {
-      info = this.#record.stored();
-      if (!info) return missing();
-    } catch {
-      // meta itself is unreadable: the worker's index still names the session, so it is cleared all the same.
-    }
-    await this.#wipe();
-    this.#record.ensureSchema();
-    // The same session, the same incarnation: its tokens still open it.
-    if (info) this.#record.record(info);
-    this.#engine.eventLog.record("session_cleared", null, { at: nowIso(), rebuilt: true });
-    return { ok: true, cleared: true };
-  }
-
-  async #wipe(): Promise<void> {
-    this.#scheduler.forget();
-    this.#sweeper.forget();
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-    this.#record.wiped();
-    this.#agents.invalidate();
-    this.#engine.wiped();
-  }
-
-  /**
-   * DELETE: the session's D1 rows (index row and run records) first, then the running turn is cancelled, then its
-   * storage is wiped and the tombstone written, as `#expire` does. If D1 cannot be reached nothing is deleted, a
-   * running turn goes on, so does a request waiting on network I/O, and the error is thrown (the client retries the
-   * DELETE). D1 goes first also so that a webhook run admitted once the rows are gone finds no index row: it either
-   * arrives after the wipe with a later `created_at` and creates the session anew, with its own index row, or
-   * (admitted before) is refused by the tombstone. A create or a run that reaches the object while the DELETE is under way waits for it to end
-   * (`#afterDelete`), so none is let in between the D1 rows and the wipe. `tenant` and `id` are the worker's: an
-   * object that holds nothing may still have an index row (a half-done create or DELETE), which goes too.
+   * DELETE (session-delete.ts): the session's D1 rows first, then the running turn is cancelled and its storage
+   * wiped; a create or a run that comes meanwhile waits for it to end.
    */
   async destroy(tenant: string, id: string): Promise<Result<{ deleted: true }>> {
-    // One DELETE at a time: the check and the start below have no await between them.
-    while (this.#deletion) await this.#deletion.catch(() => {});
-    const deletion = this.#destroy(tenant, id);
-    this.#deletion = deletion;
-    try {
-      return await deletion;
-    } finally {
-      if (this.#deletion === deletion) this.#deletion = null;
-    }
-  }
-
-  /** Resolves once no DELETE is under way (whatever its outcome). */
-  async #afterDelete(): Promise<void> {
-    while (this.#deletion) await this.#deletion.catch(() => {});
-  }
-
-  async #destroy(tenant: string, id: string): Promise<Result<{ deleted: true }>> {
-    // No #ready(): DELETE works even when the object's state could not be loaded. A throw inside
-    // blockConcurrencyWhile would reset the object: the outcome is carried out of it instead.
-    const index = await this.ctx.blockConcurrencyWhile(async () => {
-      try {
-        const indexed = await deleteSessionIndex(this.env.DB, tenant, id);
-        // Only once the D1 rows are gone, with nothing delivered in between (as `#expire`): work in flight (a
-        // message waiting on an MCP listing, a run waiting on D1) sees the generation change after its await and
-        // writes nothing; until the wipe is done, nothing new is admitted either. A DELETE that cannot reach D1
-        // changes nothing: that work goes on.
-        this.#engine.beginDelete();
-        return { indexed };
-      } catch (error) {
-        return { error };
-      }
-    });
-    if ("error" in index) throw index.error;
-    try {
-      const runner = this.#engine.running;
-      if (runner) {
-        runner.cancel("the session was deleted");
-        await this.#engine.waitFor(runner.turnId);
-      }
-      const outcome = await this.ctx.blockConcurrencyWhile(async () => {
-        try {
-          const held = this.#record.broken || this.#record.info() !== null;
-          // An object that never held a session, and has no index row, stays without storage.
-          if (!held && !index.indexed) return { found: false };
-          // The object may be addressed again; it must come back as a fresh, empty session.
-          await this.#wipe();
-          await this.#record.tombstone();
-          return { found: true };
-        } catch (error) {
-          return { error };
-        }
-      });
-      if ("error" in outcome) throw outcome.error;
-      // An object that never held a session answers 404 (the worker routes by name without asking D1).
-      if (!outcome.found) return missing();
-    } finally {
-      this.#engine.endDelete();
-    }
-    return { ok: true, deleted: true };
+    return this.#delete.destroy(tenant, id);
   }
 
   /** Never throws into its caller (a turn's end): a missed schedule is made up by the next turn or alarm. */
@@ -462,34 +377,6 @@ export class Session extends DurableObject<Env> {
     } catch (e) {
       log("error", "sweep_schedule_failed", { error: String(e) });
     }
-  }
-
-  /**
-   * Deletes a session that has been idle past its retention: first its D1 rows
-   * (index and run records), then its storage, with no other event let in
-   * between. If D1 cannot be reached nothing is deleted and the sweep retries.
-   */
-  async #expire(): Promise<void> {
-    const info = this.#record.info();
-    if (!info) return;
-    await this.ctx.blockConcurrencyWhile(async () => {
-      try {
-        if (!this.#sweeper.idleExpired(Date.now())) return;
-        await deleteSessionIndex(this.env.DB, info.tenant, info.id);
-        // As a DELETE: work in flight (a request waiting on an MCP listing) sees the session gone, not a wiped store.
-        this.#engine.beginDelete();
-        try {
-          await this.#wipe();
-          await this.#record.tombstone();
-        } finally {
-          this.#engine.endDelete();
-        }
-        log("info", "session_expired", { session: `${info.tenant}:${info.id}` });
-      } catch (e) {
-        this.#sweeper.schedule();
-        log("error", "session_expire_failed", { error: String(e) });
-      }
-    });
   }
 
   /**
@@ -507,7 +394,7 @@ export class Session extends DurableObject<Env> {
   ): Promise<Result<{ run: RunView }> | (Failure & { held: SessionInfo })> {
     // As `init`: a run handed over during a DELETE comes after it (and is refused by the tombstone if admitted
     // before it, or queued as before if the DELETE failed).
-    await this.#afterDelete();
+    await this.#delete.afterDelete();
     this.#record.ready();
     const current = this.#record.info();
     if (!current) {
@@ -581,7 +468,7 @@ export class Session extends DurableObject<Env> {
       if (swept && (swept.stream_log || swept.events || swept.turns || swept.runs)) {
         log("info", "retention_swept", { session: this.#record.info()?.id, ...swept });
       }
-      if (swept?.expired) await this.#expire();
+      if (swept?.expired) await this.#delete.expire();
     } finally {
       // A session that expired itself has no tables left, and nothing to arm.
       if (this.#record.hasTables) this.#scheduler.arm();

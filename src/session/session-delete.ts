@@ -1,0 +1,172 @@
+/**
+ * The end of a session's storage (`SessionDelete`): DELETE (`destroy`, and `afterDelete` for a create or a run
+ * that must come after it), the expiry of an idle session (`expire`), the rebuild of an object whose schema could
+ * not be brought up (`rebuild`, for `clear`), and the wipe all three share. The D1 rows go first in a DELETE and an
+ * expiry, so a D1 failure deletes nothing.
+ */
+import { deleteSessionIndex } from "../d1/sessions";
+import type { Result } from "../model/errors";
+import { log } from "../observability/log";
+import { nowIso } from "../storage/sql";
+import type { AgentCache } from "./agent-cache";
+import type { SessionInfo } from "./rpc-types";
+import type { Scheduler } from "./scheduler";
+import type { SessionEngine } from "./session-engine";
+import { missing, type SessionRecord } from "./session-record";
+import type { Sweeper } from "./sweep";
+
+/** What deleting needs of the object: its state (blockConcurrencyWhile, the raw storage), D1 and what it holds. */
+interface DeleteDeps {
+  ctx: DurableObjectState;
+  db: () => D1Database;
+  record: SessionRecord;
+  engine: SessionEngine;
+  scheduler: Scheduler;
+  sweeper: Sweeper;
+  agents: AgentCache;
+}
+
+export class SessionDelete {
+  readonly #deps: DeleteDeps;
+  /** The DELETE under way (`destroy`), if any: a create or a run waits for it to end (`afterDelete`). */
+  #deletion: Promise<Result<{ deleted: true }>> | null = null;
+
+  constructor(deps: DeleteDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * `clear` of an object whose schema could not be brought up: everything is
+   * wiped and the schema rebuilt, keeping only the session's identity.
+   */
+  async rebuild(): Promise<Result<{ cleared: true }>> {
+    const { record, engine } = this.#deps;
+    let info: SessionInfo | null = null;
+    try {
+      info = record.stored();
+      if (!info) return missing();
+    } catch {
+      // meta itself is unreadable: the worker's index still names the session, so it is cleared all the same.
+    }
+    await this.#wipe();
+    record.ensureSchema();
+    // The same session, the same incarnation: its tokens still open it.
+    if (info) record.record(info);
+    engine.eventLog.record("session_cleared", null, { at: nowIso(), rebuilt: true });
+    return { ok: true, cleared: true };
+  }
+
+  async #wipe(): Promise<void> {
+    const { ctx, record, engine, scheduler, sweeper, agents } = this.#deps;
+    scheduler.forget();
+    sweeper.forget();
+    await ctx.storage.deleteAlarm();
+    await ctx.storage.deleteAll();
+    record.wiped();
+    agents.invalidate();
+    engine.wiped();
+  }
+
+  /**
+   * DELETE: the session's D1 rows (index row and run records) first, then the running turn is cancelled, then its
+   * storage is wiped and the tombstone written, as `expire` does. If D1 cannot be reached nothing is deleted, a
+   * running turn goes on, so does a request waiting on network I/O, and the error is thrown (the client retries the
+   * DELETE). D1 goes first also so that a webhook run admitted once the rows are gone finds no index row: it either
+   * arrives after the wipe with a later `created_at` and creates the session anew, with its own index row, or
+   * (admitted before) is refused by the tombstone. A create or a run that reaches the object while the DELETE is
+   * under way waits for it to end (`afterDelete`), so none is let in between the D1 rows and the wipe. `tenant` and
+   * `id` are the worker's: an object that holds nothing may still have an index row (a half-done create or DELETE),
+   * which goes too.
+   */
+  async destroy(tenant: string, id: string): Promise<Result<{ deleted: true }>> {
+    // One DELETE at a time: the check and the start below have no await between them.
+    while (this.#deletion) await this.#deletion.catch(() => {});
+    const deletion = this.#destroy(tenant, id);
+    this.#deletion = deletion;
+    try {
+      return await deletion;
+    } finally {
+      if (this.#deletion === deletion) this.#deletion = null;
+    }
+  }
+
+  /** Resolves once no DELETE is under way (whatever its outcome). */
+  async afterDelete(): Promise<void> {
+    while (this.#deletion) await this.#deletion.catch(() => {});
+  }
+
+  async #destroy(tenant: string, id: string): Promise<Result<{ deleted: true }>> {
+    const { ctx, db, record, engine } = this.#deps;
+    // No `ready()`: DELETE works even when the object's state could not be loaded. A throw inside
+    // blockConcurrencyWhile would reset the object: the outcome is carried out of it instead.
+    const index = await ctx.blockConcurrencyWhile(async () => {
+      try {
+        const indexed = await deleteSessionIndex(db(), tenant, id);
+        // Only once the D1 rows are gone, with nothing delivered in between (as `expire`): work in flight (a
+        // message waiting on an MCP listing, a run waiting on D1) sees the generation change after its await and
+        // writes nothing; until the wipe is done, nothing new is admitted either. A DELETE that cannot reach D1
+        // changes nothing: that work goes on.
+        engine.beginDelete();
+        return { indexed };
+      } catch (error) {
+        return { error };
+      }
+    });
+    if ("error" in index) throw index.error;
+    try {
+      const runner = engine.running;
+      if (runner) {
+        runner.cancel("the session was deleted");
+        await engine.waitFor(runner.turnId);
+      }
+      const outcome = await ctx.blockConcurrencyWhile(async () => {
+        try {
+          const held = record.broken || record.info() !== null;
+          // An object that never held a session, and has no index row, stays without storage.
+          if (!held && !index.indexed) return { found: false };
+          // The object may be addressed again; it must come back as a fresh, empty session.
+          await this.#wipe();
+          await record.tombstone();
+          return { found: true };
+        } catch (error) {
+          return { error };
+        }
+      });
+      if ("error" in outcome) throw outcome.error;
+      // An object that never held a session answers 404 (the worker routes by name without asking D1).
+      if (!outcome.found) return missing();
+    } finally {
+      engine.endDelete();
+    }
+    return { ok: true, deleted: true };
+  }
+
+  /**
+   * Deletes a session that has been idle past its retention: first its D1 rows
+   * (index and run records), then its storage, with no other event let in
+   * between. If D1 cannot be reached nothing is deleted and the sweep retries.
+   */
+  async expire(): Promise<void> {
+    const { ctx, db, record, engine, sweeper } = this.#deps;
+    const info = record.info();
+    if (!info) return;
+    await ctx.blockConcurrencyWhile(async () => {
+      try {
+        if (!sweeper.idleExpired(Date.now())) return;
+        await deleteSessionIndex(db(), info.tenant, info.id);
+        // As a DELETE: work in flight (a request waiting on an MCP listing) sees the session gone, not a wiped store.
+        engine.beginDelete();
+        try {
+          await this.#wipe();
+          await record.tombstone();
+        } finally {
+          engine.endDelete();
+        }
+        log("info", "session_expired", { session: `${info.tenant}:${info.id}` });
+      } catch (e) {
+        sweeper.schedule();
+        log("error", "session_expire_failed", { error: String(e) });
+      }
+    });
+  }
+}
