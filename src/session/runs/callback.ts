@@ -1,7 +1,7 @@
 /**
  * Webhook delivery of a run's result to its callback_url: `deliver` makes one signed POST attempt and reports it
  * as an AttemptOutcome (it never throws; `retryable: false` when trying again cannot help). `callbackBody` is
- * the Standard Webhooks body. Retries and their timing belong to the caller (session-runs.ts).
+ * the Standard Webhooks body. Retries and their timing belong to the caller (deliveries.ts).
  */
 import { signHeaders, signingSecret } from "../../runs/signature";
 import { checkOutboundUrl } from "../../tools/outbound";

@@ -1,39 +1,26 @@
 /**
  * The session object's side of webhook-triggered runs: `SessionRuns` queues runs, starts and resumes them from
- * the alarm, concludes them when their turn ends or pauses for approval, and delivers signed callbacks and
- * approval notices with retries. A failing job is retried later without stopping the others; nothing throws
- * into the engine.
+ * the alarm, concludes them when their turn ends or pauses for approval, and queues their signed callbacks and
+ * approval notices (delivered by deliveries.ts). A failing job is retried later without stopping the others;
+ * nothing throws into the engine.
  */
 import type { AgentConfig } from "../../agents/types";
 import type { Env } from "../../env";
-import { flag } from "../../env-values";
 import { type ErrorInfo, failure, type Result } from "../../model/errors";
 import type { TurnStatus } from "../../model/turn";
 import { log } from "../../observability/log";
 import { headChars } from "../../storage/fit";
-import { nowIso } from "../../storage/sql";
 import { openView } from "../approvals";
 import { RUN_KEY_PREFIX, type TurnAnswer } from "../rpc-types";
 import type { Job, Scheduler } from "../scheduler";
 import type { SessionEngine } from "../session-engine";
 import { firstSeqOf } from "../turn/answers";
 import type { TurnRow } from "../turn/turn-store";
-import { deliver } from "./callback";
+import { Deliveries } from "./deliveries";
 import { type RunRow, RunStore } from "./run-store";
-import {
-  CALLBACK_MAX_ATTEMPTS,
-  CALLBACK_TIMEOUT_MS,
-  callbackDelay,
-  MAX_QUEUED_RUNS,
-  MAX_RESUMES,
-  type RunOutput,
-  type RunSpec,
-  type RunView,
-} from "./types";
+import { MAX_QUEUED_RUNS, MAX_RESUMES, type RunOutput, type RunSpec, type RunView } from "./types";
 
 const OUTPUT_CHARS = 100_000;
-/** A callback being delivered is leased this long; if the instance dies mid-delivery the job comes back after it. */
-const CALLBACK_LEASE_MS = CALLBACK_TIMEOUT_MS + 50_000;
 /** Delay before a job that threw is tried again. */
 const JOB_RETRY_MS = 5_000;
 
@@ -54,18 +41,18 @@ export class SessionRuns {
 
   readonly #engine: SessionEngine;
   readonly #scheduler: Scheduler;
-  readonly #env: Env;
   readonly #sessionId: () => string;
   readonly #agentName: () => string | null;
   readonly #agent: (name: string, admission?: boolean) => Promise<AgentConfig | null>;
-  readonly #signer: (name: string) => Promise<AgentConfig | null>;
+  /** The runs' callbacks and approval notices (deliveries.ts). */
+  readonly #deliveries: Deliveries;
   /**
    * `agent` gives the agent's config (null: deleted) from the object's copy,
    * at most a minute old (src/session/agent-cache.ts): a run started later than
    * it was accepted uses a config reconfigured meanwhile within that bound.
-   * `signer` gives the config whose secrets sign callbacks and approval notices: at most a minute old even while
-   * a turn is open and keeps an older copy (AgentCache.signing). Both answer null, reading nothing more, when the
-   * session is deleted during their D1 read; the work checks `#gone` after each and stops.
+   * `signer` gives the config whose secrets sign callbacks and approval notices (deliveries.ts): at most a minute
+   * old even while a turn is open and keeps an older copy (AgentCache.signing). Both answer null, reading nothing
+   * more, when the session is deleted during their D1 read; the work checks `#gone` after each and stops.
    */
   constructor(
     engine: SessionEngine,
@@ -77,13 +64,21 @@ export class SessionRuns {
     signer: (name: string) => Promise<AgentConfig | null>,
   ) {
     this.#agent = agent;
-    this.#signer = signer;
     this.#agentName = agentName;
     this.#sessionId = sessionId;
-    this.#env = env;
     this.#scheduler = scheduler;
     this.#engine = engine;
     this.store = new RunStore(engine.storage.sql);
+    this.#deliveries = new Deliveries({
+      store: this.store,
+      view: (id) => this.view(id),
+      engine,
+      scheduler,
+      env,
+      sessionId,
+      signer,
+      gone: () => this.#gone,
+    });
   }
 
   /**
@@ -209,9 +204,9 @@ export class SessionRuns {
     }
     const handlers = {
       run: (job: Job) => this.#start(job),
-      callback: (job: Job) => this.#callback(job),
+      callback: (job: Job) => this.#deliveries.callback(job),
       approval: (job: Job) => this.#expire(job),
-      notice: (job: Job) => this.#notice(job),
+      notice: (job: Job) => this.#deliveries.notice(job),
     };
     for (const job of this.#scheduler.due(Date.now(), ["run", "callback", "approval", "notice"])) {
       if (this.#gone) return;
@@ -387,55 +382,6 @@ export class SessionRuns {
     this.#scheduler.arm();
   }
 
-  /** The run's pending approval notice while its run still waits for that approval, else null. */
-  #pendingNotice(runId: string) {
-    const row = this.store.get(runId);
-    const notice = this.store.notice(runId);
-    if (!row?.callback_url || row.status !== "awaiting_approval" || notice?.status !== "pending") return null;
-    return { row, notice, url: row.callback_url };
-  }
-
-  async #notice(job: Job): Promise<void> {
-    const before = this.#pendingNotice(job.ref);
-    if (!before) return this.#scheduler.remove("notice", job.ref);
-    this.#scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
-    const agent = await this.#signer(before.row.agent);
-    if (this.#gone) return;
-    // Read again after the await (the agent may come from D1): the approval may have been answered meanwhile, and
-    // a notice must not go out under the pause's webhook-id as run.running or run.completed. A new pause begun
-    // meanwhile is the one sent.
-    const pending = this.#pendingNotice(job.ref);
-    if (!pending) return this.#scheduler.remove("notice", job.ref);
-    const { row, notice } = pending;
-    const view = this.view(row.id) as RunView;
-    delete view.callback;
-    const outcome = await deliver(
-      pending.url,
-      agent?.webhook_secrets ?? [],
-      view,
-      flag(this.#env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
-      notice.webhook_id,
-    );
-    if (this.#gone) return;
-    const attempt = notice.attempts + 1;
-    const done = outcome.delivered || !outcome.retryable || attempt >= CALLBACK_MAX_ATTEMPTS;
-    const status = outcome.delivered ? "delivered" : done ? "failed" : "pending";
-    this.#engine.tx(() => {
-      // A new pause replaced this notice while it was in flight: its job is the new notice's now.
-      if (!this.store.recordNotice(row.id, notice.webhook_id, status, outcome.error)) return;
-      if (done) this.#scheduler.remove("notice", row.id);
-      else this.#scheduler.reschedule(job, Date.now() + callbackDelay(attempt));
-    });
-    this.#engine.eventLog.record("approval_notice_attempt", row.turn_id, {
-      run_id: row.id,
-      webhook_id: notice.webhook_id,
-      attempt,
-      status: outcome.status,
-      error: outcome.error,
-      notice_status: status,
-    });
-  }
-
   /**
    * An approval's `approval_ttl_s` ran out: declined with that reason (the turn resumes if it was the last). With
    * its agent deleted (and no copy kept) the turn could never resume: it is ended instead (`#endOrphaned`).
@@ -465,41 +411,5 @@ export class SessionRuns {
       this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
     }
     await this.#engine.cancel();
-  }
-
-  async #callback(job: Job): Promise<void> {
-    const row = this.store.get(job.ref);
-    const ended = row?.status === "completed" || row?.status === "failed";
-    if (!row?.callback_url || !ended || row.callback_status !== "pending") {
-      return this.#scheduler.remove("callback", job.ref);
-    }
-    const attempt = this.store.attempts(row.id).length + 1;
-    this.#scheduler.reschedule(job, Date.now() + CALLBACK_LEASE_MS);
-    const at = nowIso();
-    const agent = await this.#signer(row.agent);
-    if (this.#gone) return;
-    const view = this.store.view(row, this.#sessionId(), null);
-    delete view.callback; // the receiver gets the result, not our delivery bookkeeping
-    const outcome = await deliver(
-      row.callback_url,
-      agent?.webhook_secrets ?? [],
-      view,
-      flag(this.#env.SWITCHBOARD_ALLOW_PRIVATE_URLS),
-    );
-    if (this.#gone) return;
-    const done = outcome.delivered || !outcome.retryable || attempt >= CALLBACK_MAX_ATTEMPTS;
-    const status = outcome.delivered ? "delivered" : done ? "failed" : "pending";
-    this.#engine.tx(() => {
-      this.store.recordAttempt(row.id, { attempt, at, status: outcome.status, error: outcome.error }, status);
-      if (done) this.#scheduler.remove("callback", row.id);
-      else this.#scheduler.reschedule(job, Date.now() + callbackDelay(attempt));
-    });
-    this.#engine.eventLog.record("callback_attempt", row.turn_id, {
-      run_id: row.id,
-      attempt,
-      status: outcome.status,
-      error: outcome.error,
-      callback_status: status,
-    });
   }
 }
