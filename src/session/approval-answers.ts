@@ -3,12 +3,13 @@
  * from the API or a useChat body, checked first with the body's tool outputs
  * (`checkAnswers`: nothing is written unless every answer and output is
  * valid), the expiry of an approval whose `approval_ttl_s` ran out (by the
- * alarm, or by an answer that came after it was due, which is refused), the
- * declines of every pending approval when the user moves on or the turn is
- * cancelled or fails (`declineOpen`), and the `approval_declined` events of
- * every decline. Declined calls get their result at once; approved ones run
- * when the turn resumes, which it does once nothing else is awaited (the
- * engine's `resumeIfReady`).
+ * alarm's `approval` job, `expireByJob`, which ends the paused turn instead
+ * when its agent is gone; or by an answer that came after it was due, which is
+ * refused), the declines of every pending approval when the user moves on or
+ * the turn is cancelled or fails (`declineOpen`), and the `approval_declined`
+ * events of every decline. Declined calls get their result at once; approved
+ * ones run when the turn resumes, which it does once nothing else is awaited
+ * (the engine's `resumeIfReady`).
  */
 import type { AgentConfig } from "../agents/types";
 import type { Env } from "../env";
@@ -21,6 +22,7 @@ import { type Actor, type ApprovalAnswer, type ApprovalRow, type ApprovalStore, 
 import { deleted } from "./deleted";
 import type { HistoryStore, SuppliedResult } from "./history/store";
 import type { AnswerMode, Mode, TurnAnswer } from "./rpc-types";
+import type { Scheduler } from "./scheduler";
 import type { SessionTools } from "./session-tools";
 import { checkSupplied, pendingResults } from "./turn/answers";
 import type { TurnRow, TurnStore } from "./turn/turn-store";
@@ -43,6 +45,24 @@ interface AnsweringEngine {
     mode: AnswerMode,
     since: number,
   ): Promise<Result<TurnAnswer>>;
+}
+
+/** What ending a paused turn needs of the engine besides answering (an expiry whose agent is gone). */
+interface ExpiringEngine extends AnsweringEngine {
+  cancel(): Promise<unknown>;
+}
+
+/**
+ * What the alarm's expiry of an approval needs (jobs.ts): the engine, the jobs, the session's agent (null: deleted,
+ * or the session deleted during its D1 read), `gone` (the session was deleted while the alarm's work awaited), and
+ * `failRun` (the paused turn's run, if it has one still open, fails `agent_missing`: SessionRuns.failAgentMissing).
+ */
+interface ExpiryDeps {
+  engine: ExpiringEngine;
+  scheduler: Scheduler;
+  agent: () => Promise<AgentConfig | null>;
+  gone: () => boolean;
+  failRun: (turnId: string) => void;
 }
 
 /** Thrown inside the answering transaction to roll it back when a concurrent request decided first. */
@@ -256,8 +276,37 @@ export async function answerApprovals(
   return engine.resumeIfReady(agent, latest, mode, since);
 }
 
+/**
+ * The alarm's `approval` job: the approval's `approval_ttl_s` ran out, in any session (a webhook run's or not).
+ * Declined with that reason (the turn resumes if it was the last); with its agent deleted (and no copy kept) the
+ * turn could never resume: it is ended instead (`endOrphaned`).
+ */
+export async function expireByJob(deps: ExpiryDeps, approvalId: string): Promise<void> {
+  const agent = await deps.agent();
+  if (deps.gone()) return; // deleted during the agent's read: the job went with the tables
+  if (agent) await expireApproval(deps.engine, agent, approvalId);
+  else await endOrphaned(deps, approvalId);
+  deps.scheduler.remove("approval", approvalId);
+}
+
+/**
+ * The paused turn of an expired approval whose agent is gone. Left paused it would block every run behind it
+ * forever (SessionRuns.blocked); it is cancelled, declining its open approvals, and its run fails `agent_missing`
+ * (failed first, so the cancel's settled hook leaves it so). The runs queued behind then start and fail the same way.
+ */
+async function endOrphaned(deps: ExpiryDeps, approvalId: string): Promise<void> {
+  const { engine } = deps;
+  const approval = engine.approvals.get(approvalId);
+  const latest = engine.turns.latest();
+  if (approval?.status !== "pending" || latest?.id !== approval.turn_id || latest.status !== "awaiting_approval") {
+    return;
+  }
+  deps.failRun(latest.id);
+  await engine.cancel();
+}
+
 /** An approval whose `approval_ttl_s` ran out (the alarm): declined, and the turn resumes if that was the last. */
-export async function expireApproval(engine: AnsweringEngine, agent: AgentConfig, approvalId: string): Promise<void> {
+async function expireApproval(engine: AnsweringEngine, agent: AgentConfig, approvalId: string): Promise<void> {
   const row = engine.approvals.get(approvalId);
   if (row?.status !== "pending") return;
   const generation = engine.generation;

@@ -8,6 +8,8 @@ import { all, nowIso, one, type SqlValue, write } from "../storage/sql";
 
 /** How often a running turn re-arms the alarm that detects eviction. */
 const HEARTBEAT_MS = 30_000;
+/** Delay before a job that threw is tried again (jobs.ts), and between re-checks of open runs that keep failing. */
+export const JOB_RETRY_MS = 5_000;
 
 type JobKind = "run" | "callback" | "sweep" | "approval" | "notice";
 

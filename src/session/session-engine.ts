@@ -17,7 +17,7 @@ import { EventLog } from "../observability/events";
 import { log } from "../observability/log";
 import { inSpan } from "../observability/tracing";
 import { nowIso } from "../storage/sql";
-import { type AnswerOptions, answerApprovals, declineOpen, expireApproval, recordDeclined } from "./approval-answers";
+import { type AnswerOptions, answerApprovals, declineOpen, recordDeclined } from "./approval-answers";
 import { type ApprovalAnswer, ApprovalStore, MOVED_ON, openView } from "./approvals";
 import { type CompactionInfo, Compactor } from "./compaction/compactor";
 import { ContextBudget } from "./compaction/context-budget";
@@ -453,11 +453,6 @@ export class SessionEngine {
     opts: AnswerOptions,
   ): Promise<Result<TurnAnswer>> {
     return answerApprovals(this, agent, answers, mode, opts);
-  }
-
-  /** Declines an approval whose time ran out (approval-answers.ts). */
-  expireApproval(agent: AgentConfig, approvalId: string): Promise<void> {
-    return expireApproval(this, agent, approvalId);
   }
 
   /**

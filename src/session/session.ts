@@ -23,6 +23,7 @@ import { compactionMarkers } from "./compaction/records";
 import { type SeedTurn, seedTurns } from "./debug-seed";
 import { deleted } from "./deleted";
 import type { SuppliedResult } from "./history/store";
+import { Jobs } from "./jobs";
 import { recoverInterruptedTurns } from "./recovery";
 import type {
   EventsPage,
@@ -36,6 +37,7 @@ import type {
   TurnCall,
   TurnReply,
 } from "./rpc-types";
+import { Deliveries } from "./runs/deliveries";
 import { SessionRuns } from "./runs/session-runs";
 import type { RunSpec, RunView } from "./runs/types";
 import { Scheduler } from "./scheduler";
@@ -62,6 +64,8 @@ export class Session extends DurableObject<Env> {
   #engine: SessionEngine;
   #scheduler: Scheduler;
   #runs: SessionRuns;
+  /** The alarm's jobs: runs, their deliveries, approvals' expiry (jobs.ts). */
+  #jobs: Jobs;
   #sweeper: Sweeper;
   #agents: AgentCache;
   #storage: DurableObjectStorage;
@@ -88,15 +92,36 @@ export class Session extends DurableObject<Env> {
       () => this.#runs.blocked(),
       () => this.#runs.recheckDue(),
     );
+    const sessionId = () => this.#record.info()?.id ?? "?";
+    // The alarm's work stops once the session was deleted while it awaited (Jobs.gone).
+    const gone = () => this.#jobs.gone;
     this.#runs = new SessionRuns(
       this.#engine,
       this.#scheduler,
-      this.#env,
-      () => this.#record.info()?.id ?? "?",
-      () => this.#record.info()?.agent ?? null,
+      sessionId,
       (name, admission) => this.#agents.current(name, admission, this.#goneSince()),
-      (name) => this.#agents.signing(name, this.#goneSince()),
+      gone,
     );
+    const deliveries = new Deliveries({
+      store: this.#runs.store,
+      view: (id) => this.#runs.view(id),
+      engine: this.#engine,
+      scheduler: this.#scheduler,
+      env: this.#env,
+      sessionId,
+      signer: (name) => this.#agents.signing(name, this.#goneSince()),
+      gone,
+    });
+    this.#jobs = new Jobs({
+      engine: this.#engine,
+      scheduler: this.#scheduler,
+      runs: this.#runs,
+      deliveries,
+      agent: async () => {
+        const name = this.#record.info()?.agent;
+        return name ? this.#agents.current(name, false, this.#goneSince()) : null;
+      },
+    });
     this.#sweeper = new Sweeper(this.#storage, this.#scheduler, retentionOf(env), () => this.#engine.running !== null);
     this.#agents = new AgentCache(
       () => this.#storage.sql,
@@ -444,9 +469,9 @@ export class Session extends DurableObject<Env> {
   /**
    * The one alarm: the heartbeat while a turn runs (a new instance that finds
    * no runner has already recovered in the constructor; interrupted runs are
-   * resumed or failed here), queued runs and callback retries, then the
-   * retention sweep (src/session/sweep.ts). It is re-armed
-   * for whatever is due next.
+   * resumed or failed here), the due jobs (jobs.ts: queued runs, callback and
+   * notice deliveries, approvals' expiry), then the retention sweep
+   * (src/session/sweep.ts). It is re-armed for whatever is due next.
    */
   override async alarm(): Promise<void> {
     this.#scheduler.forget();
@@ -455,8 +480,8 @@ export class Session extends DurableObject<Env> {
     this.#record.ready();
     if (!this.#record.hasTables) return;
     try {
-      await this.#runs.alarm();
-      // A DELETE may have wiped the object while the runs' share awaited (a callback delivery, say).
+      await this.#jobs.alarm();
+      // A DELETE may have wiped the object while the jobs awaited (a callback delivery, say).
       if (!this.#record.hasTables) return;
       this.#scheduleSweep();
       // The sweep yields between batches; a DELETE delivered then wipes the tables it would go on deleting from.

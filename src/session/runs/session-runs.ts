@@ -1,28 +1,24 @@
 /**
  * The session object's side of webhook-triggered runs: `SessionRuns` queues runs, starts and resumes them from
  * the alarm, concludes them when their turn ends or pauses for approval, and queues their signed callbacks and
- * approval notices (delivered by deliveries.ts). A failing job is retried later without stopping the others;
- * nothing throws into the engine.
+ * approval notices (delivered by deliveries.ts). The alarm's jobs (jobs.ts) call `recheck` and `start`; nothing
+ * throws into the engine.
  */
 import type { AgentConfig } from "../../agents/types";
-import type { Env } from "../../env";
 import { type ErrorInfo, failure, type Result } from "../../model/errors";
 import type { TurnStatus } from "../../model/turn";
 import { log } from "../../observability/log";
 import { headChars } from "../../storage/fit";
 import { openView } from "../approvals";
 import { RUN_KEY_PREFIX, type TurnAnswer } from "../rpc-types";
-import type { Job, Scheduler } from "../scheduler";
+import { JOB_RETRY_MS, type Job, type Scheduler } from "../scheduler";
 import type { SessionEngine } from "../session-engine";
 import { firstSeqOf } from "../turn/answers";
 import type { TurnRow } from "../turn/turn-store";
-import { Deliveries } from "./deliveries";
 import { type RunRow, RunStore } from "./run-store";
 import { MAX_QUEUED_RUNS, MAX_RESUMES, type RunOutput, type RunSpec, type RunView } from "./types";
 
 const OUTPUT_CHARS = 100_000;
-/** Delay before a job that threw is tried again. */
-const JOB_RETRY_MS = 5_000;
 
 /**
  * Webhook-triggered runs inside the session DO. A run is queued with a `run`
@@ -33,52 +29,34 @@ const JOB_RETRY_MS = 5_000;
  */
 export class SessionRuns {
   readonly store: RunStore;
-  #chain: Promise<void> = Promise.resolve();
-  /** The engine's generation when this alarm's work began: after a DELETE, work that awaited writes nothing. */
-  #generation = 0;
   /** When this instance's alarm last re-checked open runs (0: never, so a new instance re-checks at once). */
   #checkedAt = 0;
 
   readonly #engine: SessionEngine;
   readonly #scheduler: Scheduler;
   readonly #sessionId: () => string;
-  readonly #agentName: () => string | null;
   readonly #agent: (name: string, admission?: boolean) => Promise<AgentConfig | null>;
-  /** The runs' callbacks and approval notices (deliveries.ts). */
-  readonly #deliveries: Deliveries;
+  readonly #gone: () => boolean;
   /**
    * `agent` gives the agent's config (null: deleted) from the object's copy,
    * at most a minute old (src/session/agent-cache.ts): a run started later than
-   * it was accepted uses a config reconfigured meanwhile within that bound.
-   * `signer` gives the config whose secrets sign callbacks and approval notices (deliveries.ts): at most a minute
-   * old even while a turn is open and keeps an older copy (AgentCache.signing). Both answer null, reading nothing
-   * more, when the session is deleted during their D1 read; the work checks `#gone` after each and stops.
+   * it was accepted uses a config reconfigured meanwhile within that bound. It answers null, reading nothing
+   * more, when the session is deleted during its D1 read; the work checks `gone` (Jobs.gone: the session was
+   * deleted while this alarm's work awaited) after it and stops.
    */
   constructor(
     engine: SessionEngine,
     scheduler: Scheduler,
-    env: Env,
     sessionId: () => string,
-    agentName: () => string | null,
     agent: (name: string, admission?: boolean) => Promise<AgentConfig | null>,
-    signer: (name: string) => Promise<AgentConfig | null>,
+    gone: () => boolean,
   ) {
     this.#agent = agent;
-    this.#agentName = agentName;
     this.#sessionId = sessionId;
     this.#scheduler = scheduler;
     this.#engine = engine;
+    this.#gone = gone;
     this.store = new RunStore(engine.storage.sql);
-    this.#deliveries = new Deliveries({
-      store: this.store,
-      view: (id) => this.view(id),
-      engine,
-      scheduler,
-      env,
-      sessionId,
-      signer,
-      gone: () => this.#gone,
-    });
   }
 
   /**
@@ -182,60 +160,32 @@ export class SessionRuns {
     return this.store.unsettled() ? this.#checkedAt + JOB_RETRY_MS : null;
   }
 
-  /** The alarm's share: serialised, so two deliveries of the alarm never work the same job at once. */
-  alarm(): Promise<void> {
-    const work = this.#chain.then(() => this.#work());
-    this.#chain = work.catch(() => {});
-    return work;
-  }
-
-  /** True when the session was deleted while this alarm's work awaited something. */
-  get #gone(): boolean {
-    return this.#engine.stale(this.#generation);
-  }
-
-  async #work(): Promise<void> {
-    this.#generation = this.#engine.generation;
-    if (this.#gone) return;
+  /**
+   * The alarm's re-check of open runs, before its jobs (jobs.ts): a run whose turn ended, paused, was interrupted
+   * or cleared is concluded, resumed or failed (`#reconcile`). One that throws (a D1 read of the agent) is logged
+   * and stays due (`recheckDue`) without stopping the others.
+   */
+  async recheck(): Promise<void> {
     this.#checkedAt = Date.now();
     for (const row of this.store.open()) {
-      if (this.#gone) return;
-      if (row.status !== "queued") await this.#guard(row.id, () => this.#reconcile(row));
-    }
-    const handlers = {
-      run: (job: Job) => this.#start(job),
-      callback: (job: Job) => this.#deliveries.callback(job),
-      approval: (job: Job) => this.#expire(job),
-      notice: (job: Job) => this.#deliveries.notice(job),
-    };
-    for (const job of this.#scheduler.due(Date.now(), ["run", "callback", "approval", "notice"])) {
-      if (this.#gone) return;
-      const handler = handlers[job.kind as keyof typeof handlers];
-      const ok = await this.#guard(job.ref, () => handler(job));
-      // A job that threw (D1 unreachable, say) is retried a little later, not in a hot alarm loop.
-      if (!ok && !this.#gone && this.#scheduler.get(job.kind, job.ref))
-        this.#scheduler.reschedule(job, Date.now() + JOB_RETRY_MS);
+      if (this.#gone()) return;
+      if (row.status === "queued") continue;
+      try {
+        await this.#reconcile(row);
+      } catch (e) {
+        log("error", "run_recheck_failed", { run_id: row.id, error: String(e) });
+      }
     }
   }
 
-  /** One job's failure must not stop the others, nor make the platform retry the whole alarm. */
-  async #guard(runId: string, fn: () => Promise<void>): Promise<boolean> {
-    try {
-      await fn();
-      return true;
-    } catch (e) {
-      log("error", "run_job_failed", { run_id: runId, error: String(e) });
-      return false;
-    }
-  }
-
-  async #start(job: Job): Promise<void> {
+  /** A `run` job: the queued run starts, unless another turn must go first (`blocked`). */
+  async start(job: Job): Promise<void> {
     const row = this.store.get(job.ref);
     if (row?.status !== "queued") return this.#scheduler.remove("run", job.ref);
     // A turn is running or paused for a client: the run waits; the turn's end re-arms the alarm for it.
     if (this.blocked()) return;
     const agent = await this.#agent(row.agent, true);
-    if (this.#gone) return;
+    if (this.#gone()) return;
     if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
     if (this.blocked()) return; // a client turn started while the agent was read
     // The input is read here only, once the run starts (the alarm's other reads leave it out).
@@ -254,7 +204,7 @@ export class SessionRuns {
       // Checked again after the engine's own await (the MCP listing): a client's turn may have paused meanwhile.
       () => !this.blocked(),
     );
-    if (this.#gone) return;
+    if (this.#gone()) return;
     if (!answer.ok && answer.error.code === "turn_in_progress") return;
     const turnId = this.#adopt(answer);
     if (!turnId) return this.#fail(row, answer.ok ? { code: "internal_error", message: "no turn" } : answer.error);
@@ -296,13 +246,13 @@ export class SessionRuns {
     };
     if (row.resumes >= MAX_RESUMES || this.#engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
     const agent = await this.#agent(row.agent, true);
-    if (this.#gone) return;
+    if (this.#gone()) return;
     if (!agent) return this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
     // Re-checked after the await: a client message may have started a turn meanwhile.
     if (this.#engine.running || this.#engine.turns.latest()?.id !== turn.id) return this.#fail(row, error);
     this.store.resumed(row.id);
     const answer = await this.#engine.retry(agent, "none");
-    if (this.#gone) return;
+    if (this.#gone()) return;
     const turnId = this.#adopt(answer);
     if (!turnId) return this.#fail(row, error);
     this.store.started(row.id, turnId);
@@ -383,33 +333,13 @@ export class SessionRuns {
   }
 
   /**
-   * An approval's `approval_ttl_s` ran out: declined with that reason (the turn resumes if it was the last). With
-   * its agent deleted (and no copy kept) the turn could never resume: it is ended instead (`#endOrphaned`).
+   * The agent of `turnId`'s paused turn is gone and an approval of it expired (approval-answers.ts): the turn's run,
+   * if still open, fails `agent_missing`, before the turn is cancelled (so the cancel's settled hook leaves it so).
    */
-  async #expire(job: Job): Promise<void> {
-    const name = this.#agentName();
-    const agent = name ? await this.#agent(name) : null;
-    if (this.#gone) return; // deleted during the agent's read: the job went with the tables
-    if (agent) await this.#engine.expireApproval(agent, job.ref);
-    else await this.#endOrphaned(job.ref);
-    this.#scheduler.remove("approval", job.ref);
-  }
-
-  /**
-   * The paused turn of an expired approval whose agent is gone. Left paused it would block every run behind it
-   * forever (`blocked`); it is cancelled, declining its open approvals, and its run fails `agent_missing` (failed
-   * first, so the cancel's settled hook leaves it so). The runs queued behind then start and fail the same way.
-   */
-  async #endOrphaned(approvalId: string): Promise<void> {
-    const approval = this.#engine.approvals.get(approvalId);
-    const latest = this.#engine.turns.latest();
-    if (approval?.status !== "pending" || latest?.id !== approval.turn_id || latest.status !== "awaiting_approval") {
-      return;
-    }
-    const row = this.store.byTurn(latest.id);
+  failAgentMissing(turnId: string): void {
+    const row = this.store.byTurn(turnId);
     if (row?.status === "awaiting_approval" || row?.status === "running") {
       this.#fail(row, { code: "agent_missing", message: `agent "${row.agent}" no longer exists` });
     }
-    await this.#engine.cancel();
   }
 }
