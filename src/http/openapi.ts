@@ -162,7 +162,8 @@ function op(operationId: string, summary: string, responses: Json, extra: Json =
     ...extra,
     responses: {
       ...responses,
-      "400": errorResponse,
+      // An operation may describe its own 400 (the codes it adds to invalid_request).
+      "400": responses["400"] ?? errorResponse,
       "401": errorResponse,
       "403": errorResponse,
       "404": errorResponse,
@@ -516,6 +517,11 @@ export const OPENAPI = {
             "The turn's UI message stream; while the turn still waits for other answers (an approval given, a client output of the same step still due), its state as JSON, whatever the Accept",
             false,
           ),
+          "400": {
+            ...errorResponse,
+            description:
+              "`invalid_request`, or `unsupported_part`: the newest user message has a part the server cannot read (a `file` part; only text is read), nothing written",
+          },
           "409": errorResponse,
           "422": errorResponse,
         },

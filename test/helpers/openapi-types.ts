@@ -1923,6 +1923,7 @@ export interface operations {
                     "application/json": components["schemas"]["TurnResult"];
                 };
             };
+            /** @description `invalid_request`, or `unsupported_part`: the newest user message has a part the server cannot read (a `file` part; only text is read), nothing written */
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];

@@ -9,10 +9,12 @@ import {
 } from "ai";
 
 /**
- * Whether the server reads `part` of a newest message of `role`: a user message's text (and files); an assistant
- * message's approval answers (with the input shown, which their signature covers) and client tools' outputs. Not
- * the outputs of calls marked providerExecuted (the server ran or answered them itself, and they may be megabytes:
- * an answer after a tool-heavy step would pass the body cap), nor the message's text, reasoning or open calls.
+ * Whether the server reads `part` of a newest message of `role`: a user message's text, and its file parts, which
+ * the server refuses (400 unsupported_part: it reads text alone) where, left out here, they would be lost without a
+ * word (this page attaches none); an assistant message's approval answers (with the input shown, which their
+ * signature covers) and client tools' outputs. Not the outputs of calls marked providerExecuted (the server ran or
+ * answered them itself, and they may be megabytes: an answer after a tool-heavy step would pass the body cap), nor
+ * the message's text, reasoning or open calls.
  */
 function readByServer(role: UIMessage["role"], part: UIMessage["parts"][number]): boolean {
   if (role === "user") return part.type === "text" || part.type === "file";

@@ -1,8 +1,8 @@
 /**
  * Turns an AI SDK `useChat` request body into a turn's input: `chatBodyToInput` reads only the newest
  * message (a user message's text, or an assistant message's client tool outputs and approval responses), or, for
- * `regenerate()`, a retry of the newest turn, and throws a 400 ApiError for anything else, or for a message over
- * the limits a /messages body is held to.
+ * `regenerate()`, a retry of the newest turn, and throws a 400 ApiError for anything else, for a user message with
+ * a part the server cannot read (`unsupported_part`), or for a message over the limits a /messages body is held to.
  */
 import type { Part } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approvals";
@@ -14,6 +14,16 @@ type ChatInput =
   | { kind: "regenerate" }
   | { kind: "message"; content: Part[] }
   | { kind: "answers"; results: SuppliedResult[]; approvals: ApprovalAnswer[] };
+
+/**
+ * The part types of a user message that carry the user's content and that the server cannot read: what it does with
+ * each part type the `ai` package's UIMessagePart allows follows the AI SDK's own `convertToModelMessages`, which
+ * gives a model a user message's `text` and `file` parts and drops the rest. `text` is read. A `file` is refused
+ * (history holds text only, and a turn taken without it would answer a message the user did not send). Every other
+ * part is ignored: `data-*` parts reach a model only through a server's own `convertDataPart` (Switchboard has
+ * none), and sources, reasoning, step boundaries, tool and provider-specific parts are not a user's words.
+ */
+const UNREADABLE_USER_PARTS: ReadonlySet<string> = new Set(["file"]);
 
 interface UiPart {
   type?: unknown;
@@ -84,6 +94,16 @@ export function chatBodyToInput(body: { messages: unknown[]; trigger?: string })
   const last = messages[messages.length - 1] as { role?: unknown; parts?: unknown };
   const parts = Array.isArray(last?.parts) ? (last.parts as UiPart[]) : [];
   if (last?.role === "user") {
+    const at = parts.findIndex((p) => typeof p.type === "string" && UNREADABLE_USER_PARTS.has(p.type));
+    if (at !== -1) {
+      const type = String(parts[at]?.type);
+      throw new ApiError(
+        400,
+        "unsupported_part",
+        `${type} parts are not supported: the server reads a user message's text only (parts.${at} of the ` +
+          `newest message is a ${type} part)`,
+      );
+    }
     const text = parts.filter((p) => p.type === "text" && typeof p.text === "string").map((p) => p.text as string);
     // Whitespace-only text counts as none (as on /messages): providers refuse it or drop the message.
     if (text.join("").trim() === "") throw new ApiError(400, "invalid_request", "the newest user message has no text");

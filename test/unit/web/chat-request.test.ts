@@ -59,6 +59,30 @@ it("posts only the newest message, with the chat id and the trigger, however lon
   expect(sent?.headers.get("authorization")).toBe("Bearer sbt_test");
 });
 
+it("posts a user message's file part, for the server to refuse rather than the file be lost without a word", async () => {
+  const newest: UIMessage = {
+    id: "u-file",
+    role: "user",
+    parts: [
+      { type: "file", mediaType: "image/png", url: "data:image/png;base64,iVBORw0K" },
+      { type: "text", text: "What is in this picture?" },
+    ],
+  };
+  const options = {
+    id: "s-file-part",
+    messages: [newest],
+    requestMetadata: undefined,
+    body: {},
+    credentials: undefined,
+    headers: undefined,
+    api: "http://switchboard.test/v1/sessions/s-file-part/chat",
+    trigger: "submit-message" as const,
+    messageId: undefined,
+  };
+  const posted = (await newestMessageOnly(options)).body as { messages: UIMessage[] };
+  expect(posted.messages).toEqual([newest]);
+});
+
 /** The newest message of an approval answer after a tool-heavy step, as useChat holds it. */
 function answerAfterToolHeavyStep(): UIMessage {
   const big = "x".repeat(250 * 1024);

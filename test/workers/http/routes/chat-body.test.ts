@@ -1,6 +1,7 @@
 // POST /chat bodies (src/http/routes/chat-body.ts) as useChat builds them from the session's own stream: tool parts
 // marked providerExecuted (calls the session ran, answered or dropped itself) are never taken as a client's outputs,
-// so answering the calls the stream offered works beside them, whatever ids they carry.
+// so answering the calls the stream offered works beside them, whatever ids they carry; and what a user message asks
+// that the server cannot read (a file) is refused, not dropped without a word.
 import { parseJsonEventStream } from "@ai-sdk/provider-utils";
 import {
   type DynamicToolUIPart,
@@ -11,7 +12,7 @@ import {
   uiMessageChunkSchema,
 } from "ai";
 import { describe, expect, it } from "vitest";
-import { api, apiJson, clientTool, type Setup, script, send, setup } from "../../helpers";
+import { api, apiJson, clientTool, history, mockRequests, type Setup, script, send, setup } from "../../helpers";
 
 /** The assistant message useChat holds once it has read a /chat stream answer (going on with `message`, if given). */
 async function assistantMessage(res: Response, message?: UIMessage): Promise<UIMessage> {
@@ -40,8 +41,9 @@ function answered(message: UIMessage, id: string, output: string): UIMessage {
   return { ...message, parts: parts as UIMessage["parts"] };
 }
 
-const chat = (s: Setup, messages: unknown[]) =>
-  api(`/v1/sessions/${s.session}/chat`, { method: "POST", key: s.key, json: { id: s.session, messages } });
+/** POST /chat as useChat posts it: the chat id, `messages` and any of its other fields (`trigger`, `messageId`). */
+const chat = (s: Setup, messages: unknown[], fields: Record<string, unknown> = {}) =>
+  api(`/v1/sessions/${s.session}/chat`, { method: "POST", key: s.key, json: { id: s.session, messages, ...fields } });
 
 /** How the session's newest turn stands: paused, completed, failed… */
 const lastTurn = async (s: Setup) =>
@@ -104,5 +106,30 @@ describe("a /chat answer beside tool parts the session ended itself", () => {
     expect(res.status).toBe(200);
     await res.text();
     expect(await lastTurn(s)).toBe("completed");
+  });
+});
+
+/** A /chat answer's status, error code and message (a stream has neither: the body was taken). */
+async function refusal(res: Response): Promise<{ status: number; code?: string; message?: string }> {
+  const text = await res.text();
+  if (!res.headers.get("content-type")?.includes("application/json")) return { status: res.status };
+  const { error } = JSON.parse(text) as { error?: { code: string; message: string } };
+  return { status: res.status, code: error?.code, message: error?.message };
+}
+
+describe("a /chat user message the server cannot take as sent", () => {
+  it("refuses a file part beside the text with 400 unsupported_part naming it, and writes nothing", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "A cat." } }]);
+    const file = { type: "file", mediaType: "image/png", filename: "cat.png", url: "data:image/png;base64,iVBORw0K" };
+    const parts = [file, { type: "text", text: "What is in this picture?" }];
+    const res = await chat(s, [{ id: "u-file", role: "user", parts }], { trigger: "submit-message" });
+    expect(await refusal(res)).toEqual({
+      status: 400,
+      code: "unsupported_part",
+      message: expect.stringContaining("file parts are not supported"),
+    });
+    expect(await history(s)).toEqual([]);
+    expect(await mockRequests(s.model)).toEqual([]);
   });
 });
