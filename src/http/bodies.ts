@@ -163,7 +163,8 @@ export const corsBody = {
  * POST /v1/sessions/{id}/chat: what the AI SDK's `useChat` (DefaultChatTransport) sends. Only the newest
  * message is read (the server owns history), and `trigger`: `regenerate-message` (useChat's `regenerate()`)
  * retries the newest turn instead. `max_steps` and `json_schema` (a transport's extra `body`) apply to a new user
- * message as on /messages. The other fields the SDK adds (`id`, `messageId`, other extras) are allowed and ignored.
+ * message as on /messages. `messageId` beside a user message is an edit, refused (routes/chat-body.ts). The other
+ * fields the SDK adds (`id`, other extras) are allowed and ignored.
  */
 export const chatBody = {
   type: "object",

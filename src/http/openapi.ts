@@ -522,7 +522,11 @@ export const OPENAPI = {
             description:
               "`invalid_request`, or `unsupported_part`: the newest user message has a part the server cannot read (a `file` part; only text is read), nothing written",
           },
-          "409": errorResponse,
+          "409": {
+            ...errorResponse,
+            description:
+              "`edit_not_supported`: a user message posted with `messageId` (useChat's edit, `sendMessage({ text, messageId })`), as history is never rewound, nothing written; or the session's state refuses the turn or the answers (`turn_in_progress`, `nothing_to_retry`, `late_result`, …)",
+          },
           "422": errorResponse,
         },
         { parameters: [SESSION], requestBody: body("ChatBody") },

@@ -1928,6 +1928,7 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            /** @description `edit_not_supported`: a user message posted with `messageId` (useChat's edit, `sendMessage({ text, messageId })`), as history is never rewound, nothing written; or the session's state refuses the turn or the answers (`turn_in_progress`, `nothing_to_retry`, `late_result`, …) */
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
             422: components["responses"]["Error"];

@@ -2,7 +2,8 @@
  * Turns an AI SDK `useChat` request body into a turn's input: `chatBodyToInput` reads only the newest
  * message (a user message's text, or an assistant message's client tool outputs and approval responses), or, for
  * `regenerate()`, a retry of the newest turn, and throws a 400 ApiError for anything else, for a user message with
- * a part the server cannot read (`unsupported_part`), or for a message over the limits a /messages body is held to.
+ * a part the server cannot read (`unsupported_part`) or for a message over the limits a /messages body is held to,
+ * and a 409 for an edit of a user message (`edit_not_supported`).
  */
 import type { Part } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approvals";
@@ -84,8 +85,12 @@ function withinMessageLimits(what: string, body: { content: Part[]; tool_results
  * assistant message whose client tools now carry outputs becomes tool results.
  * `regenerate()` (trigger `regenerate-message`) sends the history up to the user message it answers again:
  * that message is stored already, so the body is a retry, whatever its messages.
+ * A user message posted with `messageId` is an edit (useChat `sendMessage({ text, messageId })` cuts the client's
+ * history back to that message and replaces it): the server never rewinds history, so it is refused rather than
+ * appended after the exchange it was meant to replace. useChat sets `messageId` on a submit only for an edit, for
+ * answers on an assistant message and for `sendMessage()` with no message (the newest message's id, as an edit).
  */
-export function chatBodyToInput(body: { messages: unknown[]; trigger?: string }): ChatInput {
+export function chatBodyToInput(body: { messages: unknown[]; trigger?: string; messageId?: string | null }): ChatInput {
   if (body.trigger === "regenerate-message") return { kind: "regenerate" };
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) {
@@ -94,6 +99,14 @@ export function chatBodyToInput(body: { messages: unknown[]; trigger?: string })
   const last = messages[messages.length - 1] as { role?: unknown; parts?: unknown };
   const parts = Array.isArray(last?.parts) ? (last.parts as UiPart[]) : [];
   if (last?.role === "user") {
+    if (typeof body.messageId === "string" && body.messageId !== "") {
+      throw new ApiError(
+        409,
+        "edit_not_supported",
+        `editing a message is not supported: messageId ${JSON.stringify(body.messageId)} asks to replace a user ` +
+          "message, and the server keeps the history and never rewinds it; send a new message instead",
+      );
+    }
     const at = parts.findIndex((p) => typeof p.type === "string" && UNREADABLE_USER_PARTS.has(p.type));
     if (at !== -1) {
       const type = String(parts[at]?.type);

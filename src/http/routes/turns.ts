@@ -200,11 +200,13 @@ export const turnsRoutes = new Hono<AppEnv>()
   .post("/:id/chat", sessionAccess("send"), async (c) => {
     const ref = sessionRef(c);
     // The same cap as /messages: a new message may carry a json_schema of up to 1,000,000 bytes beside its parts.
-    const body = await readBody<{ messages: unknown[]; trigger?: string; max_steps?: number; json_schema?: unknown }>(
-      c,
-      "chatBody",
-      MESSAGE_BODY_BYTES,
-    );
+    const body = await readBody<{
+      messages: unknown[];
+      trigger?: string;
+      messageId?: string | null;
+      max_steps?: number;
+      json_schema?: unknown;
+    }>(c, "chatBody", MESSAGE_BODY_BYTES);
     const input = chatBodyToInput(body);
     const agent = await agentArg(c);
     // useChat's regenerate(): the same as POST /retry, streamed (its user message is not stored again).

@@ -1,7 +1,7 @@
 // POST /chat bodies (src/http/routes/chat-body.ts) as useChat builds them from the session's own stream: tool parts
 // marked providerExecuted (calls the session ran, answered or dropped itself) are never taken as a client's outputs,
 // so answering the calls the stream offered works beside them, whatever ids they carry; and what a user message asks
-// that the server cannot read (a file) is refused, not dropped without a word.
+// that the server cannot do (read a file, replace an earlier message) is refused, not dropped without a word.
 import { parseJsonEventStream } from "@ai-sdk/provider-utils";
 import {
   type DynamicToolUIPart,
@@ -117,6 +117,10 @@ async function refusal(res: Response): Promise<{ status: number; code?: string; 
   return { status: res.status, code: error?.code, message: error?.message };
 }
 
+/** The stored history as `role: text` lines. */
+const texts = async (s: Setup) =>
+  (await history(s)).map((m) => `${m.role}: ${m.parts.map((p) => (p.type === "text" ? p.text : p.type)).join("")}`);
+
 describe("a /chat user message the server cannot take as sent", () => {
   it("refuses a file part beside the text with 400 unsupported_part naming it, and writes nothing", async () => {
     const s = await setup();
@@ -131,5 +135,34 @@ describe("a /chat user message the server cannot take as sent", () => {
     });
     expect(await history(s)).toEqual([]);
     expect(await mockRequests(s.model)).toEqual([]);
+  });
+
+  it("refuses an edit (useChat sendMessage with messageId) with 409 edit_not_supported, keeping the history", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "In France." } }, { reply: { text: "In Italy." } }]);
+    const asked = (text: string) => [{ id: "u1", role: "user", parts: [{ type: "text", text }] }];
+    const first = await chat(s, asked("Where is Paris?"), { trigger: "submit-message" });
+    expect(first.status).toBe(200);
+    await first.text();
+    // useChat's sendMessage({ text: "Where is Rome?", messageId: "u1" }): its history cut back to u1, replaced.
+    const edit = await chat(s, asked("Where is Rome?"), { trigger: "submit-message", messageId: "u1" });
+    expect(await refusal(edit)).toEqual({ status: 409, code: "edit_not_supported", message: expect.any(String) });
+    expect(await texts(s)).toEqual(["user: Where is Paris?", "assistant: In France."]);
+    expect(await mockRequests(s.model)).toHaveLength(1);
+  });
+
+  it("takes a client output posted with the assistant message's id as messageId, as useChat's addToolOutput posts it", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_mid", name: "ask_user", input: { q: "color?" } }] } },
+      { reply: { text: "Blue it is." } },
+    ]);
+    expect((await send(s, { content: "pick" })).body.status).toBe("awaiting_tool_results");
+    const part = { type: "dynamic-tool", toolName: "ask_user", toolCallId: "toolu_mid", state: "output-available" };
+    const answer = { id: "a-mid", role: "assistant", parts: [{ ...part, input: { q: "color?" }, output: "blue" }] };
+    const res = await chat(s, [answer], { trigger: "submit-message", messageId: "a-mid" });
+    expect(res.status).toBe(200);
+    await res.text();
+    expect(await lastTurn(s)).toBe("completed");
   });
 });
