@@ -140,8 +140,11 @@ export async function sessionWithQueuedRuns(
   return session_id;
 }
 
-/** Polls the run until `done` holds (the session's alarm drives it in the background). */
-export async function waitRun(s: RunSetup, id: string, done: (r: Run) => boolean, ms = 10_000): Promise<Run> {
+/**
+ * Polls the run until `done` holds (the session's alarm drives it in the background), for up to 30 s: a run of a
+ * large answer took 6 s on a loaded 2-core host, and the deadline only bounds how long a broken run takes to fail.
+ */
+export async function waitRun(s: RunSetup, id: string, done: (r: Run) => boolean, ms = 30_000): Promise<Run> {
   const until = Date.now() + ms;
   for (;;) {
     const r = await getRun(s, id);
