@@ -35,7 +35,9 @@ describe("tool_search input schema", () => {
     expect(validator.validate(input).valid).toBe(true);
     expect(input.max_results).toBeUndefined(); // the validator does not fill defaults in
     expect(withDefaults(input)).toEqual({ query: "github", max_results: MAX_RESULTS_DEFAULT });
-    expect(MAX_RESULTS_DEFAULT).toBe(5);
+    // The default the model is told (the schema's `default` and description) is the one applied.
+    expect(TOOL_SEARCH_INPUT_SCHEMA.properties.max_results.default).toBe(MAX_RESULTS_DEFAULT);
+    expect(TOOL_SEARCH_INPUT_SCHEMA.properties.max_results.description).toContain(`default ${MAX_RESULTS_DEFAULT}`);
     expect(withDefaults({ query: "x", max_results: 12 }).max_results).toBe(12);
   });
 });

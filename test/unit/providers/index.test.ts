@@ -1,7 +1,10 @@
 // The provider registry (src/providers/index.ts): an adapter per protocol, endpoints read from the environment, and the
 // default retry policy and its timeouts from the environment.
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter, policyFor } from "../../../src/providers/index";
+import { repoRoot } from "../../helpers/index";
 
 describe("providers/index", () => {
   it("returns the adapter for each protocol", () => {
@@ -30,15 +33,13 @@ describe("providers/index", () => {
     expect(endpointFromEnv("openai", { OPENAI_BASE_URL: "http://mock/v1//" }).baseUrl).toBe("http://mock/v1");
   });
 
-  it("has the documented default retry policy", () => {
-    expect(DEFAULT_RETRY_POLICY).toEqual({
-      maxAttempts: 4,
-      baseDelayMs: 250,
-      maxDelayMs: 8000,
-      idleTimeoutMs: 60000,
-      stepTimeoutMs: 1_200_000,
-      connectTimeoutMs: 30000,
-    });
+  it("keeps the idle window and the step deadline README documents, with nothing set", () => {
+    const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    const idleS = Number(/`SWITCHBOARD_IDLE_TIMEOUT_MS` \(provider idle watchdog,\s+default (\d+) s/.exec(readme)?.[1]);
+    const stepMin = Number(
+      /`SWITCHBOARD_STEP_TIMEOUT_MS` \(provider step deadline, default (\d+) min/.exec(readme)?.[1],
+    );
+    expect(policyFor({})).toMatchObject({ idleTimeoutMs: idleS * 1000, stepTimeoutMs: stepMin * 60_000 });
   });
 
   it("reads the step deadline from SWITCHBOARD_STEP_TIMEOUT_MS, keeping the idle window", () => {
