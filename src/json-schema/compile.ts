@@ -11,6 +11,8 @@
 import { dereference, type Schema, type SchemaDraft, validate } from "@cfworker/json-schema";
 import { utf8Bytes } from "../storage/fit";
 import { cfworkerIssues } from "./cfworker-issues";
+// Replaces the library's exponential `url` check before any schema is validated.
+import "./formats";
 import type { SchemaResult } from "./issue";
 import { localRefTarget, MAX_SHAPE_DEPTH } from "./local-ref";
 import { reduceIssues } from "./reduce-issues";

@@ -214,6 +214,28 @@ describe("structured output: turns", () => {
     expect(String(first?.content)).toContain("must not contain duplicates (items 0 and 1 are equal)");
   });
 
+  // The library's `url` regex backtracked exponentially on this value, and the object was blocked for good.
+  it("refuses http:// and 60 letters as a url, and takes the model's next attempt", async () => {
+    const s = await setup();
+    const linked = {
+      type: "object",
+      properties: { link_fm: { type: "string", format: "url" } },
+      required: ["link_fm"],
+    };
+    const call = (id: string, link: string) => ({
+      reply: { tool_calls: [{ id, name: "structured_output", input: { link_fm: link } }] },
+    });
+    await script(s.model, [
+      call("toolu_url1", `http://${"a".repeat(60)}`),
+      call("toolu_url2", "https://example.com/a"),
+    ]);
+    const body = (await send(s, { content: "a link", json_schema: linked })).body as unknown as Turn;
+    expect(body).toMatchObject({ status: "completed", structured_result: { link_fm: "https://example.com/a" } });
+    const first = (await history(s))[2]?.parts[0];
+    expect(first).toMatchObject({ tool_use_id: "toolu_url1", is_error: true });
+    expect(String(first?.content)).toContain("must be a valid url string");
+  });
+
   it("fails with structured_output_missing when the model answers in plain text", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "It is sunny in Oslo, about 21 degrees." } }]);

@@ -1,0 +1,61 @@
+// The run-time engine's replaced `format` checks (src/json-schema/formats.ts), through a compiled schema as tools and
+// structured output use them: `url` answers in linear time, what it accepts and what it refuses.
+import { describe, expect, it } from "vitest";
+import { compileStrict, type SchemaResult } from "../../../src/json-schema/index";
+
+function validateUrl(value: string): SchemaResult {
+  const compiled = compileStrict(
+    { type: "object", properties: { link: { type: "string", format: "url" } } },
+    { requireObjectRoot: true },
+  );
+  if (!compiled.ok) throw new Error(compiled.error);
+  return compiled.schema.validate({ link: value });
+}
+
+const refusedAsUrl = {
+  ok: false,
+  issues: [{ path: "/link", keyword: "format", message: "must be a valid url string" }],
+  omitted: 0,
+};
+
+describe("format: url", () => {
+  // The library's regex backtracks exponentially here: this never returned.
+  it("refuses http:// and 60 letters (a host with no dot), and returns", () => {
+    expect(validateUrl(`http://${"a".repeat(60)}`)).toEqual(refusedAsUrl);
+  });
+
+  // The same regex took 6.7 s for 30 letters although it matched: this never returned either.
+  it("accepts a domain whose top-level label is 60 letters long", () => {
+    expect(validateUrl(`http://a.${"a".repeat(60)}`)).toEqual({ ok: true });
+  });
+
+  it("accepts https://example.com", () => {
+    expect(validateUrl("https://example.com")).toEqual({ ok: true });
+  });
+
+  // A format says what a string is, not where a request may go: the library's regex refused these.
+  it("accepts localhost and private addresses", () => {
+    expect(validateUrl("http://localhost:8080/x")).toEqual({ ok: true });
+    expect(validateUrl("http://10.0.0.1/")).toEqual({ ok: true });
+    expect(validateUrl("http://[::1]:8080/")).toEqual({ ok: true });
+  });
+
+  // The URL parser's IDNA step is quadratic in a label's length: such a host is refused before it is parsed.
+  it("refuses a host longer than a DNS name can be", () => {
+    const label = Array.from({ length: 300_000 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20_000)));
+    expect(validateUrl(`https://${label.join("")}.com/`)).toEqual(refusedAsUrl);
+  });
+
+  it("refuses other schemes, a name without a top-level domain, spaces and a third slash, as the library did", () => {
+    for (const value of [
+      "mailto:a@example.com",
+      "http://intranet/x",
+      "http://exa mple.com",
+      "http:///example.com",
+      "http://a.b",
+      "example.com",
+    ]) {
+      expect(validateUrl(value)).toEqual(refusedAsUrl);
+    }
+  });
+});
