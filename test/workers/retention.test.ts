@@ -16,8 +16,7 @@ import type { Session } from "../../src/session/session";
 import { SWEEP_BATCH, SWEEP_STATEMENTS } from "../../src/session/sweep";
 import { readCounting } from "./d1-reads";
 import { api, apiJson, type Setup, script, setup, sseFrames, uid } from "./helpers";
-
-const OLD = "2020-01-01T00:00:00.000Z";
+import { ageEverything, OLD, object, sql, sweep, tenantOf } from "./retention-helpers";
 
 /**
  * A run's D1 record as an API-key run without an idempotency key leaves it, accepted when created: its request is
@@ -28,36 +27,6 @@ function runRecord(id: string, tenant: string, agent: string, session: string, c
     `INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at)
      VALUES (?, ?, ?, ?, 'h', 'key', '{"input":[]}', ?, ?)`,
   ).bind(id, tenant, agent, session, createdAt, createdAt);
-}
-
-/** The tenant the session's index row names. */
-async function tenantOf(s: Setup): Promise<string> {
-  const row = await env.DB.prepare("SELECT tenant FROM sessions WHERE id = ?")
-    .bind(s.session)
-    .first<{ tenant: string }>();
-  return row?.tenant ?? "";
-}
-
-async function object(s: Setup) {
-  return env.SESSION.getByName(`${await tenantOf(s)}:${s.session}`);
-}
-
-async function sql<T extends Record<string, SqlStorageValue>>(
-  s: Setup,
-  query: string,
-  ...params: SqlStorageValue[]
-): Promise<T[]> {
-  return runInDurableObject(await object(s), (_i, state) => state.storage.sql.exec<T>(query, ...params).toArray());
-}
-
-/** Makes the sweep job due now (as the clock would) and runs the session's alarm. */
-async function sweep(s: Setup): Promise<void> {
-  await sql(
-    s,
-    "INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES ('sweep:retention', 'sweep', 'retention', 0, ?) ON CONFLICT (id) DO UPDATE SET due_at = 0",
-    new Date().toISOString(),
-  );
-  expect(await runDurableObjectAlarm(await object(s))).toBe(true);
 }
 
 async function turn(s: Setup, content: string): Promise<void> {
@@ -446,12 +415,6 @@ describe("the turns retention (SWITCHBOARD_RETENTION_TURNS_DAYS, default 30)", (
     expect(state.body.turns).toBe(total);
   });
 });
-
-async function ageEverything(s: Setup): Promise<void> {
-  await sql(s, "UPDATE turns SET started_at = ?, ended_at = ?", OLD, OLD);
-  await sql(s, "UPDATE events SET at = ?", OLD);
-  await sql(s, "UPDATE meta SET value = json_set(value, '$.created_at', ?) WHERE key = 'session'", OLD);
-}
 
 describe("idle sessions (SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS=400 in this suite)", () => {
   it("an idle session past the retention is deleted with its D1 index row and run records", async () => {
