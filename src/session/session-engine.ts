@@ -121,11 +121,12 @@ export class SessionEngine {
     this.#deleting = false;
   }
 
-  /** The storage was wiped (a DELETE, an expiry, a rebuild): the in-memory caches go too. */
+  /** The storage was wiped (a DELETE, an expiry, a rebuild): the in-memory caches go too, and the open streams end. */
   wiped(): void {
     dropCaches(this);
     this.tools.forget();
     this.budget.forget();
+    this.streamLog.reset();
   }
 
   /** One SQLite transaction (session-tx.ts); a rollback drops every store's in-memory rows. */

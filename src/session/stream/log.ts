@@ -251,6 +251,22 @@ export class StreamLog {
     this.#subscribers.end(turnId);
   }
 
+  /**
+   * The storage was wiped (a DELETE, an idle expiry, a rebuild): the open streams are dropped, the unwritten
+   * frames and their write forgotten, and the next id read again from the (new) storage on first use.
+   */
+  reset(): void {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    this.#unwritten = [];
+    this.#unwrittenBytes = 0;
+    this.#next = null;
+    this.#written = 0;
+    this.#subscribers.reset();
+  }
+
   /** Keeps the logs of the newest turns only. */
   sweep(): void {
     write(

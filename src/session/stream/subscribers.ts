@@ -197,6 +197,19 @@ export class Subscribers {
   }
 
   /**
+   * The session's storage was wiped (a DELETE, an idle expiry, a rebuild): every stream still being written to is
+   * dropped (its client sees it end with an error, and a resume finds no session), and no keep-alive is due. A
+   * stream whose end is already written is only let go: its client reads it to that end.
+   */
+  reset(): void {
+    for (const sub of this.#open) {
+      if (sub.closing) this.#forget(sub);
+      else this.#drop(sub);
+    }
+    this.#subs.clear();
+  }
+
+  /**
    * Over MAX_SUBSCRIBERS: a hang-up is noticed only when something is written to the stream, so first every open
    * stream gets a keep-alive, and once those writes are taken or refused (at most PROBE_MS) the refused ones are
    * gone; only then, if still over, the oldest are dropped. The new stream is served meanwhile (one over the cap
@@ -259,7 +272,15 @@ export class Subscribers {
    */
   #catchUp(sub: Subscriber): void {
     if (!this.#open.has(sub)) return;
-    const { frames, more } = this.#log.page(sub.turnId, sub.lastId);
+    let page: ReturnType<Replay["page"]>;
+    try {
+      page = this.#log.page(sub.turnId, sub.lastId);
+    } catch {
+      // The log could not be read (its table gone with a wipe, say): the client resumes, or learns the session is gone.
+      this.#drop(sub);
+      return;
+    }
+    const { frames, more } = page;
     const owed = frames.filter((f) => f.id <= sub.until);
     if (owed.length > 0) sub.replayNext = true;
     for (const f of owed) this.#send(sub, f.id, sub.replayed(f.chunk));

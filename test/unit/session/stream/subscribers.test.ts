@@ -1,6 +1,7 @@
 // A session object's open client streams (src/session/stream/subscribers.ts) over a stream log held in memory: the
 // keep-alive comment and its one timer, what the probe at the stream cap drops when the clients read nothing, the
-// bound on how far behind a live client may fall, and a replay that reads the log a page at a time as it is taken.
+// bound on how far behind a live client may fall, a replay that reads the log a page at a time as it is taken (and
+// is dropped when a page cannot be read), and what the wipe of the session's storage does to the open streams.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SSE_PING } from "../../../../src/session/stream/sse";
 import { MAX_SUBSCRIBERS, Subscribers } from "../../../../src/session/stream/subscribers";
@@ -145,5 +146,58 @@ describe("a replay", () => {
     await nextWrite(reader);
     await settle();
     expect([unread, log.reads]).toEqual([1, 2]);
+  });
+});
+
+describe("a replay whose log cannot be read", () => {
+  it("is dropped when its next page throws (the log's table gone), not left open", async () => {
+    const turn = "turn_subs_page_throws";
+    const log = memoryLog([delta(1, "a"), delta(2, "b"), delta(3, "c")], 1);
+    const subs = new Subscribers(
+      {
+        page: (turnId, after) => {
+          if (log.reads > 0) throw new Error("no such table: stream_log");
+          return log.page(turnId, after);
+        },
+        lastFrame: log.lastFrame,
+      },
+      60 * PING_MS,
+    );
+    const reader = subs.open(turn, 0, false, asSent).getReader();
+    expect(await nextWrite(reader)).toContain('"delta":"a"');
+    const next = nextRead(reader);
+    await settle();
+    expect(next.text).toBe("dropped");
+  });
+});
+
+describe("the wipe of the session's storage", () => {
+  it("drops every open stream, the live and the replaying, read or not", async () => {
+    const turn = "turn_subs_reset_drops";
+    const subs = new Subscribers(memoryLog([delta(1, "a"), delta(2, "b")], 1), 60 * PING_MS);
+    const live = subs.open(turn, 0, true, asSent).getReader();
+    const replay = subs.open(turn, 0, false, asSent).getReader();
+    subs.reset();
+    expect([await nextWrite(live), await nextWrite(replay)]).toEqual(["dropped", "dropped"]);
+  });
+
+  it("leaves no keep-alive timer, so the object can sleep", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const subs = new Subscribers(memoryLog(), PING_MS);
+    subs.open("turn_subs_reset_timer", 0, true, asSent);
+    const open = vi.getTimerCount();
+    subs.reset();
+    expect({ open, reset: vi.getTimerCount() }).toEqual({ open: 1, reset: 0 });
+  });
+
+  it("lets a stream whose end is already written be read to that end", async () => {
+    const turn = "turn_subs_reset_ended";
+    const subs = new Subscribers(memoryLog([delta(1, "a")]), 60 * PING_MS);
+    const reader = subs.open(turn, 0, false, asSent).getReader();
+    subs.reset();
+    let text = "";
+    for (let next = await nextWrite(reader); next !== "(end)" && next !== "dropped"; next = await nextWrite(reader))
+      text += next;
+    expect(text).toMatch(/"delta":"a".*data: \[DONE\]\n\n$/s);
   });
 });

@@ -1,0 +1,73 @@
+// The end of a session's storage (src/session/session-delete.ts) and the client streams open at that moment: a
+// replay of a turn that is still paging when the session is deleted, or expires idle, ends there (the client sees
+// its stream end, and a resume gets 404), where it stayed open forever, sent keep-alives and never its end.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { api, apiJson, type Setup, script, send, setup } from "../helpers";
+import { ageEverything, sweep } from "../retention-helpers";
+
+const PING_MS = Number(env.SWITCHBOARD_STREAM_PING_MS);
+
+/** A session whose one turn answered 2 MB of text: its stream log holds several rows, a replay several pages. */
+async function longTurn(): Promise<Setup> {
+  const s = await setup();
+  await script(s.model, [{ reply: { text: "x".repeat(2_000_000) } }]);
+  expect((await send(s, { content: "say a lot" })).body.status).toBe("completed");
+  return s;
+}
+
+/** A replay of the session's turn from its start, its first write read (more pages are left to read). */
+async function replayStarted(s: Setup): Promise<ReadableStreamDefaultReader<Uint8Array>> {
+  const res = await api(`/v1/sessions/${s.session}/stream`, { key: s.key, headers: { "last-event-id": "0" } });
+  expect(res.status).toBe(200);
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  expect((await reader.read()).done).toBe(false);
+  return reader;
+}
+
+/**
+ * How the rest of a stream goes: "ended" (with [DONE] in it), "cut" (ended without [DONE]), "errored", or "still
+ * open" once it has been sent two keep-alives (each after PING_MS with nothing sent): the stream outlived the end of
+ * what it was replaying by about 2 × PING_MS and goes on being kept alive.
+ */
+async function restOf(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let pings = 0;
+  try {
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      const chunk = decoder.decode(r.value, { stream: true });
+      text += chunk;
+      pings += chunk.split(": ping").length - 1;
+      if (pings >= 2) {
+        await reader.cancel();
+        return `still open (${PING_MS} ms keep-alives)`;
+      }
+    }
+  } catch {
+    return "errored";
+  }
+  return text.includes("[DONE]") ? "ended" : "cut";
+}
+
+describe("a replay open when its session is deleted", () => {
+  it("ends with an error, not kept open with keep-alives, and a resume afterwards is 404", async () => {
+    const s = await longTurn();
+    const reader = await replayStarted(s);
+    expect((await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    expect(await restOf(reader)).toBe("errored");
+    const resumed = await api(`/v1/sessions/${s.session}/stream`, { key: s.key, headers: { "last-event-id": "0" } });
+    expect(resumed.status).toBe(404);
+    await resumed.body?.cancel();
+  });
+});
+
+describe("a replay open when its session expires idle", () => {
+  it("ends with an error, not kept open with keep-alives", async () => {
+    const s = await longTurn();
+    const reader = await replayStarted(s);
+    await ageEverything(s);
+    await sweep(s);
+    expect(await restOf(reader)).toBe("errored");
+  });
+});
