@@ -12,8 +12,10 @@
  * - Error answers (401, 403, 429 …) are readable by any origin some tenant
  *   allows, so a browser app can see that its token expired.
  * Both checks go through the isolate cache of directory.ts (a changed list is
- * seen within its bound). Same-origin requests (the demo page) and clients without an Origin header
- * (servers, mobile apps) are not affected. Admin routes get no CORS at all.
+ * seen within its bound), which matches an origin as origin-form.ts allows it
+ * to be listed: an app's own scheme (`capacitor://localhost`) as any other.
+ * Same-origin requests (the demo page) and clients without an Origin header
+ * (servers, native apps) are not affected. Admin routes get no CORS at all.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { originAllowed } from "./directory";

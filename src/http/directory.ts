@@ -41,6 +41,7 @@ import { log } from "../observability/log";
 import { uncounted } from "../storage/debug-counters";
 import { RefreshCache } from "./cache";
 import { ApiError } from "./errors";
+import { originProblem } from "./origin-form";
 import type { AppEnv } from "./types";
 
 /** How long past its 60 s an entry is served while D1 cannot be read: a revocation's delay in a D1 outage. */
@@ -166,14 +167,20 @@ export function forgetKey(id: string): void {
   keys.deleteWhere((_k, v) => v?.id === id);
 }
 
-/** Whether `tenant` allows browser `origin` (null key = any tenant, for preflights). */
+/**
+ * Whether `tenant` allows browser `origin` (null key = any tenant, for preflights): its lowercase string as a list
+ * holds it (an app's own scheme's origin too, which the URL parser would give as "null"). An origin no list can hold
+ * (origin-form.ts), `null` among them, is refused without a lookup.
+ */
 export async function originAllowed(c: Context<AppEnv>, tenant: string | null, origin: string): Promise<boolean> {
+  const lower = origin.toLowerCase();
+  if (originProblem(lower) !== null) return false;
   const list = `o:${tenant ?? "*"}`;
-  const allowed = await lookup(c, "origins", origins, `${tenant ?? "*"}\n${origin}`, (bg) =>
+  const allowed = await lookup(c, "origins", origins, `${tenant ?? "*"}\n${lower}`, (bg) =>
     replicaThenPrimary(
       c.env,
       bg,
-      async (db) => ((await originListed(db, tenant, origin)) ? (true as const) : null),
+      async (db) => ((await originListed(db, tenant, lower)) ? (true as const) : null),
       () => unchangedHere(list),
     ),
   );

@@ -1,8 +1,9 @@
 /**
  * Admin-key routes per tenant. A tenant's CORS allow-list: `PUT /:tenant/cors` replaces the whole list in one D1
- * batch (each origin exact: https, or http on loopback) and drops the isolate's cached copy; `GET /:tenant/cors`
- * reads it. A tenant's sessions: `GET /:tenant/sessions` lists them, `POST /:tenant/sessions/:id/clear` and
- * `DELETE /:tenant/sessions/:id` clear and delete one as the tenant's own routes do. Exports `tenantsRoutes`.
+ * batch (each origin exact, of a form origin-form.ts allows: https, http on loopback, or an app's own scheme) and
+ * drops the isolate's cached copy; `GET /:tenant/cors` reads it. A tenant's sessions: `GET /:tenant/sessions` lists
+ * them, `POST /:tenant/sessions/:id/clear` and `DELETE /:tenant/sessions/:id` clear and delete one as the tenant's
+ * own routes do. Exports `tenantsRoutes`.
  */
 import { Hono } from "hono";
 import { corsOrigins, replaceCorsOrigins } from "../../d1/tenants";
@@ -11,31 +12,16 @@ import { nowIso } from "../../storage/sql";
 import { requireAdmin } from "../auth";
 import { forgetOrigins } from "../directory";
 import { ApiError } from "../errors";
+import { originProblem } from "../origin-form";
 import { SESSION_TENANT, sessionRef, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
 import { readBody } from "../validate";
 import { deleteSession, sessionsPage } from "./sessions";
 
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-/**
- * An origin must be written exactly as browsers send it (scheme://host[:port],
- * lowercase, no path), because the check is an exact string match. Plain http
- * is accepted only for loopback hosts (local development of a web app).
- */
+/** Refuses an origin no CORS list may hold (origin-form.ts says which may). */
 function checkOrigin(origin: string, where: string): void {
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    throw new ApiError(400, "invalid_request", `${where}: not a valid origin`);
-  }
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK.has(url.hostname))) {
-    throw new ApiError(400, "invalid_request", `${where}: origins must be https (http only for localhost)`);
-  }
-  if (url.origin !== origin) {
-    throw new ApiError(400, "invalid_request", `${where}: write the origin exactly as "${url.origin}"`);
-  }
+  const problem = originProblem(origin);
+  if (problem !== null) throw new ApiError(400, "invalid_request", `${where}: ${problem}`);
 }
 
 function tenantParam(raw: string): string {
