@@ -148,6 +148,20 @@ const LAST_EVENT_ID = [
 ];
 
 /**
+ * An `Idempotency-Key` or `webhook-id` header: 1..255 characters. Outside that an `Idempotency-Key` is `400`
+ * (routes/turns.ts, routes/runs.ts, where a signed run's `webhook-id` is its key too) and a `webhook-id` fails the
+ * signature check, `401` (runs/signature.ts).
+ */
+const KEY_HEADER = { type: "string", minLength: 1, maxLength: 255 } as const;
+
+/** The Standard Webhooks headers of a signed request (the `webhookSignature` scheme). */
+const WEBHOOK_HEADERS = [
+  { name: "webhook-id", in: "header", schema: KEY_HEADER },
+  { name: "webhook-timestamp", in: "header", schema: { type: "string" } },
+  { name: "webhook-signature", in: "header", schema: { type: "string" } },
+];
+
+/**
  * The routes that also take a Standard Webhooks signature instead of a bearer credential (routes/runs.ts): either
  * requirement is enough.
  */
@@ -360,13 +374,7 @@ export const OPENAPI = {
           "422": errorResponse,
         },
         {
-          parameters: [
-            AGENT,
-            { name: "webhook-id", in: "header", schema: { type: "string" } },
-            { name: "webhook-timestamp", in: "header", schema: { type: "string" } },
-            { name: "webhook-signature", in: "header", schema: { type: "string" } },
-            { name: "Idempotency-Key", in: "header", schema: { type: "string" } },
-          ],
+          parameters: [AGENT, ...WEBHOOK_HEADERS, { name: "Idempotency-Key", in: "header", schema: KEY_HEADER }],
           requestBody: body("RunBody"),
           security: BEARER_OR_SIGNED,
         },
@@ -400,12 +408,7 @@ export const OPENAPI = {
           "409": errorResponse,
         },
         {
-          parameters: [
-            pathParam("id", "Run id"),
-            { name: "webhook-id", in: "header", schema: { type: "string" } },
-            { name: "webhook-timestamp", in: "header", schema: { type: "string" } },
-            { name: "webhook-signature", in: "header", schema: { type: "string" } },
-          ],
+          parameters: [pathParam("id", "Run id"), ...WEBHOOK_HEADERS],
           requestBody: body("ToolApprovalsBody"),
           security: BEARER_OR_SIGNED,
         },
@@ -476,7 +479,7 @@ export const OPENAPI = {
               in: "header",
               description:
                 'A repeat with the same key and body returns the same turn; keys starting "run:" are reserved.',
-              schema: { type: "string", minLength: 1, maxLength: 255, not: { pattern: "^run:" } },
+              schema: { ...KEY_HEADER, not: { pattern: "^run:" } },
             },
           ],
           requestBody: body("MessageBody"),

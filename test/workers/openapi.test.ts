@@ -100,6 +100,31 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(headers)).toEqual(["Retry-After"]);
   });
 
+  it("limits every Idempotency-Key and webhook-id header to 1..255 characters, as the routes refuse beyond", () => {
+    const found: string[] = [];
+    const unbounded: string[] = [];
+    for (const [path, item] of Object.entries(OPENAPI.paths)) {
+      for (const [method, op] of Object.entries(
+        item as Record<string, { parameters?: Array<{ name: string; in: string; schema: Record<string, unknown> }> }>,
+      )) {
+        for (const p of op.parameters ?? []) {
+          if (p.in !== "header" || !["idempotency-key", "webhook-id"].includes(p.name.toLowerCase())) continue;
+          found.push(`${method} ${path} ${p.name}`);
+          if (p.schema.minLength !== 1 || p.schema.maxLength !== 255) unbounded.push(`${method} ${path} ${p.name}`);
+        }
+      }
+    }
+    expect(found).toEqual(
+      expect.arrayContaining([
+        "post /v1/agents/{agent}/runs webhook-id",
+        "post /v1/agents/{agent}/runs Idempotency-Key",
+        "post /v1/runs/{id}/approvals webhook-id",
+        "post /v1/sessions/{id}/messages Idempotency-Key",
+      ]),
+    );
+    expect(unbounded).toEqual([]);
+  });
+
   it("declares the x-run-replayed header of a run start's 202, which marks a repeated webhook-id", () => {
     const { responses } = OPENAPI.paths["/v1/agents/{agent}/runs"].post as {
       responses: Record<string, { headers?: Record<string, { schema: unknown }> }>;
