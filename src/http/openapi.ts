@@ -5,7 +5,7 @@
  * every JSON response it reads against it, so a contract change the document misses fails the build.
  * docs/API.md is the prose version of this contract.
  */
-import { PAGE_BUDGET_BYTES } from "../storage/limits";
+import { MAX_KEY_CHARS, PAGE_BUDGET_BYTES } from "../storage/limits";
 import * as bodies from "./bodies";
 import * as R from "./responses";
 import { SESSION_TENANT } from "./session-ref";
@@ -152,7 +152,7 @@ const LAST_EVENT_ID = [
  * (routes/turns.ts, routes/runs.ts, where a signed run's `webhook-id` is its key too) and a `webhook-id` fails the
  * signature check, `401` (runs/signature.ts).
  */
-const KEY_HEADER = { type: "string", minLength: 1, maxLength: 255 } as const;
+const KEY_HEADER = { type: "string", minLength: 1, maxLength: MAX_KEY_CHARS } as const;
 
 /** The Standard Webhooks headers of a signed request (the `webhookSignature` scheme). */
 const WEBHOOK_HEADERS = [

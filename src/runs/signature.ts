@@ -6,6 +6,7 @@
  * so the same code verifies in workerd and signs in Node tests.
  */
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import { MAX_KEY_CHARS } from "../storage/limits";
 
 /**
  * How far (s) a webhook-timestamp may be from now: the library's own tolerance, which it does not export (nor its
@@ -22,7 +23,6 @@ export const TOLERANCE_S = 5 * 60;
 export const MAX_WEBHOOK_SECRETS = 10;
 
 /** The longest `webhook-id` taken: it is also the run's idempotency key. */
-const MAX_ID_CHARS = 255;
 
 /**
  * The fewest key bytes `PUT /v1/agents` takes: Standard Webhooks recommends 24 to 64 random bytes, and a short key
@@ -85,8 +85,8 @@ const V1_SIGNATURE = /^v1,[A-Za-z0-9+/]{43}=$/;
  * least one signature of the form the library compares. Refused here or by `verifySigned`, the answer is the same.
  */
 export function checkHeaders(h: SignedHeaders, nowMs = Date.now()): Verdict {
-  if (h.id.length > MAX_ID_CHARS)
-    return { ok: false, message: `webhook-id must be at most ${MAX_ID_CHARS} characters` };
+  if (h.id.length > MAX_KEY_CHARS)
+    return { ok: false, message: `webhook-id must be at most ${MAX_KEY_CHARS} characters` };
   if (!/^\d{1,12}$/.test(h.timestamp)) return { ok: false, message: "webhook-timestamp must be integer seconds" };
   const skew = Math.floor(nowMs / 1000) - Number(h.timestamp);
   if (skew > TOLERANCE_S) return { ok: false, message: "webhook-timestamp is more than 5 minutes old" };

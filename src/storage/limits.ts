@@ -103,3 +103,6 @@ export const RESOLVED_INPUT_BUDGET_BYTES = 64 * 1024;
  * under half of it) and built whole in the object's 128 MB. A page it cuts has a `next`, as one cut by its `limit`.
  */
 export const PAGE_BUDGET_BYTES = 8_000_000;
+
+/** An idempotency key (`Idempotency-Key`, a webhook's `webhook-id`): 1 to this many characters, stored with its turn or run. */
+export const MAX_KEY_CHARS = 255;

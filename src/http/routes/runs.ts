@@ -13,6 +13,7 @@ import { admitRun, handToSession, publicStatus } from "../../runs/admission";
 import { checkHeaders, type SignedHeaders, verifySigned } from "../../runs/signature";
 import type { ApprovalAnswer } from "../../session/approvals";
 import { partsOversized } from "../../session/oversized";
+import { MAX_KEY_CHARS } from "../../storage/limits";
 import { checkOutboundUrl } from "../../tools/outbound";
 import { actorOf } from "../access";
 import { requireTenant, sha256Hex } from "../auth";
@@ -118,8 +119,8 @@ async function approver(
 function idempotencyKey(c: Context<AppEnv>): string | null {
   const key = c.req.header("webhook-id") ?? c.req.header("idempotency-key");
   if (key === undefined) return null;
-  if (key.length === 0 || key.length > 255) {
-    throw new ApiError(400, "invalid_request", "webhook-id / Idempotency-Key must be 1..255 characters");
+  if (key.length === 0 || key.length > MAX_KEY_CHARS) {
+    throw new ApiError(400, "invalid_request", `webhook-id / Idempotency-Key must be 1..${MAX_KEY_CHARS} characters`);
   }
   return key;
 }

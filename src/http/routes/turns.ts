@@ -17,6 +17,7 @@ import type { SuppliedResult } from "../../session/history/store";
 import { schemaOversized } from "../../session/oversized";
 import { type Mode, RUN_KEY_PREFIX, type TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";
+import { MAX_KEY_CHARS } from "../../storage/limits";
 import { actorOf, allows, sessionAccess } from "../access";
 import { sha256Hex } from "../auth";
 import { agentArg } from "../directory";
@@ -141,8 +142,8 @@ export const turnsRoutes = new Hono<AppEnv>()
       throw new ApiError(400, "invalid_request", "content: must not be empty");
     }
     const key = c.req.header("idempotency-key");
-    if (key !== undefined && (key.length === 0 || key.length > 255)) {
-      throw new ApiError(400, "invalid_request", "Idempotency-Key must be 1..255 characters");
+    if (key !== undefined && (key.length === 0 || key.length > MAX_KEY_CHARS)) {
+      throw new ApiError(400, "invalid_request", `Idempotency-Key must be 1..${MAX_KEY_CHARS} characters`);
     }
     // A webhook run's turn carries `run:<run id>` (session-runs.ts): a message must not take, or squat, its key.
     if (key?.startsWith(RUN_KEY_PREFIX)) {
