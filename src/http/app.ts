@@ -25,7 +25,7 @@ import { webClient } from "./web-client";
  * Debug mode (SWITCHBOARD_DEBUG_CHECKS, or SWITCHBOARD_DEBUG_D1_DELAY_MS): the
  * request's D1 binding counts (and delays) every statement, and the answer
  * says how many ran in `x-debug-d1-statements` (the worker's and the session
- * object's). Work left to waitUntil after the answer is not in the figure.
+ * object's, which its answers carry: session-ref.ts). Work left to waitUntil after the answer is not in the figure.
  */
 function debugD1(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

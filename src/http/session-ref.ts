@@ -1,13 +1,14 @@
 /**
  * How the worker reaches a session's Durable Object: `sessionStub` names it `tenant:id`, `sessionRef` takes
  * the session from the request (no D1 read; a malformed id is a 404), `unwrap` throws a failed result as an
- * ApiError, and `turnCall` starts or resumes a turn over the object's fetch. Also the forms of a session's id
- * (`SESSION_ID`) and of a tenant that may hold sessions (`SESSION_TENANT`).
+ * ApiError, `objectReply` takes the object's debug counts off an answer into the request's, and `turnCall` starts
+ * or resumes a turn over the object's fetch. Also the forms of a session's id (`SESSION_ID`) and of a tenant that
+ * may hold sessions (`SESSION_TENANT`).
  */
 import type { Context } from "hono";
 import type { Result } from "../model/errors";
 import { NAME_FORM } from "../model/name-form";
-import type { TokenStamp, TurnAnswer, TurnCall, TurnReply } from "../session/rpc-types";
+import type { Reply, TokenStamp, TurnAnswer, TurnCall, TurnReply } from "../session/rpc-types";
 import type { Session } from "../session/session";
 import { callRequest, readAnswer } from "../session/turn-wire";
 import { ApiError, apiError } from "./errors";
@@ -92,14 +93,31 @@ export function unwrap<R extends Result<object>>(r: R): Extract<R, { ok: true }>
   return r as Extract<R, { ok: true }>;
 }
 
+/** Debug mode: the D1 statements of an object's `Reply` join the request's `x-debug-d1-statements` (app.ts). */
+function addObjectD1(c: Context<AppEnv>, reply: Reply<object>): void {
+  if (reply.debug) c.set("objectD1Statements", (c.get("objectD1Statements") ?? 0) + reply.debug.d1_statements);
+}
+
+/**
+ * The answer of an object's call other than a turn's that may touch D1 (state, compact, DELETE), its debug counts
+ * (`Reply`) taken off, so that they are not in the answer's body: their D1 statements join the request's, a
+ * refusal's too.
+ */
+export function objectReply<R extends object>(c: Context<AppEnv>, reply: Reply<R>): R {
+  addObjectD1(c, reply);
+  const { debug: _debug, ...answer } = reply;
+  return answer as unknown as R;
+}
+
 /**
  * Starts or resumes a turn on the session's object, over its fetch (session/turn-wire.ts says why). Debug mode:
- * the object's D1 statements join the request's `x-debug-d1-statements` (app.ts), a refusal's too, each call's.
+ * the object's D1 statements join the request's `x-debug-d1-statements` (app.ts), a refusal's too, each call's;
+ * the answer keeps its counts for the turn's own headers (routes/turns.ts).
  */
 export async function turnCall(c: Context<AppEnv>, stub: SessionRpc, call: TurnCall): Promise<Result<TurnAnswer>> {
   const stamp = stampOf(c);
   const wire: TurnCall = stamp === undefined ? call : { ...call, stamp };
   const answer: TurnReply = await readAnswer<TurnAnswer>(await stub.fetch(callRequest(wire)));
-  if (answer.debug) c.set("objectD1Statements", (c.get("objectD1Statements") ?? 0) + answer.debug.d1_statements);
+  addObjectD1(c, answer);
   return answer;
 }

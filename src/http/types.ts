@@ -32,7 +32,7 @@ export interface AppEnv {
     principal?: Principal;
     /** Set when a cross-origin request's Origin is allowed by its tenant (see cors.ts). */
     corsOrigin?: string;
-    /** Debug mode: D1 statements the session object ran for this request (reported with its turn answer). */
+    /** Debug mode: D1 statements the session object ran for this request (reported with its answers, `Reply`). */
     objectD1Statements?: number;
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Types shared by the worker and the session object across their RPC boundary: what a turn call carries
- * (`TurnCall`, `SendInput`) and answers (`TurnAnswer`, `TurnReply`, `TurnResult`), and the shapes of session state and of
- * message and event pages. Types, and the one key prefix and the session incarnation both sides must agree on.
+ * (`TurnCall`, `SendInput`) and answers (`TurnAnswer`, `TurnReply`, `TurnResult`), a call's answer with the object's
+ * debug counts (`Reply`), and the shapes of session state and of message and event pages. Types, and the one key
+ * prefix and the session incarnation both sides must agree on.
  */
 import type { McpServerStatus } from "../mcp/mcp-catalog";
 import type { ErrorInfo, Result } from "../model/errors";
@@ -87,8 +88,15 @@ export interface TurnAnswer {
   debug?: DebugCounts;
 }
 
-/** A turn call's answer. Debug mode: a refusal carries the storage work done before it too (a D1 agent re-read). */
-export type TurnReply = Result<TurnAnswer> & { debug?: DebugCounts };
+/**
+ * The answer of a call that may touch D1 (a turn call, a state read, a compaction, a DELETE). Debug mode: it carries
+ * the storage work the object did for the call, a refusal's too (a D1 agent re-read before it), which the worker
+ * adds to the request's `x-debug-d1-statements`.
+ */
+export type Reply<R> = R & { debug?: DebugCounts };
+
+/** A turn call's answer (`Reply`). */
+export type TurnReply = Reply<Result<TurnAnswer>>;
 
 /** The calls that start or resume a turn, as Session's methods of the same names take them (turn-wire.ts). */
 export type TurnCall = (

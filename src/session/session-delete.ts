@@ -9,16 +9,20 @@ import type { Result } from "../model/errors";
 import { log } from "../observability/log";
 import { nowIso } from "../storage/sql";
 import type { AgentCache } from "./agent-cache";
-import type { SessionInfo } from "./rpc-types";
+import type { Reply, SessionInfo } from "./rpc-types";
 import type { Scheduler } from "./scheduler";
 import type { SessionEngine } from "./session-engine";
 import { missing, type SessionRecord } from "./session-record";
 import type { Sweeper } from "./sweep";
 
-/** What deleting needs of the object: its state (blockConcurrencyWhile, the raw storage), D1 and what it holds. */
+/**
+ * What deleting needs of the object: its state (blockConcurrencyWhile, the raw storage), D1 (counted in debug mode),
+ * what it holds, and its count of a call's storage work for the DELETE's answer (Session's `#counted`).
+ */
 interface DeleteDeps {
   ctx: DurableObjectState;
   db: () => D1Database;
+  counted: <R extends object>(fn: () => Promise<R>) => Promise<Reply<R>>;
   record: SessionRecord;
   engine: SessionEngine;
   scheduler: Scheduler;
@@ -29,7 +33,7 @@ interface DeleteDeps {
 export class SessionDelete {
   readonly #deps: DeleteDeps;
   /** The DELETE under way (`destroy`), if any: a create or a run waits for it to end (`afterDelete`). */
-  #deletion: Promise<Result<{ deleted: true }>> | null = null;
+  #deletion: Promise<Reply<Result<{ deleted: true }>>> | null = null;
 
   constructor(deps: DeleteDeps) {
     this.#deps = deps;
@@ -76,12 +80,13 @@ export class SessionDelete {
    * (admitted before) is refused by the tombstone. A create or a run that reaches the object while the DELETE is
    * under way waits for it to end (`afterDelete`), so none is let in between the D1 rows and the wipe. `tenant` and
    * `id` are the worker's: an object that holds nothing may still have an index row (a half-done create or DELETE),
-   * which goes too.
+   * which goes too. Debug mode: the answer carries the storage work from this DELETE's start (not that of one it
+   * waited for).
    */
-  async destroy(tenant: string, id: string): Promise<Result<{ deleted: true }>> {
+  async destroy(tenant: string, id: string): Promise<Reply<Result<{ deleted: true }>>> {
     // One DELETE at a time: the check and the start below have no await between them.
     while (this.#deletion) await this.#deletion.catch(() => {});
-    const deletion = this.#destroy(tenant, id);
+    const deletion = this.#deps.counted(() => this.#destroy(tenant, id));
     this.#deletion = deletion;
     try {
       return await deletion;
@@ -144,7 +149,8 @@ export class SessionDelete {
   /**
    * Deletes a session that has been idle past its retention: first its D1 rows
    * (index and run records), then its storage, with no other event let in
-   * between. If D1 cannot be reached nothing is deleted and the sweep retries.
+   * between. If D1 cannot be reached nothing is deleted and the sweep retries. Debug mode: its D1 batch is counted
+   * with the object's work (`debugCounts`), in no request's answer: the alarm runs it, with none to carry it.
    */
   async expire(): Promise<void> {
     const { ctx, db, record, engine, sweeper } = this.#deps;

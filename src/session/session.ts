@@ -29,6 +29,7 @@ import type {
   EventsPage,
   MessagesPage,
   Mode,
+  Reply,
   SendInput,
   SessionInfo,
   SessionState,
@@ -130,7 +131,8 @@ export class Session extends DurableObject<Env> {
     );
     this.#delete = new SessionDelete({
       ctx,
-      db: () => this.env.DB,
+      db: () => this.#env.DB,
+      counted: (fn) => this.#counted(fn),
       record: this.#record,
       engine: this.#engine,
       scheduler: this.#scheduler,
@@ -187,18 +189,24 @@ export class Session extends DurableObject<Env> {
     return () => this.#engine.stale(generation);
   }
 
-  /** Runs a turn RPC; in debug mode its answer carries the storage work it did (see debug-counters.ts). */
+  /**
+   * Runs a call that may touch D1; in debug mode its answer carries the storage work done meanwhile (`Reply`, see
+   * debug-counters.ts), a refusal's too: one may have read D1 (the agent re-read) before it was refused. The probe
+   * is the object's: work of another call or of the alarm that runs in the same span is in the figure too.
+   */
+  async #counted<R extends object>(fn: () => Promise<R>): Promise<Reply<R>> {
+    const mark: DebugCounts | undefined = this.#probe?.mark();
+    const answer = await fn();
+    return mark && this.#probe ? { ...answer, debug: this.#probe.since(mark) } : answer;
+  }
+
+  /** Runs a turn RPC, its storage work counted (`#counted`). */
   async #turn(
     arg: AgentArg,
     fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>,
     admission = false,
   ): Promise<TurnReply> {
-    return this.#record.existing(async (info): Promise<TurnReply> => {
-      const mark: DebugCounts | undefined = this.#probe?.mark();
-      const answer = await this.#admitted(info, arg, fn, admission);
-      // Refusals too: one may have read D1 (the agent re-read) before it was refused.
-      return mark && this.#probe ? { ...answer, debug: this.#probe.since(mark) } : answer;
-    });
+    return this.#record.existing((info) => this.#counted(() => this.#admitted(info, arg, fn, admission)));
   }
 
   async #admitted(
@@ -248,10 +256,11 @@ export class Session extends DurableObject<Env> {
 
   /**
    * The session's state. With `arg` (the worker's agent epoch) its context block also carries the
-   * agent's context window and compaction threshold (null when the agent is gone).
+   * agent's context window and compaction threshold (null when the agent is gone); its D1 re-read of a changed
+   * agent is counted (`#counted`).
    */
-  async state(arg?: AgentArg, stamp?: TokenStamp): Promise<Result<SessionState>> {
-    return this.#record.existing((info) => this.#state(info, arg), stamp);
+  async state(arg?: AgentArg, stamp?: TokenStamp): Promise<Reply<Result<SessionState>>> {
+    return this.#record.existing((info) => this.#counted(() => this.#state(info, arg)), stamp);
   }
 
   async #state(info: SessionInfo, arg?: AgentArg): Promise<Result<SessionState>> {
@@ -276,12 +285,15 @@ export class Session extends DurableObject<Env> {
     }, stamp);
   }
 
-  async compact(arg: AgentArg): Promise<Result<CompactionInfo>> {
-    return this.#record.existing(async (info) => {
-      const agent = await this.#agent(info, arg);
-      if (!agent.ok) return agent;
-      return this.#engine.compact(agent.agent);
-    });
+  /** `POST /compact`; its D1 re-read of a changed agent is counted (`#counted`). */
+  async compact(arg: AgentArg): Promise<Reply<Result<CompactionInfo>>> {
+    return this.#record.existing((info) =>
+      this.#counted(async () => {
+        const agent = await this.#agent(info, arg);
+        if (!agent.ok) return agent;
+        return this.#engine.compact(agent.agent);
+      }),
+    );
   }
 
   /** Debug/tests only: the storage work this object has counted since it started; null unless counting is on. */
@@ -389,9 +401,9 @@ export class Session extends DurableObject<Env> {
 
   /**
    * DELETE (session-delete.ts): the session's D1 rows first, then the running turn is cancelled and its storage
-   * wiped; a create or a run that comes meanwhile waits for it to end.
+   * wiped; a create or a run that comes meanwhile waits for it to end. Its D1 batch is counted (`#counted`).
    */
-  async destroy(tenant: string, id: string): Promise<Result<{ deleted: true }>> {
+  async destroy(tenant: string, id: string): Promise<Reply<Result<{ deleted: true }>>> {
     return this.#delete.destroy(tenant, id);
   }
 

@@ -5,7 +5,8 @@
  *   counts each of its statements) and, with SWITCHBOARD_DEBUG_D1_DELAY_MS,
  *   delayed, to stand in for a far-away primary. The worker reports the count
  *   per request in `x-debug-d1-statements`; the session object counts its own
- *   D1 reads too and hands them back with the turn answer. A cache's
+ *   D1 statements too and hands them back with its answer to a call that may
+ *   run one (a turn call, a state read, a compaction, a DELETE). A cache's
  *   refresh-ahead load, which no request waits for, goes around the count
  *   (`uncounted`).
  * - SQLite in the session object: statements run through `storage.sql.exec`,

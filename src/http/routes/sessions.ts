@@ -17,7 +17,7 @@ import { sessionAccess } from "../access";
 import { requireTenant } from "../auth";
 import { agentArg, noteAgentChanges } from "../directory";
 import { ApiError } from "../errors";
-import { type LocationHint, type SessionRef, sessionRef, sessionStub, unwrap } from "../session-ref";
+import { type LocationHint, objectReply, type SessionRef, sessionRef, sessionStub, unwrap } from "../session-ref";
 import type { AppEnv } from "../types";
 import { intParam, readBody } from "../validate";
 
@@ -73,7 +73,7 @@ export const sessionsRoutes = new Hono<AppEnv>()
   .get("/:id", sessionAccess("read"), async (c) => {
     const ref = sessionRef(c);
     // The object adds the agent's context window and compaction threshold to the context block.
-    const { ok: _ok, ...state } = unwrap(await ref.stub.state(await agentArg(c), ref.stamp));
+    const { ok: _ok, ...state } = unwrap(objectReply(c, await ref.stub.state(await agentArg(c), ref.stamp)));
     return c.json(state);
   })
   .get("/:id/messages", sessionAccess("read"), async (c) => {
@@ -92,7 +92,7 @@ export const sessionsRoutes = new Hono<AppEnv>()
   })
   .post("/:id/compact", requireTenant(), async (c) => {
     const ref = sessionRef(c);
-    const { ok: _ok, ...info } = unwrap(await ref.stub.compact(await agentArg(c)));
+    const { ok: _ok, ...info } = unwrap(objectReply(c, await ref.stub.compact(await agentArg(c))));
     return c.json({ id: ref.id, compacted: true, ...info });
   })
   .post("/:id/clear", requireTenant(), async (c) => {
@@ -102,7 +102,7 @@ export const sessionsRoutes = new Hono<AppEnv>()
   })
   .delete("/:id", requireTenant(), async (c) => {
     const ref = sessionRef(c);
-    await deleteSession(ref);
+    await deleteSession(c, ref);
     return c.json({ id: ref.id, deleted: true });
   });
 
@@ -140,8 +140,9 @@ export async function sessionsPage(c: Context<AppEnv>, tenant: string) {
  * Deletes a session, 404 when there is none; also the admin's delete of any tenant's (routes/tenants.ts). The
  * object deletes the index row and the session's run records before its storage, with no create or run let in
  * between (Session.destroy), also when it holds nothing but the row is there (a repeated DELETE finishes a
- * half-done one): a run admitted meanwhile cannot leave a session that is live but unindexed.
+ * half-done one): a run admitted meanwhile cannot leave a session that is live but unindexed. Debug mode: the
+ * object's D1 statements join the request's (`objectReply`).
  */
-export async function deleteSession(ref: SessionRef): Promise<void> {
-  unwrap(await ref.stub.destroy(ref.tenant, ref.id));
+export async function deleteSession(c: Context<AppEnv>, ref: SessionRef): Promise<void> {
+  unwrap(objectReply(c, await ref.stub.destroy(ref.tenant, ref.id)));
 }

@@ -61,6 +61,6 @@ export const tenantsRoutes = new Hono<AppEnv>()
   })
   .delete("/:tenant/sessions/:id", requireAdmin(), async (c) => {
     const ref = sessionRef(c, sessionTenantParam(c.req.param("tenant")));
-    await deleteSession(ref);
+    await deleteSession(c, ref);
     return c.json({ id: ref.id, deleted: true });
   });

@@ -1,0 +1,50 @@
+/**
+ * The session routes' `x-debug-d1-statements` (src/http/routes/sessions.ts, README "Debug counters"): a read of a
+ * session's state, a compaction and a DELETE count the D1 statements the session's object ran for them, as turn
+ * calls do, not only the worker's. SWITCHBOARD_DEBUG_CHECKS is on in this suite.
+ */
+import { describe, expect, it } from "vitest";
+import { ADMIN, api, apiJson, type Setup, setup } from "../../helpers";
+
+const D1 = "x-debug-d1-statements";
+
+/** PUTs the session's agent with a new system prompt: the object's next call with the worker's news re-reads it. */
+async function changeAgent(s: Setup): Promise<void> {
+  const put = await apiJson(`/v1/agents/${s.agent}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: { model: { provider: "anthropic", name: s.model }, system: "You are the reconfigured agent." },
+  });
+  expect(put.status).toBe(200);
+}
+
+describe("x-debug-d1-statements on the session routes", () => {
+  it("a state read after its agent changed counts the object's D1 read of the agent", async () => {
+    const s = await setup();
+    // Warm: the worker's key and agent news are cached, the object holds its copy of the agent.
+    expect((await api(`/v1/sessions/${s.session}`, { key: s.key })).headers.get(D1)).toBe("0");
+    await changeAgent(s);
+    const res = await api(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(res.status).toBe(200);
+    expect(res.headers.get(D1)).toBe("1");
+  });
+
+  it("a compaction after its agent changed counts the object's D1 read of the agent, refused as it is", async () => {
+    const s = await setup();
+    expect((await api(`/v1/sessions/${s.session}`, { key: s.key })).headers.get(D1)).toBe("0");
+    await changeAgent(s);
+    // A new session has nothing to compact: refused once the agent was read.
+    const res = await api(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key });
+    expect(res.status).toBe(409);
+    expect(res.headers.get(D1)).toBe("1");
+  });
+
+  it("a DELETE counts the object's D1 batch (the session's run records and its index row)", async () => {
+    const s = await setup();
+    // Warm: the worker's key is cached.
+    expect((await api(`/v1/sessions/${s.session}`, { key: s.key })).status).toBe(200);
+    const res = await api(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key });
+    expect(res.status).toBe(200);
+    expect(res.headers.get(D1)).toBe("3");
+  });
+});
