@@ -6,11 +6,19 @@ import { MAX_RESULTS_DEFAULT, type ToolSearchInput } from "./schema.ts";
 import type { ToolIndex } from "./tool-index.ts";
 
 export type { SearchDoc } from "./fields.ts";
-export { type NameSource, type ParsedQuery, parseQuery, parseSelect, selectTools } from "./query.ts";
+export {
+  type NameSource,
+  nameResolver,
+  type ParsedQuery,
+  parseQuery,
+  parseSelect,
+  selectTools,
+} from "./query.ts";
 export {
   MAX_RESULTS_DEFAULT,
   MAX_RESULTS_MAX,
   MAX_RESULTS_MIN,
+  QUERY_MAX_LENGTH,
   TOOL_SEARCH_INPUT_SCHEMA,
   type ToolSearchInput,
   withDefaults,

@@ -49,11 +49,11 @@ function namesOf(source: NameSource): Iterable<string> {
 }
 
 /**
- * Resolves requested names against the catalog: exact match first, then case-insensitive (first catalog entry
- * wins); unknown names are dropped, duplicates removed (request order kept), at most `limit` returned, each in its
- * canonical casing.
+ * How a requested name resolves against one catalog, built once for it: the catalog's name for it, exact match
+ * first, then case-insensitive (first catalog entry wins), after trimming; undefined for an unknown name. Resolving
+ * N names through one resolver costs O(N + catalog size), where a resolver per name costs O(N × catalog size).
  */
-export function selectTools(source: NameSource, names: readonly string[], limit: number): string[] {
+export function nameResolver(source: NameSource): (name: string) => string | undefined {
   const exact = new Set<string>();
   const folded = new Map<string, string>();
   for (const n of namesOf(source)) {
@@ -61,12 +61,23 @@ export function selectTools(source: NameSource, names: readonly string[], limit:
     const k = n.toLowerCase();
     if (!folded.has(k)) folded.set(k, n);
   }
+  return (raw) => {
+    const want = raw.trim();
+    return exact.has(want) ? want : folded.get(want.toLowerCase());
+  };
+}
+
+/**
+ * Resolves requested names against the catalog (`nameResolver`): unknown names are dropped, duplicates removed
+ * (request order kept), at most `limit` returned, each in its canonical casing.
+ */
+export function selectTools(source: NameSource, names: readonly string[], limit: number): string[] {
+  const resolve = nameResolver(source);
   const out: string[] = [];
   const seen = new Set<string>();
   for (const raw of names) {
     if (out.length >= limit) break;
-    const want = raw.trim();
-    const hit = exact.has(want) ? want : folded.get(want.toLowerCase());
+    const hit = resolve(raw);
     if (hit === undefined || seen.has(hit)) continue;
     seen.add(hit);
     out.push(hit);

@@ -2,7 +2,13 @@
 
 import { Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
-import { MAX_RESULTS_DEFAULT, TOOL_SEARCH_INPUT_SCHEMA, type ToolSearchInput, withDefaults } from "../src/index.ts";
+import {
+  MAX_RESULTS_DEFAULT,
+  QUERY_MAX_LENGTH,
+  TOOL_SEARCH_INPUT_SCHEMA,
+  type ToolSearchInput,
+  withDefaults,
+} from "../src/index.ts";
 
 const validator = new Validator(TOOL_SEARCH_INPUT_SCHEMA as never, "2020-12", false);
 const valid = (v: unknown) => validator.validate(v).valid;
@@ -28,6 +34,12 @@ describe("tool_search input schema", () => {
     expect(valid({ query: "" })).toBe(false);
     expect(valid({ query: 3 })).toBe(false);
     expect(valid({ query: "x", extra: true })).toBe(false);
+  });
+
+  it("rejects a query longer than QUERY_MAX_LENGTH characters", () => {
+    expect(QUERY_MAX_LENGTH).toBe(2000);
+    expect(valid({ query: "x".repeat(QUERY_MAX_LENGTH) })).toBe(true);
+    expect(valid({ query: "x".repeat(QUERY_MAX_LENGTH + 1) })).toBe(false);
   });
 
   it("leaves the default to the caller", () => {

@@ -1,7 +1,7 @@
 // `select:` parsing and resolution, `runToolSearch`'s two modes, and `+word` query parsing.
 
 import { describe, expect, it } from "vitest";
-import { parseQuery, parseSelect, runToolSearch, selectTools, ToolIndex } from "../src/index.ts";
+import { nameResolver, parseQuery, parseSelect, runToolSearch, selectTools, ToolIndex } from "../src/index.ts";
 
 const catalog = ["mcp__github__create_issue", "mcp__github__list_issues", "Slack_Send", "weather"];
 
@@ -50,6 +50,15 @@ describe("selectTools", () => {
   it("accepts a ToolIndex as the catalog", () => {
     const index = new ToolIndex(catalog.map((name) => ({ name, description: "" })));
     expect(selectTools(index, ["Weather"], 5)).toEqual(["weather"]);
+  });
+});
+
+describe("nameResolver", () => {
+  it("resolves as selectTools does: exact, then in any case, trimmed; an unknown name to undefined", () => {
+    const resolve = nameResolver(catalog);
+    expect(resolve("weather")).toBe("weather");
+    expect(resolve(" SLACK_SEND ")).toBe("Slack_Send");
+    expect(resolve("nope")).toBeUndefined();
   });
 });
 

@@ -3800,7 +3800,7 @@ return errors === 0;
 validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const toolSearchInput = validate32;
-const schema43 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"description":"Either \"select:name_a,name_b\" to load tools by exact name, or keywords describing the capability needed. Prefix a word with + to require it (e.g. \"+github create issue\")."},"max_results":{"type":"integer","minimum":1,"maximum":20,"default":5,"description":"Maximum number of tools to return (1-20, default 5)."}},"required":["query"],"additionalProperties":false};
+const schema43 = {"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":2000,"description":"Either \"select:name_a,name_b\" to load tools by exact name, or keywords describing the capability needed. Prefix a word with + to require it (e.g. \"+github create issue\")."},"max_results":{"type":"integer","minimum":1,"maximum":20,"default":5,"description":"Maximum number of tools to return (1-20, default 5)."}},"required":["query"],"additionalProperties":false};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3834,9 +3834,15 @@ let data0 = data.query;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func2(data0) > 2000){
+validate32.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"}];
+return false;
+}
+else {
 if(func2(data0) < 1){
 validate32.errors = [{instancePath:instancePath+"/query",schemaPath:"#/properties/query/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
 }
 }
 else {

@@ -3,7 +3,7 @@
  * against the tool's fixed schema and returns the result content with the deferred tools it loads. Never
  * writes; an unknown tool or bad input is an is_error outcome, not a throw.
  */
-import { parseSelect, selectTools, type ToolIndex } from "@switchboard/tool-search";
+import { nameResolver, parseSelect, type ToolIndex } from "@switchboard/tool-search";
 import { type FixedSchemaName, issueLine, validateFixed } from "../../json-schema/index";
 import type { JsonObject } from "../../model/json";
 import type { ToolResultBlock, ToolResultContent } from "../../model/message";
@@ -60,6 +60,48 @@ const fail = (message: string): BuiltinOutcome => ({ content: message, is_error:
 
 /** The most tools one search loads (`max_results`' upper bound, and `select:`'s default). */
 const MAX_RESULTS = 20;
+/** The most names one note lists; the rest are counted. */
+const NAMES_LISTED = 5;
+
+/** Names for a note: the first few, then how many more. */
+function few(names: readonly string[]): string {
+  const more = names.length - NAMES_LISTED;
+  return more > 0 ? `${names.slice(0, NAMES_LISTED).join(", ")} and ${more} more` : names.join(", ");
+}
+
+/**
+ * The registry's tools by a name asked, exact or in any case (`nameResolver`), over one map of the registry's names
+ * built for the call: resolving each name against every tool cost O(names × tools).
+ */
+function toolFinder(registry: ToolRegistry): (name: string) => RegisteredTool | undefined {
+  const resolve = nameResolver(registry.tools.map((t) => t.name));
+  return (name) => {
+    const hit = resolve(name);
+    return hit === undefined ? undefined : registry.get(hit);
+  };
+}
+
+/**
+ * The names of a `select:`, each once (a tool by its name, an unknown name in any case), the first `limit` of
+ * them looked at: `found` their tools, `unknown` the names that are none; `over` the names past `limit`.
+ */
+function selectNames(selected: readonly string[], limit: number, ctx: BuiltinContext) {
+  const find = toolFinder(ctx.registry);
+  const seen = new Set<string>();
+  const found: RegisteredTool[] = [];
+  const unknown: string[] = [];
+  const over: string[] = [];
+  for (const name of selected) {
+    const tool = find(name);
+    const key = tool ? `tool:${tool.name}` : `name:${name.toLowerCase()}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (seen.size > limit) over.push(tool?.name ?? name);
+    else if (tool) found.push(tool);
+    else unknown.push(name);
+  }
+  return { found, unknown, over };
+}
 
 function searchTools(input: { query: string; max_results?: number }, ctx: BuiltinContext): BuiltinOutcome {
   const selected = parseSelect(input.query);
@@ -71,26 +113,26 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
       invalid: [issue],
     };
   }
-  // Exact names are what the model asked for: all of them, up to the cap, unless it set max_results itself.
+  // Exact names are what the model asked for: up to the cap, unless it set max_results itself.
   const limit = input.max_results ?? (selected !== null ? MAX_RESULTS : 5);
-  const candidates = [...ctx.registry.tools.map((t) => t.name)];
-  let names: string[];
+  let tools: RegisteredTool[];
   // What select: could not load, said rather than dropped (as select_tools answers per name).
   const unsaid: string[] = [];
+  let unknown: string[] = [];
+  let over: string[] = [];
   if (selected !== null) {
-    const found = selectTools(candidates, selected, selected.length);
-    names = found.slice(0, limit);
-    const unknown = selected.filter((n) => selectTools(candidates, [n], 1).length === 0);
-    if (unknown.length) unsaid.push(`not tools of this session: ${unknown.join(", ")}`);
-    const over = found.slice(limit);
-    if (over.length) unsaid.push(`not loaded, over max_results (${limit}): ${over.join(", ")}`);
+    ({ found: tools, unknown, over } = selectNames(selected, limit, ctx));
+    if (unknown.length) unsaid.push(`not tools of this session: ${few(unknown)}`);
   } else {
-    names = ctx
+    tools = ctx
       .index()
       .search(input.query, { limit, exclude: ctx.loaded })
-      .map((m) => m.name);
+      .map((m) => ctx.registry.get(m.name))
+      .filter((t): t is RegisteredTool => t !== undefined);
   }
-  let tools = names.map((n) => ctx.registry.get(n)).filter((t): t is RegisteredTool => t !== undefined);
+  // Names past the cap are not looked at: a select: of thousands of names costs and says no more than of `limit`.
+  const overNote = over.length ? [`not loaded, over max_results (${limit}): ${few(over)}`] : [];
+  unsaid.push(...overNote);
   const full = overRoom(tools, ctx);
   if (full.length) {
     tools = tools.filter((t) => !full.includes(t.name));
@@ -100,7 +142,7 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
   if (tools.length === 0 && full.length === 0) {
     const hint =
       selected !== null
-        ? `none of ${selected.join(", ")} is a tool of this session`
+        ? [`none of ${few(unknown)} is a tool of this session`, ...overNote].join("; ")
         : (inView(input.query, ctx) ??
           `no tool matched "${input.query}"; try other keywords, fewer required (+) terms, or select:<exact name>`);
     return { content: [text({ matches: [], note: hint })], is_error: false, load: [] };
@@ -195,12 +237,13 @@ function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinO
   const result: Record<string, string> = Object.create(null);
   const load: string[] = [];
   const left = roomLeft(ctx);
+  const find = toolFinder(ctx.registry);
   // The unknown names answered, lower-cased: one is answered once in whatever case, as a known one is.
   const unknown = new Set<string>();
   for (const raw of input.names) {
     const name = raw.trim();
     const folded = name.toLowerCase();
-    const tool = ctx.registry.get(name) ?? ctx.registry.tools.find((t) => t.name.toLowerCase() === folded);
+    const tool = ctx.registry.get(name) ?? find(name);
     if (!tool) {
       // Under the spelling it was first asked in.
       if (!unknown.has(folded)) result[name] = "unknown";

@@ -1,7 +1,7 @@
 // The built-in disclosure tools as the model calls them: what tool_search (its `select:` form and keywords) and
 // select_tools load and say.
 import { ToolIndex } from "@switchboard/tool-search";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { normalizeAgent } from "../../../../src/agents/normalize";
 import { runBuiltin } from "../../../../src/tools/builtins/run";
 import { ToolRegistry } from "../../../../src/tools/registry";
@@ -236,5 +236,60 @@ describe("loading within the room tools[] has (BuiltinContext.room)", () => {
     expect(out.load).toEqual(["tool_1"]);
     expect(answer(out).matches.map((m) => m.name)).toEqual(["tool_0", "tool_1"]);
     expect(answer(out).note).toBeUndefined();
+  });
+});
+
+describe("tool_search select: of many names", () => {
+  /** 200 deferred tools, `tool_0` to `tool_199`, and no search index (select: never searches). */
+  function manyContext() {
+    const agent = normalizeAgent("a", {
+      model: { provider: "anthropic", name: "m" },
+      tools: Array.from({ length: 200 }, (_, i) => ({
+        name: `tool_${i}`,
+        description: `the tool_${i} tool`,
+        input_schema: { type: "object" },
+        defer: true,
+        execution: { type: "client" },
+      })),
+    });
+    return { ...context(), registry: new ToolRegistry(agent) };
+  }
+  /** As many names that are no tool as a query holds: 400 (1,690 characters). */
+  const unknownNames = Array.from({ length: 400 }, (_, i) => `x${i}`);
+
+  it("lists a few of the names that are no tools and counts the rest", () => {
+    const out = runBuiltin("tool_search", { query: `select:${unknownNames.join(",")}` }, manyContext());
+    expect(out.load).toEqual([]);
+    expect(answer(out)).toEqual({
+      matches: [],
+      note:
+        "none of x0, x1, x2, x3, x4 and 15 more is a tool of this session; " +
+        "not loaded, over max_results (20): x20, x21, x22, x23, x24 and 375 more",
+    });
+  });
+
+  it("looks at no more names than max_results, answering the rest as over it", () => {
+    const out = runBuiltin("tool_search", { query: "select:tool_1,nope,tool_2", max_results: 2 }, manyContext());
+    expect(out.load).toEqual(["tool_1"]);
+    expect(answer(out).note).toBe("not tools of this session: nope; not loaded, over max_results (2): tool_2.");
+  });
+
+  it("folds each name and each tool's name at most a few times, not once per name and tool", () => {
+    const ctx = manyContext();
+    const query = `select:${unknownNames.join(",")}`;
+    const folds = vi.spyOn(String.prototype, "toLowerCase");
+    try {
+      runBuiltin("tool_search", { query }, ctx);
+      expect(folds.mock.calls.length).toBeLessThanOrEqual(3 * (unknownNames.length + 200));
+    } finally {
+      folds.mockRestore();
+    }
+  });
+
+  it("refuses a query over 2,000 characters as an invalid call", () => {
+    const out = runBuiltin("tool_search", { query: `select:${"y".repeat(1994)}` }, manyContext());
+    expect(out.is_error).toBe(true);
+    expect(out.invalid).toEqual(["/query: must be at most 2000 characters long (got 2001)"]);
+    expect(out.load).toEqual([]);
   });
 });
