@@ -456,6 +456,35 @@ describe("the plain projection's tools[] at the provider's limit", () => {
     (await mockRequests(s.model)).map((r) => ((r.body as Body).tools ?? []).length);
   const loadedTools = async (s: Awaited<ReturnType<typeof setup>>) =>
     (await apiJson<{ loaded_tools: string[] }>(`/v1/sessions/${s.session}`, { key: s.key })).body.loaded_tools;
+  // With echo_core, 106 core tools: beside them and 3 built-ins, room for 18 loaded tools and the structured_output
+  // slot (the most core tools an agent with deferred ones may have, keeping 16 slots to load into, is 108).
+  const core = Array.from({ length: 105 }, (_, i) => tool(`fixed_${i}`, `Fixed tool ${i}`, false));
+  /** A select_tools call's answer, by the call's id. */
+  const selectAnswer = async (s: Awaited<ReturnType<typeof setup>>, id: string): Promise<Record<string, string>> => {
+    const result = (await history(s))
+      .flatMap((m) => m.parts)
+      .find((p) => p.type === "tool_result" && p.tool_use_id === id);
+    const blocks = (result?.content ?? []) as Array<{ type: string; text?: string }>;
+    return JSON.parse(blocks[0]?.text ?? "{}");
+  };
+  /** A session with room for 18 loaded tools that has loaded lookup_0 to lookup_17 (its first turn). */
+  async function filledRoom(id: string) {
+    const s = await setup({ tools: [TOOLS[0], ...core, ...many] }, "openai");
+    await script(s.model, [
+      {
+        reply: { tool_calls: [{ id: `call_${id}_fill`, name: "select_tools", input: { names: names.slice(0, 18) } }] },
+      },
+      { reply: { text: "Loaded." } },
+    ]);
+    expect((await send(s, { content: "fill the room" })).body.status).toBe("completed");
+    return s;
+  }
+  const unloadedNames = async (s: Awaited<ReturnType<typeof setup>>) =>
+    (await events(s)).filter((e) => e.type === "tools_unloaded").flatMap((e) => e.data.names);
+  const lastToolsSent = async (s: Awaited<ReturnType<typeof setup>>) =>
+    (((await mockRequests(s.model)).at(-1)?.body as Body | undefined)?.tools ?? []).map(
+      (t) => (t.function as { name: string }).name,
+    );
 
   it("loading past the limit unloads the longest-loaded tools, keeping a slot for structured_output", async () => {
     const s = await loadedMany();
@@ -483,21 +512,14 @@ describe("the plain projection's tools[] at the provider's limit", () => {
   });
 
   it("a call asking for more than tools[] has room for loads what fits, says which not, and unloads none", async () => {
-    // 106 core tools and 3 built-ins leave room for 18 loaded tools beside the structured_output slot (the most
-    // core tools an agent with deferred ones may have, keeping 16 slots to load into, is 108).
-    const core = Array.from({ length: 105 }, (_, i) => tool(`fixed_${i}`, `Fixed tool ${i}`, false));
     const s = await setup({ tools: [TOOLS[0], ...core, ...many] }, "openai");
     await script(s.model, [
       { reply: { tool_calls: [{ id: "call_room_sel", name: "select_tools", input: { names: names.slice(0, 20) } }] } },
       { reply: { text: "Loaded what fits." } },
     ]);
     expect((await send(s, { content: "load twenty" })).body.status).toBe("completed");
-    const result = (await history(s))
-      .flatMap((m) => m.parts)
-      .find((p) => p.type === "tool_result" && p.tool_use_id === "call_room_sel");
-    const blocks = (result?.content ?? []) as Array<{ type: string; text?: string }>;
     const full = "not loaded: over the 18 tools tools[] has room for";
-    expect(JSON.parse(blocks[0]?.text ?? "{}")).toEqual({
+    expect(await selectAnswer(s, "call_room_sel")).toEqual({
       ...Object.fromEntries(names.slice(0, 18).map((n) => [n, "loaded"])),
       lookup_18: full,
       lookup_19: full,
@@ -507,8 +529,7 @@ describe("the plain projection's tools[] at the provider's limit", () => {
   });
 
   it("two select_tools calls of one step load together no more than tools[] has room for, and unload none of each other's", async () => {
-    // As above: room for 18 loaded tools. The two calls ask for 24 between them.
-    const core = Array.from({ length: 105 }, (_, i) => tool(`fixed_${i}`, `Fixed tool ${i}`, false));
+    // Room for 18 loaded tools. The two calls ask for 24 between them.
     const s = await setup({ tools: [TOOLS[0], ...core, ...many] }, "openai");
     await script(s.model, [
       {
@@ -522,19 +543,14 @@ describe("the plain projection's tools[] at the provider's limit", () => {
       { reply: { text: "Loaded what fits." } },
     ]);
     expect((await send(s, { content: "load twenty-four in two calls" })).body.status).toBe("completed");
-    const parts = (await history(s)).flatMap((m) => m.parts);
-    const answer = (id: string): Record<string, string> => {
-      const result = parts.find((p) => p.type === "tool_result" && p.tool_use_id === id);
-      const blocks = (result?.content ?? []) as Array<{ type: string; text?: string }>;
-      return JSON.parse(blocks[0]?.text ?? "{}");
-    };
-    const full = "not loaded: over the 18 tools tools[] has room for (12 loaded by earlier calls of this step)";
-    expect(answer("call_step_sel_b")).toEqual({
+    const full =
+      "not loaded: over the 18 tools tools[] has room for (12 of them kept for tools this step has loaded or named)";
+    expect(await selectAnswer(s, "call_step_sel_b")).toEqual({
       ...Object.fromEntries(names.slice(12, 18).map((n) => [n, "loaded"])),
       ...Object.fromEntries(names.slice(18, 24).map((n) => [n, full])),
     });
     expect((await events(s)).filter((e) => e.type === "tools_unloaded")).toEqual([]);
-    const said = [answer("call_step_sel_a"), answer("call_step_sel_b")].flatMap((a) =>
+    const said = [await selectAnswer(s, "call_step_sel_a"), await selectAnswer(s, "call_step_sel_b")].flatMap((a) =>
       Object.keys(a).filter((n) => a[n] === "loaded"),
     );
     expect(said).toEqual(names.slice(0, 18));
@@ -542,8 +558,7 @@ describe("the plain projection's tools[] at the provider's limit", () => {
   });
 
   it("a direct call to a deferred tool in a step whose select_tools filled the room runs without loading it", async () => {
-    // As above: room for 18 loaded tools, all of them answered "loaded" by the step's select_tools.
-    const core = Array.from({ length: 105 }, (_, i) => tool(`fixed_${i}`, `Fixed tool ${i}`, false));
+    // Room for 18 loaded tools, all of them answered "loaded" by the step's select_tools.
     const s = await setup({ tools: [TOOLS[0], ...core, ...many] }, "openai");
     await script(s.model, [
       {
@@ -563,6 +578,85 @@ describe("the plain projection's tools[] at the provider's limit", () => {
     expect(direct?.is_error).toBe(false);
     expect(JSON.stringify(direct?.content)).not.toContain("tool_reference");
     expect((await events(s)).filter((e) => e.type === "tools_unloaded")).toEqual([]);
+    expect(await loadedTools(s)).toEqual(names.slice(0, 18));
+  });
+
+  it("a select_tools call naming a loaded tool and a new one keeps the loaded one in tools[]", async () => {
+    const s = await filledRoom("keep_one");
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [{ id: "call_keep_one", name: "select_tools", input: { names: ["lookup_0", "lookup_20"] } }],
+        },
+      },
+      { reply: { text: "Done." } },
+    ]);
+    expect((await send(s, { content: "one loaded, one new" })).body.status).toBe("completed");
+    expect(await selectAnswer(s, "call_keep_one")).toEqual({ lookup_0: "already available", lookup_20: "loaded" });
+    // The tool loaded longest ago that the step did not name makes room.
+    expect(await unloadedNames(s)).toEqual(["lookup_1"]);
+    expect(await lastToolsSent(s)).toEqual(expect.arrayContaining(["lookup_0", "lookup_20"]));
+  });
+
+  it("a select_tools call naming a loaded tool keeps it when a later call of the step loads a new one", async () => {
+    const s = await filledRoom("keep_two");
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_keep_two_a", name: "select_tools", input: { names: ["lookup_0"] } },
+            { id: "call_keep_two_b", name: "select_tools", input: { names: ["lookup_20"] } },
+          ],
+        },
+      },
+      { reply: { text: "Done." } },
+    ]);
+    expect((await send(s, { content: "one loaded, then one new" })).body.status).toBe("completed");
+    expect(await selectAnswer(s, "call_keep_two_a")).toEqual({ lookup_0: "already available" });
+    expect(await selectAnswer(s, "call_keep_two_b")).toEqual({ lookup_20: "loaded" });
+    expect(await unloadedNames(s)).toEqual(["lookup_1"]);
+    expect(await lastToolsSent(s)).toEqual(expect.arrayContaining(["lookup_0", "lookup_20"]));
+  });
+
+  it("a select_tools call after one that unloaded a tool to make room loads that tool again, not calling it available", async () => {
+    const s = await filledRoom("reread");
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_reread_a", name: "select_tools", input: { names: ["lookup_20"] } },
+            { id: "call_reread_b", name: "select_tools", input: { names: ["lookup_0"] } },
+          ],
+        },
+      },
+      { reply: { text: "Done." } },
+    ]);
+    expect((await send(s, { content: "one new, then the first again" })).body.status).toBe("completed");
+    // The first call's load unloaded lookup_0 (loaded longest ago, not named yet): the second loads it back.
+    expect(await selectAnswer(s, "call_reread_b")).toEqual({ lookup_0: "loaded" });
+    expect(await unloadedNames(s)).toEqual(["lookup_0", "lookup_1"]);
+    expect(await lastToolsSent(s)).toEqual(expect.arrayContaining(["lookup_0", "lookup_20"]));
+  });
+
+  it("a select_tools call naming every loaded tool and a new one leaves the new one unloaded, unloading none", async () => {
+    const s = await filledRoom("all_named");
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_all_named", name: "select_tools", input: { names: [...names.slice(0, 18), "lookup_20"] } },
+          ],
+        },
+      },
+      { reply: { text: "Done." } },
+    ]);
+    expect((await send(s, { content: "all loaded, one new" })).body.status).toBe("completed");
+    expect(await selectAnswer(s, "call_all_named")).toEqual({
+      ...Object.fromEntries(names.slice(0, 18).map((n) => [n, "already available"])),
+      lookup_20:
+        "not loaded: over the 18 tools tools[] has room for (18 of them kept for tools this step has loaded or named)",
+    });
+    expect(await unloadedNames(s)).toEqual([]);
     expect(await loadedTools(s)).toEqual(names.slice(0, 18));
   });
 

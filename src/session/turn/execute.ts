@@ -23,7 +23,8 @@ export interface ExecuteOptions {
   registry: ToolRegistry;
   /** Calls whose arguments were not a JSON object (id → parse problem). */
   malformed: ReadonlyMap<string, string>;
-  loaded: ReadonlySet<string>;
+  /** Whether a deferred tool is loaded, asked as each call is checked. */
+  isLoaded(name: string): boolean;
   runBuiltin(call: ToolUsePart): BuiltinOutcome;
   /** An earlier tool result of the session, for `$tool` references. */
   lookup: Lookup;
@@ -214,7 +215,7 @@ async function executeOne(
   const errors = compiled.ok
     ? issueLines(compiled.schema.validate(input))
     : [`the tool's own schema is invalid: ${compiled.error}`];
-  const notLoaded = tool.deferred && !opts.loaded.has(tool.name);
+  const notLoaded = tool.deferred && !opts.isLoaded(tool.name);
   if (errors.length > 0) {
     const resolvedNote = input !== call.input ? " (after resolving references)" : "";
     // Name only the built-ins this agent offers (select_tools and tool_info can be turned off).

@@ -30,15 +30,20 @@ export async function runTools(
 ): Promise<boolean> {
   const { history, tools, agent, eventLog } = ctx.deps;
   const registry = tools.registry(agent);
-  const loaded = new Set(tools.loaded.list());
   const room = tools.loadRoom(agent);
-  // What this step's calls have loaded: a later built-in call of the step has only the room they left, and no load
-  // of the step unloads them, so no answer of the step says "loaded" for a tool the step then unloads.
-  const stepLoaded = new Set<string>();
+  // What this step's calls have loaded or answered as there (loaded, already available): no load of the step
+  // unloads them, and a later call of the step loads only into the room they leave, so no answer of the step says
+  // "loaded" or "already available" for a tool the step then unloads.
+  const kept = new Set<string>();
   const loadInStep = (load: string[], via: string) => {
-    const loads = tools.load(agent, load, via, [...stepLoaded]);
-    for (const n of load) stepLoaded.add(n);
+    const loads = tools.load(agent, load, via, [...kept]);
+    for (const n of load) kept.add(n);
     return loads;
+  };
+  // The kept tools still loaded: the room they take.
+  const keptLoaded = () => {
+    const now = new Set(tools.loaded.list());
+    return [...kept].filter((n) => now.has(n)).length;
   };
   const loadedNow = ({ added, unloaded }: { added: string[]; unloaded: string[] }, via: string) => {
     if (added.length) eventLog.record("tools_loaded", ctx.turnId, { names: added, via });
@@ -47,16 +52,19 @@ export async function runTools(
   await executeCalls({
     calls,
     registry,
-    loaded,
+    // Read at each call: an earlier call of the step may have loaded a tool, or made room by unloading one.
+    isLoaded: (name) => tools.loaded.list().includes(name),
     malformed,
-    runBuiltin: (call) =>
-      runBuiltin(call.name, call.input, {
+    runBuiltin: (call) => {
+      const out = runBuiltin(call.name, call.input, {
         registry,
-        // A tool an earlier call of the step loaded is loaded to this one too: "already available", not loaded twice.
-        loaded: stepLoaded.size ? new Set([...loaded, ...stepLoaded]) : loaded,
+        loaded: new Set(tools.loaded.list()),
         index: () => tools.index(agent),
-        ...(room === undefined ? {} : { room, stepLoaded: stepLoaded.size }),
-      }),
+        ...(room === undefined ? {} : { room, kept }),
+      });
+      for (const n of out.keep ?? []) kept.add(n);
+      return out;
+    },
     lookup: (id) => {
       const found = history.referencedValue(id);
       if (found.ok || found.reason !== "unknown" || agent.model.provider !== "anthropic") return found;
@@ -94,9 +102,9 @@ export async function runTools(
       });
       loadedNow(loads, call.name);
     },
-    // A direct call answered once the step's loads fill the room runs without loading its tool: loading it would
-    // unload one that a built-in call of the step has just answered "loaded".
-    mayLoad: () => room === undefined || stepLoaded.size < room,
+    // A direct call answered once the tools the step keeps fill the room runs without loading its tool: loading it
+    // would unload one that a call of the step has just answered "loaded" or "already available".
+    mayLoad: () => room === undefined || keptLoaded() < room,
     missing: (name) => tools.missing(name),
     callMcp: (tool, input, isLoaded) =>
       tools.callMcp(agent, ctx.deps.env, tool, input, { signal: ctx.signal, loaded: isLoaded }),

@@ -17,6 +17,11 @@ export interface BuiltinOutcome {
   is_error: boolean;
   /** Deferred tools this call loads for the next step. */
   load: string[];
+  /**
+   * Loaded tools this call answers as there (already loaded or available, a match, status "loaded"): the step keeps
+   * them loaded, so no load of the same step takes back what this answer says.
+   */
+  keep?: string[];
   /** The input's validation errors when it does not match the tool's schema: the call is an invalid call. */
   invalid?: string[];
 }
@@ -24,6 +29,7 @@ export interface BuiltinOutcome {
 interface BuiltinContext {
   registry: ToolRegistry;
   index: () => ToolIndex;
+  /** The loaded tools as this call starts (read for each call: an earlier call of the step may have changed them). */
   loaded: ReadonlySet<string>;
   /**
    * The most deferred tools one call can have loaded, where tools[] carries every loaded schema (the plain
@@ -32,10 +38,11 @@ interface BuiltinContext {
    */
   room?: number;
   /**
-   * How many deferred tools earlier calls of the same step loaded: this call loads only into the room they left,
-   * so the step's calls together stay within `room` (none of them unloads what another just said it loaded).
+   * The tools earlier calls of the same step loaded or answered as there (their `load` and `keep`): the step keeps
+   * them loaded, so this call loads only into the room they leave beside its own `keep` (none of the step's loads
+   * unloads a tool one of its answers named).
    */
-  stepLoaded?: number;
+  kept?: ReadonlySet<string>;
 }
 
 /** Built-in inputs are fixed schemas: checked by their build-time validators (`http/fixed-schemas.ts`). */
@@ -133,19 +140,23 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
   // Names past the cap are not looked at: a select: of thousands of names costs and says no more than of `limit`.
   const overNote = over.length ? [`not loaded, over max_results (${limit}): ${few(over)}`] : [];
   unsaid.push(...overNote);
-  const full = overRoom(tools, ctx);
+  const keep = toKeep(tools, ctx);
+  const full = overRoom(tools, keep, ctx);
   if (full.length) {
     tools = tools.filter((t) => !full.includes(t.name));
-    unsaid.push(`not loaded, ${overRoomText(ctx)}: ${full.join(", ")}`);
+    unsaid.push(`not loaded, ${overRoomText(keep, ctx)}: ${full.join(", ")}`);
   }
   // Nothing found at all. Tools found but all over the room are answered by the note, not as missing.
   if (tools.length === 0 && full.length === 0) {
-    const hint =
-      selected !== null
-        ? [`none of ${few(unknown)} is a tool of this session`, ...overNote].join("; ")
-        : (inView(input.query, ctx) ??
-          `no tool matched "${input.query}"; try other keywords, fewer required (+) terms, or select:<exact name>`);
-    return { content: [text({ matches: [], note: hint })], is_error: false, load: [] };
+    if (selected !== null) {
+      const note = [`none of ${few(unknown)} is a tool of this session`, ...overNote].join("; ");
+      return { content: [text({ matches: [], note })], is_error: false, load: [] };
+    }
+    const seen = inView(input.query, ctx);
+    const note =
+      seen?.note ??
+      `no tool matched "${input.query}"; try other keywords, fewer required (+) terms, or select:<exact name>`;
+    return { content: [text({ matches: [], note })], is_error: false, load: [], keep: seen?.keep ?? [] };
   }
   const load = toLoad(tools, ctx).map((t) => t.name);
   const note = unsaid.length ? { note: `${unsaid.join("; ")}.` } : {};
@@ -153,6 +164,7 @@ function searchTools(input: { query: string; max_results?: number }, ctx: Builti
     content: [text({ matches: tools.map(match), ...note }), ...refs(load)],
     is_error: false,
     load,
+    keep,
   };
 }
 
@@ -176,20 +188,36 @@ function toLoad(tools: readonly RegisteredTool[], ctx: BuiltinContext): Register
   return tools.filter((t) => t.deferred && !ctx.loaded.has(t.name));
 }
 
-/** What this call can still load: the room less what the step's earlier calls loaded (unset: no limit). */
-function roomLeft(ctx: BuiltinContext): number | undefined {
-  return ctx.room === undefined ? undefined : Math.max(0, ctx.room - (ctx.stepLoaded ?? 0));
+/** The loaded deferred tools among `tools`: what this call answers as there, so what the step keeps loaded. */
+function toKeep(tools: readonly RegisteredTool[], ctx: BuiltinContext): string[] {
+  return tools.filter((t) => t.deferred && ctx.loaded.has(t.name)).map((t) => t.name);
 }
 
-/** Why a tool was not loaded: the room, and what of it the step's earlier calls took. */
-function overRoomText(ctx: BuiltinContext): string {
-  const taken = ctx.stepLoaded ? ` (${ctx.stepLoaded} loaded by earlier calls of this step)` : "";
-  return `over the ${ctx.room} tools tools[] has room for${taken}`;
+/**
+ * How much of the room the step keeps with this call's answer: the tools earlier calls of the step kept (those
+ * still loaded) and this call's `keep`, each counted once: a loaded tool named again takes no second slot.
+ */
+function keptCount(keep: readonly string[], ctx: BuiltinContext): number {
+  const kept = new Set([...(ctx.kept ?? [])].filter((n) => ctx.loaded.has(n)));
+  for (const n of keep) kept.add(n);
+  return kept.size;
 }
 
-/** The tools to load among `tools` (`toLoad`) past the room left for loaded tools (`roomLeft`), in order. */
-function overRoom(tools: readonly RegisteredTool[], ctx: BuiltinContext): string[] {
-  const left = roomLeft(ctx);
+/** What this call can still load: the room less what the step keeps (unset: no limit). */
+function roomLeft(keep: readonly string[], ctx: BuiltinContext): number | undefined {
+  return ctx.room === undefined ? undefined : Math.max(0, ctx.room - keptCount(keep, ctx));
+}
+
+/** Why a tool was not loaded: the room, and what of it the step keeps for tools its answers named. */
+function overRoomText(keep: readonly string[], ctx: BuiltinContext): string {
+  const taken = keptCount(keep, ctx);
+  const kept = taken ? ` (${taken} of them kept for tools this step has loaded or named)` : "";
+  return `over the ${ctx.room} tools tools[] has room for${kept}`;
+}
+
+/** The tools to load among `tools` (`toLoad`) past the room left beside the kept ones (`roomLeft`), in order. */
+function overRoom(tools: readonly RegisteredTool[], keep: readonly string[], ctx: BuiltinContext): string[] {
+  const left = roomLeft(keep, ctx);
   if (left === undefined) return [];
   return toLoad(tools, ctx)
     .slice(left)
@@ -200,7 +228,7 @@ function overRoom(tools: readonly RegisteredTool[], ctx: BuiltinContext): string
  * A keyword search finds only what is left to load. When it comes back empty, the tools the query names or
  * matches that the model already has (loaded, or sent every step) are said to be there, not "no tool matched".
  */
-function inView(query: string, ctx: BuiltinContext): string | null {
+function inView(query: string, ctx: BuiltinContext): { note: string; keep: string[] } | null {
   const exact = ctx.registry.tools.find((t) => t.name.toLowerCase() === query.trim().toLowerCase());
   const matched = ctx
     .index()
@@ -212,7 +240,8 @@ function inView(query: string, ctx: BuiltinContext): string | null {
   if (loaded.length) said.push(`already loaded: ${loaded.join(", ")}`);
   if (available.length) said.push(`already available: ${available.join(", ")}`);
   if (said.length === 0) return null;
-  return `${said.join("; ")}; call ${loaded.length + available.length > 1 ? "them" : "it"} directly`;
+  const note = `${said.join("; ")}; call ${loaded.length + available.length > 1 ? "them" : "it"} directly`;
+  return { note, keep: loaded };
 }
 
 function toolInfo(input: { name: string; include_schema?: boolean }, ctx: BuiltinContext): BuiltinOutcome {
@@ -229,21 +258,26 @@ function toolInfo(input: { name: string; include_schema?: boolean }, ctx: Builti
   const status = !tool.deferred ? "available" : ctx.loaded.has(tool.name) ? "loaded" : "deferred (not loaded)";
   const info: JsonObject = { name: tool.name, description: tool.description, status, parameters: parameterNames(tool) };
   if (input.include_schema) info.input_schema = fullSchema(tool);
-  return { content: [text(info)], is_error: false, load: [] };
+  return { content: [text(info)], is_error: false, load: [], keep: toKeep([tool], ctx) };
 }
 
 function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinOutcome {
   // No prototype: "__proto__" asked for is a key like any other, answered once.
   const result: Record<string, string> = Object.create(null);
   const load: string[] = [];
-  const left = roomLeft(ctx);
   const find = toolFinder(ctx.registry);
+  const asked = input.names.map((raw) => {
+    const name = raw.trim();
+    return { name, tool: ctx.registry.get(name) ?? find(name) };
+  });
+  // The loaded ones asked for are answered "already available", so they stay: the room left is beside them.
+  const known = asked.flatMap((a) => (a.tool ? [a.tool] : []));
+  const keep = [...new Set(toKeep(known, ctx))];
+  const left = roomLeft(keep, ctx);
   // The unknown names answered, lower-cased: one is answered once in whatever case, as a known one is.
   const unknown = new Set<string>();
-  for (const raw of input.names) {
-    const name = raw.trim();
+  for (const { name, tool } of asked) {
     const folded = name.toLowerCase();
-    const tool = ctx.registry.get(name) ?? find(name);
     if (!tool) {
       // Under the spelling it was first asked in.
       if (!unknown.has(folded)) result[name] = "unknown";
@@ -252,13 +286,13 @@ function selectByName(input: { names: string[] }, ctx: BuiltinContext): BuiltinO
     // Asked twice in one call (or in two spellings): its first answer stands.
     else if (Object.hasOwn(result, tool.name)) continue;
     else if (!tool.deferred || ctx.loaded.has(tool.name)) result[tool.name] = "already available";
-    else if (left !== undefined && load.length >= left) result[tool.name] = `not loaded: ${overRoomText(ctx)}`;
+    else if (left !== undefined && load.length >= left) result[tool.name] = `not loaded: ${overRoomText(keep, ctx)}`;
     else {
       result[tool.name] = "loaded";
       load.push(tool.name);
     }
   }
-  return { content: [text(result), ...refs(load)], is_error: false, load };
+  return { content: [text(result), ...refs(load)], is_error: false, load, keep };
 }
 
 /** Runs a built-in disclosure tool. Pure: the caller persists the result and the loads together. */

@@ -199,43 +199,74 @@ describe("loading within the room tools[] has (BuiltinContext.room)", () => {
     expect(selected(out)).toEqual({ alpha: "loaded", beta: "not loaded: over the 1 tools tools[] has room for" });
   });
 
-  it("loads only into the room earlier calls of the same step left (BuiltinContext.stepLoaded)", () => {
+  it("loads only into the room the tools earlier calls of the same step kept leave (BuiltinContext.kept)", () => {
+    const kept = new Set(["k_0", "k_1"]);
     const out = runBuiltin(
       "select_tools",
       { names: ["alpha", "beta"] },
-      { ...searchContext(), room: 3, stepLoaded: 2 },
+      { ...searchContext([...kept]), room: 3, kept },
     );
     expect(out.load).toEqual(["alpha"]);
     expect(selected(out)).toEqual({
       alpha: "loaded",
-      beta: "not loaded: over the 3 tools tools[] has room for (2 loaded by earlier calls of this step)",
+      beta: "not loaded: over the 3 tools tools[] has room for (2 of them kept for tools this step has loaded or named)",
     });
   });
 
-  it("select: says a tool it found is not loaded when earlier calls of the step filled the room", () => {
-    const out = runBuiltin("tool_search", { query: "select:tool_1" }, { ...context(), room: 16, stepLoaded: 16 });
+  it("select: says a tool it found is not loaded when the tools the step kept fill the room", () => {
+    const kept = new Set(Array.from({ length: 16 }, (_, i) => `k_${i}`));
+    const out = runBuiltin("tool_search", { query: "select:tool_1" }, { ...context(), loaded: kept, room: 16, kept });
     expect(out.load).toEqual([]);
     expect(answer(out)).toEqual({
       matches: [],
-      note: "not loaded, over the 16 tools tools[] has room for (16 loaded by earlier calls of this step): tool_1.",
+      note:
+        "not loaded, over the 16 tools tools[] has room for (16 of them kept for tools this step has loaded or " +
+        "named): tool_1.",
     });
   });
 
-  it("keywords say a tool they found is not loaded when earlier calls of the step filled the room", () => {
-    const out = runBuiltin("tool_search", { query: "invoices" }, { ...searchContext(), room: 16, stepLoaded: 16 });
+  it("keywords say a tool they found is not loaded when the tools the step kept fill the room", () => {
+    const kept = new Set(Array.from({ length: 16 }, (_, i) => `k_${i}`));
+    const out = runBuiltin("tool_search", { query: "invoices" }, { ...searchContext([...kept]), room: 16, kept });
     expect(out.load).toEqual([]);
     expect(answer(out)).toEqual({
       matches: [],
-      note: "not loaded, over the 16 tools tools[] has room for (16 loaded by earlier calls of this step): alpha.",
+      note:
+        "not loaded, over the 16 tools tools[] has room for (16 of them kept for tools this step has loaded or " +
+        "named): alpha.",
     });
   });
 
-  it("select: leaves a tool already loaded out of the room, so the one slot left loads the new tool", () => {
-    const ctx = { ...context(), loaded: new Set(["tool_0"]), room: 16, stepLoaded: 15 };
+  it("select: counts a loaded tool the step kept once, so the one slot left loads the new tool", () => {
+    const kept = new Set(["tool_0", ...Array.from({ length: 14 }, (_, i) => `k_${i}`)]);
+    const ctx = { ...context(), loaded: kept, room: 16, kept };
     const out = runBuiltin("tool_search", { query: "select:tool_0,tool_1" }, ctx);
     expect(out.load).toEqual(["tool_1"]);
     expect(answer(out).matches.map((m) => m.name)).toEqual(["tool_0", "tool_1"]);
     expect(answer(out).note).toBeUndefined();
+  });
+
+  it("select_tools counts a loaded tool it answers as available against the room, rather than unload it", () => {
+    const out = runBuiltin("select_tools", { names: ["beta", "alpha"] }, { ...searchContext(["alpha"]), room: 1 });
+    expect(out.load).toEqual([]);
+    expect(out.keep).toEqual(["alpha"]);
+    expect(selected(out)).toEqual({
+      beta: "not loaded: over the 1 tools tools[] has room for (1 of them kept for tools this step has loaded or named)",
+      alpha: "already available",
+    });
+  });
+
+  it("tool_search select: keeps the loaded tools it answers as matches", () => {
+    const out = runBuiltin(
+      "tool_search",
+      { query: "select:tool_0,tool_1" },
+      { ...context(), loaded: new Set(["tool_0"]) },
+    );
+    expect(out.keep).toEqual(["tool_0"]);
+  });
+
+  it("tool_info keeps a loaded tool it answers as loaded", () => {
+    expect(runBuiltin("tool_info", { name: "alpha" }, searchContext(["alpha"])).keep).toEqual(["alpha"]);
   });
 });
 
