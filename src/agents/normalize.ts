@@ -1,9 +1,9 @@
 /**
  * Validation of an agent PUT body into the stored AgentConfig. `normalizeAgent` checks the name, tool names
  * (no built-in or `mcp__` names, no duplicates), object-rooted input schemas, outbound URLs, MCP servers' headers,
- * the provider's least output limit and that only `openai` names its output-limit field (`model.max_tokens_field`),
- * then fills every default; it throws ApiError (400/422) on the first problem and does no I/O.
- * `AGENT_NAME` is the name pattern.
+ * the provider's least output limit, that only `openai` names its output-limit field (`model.max_tokens_field`) and
+ * that the system prompt alone fits the context window, then fills every default; it throws ApiError (400/422) on
+ * the first problem and does no I/O. `AGENT_NAME` is the name pattern.
  */
 import { ApiError } from "../http/errors";
 import { check } from "../http/validate";
@@ -12,12 +12,14 @@ import type { JsonObject } from "../model/json";
 import { NAME_FORM } from "../model/name-form";
 import { adaptiveByDefault, thinkingMode } from "../providers/anthropic-thinking";
 import {
+  contextWindow,
   DEFAULT_CONTEXT_WINDOW,
   type Effort,
   type MaxTokensField,
   RESPONSES_MIN_OUTPUT_TOKENS,
 } from "../providers/types";
 import { MIN_SECRET_BYTES, secretKey, usableSecret } from "../runs/signature";
+import { textTokens } from "../session/compaction/estimate";
 import { PLAIN_TOOLS_MAX, projectionFor } from "../tools/disclosure";
 import { checkOutboundUrl } from "../tools/outbound";
 import { disclosureBuiltins, LOAD_ROOM, ToolRegistry } from "../tools/registry";
@@ -229,7 +231,24 @@ export function normalizeAgent(name: string, raw: unknown, opts: NormalizeOption
     ...(body.approval_ttl_s ? { approval_ttl_s: body.approval_ttl_s } : {}),
   };
   assertToolsFit(config);
+  assertSystemFits(config);
   return config;
+}
+
+/**
+ * A system prompt that alone is more than the context window (estimated as the context budget estimates a
+ * request, `textTokens`) leaves no room for any request of the agent: every turn would fail, and no compaction
+ * shrinks it.
+ */
+function assertSystemFits(config: AgentConfig): void {
+  const tokens = textTokens(config.system);
+  const window = contextWindow(config.model);
+  if (tokens <= window) return;
+  throw new ApiError(
+    400,
+    "invalid_request",
+    `system: about ${tokens} tokens (estimated), more than model.context_window (${window} tokens), so no request of this agent could be sent; shorten the system prompt or give the model a larger context window`,
+  );
 }
 
 /**

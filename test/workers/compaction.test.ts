@@ -741,7 +741,9 @@ describe("kept tool declarations larger than a compaction row", () => {
       method: "PUT",
       key: ADMIN,
       json: {
-        model: { provider: "anthropic", name: s.model, context_window: 1000 },
+        // Room for what every request carries (the deferred listing and the built-ins, ~1,100 tokens), none for a
+        // loaded tool (~5,000 tokens): every step compacts.
+        model: { provider: "anthropic", name: s.model, context_window: 2000 },
         tools: wideTools("wide", 120),
         compaction: { keep_recent_turns: 0, tool_budget_tokens: 1_000_000 },
       },

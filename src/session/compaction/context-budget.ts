@@ -134,9 +134,23 @@ export class ContextBudget {
 
   /** The input tokens of a request of this `size` to `model`, given the provider's last report on that model. */
   estimate(model: ModelConfig, size: number): number {
-    const last = this.#last?.model === modelKey(model) ? this.#last.seen : null;
-    this.#lastEstimate = estimateTokens(size, last);
+    this.#lastEstimate = this.#tokens(model, size);
     return this.#lastEstimate;
+  }
+
+  /**
+   * The input tokens of `req` (`ContextBudget.size`), as `estimate` reads them, without taking them as the latest
+   * estimate: for a part of a request (its fixed part, fixed-part.ts), not one about to be sent. Read against the
+   * last report as a request is, a part of the reported request is at most what the report says (or half the
+   * part's own size, when that is more), so a part the provider took in a request is not read as too large alone.
+   */
+  estimateOf(req: StepRequest): number {
+    return this.#tokens(req.model, ContextBudget.size(req));
+  }
+
+  #tokens(model: ModelConfig, size: number): number {
+    const last = this.#last?.model === modelKey(model) ? this.#last.seen : null;
+    return estimateTokens(size, last);
   }
 
   /**
@@ -173,13 +187,9 @@ export class ContextBudget {
     const share = Math.floor(window * cfg.threshold);
     const trigger = Math.max(minimum, share < most ? share : Math.floor(most * cfg.threshold));
     if (trigger >= most) {
-      const input =
-        most < window
-          ? `the window (${window} tokens) less the output limit (${window - most} tokens)`
-          : `the window (${window} tokens)`;
       return {
         native: false,
-        reason: `${input} is too small for the provider's minimum compaction trigger (${minimum})`,
+        reason: `${this.inputRoom(agent)} is too small for the provider's minimum compaction trigger (${minimum})`,
       };
     }
     return { native: true, trigger };
@@ -246,6 +256,18 @@ export class ContextBudget {
     const window = this.window(agent);
     const output = getAdapter(agent.model.provider).outputTokens(agent.model);
     return output < window ? window - output : window;
+  }
+
+  /**
+   * `maxInput` in words: "the window (N tokens)", or "the window (N tokens) less the output limit (M tokens)" when
+   * the output limit takes part of it.
+   */
+  inputRoom(agent: AgentConfig): string {
+    const window = this.window(agent);
+    const most = this.maxInput(agent);
+    return most < window
+      ? `the window (${window} tokens) less the output limit (${window - most} tokens)`
+      : `the window (${window} tokens)`;
   }
 
   /** Estimated tokens of the view as stored (its messages, each sized once, and the preamble); reads the view. */

@@ -6,6 +6,7 @@ import type { StepRequest } from "../../providers/types";
 import type { TurnContext } from "../turn/context";
 import { runStep, type StepResult } from "../turn/step";
 import { ContextBudget } from "./context-budget";
+import { fixedPartOverflow } from "./fixed-part";
 
 /**
  * One step of a turn inside the context budget: the request is estimated
@@ -17,11 +18,17 @@ import { ContextBudget } from "./context-budget";
  * what no cut summarises (that request itself, or the latest step, whose
  * results the model is about to read) can make the step fail, with
  * `context_overflow` (retryable: the next message's turn summarises this
- * turn, request included).
+ * turn, request included). What every request carries (`fixedPart`: the
+ * system prompt and the tools declared with each) no compaction shrinks: when
+ * it alone is over the most input a request can carry, nothing is compacted,
+ * and a "too long" answer fails the turn at once, not retryable
+ * (`fixedPartOverflow`). The request is still sent, as the estimate may be
+ * high.
  */
 export async function runBudgetedStep(ctx: TurnContext, step: number, build: () => StepRequest): Promise<StepResult> {
-  const { budget, compactor, agent } = ctx.deps;
+  const { budget, compactor, agent, tools } = ctx.deps;
   const enabled = ContextBudget.config(agent).enabled;
+  const reg = tools.registry(agent);
   // Native compaction: every request asks the provider to compact at the trigger (step.ts records
   // the block it answers with); our own summary stays the fallback for a request it cannot read.
   const plan = budget.nativePlan(agent);
@@ -31,16 +38,18 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
   const tokens = budget.estimate(req.model, size);
   // Natively, the provider compacts past the trigger: ours only when the request could not be sent at all.
   const over = budget.over(agent, tokens, plan.native);
-  if (over && (await compactFor(ctx, tokens, req))) {
+  if (over && fixedPartOverflow(budget, agent, reg, req) === null && (await compactFor(ctx, tokens, req))) {
     req = request();
     size = budget.measure(req);
   }
   const natives = compactor.natives;
   let result = await runStep(ctx, step, req);
-  if (result.kind === "failed" && result.error.code === "context_overflow" && enabled && !ctx.cancelled) {
+  if (result.kind === "failed" && result.error.code === "context_overflow" && !ctx.cancelled) {
     // The estimate was low: the provider's own count is at least the window it names.
-    budget.learn(agent.model, result.error.message);
-    if (await compactFor(ctx, Math.max(tokens, budget.window(agent)), req)) {
+    if (enabled) budget.learn(agent.model, result.error.message);
+    const fixed = fixedPartOverflow(budget, agent, reg, req, result.error.message);
+    if (fixed) return { kind: "failed", error: fixed };
+    if (enabled && (await compactFor(ctx, Math.max(tokens, budget.window(agent)), req))) {
       req = request();
       size = budget.measure(req);
       result = await runStep(ctx, step, req);

@@ -1,9 +1,10 @@
-// PUT /v1/agents/{agent} (src/http/routes/agents.ts) of a config the agent already has, once normalised: answered
+// PUT /v1/agents/{agent} (src/http/routes/agents.ts): a config the agent already has, once normalised, is answered
 // as any replacing PUT, and nothing is written, so the sessions of that agent have nothing to re-read (a deploy
-// script that PUTs every agent on each deploy costs them nothing).
+// script that PUTs every agent on each deploy costs them nothing); a system prompt larger than the context window
+// on its own is refused (agents/normalize.ts), as no turn of such an agent could ever be sent.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, api, uid } from "../../helpers";
+import { ADMIN, api, apiJson, uid } from "../../helpers";
 
 /** The agent-config epoch and the agent's `updated_at`, as D1 holds them. */
 async function stored(name: string): Promise<{ epoch: number | null; updated_at: string | null }> {
@@ -30,5 +31,23 @@ describe("a PUT of the config an agent already has", () => {
     expect(again.headers.get("content-type")).toBe(first.headers.get("content-type"));
     expect(await again.json()).toEqual(created);
     expect(await stored(name)).toEqual(before);
+  });
+});
+
+describe("a PUT whose system prompt alone is over the context window", () => {
+  it("is refused 400 naming its estimated size and the window, and stores no agent", async () => {
+    const name = uid("wide-system");
+    // ~10,000 tokens (4 characters a token) against an 8,000-token window.
+    const system = "You are a careful agent. ".repeat(1600);
+    const put = await apiJson<{ error: { code: string; message: string } }>(`/v1/agents/${name}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "anthropic", name: "m", context_window: 8000 }, system },
+    });
+    expect([put.status, put.body.error?.code]).toEqual([400, "invalid_request"]);
+    expect(put.body.error.message).toMatch(
+      /^system: about 10000 tokens \(estimated\), more than model\.context_window \(8000 tokens\)/,
+    );
+    expect((await api(`/v1/agents/${name}`, { key: ADMIN })).status).toBe(404);
   });
 });
