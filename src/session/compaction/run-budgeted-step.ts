@@ -23,7 +23,7 @@ import { fixedPartOverflow } from "./fixed-part";
  * it alone is over the most input a request can carry, nothing is compacted,
  * and a "too long" answer fails the turn at once, not retryable
  * (`fixedPartOverflow`). The request is still sent, as the estimate may be
- * high.
+ * high. A cancel while the forced compaction runs ends the step cancelled.
  */
 export async function runBudgetedStep(ctx: TurnContext, step: number, build: () => StepRequest): Promise<StepResult> {
   const { budget, compactor, agent, tools } = ctx.deps;
@@ -53,6 +53,9 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
       req = request();
       size = budget.measure(req);
       result = await runStep(ctx, step, req);
+    } else if (ctx.cancelled) {
+      // The cancel aborted the summary request: the turn was cancelled, its request not found too long again.
+      return { kind: "cancelled" };
     }
   }
   // A usage report after a native compaction (recorded or dropped) describes the compacted context, not this request.

@@ -1,9 +1,24 @@
-// A step's compaction for its view's size (src/session/compaction/run-budgeted-step.ts, ContextBudget.over): an agent
-// whose 10M-token window its history is far from still compacts before a step once the view it holds in memory
-// passes MAX_VIEW_BYTES, so the object's 128 MB never has to hold a view the size such a window allows.
+// A step inside its context budget (src/session/compaction/run-budgeted-step.ts): an agent whose 10M-token window
+// its history is far from still compacts before a step once the view it holds in memory passes MAX_VIEW_BYTES
+// (ContextBudget.over), so the object's 128 MB never has to hold a view the size such a window allows; and a cancel
+// while the compaction forced by a provider's "too long" runs ends the turn cancelled, not failed as an overflow.
 import { describe, expect, it } from "vitest";
 import { MAX_VIEW_BYTES } from "../../../../src/storage/limits";
-import { ADMIN, apiJson, events, mockStats, mockWindow, script, seed, send, setup } from "../../helpers";
+import { longSession, turns } from "../../compaction-helpers";
+import {
+  ADMIN,
+  api,
+  apiJson,
+  events,
+  mockStats,
+  mockWindow,
+  script,
+  seed,
+  send,
+  setup,
+  summaryScript,
+  uiChunks,
+} from "../../helpers";
 
 /** 20,000 characters (the seeding route's most) that name turn i. */
 const longText = (i: number) => `turn ${i}: ${"lorem ipsum dolor sit amet ".repeat(800)}`.slice(0, 20_000);
@@ -32,5 +47,34 @@ describe("a view past MAX_VIEW_BYTES under a 10M-token window", () => {
     expect(compacted).toHaveLength(1);
     // For its size: its estimate was below the window's threshold (8M tokens).
     expect(compacted[0]?.data.tokens_before).toBeLessThan(8_000_000);
+  });
+});
+
+describe('a cancel while the compaction after a provider\'s "too long" runs', () => {
+  it("ends the turn cancelled, its stream in abort and finish", async () => {
+    const s = await longSession("anthropic", { compaction: { keep_recent_turns: 0 } });
+    expect(await turns(s, 1, 3)).toEqual(["completed", "completed", "completed"]);
+    await script(s.model, [{ error: { status: 400, message: "prompt is too long: 210000 tokens > 200000 maximum" } }]);
+    // The summary request stalls until it is aborted.
+    await summaryScript(s.model, [{ reply: { text: "never" }, faults: { stall_before_ms: 30_000 } }]);
+    const running = api(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "one more question" },
+      headers: { accept: "text/event-stream" },
+    });
+    for (let i = 0; i < 400 && (await mockStats(s.model)).summaries !== 1; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect((await mockStats(s.model)).summaries).toBe(1);
+    const cancel = await apiJson<{ status: string }>(`/v1/sessions/${s.session}/cancel`, {
+      method: "POST",
+      key: s.key,
+    });
+    expect(cancel.body.status).toBe("cancelled");
+    const chunks = await uiChunks(await running);
+    expect(chunks.slice(-2).map((c) => c.type)).toEqual(["abort", "finish"]);
+    const state = await apiJson<{ last_turn: { status: string } }>(`/v1/sessions/${s.session}`, { key: s.key });
+    expect(state.body.last_turn.status).toBe("cancelled");
   });
 });
