@@ -15,7 +15,7 @@ import type { ContextBudget } from "./context-budget";
  * A deferred tool, loaded or not, is left out: a compaction can unload it (README "Long sessions", tools across
  * compaction).
  */
-export function fixedPart(req: StepRequest, reg: ToolRegistry): StepRequest {
+function fixedPart(req: StepRequest, reg: ToolRegistry): StepRequest {
   return { ...req, messages: [], tools: req.tools.filter((t) => reg.get(t.name)?.deferred !== true) };
 }
 
