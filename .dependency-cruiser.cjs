@@ -93,6 +93,14 @@ module.exports = {
       to: { path: "^src/http/", pathNot: "^src/http/(errors|types|validate)\\.ts$" },
     },
     {
+      name: "session-uses-provider-entry",
+      comment:
+        "Session modules take of src/providers/ only its entry (index.ts) and its types (types.ts): what the session needs of one provider is a member of its adapter, not that provider's files.",
+      severity: "error",
+      from: { path: LAYERS.session },
+      to: { path: "^src/providers/", pathNot: "^src/providers/(index|types)\\.ts$" },
+    },
+    {
       name: "every-module-has-a-layer",
       comment: "A file of src/ that no layer names: add it to a layer in .dependency-cruiser.cjs.",
       severity: "error",

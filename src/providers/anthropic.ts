@@ -1,5 +1,11 @@
 /** The `anthropic` adapter: the Messages API over SSE, with the betas a request needs. */
-import { type AnthropicMessage, anthropicOutputTokens, buildAnthropicBody } from "./anthropic-body";
+import {
+  type AnthropicMessage,
+  anthropicId,
+  anthropicOutputTokens,
+  buildAnthropicBody,
+  MIN_COMPACTION_TRIGGER,
+} from "./anthropic-body";
 import { AnthropicStreamParser } from "./anthropic-stream";
 import { bodyOf } from "./body-text";
 import { sseAdapter } from "./stream-driver";
@@ -16,6 +22,8 @@ export const anthropic = sseAdapter({
   name: "anthropic",
   buildBody: buildAnthropicBody,
   outputTokens: anthropicOutputTokens,
+  wireCallId: anthropicId,
+  minCompactionTrigger: MIN_COMPACTION_TRIGGER,
   path: "/v1/messages",
   headers(req, endpoint) {
     const headers: Record<string, string> = { "anthropic-version": ANTHROPIC_VERSION };

@@ -1,7 +1,8 @@
 /**
  * Entry point of the provider layer: `getAdapter` by provider name, `endpointFromEnv` (base URL and API key
  * from the environment) and the retry policy (`DEFAULT_RETRY_POLICY`, `policyFor`). Re-exports the provider
- * types.
+ * types, the size of a request's prompt (`promptSize`) and the wire-level invariant check (`checkWireInvariant`):
+ * what the session takes of the provider layer, it takes from here (or types.ts).
  */
 import { positive } from "../env-values";
 import { anthropic } from "./anthropic";
@@ -10,6 +11,8 @@ import { openaiResponses } from "./openai-responses";
 import { trimBaseUrl } from "./stream-driver";
 import type { ProviderAdapter, ProviderEndpoint, ProviderName, RetryPolicy } from "./types";
 
+export { promptSize } from "./body-text";
+export { checkWireInvariant } from "./check-invariant";
 export * from "./types";
 
 const ADAPTERS: Record<ProviderName, ProviderAdapter> = { anthropic, openai, "openai-responses": openaiResponses };

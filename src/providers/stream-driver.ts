@@ -78,6 +78,12 @@ interface SseProtocol {
   buildBody(req: StepRequest): Record<string, unknown>;
   /** The output limit `buildBody` sends for `model` (ProviderAdapter.outputTokens). */
   outputTokens(model: ModelConfig): number;
+  /** ProviderAdapter.wireCallId; absent: the id as stored. */
+  wireCallId?(id: string): string;
+  /** ProviderAdapter.minCompactionTrigger; absent: 1. */
+  readonly minCompactionTrigger?: number;
+  /** ProviderAdapter.opaqueCompactionFrom. */
+  readonly opaqueCompactionFrom?: string;
   /** Appended to the endpoint's base URL, e.g. `/v1/messages`. */
   readonly path: string;
   /** Auth and protocol headers (content-type and accept are common). */
@@ -91,6 +97,9 @@ export function sseAdapter(protocol: SseProtocol): ProviderAdapter {
     name: protocol.name,
     buildBody: protocol.buildBody,
     outputTokens: protocol.outputTokens,
+    wireCallId: protocol.wireCallId ?? ((id) => id),
+    minCompactionTrigger: protocol.minCompactionTrigger ?? 1,
+    ...(protocol.opaqueCompactionFrom === undefined ? {} : { opaqueCompactionFrom: protocol.opaqueCompactionFrom }),
     async *stream(req, endpoint, policy, signal) {
       const headers = {
         "content-type": "application/json",

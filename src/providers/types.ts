@@ -161,6 +161,23 @@ export interface ProviderAdapter {
    */
   outputTokens(model: ModelConfig): number;
   /**
+   * A tool call id as this wire carries it: the body sends each call and its result under it (Anthropic accepts only
+   * `^[a-zA-Z0-9_-]+$`, anthropic-body.ts `anthropicId`; the OpenAI protocols send the id as stored). The model cites
+   * a call in this form, so a `$tool` reference to it is mapped back to the stored id.
+   */
+  wireCallId(id: string): string;
+  /**
+   * The least input tokens a native compaction trigger (`StepRequest.compaction`) may be: the API refuses a lower one
+   * (the Messages API 50,000); 1 where the API documents none.
+   */
+  readonly minCompactionTrigger: number;
+  /**
+   * The `provider` of the compaction parts this wire sends back as opaque state (`encrypted`, no text; the Responses
+   * API's item): only this wire reads them, so a summary request for it may open with the newest
+   * (compaction/native-view.ts `opaqueCompaction`). Absent: the wire reads no such part.
+   */
+  readonly opaqueCompactionFrom?: string;
+  /**
    * Sends one step and yields canonical events. Retries before the first byte
    * per `policy`; once bytes flowed, a failure throws ProviderFailure after
    * yielding every block that completed.

@@ -7,9 +7,7 @@
  */
 import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
-import { MIN_COMPACTION_TRIGGER } from "../../providers/anthropic-body";
-import { promptSize } from "../../providers/body-text";
-import { getAdapter } from "../../providers/index";
+import { getAdapter, promptSize } from "../../providers/index";
 import { contextWindow, type ModelConfig, type StepRequest } from "../../providers/types";
 import { MAX_VIEW_BYTES } from "../../storage/limits";
 import type { HistoryStore } from "../history/store";
@@ -183,7 +181,7 @@ export class ContextBudget {
     const window = this.window(agent);
     const most = this.maxInput(agent);
     // The Responses API documents no minimum threshold; the Messages API refuses a trigger below 50,000.
-    const minimum = agent.model.provider === "anthropic" ? MIN_COMPACTION_TRIGGER : 1;
+    const minimum = getAdapter(agent.model.provider).minCompactionTrigger;
     const share = Math.floor(window * cfg.threshold);
     const trigger = Math.max(minimum, share < most ? share : Math.floor(most * cfg.threshold));
     if (trigger >= most) {

@@ -6,8 +6,7 @@
  * Also which opaque compaction a summary request can open with.
  */
 import type { CompactionPart, Message, Part } from "../../model/message";
-import { RESPONSES_COMPACTION_PROVIDER } from "../../providers/openai-responses-body";
-import type { ProviderName } from "../../providers/types";
+import { getAdapter, type ProviderName } from "../../providers/index";
 
 /** Opens the view after a native compaction; the provider ignores it (it drops what precedes its block). */
 export const NATIVE_NOTE =
@@ -32,21 +31,16 @@ export function nativeView(preamble: Message, messages: readonly Message[]): Mes
 
 /**
  * The newest compaction in `messages` whose content only its provider can read (OpenAI Responses' item), for a
- * summary request to open with. Only the Responses API reads it back: another provider's projection drops it, and
- * the summariser would be told to cover context it never received.
+ * summary request to open with. Only the Responses API reads it back (its adapter's `opaqueCompactionFrom`): another
+ * provider's projection drops it, and the summariser would be told to cover context it never received.
  */
 export function opaqueCompaction(messages: readonly Message[], provider: ProviderName): CompactionPart | undefined {
-  if (provider !== "openai-responses") return undefined;
+  const from = getAdapter(provider).opaqueCompactionFrom;
+  if (from === undefined) return undefined;
   let found: CompactionPart | undefined;
   for (const m of messages) {
     for (const p of m.parts) {
-      if (
-        p.type === "compaction" &&
-        p.provider === RESPONSES_COMPACTION_PROVIDER &&
-        !p.content &&
-        p.encrypted !== undefined
-      )
-        found = p;
+      if (p.type === "compaction" && p.provider === from && !p.content && p.encrypted !== undefined) found = p;
     }
   }
   return found;

@@ -6,7 +6,7 @@
 import { flag } from "../../env-values";
 import type { ToolUsePart } from "../../model/message";
 import { attributesOf, inSpan } from "../../observability/tracing";
-import { anthropicId } from "../../providers/anthropic-body";
+import { getAdapter } from "../../providers/index";
 import { headChars } from "../../storage/fit";
 import { runBuiltin } from "../../tools/builtins/run";
 import { projectionFor } from "../../tools/disclosure";
@@ -67,10 +67,10 @@ export async function runTools(
     },
     lookup: (id) => {
       const found = history.referencedValue(id);
-      if (found.ok || found.reason !== "unknown" || agent.model.provider !== "anthropic") return found;
-      // Another provider's id (Kimi's `functions.x:0`) reaches Anthropic in the form it accepts, and the model may
-      // cite it so: the call it names.
-      const stored = history.callIdAs(id, anthropicId);
+      if (found.ok || found.reason !== "unknown") return found;
+      // Another provider's id (Kimi's `functions.x:0`) reaches this one in the form its wire accepts (Anthropic's),
+      // and the model may cite it so: the call it names.
+      const stored = history.callIdAs(id, getAdapter(agent.model.provider).wireCallId);
       return stored === null ? found : history.referencedValue(stored);
     },
     signal: ctx.signal,

@@ -1,10 +1,17 @@
-// The provider registry (src/providers/index.ts): an adapter per protocol, endpoints read from the environment, and the
-// default retry policy and its timeouts from the environment.
+// The provider registry (src/providers/index.ts): an adapter per protocol (and the call ids it sends), endpoints read
+// from the environment, and the default retry policy and its timeouts from the environment.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETRY_POLICY, endpointFromEnv, getAdapter, policyFor } from "../../../src/providers/index";
+import {
+  DEFAULT_RETRY_POLICY,
+  endpointFromEnv,
+  getAdapter,
+  type ProviderName,
+  policyFor,
+} from "../../../src/providers/index";
 import { repoRoot } from "../../helpers/index";
+import { msg, request } from "./helpers";
 
 describe("providers/index", () => {
   it("returns the adapter for each protocol", () => {
@@ -12,6 +19,28 @@ describe("providers/index", () => {
     expect(getAdapter("openai").name).toBe("openai");
     expect(getAdapter("openai-responses").name).toBe("openai-responses");
   });
+
+  it.each<ProviderName>(["anthropic", "openai", "openai-responses"])(
+    "%s sends a call and its result under the id its wireCallId gives (a $tool reference cites that form)",
+    (provider) => {
+      const adapter = getAdapter(provider);
+      const id = "functions.lookup:0";
+      const body = adapter.buildBody(
+        request(provider, {
+          messages: [
+            msg("user", [{ type: "text", text: "look it up" }]),
+            msg("assistant", [{ type: "tool_use", id, name: "lookup", input: {} }]),
+            msg("user", [
+              { type: "tool_result", tool_use_id: id, content: [{ type: "text", text: "found" }], is_error: false },
+            ]),
+          ],
+        }),
+      );
+      const wire = JSON.stringify(body);
+      const sent = JSON.stringify(adapter.wireCallId(id));
+      expect(wire.split(sent).length - 1).toBe(2);
+    },
+  );
 
   it("the Responses API reads the OpenAI variables", () => {
     expect(endpointFromEnv("openai-responses", {})).toEqual({ baseUrl: "https://api.openai.com/v1", apiKey: "" });
