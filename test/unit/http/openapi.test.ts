@@ -1,10 +1,10 @@
 // The OpenAPI document and the router agree: every route the worker serves is documented (with the methods it
 // answers), nothing documented is missing, and request bodies are the very schemas the routes validate with.
 import { describe, expect, it } from "vitest";
-import { buildApp } from "../../src/http/app";
-import * as bodies from "../../src/http/bodies";
-import { OPENAPI } from "../../src/http/openapi";
-import { UIMessageChunk } from "../../src/http/ui-message-chunk";
+import { buildApp } from "../../../src/http/app";
+import * as bodies from "../../../src/http/bodies";
+import { OPENAPI } from "../../../src/http/openapi";
+import { UIMessageChunk } from "../../../src/http/ui-message-chunk";
 
 const METHODS = new Set(["get", "post", "put", "delete", "patch"]);
 
