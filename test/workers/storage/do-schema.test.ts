@@ -1,4 +1,5 @@
-// The Session object's migrations (src/storage/do-schema.ts) run on an object an earlier version stored.
+// The Session object's migrations (src/storage/do-schema.ts) run on an object an earlier version stored: the
+// object's next start brings it to the current schema.
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
@@ -14,6 +15,38 @@ import {
   uid,
 } from "../helpers";
 import { deliveries } from "../runs-helpers";
+
+/** The names of the `runs` table's own indexes (not the primary key's). */
+function runsIndexes(sql: SqlStorage): string[] {
+  return sql
+    .exec<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL ORDER BY name",
+    )
+    .toArray()
+    .map((r) => r.name);
+}
+
+describe("migration v16 (the open runs' index)", () => {
+  it("replaces runs_open, which no query used, with the open runs' index the run store reads", async () => {
+    const s = await setup();
+    // The object as it was at v15: v4's runs_open, none of v16.
+    await runInDurableObject(await sessionStub(s), (_i, state) => {
+      const sql = state.storage.sql;
+      state.storage.transactionSync(() => {
+        sql.exec("DROP INDEX IF EXISTS runs_open_created");
+        sql.exec("CREATE INDEX runs_open ON runs (status) WHERE status IN ('queued', 'running')");
+        sql.exec("UPDATE meta SET value = '15' WHERE key = 'schema_version'");
+      });
+      expect(runsIndexes(sql)).toEqual(["runs_open"]);
+    });
+    await abortAllDurableObjects();
+    await runInDurableObject(await sessionStub(s), (_i, state) => {
+      const sql = state.storage.sql;
+      expect(runsIndexes(sql)).toEqual(["runs_open_created"]);
+      expect(sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").one().value).toBe("16");
+    });
+  });
+});
 
 describe("migration v18 (tool_calls.cut)", () => {
   it("marks a result cut for storage before it, so a $tool reference to that result is refused", async () => {

@@ -1,16 +1,30 @@
-// A session object's open client streams (src/session/stream/subscribers.ts) through the HTTP API during a quiet
-// phase of a turn (a slow http tool): a keep-alive comment reaches a client that would otherwise get nothing for the
-// tool's whole run, and clients that hung up during it no longer hold places under MAX_SUBSCRIBERS, so they cannot
-// push out the turn's own live reader. The Workers config shortens the keep-alive interval
-// (SWITCHBOARD_STREAM_PING_MS); the keep-alive timer itself is tested in plain Node
-// (test/unit/session/stream/subscribers.test.ts).
+// A session object's open client streams (src/session/stream/subscribers.ts): at most MAX_SUBSCRIBERS of them, over
+// the stream log of a session object (opening one more drops the oldest once the others answer its probe; one read
+// to its end or cancelled no longer counts), and through the HTTP API during a quiet phase of a turn (a slow http
+// tool): a keep-alive comment reaches a client that would otherwise get nothing for the tool's whole run, and
+// clients that hung up during it no longer hold places under MAX_SUBSCRIBERS, so they cannot push out the turn's own
+// live reader. The Workers config shortens the keep-alive interval (SWITCHBOARD_STREAM_PING_MS); the keep-alive
+// timer itself is tested in plain Node (test/unit/session/stream/subscribers.test.ts).
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { StreamLog } from "../../../../src/session/stream/log";
 import { MAX_SUBSCRIBERS } from "../../../../src/session/stream/subscribers";
-import { api, readRest, type Setup, script, setup, sseEvent, sseFrames } from "../../helpers";
+import { api, readRest, type Setup, script, sessionStub, setup, sseEvent, sseFrames } from "../../helpers";
 
 const PING_MS = Number(env.SWITCHBOARD_STREAM_PING_MS);
 const decoder = new TextDecoder();
+
+/** Reads a stream until its text holds `marker` (keep-alives before it included), or to its end. */
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, marker: string): Promise<string> {
+  let text = "";
+  while (!text.includes(marker)) {
+    const r = await reader.read();
+    if (r.done) break;
+    text += decoder.decode(r.value, { stream: true });
+  }
+  return text;
+}
 
 /** A session whose model calls `slow_check` (an http tool answering `ms` later), then answers "all done". */
 async function slowToolTurn(tag: string, ms: number): Promise<Setup> {
@@ -58,6 +72,57 @@ async function blocks(res: Response): Promise<Block[]> {
 function indexOf(got: Block[], type: string): number {
   return got.findIndex((b) => b.event?.data.includes(`"type":"${type}"`));
 }
+
+describe("the open streams of a session object, at most MAX_SUBSCRIBERS", () => {
+  it("opening one stream more than MAX_SUBSCRIBERS drops the oldest once the others answer its probe; the others follow live", async () => {
+    const turn = "turn_stream_log_cap";
+    const { oldest, others } = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
+      const log = new StreamLog(state.storage.sql);
+      const readers = Array.from({ length: MAX_SUBSCRIBERS + 1 }, () => log.open(turn, log.head(), true).getReader());
+      log.append(turn, [{ type: "text-delta", id: "t1", delta: "live" }]);
+      const [first, ...rest] = readers;
+      const others = Promise.all(rest.map((r) => readUntil(r, '"delta":"live"')));
+      return { oldest: first ? await readRest(first) : "none", others: await others };
+    });
+    expect(oldest).toBe("dropped");
+    expect(others).toHaveLength(MAX_SUBSCRIBERS);
+    for (const text of others) expect(text).toContain('"delta":"live"');
+  });
+
+  it("a stream read to its end no longer counts against MAX_SUBSCRIBERS", async () => {
+    const turn = "turn_stream_log_cap_read";
+    const oldest = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
+      const log = new StreamLog(state.storage.sql);
+      const start = log.head();
+      log.append(turn, [{ type: "text-delta", id: "t1", delta: "early" }]);
+      const first = log.open(turn, log.head(), true).getReader();
+      const done = log.open(turn, start, false).getReader();
+      while (!(await done.read()).done) {}
+      // The writing side learns of the end a few promise reactions after the reader: let them run.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      // With the finished one counted, the last of these would drop `first`, the oldest.
+      for (let i = 0; i < MAX_SUBSCRIBERS - 1; i++) log.open(turn, log.head(), true);
+      log.append(turn, [{ type: "text-delta", id: "t1", delta: "live" }]);
+      return new TextDecoder().decode((await first.read()).value);
+    });
+    expect(oldest).toContain('"delta":"live"');
+  });
+
+  it("a stream its client cancelled no longer counts against MAX_SUBSCRIBERS", async () => {
+    const turn = "turn_stream_log_cap_cancel";
+    const oldest = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
+      const log = new StreamLog(state.storage.sql);
+      const first = log.open(turn, log.head(), true).getReader();
+      await log.open(turn, log.head(), true).cancel();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      // With the cancelled one counted, the last of these would drop `first`, the oldest.
+      for (let i = 0; i < MAX_SUBSCRIBERS - 1; i++) log.open(turn, log.head(), true);
+      log.append(turn, [{ type: "text-delta", id: "t1", delta: "live" }]);
+      return new TextDecoder().decode((await first.read()).value);
+    });
+    expect(oldest).toContain('"delta":"live"');
+  });
+});
 
 describe("a client stream during a long tool call", () => {
   it("gets keep-alive comments while the tool runs; the events and their ids are those the log replays", async () => {

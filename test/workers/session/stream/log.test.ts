@@ -1,28 +1,17 @@
 /**
- * What a live subscriber of the stream log (src/session/stream/log.ts, its streams in subscribers.ts) is handed,
- * write by write: each write crosses to the client as one stream chunk. Frames that only open or close a message,
- * step or part wait for the next frame; nothing else waits, and nothing is held back once the stream ends.
+ * A session's stream log (src/session/stream/log.ts) in a session object: what a live stream of it is handed, write
+ * by write (each write crosses to the client as one stream chunk: frames that only open or close a message, step or
+ * part wait for the next frame; nothing else waits, and nothing is held back once the stream ends), and what a
+ * replay of its rows reads (a page at a time, all of it past a live client's backlog bound, up to a paused turn's
+ * pause, never a [DONE] for rows deleted under it). The cap on open streams is in subscribers.test.ts beside this.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { REPLAY_PAGE_ROWS, StreamLog } from "../../src/session/stream/log";
-import { MAX_SUBSCRIBERS } from "../../src/session/stream/subscribers";
-import { STREAM_ROW_BUDGET_BYTES } from "../../src/storage/limits";
-import { readRest, sessionStub, setup } from "./helpers";
+import { REPLAY_PAGE_ROWS, StreamLog } from "../../../../src/session/stream/log";
+import { STREAM_ROW_BUDGET_BYTES } from "../../../../src/storage/limits";
+import { readRest, sessionStub, setup } from "../../helpers";
 
 const NOTHING = "(nothing written)";
-
-/** Reads a stream until its text holds `marker` (keep-alives before it included), or to its end. */
-async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, marker: string): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = "";
-  while (!text.includes(marker)) {
-    const r = await reader.read();
-    if (r.done) break;
-    text += decoder.decode(r.value, { stream: true });
-  }
-  return text;
-}
 
 type Write = string[] | string | null;
 
@@ -117,8 +106,8 @@ describe("a resume with more to replay than a live client may fall behind", () =
   });
 });
 
-describe("what unread streams can hold in a session object", () => {
-  it("a resume's replay comes a page of rows at a time, not the turn's whole log in one write", async () => {
+describe("a resume's replay", () => {
+  it("comes a page of rows at a time, not the turn's whole log in one write", async () => {
     const turn = "turn_stream_log_replay_pages";
     const first = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
       const log = new StreamLog(state.storage.sql);
@@ -132,55 +121,6 @@ describe("what unread streams can hold in a session object", () => {
     });
     expect(first).toBeGreaterThan(0);
     expect(first).toBeLessThanOrEqual(REPLAY_PAGE_ROWS * STREAM_ROW_BUDGET_BYTES);
-  });
-
-  it("opening one stream more than MAX_SUBSCRIBERS drops the oldest once the others answer its probe; the others follow live", async () => {
-    const turn = "turn_stream_log_cap";
-    const { oldest, others } = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
-      const log = new StreamLog(state.storage.sql);
-      const readers = Array.from({ length: MAX_SUBSCRIBERS + 1 }, () => log.open(turn, log.head(), true).getReader());
-      log.append(turn, [{ type: "text-delta", id: "t1", delta: "live" }]);
-      const [first, ...rest] = readers;
-      const others = Promise.all(rest.map((r) => readUntil(r, '"delta":"live"')));
-      return { oldest: first ? await readRest(first) : "none", others: await others };
-    });
-    expect(oldest).toBe("dropped");
-    expect(others).toHaveLength(MAX_SUBSCRIBERS);
-    for (const text of others) expect(text).toContain('"delta":"live"');
-  });
-
-  it("a stream read to its end no longer counts against MAX_SUBSCRIBERS", async () => {
-    const turn = "turn_stream_log_cap_read";
-    const oldest = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
-      const log = new StreamLog(state.storage.sql);
-      const start = log.head();
-      log.append(turn, [{ type: "text-delta", id: "t1", delta: "early" }]);
-      const first = log.open(turn, log.head(), true).getReader();
-      const done = log.open(turn, start, false).getReader();
-      while (!(await done.read()).done) {}
-      // The writing side learns of the end a few promise reactions after the reader: let them run.
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      // With the finished one counted, the last of these would drop `first`, the oldest.
-      for (let i = 0; i < MAX_SUBSCRIBERS - 1; i++) log.open(turn, log.head(), true);
-      log.append(turn, [{ type: "text-delta", id: "t1", delta: "live" }]);
-      return new TextDecoder().decode((await first.read()).value);
-    });
-    expect(oldest).toContain('"delta":"live"');
-  });
-
-  it("a stream its client cancelled no longer counts against MAX_SUBSCRIBERS", async () => {
-    const turn = "turn_stream_log_cap_cancel";
-    const oldest = await runInDurableObject(await sessionStub(await setup()), async (_i, state) => {
-      const log = new StreamLog(state.storage.sql);
-      const first = log.open(turn, log.head(), true).getReader();
-      await log.open(turn, log.head(), true).cancel();
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      // With the cancelled one counted, the last of these would drop `first`, the oldest.
-      for (let i = 0; i < MAX_SUBSCRIBERS - 1; i++) log.open(turn, log.head(), true);
-      log.append(turn, [{ type: "text-delta", id: "t1", delta: "live" }]);
-      return new TextDecoder().decode((await first.read()).value);
-    });
-    expect(oldest).toContain('"delta":"live"');
   });
 });
 
