@@ -2,8 +2,8 @@
 // spans of compactions, summary requests and approvals.
 import { env, tracing } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { SessionTools } from "../../src/session/session-tools";
-import { TurnStore } from "../../src/session/turn/turn-store";
+import { SessionTools } from "../../../src/session/session-tools";
+import { TurnStore } from "../../../src/session/turn/turn-store";
 import {
   ADMIN,
   apiJson,
@@ -19,7 +19,7 @@ import {
   setup,
   summaryScript,
   uid,
-} from "./helpers";
+} from "../helpers";
 
 interface Recorded {
   name: string;

@@ -2,7 +2,7 @@
 // provider's cap on tools, whichever instance resumes it.
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { LoadedTools } from "../../src/tools/loaded-tools";
+import { LoadedTools } from "../../../src/tools/loaded-tools";
 import {
   apiJson,
   clientTool,
@@ -15,7 +15,7 @@ import {
   sessionStub,
   setup,
   type TurnJson,
-} from "./helpers";
+} from "../helpers";
 
 afterEach(restorePatches);
 

@@ -3,8 +3,8 @@
 // keeps: checked with EXPLAIN QUERY PLAN on the statements RunStore issues (src/session/runs/run-store.ts).
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { RunStore } from "../../src/session/runs/run-store";
-import { sessionStub, setup, uid } from "./helpers";
+import { RunStore } from "../../../../src/session/runs/run-store";
+import { sessionStub, setup, uid } from "../../helpers";
 
 /** A SqlStorage over `sql` that records every statement and its bound values. */
 function recording(sql: SqlStorage): { sql: SqlStorage; seen: Array<{ query: string; params: unknown[] }> } {

@@ -3,8 +3,8 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Bucket } from "../../src/ratelimit/bucket";
-import type { RateLimiter } from "../../src/ratelimit/rate-limiter";
+import type { Bucket } from "../../../src/ratelimit/bucket";
+import type { RateLimiter } from "../../../src/ratelimit/rate-limiter";
 
 const MINUTE_MS = 60_000;
 

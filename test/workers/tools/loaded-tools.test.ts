@@ -4,13 +4,13 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ApprovalStore } from "../../src/session/approvals";
-import type { HistoryStore } from "../../src/session/history/store";
-import type { SessionTools } from "../../src/session/session-tools";
-import { sessionTx } from "../../src/session/session-tx";
-import { TurnStore } from "../../src/session/turn/turn-store";
-import { LoadedTools } from "../../src/tools/loaded-tools";
-import { sessionStub, setup } from "./helpers";
+import { ApprovalStore } from "../../../src/session/approvals";
+import type { HistoryStore } from "../../../src/session/history/store";
+import type { SessionTools } from "../../../src/session/session-tools";
+import { sessionTx } from "../../../src/session/session-tx";
+import { TurnStore } from "../../../src/session/turn/turn-store";
+import { LoadedTools } from "../../../src/tools/loaded-tools";
+import { sessionStub, setup } from "../helpers";
 
 const snapshot = (l: LoadedTools) => ({ list: l.list(), undeclared: l.undeclared() });
 

@@ -5,8 +5,8 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { addJob, removeJob, Scheduler } from "../../src/session/scheduler";
-import { rollsBack, sessionStores, sessionStub, setup } from "./helpers";
+import { addJob, removeJob, Scheduler } from "../../../src/session/scheduler";
+import { rollsBack, sessionStores, sessionStub, setup } from "../helpers";
 
 const HOUR = 3_600_000;
 
