@@ -206,6 +206,7 @@ describe("production URL policy (SWITCHBOARD_ALLOW_PRIVATE_URLS=false)", () => {
       });
       try {
         const strictApi = new Api(strict.url, api.admin);
+        const strictPut = `agent-${uniqueModel("strict-put")}`;
         for (const url of [
           "https://127.0.0.1/x",
           "https://2130706433/",
@@ -215,14 +216,14 @@ describe("production URL policy (SWITCHBOARD_ALLOW_PRIVATE_URLS=false)", () => {
           "https://169.254.169.254/",
           `${tools.url}/private`,
         ]) {
-          const res = await strictApi.json("PUT", "/v1/agents/strict-put", {
+          const res = await strictApi.json("PUT", `/v1/agents/${strictPut}`, {
             key: api.admin,
             body: agentWith(model, url),
           });
           expect(res.status, url).toBe(400);
           expect(isErrorBody(res.body)).toBe(true);
         }
-        expect((await strictApi.json("GET", "/v1/agents/strict-put", { key: api.admin })).status).toBe(404);
+        expect((await strictApi.json("GET", `/v1/agents/${strictPut}`, { key: api.admin })).status).toBe(404);
         await mock.script(model, toolCallThenText);
         const turn = await strictApi.sendJson(key, id, { content: "go" });
         expect(turn.status).toBe("completed");

@@ -51,9 +51,10 @@ async function lane(protocol: "anthropic" | "openai", body: string, offsets: num
     model: { provider: protocol, name: model },
     tools: [clientTool("lookup_a"), clientTool("lookup_b")],
   });
+  const tenant = uid("sweep");
   const id = uid("ses");
-  const stub = env.SESSION.getByName(`sweep:${id}`) as unknown as SweepStub;
-  await stub.init({ tenant: "sweep", id, agent: agent.name, created_at: new Date().toISOString(), metadata: null });
+  const stub = env.SESSION.getByName(`${tenant}:${id}`) as unknown as SweepStub;
+  await stub.init({ tenant, id, agent: agent.name, created_at: new Date().toISOString(), metadata: null });
   const text = (t: string) => ({ content: [{ type: "text" as const, text: t }], tool_results: [] });
   for (const n of offsets) {
     await script(model, [

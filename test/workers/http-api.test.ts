@@ -138,7 +138,7 @@ describe("authentication", () => {
     const created = await apiJson<{ id: string; key: string }>("/v1/keys", {
       method: "POST",
       key: ADMIN,
-      json: { tenant: "revoke-me" },
+      json: { tenant: uid("revoke-me") },
     });
     expect((await apiJson("/v1/sessions", { key: created.body.key })).status).toBe(200);
     await apiJson(`/v1/keys/${created.body.id}`, { method: "DELETE", key: ADMIN });
@@ -146,9 +146,11 @@ describe("authentication", () => {
   });
 
   it("never lists key secrets", async () => {
-    await apiJson("/v1/keys", { method: "POST", key: ADMIN, json: { tenant: "listing" } });
+    const tenant = uid("listing");
+    const created = await apiJson<{ id: string }>("/v1/keys", { method: "POST", key: ADMIN, json: { tenant } });
     const list = await apiJson<{ keys: Array<Record<string, unknown>> }>("/v1/keys", { key: ADMIN });
-    expect(list.body.keys.length).toBeGreaterThan(0);
+    // The key just created is listed (the listing holds every tenant's keys: this tenant has that one alone).
+    expect(list.body.keys.filter((k) => k.tenant === tenant).map((k) => k.id)).toEqual([created.body.id]);
     for (const k of list.body.keys) {
       expect(k).not.toHaveProperty("key");
       expect(k).not.toHaveProperty("key_hash");
@@ -432,7 +434,8 @@ describe("bad input changes nothing", () => {
   });
 
   it("refuses an agent that uses a built-in tool name", async () => {
-    const res = await apiJson<ErrorBody>("/v1/agents/bad-builtin", {
+    const name = uid("bad-builtin");
+    const res = await apiJson<ErrorBody>(`/v1/agents/${name}`, {
       method: "PUT",
       key: ADMIN,
       json: {
@@ -442,12 +445,12 @@ describe("bad input changes nothing", () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("reserved_tool_name");
-    expect((await apiJson("/v1/agents/bad-builtin", { key: ADMIN })).status).toBe(404);
+    expect((await apiJson(`/v1/agents/${name}`, { key: ADMIN })).status).toBe(404);
   });
 
   it("refuses a session for an unknown agent", async () => {
     const key = await tenantKey();
-    const res = await apiJson<ErrorBody>("/v1/sessions", { method: "POST", key, json: { agent: "nope-agent" } });
+    const res = await apiJson<ErrorBody>("/v1/sessions", { method: "POST", key, json: { agent: uid("nope-agent") } });
     expect(res.status).toBe(404);
     expect((await apiJson<{ sessions: unknown[] }>("/v1/sessions", { key })).body.sessions).toEqual([]);
   });
@@ -461,7 +464,8 @@ describe("bad input changes nothing", () => {
 
 describe("agents", () => {
   it("never returns write-only secrets", async () => {
-    const put = await apiJson<Record<string, unknown>>("/v1/agents/with-secrets", {
+    const name = uid("with-secrets");
+    const put = await apiJson<Record<string, unknown>>(`/v1/agents/${name}`, {
       method: "PUT",
       key: ADMIN,
       json: {
@@ -472,7 +476,7 @@ describe("agents", () => {
         ],
       },
     });
-    const got = await apiJson<Record<string, unknown>>("/v1/agents/with-secrets", { key: ADMIN });
+    const got = await apiJson<Record<string, unknown>>(`/v1/agents/${name}`, { key: ADMIN });
     for (const body of [put.body, got.body]) {
       const text = JSON.stringify(body);
       expect(text).not.toContain("supersecretvalue");
