@@ -1,8 +1,8 @@
+// The e2e suite's Vitest config (`npm run test:e2e`): the public HTTP API of the real worker in workerd
+// (`wrangler dev`), with the mock model server behind both provider base URLs. One wrangler for the whole run
+// (global setup); files run one after another because they share it.
 import { defineConfig } from "vitest/config";
 
-// End to end: the public HTTP API of the real worker in workerd (`wrangler dev`), with the mock model
-// server behind both provider base URLs. One wrangler for the whole run (global setup); files run one
-// after another because they share it.
 export default defineConfig({
   test: {
     include: ["test/e2e/**/*.test.ts"],

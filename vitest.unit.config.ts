@@ -1,6 +1,7 @@
+// The unit suite's Vitest config (`npm run test:unit`): pure logic (parsers, scorers, encoders, the mock server)
+// and the workspace packages' own tests, in plain Node.
 import { defineConfig } from "vitest/config";
 
-// Pure logic (parsers, scorers, encoders, the mock server) and the workspace packages' own tests: plain Node.
 export default defineConfig({
   test: {
     include: ["test/unit/**/*.test.ts", "packages/*/test/**/*.test.ts"],

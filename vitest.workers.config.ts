@@ -1,3 +1,6 @@
+// The workers suite's Vitest config (`npm run test:workers`): Durable Object behaviour inside the Workers runtime
+// (miniflare, through @cloudflare/vitest-plugin), with the worker's own wrangler.toml and test values for its
+// variables. The mock model server runs in the Node side (globalSetup) and is reached over loopback.
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
@@ -14,8 +17,6 @@ function webClientStandIn(request: Request): Response {
   return new Response(`web client: ${request.method} ${pathname}`, { headers: { "content-type": "text/plain" } });
 }
 
-// Durable Object behaviour inside the Workers runtime (miniflare). The mock
-// model server runs in the Node side (globalSetup) and is reached over loopback.
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
