@@ -7,7 +7,7 @@
 import * as workers from "cloudflare:workers";
 import { inSpan, setSpans } from "../../src/observability/tracing.ts";
 
-/** A step span's attributes (runner.ts): what one `inSpan` of a turn sets. */
+/** A step span's attributes (turn-runner.ts): what one `inSpan` of a turn sets. */
 const ATTRIBUTES = { "switchboard.turn_id": "turn_bench", "switchboard.step": 1, "switchboard.provider": "anthropic" };
 
 export default {

@@ -17,7 +17,7 @@ export interface AgentTool {
   always_load?: boolean;
   search_hint?: string;
   execution: ToolExecution;
-  /** http tools only: a person must approve each call before it runs (src/session/approvals.ts). */
+  /** http tools only: a person must approve each call before it runs (src/session/approval-store.ts). */
   requires_approval?: boolean;
 }
 

@@ -3,7 +3,7 @@
  * runs/session-runs.ts), `callback` and `notice` (a run's deliveries, runs/deliveries.ts) and `approval` (an
  * approval's expiry, in any session: approval-answers.ts). Serialised per instance. A job that throws is logged as
  * `job_failed` (its kind and ref) and tried again JOB_RETRY_MS later, without stopping the others. The `sweep` job
- * is the sweeper's (sweep.ts).
+ * is the sweeper's (sweeper.ts).
  */
 import type { AgentConfig } from "../agents/types";
 import { log } from "../observability/log";

@@ -17,12 +17,12 @@ import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } fro
 import { setCellChecks } from "../storage/sql";
 import { type AgentArg, AgentCache, turnMark } from "./agent-cache";
 import type { AnswerOptions } from "./approval-answers";
-import type { ApprovalAnswer } from "./approvals";
+import type { ApprovalAnswer } from "./approval-store.ts";
 import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
 import { type SeedTurn, seedTurns } from "./debug-seed";
 import { deleted } from "./deleted";
-import type { SuppliedResult } from "./history/store";
+import type { SuppliedResult } from "./history/history-store.ts";
 import { Jobs } from "./jobs";
 import { recoverInterruptedTurns } from "./recovery";
 import type {
@@ -46,7 +46,7 @@ import { SessionDelete } from "./session-delete";
 import { SessionEngine } from "./session-engine";
 import { missing, SessionRecord } from "./session-record";
 import { sessionState } from "./state-view";
-import { Sweeper } from "./sweep";
+import { Sweeper } from "./sweeper.ts";
 import { answerResponse, readCall } from "./turn-wire";
 
 /**
@@ -483,7 +483,7 @@ export class Session extends DurableObject<Env> {
    * no runner has already recovered in the constructor; interrupted runs are
    * resumed or failed here), the due jobs (jobs.ts: queued runs, callback and
    * notice deliveries, approvals' expiry), then the retention sweep
-   * (src/session/sweep.ts). It is re-armed for whatever is due next.
+   * (src/session/sweeper.ts). It is re-armed for whatever is due next.
    */
   override async alarm(): Promise<void> {
     this.#scheduler.forget();

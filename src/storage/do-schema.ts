@@ -136,7 +136,7 @@ const MIGRATIONS: ReadonlyArray<string | ((sql: SqlStorage) => void)> = [
      turn_id TEXT,
      created_at TEXT NOT NULL
    );`,
-  // v7: human approval of tool calls (src/session/approvals.ts): one row per call that needs a yes, the
+  // v7: human approval of tool calls (src/session/approval-store.ts): one row per call that needs a yes, the
   // signing key of this session's approval signatures, and the runs' "awaiting approval" notifications.
   `CREATE TABLE approvals (
      id TEXT PRIMARY KEY,

@@ -4,9 +4,9 @@ import { env, exports } from "cloudflare:workers";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "vitest";
 import { McpConnection } from "../../src/mcp/connection";
-import { ApprovalStore } from "../../src/session/approvals";
+import { ApprovalStore } from "../../src/session/approval-store.ts";
 import { SEED_TURNS_MAX } from "../../src/session/debug-seed";
-import { HistoryStore } from "../../src/session/history/store";
+import { HistoryStore } from "../../src/session/history/history-store.ts";
 import type { Session } from "../../src/session/session";
 import { SessionTools } from "../../src/session/session-tools";
 import { sessionTx } from "../../src/session/session-tx";
@@ -371,7 +371,7 @@ export function pairingProblems(msgs: Msg[]): string[] {
 
 /**
  * Once nothing runs and nothing is being delivered, the alarm waits only for
- * the retention sweep (src/session/sweep.ts), which is far away: no heartbeat,
+ * the retention sweep (src/session/sweeper.ts), which is far away: no heartbeat,
  * no run or callback job.
  */
 export async function expectOnlySweepLeft(object: DurableObjectStub): Promise<void> {

@@ -1,6 +1,6 @@
 // Message seqs never repeat (clients page history and resume with them): `messages` has no AUTOINCREMENT
 // since DO migration v11, so the history store picks each seq above the newest message and above the floor
-// a `clear` leaves in meta (src/session/history/store.ts).
+// a `clear` leaves in meta (src/session/history/history-store.ts).
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { apiJson, history, type Setup, script, send, sessionStub, setup } from "./helpers";

@@ -416,7 +416,7 @@ describe("a lean session object", () => {
       await countsOf(s, "fourth"),
       await countsOf(s, "fifth"),
     ];
-    // The second turn's end schedules the sweep for the first turn's stream log (src/session/sweep.ts): 4
+    // The second turn's end schedules the sweep for the first turn's stream log (src/session/sweeper.ts): 4
     // reads for the next expiry, 5 for the session's last activity (this suite keeps idle sessions 400 days),
     // the job's upsert, and 2 reads that find the job early enough for anything newer: later ends skip all 12.
     // The upsert also makes the scheduler read the earliest job again, at that end and at the third turn's
@@ -453,7 +453,7 @@ describe("a lean session object", () => {
     expect(third).toBeGreaterThan(0);
     expect(third).toBeLessThanOrEqual(8);
     // The second turn moves the retention sweep job earlier, once per session: the first turn's stream log
-    // becomes sweepable (src/session/sweep.ts). The job row and its due_at index: +2.
+    // becomes sweepable (src/session/sweeper.ts). The job row and its due_at index: +2.
     expect(second).toBeLessThanOrEqual(8 + 2);
     // From the fourth turn on, each turn deletes the stream-log row it pushes out of replay: +1.
     expect(fourth).toBeLessThanOrEqual(8 + 1);

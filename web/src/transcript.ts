@@ -494,7 +494,7 @@ export function reopenApprovals(messages: UIMessage[], answered: ReadonlySet<str
   }));
 }
 
-/** The UI message id the server's stream gives a turn's assistant message, every segment (session/turn/runner.ts). */
+/** The UI message id the server's stream gives a turn's assistant message, every segment (session/turn/turn-runner.ts). */
 export function turnMessageId(turnId: string): string {
   return `msg_${turnId}`;
 }

@@ -6,8 +6,8 @@
  * and a 409 for an edit of a user message (`edit_not_supported`).
  */
 import type { Part } from "../../model/message";
-import type { ApprovalAnswer } from "../../session/approvals";
-import type { SuppliedResult } from "../../session/history/store";
+import type { ApprovalAnswer } from "../../session/approval-store.ts";
+import type { SuppliedResult } from "../../session/history/history-store.ts";
 import { ApiError } from "../errors";
 import { check } from "../validate";
 

@@ -56,7 +56,7 @@ const ROW = `id, agent, status, callback_url, webhook_id, turn_id, resumes, resu
   created_at, started_at, ended_at`;
 
 /**
- * Ended runs that retention (RUNS_KEPT here, the runs retention in src/session/sweep.ts) may delete: their
+ * Ended runs that retention (RUNS_KEPT here, the runs retention in src/session/sweeper.ts) may delete: their
  * callback is not waiting, and their turn is not still paused. A run that failed because its turn stopped for
  * client tools leaves that turn paused as the session's newest; `SessionRuns.blocked()` lets later runs past it
  * only because a run owns it, and a resumed turn carries no `run:` key to tell, so the row stays until the

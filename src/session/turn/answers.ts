@@ -8,10 +8,10 @@
  */
 import { type Failure, failure, type Result } from "../../model/errors";
 import { isPaused } from "../../model/turn";
-import type { EventLog } from "../../observability/events";
-import type { ApprovalStore } from "../approvals";
+import type { EventLog } from "../../observability/event-log.ts";
+import type { ApprovalStore } from "../approval-store.ts";
 import { storedResultPart, type ToolCallRow } from "../history/call-ledger";
-import type { HistoryStore, SuppliedResult } from "../history/store";
+import type { HistoryStore, SuppliedResult } from "../history/history-store.ts";
 import type { TurnResult } from "../rpc-types";
 import type { UiChunk } from "../stream/ui-chunks";
 import type { TurnContext } from "./context";

@@ -5,13 +5,13 @@
 import type { AgentConfig } from "../../agents/types";
 import type { Env } from "../../env";
 import type { TurnStatus } from "../../model/turn";
-import type { EventLog } from "../../observability/events";
-import type { ApprovalStore } from "../approvals";
+import type { EventLog } from "../../observability/event-log.ts";
+import type { ApprovalStore } from "../approval-store.ts";
 import type { Compactor } from "../compaction/compactor";
 import type { ContextBudget } from "../compaction/context-budget";
-import type { HistoryStore } from "../history/store";
+import type { HistoryStore } from "../history/history-store.ts";
 import type { SessionTools } from "../session-tools";
-import type { StreamLog } from "../stream/log";
+import type { StreamLog } from "../stream/stream-log.ts";
 import type { TurnOutput } from "./turn-output";
 import type { TurnStore } from "./turn-store";
 

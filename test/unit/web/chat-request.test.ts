@@ -230,7 +230,7 @@ it("sends a step's approval answers once, however often useChat asks again, and 
 /**
  * The assistant message useChat holds after a step paused on its client call `cx` (pick_file, an app runs it) beside
  * the server calls `ca` (charge_card, asked a person's approval) and `cs` (slow_check): `ca` was approved elsewhere
- * (the API, another tab) while `cs` ran, and the stream told the answer at the pause (runner.ts `#announceDecided`).
+ * (the API, another tab) while `cs` ran, and the stream told the answer at the pause (turn-runner.ts `#announceDecided`).
  * With `alsoAsked`, the step also asked approval for `cb` (refund_card), still open.
  */
 async function pausedAfterAnswerElsewhere(tag: string, alsoAsked: boolean): Promise<UIMessage> {

@@ -1,8 +1,8 @@
-// The session's event log (src/observability/events.ts) as GET /events pages it: by count and by bytes, `next`
+// The session's event log (src/observability/event-log.ts) as GET /events pages it: by count and by bytes, `next`
 // leading through every event.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { EventLog } from "../../../src/observability/events";
+import { EventLog } from "../../../src/observability/event-log.ts";
 import { jsonBytes } from "../../../src/storage/fit";
 import { EVENT_BUDGET_BYTES, PAGE_BUDGET_BYTES } from "../../../src/storage/limits";
 import { apiJson, type Setup, seqPages, sessionStub, setup } from "../helpers";

@@ -1,5 +1,5 @@
 // A turn's structured_output call cut off by the output limit or a refusal (src/session/turn/structured.ts
-// cutStructured, decided in runner.ts): the call is stripped (DESIGN §3, P5), and the turn fails naming the cause,
+// cutStructured, decided in turn-runner.ts): the call is stripped (DESIGN §3, P5), and the turn fails naming the cause,
 // with the step's stop as its finish reason and not retryable, not as a model that ended the turn in text.
 import { describe, expect, it } from "vitest";
 import { anthropicCut, openaiCut } from "../../cut-streams";

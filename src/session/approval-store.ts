@@ -37,7 +37,7 @@ export interface ApprovalRow {
   decided_at: string | null;
   expires_at: number | null;
   executed_at: string | null;
-  /** 1 once the decision was told on the turn's stream by the segment that paused (runner.ts `#announceDecided`). */
+  /** 1 once the decision was told on the turn's stream by the segment that paused (turn-runner.ts `#announceDecided`). */
   announced: number;
   [key: string]: string | number | null;
 }

@@ -1,10 +1,10 @@
-// EventLog.record's log line per session event (src/observability/events.ts): its level says whether something
-// failed. Apart from events.test.ts, which reads files with Node's APIs: this one needs the Workers types
+// EventLog.record's log line per session event (src/observability/event-log.ts): its level says whether something
+// failed. Apart from event-log.test.ts, which reads files with Node's APIs: this one needs the Workers types
 // (tsconfig.json) for the module it imports.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { EventLog, type SessionEventType } from "../../../src/observability/events";
+import { EventLog, type SessionEventType } from "../../../src/observability/event-log.ts";
 
-// events.ts opens spans through Workers' tracing API; in Node there is none (every span helper then runs bare).
+// event-log.ts opens spans through Workers' tracing API; in Node there is none (every span helper then runs bare).
 vi.mock("cloudflare:workers", () => ({}));
 
 /** An event log over a SQLite stand-in that accepts every write (only the log lines are looked at). */

@@ -1,5 +1,5 @@
 /**
- * A session's stream log (src/session/stream/log.ts) in a session object: what a live stream of it is handed, write
+ * A session's stream log (src/session/stream/stream-log.ts) in a session object: what a live stream of it is handed, write
  * by write (each write crosses to the client as one stream chunk: frames that only open or close a message, step or
  * part wait for the next frame; nothing else waits, and nothing is held back once the stream ends), and what a
  * replay of its rows reads (a page at a time, all of it past a live client's backlog bound, up to a paused turn's
@@ -7,7 +7,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { REPLAY_PAGE_ROWS, StreamLog } from "../../../../src/session/stream/log";
+import { REPLAY_PAGE_ROWS, StreamLog } from "../../../../src/session/stream/stream-log.ts";
 import { STREAM_ROW_BUDGET_BYTES } from "../../../../src/storage/limits";
 import { readRest, sessionStub, setup } from "../../helpers";
 

@@ -1,4 +1,4 @@
-// HistoryStore (src/session/history/store.ts) as GET /messages pages it (by count and by bytes, `next` leading through
+// HistoryStore (src/session/history/history-store.ts) as GET /messages pages it (by count and by bytes, `next` leading through
 // every message), and as the provider view opens with the request a cut inside a turn carries (the request still
 // worked on until the user writes again, then an earlier one, verbatim either way).
 import { runInDurableObject } from "cloudflare:test";
