@@ -1,27 +1,25 @@
 /**
  * D1 `agents`, `agent_epoch` and `agent_versions`: agent configurations, the agent-config epoch, and each agent's
  * version. A PUT that changes an agent, or a DELETE of one, bumps the epoch and sets the agent's version to it in the
- * same batch; a PUT of the config already stored writes nothing. Workers read the epoch with the agents changed
- * shortly before it (`AgentChanges`) and pass that with each turn: a session re-reads its agent only when that agent
- * changed after its copy was read (see src/session/agent-cache.ts). Every read of an agent's config from D1 is here:
- * one agent (`readAgent`), only an agent's webhook secrets (`readWebhookSecrets`), or a page of agents within a byte
- * budget (`listAgents`).
+ * same batch; a PUT of the config already stored writes nothing. Workers read the epoch with the newest changes
+ * (`AgentChanges`) and pass that with each turn: a session re-reads its agent only when that agent changed after its
+ * copy was read (see src/session/agent-cache.ts). An epoch move no version explains (a change written by code from
+ * before versions) makes every copy older than it re-read once (`agent_epoch.floor`). Every read of an agent's config
+ * from D1 is here: one agent (`readAgent`), only an agent's webhook secrets (`readWebhookSecrets`), or a page of
+ * agents within a byte budget (`listAgents`).
  */
 import type { AgentConfig } from "../agents/types";
 import { pageEnd } from "../storage/page";
 import type { D1 } from "./db";
 
-/**
- * How far below the epoch the changes read with it reach (the epoch follows the clock in ms, so: about the last
- * hour), and how many at most: a session copy older than what they tell is read again once.
- */
-const CHANGES_WINDOW = 3_600_000;
+/** How many of the newest changes a worker reads with the epoch: a session copy older than all of them is read again. */
 export const MAX_CHANGES = 32;
 
 /**
- * The agent-config epoch and the agents changed shortly before it, as one statement read them: every agent whose
- * version (the epoch of its newest change) is above `since` is in `changed`, with that version. A session copy read
- * at an epoch of at least `since` is current unless its agent is listed above that epoch.
+ * The agent-config epoch and its newest changes, as one statement read them: every agent whose version (the epoch of
+ * its newest change) is above `since` is in `changed`, with that version. A session copy read at an epoch of at
+ * least `since` is current unless its agent is listed above that epoch. `since` is 0 when the changes listed reach
+ * back to the start (every epoch is above 0).
  */
 export interface AgentChanges {
   epoch: number;
@@ -29,21 +27,37 @@ export interface AgentChanges {
   changed: Array<[name: string, version: number]>;
 }
 
-const EPOCH = "(SELECT epoch FROM agent_epoch WHERE id = 1)";
+const EPOCH_ROW = "agent_epoch WHERE id = 1";
 
-/** The columns `epoch` and `changed` (a JSON array of [name, version]) that `changesOf` reads. */
-const CHANGES = `${EPOCH} AS epoch, (SELECT json_group_array(json_array(name, version)) FROM (
-  SELECT name, version FROM agent_versions WHERE version > ${EPOCH} - ${CHANGES_WINDOW}
-  ORDER BY version DESC LIMIT ${MAX_CHANGES + 1})) AS changed`;
+/**
+ * The columns `epoch`, `floor` and `changed` (a JSON array of [name, version]: the newest versions, one more than
+ * MAX_CHANGES, which the index on version reads in order) that `changesOf` reads.
+ */
+const CHANGES = `(SELECT epoch FROM ${EPOCH_ROW}) AS epoch, (SELECT floor FROM ${EPOCH_ROW}) AS floor,
+  (SELECT json_group_array(json_array(name, version)) FROM (
+    SELECT name, version FROM agent_versions ORDER BY version DESC LIMIT ${MAX_CHANGES + 1})) AS changed`;
 
-/** The AgentChanges of a row with the CHANGES columns (null: no epoch row). */
-function changesOf(row: { epoch: number | null; changed?: string | null } | null | undefined): AgentChanges | null {
+/** A row with the CHANGES columns. */
+interface ChangesRow {
+  epoch: number | null;
+  floor?: number | null;
+  changed?: string | null;
+}
+
+/**
+ * The AgentChanges of a row with the CHANGES columns (null: no epoch row). `since` is the highest of: the version of
+ * the first change left out, when more than MAX_CHANGES were read; the floor; and the epoch itself when no version
+ * reaches it, as a change written without one (by code from before versions) leaves it until the next change.
+ */
+function changesOf(row: ChangesRow | null | undefined): AgentChanges | null {
   if (typeof row?.epoch !== "number") return null;
   const listed = (row.changed ? JSON.parse(row.changed) : []) as Array<[string, number]>;
   listed.sort((a, b) => b[1] - a[1]);
   // One more than the bound was read: every version above the first one left out is listed.
-  const cut = listed[MAX_CHANGES];
-  const since = Math.max(row.epoch - CHANGES_WINDOW, cut ? cut[1] : Number.NEGATIVE_INFINITY);
+  const cut = listed[MAX_CHANGES]?.[1] ?? 0;
+  const newest = listed[0]?.[1] ?? Number.NEGATIVE_INFINITY;
+  const unversioned = newest < row.epoch ? row.epoch : 0;
+  const since = Math.max(cut, row.floor ?? 0, unversioned);
   return { epoch: row.epoch, since, changed: listed.slice(0, MAX_CHANGES) };
 }
 
@@ -56,11 +70,20 @@ const NEXT_EPOCH = "MAX(epoch + 1, CAST(unixepoch('subsec') * 1000 AS INTEGER))"
 
 /**
  * A change of agent `name`, when `when` holds (SQL over `agents` as it is before the change, with `binds`): the epoch
- * bump, and the agent's version set to the bumped epoch. Both come before the change itself in its batch.
+ * bump, and the agent's version set to the bumped epoch. Both come before the change itself in its batch. When no
+ * version reaches the epoch before the bump (its last move was a change written without a version, which the version
+ * set here would hide), the floor is raised to that epoch in the same statement, so copies older than it are still
+ * read again.
  */
 function recordChange(db: D1Database, name: string, when: string, binds: unknown[]): D1PreparedStatement[] {
+  const unversioned = "NOT EXISTS (SELECT 1 FROM agent_versions WHERE version >= agent_epoch.epoch)";
   return [
-    db.prepare(`UPDATE agent_epoch SET epoch = ${NEXT_EPOCH} WHERE id = 1 AND ${when}`).bind(...binds),
+    db
+      .prepare(
+        `UPDATE agent_epoch SET floor = CASE WHEN ${unversioned} THEN epoch ELSE floor END, epoch = ${NEXT_EPOCH}
+         WHERE id = 1 AND ${when}`,
+      )
+      .bind(...binds),
     db
       .prepare(
         `INSERT INTO agent_versions (name, version) SELECT ?, epoch FROM agent_epoch WHERE id = 1 AND ${when}
@@ -70,9 +93,9 @@ function recordChange(db: D1Database, name: string, when: string, binds: unknown
   ];
 }
 
-/** The agent-config epoch and the agents changed shortly before it (null if the epoch's row is missing). */
+/** The agent-config epoch and its newest changes (null if the epoch's row is missing). */
 export async function readAgentChanges(db: D1): Promise<AgentChanges | null> {
-  return changesOf(await db.prepare(`SELECT ${CHANGES}`).first<{ epoch: number | null; changed: string | null }>());
+  return changesOf(await db.prepare(`SELECT ${CHANGES}`).first<ChangesRow>());
 }
 
 /** An agent's config (null: no such agent) and the agent-config epoch with its changes, in one statement. */
@@ -83,7 +106,7 @@ export async function readAgent(
   const row = await db
     .prepare(`SELECT ${CHANGES}, (SELECT config FROM agents WHERE name = ?) AS config`)
     .bind(name)
-    .first<{ epoch: number | null; changed: string | null; config: string | null }>();
+    .first<ChangesRow & { config: string | null }>();
   return { config: row?.config ? (JSON.parse(row.config) as AgentConfig) : null, changes: changesOf(row) };
 }
 
@@ -161,15 +184,16 @@ export async function deleteAgent(
   name: string,
 ): Promise<{ deleted: boolean; changes: AgentChanges | null }> {
   // One transaction: the epoch moves only when the agent was there to delete (an unknown name changes nothing).
+  const record = recordChange(db, name, "EXISTS (SELECT 1 FROM agents WHERE name = ?)", [name]);
   const results = await db.batch([
-    ...recordChange(db, name, "EXISTS (SELECT 1 FROM agents WHERE name = ?)", [name]),
+    ...record,
     db.prepare("DELETE FROM agents WHERE name = ?").bind(name),
     db.prepare(`SELECT ${CHANGES}`),
   ]);
-  return { deleted: Boolean(results[2]?.meta.changes), changes: changesOf(lastRow(results)) };
+  return { deleted: Boolean(results[record.length]?.meta.changes), changes: changesOf(lastRow(results)) };
 }
 
 /** The row of a batch's last statement (its CHANGES read). */
-function lastRow(results: D1Result[]): { epoch: number | null; changed: string | null } | undefined {
-  return results[results.length - 1]?.results[0] as { epoch: number | null; changed: string | null } | undefined;
+function lastRow(results: D1Result[]): ChangesRow | undefined {
+  return results[results.length - 1]?.results[0] as ChangesRow | undefined;
 }

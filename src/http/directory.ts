@@ -2,7 +2,7 @@
  * The control-plane facts every session request needs — which tenant and
  * limit an API key has, whether the key that minted a session token is still
  * live, which browser origins a tenant allows, and the agent-config epoch
- * with the agents changed shortly before it —
+ * with its newest changes —
  * and the webhook secrets a signed run request is checked against, read from
  * D1 through isolate caches (see cache.ts), so a warm isolate serves the
  * steady-state turn path, and refuses a bad signature, without a D1 round trip.
@@ -200,11 +200,11 @@ export function forgetOrigins(tenant: string): void {
 const NO_CHANGES: AgentChanges = { epoch: 0, since: 0, changed: [] };
 
 /**
- * What a turn tells the session object about its agent: the agent-config epoch this isolate knows, with the agents
- * changed shortly before it, one cached statement (see AgentChanges). The object re-reads its agent only when these
- * say that agent changed after its copy was read, or reach back less far than its copy. When D1 cannot be read, the
- * last changes known (the cache serves them however old), or none: a turn never fails for it; a reconfiguration is
- * seen once D1 answers.
+ * What a turn tells the session object about its agent: the agent-config epoch this isolate knows, with its newest
+ * changes, one cached statement (see AgentChanges). The object re-reads its agent only when these say that agent
+ * changed after its copy was read, or reach back less far than its copy. When D1 cannot be read, the last changes
+ * known (the cache serves them however old), or none: a turn never fails for it; a reconfiguration is seen once D1
+ * answers.
  */
 export async function agentArg(c: Context<AppEnv>): Promise<AgentChanges> {
   try {

@@ -4,8 +4,8 @@
  *
  * The copy is stored with the agent-config epoch it is current at (D1
  * `agent_epoch`, bumped by every change of any agent; see src/d1/agents.ts).
- * Each turn brings the epoch the worker knows with the agents changed shortly
- * before it (`AgentChanges`). When that epoch is newer, and the changes tell
+ * Each turn brings the epoch the worker knows with its newest changes
+ * (`AgentChanges`). When that epoch is newer, and the changes tell
  * that this agent did not change since the copy's epoch, the copy is current
  * at the newer epoch (stored so, no D1 read); only when the agent did change,
  * or the changes reach back less far than the copy, does the object re-read
@@ -78,7 +78,8 @@ export function turnMark(latest: { id: string; status: TurnStatus } | null): Tur
 
 /**
  * Whether agent `name` may have changed after `epoch` as far as `news` tells: it is listed above that epoch, or the
- * changes listed do not reach back to it (a copy older than the last hour's changes, or than the last 32).
+ * changes listed do not reach back to it (a copy older than the 32 newest changes, or than an epoch move no version
+ * explains: `since`).
  */
 function changedAfter(news: AgentChanges, name: string, epoch: number): boolean {
   if (news.since > epoch) return true;

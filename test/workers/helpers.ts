@@ -334,6 +334,22 @@ export async function seqPages<T extends { next: number | null }>(
   }
 }
 
+/** A message to the session by its key, the answer read to its end (its headers carry the debug counts). */
+export async function sendMessage(s: Setup, content: string): Promise<Response> {
+  const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content } });
+  await res.text();
+  return res;
+}
+
+/** PUTs agent `name`, as the admin, with the setup's mock model and this system prompt. */
+export function putAgentOf(s: Setup, name: string, system: string) {
+  return apiJson(`/v1/agents/${name}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: { model: { provider: "anthropic", name: s.model }, system },
+  });
+}
+
 export function send(s: Setup, body: Record<string, unknown>) {
   return apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: body });
 }

@@ -9,32 +9,17 @@ import { describe, expect, it } from "vitest";
 import type { AgentConfig } from "../../../src/agents/types";
 import { MAX_CHANGES } from "../../../src/d1/agents";
 import { AgentCache, type TurnMark } from "../../../src/session/agent-cache";
-import { ADMIN, api, apiJson, mockRequests, type Setup, script, sessionStub, setup, uid } from "../helpers";
+import { mockRequests, putAgentOf, script, sendMessage, sessionStub, setup, uid } from "../helpers";
 
 const D1 = "x-debug-d1-statements";
-
-async function turn(s: Setup, content: string): Promise<Response> {
-  const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content } });
-  await res.text();
-  return res;
-}
-
-/** PUTs agent `name` with the setup's mock model and this system prompt. */
-function putAgent(s: Setup, name: string, system: string) {
-  return apiJson(`/v1/agents/${name}`, {
-    method: "PUT",
-    key: ADMIN,
-    json: { model: { provider: "anthropic", name: s.model }, system },
-  });
-}
 
 describe("a session re-reads its agent only when that agent changed", () => {
   it("a PUT of another agent leaves the session's next turn without a D1 statement", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "one" } }, { reply: { text: "two" } }]);
-    await turn(s, "warm");
-    expect((await putAgent(s, uid("unrelated"), "Another agent.")).status).toBe(201);
-    const next = await turn(s, "after");
+    await sendMessage(s, "warm");
+    expect((await putAgentOf(s, uid("unrelated"), "Another agent.")).status).toBe(201);
+    const next = await sendMessage(s, "after");
     expect(next.status).toBe(200);
     expect(next.headers.get(D1)).toBe("0");
   });
@@ -42,9 +27,9 @@ describe("a session re-reads its agent only when that agent changed", () => {
   it("a PUT that stores the session's agent as it already is leaves its next turn without a D1 statement", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "one" } }, { reply: { text: "two" } }]);
-    await turn(s, "warm");
-    expect((await putAgent(s, s.agent, "You are a test agent.")).status).toBe(200);
-    const next = await turn(s, "after");
+    await sendMessage(s, "warm");
+    expect((await putAgentOf(s, s.agent, "You are a test agent.")).status).toBe(200);
+    const next = await sendMessage(s, "after");
     expect(next.status).toBe(200);
     expect(next.headers.get(D1)).toBe("0");
   });
@@ -52,10 +37,10 @@ describe("a session re-reads its agent only when that agent changed", () => {
   it("a change of the session's agent followed by a change of another still reaches the session's next turn", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "one" } }, { reply: { text: "two" } }]);
-    await turn(s, "before");
-    expect((await putAgent(s, s.agent, "You are the reconfigured agent.")).status).toBe(200);
-    expect((await putAgent(s, uid("later"), "Another agent.")).status).toBe(201);
-    expect((await turn(s, "after")).status).toBe(200);
+    await sendMessage(s, "before");
+    expect((await putAgentOf(s, s.agent, "You are the reconfigured agent.")).status).toBe(200);
+    expect((await putAgentOf(s, uid("later"), "Another agent.")).status).toBe(201);
+    expect((await sendMessage(s, "after")).status).toBe(200);
     const systems = (await mockRequests(s.model)).map((r) => JSON.stringify(r.body.system));
     expect(systems[0]).toContain("You are a test agent.");
     expect(systems[1]).toContain("You are the reconfigured agent.");
@@ -64,12 +49,12 @@ describe("a session re-reads its agent only when that agent changed", () => {
   it("a change of the session's agent followed by changes of more agents than the worker lists still reaches it", async () => {
     const s = await setup();
     await script(s.model, [{ reply: { text: "one" } }, { reply: { text: "two" } }]);
-    await turn(s, "before");
-    expect((await putAgent(s, s.agent, "You are the reconfigured agent.")).status).toBe(200);
+    await sendMessage(s, "before");
+    expect((await putAgentOf(s, s.agent, "You are the reconfigured agent.")).status).toBe(200);
     for (let i = 0; i <= MAX_CHANGES; i += 1) {
-      expect((await putAgent(s, uid(`burst${i}`), "Another agent.")).status).toBe(201);
+      expect((await putAgentOf(s, uid(`burst${i}`), "Another agent.")).status).toBe(201);
     }
-    expect((await turn(s, "after")).status).toBe(200);
+    expect((await sendMessage(s, "after")).status).toBe(200);
     const systems = (await mockRequests(s.model)).map((r) => JSON.stringify(r.body.system));
     expect(systems[1]).toContain("You are the reconfigured agent.");
   });
