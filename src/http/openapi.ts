@@ -1,8 +1,9 @@
 /**
  * The OpenAPI 3.1 document served at /openapi.json (and rendered at /docs). Request bodies are the very
  * schema objects the routes validate with (`bodies.ts`); responses are described by `responses.ts`. The
- * e2e suite validates the document with an OpenAPI validator, generates its typed client from it and checks
- * every JSON response it reads against it, so a contract change the document misses fails the build.
+ * e2e suite validates the document with an OpenAPI validator and generates its typed client from it, and the
+ * e2e and Workers suites check every answer they read against it (test/helpers/conformance.ts), so a contract
+ * change the document misses fails the build.
  * docs/API.md is the prose version of this contract.
  */
 import { MAX_KEY_CHARS, PAGE_BUDGET_BYTES } from "../storage/limits";

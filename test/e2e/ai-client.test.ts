@@ -105,7 +105,8 @@ describe("DefaultChatTransport against POST /chat", () => {
       prepareSendMessagesRequest: newestMessageOnly,
       fetch: async (input, init) => {
         if (typeof init?.body === "string") sentBodies.push(JSON.parse(init.body));
-        return fetch(input, init);
+        // Checked against the OpenAPI document (the stream frame by frame) as the transport reads it.
+        return api.fetch(input, init);
       },
     });
     // What useChat holds by now: an earlier exchange (its tool output the bulk of a long chat), then the new message.

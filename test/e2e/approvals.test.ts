@@ -54,7 +54,8 @@ async function harness(prefix: string, provider: "anthropic" | "openai"): Promis
       headers: { authorization: `Bearer ${tenantKey}` },
       fetch: async (input, init) => {
         if (typeof init?.body === "string") bodies.push(init.body);
-        return fetch(input, init);
+        // Checked against the OpenAPI document (the stream frame by frame) as the transport reads it.
+        return api.fetch(input, init);
       },
     }),
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,

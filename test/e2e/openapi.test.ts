@@ -9,7 +9,8 @@ import openapiTS, { astToString } from "openapi-typescript";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { repoRoot } from "../../scripts/lib/process.mjs";
-import { type ApiClient, servedDocument as dereferenced, typedClient } from "../helpers/client.ts";
+import { type ApiClient, typedClient } from "../helpers/client.ts";
+import { servedDocument as dereferenced } from "../helpers/conformance.ts";
 import { chargeAgent } from "../helpers/fixtures.ts";
 import { Api, Mock, uniqueModel } from "../helpers/index.ts";
 

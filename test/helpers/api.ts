@@ -1,11 +1,13 @@
 // A thin client for the Switchboard HTTP API (docs/API.md): its request and answer types are the contract's,
 // generated from the served OpenAPI document (openapi-types.ts), so a test that sends what the document does not
-// take fails to type-check; the conversation model (messages, parts, turn status) is src/model's own. Every JSON
-// answer (`request` and every helper built on it, raw malformed requests included) is checked against the same
-// document, and every UI message stream read with `readSse` too.
+// take fails to type-check; the conversation model (messages, parts, turn status) is src/model's own. Every answer
+// (`request` and every helper built on it, raw malformed requests included, and `fetch`, which a client making its
+// own requests is given) is checked against the same document (checked-answer.ts): its status and JSON body at
+// once, a UI message stream frame by frame as it is read.
 import type { Message as HistoryMessage } from "../../src/model/message.ts";
 import type { TurnStatus } from "../../src/model/turn.ts";
-import { checkConformance, servedDocument } from "./client.ts";
+import { checkedAnswer } from "./checked-answer.ts";
+import { servedDocument } from "./conformance.ts";
 import type { components } from "./openapi-types.ts";
 import { type ReadSseOptions, readSse, type SseRead } from "./sse.ts";
 
@@ -100,8 +102,19 @@ export class Api {
   }
 
   /**
-   * Any request; never throws on HTTP status. A JSON answer is checked against the response schema the served
-   * OpenAPI document gives for its operation and status (throws if it does not match, or if the document has none).
+   * `fetch` for a client that makes its own requests of the API (the AI SDK's DefaultChatTransport): the answer is
+   * checked as `request`'s is.
+   */
+  readonly fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const res = await globalThis.fetch(request);
+    return checkedAnswer(await servedDocument(this.baseUrl), request.method, request.url, res);
+  };
+
+  /**
+   * Any request; never throws on HTTP status. The answer is checked against what the served OpenAPI document gives
+   * for its operation and status (throws if it does not match, or if the document has none): its JSON body at once,
+   * a UI message stream frame by frame as it is read (the stream errors at a frame that does not match).
    */
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
     const headers: Record<string, string> = {};
@@ -112,11 +125,7 @@ export class Api {
     if (body !== undefined) headers["content-type"] = "application/json";
     Object.assign(headers, opts.headers);
     const res = await fetch(this.url(path), { method, headers, body, signal: opts.signal });
-    if ((res.headers.get("content-type") ?? "").includes("application/json")) {
-      const answer: unknown = await res.clone().json();
-      checkConformance(await servedDocument(this.baseUrl), method, res.url, res.status, answer);
-    }
-    return res;
+    return checkedAnswer(await servedDocument(this.baseUrl), method, res.url, res);
   }
 
   /** A request whose answer is JSON; the body is parsed (throws if it is not JSON) and checked (see `request`). */

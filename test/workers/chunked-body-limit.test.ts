@@ -3,7 +3,7 @@
 import { exports } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { history, script, setup, uid } from "./helpers";
+import { conforming, history, script, setup, uid } from "./helpers";
 import { d1Runs, ended, runSetup, waitRun } from "./runs-helpers";
 
 type ErrorBody = { error: { code: string; message: string } };
@@ -67,7 +67,7 @@ async function streamPost(path: string, body: ReadableStream<Uint8Array>, header
     duplex: "half",
   } as RequestInit);
   expect(req.headers.get("content-length")).toBeNull();
-  return (exports as unknown as { default: Fetcher }).default.fetch(req);
+  return conforming(req, await (exports as unknown as { default: Fetcher }).default.fetch(req));
 }
 
 function signed(secret: string, payload: string): Record<string, string> {

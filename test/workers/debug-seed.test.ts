@@ -19,6 +19,7 @@ describe("debug seeding", () => {
       method: "POST",
       key: s.key,
       json: seedBody(3, "seeded"),
+      undocumented: "the debug seeding route is for tests, not in the contract",
     });
     expect(seeded).toEqual({ status: 200, body: { id: s.session, turns: 3, messages: 6 } });
     const msgs = await history(s);
@@ -50,6 +51,7 @@ describe("debug seeding", () => {
         method: "POST",
         key: s.key,
         json,
+        undocumented: "the debug seeding route is for tests, not in the contract",
       });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("invalid_request");

@@ -1,8 +1,12 @@
-/** Helpers for workers-pool tests: drive the public HTTP API in-process and script the mock model. */
+/**
+ * Helpers for workers-pool tests: drive the public HTTP API in-process and script the mock model. Every answer the
+ * API gives them is checked against its OpenAPI document, as the e2e client checks it (test/helpers/checked-answer.ts).
+ */
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "vitest";
+import { OPENAPI } from "../../src/http/openapi";
 import { McpConnection } from "../../src/mcp/connection";
 import { ApprovalStore } from "../../src/session/approval-store.ts";
 import { SEED_TURNS_MAX } from "../../src/session/debug-seed";
@@ -13,6 +17,8 @@ import { sessionTx } from "../../src/session/session-tx";
 import { MAX_SUBSCRIBERS } from "../../src/session/stream/subscribers";
 import { TurnStore } from "../../src/session/turn/turn-store";
 import { jsonBytes } from "../../src/storage/fit";
+import { checkedAnswer } from "../helpers/checked-answer.ts";
+import { type Document, dereferenced } from "../helpers/conformance.ts";
 
 export const ADMIN = "test-admin-key";
 
@@ -22,22 +28,55 @@ export function uid(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
-export async function api(path: string, init: RequestInit & { key?: string; json?: unknown } = {}): Promise<Response> {
+/** The OpenAPI document as /openapi.json serves it, its $refs resolved: read once per worker. */
+let contract: Document | undefined;
+
+export interface ApiInit extends RequestInit {
+  /** Bearer token. */
+  key?: string;
+  /** JSON-serialised into the body (with content-type: application/json). */
+  json?: unknown;
+  /**
+   * Why this request deliberately gets an answer the OpenAPI document does not give (an undocumented path, say):
+   * its answer is not checked. Every other answer is, and a test fails on one the document does not give.
+   */
+  undocumented?: string;
+}
+
+/**
+ * A request to the worker, in-process. Its answer is checked against the OpenAPI document (a path outside /v1/ the
+ * document does not list, the web client's, is not): status, media type and headers, a JSON body at once, and a UI
+ * message stream frame by frame as the test reads it (the stream errors at a frame that does not match, and the
+ * test fails even if it swallows that error).
+ */
+export async function api(path: string, init: ApiInit = {}): Promise<Response> {
+  const { key, json, undocumented, ...rest } = init;
   const headers = new Headers(init.headers);
-  if (init.key) headers.set("authorization", `Bearer ${init.key}`);
+  if (key) headers.set("authorization", `Bearer ${key}`);
   let body = init.body;
-  if (init.json !== undefined) {
+  if (json !== undefined) {
     headers.set("content-type", "application/json");
-    body = JSON.stringify(init.json);
+    body = JSON.stringify(json);
   }
-  return (exports as unknown as { default: Fetcher }).default.fetch(
-    new Request(`http://sb.test${path}`, { ...init, headers, body }),
-  );
+  const request = new Request(`http://sb.test${path}`, { ...rest, headers, body });
+  return conforming(request, await (exports as unknown as { default: Fetcher }).default.fetch(request), undocumented);
+}
+
+/**
+ * `res`, the worker's answer to `request`, checked against the OpenAPI document (see `api`), unless `undocumented`
+ * says why this request deliberately gets an answer the document does not give.
+ */
+export async function conforming(request: Request, res: Response, undocumented?: string): Promise<Response> {
+  if (undocumented) return res;
+  contract ??= dereferenced(JSON.parse(JSON.stringify(OPENAPI)));
+  return checkedAnswer(contract, request.method, request.url, res, (violation) => {
+    expect.soft(violation, "a stream frame the OpenAPI document does not give").toBeUndefined();
+  });
 }
 
 export async function apiJson<T = Record<string, unknown>>(
   path: string,
-  init: RequestInit & { key?: string; json?: unknown } = {},
+  init: ApiInit = {},
 ): Promise<{ status: number; body: T }> {
   const headers = new Headers(init.headers);
   headers.set("accept", "application/json");
@@ -274,6 +313,7 @@ export async function seed(s: Setup, turns: number, text: (i: number) => string 
       method: "POST",
       key: s.key,
       json: { turns: batch },
+      undocumented: "the debug seeding route (SWITCHBOARD_DEBUG_SEED) is for tests, not in the contract",
     });
     if (res.status !== 200) throw new Error(`seed: ${res.status} ${await res.text()}`);
     batch = [];

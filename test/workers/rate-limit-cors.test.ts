@@ -119,6 +119,7 @@ describe("CORS per tenant", () => {
     withEnv({}, path, {
       method: "OPTIONS",
       headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization" },
+      undocumented: "a CORS preflight is the browser's protocol (docs/API.md), no operation of the document",
     });
 
   it("admin sets a tenant's origins; tenants keys cannot; bad origins are refused", async () => {

@@ -115,6 +115,7 @@ describe("a run interrupted by a crash in a long, compacted session", () => {
       method: "POST",
       key: s.key,
       json: { turns },
+      undocumented: "the debug seeding route is for tests, not in the contract",
     });
     expect(seeded.status).toBe(200);
     const compacted = await apiJson(`/v1/sessions/${session_id}/compact`, { method: "POST", key: s.key });

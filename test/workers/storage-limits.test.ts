@@ -325,7 +325,7 @@ async function corruptRunningTurn(s: Setup): Promise<void> {
       at,
     );
     sql.exec(
-      "INSERT INTO messages (role, origin, turn_id, parts, created_at) VALUES ('user', 'user', 'turn_corrupt', ?, ?)",
+      "INSERT INTO messages (role, origin, turn_id, parts, created_at) VALUES ('user', 'client', 'turn_corrupt', ?, ?)",
       JSON.stringify([{ type: "text", text: "go" }]),
       at,
     );

@@ -25,7 +25,9 @@ describe("web client fallback", () => {
   });
 
   it("never sends an unknown API path to the web client", async () => {
-    const res = await apiJson<ErrorBody>("/v1/no-such-resource");
+    const res = await apiJson<ErrorBody>("/v1/no-such-resource", {
+      undocumented: "no such route: its 404 is the point",
+    });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe("not_found");
   });
