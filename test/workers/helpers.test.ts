@@ -4,7 +4,7 @@
  * wants one; the web client's pages are not the API's and are not checked.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { StreamLog } from "../../src/session/stream/log";
+import { StreamLog } from "../../src/session/stream/stream-log";
 import type { UiChunk } from "../../src/session/stream/ui-chunks";
 import { api, patch, readRest, restorePatches, script, setup } from "./helpers";
 
