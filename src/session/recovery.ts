@@ -6,12 +6,12 @@
  */
 import type { ErrorInfo } from "../model/errors";
 import type { TurnStatus } from "../model/turn";
-import type { EventLog } from "../observability/event-log.ts";
+import type { EventLog } from "../observability/event-log";
 import { log } from "../observability/log";
 import { recordDeclined } from "./approval-answers";
-import type { ApprovalStore } from "./approval-store.ts";
-import type { HistoryStore } from "./history/history-store.ts";
-import type { StreamLog } from "./stream/stream-log.ts";
+import type { ApprovalStore } from "./approval-store";
+import type { HistoryStore } from "./history/history-store";
+import type { StreamLog } from "./stream/stream-log";
 import type { UiFinishReason } from "./stream/turn-events";
 import { TurnOutput } from "./turn/turn-output";
 import type { TurnRow, TurnStore } from "./turn/turn-store";

@@ -9,13 +9,13 @@ import type { ErrorInfo, Result } from "../model/errors";
 import type { JsonObject } from "../model/json";
 import type { Message, Part, ToolResultContent } from "../model/message";
 import type { TurnStatus } from "../model/turn";
-import type { SessionEvent } from "../observability/event-log.ts";
+import type { SessionEvent } from "../observability/event-log";
 import type { DebugCounts } from "../storage/debug-counters";
 import type { AgentArg } from "./agent-cache";
-import type { ApprovalAnswer, ApprovalStatus, OpenApproval } from "./approval-store.ts";
+import type { ApprovalAnswer, ApprovalStatus, OpenApproval } from "./approval-store";
 import type { CompactionMarker } from "./compaction/records";
 import type { CallState } from "./history/call-ledger";
-import type { SuppliedResult } from "./history/history-store.ts";
+import type { SuppliedResult } from "./history/history-store";
 import type { TurnOutcome } from "./turn/turn-store";
 
 export type Mode = "stream" | "json";

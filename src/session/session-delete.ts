@@ -13,7 +13,7 @@ import type { Reply, SessionInfo } from "./rpc-types";
 import type { Scheduler } from "./scheduler";
 import type { SessionEngine } from "./session-engine";
 import { missing, type SessionRecord } from "./session-record";
-import type { Sweeper } from "./sweeper.ts";
+import type { Sweeper } from "./sweeper";
 
 /**
  * What deleting needs of the object: its state (blockConcurrencyWhile, the raw storage), D1 (counted in debug mode),

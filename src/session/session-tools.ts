@@ -15,7 +15,7 @@ import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools } from "../tools/loaded-tools";
 import { declaration, declarationDigest, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
-import type { CloseOptions, HistoryStore } from "./history/history-store.ts";
+import type { CloseOptions, HistoryStore } from "./history/history-store";
 
 /**
  * The session's tool state across turns: the registry for the current agent

@@ -5,8 +5,8 @@
  * earliest due time), all read again on next use — and puts back the turn steps and usage its writes took.
  */
 import { transaction } from "../storage/transaction";
-import type { ApprovalStore } from "./approval-store.ts";
-import type { HistoryStore } from "./history/history-store.ts";
+import type { ApprovalStore } from "./approval-store";
+import type { HistoryStore } from "./history/history-store";
 import { jobsChanged } from "./scheduler";
 import type { SessionTools } from "./session-tools";
 import type { TurnStore } from "./turn/turn-store";

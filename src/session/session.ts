@@ -17,12 +17,12 @@ import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } fro
 import { setCellChecks } from "../storage/sql";
 import { type AgentArg, AgentCache, turnMark } from "./agent-cache";
 import type { AnswerOptions } from "./approval-answers";
-import type { ApprovalAnswer } from "./approval-store.ts";
+import type { ApprovalAnswer } from "./approval-store";
 import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
 import { type SeedTurn, seedTurns } from "./debug-seed";
 import { deleted } from "./deleted";
-import type { SuppliedResult } from "./history/history-store.ts";
+import type { SuppliedResult } from "./history/history-store";
 import { Jobs } from "./jobs";
 import { recoverInterruptedTurns } from "./recovery";
 import type {
@@ -46,7 +46,7 @@ import { SessionDelete } from "./session-delete";
 import { SessionEngine } from "./session-engine";
 import { missing, SessionRecord } from "./session-record";
 import { sessionState } from "./state-view";
-import { Sweeper } from "./sweeper.ts";
+import { Sweeper } from "./sweeper";
 import { answerResponse, readCall } from "./turn-wire";
 
 /**

@@ -7,7 +7,7 @@ import type { AgentConfig } from "../agents/types";
 import { DEFAULT_COMPACTION } from "../agents/types";
 import type { ToolResultContent } from "../model/message";
 import { isPaused } from "../model/turn";
-import { openView } from "./approval-store.ts";
+import { openView } from "./approval-store";
 import type { PauseView, SessionInfo, SessionState } from "./rpc-types";
 import type { SessionEngine } from "./session-engine";
 import { outcomeOf } from "./turn/turn-store";

@@ -4,7 +4,7 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { ApprovalStore } from "../../src/session/approval-store.ts";
+import { ApprovalStore } from "../../src/session/approval-store";
 import type { Session } from "../../src/session/session";
 import {
   ADMIN,

@@ -3,7 +3,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { latestCompaction } from "../../src/session/compaction/records";
-import { HistoryStore } from "../../src/session/history/history-store.ts";
+import { HistoryStore } from "../../src/session/history/history-store";
 import { SUMMARY_BUDGET_BYTES } from "../../src/storage/limits";
 import { one } from "../../src/storage/sql";
 import { allMessages, longSession, PROTOCOLS, refusedCompaction, turns, userText, WINDOW } from "./compaction-helpers";

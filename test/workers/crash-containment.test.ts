@@ -4,8 +4,8 @@
 // session object shares with this test (same isolate), and restored after each test.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventLog } from "../../src/observability/event-log.ts";
-import { HistoryStore } from "../../src/session/history/history-store.ts";
+import { EventLog } from "../../src/observability/event-log";
+import { HistoryStore } from "../../src/session/history/history-store";
 import { RunStore } from "../../src/session/runs/run-store";
 import { SessionTools } from "../../src/session/session-tools";
 import { TurnStore } from "../../src/session/turn/turn-store";

@@ -3,7 +3,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { EventLog } from "../../src/observability/event-log.ts";
+import { EventLog } from "../../src/observability/event-log";
 import { patch, recordStream, restorePatches, script, send, sessionStub, setup } from "./helpers";
 
 afterEach(() => {

@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { AgentCache } from "../../src/session/agent-cache";
-import { HistoryStore } from "../../src/session/history/history-store.ts";
+import { HistoryStore } from "../../src/session/history/history-store";
 import { RunStore } from "../../src/session/runs/run-store";
 import { TurnStore } from "../../src/session/turn/turn-store";
 import {

@@ -3,7 +3,7 @@
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { EventLog } from "../../src/observability/event-log.ts";
+import { EventLog } from "../../src/observability/event-log";
 import { EVENT_BUDGET_BYTES, MAX_CELL_BYTES, RESULT_BUDGET_BYTES } from "../../src/storage/limits";
 import { write } from "../../src/storage/sql";
 import {

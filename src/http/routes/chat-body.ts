@@ -6,8 +6,8 @@
  * and a 409 for an edit of a user message (`edit_not_supported`).
  */
 import type { Part } from "../../model/message";
-import type { ApprovalAnswer } from "../../session/approval-store.ts";
-import type { SuppliedResult } from "../../session/history/history-store.ts";
+import type { ApprovalAnswer } from "../../session/approval-store";
+import type { SuppliedResult } from "../../session/history/history-store";
 import { ApiError } from "../errors";
 import { check } from "../validate";
 

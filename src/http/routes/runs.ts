@@ -11,7 +11,7 @@ import type { JsonObject } from "../../model/json";
 import type { Part } from "../../model/message";
 import { admitRun, handToSession, publicStatus } from "../../runs/admission";
 import { checkHeaders, type SignedHeaders, verifySigned } from "../../runs/signature";
-import type { ApprovalAnswer } from "../../session/approval-store.ts";
+import type { ApprovalAnswer } from "../../session/approval-store";
 import { partsOversized } from "../../session/oversized";
 import { MAX_KEY_CHARS } from "../../storage/limits";
 import { checkOutboundUrl } from "../../tools/outbound";

@@ -7,7 +7,7 @@
 import type { AgentConfig } from "../../agents/types";
 import type { Env } from "../../env";
 import type { CompactionPart, Message } from "../../model/message";
-import type { EventLog } from "../../observability/event-log.ts";
+import type { EventLog } from "../../observability/event-log";
 import { attributesOf, inSpan } from "../../observability/tracing";
 import { jsonBytes } from "../../storage/fit";
 import { MAX_VIEW_BYTES, SUMMARY_BUDGET_BYTES } from "../../storage/limits";

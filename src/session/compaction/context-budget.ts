@@ -10,7 +10,7 @@ import { DEFAULT_COMPACTION } from "../../agents/types";
 import { getAdapter, promptSize } from "../../providers/index";
 import { contextWindow, type ModelConfig, type StepRequest } from "../../providers/types";
 import { MAX_VIEW_BYTES } from "../../storage/limits";
-import type { HistoryStore } from "../history/history-store.ts";
+import type { HistoryStore } from "../history/history-store";
 import { estimateTokens, inputTokens, type Observation, sizeTokens, textTokens } from "./estimate";
 import { messageTokens } from "./message-tokens";
 import { countCompactions } from "./records";

@@ -13,7 +13,7 @@ import { all } from "../../storage/sql";
 import { announcedTools } from "../../tools/disclosure";
 import { declaration, declarationDigest } from "../../tools/registry";
 import type { RegisteredTool } from "../../tools/types";
-import type { HistoryStore } from "../history/history-store.ts";
+import type { HistoryStore } from "../history/history-store";
 import type { SessionTools } from "../session-tools";
 import { textTokens } from "./estimate";
 import { latestCompaction, type ToolSnapshot } from "./records";

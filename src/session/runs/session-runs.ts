@@ -9,7 +9,7 @@ import { type ErrorInfo, failure, type Result } from "../../model/errors";
 import type { TurnStatus } from "../../model/turn";
 import { log } from "../../observability/log";
 import { headChars } from "../../storage/fit";
-import { openView } from "../approval-store.ts";
+import { openView } from "../approval-store";
 import { RUN_KEY_PREFIX, type TurnAnswer } from "../rpc-types";
 import { JOB_RETRY_MS, type Job, type Scheduler } from "../scheduler";
 import type { SessionEngine } from "../session-engine";

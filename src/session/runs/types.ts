@@ -6,7 +6,7 @@
 import type { ErrorInfo } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Part } from "../../model/message";
-import type { OpenApproval } from "../approval-store.ts";
+import type { OpenApproval } from "../approval-store";
 
 /** Public run states (docs/API.md): a run is one turn started by the session's alarm, not by a client. */
 export type RunStatus = "queued" | "running" | "awaiting_approval" | "completed" | "failed";

@@ -8,10 +8,10 @@
  */
 import { type Failure, failure, type Result } from "../../model/errors";
 import { isPaused } from "../../model/turn";
-import type { EventLog } from "../../observability/event-log.ts";
-import type { ApprovalStore } from "../approval-store.ts";
+import type { EventLog } from "../../observability/event-log";
+import type { ApprovalStore } from "../approval-store";
 import { storedResultPart, type ToolCallRow } from "../history/call-ledger";
-import type { HistoryStore, SuppliedResult } from "../history/history-store.ts";
+import type { HistoryStore, SuppliedResult } from "../history/history-store";
 import type { TurnResult } from "../rpc-types";
 import type { UiChunk } from "../stream/ui-chunks";
 import type { TurnContext } from "./context";

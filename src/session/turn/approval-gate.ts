@@ -10,7 +10,7 @@ import type { JsonObject } from "../../model/json";
 import type { ToolUsePart } from "../../model/message";
 import type { RegisteredTool } from "../../tools/types";
 import { needsApproval, requestReason } from "../approval-policy";
-import { shownResolved } from "../approval-store.ts";
+import { shownResolved } from "../approval-store";
 import { addJob } from "../scheduler";
 import type { TurnContext } from "./context";
 import type { ExecuteOptions } from "./execute";

@@ -6,7 +6,7 @@
  * once whatever is sent twice or restarts — and then write every result of
  * the step as one user message, in tool_use order.
  */
-import type { ApprovalRow } from "../approval-store.ts";
+import type { ApprovalRow } from "../approval-store";
 import type { TurnContext } from "./context";
 import { runTools } from "./tool-phase";
 

@@ -5,13 +5,13 @@
 import type { AgentConfig } from "../../agents/types";
 import type { Env } from "../../env";
 import type { TurnStatus } from "../../model/turn";
-import type { EventLog } from "../../observability/event-log.ts";
-import type { ApprovalStore } from "../approval-store.ts";
+import type { EventLog } from "../../observability/event-log";
+import type { ApprovalStore } from "../approval-store";
 import type { Compactor } from "../compaction/compactor";
 import type { ContextBudget } from "../compaction/context-budget";
-import type { HistoryStore } from "../history/history-store.ts";
+import type { HistoryStore } from "../history/history-store";
 import type { SessionTools } from "../session-tools";
-import type { StreamLog } from "../stream/stream-log.ts";
+import type { StreamLog } from "../stream/stream-log";
 import type { TurnOutput } from "./turn-output";
 import type { TurnStore } from "./turn-store";
 

@@ -7,7 +7,7 @@ import { BUILTIN_TOOL_NAMES } from "../../agents/types";
 import { compileLenient, issueLines } from "../../json-schema/index";
 import type { JsonObject } from "../../model/json";
 import { resultText, type ToolResultContent, type ToolUsePart } from "../../model/message";
-import type { EventLog } from "../../observability/event-log.ts";
+import type { EventLog } from "../../observability/event-log";
 import { log } from "../../observability/log";
 import { type Attributes, attributesOf, inSpan } from "../../observability/tracing";
 import { headChars, jsonBytes } from "../../storage/fit";

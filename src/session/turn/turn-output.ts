@@ -6,10 +6,10 @@
  */
 
 import type { TurnStatus } from "../../model/turn";
-import { unavailable } from "../history/history-store.ts";
+import { unavailable } from "../history/history-store";
 import { coalesce } from "../stream/coalesce";
 import { leftOpen } from "../stream/left-open";
-import type { StreamLog } from "../stream/stream-log.ts";
+import type { StreamLog } from "../stream/stream-log";
 import type { TurnEvent, UiFinishReason } from "../stream/turn-events";
 import type { UiChunk } from "../stream/ui-chunks";
 import { UiEncoder } from "../stream/ui-encoder";

@@ -2,7 +2,7 @@
 // failed. Apart from event-log.test.ts, which reads files with Node's APIs: this one needs the Workers types
 // (tsconfig.json) for the module it imports.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { EventLog, type SessionEventType } from "../../../src/observability/event-log.ts";
+import { EventLog, type SessionEventType } from "../../../src/observability/event-log";
 
 // event-log.ts opens spans through Workers' tracing API; in Node there is none (every span helper then runs bare).
 vi.mock("cloudflare:workers", () => ({}));

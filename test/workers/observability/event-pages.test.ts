@@ -2,7 +2,7 @@
 // leading through every event.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { EventLog } from "../../../src/observability/event-log.ts";
+import { EventLog } from "../../../src/observability/event-log";
 import { jsonBytes } from "../../../src/storage/fit";
 import { EVENT_BUDGET_BYTES, PAGE_BUDGET_BYTES } from "../../../src/storage/limits";
 import { apiJson, type Setup, seqPages, sessionStub, setup } from "../helpers";

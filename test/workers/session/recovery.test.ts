@@ -6,7 +6,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { type DynamicToolUIPart, readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { HistoryStore } from "../../../src/session/history/history-store.ts";
+import { HistoryStore } from "../../../src/session/history/history-store";
 import { parseSseFrames } from "../../../src/session/stream/sse";
 import { api, patch, recordStream, restorePatches, type Setup, script, sessionStub, setup } from "../helpers";
 

@@ -4,8 +4,8 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ApprovalStore } from "../../../src/session/approval-store.ts";
-import type { HistoryStore } from "../../../src/session/history/history-store.ts";
+import { ApprovalStore } from "../../../src/session/approval-store";
+import type { HistoryStore } from "../../../src/session/history/history-store";
 import type { SessionTools } from "../../../src/session/session-tools";
 import { sessionTx } from "../../../src/session/session-tx";
 import { TurnStore } from "../../../src/session/turn/turn-store";

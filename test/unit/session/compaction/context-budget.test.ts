@@ -7,7 +7,7 @@ import type { AgentConfig } from "../../../../src/agents/types";
 import type { Message } from "../../../../src/model/message";
 import { ContextBudget } from "../../../../src/session/compaction/context-budget";
 import { sizeTokens, textTokens } from "../../../../src/session/compaction/estimate";
-import type { HistoryStore } from "../../../../src/session/history/history-store.ts";
+import type { HistoryStore } from "../../../../src/session/history/history-store";
 import { MAX_VIEW_BYTES } from "../../../../src/storage/limits";
 
 vi.mock("../../../../src/session/compaction/estimate", async (importOriginal) => {

@@ -7,7 +7,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { REPLAY_PAGE_ROWS, StreamLog } from "../../../../src/session/stream/stream-log.ts";
+import { REPLAY_PAGE_ROWS, StreamLog } from "../../../../src/session/stream/stream-log";
 import { STREAM_ROW_BUDGET_BYTES } from "../../../../src/storage/limits";
 import { readRest, sessionStub, setup } from "../../helpers";
 

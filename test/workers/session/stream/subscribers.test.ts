@@ -9,7 +9,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SSE_PING } from "../../../../src/session/stream/sse";
-import { StreamLog } from "../../../../src/session/stream/stream-log.ts";
+import { StreamLog } from "../../../../src/session/stream/stream-log";
 import { MAX_SUBSCRIBERS } from "../../../../src/session/stream/subscribers";
 import { api, readRest, type Setup, script, sessionStub, setup, sseEvent, sseFrames } from "../../helpers";
 
