@@ -7,7 +7,7 @@ const root = new URL("../../../", import.meta.url).pathname;
 
 /** The members of the SessionEventType union, read from its source (a type has no runtime list). */
 function eventTypes(): string[] {
-  const source = readFileSync(path.join(root, "src", "observability", "event-log"), "utf8");
+  const source = readFileSync(path.join(root, "src", "observability", "event-log.ts"), "utf8");
   const start = source.indexOf("export type SessionEventType =");
   const union = source.slice(start, source.indexOf(";", start));
   return [...union.matchAll(/"([a-z_]+)"/g)].map((m) => m[1] as string);
