@@ -16,6 +16,7 @@ import { chooseCut, turnsBefore, userParts } from "./boundary";
 import { ContextBudget } from "./context-budget";
 import { clearDroppedNative, readDroppedNative, writeDroppedNative } from "./dropped-native";
 import { textTokens } from "./estimate";
+import { clearLearned } from "./learned-model";
 import { messageTokens } from "./message-tokens";
 import { CARRIED_NOTE, insertCompaction, latestCompaction, summaryText } from "./records";
 import { summarise } from "./summarise";
@@ -102,17 +103,23 @@ export class Compactor {
     this.#natives++;
   }
 
-  /** The object starts: reads whether the provider's last compaction was dropped (`droppedNative`). */
+  /**
+   * The object starts: reads whether the provider's last compaction was dropped (`droppedNative`), and what the
+   * provider taught of the model (`ContextBudget.load`).
+   */
   load(): void {
     this.#deps.budget.droppedNative = readDroppedNative(this.#deps.storage.sql);
+    this.#deps.budget.load();
   }
 
   /**
    * `clear` (in its transaction): the conversation the provider compacted is gone, so it may compact again; what
-   * its requests taught (the last usage report, a learned window) goes with it (`ContextBudget.forget`).
+   * its requests taught (the last usage report, a learned window, stored or not) goes with it
+   * (`ContextBudget.forget`).
    */
   clear(): void {
     clearDroppedNative(this.#deps.storage.sql);
+    clearLearned(this.#deps.storage.sql);
     this.#deps.budget.forget();
   }
 

@@ -3,7 +3,8 @@
  * read against the provider's last usage report on that model) and how big it may be (the window, or a smaller one
  * an overflow error named; the limit our own summary compacts past; the most input a request can carry), whether
  * the provider compacts natively (`nativePlan`), and the view's context use for GET /v1/sessions/{id}. Held in
- * memory; it reads the view and the count of compactions, and writes nothing.
+ * memory; it reads the view and the count of compactions, and writes only what the provider taught of the model
+ * (learned-model.ts), so a restarted object knows it too.
  */
 import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
@@ -12,6 +13,7 @@ import { contextWindow, type ModelConfig, type StepRequest } from "../../provide
 import { MAX_VIEW_BYTES } from "../../storage/limits";
 import type { HistoryStore } from "../history/history-store";
 import { estimateTokens, inputTokens, type Observation, sizeTokens, textTokens } from "./estimate";
+import { type Learned, readLearned, writeLearned } from "./learned-model";
 import { messageTokens } from "./message-tokens";
 import { countCompactions } from "./records";
 
@@ -58,9 +60,10 @@ export class ContextBudget {
   #last: { model: string; seen: Observation } | null = null;
   /**
    * A window the provider reported in a context-length error, and the model it is true of (`modelKey`): an agent
-   * moved to another model, or to another configured window, is sized by its own configuration again.
+   * moved to another model, or to another configured window, is sized by its own configuration again. Stored as
+   * it is learned (learned-model.ts) and read when the object starts (`load`); `clear` deletes it.
    */
-  #learned: { model: string; window: number } | null = null;
+  #learned: Learned | null = null;
   /** The latest request estimate (what a native compaction reports as tokens_before). */
   #lastEstimate = 0;
   /**
@@ -113,9 +116,15 @@ export class ContextBudget {
     this.#last = null;
   }
 
+  /** The object starts: reads what the provider taught of the model before (`learn`). */
+  load(): void {
+    this.#learned = readLearned(this.#sql);
+  }
+
   /**
    * The conversation is gone (cleared, or the storage wiped): the provider may compact again, and what its
-   * requests taught (the last usage report, a learned window) goes with it.
+   * requests taught (the last usage report, a learned window) goes with it. In memory only: `Compactor.clear`
+   * deletes the stored record in its transaction (a wipe took it with the rest).
    */
   forget(): void {
     this.#droppedNative = null;
@@ -212,14 +221,15 @@ export class ContextBudget {
   }
 
   /**
-   * Learns `model`'s real window from a context-length error that names it (WINDOW_WORDING); other wordings teach
-   * nothing.
+   * Learns `model`'s real window from a context-length error that names it (WINDOW_WORDING), and stores it;
+   * other wordings teach nothing.
    */
   learn(model: ModelConfig, message: string): void {
     for (const wording of WINDOW_WORDING) {
       const n = Number(wording.exec(message)?.[1]);
       if (Number.isFinite(n) && n > 0) {
         this.#learned = { model: modelKey(model), window: n };
+        writeLearned(this.#sql, this.#learned);
         return;
       }
     }

@@ -1,6 +1,8 @@
 // The window a provider's overflow error names (src/session/compaction/context-budget.ts, ContextBudget.learn and
 // window) is true of that model only, and only for the conversation that met it: an agent moved to another model is
-// sized by its own configuration, and a cleared or deleted session starts from the configured window again.
+// sized by its own configuration, and a cleared or deleted session starts from the configured window again; it is
+// stored (learned-model.ts), so a restarted object still sizes by it.
+import { abortAllDurableObjects } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ADMIN, apiJson, events, overflowNaming, recreate, type Setup, send, setup } from "../../helpers";
 
@@ -17,7 +19,21 @@ async function compactions(s: Setup): Promise<number> {
   return (await events(s)).filter((e) => e.type === "context_compacted").length;
 }
 
+/** The window GET /v1/sessions/{id} says compaction works to. */
+async function contextWindow(s: Setup): Promise<number> {
+  const state = await apiJson<{ context: { context_window: number } }>(`/v1/sessions/${s.session}`, { key: s.key });
+  return state.body.context.context_window;
+}
+
 describe("a window learned from an overflow error", () => {
+  it("survives a restart of the object: GET shows it after the restart as before", async () => {
+    const s = await setup({}, "openai");
+    await overflowNaming(s, 4000);
+    expect(await contextWindow(s)).toBe(4000);
+    await abortAllDurableObjects();
+    expect(await contextWindow(s)).toBe(4000);
+  });
+
   it("does not size the agent's next model: no compaction after the switch, and GET shows the new window", async () => {
     const s = await setup({}, "openai");
     await overflowNaming(s, 4000);
