@@ -13,6 +13,7 @@ import {
   sealCompaction,
 } from "./compaction.ts";
 import { messageId, thinkingSignature, toolUseId } from "./ids.ts";
+import type { TokenCount } from "./tokenizer.ts";
 import { type BrainInput, isRecord, type JsonObject, type Rejection, type ReplySpec } from "./types.ts";
 import { validateAnthropicRequest } from "./validate-anthropic.ts";
 
@@ -51,7 +52,7 @@ function resolve(reply: ReplySpec, ctx: RequestContext): Resolved {
     textAfter,
     stopReason: anthropicStopReason(reply.stop_reason, toolCalls.length > 0),
     usage: {
-      input: reply.usage?.input_tokens ?? reply.compaction?.tokens_after ?? inputTokens(ctx.body),
+      input: reply.usage?.input_tokens ?? reply.compaction?.tokens_after ?? inputTokens(ctx.body, ctx.count),
       output: reply.usage?.output_tokens ?? estimateTokens(produced),
       cacheRead: reply.usage?.cache_read_input_tokens ?? 0,
       cacheCreation: reply.usage?.cache_creation_input_tokens ?? 0,
@@ -253,15 +254,15 @@ function brainInput(body: JsonObject): BrainInput {
 }
 
 /**
- * Input tokens the API reads (`estimateTokens`): the request with what precedes its last compaction dropped,
- * and with only the tools in the context (`contextTools`: a deferred one once a tool_reference has loaded it, its
- * whole definition then).
+ * Input tokens the API reads (as the model counts them, `count`): the request with what precedes its last
+ * compaction dropped, and with only the tools in the context (`contextTools`: a deferred one once a tool_reference
+ * has loaded it, its whole definition then).
  */
-function inputTokens(body: JsonObject): number {
+function inputTokens(body: JsonObject, count: TokenCount): number {
   const messages = readMessages(body);
   const seen: JsonObject = { ...body, messages };
   if (Array.isArray(body.tools)) seen.tools = contextTools(body, messages);
-  return estimateTokens(JSON.stringify(seen));
+  return count(JSON.stringify(seen));
 }
 
 const serverCompaction: ServerCompaction = {
@@ -287,14 +288,14 @@ const serverCompaction: ServerCompaction = {
     return null;
   },
   tokens: inputTokens,
-  compact(body, tokens) {
+  compact(body, tokens, count) {
     const config = compactionConfig(body, COMPACTION_BETA);
     if (config === null || "status" in config || tokens <= config.trigger) return null;
     const messages = Array.isArray(body.messages) ? body.messages.filter(isRecord) : [];
     const content = compactionSummary(messages);
     const encrypted = sealCompaction(content);
     const block = { type: "compaction", content, encrypted_content: encrypted };
-    const after = estimateTokens(JSON.stringify({ ...body, messages: [{ role: "assistant", content: [block] }] }));
+    const after = count(JSON.stringify({ ...body, messages: [{ role: "assistant", content: [block] }] }));
     return { content, encrypted_content: encrypted, tokens_before: tokens, tokens_after: after };
   },
 };

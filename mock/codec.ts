@@ -1,5 +1,6 @@
 // The per-protocol surface the generic request handler (respond.ts) works through.
 import type { IncomingHttpHeaders } from "node:http";
+import type { TokenCount } from "./tokenizer.ts";
 import type { BrainInput, CompactionSpec, JsonObject, Protocol, Rejection, ReplySpec } from "./types.ts";
 
 export interface RequestContext {
@@ -7,6 +8,8 @@ export interface RequestContext {
   /** The exact request body text (used for usage estimates). */
   raw: string;
   model: string;
+  /** How the model counts input tokens (tokenizer.ts). */
+  count: TokenCount;
 }
 
 export interface ErrorSpec {
@@ -59,8 +62,8 @@ export interface ServerCompaction {
   /** A request refused for its compaction config, its blocks, its beta header, or (once `issued` holds one the
    * client surely has) for carrying back none of the compactions this model answered with. */
   reject(body: JsonObject, headers: IncomingHttpHeaders, issued: Issued): Rejection | null;
-  /** Input tokens the provider reads: what precedes the last compaction block is dropped. */
-  tokens(body: JsonObject): number;
+  /** Input tokens the provider reads, as `count` counts them: what precedes the last compaction block is dropped. */
+  tokens(body: JsonObject, count: TokenCount): number;
   /** The compaction to stream first when the config asks for one and `tokens` pass its trigger. */
-  compact(body: JsonObject, tokens: number): CompactionSpec | null;
+  compact(body: JsonObject, tokens: number, count: TokenCount): CompactionSpec | null;
 }

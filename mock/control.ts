@@ -1,6 +1,7 @@
 // Scripting state keyed by model (step queues, request records, counters) and the /_mock control API.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { Issued } from "./codec.ts";
+import { type TokenCount, type Tokenizer, tokenCount } from "./tokenizer.ts";
 import { isRecord, type Protocol, type Rejection, type Step } from "./types.ts";
 
 export const MAX_RECORDS_PER_MODEL = 2000;
@@ -42,8 +43,10 @@ interface ModelState {
   summaryQueue: Step[];
   records: RequestRecord[];
   counters: Counters;
-  /** Emulated context window in tokens (of the raw body, counted as `estimateTokens` does); absent = unlimited. */
+  /** Emulated context window in tokens (of the raw body, counted by `tokenizer`); absent = unlimited. */
   window?: number;
+  /** How the model counts input tokens (tokenizer.ts); absent = `estimateTokens`. */
+  tokenizer?: Tokenizer;
   /**
    * Whether the window holds the request's output limit as well as its input (vLLM, Anthropic's older models:
    * input + max_tokens must fit); absent = the input only.
@@ -124,6 +127,17 @@ export class MockState {
 
   window(model: string): number | undefined {
     return this.#models.get(model)?.window;
+  }
+
+  setTokenizer(model: string, tokenizer: Tokenizer | null): void {
+    const state = this.#model(model);
+    if (tokenizer === null) delete state.tokenizer;
+    else state.tokenizer = tokenizer;
+  }
+
+  /** How `model` counts the input tokens of a request (`setTokenizer`). */
+  tokenCountOf(model: string): TokenCount {
+    return tokenCount(this.#models.get(model)?.tokenizer);
   }
 
   /** Whether `model`'s window holds the request's output limit too (`setWindow`). */
@@ -241,6 +255,21 @@ export function handleControl(state: MockState, method: string, url: URL, raw: s
         return true;
       }
       state.setWindow(body.model, body.tokens, body.output === true);
+      json(res, 200, { ok: true });
+      return true;
+    }
+    case "POST /_mock/tokenizer": {
+      // {"model": m, "tokenizer": "o200k" | null}: m counts input tokens (usage, window, compaction trigger) as o200k
+      // reads the request, not at ~4 characters a token; null goes back to that estimate.
+      if (
+        !isRecord(body) ||
+        typeof body.model !== "string" ||
+        !(body.tokenizer === null || body.tokenizer === "o200k")
+      ) {
+        json(res, 400, { error: 'expected {"model": string, "tokenizer": "o200k" | null}' });
+        return true;
+      }
+      state.setTokenizer(body.model, body.tokenizer);
       json(res, 200, { ok: true });
       return true;
     }

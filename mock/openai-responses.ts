@@ -6,6 +6,7 @@ import type { Codec, RequestContext, ServerCompaction } from "./codec.ts";
 import { sealCompaction } from "./compaction.ts";
 import { base62, toolCallId } from "./ids.ts";
 import { authReject, errorBody } from "./openai.ts";
+import type { TokenCount } from "./tokenizer.ts";
 import { type BrainInput, isRecord, type JsonObject, type ReplySpec } from "./types.ts";
 import { contextManagement, validateResponsesRequest } from "./validate-openai-responses.ts";
 
@@ -24,9 +25,9 @@ export function effectiveItems(items: JsonObject[]): JsonObject[] {
   return items;
 }
 
-/** Input tokens the API reads (`estimateTokens`): the request with what precedes its last compaction dropped. */
-function inputTokens(body: JsonObject): number {
-  return estimateTokens(JSON.stringify({ ...body, input: effectiveItems(itemsOf(body)) }));
+/** Input tokens the API reads (as the model counts them, `count`): the request with what precedes its last compaction dropped. */
+function inputTokens(body: JsonObject, count: TokenCount): number {
+  return count(JSON.stringify({ ...body, input: effectiveItems(itemsOf(body)) }));
 }
 
 /** A bounded summary of what the request reads: the first words of every user message and tool output. */
@@ -62,14 +63,12 @@ const serverCompaction: ServerCompaction = {
     };
   },
   tokens: inputTokens,
-  compact(body, tokens) {
+  compact(body, tokens, count) {
     const config = contextManagement(body.context_management);
     if (config === null || "status" in config || tokens <= config.threshold) return null;
     const content = summaryOf(itemsOf(body));
     const encrypted = sealCompaction(content);
-    const after = estimateTokens(
-      JSON.stringify({ ...body, input: [{ type: "compaction", encrypted_content: encrypted }] }),
-    );
+    const after = count(JSON.stringify({ ...body, input: [{ type: "compaction", encrypted_content: encrypted }] }));
     return { content, encrypted_content: encrypted, tokens_before: tokens, tokens_after: after };
   },
 };
@@ -100,7 +99,7 @@ function resolve(reply: ReplySpec, ctx: RequestContext): Resolved {
     calls,
     incomplete,
     usage: {
-      input: reply.usage?.input_tokens ?? reply.compaction?.tokens_after ?? inputTokens(ctx.body),
+      input: reply.usage?.input_tokens ?? reply.compaction?.tokens_after ?? inputTokens(ctx.body, ctx.count),
       output: reply.usage?.output_tokens ?? estimateTokens(text + calls.map((c) => c.arguments).join("")),
       cached: reply.usage?.cache_read_input_tokens,
     },

@@ -43,7 +43,7 @@ function resolve(reply: ReplySpec, ctx: RequestContext): Resolved {
     toolCalls,
     finishReason: openaiFinishReason(reply.stop_reason, toolCalls.length > 0),
     usage: {
-      prompt: reply.usage?.input_tokens ?? estimateTokens(ctx.raw),
+      prompt: reply.usage?.input_tokens ?? ctx.count(ctx.raw),
       completion:
         reply.usage?.output_tokens ?? estimateTokens(thinking + content + toolCalls.map((c) => c.arguments).join("")),
       reasoning,

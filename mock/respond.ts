@@ -1,7 +1,6 @@
 // Answers one provider request: auth, validation, recording, then a scripted step or the default brain.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { defaultReply, isSummaryRequest, summaryReply } from "./brain.ts";
-import { estimateTokens } from "./chunks.ts";
 import type { Codec, ErrorSpec, RequestContext } from "./codec.ts";
 import { type MockState, redactHeaders } from "./control.ts";
 import { writeWithFaults } from "./faults.ts";
@@ -74,9 +73,10 @@ export async function handleProvider(
     sendError(codec, res, rejection);
     return;
   }
-  const ctx: RequestContext = { body: body as Record<string, unknown>, raw, model };
+  const count = state.tokenCountOf(model);
+  const ctx: RequestContext = { body: body as Record<string, unknown>, raw, model, count };
   const window = state.window(model);
-  const tokens = codec.serverCompaction?.tokens(ctx.body) ?? estimateTokens(raw);
+  const tokens = codec.serverCompaction?.tokens(ctx.body, count) ?? count(raw);
   const output = state.countsOutput(model) ? codec.outputTokens(ctx.body) : 0;
   if (window !== undefined && tokens + output > window) {
     state.count(model, "overflow");
@@ -94,7 +94,7 @@ export async function handleProvider(
     return;
   }
   // Server-side compaction: past the request's trigger, the answer opens with the summary block.
-  const compaction = codec.serverCompaction?.compact(ctx.body, tokens) ?? null;
+  const compaction = codec.serverCompaction?.compact(ctx.body, tokens, count) ?? null;
   const step = state.pop(model);
   record.served = step ? stepKind(step) : "default";
   if (log) console.log(`${codec.protocol} ${model} → ${record.served}`);

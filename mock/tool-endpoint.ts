@@ -1,9 +1,12 @@
 // A scriptable `http` tool endpoint for tests that run where no Node server of their own can be
 // started (the Workers pool): POST /_tool?delay_ms=&status= echoes the call it receives;
-// `bytes=N` answers a text/plain body of exactly N bytes instead (for storage-size tests).
+// `bytes=N` answers a text/plain body of exactly N bytes instead (for storage-size tests), and `dense=N&kind=K`
+// N items of dense content (dense-data.ts: UUIDs, base64 or JSON records, which a real tokenizer reads far denser
+// than 4 characters a token).
 // POST /_tool?stream_bytes=N&tag=T streams N bytes of text and stops when the client hangs up;
 // GET /_tool/stats?tag=T says how many bytes were written for T and whether the client hung up first.
 import type { ServerResponse } from "node:http";
+import { DENSE_KINDS, type DenseKind, denseData } from "./dense-data.ts";
 
 interface ToolStats {
   written: number;
@@ -63,6 +66,16 @@ export async function handleToolEndpoint(url: URL, raw: string, res: ServerRespo
     if (res.destroyed) return;
     res.writeHead(status, { "content-type": "text/plain", "content-length": size });
     res.end(Buffer.alloc(Math.min(size, 50_000_000), "0123456789abcdef"));
+    return;
+  }
+  const dense = Number(url.searchParams.get("dense") ?? 0);
+  const kind = url.searchParams.get("kind") ?? "uuids";
+  if (dense > 0 && status >= 200 && status < 300 && DENSE_KINDS.includes(kind as DenseKind)) {
+    if (res.destroyed) return;
+    const text = denseData(kind as DenseKind, Math.min(dense, 100_000), raw);
+    entry.written = Buffer.byteLength(text);
+    res.writeHead(status, { "content-type": "text/plain", "content-length": entry.written });
+    res.end(text);
     return;
   }
   let call: unknown = null;

@@ -596,7 +596,8 @@ export class SessionEngine {
     if (this.turns.latest()?.status === "running") {
       return failure("turn_in_progress", "a turn is running; it compacts by itself when it needs to");
     }
-    const tokensBefore = this.budget.viewTokens();
+    // As the provider counts it (`ContextBudget.ratio`), as a turn's compaction weighs it.
+    const tokensBefore = Math.ceil(this.budget.viewTokens() * this.budget.ratio(agent.model));
     const conversation = this.#conversation;
     const out = await this.compactor.compact(agent, {
       turnId: null,

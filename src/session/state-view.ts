@@ -18,7 +18,7 @@ import { outcomeOf } from "./turn/turn-store";
  */
 export function sessionState(e: SessionEngine, info: SessionInfo, agent: AgentConfig | null): SessionState {
   const window = agent ? e.budget.window(agent) : null;
-  const usage = e.budget.usage();
+  const usage = e.budget.usage(agent?.model);
   const latest = e.turns.latest();
   const turnStatus = latest?.status;
   const paused = isPaused(turnStatus);

@@ -1,7 +1,9 @@
 // Sessions for the compaction suites (README "Long sessions"): an agent and mock model of a small window, long user
-// messages and plain turns, long turns of tool steps, and the history and markers GET /messages pages through.
+// messages and plain turns, long turns of tool steps, sessions of dense tool results counted by a real tokenizer,
+// and the history and markers GET /messages pages through.
+import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { ADMIN, apiJson, COMPACTION_TOOLS, mockWindow, type Setup, send, setup, uid } from "./helpers";
+import { ADMIN, apiJson, COMPACTION_TOOLS, mockTokenizer, mockWindow, type Setup, send, setup, uid } from "./helpers";
 
 /** The context window of the compaction suites' agents and mock models, in tokens. */
 export const WINDOW = 8000;
@@ -94,5 +96,35 @@ export async function longTurnSession(provider: Protocol, tools?: unknown[], mod
   });
   if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
   await mockWindow(s.model, WINDOW);
+  return s;
+}
+
+/** An `http` tool answering `n` UUIDs a call (the mock's dense data): ~2.5 o200k tokens per estimated token. */
+export const uuidTool = (name: string, n: number) => ({
+  name,
+  description: `Fetch a page of ids (${name})`,
+  input_schema: { type: "object", properties: { page: { type: "number" } }, required: ["page"] },
+  execution: { type: "http", url: `${env.MOCK_URL}/_tool?dense=${n}&kind=uuids` },
+});
+
+/** One step calling `name` (id `id`) for page 1. */
+export const fetchStep = (id: string, name: string) => ({
+  reply: { tool_calls: [{ id, name, input: { page: 1 } }] },
+});
+
+/**
+ * A session whose agent and mock model have a `window`-token window, the mock counting input as o200k does (ids
+ * far denser than the estimate) and, on Anthropic, the request's max_tokens with it (as the API does).
+ */
+export async function denseSession(provider: Protocol, window: number, tools: unknown[]): Promise<Setup> {
+  const s = await setup({}, provider);
+  const put = await apiJson(`/v1/agents/${s.agent}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: { model: { provider, name: s.model, context_window: window }, tools, max_steps: 60 },
+  });
+  if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
+  await mockTokenizer(s.model);
+  await mockWindow(s.model, window, provider === "anthropic");
   return s;
 }

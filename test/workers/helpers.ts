@@ -182,6 +182,16 @@ export async function mockWindow(model: string, tokens: number | null, output = 
   if (!res.ok) throw new Error(`mock window: ${res.status}`);
 }
 
+/** Has the mock count `model`'s input tokens as o200k reads them (mock/tokenizer.ts): ids and numbers far denser. */
+export async function mockTokenizer(model: string): Promise<void> {
+  const res = await fetch(`${env.MOCK_URL}/_mock/tokenizer`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model, tokenizer: "o200k" }),
+  });
+  if (!res.ok) throw new Error(`mock tokenizer: ${res.status}`);
+}
+
 export interface MockRecord {
   /** Order of arrival across all models. */
   seq: number;

@@ -180,7 +180,11 @@ export class Compactor {
     const limit = runningAt === -1 ? view.length : runningAt;
     const sizes = view.map(messageTokens);
     const before = history.carried();
-    const maxKeptTokens = Math.min(Math.floor(budget.limit(agent) * 0.5), BYTE_BOUND_TOKENS);
+    // Every size here is our estimate (`textTokens`), of which the provider counts `ratio` tokens for each: the
+    // turns kept and each summary request are sized by the calibrated estimate (README "Long sessions"), so a
+    // history of ids and numbers is cut to half the limit as the provider counts it, not to all of it.
+    const ratio = budget.ratio(agent.model);
+    const maxKeptTokens = Math.min(Math.floor((budget.limit(agent) * 0.5) / ratio), BYTE_BOUND_TOKENS);
     const cut = chooseCut(view, sizes, {
       limit,
       keepRecentTurns: cfg.keep_recent_turns,
@@ -213,7 +217,7 @@ export class Compactor {
       env: this.#deps.env,
       prior: previous?.summary ?? "",
       messages: summarised,
-      limit: Math.min(budget.limit(agent), BYTE_BOUND_TOKENS),
+      limit: Math.min(Math.floor(budget.limit(agent) / ratio), BYTE_BOUND_TOKENS),
       window: budget.window(agent),
       // A client tool's results are the client's answers (the user's own words): rendered whole.
       isClient: (name) => registry.get(name)?.source === "client",
@@ -237,16 +241,13 @@ export class Compactor {
       keptNow,
       summary.text,
     );
-    const removed = sizes.slice(0, boundary).reduce((n, t) => n + t, 0);
-    const tokensAfter = Math.max(
-      0,
-      opts.tokensBefore -
-        removed -
-        (pre ? messageTokens(pre) : 0) +
-        textTokens(summaryText(summary.text)) +
-        textTokens(JSON.stringify(snapshot.declarations)) +
-        (carried ? carriedTokens(carried) : 0),
-    );
+    const removed = sizes.slice(0, boundary).reduce((n, t) => n + t, 0) + (pre ? messageTokens(pre) : 0);
+    const added =
+      textTokens(summaryText(summary.text)) +
+      textTokens(JSON.stringify(snapshot.declarations)) +
+      (carried ? carriedTokens(carried) : 0);
+    // As the provider counts it (calibrated), as tokensBefore is.
+    const tokensAfter = Math.max(0, opts.tokensBefore - Math.ceil(removed * ratio) + Math.ceil(added * ratio));
     // On demand, a summary no smaller than what it replaces is not stored: the context would only grow.
     if (opts.turnId === null && tokensAfter >= opts.tokensBefore) {
       return {
@@ -319,11 +320,14 @@ export class Compactor {
       kept,
       part.content ?? "",
     );
-    const tokensAfter =
-      textTokens(part.content ?? "") +
-      textTokens(part.encrypted ?? "") +
-      kept.reduce((n, m) => n + messageTokens(m), 0) +
-      textTokens(JSON.stringify(snapshot.declarations));
+    // As the provider counts it (`ContextBudget.ratio`), as tokens_before is.
+    const tokensAfter = Math.ceil(
+      (textTokens(part.content ?? "") +
+        textTokens(part.encrypted ?? "") +
+        kept.reduce((n, m) => n + messageTokens(m), 0) +
+        textTokens(JSON.stringify(snapshot.declarations))) *
+        budget.ratio(agent.model),
+    );
     insertCompaction(this.#deps.storage.sql, {
       boundary_seq: messageSeq,
       summary: part.content ?? "",

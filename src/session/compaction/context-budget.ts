@@ -1,7 +1,8 @@
 /**
  * The context budget of one session (`ContextBudget`): how big the next provider request is (its `textTokens`,
- * read against the provider's last usage report on that model) and how big it may be (the window, or a smaller one
- * an overflow error named; the limit our own summary compacts past; the most input a request can carry), whether
+ * read against the provider's last usage report on that model and calibrated by what the provider counts per token
+ * of that estimate, `ratio`) and how big it may be (the window, or a smaller one an overflow error named; the limit
+ * our own summary compacts past; the most input a request can carry), whether
  * the provider compacts natively (`nativePlan`), and the view's context use for GET /v1/sessions/{id}. Held in
  * memory; it reads the view and the count of compactions, and writes only what the provider taught of the model
  * (learned-model.ts), so a restarted object knows it too.
@@ -12,7 +13,7 @@ import { getAdapter, promptSize } from "../../providers/index";
 import { contextWindow, type ModelConfig, type StepRequest } from "../../providers/types";
 import { MAX_VIEW_BYTES } from "../../storage/limits";
 import type { HistoryStore } from "../history/history-store";
-import { estimateTokens, inputTokens, type Observation, sizeTokens, textTokens } from "./estimate";
+import { calibration, estimateTokens, inputTokens, type Observation, sizeTokens, textTokens } from "./estimate";
 import { type Learned, readLearned, writeLearned } from "./learned-model";
 import { messageTokens } from "./message-tokens";
 import { countCompactions } from "./records";
@@ -38,6 +39,38 @@ const WINDOW_WORDING = [
 ];
 
 /**
+ * The overflow wordings that name the input tokens the provider counted in the refused request, each capturing
+ * them: Anthropic "prompt is too long: N tokens > W maximum" and "exceed context limit: N + M > W"; OpenAI "your
+ * messages resulted in N tokens" (Responses: "your input resulted in N tokens"); vLLM "you requested T tokens (N in
+ * the messages, M in the completion)" and "your request has N input tokens"; llama.cpp "request (N tokens) exceeds
+ * the available context size". A bare "you requested T tokens" counts the output limit too, and is not read.
+ */
+const COUNT_WORDING = [
+  /prompt is too long: (\d+) tokens/i,
+  /exceed context limit: (\d+) \+ \d+ > \d+/i,
+  /(?:messages|input) resulted in (\d+) tokens/i,
+  /\((\d+) in the messages/i,
+  /request has (\d+) input tokens/i,
+  /request \((\d+) tokens?\) exceeds/i,
+];
+
+/**
+ * How far the calibration ratio must move, as a share of the one in force, to be taken (and stored): a report
+ * barely off the ratio changes no size and writes nothing, so a session of plain text, whose ratio stays 1, never
+ * writes it.
+ */
+const RATIO_STEP = 0.1;
+
+/** The first number `wordings` capture in `message`, or null. */
+function named(message: string, wordings: readonly RegExp[]): number | null {
+  for (const wording of wordings) {
+    const n = Number(wording.exec(message)?.[1]);
+    if (Number.isFinite(n) && n > 0) return n;
+  }
+  return null;
+}
+
+/**
  * What a learned window or a usage report is true of: the model as the agent names and sizes it (provider, name,
  * configured window). Its base URL is the Worker's (ANTHROPIC_BASE_URL, OPENAI_BASE_URL), the same for as long as
  * this object lives (another value is another deployment, whose new instance remembers nothing), so the provider
@@ -59,9 +92,10 @@ export class ContextBudget {
    */
   #last: { model: string; seen: Observation } | null = null;
   /**
-   * A window the provider reported in a context-length error, and the model it is true of (`modelKey`): an agent
-   * moved to another model, or to another configured window, is sized by its own configuration again. Stored as
-   * it is learned (learned-model.ts) and read when the object starts (`load`); `clear` deletes it.
+   * What the provider taught of one model (`modelKey`): a window it reported in a context-length error, and the
+   * calibration ratio of our estimate (`ratio`). An agent moved to another model, or to another configured window,
+   * is sized by its own configuration and the plain estimate again (what that model teaches replaces this). Stored
+   * as it is learned (learned-model.ts) and read when the object starts (`load`); `clear` deletes it.
    */
   #learned: Learned | null = null;
   /** The latest request estimate (what a native compaction reports as tokens_before). */
@@ -110,7 +144,7 @@ export class ContextBudget {
 
   /**
    * A compaction moved the view: the provider's last usage report describes a context no longer sent, so the
-   * estimate no longer reads it.
+   * estimate no longer reads it (the calibration ratio, true of the model, stays).
    */
   compacted(): void {
     this.#last = null;
@@ -123,8 +157,8 @@ export class ContextBudget {
 
   /**
    * The conversation is gone (cleared, or the storage wiped): the provider may compact again, and what its
-   * requests taught (the last usage report, a learned window) goes with it. In memory only: `Compactor.clear`
-   * deletes the stored record in its transaction (a wipe took it with the rest).
+   * requests taught (the last usage report, a learned window, the calibration ratio) goes with it. In memory only:
+   * `Compactor.clear` deletes the stored record in its transaction (a wipe took it with the rest).
    */
   forget(): void {
     this.#droppedNative = null;
@@ -139,7 +173,10 @@ export class ContextBudget {
     return size;
   }
 
-  /** The input tokens of a request of this `size` to `model`, given the provider's last report on that model. */
+  /**
+   * The input tokens of a request of this `size` to `model`, given the provider's last report on that model and
+   * its calibration ratio (`ratio`).
+   */
   estimate(model: ModelConfig, size: number): number {
     this.#lastEstimate = this.#tokens(model, size);
     return this.#lastEstimate;
@@ -157,7 +194,18 @@ export class ContextBudget {
 
   #tokens(model: ModelConfig, size: number): number {
     const last = this.#last?.model === modelKey(model) ? this.#last.seen : null;
-    return estimateTokens(size, last);
+    return estimateTokens(size, last, this.ratio(model));
+  }
+
+  /**
+   * What `model`'s provider counts per token of our estimate (`calibration`, at least 1): the latest its usage
+   * reports or an overflow error showed, moved only by RATIO_STEP or more. Every size a compaction keeps to is
+   * divided by it (the turns kept, the pieces of a summary request), so a history of ids and numbers is cut to
+   * what the provider counts, not to a third of it.
+   */
+  ratio(model: ModelConfig): number {
+    const learned = this.#learned;
+    return learned !== null && learned.model === modelKey(model) ? learned.ratio : 1;
   }
 
   /**
@@ -202,10 +250,13 @@ export class ContextBudget {
     return { native: true, trigger };
   }
 
-  /** Records the provider's reported usage for a request of `size` to `model`. */
+  /** Records the provider's reported usage for a request of `size` to `model`, and what it says of the ratio. */
   observe(model: ModelConfig, size: number, usage: Record<string, number>): void {
     const tokens = inputTokens(usage);
-    if (tokens !== null && tokens > 0) this.#last = { model: modelKey(model), seen: { estimated: size, tokens } };
+    if (tokens === null || tokens <= 0) return;
+    const key = modelKey(model);
+    this.#last = { model: key, seen: { estimated: size, tokens } };
+    this.#teach(key, null, calibration(size, tokens));
   }
 
   /**
@@ -215,24 +266,42 @@ export class ContextBudget {
   window(agent: AgentConfig): number {
     const configured = contextWindow(agent.model);
     const learned = this.#learned;
-    return learned !== null && learned.window < configured && learned.model === modelKey(agent.model)
+    return learned !== null &&
+      learned.window !== null &&
+      learned.window < configured &&
+      learned.model === modelKey(agent.model)
       ? learned.window
       : configured;
   }
 
   /**
-   * Learns `model`'s real window from a context-length error that names it (WINDOW_WORDING), and stores it;
-   * other wordings teach nothing.
+   * Learns from a context-length error to `model` for a request of `size`: the real window, when the error names
+   * it (WINDOW_WORDING), and the input tokens the provider counted (COUNT_WORDING), which stand as that request's
+   * usage report (the estimate reads them, and the ratio: `observe`); stored. Other wordings teach nothing.
    */
-  learn(model: ModelConfig, message: string): void {
-    for (const wording of WINDOW_WORDING) {
-      const n = Number(wording.exec(message)?.[1]);
-      if (Number.isFinite(n) && n > 0) {
-        this.#learned = { model: modelKey(model), window: n };
-        writeLearned(this.#sql, this.#learned);
-        return;
-      }
-    }
+  learn(model: ModelConfig, message: string, size: number): void {
+    const key = modelKey(model);
+    const tokens = named(message, COUNT_WORDING);
+    if (tokens !== null) this.#last = { model: key, seen: { estimated: size, tokens } };
+    this.#teach(key, named(message, WINDOW_WORDING), tokens === null ? null : calibration(size, tokens));
+  }
+
+  /**
+   * Takes what a report or an error taught of the model `key`: a window (null: none named) and a calibration ratio
+   * (null: none measured), the ratio only when it moved by RATIO_STEP or more; stores the record when either
+   * changed. A record of another model is replaced.
+   */
+  #teach(key: string, window: number | null, ratio: number | null): void {
+    const known = this.#learned?.model === key ? this.#learned : null;
+    const current = known?.ratio ?? 1;
+    const moved = ratio !== null && Math.abs(ratio - current) >= current * RATIO_STEP;
+    if (window === null && !moved) return;
+    this.#learned = {
+      model: key,
+      window: window ?? known?.window ?? null,
+      ratio: moved ? Math.ceil(ratio * 100) / 100 : current,
+    };
+    writeLearned(this.#sql, this.#learned);
   }
 
   /**
@@ -286,18 +355,19 @@ export class ContextBudget {
   }
 
   /**
-   * Context use of the view, for GET /v1/sessions/{id} (no agent config at hand: the stored parts only). A view
-   * not in memory (an object just started) is estimated from its stored sizes (`sizeTokens`), so a poll parses none
-   * of the history; the first step reads it, and from then on the figure is `viewTokens`.
+   * Context use of the view, for GET /v1/sessions/{id} (the stored parts only), calibrated by `model`'s ratio when
+   * the agent's model is at hand. A view not in memory (an object just started) is estimated from its stored sizes
+   * (`sizeTokens`), so a poll parses none of the history; the first step reads it, and from then on the figure is
+   * `viewTokens`.
    */
-  usage(): { estimated_tokens: number; view_start_seq: number; compactions: number } {
+  usage(model?: ModelConfig): { estimated_tokens: number; view_start_seq: number; compactions: number } {
     const history = this.#history;
     const pre = history.preamble();
     const tokens = history.cachedMessages()
       ? this.viewTokens()
       : sizeTokens(history.viewSize()) + (pre ? messageTokens(pre) : 0);
     return {
-      estimated_tokens: tokens,
+      estimated_tokens: model ? Math.ceil(tokens * this.ratio(model)) : tokens,
       view_start_seq: history.viewStart(),
       compactions: countCompactions(this.#sql),
     };

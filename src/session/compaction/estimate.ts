@@ -1,7 +1,8 @@
 /**
  * Input-token estimate of a provider request without a tokenizer: `textTokens` sizes text per code point
- * class (the one estimate every compaction size uses), `sizeTokens` approximates it from stored sizes alone, and
- * `estimateTokens` adds to it the provider's reported input tokens of the previous request.
+ * class (the one estimate every compaction size uses), `sizeTokens` approximates it from stored sizes alone,
+ * `calibration` is what the provider counts per token of it, and `estimateTokens` adds to it the provider's
+ * reported input tokens of the previous request.
  */
 import type { Usage } from "../../model/stream";
 import { headChars } from "../../storage/fit";
@@ -65,12 +66,34 @@ export interface Observation {
   tokens: number;
 }
 
-/** The input tokens of a request whose `textTokens` is `estimated`, given the provider's report on an earlier one. */
-export function estimateTokens(estimated: number, last: Observation | null): number {
-  if (!last) return estimated;
-  const est = last.tokens + (estimated - last.estimated);
+/**
+ * The most `calibration` takes: no text we know of counts denser than ~3 tokens per estimated token (base64 2.7
+ * with o200k), so a count past this is of something else than the request we estimated (a scripted or garbled
+ * error), and taken at this much, not as a ratio that would size every compaction to nothing.
+ */
+export const MAX_CALIBRATION = 4;
+
+/**
+ * What the provider counted per token of our estimate, from a request of `estimated` tokens (`textTokens`) it
+ * counted as `tokens`: at least 1, at most MAX_CALIBRATION. Prose counts fewer than we estimate (o200k: ~0.7),
+ * code about as many, and ids, numbers and base64 far more (a UUID list ~2.5, base64 ~2.7): such a history, sized by
+ * the estimate alone, is 2-3 times what a compaction meant to keep.
+ */
+export function calibration(estimated: number, tokens: number): number {
+  return estimated > 0 && tokens > estimated ? Math.min(tokens / estimated, MAX_CALIBRATION) : 1;
+}
+
+/**
+ * The input tokens of a request whose `textTokens` is `estimated`, given the provider's report on an earlier one
+ * and the model's `ratio` (`calibration`): the report plus the text added since, that text calibrated; with no
+ * report (the first request, or the first after a compaction), the whole estimate calibrated.
+ */
+export function estimateTokens(estimated: number, last: Observation | null, ratio = 1): number {
+  const calibrated = Math.ceil(estimated * ratio);
+  if (!last) return calibrated;
+  const est = last.tokens + Math.ceil((estimated - last.estimated) * ratio);
   // A report from a very different request (e.g. before a compaction) must not pull the estimate far down.
-  return Math.max(est, Math.floor(estimated / 2));
+  return Math.max(est, Math.floor(calibrated / 2));
 }
 
 /** All input tokens of a reported usage (Anthropic reports cached prefix tokens separately). */

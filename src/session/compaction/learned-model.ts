@@ -1,8 +1,10 @@
 /**
  * The stored record of what the provider's answers taught of the session's model (`meta.context_learned`, JSON):
- * the model it is true of (`modelKey`) and the window a context-length error named. Written when it is learned,
- * deleted by `clear` (a wipe takes it with the rest), read once when the object starts, so a restarted object sizes
- * its requests by the window it already met rather than meet it again (`ContextBudget.window`).
+ * the model it is true of (`modelKey`), the window a context-length error named, and the calibration ratio of our
+ * token estimate (`calibration`: what the provider counts per token of it). Written when either is learned or the
+ * ratio moves by a step (`ContextBudget`: never on every request), deleted by `clear` (a wipe takes it with the
+ * rest), read once when the object starts, so a restarted object sizes its requests by what it already met
+ * rather than meet it again.
  */
 import { one, write } from "../../storage/sql";
 
@@ -12,19 +14,26 @@ const LEARNED_KEY = "context_learned";
 export interface Learned {
   /** The model it is true of (`modelKey`: provider, name, configured window). */
   model: string;
-  /** The window a context-length error named. */
-  window: number;
+  /** The window a context-length error named; null when none did. */
+  window: number | null;
+  /** The provider's tokens per token of our estimate, at least 1 (1 until a report or an error says more). */
+  ratio: number;
 }
 
-/** The stored record, or null when none is (or it is not one this version wrote). */
+const positive = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v > 0;
+
+/** The stored record, or null when none is (or it is not one this version reads). */
 export function readLearned(sql: SqlStorage): Learned | null {
   const row = one<{ value: string }>(sql, "SELECT value FROM meta WHERE key = ?", LEARNED_KEY);
   if (!row) return null;
   try {
     const v = JSON.parse(row.value) as Partial<Learned>;
-    return typeof v.model === "string" && typeof v.window === "number" && v.window > 0
-      ? { model: v.model, window: v.window }
-      : null;
+    if (typeof v.model !== "string") return null;
+    return {
+      model: v.model,
+      window: positive(v.window) ? v.window : null,
+      ratio: positive(v.ratio) ? Math.max(1, v.ratio) : 1,
+    };
   } catch {
     return null;
   }

@@ -1,6 +1,7 @@
 /**
  * Where compaction meets the turn loop: `runBudgetedStep` wraps each provider step with the compaction it
- * needs (before sending, and once more after a "too long" answer) and announces each compaction to the client.
+ * needs (before sending, further while what it leaves is still over the limit, and once more after a "too long"
+ * answer) and announces each compaction to the client.
  */
 import type { StepRequest } from "../../providers/types";
 import type { TurnContext } from "../turn/context";
@@ -13,7 +14,9 @@ import { fixedPartOverflow } from "./fixed-part";
  * before it is sent and compacted first when it is above the threshold (or
  * its view is stored in more than MAX_VIEW_BYTES, whatever the window); a
  * provider that still answers "too long" gets the step once more after a
- * forced compaction. A compaction may cut inside this turn, after its
+ * forced compaction. A compaction whose request is still above the limit, as
+ * measured once rebuilt, is followed by another at a later cut before it is
+ * sent (`compactToFit`). A compaction may cut inside this turn, after its
  * finished steps, keeping the user's request verbatim (`chooseCut`), so only
  * what no cut summarises (that request itself, or the latest step, whose
  * results the model is about to read) can make the step fail, with
@@ -38,20 +41,23 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
   const tokens = budget.estimate(req.model, size);
   // Natively, the provider compacts past the trigger: ours only when the request could not be sent at all.
   const over = budget.over(agent, tokens, plan.native);
-  if (over && fixedPartOverflow(budget, agent, reg, req) === null && (await compactFor(ctx, tokens, req))) {
-    req = request();
-    size = budget.measure(req);
-  }
+  const fitted =
+    over && fixedPartOverflow(budget, agent, reg, req) === null
+      ? await compactToFit(ctx, tokens, req, request, plan.native)
+      : null;
+  if (fitted) ({ req, size } = fitted);
   const natives = compactor.natives;
   let result = await runStep(ctx, step, req);
   if (result.kind === "failed" && result.error.code === "context_overflow" && !ctx.cancelled) {
-    // The estimate was low: the provider's own count is at least the window it names.
-    if (enabled) budget.learn(agent.model, result.error.message);
+    // The estimate was low: the provider's own count is at least the window it names, and is the count it names
+    // (which calibrates what the compaction keeps).
+    if (enabled) budget.learn(agent.model, result.error.message, size);
     const fixed = fixedPartOverflow(budget, agent, reg, req, result.error.message);
     if (fixed) return { kind: "failed", error: fixed };
-    if (enabled && (await compactFor(ctx, Math.max(tokens, budget.window(agent)), req))) {
-      req = request();
-      size = budget.measure(req);
+    const counted = Math.max(tokens, budget.window(agent), budget.estimate(req.model, size));
+    const refitted = enabled ? await compactToFit(ctx, counted, req, request, plan.native) : null;
+    if (refitted) {
+      ({ req, size } = refitted);
       result = await runStep(ctx, step, req);
     } else if (ctx.cancelled) {
       // The cancel aborted the summary request: the turn was cancelled, its request not found too long again.
@@ -71,6 +77,31 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
     };
   }
   return result;
+}
+
+/**
+ * Compacts for the running turn and rebuilds its request (`request`); while the rebuilt request, measured, is
+ * still above the limit (the fixed part of the request, the summary and what was kept together passing it), compacts
+ * again: each compaction cuts later than the view now starts, down to the latest step, and one that cannot fails
+ * and ends it. Null when the first compaction did not happen (the request is as it was).
+ */
+async function compactToFit(
+  ctx: TurnContext,
+  tokensBefore: number,
+  trigger: StepRequest,
+  request: () => StepRequest,
+  native: boolean,
+): Promise<{ req: StepRequest; size: number } | null> {
+  const { budget, agent } = ctx.deps;
+  if (!(await compactFor(ctx, tokensBefore, trigger))) return null;
+  for (;;) {
+    const req = request();
+    const size = budget.measure(req);
+    const tokens = budget.lastEstimate;
+    if (ctx.cancelled || !budget.over(agent, tokens, native) || !(await compactFor(ctx, tokens, req))) {
+      return { req, size };
+    }
+  }
 }
 
 /** Compacts for the running turn; true when the view changed. Announced as an event and a UI data part. */

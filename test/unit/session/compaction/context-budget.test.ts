@@ -1,7 +1,8 @@
 // The context budget (src/session/compaction/context-budget.ts) in Node: usage estimates each message once (and a
 // view not in memory from its stored sizes), over compacts a view too large to hold whatever the window, learn reads
-// a model's window from each server's overflow error, estimate reads a usage report only of the model it sizes, and
-// nativePlan says when the provider compacts, at which trigger, and why not.
+// a model's window from each server's overflow error, estimate reads a usage report only of the model it sizes,
+// ratio calibrates the estimate by what reports and overflow errors counted, and nativePlan says when the provider
+// compacts, at which trigger, and why not.
 import { describe, expect, it, vi } from "vitest";
 import type { AgentConfig } from "../../../../src/agents/types";
 import type { Message } from "../../../../src/model/message";
@@ -90,7 +91,7 @@ describe("ContextBudget.learn", () => {
   const agent = { model: { provider: "openai", name: "learn-test", context_window: 1_000_000 } } as AgentConfig;
   const learned = (message: string) => {
     const budget = budgetOver([]);
-    budget.learn(agent.model, message);
+    budget.learn(agent.model, message, 1000);
     return budget.window(agent);
   };
 
@@ -124,7 +125,7 @@ const model = (name: string, context_window = 100_000) =>
 describe("ContextBudget.window", () => {
   it("applies a learned window only to the model it was learned from, as configured then", () => {
     const budget = budgetOver([]);
-    budget.learn(model("window-a"), "This model's maximum context length is 4000 tokens.");
+    budget.learn(model("window-a"), "This model's maximum context length is 4000 tokens.", 1000);
     expect(budget.window({ model: model("window-a") } as AgentConfig)).toBe(4000);
     expect(budget.window({ model: model("window-b") } as AgentConfig)).toBe(100_000);
     expect(budget.window({ model: model("window-a", 50_000) } as AgentConfig)).toBe(50_000);
@@ -134,11 +135,62 @@ describe("ContextBudget.window", () => {
 describe("ContextBudget.estimate", () => {
   it("reads the provider's last usage report only for the model it reported on, as configured then", () => {
     const budget = budgetOver([]);
-    // The model counted this 1,000-token estimate as 3,000 tokens.
+    // The model counted this 1,000-token estimate as 3,000 tokens: the 200 added since count 3 for 1 too.
     budget.observe(model("estimate-a"), 1000, { input_tokens: 3000 });
-    expect(budget.estimate(model("estimate-a"), 1200)).toBe(3200);
+    expect(budget.estimate(model("estimate-a"), 1200)).toBe(3600);
     expect(budget.estimate(model("estimate-b"), 1200)).toBe(1200);
     expect(budget.estimate(model("estimate-a", 50_000), 1200)).toBe(1200);
+  });
+});
+
+describe("ContextBudget.ratio", () => {
+  it("is what the provider counted per token of the estimate, at least 1, and sizes a request after a compaction", () => {
+    const budget = budgetOver([]);
+    budget.observe(model("ratio-a"), 1000, { input_tokens: 2500 });
+    expect(budget.ratio(model("ratio-a"))).toBe(2.5);
+    budget.compacted();
+    expect(budget.estimate(model("ratio-a"), 400)).toBe(1000);
+    budget.observe(model("ratio-b"), 1000, { input_tokens: 700 });
+    expect(budget.ratio(model("ratio-b"))).toBe(1);
+  });
+
+  it("moves only by a tenth or more of the ratio in force, so a report barely off it changes nothing", () => {
+    const budget = budgetOver([]);
+    budget.observe(model("ratio-step"), 1000, { input_tokens: 2000 });
+    budget.observe(model("ratio-step"), 1000, { input_tokens: 2150 });
+    expect(budget.ratio(model("ratio-step"))).toBe(2);
+    budget.observe(model("ratio-step"), 1000, { input_tokens: 1500 });
+    expect(budget.ratio(model("ratio-step"))).toBe(1.5);
+    budget.observe(model("ratio-step"), 1000, { input_tokens: 900 });
+    expect(budget.ratio(model("ratio-step"))).toBe(1);
+  });
+
+  it("is learned from the input tokens an overflow error counted, and is the model's own", () => {
+    const wordings = [
+      "prompt is too long: 30000 tokens > 20000 maximum",
+      "input length and `max_tokens` exceed context limit: 30000 + 8192 > 32000",
+      "This model's maximum context length is 20000 tokens. However, your messages resulted in 30000 tokens.",
+      "Your input exceeds the context window of this model. However, your input resulted in 30000 tokens.",
+      "However, you requested 38192 tokens (30000 in the messages, 8192 in the completion).",
+      "request (30000 tokens) exceeds the available context size (20000 tokens), try increasing it",
+    ];
+    for (const wording of wordings) {
+      const budget = budgetOver([]);
+      budget.learn(model("ratio-error"), wording, 10_000);
+      expect([wording, budget.ratio(model("ratio-error"))]).toEqual([wording, 3]);
+      expect(budget.estimate(model("ratio-error"), 10_000)).toBe(30_000);
+      expect(budget.ratio(model("ratio-other"))).toBe(1);
+    }
+  });
+
+  it("is not learned from a bare 'you requested N tokens', which counts the output limit too", () => {
+    const budget = budgetOver([]);
+    budget.learn(
+      model("ratio-bare"),
+      "maximum context length is 4000 tokens. However, you requested 5000 tokens.",
+      1000,
+    );
+    expect(budget.ratio(model("ratio-bare"))).toBe(1);
   });
 });
 

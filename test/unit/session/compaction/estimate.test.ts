@@ -1,7 +1,15 @@
 // The input-token estimate of a provider request (estimate.ts): text sized per code point class, text known only by
-// its stored sizes, and what a reported usage says the request held.
+// its stored sizes, what a reported usage says the request held, and the estimate calibrated by what it counted.
 import { describe, expect, it } from "vitest";
-import { headTokens, inputTokens, sizeTokens, textTokens } from "../../../../src/session/compaction/estimate";
+import {
+  calibration,
+  estimateTokens,
+  headTokens,
+  inputTokens,
+  MAX_CALIBRATION,
+  sizeTokens,
+  textTokens,
+} from "../../../../src/session/compaction/estimate";
 import { utf8Bytes } from "../../../../src/storage/fit";
 
 describe("inputTokens", () => {
@@ -15,6 +23,19 @@ describe("inputTokens", () => {
       compaction_output_tokens: 412,
     };
     expect(inputTokens(usage)).toBe(2424);
+  });
+});
+
+describe("estimateTokens with a calibration ratio", () => {
+  it("calibrates the whole estimate with no report, and only the text added since the report with one", () => {
+    expect(calibration(1000, 2500)).toBe(2.5);
+    expect(calibration(1000, 700)).toBe(1);
+    // A count no text of that size could reach (a garbled error) is taken at the most.
+    expect(calibration(100, 10_000_100)).toBe(MAX_CALIBRATION);
+    expect(estimateTokens(1000, null, 2.5)).toBe(2500);
+    expect(estimateTokens(1200, { estimated: 1000, tokens: 2500 }, 2.5)).toBe(3000);
+    // Ratio 1 is the estimate as it was: the report plus the text added since.
+    expect(estimateTokens(1200, { estimated: 1000, tokens: 900 })).toBe(1100);
   });
 });
 

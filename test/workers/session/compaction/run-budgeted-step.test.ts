@@ -1,14 +1,16 @@
 // A step inside its context budget (src/session/compaction/run-budgeted-step.ts): an agent whose 10M-token window
 // its history is far from still compacts before a step once the view it holds in memory passes MAX_VIEW_BYTES
-// (ContextBudget.over), so the object's 128 MB never has to hold a view the size such a window allows; and a cancel
+// (ContextBudget.over), so the object's 128 MB never has to hold a view the size such a window allows; a compaction
+// whose rebuilt request is still above the limit is followed by another before the request is sent; and a cancel
 // while the compaction forced by a provider's "too long" runs ends the turn cancelled, not failed as an overflow.
 import { describe, expect, it } from "vitest";
 import { MAX_VIEW_BYTES } from "../../../../src/storage/limits";
-import { longSession, turns } from "../../compaction-helpers";
+import { echoSteps, longSession, requestText, turns } from "../../compaction-helpers";
 import {
   ADMIN,
   api,
   apiJson,
+  COMPACTION_TOOLS,
   events,
   mockStats,
   mockWindow,
@@ -76,5 +78,29 @@ describe('a cancel while the compaction after a provider\'s "too long" runs', ()
     expect(chunks.slice(-2).map((c) => c.type)).toEqual(["abort", "finish"]);
     const state = await apiJson<{ last_turn: { status: string } }>(`/v1/sessions/${s.session}`, { key: s.key });
     expect(state.body.last_turn.status).toBe("cancelled");
+  });
+});
+
+describe("a compaction that leaves its request above the limit", () => {
+  it("is followed by another, cutting further, before the request is sent: no step is refused as too long", async () => {
+    // Anthropic, 8,000 tokens with max_tokens 2,000 counted: requests past 6,000 tokens are refused. A system
+    // prompt of ~3,000 tokens beside steps of ~1,000: half the limit kept, the summary and the prompt pass it.
+    const s = await setup({}, "anthropic");
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider: "anthropic", name: s.model, context_window: 8000, max_tokens: 2000 },
+        tools: COMPACTION_TOOLS,
+        max_steps: 40,
+        system: "You are a careful agent who writes tidy answers. ".repeat(250),
+      },
+    });
+    expect(put.status).toBe(200);
+    await mockWindow(s.model, 8000, true);
+    await script(s.model, [...echoSteps(1, 12), { reply: { text: "done" } }]);
+    const res = await send(s, { content: requestText(12) });
+    expect(res.body.status).toBe("completed");
+    expect((await mockStats(s.model)).overflow).toBe(0);
   });
 });
