@@ -183,13 +183,15 @@ export class ContextBudget {
   }
 
   /**
-   * The input tokens of `req` (`ContextBudget.size`), as `estimate` reads them, without taking them as the latest
-   * estimate: for a part of a request (its fixed part, fixed-part.ts), not one about to be sent. Read against the
-   * last report as a request is, a part of the reported request is at most what the report says (or half the
-   * part's own size, when that is more), so a part the provider took in a request is not read as too large alone.
+   * The input tokens of `req` (`ContextBudget.size`), without taking them as the latest estimate: for a part of a
+   * request (its fixed part, fixed-part.ts), not one about to be sent. The lesser of two readings, as a part read
+   * too large fails its turn for good: against the last report as a request is (a part of the reported request is
+   * at most what the report says), and in proportion (its own size times the calibration ratio), since the last
+   * report may be an overflow error's count for the whole request, of which the part is a share.
    */
   estimateOf(req: StepRequest): number {
-    return this.#tokens(req.model, ContextBudget.size(req));
+    const size = ContextBudget.size(req);
+    return Math.min(this.#tokens(req.model, size), estimateTokens(size, null, this.ratio(req.model)));
   }
 
   #tokens(model: ModelConfig, size: number): number {
