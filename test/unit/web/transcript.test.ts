@@ -21,6 +21,19 @@ import {
 } from "../../../web/src/transcript.ts";
 import { encodeAll } from "../session/stream/assemble.ts";
 
+/** The assistant message the AI SDK assembles from a whole stream of chunks (as useChat shows it live). */
+async function assembled(chunks: UIMessageChunk[]): Promise<UIMessage | undefined> {
+  let last: UIMessage | undefined;
+  const stream = new ReadableStream<UIMessageChunk>({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(c);
+      controller.close();
+    },
+  });
+  for await (const snap of readUIMessageStream({ stream })) last = snap;
+  return last;
+}
+
 const history: StoredMessage[] = [
   { seq: 1, role: "user", origin: "client", turn_id: "t1", parts: [{ type: "text", text: "weather?" }] },
   {
@@ -559,14 +572,7 @@ describe("fromUiMessages of a streamed approval request", () => {
       { type: "step_finish", step: 1 },
       { type: "turn_finish", status: "awaiting_approval", finish_reason: "tool-calls" },
     ]) as UIMessageChunk[];
-    let last: UIMessage | undefined;
-    const stream = new ReadableStream<UIMessageChunk>({
-      start(controller) {
-        for (const c of chunks) controller.enqueue(c);
-        controller.close();
-      },
-    });
-    for await (const snap of readUIMessageStream({ stream })) last = snap;
+    const last = await assembled(chunks);
     expect(fromUiMessages(last ? [last] : [])[0]?.blocks[0]).toMatchObject({
       state: "approval",
       approval: { id: "apr_live_resolved", resolvedInput: { amount: 4200 } },
@@ -1211,14 +1217,7 @@ describe("a tool result that loaded tools", () => {
       { type: "step_finish", step: 1 },
       { type: "turn_finish", status: "completed", finish_reason: "stop" },
     ]) as UIMessageChunk[];
-    let last: UIMessage | undefined;
-    const stream = new ReadableStream<UIMessageChunk>({
-      start(controller) {
-        for (const c of chunks) controller.enqueue(c);
-        controller.close();
-      },
-    });
-    for await (const snap of readUIMessageStream({ stream })) last = snap;
+    const last = await assembled(chunks);
     const live = fromUiMessages(last ? [last] : [])[0]?.blocks[0];
     const stored = fromHistory([
       { seq: 1, role: "user", origin: "client", turn_id: "t-loaded", parts: [{ type: "text", text: "weather?" }] },
