@@ -49,6 +49,7 @@ describe("CORS for an app's own scheme", () => {
         "access-control-request-method": "GET",
         "access-control-request-headers": "authorization",
       },
+      undocumented: "a CORS preflight is the browser's protocol (docs/API.md), no operation of the document",
     });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe(APP);
