@@ -6,7 +6,8 @@
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import { hasSchema, migrate } from "../storage/do-schema";
-import { one, write } from "../storage/sql";
+import { metaValue } from "../storage/meta";
+import { write } from "../storage/sql";
 import { incarnationOf, type SessionInfo, type TokenStamp } from "./rpc-types";
 
 /** Key-value key of a deleted session's tombstone (`tombstone`): when it was deleted, epoch ms. */
@@ -62,8 +63,8 @@ export class SessionRecord {
   info(): SessionInfo | null {
     if (!this.#schema) return null;
     if (!this.#memo) {
-      const row = one<{ value: string }>(this.#storage.sql, "SELECT value FROM meta WHERE key = 'session'");
-      this.#memo = row ? (JSON.parse(row.value) as SessionInfo) : null;
+      const value = metaValue(this.#storage.sql, "session");
+      this.#memo = value === null ? null : (JSON.parse(value) as SessionInfo);
     }
     return this.#memo;
   }
@@ -71,8 +72,8 @@ export class SessionRecord {
   /** The session row read straight from storage, whatever the schema state (throws when meta is unreadable). */
   stored(): SessionInfo | null {
     if (!hasSchema(this.#raw.sql)) return null;
-    const row = one<{ value: string }>(this.#raw.sql, "SELECT value FROM meta WHERE key = 'session'");
-    return row ? (JSON.parse(row.value) as SessionInfo) : null;
+    const value = metaValue(this.#raw.sql, "session");
+    return value === null ? null : (JSON.parse(value) as SessionInfo);
   }
 
   ensureSchema(): void {

@@ -3,21 +3,21 @@
  * bytes), kept until our own summary compacts or the session is cleared, so an object that restarts meanwhile does
  * not ask the provider to compact again (`ContextBudget.nativePlan`). Read once when the object starts.
  */
-import { one, write } from "../../storage/sql";
+import { deleteMeta, metaValue, setMeta } from "../../storage/meta";
 
 /** meta key: the size in bytes of the provider's compaction last dropped as too large to store. */
 const DROPPED_NATIVE_KEY = "native_dropped";
 
 /** The stored size of the provider's compaction last dropped, or null when none is marked. */
 export function readDroppedNative(sql: SqlStorage): number | null {
-  const row = one<{ value: string }>(sql, "SELECT value FROM meta WHERE key = ?", DROPPED_NATIVE_KEY);
-  return row ? Number(row.value) : null;
+  const value = metaValue(sql, DROPPED_NATIVE_KEY);
+  return value === null ? null : Number(value);
 }
 
 export function writeDroppedNative(sql: SqlStorage, bytes: number): void {
-  write(sql, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", DROPPED_NATIVE_KEY, String(bytes));
+  setMeta(sql, DROPPED_NATIVE_KEY, String(bytes));
 }
 
 export function clearDroppedNative(sql: SqlStorage): void {
-  write(sql, "DELETE FROM meta WHERE key = ?", DROPPED_NATIVE_KEY);
+  deleteMeta(sql, DROPPED_NATIVE_KEY);
 }

@@ -6,7 +6,7 @@
  * rest), read once when the object starts, so a restarted object sizes its requests by what it already met
  * rather than meet it again.
  */
-import { one, write } from "../../storage/sql";
+import { deleteMeta, metaValue, setMeta } from "../../storage/meta";
 
 /** meta key: what the provider taught of the model (`Learned`, as JSON). */
 const LEARNED_KEY = "context_learned";
@@ -24,10 +24,10 @@ const positive = (v: unknown): v is number => typeof v === "number" && Number.is
 
 /** The stored record, or null when none is (or it is not one this version reads). */
 export function readLearned(sql: SqlStorage): Learned | null {
-  const row = one<{ value: string }>(sql, "SELECT value FROM meta WHERE key = ?", LEARNED_KEY);
-  if (!row) return null;
+  const stored = metaValue(sql, LEARNED_KEY);
+  if (stored === null) return null;
   try {
-    const v = JSON.parse(row.value) as Partial<Learned>;
+    const v = JSON.parse(stored) as Partial<Learned>;
     if (typeof v.model !== "string") return null;
     return {
       model: v.model,
@@ -40,9 +40,9 @@ export function readLearned(sql: SqlStorage): Learned | null {
 }
 
 export function writeLearned(sql: SqlStorage, learned: Learned): void {
-  write(sql, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", LEARNED_KEY, JSON.stringify(learned));
+  setMeta(sql, LEARNED_KEY, JSON.stringify(learned));
 }
 
 export function clearLearned(sql: SqlStorage): void {
-  write(sql, "DELETE FROM meta WHERE key = ?", LEARNED_KEY);
+  deleteMeta(sql, LEARNED_KEY);
 }

@@ -7,6 +7,7 @@
  */
 import { cutText, fitJson, jsonBytes, splitText, utf8Bytes } from "../../storage/fit";
 import { STREAM_ROW_BUDGET_BYTES } from "../../storage/limits";
+import { metaValue, setMeta } from "../../storage/meta";
 import { all, one, write } from "../../storage/sql";
 import { Subscribers } from "./subscribers";
 import type { UiChunk } from "./ui-chunks";
@@ -103,9 +104,7 @@ export class StreamLog {
 
   /** The highest id ever written: the newest row (the newest turns' rows are never swept), or the floor `clear` left. */
   #stored(): number {
-    const floor = Number(
-      one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = ?", FLOOR_KEY)?.value ?? 0,
-    );
+    const floor = Number(metaValue(this.#sql, FLOOR_KEY) ?? 0);
     const max = one<{ m: number | null }>(this.#sql, "SELECT max(id) AS m FROM stream_log")?.m ?? 0;
     return Math.max(floor, max);
   }
@@ -279,7 +278,7 @@ export class StreamLog {
   clear(): void {
     this.persist();
     // Ids never repeat: the head survives the rows as a floor (the only write of it).
-    write(this.#sql, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", FLOOR_KEY, String(this.head()));
+    setMeta(this.#sql, FLOOR_KEY, String(this.head()));
     write(this.#sql, "DELETE FROM stream_log");
   }
 }

@@ -7,6 +7,7 @@ import type { ErrorInfo } from "../../model/errors";
 import { ACTIVE, type TurnKind, type TurnStatus } from "../../model/turn";
 import { fitJson } from "../../storage/fit";
 import { ERROR_BUDGET_BYTES, RUN_RESULT_BUDGET_BYTES } from "../../storage/limits";
+import { deleteMeta, metaValue } from "../../storage/meta";
 import { all, nowIso, one, type SqlValue, write } from "../../storage/sql";
 import { sqlList } from "../../storage/sql-list";
 
@@ -174,8 +175,7 @@ export class TurnStore {
   count(): number {
     if (this.#count === undefined) {
       const kept = one<{ n: number }>(this.#sql, "SELECT count(*) AS n FROM turns")?.n ?? 0;
-      const swept = one<{ value: string }>(this.#sql, "SELECT value FROM meta WHERE key = 'turns_swept'");
-      this.#count = kept + (swept ? Number(swept.value) : 0);
+      this.#count = kept + Number(metaValue(this.#sql, "turns_swept") ?? 0);
     }
     return this.#count;
   }
@@ -304,6 +304,6 @@ export class TurnStore {
     // Counted again on next use: the turns still running or paused stay.
     this.#count = undefined;
     write(this.#sql, `DELETE FROM turns WHERE status NOT IN (${sqlList(ACTIVE)})`);
-    write(this.#sql, "DELETE FROM meta WHERE key = 'turns_swept'");
+    deleteMeta(this.#sql, "turns_swept");
   }
 }
