@@ -1,6 +1,6 @@
 /**
  * JSON Schemas of every request body the worker validates (`validate.ts` `check`/`readBody`). The OpenAPI
- * document (`openapi.ts`) publishes these same objects, and `npm run schemas` compiles them (through
+ * document (`openapi/components.ts`) publishes these same objects, and `npm run schemas` compiles them (through
  * `fixed-schemas.ts`) into the validators the worker runs, so the contract and the checks cannot drift.
  */
 import { NAME_FORM } from "../model/name-form";

@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the API's JSON responses, for the OpenAPI document (`openapi.ts`). They state what
+ * JSON Schemas of the API's JSON responses, for the OpenAPI document (`openapi/components.ts`). They state what
  * clients may rely on: the required fields and their types. Objects stay open (new fields may be added
  * without a breaking change); the e2e tests validate every response they read against these.
  */
