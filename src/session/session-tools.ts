@@ -182,8 +182,9 @@ export class SessionTools {
    * Loads `names` (in the caller's transaction). In the plain projection every loaded schema is in tools[],
    * which providers cap (OpenAI Chat Completions: 128 functions): past `PLAIN_TOOLS_MAX` the tools loaded
    * longest ago make room. They are deferred again, so a call or a search loads them back; a session never
-   * reaches a request the provider refuses by loading tools. `keep`: tools earlier calls of the same step loaded or
-   * answered as there ("already available", a match), kept like this call's own: their answers said so.
+   * reaches a request the provider refuses by loading tools. `keep`: tools earlier calls of the same step loaded,
+   * called directly or answered as there ("already available", a match), kept like this call's own: their answers
+   * said so, and a tool the step called is one the model goes on calling.
    */
   load(
     agent: AgentConfig,
@@ -193,7 +194,7 @@ export class SessionTools {
   ): { added: string[]; unloaded: string[] } {
     const added = this.loaded.add(names, via);
     if (added.length === 0) return { added, unloaded: [] };
-    // Every tool this step loaded or named stays (its answers said so; the built-ins keep them within `loadRoom`).
+    // Every tool this step loaded, called or named stays (the built-ins keep them within `loadRoom`).
     return { added, unloaded: this.#fit(agent, this.registry(agent), [...keep, ...names]) };
   }
 

@@ -459,8 +459,11 @@ describe("the plain projection's tools[] at the provider's limit", () => {
   // With echo_core, 106 core tools: beside them and 3 built-ins, room for 18 loaded tools and the structured_output
   // slot (the most core tools an agent with deferred ones may have, keeping 16 slots to load into, is 108).
   const core = Array.from({ length: 105 }, (_, i) => tool(`fixed_${i}`, `Fixed tool ${i}`, false));
-  /** A select_tools call's answer, by the call's id. */
-  const selectAnswer = async (s: Awaited<ReturnType<typeof setup>>, id: string): Promise<Record<string, string>> => {
+  /** A built-in call's answer (a select_tools call's by default), by the call's id. */
+  const selectAnswer = async <T = Record<string, string>>(
+    s: Awaited<ReturnType<typeof setup>>,
+    id: string,
+  ): Promise<T> => {
     const result = (await history(s))
       .flatMap((m) => m.parts)
       .find((p) => p.type === "tool_result" && p.tool_use_id === id);
@@ -656,6 +659,50 @@ describe("the plain projection's tools[] at the provider's limit", () => {
       lookup_20:
         "not loaded: over the 18 tools tools[] has room for (18 of them kept for tools this step has loaded or named)",
     });
+    expect(await unloadedNames(s)).toEqual([]);
+    expect(await loadedTools(s)).toEqual(names.slice(0, 18));
+  });
+
+  it("a tool the step calls directly stays loaded when a later select_tools call of the step loads a new one", async () => {
+    const s = await filledRoom("used_direct");
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_used_direct", name: "lookup_0", input: { city: "Oslo" } },
+            { id: "call_used_direct_sel", name: "select_tools", input: { names: ["lookup_20"] } },
+          ],
+        },
+      },
+      { reply: { text: "Done." } },
+    ]);
+    expect((await send(s, { content: "call one, load one" })).body.status).toBe("completed");
+    expect(await selectAnswer(s, "call_used_direct_sel")).toEqual({ lookup_20: "loaded" });
+    // The tool loaded longest ago that the step did not use makes room, not lookup_0, which it called.
+    expect(await unloadedNames(s)).toEqual(["lookup_1"]);
+    expect(await lastToolsSent(s)).toEqual(expect.arrayContaining(["lookup_0", "lookup_20"]));
+  });
+
+  it("a tool_search select: after a direct call answers a new tool not loaded when only the used tools fill the room", async () => {
+    const s = await filledRoom("used_full");
+    const query = `select:${[...names.slice(1, 18), "lookup_20"].join(",")}`;
+    await script(s.model, [
+      {
+        reply: {
+          tool_calls: [
+            { id: "call_used_full", name: "lookup_0", input: { city: "Oslo" } },
+            { id: "call_used_full_search", name: "tool_search", input: { query } },
+          ],
+        },
+      },
+      { reply: { text: "Done." } },
+    ]);
+    expect((await send(s, { content: "call one, select the rest and one new" })).body.status).toBe("completed");
+    const answer = await selectAnswer<{ note?: string }>(s, "call_used_full_search");
+    expect(answer.note).toBe(
+      "not loaded, over the 18 tools tools[] has room for (18 of them kept for tools this step has loaded or named): " +
+        "lookup_20.",
+    );
     expect(await unloadedNames(s)).toEqual([]);
     expect(await loadedTools(s)).toEqual(names.slice(0, 18));
   });

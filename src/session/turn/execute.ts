@@ -37,6 +37,11 @@ export interface ExecuteOptions {
   /** A valid client-executed call, now the client's to answer (its result comes later); `load`: the deferred tool it loads. */
   onClient(call: ToolUsePart, load: string[]): void;
   /**
+   * A direct call to a loaded deferred tool, told as the call is checked (before any later call of the step runs):
+   * the step uses that tool, so it keeps it loaded (no load of the step unloads it).
+   */
+  keep?(name: string): void;
+  /**
    * Whether a valid direct call to a deferred tool that is not loaded may load it, asked when its result is in (a
    * client call's: when it is handed over); without it, always. A call that may not runs without loading it.
    */
@@ -176,6 +181,10 @@ async function executeOne(
     }
     return invalid(call, [`unknown tool "${call.name}"`], `unknown tool "${call.name}". ${available}`);
   }
+  // Read once, before anything that waits: a later call of the step (a built-in's load) may unload the tool.
+  const notLoaded = tool.deferred && !opts.isLoaded(tool.name);
+  // Any call to it uses it, one refused below too (the model calls it again): it stays in the next request's tools.
+  if (tool.deferred && !notLoaded) opts.keep?.(tool.name);
   const bad = opts.malformed.get(call.id);
   if (bad !== undefined) {
     return invalid(
@@ -215,7 +224,6 @@ async function executeOne(
   const errors = compiled.ok
     ? issueLines(compiled.schema.validate(input))
     : [`the tool's own schema is invalid: ${compiled.error}`];
-  const notLoaded = tool.deferred && !opts.isLoaded(tool.name);
   if (errors.length > 0) {
     const resolvedNote = input !== call.input ? " (after resolving references)" : "";
     // Name only the built-ins this agent offers (select_tools and tool_info can be turned off).

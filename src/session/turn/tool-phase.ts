@@ -31,9 +31,10 @@ export async function runTools(
   const { history, tools, agent, eventLog } = ctx.deps;
   const registry = tools.registry(agent);
   const room = tools.loadRoom(agent);
-  // What this step's calls have loaded or answered as there (loaded, already available): no load of the step
-  // unloads them, and a later call of the step loads only into the room they leave, so no answer of the step says
-  // "loaded" or "already available" for a tool the step then unloads.
+  // What this step's calls have loaded, called directly or answered as there (loaded, already available): no load
+  // of the step unloads them, and a later call of the step loads only into the room they leave, so no answer of the
+  // step says "loaded" or "already available" for a tool the step then unloads, and no tool the step called is
+  // missing from the next request.
   const kept = new Set<string>();
   const loadInStep = (load: string[], via: string) => {
     const loads = tools.load(agent, load, via, [...kept]);
@@ -54,6 +55,7 @@ export async function runTools(
     registry,
     // Read at each call: an earlier call of the step may have loaded a tool, or made room by unloading one.
     isLoaded: (name) => tools.loaded.list().includes(name),
+    keep: (name) => kept.add(name),
     malformed,
     runBuiltin: (call) => {
       const out = runBuiltin(call.name, call.input, {

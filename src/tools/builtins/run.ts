@@ -38,9 +38,9 @@ interface BuiltinContext {
    */
   room?: number;
   /**
-   * The tools earlier calls of the same step loaded or answered as there (their `load` and `keep`): the step keeps
-   * them loaded, so this call loads only into the room they leave beside its own `keep` (none of the step's loads
-   * unloads a tool one of its answers named).
+   * The tools earlier calls of the same step loaded, called directly or answered as there (their `load` and `keep`):
+   * the step keeps them loaded, so this call loads only into the room they leave beside its own `keep` (none of the
+   * step's loads unloads a tool one of its calls used or its answers named).
    */
   kept?: ReadonlySet<string>;
 }
