@@ -15,16 +15,11 @@ import type { McpServerConfig } from "../agents/types";
 import { compileLenient } from "../json-schema/index";
 import type { JsonObject } from "../model/json";
 import type { ToolResultContent } from "../model/message";
+import { NAME_MAX_LENGTH } from "../model/name-form";
 import { headChars, jsonBytes, utf8Bytes } from "../storage/fit";
 import type { ToolOutcome } from "../tools/http-tool";
 import type { RegisteredTool } from "../tools/types";
-import {
-  MAX_LIST_BYTES,
-  MAX_MCP_OUTPUT_CHARS,
-  MAX_MCP_RESPONSE_BYTES,
-  MAX_OUTPUT_SCHEMA_BYTES,
-  MAX_TOOL_NAME,
-} from "./limits";
+import { MAX_LIST_BYTES, MAX_MCP_OUTPUT_CHARS, MAX_MCP_RESPONSE_BYTES, MAX_OUTPUT_SCHEMA_BYTES } from "./limits";
 
 /** What the session keeps of one MCP tool (the cache stores this, not the server's whole answer). */
 export interface McpToolInfo {
@@ -67,7 +62,7 @@ export function acceptTools(server: string, listed: unknown[]): { tools: McpTool
     }
     const t = parsed.data;
     const name = qualifiedName(server, t.name);
-    if (!/^[a-zA-Z0-9_-]+$/.test(t.name) || name.length > MAX_TOOL_NAME || seen.has(t.name)) {
+    if (!/^[a-zA-Z0-9_-]+$/.test(t.name) || name.length > NAME_MAX_LENGTH || seen.has(t.name)) {
       skipped.push(`${t.name} (name)`);
       continue;
     }

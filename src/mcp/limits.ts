@@ -24,8 +24,6 @@ export const MAX_MCP_RESPONSE_BYTES = 8 * 1024 * 1024;
  * result is stored as cut (`tool_calls.cut`), so a `$tool` reference to it is refused.
  */
 export const MAX_MCP_OUTPUT_CHARS = 100_000;
-/** Provider tool names are at most 64 characters (model/name-form.ts `NAME_FORM`: the stricter wire rule). */
-export const MAX_TOOL_NAME = 64;
 
 /** initialize + tools/list of one server; a turn waits for this at most before it starts without it. */
 const DEFAULT_LIST_TIMEOUT_MS = 5_000;

@@ -7,10 +7,8 @@
  * request of the session refused (400, never retried). Pure.
  */
 import { cyrb53 } from "../crypto/cyrb53";
-import { NAME_FORM } from "../model/name-form";
+import { NAME_FORM, NAME_MAX_LENGTH } from "../model/name-form";
 
-/** The longest name a wire protocol accepts (OpenAI's limit; the tool names of agents and MCP are held to it). */
-const MAX_WIRE_TOOL_NAME = 64;
 /** The readable stem of a call that had no name. */
 const UNNAMED_STEM = "unnamed";
 
@@ -24,5 +22,5 @@ export function wireToolName(name: string): string {
   if (NAME_FORM.test(name)) return name;
   const digest = cyrb53(name);
   const stem = name === "" ? UNNAMED_STEM : name.replace(/[^a-zA-Z0-9_-]/g, "_");
-  return `${stem.slice(0, MAX_WIRE_TOOL_NAME - 1 - digest.length)}_${digest}`;
+  return `${stem.slice(0, NAME_MAX_LENGTH - 1 - digest.length)}_${digest}`;
 }
