@@ -3123,7 +3123,7 @@ return errors === 0;
 validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const selectToolsInput = validate28;
-const schema39 = {"type":"object","properties":{"names":{"type":"array","items":{"type":"string","minLength":1},"minItems":1,"maxItems":20,"description":"Exact names of tools to load."}},"required":["names"],"additionalProperties":false};
+const schema39 = {"type":"object","properties":{"names":{"type":"array","items":{"type":"string","minLength":1,"maxLength":64},"minItems":1,"maxItems":20,"description":"Exact names of tools to load."}},"required":["names"],"additionalProperties":false};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3174,9 +3174,15 @@ let data1 = data0[i0];
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
+if(func2(data1) > 64){
+validate28.errors = [{instancePath:instancePath+"/names/" + i0,schemaPath:"#/properties/names/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
 if(func2(data1) < 1){
 validate28.errors = [{instancePath:instancePath+"/names/" + i0,schemaPath:"#/properties/names/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
 }
 }
 else {

@@ -4,6 +4,7 @@
  */
 import { TOOL_SEARCH_INPUT_SCHEMA } from "@switchboard/tool-search";
 import type { JsonObject } from "../../model/json";
+import { NAME_MAX_LENGTH } from "../../model/name-form";
 import type { RegisteredTool } from "../types";
 
 export const TOOL_INFO_INPUT_SCHEMA: JsonObject = {
@@ -21,7 +22,8 @@ export const SELECT_TOOLS_INPUT_SCHEMA: JsonObject = {
   properties: {
     names: {
       type: "array",
-      items: { type: "string", minLength: 1 },
+      // No tool's name is longer (NAME_FORM); a longer one is refused as an invalid call, not echoed as "unknown".
+      items: { type: "string", minLength: 1, maxLength: NAME_MAX_LENGTH },
       minItems: 1,
       maxItems: 20,
       description: "Exact names of tools to load.",

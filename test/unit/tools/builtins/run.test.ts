@@ -99,6 +99,17 @@ describe("select_tools", () => {
       ["alpha", "loaded"],
     ]);
   });
+
+  it("refuses a name longer than any tool's (64 characters) as an invalid call, loading nothing", () => {
+    const out = runBuiltin("select_tools", { names: ["alpha", "y".repeat(65)] }, searchContext());
+    expect(out.is_error).toBe(true);
+    expect(out.invalid).toEqual(["/names/1: must be at most 64 characters long (got 65)"]);
+    expect(out.content).toBe(
+      "invalid arguments for select_tools: /names/1: must be at most 64 characters long (got 65). " +
+        'tool_info(name: "select_tools", include_schema: true) shows the schema.',
+    );
+    expect(out.load).toEqual([]);
+  });
 });
 
 describe("tool_search keywords", () => {
