@@ -3409,7 +3409,7 @@ return errors === 0;
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const toolInfoInput = validate30;
-const schema41 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"description":"Exact tool name."},"include_schema":{"type":"boolean","description":"Return the full input schema (default false)."}},"required":["name"],"additionalProperties":false};
+const schema41 = {"type":"object","properties":{"name":{"type":"string","minLength":1,"maxLength":64,"description":"Exact tool name."},"include_schema":{"type":"boolean","description":"Return the full input schema (default false)."}},"required":["name"],"additionalProperties":false};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3443,9 +3443,15 @@ let data0 = data.name;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func2(data0) > 64){
+validate30.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
 if(func2(data0) < 1){
 validate30.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
+}
 }
 }
 else {

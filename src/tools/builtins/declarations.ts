@@ -10,7 +10,8 @@ import type { RegisteredTool } from "../types";
 export const TOOL_INFO_INPUT_SCHEMA: JsonObject = {
   type: "object",
   properties: {
-    name: { type: "string", minLength: 1, description: "Exact tool name." },
+    // As select_tools' names: no tool's name is longer, and an unknown name is searched for and echoed back.
+    name: { type: "string", minLength: 1, maxLength: NAME_MAX_LENGTH, description: "Exact tool name." },
     include_schema: { type: "boolean", description: "Return the full input schema (default false)." },
   },
   required: ["name"],

@@ -110,6 +110,12 @@ describe("select_tools", () => {
     );
     expect(out.load).toEqual([]);
   });
+
+  it("tool_info refuses a name longer than any tool's (64 characters) as an invalid call", () => {
+    const out = runBuiltin("tool_info", { name: "y".repeat(65) }, searchContext());
+    expect(out.is_error).toBe(true);
+    expect(out.invalid).toEqual(["/name: must be at most 64 characters long (got 65)"]);
+  });
 });
 
 describe("tool_search keywords", () => {
