@@ -1,7 +1,7 @@
 /**
  * How a declined call's tool result is worded: `declinedText` writes it (`the user declined: <reason>`, "no reason
  * given" standing in for an empty reason) and `readDeclined` reads the reason back. The server stores it as the
- * call's error result (session/approval-answers.ts) and the web client recognises it (web/src/transcript.ts).
+ * call's error result (session/approval-answers.ts) and the web client recognises it (web/src/from-history.ts).
  */
 
 const PREFIX = "the user declined: ";

@@ -1,6 +1,6 @@
 /**
  * JSON values as the conversation model stores them (tool inputs, schemas, structured results). Imports nothing,
- * so the web client (web/src/transcript.ts) imports `resultValue` from here too.
+ * so the web client (web/src/from-history.ts) imports `resultValue` from here too.
  */
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -27,7 +27,7 @@ export function canonical(value: unknown): string {
 
 /**
  * A stored tool result's text as clients are given it: the UI stream's tool output (session/stream/ui-encoder.ts)
- * and the web client's call read back from the history (web/src/transcript.ts), which must agree so a reloaded call
+ * and the web client's call read back from the history (web/src/from-history.ts), which must agree so a reloaded call
  * shows what it showed live. JSON object or array text arrives as its value, so UIs need not parse it; any other
  * text (a JSON scalar, text that does not parse) stays the string.
  */

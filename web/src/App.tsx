@@ -16,25 +16,16 @@ import { type Answer, EntryView } from "./entry-view";
 import { ApiFailure, friendlyFetch, readRetryAfterS } from "./errors";
 import { followLinks } from "./follow-links";
 import { useFollowPause } from "./follow-pause";
+import { fromUiMessages } from "./from-live";
+import { withoutLiveTurns } from "./live-turns";
+import { reopenApprovals, takeOpenApprovals } from "./open-approvals";
+import { answerableAt, closedCalls, openCalls, withClosedCalls } from "./open-calls";
 import { readPatiently } from "./read-patiently";
 import { afterLostStream } from "./reconnect";
 import { RetryRead } from "./retry-read";
 import { authHeaders, loadHistory } from "./session-reads";
-import {
-  answerableAt,
-  closedCalls,
-  type Entry,
-  fromUiMessages,
-  openCalls,
-  outcomeNotice,
-  reopenApprovals,
-  type ToolBlock,
-  type TurnOutcome,
-  takeOpenApprovals,
-  withClosedCalls,
-  withOutcomes,
-  withoutLiveTurns,
-} from "./transcript";
+import type { Entry, ToolBlock } from "./transcript";
+import { outcomeNotice, type TurnOutcome, withOutcomes } from "./turn-outcomes";
 import { useTypedReasons } from "./typed-reasons";
 
 /**

@@ -9,8 +9,8 @@
 import type { UIMessage } from "ai";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { Connection } from "./connection";
+import { turnMessageId } from "./live-turns";
 import { type MessagePage, messagesAfter } from "./session-reads";
-import { turnMessageId } from "./transcript";
 
 /**
  * The seq of the first message of `page` (stored messages after the page's head) the page has not seen, or null

@@ -1,6 +1,6 @@
 // How one transcript entry shows: `EntryView`, its text, notices and tool calls (state icon, input, result), with
 // Approve / Deny for a call that awaits a person's approval.
-import { APPROVED_HELD_LINE, APPROVED_WAITING_LINE, type Block, CLIENT_CALL_LINE, type Entry } from "./transcript";
+import type { Block, Entry } from "./transcript";
 import type { TypedReasons } from "./typed-reasons";
 
 /** The longest reason the server takes with an answer (approval.reason, src/http/routes/chat-body.ts). */
@@ -18,6 +18,20 @@ const TOOL_ICON: Record<Extract<Block, { kind: "tool" }>["state"], string> = {
   client: "⏸",
   approved: "⏸",
 };
+
+/**
+ * What a client tool's call says while its turn waits for the result (awaiting_tool_results): this page never
+ * sends one, and a new message moves the turn on (the call is superseded).
+ */
+const CLIENT_CALL_LINE = "Waiting for an app to run this tool — send a message to move on.";
+
+/** What an approved call says while a client call of its step holds it back (state `approved`, heldBy `client`). */
+const APPROVED_HELD_LINE =
+  "Approved — it runs once an app answers the call waiting beside it. A new message moves on without running it.";
+
+/** What an approved call says while another approval of its step waits (state `approved`, heldBy `approval`). */
+const APPROVED_WAITING_LINE =
+  "Approved — waiting for the other decisions of this step; it runs once they are all given. A new message moves on without running it.";
 
 /**
  * Approve / Deny for one call. Without `answer` the approval was left behind by a newer message ("Not

@@ -3,8 +3,10 @@
 import { useEffect, useRef } from "react";
 import { type Connection, sessionPath } from "./connection";
 import { friendlyFetch, READ_FIRST_WAIT_MS, READ_MAX_WAIT_MS, readRetryAfterS } from "./errors";
+import type { PausedStep } from "./from-history";
+import { pauseMovedOn } from "./open-calls";
 import { authHeaders } from "./session-reads";
-import { type PausedStep, pauseMovedOn, type ToolBlock } from "./transcript";
+import type { ToolBlock } from "./transcript";
 
 /**
  * Follows the paused turn the page shows while `active`: `open` is how it shows the turn's open calls (openCalls).

@@ -2,15 +2,9 @@
 // page, with the compactions and ended turns each page lists), `messagesAfter` (one such page) and `authHeaders`.
 import { type Connection, sessionPath } from "./connection";
 import { friendlyFetch } from "./errors";
-import {
-  type CompactionMarker,
-  type Entry,
-  fromHistory,
-  outcomeNotices,
-  type PausedStep,
-  type StoredMessage,
-  type TurnOutcome,
-} from "./transcript";
+import { type CompactionMarker, fromHistory, type PausedStep, type StoredMessage } from "./from-history";
+import type { Entry } from "./transcript";
+import { outcomeNotices, type TurnOutcome } from "./turn-outcomes";
 
 export function authHeaders(conn: Connection): Record<string, string> {
   return { authorization: `Bearer ${conn.token}` };

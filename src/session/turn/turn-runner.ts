@@ -104,7 +104,7 @@ export class TurnRunner implements TurnContext {
   async run(): Promise<SegmentEnd> {
     try {
       // One UI message id per turn, every segment: a client continues it after a pause (the web client builds it
-      // from a stored turn id, web/src/transcript.ts turnMessageId).
+      // from a stored turn id, web/src/live-turns.ts turnMessageId).
       this.out.emit({ type: "turn_start", turn_id: this.turnId, message_id: `msg_${this.turnId}` });
       // A segment resumed at the turn's step limit runs no step: the message's empty last step goes out before the
       // answers it tells (UiEncoder `#emptyStep` says why).

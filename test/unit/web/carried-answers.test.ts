@@ -6,7 +6,8 @@ import type { DynamicToolUIPart, UIMessage, UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { carriedAnswers } from "../../../web/src/carried-answers.ts";
 import { approvalSender } from "../../../web/src/chat-request.ts";
-import { fromHistory, type PausedStep, type StoredMessage, takeOpenApprovals } from "../../../web/src/transcript.ts";
+import { fromHistory, type PausedStep, type StoredMessage } from "../../../web/src/from-history.ts";
+import { takeOpenApprovals } from "../../../web/src/open-approvals.ts";
 
 /** A turn paused on two approvals: charge_card (`c1`, approval `ap_<turn>_1`) and refund_card (`c2`, `ap_<turn>_2`). */
 function pausedTurn(turn: string): StoredMessage[] {

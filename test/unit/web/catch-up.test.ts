@@ -3,8 +3,8 @@
 // check that finds none moves the head past what it read, so the next one reads only what was stored since.
 import { describe, expect, it } from "vitest";
 import { checkAfter, missedTurn } from "../../../web/src/catch-up.ts";
+import type { StoredMessage } from "../../../web/src/from-history.ts";
 import type { MessagePage } from "../../../web/src/session-reads.ts";
-import type { StoredMessage } from "../../../web/src/transcript.ts";
 
 function stored(seq: number, turnId: string | null, role: "user" | "assistant" = "user"): StoredMessage {
   return { seq, role, origin: role === "user" ? "client" : "model", turn_id: turnId, parts: [] };
