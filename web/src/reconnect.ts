@@ -1,8 +1,10 @@
 // Reconnecting to a running turn whose stream the page lost: one that dropped mid-answer (the body broke off), or
 // one whose resumption (GET …/stream) failed in a way trying again can help (unreachable, a server error,
 // rate-limited). The page reads the session again and resumes the turn after a wait, a few times in a row at most,
-// then asks for a reload. Tested in plain vitest (test/unit/web/reconnect.test.ts).
-import { readRetryAfterS } from "./errors";
+// then asks for a reload: `afterLostStream` decides (tested in plain vitest, test/unit/web/reconnect.test.ts),
+// `useReconnect` waits and rejoins.
+import { useCallback, useEffect, useRef, useState } from "react";
+import { type ApiFailure, readRetryAfterS } from "./errors";
 
 /** What the page says while it rejoins a turn whose stream it lost, and once it stops trying. */
 export const RECONNECTING = "The connection dropped; reconnecting…";
@@ -33,4 +35,59 @@ export function afterLostStream(lost: number, failure?: unknown): { waitMs: numb
   const waitMs = reconnectDelayMs(lost);
   if (waitMs === null) return { waitMs: null, notice: RECONNECT_GAVE_UP };
   return { waitMs: Math.max(waitMs, retryAfterS * 1000), notice: RECONNECTING };
+}
+
+/** The chat's reconnecting: what a lost stream does, and what starts the count of lost streams over. */
+export interface Reconnect {
+  /**
+   * A stream lost: one the server took whose body broke off (useChat's `isDisconnect`, where friendlyFetch does not
+   * reach; no `failure`), or a running turn's resumption that failed. Rejoins after a wait, or says why not;
+   * whether it will.
+   */
+  lost: (failure?: ApiFailure) => boolean;
+  /** A stream ended normally: the streams lost in a row are counted from 0 again. */
+  ended: () => void;
+  /** The person sent or answered: counted from 0 again, and no rejoin waits any more. */
+  reset: () => void;
+  /** Whether a rejoin waits. */
+  waiting: boolean;
+}
+
+/**
+ * Rejoins (`rejoin`: reads the session again as a reload does) the turns whose stream the page lost, after a wait,
+ * saying so with `setProblem`; `afterLostStream` bounds the tries in a row. useChat itself resumes only when a
+ * hidden page becomes visible again.
+ */
+export function useReconnect(rejoin: () => Promise<boolean>, setProblem: (problem: string) => void): Reconnect {
+  // The streams lost in a row.
+  const lostStreams = useRef(0);
+  const [reconnect, setReconnect] = useState<{ waitMs: number } | null>(null);
+  const lost = useCallback(
+    (failure?: ApiFailure): boolean => {
+      const next = afterLostStream(lostStreams.current + 1, failure);
+      if (next === null) return false;
+      lostStreams.current++;
+      setProblem(next.notice);
+      if (next.waitMs !== null) setReconnect({ waitMs: next.waitMs });
+      return next.waitMs !== null;
+    },
+    [setProblem],
+  );
+  // A lost stream rejoins once its wait is over: the stored history and the turn resumed.
+  useEffect(() => {
+    if (reconnect === null) return;
+    const timer = setTimeout(() => {
+      setReconnect(null);
+      void rejoin();
+    }, reconnect.waitMs);
+    return () => clearTimeout(timer);
+  }, [reconnect, rejoin]);
+  const ended = () => {
+    lostStreams.current = 0;
+  };
+  const reset = () => {
+    lostStreams.current = 0;
+    setReconnect(null);
+  };
+  return { lost, ended, reset, waiting: reconnect !== null };
 }

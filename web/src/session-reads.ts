@@ -26,21 +26,21 @@ export async function messagesAfter(conn: Connection, after: number): Promise<Me
   return (await res.json()) as MessagePage;
 }
 
+/** A read of the whole session (loadHistory). */
+export interface SessionHistory {
+  entries: Entry[];
+  liveTurn: string | null;
+  outcomes: Array<{ turnId: string; text: string }>;
+  head: number;
+}
+
 /**
  * Every stored message of the session, page by page, with the compactions each page lists; the turn still
  * streaming when the state was read (its model messages are left out: the resumed stream shows them, unless
  * `keepLive`), the outcome line of the last turn when it did not simply answer (stopped, failed, cut off), and
  * `head`, the seq of the newest message read (0 when none).
  */
-export async function loadHistory(
-  conn: Connection,
-  keepLive = false,
-): Promise<{
-  entries: Entry[];
-  liveTurn: string | null;
-  outcomes: Array<{ turnId: string; text: string }>;
-  head: number;
-}> {
+export async function loadHistory(conn: Connection, keepLive = false): Promise<SessionHistory> {
   const base = sessionPath(conn);
   const state = (await (await friendlyFetch(base, { headers: authHeaders(conn) })).json()) as {
     last_turn: ({ id: string } & TurnOutcome) | null;
