@@ -70,7 +70,8 @@ export interface ApprovalAnswer {
 /**
  * Who answered (`approvals.decided_by`, the events' `by`): a person through `key:<api key id>`, `token:<jti>`,
  * `admin` or `webhook:<webhook-id>` (a run's approvals route), or the service itself: `admission` (a new message
- * or retry), `cancel`, `failure` (the turn failed), `recovery` (a restart) or `ttl` (expired).
+ * or retry), `cancel`, `clear` (the session was cleared: in its events only, the rows go in the same transaction),
+ * `failure` (the turn failed), `recovery` (a restart) or `ttl` (expired).
  */
 export type Actor = string;
 
@@ -244,7 +245,8 @@ export class ApprovalStore {
   /**
    * Closes every pending approval without answering its call (SQL only): for
    * recovery, where `closeOpenCalls` then gives the call the restart's
-   * synthetic result. Returns the approvals closed.
+   * synthetic result, and for `clear`, whose transaction deletes the calls.
+   * Returns the approvals closed.
    */
   closeAll(reason: string, by: Actor): ApprovalRow[] {
     const open = this.pending();

@@ -561,25 +561,30 @@ export class SessionEngine {
 
   /**
    * `POST /clear`: forgets the conversation (history, approvals, stream log, loaded tools, turns, the mark of a
-   * provider's compaction dropped as too large) in one transaction, ending a paused turn as cancelled; refused
-   * while a turn runs.
+   * provider's compaction dropped as too large) in one transaction, ending a paused turn as cancelled and
+   * declining its open approvals (`by: "clear"`, each with its `approval_declined` event, as a cancel does);
+   * refused while a turn runs.
    */
   clear(): Result<{ cleared: true }> {
     if (this.#runner) return failure("turn_in_progress", "cannot clear while a turn is running; cancel it first");
-    const paused = this.tx(() => {
+    const reason = "the session was cleared";
+    const { paused, declined } = this.tx(() => {
       const latest = this.turns.latest();
       const paused = isPaused(latest?.status);
       if (paused && latest) this.turns.finish(latest.id, "cancelled", "cleared", null);
+      // Declined without a result for the call: the history that holds the call goes a line below.
+      const declined = this.approvals.closeAll(reason, "clear");
       this.approvals.clear();
       this.history.clear();
       this.streamLog.clear();
       this.tools.clear();
       this.turns.clear();
       this.compactor.clear();
-      return paused && latest ? latest.id : null;
+      return { paused: paused && latest ? latest.id : null, declined };
     });
     this.#conversation++;
     this.compactor.stopOnDemand();
+    recordDeclined(this.eventLog, declined, null, reason, "clear");
     if (paused) this.eventLog.record("turn_finished", paused, { status: "cancelled", finish_reason: "cleared" });
     this.eventLog.record("session_cleared", null, { at: nowIso() });
     // A run whose paused turn this was fails now ("the run's turn was cleared"), not at some later alarm.

@@ -537,6 +537,32 @@ describe("cancelling a turn that awaits approval", () => {
   });
 });
 
+describe("clearing a session whose turn awaits approval", () => {
+  it("declines the open approval (by clear) before the paused turn's turn_finished: none is left unresolved", async () => {
+    const s = await setup({ tools: [recordedTool("charge_card", uid("charge"))] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "call_clear", name: "charge_card", input: { amount: 7 } }] } },
+    ]);
+    const paused = (await send(s, { content: "charge 7" })).body as unknown as TurnView;
+    const id = paused.pending_approvals?.[0]?.approval_id as string;
+    expect((await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key })).status).toBe(200);
+    const all = await events(s);
+    const declined = all.filter((e) => e.type === "approval_declined");
+    expect(declined.map((e) => e.data)).toEqual([
+      {
+        approval_id: id,
+        tool_use_id: "call_clear",
+        tool: "charge_card",
+        by: "clear",
+        reason: "the session was cleared",
+      },
+    ]);
+    expect(all.indexOf(declined[0] as (typeof all)[number])).toBeLessThan(
+      all.findIndex((e) => e.type === "turn_finished" && e.data.finish_reason === "cleared"),
+    );
+  });
+});
+
 describe("refused answers change nothing", () => {
   async function pausedSession(): Promise<{ s: Setup; open: OpenApproval; rec: string }> {
     const rec = uid("charge");
