@@ -39,13 +39,13 @@ function gatedAgent(tag: string): Promise<RunSetup> {
   });
 }
 
-/** gatedAgent, and one signed run of it paused on that approval. */
-async function pausedRun(tag: string): Promise<{ s: RunSetup; run: Paused }> {
+/** gatedAgent, and one signed run of it paused on that approval (`extra`: more of the run's body, a callback_url). */
+async function pausedRun(tag: string, extra: Record<string, unknown> = {}): Promise<{ s: RunSetup; run: Paused }> {
   const s = await gatedAgent(tag);
   await script(s.model, [
     { reply: { tool_calls: [{ id: `call_${tag}`, name: "charge_card", input: { amount: 5 } }] } },
   ]);
-  const started = await signedRun(s, { input: "charge 5" });
+  const started = await signedRun(s, { input: "charge 5", ...extra });
   expect(started.status).toBe(202);
   const { run_id } = (await started.json()) as { run_id: string };
   const run = (await waitRun(s, run_id, (r) => r.status === "awaiting_approval")) as Paused;
@@ -109,6 +109,19 @@ describe("a run whose paused turn ends without its approval", () => {
     expect((await sessionCall(s, run, "clear")).status).toBe(200);
     const after = await getRun(s, run.run_id);
     expect([after.status, after.error?.code]).toEqual(["failed", "turn_missing"]);
+  });
+
+  it("cleared, delivers its run.failed callback saying turn_missing", async () => {
+    const hook = uid("hook");
+    const { s, run } = await pausedRun("cleared_cb", { callback_url: `${env.MOCK_URL}/_callback/${hook}` });
+    expect((await sessionCall(s, run, "clear")).status).toBe(200);
+    await waitRun(s, run.run_id, (r) => r.callback?.status === "delivered");
+    const results = (await deliveries(hook))
+      .filter((d) => d.headers["webhook-id"] === run.run_id)
+      .map((d) => JSON.parse(d.body) as { type: string; data: Run });
+    expect(results.map((b) => [b.type, b.data.status, b.data.error?.code])).toEqual([
+      ["run.failed", "failed", "turn_missing"],
+    ]);
   });
 });
 
