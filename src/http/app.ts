@@ -1,14 +1,16 @@
 /**
  * The worker's HTTP application: `buildApp` mounts every route group on one Hono app, in the order their
- * guards need, with debug D1 statement counting, the web client as the not-found fallback, and the error
- * handler (an ApiError becomes its JSON error body and status; anything else a logged 500 `internal_error`).
+ * guards need, with D1's own failures marked (d1/unavailable.ts), debug D1 statement counting, the web client as
+ * the not-found fallback, and the error handler (an ApiError becomes its JSON error body and status; a D1 call
+ * that D1 failed a logged `503 database_unavailable` with Retry-After; anything else a logged 500 `internal_error`).
  */
 import type { MiddlewareHandler } from "hono";
 import { Hono } from "hono";
+import { D1Unavailable, withD1Marked } from "../d1/unavailable";
 import { log } from "../observability/log";
 import { countedD1, probeFor } from "../storage/debug-counters";
 import { sessionCors, setHeaders } from "./cors";
-import { ApiError, errorBody } from "./errors";
+import { ApiError, apiError, errorBody } from "./errors";
 import { agentsRoutes } from "./routes/agents";
 import { debugRoutes } from "./routes/debug";
 import { healthRoutes } from "./routes/health";
@@ -38,9 +40,21 @@ function debugD1(): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * Every D1 call the request makes throws D1Unavailable when D1 fails it (d1/unavailable.ts), for onError to tell a
+ * D1 outage (503) from a bug of ours (500). First, so the debug count wraps the marked binding.
+ */
+function markD1Failures(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.env = withD1Marked(c.env);
+    await next();
+  };
+}
+
 /** `debugSeed`: also serve the debug seeding route (routes/debug.ts); only for SWITCHBOARD_DEBUG_SEED. */
 export function buildApp(opts: { debugSeed?: boolean } = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use(markD1Failures());
   app.use(debugD1());
   app.route("/", healthRoutes);
   app.route("/v1/keys", keysRoutes);
@@ -56,9 +70,11 @@ export function buildApp(opts: { debugSeed?: boolean } = {}): Hono<AppEnv> {
   if (opts.debugSeed) app.route("/v1/sessions", debugRoutes);
   app.notFound(webClient);
   app.onError((err, c) => {
-    if (err instanceof ApiError) {
-      for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-      return c.json(errorBody(err.code, err.message), err.status);
+    if (err instanceof D1Unavailable) log("warn", "database_unavailable", { path: c.req.path, error: err.message });
+    const known = err instanceof D1Unavailable ? apiError(err.error) : err;
+    if (known instanceof ApiError) {
+      for (const [k, v] of Object.entries(known.headers)) c.header(k, v);
+      return c.json(errorBody(known.code, known.message), known.status);
     }
     log("error", "unhandled", { error: String(err), stack: (err as Error).stack });
     return c.json(errorBody("internal_error", "internal error"), 500);

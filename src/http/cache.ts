@@ -20,6 +20,13 @@
  * no other load of it starts for `retryMs` (a sick store gets one attempt per
  * key per `retryMs`, not one per request): meanwhile its entry is served
  * without one, or, with none to serve, `get` throws `LoadFailedRecently`.
+ *
+ * A load that hangs (the store neither answers nor fails) is waited for
+ * `waitMs` from its start, whichever requests share it: then an entry within
+ * its grace is served as if the load had failed, and with none `get` throws
+ * `LoadTooSlow`; the load itself goes on (handed to `background`) and fills
+ * the cache when it lands. A request that comes once a load has run `waitMs`
+ * does not wait for it at all.
  */
 
 interface CacheTimes {
@@ -30,6 +37,8 @@ interface CacheTimes {
   graceMs: number;
   /** After a failed load of a key, how long before another load of it may start. */
   retryMs: number;
+  /** How long from its start a load is waited for before the requests waiting go on without it (see above). */
+  waitMs: number;
 }
 
 /** What `get` throws, without loading, for a key whose load failed less than `retryMs` ago and that has no entry to serve. */
@@ -38,6 +47,23 @@ export class LoadFailedRecently extends Error {
     super(`the last load of ${key} failed a moment ago`);
     this.name = "LoadFailedRecently";
   }
+}
+
+/** What `get` throws for a key with no entry to serve whose load has run `waitMs` without an answer (it goes on). */
+class LoadTooSlow extends Error {
+  constructor(key: string) {
+    super(`the load of ${key} has not answered yet`);
+    this.name = "LoadTooSlow";
+  }
+}
+
+/** What a wait for a load ends with when the load took longer than `waitMs`. */
+const SLOW = Symbol("slow");
+
+/** A load under way, with when it started (ms). */
+interface Loading<V> {
+  promise: Promise<V | null>;
+  at: number;
 }
 
 interface Entry<V> {
@@ -49,7 +75,7 @@ export class RefreshCache<V> {
   /** Found values, bounded by `max`; misses (null) are kept apart, bounded by `maxMisses`. */
   #entries = new Map<string, Entry<V>>();
   #misses = new Map<string, Entry<V>>();
-  #loading = new Map<string, Promise<V | null>>();
+  #loading = new Map<string, Loading<V>>();
   /** Bumped by deleteWhere: a load that started before an invalidation must not store what it read. */
   #generation = 0;
   /** Bumped per key by `set`: a load that started before a write of that key must not overwrite it. */
@@ -82,21 +108,25 @@ export class RefreshCache<V> {
         }
         return e.value;
       }
-      if (age < bound + this.#times.graceMs) return this.#reloadOrServe(key, e, load);
+      if (age < bound + this.#times.graceMs) return this.#reloadOrServe(key, e, load, background);
     }
     if (!this.#mayLoad(key)) throw new LoadFailedRecently(key);
-    return this.#load(key, () => load(false));
+    return this.#waitFor(key, () => load(false), background);
   }
 
-  /** An entry past its bound, within its grace: reloaded, and served still when that load fails (now or a moment ago). */
+  /**
+   * An entry past its bound, within its grace: reloaded, and served still when that load fails (now or a moment
+   * ago) or has run `waitMs` without an answer.
+   */
   async #reloadOrServe(
     key: string,
     e: Entry<V>,
     load: (inBackground: boolean) => Promise<V | null>,
+    background?: (work: Promise<unknown>) => void,
   ): Promise<V | null> {
     if (this.#mayLoad(key)) {
       try {
-        return await this.#load(key, () => load(false));
+        return await this.#waitFor(key, () => load(false), background);
       } catch (err) {
         // Not served if deleteWhere dropped it meanwhile (a key revoked here); what `set` put meanwhile is.
         const now = this.#entries.get(key) ?? this.#misses.get(key);
@@ -121,9 +151,34 @@ export class RefreshCache<V> {
     return failed === undefined || Date.now() - failed >= this.#times.retryMs || this.#loading.has(key);
   }
 
+  /**
+   * The load of `key` (started now, or the one under way), waited for until it has run `waitMs`; past that it is
+   * handed to `background` to go on, and LoadTooSlow is thrown.
+   */
+  async #waitFor(
+    key: string,
+    load: () => Promise<V | null>,
+    background?: (work: Promise<unknown>) => void,
+  ): Promise<V | null> {
+    const p = this.#load(key, load);
+    const started = this.#loading.get(key)?.at ?? Date.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const slow = new Promise<typeof SLOW>((resolve) => {
+      timer = setTimeout(() => resolve(SLOW), Math.max(0, started + this.#times.waitMs - Date.now()));
+    });
+    try {
+      const first = await Promise.race([p, slow]);
+      if (first !== SLOW) return first;
+      background?.(p.catch(() => {}));
+      throw new LoadTooSlow(key);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   #load(key: string, load: () => Promise<V | null>): Promise<V | null> {
     const running = this.#loading.get(key);
-    if (running) return running;
+    if (running) return running.promise;
     const generation = this.#generation;
     const writes = this.#writes.get(key) ?? 0;
     const p: Promise<V | null> = load()
@@ -142,9 +197,9 @@ export class RefreshCache<V> {
         },
       )
       .finally(() => {
-        if (this.#loading.get(key) === p) this.#loading.delete(key);
+        if (this.#loading.get(key)?.promise === p) this.#loading.delete(key);
       });
-    this.#loading.set(key, p);
+    this.#loading.set(key, { promise: p, at: Date.now() });
     return p;
   }
 

@@ -16,7 +16,10 @@
  * D1 down: an entry past its 60 s is still served while its reloads fail, for
  * up to 10 minutes more (`GRACE_MS`): a key revoked meanwhile keeps working
  * until D1 answers or that ends; past it, or with nothing cached, the request
- * is `503 directory_unavailable` with Retry-After. A key's failed load is not
+ * is `503 directory_unavailable` with Retry-After. A D1 that hangs rather than
+ * fails is waited for 3 s (`WAIT_MS`) from the reload's start: then the entry
+ * is served as above, or, with none to serve, the request is that 503; the
+ * reload goes on (waitUntil) and fills the cache if it lands. A key's failed load is not
  * tried again for 5 s (one attempt per key per 5 s, whatever the traffic). The
  * agent epoch is only a hint: when it cannot be read the last one known (0 if
  * none) goes with the turn, which never fails for it. A cache whose loads
@@ -48,7 +51,20 @@ import type { AppEnv } from "./types";
 const GRACE_MS = 600_000;
 /** After a failed load of a key, how long before it is tried again (and the Retry-After of a 503). */
 const RETRY_MS = 5_000;
-const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000, graceMs: GRACE_MS, retryMs: RETRY_MS };
+/**
+ * How long a load of D1 that neither answers nor fails (a hung D1) is waited for, from its start: then a request
+ * goes on with the entry it may still serve, or is 503 without one. A D1 read takes well under a second, from a
+ * far-away primary too; 3 s keeps a hang from holding requests for D1's own timeout.
+ */
+const WAIT_MS = 3_000;
+const TIMES = {
+  softMs: 30_000,
+  hardMs: 60_000,
+  negativeMs: 5_000,
+  graceMs: GRACE_MS,
+  retryMs: RETRY_MS,
+  waitMs: WAIT_MS,
+};
 
 /** Misses are cached apart and fewer: unknown keys or origins (a flood of bogus ones) never evict known ones. */
 const MAX_MISSES = 1_000;
@@ -118,8 +134,9 @@ async function watched<T>(name: string, load: Promise<T>): Promise<T> {
 }
 
 /**
- * `key`'s value in `cache` (named `name` in logs), loaded by `load` when it must be. When D1 cannot answer and no
- * entry may be served instead (see cache.ts): `503 directory_unavailable`, to be retried after RETRY_MS.
+ * `key`'s value in `cache` (named `name` in logs), loaded by `load` when it must be. When D1 cannot answer (fails, or
+ * has not answered in WAIT_MS) and no entry may be served instead (see cache.ts): `503 directory_unavailable`, to be
+ * retried after RETRY_MS.
  */
 async function lookup<V>(
   c: Context<AppEnv>,

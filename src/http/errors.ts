@@ -1,7 +1,7 @@
 /**
  * The HTTP layer's one error type. `ApiError` is what routes throw and
  * `app.onError` renders as the contract's JSON; `apiError` maps an ErrorInfo
- * from below (a session's refusal) to its status.
+ * from below (a session's refusal, a D1 call D1 failed) to its status.
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ErrorInfo } from "../model/errors";
@@ -56,6 +56,7 @@ const STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   nothing_to_retry: 409,
   turn_in_progress: 409,
   run_queue_full: 429,
+  database_unavailable: 503,
 };
 
 /** The HTTP status of an ErrorInfo's code. */
@@ -65,9 +66,10 @@ export function statusOf(code: string): ContentfulStatusCode {
 
 /**
  * Retry-After (seconds) of a code that asks the caller to come back later. A full run queue drains as the session's
- * turns end, which no one can time; a minute is what the rate limiter's binding asks too.
+ * turns end, which no one can time; a minute is what the rate limiter's binding asks too. D1 out of reach
+ * (d1/unavailable.ts) is asked again after 5 s, as the directory's caches ask it again (directory.ts).
  */
-const RETRY_AFTER_S: Readonly<Record<string, number>> = { run_queue_full: 60 };
+const RETRY_AFTER_S: Readonly<Record<string, number>> = { run_queue_full: 60, database_unavailable: 5 };
 
 /** An ErrorInfo (a failed Result from below) as the ApiError that renders it. */
 export function apiError(info: ErrorInfo): ApiError {

@@ -2,9 +2,10 @@
  * The end of a session's storage (`SessionDelete`): DELETE (`destroy`, and `afterDelete` for a create or a run
  * that must come after it), the expiry of an idle session (`expire`), the rebuild of an object whose schema could
  * not be brought up (`rebuild`, for `clear`), and the wipe all three share. The D1 rows go first in a DELETE and an
- * expiry, so a D1 failure deletes nothing.
+ * expiry, so a D1 failure deletes nothing (a DELETE's answer is then `database_unavailable`).
  */
 import { deleteSessionIndex } from "../d1/sessions";
+import { unlessUnavailable } from "../d1/unavailable";
 import type { Result } from "../model/errors";
 import { log } from "../observability/log";
 import { nowIso } from "../storage/sql";
@@ -74,14 +75,14 @@ export class SessionDelete {
   /**
    * DELETE: the session's D1 rows (index row and run records) first, then the running turn is cancelled, then its
    * storage is wiped and the tombstone written, as `expire` does. If D1 cannot be reached nothing is deleted, a
-   * running turn goes on, so does a request waiting on network I/O, and the error is thrown (the client retries the
-   * DELETE). D1 goes first also so that a webhook run admitted once the rows are gone finds no index row: it either
-   * arrives after the wipe with a later `created_at` and creates the session anew, with its own index row, or
-   * (admitted before) is refused by the tombstone. A create or a run that reaches the object while the DELETE is
-   * under way waits for it to end (`afterDelete`), so none is let in between the D1 rows and the wipe. `tenant` and
-   * `id` are the worker's: an object that holds nothing may still have an index row (a half-done create or DELETE),
-   * which goes too. Debug mode: the answer carries the storage work from this DELETE's start (not that of one it
-   * waited for).
+   * running turn goes on, so does a request waiting on network I/O, and the answer is `database_unavailable` (the
+   * client retries the DELETE); any other error is thrown. D1 goes first also so that a webhook run admitted once
+   * the rows are gone finds no index row: it either arrives after the wipe with a later `created_at` and creates the
+   * session anew, with its own index row, or (admitted before) is refused by the tombstone. A create or a run that
+   * reaches the object while the DELETE is under way waits for it to end (`afterDelete`), so none is let in between
+   * the D1 rows and the wipe. `tenant` and `id` are the worker's: an object that holds nothing may still have an
+   * index row (a half-done create or DELETE), which goes too. Debug mode: the answer carries the storage work from
+   * this DELETE's start (not that of one it waited for).
    */
   async destroy(tenant: string, id: string): Promise<Reply<Result<{ deleted: true }>>> {
     // One DELETE at a time: the check and the start below have no await between them.
@@ -106,18 +107,21 @@ export class SessionDelete {
     // blockConcurrencyWhile would reset the object: the outcome is carried out of it instead.
     const index = await ctx.blockConcurrencyWhile(async () => {
       try {
-        const indexed = await deleteSessionIndex(db(), tenant, id);
-        // Only once the D1 rows are gone, with nothing delivered in between (as `expire`): work in flight (a
-        // message waiting on an MCP listing, a run waiting on D1) sees the generation change after its await and
-        // writes nothing; until the wipe is done, nothing new is admitted either. A DELETE that cannot reach D1
-        // changes nothing: that work goes on.
-        engine.beginDelete();
-        return { indexed };
-      } catch (error) {
-        return { error };
+        return await unlessUnavailable(async () => {
+          const indexed = await deleteSessionIndex(db(), tenant, id);
+          // Only once the D1 rows are gone, with nothing delivered in between (as `expire`): work in flight (a
+          // message waiting on an MCP listing, a run waiting on D1) sees the generation change after its await and
+          // writes nothing; until the wipe is done, nothing new is admitted either. A DELETE that cannot reach D1
+          // changes nothing: that work goes on.
+          engine.beginDelete();
+          return { ok: true as const, indexed };
+        });
+      } catch (thrown) {
+        return { thrown };
       }
     });
-    if ("error" in index) throw index.error;
+    if ("thrown" in index) throw index.thrown;
+    if (!index.ok) return index;
     try {
       const runner = engine.running;
       if (runner) {

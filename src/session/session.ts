@@ -6,6 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig, AgentRead } from "../agents/types";
+import { isUnavailable, unlessUnavailable, withD1Marked } from "../d1/unavailable";
 import type { Env } from "../env";
 import { flag } from "../env-values";
 import type { Failure, Result } from "../model/errors";
@@ -84,7 +85,9 @@ export class Session extends DurableObject<Env> {
     setSpans(!flag(env.SWITCHBOARD_DEBUG_NO_SPANS));
     this.#probe = probeFor(env);
     this.#storage = this.#probe ? countedStorage(ctx.storage, this.#probe) : ctx.storage;
-    this.#env = this.#probe ? { ...env, DB: countedD1(env.DB, this.#probe) } : env;
+    // A D1 call D1 failed throws D1Unavailable: a call of the worker's that needed D1 answers database_unavailable.
+    const marked = withD1Marked(env);
+    this.#env = this.#probe ? { ...marked, DB: countedD1(marked.DB, this.#probe) } : marked;
     this.#record = new SessionRecord(this.#storage, ctx.storage);
     this.#engine = new SessionEngine(this.#storage, this.#env, () => this.#record.info()?.id ?? "?");
     this.#scheduler = new Scheduler(
@@ -173,14 +176,14 @@ export class Session extends DurableObject<Env> {
   /**
    * The agent config for a turn of this session (see agent-cache.ts). Its D1 re-read is an await: a DELETE that
    * runs meanwhile drops the tables the call reads next, so the call then answers as the engine does for a session
-   * deleted under it (`deleted`, 404).
+   * deleted under it (`deleted`, 404). A re-read D1 fails refuses the call, `database_unavailable`, nothing changed.
    */
   #agent(
     info: SessionInfo,
     arg: AgentArg,
     admission = false,
   ): Promise<Result<{ agent: AgentConfig; commit?: () => void }>> {
-    return this.#agents.resolve(info.agent, arg, admission, this.#goneSince());
+    return unlessUnavailable(() => this.#agents.resolve(info.agent, arg, admission, this.#goneSince()));
   }
 
   /** Asks, after an await, whether the session was deleted (or is being) since now: its tables may be gone. */
@@ -266,6 +269,8 @@ export class Session extends DurableObject<Env> {
   async #state(info: SessionInfo, arg?: AgentArg): Promise<Result<SessionState>> {
     const generation = this.#engine.generation;
     const resolved = arg ? await this.#agent(info, arg) : null;
+    // A changed agent D1 could not re-read: refused, not shown as a session whose agent is gone.
+    if (resolved && isUnavailable(resolved)) return resolved;
     // A DELETE during the agent's D1 read dropped the tables read below.
     if (this.#engine.stale(generation)) return deleted();
     return { ok: true, ...sessionState(this.#engine, info, resolved?.ok ? resolved.agent : null) };

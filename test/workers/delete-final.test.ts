@@ -315,7 +315,10 @@ describe("DELETE while a call re-reads its agent from D1", () => {
   });
 });
 
-/** DELETEs the session while the object's D1 batch (the index and run rows' delete) fails: 500 internal_error. */
+/**
+ * DELETEs the session while the object's D1 batch (the index and run rows' delete) fails: 503 database_unavailable,
+ * to be retried after 5 s.
+ */
 async function deleteWithoutD1(s: Setup): Promise<void> {
   await runInDurableObject(await sessionStub(s), (instance: Session) => {
     const db = (instance as unknown as { env: { DB: D1Database } }).env.DB;
@@ -323,18 +326,16 @@ async function deleteWithoutD1(s: Setup): Promise<void> {
       throw new Error("D1_ERROR: Network connection lost.");
     });
   });
-  const del = await apiJson<{ error: { code: string } }>(`/v1/sessions/${s.session}`, {
-    method: "DELETE",
-    key: s.key,
-  });
+  const del = await api(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key });
   restorePatches();
-  expect([del.status, del.body.error.code]).toEqual([500, "internal_error"]);
+  const { error } = (await del.json()) as { error: { code: string } };
+  expect([del.status, error.code, del.headers.get("retry-after")]).toEqual([503, "database_unavailable", "5"]);
 }
 
 describe("DELETE when the database cannot be reached", () => {
   afterEach(restorePatches);
 
-  it("answers 500 and leaves the running turn running, to complete", async () => {
+  it("answers 503 and leaves the running turn running, to complete", async () => {
     const tag = uid("tool");
     const slow = {
       name: "slow_fetch",
@@ -358,7 +359,7 @@ describe("DELETE when the database cannot be reached", () => {
     expect(JSON.stringify(turn.body.messages)).toContain("still here");
   });
 
-  it("answers 500 and a message waiting on an MCP listing goes on, to complete", async () => {
+  it("answers 503 and a message waiting on an MCP listing goes on, to complete", async () => {
     const tag = uid("mcp");
     const s = await setup(slowMcp(tag));
     await script(s.model, [{ reply: { text: "still here" } }]);

@@ -1,4 +1,5 @@
-// withEnv: the worker's app called in-process under changed variables, for behaviour the suite's own settings hide.
+// withEnv: the worker's app called in-process under changed variables, for behaviour the suite's own settings hide;
+// withEnvEarly: the same, answered before the work it left to waitUntil is done.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { Env } from "../../src/env";
@@ -16,10 +17,29 @@ export async function withEnv(
   path: string,
   init: RequestInit & { undocumented?: string } = {},
 ): Promise<Response> {
-  const { undocumented, ...rest } = init;
+  const called = await call(vars, path, init);
+  await called.settled;
+  return conforming(called.request, called.res, init.undocumented);
+}
+
+/**
+ * `withEnv`'s answer as soon as the app gives it; `settled` resolves once the work the request left to waitUntil is
+ * done (for a test that must act, say release a held D1 call, before that work can end).
+ */
+export async function withEnvEarly(
+  vars: Partial<Env>,
+  path: string,
+  init: RequestInit & { undocumented?: string } = {},
+): Promise<{ res: Response; settled: Promise<void> }> {
+  const called = await call(vars, path, init);
+  return { res: await conforming(called.request, called.res, init.undocumented), settled: called.settled };
+}
+
+/** The app's answer to the request, and the end of the work it left to waitUntil. */
+async function call(vars: Partial<Env>, path: string, init: RequestInit & { undocumented?: string }) {
+  const { undocumented: _undocumented, ...rest } = init;
   const ctx = createExecutionContext();
   const request = new Request(`http://sb.test${path}`, rest);
   const res = await buildApp().fetch(request, { ...env, ...vars }, ctx);
-  await waitOnExecutionContext(ctx);
-  return conforming(request, res, undocumented);
+  return { request, res, settled: waitOnExecutionContext(ctx) };
 }

@@ -241,18 +241,21 @@ describe("creating a session whose id exists", () => {
     expect([bare.status, bare.body.error?.code]).toEqual([409, "session_exists"]);
   });
 
-  it("answers a create for an index row with no session behind it 409 session_exists and creates nothing", async () => {
+  it("finishes a create cut short: an index row with no session behind it becomes this create's session", async () => {
     const s = await setup();
     const tenant = uid("t_orphan");
     const key = await tenantKey(tenant);
     const id = uid("ses_orphan");
-    // A create cut short between its index row and its object.
+    // A create cut short between its index row and its object (D1 failed it, or the row's delete after a failed init).
     await env.DB.prepare("INSERT INTO sessions (tenant, id, agent, metadata, created_at) VALUES (?, ?, ?, NULL, ?)")
-      .bind(tenant, id, s.agent, new Date().toISOString())
+      .bind(tenant, id, s.agent, new Date(Date.now() - 60_000).toISOString())
       .run();
-    const res = await create(key, { agent: s.agent, id });
-    expect([res.status, res.body.error?.code]).toEqual([409, "session_exists"]);
-    expect((await apiJson(`/v1/sessions/${id}`, { key })).status).toBe(404);
+    const res = await create(key, { agent: s.agent, id, metadata: { owner: "retry" } });
+    expect([res.status, res.body.metadata]).toEqual([201, { owner: "retry" }]);
+    const row = await env.DB.prepare("SELECT metadata, created_at FROM sessions WHERE tenant = ? AND id = ?")
+      .bind(tenant, id)
+      .first();
+    expect(row).toEqual({ metadata: JSON.stringify({ owner: "retry" }), created_at: res.body.created_at });
   });
 });
 

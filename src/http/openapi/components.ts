@@ -39,13 +39,14 @@ export const COMPONENTS = {
     Unavailable: {
       ...jsonOf(
         ref("Error"),
-        "D1 cannot be read to check the credential, origin or webhook secret and nothing cached may stand in " +
-          "(`directory_unavailable`, with Retry-After); or, minting a session token, no signing secret is " +
-          "configured (`tokens_unavailable`)",
+        "D1 cannot be reached for what the route reads or writes (`database_unavailable`, with Retry-After; what " +
+          "D1 failed was not written); D1 cannot be read to check the credential, origin or webhook secret and " +
+          "nothing cached may stand in (`directory_unavailable`, with Retry-After); or, minting a session token, " +
+          "no signing secret is configured (`tokens_unavailable`)",
       ),
       headers: {
         "Retry-After": {
-          description: "Seconds to wait before trying again (`directory_unavailable`).",
+          description: "Seconds to wait before trying again (`database_unavailable`, `directory_unavailable`).",
           schema: { type: "integer", minimum: 0 },
         },
       },

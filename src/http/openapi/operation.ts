@@ -7,7 +7,10 @@ import type { Json } from "./content";
 export const errorResponse = { $ref: "#/components/responses/Error" };
 /** A 429: `rate_limited` (or a run's `run_queue_full`), with the seconds to wait. */
 const rateLimitedResponse = { $ref: "#/components/responses/RateLimited" };
-/** A 503: `directory_unavailable` (D1 cannot be read), with the seconds to wait; minting a token, `tokens_unavailable`. */
+/**
+ * A 503: `database_unavailable` (D1 fails what the route reads or writes) or `directory_unavailable` (D1 cannot be read
+ * for a credential, origin or secret), with the seconds to wait; minting a token, `tokens_unavailable`.
+ */
 const unavailableResponse = { $ref: "#/components/responses/Unavailable" };
 
 /** An operation: bearer auth (unless `extra` says otherwise), and the error answers every API route may give. */
@@ -25,9 +28,10 @@ export function op(operationId: string, summary: string, responses: Json, extra:
       "403": errorResponse,
       "404": errorResponse,
       "429": rateLimitedResponse,
-      // internal_error: an unexpected failure, or a store that cannot be reached (DELETE of a session, say).
+      // internal_error: an unexpected failure.
       "500": errorResponse,
-      // directory_unavailable: a credential, origin or webhook secret D1 cannot be read for (directory.ts).
+      // database_unavailable: D1 fails a call the route makes (d1/unavailable.ts); directory_unavailable: a
+      // credential, origin or webhook secret D1 cannot be read for (directory.ts).
       "503": unavailableResponse,
       // Every body is read under a byte cap (validate.ts readBody): over it → 413 payload_too_large.
       ...(extra.requestBody ? { "413": errorResponse } : {}),

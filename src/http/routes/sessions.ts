@@ -1,7 +1,8 @@
 /**
  * The `/v1/sessions` routes for a session's life: create (the D1 index row, then the object primed with its
  * agent; the row is deleted again if the object's init fails, and made to describe the object's own session
- * if it already held one; a retried create of the same session answers it again), list, state, messages, events,
+ * if it already held one; a retried create of the same session answers it again, and one that finds a row with no
+ * session behind it, left by a create cut short, finishes it), list, state, messages, events,
  * compact, clear and delete. Reads accept an API key or the session's own token; every other route needs an API key.
  * `sessionsPage` and `deleteSession` also serve the admin's routes over any tenant's sessions (tenants.ts).
  */
@@ -38,10 +39,11 @@ export const sessionsRoutes = new Hono<AppEnv>()
     // The hint only matters here: the object is created by this first call and stays where it was placed.
     const stub = sessionStub(c.env, tenant, id, body.location_hint);
     if (!inserted) {
-      // The id is indexed: a retry of a create whose answer was lost, or another session. The object says which
-      // (an index row with no session behind it, from a create cut short, is another session too).
+      // The id is indexed: a retry of a create whose answer was lost, or another session. The object says which.
       const held = await stub.describe();
-      return repeatedCreate(c, id, body, held.ok ? held.info : null);
+      if (held.ok) return repeatedCreate(c, id, body, held.info);
+      // An index row with no session behind it: a create cut short (D1 failed it after its row was written, or its
+      // init failed and so did the row's delete). This create finishes it; the row is made to describe it below.
     }
     let init: { created: boolean; info: SessionInfo };
     try {
@@ -66,6 +68,9 @@ export const sessionsRoutes = new Hono<AppEnv>()
       const metadata = held.metadata ? JSON.stringify(held.metadata) : null;
       await updateSessionRow(c.env.DB, { tenant, id, agent: held.agent, metadata, created_at: held.created_at });
       return repeatedCreate(c, id, body, held);
+    }
+    if (!inserted) {
+      await updateSessionRow(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at: init.info.created_at });
     }
     return c.json(created(init.info), 201);
   })
@@ -114,15 +119,13 @@ function created(info: SessionInfo) {
 }
 
 /**
- * `POST /v1/sessions` for an id that already names `held` (null: no session behind its index row). A create
- * asking for what `held` is (its agent, its metadata, key order aside) is a retry whose first answer was lost:
- * it gets that answer again, with 200 as a replayed turn does, so a client may retry a create safely. Anything
- * else is another session's id: 409, nothing changed. `location_hint` is not compared: it only placed the
- * object when it was created, and is not kept.
+ * `POST /v1/sessions` for an id that already names `held`. A create asking for what `held` is (its agent, its
+ * metadata, key order aside) is a retry whose first answer was lost: it gets that answer again, with 200 as a
+ * replayed turn does, so a client may retry a create safely. Anything else is another session's id: 409, nothing
+ * changed. `location_hint` is not compared: it only placed the object when it was created, and is not kept.
  */
-function repeatedCreate(c: Context<AppEnv>, id: string, body: CreateBody, held: SessionInfo | null) {
-  const same =
-    held !== null && held.agent === body.agent && canonical(held.metadata) === canonical(body.metadata ?? null);
+function repeatedCreate(c: Context<AppEnv>, id: string, body: CreateBody, held: SessionInfo) {
+  const same = held.agent === body.agent && canonical(held.metadata) === canonical(body.metadata ?? null);
   if (!same) throw new ApiError(409, "session_exists", `session "${id}" already exists`);
   return c.json(created(held), 200);
 }

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LoadFailedRecently, RefreshCache } from "../../../src/http/cache";
 
-const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000, graceMs: 600_000, retryMs: 5_000 };
+const TIMES = { softMs: 30_000, hardMs: 60_000, negativeMs: 5_000, graceMs: 600_000, retryMs: 5_000, waitMs: 3_000 };
 
 function loader(values: Array<string | null>) {
   let i = 0;

@@ -1,37 +1,12 @@
 // The worker's control-plane reads (src/http/directory.ts) while D1 cannot be reached: a session's turns go on from
 // the isolate caches for the documented grace, past it the answer is 503 directory_unavailable with Retry-After, a
-// failing agent epoch fails no turn, and a failed reload is not tried again on every request (README "The turn
-// path"). Time moves on a fake clock (Date only); the worker's app runs in-process (withEnv) so the test's clock and
+// failing agent epoch fails no turn, a failed reload is not tried again on every request, and a reload that hangs
+// is waited for 3 s only (README "The turn path"). Time moves on a fake clock (Date only); the worker's app runs in-process (withEnv) so the test's clock and
 // D1 are the ones its caches see.
-import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { withEnv } from "../env-app";
-import { history, type Setup, script, setup } from "../helpers";
-
-/**
- * The suite's D1 in an outage: each statement whose SQL `fails` picks rejects, on the primary and on a replica, as
- * an unreachable D1's do, and is counted (`attempts`); the others run.
- */
-function outage(fails: (query: string) => boolean): { db: D1Database; attempts: () => number } {
-  let attempts = 0;
-  const reject = async () => {
-    attempts += 1;
-    throw new Error("D1_ERROR: Network connection lost.");
-  };
-  const failing = { bind: () => failing, first: reject, all: reject, run: reject, raw: reject };
-  const wrap = <T extends D1Database | D1DatabaseSession>(db: T): T =>
-    new Proxy(db, {
-      get(target, key) {
-        if (key === "prepare") return (query: string) => (fails(query) ? failing : target.prepare(query));
-        if (key === "withSession") return (constraint?: string) => wrap((target as D1Database).withSession(constraint));
-        const value = Reflect.get(target, key, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  return { db: wrap(env.DB), attempts: () => attempts };
-}
-
-const everything = () => true;
+import { everything, held, outage } from "../d1-outage";
+import { withEnv, withEnvEarly } from "../env-app";
+import { history, type Setup, script, setup, tenantKey } from "../helpers";
 
 /** A message to the session by the worker's app over `db` (the suite's D1 when not given), its turn answered as JSON. */
 function turn(s: Setup, content: string, db?: D1Database): Promise<Response> {
@@ -106,5 +81,53 @@ describe("the turn path while D1 cannot be reached", () => {
     later(5_000);
     expect((await state(s, keysDown.db)).status).toBe(200);
     expect(keysDown.attempts()).toBe(2);
+  });
+});
+
+describe("the turn path while D1 hangs", () => {
+  beforeAll(() => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+  });
+
+  /**
+   * GET `path` with `key` by the worker's app over a D1 whose key reads hang until `hold.release()`: the answer as
+   * soon as it is given, and the end of the work the request left behind (`settled`).
+   */
+  async function keysHeld(key: string, path: string) {
+    const hold = held((query) => query.includes("api_keys"));
+    const { res, settled } = await withEnvEarly({ DB: hold.db }, path, { headers: { authorization: `Bearer ${key}` } });
+    return { hold, res, settled };
+  }
+
+  it("a key whose reload does not answer is served from its entry within the grace, the reload still held", async () => {
+    const s = await warmed();
+    later(65_000);
+    const { hold, res, settled } = await keysHeld(s.key, `/v1/sessions/${s.session}`);
+    expect([res.status, hold.waiting()]).toEqual([200, 1]);
+    hold.release();
+    await settled;
+  });
+
+  it("a key with no entry whose load does not answer is 503 directory_unavailable, the load still held", async () => {
+    const { hold, res, settled } = await keysHeld(await tenantKey(), "/v1/sessions");
+    expect([res.status, res.headers.get("retry-after"), hold.waiting()]).toEqual([503, "5", 1]);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("directory_unavailable");
+    hold.release();
+    await settled;
+  });
+
+  it("a load that answers after its request gave up on it fills the cache", async () => {
+    const key = await tenantKey();
+    const { hold, res, settled } = await keysHeld(key, "/v1/sessions");
+    expect(res.status).toBe(503);
+    await res.text();
+    hold.release();
+    await settled;
+    const keysDown = outage((query) => query.includes("api_keys"));
+    const listed = await withEnv({ DB: keysDown.db }, "/v1/sessions", { headers: { authorization: `Bearer ${key}` } });
+    expect([listed.status, keysDown.attempts()]).toEqual([200, 0]);
   });
 });

@@ -1,10 +1,14 @@
 /**
- * The session routes' `x-debug-d1-statements` (src/http/routes/sessions.ts, README "Debug counters"): a read of a
- * session's state, a compaction and a DELETE count the D1 statements the session's object ran for them, as turn
- * calls do, not only the worker's. SWITCHBOARD_DEBUG_CHECKS is on in this suite.
+ * The session routes (src/http/routes/sessions.ts). Their `x-debug-d1-statements` (README "Debug counters"): a read
+ * of a session's state, a compaction and a DELETE count the D1 statements the session's object ran for them, as turn
+ * calls do, not only the worker's. SWITCHBOARD_DEBUG_CHECKS is on in this suite. A create D1 fails changes nothing,
+ * or, when its index row was written before D1 failed, is finished by its retry (docs/API.md "Sessions").
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN, api, apiJson, type Setup, setup } from "../../helpers";
+import { answerLost, outage } from "../../d1-outage";
+import { withEnv } from "../../env-app";
+import { ADMIN, api, apiJson, type Setup, setup, uid } from "../../helpers";
 
 const D1 = "x-debug-d1-statements";
 
@@ -46,5 +50,38 @@ describe("x-debug-d1-statements on the session routes", () => {
     const res = await api(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key });
     expect(res.status).toBe(200);
     expect(res.headers.get(D1)).toBe("3");
+  });
+});
+
+describe("creating a session while D1 fails", () => {
+  it("a create whose index row D1 fails answers 503 database_unavailable and leaves no session", async () => {
+    const s = await setup();
+    const id = uid("ses_d1_down");
+    const res = await withEnv({ DB: outage((query) => query.includes("INSERT INTO sessions")).db }, "/v1/sessions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ agent: s.agent, id }),
+    });
+    expect([res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([
+      503,
+      "database_unavailable",
+    ]);
+    expect((await apiJson(`/v1/sessions/${id}`, { key: s.key })).status).toBe(404);
+    expect(await env.DB.prepare("SELECT id FROM sessions WHERE id = ?").bind(id).first()).toBeNull();
+  });
+
+  it("a create whose index row D1 wrote before failing is finished by its retry with the same id", async () => {
+    const s = await setup();
+    const id = uid("ses_cut_short");
+    const body = { agent: s.agent, id, metadata: { attempt: "same" } };
+    const cut = await withEnv({ DB: answerLost((query) => query.includes("INSERT INTO sessions")) }, "/v1/sessions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(cut.status).toBe(503);
+    const retry = await apiJson<{ metadata: unknown }>("/v1/sessions", { method: "POST", key: s.key, json: body });
+    expect([retry.status, retry.body.metadata]).toEqual([201, { attempt: "same" }]);
+    expect((await apiJson(`/v1/sessions/${id}`, { key: s.key })).status).toBe(200);
   });
 });

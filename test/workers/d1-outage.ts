@@ -1,0 +1,100 @@
+// The suite's D1 in an outage, for tests of what the worker and the session object do when D1 cannot serve them:
+// the statements a test picks by their SQL fail as an unreachable D1's do (`outage`), run but lose their answer
+// (`answerLost`), or hang until released (`held`); the others run. A batch holding a picked statement fails or hangs
+// as a whole; replica sessions are picked alike.
+import { env } from "cloudflare:workers";
+
+/** The calls that send work to D1. */
+const CALLS = new Set<PropertyKey>(["first", "all", "run", "raw"]);
+
+/**
+ * A statement's SQL, read as the binding's batch reads it (workerd's D1PreparedStatement keeps it in `statement`),
+ * whatever wraps the statement: the worker's own D1 wrappers are in between.
+ */
+const sqlOf = (s: D1PreparedStatement): string => (s as unknown as { statement: string }).statement;
+
+/** `db` with each call of a statement `picks` chooses (a batch holding one too) made through `around`. */
+function picking<T extends D1Database | D1DatabaseSession>(
+  db: T,
+  picks: (query: string) => boolean,
+  around: (call: () => Promise<unknown>) => Promise<unknown>,
+): T {
+  const statement = (s: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(s, {
+      get(target, key) {
+        if (key === "bind") return (...values: unknown[]) => statement(target.bind(...values));
+        const value = Reflect.get(target, key, target);
+        if (typeof value !== "function") return value;
+        if (CALLS.has(key)) return (...args: unknown[]) => around(() => value.apply(target, args));
+        return value.bind(target);
+      },
+    });
+  const wrap = <D extends D1Database | D1DatabaseSession>(d: D): D =>
+    new Proxy(d, {
+      get(target, key) {
+        if (key === "prepare") {
+          return (query: string) => (picks(query) ? statement(target.prepare(query)) : target.prepare(query));
+        }
+        if (key === "batch") {
+          return (list: D1PreparedStatement[]) =>
+            list.some((s) => picks(sqlOf(s))) ? around(() => target.batch(list)) : target.batch(list);
+        }
+        if (key === "withSession") {
+          return (constraint?: string) => wrap((target as D1Database).withSession(constraint));
+        }
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return wrap(db);
+}
+
+/**
+ * The suite's D1 where each statement whose SQL `fails` picks rejects with `message` (by default an unreachable
+ * D1's), counted (`attempts`).
+ */
+export function outage(
+  fails: (query: string) => boolean,
+  message = "D1_ERROR: Network connection lost.",
+): { db: D1Database; attempts: () => number } {
+  let attempts = 0;
+  const db = picking(env.DB, fails, async () => {
+    attempts += 1;
+    throw new Error(message);
+  });
+  return { db, attempts: () => attempts };
+}
+
+/** The suite's D1 where each statement whose SQL `picks` chooses is carried out, then fails as a lost connection. */
+export function answerLost(picks: (query: string) => boolean): D1Database {
+  return picking(env.DB, picks, async (call) => {
+    await call();
+    throw new Error("D1_ERROR: Network connection lost.");
+  });
+}
+
+/**
+ * The suite's D1 where each statement whose SQL `holds` picks waits, unanswered, until `release`, then runs;
+ * `waiting` counts the calls held now.
+ */
+export function held(holds: (query: string) => boolean): {
+  db: D1Database;
+  waiting: () => number;
+  release: () => void;
+} {
+  let waiting = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const db = picking(env.DB, holds, async (call) => {
+    waiting += 1;
+    await gate;
+    waiting -= 1;
+    return call();
+  });
+  return { db, waiting: () => waiting, release };
+}
+
+/** Every statement. */
+export const everything = () => true;
