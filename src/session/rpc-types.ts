@@ -127,7 +127,7 @@ export type TurnCall = (
 
 /**
  * An open call with no result yet, as the session state lists it. `awaited` is false for a call of a turn that
- * failed with it open: no turn goes on with its result until a `/retry` or a message (session-engine.ts).
+ * failed with it open: no turn goes on with its result until a `/retry` or a message (admit-turn.ts).
  */
 export interface PendingCall {
   id: string;

@@ -71,7 +71,7 @@ export class TurnRunner implements TurnContext {
     this.deps = deps;
     this.turnId = turnId;
     this.#answered = answered;
-    // Event log lines held by admission (engine #begin) go out once the provider's answer is on its way (or, in
+    // Event log lines held by admission (admit-turn.ts) go out once the provider's answer is on its way (or, in
     // `#steps`, once its request has returned).
     this.out = new TurnOutput(
       deps.streamLog,
