@@ -1,8 +1,10 @@
 /**
  * The session Durable Object: `Session`, one per `tenant:id`, the RPC surface the worker calls (turn calls also
  * over `fetch`, see turn-wire.ts). It owns the engine, runs, scheduler, sweeper and agent copy, recovers
- * interrupted turns at wake-up without throwing from its constructor, and drives runs and retention from its
- * single alarm; DELETE, idle expiry and the rebuild of a broken object are session-delete.ts's.
+ * interrupted turns at wake-up without throwing from its constructor (wake-up.ts), and drives runs and retention
+ * from its single alarm (session-alarm.ts); the calls that start or resume a turn are turn-calls.ts's, those that
+ * create the session session-create.ts's, and DELETE, idle expiry and the rebuild of a broken object are
+ * session-delete.ts's.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { AgentConfig, AgentRead } from "../agents/types";
@@ -10,8 +12,6 @@ import { isUnavailable, unlessUnavailable, withD1Marked } from "../d1/unavailabl
 import type { Env } from "../env";
 import { flag } from "../env-values";
 import type { Failure, Result } from "../model/errors";
-import { failure } from "../model/errors";
-import { log } from "../observability/log";
 import { setSpans } from "../observability/tracing";
 import { retentionOf } from "../retention/config";
 import { countedD1, countedStorage, type DebugCounts, type Probe, probeFor } from "../storage/debug-counters";
@@ -25,7 +25,6 @@ import { type SeedTurn, seedTurns } from "./debug-seed";
 import { deleted } from "./deleted";
 import type { SuppliedResult } from "./history/history-store";
 import { Jobs } from "./jobs";
-import { recoverInterruptedTurns } from "./recovery";
 import type {
   EventsPage,
   MessagesPage,
@@ -35,27 +34,28 @@ import type {
   SessionInfo,
   SessionState,
   TokenStamp,
-  TurnAnswer,
-  TurnCall,
   TurnReply,
 } from "./rpc-types";
 import { Deliveries } from "./runs/deliveries";
 import { SessionRuns } from "./runs/session-runs";
 import type { RunSpec, RunView } from "./runs/types";
 import { Scheduler } from "./scheduler";
+import { SessionAlarm } from "./session-alarm";
+import { SessionCreate } from "./session-create";
 import { SessionDelete } from "./session-delete";
 import { SessionEngine } from "./session-engine";
 import { missing, SessionRecord } from "./session-record";
 import { sessionState } from "./state-view";
 import { Sweeper } from "./sweeper";
-import { answerResponse, readCall } from "./turn-wire";
+import { TurnCalls } from "./turn-calls";
+import { wakeUp } from "./wake-up";
 
 /**
  * One chat session. A thin RPC surface: a call on an existing session passes
  * one guard (`SessionRecord.existing`: the state loaded, the session exists, else 404) and
- * delegates to the engine; `init` and `enqueueRun` (which create the session),
- * `clear`, `destroy` (session-delete.ts) and the alarm have rules of their own, written there. Methods return result
- * unions; the worker maps them to HTTP.
+ * delegates to the engine; `init` and `enqueueRun` (which create the session, session-create.ts),
+ * `clear`, `destroy` (session-delete.ts) and the alarm (session-alarm.ts) have rules of their own, written there.
+ * Methods return result unions; the worker maps them to HTTP.
  *
  * The worker routes by name (`tenant:id`) without asking D1 whether the
  * session exists: this object knows (its `meta.session` row, written at
@@ -77,6 +77,12 @@ export class Session extends DurableObject<Env> {
   #record: SessionRecord;
   /** DELETE, idle expiry and the rebuild of a broken object: the end of the session's storage. */
   #delete: SessionDelete;
+  /** `init` and `enqueueRun`, the calls that create the session (session-create.ts). */
+  #create: SessionCreate;
+  /** The one alarm: the jobs, then the retention sweep (session-alarm.ts). */
+  #alarm: SessionAlarm;
+  /** The calls that start or resume a turn (turn-calls.ts). */
+  #turnCalls: TurnCalls;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -142,35 +148,39 @@ export class Session extends DurableObject<Env> {
       sweeper: this.#sweeper,
       agents: this.#agents,
     });
+    this.#alarm = new SessionAlarm({
+      record: this.#record,
+      engine: this.#engine,
+      scheduler: this.#scheduler,
+      jobs: this.#jobs,
+      sweeper: this.#sweeper,
+      expire: () => this.#delete.expire(),
+    });
+    this.#create = new SessionCreate({
+      record: this.#record,
+      afterDelete: () => this.#delete.afterDelete(),
+      agents: this.#agents,
+      runs: this.#runs,
+      scheduler: this.#scheduler,
+      alarm: this.#alarm,
+    });
+    this.#turnCalls = new TurnCalls({
+      record: this.#record,
+      engine: this.#engine,
+      runs: this.#runs,
+      agent: (info, arg, admission) => this.#agent(info, arg, admission),
+      counted: (fn) => this.#counted(fn),
+    });
     this.#engine.hooks = {
       arm: () => this.#scheduler.arm(),
       settled: (turnId) => {
         this.#runs.onSettled(turnId);
-        this.#scheduleSweep();
+        this.#alarm.scheduleSweep();
       },
       resumed: (turnId) => this.#runs.onResumed(turnId),
     };
-    // Startup failures are caught here, never thrown out of the constructor.
-    // A failed migration is re-thrown by the calls that need the state; `clear`
-    // wipes and rebuilds the schema instead, `destroy` wipes it. Recovery repairs what it can and
-    // marks the rest failed (recovery.ts), so it cannot brick the object. An
-    // object addressed by an unknown name has no tables and gets none here.
-    ctx
-      .blockConcurrencyWhile(async () => {
-        try {
-          if (!this.#record.load()) return;
-          this.#engine.compactor.load();
-        } catch (e) {
-          this.#record.failed(e);
-          return;
-        }
-        try {
-          recoverInterruptedTurns(this.#engine);
-        } catch (e) {
-          log("error", "session_recovery_failed", { error: String(e), stack: (e as Error)?.stack });
-        }
-      })
-      .catch((e) => this.#record.failed(e));
+    // Never throws out of the constructor (wake-up.ts).
+    wakeUp(ctx, this.#record, this.#engine);
   }
 
   /**
@@ -203,49 +213,9 @@ export class Session extends DurableObject<Env> {
     return mark && this.#probe ? { ...answer, debug: this.#probe.since(mark) } : answer;
   }
 
-  /** Runs a turn RPC, its storage work counted (`#counted`). */
-  async #turn(
-    arg: AgentArg,
-    fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>,
-    admission = false,
-  ): Promise<TurnReply> {
-    return this.#record.existing((info) => this.#counted(() => this.#admitted(info, arg, fn, admission)));
-  }
-
-  async #admitted(
-    info: SessionInfo,
-    arg: AgentArg,
-    fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>,
-    admission: boolean,
-  ): Promise<Result<TurnAnswer>> {
-    const agent = await this.#agent(info, arg, admission);
-    if (!agent.ok) return agent;
-    const paused = agent.commit ? this.#engine.turns.latest()?.id : undefined;
-    const answer = await fn(agent.agent);
-    // A newer config read while a turn was paused is the session's copy once this call ended that pause.
-    if (agent.commit && answer.ok && this.#engine.turns.latest()?.id !== paused) agent.commit();
-    return answer;
-  }
-
-  /**
-   * Creates the session. `agent` (its config and the agent-config epoch it was
-   * read at) primes the session's agent cache, so the first turn needs no D1 read.
-   * `created: false` when the object already holds a session (a webhook run created it first, say); `info` is
-   * then the stored one, which stays as it was.
-   */
+  /** Creates the session (session-create.ts); `created: false` when the object already holds one. */
   async init(info: SessionInfo, agent?: AgentRead): Promise<Result<{ created: boolean; info: SessionInfo }>> {
-    // A create during a DELETE comes after it: the worker's index row, just written, must not be one the DELETE
-    // already removed while the object it names is about to be wiped.
-    await this.#delete.afterDelete();
-    this.#record.ready();
-    const existing = this.#record.info();
-    if (existing) return { ok: true, created: false, info: existing };
-    const created = this.#record.create(info);
-    if (agent) this.#agents.prime(info.agent, agent.config, agent.epoch);
-    // A session that is never used still expires (when idle expiry is configured).
-    this.#scheduleSweep();
-    this.#scheduler.arm();
-    return { ok: true, created: true, info: created };
+    return this.#create.init(info, agent);
   }
 
   /**
@@ -322,33 +292,12 @@ export class Session extends DurableObject<Env> {
 
   /** The worker's turn calls (turn-wire.ts): the same methods as below, a streamed answer as the response body. */
   override async fetch(request: Request): Promise<Response> {
-    const c = await readCall<TurnCall>(request);
-    // The methods below check the rest (`existing`); a stale token is refused before anything is read for it.
-    if (this.#record.foreign(c.stamp)) return answerResponse(missing());
-    switch (c.call) {
-      case "sendMessage":
-        return answerResponse(await this.sendMessage(c.agent, c.input, c.mode));
-      case "submitToolResults":
-        return answerResponse(await this.submitToolResults(c.agent, c.results, c.mode, c.onlyPending));
-      case "answerApprovals":
-        return answerResponse(
-          await this.answerApprovals(c.agent, c.answers, c.mode, {
-            by: c.by,
-            fromChat: c.fromChat,
-            run: c.run,
-            outputs: c.outputs,
-            mayDecide: c.mayDecide,
-          }),
-        );
-      case "retry":
-        return answerResponse(await this.retry(c.agent, c.mode));
-      default:
-        throw new Error(`unknown turn call: ${JSON.stringify((c as { call?: unknown }).call)}`);
-    }
+    return this.#turnCalls.fetch(request);
   }
 
+  /** The calls that start or resume a turn (turn-calls.ts). */
   async sendMessage(agent: AgentArg, input: SendInput, mode: Mode): Promise<TurnReply> {
-    return this.#turn(agent, (a) => this.#engine.sendMessage(a, input, mode), true);
+    return this.#turnCalls.sendMessage(agent, input, mode);
   }
 
   async submitToolResults(
@@ -357,7 +306,7 @@ export class Session extends DurableObject<Env> {
     mode: Mode,
     onlyPending = false,
   ): Promise<TurnReply> {
-    return this.#turn(agent, (a) => this.#engine.submitToolResults(a, results, mode, onlyPending));
+    return this.#turnCalls.submitToolResults(agent, results, mode, onlyPending);
   }
 
   async answerApprovals(
@@ -366,17 +315,11 @@ export class Session extends DurableObject<Env> {
     mode: Mode,
     opts: Omit<AnswerOptions, "onlyTurn"> & { run?: string },
   ): Promise<TurnReply> {
-    const { run, ...rest } = opts;
-    return this.#turn(agent, (a) => {
-      // A run's approvals are those of the turn it waits in: its signature answers nothing else in the session.
-      // Read once the session is known to exist: an object with no tables has no runs table to read.
-      const onlyTurn = run === undefined ? undefined : (this.#runs.store.get(run)?.turn_id ?? null);
-      return this.#engine.answerApprovals(a, answers, mode, { ...rest, onlyTurn });
-    });
+    return this.#turnCalls.answerApprovals(agent, answers, mode, opts);
   }
 
   async retry(agent: AgentArg, mode: Mode): Promise<TurnReply> {
-    return this.#turn(agent, (a) => this.#engine.retry(a, mode), true);
+    return this.#turnCalls.retry(agent, mode);
   }
 
   async cancel(stamp?: TokenStamp): Promise<Result<{ status: string; turn_id: string }>> {
@@ -412,49 +355,13 @@ export class Session extends DurableObject<Env> {
     return this.#delete.destroy(tenant, id);
   }
 
-  /** Never throws into its caller (a turn's end): a missed schedule is made up by the next turn or alarm. */
-  #scheduleSweep(): void {
-    try {
-      if (this.#record.info()) this.#sweeper.schedule();
-    } catch (e) {
-      log("error", "sweep_schedule_failed", { error: String(e) });
-    }
-  }
-
-  /**
-   * Queues a webhook-triggered run; the session is created on first use (the
-   * worker has already written its index row). Idempotent per run id.
-   * `agent` (the config and epoch the worker read to verify the webhook) is
-   * kept as the session's copy unless that copy is newer. A refusal while this object holds the session (another
-   * agent's session, a full queue) carries that session's info (`held`), for the worker to make its index row
-   * describe it; only a deleted session's refusal has none.
-   */
+  /** Queues a webhook-triggered run, creating the session on first use (session-create.ts). */
   async enqueueRun(
     info: SessionInfo,
     spec: RunSpec,
     agent?: AgentRead,
   ): Promise<Result<{ run: RunView }> | (Failure & { held: SessionInfo })> {
-    // As `init`: a run handed over during a DELETE comes after it (and is refused by the tombstone if admitted
-    // before it, or queued as before if the DELETE failed).
-    await this.#delete.afterDelete();
-    this.#record.ready();
-    const current = this.#record.info();
-    if (!current) {
-      // Admitted before this session was deleted (`info.created_at` is the run's): it stays deleted.
-      const deletedAt = await this.#record.deletedAt();
-      if (deletedAt !== undefined && Date.parse(info.created_at) <= deletedAt) return deleted();
-      this.#record.create(info);
-    } else if (current.agent !== spec.agent) {
-      return {
-        ...failure("agent_mismatch", `session "${current.id}" belongs to agent "${current.agent}"`),
-        held: current,
-      };
-    }
-    // The config the worker just read: the run starts with it, no D1 read in the object.
-    if (agent) this.#agents.offer(spec.agent, agent.config, agent.epoch);
-    const queued = this.#runs.enqueue(spec);
-    // Refused (a full queue) with the session held: the worker keeps its index row, written from this.
-    return queued.ok ? queued : { ...queued, held: this.#record.info() ?? info };
+    return this.#create.enqueueRun(info, spec, agent);
   }
 
   /** Of `ids`, the runs this session still has open (RunStore.stillOpen); the D1 retention cron keeps their records. */
@@ -465,17 +372,9 @@ export class Session extends DurableObject<Env> {
     return this.#runs.store.stillOpen(ids);
   }
 
-  /**
-   * The D1 retention cron's poke when the idle-expiry setting is new (retention/cron.ts `walkIdleSessions`): the
-   * sweep job is scheduled for whatever expires next under this object's retention, idle expiry included (an
-   * existing job only moves earlier), and the alarm armed for it. A session dormant since before the setting
-   * was on has no job left, and nothing else would wake it. An object with no session (never created, deleted
-   * with its tombstone, or whose state did not load) is left as it is: no tables are created.
-   */
+  /** The D1 retention cron's poke when the idle-expiry setting is new (session-alarm.ts `ensureSweep`). */
   async ensureSweep(): Promise<void> {
-    if (this.#record.broken || !this.#record.info()) return;
-    this.#sweeper.schedule();
-    this.#scheduler.arm();
+    this.#alarm.ensureSweep();
   }
 
   /** A run's state; `run: null` when this session does not know the run. */
@@ -483,37 +382,8 @@ export class Session extends DurableObject<Env> {
     return this.#record.existing(() => ({ ok: true, run: this.#runs.view(runId) }));
   }
 
-  /**
-   * The one alarm: the heartbeat while a turn runs (a new instance that finds
-   * no runner has already recovered in the constructor; interrupted runs are
-   * resumed or failed here), the due jobs (jobs.ts: queued runs, callback and
-   * notice deliveries, approvals' expiry), then the retention sweep
-   * (src/session/sweeper.ts). It is re-armed for whatever is due next.
-   */
+  /** The one alarm (session-alarm.ts): the due jobs, then the retention sweep; re-armed for what is due next. */
   override async alarm(): Promise<void> {
-    this.#scheduler.forget();
-    // Runs may conclude here (a callback delivered): the turns they held back become sweepable.
-    this.#sweeper.forget();
-    this.#record.ready();
-    if (!this.#record.hasTables) return;
-    try {
-      await this.#jobs.alarm();
-      // A DELETE may have wiped the object while the jobs awaited (a callback delivery, say).
-      if (!this.#record.hasTables) return;
-      this.#scheduleSweep();
-      // The sweep yields between batches; a DELETE delivered then wipes the tables it would go on deleting from.
-      const generation = this.#engine.generation;
-      const swept = await this.#sweeper.alarm(
-        Date.now(),
-        () => !this.#record.hasTables || this.#engine.stale(generation),
-      );
-      if (swept && (swept.stream_log || swept.events || swept.turns || swept.runs)) {
-        log("info", "retention_swept", { session: this.#record.info()?.id, ...swept });
-      }
-      if (swept?.expired) await this.#delete.expire();
-    } finally {
-      // A session that expired itself has no tables left, and nothing to arm.
-      if (this.#record.hasTables) this.#scheduler.arm();
-    }
+    return this.#alarm.run();
   }
 }
