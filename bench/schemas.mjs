@@ -9,7 +9,11 @@
 // unrelated [true, true] 12,942 → 18. Each array checked was then compared with every duplicated array of the
 // value, until arrays of up to 32 items went to the pairwise pass (median of 7, same host, before → after, ms):
 // 5k pairs under uniqueItems beside 5k duplicated pairs 7,507 → 91; 5k objects + a copy 34 → 19 (noise: one
-// array of over 32 items, unchanged). Figures only; nothing here asserts.
+// array of over 32 items, unchanged). A third and a fourth table time a schema's patterns: V8's RegExp (which the
+// validator built anew at every check) against re2js, the linear-time engine src/json-schema/linear-pattern.ts runs
+// them on, per test on ordinary patterns and texts, with what compiling each costs; then values that make V8
+// backtrack, the bound's worst case for re2js, and the `regex` format on a long class of Unicode properties.
+// Figures only; nothing here asserts.
 //
 //   node bench/schemas.mjs          (npm run bench:schemas)
 import { runnerImport } from "vite";
@@ -20,6 +24,7 @@ const load = async (file) => (await runnerImport(`${root}${file}`, { configFile:
 const { FIXED_SCHEMAS } = await load("src/http/fixed-schemas.ts");
 const { compileStrict, validateFixed } = await load("src/json-schema/index.ts");
 const { FIXED_EXAMPLES } = await load("test/unit/json-schema/fixed-examples.ts");
+const { compilePattern } = await load("src/json-schema/linear-pattern.ts");
 
 /** Median of 7 runs of `n` calls, in microseconds per call. */
 function perCall(fn, n) {
@@ -124,4 +129,84 @@ const largeRows = large.map(([name, schema, list, beside = {}]) => {
   return [name, round(ms, 1)];
 });
 table("Large values, run-time engine, ms per call (median of 3)", ["value", "ms"], largeRows);
+
+/** Median of `runs` timings of `fn`, in milliseconds. */
+function msOnce(fn, runs = 3) {
+  const times = [];
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now();
+    fn();
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
+}
+
+const linear = (source) => {
+  const r = compilePattern(source);
+  if (!r.ok) throw new Error(`${source}: ${JSON.stringify(r)}`);
+  return r.pattern;
+};
+const ORDINARY = [
+  ["email", "^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$", ["john.doe@example.com", "not-an-email"]],
+  ["date", "^\\d{4}-\\d{2}-\\d{2}$", ["2024-05-01", "2024-5-1"]],
+  ["uuid", "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", ["123e4567-e89b-12d3-a456-426614174000"]],
+  ["name", "^[a-zA-Z0-9_-]{1,64}$", ["ok_name-1", "bad name!"]],
+  ["word, unanchored", "error|warning", ["all fine here", "an error occurred"]],
+  ["letters", "^[\\p{L}\\p{N} _-]+$", ["Grüße aus Köln 2024", "tab\there"]],
+  ["1 KB of base64", "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$", ["QUJD".repeat(256)]],
+  ["10 KB of text, no < >", "^[^<>]*$", ["lorem ipsum ".repeat(850)]],
+];
+const patternRows = ORDINARY.map(([name, source, texts]) => {
+  const native = new RegExp(source, "u");
+  const pattern = linear(source);
+  const n = Math.max(500, Math.round(200_000 / texts.join("").length));
+  const v8 = perCall(() => texts.map((t) => native.test(t)), n);
+  const v8New = perCall(() => texts.map((t) => new RegExp(source, "u").test(t)), n);
+  const re2 = perCall(() => texts.map((t) => pattern.test(t)), n);
+  const compile = perCall(() => compilePattern(source), 50);
+  summary.patterns = { ...summary.patterns, [name]: { v8_us: round(v8, 2), re2js_us: round(re2, 2) } };
+  return [name, texts.length, round(v8, 2), round(v8New, 2), round(re2, 2), round(compile, 0)];
+});
+table(
+  "A schema's patterns, µs per check of the texts (median of 7): V8 compiled once, V8 built at each check (the validator's way), re2js; µs to compile for re2js",
+  ["pattern", "texts", "V8", "V8 new", "re2js", "re2js compile"],
+  patternRows,
+);
+
+const nested = linear("^(a+)+$");
+const bound = "[a-z]{998}!";
+let letters = "";
+while (letters.length < 100_000) letters += `${"b".repeat(997)}!`;
+/** A fresh class of 20,000 `\\p{L}` at each call: V8 caches what it compiled by source. */
+let calls = 0;
+const properties = () => `[${"\\p{L}".repeat(20_000)}${calls++}]`;
+const formatRegex = compileStrict(
+  { type: "object", properties: { re: { type: "string", format: "regex" } } },
+  { requireObjectRoot: true },
+).schema;
+const hostile = [
+  ["^(a+)+$, 24 a's and a !", () => /^(a+)+$/u.test(`${"a".repeat(24)}!`), () => nested.test(`${"a".repeat(24)}!`)],
+  ["^(a+)+$, 100,000 a's and a !", null, () => nested.test(`${"a".repeat(100_000)}!`)],
+  [
+    `${bound} over 100,000 letters (re2js's NFA, the bound's worst)`,
+    () => new RegExp(bound, "u").test(letters),
+    () => linear(bound).test(letters),
+  ],
+  [
+    "format regex, a class of 20,000 \\p{L}",
+    () => new RegExp(properties(), "u"),
+    () => formatRegex.validate({ re: properties() }),
+  ],
+];
+const hostileRows = hostile.map(([name, v8, re2]) => {
+  const v8Ms = v8 ? msOnce(v8) : null;
+  const re2Ms = msOnce(re2);
+  summary.hostile = { ...summary.hostile, [name]: { v8_ms: v8Ms && round(v8Ms, 1), ours_ms: round(re2Ms, 1) } };
+  return [name, v8Ms === null ? "(hours)" : round(v8Ms, 1), round(re2Ms, 1)];
+});
+table(
+  "Values V8 backtracks on, and the bounds' worst, ms per call (median of 3)",
+  ["value", "V8", "ours"],
+  hostileRows,
+);
 console.log(JSON.stringify({ schemas: summary }));

@@ -5,15 +5,19 @@
  * Validation runs inside workerd, which refuses eval/new Function at request time, so this uses
  * @cfworker/json-schema (an interpreter, no code generation). That validator is permissive about
  * what it is given — unknown keywords are silently ignored, bad `$ref`s only throw when reached —
- * so everything it would not catch is checked here, before a schema is accepted. The API's own fixed
- * schemas do not come here: they are compiled at build time (`validate-fixed.ts`).
+ * so everything it would not catch is checked here, before a schema is accepted. Its regexes are V8's, which
+ * backtrack: a schema's patterns are compiled for re2js instead and run in linear time (linear-pattern.ts,
+ * linear-regexp.ts), and one re2js cannot run is refused here. The API's own fixed schemas do not come here: they
+ * are compiled at build time (`validate-fixed.ts`).
  */
 import { dereference, type Schema, type SchemaDraft, validate } from "@cfworker/json-schema";
 import { utf8Bytes } from "../storage/fit";
 import { cfworkerIssues } from "./cfworker-issues";
-// Replaces the library's exponential `url` check before any schema is validated.
+// Replaces the library's exponential `url` check and its `regex` check before any schema is validated.
 import "./formats";
 import type { SchemaResult } from "./issue";
+import type { LinearPattern } from "./linear-pattern";
+import { withLinearPatterns } from "./linear-regexp";
 import { localRefTarget, MAX_SHAPE_DEPTH } from "./local-ref";
 import { reduceIssues } from "./reduce-issues";
 import { duplicatedArrays, lookupWith, replaceUniqueItems, uniqueItemsErrors } from "./unique-items";
@@ -168,21 +172,23 @@ class Compiled implements CompiledSchema {
   readonly #exact: Prepared;
   /** The same schema without `uniqueItems`, when it has any (see `validate`). */
   readonly #noUnique: Prepared | undefined;
+  /** Its patterns, each compiled once, tested in linear time (linear-pattern.ts) where the validator meets them. */
+  readonly #patterns: ReadonlyMap<string, LinearPattern>;
 
   constructor(
     source: unknown,
     normalized: unknown,
     draft: SchemaDraft,
     draft07Tuples: readonly string[],
-    exact: Prepared,
-    noUnique: Prepared | undefined,
+    prepared: { exact: Prepared; noUnique: Prepared | undefined; patterns: ReadonlyMap<string, LinearPattern> },
   ) {
     this.source = source;
     this.normalized = normalized;
     this.draft = draft;
     this.draft07Tuples = draft07Tuples;
-    this.#exact = exact;
-    this.#noUnique = noUnique;
+    this.#exact = prepared.exact;
+    this.#noUnique = prepared.noUnique;
+    this.#patterns = prepared.patterns;
   }
 
   validate(value: unknown): SchemaResult {
@@ -193,7 +199,8 @@ class Compiled implements CompiledSchema {
       const duplicated = this.#noUnique ? duplicatedArrays(value) : [];
       const prepared = this.#noUnique && duplicated.length === 0 ? this.#noUnique : this.#exact;
       const lookup = duplicated.length > 0 ? lookupWith(prepared.lookup, duplicated) : prepared.lookup;
-      const run = (shortCircuit: boolean) => validate(value, prepared.schema, this.draft, lookup, shortCircuit);
+      const run = (shortCircuit: boolean) =>
+        withLinearPatterns(this.#patterns, () => validate(value, prepared.schema, this.draft, lookup, shortCircuit));
       // Stopping at the first bad item or property gives the same verdict at a bounded cost.
       const first = run(true);
       if (first.valid) return { ok: true };
@@ -279,7 +286,8 @@ function compile(schema: unknown, opts: CompileOptions, lenient: boolean): Compi
   }
   const source = deepFreeze(JSON.parse(text) as unknown);
   const normalized = normalText === text ? source : deepFreeze(JSON.parse(normalText) as unknown);
-  const compiled = new Compiled(source, normalized, draft, Object.freeze(tree.draft07Tuples), exact, noUnique);
+  const draft07Tuples = Object.freeze(tree.draft07Tuples);
+  const compiled = new Compiled(source, normalized, draft, draft07Tuples, { exact, noUnique, patterns: tree.patterns });
   remember(key, compiled);
   return { ok: true, schema: compiled };
 }

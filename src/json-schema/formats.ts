@@ -2,11 +2,15 @@
  * The run-time engine's `format` checks that replace @cfworker/json-schema's own. Its `url` regex backtracks
  * exponentially on a host with no dot (`http://` and 24 letters: 0.2 s in Node, 50: never done), and the value is
  * written by the model, so that check is replaced here, at module load, in the library's `format` map, which its
- * validator reads by name on every call (compile.ts imports this module). Every other format it registers measured
- * linear on adversarial inputs and is kept (README, "Architecture", JSON Schema). The map also loses its prototype,
- * so a format named after an object's method is one the validator does not know.
+ * validator reads by name on every call (compile.ts imports this module). So is `regex`: the library compiles the
+ * string with V8, which builds each `\p{…}` set anew (46 s for a 500,000-character `[\p{L}\p{L}…]`), and by the
+ * global `RegExp`, which a validation with patterns replaces (linear-regexp.ts); regex-syntax.ts checks it with
+ * the native engine, each property once. Every other format it registers measured linear on adversarial inputs and
+ * is kept (README, "Architecture", JSON Schema). The map also loses its prototype, so a format named after an
+ * object's method is one the validator does not know.
  */
 import { format } from "@cfworker/json-schema";
+import { isUnicodeRegex } from "./regex-syntax";
 
 /**
  * The schemes a `url` may have, followed by `//` and the host (no third slash, which the URL parser would skip), as
@@ -72,6 +76,8 @@ function isUrl(value: string): boolean {
 }
 
 format.url = isUrl;
+// The library also refused a `\Z` after a character other than a backslash: in `u` mode that is a syntax error.
+format.regex = isUnicodeRegex;
 // The library looks a format up by name in this map, so a name an object inherits (`isPrototypeOf`, `__proto__`) was
 // a check too: `isPrototypeOf` refused every string and `__proto__` failed the validation. With no prototype such a
 // name is a format the validator does not know, which is not checked, as `int64` is not.

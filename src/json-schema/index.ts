@@ -2,7 +2,7 @@
  * JSON Schema for the whole service, with one error format (`SchemaIssue`). Two engines for two kinds
  * of schema: the API's own fixed schemas are compiled at build time by Ajv (`validateFixed`); schemas
  * first seen at run time — tool inputs, `json_schema`, MCP — are interpreted by @cfworker/json-schema
- * (`compileStrict`, `compileLenient`). A foundation layer: of the service's it imports only
+ * (`compileStrict`, `compileLenient`), their patterns run by re2js in linear time. A foundation layer: of the service's it imports only
  * model/json and storage/fit's text helpers.
  */
 export {

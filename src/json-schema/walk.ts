@@ -1,11 +1,14 @@
 /**
- * Walks a schema tree knowing which keywords hold subschemas, checks every keyword's value, and
- * collects what is needed to prove each `$ref` resolves. The walked tree is the compiler's private
+ * Walks a schema tree knowing which keywords hold subschemas, checks every keyword's value (compiling each
+ * pattern for the linear-time engine, linear-pattern.ts), and collects what is needed to prove each `$ref`
+ * resolves. The walked tree is the compiler's private
  * copy: vendor extensions (and, when lenient, unknown keywords) are deleted from it so the validator
  * never sees them — @cfworker/json-schema's dereference otherwise descends into any object it finds.
  */
 import { isPlainObject } from "../model/json";
 import { isExtension, KEYWORDS, type KeywordKind, suggestKeyword, TYPE_NAMES } from "./keywords";
+import { compilePattern, type LinearPattern, MAX_SCHEMA_PATTERN_WORK } from "./linear-pattern";
+import { show } from "./reduce-issues";
 
 /** Stop after a handful of problems: enough to fix several typos at once, short enough to read. */
 const MAX_PROBLEMS = 5;
@@ -33,6 +36,9 @@ interface Walk {
   inPlace: Map<string, string[]>;
   /** Subschemas with `uniqueItems: true` (compile.ts keeps a copy without them, see there). */
   uniqueItems: string[];
+  /** Every distinct `pattern` and `patternProperties` key, compiled once, by source; and their work summed. */
+  patterns: Map<string, LinearPattern>;
+  patternWork: number;
   /** Subschemas whose draft-07 tuple was rewritten (modernizeTuple), where a `$ref` may use the old spelling. */
   tuples: Set<string>;
   /** Subschemas written with a draft-07 tuple (an `items` array), as given: before any rewrite. */
@@ -71,14 +77,22 @@ function isStringArray(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((s) => typeof s === "string");
 }
 
-function validRegex(source: string): boolean {
-  try {
-    // The validator builds patterns with the `u` flag, so they must be valid in that mode.
-    new RegExp(source, "u");
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * Compiles a pattern for the walk (once per source): "invalid" when it is no regular expression (in `u` mode, as the
+ * validator builds it), why the linear-time engine cannot run it, or undefined when it is ready.
+ */
+function patternProblem(w: Walk, source: string): "invalid" | { reason: string } | undefined {
+  // Once the schema is refused for as many problems as are listed, no further pattern is worth compiling.
+  if (w.patterns.has(source) || w.problems.length >= MAX_PROBLEMS) return undefined;
+  const overBudget = {
+    reason: `takes the schema's patterns past the ${MAX_SCHEMA_PATTERN_WORK} steps of work compiling them may take`,
+  };
+  if (w.patternWork > MAX_SCHEMA_PATTERN_WORK) return overBudget;
+  const compiled = compilePattern(source);
+  if (!compiled.ok) return compiled.invalid ? "invalid" : { reason: compiled.reason };
+  w.patterns.set(source, compiled.pattern);
+  w.patternWork += compiled.pattern.work;
+  return w.patternWork > MAX_SCHEMA_PATTERN_WORK ? overBudget : undefined;
 }
 
 /** Checks a non-subschema keyword value; returns what it must be when it is wrong. */
@@ -95,7 +109,8 @@ function valueProblem(kind: KeywordKind, v: unknown): string | undefined {
     case "nonNegativeInteger":
       return Number.isSafeInteger(v) && (v as number) >= 0 ? undefined : "a non-negative integer";
     case "regex":
-      return typeof v === "string" && validRegex(v) ? undefined : "a valid regular expression";
+      // Compiled by walkKeyword (patternProblem), which needs the walk.
+      return typeof v === "string" ? undefined : "a valid regular expression";
     case "stringArray":
       return isStringArray(v) && new Set(v).size === v.length ? undefined : "an array of unique strings";
     case "stringArrayMap":
@@ -265,7 +280,10 @@ function walkKeyword(
         return;
       }
       for (const [name, sub] of Object.entries(value)) {
-        if (kind === "patternMap" && !validRegex(name)) must(`keyed by valid regular expressions (not "${name}")`);
+        const bad = kind === "patternMap" ? patternProblem(w, name) : undefined;
+        if (bad === "invalid") must(`keyed by valid regular expressions (not "${name}")`);
+        else if (bad !== undefined)
+          problem(w, `"${key}" at ${where(pointer)}: the key ${show(name, 80)} ${bad.reason}`);
         // Draft-07 `dependencies` values may be property-name lists rather than schemas.
         else if (kind === "dependencies" && Array.isArray(sub)) {
           if (!isStringArray(sub)) must("an object of schemas or string arrays");
@@ -275,7 +293,11 @@ function walkKeyword(
     default: {
       const wanted = valueProblem(kind, value);
       if (wanted !== undefined) must(wanted);
-      else if (key === "$ref") w.refs.push({ at: pointer, resource: base, ref: value as string, node: parent });
+      else if (key === "pattern") {
+        const bad = patternProblem(w, value as string);
+        if (bad === "invalid") must("a valid regular expression");
+        else if (bad !== undefined) problem(w, `"pattern" at ${where(pointer)}: ${show(value, 80)} ${bad.reason}`);
+      } else if (key === "$ref") w.refs.push({ at: pointer, resource: base, ref: value as string, node: parent });
       else if (key === "uniqueItems" && value === true) w.uniqueItems.push(pointer);
       else if (key === "$recursiveRef") w.recursiveRefs.push({ at: pointer, resource: base });
       else if (key === "$recursiveAnchor" && value === true) w.recursiveAnchors.push(pointer);
@@ -345,6 +367,8 @@ interface SchemaTree {
   uniqueItems: string[];
   /** Pointers of the subschemas written with a draft-07 tuple (`items` as an array of schemas). */
   draft07Tuples: string[];
+  /** Every distinct `pattern` and `patternProperties` key, compiled for linear-time tests, by source. */
+  patterns: ReadonlyMap<string, LinearPattern>;
 }
 
 /** Checks (and prunes, see above) a parsed schema. */
@@ -359,6 +383,8 @@ export function checkSchemaTree(root: unknown, lenient: boolean): SchemaTree {
     recursiveAnchors: [],
     inPlace: new Map(),
     uniqueItems: [],
+    patterns: new Map(),
+    patternWork: 0,
     tuples: new Set(),
     draft07Tuples: [],
   };
@@ -368,5 +394,5 @@ export function checkSchemaTree(root: unknown, lenient: boolean): SchemaTree {
     const cycle = findCycle(w);
     if (cycle !== undefined) problem(w, `$ref cycle at ${where(cycle)}: the schema refers to itself without nesting`);
   }
-  return { problems: w.problems, uniqueItems: w.uniqueItems, draft07Tuples: w.draft07Tuples };
+  return { problems: w.problems, uniqueItems: w.uniqueItems, draft07Tuples: w.draft07Tuples, patterns: w.patterns };
 }

@@ -1424,7 +1424,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
-            /** @description `invalid_schema`: a tool schema (`input_schema`, `discovery_schema`) is not a valid JSON Schema (or its root is not an object) */
+            /** @description `invalid_schema`: a tool schema (`input_schema`, `discovery_schema`) is not a valid JSON Schema (or its root is not an object, or a `pattern` is one the linear-time regex engine cannot run, such as a lookahead or a backreference) */
             422: {
                 headers: {
                     [name: string]: unknown;

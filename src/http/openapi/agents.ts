@@ -20,7 +20,7 @@ export const putAgent = op(
     "413": errorResponse,
     "422": jsonOf(
       ref("Error"),
-      "`invalid_schema`: a tool schema (`input_schema`, `discovery_schema`) is not a valid JSON Schema (or its root is not an object)",
+      "`invalid_schema`: a tool schema (`input_schema`, `discovery_schema`) is not a valid JSON Schema (or its root is not an object, or a `pattern` is one the linear-time regex engine cannot run, such as a lookahead or a backreference)",
     ),
   },
   { parameters: [AGENT], requestBody: body("AgentBody") },

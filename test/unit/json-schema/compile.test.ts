@@ -341,6 +341,38 @@ describe("compileStrict: references the validator does not implement", () => {
   });
 });
 
+describe("compileStrict: patterns the linear-time regex engine cannot run", () => {
+  it("refuses a pattern with a lookahead, naming it and why", () => {
+    const schema = { type: "object", properties: { pw: { type: "string", pattern: "^(?=.*\\d).{8,}$" } } };
+    expect(errorOf(strict(schema))).toBe(
+      '"pattern" at /properties/pw: "^(?=.*\\\\d).{8,}$" has a lookahead ((?= or (?!), which the linear-time ' +
+        "regex engine cannot run",
+    );
+  });
+
+  it("refuses a patternProperties key with a backreference, naming it and why", () => {
+    const schema = { type: "object", patternProperties: { "^(.)\\1": { type: "string" } } };
+    expect(errorOf(strict(schema))).toBe(
+      '"patternProperties" at (root): the key "^(.)\\\\1" has a backreference (\\1 or \\k<name>), which the ' +
+        "linear-time regex engine cannot run",
+    );
+  });
+
+  it("refuses such a pattern leniently too, as any other schema problem", () => {
+    const schema = { type: "object", properties: { id: { type: "string", pattern: "^(?!tmp_)" } } };
+    expect(errorOf(compileLenient(schema))).toContain('"pattern" at /properties/id: "^(?!tmp_)" has a lookahead');
+  });
+
+  it("refuses patterns past the work compiling a schema's patterns may take, naming the first over it", () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [`p${i}`, { type: "string", pattern: `^[a-z]{${900 + i}}$` }]),
+    );
+    expect(errorOf(strict({ type: "object", properties }))).toMatch(
+      /^"pattern" at \/properties\/p21: "\^\[a-z\]\{921\}\$" takes the schema's patterns past the 20000 steps of work/,
+    );
+  });
+});
+
 describe("compileStrict: size and depth", () => {
   it("refuses schemas larger than 4 MiB", () => {
     const properties: Record<string, object> = {};

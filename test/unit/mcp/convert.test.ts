@@ -43,6 +43,17 @@ describe("MCP tool lists", () => {
     expect(skipped.map((s) => s.split(" ")[0])).toEqual(["bad", "x".repeat(60), "broken", "search"]);
   });
 
+  it("skips a tool whose schema has a pattern the linear-time regex engine cannot run, saying why", () => {
+    const { tools, skipped } = acceptTools("pw", [
+      { name: "login", inputSchema: { type: "object", properties: { pw: { type: "string", pattern: "^(?=.*\\d)" } } } },
+      { name: "fine", inputSchema: schema },
+    ]);
+    expect(tools.map((t) => t.name)).toEqual(["fine"]);
+    expect(skipped).toEqual([
+      'login (schema: "pattern" at /properties/pw: "^(?=.*\\\\d)" has a lookahead ((?= or (?!), which the linear-time regex engine cannot run)',
+    ]);
+  });
+
   it("skips a listed entry that is not a valid MCP tool, naming it, and keeps the rest", () => {
     const { tools, skipped } = acceptTools("loose", [
       { name: "nulldesc", description: null, inputSchema: schema },

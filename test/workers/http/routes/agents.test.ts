@@ -1,7 +1,8 @@
 // PUT /v1/agents/{agent} (src/http/routes/agents.ts): a config the agent already has, once normalised, is answered
 // as any replacing PUT, and nothing is written, so the sessions of that agent have nothing to re-read (a deploy
 // script that PUTs every agent on each deploy costs them nothing); a system prompt larger than the context window
-// on its own is refused (agents/normalize.ts), as no turn of such an agent could ever be sent.
+// on its own is refused (agents/normalize.ts), as no turn of such an agent could ever be sent; so is a tool schema
+// whose pattern the linear-time regex engine cannot run, as no call of that tool could be checked.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN, api, apiJson, uid } from "../../helpers";
@@ -47,6 +48,27 @@ describe("a PUT whose system prompt alone is over the context window", () => {
     expect([put.status, put.body.error?.code]).toEqual([400, "invalid_request"]);
     expect(put.body.error.message).toMatch(
       /^system: about 10000 tokens \(estimated\), more than model\.context_window \(8000 tokens\)/,
+    );
+    expect((await api(`/v1/agents/${name}`, { key: ADMIN })).status).toBe(404);
+  });
+});
+
+describe("a PUT whose tool schema has a pattern with a lookahead", () => {
+  it("is refused 422 invalid_schema naming the tool, the pattern and why, and stores no agent", async () => {
+    const name = uid("lookahead-tool");
+    const input_schema = { type: "object", properties: { pw: { type: "string", pattern: "^(?=.*\\d).{8,}$" } } };
+    const put = await apiJson<{ error: { code: string; message: string } }>(`/v1/agents/${name}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider: "anthropic", name: "m" },
+        tools: [{ name: "set_password", input_schema, execution: { type: "client" } }],
+      },
+    });
+    expect([put.status, put.body.error?.code]).toEqual([422, "invalid_schema"]);
+    expect(put.body.error.message).toBe(
+      'tools.0.input_schema: "pattern" at /properties/pw: "^(?=.*\\\\d).{8,}$" has a lookahead ((?= or (?!), ' +
+        "which the linear-time regex engine cannot run",
     );
     expect((await api(`/v1/agents/${name}`, { key: ADMIN })).status).toBe(404);
   });
