@@ -72,6 +72,56 @@ describe("validation without code generation (wrangler dev)", () => {
   });
 });
 
+describe("schema patterns on the linear-time engine (wrangler dev)", () => {
+  it("judges a tool's patterns in workerd: a catastrophic one refuses its value, an ordinary one passes", async () => {
+    const model = uniqueModel("pattern");
+    const id = await session(model, [
+      tool("tag", {
+        type: "object",
+        // V8's backtracking engine takes hours on `^(a+)+$` against 40 letters and a "!"; RE2 answers at once.
+        properties: {
+          word: { type: "string", pattern: "^(a+)+$" },
+          code: { type: "string", pattern: "^[A-Z]{3}\\d$" },
+        },
+        required: ["word", "code"],
+      }),
+    ]);
+    await mock.script(model, [
+      {
+        reply: {
+          tool_calls: [{ id: "toolu_pat_bad", name: "tag", input: { word: `${"a".repeat(40)}!`, code: "ABC1" } }],
+        },
+      },
+      { reply: { tool_calls: [{ id: "toolu_pat_ok", name: "tag", input: { word: "aaaa", code: "XYZ9" } }] } },
+      { reply: { text: "tagged" } },
+    ]);
+    const turn = await api.sendJson(key, id, { content: "tag it" });
+    expect(turn.status).toBe("completed");
+    // Only the valid call reached the tool.
+    expect(tools.calls.filter((c) => c.name === "tag").map((c) => c.input)).toEqual([{ word: "aaaa", code: "XYZ9" }]);
+    const events = (await api.events(key, id)).events as Array<{ type: string; data: Record<string, unknown> }>;
+    const invalid = events.filter((e) => e.type === "tool_call_invalid");
+    expect(invalid.map((e) => e.data.tool_use_id)).toEqual(["toolu_pat_bad"]);
+  });
+
+  it("refuses an agent whose tool pattern has a lookahead with 422", async () => {
+    const res = await api.json<{ error: { code: string; message: string } }>(
+      "PUT",
+      `/v1/agents/e2e-lookahead-${Date.now()}`,
+      {
+        body: {
+          model: { provider: "anthropic", name: uniqueModel("lookahead") },
+          system: "test",
+          tools: [tool("look", { type: "object", properties: { s: { type: "string", pattern: "^(?=.*\\d).+$" } } })],
+        },
+        key: api.admin,
+      },
+    );
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe("invalid_schema");
+  });
+});
+
 describe("chained arguments and invalid calls (wrangler dev)", () => {
   it("chains two tools via a $tool/$path reference", async () => {
     const model = uniqueModel("refs");
