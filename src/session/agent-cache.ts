@@ -28,7 +28,9 @@
  * paused one's until it resumes (client results, approval answers or expiry) and ends. Only the admission of
  * a new turn, which ends a paused one, reads a newer config; nothing does while a turn runs. While a turn is
  * paused the newer config is handed to the admission and stored only once that admission has ended the pause
- * (`commit`): a refused one (a bad result id, an oversized body, a replayed key) leaves the paused turn its copy.
+ * (`commit`): a refused one (a bad result id, an oversized body) leaves the paused turn its copy, and so does a
+ * message replayed by its Idempotency-Key, which admits nothing (should another call have ended the pause during the
+ * replay, that call stored the config its own turn runs with).
  * That newer read is kept beside the copy (`#pending`), so the admissions refused meanwhile read D1 once, not each.
  * A D1 read is an await, during which other calls run: whether the read may replace the copy is decided again
  * once it is back, so a turn that resumed or started meanwhile keeps the config it runs with; and a session

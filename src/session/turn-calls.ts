@@ -55,13 +55,13 @@ export class TurnCalls {
     fn: (agent: AgentConfig) => Promise<Result<TurnAnswer>>,
     admission: boolean,
   ): Promise<Result<TurnAnswer>> {
-    const { engine } = this.#deps;
     const agent = await this.#deps.agent(info, arg, admission);
     if (!agent.ok) return agent;
-    const paused = agent.commit ? engine.turns.latest()?.id : undefined;
     const answer = await fn(agent.agent);
-    // A newer config read while a turn was paused is the session's copy once this call ended that pause.
-    if (agent.commit && answer.ok && engine.turns.latest()?.id !== paused) agent.commit();
+    // A newer config read while a turn was paused is the session's copy once this call ended that pause: it
+    // admitted a turn, which ends a paused one. A replay (an Idempotency-Key seen before) admits nothing, and the
+    // pause it finds may have been ended meanwhile by another call, which stored the config its own turn runs with.
+    if (agent.commit && answer.ok && !answer.replayed) agent.commit();
     return answer;
   }
 

@@ -3,29 +3,55 @@
  * session's copy only once the call ended that pause, so a reconfigured agent takes effect at a turn boundary, never
  * mid-turn (README "The turn path").
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { McpConnection } from "../../../src/mcp/connection";
 import {
   ADMIN,
   apiJson,
   clientTool,
   mockRequests,
+  patch,
   putAgentOf,
+  restorePatches,
   type Setup,
   script,
   setup,
   type TurnJson,
 } from "../helpers";
 
+afterEach(restorePatches);
+
 const OLD = "You are a test agent.";
 const NEW = "You are the reconfigured agent.";
 
-/** PUTs the session's agent with `system` and the client tool ask_user. */
-function putAgent(s: Setup, system: string) {
+/** PUTs the session's agent with `system`, the client tool ask_user and `extra` (an MCP server, say). */
+function putAgent(s: Setup, system: string, extra: Record<string, unknown> = {}) {
   return apiJson(`/v1/agents/${s.agent}`, {
     method: "PUT",
     key: ADMIN,
-    json: { model: { provider: "anthropic", name: s.model }, system, tools: [clientTool("ask_user")] },
+    json: { model: { provider: "anthropic", name: s.model }, system, tools: [clientTool("ask_user")], ...extra },
   });
+}
+
+/**
+ * MCP listings that wait until `release` (every connection of the session object: same isolate); `listing`
+ * resolves once the first one has begun.
+ */
+function heldListing(): { listing: Promise<void>; release: () => void } {
+  let begun = () => {};
+  let release = () => {};
+  const listing = new Promise<void>((resolve) => {
+    begun = resolve;
+  });
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  patch(McpConnection.prototype, "list", async () => {
+    begun();
+    await gate;
+    return { tools: [], truncated: false };
+  });
+  return { listing, release };
 }
 
 /** The result for client call `id`, which resumes the session's paused turn. */
@@ -98,6 +124,41 @@ describe("a newer agent config read while a turn is paused", () => {
     });
     expect(second.body.status).toBe("awaiting_tool_results");
     expect((await answer(s, "toolu_second")).body.status).toBe("completed");
+    const systems = (await requests(s)).map((r) => r.system);
+    expect(systems[1]).toContain(NEW);
+    expect(systems[2]).toContain(NEW);
+  });
+
+  it("is not taken by a replay another message's turn overtook: that turn resumes with its own, newer config", async () => {
+    const s = await setup({ tools: [clientTool("ask_user")] });
+    await script(s.model, [
+      { reply: { tool_calls: [{ id: "toolu_overtaken", name: "ask_user", input: { q: "which?" } }] } },
+      { reply: { tool_calls: [{ id: "toolu_overtaking", name: "ask_user", input: { q: "and now?" } }] } },
+      { reply: { text: "resumed" } },
+    ]);
+    const message = { method: "POST", key: s.key, json: { content: "ask me" }, headers: { "idempotency-key": "k-o" } };
+    expect((await apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, message)).body.status).toBe(
+      "awaiting_tool_results",
+    );
+    // A first change adds an MCP server, whose first listing the replay below waits for (held).
+    const held = heldListing();
+    expect(
+      (await putAgent(s, "The first change.", { mcp_servers: [{ name: "m", url: "https://mcp.example.com/mcp" }] }))
+        .status,
+    ).toBe(200);
+    const replay = apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, message);
+    await held.listing;
+    // Meanwhile a second change, and a message that ends the pause with it: its turn pauses on a call of its own.
+    expect((await putAgent(s, NEW)).status).toBe(200);
+    const overtaking = await apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, {
+      method: "POST",
+      key: s.key,
+      json: { content: "something else" },
+    });
+    expect(overtaking.body.status).toBe("awaiting_tool_results");
+    held.release();
+    expect((await replay).status).toBe(200);
+    expect((await answer(s, "toolu_overtaking")).body.status).toBe("completed");
     const systems = (await requests(s)).map((r) => r.system);
     expect(systems[1]).toContain(NEW);
     expect(systems[2]).toContain(NEW);
