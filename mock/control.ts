@@ -16,8 +16,11 @@ export interface RequestRecord {
   body: unknown;
   raw: string;
   rejected: { status: number; message: string } | null;
-  /** Which answer the request got: a scripted step kind, the default brain, or null when rejected. */
-  served: "reply" | "error" | "raw" | "stream_error" | "default" | null;
+  /**
+   * Which answer the request got: a scripted step kind, the default brain, "summary" for a summary request (the
+   * summary brain or a summary step answered it), or null when rejected.
+   */
+  served: "reply" | "error" | "raw" | "stream_error" | "default" | "summary" | null;
   at: string;
   /** When it was recorded, in milliseconds since the epoch with sub-millisecond precision (the benches' split). */
   at_ms: number;

@@ -89,7 +89,7 @@ export async function handleProvider(
   // Summary requests are answered by the summary brain and never consume a scripted step.
   if (isSummaryRequest(input)) {
     state.count(model, "summaries");
-    record.served = "default";
+    record.served = "summary";
     await serve(codec, res, ctx, state.popSummary(model) ?? { reply: summaryReply(input) });
     return;
   }

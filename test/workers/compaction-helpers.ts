@@ -1,9 +1,21 @@
 // Sessions for the compaction suites (README "Long sessions"): an agent and mock model of a small window, long user
 // messages and plain turns, long turns of tool steps, sessions of dense tool results counted by a real tokenizer,
-// and the history and markers GET /messages pages through.
+// tools of results of a given size, the history and markers GET /messages pages through, and the summary requests
+// the mock was sent before each step.
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { ADMIN, apiJson, COMPACTION_TOOLS, mockTokenizer, mockWindow, type Setup, send, setup, uid } from "./helpers";
+import {
+  ADMIN,
+  apiJson,
+  COMPACTION_TOOLS,
+  mockRequests,
+  mockTokenizer,
+  mockWindow,
+  type Setup,
+  send,
+  setup,
+  uid,
+} from "./helpers";
 
 /** The context window of the compaction suites' agents and mock models, in tokens. */
 export const WINDOW = 8000;
@@ -128,3 +140,28 @@ export async function denseSession(provider: Protocol, window: number, tools: un
   await mockWindow(s.model, window, provider === "anthropic");
   return s;
 }
+
+/**
+ * How many summary requests `model` was sent before each of its other requests, in the mock's request log: one
+ * entry per request of a step (a refused one and its retry each count), the summary requests since the one before.
+ */
+export async function summariesBeforeEachStep(model: string): Promise<number[]> {
+  const out: number[] = [];
+  let run = 0;
+  for (const r of await mockRequests(model)) {
+    if (r.served === "summary") run++;
+    else {
+      out.push(run);
+      run = 0;
+    }
+  }
+  return out;
+}
+
+/** An `http` tool whose every result is `bytes` bytes of ASCII (`bytes / 4` tokens as the mock counts them). */
+export const pageTool = (name: string, bytes: number) => ({
+  name,
+  description: `Fetch a page of text (${name})`,
+  input_schema: { type: "object", properties: { page: { type: "number" } }, required: ["page"] },
+  execution: { type: "http", url: `${env.MOCK_URL}/_tool?bytes=${bytes}` },
+});
