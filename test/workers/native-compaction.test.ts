@@ -308,11 +308,14 @@ describe("after a provider's compaction too large to store", () => {
     return s;
   }
 
-  /** Sends ~60,000 tokens in two text parts (a part holds at most 200,000 characters): past a 56,000 threshold. */
+  /**
+   * Sends ~24,000 tokens, then ~36,000: past a 56,000 threshold, with room under it for the newest message (one
+   * over it on its own is sent as it is, compacted only past the most a request can carry).
+   */
   async function sendOverThreshold(s: Setup): Promise<void> {
-    await script(s.model, [{ reply: { text: "Read it all." } }]);
-    const half = { type: "text", text: "lorem ipsum ".repeat(10_000) };
-    expect((await send(s, { content: [half, half] })).body.status).toBe("completed");
+    await script(s.model, [{ reply: { text: "Read it." } }, { reply: { text: "Read it all." } }]);
+    expect((await send(s, { content: "lorem ipsum ".repeat(8_000) })).body.status).toBe("completed");
+    expect((await send(s, { content: "lorem ipsum ".repeat(12_000) })).body.status).toBe("completed");
   }
 
   /** The session's `context_compacted` events as [native, summary_requests], and the first one's native_unavailable. */

@@ -12,7 +12,7 @@ import { attributesOf, inSpan } from "../../observability/tracing";
 import { jsonBytes } from "../../storage/fit";
 import { MAX_VIEW_BYTES, SUMMARY_BUDGET_BYTES } from "../../storage/limits";
 import { type SessionStores, sessionTx } from "../session-tx";
-import { chooseCut, turnsBefore, userParts } from "./boundary";
+import { chooseCut, requestIndex, turnsBefore, userParts } from "./boundary";
 import { ContextBudget } from "./context-budget";
 import { clearDroppedNative, readDroppedNative, writeDroppedNative } from "./dropped-native";
 import { textTokens } from "./estimate";
@@ -55,6 +55,11 @@ interface CompactOptions {
   signal: AbortSignal;
   /** The triggering request's prefix (prompt-cache reuse); absent (on demand) = no tools, our own system. */
   prefix?: RequestPrefix;
+  /**
+   * Keep only what no cut summarises (the user's request and the latest step): for a compaction that follows one
+   * whose request was still over the limit (run-budgeted-step.ts), so that none follows it.
+   */
+  least?: boolean;
   /**
    * False once the conversation summarised is gone (cleared or deleted while the summary streamed): checked in
    * the write's transaction, so a summary of an erased conversation is never stored. Absent: always current.
@@ -167,6 +172,18 @@ export class Compactor {
     }
   }
 
+  /**
+   * Estimated tokens (`textTokens`) of the user's newest request as a compaction keeps it (the note and the user's
+   * own parts, `carriedTokens`): the last message in the view with parts of the user's own, else the request the
+   * view's preamble carries; 0 when there is neither.
+   */
+  requestTokens(): number {
+    const { history } = this.#deps;
+    const view = history.messages();
+    const request = view[requestIndex(view, view.length - 1)] ?? history.carried();
+    return request ? carriedTokens(request) : 0;
+  }
+
   /** Stops an on-demand compaction in flight (the session is being deleted or cleared): it stores nothing. */
   stopOnDemand(): void {
     if (this.#running?.turnId === null) this.#running.stop.abort();
@@ -182,9 +199,12 @@ export class Compactor {
     const before = history.carried();
     // Every size here is our estimate (`textTokens`), of which the provider counts `ratio` tokens for each: the
     // turns kept and each summary request are sized by the calibrated estimate (README "Long sessions"), so a
-    // history of ids and numbers is cut to half the limit as the provider counts it, not to all of it.
+    // history of ids and numbers is cut to half the room as the provider counts it, not to all of it. The room is
+    // the limit less what every request carries beside the conversation (`ContextBudget.room`): half of it kept and
+    // at most a quarter summarised leave the steps after the compaction a quarter or more.
     const ratio = budget.ratio(agent.model);
-    const maxKeptTokens = Math.min(Math.floor((budget.limit(agent) * 0.5) / ratio), BYTE_BOUND_TOKENS);
+    const room = budget.room(agent);
+    const maxKeptTokens = opts.least ? 0 : Math.min(Math.floor((room * 0.5) / ratio), BYTE_BOUND_TOKENS);
     const cut = chooseCut(view, sizes, {
       limit,
       keepRecentTurns: cfg.keep_recent_turns,
@@ -218,6 +238,7 @@ export class Compactor {
       prior: previous?.summary ?? "",
       messages: summarised,
       limit: Math.min(Math.floor(budget.limit(agent) / ratio), BYTE_BOUND_TOKENS),
+      most: Math.floor((room * 0.25) / ratio),
       window: budget.window(agent),
       // A client tool's results are the client's answers (the user's own words): rendered whole.
       isClient: (name) => registry.get(name)?.source === "client",

@@ -55,6 +55,14 @@ const COUNT_WORDING = [
 ];
 
 /**
+ * The least room a summary is given in the requests after it (~1,000 characters; summarise.ts), however little the
+ * conversation has beside what every request carries: where the user's newest request and this much do not fit
+ * under the limit beside it, no compaction is made to (`crowded`), and where they do not fit in the most input a
+ * request can carry, the turn fails (fixed-part.ts).
+ */
+export const MIN_SUMMARY_TOKENS = 250;
+
+/**
  * How far the calibration ratio must move, as a share of the one in force, to be taken (and stored): a report
  * barely off the ratio changes no size and writes nothing, so a session of plain text, whose ratio stays 1, never
  * writes it.
@@ -100,6 +108,11 @@ export class ContextBudget {
   #learned: Learned | null = null;
   /** The latest request estimate (what a native compaction reports as tokens_before). */
   #lastEstimate = 0;
+  /**
+   * What the latest request compacted for carried beside its conversation and the user's newest request in it
+   * (`measurePrefix`), and the model it went to (`modelKey`): the room a compaction keeps to (`room`).
+   */
+  #prefix: { model: string; tokens: number; request: number } | null = null;
   /**
    * The size of the provider's compaction last dropped as too large to store (`Compactor.droppedNative`), until
    * one of ours compacts or the session is cleared: asked again, the provider would compact the same history into
@@ -164,6 +177,7 @@ export class ContextBudget {
     this.#droppedNative = null;
     this.#last = null;
     this.#learned = null;
+    this.#prefix = null;
   }
 
   /** A request's size (`ContextBudget.size`), with its estimate kept as the latest. */
@@ -324,6 +338,50 @@ export class ContextBudget {
    */
   limit(agent: AgentConfig): number {
     return Math.min(Math.floor(this.window(agent) * ContextBudget.config(agent).threshold), this.maxInput(agent));
+  }
+
+  /**
+   * Takes what `req` carries beside its conversation (its system prompt and tools[], loaded tools included: a
+   * compaction keeps those it can), estimated as `estimateOf` does, and the user's newest request in it (`request`:
+   * its estimated tokens as a compaction keeps it, `Compactor.requestTokens`), as what the requests a compaction
+   * makes room for carry (`room`, `crowded`). Measured for a request over the limit, not for every step.
+   */
+  measurePrefix(req: StepRequest, request: number): void {
+    this.#prefix = {
+      model: modelKey(req.model),
+      tokens: this.estimateOf({ ...req, messages: [] }),
+      request: Math.ceil(request * this.ratio(req.model)),
+    };
+  }
+
+  /** `measurePrefix`'s record when it is of `agent`'s model, else null (none yet: an on-demand compaction). */
+  #prefixOf(agent: AgentConfig): { tokens: number; request: number } | null {
+    return this.#prefix?.model === modelKey(agent.model) ? this.#prefix : null;
+  }
+
+  /**
+   * Whether `limit`, less what the latest request over it carried beside its conversation (`measurePrefix`), is
+   * too little for the user's newest request and a summary's least (MIN_SUMMARY_TOKENS): no compaction could bring
+   * a request under it, so requests are sent past it and compacted only when they could not be sent at all
+   * (run-budgeted-step.ts), to `room` under the most input a request can carry.
+   */
+  crowded(agent: AgentConfig): boolean {
+    const prefix = this.#prefixOf(agent);
+    if (prefix === null) return false;
+    const least = prefix.request + Math.ceil(MIN_SUMMARY_TOKENS * this.ratio(agent.model));
+    return this.limit(agent) - prefix.tokens < least;
+  }
+
+  /**
+   * The tokens a request's conversation may take before our own summary compacts (README "Long sessions"): `limit`
+   * (`maxInput` when `crowded`) less what the latest request over it carried beside its conversation
+   * (`measurePrefix`; nothing when none to this model was: an on-demand compaction before any). A compaction keeps
+   * half of it and its summary takes at most a quarter, so the steps after it have room: sized from the whole limit,
+   * a system prompt of half of it left none, and every step compacted.
+   */
+  room(agent: AgentConfig): number {
+    const prefix = this.#prefixOf(agent)?.tokens ?? 0;
+    return Math.max(0, (this.crowded(agent) ? this.maxInput(agent) : this.limit(agent)) - prefix);
   }
 
   /**

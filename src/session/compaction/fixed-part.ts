@@ -1,13 +1,14 @@
 /**
  * What no compaction can shrink: a step request's fixed part (`fixedPart`: its system prompt and the tools
  * declared with every request), and the failure of a turn whose fixed part alone is more input than a request can
- * carry (`fixedPartOverflow`), where compacting the conversation would only cost summary requests and fail again.
+ * carry, or leaves too little of it for the user's newest request and a summary (`fixedPartOverflow`), where
+ * compacting the conversation would only cost summary requests and fail again.
  */
 import type { AgentConfig } from "../../agents/types";
 import type { ErrorInfo } from "../../model/errors";
 import type { StepRequest } from "../../providers/types";
 import type { ToolRegistry } from "../../tools/registry";
-import type { ContextBudget } from "./context-budget";
+import { type ContextBudget, MIN_SUMMARY_TOKENS } from "./context-budget";
 
 /**
  * `req` without its conversation: the system prompt (the deferred listing and the references note included) and
@@ -20,29 +21,51 @@ function fixedPart(req: StepRequest, reg: ToolRegistry): StepRequest {
 }
 
 /**
- * The turn's failure when `req`'s fixed part alone (estimated, `ContextBudget.estimateOf`) is over the most input
- * a request can carry (`maxInput`), else null: not retryable, as every request of the agent carries that part, and
- * naming what to change. `cause`: the provider's own refusal, quoted.
+ * The turn's failure, not retryable, when `req`'s fixed part (estimated, `ContextBudget.estimateOf`) leaves less of
+ * the most input a request can carry (`maxInput`) than the user's newest request (`request`: its estimated tokens as
+ * a compaction keeps it, `Compactor.requestTokens`) and a summary's least (MIN_SUMMARY_TOKENS) take: over it on its
+ * own, or beside that request, where the request and a summary alone would fit. No compaction can then make a
+ * request fit: every step would pay one, and a /retry of the request fails alike. Else null (a request too large on
+ * its own is the latest step's to fail, retryable: the next message's turn summarises it). Names what to change;
+ * `cause`: the provider's own refusal, quoted.
  */
 export function fixedPartOverflow(
   budget: ContextBudget,
   agent: AgentConfig,
   reg: ToolRegistry,
   req: StepRequest,
+  request: number,
   cause?: string,
 ): ErrorInfo | null {
   const tokens = budget.estimateOf(fixedPart(req, reg));
   const most = budget.maxInput(agent);
-  if (tokens <= most) return null;
   const output = most < budget.window(agent) ? ", a smaller model.max_tokens" : "";
+  const quoted = cause ? ` (${cause})` : "";
+  if (tokens > most) {
+    return {
+      code: "context_overflow",
+      message:
+        `the system prompt and the tools declared with every request take about ${tokens} tokens on their own, more ` +
+        `than a request to this model can carry, ${budget.inputRoom(agent)}; compacting the conversation cannot ` +
+        `make room, so every turn of this agent fails alike: shorten the system prompt, ` +
+        `declare fewer tools with every request (mark some "defer": true)${output} or use a larger context window ` +
+        `(model.context_window)${quoted}`,
+      retryable: false,
+    };
+  }
+  const ratio = budget.ratio(req.model);
+  const newest = Math.ceil(request * ratio);
+  const least = newest + Math.ceil(MIN_SUMMARY_TOKENS * ratio);
+  if (least > most || most - tokens >= least) return null;
   return {
     code: "context_overflow",
     message:
-      `the system prompt and the tools declared with every request take about ${tokens} tokens on their own, more ` +
-      `than a request to this model can carry, ${budget.inputRoom(agent)}; compacting the conversation cannot ` +
-      `make room, so every turn of this agent fails alike: shorten the system prompt, ` +
-      `declare fewer tools with every request (mark some "defer": true)${output} or use a larger context window ` +
-      `(model.context_window)${cause ? ` (${cause})` : ""}`,
+      `the system prompt and the tools declared with every request take about ${tokens} tokens, leaving ` +
+      `${most - tokens} of what a request to this model can carry, ${budget.inputRoom(agent)}: less than the ` +
+      `user's newest request (about ${newest} tokens) and a summary of the conversation before it need, so no ` +
+      `compaction can make the request fit: shorten the system prompt, declare fewer tools with every request ` +
+      `(mark some "defer": true)${output}, use a larger context window (model.context_window) or send a shorter ` +
+      `message${quoted}`,
     retryable: false,
   };
 }

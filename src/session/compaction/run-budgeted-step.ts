@@ -1,6 +1,6 @@
 /**
  * Where compaction meets the turn loop: `runBudgetedStep` wraps each provider step with the compaction it
- * needs (before sending, further while what it leaves is still over the limit, and once more after a "too long"
+ * needs (before sending, once more when what it leaves is still over the limit, and again after a "too long"
  * answer) and announces each compaction to the client.
  */
 import type { StepRequest } from "../../providers/types";
@@ -15,18 +15,23 @@ import { fixedPartOverflow } from "./fixed-part";
  * its view is stored in more than MAX_VIEW_BYTES, whatever the window); a
  * provider that still answers "too long" gets the step once more after a
  * forced compaction. A compaction whose request is still above the limit, as
- * measured once rebuilt, is followed by another at a later cut before it is
- * sent (`compactToFit`). A compaction may cut inside this turn, after its
- * finished steps, keeping the user's request verbatim (`chooseCut`), so only
+ * measured once rebuilt, is followed by one more, keeping only what no cut
+ * summarises, before it is sent (`compactToFit`): a step pays at most two
+ * compactions per request it sends, and sends at most two. A compaction may
+ * cut inside this turn, after its finished steps, keeping the user's request verbatim (`chooseCut`), so only
  * what no cut summarises (that request itself, or the latest step, whose
  * results the model is about to read) can make the step fail, with
  * `context_overflow` (retryable: the next message's turn summarises this
  * turn, request included). What every request carries (`fixedPart`: the
  * system prompt and the tools declared with each) no compaction shrinks: when
- * it alone is over the most input a request can carry, nothing is compacted,
- * and a "too long" answer fails the turn at once, not retryable
- * (`fixedPartOverflow`). The request is still sent, as the estimate may be
- * high. A cancel while the forced compaction runs ends the step cancelled.
+ * it leaves less of the most input a request can carry than the user's newest
+ * request and a summary need (over it on its own, or beside the request),
+ * nothing is compacted, and a "too long" answer fails the turn at once, not
+ * retryable (`fixedPartOverflow`). The request is still sent, as the estimate
+ * may be high. When it leaves that much, but not under the limit
+ * (`ContextBudget.crowded`), a request over the limit is sent as it is, and
+ * compacted only when it could not be sent at all (`compactable`). A cancel
+ * while the forced compaction runs ends the step cancelled.
  */
 export async function runBudgetedStep(ctx: TurnContext, step: number, build: () => StepRequest): Promise<StepResult> {
   const { budget, compactor, agent, tools } = ctx.deps;
@@ -42,9 +47,7 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
   // Natively, the provider compacts past the trigger: ours only when the request could not be sent at all.
   const over = budget.over(agent, tokens, plan.native);
   const fitted =
-    over && fixedPartOverflow(budget, agent, reg, req) === null
-      ? await compactToFit(ctx, tokens, req, request, plan.native)
-      : null;
+    over && compactable(ctx, req, tokens) ? await compactToFit(ctx, tokens, req, request, plan.native) : null;
   if (fitted) ({ req, size } = fitted);
   const natives = compactor.natives;
   let result = await runStep(ctx, step, req);
@@ -52,8 +55,10 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
     // The estimate was low: the provider's own count is at least the window it names, and is the count it names
     // (which calibrates what the compaction keeps).
     if (enabled) budget.learn(agent.model, result.error.message, size);
-    const fixed = fixedPartOverflow(budget, agent, reg, req, result.error.message);
+    const newest = compactor.requestTokens();
+    const fixed = fixedPartOverflow(budget, agent, reg, req, newest, result.error.message);
     if (fixed) return { kind: "failed", error: fixed };
+    budget.measurePrefix(req, newest);
     const counted = Math.max(tokens, budget.window(agent), budget.estimate(req.model, size));
     const refitted = enabled ? await compactToFit(ctx, counted, req, request, plan.native) : null;
     if (refitted) {
@@ -80,10 +85,28 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
 }
 
 /**
- * Compacts for the running turn and rebuilds its request (`request`); while the rebuilt request, measured, is
- * still above the limit (the fixed part of the request, the summary and what was kept together passing it), compacts
- * again: each compaction cuts later than the view now starts, down to the latest step, and one that cannot fails
- * and ends it. Null when the first compaction did not happen (the request is as it was).
+ * Whether a request over the limit (estimated `tokens`) is compacted before it is sent: not when its fixed part
+ * leaves no room to (`fixedPartOverflow`), nor, while it can still be sent, when the limit cannot hold the user's
+ * request and a summary beside what the request carries (`ContextBudget.crowded`): compacted, it would be over the
+ * limit again, and compacted again, at every step. Takes that request's measure (`measurePrefix`) for the
+ * compaction to keep room beside.
+ */
+function compactable(ctx: TurnContext, req: StepRequest, tokens: number): boolean {
+  const { budget, agent, compactor, tools } = ctx.deps;
+  const request = compactor.requestTokens();
+  if (fixedPartOverflow(budget, agent, tools.registry(agent), req, request) !== null) return false;
+  budget.measurePrefix(req, request);
+  return !budget.crowded(agent) || budget.over(agent, tokens, true);
+}
+
+/**
+ * Compacts for the running turn and rebuilds its request (`request`). When the rebuilt request, measured, is still
+ * above the limit (an estimate the provider's count moved, tools declared again after the summary), compacts once
+ * more, keeping only what no cut summarises (the user's request and the latest step), and sends what that leaves:
+ * never a third time, as a third could cut nothing more. With what the first keeps weighed against the room beside
+ * the request's prefix (`ContextBudget.room`), the second is rare; each used to cut one step later than the one
+ * before while the request stayed above the limit, a summary for each step the first kept. Null when the first
+ * compaction did not happen (the request is as it was).
  */
 async function compactToFit(
   ctx: TurnContext,
@@ -93,19 +116,29 @@ async function compactToFit(
   native: boolean,
 ): Promise<{ req: StepRequest; size: number } | null> {
   const { budget, agent } = ctx.deps;
-  if (!(await compactFor(ctx, tokensBefore, trigger))) return null;
-  for (;;) {
-    const req = request();
-    const size = budget.measure(req);
-    const tokens = budget.lastEstimate;
-    if (ctx.cancelled || !budget.over(agent, tokens, native) || !(await compactFor(ctx, tokens, req))) {
-      return { req, size };
-    }
+  if (!(await compactFor(ctx, tokensBefore, trigger, false))) return null;
+  const req = request();
+  const size = budget.measure(req);
+  const tokens = budget.lastEstimate;
+  // A crowded limit is not what the request must get under: the most input a request can carry is (`compactable`).
+  const over = budget.over(agent, tokens, native || budget.crowded(agent));
+  if (ctx.cancelled || !over || !(await compactFor(ctx, tokens, req, true))) {
+    return { req, size };
   }
+  const least = request();
+  return { req: least, size: budget.measure(least) };
 }
 
-/** Compacts for the running turn; true when the view changed. Announced as an event and a UI data part. */
-async function compactFor(ctx: TurnContext, tokensBefore: number, trigger: StepRequest): Promise<boolean> {
+/**
+ * Compacts for the running turn, keeping to the room beside what the request carries (`ContextBudget.room`), or
+ * only what no cut summarises (`least`); true when the view changed. Announced as an event and a UI data part.
+ */
+async function compactFor(
+  ctx: TurnContext,
+  tokensBefore: number,
+  trigger: StepRequest,
+  least: boolean,
+): Promise<boolean> {
   // The summary request reuses the triggering request's exact system and tools[] (prompt-cache reuse).
   const prefix = { system: trigger.system, tools: trigger.tools };
   const outcome = await ctx.deps.compactor.compact(ctx.deps.agent, {
@@ -113,6 +146,7 @@ async function compactFor(ctx: TurnContext, tokensBefore: number, trigger: StepR
     tokensBefore,
     signal: ctx.signal,
     prefix,
+    least,
   });
   if (!outcome.ok) {
     ctx.deps.eventLog.record("compaction_failed", ctx.turnId, { reason: outcome.reason, tokens: tokensBefore });

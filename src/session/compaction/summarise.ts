@@ -8,6 +8,7 @@ import type { Env } from "../../env";
 import type { Message } from "../../model/message";
 import { cutText } from "../../storage/fit";
 import { SUMMARY_BUDGET_BYTES } from "../../storage/limits";
+import { MIN_SUMMARY_TOKENS } from "./context-budget";
 import { textTokens } from "./estimate";
 import { opaqueCompaction } from "./native-view";
 import { type RequestPrefix, requestSummary } from "./summary-request";
@@ -32,6 +33,11 @@ interface SummariseInput {
   messages: readonly Message[];
   /** The input tokens one summary request may carry (the context budget's limit, bounded for memory). */
   limit: number;
+  /**
+   * The most tokens the summary may take in the requests after it (a share of the room the conversation has beside
+   * what every request carries, `Compactor`), however much a summary request could carry.
+   */
+  most: number;
   /** The model's context window, in tokens. */
   window: number;
   /** Whether the named tool runs in the client: its results are the client's answers, rendered whole. */
@@ -49,8 +55,9 @@ interface SummariseInput {
 
 /**
  * The summary of the prior summary plus `messages`, in as many requests as the budget needs, each within
- * `limit`. A summary is capped (`summaryCap`) so that the next compaction can carry it beside a piece of
- * transcript; a prior one over the cap (written under a larger window or threshold, or by the provider) is not
+ * `limit`. A summary is capped (`summaryCap`, and `most`, at least MIN_SUMMARY_TOKENS) so that the next compaction
+ * can carry it beside a piece of transcript and the requests after it leave room for their steps; a prior one over
+ * the cap (written under a larger window or threshold, or by the provider) is not
  * carried but summarised again, as the opening lines of the transcript.
  */
 export async function summarise(
@@ -64,7 +71,7 @@ export async function summarise(
   const free =
     input.limit - 300 - sent(textTokens(SUMMARY_SYSTEM)) - (references ? sent(textTokens(IDS_INSTRUCTION)) : 0);
   if (free < MIN_PIECE_TOKENS) return { ok: false, reason: "the context window is too small to summarise in" };
-  const cap = summaryCap(input.window, free);
+  const cap = Math.min(summaryCap(input.window, free), Math.max(MIN_SUMMARY_TOKENS, input.most));
   // Too long to carry: summarised again, as the transcript's opening lines.
   const resummarised = textTokens(prior) > cap;
   const carried = resummarised ? "" : prior;

@@ -1,7 +1,11 @@
 // A fixed part no compaction shrinks (src/session/compaction/fixed-part.ts, run-budgeted-step.ts): an agent whose
 // system prompt fits its window, but not with the tools it declares with every request, fails each turn at once,
 // not retryable and naming what to change, where each turn summarised the history, failed its compaction and ended
-// `context_overflow` retryable, telling the user to send the next message or /retry (neither could ever succeed).
+// `context_overflow` retryable, telling the user to send the next message or /retry (neither could ever succeed);
+// one whose system prompt leaves less of the window than a message and a summary fails likewise once a request is
+// refused, where it failed retryable; and one that leaves that much of the window, but not of the limit, sends its
+// turns past the limit, compacting only what could not be sent, where every turn paid a summary that could not
+// bring its request under the limit.
 import { describe, expect, it } from "vitest";
 import { longSession, PROTOCOLS, userText, WINDOW } from "../../compaction-helpers";
 import { COMPACTION_TOOLS, clientTool, events, mockStats, send } from "../../helpers";
@@ -31,6 +35,36 @@ describe.each(PROTOCOLS)("a system prompt and tools over the window on their own
       (e) => e.type === "context_compacted" || e.type === "compaction_failed",
     );
     expect(compactions).toEqual([]);
+    expect((await mockStats(s.model)).summaries ?? 0).toBe(0);
+  });
+});
+
+describe("a system prompt that leaves less of the window than a message and a summary", () => {
+  it("fails the turn refused as too long not retryable, naming the room, with no summary request", async () => {
+    const s = await longSession("openai", { system: SYSTEM });
+    const turn = await send(s, { content: userText(1) });
+    expect(turn.body.status).toBe("failed");
+    const error = turn.body.error as { code: string; message: string; retryable?: boolean };
+    expect([error.code, error.retryable]).toEqual(["context_overflow", false]);
+    expect(error.message).toMatch(
+      new RegExp(
+        `^the system prompt and the tools declared with every request take about \\d+ tokens, leaving \\d+ of what a request to this model can carry, the window \\(${WINDOW} tokens\\): less than the user's newest request \\(about \\d+ tokens\\) and a summary`,
+      ),
+    );
+    expect(error.message).toContain("shorten the system prompt");
+    expect((await mockStats(s.model)).summaries ?? 0).toBe(0);
+  });
+});
+
+/** ~5,600 tokens of system prompt: with the tools, the 6,400-token limit of an 8,000-token window leaves ~100. */
+const CROWDING_SYSTEM = "You are a careful agent. ".repeat(893);
+
+describe("a system prompt that leaves less of the limit than a message and a summary, but room in the window", () => {
+  it("sends 10 short turns past the limit with no summary request, where 8 of them paid one", async () => {
+    const s = await longSession("openai", { system: CROWDING_SYSTEM });
+    const statuses: string[] = [];
+    for (let i = 1; i <= 10; i++) statuses.push((await send(s, { content: `short turn ${i}` })).body.status as string);
+    expect(statuses.filter((x) => x !== "completed")).toEqual([]);
     expect((await mockStats(s.model)).summaries ?? 0).toBe(0);
   });
 });

@@ -1,11 +1,13 @@
 // A step inside its context budget (src/session/compaction/run-budgeted-step.ts): an agent whose 10M-token window
 // its history is far from still compacts before a step once the view it holds in memory passes MAX_VIEW_BYTES
-// (ContextBudget.over), so the object's 128 MB never has to hold a view the size such a window allows; a compaction
-// whose rebuilt request is still above the limit is followed by another before the request is sent; and a cancel
-// while the compaction forced by a provider's "too long" runs ends the turn cancelled, not failed as an overflow.
+// (ContextBudget.over), so the object's 128 MB never has to hold a view the size such a window allows; a step pays
+// at most two compactions before its request is sent (compactToFit), where a compaction whose rebuilt request was
+// still above the limit was followed by one cutting a step later, and another, as long as it stayed above; and a
+// cancel while the compaction forced by a provider's "too long" runs ends the turn cancelled, not failed as an
+// overflow.
 import { describe, expect, it } from "vitest";
 import { MAX_VIEW_BYTES } from "../../../../src/storage/limits";
-import { echoSteps, longSession, requestText, turns } from "../../compaction-helpers";
+import { city, longSession, requestText, summariesBeforeEachStep, turns } from "../../compaction-helpers";
 import {
   ADMIN,
   api,
@@ -81,10 +83,11 @@ describe('a cancel while the compaction after a provider\'s "too long" runs', ()
   });
 });
 
-describe("a compaction that leaves its request above the limit", () => {
-  it("is followed by another, cutting further, before the request is sent: no step is refused as too long", async () => {
+describe("a turn of 60 small steps beside a system prompt of two fifths of the limit, each summary long", () => {
+  it("pays at most two summary requests before a step, none refused as too long, where one step paid 14", async () => {
     // Anthropic, 8,000 tokens with max_tokens 2,000 counted: requests past 6,000 tokens are refused. A system
-    // prompt of ~3,000 tokens beside steps of ~1,000: half the limit kept, the summary and the prompt pass it.
+    // prompt of ~2,500 tokens, steps of ~150 and summaries of ~1,400: a compaction that kept half the limit left its
+    // request over it, and the next cut one step later, and the next, each paying a summary.
     const s = await setup({}, "anthropic");
     const put = await apiJson(`/v1/agents/${s.agent}`, {
       method: "PUT",
@@ -92,15 +95,24 @@ describe("a compaction that leaves its request above the limit", () => {
       json: {
         model: { provider: "anthropic", name: s.model, context_window: 8000, max_tokens: 2000 },
         tools: COMPACTION_TOOLS,
-        max_steps: 40,
-        system: "You are a careful agent who writes tidy answers. ".repeat(250),
+        max_steps: 64,
+        system: "You are a careful agent who writes tidy answers. ".repeat(204),
       },
     });
     expect(put.status).toBe(200);
     await mockWindow(s.model, 8000, true);
-    await script(s.model, [...echoSteps(1, 12), { reply: { text: "done" } }]);
-    const res = await send(s, { content: requestText(12) });
+    await summaryScript(
+      s.model,
+      Array.from({ length: 60 }, (_, k) => ({ reply: { text: `Summary ${k}: ${"the work so far. ".repeat(330)}` } })),
+    );
+    const steps = Array.from({ length: 60 }, (_, k) => ({
+      reply: { tool_calls: [{ id: `call_small_${k}`, name: "echo_core", input: { city: city(k, 2) } }] },
+    }));
+    await script(s.model, [...steps, { reply: { text: "done" } }]);
+    const res = await send(s, { content: requestText(60) });
     expect(res.body.status).toBe("completed");
     expect((await mockStats(s.model)).overflow).toBe(0);
+    const perStep = await summariesBeforeEachStep(s.model);
+    expect(Math.max(...perStep)).toBeLessThanOrEqual(2);
   });
 });
