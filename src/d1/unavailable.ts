@@ -1,12 +1,20 @@
 /**
  * A failure of D1 itself, told apart from a bug of ours. `withD1Marked(env)` is the environment whose `DB` binding
  * (its read-replica sessions too) throws `D1Unavailable` when D1 fails one of its calls (a statement's first, all,
- * run or raw, a batch, an exec): unreachable, overloaded, reset, a lost connection. A statement's own error (our SQL,
- * a constraint, a value D1 cannot bind: `OWN_ERROR`) is thrown as D1 threw it, since it would fail the same way
- * again: it stays a bug (500), never a 503. `D1Unavailable.error` is the failure it stands for,
- * `database_unavailable` (503 with Retry-After, src/http/errors.ts), which the worker's onError answers
- * (src/http/app.ts) and the session object returns where a call of the worker needed D1 (`unlessUnavailable`,
- * `isUnavailable`).
+ * run or raw, a batch, an exec) as D1 says it fails when retrying may succeed (`TRANSIENT`). Any other error (our
+ * SQL, a constraint, a wrong number of bindings, an empty statement) is thrown as D1 threw it: it would fail the same
+ * way again, a bug (500), never a 503. `D1Unavailable.error` is the failure it stands for, `database_unavailable`
+ * (503 with Retry-After, src/http/errors.ts), which the worker's onError answers (src/http/app.ts) and the session
+ * object returns where a call of the worker needed D1 (`unlessUnavailable`, `isUnavailable`).
+ *
+ * Why an allow-list of D1's transient failures rather than a deny-list of statement errors: a statement error D1
+ * words in a way a deny-list does not know (it ends with no SQLite code: "Wrong number of parameter bindings for SQL
+ * query.", "No SQL statements detected.") was answered 503, retry shortly, for ever, and logged as an outage at warn
+ * level; a transient failure the allow-list does not know is answered 500 and logged `unhandled` at error level, its
+ * message in the line, where it is seen and added. Each failure D1 asks to be retried says so in words of its own
+ * (Cloudflare's D1 docs, "Debug D1", "List of D1_ERRORs", whose retry guide matches messages the same way), and
+ * workerd's binding adds its own for a lost or garbled answer (a "Network connection lost." of the runtime, an
+ * answer that is not JSON).
  */
 import { type ErrorInfo, type Failure, failure, type Result } from "../model/errors";
 
@@ -17,10 +25,25 @@ const UNAVAILABLE: Failure = failure(
 );
 
 /**
- * What a statement's own error says (SQLite's result code, D1's type and column errors): the statement is wrong,
- * not D1 down. D1 writes SQLite's code at the end of its message ("D1_ERROR: no such table: x: SQLITE_ERROR").
+ * What D1 (and workerd's binding in front of it) says of a failure that retrying may get past, written anywhere in
+ * its message ("D1_ERROR: Network connection lost."): the connection lost or the answer garbled on the way, the
+ * database's object reset (a code update, a storage error or timeout, its memory or CPU limit) or unreachable for a
+ * while, the request cut off, the database overloaded, and workerd's own opaque "internal error; reference = …".
  */
-const OWN_ERROR = /\bSQLITE_(ERROR|CONSTRAINT|MISMATCH|RANGE|TOOBIG)\b|\bD1_(TYPE_ERROR|COLUMN_NOTFOUND)\b/;
+const TRANSIENT = new RegExp(
+  [
+    "Network connection lost",
+    "reset because its code was updated",
+    "caused object to be reset",
+    "exceeded its (memory|CPU time) limit and was reset",
+    "Cannot resolve D1 DB due to transient issue",
+    "client disconnected",
+    "is overloaded",
+    "internal error; reference =",
+    "Failed to parse body as JSON",
+  ].join("|"),
+  "i",
+);
 
 /** What a D1 call threw when D1 failed it; `message` is D1's own (for the logs), `error` what the caller is told. */
 export class D1Unavailable extends Error {
@@ -48,7 +71,7 @@ function marked<T extends object>(target: T): T {
           try {
             return await value.apply(t, args);
           } catch (e) {
-            throw OWN_ERROR.test(e instanceof Error ? e.message : String(e)) ? e : new D1Unavailable(e);
+            throw TRANSIENT.test(e instanceof Error ? e.message : String(e)) ? new D1Unavailable(e) : e;
           }
         };
       }

@@ -1,7 +1,10 @@
 // A D1 call that D1 fails (src/d1/unavailable.ts) answers 503 database_unavailable with Retry-After on every route
 // that reads or writes D1 itself, where it answered 500; a statement's own error (a bug of ours) stays a 500
-// (docs/API.md "Errors"). The worker's app runs in-process (withEnv) over a D1 that fails the statements picked.
+// (docs/API.md "Errors"). The worker's app runs in-process (withEnv) over a D1 that fails the statements picked; the
+// marked binding is also called directly, with statements miniflare's D1 refuses and with D1's documented failures.
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { D1Unavailable, withD1Marked } from "../../../src/d1/unavailable";
 import { everything, outage } from "../d1-outage";
 import { withEnv } from "../env-app";
 import { ADMIN, tenantKey, uid } from "../helpers";
@@ -76,5 +79,59 @@ describe("a route whose D1 call D1 fails", () => {
     );
     const body = (await res.json()) as { error: { code: string } };
     expect([res.status, body.error.code]).toEqual([500, "internal_error"]);
+  });
+});
+
+/** What `call` threw through the marked binding over `db`; null when it did not throw. */
+async function thrownBy(db: D1Database, call: (marked: D1Database) => Promise<unknown>): Promise<unknown> {
+  return call(withD1Marked({ DB: db }).DB).then(
+    () => null,
+    (e: unknown) => e,
+  );
+}
+
+/** Statements that fail the same way on every try, run against the suite's D1, and what D1 says of each. */
+const OWN_ERRORS: Record<string, { call: (db: D1Database) => Promise<unknown>; says: string }> = {
+  "a wrong number of bindings": {
+    call: (db) => db.prepare("SELECT ?").bind(1, 2).first(),
+    says: "D1_ERROR: Wrong number of parameter bindings for SQL query.",
+  },
+  "an empty statement": { call: (db) => db.prepare("").run(), says: "D1_ERROR: No SQL statements detected." },
+  "an empty exec": {
+    call: (db) => db.exec(""),
+    says: "D1_EXEC_ERROR: Error in line 1: : No SQL statements detected.",
+  },
+  "a missing table": {
+    call: (db) => db.prepare("SELECT * FROM no_such_table").all(),
+    says: "D1_ERROR: no such table: no_such_table: SQLITE_ERROR",
+  },
+};
+
+describe("a statement's own error through the marked binding", () => {
+  it.each(Object.entries(OWN_ERRORS))("%s is thrown as D1 threw it, not as D1Unavailable", async (_name, own) => {
+    const thrown = await thrownBy(env.DB, own.call);
+    expect([thrown instanceof D1Unavailable, (thrown as Error).message]).toEqual([false, own.says]);
+  });
+});
+
+/** What D1 says when it fails a call that retrying may get past (Cloudflare's D1 docs, "List of D1_ERRORs"). */
+const TRANSIENT_FAILURES = [
+  "D1_ERROR: Network connection lost.",
+  "D1_ERROR: D1 DB reset because its code was updated.",
+  "D1_ERROR: Internal error while starting up D1 DB storage caused object to be reset.",
+  "D1_ERROR: Internal error in D1 DB storage caused object to be reset.",
+  "D1_ERROR: Cannot resolve D1 DB due to transient issue on remote node.",
+  "D1_ERROR: Can't read from request stream because client disconnected.",
+  "D1_ERROR: D1 DB storage operation exceeded timeout which caused object to be reset.",
+  "D1_ERROR: D1 DB is overloaded. Requests queued for too long.",
+  "D1_ERROR: D1 DB is overloaded. Too many requests queued.",
+  "D1_ERROR: D1 DB's isolate exceeded its memory limit and was reset.",
+  "D1_ERROR: D1 DB exceeded its CPU time limit and was reset.",
+];
+
+describe("a failure of D1 itself through the marked binding", () => {
+  it.each(TRANSIENT_FAILURES)("%s is thrown as D1Unavailable", async (message) => {
+    const thrown = await thrownBy(outage(everything, message).db, (db) => db.prepare("SELECT 1").first());
+    expect([thrown instanceof D1Unavailable, (thrown as Error).message]).toEqual([true, message]);
   });
 });
