@@ -4,8 +4,9 @@
  * run or raw, a batch, an exec) as D1 says it fails when retrying may succeed (`TRANSIENT`). Any other error (our
  * SQL, a constraint, a wrong number of bindings, an empty statement) is thrown as D1 threw it: it would fail the same
  * way again, a bug (500), never a 503. `D1Unavailable.error` is the failure it stands for, `database_unavailable`
- * (503 with Retry-After, src/http/errors.ts), which the worker's onError answers (src/http/app.ts) and the session
- * object returns where a call of the worker needed D1 (`unlessUnavailable`, `isUnavailable`).
+ * (503 with Retry-After, src/http/errors.ts), which the worker's onError answers and logs (src/http/app.ts) and the
+ * session object returns where a call of the worker needed D1 (`unlessUnavailable`, which logs it there, once, and
+ * `isUnavailable`).
  *
  * Why an allow-list of D1's transient failures rather than a deny-list of statement errors: a statement error D1
  * words in a way a deny-list does not know (it ends with no SQLite code: "Wrong number of parameter bindings for SQL
@@ -17,6 +18,7 @@
  * answer that is not JSON).
  */
 import { type ErrorInfo, type Failure, failure, type Result } from "../model/errors";
+import { log } from "../observability/log";
 
 /** The failure of a call D1 could not serve: retrying shortly may succeed. */
 const UNAVAILABLE: Failure = failure(
@@ -93,13 +95,22 @@ export function withD1Marked<E extends { DB: D1Database }>(env: E): E {
   return copy;
 }
 
-/** `work`'s result, or the failure D1Unavailable stands for when D1 failed it; any other error is thrown. */
-export async function unlessUnavailable<R>(work: () => Promise<R>): Promise<R | Failure> {
+/**
+ * `work`'s result, or the failure D1Unavailable stands for when D1 failed it; any other error is thrown. The failure
+ * is logged here, as the worker's onError logs its own D1Unavailable: `database_unavailable` at warn level with D1's
+ * message and `where` (the session, what the work was for), since the worker that answers it 503 sees only the
+ * failure, not D1's words.
+ */
+export async function unlessUnavailable<R>(
+  work: () => Promise<R>,
+  where: { session: string; for: string },
+): Promise<R | Failure> {
   try {
     return await work();
   } catch (e) {
-    if (e instanceof D1Unavailable) return UNAVAILABLE;
-    throw e;
+    if (!(e instanceof D1Unavailable)) throw e;
+    log("warn", "database_unavailable", { ...where, error: e.message });
+    return UNAVAILABLE;
   }
 }
 

@@ -107,15 +107,18 @@ export class SessionDelete {
     // blockConcurrencyWhile would reset the object: the outcome is carried out of it instead.
     const index = await ctx.blockConcurrencyWhile(async () => {
       try {
-        return await unlessUnavailable(async () => {
-          const indexed = await deleteSessionIndex(db(), tenant, id);
-          // Only once the D1 rows are gone, with nothing delivered in between (as `expire`): work in flight (a
-          // message waiting on an MCP listing, a run waiting on D1) sees the generation change after its await and
-          // writes nothing; until the wipe is done, nothing new is admitted either. A DELETE that cannot reach D1
-          // changes nothing: that work goes on.
-          engine.beginDelete();
-          return { ok: true as const, indexed };
-        });
+        return await unlessUnavailable(
+          async () => {
+            const indexed = await deleteSessionIndex(db(), tenant, id);
+            // Only once the D1 rows are gone, with nothing delivered in between (as `expire`): work in flight (a
+            // message waiting on an MCP listing, a run waiting on D1) sees the generation change after its await and
+            // writes nothing; until the wipe is done, nothing new is admitted either. A DELETE that cannot reach D1
+            // changes nothing: that work goes on.
+            engine.beginDelete();
+            return { ok: true as const, indexed };
+          },
+          { session: `${tenant}:${id}`, for: "delete" },
+        );
       } catch (thrown) {
         return { thrown };
       }

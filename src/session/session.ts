@@ -193,7 +193,10 @@ export class Session extends DurableObject<Env> {
     arg: AgentArg,
     admission = false,
   ): Promise<Result<{ agent: AgentConfig; commit?: () => void }>> {
-    return unlessUnavailable(() => this.#agents.resolve(info.agent, arg, admission, this.#goneSince()));
+    return unlessUnavailable(() => this.#agents.resolve(info.agent, arg, admission, this.#goneSince()), {
+      session: `${info.tenant}:${info.id}`,
+      for: "agent_reread",
+    });
   }
 
   /** Asks, after an await, whether the session was deleted (or is being) since now: its tables may be gone. */

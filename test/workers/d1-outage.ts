@@ -1,8 +1,9 @@
 // The suite's D1 in an outage, for tests of what the worker and the session object do when D1 cannot serve them:
-// the statements a test picks by their SQL fail as an unreachable D1's do (`outage`), run but lose their answer
-// (`answerLost`), or hang until released (`held`); the others run. A batch holding a picked statement fails or hangs
-// as a whole; replica sessions are picked alike.
+// the statements a test picks by their SQL fail as an unreachable D1's do (`outage`, or `outageInPlace` for a binding
+// an object already holds), run but lose their answer (`answerLost`), or hang until released (`held`); the others
+// run. A batch holding a picked statement fails or hangs as a whole; replica sessions are picked alike.
 import { env } from "cloudflare:workers";
+import { patch } from "./helpers";
 
 /** The calls that send work to D1. */
 const CALLS = new Set<PropertyKey>(["first", "all", "run", "raw"]);
@@ -49,27 +50,53 @@ function picking<T extends D1Database | D1DatabaseSession>(
   return wrap(db);
 }
 
+/** What an unreachable D1 rejects a call with. */
+const LOST = "D1_ERROR: Network connection lost.";
+
+/** `db` where each statement whose SQL `fails` picks rejects with `message`, counted (`attempts`). */
+function failing(db: D1Database, fails: (query: string) => boolean, message: string) {
+  let attempts = 0;
+  const failed = picking(db, fails, async () => {
+    attempts += 1;
+    throw new Error(message);
+  });
+  return { db: failed, attempts: () => attempts };
+}
+
 /**
  * The suite's D1 where each statement whose SQL `fails` picks rejects with `message` (by default an unreachable
  * D1's), counted (`attempts`).
  */
-export function outage(
+export function outage(fails: (query: string) => boolean, message = LOST): { db: D1Database; attempts: () => number } {
+  return failing(env.DB, fails, message);
+}
+
+/**
+ * `db` itself, a binding an object already holds (the session object's, read in runInDurableObject), failing as
+ * `outage`'s does until `restorePatches`: its `prepare`, `batch` and `withSession` are patched, calling its own.
+ */
+export function outageInPlace(
+  db: D1Database,
   fails: (query: string) => boolean,
-  message = "D1_ERROR: Network connection lost.",
-): { db: D1Database; attempts: () => number } {
-  let attempts = 0;
-  const db = picking(env.DB, fails, async () => {
-    attempts += 1;
-    throw new Error(message);
-  });
-  return { db, attempts: () => attempts };
+  message = LOST,
+): { attempts: () => number } {
+  const own = {
+    prepare: db.prepare.bind(db),
+    batch: db.batch.bind(db),
+    withSession: db.withSession.bind(db),
+  } as unknown as D1Database;
+  const { db: failed, attempts } = failing(own, fails, message);
+  patch(db, "prepare", failed.prepare);
+  patch(db, "batch", failed.batch);
+  patch(db, "withSession", failed.withSession);
+  return { attempts };
 }
 
 /** The suite's D1 where each statement whose SQL `picks` chooses is carried out, then fails as a lost connection. */
 export function answerLost(picks: (query: string) => boolean): D1Database {
   return picking(env.DB, picks, async (call) => {
     await call();
-    throw new Error("D1_ERROR: Network connection lost.");
+    throw new Error(LOST);
   });
 }
 

@@ -2,12 +2,15 @@
 // that reads or writes D1 itself, where it answered 500; a statement's own error (a bug of ours) stays a 500
 // (docs/API.md "Errors"). The worker's app runs in-process (withEnv) over a D1 that fails the statements picked; the
 // marked binding is also called directly, with statements miniflare's D1 refuses and with D1's documented failures.
+// A 503 the session object returns is logged there, once, with D1's message (README "The turn path").
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { D1Unavailable, withD1Marked } from "../../../src/d1/unavailable";
-import { everything, outage } from "../d1-outage";
+import type { Session } from "../../../src/session/session";
+import { everything, outage, outageInPlace } from "../d1-outage";
 import { withEnv } from "../env-app";
-import { ADMIN, tenantKey, uid } from "../helpers";
+import { ADMIN, api, putAgentOf, restorePatches, type Setup, sessionStub, setup, tenantKey, uid } from "../helpers";
 
 /** Every statement but a tenant key's lookup (the credential check, which the directory's cache answers otherwise). */
 const allButKeyLookup = (query: string) => !query.includes("WHERE key_hash");
@@ -133,5 +136,49 @@ describe("a failure of D1 itself through the marked binding", () => {
   it.each(TRANSIENT_FAILURES)("%s is thrown as D1Unavailable", async (message) => {
     const thrown = await thrownBy(outage(everything, message).db, (db) => db.prepare("SELECT 1").first());
     expect([thrown instanceof D1Unavailable, (thrown as Error).message]).toEqual([true, message]);
+  });
+});
+
+/** What an overloaded D1 says: not the message the suite's other outages use, so a line carrying it is this one's. */
+const OVERLOADED = "D1_ERROR: D1 DB is overloaded. Too many requests queued.";
+
+/** The session object's own D1 fails each statement whose SQL `fails` picks with OVERLOADED, until restorePatches. */
+async function objectOutage(s: Setup, fails: (query: string) => boolean): Promise<void> {
+  await runInDurableObject(await sessionStub(s), (instance: Session) => {
+    outageInPlace((instance as unknown as { env: { DB: D1Database } }).env.DB, fails, OVERLOADED);
+  });
+}
+
+/** `request`'s status and the `database_unavailable` lines logged (worker and object: one isolate) while it ran. */
+async function loggedBy(request: () => Promise<Response>): Promise<[number, Array<Record<string, unknown>>]> {
+  const warn = vi.spyOn(console, "warn");
+  try {
+    const res = await request();
+    await res.body?.cancel();
+    const lines = warn.mock.calls.map((c) => JSON.parse(String(c[0])) as Record<string, unknown>);
+    return [res.status, lines.filter((line) => line.msg === "database_unavailable")];
+  } finally {
+    warn.mockRestore();
+  }
+}
+
+describe("a 503 the session object returns for a D1 that failed it", () => {
+  afterEach(restorePatches);
+
+  it("a DELETE whose D1 rows D1 fails is logged once, at warn level, with D1's message", async () => {
+    const s = await setup();
+    await objectOutage(s, (query) => query.includes("DELETE FROM sessions"));
+    const logged = await loggedBy(() => api(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key }));
+    expect(logged).toEqual([503, [expect.objectContaining({ level: "warn", error: OVERLOADED })]]);
+  });
+
+  it("a state read whose re-read of its changed agent D1 fails is logged once, at warn level, with D1's message", async () => {
+    const s = await setup();
+    // Warm: the worker's key and agent news are cached, the object holds its copy of the agent.
+    expect((await api(`/v1/sessions/${s.session}`, { key: s.key })).status).toBe(200);
+    expect((await putAgentOf(s, s.agent, "You are the reconfigured agent.")).status).toBe(200);
+    await objectOutage(s, (query) => query.includes("FROM agents WHERE name = ?) AS config"));
+    const logged = await loggedBy(() => api(`/v1/sessions/${s.session}`, { key: s.key }));
+    expect(logged).toEqual([503, [expect.objectContaining({ level: "warn", error: OVERLOADED })]]);
   });
 });
