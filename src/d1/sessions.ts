@@ -27,11 +27,20 @@ export async function insertSession(db: D1Database, row: SessionIndexRow): Promi
   return Boolean(res.meta.changes);
 }
 
-/** Rewrites an existing index row to `row`'s agent, metadata and creation time (a row with no session behind it). */
-export async function updateSessionRow(db: D1Database, row: SessionIndexRow): Promise<void> {
+/**
+ * Makes the index row describe the session the object holds (`row`'s agent, metadata and creation time): the row
+ * there is rewritten, or written anew when none is. A plain UPDATE could match none: another create of the same id
+ * whose init failed deletes the row it found between this call's insert and this write, and the session would be
+ * answered created but never listed, nor walked by the retention cron.
+ */
+export async function upsertSessionRow(db: D1Database, row: SessionIndexRow): Promise<void> {
   await db
-    .prepare("UPDATE sessions SET agent = ?, metadata = ?, created_at = ? WHERE tenant = ? AND id = ?")
-    .bind(row.agent, row.metadata, row.created_at, row.tenant, row.id)
+    .prepare(
+      `INSERT INTO sessions (tenant, id, agent, metadata, created_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, id) DO UPDATE SET agent = excluded.agent, metadata = excluded.metadata,
+         created_at = excluded.created_at`,
+    )
+    .bind(row.tenant, row.id, row.agent, row.metadata, row.created_at)
     .run();
 }
 

@@ -6,7 +6,7 @@
 import type { AgentRead } from "../agents/types";
 import { newId } from "../crypto/new-id";
 import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
-import { deleteSessionRow, insertSession, isReplayGuard, sessionAgent, updateSessionRow } from "../d1/sessions";
+import { deleteSessionRow, insertSession, isReplayGuard, sessionAgent, upsertSessionRow } from "../d1/sessions";
 import { ApiError, apiError } from "../http/errors";
 import type { WorkerEnv } from "../http/types";
 import type { JsonObject } from "../model/json";
@@ -147,7 +147,7 @@ export async function handToSession(env: WorkerEnv, record: RunRecord, agentRead
       // the row deleted, not at all) and refuse its own agent's runs.
       const { held } = res;
       const metadata = held.metadata ? JSON.stringify(held.metadata) : null;
-      await updateSessionRow(env.DB, { ...held, metadata });
+      await upsertSessionRow(env.DB, { ...held, metadata });
     } else if (inserted) {
       // The object holds no session (deleted after this run was admitted): no row is left behind, or the deleted
       // session would stay listed and its id taken.

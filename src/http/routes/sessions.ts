@@ -9,7 +9,7 @@
 import { type Context, Hono } from "hono";
 import { newId } from "../../crypto/new-id";
 import { readAgent } from "../../d1/agents";
-import { deleteSessionRow, insertSession, listSessions, updateSessionRow } from "../../d1/sessions";
+import { deleteSessionRow, insertSession, listSessions, upsertSessionRow } from "../../d1/sessions";
 import { canonical } from "../../model/json";
 import type { SessionInfo } from "../../session/rpc-types";
 import { pageOf } from "../../storage/page";
@@ -66,11 +66,11 @@ export const sessionsRoutes = new Hono<AppEnv>()
       // session, not this request.
       const held = init.info;
       const metadata = held.metadata ? JSON.stringify(held.metadata) : null;
-      await updateSessionRow(c.env.DB, { tenant, id, agent: held.agent, metadata, created_at: held.created_at });
+      await upsertSessionRow(c.env.DB, { tenant, id, agent: held.agent, metadata, created_at: held.created_at });
       return repeatedCreate(c, id, body, held);
     }
     if (!inserted) {
-      await updateSessionRow(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at: init.info.created_at });
+      await upsertSessionRow(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at: init.info.created_at });
     }
     return c.json(created(init.info), 201);
   })

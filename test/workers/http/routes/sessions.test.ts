@@ -2,13 +2,15 @@
  * The session routes (src/http/routes/sessions.ts). Their `x-debug-d1-statements` (README "Debug counters"): a read
  * of a session's state, a compaction and a DELETE count the D1 statements the session's object ran for them, as turn
  * calls do, not only the worker's. SWITCHBOARD_DEBUG_CHECKS is on in this suite. A create D1 fails changes nothing,
- * or, when its index row was written before D1 failed, is finished by its retry (docs/API.md "Sessions").
+ * or, when its index row was written before D1 failed, is finished by its retry (docs/API.md "Sessions"), also when
+ * another create of the id, whose init failed, deleted that row meanwhile.
  */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { Session } from "../../../../src/session/session";
 import { answerLost, outage } from "../../d1-outage";
 import { withEnv } from "../../env-app";
-import { ADMIN, api, apiJson, type Setup, setup, uid } from "../../helpers";
+import { ADMIN, api, apiJson, patch, restorePatches, type Setup, setup, uid } from "../../helpers";
 
 const D1 = "x-debug-d1-statements";
 
@@ -83,5 +85,55 @@ describe("creating a session while D1 fails", () => {
     const retry = await apiJson<{ metadata: unknown }>("/v1/sessions", { method: "POST", key: s.key, json: body });
     expect([retry.status, retry.body.metadata]).toEqual([201, { attempt: "same" }]);
     expect((await apiJson(`/v1/sessions/${id}`, { key: s.key })).status).toBe(200);
+  });
+});
+
+/** A promise the test opens when it chooses. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+describe("two creates of one id, the first's init failing", () => {
+  afterEach(restorePatches);
+
+  it("the second, which found the first's row with no session behind it, leaves its 201 session listed", async () => {
+    const s = await setup();
+    const id = uid("ses_raced");
+    const firstAtInit = gate();
+    const secondDescribed = gate();
+    const firstAnswered = gate();
+    // The first create's init fails once the second found its row and no session; the second's init runs once the
+    // first's failure deleted that row.
+    const init = Session.prototype.init;
+    let inits = 0;
+    patch(Session.prototype, "init", async function (this: Session, ...args: Parameters<Session["init"]>) {
+      inits += 1;
+      if (inits === 1) {
+        firstAtInit.open();
+        await secondDescribed.opened;
+        throw new Error("the first create's init failed");
+      }
+      await firstAnswered.opened;
+      return init.apply(this, args);
+    });
+    const describeSession = Session.prototype.describe;
+    patch(Session.prototype, "describe", async function (this: Session) {
+      const held = await describeSession.call(this);
+      secondDescribed.open();
+      return held;
+    });
+    const create = () => apiJson("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent, id } });
+    const first = create();
+    await firstAtInit.opened;
+    const second = create();
+    expect((await first).status).toBe(500);
+    firstAnswered.open();
+    expect((await second).status).toBe(201);
+    const listed = await apiJson<{ sessions: Array<{ id: string }> }>("/v1/sessions?limit=200", { key: s.key });
+    expect(listed.body.sessions.map((session) => session.id)).toContain(id);
   });
 });
