@@ -7,7 +7,7 @@
  */
 import { ApiError } from "../http/errors";
 import { check } from "../http/validate";
-import { compileStrict, providerRefusal } from "../json-schema/compile";
+import { compileDeclared } from "../json-schema/compile";
 import type { JsonObject } from "../model/json";
 import { NAME_FORM } from "../model/name-form";
 import { adaptiveByDefault, thinkingMode } from "../providers/anthropic-thinking";
@@ -69,11 +69,9 @@ function assertUrl(url: string, where: string, allowPrivate: boolean): void {
  * 422 now rather than a tool that accepts anything or refuses every call (and a schema the provider may refuse).
  */
 function assertObjectSchema(schema: JsonObject, where: string): void {
-  // The object root is the compiler's check (`requireObjectRoot`), so a json_schema and a tool agree on it.
-  const compiled = compileStrict(schema, { requireObjectRoot: true });
+  // One check for both, so a json_schema and a tool agree on what is accepted (the object root included).
+  const compiled = compileDeclared(schema);
   if (!compiled.ok) throw new ApiError(422, "invalid_schema", `${where}: ${compiled.error}`);
-  const refusal = providerRefusal(compiled.schema);
-  if (refusal) throw new ApiError(422, "invalid_schema", `${where}: ${refusal}`);
 }
 
 /** An HTTP header name (RFC 9110 token). */

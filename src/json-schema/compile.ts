@@ -309,12 +309,23 @@ export function compileLenient(schema: unknown, opts: Partial<CompileOptions> = 
 }
 
 /**
+ * Compiles a schema declared to a provider (an agent tool's input, a turn's json_schema) as one is accepted: strictly,
+ * with an object root, and not one a provider would refuse (`providerRefusal`).
+ */
+export function compileDeclared(schema: unknown): CompileResult {
+  const compiled = compileStrict(schema, { requireObjectRoot: true });
+  if (!compiled.ok) return compiled;
+  const refusal = providerRefusal(compiled.schema);
+  return refusal ? { ok: false, error: refusal } : compiled;
+}
+
+/**
  * Why a provider would refuse to be sent this strictly compiled schema (a tool's input or a turn's json_schema),
  * or null. Strict compiling accepts valid draft-07, but providers read these schemas as JSON Schema 2020-12: a
  * draft-07 tuple (`items` as an array of schemas) is refused there on every request that declares it.
  * (Draft-04 boolean bounds never get this far: strictly, exclusiveMinimum/Maximum must be numbers.)
  */
-export function providerRefusal(compiled: CompiledSchema): string | null {
+function providerRefusal(compiled: CompiledSchema): string | null {
   const tuple = compiled.draft07Tuples[0];
   if (tuple === undefined) return null;
   return (

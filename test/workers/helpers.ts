@@ -597,14 +597,27 @@ export async function fillStreamPlaces(instance: Session): Promise<ReadableStrea
   return readers;
 }
 
-/** Inside the object: a queued webhook run of `agent` asking `text`, its job due now (the next alarm starts it). */
-export function queueRun(sql: SqlStorage, run: string, agent: string, text: string): void {
+/**
+ * Inside the object: a queued webhook run of `agent` asking `text`, its job due now (the next alarm starts it);
+ * `row` gives its stored json_schema (JSON text) and callback_url (its callback then pending, as RunStore writes it).
+ */
+export function queueRun(
+  sql: SqlStorage,
+  run: string,
+  agent: string,
+  text: string,
+  row: { json_schema?: string; callback_url?: string } = {},
+): void {
   const now = new Date().toISOString();
   sql.exec(
-    "INSERT INTO runs (id, agent, status, input, json_schema, created_at) VALUES (?, ?, 'queued', ?, NULL, ?)",
+    `INSERT INTO runs (id, agent, status, input, json_schema, callback_url, callback_status, created_at)
+     VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)`,
     run,
     agent,
     JSON.stringify([{ type: "text", text }]),
+    row.json_schema ?? null,
+    row.callback_url ?? null,
+    row.callback_url ? "pending" : null,
     now,
   );
   sql.exec("INSERT INTO jobs (id, kind, ref, due_at, created_at) VALUES (?, 'run', ?, 0, ?)", `run:${run}`, run, now);

@@ -8,7 +8,7 @@
 import { type Context, Hono } from "hono";
 import { accepts } from "hono/accepts";
 import type { AgentChanges } from "../../d1/agents";
-import { compileStrict, providerRefusal } from "../../json-schema/index";
+import { compileDeclared } from "../../json-schema/index";
 import type { Result } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Part, ToolResultContent } from "../../model/message";
@@ -43,11 +43,9 @@ const SPENT_APPROVAL: ReadonlySet<string> = new Set(["approval_already_answered"
 export function strictOutputSchema(schema: unknown): JsonObject {
   const tooLarge = schemaOversized(schema);
   if (tooLarge) throw apiError(tooLarge.error);
-  const compiled = compileStrict(schema, { requireObjectRoot: true });
-  if (!compiled.ok) throw new ApiError(422, "invalid_schema", `json_schema: ${compiled.error}`);
   // It is declared to the provider as the structured_output tool's input: what providers refuse is refused here.
-  const refusal = providerRefusal(compiled.schema);
-  if (refusal) throw new ApiError(422, "invalid_schema", `json_schema: ${refusal}`);
+  const compiled = compileDeclared(schema);
+  if (!compiled.ok) throw new ApiError(422, "invalid_schema", `json_schema: ${compiled.error}`);
   return schema as JsonObject;
 }
 

@@ -1,9 +1,10 @@
 /**
- * Structured output for turns with a `json_schema`: the synthetic `structured_output` tool's declaration,
- * the check of its arguments against the stored schema, and the fixed answers and errors for the cases around it.
+ * Structured output for turns with a `json_schema`: the stored schema compiled again as the turn's contract, the
+ * synthetic `structured_output` tool's declaration, the check of its arguments against that schema, and the fixed
+ * answers and errors for the cases around it.
  */
-import { type CompiledSchema, compileStrict, formatIssues, issueLine } from "../../json-schema/index";
-import type { ErrorInfo } from "../../model/errors";
+import { type CompiledSchema, compileDeclared, formatIssues, issueLine } from "../../json-schema/index";
+import type { ErrorInfo, Result } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Message, ToolDeclaration, ToolUsePart } from "../../model/message";
 import { headChars, jsonBytes } from "../../storage/fit";
@@ -18,12 +19,28 @@ export interface OutputContract {
   compiled: CompiledSchema;
 }
 
-export function contractOf(turn: TurnRow): OutputContract | null {
-  if (!turn.json_schema) return null;
+/**
+ * The turn's contract (null: it asked for no structured output), or why its stored json_schema fails the turn: the
+ * schema is compiled as one is accepted now. The worker accepted it before the turn was admitted, but under the
+ * checks of that deploy: a schema stored earlier (a run queued, a turn paused or retried across a deploy that
+ * tightened them, such as a pattern the linear-time engine cannot run) may no longer compile, and the turn fails
+ * with why, not retryable (the same schema fails again), rather than run without its contract.
+ */
+export function contractOf(turn: TurnRow): Result<{ contract: OutputContract | null }> {
+  if (!turn.json_schema) return { ok: true, contract: null };
   const schema = JSON.parse(turn.json_schema) as JsonObject;
-  // The worker compiled it strictly before the turn was admitted; this cannot fail for a stored schema.
-  const compiled = compileStrict(schema, { requireObjectRoot: true });
-  return compiled.ok ? { schema, compiled: compiled.schema } : null;
+  const compiled = compileDeclared(schema);
+  if (!compiled.ok) {
+    return {
+      ok: false,
+      error: {
+        code: "invalid_schema",
+        message: `the turn's json_schema is no longer accepted: ${compiled.error}`,
+        retryable: false,
+      },
+    };
+  }
+  return { ok: true, contract: { schema, compiled: compiled.schema } };
 }
 
 export function structuredDeclaration(contract: OutputContract): ToolDeclaration {

@@ -151,7 +151,10 @@ export class TurnRunner implements TurnContext {
       if (this.cancelled) return this.#finishCancelled();
       const turn = turns.get(this.turnId);
       if (!turn) return;
-      const contract = contractOf(turn);
+      // Checked before each step: a turn whose stored json_schema no longer compiles must not run on without it.
+      const terms = contractOf(turn);
+      if (!terms.ok) return this.#fail(terms.error);
+      const { contract } = terms;
       if (turn.steps >= turn.max_steps) {
         if (contract) return this.#fail(missingStructured(turn.steps, history.messages(), this.turnId, "max_steps"));
         return this.#finish("completed", "max_steps", "other", null);
