@@ -20,6 +20,7 @@ import type { JsonValue } from "../model/json";
 import type { EventLog } from "../observability/event-log";
 import { type Actor, type ApprovalAnswer, type ApprovalRow, type ApprovalStore, EXPIRED } from "./approval-store";
 import { deleted } from "./deleted";
+import type { EngineMembers } from "./engine-members";
 import type { HistoryStore, SuppliedResult } from "./history/history-store";
 import type { AnswerMode, Mode, TurnAnswer } from "./rpc-types";
 import type { Scheduler } from "./scheduler";
@@ -27,25 +28,11 @@ import type { SessionTools } from "./session-tools";
 import { checkSupplied, pendingResults } from "./turn/answers";
 import type { TurnRow, TurnStore } from "./turn/turn-store";
 
-/** What answering needs of the engine (the engine itself; an interface, so this file does not import it). */
-interface AnsweringEngine {
-  readonly env: Env;
-  readonly tools: SessionTools;
-  readonly approvals: ApprovalStore;
-  readonly turns: TurnStore;
-  readonly history: HistoryStore;
-  readonly eventLog: EventLog;
-  tx<T>(fn: () => T): T;
-  /** The delete tombstone (session-engine.ts): work that awaited I/O writes nothing once it moved. */
-  readonly generation: number;
-  stale(generation: number): boolean;
-  resumeIfReady(
-    agent: AgentConfig,
-    before: TurnRow | null,
-    mode: AnswerMode,
-    since: number,
-  ): Promise<Result<TurnAnswer>>;
-}
+/** What answering needs of the engine (engine-members.ts: an interface, so this file does not import it). */
+type AnsweringEngine = Pick<
+  EngineMembers,
+  "env" | "tools" | "approvals" | "turns" | "history" | "eventLog" | "tx" | "generation" | "stale" | "resumeIfReady"
+>;
 
 /** What ending a paused turn needs of the engine besides answering (an expiry whose agent is gone). */
 interface ExpiringEngine extends AnsweringEngine {

@@ -18,8 +18,16 @@ import type { HistoryStore } from "./history/history-store";
 import type { AnswerMode, TurnAnswer, TurnResult } from "./rpc-types";
 import type { SessionTools } from "./session-tools";
 import type { StreamLog } from "./stream/stream-log";
-import type { TurnRunner } from "./turn/turn-runner";
 import type { TurnRow, TurnStore } from "./turn/turn-store";
+
+/**
+ * What the operations use of the running turn's runner (TurnRunner): named here, not imported, so that files the
+ * runner itself imports (approval-answers.ts) can read the engine through this interface without a cycle.
+ */
+interface RunningTurn {
+  readonly turnId: string;
+  cancel(reason: string): void;
+}
 
 export interface EngineMembers {
   readonly env: Env;
@@ -34,7 +42,7 @@ export interface EngineMembers {
   /** Set by the DO: `arm` re-arms the shared alarm (heartbeat + due jobs); `settled` lets runs see a turn stop. */
   hooks: { arm(): void; settled(turnId: string, status: TurnStatus): void; resumed(turnId: string): void };
   /** The runner of the turn that runs now, if any. */
-  readonly running: TurnRunner | null;
+  readonly running: RunningTurn | null;
   /** The delete tombstone: work that awaited I/O writes nothing once it moved (`stale`). */
   readonly generation: number;
   stale(generation: number): boolean;
