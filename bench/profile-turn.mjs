@@ -24,6 +24,8 @@ const INTERVAL_US = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 100);
 const TOP = Number(process.env.BENCH_PROFILE_TOP ?? 25);
 /** The agent's tools (BENCH_PROFILE_TOOLS, default 0): bench/lib.mjs `manyToolsAgent`. */
 const TOOLS = Number(process.env.BENCH_PROFILE_TOOLS ?? 0);
+/** BENCH_PROFILE_TIMELINE=<n>: also print the last n turns sample by sample (timeline()). */
+const TIMELINE = Number(process.env.BENCH_PROFILE_TIMELINE ?? 0);
 
 /** Line → module map of a bundle from the `// path` comments esbuild writes above each module. */
 function moduleMap(source) {
@@ -47,7 +49,88 @@ function moduleMap(source) {
   };
 }
 
-function aggregate(profile, fileOf) {
+/** Each sample's time on this process's epoch clock (ms); V8 stamps samples with the monotonic clock (µs). */
+function sampleEpochs(profile, monoToEpochMs) {
+  const at = [];
+  let t = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i++) {
+    t += profile.timeDeltas[i] ?? 0;
+    at.push(monoToEpochMs(t));
+  }
+  return at;
+}
+
+/** Whether epoch time `t` falls inside one of `windows` ([from, to] pairs, sorted by `from`, not overlapping). */
+function inWindows(windows) {
+  let i = 0;
+  return (t) => {
+    while (i < windows.length && windows[i][1] < t) i++;
+    return i < windows.length && windows[i][0] <= t;
+  };
+}
+
+/**
+ * The last TIMELINE turns sample by sample, from sending to the first delta: ms since sending, then the innermost
+ * src/ frame (or the native one) of each run of samples that share it; `*` marks the provider request at the mock.
+ */
+function timeline(profile, fileOf, at, turns, records) {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const label = (id) => {
+    const leaf = nodes.get(id).callFrame;
+    const native = leaf.url ? "" : leaf.functionName || "(native)";
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const cf = nodes.get(at).callFrame;
+      const file = cf.url ? fileOf(cf.scriptId, cf.lineNumber) : "";
+      if (file.startsWith("src/") || file.startsWith("node_modules/")) {
+        const own = `${cf.functionName || "(anonymous)"} ${file}:${cf.lineNumber + 1}`;
+        return native ? `${native} < ${own}` : own;
+      }
+    }
+    return native;
+  };
+  for (let t = Math.max(0, turns.length - TIMELINE); t < turns.length; t++) {
+    const from = turns[t].sentAt;
+    const to = from + turns[t].ttfb;
+    const mock = records[t].at_ms;
+    console.log(
+      `\nTurn ${t}: provider request at ${round(mock - from, 2)} ms, first delta at ${round(to - from, 2)} ms`,
+    );
+    let run = null;
+    let marked = false;
+    const flush = () => {
+      if (run)
+        console.log(
+          `  ${round(run.start - from, 2)
+            .toFixed(2)
+            .padStart(6)} +${String(run.n).padStart(2)}  ${run.label}`,
+        );
+    };
+    for (let i = 0; i < at.length; i++) {
+      if (at[i] < from || at[i] > to) continue;
+      if (!marked && at[i] >= mock) {
+        flush();
+        run = null;
+        console.log(
+          `  ${round(mock - from, 2)
+            .toFixed(2)
+            .padStart(6)}  *   provider request at the mock`,
+        );
+        marked = true;
+      }
+      const l = label(profile.samples[i]);
+      if (run && run.label === l) run.n++;
+      else {
+        flush();
+        run = { start: at[i], n: 1, label: l };
+      }
+    }
+    flush();
+  }
+}
+
+function aggregate(profile, fileOf, keep = () => true) {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -68,6 +151,7 @@ function aggregate(profile, fileOf) {
   let total = 0;
   const add = (map, key, ms) => map.set(key, (map.get(key) ?? 0) + ms);
   profile.samples.forEach((id, i) => {
+    if (!keep(i)) return;
     const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000; // the delta after a sample is the time it stands for
     total += ms;
     const k = labelOf(nodes.get(id));
@@ -108,9 +192,12 @@ async function run(env, port) {
   await cdp.send("Profiler.enable");
   await cdp.send("Profiler.setSamplingInterval", { interval: INTERVAL_US });
   await cdp.send("Profiler.start");
+  // Monotonic (µs, V8's sample clock) → epoch ms, as the mock stamps each provider request it receives.
+  const epochOffsetMs = performance.timeOrigin + performance.now() - Number(process.hrtime.bigint() / 1000n) / 1000;
   const t0 = performance.now();
-  const ttfb = [];
-  for (let i = 0; i < TURNS; i++) ttfb.push((await switchboardTurn(env, sessions[i % SESSIONS])).ttfb);
+  const turns = [];
+  for (let i = 0; i < TURNS; i++) turns.push(await switchboardTurn(env, sessions[i % SESSIONS]));
+  const ttfb = turns.map((t) => t.ttfb);
   const wall = performance.now() - t0;
   const { profile } = await cdp.send("Profiler.stop");
   if (process.env.BENCH_PROFILE_JSON) await writeFile(process.env.BENCH_PROFILE_JSON, JSON.stringify(profile));
@@ -129,6 +216,9 @@ async function run(env, port) {
   cdp.close();
   const fileOf = (scriptId, line) => scripts.get(scriptId)?.(line) ?? "(bundle)";
   const { selfFn, selfFile, incl, total } = aggregate(profile, fileOf);
+  // The turns' windows from sending to the provider request reaching the mock, and from there to the first delta.
+  const records = (await env.mock.requests(model)).slice(-TURNS);
+  const windowed = records.length === TURNS;
   const busy = total - (selfFn.get("(idle)") ?? 0);
   const head = ["", "ms", "% of profile", "µs / turn"];
   console.log(
@@ -138,8 +228,41 @@ async function run(env, port) {
   table("Self time by function", ["function  file:line", ...head.slice(1)], top(selfFn, TOP, total, TURNS));
   table("Self time by file", ["file", ...head.slice(1)], top(selfFile, TOP, total, TURNS));
   table("Inclusive time, src/ functions", ["function  file:line", ...head.slice(1)], top(incl, TOP, total, TURNS));
+  let before = null;
+  if (windowed) {
+    const at = sampleEpochs(profile, (us) => us / 1000 + epochOffsetMs);
+    const pre = turns.map((t, i) => [t.sentAt, records[i].at_ms]);
+    const post = turns.map((t, i) => [records[i].at_ms, t.sentAt + t.ttfb]);
+    for (const [label, windows] of [
+      ["before the provider request", pre],
+      ["from the provider request to the first delta", post],
+    ]) {
+      const keep = inWindows(windows);
+      const w = aggregate(profile, fileOf, (i) => keep(at[i]));
+      const wBusy = w.total - (w.selfFn.get("(idle)") ?? 0);
+      const wallMs = windows.reduce((sum, [from, to]) => sum + (to - from), 0);
+      console.log(
+        `\nWindow ${label}: ${round(wallMs / TURNS, 2)} ms wall / turn, ${round((1000 * w.total) / TURNS, 0)} µs ` +
+          `sampled, ${round((1000 * wBusy) / TURNS, 0)} µs not idle / turn`,
+      );
+      table(
+        `Self time by function, ${label}`,
+        ["function  file:line", ...head.slice(1)],
+        top(w.selfFn, TOP, w.total, TURNS),
+      );
+      table(
+        `Inclusive time, src/ functions, ${label}`,
+        ["function  file:line", ...head.slice(1)],
+        top(w.incl, TOP, w.total, TURNS),
+      );
+      if (label.startsWith("before"))
+        before = { wall_ms_per_turn: round(wallMs / TURNS, 2), busy_us_per_turn: round((1000 * wBusy) / TURNS, 0) };
+    }
+    if (TIMELINE > 0) timeline(profile, fileOf, at, turns, records);
+  } else console.log(`\n(no per-turn windows: the mock holds ${records.length} of ${TURNS} requests)`);
   ttfb.sort((a, b) => a - b);
   return {
+    before_provider_request: before,
     turns: TURNS,
     wall_ms: round(wall, 0),
     busy_us_per_turn: round((1000 * busy) / TURNS, 0),
