@@ -12,7 +12,6 @@
  * (the engine's `resumeIfReady`).
  */
 import type { AgentConfig } from "../agents/types";
-import type { Env } from "../env";
 import { declinedText } from "../model/declined";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
@@ -22,11 +21,9 @@ import { type Actor, type ApprovalAnswer, type ApprovalRow, type ApprovalStore, 
 import { deleted } from "./deleted";
 import type { EngineMembers } from "./engine-members";
 import type { HistoryStore, SuppliedResult } from "./history/history-store";
-import type { AnswerMode, Mode, TurnAnswer } from "./rpc-types";
+import type { Mode, TurnAnswer } from "./rpc-types";
 import type { Scheduler } from "./scheduler";
-import type { SessionTools } from "./session-tools";
 import { checkSupplied, pendingResults } from "./turn/answers";
-import type { TurnRow, TurnStore } from "./turn/turn-store";
 
 /** What answering needs of the engine (engine-members.ts: an interface, so this file does not import it). */
 type AnsweringEngine = Pick<
