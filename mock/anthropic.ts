@@ -44,13 +44,14 @@ interface Resolved {
 function resolve(reply: ReplySpec, ctx: RequestContext): Resolved {
   const toolCalls = (reply.tool_calls ?? []).map((c) => ({ id: c.id ?? toolUseId(), name: c.name, input: c.input }));
   const textAfter = toolCalls.length === 0 && reply.text_after ? reply.text_after : undefined;
-  const produced = [reply.thinking, reply.text, textAfter, ...toolCalls.map((c) => JSON.stringify(c.input))].join("");
+  const text = (reply.text ?? "") + (reply.refusal ?? "");
+  const produced = [reply.thinking, text, textAfter, ...toolCalls.map((c) => JSON.stringify(c.input))].join("");
   return {
     thinking: reply.thinking || undefined,
-    text: reply.text || undefined,
+    text: text || undefined,
     toolCalls,
     textAfter,
-    stopReason: anthropicStopReason(reply.stop_reason, toolCalls.length > 0),
+    stopReason: anthropicStopReason(reply.stop_reason ?? (reply.refusal ? "refusal" : undefined), toolCalls.length > 0),
     usage: {
       input: reply.usage?.input_tokens ?? reply.compaction?.tokens_after ?? inputTokens(ctx.body, ctx.count),
       output: reply.usage?.output_tokens ?? estimateTokens(produced),

@@ -1,5 +1,6 @@
 // OpenAI Responses API wire format (`POST /v1/responses`): SSE events, response bodies, error bodies,
-// the brain's view, and server-side compaction past `context_management` `compact_threshold`.
+// the brain's view, and server-side compaction past `context_management` `compact_threshold`. A reply's `refusal`
+// is a `refusal` content part of its message, streamed as `response.refusal.delta` / `.done`.
 import { contentText } from "./brain.ts";
 import { estimateTokens, jsonChunks, wordChunks } from "./chunks.ts";
 import type { Codec, RequestContext, ServerCompaction } from "./codec.ts";
@@ -75,6 +76,7 @@ const serverCompaction: ServerCompaction = {
 
 interface Resolved {
   text: string;
+  refusal: string;
   calls: { id: string; name: string; arguments: string }[];
   incomplete: string | null;
   usage: { input: number; output: number; cached: number | undefined };
@@ -94,16 +96,26 @@ function resolve(reply: ReplySpec, ctx: RequestContext): Resolved {
       : stop === "refusal" || stop === "content_filter"
         ? "content_filter"
         : null;
+  const refusal = reply.refusal ?? "";
   return {
     text,
+    refusal,
     calls,
     incomplete,
     usage: {
       input: reply.usage?.input_tokens ?? reply.compaction?.tokens_after ?? inputTokens(ctx.body, ctx.count),
-      output: reply.usage?.output_tokens ?? estimateTokens(text + calls.map((c) => c.arguments).join("")),
+      output: reply.usage?.output_tokens ?? estimateTokens(text + refusal + calls.map((c) => c.arguments).join("")),
       cached: reply.usage?.cache_read_input_tokens,
     },
   };
+}
+
+/** The content parts of a reply's message: its text, then its refusal. */
+function messageParts(r: Resolved): JsonObject[] {
+  return [
+    ...(r.text ? [{ type: "output_text", text: r.text, annotations: [] }] : []),
+    ...(r.refusal ? [{ type: "refusal", refusal: r.refusal }] : []),
+  ];
 }
 
 /** The output items of a reply: the compaction first (when the mock compacted), the message, the calls. */
@@ -111,14 +123,9 @@ function outputItems(reply: ReplySpec, r: Resolved): JsonObject[] {
   const items: JsonObject[] = [];
   if (reply.compaction)
     items.push({ id: `cmp_${base62(24)}`, type: "compaction", encrypted_content: reply.compaction.encrypted_content });
-  if (r.text)
-    items.push({
-      id: `msg_${base62(24)}`,
-      type: "message",
-      status: "completed",
-      role: "assistant",
-      content: [{ type: "output_text", text: r.text, annotations: [] }],
-    });
+  const content = messageParts(r);
+  if (content.length > 0)
+    items.push({ id: `msg_${base62(24)}`, type: "message", status: "completed", role: "assistant", content });
   for (const c of r.calls)
     items.push({
       id: `fc_${base62(24)}`,
@@ -167,12 +174,19 @@ function streamFrames(reply: ReplySpec, ctx: RequestContext): string[] {
     if (item.type === "message") {
       const item_id = String(item.id);
       emit("response.output_item.added", { output_index, item: { ...item, status: "in_progress", content: [] } });
-      const part = { type: "output_text", text: "", annotations: [] };
-      emit("response.content_part.added", { item_id, output_index, content_index: 0, part });
-      for (const delta of wordChunks(r.text))
-        emit("response.output_text.delta", { item_id, output_index, content_index: 0, delta, logprobs: [] });
-      emit("response.output_text.done", { item_id, output_index, content_index: 0, text: r.text, logprobs: [] });
-      emit("response.content_part.done", { item_id, output_index, content_index: 0, part: { ...part, text: r.text } });
+      messageParts(r).forEach((done, content_index) => {
+        const at = { item_id, output_index, content_index };
+        if (done.type === "refusal") {
+          emit("response.content_part.added", { ...at, part: { type: "refusal", refusal: "" } });
+          for (const delta of wordChunks(r.refusal)) emit("response.refusal.delta", { ...at, delta });
+          emit("response.refusal.done", { ...at, refusal: r.refusal });
+        } else {
+          emit("response.content_part.added", { ...at, part: { ...done, text: "" } });
+          for (const delta of wordChunks(r.text)) emit("response.output_text.delta", { ...at, delta, logprobs: [] });
+          emit("response.output_text.done", { ...at, text: r.text, logprobs: [] });
+        }
+        emit("response.content_part.done", { ...at, part: done });
+      });
     } else if (item.type === "function_call") {
       const item_id = String(item.id);
       emit("response.output_item.added", { output_index, item: { ...item, status: "in_progress", arguments: "" } });

@@ -1,4 +1,5 @@
-// OpenAI Chat Completions wire format: SSE chunks, completion bodies, error bodies, and the brain's view.
+// OpenAI Chat Completions wire format: SSE chunks, completion bodies, error bodies, and the brain's view. A reply's
+// `refusal` streams in `delta.refusal` (the completion's `message.refusal`) under an ordinary finish.
 import type { IncomingHttpHeaders } from "node:http";
 import { contentText } from "./brain.ts";
 import { estimateTokens, jsonChunks, openaiFinishReason, wordChunks } from "./chunks.ts";
@@ -23,6 +24,7 @@ const NO_KEY =
 interface Resolved {
   thinking: string;
   content: string;
+  refusal: string;
   toolCalls: { id: string; name: string; arguments: string }[];
   finishReason: string;
   usage: { prompt: number; completion: number; reasoning: number; cached: number | undefined };
@@ -36,16 +38,19 @@ function resolve(reply: ReplySpec, ctx: RequestContext): Resolved {
   }));
   const content = (reply.text ?? "") + (toolCalls.length === 0 ? (reply.text_after ?? "") : "");
   const thinking = reply.thinking ?? "";
+  const refusal = reply.refusal ?? "";
   const reasoning = thinking ? estimateTokens(thinking) : 0;
   return {
     thinking,
     content,
+    refusal,
     toolCalls,
     finishReason: openaiFinishReason(reply.stop_reason, toolCalls.length > 0),
     usage: {
       prompt: reply.usage?.input_tokens ?? ctx.count(ctx.raw),
       completion:
-        reply.usage?.output_tokens ?? estimateTokens(thinking + content + toolCalls.map((c) => c.arguments).join("")),
+        reply.usage?.output_tokens ??
+        estimateTokens(thinking + content + refusal + toolCalls.map((c) => c.arguments).join("")),
       reasoning,
       cached: reply.usage?.cache_read_input_tokens,
     },
@@ -77,10 +82,12 @@ function streamFrames(reply: ReplySpec, ctx: RequestContext): string[] {
     const choice = { index: 0, delta, logprobs: null, finish_reason: finishReason };
     frames.push(`data: ${JSON.stringify({ ...base, choices: [choice] })}\n\n`);
   };
-  if (r.thinking || r.content) chunk({ role: "assistant", content: "", refusal: null });
+  if (r.refusal && !r.content) chunk({ role: "assistant", content: null, refusal: "" });
+  else if (r.thinking || r.content) chunk({ role: "assistant", content: "", refusal: null });
   else chunk({ role: "assistant", content: null });
   for (const piece of wordChunks(r.thinking)) chunk({ content: null, reasoning_content: piece });
   for (const piece of wordChunks(r.content)) chunk({ content: piece });
+  for (const piece of wordChunks(r.refusal)) chunk({ refusal: piece });
   r.toolCalls.forEach((call, index) => {
     chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] });
     for (const piece of jsonChunks(call.arguments)) chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
@@ -95,7 +102,7 @@ function streamFrames(reply: ReplySpec, ctx: RequestContext): string[] {
 
 function messageBody(reply: ReplySpec, ctx: RequestContext): string {
   const r = resolve(reply, ctx);
-  const message: JsonObject = { role: "assistant", content: r.content || null, refusal: null };
+  const message: JsonObject = { role: "assistant", content: r.content || null, refusal: r.refusal || null };
   if (r.thinking) message.reasoning_content = r.thinking;
   if (r.toolCalls.length > 0)
     message.tool_calls = r.toolCalls.map((c) => ({

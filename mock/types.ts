@@ -58,6 +58,12 @@ export interface ReplySpec {
   tool_calls?: ToolCallSpec[];
   /** A second text block at the end; only emitted when there are no tool calls. */
   text_after?: string;
+  /**
+   * The model's refusal, after any text, under an ordinary finish: Chat Completions streams it in `delta.refusal`
+   * (the message's `refusal`), Responses as a `refusal` content part (`response.refusal.delta` / `.done`); Anthropic
+   * has no refusal text, so it is text there and the stop reason defaults to `refusal`.
+   */
+  refusal?: string;
   /** Either vocabulary works: end_turn|tool_use|max_tokens|stop_sequence or stop|tool_calls|length. */
   stop_reason?: string;
   usage?: UsageSpec;

@@ -1,5 +1,5 @@
 // The mock's OpenAI Responses API (`POST /v1/responses`): strict function_call ↔ function_call_output
-// pairing, and server-side compaction past `compact_threshold` that must come back verbatim.
+// pairing, server-side compaction past `compact_threshold` that must come back verbatim, and a refusal content part.
 import { describe, expect, it } from "vitest";
 import { mockPerFile, openaiHeaders, parseSse, readAll, script } from "./helpers.ts";
 
@@ -119,6 +119,21 @@ describe("mock /v1/responses compaction", () => {
       input: [{ type: "compaction", encrypted_content: "forged" }, say("user", "hi")],
     });
     expect(res.status).toBe(400);
+  });
+});
+
+describe("mock /v1/responses refusal", () => {
+  it("streams a scripted refusal as a refusal content part of a completed response", async () => {
+    const refusal = "I'm sorry, I can't help with that.";
+    await script(mock.url, "r-refusal", [{ reply: { refusal } }]);
+    const events = await streamed(await post({ model: "r-refusal", stream: true, input: "hi" }));
+    expect(events.some((e) => e.type === "response.output_text.delta")).toBe(false);
+    const deltas = events.filter((e) => e.type === "response.refusal.delta").map((e) => e.delta);
+    expect(deltas.join("")).toBe(refusal);
+    expect(events.find((e) => e.type === "response.refusal.done")).toMatchObject({ refusal });
+    const done = events.find((e) => e.type === "response.output_item.done");
+    expect(done?.item).toMatchObject({ type: "message", content: [{ type: "refusal", refusal }] });
+    expect(events.at(-1)?.type).toBe("response.completed");
   });
 });
 

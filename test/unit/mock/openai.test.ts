@@ -1,5 +1,5 @@
-// The mock server's Chat Completions endpoint (mock/openai.ts): chunk shapes, usage and [DONE], non-streaming
-// answers, and the bearer token it requires.
+// The mock server's Chat Completions endpoint (mock/openai.ts): chunk shapes, usage and [DONE], a refusal in
+// delta.refusal, non-streaming answers, and the bearer token it requires.
 import { describe, expect, it } from "vitest";
 import { mockPerFile, openaiRequest, parseSse, postOpenAI, script, TWO_CALL_REPLY } from "./helpers.ts";
 
@@ -79,6 +79,18 @@ describe("OpenAI streaming", () => {
     expect(chunks[0].choices[0].delta).toEqual({ role: "assistant", content: null });
     expect(chunks[1].choices[0].delta.tool_calls[0].id).toMatch(/^call_[0-9A-Za-z]{24}$/);
     expect(chunks.at(-1).choices[0].finish_reason).toBe("tool_calls");
+  });
+
+  it("streams a scripted refusal in delta.refusal under finish_reason stop", async () => {
+    await script(mock.url, "o-refusal", [{ reply: { refusal: "I'm sorry, I can't help with that." } }]);
+    const text = await (await postOpenAI(mock.url, openaiRequest("o-refusal"))).text();
+    const choices = parseSse(text)
+      .slice(0, -1)
+      .map((e) => JSON.parse(e.data).choices[0]);
+    expect(choices[0].delta).toEqual({ role: "assistant", content: null, refusal: "" });
+    expect(choices.some((c) => c.delta.content)).toBe(false);
+    expect(choices.map((c) => c.delta.refusal ?? "").join("")).toBe("I'm sorry, I can't help with that.");
+    expect(choices.at(-1).finish_reason).toBe("stop");
   });
 
   it("answers non-streaming requests with a chat.completion", async () => {
