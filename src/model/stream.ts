@@ -18,6 +18,11 @@ export interface Usage {
   compaction_output_tokens?: number;
 }
 
+/**
+ * Why the output ended. `refusal`: the model refused, or the provider's content filter stopped it (Anthropic
+ * `stop_reason: "refusal"`, OpenAI `content_filter`, or OpenAI refusal text under an ordinary finish); text it
+ * streamed before is the model's answer to show, never one to build on (a compaction's summary).
+ */
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | "other";
 
 /**

@@ -1,15 +1,17 @@
 /**
- * OpenAI Responses API stream events → canonical events (the parser of the `openai-responses` adapter). Throws
- * ProviderFailure on a malformed event, an event out of order (a second response.created, an item or end event
- * before it, an output_item.added at an output_index already used, a second output_item.done for one item, a delta
- * for an item that is not open), a stream error event (classified by stream-error.ts), or EOF before the end.
+ * OpenAI Responses API stream events → canonical events (the parser of the `openai-responses` adapter). A `refusal`
+ * content part (streamed as `response.refusal.delta`) is text whose end (`response.completed`, or the output limit)
+ * reads as the stop reason `refusal`. Throws ProviderFailure on a malformed event, an event out of order (a second
+ * response.created, an item or end event before it, an output_item.added at an output_index already used, a second
+ * output_item.done for one item, a delta for an item that is not open), a stream error event (classified by
+ * stream-error.ts), or EOF before the end.
  */
 import type { Part } from "../model/message";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asArr, asNum, asObj, asStr, badResponse, type Obj, parseEventData, parseToolInput } from "./json";
 import { RESPONSES_COMPACTION_PROVIDER } from "./openai-responses-body";
 import type { EventSourceMessage } from "./sse";
-import { cutReason, type WireParser } from "./stream-driver";
+import { cutReason, outputStop, type WireParser } from "./stream-driver";
 import { streamFailure } from "./stream-error";
 import { ProviderFailure } from "./types";
 
@@ -48,6 +50,8 @@ export class ResponsesStreamParser implements WireParser {
   readonly #closed = new Set<number>();
   #nextIndex = 0;
   #validCalls = 0;
+  /** A refusal part came (its deltas, or in a done message item): the response ends a refusal, not a turn. */
+  #refused = false;
   done = false;
 
   push(message: EventSourceMessage): StreamEvent[] {
@@ -71,9 +75,15 @@ export class ResponsesStreamParser implements WireParser {
         this.#onAdded(at, asObj(event.item), events);
         break;
       case "response.output_text.delta":
-      case "response.refusal.delta":
         this.#onText(at, asStr(event.delta) ?? "", events);
         break;
+      case "response.refusal.delta": {
+        // The model's refusal: its answer, shown as text, whose end reads as a refusal (outputStop).
+        const delta = asStr(event.delta) ?? "";
+        this.#onText(at, delta, events);
+        if (delta) this.#refused = true;
+        break;
+      }
       case "response.function_call_arguments.delta":
         this.#onArguments(at, asStr(event.delta) ?? "", events);
         break;
@@ -81,7 +91,7 @@ export class ResponsesStreamParser implements WireParser {
         this.#onDone(at, asObj(event.item), events);
         break;
       case "response.completed":
-        this.#finish(response, this.#validCalls > 0 ? "tool_use" : "end_turn", events);
+        this.#finish(response, "end_turn", events);
         break;
       case "response.incomplete": {
         const reason = asStr(asObj(response?.incomplete_details)?.reason);
@@ -174,6 +184,8 @@ export class ResponsesStreamParser implements WireParser {
     }
     const item = this.#items.get(at);
     this.#items.delete(at);
+    // Its refusal part may have come whole, in the done item alone.
+    if (asStr(wire.type) === "message" && hasRefusal(wire)) this.#refused = true;
     if (item?.kind !== "call" && !item?.opened && asStr(wire.type) === "message") {
       // Some proxies send a message only as its done item, without deltas: its text is in content[].
       const text = messageText(wire);
@@ -225,7 +237,8 @@ export class ResponsesStreamParser implements WireParser {
   /**
    * The end of the response. Items still open were cut (by the output limit, the content filter or
    * a response that ended without closing them): text so far is kept, a call never becomes a part
-   * (DESIGN §3, P5).
+   * (DESIGN §3, P5). `stop` is what the end says (`end_turn` for response.completed); the step's stop also counts
+   * the calls made and a refusal (outputStop).
    */
   #finish(response: Obj | undefined, stop: StopReason, events: StreamEvent[]): void {
     const reason = cutReason(stop) ?? "the response ended before the call finished";
@@ -241,9 +254,14 @@ export class ResponsesStreamParser implements WireParser {
     this.#items.clear();
     const usage = readUsage(asObj(response?.usage));
     if (usage) events.push({ type: "usage", usage });
-    events.push({ type: "message_stop", stop_reason: stop });
+    events.push({ type: "message_stop", stop_reason: outputStop(stop, this.#validCalls, this.#refused) });
     this.done = true;
   }
+}
+
+/** Whether a whole `message` item holds a refusal part with text. */
+function hasRefusal(item: Obj): boolean {
+  return (asArr(item.content) ?? []).some((p) => asObj(p)?.type === "refusal" && Boolean(asStr(asObj(p)?.refusal)));
 }
 
 /** The text of a whole `message` item: its output_text parts (and refusal parts, streamed as text too). */

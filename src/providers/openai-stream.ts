@@ -1,6 +1,7 @@
 /**
  * The stream parser for OpenAI-compatible Chat Completions (`OpenAIStreamParser`, used by openai.ts): turns
- * SSE chunks into canonical stream events, maps finish_reason to a stop reason and reads usage. Throws a
+ * SSE chunks into canonical stream events, maps finish_reason to a stop reason and reads usage. Refusal text
+ * (`delta.refusal`) is text whose finish reads as the stop reason `refusal`. Throws a
  * retryable ProviderFailure on an error chunk (classified by stream-error.ts: context_overflow when it says the
  * request is too long), a malformed chunk, a chunk out of order (a call continued after a later one started,
  * content or a tool_calls delta after finish_reason) or a stream that ends without finish_reason.
@@ -9,7 +10,7 @@ import { newId } from "../crypto/new-id";
 import type { StopReason, StreamEvent, Usage } from "../model/stream";
 import { asArr, asNum, asObj, asStr, badResponse, type Obj, parseEventData, parseToolInput } from "./json";
 import type { EventSourceMessage } from "./sse";
-import { cutReason, type WireParser } from "./stream-driver";
+import { cutReason, outputStop, type WireParser } from "./stream-driver";
 import { streamFailure } from "./stream-error";
 import { ProviderFailure } from "./types";
 
@@ -34,6 +35,8 @@ export class OpenAIStreamParser implements WireParser {
   #nextIndex = 0;
   #finish: StopReason | undefined;
   #validCalls = 0;
+  /** Refusal text came (`delta.refusal`): the finish ends a refusal, not a turn. */
+  #refused = false;
   done = false;
 
   push(message: EventSourceMessage): StreamEvent[] {
@@ -78,16 +81,22 @@ export class OpenAIStreamParser implements WireParser {
     if (delta) {
       // DeepSeek/Kimi/Qwen call it reasoning_content; vLLM and some proxies call it reasoning.
       const reasoning = asStr(delta.reasoning_content) ?? asStr(delta.reasoning);
-      const text = asStr(delta.content) || asStr(delta.refusal);
+      const text = asStr(delta.content);
+      // The model's refusal: its answer, shown as text, whose finish reads as a refusal (outputStop).
+      const refusal = asStr(delta.refusal);
       const calls = asArr(delta.tool_calls) ?? [];
       if (this.#finish !== undefined) {
         // The answer was complete at finish_reason (only a usage chunk, with no choices, may follow): output after
         // it would be dropped unseen, or be a second answer spliced on.
-        if (reasoning || text || calls.length > 0)
+        if (reasoning || text || refusal || calls.length > 0)
           throw badResponse("a content or tool_calls delta after finish_reason");
       } else {
         if (reasoning) this.#appendContent("thinking", reasoning, events);
         if (text) this.#appendContent("text", text, events);
+        if (refusal) {
+          this.#refused = true;
+          this.#appendContent("text", refusal, events);
+        }
         for (const item of calls) {
           const call = asObj(item);
           if (call) this.#onToolCallDelta(call, events);
@@ -100,7 +109,7 @@ export class OpenAIStreamParser implements WireParser {
       this.#closeContent(events);
       this.#closeCalls(events, cutReason(mapped));
       // Some servers (older vLLM, Qwen templates) report "stop" after emitting calls.
-      this.#finish = mapped === "end_turn" && this.#validCalls > 0 ? "tool_use" : mapped;
+      this.#finish = outputStop(mapped, this.#validCalls, this.#refused);
     }
   }
 

@@ -1,8 +1,8 @@
 /**
  * The shared driver of JSON-in, SSE-out provider protocols. A protocol supplies an SseProtocol (body, path,
  * headers) and a WireParser; `sseAdapter` makes the ProviderAdapter, whose stream (`driveStream`) yields retry
- * notices and canonical events and stops at the parser's end marker or EOF. Also `trimBaseUrl` and `bearer`
- * for the adapters.
+ * notices and canonical events and stops at the parser's end marker or EOF. Also the stop reasons the parsers share
+ * (`cutReason`, `outputStop`), `trimBaseUrl` and `bearer` for the adapters.
  */
 import type { StopReason, StreamEvent } from "../model/stream";
 import { bodyText } from "./body-text";
@@ -61,6 +61,18 @@ export function cutReason(stop: StopReason): string | undefined {
   if (stop === "max_tokens") return "the output hit max_tokens";
   if (stop === "refusal") return "the output was stopped by a refusal or content filter";
   return undefined;
+}
+
+/**
+ * The stop reason of an OpenAI output (both protocols), from `stop`, what its finish maps to. An ordinary end with
+ * `calls` complete calls is `tool_use` (some servers say "stop" after calls). OpenAI streams a refusal apart from
+ * text (`delta.refusal`, a `refusal` content part) and ends it as any answer: with no complete call, its text
+ * (`refused`) makes an ordinary end, or the output limit that cut it, a `refusal`.
+ */
+export function outputStop(stop: StopReason, calls: number, refused: boolean): StopReason {
+  if (stop === "end_turn" && calls > 0) return "tool_use";
+  if (refused && calls === 0 && (stop === "end_turn" || stop === "max_tokens")) return "refusal";
+  return stop;
 }
 
 /** Global fetch must be called unbound in workerd, hence the wrapper. */

@@ -1,5 +1,6 @@
 // The Responses adapter's stream parsing (src/providers/openai-responses.ts): a fixture replayed, cut and incomplete
-// responses, items sent only as output_item.done, events out of order refused, and error events classified.
+// responses, a refusal part ending as a refusal, items sent only as output_item.done, events out of order refused,
+// and error events classified.
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../src/model/stream";
 import { openaiResponses } from "../../../src/providers/openai-responses";
@@ -155,6 +156,53 @@ describe("openai-responses adapter: stream parsing", () => {
       { type: "text_delta", index: 0, text: "Whole answer." },
       { type: "block_stop", index: 0, part: { type: "text", text: "Whole answer." } },
     ]);
+  });
+
+  describe("a refusal content part in a completed response", () => {
+    const text = "I'm sorry, I can't help with that.";
+    const refusal = {
+      type: "message",
+      id: "msg_refusal",
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "refusal", refusal: text }],
+    };
+    const opened = { ...refusal, status: "in_progress", content: [] };
+
+    it("streamed as response.refusal.delta is a text block the user sees, and the stop is a refusal", async () => {
+      const at = { item_id: "msg_refusal", output_index: 0, content_index: 0 };
+      const bytes = typedEvents([
+        created,
+        { type: "response.output_item.added", output_index: 0, item: opened },
+        { type: "response.content_part.added", ...at, part: { type: "refusal", refusal: "" } },
+        { type: "response.refusal.delta", ...at, delta: "I'm sorry, " },
+        { type: "response.refusal.delta", ...at, delta: "I can't help with that." },
+        { type: "response.refusal.done", ...at, refusal: text },
+        { type: "response.content_part.done", ...at, part: { type: "refusal", refusal: text } },
+        { type: "response.output_item.done", output_index: 0, item: refusal },
+        { type: "response.completed", response: { id: "resp_1" } },
+      ]);
+      const { events, failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+      expect(failure).toBeUndefined();
+      expect(squash(events).slice(1)).toEqual<StreamEvent[]>([
+        { type: "block_start", index: 0, kind: "text" },
+        { type: "text_delta", index: 0, text },
+        { type: "block_stop", index: 0, part: { type: "text", text } },
+        { type: "message_stop", stop_reason: "refusal" },
+      ]);
+    });
+
+    it("sent only in its output_item.done (some proxies) is a refusal too", async () => {
+      const bytes = typedEvents([
+        created,
+        { type: "response.output_item.done", output_index: 0, item: refusal },
+        { type: "response.completed", response: { id: "resp_1" } },
+      ]);
+      const { events, failure } = await run(openaiResponses, scriptedFetch([() => sseResponse(bytes)]));
+      expect(failure).toBeUndefined();
+      expect(events).toContainEqual({ type: "block_stop", index: 0, part: { type: "text", text } });
+      expect(events.at(-1)).toEqual({ type: "message_stop", stop_reason: "refusal" });
+    });
   });
 
   it("a function_call item sent only as output_item.done is the call, whole", async () => {

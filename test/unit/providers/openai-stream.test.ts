@@ -1,5 +1,6 @@
 // The Chat Completions adapter's stream parsing (src/providers/openai.ts): fixtures replayed, blocks built from deltas,
-// calls cut off by finish_reason, output after finish_reason refused, and streams that end with or without [DONE].
+// calls cut off by finish_reason, refusal text ending as a refusal, output after finish_reason refused, and streams
+// that end with or without [DONE].
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../../src/model/stream";
 import { openai } from "../../../src/providers/openai";
@@ -251,6 +252,30 @@ describe("openai adapter: synthesized blocks", () => {
     expect(withCall.events.at(-1)).toEqual({ type: "message_stop", stop_reason: "tool_use" });
     const filtered = await runChunks([chunk({ content: "x" }), chunk({}, "content_filter")]);
     expect(filtered.events.at(-1)).toEqual({ type: "message_stop", stop_reason: "refusal" });
+  });
+
+  it("refusal text (delta.refusal) is a text block the user sees, and finish_reason stop after it is a refusal", async () => {
+    const { events, failure } = await runChunks([
+      chunk({ role: "assistant", content: null, refusal: "" }),
+      chunk({ refusal: "I'm sorry, " }),
+      chunk({ refusal: "I can't help with that." }),
+      chunk({}, "stop"),
+      "[DONE]",
+    ]);
+    expect(failure).toBeUndefined();
+    const text = "I'm sorry, I can't help with that.";
+    expect(squash(events)).toEqual<StreamEvent[]>([
+      { type: "message_start", id: "c1", model: "m" },
+      { type: "block_start", index: 0, kind: "text" },
+      { type: "text_delta", index: 0, text },
+      { type: "block_stop", index: 0, part: { type: "text", text } },
+      { type: "message_stop", stop_reason: "refusal" },
+    ]);
+  });
+
+  it("refusal text cut by finish_reason length is a refusal too, not an answer cut at the output limit", async () => {
+    const { events } = await runChunks([chunk({ refusal: "I'm sorry, I can't" }), chunk({}, "length")]);
+    expect(events.at(-1)).toEqual({ type: "message_stop", stop_reason: "refusal" });
   });
 
   it("content after finish_reason is provider_bad_response, not dropped", async () => {

@@ -1,6 +1,7 @@
 // A compaction's summary request (src/session/compaction/summary-request.ts): an answer the provider stopped by
-// refusal, or one that calls a tool, is no summary. It fails as a cut summary stream does: nothing is stored, and
-// the history it was asked to summarise stays in the view, every user message in the summary written later.
+// refusal (its stop reason, or OpenAI refusal text under an ordinary finish), or one that calls a tool, is no
+// summary. It fails as a cut summary stream does: nothing is stored, and the history it was asked to summarise stays
+// in the view, every user message in the summary written later.
 import { describe, expect, it } from "vitest";
 import { allMessages, longSession, PROTOCOLS, refusedCompaction, turns, userText } from "../../compaction-helpers";
 import { mockRequests, script, send, summaryScript } from "../../helpers";
@@ -34,6 +35,21 @@ describe.each(PROTOCOLS)("POST /compact whose summary request is answered with n
     },
   );
 });
+
+describe.each(["openai", "openai-responses"] as const)(
+  "POST /compact whose summary request is answered with refusal text under an ordinary finish (%s)",
+  (provider) => {
+    it("is refused 409 not_compacted and leaves the history and its markers exactly as they were", async () => {
+      const s = await longSession(provider);
+      expect(await turns(s, 1, 4)).toEqual(Array(4).fill("completed"));
+      const before = await allMessages(s);
+      // Chat Completions streams it in delta.refusal, Responses as a refusal content part; both then finish as usual.
+      await summaryScript(s.model, [{ reply: { refusal: "I'm sorry, I can't help with that." } }], true);
+      await refusedCompaction(s);
+      expect(await allMessages(s)).toEqual(before);
+    });
+  },
+);
 
 describe("a turn's compaction whose first summary request is refused (anthropic, its tools sent, two pieces)", () => {
   it("stores no summary of the later piece alone: the summary stored next names every user message", async () => {
