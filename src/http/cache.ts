@@ -24,9 +24,15 @@
  * A load that hangs (the store neither answers nor fails) is waited for
  * `waitMs` from its start, whichever requests share it: then an entry within
  * its grace is served as if the load had failed, and with none `get` throws
- * `LoadTooSlow`; the load itself goes on (handed to `background`) and fills
- * the cache when it lands. A request that comes once a load has run `waitMs`
- * does not wait for it at all.
+ * `LoadTooSlow`; the load itself goes on (handed to `background` by the request
+ * that started it, and by no other: a request's `waitUntil` must not be held
+ * by work another request owns) and fills the cache when it lands. A request
+ * that comes once a load has run `waitMs` does not wait for it at all.
+ * A load lives `waitMs + retryMs` at most: one that has not settled by then
+ * (Workers cancels the I/O of the request that started it, and it never will)
+ * is given up: it counts as failed when its waiters gave up on it (`waitMs`
+ * after its start), so the next request starts a fresh load at once, and what
+ * it ends with, if it ever does, changes nothing.
  */
 
 interface CacheTimes {
@@ -60,10 +66,11 @@ class LoadTooSlow extends Error {
 /** What a wait for a load ends with when the load took longer than `waitMs`. */
 const SLOW = Symbol("slow");
 
-/** A load under way, with when it started (ms). */
+/** A load under way, with when it started (ms); `givenUp` once it has outlived its life (see above). */
 interface Loading<V> {
   promise: Promise<V | null>;
   at: number;
+  givenUp: boolean;
 }
 
 interface Entry<V> {
@@ -103,8 +110,8 @@ export class RefreshCache<V> {
       const bound = e.value === null ? this.#times.negativeMs : this.#times.hardMs;
       if (age < bound) {
         this.#touch(key, e);
-        if (e.value !== null && age >= this.#times.softMs && background && this.#mayLoad(key)) {
-          background(this.#load(key, () => load(true)).catch(() => {}));
+        if (e.value !== null && age >= this.#times.softMs && background && !this.#running(key) && this.#mayLoad(key)) {
+          background(this.#start(key, () => load(true)).promise.catch(() => {}));
         }
         return e.value;
       }
@@ -147,21 +154,35 @@ export class RefreshCache<V> {
 
   /** Whether a load of `key` may start (or is running, to be shared): none failed in the last `retryMs`. */
   #mayLoad(key: string): boolean {
+    if (this.#running(key)) return true;
     const failed = this.#failed.get(key);
-    return failed === undefined || Date.now() - failed >= this.#times.retryMs || this.#loading.has(key);
+    return failed === undefined || Date.now() - failed >= this.#times.retryMs;
   }
 
   /**
-   * The load of `key` (started now, or the one under way), waited for until it has run `waitMs`; past that it is
-   * handed to `background` to go on, and LoadTooSlow is thrown.
+   * The load of `key` under way, if any within its life (`waitMs + retryMs`); one past it is given up: dropped, and
+   * noted as failed `waitMs` after its start, when its waiters gave up on it.
+   */
+  #running(key: string): Loading<V> | undefined {
+    const running = this.#loading.get(key);
+    if (running === undefined || Date.now() - running.at < this.#times.waitMs + this.#times.retryMs) return running;
+    running.givenUp = true;
+    this.#loading.delete(key);
+    this.#noteFailed(key, running.at + this.#times.waitMs);
+    return undefined;
+  }
+
+  /**
+   * The load of `key` (the one under way, or started now), waited for until it has run `waitMs`; past that
+   * LoadTooSlow is thrown, and a load this call started is handed to `background` to go on.
    */
   async #waitFor(
     key: string,
     load: () => Promise<V | null>,
     background?: (work: Promise<unknown>) => void,
   ): Promise<V | null> {
-    const p = this.#load(key, load);
-    const started = this.#loading.get(key)?.at ?? Date.now();
+    const running = this.#running(key);
+    const { promise: p, at: started } = running ?? this.#start(key, load);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const slow = new Promise<typeof SLOW>((resolve) => {
       timer = setTimeout(() => resolve(SLOW), Math.max(0, started + this.#times.waitMs - Date.now()));
@@ -169,38 +190,44 @@ export class RefreshCache<V> {
     try {
       const first = await Promise.race([p, slow]);
       if (first !== SLOW) return first;
-      background?.(p.catch(() => {}));
+      if (!running) background?.(p.catch(() => {}));
       throw new LoadTooSlow(key);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  #load(key: string, load: () => Promise<V | null>): Promise<V | null> {
-    const running = this.#loading.get(key);
-    if (running) return running.promise;
+  /** A new load of `key`, the one under way from now on (the caller has checked that none is). */
+  #start(key: string, load: () => Promise<V | null>): Loading<V> {
     const generation = this.#generation;
     const writes = this.#writes.get(key) ?? 0;
     const p: Promise<V | null> = load()
       .then(
         (value) => {
+          if (loading.givenUp) return value;
           this.#failed.delete(key);
           if (generation === this.#generation && writes === (this.#writes.get(key) ?? 0)) this.#put(key, value);
           return value;
         },
         (err: unknown) => {
-          this.#failed.delete(key);
-          this.#failed.set(key, Date.now());
-          const first = this.#failed.keys().next().value;
-          if (this.#failed.size > this.#max + this.#maxMisses && first !== undefined) this.#failed.delete(first);
+          if (!loading.givenUp) this.#noteFailed(key, Date.now());
           throw err;
         },
       )
       .finally(() => {
         if (this.#loading.get(key)?.promise === p) this.#loading.delete(key);
       });
-    this.#loading.set(key, { promise: p, at: Date.now() });
-    return p;
+    const loading: Loading<V> = { promise: p, at: Date.now(), givenUp: false };
+    this.#loading.set(key, loading);
+    return loading;
+  }
+
+  /** Notes that the last load of `key` failed at `at` (ms); the oldest such note goes beyond `max + maxMisses`. */
+  #noteFailed(key: string, at: number): void {
+    this.#failed.delete(key);
+    this.#failed.set(key, at);
+    const first = this.#failed.keys().next().value;
+    if (this.#failed.size > this.#max + this.#maxMisses && first !== undefined) this.#failed.delete(first);
   }
 
   /** Stores a value known now (e.g. what this isolate just wrote): a load already in flight does not replace it. */

@@ -1,7 +1,8 @@
 // The suite's D1 in an outage, for tests of what the worker and the session object do when D1 cannot serve them:
 // the statements a test picks by their SQL fail as an unreachable D1's do (`outage`, or `outageInPlace` for a binding
 // an object already holds), run but lose their answer (`answerLost`), or hang until released (`held`); the others
-// run. A batch holding a picked statement fails or hangs as a whole; replica sessions are picked alike.
+// run. A batch holding a picked statement fails or hangs as a whole; replica sessions are picked alike. `recovered`
+// is the suite's D1 back from an outage, counting the picked statements' calls.
 import { env } from "cloudflare:workers";
 import { patch } from "./helpers";
 
@@ -121,6 +122,16 @@ export function held(holds: (query: string) => boolean): {
     return call();
   });
   return { db, waiting: () => waiting, release };
+}
+
+/** The suite's D1 back from an outage: every statement runs, each call of one `counts` picks counted (`calls`). */
+export function recovered(counts: (query: string) => boolean): { db: D1Database; calls: () => number } {
+  let calls = 0;
+  const db = picking(env.DB, counts, (call) => {
+    calls += 1;
+    return call();
+  });
+  return { db, calls: () => calls };
 }
 
 /** Every statement. */

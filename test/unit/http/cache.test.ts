@@ -14,6 +14,15 @@ function loader(values: Array<string | null>) {
 /** A load of a store that cannot be reached. */
 const failing = () => vi.fn(async (): Promise<string | null> => Promise.reject(new Error("D1_ERROR: unreachable")));
 
+/** A load of a store that hangs: it never settles (Workers cancelled the request that owned its I/O). */
+const hanging = () => vi.fn((): Promise<string | null> => new Promise(() => {}));
+
+/** What `get` answers, its timers run: a get that waits no time for a load under way is answered then. */
+async function answered<T>(get: Promise<T>): Promise<T> {
+  await vi.advanceTimersByTimeAsync(0);
+  return get;
+}
+
 describe("RefreshCache", () => {
   beforeEach(() => {
     vi.useFakeTimers();
@@ -197,5 +206,43 @@ describe("RefreshCache", () => {
     cache.deleteWhere((k) => k === "k");
     fail(new Error("D1_ERROR: unreachable"));
     await expect(pending).rejects.toThrow("D1_ERROR");
+  });
+
+  it("an entry whose reload never settles is reloaded once that reload has run waitMs + retryMs (a revocation is seen once D1 answers)", async () => {
+    const cache = new RefreshCache<string>(10, TIMES);
+    await cache.get("k", loader(["live"]));
+    vi.advanceTimersByTime(60_000);
+    const pending = cache.get("k", hanging());
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(await pending).toBe("live");
+    vi.advanceTimersByTime(5_000);
+    expect(await answered(cache.get("k", loader([null])))).toBeNull();
+  });
+
+  it("only the get that started a load hands it to background when the wait for it ends", async () => {
+    const cache = new RefreshCache<string>(10, TIMES);
+    const background: Promise<unknown>[] = [];
+    const load = hanging();
+    const gets = [0, 1].map(() => cache.get("k", load, (w) => background.push(w)).catch((e: Error) => e.name));
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(await Promise.all(gets)).toEqual(["LoadTooSlow", "LoadTooSlow"]);
+    expect([load.mock.calls.length, background.length]).toEqual([1, 1]);
+  });
+
+  it("a load given up on and answering after a newer load stores nothing over the newer value", async () => {
+    const cache = new RefreshCache<string>(10, TIMES);
+    let release: (v: string) => void = () => {};
+    const pending = cache.get(
+      "k",
+      vi.fn(() => new Promise<string | null>((r) => (release = r))),
+    );
+    const gaveUp = expect(pending).rejects.toThrow("has not answered yet");
+    await vi.advanceTimersByTimeAsync(3_000);
+    await gaveUp;
+    vi.advanceTimersByTime(5_000);
+    expect(await answered(cache.get("k", loader(["newer"])))).toBe("newer");
+    release("older");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await cache.get("k", loader(["unused"]))).toBe("newer");
   });
 });

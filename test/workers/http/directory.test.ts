@@ -1,10 +1,10 @@
 // The worker's control-plane reads (src/http/directory.ts) while D1 cannot be reached: a session's turns go on from
 // the isolate caches for the documented grace, past it the answer is 503 directory_unavailable with Retry-After, a
 // failing agent epoch fails no turn, a failed reload is not tried again on every request, and a reload that hangs
-// is waited for 3 s only (README "The turn path"). Time moves on a fake clock (Date only); the worker's app runs in-process (withEnv) so the test's clock and
-// D1 are the ones its caches see.
+// is waited for 3 s only, and given up 5 s later if it never settles (README "The turn path"). Time moves on a fake
+// clock (Date only); the worker's app runs in-process (withEnv) so the test's clock and D1 are the ones its caches see.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { everything, held, outage } from "../d1-outage";
+import { everything, held, outage, recovered } from "../d1-outage";
 import { withEnv, withEnvEarly } from "../env-app";
 import { history, type Setup, script, setup, tenantKey } from "../helpers";
 
@@ -129,5 +129,17 @@ describe("the turn path while D1 hangs", () => {
     const keysDown = outage((query) => query.includes("api_keys"));
     const listed = await withEnv({ DB: keysDown.db }, "/v1/sessions", { headers: { authorization: `Bearer ${key}` } });
     expect([listed.status, keysDown.attempts()]).toEqual([200, 0]);
+  });
+
+  it("a key with no entry whose load never answers is read afresh, once, when that load has outlived its wait and retry interval", async () => {
+    const key = await tenantKey();
+    // Never released: Workers cancels a request's D1 call with the request, and the call then never settles.
+    const { res } = await keysHeld(key, "/v1/sessions");
+    expect(res.status).toBe(503);
+    await res.text();
+    later(60_000);
+    const keysBack = recovered((query) => query.includes("api_keys"));
+    const listed = await withEnv({ DB: keysBack.db }, "/v1/sessions", { headers: { authorization: `Bearer ${key}` } });
+    expect([listed.status, keysBack.calls()]).toEqual([200, 1]);
   });
 });
