@@ -1,12 +1,14 @@
 /**
- * The `/v1/sessions` routes for a session's life: create (the D1 index row, then the object primed with its
- * agent; the row is deleted again if the object's init fails, and made to describe the object's own session
- * if it already held one; a retried create of the same session answers it again, and one that finds a row with no
- * session behind it, left by a create cut short, finishes it), list, state, messages, events,
+ * The `/v1/sessions` routes for a session's life: create (with the client's id: the D1 index row, then the object
+ * primed with its agent; the row is deleted again if the object's init fails, and made to describe the object's own
+ * session if it already held one; a retried create of the same session answers it again, and one that finds a row
+ * with no session behind it, left by a create cut short, finishes it; without an id: the object, then its row, so a
+ * create cut short lists nothing that does not exist), list, state, messages, events,
  * compact, clear and delete. Reads accept an API key or the session's own token; every other route needs an API key.
  * `sessionsPage` and `deleteSession` also serve the admin's routes over any tenant's sessions (tenants.ts).
  */
 import { type Context, Hono } from "hono";
+import type { AgentRead } from "../../agents/types";
 import { newId } from "../../crypto/new-id";
 import { readAgent } from "../../d1/agents";
 import { deleteSessionRow, insertSession, listSessions, upsertSessionRow } from "../../d1/sessions";
@@ -26,53 +28,19 @@ export const sessionsRoutes = new Hono<AppEnv>()
   // Guards are per route: session tokens reach only the read routes of their own session.
   .post("/", requireTenant(), async (c) => {
     const body = await readBody<CreateBody>(c, "createSessionBody", 64 * 1024);
-    const tenant = c.get("tenant");
     // The config and the epoch it belongs to (with its changes), in one statement: they prime the session's agent
     // cache, and this isolate's news of agent changes.
     const agent = await readAgent(c.env.DB, body.agent);
-    const config = agent.config;
-    if (!config) throw new ApiError(404, "agent_not_found", `agent "${body.agent}" does not exist`);
-    const id = body.id ?? newId("ses");
-    const created_at = nowIso();
-    const metadata = body.metadata ? JSON.stringify(body.metadata) : null;
-    const inserted = await insertSession(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at });
-    // The hint only matters here: the object is created by this first call and stays where it was placed.
-    const stub = sessionStub(c.env, tenant, id, body.location_hint);
-    if (!inserted) {
-      // The id is indexed: a retry of a create whose answer was lost, or another session. The object says which.
-      const held = await stub.describe();
-      if (held.ok) return repeatedCreate(c, id, body, held.info);
-      // An index row with no session behind it: a create cut short (D1 failed it after its row was written, or its
-      // init failed and so did the row's delete). This create finishes it; the row is made to describe it below.
-    }
-    let init: { created: boolean; info: SessionInfo };
-    try {
-      const epoch = agent.changes?.epoch ?? 0;
-      noteAgentChanges(agent.changes);
-      init = unwrap(
-        await stub.init(
-          { tenant, id, agent: body.agent, created_at, metadata: body.metadata ?? null },
-          { config, epoch },
-        ),
-      );
-    } catch (e) {
-      // Keep the index and the object in step: no index row without an object.
-      await deleteSessionRow(c.env.DB, tenant, id);
-      throw e;
-    }
-    if (!init.created) {
-      // The object already held this session (a webhook run for the id created it first; an earlier create whose
-      // init answer was lost, so it removed its index row) and kept its own: the row written above describes that
-      // session, not this request.
-      const held = init.info;
-      const metadata = held.metadata ? JSON.stringify(held.metadata) : null;
-      await upsertSessionRow(c.env.DB, { tenant, id, agent: held.agent, metadata, created_at: held.created_at });
-      return repeatedCreate(c, id, body, held);
-    }
-    if (!inserted) {
-      await upsertSessionRow(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at: init.info.created_at });
-    }
-    return c.json(created(init.info), 201);
+    if (!agent.config) throw new ApiError(404, "agent_not_found", `agent "${body.agent}" does not exist`);
+    const create: Create = {
+      tenant: c.get("tenant"),
+      body,
+      agent: { config: agent.config, epoch: agent.changes?.epoch ?? 0 },
+      created_at: nowIso(),
+      metadata: body.metadata ? JSON.stringify(body.metadata) : null,
+    };
+    noteAgentChanges(agent.changes);
+    return body.id === undefined ? createUnnamed(c, create) : createNamed(c, create, body.id);
   })
   .get("/", requireTenant(), async (c) => c.json(await sessionsPage(c, c.get("tenant"))))
   .get("/:id", sessionAccess("read"), async (c) => {
@@ -112,6 +80,78 @@ export const sessionsRoutes = new Hono<AppEnv>()
   });
 
 type CreateBody = { agent: string; id?: string; metadata?: Record<string, unknown>; location_hint?: LocationHint };
+
+/** A create as the route has read it: the tenant, the body, the agent it read, and the row's own columns. */
+interface Create {
+  tenant: string;
+  body: CreateBody;
+  agent: AgentRead;
+  created_at: string;
+  /** The body's metadata as the index row stores it. */
+  metadata: string | null;
+}
+
+/** The create's call of its object: the session as the request describes it, the agent read primes its copy. */
+function init(c: Context<AppEnv>, create: Create, id: string) {
+  const { tenant, body, agent, created_at } = create;
+  // The hint only matters here: the object is created by this first call and stays where it was placed.
+  const stub = sessionStub(c.env, tenant, id, body.location_hint);
+  return stub.init({ tenant, id, agent: body.agent, created_at, metadata: body.metadata ?? null }, agent);
+}
+
+/**
+ * A create without an id: the object first, the index row last, once the object holds the session. The id is new,
+ * so no other call can name it before the answer gives it out (no DELETE, run or create of it to order the writes
+ * against), and a create D1 fails (or leaves unanswered) lists nothing that does not exist: a row written anyway
+ * names the session created here. What it may leave is that session, created and never answered (listed if its row
+ * landed); the client's retry takes a new id.
+ */
+async function createUnnamed(c: Context<AppEnv>, create: Create) {
+  const { tenant, body, metadata } = create;
+  const id = newId("ses");
+  const { info } = unwrap(await init(c, create, id));
+  await insertSession(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at: info.created_at });
+  return c.json(created(info), 201);
+}
+
+/**
+ * A create with the client's id: the index row first, then the object (so a DELETE, run or create of the id that
+ * comes between finds the row); the row is deleted again if the object's init fails, and made to describe the
+ * object's own session if it already held one. A retried create of the same session answers it again, and one that
+ * finds a row with no session behind it, left by a create cut short, finishes it.
+ */
+async function createNamed(c: Context<AppEnv>, create: Create, id: string) {
+  const { tenant, body, created_at, metadata } = create;
+  const inserted = await insertSession(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at });
+  if (!inserted) {
+    // The id is indexed: a retry of a create whose answer was lost, or another session. The object says which.
+    const held = await sessionStub(c.env, tenant, id).describe();
+    if (held.ok) return repeatedCreate(c, id, body, held.info);
+    // An index row with no session behind it: a create cut short (D1 failed it after its row was written, or its
+    // init failed and so did the row's delete). This create finishes it; the row is made to describe it below.
+  }
+  let made: { created: boolean; info: SessionInfo };
+  try {
+    made = unwrap(await init(c, create, id));
+  } catch (e) {
+    // Keep the index and the object in step: no index row without an object.
+    await deleteSessionRow(c.env.DB, tenant, id);
+    throw e;
+  }
+  if (!made.created) {
+    // The object already held this session (a webhook run for the id created it first; an earlier create whose
+    // init answer was lost, so it removed its index row) and kept its own: the row written above describes that
+    // session, not this request.
+    const held = made.info;
+    const metadata = held.metadata ? JSON.stringify(held.metadata) : null;
+    await upsertSessionRow(c.env.DB, { tenant, id, agent: held.agent, metadata, created_at: held.created_at });
+    return repeatedCreate(c, id, body, held);
+  }
+  if (!inserted) {
+    await upsertSessionRow(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at: made.info.created_at });
+  }
+  return c.json(created(made.info), 201);
+}
 
 /** A created session as `POST /v1/sessions` answers it. */
 function created(info: SessionInfo) {

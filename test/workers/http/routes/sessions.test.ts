@@ -1,16 +1,17 @@
 /**
  * The session routes (src/http/routes/sessions.ts). Their `x-debug-d1-statements` (README "Debug counters"): a read
  * of a session's state, a compaction and a DELETE count the D1 statements the session's object ran for them, as turn
- * calls do, not only the worker's. SWITCHBOARD_DEBUG_CHECKS is on in this suite. A create D1 fails changes nothing,
- * or, when its index row was written before D1 failed, is finished by its retry (docs/API.md "Sessions"), also when
- * another create of the id, whose init failed, deleted that row meanwhile.
+ * calls do, not only the worker's. SWITCHBOARD_DEBUG_CHECKS is on in this suite. A create with an id D1 fails changes
+ * nothing, or, when its index row was written before D1 failed, is finished by its retry (docs/API.md "Sessions"),
+ * also when another create of the id, whose init failed, deleted that row meanwhile; one without an id writes its row
+ * last, so whatever D1 did of it lists no session that does not exist.
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { Session } from "../../../../src/session/session";
 import { answerLost, outage } from "../../d1-outage";
 import { withEnv } from "../../env-app";
-import { ADMIN, api, apiJson, patch, restorePatches, type Setup, setup, uid } from "../../helpers";
+import { ADMIN, api, apiJson, patch, restorePatches, type Setup, setup, tenantKey, uid } from "../../helpers";
 
 const D1 = "x-debug-d1-statements";
 
@@ -85,6 +86,22 @@ describe("creating a session while D1 fails", () => {
     const retry = await apiJson<{ metadata: unknown }>("/v1/sessions", { method: "POST", key: s.key, json: body });
     expect([retry.status, retry.body.metadata]).toEqual([201, { attempt: "same" }]);
     expect((await apiJson(`/v1/sessions/${id}`, { key: s.key })).status).toBe(200);
+  });
+
+  it("a create without an id whose index row D1 wrote before failing answers 503 and lists only a session that exists", async () => {
+    const s = await setup();
+    const key = await tenantKey();
+    const cut = await withEnv({ DB: answerLost((query) => query.includes("INSERT INTO sessions")) }, "/v1/sessions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ agent: s.agent }),
+    });
+    expect(cut.status).toBe(503);
+    const listed = await apiJson<{ sessions: Array<{ id: string }> }>("/v1/sessions", { key });
+    const read = await Promise.all(
+      listed.body.sessions.map(async (session) => (await api(`/v1/sessions/${session.id}`, { key })).status),
+    );
+    expect(read).toEqual([200]);
   });
 });
 
