@@ -1,7 +1,7 @@
 /**
  * Admin routes for tenants' API keys under /v1/keys (requireAdmin): create (the plaintext key is returned
  * once, only its SHA-256 is stored), list and revoke. A revoked key stops working at once in this isolate and
- * in the others within the directory cache bound.
+ * in the others within the directory cache bound; so does one whose revoke answered 503 but was written.
  */
 import { Hono } from "hono";
 import { newId } from "../../crypto/new-id";
@@ -36,9 +36,10 @@ export const keysRoutes = new Hono<AppEnv>()
     return c.json({ keys: await listKeys(c.env.DB) });
   })
   .delete("/:id", requireAdmin(), async (c) => {
-    const revoked = await revokeKey(c.env.DB, c.req.param("id"), nowIso());
+    const id = c.req.param("id");
+    // Other isolates stop accepting it within the cache bound (directory.ts); this one at once. Forgotten whatever D1
+    // answers: a revoke answered 503 may still have been written, and its retry then finds no active key (404).
+    const revoked = await revokeKey(c.env.DB, id, nowIso()).finally(() => forgetKey(id));
     if (!revoked) throw new ApiError(404, "not_found", "no active key with that id");
-    // Other isolates stop accepting it within the cache bound (directory.ts); this one at once.
-    forgetKey(c.req.param("id"));
-    return c.json({ id: c.req.param("id"), revoked: true });
+    return c.json({ id, revoked: true });
   });
