@@ -22,6 +22,8 @@ export interface Env {
   SWITCHBOARD_DEBUG_NO_SPANS?: string;
   /** "false" turns off the structured log line per session event (tests and benches). */
   SWITCHBOARD_LOG_EVENTS?: string;
+  /** How long a D1 call may go unanswered before it fails as D1 being unavailable, in ms (src/d1/unavailable.ts; tests shorten it). */
+  SWITCHBOARD_D1_TIMEOUT_MS?: string;
   /** Provider idle watchdog in ms (tests shorten it). */
   SWITCHBOARD_IDLE_TIMEOUT_MS?: string;
   /** A client stream quiet this many ms gets a keep-alive comment (default in src/session/stream/subscribers.ts; tests shorten it). */

@@ -19,7 +19,8 @@
  * is `503 directory_unavailable` with Retry-After. A D1 that hangs rather than
  * fails is waited for 3 s (`WAIT_MS`) from the reload's start: then the entry
  * is served as above, or, with none to serve, the request is that 503; the
- * reload goes on (waitUntil) and fills the cache if it lands. A key's failed load is not
+ * reload goes on (waitUntil) and fills the cache if it lands before the D1 binding's own bound (5 s,
+ * d1/unavailable.ts) fails it. A key's failed load is not
  * tried again for 5 s (one attempt per key per 5 s, whatever the traffic). The
  * agent epoch is only a hint: when it cannot be read the last one known (0 if
  * none) goes with the turn, which never fails for it. A cache whose loads

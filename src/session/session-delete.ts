@@ -2,7 +2,8 @@
  * The end of a session's storage (`SessionDelete`): DELETE (`destroy`, and `afterDelete` for a create or a run
  * that must come after it), the expiry of an idle session (`expire`), the rebuild of an object whose schema could
  * not be brought up (`rebuild`, for `clear`), and the wipe all three share. The D1 rows go first in a DELETE and an
- * expiry, so a D1 failure deletes nothing (a DELETE's answer is then `database_unavailable`).
+ * expiry, so a D1 failure wipes nothing (a DELETE's answer is then `database_unavailable`; the rows may be gone all
+ * the same when D1 carried out a batch it answered late or lost the answer of, and a retry then wipes the session).
  */
 import { deleteSessionIndex } from "../d1/sessions";
 import { unlessUnavailable } from "../d1/unavailable";
@@ -74,9 +75,10 @@ export class SessionDelete {
 
   /**
    * DELETE: the session's D1 rows (index row and run records) first, then the running turn is cancelled, then its
-   * storage is wiped and the tombstone written, as `expire` does. If D1 cannot be reached nothing is deleted, a
-   * running turn goes on, so does a request waiting on network I/O, and the answer is `database_unavailable` (the
-   * client retries the DELETE); any other error is thrown. D1 goes first also so that a webhook run admitted once
+   * storage is wiped and the tombstone written, as `expire` does. If D1 fails the rows (or leaves them unanswered
+   * past its bound, d1/unavailable.ts) nothing is wiped, a running turn goes on, so does a request waiting on network
+   * I/O, and the answer is `database_unavailable` (the client retries the DELETE, which finds no row if D1 carried
+   * the batch out all the same, and wipes the session it holds); any other error is thrown. D1 goes first also so that a webhook run admitted once
    * the rows are gone finds no index row: it either arrives after the wipe with a later `created_at` and creates the
    * session anew, with its own index row, or (admitted before) is refused by the tombstone. A create or a run that
    * reaches the object while the DELETE is under way waits for it to end (`afterDelete`), so none is let in between

@@ -1192,7 +1192,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description D1 cannot be reached for what the route reads or writes (`database_unavailable`, with Retry-After; what D1 failed was not written); D1 cannot be read to check the credential, origin or webhook secret and nothing cached may stand in (`directory_unavailable`, with Retry-After); or, minting a session token, no signing secret is configured (`tokens_unavailable`) */
+        /** @description D1 fails or does not answer what the route reads or writes (`database_unavailable`, with Retry-After; a change the request makes may or may not have been made, and retrying it is safe, a webhook run's only with its webhook-id or Idempotency-Key); D1 cannot be read to check the credential, origin or webhook secret and nothing cached may stand in (`directory_unavailable`, with Retry-After); or, minting a session token, no signing secret is configured (`tokens_unavailable`) */
         Unavailable: {
             headers: {
                 /** @description Seconds to wait before trying again (`database_unavailable`, `directory_unavailable`). */

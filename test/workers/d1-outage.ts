@@ -1,8 +1,8 @@
 // The suite's D1 in an outage, for tests of what the worker and the session object do when D1 cannot serve them:
 // the statements a test picks by their SQL fail as an unreachable D1's do (`outage`, or `outageInPlace` for a binding
-// an object already holds), run but lose their answer (`answerLost`), or hang until released (`held`); the others
-// run. A batch holding a picked statement fails or hangs as a whole; replica sessions are picked alike. `recovered`
-// is the suite's D1 back from an outage, counting the picked statements' calls.
+// an object already holds), run but lose their answer (`answerLost`), or hang until released (`held`, or
+// `heldInPlace`); the others run. A batch holding a picked statement fails or hangs as a whole; replica sessions are
+// picked alike. `recovered` is the suite's D1 back from an outage, counting the picked statements' calls.
 import { env } from "cloudflare:workers";
 import { patch } from "./helpers";
 
@@ -81,16 +81,25 @@ export function outageInPlace(
   fails: (query: string) => boolean,
   message = LOST,
 ): { attempts: () => number } {
-  const own = {
+  const { db: failed, attempts } = failing(own(db), fails, message);
+  patchInPlace(db, failed);
+  return { attempts };
+}
+
+/** `db`'s own calls, taken before it is patched. */
+function own(db: D1Database): D1Database {
+  return {
     prepare: db.prepare.bind(db),
     batch: db.batch.bind(db),
     withSession: db.withSession.bind(db),
   } as unknown as D1Database;
-  const { db: failed, attempts } = failing(own, fails, message);
-  patch(db, "prepare", failed.prepare);
-  patch(db, "batch", failed.batch);
-  patch(db, "withSession", failed.withSession);
-  return { attempts };
+}
+
+/** Patches `db`'s `prepare`, `batch` and `withSession` with `by`'s, until `restorePatches`. */
+function patchInPlace(db: D1Database, by: D1Database): void {
+  patch(db, "prepare", by.prepare);
+  patch(db, "batch", by.batch);
+  patch(db, "withSession", by.withSession);
 }
 
 /** The suite's D1 where each statement whose SQL `picks` chooses is carried out, then fails as a lost connection. */
@@ -101,27 +110,50 @@ export function answerLost(picks: (query: string) => boolean): D1Database {
   });
 }
 
-/**
- * The suite's D1 where each statement whose SQL `holds` picks waits, unanswered, until `release`, then runs;
- * `waiting` counts the calls held now.
- */
-export function held(holds: (query: string) => boolean): {
-  db: D1Database;
+/** A D1 whose picked statements are held: how many wait now, their release, and the end of those released. */
+interface Hold {
   waiting: () => number;
   release: () => void;
-} {
+  /** Resolves once every statement held so far has run (after `release`), whatever it ended with. */
+  landed: () => Promise<void>;
+}
+
+/**
+ * The suite's D1 where each statement whose SQL `holds` picks waits, unanswered, until `release`, then runs (see
+ * Hold); one picked after the release runs at once.
+ */
+export function held(holds: (query: string) => boolean): Hold & { db: D1Database } {
+  return holding(env.DB, holds);
+}
+
+/** `db` where each statement `holds` picks waits, unanswered, until `release`, then runs (see `held`). */
+function holding(db: D1Database, holds: (query: string) => boolean): Hold & { db: D1Database } {
   let waiting = 0;
   let release!: () => void;
   const gate = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const db = picking(env.DB, holds, async (call) => {
+  const runs: Array<Promise<unknown>> = [];
+  const holdingDb = picking(db, holds, (call) => {
     waiting += 1;
-    await gate;
-    waiting -= 1;
-    return call();
+    const run = gate.then(() => {
+      waiting -= 1;
+      return call();
+    });
+    runs.push(run.catch(() => {}));
+    return run;
   });
-  return { db, waiting: () => waiting, release };
+  return { db: holdingDb, waiting: () => waiting, release, landed: async () => void (await Promise.all(runs)) };
+}
+
+/**
+ * `db` itself, a binding an object already holds, holding what `holds` picks as `held`'s does, until
+ * `restorePatches` (release what is held before that: a held call runs only once released).
+ */
+export function heldInPlace(db: D1Database, holds: (query: string) => boolean): Hold {
+  const { db: holdingDb, ...hold } = holding(own(db), holds);
+  patchInPlace(db, holdingDb);
+  return hold;
 }
 
 /** The suite's D1 back from an outage: every statement runs, each call of one `counts` picks counted (`calls`). */

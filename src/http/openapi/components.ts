@@ -39,10 +39,11 @@ export const COMPONENTS = {
     Unavailable: {
       ...jsonOf(
         ref("Error"),
-        "D1 cannot be reached for what the route reads or writes (`database_unavailable`, with Retry-After; what " +
-          "D1 failed was not written); D1 cannot be read to check the credential, origin or webhook secret and " +
-          "nothing cached may stand in (`directory_unavailable`, with Retry-After); or, minting a session token, " +
-          "no signing secret is configured (`tokens_unavailable`)",
+        "D1 fails or does not answer what the route reads or writes (`database_unavailable`, with Retry-After; a " +
+          "change the request makes may or may not have been made, and retrying it is safe, a webhook run's only " +
+          "with its webhook-id or Idempotency-Key); D1 cannot be read to check the credential, origin or webhook " +
+          "secret and nothing cached may stand in (`directory_unavailable`, with Retry-After); or, minting a " +
+          "session token, no signing secret is configured (`tokens_unavailable`)",
       ),
       headers: {
         "Retry-After": {

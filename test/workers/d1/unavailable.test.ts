@@ -1,16 +1,30 @@
-// A D1 call that D1 fails (src/d1/unavailable.ts) answers 503 database_unavailable with Retry-After on every route
-// that reads or writes D1 itself, where it answered 500; a statement's own error (a bug of ours) stays a 500
-// (docs/API.md "Errors"). The worker's app runs in-process (withEnv) over a D1 that fails the statements picked; the
-// marked binding is also called directly, with statements miniflare's D1 refuses and with D1's documented failures.
-// A 503 the session object returns is logged there, once, with D1's message (README "The turn path").
+// A D1 call that D1 fails (src/d1/unavailable.ts), or leaves unanswered past the bound, answers 503
+// database_unavailable with Retry-After on every route that reads or writes D1 itself, where it answered 500 (or
+// waited for D1's own timeout); a statement's own error (a bug of ours) stays a 500 (docs/API.md "Errors"). The
+// worker's app runs in-process (withEnv) over a D1 that fails or holds the statements picked, with the bound
+// shortened to 100 ms; the marked binding is also called directly, with statements miniflare's D1 refuses and with
+// D1's documented failures. A 503 the session object returns is logged there, once, with D1's message (README "The
+// turn path"), and its re-read of a changed agent that D1 leaves unanswered is one too.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { D1Unavailable, withD1Marked } from "../../../src/d1/unavailable";
+import type { Env } from "../../../src/env";
 import type { Session } from "../../../src/session/session";
-import { everything, outage, outageInPlace } from "../d1-outage";
-import { withEnv } from "../env-app";
-import { ADMIN, api, putAgentOf, restorePatches, type Setup, sessionStub, setup, tenantKey, uid } from "../helpers";
+import { everything, held, heldInPlace, outage, outageInPlace } from "../d1-outage";
+import { withEnv, withEnvEarly } from "../env-app";
+import {
+  ADMIN,
+  api,
+  patch,
+  putAgentOf,
+  restorePatches,
+  type Setup,
+  sessionStub,
+  setup,
+  tenantKey,
+  uid,
+} from "../helpers";
 
 /** Every statement but a tenant key's lookup (the credential check, which the directory's cache answers otherwise). */
 const allButKeyLookup = (query: string) => !query.includes("WHERE key_hash");
@@ -56,16 +70,20 @@ beforeAll(async () => {
   key = await tenantKey();
 });
 
-/** `route` called by the worker's app over a D1 that fails what `fails` picks, with the route's credential. */
-function call(route: Route, fails: (query: string) => boolean, message?: string): Promise<Response> {
+/** `route`'s request with the route's credential. */
+function requestOf(route: Route): RequestInit {
   const headers: Record<string, string> = { authorization: `Bearer ${route.admin ? ADMIN : key}` };
   if (route.body !== undefined) headers["content-type"] = "application/json";
-  return withEnv({ DB: outage(fails, message).db }, route.path(uid("d1_down")), {
-    method: route.method,
-    headers,
-    ...(route.body === undefined ? {} : { body: JSON.stringify(route.body) }),
-  });
+  return { method: route.method, headers, ...(route.body === undefined ? {} : { body: JSON.stringify(route.body) }) };
 }
+
+/** `route` called by the worker's app over a D1 that fails what `fails` picks. */
+function call(route: Route, fails: (query: string) => boolean, message?: string): Promise<Response> {
+  return withEnv({ DB: outage(fails, message).db }, route.path(uid("d1_down")), requestOf(route));
+}
+
+/** The bound of a D1 call (src/d1/unavailable.ts, 5 s deployed) shortened, so a test waits 100 ms for a hang. */
+const SHORT_BOUND = { SWITCHBOARD_D1_TIMEOUT_MS: "100" } satisfies Partial<Env>;
 
 describe("a route whose D1 call D1 fails", () => {
   it.each(Object.entries(ROUTES))("%s answers 503 database_unavailable with Retry-After", async (_name, route) => {
@@ -83,6 +101,24 @@ describe("a route whose D1 call D1 fails", () => {
     const body = (await res.json()) as { error: { code: string } };
     expect([res.status, body.error.code]).toEqual([500, "internal_error"]);
   });
+});
+
+describe("a route whose D1 call D1 does not answer", () => {
+  it.each(Object.entries(ROUTES))(
+    "%s answers 503 database_unavailable with Retry-After once the bound has passed",
+    async (_name, route) => {
+      const hold = held(route.admin ? everything : allButKeyLookup);
+      const { res, settled } = await withEnvEarly(
+        { DB: hold.db, ...SHORT_BOUND },
+        route.path(uid("d1_hung")),
+        requestOf(route),
+      );
+      const body = (await res.json()) as { error: { code: string } };
+      hold.release();
+      await settled;
+      expect([res.status, body.error.code, res.headers.get("retry-after")]).toEqual([503, "database_unavailable", "5"]);
+    },
+  );
 });
 
 /** What `call` threw through the marked binding over `db`; null when it did not throw. */
@@ -149,6 +185,21 @@ async function objectOutage(s: Setup, fails: (query: string) => boolean): Promis
   });
 }
 
+/**
+ * The session object's own D1 holds each statement whose SQL `holds` picks until `release` (before restorePatches),
+ * with the object's bound shortened as SHORT_BOUND does the worker's.
+ */
+async function objectHold(s: Setup, holds: (query: string) => boolean): Promise<ReturnType<typeof heldInPlace>> {
+  let hold: ReturnType<typeof heldInPlace> | undefined;
+  await runInDurableObject(await sessionStub(s), (instance: Session) => {
+    const objectEnv = (instance as unknown as { env: Env }).env;
+    hold = heldInPlace(objectEnv.DB, holds);
+    patch(objectEnv, "SWITCHBOARD_D1_TIMEOUT_MS", SHORT_BOUND.SWITCHBOARD_D1_TIMEOUT_MS);
+  });
+  if (!hold) throw new Error("the object's D1 was not held");
+  return hold;
+}
+
 /** `request`'s status and the `database_unavailable` lines logged (worker and object: one isolate) while it ran. */
 async function loggedBy(request: () => Promise<Response>): Promise<[number, Array<Record<string, unknown>>]> {
   const warn = vi.spyOn(console, "warn");
@@ -180,5 +231,42 @@ describe("a 503 the session object returns for a D1 that failed it", () => {
     await objectOutage(s, (query) => query.includes("FROM agents WHERE name = ?) AS config"));
     const logged = await loggedBy(() => api(`/v1/sessions/${s.session}`, { key: s.key }));
     expect(logged).toEqual([503, [expect.objectContaining({ level: "warn", error: OVERLOADED })]]);
+  });
+
+  it("a state read whose re-read of its changed agent D1 does not answer is 503 database_unavailable once the bound has passed", async () => {
+    const s = await setup();
+    expect((await api(`/v1/sessions/${s.session}`, { key: s.key })).status).toBe(200);
+    expect((await putAgentOf(s, s.agent, "You are the reconfigured agent.")).status).toBe(200);
+    const hold = await objectHold(s, (query) => query.includes("FROM agents WHERE name = ?) AS config"));
+    const res = await api(`/v1/sessions/${s.session}`, { key: s.key });
+    const body = (await res.json()) as { error: { code: string } };
+    hold.release();
+    expect([res.status, body.error.code, res.headers.get("retry-after")]).toEqual([503, "database_unavailable", "5"]);
+  });
+
+  it("a DELETE whose D1 rows D1 does not answer is 503 database_unavailable once the bound has passed, the session kept", async () => {
+    const s = await setup();
+    expect((await api(`/v1/sessions/${s.session}`, { key: s.key })).status).toBe(200);
+    const hold = await objectHold(s, (query) => query.includes("DELETE FROM sessions"));
+    const res = await api(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key });
+    const body = (await res.json()) as { error: { code: string } };
+    const after = await api(`/v1/sessions/${s.session}`, { key: s.key });
+    hold.release();
+    await hold.landed();
+    expect([res.status, body.error.code, after.status]).toEqual([503, "database_unavailable", 200]);
+  });
+
+  it("a DELETE answered 503 whose D1 rows D1 deleted late is finished by its retry", async () => {
+    const s = await setup();
+    expect((await api(`/v1/sessions/${s.session}`, { key: s.key })).status).toBe(200);
+    const hold = await objectHold(s, (query) => query.includes("DELETE FROM sessions"));
+    const first = await api(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key });
+    await first.body?.cancel();
+    hold.release();
+    await hold.landed();
+    const retry = await api(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key });
+    await retry.body?.cancel();
+    const after = await api(`/v1/sessions/${s.session}`, { key: s.key });
+    expect([first.status, retry.status, after.status]).toEqual([503, 200, 404]);
   });
 });
