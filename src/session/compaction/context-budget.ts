@@ -198,19 +198,30 @@ export class ContextBudget {
 
   /**
    * The input tokens of `req` (`ContextBudget.size`), without taking them as the latest estimate: for a part of a
-   * request (its fixed part, fixed-part.ts), not one about to be sent. The lesser of two readings, as a part read
-   * too large fails its turn for good: against the last report as a request is (a part of the reported request is
-   * at most what the report says), and in proportion (its own size times the calibration ratio), since the last
-   * report may be an overflow error's count for the whole request, of which the part is a share.
+   * request (what it carries beside its conversation, `measurePrefix`), not one about to be sent. The lesser of two
+   * readings: against the last report as a request is (a part of the reported request is at most what the report
+   * says), and in proportion (its own size times the calibration ratio), since the last report may be an overflow
+   * error's count for the whole request, of which the part is a share.
    */
   estimateOf(req: StepRequest): number {
     const size = ContextBudget.size(req);
     return Math.min(this.#tokens(req.model, size), estimateTokens(size, null, this.ratio(req.model)));
   }
 
-  #tokens(model: ModelConfig, size: number): number {
+  /**
+   * `estimateOf` uncalibrated (a ratio of 1): the plain estimate of `req`, or less read against the last report.
+   * What a turn's failure for good is read by (fixed-part.ts): the calibration ratio is what the history taught,
+   * and a system prompt or a message of prose counts 0.7 to 1 of the estimate where a history of UUIDs counts ~2.5,
+   * so read by that ratio the prose is counted two to three times over.
+   */
+  plainEstimateOf(req: StepRequest): number {
+    const size = ContextBudget.size(req);
+    return Math.min(this.#tokens(req.model, size, 1), size);
+  }
+
+  #tokens(model: ModelConfig, size: number, ratio = this.ratio(model)): number {
     const last = this.#last?.model === modelKey(model) ? this.#last.seen : null;
-    return estimateTokens(size, last, this.ratio(model));
+    return estimateTokens(size, last, ratio);
   }
 
   /**

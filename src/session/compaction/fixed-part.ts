@@ -21,13 +21,17 @@ function fixedPart(req: StepRequest, reg: ToolRegistry): StepRequest {
 }
 
 /**
- * The turn's failure, not retryable, when `req`'s fixed part (estimated, `ContextBudget.estimateOf`) leaves less of
- * the most input a request can carry (`maxInput`) than the user's newest request (`request`: its estimated tokens as
- * a compaction keeps it, `Compactor.requestTokens`) and a summary's least (MIN_SUMMARY_TOKENS) take: over it on its
- * own, or beside that request, where the request and a summary alone would fit. No compaction can then make a
- * request fit: every step would pay one, and a /retry of the request fails alike. Else null (a request too large on
- * its own is the latest step's to fail, retryable: the next message's turn summarises it). Names what to change;
- * `cause`: the provider's own refusal, quoted.
+ * The turn's failure, not retryable, when `req`'s fixed part leaves less of the most input a request can carry
+ * (`maxInput`) than the user's newest request (`request`: its estimated tokens as a compaction keeps it,
+ * `Compactor.requestTokens`) and a summary's least (MIN_SUMMARY_TOKENS) take: over it on its own, or beside that
+ * request, where the request and a summary alone would fit. No compaction can then make a request fit: every step
+ * would pay one, and a /retry of the request fails alike. Else null (a request too large on its own is the latest
+ * step's to fail, retryable: the next message's turn summarises it). All three are read uncalibrated
+ * (`ContextBudget.plainEstimateOf`, `request` as it is): the calibration ratio is the history's, and a ratio
+ * taught by tool results of ids read a prose system prompt and message at two to three times what the provider
+ * counts, so the turn failed for good where a compaction made it fit. A fixed part denser than the estimate is
+ * then not caught here: its turn compacts and fails retryable. Names what to change; `cause`: the provider's own
+ * refusal, quoted.
  */
 export function fixedPartOverflow(
   budget: ContextBudget,
@@ -37,7 +41,7 @@ export function fixedPartOverflow(
   request: number,
   cause?: string,
 ): ErrorInfo | null {
-  const tokens = budget.estimateOf(fixedPart(req, reg));
+  const tokens = budget.plainEstimateOf(fixedPart(req, reg));
   const most = budget.maxInput(agent);
   const output = most < budget.window(agent) ? ", a smaller model.max_tokens" : "";
   const quoted = cause ? ` (${cause})` : "";
@@ -53,16 +57,14 @@ export function fixedPartOverflow(
       retryable: false,
     };
   }
-  const ratio = budget.ratio(req.model);
-  const newest = Math.ceil(request * ratio);
-  const least = newest + Math.ceil(MIN_SUMMARY_TOKENS * ratio);
+  const least = request + MIN_SUMMARY_TOKENS;
   if (least > most || most - tokens >= least) return null;
   return {
     code: "context_overflow",
     message:
       `the system prompt and the tools declared with every request take about ${tokens} tokens, leaving ` +
       `${most - tokens} of what a request to this model can carry, ${budget.inputRoom(agent)}: less than the ` +
-      `user's newest request (about ${newest} tokens) and a summary of the conversation before it need, so no ` +
+      `user's newest request (about ${request} tokens) and a summary of the conversation before it need, so no ` +
       `compaction can make the request fit: shorten the system prompt, declare fewer tools with every request ` +
       `(mark some "defer": true)${output}, use a larger context window (model.context_window) or send a shorter ` +
       `message${quoted}`,

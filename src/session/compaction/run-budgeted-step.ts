@@ -27,8 +27,9 @@ import { fixedPartOverflow } from "./fixed-part";
  * it leaves less of the most input a request can carry than the user's newest
  * request and a summary need (over it on its own, or beside the request),
  * nothing is compacted, and a "too long" answer fails the turn at once, not
- * retryable (`fixedPartOverflow`). The request is still sent, as the estimate
- * may be high. When it leaves that much, but not under the limit
+ * retryable (`fixedPartOverflow`, by the uncalibrated estimate: the ratio the
+ * history taught over-counts a prose system prompt). The request is still
+ * sent, as the estimate may be high. When it leaves that much, but not under the limit
  * (`ContextBudget.crowded`), a request over the limit is sent as it is, and
  * compacted only when it could not be sent at all (`compactable`). A cancel
  * while the forced compaction runs ends the step cancelled.

@@ -5,10 +5,12 @@
 // one whose system prompt leaves less of the window than a message and a summary fails likewise once a request is
 // refused, where it failed retryable; and one that leaves that much of the window, but not of the limit, sends its
 // turns past the limit, compacting only what could not be sent, where every turn paid a summary that could not
-// bring its request under the limit.
+// bring its request under the limit. The verdict reads the fixed part and the request uncalibrated: a calibration
+// ratio taught by tool results of ids read a prose system prompt and message at two to three times what the
+// provider counts, and a turn a compaction made fit failed for good.
 import { describe, expect, it } from "vitest";
-import { longSession, PROTOCOLS, userText, WINDOW } from "../../compaction-helpers";
-import { COMPACTION_TOOLS, clientTool, events, mockStats, send } from "../../helpers";
+import { denseSession, fetchStep, longSession, PROTOCOLS, userText, uuidTool, WINDOW } from "../../compaction-helpers";
+import { ADMIN, apiJson, COMPACTION_TOOLS, clientTool, events, mockStats, script, send } from "../../helpers";
 
 /** ~7,000 tokens of system prompt (4 characters a token): under the 8,000-token window alone. */
 const SYSTEM = "You are a careful agent. ".repeat(1120);
@@ -66,5 +68,33 @@ describe("a system prompt that leaves less of the limit than a message and a sum
     for (let i = 1; i <= 10; i++) statuses.push((await send(s, { content: `short turn ${i}` })).body.status as string);
     expect(statuses.filter((x) => x !== "completed")).toEqual([]);
     expect((await mockStats(s.model)).summaries ?? 0).toBe(0);
+  });
+});
+
+/** ~14,000 estimated tokens of prose system prompt (~13,400 as o200k counts it): 44 % of a 32,000-token window. */
+const PROSE_SYSTEM = "You are a careful agent. ".repeat(2240);
+
+describe("a prose system prompt and message after a history of ids taught a calibration ratio of ~2.2", () => {
+  it("completes its turn, where it failed not retryable before any compaction was tried", async () => {
+    // OpenAI, 32,000 tokens, the mock counting as o200k does. Five pages of 200 UUIDs teach a ratio of ~2.2; read by
+    // it, the system prompt and a ~12,000-token (estimated; ~8,900 counted) message left no room, though the
+    // provider counts ~22,400 of the 32,000 for both.
+    const s = await denseSession("openai", 32_000, [uuidTool("fetch_ids", 200)]);
+    const pages = Array.from({ length: 5 }, (_, k) => fetchStep(`call_page_${k + 1}`, "fetch_ids"));
+    await script(s.model, [...pages, { reply: { text: "Five pages." } }]);
+    expect((await send(s, { content: "Fetch five pages of ids, then say so." })).body.status).toBe("completed");
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: {
+        model: { provider: "openai", name: s.model, context_window: 32_000 },
+        tools: [uuidTool("fetch_ids", 200)],
+        max_steps: 60,
+        system: PROSE_SYSTEM,
+      },
+    });
+    expect(put.status).toBe(200);
+    const turn = await send(s, { content: "lorem ipsum dolor sit amet ".repeat(1778) });
+    expect([turn.body.status, turn.body.error]).toEqual(["completed", undefined]);
   });
 });
