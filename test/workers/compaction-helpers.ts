@@ -130,15 +130,26 @@ export const fetchStep = (id: string, name: string) => ({
  */
 export async function denseSession(provider: Protocol, window: number, tools: unknown[]): Promise<Setup> {
   const s = await setup({}, provider);
-  const put = await apiJson(`/v1/agents/${s.agent}`, {
-    method: "PUT",
-    key: ADMIN,
-    json: { model: { provider, name: s.model, context_window: window }, tools, max_steps: 60 },
-  });
-  if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
+  await putDenseAgent(s, provider, window, tools);
   await mockTokenizer(s.model);
   await mockWindow(s.model, window, provider === "anthropic");
   return s;
+}
+
+/** PUTs `denseSession`'s agent (`window`, `tools`, 60 steps), with `more` (a system prompt) added to it. */
+export async function putDenseAgent(
+  s: Setup,
+  provider: Protocol,
+  window: number,
+  tools: unknown[],
+  more: Record<string, unknown> = {},
+): Promise<void> {
+  const put = await apiJson(`/v1/agents/${s.agent}`, {
+    method: "PUT",
+    key: ADMIN,
+    json: { model: { provider, name: s.model, context_window: window }, tools, max_steps: 60, ...more },
+  });
+  if (put.status >= 300) throw new Error(`agent: ${put.status} ${JSON.stringify(put.body)}`);
 }
 
 /**

@@ -9,8 +9,17 @@
 // ratio taught by tool results of ids read a prose system prompt and message at two to three times what the
 // provider counts, and a turn a compaction made fit failed for good.
 import { describe, expect, it } from "vitest";
-import { denseSession, fetchStep, longSession, PROTOCOLS, userText, uuidTool, WINDOW } from "../../compaction-helpers";
-import { ADMIN, apiJson, COMPACTION_TOOLS, clientTool, events, mockStats, script, send } from "../../helpers";
+import {
+  denseSession,
+  fetchStep,
+  longSession,
+  PROTOCOLS,
+  putDenseAgent,
+  userText,
+  uuidTool,
+  WINDOW,
+} from "../../compaction-helpers";
+import { COMPACTION_TOOLS, clientTool, events, mockStats, script, send } from "../../helpers";
 
 /** ~7,000 tokens of system prompt (4 characters a token): under the 8,000-token window alone. */
 const SYSTEM = "You are a careful agent. ".repeat(1120);
@@ -79,21 +88,12 @@ describe("a prose system prompt and message after a history of ids taught a cali
     // OpenAI, 32,000 tokens, the mock counting as o200k does. Five pages of 200 UUIDs teach a ratio of ~2.2; read by
     // it, the system prompt and a ~12,000-token (estimated; ~8,900 counted) message left no room, though the
     // provider counts ~22,400 of the 32,000 for both.
-    const s = await denseSession("openai", 32_000, [uuidTool("fetch_ids", 200)]);
+    const tools = [uuidTool("fetch_ids", 200)];
+    const s = await denseSession("openai", 32_000, tools);
     const pages = Array.from({ length: 5 }, (_, k) => fetchStep(`call_page_${k + 1}`, "fetch_ids"));
     await script(s.model, [...pages, { reply: { text: "Five pages." } }]);
     expect((await send(s, { content: "Fetch five pages of ids, then say so." })).body.status).toBe("completed");
-    const put = await apiJson(`/v1/agents/${s.agent}`, {
-      method: "PUT",
-      key: ADMIN,
-      json: {
-        model: { provider: "openai", name: s.model, context_window: 32_000 },
-        tools: [uuidTool("fetch_ids", 200)],
-        max_steps: 60,
-        system: PROSE_SYSTEM,
-      },
-    });
-    expect(put.status).toBe(200);
+    await putDenseAgent(s, "openai", 32_000, tools, { system: PROSE_SYSTEM });
     const turn = await send(s, { content: "lorem ipsum dolor sit amet ".repeat(1778) });
     expect([turn.body.status, turn.body.error]).toEqual(["completed", undefined]);
   });
