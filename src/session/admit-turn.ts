@@ -12,7 +12,7 @@ import { isPaused, type TurnKind } from "../model/turn";
 import { log } from "../observability/log";
 import { declineOpen, recordDeclined } from "./approval-answers";
 import type { EngineMembers, StartRunner } from "./engine-members";
-import type { SuppliedResult } from "./history/history-store";
+import type { SuppliedResult } from "./history/close-open-calls";
 import type { TurnRow } from "./turn/turn-store";
 
 /** Admits a turn: one transaction closes open calls, writes the user message and the turn row. */

@@ -15,7 +15,7 @@ import type { AgentArg } from "./agent-cache";
 import type { ApprovalAnswer, ApprovalStatus, OpenApproval } from "./approval-store";
 import type { CompactionMarker } from "./compaction/records";
 import type { CallState } from "./history/call-ledger";
-import type { SuppliedResult } from "./history/history-store";
+import type { SuppliedResult } from "./history/close-open-calls";
 import type { TurnOutcome } from "./turn/turn-store";
 
 export type Mode = "stream" | "json";

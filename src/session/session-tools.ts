@@ -15,7 +15,8 @@ import type { ToolOutcome } from "../tools/http-tool";
 import { LoadedTools } from "../tools/loaded-tools";
 import { declaration, declarationDigest, fullSchema, ToolRegistry } from "../tools/registry";
 import type { RegisteredTool } from "../tools/types";
-import type { CloseOptions, HistoryStore } from "./history/history-store";
+import type { CloseOptions } from "./history/close-open-calls";
+import type { HistoryStore } from "./history/history-store";
 
 /**
  * The session's tool state across turns: the registry for the current agent

@@ -23,7 +23,7 @@ import type { CompactionInfo } from "./compaction/compactor";
 import { compactionMarkers } from "./compaction/records";
 import { type SeedTurn, seedTurns } from "./debug-seed";
 import { deleted } from "./deleted";
-import type { SuppliedResult } from "./history/history-store";
+import type { SuppliedResult } from "./history/close-open-calls";
 import { Jobs } from "./jobs";
 import type {
   EventsPage,

@@ -8,7 +8,7 @@ import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import { deleted } from "./deleted";
 import type { EngineMembers } from "./engine-members";
-import type { SuppliedResult } from "./history/history-store";
+import type { SuppliedResult } from "./history/close-open-calls";
 import type { Mode, TurnAnswer } from "./rpc-types";
 import { checkSupplied, pendingResults } from "./turn/answers";
 

@@ -9,7 +9,7 @@ import type { Result } from "../model/errors";
 import type { AgentArg } from "./agent-cache";
 import type { AnswerOptions } from "./approval-answers";
 import type { ApprovalAnswer } from "./approval-store";
-import type { SuppliedResult } from "./history/history-store";
+import type { SuppliedResult } from "./history/close-open-calls";
 import type { Mode, Reply, SendInput, SessionInfo, TurnAnswer, TurnCall, TurnReply } from "./rpc-types";
 import type { SessionRuns } from "./runs/session-runs";
 import type { SessionEngine } from "./session-engine";

@@ -7,7 +7,7 @@
  */
 import type { Part } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approval-store";
-import type { SuppliedResult } from "../../session/history/history-store";
+import type { SuppliedResult } from "../../session/history/close-open-calls";
 import { ApiError } from "../errors";
 import { check } from "../validate";
 

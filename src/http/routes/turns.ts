@@ -13,7 +13,7 @@ import type { Result } from "../../model/errors";
 import type { JsonObject } from "../../model/json";
 import type { Part, ToolResultContent } from "../../model/message";
 import type { ApprovalAnswer } from "../../session/approval-store";
-import type { SuppliedResult } from "../../session/history/history-store";
+import type { SuppliedResult } from "../../session/history/close-open-calls";
 import { schemaOversized } from "../../session/oversized";
 import { type Mode, RUN_KEY_PREFIX, type TurnAnswer } from "../../session/rpc-types";
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";

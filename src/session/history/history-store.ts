@@ -3,124 +3,34 @@
  * ledger through `CallLedger`) appends messages, registers a step's tool calls with the message that holds them,
  * closes open calls with the user message that answers them, and builds the provider view from the latest
  * compaction, knowing its stored size and the message count without reading every row each time. Seqs only grow,
- * even across `clear`; methods only run SQL, so callers compose them in transactions.
+ * even across `clear`; methods only run SQL, so callers compose them in transactions. A row and its stored size:
+ * message-row.ts; where the view starts: view-start.ts; what a close writes: close-open-calls.ts.
  */
-import type {
-  Message,
-  Origin,
-  Part,
-  Role,
-  ToolDeclaration,
-  ToolResultContent,
-  ToolResultPart,
-  ToolUsePart,
-} from "../../model/message";
-import { cutText, fairShares, jsonBytes } from "../../storage/fit";
-import { PAGE_BUDGET_BYTES, ROW_BUDGET_BYTES } from "../../storage/limits";
+import type { Message, Origin, Part, Role, ToolResultPart, ToolUsePart } from "../../model/message";
+import { PAGE_BUDGET_BYTES } from "../../storage/limits";
 import { all, each, nowIso, one, seqPage, write } from "../../storage/sql";
 import type { LookupResult } from "../../tools/refs/index";
 import { nativeView } from "../compaction/native-view";
-import { clearCompactions, latestCompaction, preambleOf } from "../compaction/records";
-import { CallLedger, type Execution, storedResultPart, type ToolCallRow } from "./call-ledger";
-import { boundResultContent, fitDeclarations, fitMessageResults } from "./truncate";
+import { clearCompactions } from "../compaction/records";
+import { CallLedger, type Execution, type ToolCallRow } from "./call-ledger";
+import { type CloseOptions, closingParts } from "./close-open-calls";
+import {
+  type MessageRow,
+  PARTS_BYTES,
+  PARTS_CHARS,
+  PARTS_SIZE,
+  type SizedRow,
+  type StoredSize,
+  toMessage,
+} from "./message-row";
+import { fitAssistant } from "./truncate";
+import { readViewStart, type ViewStart } from "./view-start";
 
 /** meta key: the highest message seq before the last `clear` (seqs never repeat; see `#insert`). */
 const MESSAGES_FLOOR_KEY = "messages_floor";
 /** SQL: the highest message seq ever handed out (the newest message's, or the floor a `clear` left). */
 const HIGHEST_SEQ = `max(coalesce((SELECT max(seq) FROM messages), 0),
   coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${MESSAGES_FLOOR_KEY}'), 0))`;
-/** SQL: a message row's `parts` size in bytes (a blob's length) and in characters (a text's). */
-const PARTS_BYTES = "length(CAST(parts AS BLOB))";
-const PARTS_CHARS = "length(parts)";
-/** SQL: a message row's `StoredSize`. */
-const PARTS_SIZE = `${PARTS_BYTES} AS bytes, ${PARTS_CHARS} AS chars`;
-
-/** How large a message's `parts` cell is as stored: its UTF-8 bytes and its characters (code points). */
-interface StoredSize {
-  bytes: number;
-  chars: number;
-  [key: string]: number;
-}
-
-interface MessageRow {
-  seq: number;
-  role: string;
-  origin: string;
-  turn_id: string | null;
-  parts: string;
-  created_at: string;
-  [key: string]: string | number | null;
-}
-
-/** A message row read with its `PARTS_SIZE`. */
-type SizedRow = MessageRow & StoredSize;
-
-export interface SuppliedResult {
-  tool_use_id: string;
-  content: ToolResultContent;
-  is_error: boolean;
-}
-
-/**
- * An assistant message under the row budget: a model's text parts are cut
- * (fair shares, with a marker) when the message would not fit; thinking keeps
- * its signed text and tool_use its input, so a message is only ever cut in text.
- */
-function fitAssistant(parts: Part[]): Part[] {
-  const total = jsonBytes(parts);
-  if (total <= ROW_BUDGET_BYTES) return parts;
-  const texts = parts.flatMap((p) => (p.type === "text" ? [jsonBytes(p.text)] : []));
-  const caps = fairShares(texts, ROW_BUDGET_BYTES - (total - texts.reduce((a, b) => a + b, 0)));
-  let i = 0;
-  return parts.map((p) => {
-    if (p.type !== "text") return p;
-    const cap = caps[i++] as number;
-    return jsonBytes(p.text) > cap ? { ...p, text: cutText(p.text, cap) } : p;
-  });
-}
-
-function toMessage(row: MessageRow): Message {
-  return {
-    seq: row.seq,
-    role: row.role as Role,
-    origin: row.origin as Origin,
-    turn_id: row.turn_id,
-    parts: JSON.parse(row.parts) as Part[],
-    created_at: row.created_at,
-  };
-}
-
-/**
- * Where the provider view starts: the latest compaction's boundary, its preamble, whether the provider wrote it, and
- * the stored message whose request its preamble carries (a cut inside a turn).
- */
-interface ViewStart {
-  start: number;
-  preamble: Message | null;
-  native: boolean;
-  carried: Message | null;
-}
-
-/** What `closeOpenCalls` writes besides the open calls' results. */
-export interface CloseOptions {
-  turnId: string | null;
-  reason: string;
-  supplied?: ReadonlyMap<string, SuppliedResult>;
-  /**
-   * Schemas loaded since the last user message (message-level projection reads them), in load order. Those the
-   * row cannot hold are not written: their names come back as `undeclared`.
-   */
-  declarations?: ToolDeclaration[];
-  extra?: Part[];
-  origin?: Origin;
-  /** Recovery's last resort: stored results are not read, every open call gets a synthetic one. */
-  discardStored?: boolean;
-}
-
-/** The result a call gets when none was recorded and the call is closed (`closeOpenCalls`). */
-export function unavailable(reason: string): string {
-  return `tool result unavailable: ${reason}`;
-}
 
 /**
  * The canonical history, with the `tool_calls` ledger that keeps invariant P (`CallLedger`).
@@ -152,31 +62,8 @@ export class HistoryStore {
   }
 
   #loadView(): ViewStart {
-    if (!this.#view) {
-      const rec = latestCompaction(this.#sql);
-      const seq = rec?.carried_seq ?? null;
-      const row = seq === null ? null : one<MessageRow>(this.#sql, "SELECT * FROM messages WHERE seq = ?", seq);
-      const carried = row ? toMessage(row) : null;
-      // Still the request worked on until the user writes again: a retry or results alone go on with it.
-      const current = carried !== null && !this.#userWroteSince(rec?.boundary_seq ?? 0);
-      this.#view = rec
-        ? {
-            start: rec.boundary_seq,
-            preamble: preambleOf(rec, carried && { message: carried, current }),
-            native: rec.native,
-            carried,
-          }
-        : { start: 0, preamble: null, native: false, carried: null };
-    }
+    this.#view ??= readViewStart(this.#sql);
     return this.#view;
-  }
-
-  /**
-   * Whether a message holding the user's own parts (origin `client`: admission writes them so) is stored from seq
-   * `seq` on. Reads the origin column only, never a message's parts.
-   */
-  #userWroteSince(seq: number): boolean {
-    return one(this.#sql, "SELECT 1 AS x FROM messages WHERE seq >= ? AND origin = 'client' LIMIT 1", seq) !== null;
   }
 
   /**
@@ -422,39 +309,8 @@ export class HistoryStore {
    */
   closeOpenCalls(opts: CloseOptions): { message: Message | null; synthesized: string[]; undeclared: string[] } {
     const open = this.openCalls();
-    const synthesized: string[] = [];
-    const results: ToolResultPart[] = open.map((call) => {
-      if (opts.discardStored && call.state !== "pending") {
-        const content = unavailable(opts.reason);
-        this.#calls.synthesize(call.id, content);
-        synthesized.push(call.id);
-        return { type: "tool_result", tool_use_id: call.id, content, is_error: true };
-      }
-      if (call.state === "pending") {
-        const given = opts.supplied?.get(call.id);
-        if (given) {
-          this.storeResult(call.id, "resolved", given.content, given.is_error);
-          return {
-            type: "tool_result",
-            tool_use_id: call.id,
-            content: boundResultContent(given.content),
-            is_error: given.is_error,
-          };
-        }
-        const content = unavailable(opts.reason);
-        this.storeResult(call.id, "synthesized", content, true);
-        synthesized.push(call.id);
-        return { type: "tool_result", tool_use_id: call.id, content, is_error: true };
-      }
-      return storedResultPart(call);
-    });
-    const { fitted, left } = fitDeclarations(opts.declarations ?? [], results, opts.extra ?? [], ROW_BUDGET_BYTES);
-    const undeclared = left.map((d) => d.name);
-    const decl: Part[] = fitted.length ? [{ type: "tool_declarations", tools: fitted }] : [];
-    const others: Part[] = [...decl, ...(opts.extra ?? [])];
-    const parts: Part[] = [...fitMessageResults(results, others, ROW_BUDGET_BYTES), ...others];
+    const { parts, origin, synthesized, undeclared } = closingParts(open, opts, this.#calls);
     if (parts.length === 0) return { message: null, synthesized, undeclared };
-    const origin: Origin = opts.origin ?? (synthesized.length ? "synthetic" : results.length ? "tool" : "system");
     const message = this.#insert("user", origin, opts.turnId, parts);
     // No open call: the ledger read above already knows none is open.
     if (open.length > 0) this.#calls.answerOpen(message.seq);

@@ -1,8 +1,11 @@
-/** Tool results and tool declarations fitted under the storage budgets before they are written (src/storage/limits.ts). */
+/**
+ * What a message holds fitted under the storage budgets before it is written (src/storage/limits.ts): tool results,
+ * tool declarations, and an assistant message's text.
+ */
 
 import type { Part, ToolDeclaration, ToolResultContent, ToolResultPart } from "../../model/message";
 import { cutText, fairShares, jsonBytes } from "../../storage/fit";
-import { MESSAGE_RESULTS_BUDGET_BYTES, RESULT_BUDGET_BYTES } from "../../storage/limits";
+import { MESSAGE_RESULTS_BUDGET_BYTES, RESULT_BUDGET_BYTES, ROW_BUDGET_BYTES } from "../../storage/limits";
 
 /**
  * Tool result content under a byte budget (JSON-encoded size, src/storage/limits.ts).
@@ -62,4 +65,22 @@ export function fitDeclarations(
     room -= bytes;
   }
   return { fitted: declarations.slice(0, i), left: declarations.slice(i) };
+}
+
+/**
+ * An assistant message under the row budget: a model's text parts are cut
+ * (fair shares, with a marker) when the message would not fit; thinking keeps
+ * its signed text and tool_use its input, so a message is only ever cut in text.
+ */
+export function fitAssistant(parts: Part[]): Part[] {
+  const total = jsonBytes(parts);
+  if (total <= ROW_BUDGET_BYTES) return parts;
+  const texts = parts.flatMap((p) => (p.type === "text" ? [jsonBytes(p.text)] : []));
+  const caps = fairShares(texts, ROW_BUDGET_BYTES - (total - texts.reduce((a, b) => a + b, 0)));
+  let i = 0;
+  return parts.map((p) => {
+    if (p.type !== "text") return p;
+    const cap = caps[i++] as number;
+    return jsonBytes(p.text) > cap ? { ...p, text: cutText(p.text, cap) } : p;
+  });
 }

@@ -6,7 +6,7 @@
  */
 
 import type { TurnStatus } from "../../model/turn";
-import { unavailable } from "../history/history-store";
+import { unavailable } from "../history/close-open-calls";
 import { coalesce } from "../stream/coalesce";
 import { leftOpen } from "../stream/left-open";
 import type { StreamLog } from "../stream/stream-log";
