@@ -17,7 +17,11 @@
  * What RE2 cannot run is refused: lookahead (`(?=`, `(?!`), backreferences (`\1`, `\k<name>`), inline modifiers
  * (`(?i:…)`), `Script_Extensions` and the properties RE2 lacks, nesting deeper than RE2's 1,000 levels. `\d`, `\w`
  * and `\b` are ASCII in both, `^` and `$` mean the input's ends in both, a negated class matches a newline in both.
+ * ECMA's characters and sets in RE2's syntax: re2-characters.ts; a property's RE2 name: re2-property.ts.
  */
+
+import { ANYTHING, DOT, hex, literal, NOT_SPACE, NOTHING, SPACE } from "./re2-characters";
+import { re2Property } from "./re2-property";
 
 /** Where a translation stops: the pattern as RE2 reads it, or why RE2 cannot take it. */
 type Translation =
@@ -28,117 +32,6 @@ type Translation =
 export const PROPERTY_WORK = 16;
 /** RE2 refuses deeper nesting ("expression nests too deeply"); refusing here keeps the reader's recursion short. */
 const MAX_NESTING = 1000;
-const MAX_CODE_POINT = 0x10ffff;
-
-/** ECMA-262's white space and line terminators (`\s`), as code point ranges. */
-const SPACES: ReadonlyArray<readonly [number, number]> = [
-  [0x09, 0x0d],
-  [0x20, 0x20],
-  [0xa0, 0xa0],
-  [0x1680, 0x1680],
-  [0x2000, 0x200a],
-  [0x2028, 0x2029],
-  [0x202f, 0x202f],
-  [0x205f, 0x205f],
-  [0x3000, 0x3000],
-  [0xfeff, 0xfeff],
-];
-
-function hex(cp: number): string {
-  return `\\x{${cp.toString(16).toUpperCase()}}`;
-}
-
-function rangesText(ranges: ReadonlyArray<readonly [number, number]>): string {
-  return ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join("");
-}
-
-function complement(ranges: ReadonlyArray<readonly [number, number]>): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  let next = 0;
-  for (const [lo, hi] of ranges) {
-    if (lo > next) out.push([next, lo - 1]);
-    next = hi + 1;
-  }
-  if (next <= MAX_CODE_POINT) out.push([next, MAX_CODE_POINT]);
-  return out;
-}
-
-/** The contents of a class (no brackets), so they also go inside one. */
-const SPACE = rangesText(SPACES);
-const NOT_SPACE = rangesText(complement(SPACES));
-/** `.` in ECMA: anything but a line terminator. */
-const DOT = "[^\\n\\r\\x{2028}\\x{2029}]";
-const ANYTHING = `[\\x{0}-\\x{${MAX_CODE_POINT.toString(16).toUpperCase()}}]`;
-const NOTHING = `[^\\x{0}-\\x{${MAX_CODE_POINT.toString(16).toUpperCase()}}]`;
-
-/** General_Category values under each of their ECMA names (long, short, and the few extra aliases), as RE2 names them. */
-const CATEGORIES: ReadonlyMap<string, string> = new Map(
-  [
-    ["C", "Other"],
-    ["Cc", "Control", "cntrl"],
-    ["Cf", "Format"],
-    ["Cn", "Unassigned"],
-    ["Co", "Private_Use"],
-    ["Cs", "Surrogate"],
-    ["L", "Letter"],
-    ["LC", "Cased_Letter"],
-    ["Ll", "Lowercase_Letter"],
-    ["Lm", "Modifier_Letter"],
-    ["Lo", "Other_Letter"],
-    ["Lt", "Titlecase_Letter"],
-    ["Lu", "Uppercase_Letter"],
-    ["M", "Mark", "Combining_Mark"],
-    ["Mc", "Spacing_Mark"],
-    ["Me", "Enclosing_Mark"],
-    ["Mn", "Nonspacing_Mark"],
-    ["N", "Number"],
-    ["Nd", "Decimal_Number", "digit"],
-    ["Nl", "Letter_Number"],
-    ["No", "Other_Number"],
-    ["P", "Punctuation", "punct"],
-    ["Pc", "Connector_Punctuation"],
-    ["Pd", "Dash_Punctuation"],
-    ["Pe", "Close_Punctuation"],
-    ["Pf", "Final_Punctuation"],
-    ["Pi", "Initial_Punctuation"],
-    ["Po", "Other_Punctuation"],
-    ["Ps", "Open_Punctuation"],
-    ["S", "Symbol"],
-    ["Sc", "Currency_Symbol"],
-    ["Sk", "Modifier_Symbol"],
-    ["Sm", "Math_Symbol"],
-    ["So", "Other_Symbol"],
-    ["Z", "Separator"],
-    ["Zl", "Line_Separator"],
-    ["Zp", "Paragraph_Separator"],
-    ["Zs", "Space_Separator"],
-  ].flatMap((names) => names.map((name): [string, string] => [name, names[0] as string])),
-);
-
-/** The binary properties both ECMA and RE2 have: RE2's name, then every ECMA name of it. */
-const BINARY: ReadonlyMap<string, string> = new Map(
-  [
-    ["Ascii", "ASCII"],
-    ["Any", "Any"],
-    ["Assigned", "Assigned"],
-    ["ASCII_Hex_Digit", "ASCII_Hex_Digit", "AHex"],
-    ["Alphabetic", "Alphabetic", "Alpha"],
-    ["Dash", "Dash"],
-    ["Emoji", "Emoji"],
-    ["Emoji_Component", "Emoji_Component", "EComp"],
-    ["Emoji_Modifier", "Emoji_Modifier", "EMod"],
-    ["Emoji_Modifier_Base", "Emoji_Modifier_Base", "EBase"],
-    ["Emoji_Presentation", "Emoji_Presentation", "EPres"],
-    ["Extended_Pictographic", "Extended_Pictographic", "ExtPict"],
-    ["Hex_Digit", "Hex_Digit", "Hex"],
-    ["Lowercase", "Lowercase", "Lower"],
-    ["Math", "Math"],
-    ["Quotation_Mark", "Quotation_Mark", "QMark"],
-    ["Terminal_Punctuation", "Terminal_Punctuation", "Term"],
-    ["Uppercase", "Uppercase", "Upper"],
-    ["White_Space", "White_Space", "space"],
-  ].flatMap(([re2, ...names]) => names.map((name): [string, string] => [name, re2 as string])),
-);
 
 const LOOKAHEAD = "has a lookahead ((?= or (?!), which the linear-time regex engine cannot run";
 const BACKREFERENCE = "has a backreference (\\1 or \\k<name>), which the linear-time regex engine cannot run";
@@ -161,29 +54,6 @@ interface Piece {
 interface Member {
   text: string;
   cp?: number;
-}
-
-/** The RE2 name of a `\p{…}` body, or a refusal. */
-function property(body: string): string {
-  const eq = body.indexOf("=");
-  if (eq === -1) {
-    const name = CATEGORIES.get(body) ?? BINARY.get(body);
-    if (name === undefined) {
-      throw new Refusal(`uses \\p{${body}}, a Unicode property the linear-time regex engine does not have`);
-    }
-    return name;
-  }
-  const key = body.slice(0, eq);
-  const value = body.slice(eq + 1);
-  if (key === "General_Category" || key === "gc") return CATEGORIES.get(value) ?? value;
-  if (key === "Script" || key === "sc") return value;
-  throw new Refusal(`uses \\p{${body}}: the linear-time regex engine has no Script_Extensions (use Script=)`);
-}
-
-/** A literal character as RE2 reads it: letters and digits as they are, anything else by its code point. */
-function literal(cp: number): string {
-  const plain = (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a);
-  return plain || (cp >= 0x80 && (cp < 0xd800 || cp > 0xdfff)) ? String.fromCodePoint(cp) : hex(cp);
 }
 
 /** The size RE2's program gives `x{min,max}` (max undefined: unbounded) for an `x` of `size`. */
@@ -381,7 +251,9 @@ class Reader {
   private property(): string {
     this.work += PROPERTY_WORK;
     const close = this.s.indexOf("}", this.i);
-    const text = `\\${this.s[this.i + 1]}{${property(this.s.slice(this.i + 3, close))}}`;
+    const named = re2Property(this.s.slice(this.i + 3, close));
+    if (!named.ok) throw new Refusal(named.reason);
+    const text = `\\${this.s[this.i + 1]}{${named.name}}`;
     this.i = close + 1;
     return text;
   }
