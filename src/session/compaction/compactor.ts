@@ -18,6 +18,7 @@ import { clearDroppedNative, readDroppedNative, writeDroppedNative } from "./dro
 import { textTokens } from "./estimate";
 import { clearLearned } from "./learned-model";
 import { messageTokens } from "./message-tokens";
+import { nativeUnavailable } from "./native-plan";
 import { CARRIED_NOTE, insertCompaction, latestCompaction, summaryText } from "./records";
 import { summarise } from "./summarise";
 import type { RequestPrefix } from "./summary-request";
@@ -99,7 +100,7 @@ export class Compactor {
   /**
    * The provider's compaction of `bytes` was dropped as too large to store (`fitNative`): until our own summary
    * compacts, requests no longer ask the provider to compact, and our threshold applies
-   * (`ContextBudget.nativePlan`). Stored: the caller runs it in the transaction that writes the dropped block, so a
+   * (`nativePlan`). Stored: the caller runs it in the transaction that writes the dropped block, so a
    * restarted object does not ask again either.
    */
   droppedNative(bytes: number): void {
@@ -158,7 +159,10 @@ export class Compactor {
         const outcome = await this.#compact(agent, opts);
         span.setAttributes(
           outcome.ok
-            ? { "switchboard.compacted": true, ...attributesOf({ ...outcome.info, ...this.#unavailable(agent) }) }
+            ? {
+                "switchboard.compacted": true,
+                ...attributesOf({ ...outcome.info, ...nativeUnavailable(agent, this.#deps.budget) }),
+              }
             : { "switchboard.compacted": false, ...attributesOf({ reason: outcome.reason }) },
         );
         // A smaller context (the event and span said why ours ran): the provider may compact again when it grows
@@ -309,14 +313,11 @@ export class Compactor {
       native: false,
       summary_requests: summary.requests,
     };
-    this.#deps.eventLog.record("context_compacted", opts.turnId, { ...info, ...this.#unavailable(agent) });
+    this.#deps.eventLog.record("context_compacted", opts.turnId, {
+      ...info,
+      ...nativeUnavailable(agent, this.#deps.budget),
+    });
     return { ok: true, info };
-  }
-
-  /** Why the provider's own compaction could not be used where the agent asked for it (the event's and span's). */
-  #unavailable(agent: AgentConfig): { native_unavailable?: string } {
-    const plan = this.#deps.budget.nativePlan(agent);
-    return !plan.native && plan.reason !== null ? { native_unavailable: plan.reason } : {};
   }
 
   /**

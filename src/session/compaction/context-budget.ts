@@ -2,10 +2,10 @@
  * The context budget of one session (`ContextBudget`): how big the next provider request is (its `textTokens`,
  * read against the provider's last usage report on that model and calibrated by what the provider counts per token
  * of that estimate, `ratio`) and how big it may be (the window, or a smaller one an overflow error named; the limit
- * our own summary compacts past; the most input a request can carry), whether
- * the provider compacts natively (`nativePlan`), and the view's context use for GET /v1/sessions/{id}. Held in
+ * our own summary compacts past; the most input a request can carry), which `nativePlan` reads to say whether the
+ * provider compacts natively (native-plan.ts), and the view's context use for GET /v1/sessions/{id}. Held in
  * memory; it reads the view and the count of compactions, and writes only what the provider taught of the model
- * (learned-model.ts), so a restarted object knows it too.
+ * (learned-model.ts), so a restarted object knows it too; an overflow error's figures are read by overflow-wording.ts.
  */
 import type { AgentConfig } from "../../agents/types";
 import { DEFAULT_COMPACTION } from "../../agents/types";
@@ -14,45 +14,10 @@ import { contextWindow, type ModelConfig, type StepRequest } from "../../provide
 import { MAX_VIEW_BYTES } from "../../storage/limits";
 import type { HistoryStore } from "../history/history-store";
 import { calibration, estimateTokens, inputTokens, type Observation, sizeTokens, textTokens } from "./estimate";
-import { type Learned, readLearned, writeLearned } from "./learned-model";
+import { type Learned, modelKey, readLearned, writeLearned } from "./learned-model";
 import { messageTokens } from "./message-tokens";
+import { countNamed, windowNamed } from "./overflow-wording";
 import { countCompactions } from "./records";
-
-/** Server-side compaction for the agent's model: the trigger to send, or why we summarise ourselves. */
-type NativePlan = { native: true; trigger: number } | { native: false; reason: string | null };
-
-/**
- * The overflow wordings (providers/retry.ts isOverflowError) that name the model's window, each capturing it:
- * Anthropic "prompt is too long: N tokens > 200000 maximum" and, for older models, "exceed context limit: N + M >
- * 200000"; OpenAI and vLLM "maximum context length is 8192"; Kimi "exceeded model token limit: 262144 (requested:
- * …)"; Qwen "Range of input length should be [1, 129024]"; llama.cpp "exceeds the available context size (4096
- * tokens)". Ollama's "exceeded max context length by N tokens" names the excess, and MiniMax's number is an error
- * code: neither is a window.
- */
-const WINDOW_WORDING = [
-  /(\d+) maximum/i,
-  /exceed context limit: \d+ \+ \d+ > (\d+)/i,
-  /maximum context length is (\d+)/i,
-  /exceeded model token limit: (\d+)/i,
-  /range of input length should be \[\d+, *(\d+)\]/i,
-  /exceeds the available context size \((\d+) tokens?\)/i,
-];
-
-/**
- * The overflow wordings that name the input tokens the provider counted in the refused request, each capturing
- * them: Anthropic "prompt is too long: N tokens > W maximum" and "exceed context limit: N + M > W"; OpenAI "your
- * messages resulted in N tokens" (Responses: "your input resulted in N tokens"); vLLM "you requested T tokens (N in
- * the messages, M in the completion)" and "your request has N input tokens"; llama.cpp "request (N tokens) exceeds
- * the available context size". A bare "you requested T tokens" counts the output limit too, and is not read.
- */
-const COUNT_WORDING = [
-  /prompt is too long: (\d+) tokens/i,
-  /exceed context limit: (\d+) \+ \d+ > \d+/i,
-  /(?:messages|input) resulted in (\d+) tokens/i,
-  /\((\d+) in the messages/i,
-  /request has (\d+) input tokens/i,
-  /request \((\d+) tokens?\) exceeds/i,
-];
 
 /**
  * The least room a summary is given in the requests after it (~1,000 characters; summarise.ts), however little the
@@ -69,29 +34,10 @@ export const MIN_SUMMARY_TOKENS = 250;
  */
 const RATIO_STEP = 0.1;
 
-/** The first number `wordings` capture in `message`, or null. */
-function named(message: string, wordings: readonly RegExp[]): number | null {
-  for (const wording of wordings) {
-    const n = Number(wording.exec(message)?.[1]);
-    if (Number.isFinite(n) && n > 0) return n;
-  }
-  return null;
-}
-
-/**
- * What a learned window or a usage report is true of: the model as the agent names and sizes it (provider, name,
- * configured window). Its base URL is the Worker's (ANTHROPIC_BASE_URL, OPENAI_BASE_URL), the same for as long as
- * this object lives (another value is another deployment, whose new instance remembers nothing), so the provider
- * stands for it.
- */
-function modelKey(model: ModelConfig): string {
-  return JSON.stringify([model.provider, model.name, contextWindow(model)]);
-}
-
 /**
  * Keeps count of a session's provider requests against the model's context window (README "Long sessions"):
  * estimates each request, says when the view must be compacted before it is sent (`over`) and how far
- * (`limit`), and whether the provider does it (`nativePlan`). The compaction itself is `Compactor`'s.
+ * (`limit`); whether the provider does it is `nativePlan`'s (native-plan.ts). The compaction itself is `Compactor`'s.
  */
 export class ContextBudget {
   /**
@@ -235,48 +181,6 @@ export class ContextBudget {
     return learned !== null && learned.model === modelKey(model) ? learned.ratio : 1;
   }
 
-  /**
-   * Whether the provider compacts for this agent (README "Long sessions", native compaction):
-   * the model declares `native_compaction`, the wire has it (Anthropic Messages `compact_20260112`;
-   * OpenAI Responses `compact_threshold` with provider `openai-responses` — Chat Completions has
-   * none), the most input a request can carry (`maxInput`: the window less its output limit) is more than the
-   * provider's minimum trigger, and the provider's last compaction was not dropped as too large to store
-   * (`droppedNative`; until one of ours compacts). The trigger is the threshold share of the window or, when the
-   * output limit leaves less input than that, of `maxInput`, and at least the minimum: below `maxInput`, so a request
-   * past it can still be sent for the provider to compact. `reason` says why a declared capability is not used (null
-   * when none was declared).
-   */
-  nativePlan(agent: AgentConfig): NativePlan {
-    const cfg = ContextBudget.config(agent);
-    if (agent.model.capabilities.native_compaction !== true || !cfg.enabled) return { native: false, reason: null };
-    if (this.#droppedNative !== null) {
-      return {
-        native: false,
-        reason: `the provider's last compaction (${this.#droppedNative} bytes) was too large to store; our own summary compacts instead`,
-      };
-    }
-    if (agent.model.provider === "openai") {
-      return {
-        native: false,
-        reason:
-          'OpenAI server-side compaction (compact_threshold) exists only on the Responses API; provider "openai" speaks Chat Completions (use "openai-responses")',
-      };
-    }
-    const window = this.window(agent);
-    const most = this.maxInput(agent);
-    // The Responses API documents no minimum threshold; the Messages API refuses a trigger below 50,000.
-    const minimum = getAdapter(agent.model.provider).minCompactionTrigger;
-    const share = Math.floor(window * cfg.threshold);
-    const trigger = Math.max(minimum, share < most ? share : Math.floor(most * cfg.threshold));
-    if (trigger >= most) {
-      return {
-        native: false,
-        reason: `${this.inputRoom(agent)} is too small for the provider's minimum compaction trigger (${minimum})`,
-      };
-    }
-    return { native: true, trigger };
-  }
-
   /** Records the provider's reported usage for a request of `size` to `model`, and what it says of the ratio. */
   observe(model: ModelConfig, size: number, usage: Record<string, number>): void {
     const tokens = inputTokens(usage);
@@ -303,14 +207,14 @@ export class ContextBudget {
 
   /**
    * Learns from a context-length error to `model` for a request of `size`: the real window, when the error names
-   * it (WINDOW_WORDING), and the input tokens the provider counted (COUNT_WORDING), which stand as that request's
+   * it (`windowNamed`), and the input tokens the provider counted (`countNamed`), which stand as that request's
    * usage report (the estimate reads them, and the ratio: `observe`); stored. Other wordings teach nothing.
    */
   learn(model: ModelConfig, message: string, size: number): void {
     const key = modelKey(model);
-    const tokens = named(message, COUNT_WORDING);
+    const tokens = countNamed(message);
     if (tokens !== null) this.#last = { model: key, seen: { estimated: size, tokens } };
-    this.#teach(key, named(message, WINDOW_WORDING), tokens === null ? null : calibration(size, tokens));
+    this.#teach(key, windowNamed(message), tokens === null ? null : calibration(size, tokens));
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * The stored mark of a provider's compaction dropped as too large to store (`meta.native_dropped`: its size in
  * bytes), kept until our own summary compacts or the session is cleared, so an object that restarts meanwhile does
- * not ask the provider to compact again (`ContextBudget.nativePlan`). Read once when the object starts.
+ * not ask the provider to compact again (`nativePlan`, native-plan.ts). Read once when the object starts.
  */
 import { deleteMeta, metaValue, setMeta } from "../../storage/meta";
 

@@ -6,6 +6,7 @@
  * rest), read once when the object starts, so a restarted object sizes its requests by what it already met
  * rather than meet it again.
  */
+import { contextWindow, type ModelConfig } from "../../providers/types";
 import { deleteMeta, metaValue, setMeta } from "../../storage/meta";
 
 /** meta key: what the provider taught of the model (`Learned`, as JSON). */
@@ -18,6 +19,16 @@ export interface Learned {
   window: number | null;
   /** The provider's tokens per token of our estimate, at least 1 (1 until a report or an error says more). */
   ratio: number;
+}
+
+/**
+ * What a learned window or a usage report is true of: the model as the agent names and sizes it (provider, name,
+ * configured window). Its base URL is the Worker's (ANTHROPIC_BASE_URL, OPENAI_BASE_URL), the same for as long as
+ * this object lives (another value is another deployment, whose new instance remembers nothing), so the provider
+ * stands for it.
+ */
+export function modelKey(model: ModelConfig): string {
+  return JSON.stringify([model.provider, model.name, contextWindow(model)]);
 }
 
 const positive = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v > 0;

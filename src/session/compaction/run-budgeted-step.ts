@@ -8,6 +8,7 @@ import type { TurnContext } from "../turn/context";
 import { runStep, type StepResult } from "../turn/step";
 import { ContextBudget } from "./context-budget";
 import { fixedPartOverflow } from "./fixed-part";
+import { nativePlan } from "./native-plan";
 
 /**
  * One step of a turn inside the context budget: the request is estimated
@@ -40,7 +41,7 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
   const reg = tools.registry(agent);
   // Native compaction: every request asks the provider to compact at the trigger (step.ts records
   // the block it answers with); our own summary stays the fallback for a request it cannot read.
-  const plan = budget.nativePlan(agent);
+  const plan = nativePlan(agent, budget);
   const request = (): StepRequest => (plan.native ? { ...build(), compaction: { trigger: plan.trigger } } : build());
   let req = request();
   let size = ContextBudget.size(req);

@@ -1,8 +1,7 @@
 // The context budget (src/session/compaction/context-budget.ts) in Node: usage estimates each message once (and a
 // view not in memory from its stored sizes), over compacts a view too large to hold whatever the window, learn reads
 // a model's window from each server's overflow error, estimate reads a usage report only of the model it sizes,
-// ratio calibrates the estimate by what reports and overflow errors counted, and nativePlan says when the provider
-// compacts, at which trigger, and why not.
+// ratio calibrates the estimate by what reports and overflow errors counted.
 import { describe, expect, it, vi } from "vitest";
 import type { AgentConfig } from "../../../../src/agents/types";
 import type { Message } from "../../../../src/model/message";
@@ -216,60 +215,5 @@ describe("ContextBudget.limit", () => {
 
   it("is the threshold share when max_tokens is the whole window or more (no request of that agent could fit)", () => {
     expect(limit({ provider: "anthropic", name: "m", context_window: 8000 })).toBe(6400);
-  });
-});
-
-describe("ContextBudget.nativePlan", () => {
-  /** An agent whose model declares native compaction (threshold 0.8), on `provider` with this window; `extra` overrides. */
-  const agent = (provider: string, context_window: number, extra: Record<string, unknown> = {}) =>
-    ({
-      model: { provider, name: "native-test", context_window, capabilities: { native_compaction: true }, ...extra },
-      compaction: { enabled: true, threshold: 0.8, keep_recent_turns: 2 },
-    }) as unknown as AgentConfig;
-
-  it("asks the provider to compact at the threshold share of the window", () => {
-    expect(budgetOver([]).nativePlan(agent("anthropic", 70_000))).toEqual({ native: true, trigger: 56_000 });
-  });
-
-  it("is not native, with no reason, when the model does not declare it", () => {
-    const undeclared = agent("anthropic", 70_000, { capabilities: {} });
-    expect(budgetOver([]).nativePlan(undeclared)).toEqual({ native: false, reason: null });
-  });
-
-  it("takes the threshold share of the input an output limit leaves, when that is below the window's share", () => {
-    const plan = budgetOver([]).nativePlan(agent("openai-responses", 16_000, { max_tokens: 6000 }));
-    expect(plan).toEqual({ native: true, trigger: 8000 });
-  });
-
-  it("raises the trigger to Anthropic's 50,000-token minimum while that is below the input a request can carry", () => {
-    expect(budgetOver([]).nativePlan(agent("anthropic", 60_000))).toEqual({ native: true, trigger: 50_000 });
-  });
-
-  it("says why not when the input a request can carry is no more than the minimum trigger", () => {
-    expect(budgetOver([]).nativePlan(agent("anthropic", 55_000))).toEqual({
-      native: false,
-      reason:
-        "the window (55000 tokens) less the output limit (8192 tokens) is too small for the provider's minimum compaction trigger (50000)",
-    });
-  });
-
-  it("says why not on Chat Completions, which has no server-side compaction", () => {
-    const plan = budgetOver([]).nativePlan(agent("openai", 100_000));
-    expect(plan.native).toBe(false);
-    expect(!plan.native && plan.reason).toContain("only on the Responses API");
-  });
-
-  it("says why not while the provider's last compaction is marked dropped as too large to store", () => {
-    const budget = budgetOver([]);
-    budget.droppedNative = 300_000;
-    const plan = budget.nativePlan(agent("anthropic", 70_000));
-    expect(!plan.native && plan.reason).toContain("(300000 bytes) was too large to store");
-  });
-
-  it("asks the provider again once the conversation is forgotten", () => {
-    const budget = budgetOver([]);
-    budget.droppedNative = 300_000;
-    budget.forget();
-    expect(budget.nativePlan(agent("anthropic", 70_000))).toEqual({ native: true, trigger: 56_000 });
   });
 });
