@@ -6,7 +6,7 @@
 import type { AgentConfig } from "../agents/types";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
-import type { CompactionInfo } from "./compaction/compactor";
+import type { CompactionInfo } from "./compaction/compaction-info";
 import { deleted } from "./deleted";
 import type { EngineMembers } from "./engine-members";
 

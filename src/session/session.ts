@@ -19,7 +19,7 @@ import { setCellChecks } from "../storage/sql";
 import { type AgentArg, AgentCache, turnMark } from "./agent-cache";
 import type { AnswerOptions } from "./approval-answers";
 import type { ApprovalAnswer } from "./approval-store";
-import type { CompactionInfo } from "./compaction/compactor";
+import type { CompactionInfo } from "./compaction/compaction-info";
 import { compactionMarkers } from "./compaction/records";
 import { type SeedTurn, seedTurns } from "./debug-seed";
 import { deleted } from "./deleted";

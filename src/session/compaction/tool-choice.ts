@@ -3,7 +3,8 @@
  * stores: each loaded tool with its last use, size and declaration fingerprint, through the keep rule of
  * tools.ts; a tool whose source is away is dropped unless the kept turns still declare it. A paused step's
  * stored results and the loads they made count as kept turns: they are written to history when the turn resumes.
- * The kept declarations fit the record's row beside its summary (src/storage/limits.ts).
+ * The kept declarations fit the record's row beside its summary (src/storage/limits.ts), and the tokens they may
+ * take (`toolBudget`).
  */
 import type { AgentConfig } from "../../agents/types";
 import type { Message } from "../../model/message";
@@ -15,6 +16,7 @@ import { declaration, declarationDigest } from "../../tools/registry";
 import type { RegisteredTool } from "../../tools/types";
 import type { HistoryStore } from "../history/history-store";
 import type { SessionTools } from "../session-tools";
+import { ContextBudget } from "./context-budget";
 import { textTokens } from "./estimate";
 import { latestCompaction, type ToolSnapshot } from "./records";
 import { keepLoaded, toolsDeclaredIn, toolsNamedIn } from "./tools";
@@ -91,4 +93,9 @@ export function toolChoice(
     declarations: loaded.filter((t) => keptSet.has(t.name)).map((t) => t.decl),
   };
   return { choice, snapshot };
+}
+
+/** The tokens the declarations a compaction keeps may take: the agent's `tool_budget_tokens`, or a tenth of the window. */
+export function toolBudget(agent: AgentConfig, budget: ContextBudget): number {
+  return ContextBudget.config(agent).tool_budget_tokens ?? Math.floor(budget.window(agent) * 0.1);
 }

@@ -13,7 +13,8 @@ import { ProviderFailure, type RetryPolicy, type StepRequest } from "../../provi
 import { headChars, jsonBytes } from "../../storage/fit";
 import { projectionFor, stepTools, systemPrompt } from "../../tools/disclosure";
 import { REFS_PROMPT } from "../../tools/refs/index";
-import { type CompactionInfo, fitNative } from "../compaction/compactor";
+import type { CompactionInfo } from "../compaction/compaction-info";
+import { fitNative } from "../compaction/fit-native";
 import { keptAfterCompaction } from "../compaction/kept-after-compaction";
 import type { Execution } from "../history/call-ledger";
 import { CallIds } from "./call-ids";

@@ -1,4 +1,4 @@
-// How far a compaction cuts (src/session/compaction/compactor.ts): by the estimate calibrated to what the provider
+// How far a compaction cuts (src/session/compaction/compact-by-summary.ts): by the estimate calibrated to what the provider
 // counts (ContextBudget.ratio), so a history of ids, which a real tokenizer reads ~2.5 times denser than the
 // estimate, is cut to well under the limit once, not a step at a time (the mock counts as o200k does); and to half
 // the room the limit leaves beside the system prompt and tools, so a system prompt of half the window still leaves
