@@ -1,12 +1,13 @@
 /**
  * The turn's UI stream encoder: `UiEncoder` maps turn events to AI SDK UI message chunks, its state reset at
  * each `turn_start` (or taken from the turn's logged frames, `continueFrom`). Pure and synchronous; it never emits
- * a chunk the AI SDK client would reject.
+ * a chunk the AI SDK client would reject. The chunks an event alone decides: event-chunks.ts.
  */
 import { resultValue } from "../../model/json";
 import type { Part, ToolResultContent } from "../../model/message";
 import { resultText } from "../../model/message";
 import type { StreamEvent } from "../../model/stream";
+import { approvalRequestChunk, approvalResponseChunk, dataChunk, retryChunk } from "./event-chunks";
 import type { LeftOpen, OpenBlock } from "./left-open";
 import type { TurnEvent } from "./turn-events";
 import type { UiChunk } from "./ui-chunks";
@@ -114,30 +115,10 @@ export class UiEncoder {
       case "approval_request":
         // Like outputs, a request for a call the client never saw start would make it throw.
         if (!this.#startedTools.has(ev.tool_use_id)) return [];
-        return [
-          {
-            type: "tool-approval-request",
-            approvalId: ev.approval_id,
-            toolCallId: ev.tool_use_id,
-            reason: ev.reason,
-            // What the person approves is what runs: the referenced values in place, beside the input as written.
-            approvalDescriptor: {
-              tool_name: ev.tool,
-              ...(ev.resolved_input !== undefined ? { resolved_input: ev.resolved_input } : {}),
-            },
-            signature: ev.signature,
-          },
-        ];
+        return [approvalRequestChunk(ev)];
       case "approval_answer":
         // For an approval of an earlier segment (which a continuing client, useChat, holds) or earlier in this one.
-        return [
-          {
-            type: "tool-approval-response",
-            approvalId: ev.approval_id,
-            approved: ev.approved,
-            ...(ev.reason ? { reason: ev.reason } : {}),
-          },
-        ];
+        return [approvalResponseChunk(ev)];
       case "tool_denied":
         // For a call of an earlier segment (which a continuing client, useChat, holds) or earlier in this one.
         if (this.#wholeTurn && !this.#startedTools.has(ev.tool_use_id)) return [];
@@ -147,15 +128,7 @@ export class UiEncoder {
       case "no_more_steps":
         return this.#emptyStep();
       case "data":
-        return [
-          {
-            type: `data-${ev.name}`,
-            ...(ev.id !== undefined ? { id: ev.id } : {}),
-            // JSON drops undefined, which would leave the required `data` key missing on the wire.
-            data: ev.data ?? null,
-            ...(ev.transient ? { transient: true } : {}),
-          },
-        ];
+        return [dataChunk(ev)];
       case "turn_error": {
         // Clients stop processing at an error chunk, so the message must already be consistent.
         const out = this.#endStep(ev.code);
@@ -235,13 +208,7 @@ export class UiEncoder {
         return out;
       }
       case "retry":
-        return [
-          {
-            type: "data-provider-retry",
-            data: { attempt: e.attempt, delay_ms: e.delay_ms, status: e.status, reason: e.reason },
-            transient: true,
-          },
-        ];
+        return [retryChunk(e)];
       case "message_start":
       case "usage":
       case "message_stop":
