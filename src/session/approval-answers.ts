@@ -22,6 +22,7 @@ import { deleted } from "./deleted";
 import type { EngineMembers } from "./engine-members";
 import type { SuppliedResult } from "./history/close-open-calls";
 import type { HistoryStore } from "./history/history-store";
+import { refreshTools } from "./refresh-tools";
 import type { Mode, TurnAnswer } from "./rpc-types";
 import type { Scheduler } from "./scheduler";
 import { checkSupplied, pendingResults } from "./turn/answers";
@@ -294,9 +295,8 @@ async function endOrphaned(deps: ExpiryDeps, approvalId: string): Promise<void> 
 async function expireApproval(engine: AnsweringEngine, agent: AgentConfig, approvalId: string): Promise<void> {
   const row = engine.approvals.get(approvalId);
   if (row?.status !== "pending") return;
-  const generation = engine.generation;
-  await engine.tools.refresh(agent, engine.env);
-  if (engine.stale(generation)) return;
+  const refreshed = await refreshTools(engine, agent);
+  if (!refreshed.ok) return;
   const latest = engine.turns.latest();
   // The answer is discarded, but a turn that stays paused is answered with its messages since this seq: none,
   // rather than every row of the history (since 0) read and parsed for nothing.

@@ -9,6 +9,7 @@ import { failure } from "../model/errors";
 import type { CompactionInfo } from "./compaction/compaction-info";
 import { deleted } from "./deleted";
 import type { EngineMembers } from "./engine-members";
+import { refreshTools } from "./refresh-tools";
 
 /**
  * `POST /compact`: compacts now, outside any turn (refused while one runs). `conversation` reads the engine's
@@ -19,9 +20,9 @@ export async function compactOnDemand(
   conversation: () => number,
   agent: AgentConfig,
 ): Promise<Result<CompactionInfo>> {
-  const generation = engine.generation;
-  await engine.tools.refresh(agent, engine.env);
-  if (engine.stale(generation)) return deleted();
+  const refreshed = await refreshTools(engine, agent);
+  if (!refreshed.ok) return refreshed;
+  const { generation } = refreshed;
   engine.healOrphan();
   if (engine.turns.latest()?.status === "running") {
     return failure("turn_in_progress", "a turn is running; it compacts by itself when it needs to");

@@ -8,8 +8,8 @@ import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import type { JsonObject } from "../model/json";
 import { admitTurn } from "./admit-turn";
-import { deleted } from "./deleted";
 import type { EngineMembers, StartRunner } from "./engine-members";
+import { refreshTools } from "./refresh-tools";
 import type { AnswerMode, TurnAnswer } from "./rpc-types";
 
 export async function retryTurn(
@@ -18,9 +18,8 @@ export async function retryTurn(
   agent: AgentConfig,
   mode: AnswerMode,
 ): Promise<Result<TurnAnswer>> {
-  const generation = engine.generation;
-  await engine.tools.refresh(agent, engine.env);
-  if (engine.stale(generation)) return deleted();
+  const refreshed = await refreshTools(engine, agent);
+  if (!refreshed.ok) return refreshed;
   engine.healOrphan();
   const latest = engine.turns.latest();
   if (latest?.status === "running") return failure("turn_in_progress", "a turn is already running in this session");

@@ -8,9 +8,9 @@ import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import { admitTurn } from "./admit-turn";
 import { MOVED_ON } from "./approval-store";
-import { deleted } from "./deleted";
 import type { EngineMembers, StartRunner } from "./engine-members";
 import { oversized } from "./oversized";
+import { refreshTools } from "./refresh-tools";
 import type { AnswerMode, SendInput, TurnAnswer } from "./rpc-types";
 import { checkSupplied } from "./turn/answers";
 
@@ -28,10 +28,9 @@ export async function sendMessage(
 ): Promise<Result<TurnAnswer>> {
   const tooLarge = oversized(input);
   if (tooLarge) return tooLarge;
-  const generation = engine.generation;
   // MCP tool lists need network I/O: fetched before the checks below, which then run without an await.
-  await engine.tools.refresh(agent, engine.env);
-  if (engine.stale(generation)) return deleted();
+  const refreshed = await refreshTools(engine, agent);
+  if (!refreshed.ok) return refreshed;
   if (mayStart && !mayStart()) return failure("turn_in_progress", "another turn must go first");
   engine.healOrphan();
   if (input.idempotency_key) {

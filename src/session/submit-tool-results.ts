@@ -6,9 +6,9 @@
 import type { AgentConfig } from "../agents/types";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
-import { deleted } from "./deleted";
 import type { EngineMembers } from "./engine-members";
 import type { SuppliedResult } from "./history/close-open-calls";
+import { refreshTools } from "./refresh-tools";
 import type { Mode, TurnAnswer } from "./rpc-types";
 import { checkSupplied, pendingResults } from "./turn/answers";
 
@@ -19,10 +19,9 @@ export async function submitToolResults(
   mode: Mode,
   onlyPending = false,
 ): Promise<Result<TurnAnswer>> {
-  const generation = engine.generation;
   // The resumed turn keeps its pinned tool set; this only fills the cache a fresh instance lacks.
-  await engine.tools.refresh(agent, engine.env);
-  if (engine.stale(generation)) return deleted();
+  const refreshed = await refreshTools(engine, agent);
+  if (!refreshed.ok) return refreshed;
   const latest = engine.turns.latest();
   const pending = onlyPending ? pendingResults(engine.history, supplied) : { ok: true as const, results: supplied };
   if (!pending.ok) return pending;
