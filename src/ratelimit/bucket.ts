@@ -39,3 +39,12 @@ export function takeFrom(bucket: Bucket | null, perMin: number, now: number): { 
   const waitMs = ((1 - current.tokens) * MINUTE_MS) / perMin;
   return { bucket: current, result: { ok: false, retry_after_s: Math.max(1, Math.ceil(waitMs / 1000)) } };
 }
+
+/**
+ * A bucket given back the token a take spent, for a request that turned out not to count (a webhook signature
+ * that matched): refilled to `now` first, and never above `perMin`.
+ */
+export function giveBackTo(bucket: Bucket, perMin: number, now: number): Bucket {
+  const current = refill(bucket, perMin, now);
+  return { tokens: Math.min(perMin, current.tokens + 1), at: now };
+}

@@ -2,6 +2,7 @@
  * Per-request rate limiting of API keys and session tokens: `enforceRateLimit` counts one request and throws 429
  * rate_limited with Retry-After when over the limit. The default limit uses the Workers rate-limit binding; a
  * per-key override or a configured default uses the exact RateLimiter object. An unreachable limiter fails open.
+ * Also the `429` and the RateLimiter stub that the limit on failed webhook signatures (signature-failures.ts) shares.
  */
 import { ApiError } from "../http/errors";
 import type { WorkerEnv } from "../http/types";
@@ -34,11 +35,19 @@ function mechanismFor(env: WorkerEnv, override: number | null): Mechanism {
   return perMin > 0 ? { kind: "object", perMin } : { kind: "none" };
 }
 
-function limited(retryAfterS: number, subject: string): ApiError {
-  const what = subject.startsWith("ses:") ? "this session's token" : "this API key";
-  return new ApiError(429, "rate_limited", `too many requests for ${what}; retry after ${retryAfterS} s`, {
+/** The `429 rate_limited` of a subject over its limit: `reason` says what there was too much of, from whom. */
+export function rateLimited(reason: string, retryAfterS: number): ApiError {
+  return new ApiError(429, "rate_limited", `${reason}; retry after ${retryAfterS} s`, {
     "retry-after": String(retryAfterS),
   });
+}
+
+/** The exact limiter (the RateLimiter object) of one subject. */
+export function limiterOf(
+  env: WorkerEnv,
+  subject: string,
+): { take(perMin: number): Promise<TakeResult>; giveBack(perMin: number): Promise<void> } {
+  return env.RATE_LIMITER.getByName(subject) as unknown as ReturnType<typeof limiterOf>;
 }
 
 /**
@@ -56,7 +65,9 @@ export async function enforceRateLimit(env: WorkerEnv, subject: string, override
     log("error", "rate_limiter_unavailable", { subject, error: String(e) });
     return;
   }
-  if (retryAfterS !== null) throw limited(retryAfterS, subject);
+  if (retryAfterS === null) return;
+  const what = subject.startsWith("ses:") ? "this session's token" : "this API key";
+  throw rateLimited(`too many requests for ${what}`, retryAfterS);
 }
 
 /** Counts one request; the wait in seconds when it is over its limit, null when it may go on. */
@@ -66,7 +77,6 @@ async function take(env: WorkerEnv, mechanism: Exclude<Mechanism, { kind: "none"
     // The binding does not say when its window ends; its period is 60 s, so that is the safe wait.
     return outcome && !outcome.success ? 60 : null;
   }
-  const stub = env.RATE_LIMITER.getByName(subject) as unknown as { take(perMin: number): Promise<TakeResult> };
-  const result = await stub.take(mechanism.perMin);
+  const result = await limiterOf(env, subject).take(mechanism.perMin);
   return result.ok ? null : result.retry_after_s;
 }

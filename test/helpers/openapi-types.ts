@@ -1181,7 +1181,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Over a rate limit (`rate_limited`), or a run's session queue is full (`run_queue_full`) */
+        /** @description Over a rate limit (`rate_limited`: an API key's or session token's requests, or a signed webhook request's address past its failed signature checks), or a run's session queue is full (`run_queue_full`) */
         RateLimited: {
             headers: {
                 /** @description Seconds to wait before trying again. */

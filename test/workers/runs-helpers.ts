@@ -38,6 +38,16 @@ export async function runSetup(secrets = [newSecret()], extra: Record<string, un
   return { tenant, key, agent, model, secrets };
 }
 
+/**
+ * A caller's address (`cf-connecting-ip`) no other call shares: an IPv6 address in a /64 of its own within the
+ * documentation prefix, so failed signature checks elsewhere in a file never count against this sender
+ * (src/ratelimit/signature-failures.ts limits them per address, per /64 for IPv6).
+ */
+export function senderAddress(): string {
+  const [a, b] = crypto.getRandomValues(new Uint16Array(2));
+  return `2001:db8:${(a as number).toString(16)}:${(b as number).toString(16)}::1`;
+}
+
 export interface SignOptions {
   id?: string;
   /** Unix seconds of webhook-timestamp (default now). */
@@ -45,6 +55,8 @@ export interface SignOptions {
   secret?: string;
   /** Sent instead of the signed payload (tampering). */
   body?: string;
+  /** The caller's address, `cf-connecting-ip` (default: one of its own, `senderAddress`). */
+  address?: string;
 }
 
 /** A POST to `path` signed with the standardwebhooks library, as a sender (or an approver holding the secret) would. */
@@ -59,6 +71,7 @@ export function signedPost(path: string, secret: string, body: unknown, o: SignO
       "webhook-id": id,
       "webhook-timestamp": String(ts),
       "webhook-signature": new Webhook(secret).sign(id, new Date(ts * 1000), payload),
+      "cf-connecting-ip": o.address ?? senderAddress(),
     },
     body: o.body ?? payload,
   });
@@ -77,6 +90,7 @@ export async function signedRun(s: RunSetup, body: unknown, o: SignOptions = {})
       "webhook-id": id,
       "webhook-timestamp": String(ts),
       "webhook-signature": signature,
+      "cf-connecting-ip": o.address ?? senderAddress(),
     },
     body: o.body ?? payload,
   });

@@ -27,7 +27,8 @@ export const COMPONENTS = {
     RateLimited: {
       ...jsonOf(
         ref("Error"),
-        "Over a rate limit (`rate_limited`), or a run's session queue is full (`run_queue_full`)",
+        "Over a rate limit (`rate_limited`: an API key's or session token's requests, or a signed webhook " +
+          "request's address past its failed signature checks), or a run's session queue is full (`run_queue_full`)",
       ),
       headers: {
         "Retry-After": {

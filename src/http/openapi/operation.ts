@@ -5,7 +5,10 @@
 import type { Json } from "./content";
 
 export const errorResponse = { $ref: "#/components/responses/Error" };
-/** A 429: `rate_limited` (or a run's `run_queue_full`), with the seconds to wait. */
+/**
+ * A 429: `rate_limited` (a key's or token's rate, or a signed webhook request's address past its failed signature
+ * checks; or a run's `run_queue_full`), with the seconds to wait.
+ */
 const rateLimitedResponse = { $ref: "#/components/responses/RateLimited" };
 /**
  * A 503: `database_unavailable` (D1 fails what the route reads or writes) or `directory_unavailable` (D1 cannot be read

@@ -9,6 +9,7 @@ import { type RunRecord, runById } from "../../d1/runs";
 import { flag } from "../../env-values";
 import type { JsonObject } from "../../model/json";
 import type { Part } from "../../model/message";
+import { signatureSubject, withinSignatureFailureLimit } from "../../ratelimit/signature-failures";
 import { admitRun, handToSession, publicStatus } from "../../runs/admission";
 import { checkHeaders, type SignedHeaders, verifySigned } from "../../runs/signature";
 import type { ApprovalAnswer } from "../../session/approval-store";
@@ -68,20 +69,29 @@ function signedHeaders(c: Context<AppEnv>): SignedHeaders | null {
 }
 
 /**
- * Checks the signature against the webhook secrets of `agent` (401 otherwise), read through the isolate cache
- * (directory.ts). No such agent, an agent without secrets and no such run (`agent` null) have none: the same 401
- * after the same work as a signature matching no secret of a real agent (`verifySigned` always tries as many
- * secrets as an agent may have), so whoever holds no secret cannot tell which agents (or run ids) exist.
+ * The request's raw body and, for a signed request (`signed`, null with an API key or the admin key), its signature
+ * checked against the webhook secrets of the agent `agentOf` names (401 otherwise), read through the isolate cache
+ * (directory.ts). No such agent, an agent without secrets and no such run (`agentOf` answering null) have none:
+ * the same 401 after the same work as a signature matching no secret of a real agent (`verifySigned` always tries
+ * as many secrets as an agent may have), so whoever holds no secret cannot tell which agents (or run ids) exist.
+ * That work (up to 10 HMACs of 1 MiB) needs no credential, so a signed request is checked within its address's
+ * limit on failed checks (ratelimit/signature-failures.ts): past it, `429 rate_limited` before the body or D1 is
+ * read.
  */
-async function verifySignature(
+async function verifiedBody(
   c: Context<AppEnv>,
-  agent: string | null,
-  headers: SignedHeaders,
-  raw: string,
-): Promise<void> {
-  const secrets = agent === null ? [] : await webhookSecrets(c, agent);
-  const verdict = verifySigned(secrets, headers, raw);
-  if (!verdict.ok) throw unauthorized(verdict.message);
+  signed: SignedHeaders | null,
+  agentOf: () => Promise<string | null>,
+): Promise<string> {
+  if (!signed) return rawBody(c);
+  const subject = signatureSubject(c.req.header("cf-connecting-ip"));
+  const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+  return withinSignatureFailureLimit(c.env, waitUntil, subject, async () => {
+    const raw = await rawBody(c);
+    const agent = await agentOf();
+    const verdict = verifySigned(agent === null ? [] : await webhookSecrets(c, agent), signed, raw);
+    return verdict.ok ? { ok: true, value: raw } : { ok: false, error: unauthorized(verdict.message) };
+  });
 }
 
 /**
@@ -95,15 +105,11 @@ async function verifySignature(
  *   (a Slack bot, an admin tool) answers with the secret it already holds.
  * Anyone else learns nothing: another tenant's key, or a signature for a run
  * that a key started, is `404 not_found`; a signature that matches no secret,
- * whether the run exists or not, is `401`. `signed`: the request's checked
- * signature headers, null when it came with the admin key or an API key.
+ * whether the run exists or not, is `401` (`verifiedBody`, before this).
+ * `signed`: the request's verified signature headers, null when it came with
+ * the admin key or an API key.
  */
-async function approver(
-  c: Context<AppEnv>,
-  record: RunRecord | null,
-  raw: string,
-  signed: SignedHeaders | null,
-): Promise<string> {
+function approver(c: Context<AppEnv>, record: RunRecord | null, signed: SignedHeaders | null): string {
   const missing = new ApiError(404, "not_found", "run not found");
   if (!signed) {
     // Set by `requireTenant` when the request had an Authorization header: the admin key, or an API key.
@@ -111,7 +117,6 @@ async function approver(
     if (!record || (!admin && record.tenant !== c.get("tenant"))) throw missing;
     return admin ? "admin" : actorOf(c);
   }
-  await verifySignature(c, record?.agent ?? null, signed, raw);
   if (record?.auth !== "signature") throw missing;
   return `webhook:${signed.id}`;
 }
@@ -132,8 +137,7 @@ export const runsRoutes = new Hono<AppEnv>()
     // before the agent's config is read; such a run belongs to the agent's `webhook_tenant`, or to the dedicated
     // tenant `webhook:<agent>` (no API key can be issued for a name with a colon, so those sessions are isolated).
     const signed = signedHeaders(c);
-    const raw = await rawBody(c);
-    if (signed) await verifySignature(c, c.req.param("agent"), signed, raw);
+    const raw = await verifiedBody(c, signed, async () => c.req.param("agent"));
     const { config: agent, changes } = await readAgent(c.env.DB, c.req.param("agent"));
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
     const auth = signed ? "signature" : "key";
@@ -197,9 +201,15 @@ export const runsRoutes = new Hono<AppEnv>()
   })
   .post("/v1/runs/:id/approvals", requireTenant({ orAdmin: true, orSigned: true }), async (c) => {
     const signed = signedHeaders(c);
-    const raw = await rawBody(c);
-    const record = await runById(c.env.DB, c.req.param("id"));
-    const by = await approver(c, record, raw, signed);
+    // Read once: for a signed request, by the verification (whose secrets are the run's agent's), after its limit.
+    let lookup: Promise<RunRecord | null> | undefined;
+    const readRun = () => {
+      lookup ??= runById(c.env.DB, c.req.param("id"));
+      return lookup;
+    };
+    await verifiedBody(c, signed, async () => (await readRun())?.agent ?? null);
+    const record = await readRun();
+    const by = approver(c, record, signed);
     if (!record) throw new ApiError(404, "not_found", "run not found");
     const body = check<{ approvals: ApprovalAnswer[] }>("toolApprovalsBody", await readJson(c));
     const stub = sessionStub(c.env, record.tenant, record.session_id);

@@ -1,7 +1,7 @@
 // The token bucket (src/ratelimit/bucket.ts): a burst of the limit, refill per minute, and a lowered limit applied at
 // once.
 import { describe, expect, it } from "vitest";
-import { takeFrom } from "../../../src/ratelimit/bucket";
+import { giveBackTo, takeFrom } from "../../../src/ratelimit/bucket";
 
 describe("token bucket", () => {
   it("allows a burst of the limit, then refills at limit per minute", () => {
@@ -21,5 +21,14 @@ describe("token bucket", () => {
     const full = takeFrom(null, 100, 0).bucket;
     expect(takeFrom(full, 1, 0).result.ok).toBe(true);
     expect(takeFrom(takeFrom(full, 1, 0).bucket, 1, 0).result.ok).toBe(false);
+  });
+});
+
+describe("a token given back", () => {
+  it("is spendable again at once, and never lifts a bucket above its limit", () => {
+    const spent = takeFrom(takeFrom(null, 2, 0).bucket, 2, 0).bucket;
+    expect(takeFrom(spent, 2, 0).result.ok).toBe(false);
+    expect(takeFrom(giveBackTo(spent, 2, 0), 2, 0).result.ok).toBe(true);
+    expect(giveBackTo(takeFrom(null, 2, 0).bucket, 2, 30_000).tokens).toBe(2);
   });
 });
