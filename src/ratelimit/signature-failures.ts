@@ -47,7 +47,7 @@ export function signatureSubject(ip: string | undefined): string {
 }
 
 /** What a signature check found: the verified value, or the refusal (`401 invalid_signature`) a failure answers. */
-export type SignatureCheck<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+type SignatureCheck<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
 /**
  * Runs `check` (a signed request's body read and its signature checked) within the failure limit of `subject`:
