@@ -136,6 +136,9 @@ export async function denseSession(provider: Protocol, window: number, tools: un
   return s;
 }
 
+/** ~14,000 estimated tokens of prose system prompt (~13,400 as o200k counts it): 44 % of a 32,000-token window. */
+export const PROSE_SYSTEM = "You are a careful agent. ".repeat(2240);
+
 /** PUTs `denseSession`'s agent (`window`, `tools`, 60 steps), with `more` (a system prompt) added to it. */
 export async function putDenseAgent(
   s: Setup,

@@ -79,11 +79,15 @@ export async function summarise(
   const prefixTokens = input.prefix
     ? textTokens(input.prefix.system) + textTokens(JSON.stringify(input.prefix.tools))
     : 0;
-  // The pieces when each request carries a summary of `reserve` sent tokens, with the prefix when it leaves room
-  // for a piece (else no tools at all rather than a different set: README "Long sessions").
+  // The pieces when each request carries a summary of `reserve` sent tokens, with the prefix when it leaves a piece
+  // at least half the room it has without it (else no tools at all rather than a different set: README "Long
+  // sessions"). The prefix is kept for the provider's prompt cache, not for its meaning (the summariser's
+  // instruction is in the request's own message): a prefix that shrank every piece to a sliver made one compaction
+  // dozens of requests, each paying the prefix again; half the room bounds them at about twice as many as without.
   const cut = (reserve: number) => {
-    const withPrefix = input.prefix !== undefined && free - reserve - sent(prefixTokens) >= MIN_PIECE_TOKENS;
-    const room = free - reserve - (withPrefix ? sent(prefixTokens) : 0);
+    const bare = free - reserve;
+    const withPrefix = input.prefix !== undefined && bare - sent(prefixTokens) >= Math.max(MIN_PIECE_TOKENS, bare / 2);
+    const room = bare - (withPrefix ? sent(prefixTokens) : 0);
     const size = Math.floor((room * 3) / 4);
     const all = resummarised ? [...summaryLines(prior), ...lines] : lines;
     return { prefix: withPrefix ? input.prefix : undefined, pieces: transcriptPieces(all, size) };

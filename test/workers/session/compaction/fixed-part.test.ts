@@ -13,6 +13,7 @@ import {
   denseSession,
   fetchStep,
   longSession,
+  PROSE_SYSTEM,
   PROTOCOLS,
   putDenseAgent,
   userText,
@@ -79,9 +80,6 @@ describe("a system prompt that leaves less of the limit than a message and a sum
     expect((await mockStats(s.model)).summaries ?? 0).toBe(0);
   });
 });
-
-/** ~14,000 estimated tokens of prose system prompt (~13,400 as o200k counts it): 44 % of a 32,000-token window. */
-const PROSE_SYSTEM = "You are a careful agent. ".repeat(2240);
 
 describe("a prose system prompt and message after a history of ids taught a calibration ratio of ~2.2", () => {
   it("completes its turn, where it failed not retryable before any compaction was tried", async () => {
