@@ -40,6 +40,7 @@ export interface SessionRef {
 export type SessionRpc = Pick<
   Session,
   | "init"
+  | "abandonCreate"
   | "describe"
   | "state"
   | "messages"

@@ -1,9 +1,11 @@
 /**
  * The calls that create a session (`SessionCreate`): `init` (POST /v1/sessions) and `enqueueRun` (a webhook run's
  * hand-over, which creates the session on first use). Both come after a DELETE under way (session-delete.ts
- * `afterDelete`), and keep the agent config the worker read as the session's copy.
+ * `afterDelete`), and keep the agent config the worker read as the session's copy. Also `abandon`: a create whose
+ * init failed gives up the index row it wrote, unless this object holds the session.
  */
 import type { AgentRead } from "../agents/types";
+import { deleteSessionRow } from "../d1/sessions";
 import type { Failure, Result } from "../model/errors";
 import { failure } from "../model/errors";
 import type { AgentCache } from "./agent-cache";
@@ -16,10 +18,13 @@ import type { SessionAlarm } from "./session-alarm";
 import type { SessionRecord } from "./session-record";
 
 /**
- * What creating needs of the object: what it holds, `afterDelete` (session-delete.ts: resolves once no DELETE is
- * under way), the agent copy, the runs, the scheduler and the alarm's sweep (`scheduleSweep`).
+ * What creating needs of the object: its state (blockConcurrencyWhile) and D1 (counted in debug mode), for
+ * `abandon`; what it holds, `afterDelete` (session-delete.ts: resolves once no DELETE is under way), the agent copy,
+ * the runs, the scheduler and the alarm's sweep (`scheduleSweep`).
  */
 interface CreateDeps {
+  ctx: DurableObjectState;
+  db: () => D1Database;
   record: SessionRecord;
   afterDelete: () => Promise<void>;
   agents: AgentCache;
@@ -55,6 +60,30 @@ export class SessionCreate {
     alarm.scheduleSweep();
     scheduler.arm();
     return { ok: true, created: true, info: created };
+  }
+
+  /**
+   * A create whose init failed (POST /v1/sessions with the client's id, which wrote the index row `tenant`/`id`)
+   * gives that row up: it is deleted when this object holds no session, and kept when it holds one (the failed init
+   * created it, or another create or a webhook run did, which may have been answered and count on this row). The
+   * check and the delete run inside blockConcurrencyWhile, so no init or run creates the session between them: a
+   * create that does so after the delete writes its row anew (a create that found this row upserts it). A broken
+   * object may hold the session: its row is kept. `deleted` says which; a D1 failure is thrown, the row kept.
+   */
+  async abandon(tenant: string, id: string): Promise<{ deleted: boolean }> {
+    const { ctx, db, record } = this.#deps;
+    // A throw inside blockConcurrencyWhile would reset the object: the outcome is carried out of it instead.
+    const outcome = await ctx.blockConcurrencyWhile(async () => {
+      try {
+        if (record.broken || record.info()) return { deleted: false };
+        await deleteSessionRow(db(), tenant, id);
+        return { deleted: true };
+      } catch (thrown) {
+        return { thrown };
+      }
+    });
+    if ("thrown" in outcome) throw outcome.thrown;
+    return outcome;
   }
 
   /**

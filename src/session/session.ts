@@ -157,6 +157,8 @@ export class Session extends DurableObject<Env> {
       expire: () => this.#delete.expire(),
     });
     this.#create = new SessionCreate({
+      ctx,
+      db: () => this.#env.DB,
       record: this.#record,
       afterDelete: () => this.#delete.afterDelete(),
       agents: this.#agents,
@@ -219,6 +221,11 @@ export class Session extends DurableObject<Env> {
   /** Creates the session (session-create.ts); `created: false` when the object already holds one. */
   async init(info: SessionInfo, agent?: AgentRead): Promise<Result<{ created: boolean; info: SessionInfo }>> {
     return this.#create.init(info, agent);
+  }
+
+  /** A failed create's index row: deleted unless this object holds the session (session-create.ts `abandon`). */
+  async abandonCreate(tenant: string, id: string): Promise<{ deleted: boolean }> {
+    return this.#create.abandon(tenant, id);
   }
 
   /**

@@ -1,18 +1,20 @@
 /**
  * The `/v1/sessions` routes for a session's life: create (with the client's id: the D1 index row, then the object
- * primed with its agent; the row is deleted again if the object's init fails, and made to describe the object's own
- * session if it already held one; a retried create of the same session answers it again, and one that finds a row
- * with no session behind it, left by a create cut short, finishes it; without an id: the object, then its row, so a
- * create cut short lists nothing that does not exist), list, state, messages, events,
- * compact, clear and delete. Reads accept an API key or the session's own token; every other route needs an API key.
- * `sessionsPage` and `deleteSession` also serve the admin's routes over any tenant's sessions (tenants.ts).
+ * primed with its agent; if the object's init fails the row this create wrote is deleted again unless the object
+ * holds the session, and the row is made to describe the object's own session if it already held one; a retried
+ * create of the same session answers it again, and one that finds a row with no session behind it, left by a create
+ * cut short, finishes it; without an id: the object, then its row, so a create cut short lists nothing that does not
+ * exist), list, state, messages, events, compact, clear and delete. Reads accept an API key or the session's own
+ * token; every other route needs an API key. `sessionsPage` and `deleteSession` also serve the admin's routes over
+ * any tenant's sessions (tenants.ts).
  */
 import { type Context, Hono } from "hono";
 import type { AgentRead } from "../../agents/types";
 import { newId } from "../../crypto/new-id";
 import { readAgent } from "../../d1/agents";
-import { deleteSessionRow, insertSession, listSessions, upsertSessionRow } from "../../d1/sessions";
+import { insertSession, listSessions, upsertSessionRow } from "../../d1/sessions";
 import { canonical } from "../../model/json";
+import { log } from "../../observability/log";
 import type { SessionInfo } from "../../session/rpc-types";
 import { pageOf } from "../../storage/page";
 import { nowIso } from "../../storage/sql";
@@ -116,9 +118,11 @@ async function createUnnamed(c: Context<AppEnv>, create: Create) {
 
 /**
  * A create with the client's id: the index row first, then the object (so a DELETE, run or create of the id that
- * comes between finds the row); the row is deleted again if the object's init fails, and made to describe the
- * object's own session if it already held one. A retried create of the same session answers it again, and one that
- * finds a row with no session behind it, left by a create cut short, finishes it.
+ * comes between finds the row); if the object's init fails, the row this create wrote is deleted again unless the
+ * object holds the session (its init created it, or another create answered for it), and a row another request
+ * wrote is kept; the row is made to describe the object's own session if it already held one. A retried create of
+ * the same session answers it again, and one that finds a row with no session behind it, left by a create cut
+ * short, finishes it.
  */
 async function createNamed(c: Context<AppEnv>, create: Create, id: string) {
   const { tenant, body, created_at, metadata } = create;
@@ -128,19 +132,29 @@ async function createNamed(c: Context<AppEnv>, create: Create, id: string) {
     const held = await sessionStub(c.env, tenant, id).describe();
     if (held.ok) return repeatedCreate(c, id, body, held.info);
     // An index row with no session behind it: a create cut short (D1 failed it after its row was written, or its
-    // init failed and so did the row's delete). This create finishes it; the row is made to describe it below.
+    // init failed and its row was not deleted), or one whose init is under way. This create finishes it; the row is
+    // made to describe it below.
   }
   let made: { created: boolean; info: SessionInfo };
   try {
     made = unwrap(await init(c, create, id));
   } catch (e) {
-    // Keep the index and the object in step: no index row without an object.
-    await deleteSessionRow(c.env.DB, tenant, id);
+    // Keep the index and the object in step, and never lose the row of a session that exists: a row another
+    // request wrote stays (another create that found it may have answered 201 for it, a create cut short leaves it
+    // for its retry), and the row this create wrote goes only if the object holds no session, which the object
+    // checks and deletes with nothing created between (Session.abandonCreate). When it cannot be asked the row
+    // stays: a listed id that answers 404 until a retry of this create finishes it (or a DELETE removes it), rather
+    // than a session answered created and never listed.
+    if (inserted) {
+      await sessionStub(c.env, tenant, id)
+        .abandonCreate(tenant, id)
+        .catch((err: unknown) => log("warn", "create_row_kept", { session: `${tenant}:${id}`, error: String(err) }));
+    }
     throw e;
   }
   if (!made.created) {
-    // The object already held this session (a webhook run for the id created it first; an earlier create whose
-    // init answer was lost, so it removed its index row) and kept its own: the row written above describes that
+    // The object already held this session (a webhook run for the id created it first; another create of the id
+    // did, whose answer was lost or is under way) and kept its own: the row written or found above describes that
     // session, not this request.
     const held = made.info;
     const metadata = held.metadata ? JSON.stringify(held.metadata) : null;

@@ -4,7 +4,8 @@
  * calls do, not only the worker's. SWITCHBOARD_DEBUG_CHECKS is on in this suite. A create with an id D1 fails changes
  * nothing, or, when its index row was written before D1 failed, is finished by its retry (docs/API.md "Sessions"),
  * also when another create of the id, whose init failed, deleted that row meanwhile; one without an id writes its row
- * last, so whatever D1 did of it lists no session that does not exist.
+ * last, so whatever D1 did of it lists no session that does not exist. A create whose init failed deletes the index
+ * row only when it wrote that row and the object holds no session.
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
@@ -114,43 +115,109 @@ function gate(): { opened: Promise<void>; open: () => void } {
   return { opened, open };
 }
 
+type InitAnswer = Awaited<ReturnType<Session["init"]>>;
+
+/**
+ * Two creates of `id` by `s`'s key, the second sent once the first reached its init, both inits patched: the first's
+ * runs `first` once the second has asked the object (describe) whether it holds the session, and found none; the
+ * second's runs `second` once the first was answered. `first` and `second` are given the object's own init. The two
+ * answers' statuses, in that order.
+ */
+async function racedCreates(
+  s: Setup,
+  id: string,
+  first: (init: () => Promise<InitAnswer>) => Promise<InitAnswer>,
+  second: (init: () => Promise<InitAnswer>) => Promise<InitAnswer>,
+): Promise<[number, number]> {
+  const firstAtInit = gate();
+  const secondDescribed = gate();
+  const firstAnswered = gate();
+  const init = Session.prototype.init;
+  let inits = 0;
+  patch(Session.prototype, "init", async function (this: Session, ...args: Parameters<Session["init"]>) {
+    inits += 1;
+    const own = () => init.apply(this, args);
+    if (inits === 1) {
+      firstAtInit.open();
+      await secondDescribed.opened;
+      return first(own);
+    }
+    await firstAnswered.opened;
+    return second(own);
+  });
+  const describeSession = Session.prototype.describe;
+  patch(Session.prototype, "describe", async function (this: Session) {
+    const held = await describeSession.call(this);
+    secondDescribed.open();
+    return held;
+  });
+  const create = () => apiJson("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent, id } });
+  const firstAnswer = create();
+  await firstAtInit.opened;
+  const secondAnswer = create();
+  const firstStatus = (await firstAnswer).status;
+  firstAnswered.open();
+  return [firstStatus, (await secondAnswer).status];
+}
+
+/** The ids `GET /v1/sessions` lists for `s`'s tenant (its first 200). */
+async function listedIds(s: Setup): Promise<string[]> {
+  const listed = await apiJson<{ sessions: Array<{ id: string }> }>("/v1/sessions?limit=200", { key: s.key });
+  return listed.body.sessions.map((session) => session.id);
+}
+
 describe("two creates of one id, the first's init failing", () => {
   afterEach(restorePatches);
 
   it("the second, which found the first's row with no session behind it, leaves its 201 session listed", async () => {
     const s = await setup();
     const id = uid("ses_raced");
-    const firstAtInit = gate();
-    const secondDescribed = gate();
-    const firstAnswered = gate();
     // The first create's init fails once the second found its row and no session; the second's init runs once the
     // first's failure deleted that row.
-    const init = Session.prototype.init;
-    let inits = 0;
-    patch(Session.prototype, "init", async function (this: Session, ...args: Parameters<Session["init"]>) {
-      inits += 1;
-      if (inits === 1) {
-        firstAtInit.open();
-        await secondDescribed.opened;
+    const statuses = await racedCreates(
+      s,
+      id,
+      async () => {
         throw new Error("the first create's init failed");
-      }
-      await firstAnswered.opened;
-      return init.apply(this, args);
+      },
+      (init) => init(),
+    );
+    expect(statuses).toEqual([500, 201]);
+    expect(await listedIds(s)).toContain(id);
+  });
+});
+
+describe("a create whose init fails after the object holds the session", () => {
+  afterEach(restorePatches);
+
+  it("keeps the index row another create of the id wrote and answered 201 for", async () => {
+    const s = await setup();
+    const id = uid("ses_kept_row");
+    // The first create (its row written) creates the session once the second found that row and no session; the
+    // second's init comes after the first's 201, finds the session held, and fails on the way back.
+    const statuses = await racedCreates(
+      s,
+      id,
+      (init) => init(),
+      async (init) => {
+        await init();
+        throw new Error("the second create's init failed");
+      },
+    );
+    expect(statuses).toEqual([201, 500]);
+    expect(await listedIds(s)).toContain(id);
+  });
+
+  it("keeps the index row it wrote, so the session its init created is listed", async () => {
+    const s = await setup();
+    const id = uid("ses_init_lost");
+    const init = Session.prototype.init;
+    patch(Session.prototype, "init", async function (this: Session, ...args: Parameters<Session["init"]>) {
+      await init.apply(this, args);
+      throw new Error("the create's init failed once the session was created");
     });
-    const describeSession = Session.prototype.describe;
-    patch(Session.prototype, "describe", async function (this: Session) {
-      const held = await describeSession.call(this);
-      secondDescribed.open();
-      return held;
-    });
-    const create = () => apiJson("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent, id } });
-    const first = create();
-    await firstAtInit.opened;
-    const second = create();
-    expect((await first).status).toBe(500);
-    firstAnswered.open();
-    expect((await second).status).toBe(201);
-    const listed = await apiJson<{ sessions: Array<{ id: string }> }>("/v1/sessions?limit=200", { key: s.key });
-    expect(listed.body.sessions.map((session) => session.id)).toContain(id);
+    const create = await apiJson("/v1/sessions", { method: "POST", key: s.key, json: { agent: s.agent, id } });
+    expect(create.status).toBe(500);
+    expect(await listedIds(s)).toContain(id);
   });
 });
