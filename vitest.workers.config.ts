@@ -41,8 +41,9 @@ export default defineConfig(async () => {
             // Keep-alives on client streams quiet for 1 s (15 s deployed): session/stream/subscribers.test.ts waits for them
             // during a slow tool, and every other stream of the suite is read with them in it.
             SWITCHBOARD_STREAM_PING_MS: "1000",
-            // The step deadline: longer than any stream of the suite but one, session/turn/step.test.ts's steady one,
-            // with room for a slow host (a 2-core machine under load stretched one structured-output stream to 6 s).
+            // The step deadline: longer than any stream of the suite, with room for a slow host (a 2-core machine
+            // under load stretched one structured-output stream to 6 s). session/turn/step.test.ts checks that a step
+            // is asked under it, and reads its steady stream under a deadline of a fraction of a second instead.
             SWITCHBOARD_STEP_TIMEOUT_MS: "15000",
             // Idle-session expiry is off by default; on here (far out) so retention.test.ts can reach it.
             SWITCHBOARD_RETENTION_SESSION_IDLE_DAYS: "400",
