@@ -58,7 +58,12 @@ const RETRY_MS = 5_000;
  * far-away primary too; 3 s keeps a hang from holding requests for D1's own timeout.
  */
 const WAIT_MS = 3_000;
-const TIMES = {
+/**
+ * The times of the key and origin caches, which hold this object as it is (the epoch and secrets caches hold copies
+ * with a change of their own): a test shortens `waitMs` here for the D1 it holds unanswered, so that a request
+ * waits a fraction of a second for it, not 3 s (test/workers/http/directory.test.ts).
+ */
+export const CACHE_TIMES = {
   softMs: 30_000,
   hardMs: 60_000,
   negativeMs: 5_000,
@@ -69,10 +74,10 @@ const TIMES = {
 
 /** Misses are cached apart and fewer: unknown keys or origins (a flood of bogus ones) never evict known ones. */
 const MAX_MISSES = 1_000;
-const keys = new RefreshCache<KeyInfo>(10_000, TIMES, MAX_MISSES);
-const origins = new RefreshCache<true>(10_000, TIMES, MAX_MISSES);
+const keys = new RefreshCache<KeyInfo>(10_000, CACHE_TIMES, MAX_MISSES);
+const origins = new RefreshCache<true>(10_000, CACHE_TIMES, MAX_MISSES);
 /** Served however old while D1 cannot be read: a stale epoch only delays a reconfiguration, it refuses nothing. */
-const changes = new RefreshCache<AgentChanges>(1, { ...TIMES, graceMs: Number.POSITIVE_INFINITY });
+const changes = new RefreshCache<AgentChanges>(1, { ...CACHE_TIMES, graceMs: Number.POSITIVE_INFINITY });
 /**
  * Agents' webhook secrets by agent name; an agent without any, or no such agent, is an empty list: a value like any
  * other, not a miss, kept and refreshed with the same times, so what a name's lookup costs does not tell whether
@@ -81,7 +86,7 @@ const changes = new RefreshCache<AgentChanges>(1, { ...TIMES, graceMs: Number.PO
  * after 5 s, not 30: a secret just added (a rotation) is refused by other isolates for seconds, not a minute, and
  * a busy agent costs one read per 5 s, which nobody waits for.
  */
-const secrets = new RefreshCache<readonly string[]>(1_000, { ...TIMES, softMs: 5_000 });
+const secrets = new RefreshCache<readonly string[]>(1_000, { ...CACHE_TIMES, softMs: 5_000 });
 
 /**
  * What this isolate changed (`k:<key id>` revoked, `o:<tenant>` CORS list replaced, `o:*` any tenant's, `a:<agent>`
@@ -93,7 +98,7 @@ const changedHere = new Map<string, number>();
 function markChanged(...what: string[]): void {
   const now = Date.now();
   for (const [k, until] of changedHere) if (until <= now) changedHere.delete(k);
-  for (const w of what) changedHere.set(w, now + TIMES.hardMs);
+  for (const w of what) changedHere.set(w, now + CACHE_TIMES.hardMs);
 }
 
 /** Whether a replica's answer about `what` can be trusted: this isolate changed nothing it may predate. */

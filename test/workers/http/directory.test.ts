@@ -1,12 +1,17 @@
 // The worker's control-plane reads (src/http/directory.ts) while D1 cannot be reached: a session's turns go on from
 // the isolate caches for the documented grace, past it the answer is 503 directory_unavailable with Retry-After, a
 // failing agent epoch fails no turn, a failed reload is not tried again on every request, and a reload that hangs
-// is waited for 3 s only, and given up 5 s later if it never settles (README "The turn path"). Time moves on a fake
-// clock (Date only); the worker's app runs in-process (withEnv) so the test's clock and D1 are the ones its caches see.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+// is waited for 3 s only (here HUNG_WAIT_MS, so a test waits that long for the D1 it holds), and given up 5 s later
+// if it never settles (README "The turn path"). Time moves on a fake clock (Date only); the worker's app runs
+// in-process (withEnv) so the test's clock and D1 are the ones its caches see.
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { CACHE_TIMES } from "../../../src/http/directory";
 import { everything, held, outage, recovered } from "../d1-outage";
 import { withEnv, withEnvEarly } from "../env-app";
-import { history, type Setup, script, setup, tenantKey } from "../helpers";
+import { history, patch, restorePatches, type Setup, script, setup, tenantKey } from "../helpers";
+
+/** How long a request waits here for a D1 read that hangs, in place of the deployed 3 s. */
+const HUNG_WAIT_MS = 200;
 
 /** A message to the session by the worker's app over `db` (the suite's D1 when not given), its turn answered as JSON. */
 function turn(s: Setup, content: string, db?: D1Database): Promise<Response> {
@@ -91,12 +96,15 @@ describe("the turn path while D1 hangs", () => {
   afterAll(() => {
     vi.useRealTimers();
   });
+  afterEach(restorePatches);
 
   /**
-   * GET `path` with `key` by the worker's app over a D1 whose key reads hang until `hold.release()`: the answer as
-   * soon as it is given, and the end of the work the request left behind (`settled`).
+   * GET `path` with `key` by the worker's app over a D1 whose key reads hang until `hold.release()`, waited for
+   * HUNG_WAIT_MS (until restorePatches): the answer as soon as it is given, and the end of the work the request left
+   * behind (`settled`).
    */
   async function keysHeld(key: string, path: string) {
+    patch(CACHE_TIMES, "waitMs", HUNG_WAIT_MS);
     const hold = held((query) => query.includes("api_keys"));
     const { res, settled } = await withEnvEarly({ DB: hold.db }, path, { headers: { authorization: `Bearer ${key}` } });
     return { hold, res, settled };
