@@ -13,7 +13,7 @@ import { handleControl, MockState } from "./control.ts";
 import { openaiCodec } from "./openai.ts";
 import { openaiResponsesCodec } from "./openai-responses.ts";
 import { handleProvider } from "./respond.ts";
-import { handleToolEndpoint, handleToolStats } from "./tool-endpoint.ts";
+import { handleToolEndpoint, handleToolRelease, handleToolStats } from "./tool-endpoint.ts";
 
 export interface MockServer {
   url: string;
@@ -58,6 +58,10 @@ async function route(state: MockState, req: IncomingMessage, res: ServerResponse
   }
   if (method === "POST" && url.pathname === "/_tool") {
     await handleToolEndpoint(url, raw, res);
+    return;
+  }
+  if (method === "POST" && url.pathname === "/_tool/release") {
+    handleToolRelease(url, res);
     return;
   }
   if (url.pathname.startsWith("/_callback/") && handleCallbackEndpoint(req, url, raw, res)) return;

@@ -5,6 +5,8 @@
 // than 4 characters a token).
 // POST /_tool?stream_bytes=N&tag=T streams N bytes of text and stops when the client hangs up;
 // GET /_tool/stats?tag=T says how many bytes were written for T and whether the client hung up first.
+// POST /_tool?hold=H answers (as it would without `hold`) only once POST /_tool/release?hold=H came, before or after
+// it: a call that runs exactly as long as a test needs, with no wall-clock wait.
 import type { ServerResponse } from "node:http";
 import { DENSE_KINDS, type DenseKind, denseData } from "./dense-data.ts";
 
@@ -15,6 +17,30 @@ interface ToolStats {
 }
 
 const stats = new Map<string, ToolStats>();
+
+/** Each hold by name: `true` once released, else the wake-ups of the calls waiting on it. */
+const holds = new Map<string, true | Array<() => void>>();
+
+/** Resolves once hold `name` is released (at once if it was), or the client hangs up. */
+function heldUntilReleased(name: string, res: ServerResponse): Promise<void> {
+  const waiting = holds.get(name) ?? [];
+  if (waiting === true) return Promise.resolve();
+  holds.set(name, waiting);
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    res.once("close", () => resolve());
+  });
+}
+
+/** POST /_tool/release?hold=H: the calls held on H (now and later) are answered. */
+export function handleToolRelease(url: URL, res: ServerResponse): void {
+  const name = url.searchParams.get("hold") ?? "";
+  const waiting = holds.get(name);
+  holds.set(name, true);
+  if (Array.isArray(waiting)) for (const wake of waiting) wake();
+  res.writeHead(204);
+  res.end();
+}
 
 export function handleToolStats(url: URL, res: ServerResponse): void {
   const body = JSON.stringify(stats.get(url.searchParams.get("tag") ?? "") ?? null);
@@ -60,6 +86,8 @@ export async function handleToolEndpoint(url: URL, raw: string, res: ServerRespo
   if (streamed > 0) return streamBytes(streamed, entry, res);
   const delay = Number(url.searchParams.get("delay_ms") ?? 0);
   const status = Number(url.searchParams.get("status") ?? 200);
+  const hold = url.searchParams.get("hold");
+  if (hold) await heldUntilReleased(hold, res);
   if (delay > 0) await new Promise((r) => setTimeout(r, Math.min(delay, 60_000)));
   const size = Number(url.searchParams.get("bytes") ?? 0);
   if (size > 0 && status >= 200 && status < 300) {

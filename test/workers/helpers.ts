@@ -252,6 +252,18 @@ export const clientTool = (name: string) => ({
 });
 
 /**
+ * The URL of an http tool whose every call the mock holds unanswered until `releaseTool(hold)` (mock/tool-endpoint.ts):
+ * a call that runs exactly as long as the test needs, with no wall-clock wait. `hold` names it: unique per test.
+ */
+export const heldToolUrl = (hold: string) => `${env.MOCK_URL}/_tool?hold=${encodeURIComponent(hold)}`;
+
+/** Has the mock answer the calls held on `hold` (see heldToolUrl), now and from now on. */
+export async function releaseTool(hold: string): Promise<void> {
+  const res = await fetch(`${env.MOCK_URL}/_tool/release?hold=${encodeURIComponent(hold)}`, { method: "POST" });
+  if (!res.ok) throw new Error(`mock tool release: ${res.status}`);
+}
+
+/**
  * One SSE event (the text of a block between blank lines) as its id and data; null for a block with no data: a
  * comment such as the keep-alive `: ping`, which SSE parsers skip.
  */

@@ -11,7 +11,19 @@ import { describe, expect, it } from "vitest";
 import { SSE_PING } from "../../../../src/session/stream/sse";
 import { StreamLog } from "../../../../src/session/stream/stream-log";
 import { MAX_SUBSCRIBERS } from "../../../../src/session/stream/subscribers";
-import { api, readRest, type Setup, script, sessionStub, setup, sseEvent, sseFrames } from "../../helpers";
+import {
+  api,
+  heldToolUrl,
+  readRest,
+  releaseTool,
+  type Setup,
+  script,
+  sessionStub,
+  setup,
+  sseEvent,
+  sseFrames,
+  uid,
+} from "../../helpers";
 
 const PING_MS = Number(env.SWITCHBOARD_STREAM_PING_MS);
 const decoder = new TextDecoder();
@@ -28,12 +40,17 @@ async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, marker
 }
 
 /** A session whose model calls `slow_check` (an http tool answering `ms` later), then answers "all done". */
-async function slowToolTurn(tag: string, ms: number): Promise<Setup> {
+function slowToolTurn(tag: string, ms: number): Promise<Setup> {
+  return checkTurn(tag, `${env.MOCK_URL}/_tool?delay_ms=${ms}&tag=${tag}`);
+}
+
+/** A session whose model calls `slow_check` (an http tool at `url`), then answers "all done". */
+async function checkTurn(tag: string, url: string): Promise<Setup> {
   const slow = {
     name: "slow_check",
     description: "a slow server-side check",
     input_schema: { type: "object", properties: { amount: { type: "number" } } },
-    execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=${ms}&tag=${tag}` },
+    execution: { type: "http", url },
   };
   const s = await setup({ tools: [slow] });
   await script(s.model, [
@@ -141,7 +158,9 @@ describe("a client stream during a long tool call", () => {
 
 describe("clients that hang up while a turn is quiet", () => {
   it("do not push the turn's own reader out of the object's stream places", async () => {
-    const s = await slowToolTurn("ping_cap", 2500);
+    // The tool's call is held until the clients below have come and gone: the turn is quiet all that time.
+    const hold = uid("ping_cap");
+    const s = await checkTurn("ping_cap", heldToolUrl(hold));
     const reader = ((await post(s)).body as ReadableStream<Uint8Array>).getReader();
     let head = "";
     while (!head.includes('"type":"tool-input-available"')) {
@@ -158,6 +177,7 @@ describe("clients that hang up while a turn is quiet", () => {
       await other.read();
       await other.cancel();
     }
+    await releaseTool(hold);
     const text = await rest;
     expect(text).not.toBe("dropped");
     const said = text
