@@ -14,6 +14,7 @@ import {
   clientTool,
   events,
   fillStreamPlaces,
+  heldToolUrl,
   history,
   lastTurnAtRest,
   mockRequests,
@@ -22,6 +23,7 @@ import {
   readRest,
   recordedTool,
   recreate,
+  releaseTool,
   restorePatches,
   type Setup,
   script,
@@ -59,10 +61,21 @@ function slowTool(name: string, ms: number) {
   };
 }
 
-/** A session whose next step asks approval for charge_card (call_<tag>_charge) beside a 1.5 s slow_check. */
-async function chargeBesideSlow(tag: string): Promise<{ s: Setup; charge: string }> {
+/** An http tool each call of which the mock holds until `releaseTool(hold)`. */
+function heldTool(name: string, hold: string) {
+  return { ...slowTool(name, 0), execution: { type: "http", url: heldToolUrl(hold) } };
+}
+
+/**
+ * A session whose next step asks approval for charge_card (call_<tag>_charge) beside slow_check (`slow`: by default
+ * one answering after 1.5 s).
+ */
+async function chargeBesideSlow(
+  tag: string,
+  slow: ReturnType<typeof slowTool> = slowTool("slow_check", 1500),
+): Promise<{ s: Setup; charge: string }> {
   const charge = uid("charge");
-  const s = await setup({ tools: [recordedTool("charge_card", charge), slowTool("slow_check", 1500)] });
+  const s = await setup({ tools: [recordedTool("charge_card", charge), slow] });
   await script(s.model, [
     {
       reply: {
@@ -83,6 +96,18 @@ async function sessionState(s: Setup) {
       { key: s.key },
     )
   ).body;
+}
+
+/**
+ * Releases the calls held on `hold` once approval `id` is no longer open (the session took its answer), then waits
+ * for `answering`: the request that carried that answer.
+ */
+async function releasedOnceAnswered<T>(s: Setup, id: string, hold: string, answering: Promise<T>): Promise<T> {
+  for (let i = 0; i < 200 && (await sessionState(s)).pending_approvals.some((a) => a.approval_id === id); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await releaseTool(hold);
+  return answering;
 }
 
 function answer(s: Setup, approvals: unknown[], key = s.key) {
@@ -1005,7 +1030,8 @@ describe("the stream of a turn cancelled while a sibling of an approval call run
 
 describe("the stream of a turn whose approval is declined while a sibling of its call runs", () => {
   it("tells the approval's answer and the denied call before the turn goes on", async () => {
-    const { s } = await chargeBesideSlow("dm");
+    const hold = uid("slow");
+    const { s } = await chargeBesideSlow("dm", heldTool("slow_check", hold));
     await script(s.model, [{ reply: { text: "Not charging." } }]);
     const streaming = api(`/v1/sessions/${s.session}/messages`, {
       method: "POST",
@@ -1018,7 +1044,8 @@ describe("the stream of a turn whose approval is declined while a sibling of its
       if (open.length === 0) await new Promise((r) => setTimeout(r, 10));
     }
     const id = open[0]?.approval_id as string;
-    expect((await answer(s, [{ approval_id: id, approved: false, reason: "no" }])).status).toBe(200);
+    const declined = answer(s, [{ approval_id: id, approved: false, reason: "no" }]);
+    expect((await releasedOnceAnswered(s, id, hold, declined)).status).toBe(200);
     const chunks = await uiChunks<{ type: string; toolCallId?: string; approvalId?: string; approved?: boolean }>(
       await streaming,
     );
@@ -1031,11 +1058,12 @@ describe("the stream of a turn whose approval is declined while a sibling of its
 
 describe("the stream of a step that pauses after one of its approvals was declined while a sibling ran", () => {
   it("tells that approval's denied call before it ends at the pause", async () => {
+    const hold = uid("slow");
     const s = await setup({
       tools: [
         recordedTool("charge_card", uid("charge")),
         recordedTool("refund", uid("refund")),
-        slowTool("slow_check", 1500),
+        heldTool("slow_check", hold),
       ],
     });
     await script(s.model, [
@@ -1060,7 +1088,8 @@ describe("the stream of a step that pauses after one of its approvals was declin
       if (open.length < 2) await new Promise((r) => setTimeout(r, 10));
     }
     const charge = open.find((a) => a.name === "charge_card") as OpenApproval;
-    expect((await answer(s, [{ approval_id: charge.approval_id, approved: false }])).status).toBe(200);
+    const declined = answer(s, [{ approval_id: charge.approval_id, approved: false }]);
+    expect((await releasedOnceAnswered(s, charge.approval_id, hold, declined)).status).toBe(200);
     const chunks = await uiChunks<{ type: string; toolCallId?: string }>(await streaming);
     expect(chunks.filter((c) => c.type === "tool-output-denied").map((c) => c.toolCallId)).toEqual(["call_dp_charge"]);
     expect((await sessionState(s)).last_turn.status).toBe("awaiting_approval");
@@ -1069,11 +1098,12 @@ describe("the stream of a step that pauses after one of its approvals was declin
 
 describe("the stream of a turn resumed after one of its approvals was declined while a sibling ran", () => {
   it("tells only the answers given during the pause: the paused segment told the earlier one", async () => {
+    const hold = uid("slow");
     const s = await setup({
       tools: [
         recordedTool("charge_card", uid("charge")),
         recordedTool("refund", uid("refund")),
-        slowTool("slow_check", 1500),
+        heldTool("slow_check", hold),
       ],
     });
     await script(s.model, [
@@ -1100,7 +1130,8 @@ describe("the stream of a turn resumed after one of its approvals was declined w
     }
     const charge = open.find((a) => a.name === "charge_card") as OpenApproval;
     const refund = open.find((a) => a.name === "refund") as OpenApproval;
-    expect((await answer(s, [{ approval_id: charge.approval_id, approved: false }])).status).toBe(200);
+    const declined = answer(s, [{ approval_id: charge.approval_id, approved: false }]);
+    expect((await releasedOnceAnswered(s, charge.approval_id, hold, declined)).status).toBe(200);
     await (await first).text();
     const resumed = await api(`/v1/sessions/${s.session}/tool-approvals`, {
       method: "POST",
