@@ -9,9 +9,11 @@ import { Session } from "../../src/session/session";
 import {
   api,
   apiJson,
+  heldToolUrl,
   mockRequests,
   patch,
   queueRun,
+  releaseTool,
   restorePatches,
   type Setup,
   script,
@@ -339,9 +341,9 @@ describe("DELETE when the database cannot be reached", () => {
     const tag = uid("tool");
     const slow = {
       name: "slow_fetch",
-      description: "answers after a while",
+      description: "answers once released, after the DELETE",
       input_schema: { type: "object" },
-      execution: { type: "http", url: `${env.MOCK_URL}/_tool?delay_ms=1500&tag=${tag}` },
+      execution: { type: "http", url: `${heldToolUrl(tag)}&tag=${tag}` },
     };
     const s = await setup({ tools: [slow] });
     await script(s.model, [
@@ -354,6 +356,7 @@ describe("DELETE when the database cannot be reached", () => {
     expect((await apiJson<{ status: string }>(`/v1/sessions/${s.session}`, { key: s.key })).body.status).toBe(
       "running",
     );
+    await releaseTool(tag);
     const turn = await sending;
     expect([turn.status, turn.body.status]).toEqual([201, "completed"]);
     expect(JSON.stringify(turn.body.messages)).toContain("still here");
@@ -361,11 +364,13 @@ describe("DELETE when the database cannot be reached", () => {
 
   it("answers 503 and a message waiting on an MCP listing goes on, to complete", async () => {
     const tag = uid("mcp");
-    const s = await setup(slowMcp(tag));
+    // The listing is answered once released, after the DELETE.
+    const s = await setup({ mcp_servers: [{ name: "slow", url: `${heldToolUrl(tag)}&tag=${tag}` }] });
     await script(s.model, [{ reply: { text: "still here" } }]);
     const sending = send(s, { content: "hello" });
     await listing(tag);
     await deleteWithoutD1(s);
+    await releaseTool(tag);
     const turn = await sending;
     expect([turn.status, turn.body.status]).toEqual([201, "completed"]);
     expect(JSON.stringify(turn.body.messages)).toContain("still here");
