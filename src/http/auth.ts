@@ -4,11 +4,11 @@
  * the minted form; sets `tenant` and `principal`; `orAdmin` lets the admin key through too, `orSigned` a request
  * with no Authorization header, for a webhook signature). Both throw ApiError before `next()` runs: 401 for a
  * missing or unknown credential, 403 for a valid one of the wrong kind (admin key, API key, session token). Also
- * `newApiKey` (mints `sk_sb_` keys), `sha256Hex` (the stored form of a key) and `bearer` (reads the Authorization
- * header, 401 when missing).
+ * `newApiKey` (mints `sk_sb_` keys) and `bearer` (reads the Authorization header, 401 when missing).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { b64url } from "../crypto/base64url";
+import { sha256Hex } from "../crypto/sha256";
 import type { KeyInfo } from "../d1/keys";
 import { enforceRateLimit } from "../ratelimit/enforce";
 import { checkTenantOrigin } from "./cors";
@@ -16,11 +16,6 @@ import { keyByHash } from "./directory";
 import { ApiError } from "./errors";
 import { isSessionToken, verifiedClaims } from "./tokens";
 import type { AppEnv } from "./types";
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** Constant-time comparison of two secrets (hashed first, so lengths never leak). */
 async function sameSecret(a: string, b: string): Promise<boolean> {

@@ -4,6 +4,7 @@
  * again once the session accepted it) before returning. Also `publicStatus`.
  */
 import type { AgentRead } from "../agents/types";
+import { type BodyHashes, sameBody } from "../crypto/body-hash";
 import { newId } from "../crypto/new-id";
 import { deleteRuns, insertRun, markRunAccepted, type RunRecord, runById, runByIdempotencyKey } from "../d1/runs";
 import { deleteSessionRow, insertSession, isReplayGuard, sessionAgent, upsertSessionRow } from "../d1/sessions";
@@ -35,7 +36,8 @@ interface Admission {
   auth: "key" | "signature";
   /** webhook-id or Idempotency-Key; null: every request is a new run. */
   idempotencyKey: string | null;
-  bodyHash: string;
+  /** The body's hash, stored with the run, and any earlier form a repeat's record may have been stored with. */
+  body: BodyHashes & { hash: string };
   sessionId?: string;
   request: RunRequest;
   /** The agent as the worker read it to verify the webhook; the session keeps it as its copy. */
@@ -72,7 +74,7 @@ export async function admitRun(env: WorkerEnv, a: Admission): Promise<{ run: Run
     agent: a.agent,
     session_id: a.sessionId ?? newId("ses"),
     idempotency_key: a.idempotencyKey,
-    body_hash: a.bodyHash,
+    body_hash: a.body.hash,
     auth: a.auth,
     request: JSON.stringify(a.request),
     created_at,
@@ -81,7 +83,7 @@ export async function admitRun(env: WorkerEnv, a: Admission): Promise<{ run: Run
     ? await runById(env.DB, id)
     : await runByIdempotencyKey(env.DB, a.tenant, a.agent, a.idempotencyKey);
   if (!record) throw new ApiError(409, "conflict", "the run was being created concurrently; retry");
-  if (!won && record.body_hash !== a.bodyHash) {
+  if (!won && !sameBody(record.body_hash, a.body)) {
     throw new ApiError(409, "idempotency_conflict", "this webhook-id was used with a different request body");
   }
   try {

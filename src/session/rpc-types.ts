@@ -62,7 +62,10 @@ export interface SendInput {
   max_steps?: number;
   /** The client's `Idempotency-Key`, or RUN_KEY_PREFIX + the run id for a webhook run's turn. */
   idempotency_key?: string;
+  /** The body's hash (crypto/body-hash.ts), stored with the turn the key admits. */
   body_hash?: string;
+  /** The body's hash as stored before bodies were hashed as canonical JSON: a turn stored with it had this body. */
+  earlier_body_hash?: string;
   /** Already compiled strictly by the worker; the turn must end with a value valid against it. */
   json_schema?: JsonObject;
 }

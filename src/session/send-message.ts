@@ -4,6 +4,7 @@
  * client call), then admission (admit-turn.ts) and the call's answer.
  */
 import type { AgentConfig } from "../agents/types";
+import { sameBody } from "../crypto/body-hash";
 import type { Result } from "../model/errors";
 import { failure } from "../model/errors";
 import { admitTurn } from "./admit-turn";
@@ -36,7 +37,7 @@ export async function sendMessage(
   if (input.idempotency_key) {
     const prior = engine.turns.byIdempotencyKey(input.idempotency_key);
     if (prior) {
-      if (prior.body_hash !== (input.body_hash ?? null)) {
+      if (!sameBody(prior.body_hash, { hash: input.body_hash ?? null, earlier: input.earlier_body_hash })) {
         return failure("idempotency_conflict", "this Idempotency-Key was used with a different request body");
       }
       // The stream log keeps the newest turns' frames only: an older turn replays as its result, in JSON.

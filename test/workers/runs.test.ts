@@ -3,7 +3,7 @@
 import { createScheduledController, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/http/auth";
+import { sha256Hex } from "../../src/crypto/sha256";
 import { OPENAPI } from "../../src/http/openapi";
 import worker from "../../src/index";
 import { MAX_QUEUED_RUNS } from "../../src/session/runs/types";

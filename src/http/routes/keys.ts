@@ -5,9 +5,10 @@
  */
 import { Hono } from "hono";
 import { newId } from "../../crypto/new-id";
+import { sha256Hex } from "../../crypto/sha256";
 import { insertKey, listKeys, revokeKey } from "../../d1/keys";
 import { nowIso } from "../../storage/sql";
-import { newApiKey, requireAdmin, sha256Hex } from "../auth";
+import { newApiKey, requireAdmin } from "../auth";
 import { forgetKey } from "../directory";
 import { ApiError } from "../errors";
 import type { AppEnv } from "../types";

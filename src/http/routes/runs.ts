@@ -4,6 +4,8 @@
  * GET /v1/runs/:id and POST /v1/runs/:id/approvals. A run the caller may not see answers 404, as a missing one.
  */
 import { type Context, Hono } from "hono";
+import { keyedBodyHashes } from "../../crypto/body-hash";
+import { sha256Hex } from "../../crypto/sha256";
 import { readAgent } from "../../d1/agents";
 import { type RunRecord, runById } from "../../d1/runs";
 import { flag } from "../../env-values";
@@ -17,7 +19,7 @@ import { partsOversized } from "../../session/oversized";
 import { MAX_KEY_CHARS } from "../../storage/limits";
 import { checkOutboundUrl } from "../../tools/outbound";
 import { actorOf } from "../access";
-import { requireTenant, sha256Hex } from "../auth";
+import { requireTenant } from "../auth";
 import { agentArg, webhookSecrets } from "../directory";
 import { ApiError, apiError } from "../errors";
 import { sessionStub, turnCall, unwrap } from "../session-ref";
@@ -143,6 +145,8 @@ export const runsRoutes = new Hono<AppEnv>()
     const auth = signed ? "signature" : "key";
     const tenant = signed ? (agent.webhook_tenant ?? `webhook:${agent.name}`) : c.get("tenant");
     const body = await readBody<RunBody>(c, "runBody", RUN_BODY_BYTES);
+    // A signed body is its bytes (the signature fixes them); an API key's is its JSON value, as a message's is.
+    const hashes = signed ? { hash: await sha256Hex(raw) } : await keyedBodyHashes(body, raw);
     const jsonSchema: JsonObject | undefined =
       body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const input: Part[] = typeof body.input === "string" ? [{ type: "text", text: body.input }] : body.input;
@@ -176,7 +180,7 @@ export const runsRoutes = new Hono<AppEnv>()
       agent: agent.name,
       auth,
       idempotencyKey: idempotencyKey(c),
-      bodyHash: await sha256Hex(raw),
+      body: hashes,
       ...(body.session_id ? { sessionId: body.session_id } : {}),
       request: {
         input,

@@ -7,6 +7,7 @@
  */
 import { type Context, Hono } from "hono";
 import { accepts } from "hono/accepts";
+import { keyedBodyHashes } from "../../crypto/body-hash";
 import type { AgentChanges } from "../../d1/agents";
 import { compileDeclared } from "../../json-schema/index";
 import type { Result } from "../../model/errors";
@@ -19,7 +20,6 @@ import { type Mode, RUN_KEY_PREFIX, type TurnAnswer } from "../../session/rpc-ty
 import { UI_STREAM_HEADERS } from "../../session/stream/sse";
 import { MAX_KEY_CHARS } from "../../storage/limits";
 import { actorOf, allows, sessionAccess } from "../access";
-import { sha256Hex } from "../auth";
 import { agentArg } from "../directory";
 import { ApiError, apiError } from "../errors";
 import { type SessionRpc, sessionRef, turnCall, unwrap } from "../session-ref";
@@ -151,6 +151,8 @@ export const turnsRoutes = new Hono<AppEnv>()
         `Idempotency-Key must not start with "${RUN_KEY_PREFIX}" (webhook runs' keys)`,
       );
     }
+    // A key's body is compared as its JSON value (crypto/body-hash.ts); the form stored before hashed its JSON text.
+    const keyed = key ? { key, ...(await keyedBodyHashes(body, JSON.stringify(body))) } : null;
     const answer = unwrap(
       await turnCall(c, ref.stub, {
         call: "sendMessage",
@@ -160,7 +162,7 @@ export const turnsRoutes = new Hono<AppEnv>()
           tool_results: toSupplied(body.tool_results),
           ...(body.max_steps ? { max_steps: body.max_steps } : {}),
           ...(jsonSchema ? { json_schema: jsonSchema } : {}),
-          ...(key ? { idempotency_key: key, body_hash: await sha256Hex(JSON.stringify(body)) } : {}),
+          ...(keyed ? { idempotency_key: keyed.key, body_hash: keyed.hash, earlier_body_hash: keyed.earlier } : {}),
         },
         mode: modeOf(c),
       }),

@@ -1,9 +1,12 @@
 // The webhook routes' credential checks (src/http/routes/runs.ts): a request without an API key whose webhook-*
 // headers are missing, malformed or stale is refused before its body or D1 is read, and a bad signature reads an
-// agent's secrets through the isolate cache, not D1 on every request (docs/API.md "Webhook-triggered runs").
+// agent's secrets through the isolate cache, not D1 on every request; an API key's repeat of a run is the same run
+// when its body is the same JSON value, whatever its key order or whitespace (docs/API.md "Webhook-triggered runs").
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, uid } from "../../helpers";
-import { newSecret, signedPost } from "../../runs-helpers";
+import { sha256Hex } from "../../../../src/crypto/sha256";
+import { api, apiJson, uid } from "../../helpers";
+import { d1Runs, newSecret, type RunSetup, runSetup, script, signedPost } from "../../runs-helpers";
 
 const D1 = "x-debug-d1-statements";
 
@@ -48,5 +51,43 @@ describe("a fresh request whose signature matches no secret", () => {
     expect(first).toEqual({ code: "invalid_signature", d1: "1" });
     const second = await refused(await signedPost(path, newSecret(), { input: "x" }));
     expect(second).toEqual({ code: "invalid_signature", d1: "0" });
+  });
+});
+
+/** POST /v1/agents/{agent}/runs with an API key, `raw` as the body's bytes and Idempotency-Key `key`. */
+function keyedRun(s: RunSetup, key: string, raw: string) {
+  return apiJson<{ run_id: string; error?: { code: string } }>(`/v1/agents/${s.agent}/runs`, {
+    method: "POST",
+    key: s.key,
+    headers: { "content-type": "application/json", "idempotency-key": key },
+    body: raw,
+  });
+}
+
+describe("an API key's run repeated with its Idempotency-Key", () => {
+  it("is the same run (202) when its body's keys come in another order, pretty-printed", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "once" } }]);
+    const session = uid("ses");
+    const first = await keyedRun(s, "k-order", `{"input":"hi","session_id":"${session}"}`);
+    const again = await keyedRun(s, "k-order", `{\n  "session_id": "${session}",\n  "input": "hi"\n}`);
+    expect(first.status).toBe(202);
+    expect([again.status, again.body.run_id]).toEqual([202, first.body.run_id]);
+    expect(await d1Runs(s.agent)).toBe(1);
+  });
+
+  it("is the same run (202) when its record was stored with the hash of the body's bytes, as before", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "once" } }]);
+    // Spaced: the body's bytes are not its canonical JSON text.
+    const raw = '{ "input": "hi" }';
+    const first = await keyedRun(s, "k-earlier", raw);
+    // What the route stored for an API key's run before it hashed the body's canonical JSON text.
+    await env.DB.prepare("UPDATE runs SET body_hash = ? WHERE id = ?")
+      .bind(await sha256Hex(raw), first.body.run_id)
+      .run();
+    const again = await keyedRun(s, "k-earlier", raw);
+    expect([again.status, again.body.run_id]).toEqual([202, first.body.run_id]);
+    expect(await d1Runs(s.agent)).toBe(1);
   });
 });

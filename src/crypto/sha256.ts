@@ -1,0 +1,5 @@
+/** SHA-256 of a text's UTF-8 bytes as lowercase hex: the stored form of an API key, and of a request body (body-hash.ts). */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
