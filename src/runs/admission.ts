@@ -1,7 +1,8 @@
 /**
  * Run admission in the worker: `admitRun` inserts a run into D1, deduplicated by its idempotency key (the same
  * key with another body is a 409), and hands it to its session object with `handToSession` (idempotent; never
- * again once the session accepted it) before returning. Also `publicStatus`.
+ * again once the session accepted it) before returning; `replayRun` finds a repeat's run before anything of its
+ * agent is read. Also `publicStatus`.
  */
 import type { AgentRead } from "../agents/types";
 import { type BodyHashes, sameBody } from "../crypto/body-hash";
@@ -97,6 +98,21 @@ export async function admitRun(env: WorkerEnv, a: Admission): Promise<{ run: Run
     }
     throw e;
   }
+}
+
+/**
+ * A repeat of a run: the one recorded under this idempotency key with the same body, handed to its session as
+ * `admitRun` hands a repeat's (a record its session never accepted is handed over now); null when there is none,
+ * or it has another body (for `admitRun` to refuse). Asks nothing of the agent: the run stands whatever became of it.
+ */
+export async function replayRun(
+  env: WorkerEnv,
+  under: { tenant: string; agent: string; key: string },
+  body: BodyHashes,
+): Promise<RunView | null> {
+  const record = await runByIdempotencyKey(env.DB, under.tenant, under.agent, under.key);
+  if (!record || !sameBody(record.body_hash, body)) return null;
+  return handToSession(env, record);
 }
 
 /** `GET /v1/runs/{id}`'s answer for a run its session once held but no longer does. */

@@ -2,7 +2,8 @@
  * The calls that start or resume a turn (`TurnCalls`): the session object's `sendMessage`, `submitToolResults`,
  * `answerApprovals` and `retry`, and the same calls over its `fetch` (turn-wire.ts). Each passes the object's guard,
  * gets the agent config for its turn (agent-cache.ts), has its storage work counted, and commits a newer config as
- * the session's copy once the call ended a pause.
+ * the session's copy once the call ended a pause. A message repeated with its Idempotency-Key is replayed before
+ * any of that config is resolved (send-message.ts `replayFirst`).
  */
 import type { AgentConfig } from "../agents/types";
 import type { Result } from "../model/errors";
@@ -12,6 +13,7 @@ import type { ApprovalAnswer } from "./approval-store";
 import type { SuppliedResult } from "./history/close-open-calls";
 import type { Mode, Reply, SendInput, SessionInfo, TurnAnswer, TurnCall, TurnReply } from "./rpc-types";
 import type { SessionRuns } from "./runs/session-runs";
+import { replayFirst } from "./send-message";
 import type { SessionEngine } from "./session-engine";
 import { missing, type SessionRecord } from "./session-record";
 import { answerResponse, readCall } from "./turn-wire";
@@ -93,7 +95,15 @@ export class TurnCalls {
   }
 
   async sendMessage(agent: AgentArg, input: SendInput, mode: Mode): Promise<TurnReply> {
-    return this.#turn(agent, (a) => this.#deps.engine.sendMessage(a, input, mode), true);
+    const { record, counted, engine } = this.#deps;
+    // A repeat's turn stands whatever became of its agent: replayed before the agent is resolved (and refused).
+    return record.existing((info) =>
+      counted(
+        () =>
+          replayFirst(engine, input, mode) ??
+          this.#admitted(info, agent, (a) => engine.sendMessage(a, input, mode), true),
+      ),
+    );
   }
 
   async submitToolResults(

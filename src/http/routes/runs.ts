@@ -12,10 +12,11 @@ import { flag } from "../../env-values";
 import type { JsonObject } from "../../model/json";
 import type { Part } from "../../model/message";
 import { signatureSubject, withinSignatureFailureLimit } from "../../ratelimit/signature-failures";
-import { admitRun, handToSession, publicStatus } from "../../runs/admission";
+import { admitRun, handToSession, publicStatus, replayRun } from "../../runs/admission";
 import { checkHeaders, type SignedHeaders, verifySigned } from "../../runs/signature";
 import type { ApprovalAnswer } from "../../session/approval-store";
 import { partsOversized } from "../../session/oversized";
+import type { RunView } from "../../session/runs/types";
 import { MAX_KEY_CHARS } from "../../storage/limits";
 import { checkOutboundUrl } from "../../tools/outbound";
 import { actorOf } from "../access";
@@ -123,6 +124,12 @@ function approver(c: Context<AppEnv>, record: RunRecord | null, signed: SignedHe
   return `webhook:${signed.id}`;
 }
 
+/** A run start's answer: 202 with the run's status; a repeat's carries `x-run-replayed: true`. */
+function accepted(c: Context<AppEnv>, run: RunView, replayed: boolean): Response {
+  if (replayed) c.header("x-run-replayed", "true");
+  return c.json(publicStatus(run), 202);
+}
+
 function idempotencyKey(c: Context<AppEnv>): string | null {
   const key = c.req.header("webhook-id") ?? c.req.header("idempotency-key");
   if (key === undefined) return null;
@@ -140,13 +147,21 @@ export const runsRoutes = new Hono<AppEnv>()
     // tenant `webhook:<agent>` (no API key can be issued for a name with a colon, so those sessions are isolated).
     const signed = signedHeaders(c);
     const raw = await verifiedBody(c, signed, async () => c.req.param("agent"));
+    const body = await readBody<RunBody>(c, "runBody", RUN_BODY_BYTES);
+    // A signed body is its bytes (the signature fixes them); an API key's is its JSON value, as a message's is.
+    const hashes = signed ? { hash: await sha256Hex(raw) } : await keyedBodyHashes(body, raw);
+    const key = idempotencyKey(c);
+    // An API key's repeat of a run is that run whatever became of its agent since (deleted, its webhook_tenant
+    // moved): answered before the agent is read and checked. A signed repeat is found by admitRun: its tenant is
+    // the agent's, and a deleted agent has no secret left to verify it with.
+    if (!signed && key !== null) {
+      const repeated = await replayRun(c.env, { tenant: c.get("tenant"), agent: c.req.param("agent"), key }, hashes);
+      if (repeated) return accepted(c, repeated, true);
+    }
     const { config: agent, changes } = await readAgent(c.env.DB, c.req.param("agent"));
     if (!agent) throw new ApiError(404, "agent_not_found", `agent "${c.req.param("agent")}" does not exist`);
     const auth = signed ? "signature" : "key";
     const tenant = signed ? (agent.webhook_tenant ?? `webhook:${agent.name}`) : c.get("tenant");
-    const body = await readBody<RunBody>(c, "runBody", RUN_BODY_BYTES);
-    // A signed body is its bytes (the signature fixes them); an API key's is its JSON value, as a message's is.
-    const hashes = signed ? { hash: await sha256Hex(raw) } : await keyedBodyHashes(body, raw);
     const jsonSchema: JsonObject | undefined =
       body.json_schema === undefined ? undefined : strictOutputSchema(body.json_schema);
     const input: Part[] = typeof body.input === "string" ? [{ type: "text", text: body.input }] : body.input;
@@ -179,7 +194,7 @@ export const runsRoutes = new Hono<AppEnv>()
       tenant,
       agent: agent.name,
       auth,
-      idempotencyKey: idempotencyKey(c),
+      idempotencyKey: key,
       body: hashes,
       ...(body.session_id ? { sessionId: body.session_id } : {}),
       request: {
@@ -189,8 +204,7 @@ export const runsRoutes = new Hono<AppEnv>()
       },
       agentRead: { config: agent, epoch: changes?.epoch ?? 0 },
     });
-    if (replayed) c.header("x-run-replayed", "true");
-    return c.json(publicStatus(run), 202);
+    return accepted(c, run, replayed);
   })
   // The admin key reads any run (signed runs of the default tenant have no API key of their own).
   .get("/v1/runs/:id", requireTenant({ orAdmin: true }), async (c) => {

@@ -1,7 +1,8 @@
 /**
  * The turn calls' agent config (src/session/turn-calls.ts): a newer config read while a turn is paused becomes the
  * session's copy only once the call ended that pause, so a reconfigured agent takes effect at a turn boundary, never
- * mid-turn (README "The turn path").
+ * mid-turn (README "The turn path"); a message repeated with its Idempotency-Key is answered before the agent is
+ * resolved, so its turn is replayed whatever became of the agent since.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { McpConnection } from "../../../src/mcp/connection";
@@ -129,7 +130,7 @@ describe("a newer agent config read while a turn is paused", () => {
     expect(systems[2]).toContain(NEW);
   });
 
-  it("is not taken by a replay another message's turn overtook: that turn resumes with its own, newer config", async () => {
+  it("is not read by a replay, answered before the agent's MCP servers are listed: a later turn runs with the newest", async () => {
     const s = await setup({ tools: [clientTool("ask_user")] });
     await script(s.model, [
       { reply: { tool_calls: [{ id: "toolu_overtaken", name: "ask_user", input: { q: "which?" } }] } },
@@ -140,15 +141,21 @@ describe("a newer agent config read while a turn is paused", () => {
     expect((await apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, message)).body.status).toBe(
       "awaiting_tool_results",
     );
-    // A first change adds an MCP server, whose first listing the replay below waits for (held).
+    // A first change adds an MCP server, whose first listing a call that resolves the agent would wait for (held).
     const held = heldListing();
+    let listed = false;
+    void held.listing.then(() => {
+      listed = true;
+    });
     expect(
       (await putAgent(s, "The first change.", { mcp_servers: [{ name: "m", url: "https://mcp.example.com/mcp" }] }))
         .status,
     ).toBe(200);
-    const replay = apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, message);
-    await held.listing;
-    // Meanwhile a second change, and a message that ends the pause with it: its turn pauses on a call of its own.
+    // The replay is the paused turn, answered without resolving the agent: nothing is listed, nothing read or kept.
+    const replay = await apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, message);
+    expect([replay.status, replay.body.status, listed]).toEqual([200, "awaiting_tool_results", false]);
+    held.release();
+    // A second change, and a message that ends the pause with it: its turn pauses on a call of its own.
     expect((await putAgent(s, NEW)).status).toBe(200);
     const overtaking = await apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, {
       method: "POST",
@@ -156,11 +163,22 @@ describe("a newer agent config read while a turn is paused", () => {
       json: { content: "something else" },
     });
     expect(overtaking.body.status).toBe("awaiting_tool_results");
-    held.release();
-    expect((await replay).status).toBe(200);
     expect((await answer(s, "toolu_overtaking")).body.status).toBe("completed");
     const systems = (await requests(s)).map((r) => r.system);
     expect(systems[1]).toContain(NEW);
     expect(systems[2]).toContain(NEW);
+  });
+});
+
+describe("a message repeated with its Idempotency-Key", () => {
+  it("is the same turn (200) after its agent was deleted, not refused 409 agent_missing", async () => {
+    const s = await setup();
+    await script(s.model, [{ reply: { text: "Once." } }]);
+    const init = { method: "POST", key: s.key, json: { content: "hello" }, headers: { "idempotency-key": "k-gone" } };
+    const first = await apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, init);
+    expect(first.status).toBe(201);
+    expect((await apiJson(`/v1/agents/${s.agent}`, { method: "DELETE", key: ADMIN })).status).toBe(200);
+    const again = await apiJson<TurnJson>(`/v1/sessions/${s.session}/messages`, init);
+    expect([again.status, again.body.turn_id]).toEqual([200, first.body.turn_id]);
   });
 });

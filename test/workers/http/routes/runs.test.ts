@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../../src/crypto/sha256";
-import { api, apiJson, uid } from "../../helpers";
+import { ADMIN, api, apiJson, uid } from "../../helpers";
 import { d1Runs, newSecret, type RunSetup, runSetup, script, signedPost } from "../../runs-helpers";
 
 const D1 = "x-debug-d1-statements";
@@ -89,5 +89,33 @@ describe("an API key's run repeated with its Idempotency-Key", () => {
     const again = await keyedRun(s, "k-earlier", raw);
     expect([again.status, again.body.run_id]).toEqual([202, first.body.run_id]);
     expect(await d1Runs(s.agent)).toBe(1);
+  });
+});
+
+describe("an API key's run repeated with its Idempotency-Key, once its agent changed", () => {
+  it("is the same run (202) after the agent was deleted, not refused 404 agent_not_found", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "once" } }]);
+    const first = await keyedRun(s, "k-gone", '{"input":"hi"}');
+    expect(first.status).toBe(202);
+    expect((await apiJson(`/v1/agents/${s.agent}`, { method: "DELETE", key: ADMIN })).status).toBe(200);
+    const again = await keyedRun(s, "k-gone", '{"input":"hi"}');
+    expect([again.status, again.body.run_id]).toEqual([202, first.body.run_id]);
+  });
+
+  it("is the same run (202) after the agent's webhook_tenant moved, not refused 403 callback_not_allowed", async () => {
+    const s = await runSetup();
+    await script(s.model, [{ reply: { text: "once" } }]);
+    const raw = JSON.stringify({ input: "hi", callback_url: `${env.MOCK_URL}/_callback/${uid("cb")}` });
+    const first = await keyedRun(s, "k-moved", raw);
+    expect(first.status).toBe(202);
+    const moved = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "anthropic", name: s.model }, webhook_secrets: s.secrets, webhook_tenant: uid("t") },
+    });
+    expect(moved.status).toBe(200);
+    const again = await keyedRun(s, "k-moved", raw);
+    expect([again.status, again.body.run_id]).toEqual([202, first.body.run_id]);
   });
 });
