@@ -5,6 +5,7 @@
  */
 
 import { PAGE_BUDGET_BYTES } from "../storage/limits";
+import { agentBody } from "./bodies";
 
 const str = { type: "string" } as const;
 const nullableStr = { type: ["string", "null"] } as const;
@@ -28,12 +29,40 @@ export const Part = {
     type: { enum: ["text", "thinking", "tool_use", "tool_result", "tool_declarations", "notice", "compaction"] },
     text: str,
     thinking: str,
+    signature: { ...str, description: "thinking: the provider's signature, sent back to it byte for byte." },
+    redacted: {
+      ...str,
+      description: "thinking: a redacted thinking block's opaque data (Anthropic); `thinking` empty.",
+    },
     id: str,
     name: str,
     input: { type: "object" },
     tool_use_id: str,
     content: { anyOf: [str, { type: "array", items: { type: "object" } }, { type: "null" }] },
     is_error: { type: "boolean" },
+    tools: {
+      type: "array",
+      description:
+        "tool_declarations: the tool declarations loaded since the last user message; notice: the tool set (a " +
+        "`tools_baseline`, or a `tools_changed` too large to list whole), by name.",
+      items: {
+        anyOf: [
+          str,
+          obj({ name: str, description: str, input_schema: { type: "object" }, defer_loading: { type: "boolean" } }, [
+            "name",
+            "description",
+            "input_schema",
+          ]),
+        ],
+      },
+    },
+    kind: {
+      enum: ["tools_changed", "tools_baseline"],
+      description: "notice: a change of the tool set (`added`, `removed`), or the set the session started from.",
+    },
+    added: { type: "array", items: str, description: "notice (`tools_changed`): the tools made available." },
+    removed: { type: "array", items: str, description: "notice (`tools_changed`): the tools no longer available." },
+    listing: { ...str, description: "notice (`tools_baseline`): the deferred tools' listing of the system prompt." },
     provider: str,
     encrypted: str,
   },
@@ -139,19 +168,46 @@ export const Key = obj(
 export const KeyList = obj({
   keys: {
     type: "array",
-    items: obj({ id: str, tenant: str, name: nullableStr, created_at: str, revoked_at: nullableStr }, [
-      "id",
-      "tenant",
-      "created_at",
-    ]),
+    items: obj(
+      {
+        id: str,
+        tenant: str,
+        name: nullableStr,
+        created_at: str,
+        revoked_at: nullableStr,
+        rate_limit_per_min: Key.properties.rate_limit_per_min,
+      },
+      ["id", "tenant", "created_at"],
+    ),
   },
 });
+
+/** What PUT /v1/agents/{agent} takes of each setting: an agent read shows each as stored. */
+const setting = agentBody.properties;
+const { headers: _headers, ...mcpServer } = setting.mcp_servers.items.properties;
 
 export const Agent = {
   type: "object",
   required: ["name", "model"],
-  description: "The stored agent, as normalised; webhook secrets are write-only (only their count is shown).",
-  properties: { name: str, model: { type: "object" }, tools: { type: "array" }, webhook_secrets_count: int },
+  description:
+    "The stored agent, as normalised (defaults filled in); webhook secrets and MCP header values are write-only " +
+    "(only the secrets' count and the headers' names are shown).",
+  properties: {
+    name: str,
+    model: setting.model,
+    system: setting.system,
+    max_steps: setting.max_steps,
+    tools: setting.tools,
+    mcp_servers: {
+      type: "array",
+      items: obj({ ...mcpServer, header_names: { type: "array", items: str } }, ["name", "url", "header_names"]),
+    },
+    disclosure: setting.disclosure,
+    compaction: setting.compaction,
+    webhook_tenant: setting.webhook_tenant,
+    approval_ttl_s: setting.approval_ttl_s,
+    webhook_secrets_count: int,
+  },
 } as const;
 
 export const AgentList = obj({ agents: { type: "array", items: Agent }, next: nullableStr });

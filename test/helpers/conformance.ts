@@ -1,8 +1,10 @@
 // The OpenAPI contract check the e2e and Workers tests share: the served document with its $refs resolved, and
 // whether an answer is what it documents for its operation and status (its path, status, media type and
-// documented headers, a JSON body against the response schema, a UI message stream frame by frame). Paths outside
-// /v1/ that the document does not list are not the API's (the web client's pages, /openapi.json and /docs) and are
-// not checked. Each schema's validator is built once, so checking every answer of a suite stays cheap.
+// documented headers, a JSON body against the response schema, a UI message stream frame by frame), and, checked
+// strictly, whether a JSON body carries a key the document does not declare (its objects stay open to clients, so
+// only a strict check holds the document to every field an answer carries). Paths outside /v1/ that the document
+// does not list are not the API's (the web client's pages, /openapi.json and /docs) and are not checked. Each
+// schema's validator is built once, so checking every answer of a suite stays cheap.
 import { type Schema, type ValidationResult, Validator } from "@cfworker/json-schema";
 
 type Media = { schema?: Schema; "x-itemSchema"?: StreamItem };
@@ -108,16 +110,58 @@ export function responseSchema(doc: Document, method: string, url: string, statu
   return schema ?? `${method} ${new URL(url).pathname} ${status} documents no JSON body`;
 }
 
-/** Throws when a JSON answer is not what the document gives for its operation and status. */
-export function checkConformance(doc: Document, method: string, url: string, status: number, body: unknown): void {
+/**
+ * Where `value` carries a key its schema does not declare, as JSON pointers (`#/keys/0/rate_limit_per_min`): a key
+ * of an object whose schema lists `properties` and allows no others by name (no `additionalProperties`), walked
+ * down the declared properties and `items`; under `anyOf`/`oneOf`, down the branches the value matches (a branch
+ * that declares every key is enough). An object schema that lists no properties (a tool's `input`, `metadata`,
+ * `usage`) is free-form and not walked.
+ */
+function undeclaredKeys(schema: Schema | boolean, value: unknown, at: string): string[] {
+  if (typeof schema === "boolean") return [];
+  const branches = schema.anyOf ?? schema.oneOf;
+  if (branches) {
+    const found = branches.filter((b) => validate(b, value).valid).map((b) => undeclaredKeys(b, value, at));
+    return found.find((keys) => keys.length === 0) ?? found[0] ?? [];
+  }
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    if (items === undefined || Array.isArray(items)) return [];
+    return value.flatMap((item, i) => undeclaredKeys(items, item, `${at}/${i}`));
+  }
+  const declared = schema.properties;
+  if (typeof value !== "object" || value === null || !declared) return [];
+  return Object.entries(value).flatMap(([key, field]) => {
+    const property = declared[key];
+    if (property !== undefined) return undeclaredKeys(property, field, `${at}/${key}`);
+    return schema.additionalProperties === undefined ? [`${at}/${key}`] : [];
+  });
+}
+
+/**
+ * Throws when a JSON answer is not what the document gives for its operation and status; `strict`, also when it
+ * carries a key the document does not declare (`undeclaredKeys`).
+ */
+export function checkConformance(
+  doc: Document,
+  method: string,
+  url: string,
+  status: number,
+  body: unknown,
+  strict = false,
+): void {
   const schema = responseSchema(doc, method, url, status);
   if (typeof schema === "string") throw new Error(`response not in the OpenAPI document: ${schema}`);
+  const what = `${method} ${new URL(url).pathname} ${status}`;
   const result = validate(schema, body);
-  if (result.valid) return;
-  throw new Error(
-    `${method} ${new URL(url).pathname} ${status} does not match the document: ` +
-      `${firstError(result)}\n${JSON.stringify(body).slice(0, 500)}`,
-  );
+  if (!result.valid) {
+    throw new Error(
+      `${what} does not match the document: ${firstError(result)}\n${JSON.stringify(body).slice(0, 500)}`,
+    );
+  }
+  const undeclared = strict ? undeclaredKeys(schema, body, "#") : [];
+  if (undeclared.length > 0)
+    throw new Error(`${what} carries keys the document does not declare: ${undeclared.join(", ")}`);
 }
 
 /** A header's text as its schema reads it (a number for a numeric schema). */

@@ -610,12 +610,34 @@ export interface components {
             type: "text" | "thinking" | "tool_use" | "tool_result" | "tool_declarations" | "notice" | "compaction";
             text?: string;
             thinking?: string;
+            /** @description thinking: the provider's signature, sent back to it byte for byte. */
+            signature?: string;
+            /** @description thinking: a redacted thinking block's opaque data (Anthropic); `thinking` empty. */
+            redacted?: string;
             id?: string;
             name?: string;
             input?: Record<string, unknown>;
             tool_use_id?: string;
             content?: string | Record<string, unknown>[] | null;
             is_error?: boolean;
+            /** @description tool_declarations: the tool declarations loaded since the last user message; notice: the tool set (a `tools_baseline`, or a `tools_changed` too large to list whole), by name. */
+            tools?: (string | {
+                name: string;
+                description: string;
+                input_schema: Record<string, unknown>;
+                defer_loading?: boolean;
+            })[];
+            /**
+             * @description notice: a change of the tool set (`added`, `removed`), or the set the session started from.
+             * @enum {unknown}
+             */
+            kind?: "tools_changed" | "tools_baseline";
+            /** @description notice (`tools_changed`): the tools made available. */
+            added?: string[];
+            /** @description notice (`tools_changed`): the tools no longer available. */
+            removed?: string[];
+            /** @description notice (`tools_baseline`): the deferred tools' listing of the system prompt. */
+            listing?: string;
             provider?: string;
             encrypted?: string;
         };
@@ -631,12 +653,34 @@ export interface components {
                 type: "text" | "thinking" | "tool_use" | "tool_result" | "tool_declarations" | "notice" | "compaction";
                 text?: string;
                 thinking?: string;
+                /** @description thinking: the provider's signature, sent back to it byte for byte. */
+                signature?: string;
+                /** @description thinking: a redacted thinking block's opaque data (Anthropic); `thinking` empty. */
+                redacted?: string;
                 id?: string;
                 name?: string;
                 input?: Record<string, unknown>;
                 tool_use_id?: string;
                 content?: string | Record<string, unknown>[] | null;
                 is_error?: boolean;
+                /** @description tool_declarations: the tool declarations loaded since the last user message; notice: the tool set (a `tools_baseline`, or a `tools_changed` too large to list whole), by name. */
+                tools?: (string | {
+                    name: string;
+                    description: string;
+                    input_schema: Record<string, unknown>;
+                    defer_loading?: boolean;
+                })[];
+                /**
+                 * @description notice: a change of the tool set (`added`, `removed`), or the set the session started from.
+                 * @enum {unknown}
+                 */
+                kind?: "tools_changed" | "tools_baseline";
+                /** @description notice (`tools_changed`): the tools made available. */
+                added?: string[];
+                /** @description notice (`tools_changed`): the tools no longer available. */
+                removed?: string[];
+                /** @description notice (`tools_baseline`): the deferred tools' listing of the system prompt. */
+                listing?: string;
                 provider?: string;
                 encrypted?: string;
             }[];
@@ -659,12 +703,34 @@ export interface components {
                     type: "text" | "thinking" | "tool_use" | "tool_result" | "tool_declarations" | "notice" | "compaction";
                     text?: string;
                     thinking?: string;
+                    /** @description thinking: the provider's signature, sent back to it byte for byte. */
+                    signature?: string;
+                    /** @description thinking: a redacted thinking block's opaque data (Anthropic); `thinking` empty. */
+                    redacted?: string;
                     id?: string;
                     name?: string;
                     input?: Record<string, unknown>;
                     tool_use_id?: string;
                     content?: string | Record<string, unknown>[] | null;
                     is_error?: boolean;
+                    /** @description tool_declarations: the tool declarations loaded since the last user message; notice: the tool set (a `tools_baseline`, or a `tools_changed` too large to list whole), by name. */
+                    tools?: (string | {
+                        name: string;
+                        description: string;
+                        input_schema: Record<string, unknown>;
+                        defer_loading?: boolean;
+                    })[];
+                    /**
+                     * @description notice: a change of the tool set (`added`, `removed`), or the set the session started from.
+                     * @enum {unknown}
+                     */
+                    kind?: "tools_changed" | "tools_baseline";
+                    /** @description notice (`tools_changed`): the tools made available. */
+                    added?: string[];
+                    /** @description notice (`tools_changed`): the tools no longer available. */
+                    removed?: string[];
+                    /** @description notice (`tools_baseline`): the deferred tools' listing of the system prompt. */
+                    listing?: string;
                     provider?: string;
                     encrypted?: string;
                 }[];
@@ -755,20 +821,139 @@ export interface components {
                 name?: string | null;
                 created_at: string;
                 revoked_at?: string | null;
+                rate_limit_per_min?: number | null;
             }[];
         };
-        /** @description The stored agent, as normalised; webhook secrets are write-only (only their count is shown). */
+        /** @description The stored agent, as normalised (defaults filled in); webhook secrets and MCP header values are write-only (only the secrets' count and the headers' names are shown). */
         Agent: {
             name: string;
-            model: Record<string, unknown>;
-            tools?: unknown[];
+            model: {
+                /** @enum {unknown} */
+                provider: "anthropic" | "openai" | "openai-responses";
+                name: string;
+                max_tokens?: number;
+                /** @enum {unknown} */
+                max_tokens_field?: "max_tokens" | "max_completion_tokens";
+                context_window?: number;
+                /** @enum {unknown} */
+                effort?: "low" | "medium" | "high" | "xhigh" | "max";
+                capabilities?: {
+                    message_level_tools?: boolean;
+                    native_tool_search?: boolean;
+                    prompt_cache?: boolean;
+                    thinking?: boolean | ("enabled" | "adaptive");
+                    native_compaction?: boolean;
+                };
+            };
+            system?: string;
+            max_steps?: number;
+            tools?: {
+                name: string;
+                description?: string;
+                input_schema: Record<string, unknown>;
+                discovery_schema?: Record<string, unknown>;
+                defer?: boolean;
+                always_load?: boolean;
+                search_hint?: string;
+                requires_approval?: boolean;
+                execution: {
+                    /** @constant */
+                    type: "http";
+                    url: string;
+                    timeout_ms?: number;
+                } | {
+                    /** @constant */
+                    type: "client";
+                };
+            }[];
+            mcp_servers?: {
+                name: string;
+                url: string;
+                defer?: boolean;
+                require_approval?: ("always" | "never") | {
+                    tools: string[];
+                };
+                header_names: string[];
+            }[];
+            disclosure?: {
+                tool_search?: boolean;
+                tool_info?: boolean;
+                select_tools?: "auto" | boolean;
+            };
+            compaction?: {
+                enabled?: boolean;
+                threshold?: number;
+                keep_recent_turns?: number;
+                tool_budget_tokens?: number;
+            };
+            webhook_tenant?: string;
+            approval_ttl_s?: number;
             webhook_secrets_count?: number;
         };
         AgentList: {
             agents: {
                 name: string;
-                model: Record<string, unknown>;
-                tools?: unknown[];
+                model: {
+                    /** @enum {unknown} */
+                    provider: "anthropic" | "openai" | "openai-responses";
+                    name: string;
+                    max_tokens?: number;
+                    /** @enum {unknown} */
+                    max_tokens_field?: "max_tokens" | "max_completion_tokens";
+                    context_window?: number;
+                    /** @enum {unknown} */
+                    effort?: "low" | "medium" | "high" | "xhigh" | "max";
+                    capabilities?: {
+                        message_level_tools?: boolean;
+                        native_tool_search?: boolean;
+                        prompt_cache?: boolean;
+                        thinking?: boolean | ("enabled" | "adaptive");
+                        native_compaction?: boolean;
+                    };
+                };
+                system?: string;
+                max_steps?: number;
+                tools?: {
+                    name: string;
+                    description?: string;
+                    input_schema: Record<string, unknown>;
+                    discovery_schema?: Record<string, unknown>;
+                    defer?: boolean;
+                    always_load?: boolean;
+                    search_hint?: string;
+                    requires_approval?: boolean;
+                    execution: {
+                        /** @constant */
+                        type: "http";
+                        url: string;
+                        timeout_ms?: number;
+                    } | {
+                        /** @constant */
+                        type: "client";
+                    };
+                }[];
+                mcp_servers?: {
+                    name: string;
+                    url: string;
+                    defer?: boolean;
+                    require_approval?: ("always" | "never") | {
+                        tools: string[];
+                    };
+                    header_names: string[];
+                }[];
+                disclosure?: {
+                    tool_search?: boolean;
+                    tool_info?: boolean;
+                    select_tools?: "auto" | boolean;
+                };
+                compaction?: {
+                    enabled?: boolean;
+                    threshold?: number;
+                    keep_recent_turns?: number;
+                    tool_budget_tokens?: number;
+                };
+                webhook_tenant?: string;
+                approval_ttl_s?: number;
                 webhook_secrets_count?: number;
             }[];
             next: string | null;
@@ -894,12 +1079,34 @@ export interface components {
                     type: "text" | "thinking" | "tool_use" | "tool_result" | "tool_declarations" | "notice" | "compaction";
                     text?: string;
                     thinking?: string;
+                    /** @description thinking: the provider's signature, sent back to it byte for byte. */
+                    signature?: string;
+                    /** @description thinking: a redacted thinking block's opaque data (Anthropic); `thinking` empty. */
+                    redacted?: string;
                     id?: string;
                     name?: string;
                     input?: Record<string, unknown>;
                     tool_use_id?: string;
                     content?: string | Record<string, unknown>[] | null;
                     is_error?: boolean;
+                    /** @description tool_declarations: the tool declarations loaded since the last user message; notice: the tool set (a `tools_baseline`, or a `tools_changed` too large to list whole), by name. */
+                    tools?: (string | {
+                        name: string;
+                        description: string;
+                        input_schema: Record<string, unknown>;
+                        defer_loading?: boolean;
+                    })[];
+                    /**
+                     * @description notice: a change of the tool set (`added`, `removed`), or the set the session started from.
+                     * @enum {unknown}
+                     */
+                    kind?: "tools_changed" | "tools_baseline";
+                    /** @description notice (`tools_changed`): the tools made available. */
+                    added?: string[];
+                    /** @description notice (`tools_changed`): the tools no longer available. */
+                    removed?: string[];
+                    /** @description notice (`tools_baseline`): the deferred tools' listing of the system prompt. */
+                    listing?: string;
                     provider?: string;
                     encrypted?: string;
                 }[];

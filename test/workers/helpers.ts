@@ -41,6 +41,11 @@ export interface ApiInit extends RequestInit {
    * its answer is not checked. Every other answer is, and a test fails on one the document does not give.
    */
   undocumented?: string;
+  /**
+   * Checks a JSON answer strictly too: a key the document does not declare fails the test (the document leaves
+   * its objects open, so the ordinary check takes any extra field).
+   */
+  strict?: boolean;
 }
 
 /**
@@ -50,7 +55,7 @@ export interface ApiInit extends RequestInit {
  * test fails even if it swallows that error).
  */
 export async function api(path: string, init: ApiInit = {}): Promise<Response> {
-  const { key, json, undocumented, ...rest } = init;
+  const { key, json, undocumented, strict, ...rest } = init;
   const headers = new Headers(init.headers);
   if (key) headers.set("authorization", `Bearer ${key}`);
   let body = init.body;
@@ -59,19 +64,27 @@ export async function api(path: string, init: ApiInit = {}): Promise<Response> {
     body = JSON.stringify(json);
   }
   const request = new Request(`http://sb.test${path}`, { ...rest, headers, body });
-  return conforming(request, await (exports as unknown as { default: Fetcher }).default.fetch(request), undocumented);
+  const res = await (exports as unknown as { default: Fetcher }).default.fetch(request);
+  return conforming(request, res, undocumented, strict);
 }
 
 /**
- * `res`, the worker's answer to `request`, checked against the OpenAPI document (see `api`), unless `undocumented`
- * says why this request deliberately gets an answer the document does not give.
+ * `res`, the worker's answer to `request`, checked against the OpenAPI document (see `api`; `strict`: a JSON answer
+ * may carry no key the document does not declare), unless `undocumented` says why this request deliberately gets an
+ * answer the document does not give.
  */
-export async function conforming(request: Request, res: Response, undocumented?: string): Promise<Response> {
+export async function conforming(
+  request: Request,
+  res: Response,
+  undocumented?: string,
+  strict = false,
+): Promise<Response> {
   if (undocumented) return res;
   contract ??= dereferenced(JSON.parse(JSON.stringify(OPENAPI)));
-  return checkedAnswer(contract, request.method, request.url, res, (violation) => {
+  const report = (violation: Error) => {
     expect.soft(violation, "a stream frame the OpenAPI document does not give").toBeUndefined();
-  });
+  };
+  return checkedAnswer(contract, request.method, request.url, res, report, strict);
 }
 
 export async function apiJson<T = Record<string, unknown>>(

@@ -1,6 +1,7 @@
 // The contract check the e2e and Workers tests share (test/helpers/conformance.ts), over the real document: its
 // $refs resolved as SwaggerParser resolves them, and an answer refused for an undocumented path, status, media
-// type or header value, a JSON body or a stream frame its schema refuses.
+// type or header value, a JSON body or a stream frame its schema refuses, and, checked strictly, a key of a JSON body
+// the document does not declare.
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { describe, expect, it } from "vitest";
 import { OPENAPI } from "../../../src/http/openapi";
@@ -67,6 +68,21 @@ describe("checkConformance", () => {
     expect(() => checkConformance(doc, "GET", at("/v1/sessions/s1"), 404, { error: "no session" })).toThrow(
       /does not match the document/,
     );
+  });
+
+  it("refuses, strictly, a key the document does not declare, however deep, naming where it is", () => {
+    const part = { type: "text", text: "hi", colour: "red" };
+    const page = { messages: [{ seq: 1, role: "user", origin: "client", parts: [part], created_at: "now" }] };
+    const body = { ...page, next: null, compactions: [], turns: [] };
+    expect(() => checkConformance(doc, "GET", at("/v1/sessions/s1/messages"), 200, body)).not.toThrow();
+    expect(() => checkConformance(doc, "GET", at("/v1/sessions/s1/messages"), 200, body, true)).toThrow(
+      "#/messages/0/parts/0/colour",
+    );
+  });
+
+  it("takes, strictly, any key of an object the document leaves free-form", () => {
+    const session = { id: "s1", agent: "a", created_at: "now", metadata: { anything: { at: "all" } } };
+    expect(() => checkConformance(doc, "POST", at("/v1/sessions"), 201, session, true)).not.toThrow();
   });
 });
 
