@@ -64,8 +64,9 @@ export function sessionAccess(action: TokenAction): MiddlewareHandler<AppEnv> {
       jti: claims.jti,
       stamp: { iat: claims.iat, inc: claims.inc },
     });
-    await enforceRateLimit(c.env, `ses:${claims.ten}:${claims.ses}`, key.rate_limit_per_min);
+    // The origin first: a page the tenant does not allow must not spend the session's budget (as for a key).
     await checkTenantOrigin(c, claims.ten);
+    await enforceRateLimit(c.env, `ses:${claims.ten}:${claims.ses}`, key.rate_limit_per_min);
     await next();
   };
 }

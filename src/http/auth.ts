@@ -82,9 +82,9 @@ interface TenantOptions {
 
 /**
  * Resolves the tenant of an API key (keys are stored only as SHA-256 hashes;
- * the lookup is cached in the isolate, see directory.ts),
- * counts the request against the key's rate limit and checks a browser
- * Origin against the tenant's CORS list. A session token (once it verifies)
+ * the lookup is cached in the isolate, see directory.ts), checks a browser
+ * Origin against the tenant's CORS list and counts the request against the
+ * key's rate limit (a refused origin is not counted). A session token (once it verifies)
  * and the admin key are refused with 403 (unless `orAdmin`): these routes need an API key itself.
  */
 export function requireTenant(opts: TenantOptions = {}): MiddlewareHandler<AppEnv> {
@@ -116,6 +116,7 @@ async function tenantOf(c: Context<AppEnv>): Promise<void> {
   }
   c.set("tenant", row.tenant);
   c.set("principal", { kind: "key", keyId: row.id });
-  await enforceRateLimit(c.env, `key:${row.id}`, row.rate_limit_per_min);
+  // The origin first: a page the tenant does not allow must not spend the key's budget, which its app then lacks.
   await checkTenantOrigin(c, row.tenant);
+  await enforceRateLimit(c.env, `key:${row.id}`, row.rate_limit_per_min);
 }

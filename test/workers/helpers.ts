@@ -104,6 +104,24 @@ export async function tenantKey(tenant = uid("t")): Promise<string> {
   return res.body.key;
 }
 
+/** A key of a new tenant that lists `origins` as its CORS origins, limited to `rateLimitPerMin` requests a minute. */
+export async function originsKey(origins: string[], rateLimitPerMin: number): Promise<string> {
+  const tenant = uid("t-origins");
+  const cors = await apiJson(`/v1/tenants/${tenant}/cors`, {
+    method: "PUT",
+    key: ADMIN,
+    json: { allowed_origins: origins },
+  });
+  if (cors.status !== 200) throw new Error(`cors: ${cors.status} ${JSON.stringify(cors.body)}`);
+  const res = await apiJson<{ key: string }>("/v1/keys", {
+    method: "POST",
+    key: ADMIN,
+    json: { tenant, rate_limit_per_min: rateLimitPerMin },
+  });
+  if (res.status !== 201) throw new Error(`key: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.key;
+}
+
 export interface Setup {
   key: string;
   agent: string;
