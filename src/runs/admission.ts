@@ -173,6 +173,16 @@ export async function handToSession(env: WorkerEnv, record: RunRecord, agentRead
     }
     throw apiError(res.error);
   }
+  if (res.created && !inserted) {
+    // This run created the session on a row it found, not wrote: the create of the same id that wrote it may have
+    // given it up since (its init failed while the object held no session, Session.abandonCreate), and the row left
+    // may describe that create's request. It is written again from this session, as POST /v1/sessions does for a
+    // row it found, or the session would never be listed nor walked by the retention cron. Before the run is marked
+    // accepted: when D1 fails this write the run is queued but answered 503 (database_unavailable: a change may have
+    // been made), and the sender's retry (same webhook-id / Idempotency-Key) hands it over again, which inserts the
+    // row if it is gone, and marks it; until a retry (a keyless one is a new run) the session may go unlisted.
+    await upsertSessionRow(env.DB, info);
+  }
   if (!record.accepted_at) {
     await markRunAccepted(env.DB, record.id, nowIso());
   }

@@ -90,15 +90,16 @@ export class SessionCreate {
    * Queues a webhook-triggered run; the session is created on first use (the
    * worker has already written its index row). Idempotent per run id.
    * `agent` (the config and epoch the worker read to verify the webhook) is
-   * kept as the session's copy unless that copy is newer. A refusal while this object holds the session (another
-   * agent's session, a full queue) carries that session's info (`held`), for the worker to make its index row
-   * describe it; only a deleted session's refusal has none.
+   * kept as the session's copy unless that copy is newer. `created` says this call created the session (from
+   * `info`), for the worker to make sure of an index row it found rather than wrote. A refusal while this object
+   * holds the session (another agent's session, a full queue) carries that session's info (`held`), for the worker
+   * to make its index row describe it; only a deleted session's refusal has none.
    */
   async enqueueRun(
     info: SessionInfo,
     spec: RunSpec,
     agent?: AgentRead,
-  ): Promise<Result<{ run: RunView }> | (Failure & { held: SessionInfo })> {
+  ): Promise<Result<{ run: RunView; created: boolean }> | (Failure & { held: SessionInfo })> {
     const { afterDelete, record, agents, runs } = this.#deps;
     // As `init`: a run handed over during a DELETE comes after it (and is refused by the tombstone if admitted
     // before it, or queued as before if the DELETE failed).
@@ -120,6 +121,6 @@ export class SessionCreate {
     if (agent) agents.offer(spec.agent, agent.config, agent.epoch);
     const queued = runs.enqueue(spec);
     // Refused (a full queue) with the session held: the worker keeps its index row, written from this.
-    return queued.ok ? queued : { ...queued, held: record.info() ?? info };
+    return queued.ok ? { ...queued, created: !current } : { ...queued, held: record.info() ?? info };
   }
 }

@@ -370,7 +370,7 @@ export class Session extends DurableObject<Env> {
     info: SessionInfo,
     spec: RunSpec,
     agent?: AgentRead,
-  ): Promise<Result<{ run: RunView }> | (Failure & { held: SessionInfo })> {
+  ): Promise<Result<{ run: RunView; created: boolean }> | (Failure & { held: SessionInfo })> {
     return this.#create.enqueueRun(info, spec, agent);
   }
 

@@ -576,6 +576,21 @@ export function restorePatches(): void {
   for (const r of restores.splice(0)) r();
 }
 
+/** A promise the test opens when it chooses: a patched call awaits it to be held at a point the test picks. */
+export function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+/** The ids `GET /v1/sessions` lists for the tenant of API key `key` (its first 200). */
+export async function listedIds({ key }: { key: string }): Promise<string[]> {
+  const listed = await apiJson<{ sessions: Array<{ id: string }> }>("/v1/sessions?limit=200", { key });
+  return listed.body.sessions.map((session) => session.id);
+}
+
 /**
  * An MCP server answered in the isolate (no network): every connection of the session object (same isolate) lists
  * the tools `names` (each taking any object) and answers their tools/call with `answer`. `up` false fails both as an

@@ -12,7 +12,19 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Session } from "../../../../src/session/session";
 import { answerLost, outage } from "../../d1-outage";
 import { withEnv } from "../../env-app";
-import { ADMIN, api, apiJson, patch, restorePatches, type Setup, setup, tenantKey, uid } from "../../helpers";
+import {
+  ADMIN,
+  api,
+  apiJson,
+  gate,
+  listedIds,
+  patch,
+  restorePatches,
+  type Setup,
+  setup,
+  tenantKey,
+  uid,
+} from "../../helpers";
 
 const D1 = "x-debug-d1-statements";
 
@@ -106,15 +118,6 @@ describe("creating a session while D1 fails", () => {
   });
 });
 
-/** A promise the test opens when it chooses. */
-function gate(): { opened: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
-
 type InitAnswer = Awaited<ReturnType<Session["init"]>>;
 
 /**
@@ -158,12 +161,6 @@ async function racedCreates(
   const firstStatus = (await firstAnswer).status;
   firstAnswered.open();
   return [firstStatus, (await secondAnswer).status];
-}
-
-/** The ids `GET /v1/sessions` lists for `s`'s tenant (its first 200). */
-async function listedIds(s: Setup): Promise<string[]> {
-  const listed = await apiJson<{ sessions: Array<{ id: string }> }>("/v1/sessions?limit=200", { key: s.key });
-  return listed.body.sessions.map((session) => session.id);
 }
 
 describe("two creates of one id, the first's init failing", () => {
