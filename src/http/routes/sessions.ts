@@ -22,7 +22,15 @@ import { sessionAccess } from "../access";
 import { requireTenant } from "../auth";
 import { agentArg, noteAgentChanges } from "../directory";
 import { ApiError } from "../errors";
-import { type LocationHint, objectReply, type SessionRef, sessionRef, sessionStub, unwrap } from "../session-ref";
+import {
+  type LocationHint,
+  objectReply,
+  type SessionRef,
+  type SessionRpc,
+  sessionRef,
+  sessionStub,
+  unwrap,
+} from "../session-ref";
 import type { AppEnv } from "../types";
 import { intParam, readBody } from "../validate";
 
@@ -93,11 +101,17 @@ interface Create {
   metadata: string | null;
 }
 
+/**
+ * The create's stub of its object, with the body's location hint: whichever of its calls reaches the object first
+ * (the init, or the describe or abandon of a create that found the row) creates it, and it stays where it was placed.
+ */
+function createStub(c: Context<AppEnv>, create: Create, id: string): SessionRpc {
+  return sessionStub(c.env, create.tenant, id, create.body.location_hint);
+}
+
 /** The create's call of its object: the session as the request describes it, the agent read primes its copy. */
-function init(c: Context<AppEnv>, create: Create, id: string) {
+function init(stub: SessionRpc, create: Create, id: string) {
   const { tenant, body, agent, created_at } = create;
-  // The hint only matters here: the object is created by this first call and stays where it was placed.
-  const stub = sessionStub(c.env, tenant, id, body.location_hint);
   return stub.init({ tenant, id, agent: body.agent, created_at, metadata: body.metadata ?? null }, agent);
 }
 
@@ -111,7 +125,7 @@ function init(c: Context<AppEnv>, create: Create, id: string) {
 async function createUnnamed(c: Context<AppEnv>, create: Create) {
   const { tenant, body, metadata } = create;
   const id = newId("ses");
-  const { info } = unwrap(await init(c, create, id));
+  const { info } = unwrap(await init(createStub(c, create, id), create, id));
   await insertSession(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at: info.created_at });
   return c.json(created(info), 201);
 }
@@ -126,10 +140,11 @@ async function createUnnamed(c: Context<AppEnv>, create: Create) {
  */
 async function createNamed(c: Context<AppEnv>, create: Create, id: string) {
   const { tenant, body, created_at, metadata } = create;
+  const stub = createStub(c, create, id);
   const inserted = await insertSession(c.env.DB, { tenant, id, agent: body.agent, metadata, created_at });
   if (!inserted) {
     // The id is indexed: a retry of a create whose answer was lost, or another session. The object says which.
-    const held = await sessionStub(c.env, tenant, id).describe();
+    const held = await stub.describe();
     if (held.ok) return repeatedCreate(c, id, body, held.info);
     // An index row with no session behind it: a create cut short (D1 failed it after its row was written, or its
     // init failed and its row was not deleted), or one whose init is under way. This create finishes it; the row is
@@ -137,7 +152,7 @@ async function createNamed(c: Context<AppEnv>, create: Create, id: string) {
   }
   let made: { created: boolean; info: SessionInfo };
   try {
-    made = unwrap(await init(c, create, id));
+    made = unwrap(await init(stub, create, id));
   } catch (e) {
     // Keep the index and the object in step, and never lose the row of a session that exists: a row another
     // request wrote stays (another create that found it may have answered 201 for it, a create cut short leaves it
@@ -146,7 +161,7 @@ async function createNamed(c: Context<AppEnv>, create: Create, id: string) {
     // stays: a listed id that answers 404 until a retry of this create finishes it (or a DELETE removes it), rather
     // than a session answered created and never listed.
     if (inserted) {
-      await sessionStub(c.env, tenant, id)
+      await stub
         .abandonCreate(tenant, id)
         .catch((err: unknown) => log("warn", "create_row_kept", { session: `${tenant}:${id}`, error: String(err) }));
     }

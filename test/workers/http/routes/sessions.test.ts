@@ -70,6 +70,8 @@ describe("x-debug-d1-statements on the session routes", () => {
 });
 
 describe("creating a session while D1 fails", () => {
+  afterEach(restorePatches);
+
   it("a create whose index row D1 fails answers 503 database_unavailable and leaves no session", async () => {
     const s = await setup();
     const id = uid("ses_d1_down");
@@ -99,6 +101,32 @@ describe("creating a session while D1 fails", () => {
     const retry = await apiJson<{ metadata: unknown }>("/v1/sessions", { method: "POST", key: s.key, json: body });
     expect([retry.status, retry.body.metadata]).toEqual([201, { attempt: "same" }]);
     expect((await apiJson(`/v1/sessions/${id}`, { key: s.key })).status).toBe(200);
+  });
+
+  it("the retry that finishes a create cut short carries its location_hint on the first call that reaches the object", async () => {
+    const s = await setup();
+    const id = uid("ses_cut_hinted");
+    const body = { agent: s.agent, id, location_hint: "weur" };
+    const cut = await withEnv({ DB: answerLost((query) => query.includes("INSERT INTO sessions")) }, "/v1/sessions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(cut.status).toBe(503);
+    // The object is created where the first call that reaches it says: every stub of the retry carries the hint.
+    const hints: Array<string | null> = [];
+    const getByName = env.SESSION.getByName.bind(env.SESSION);
+    patch(env.SESSION, "getByName", (name, options) => {
+      if (name.endsWith(`:${id}`)) hints.push(options?.locationHint ?? null);
+      return getByName(name, options);
+    });
+    const retry = await withEnv({}, "/v1/sessions", {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(retry.status).toBe(201);
+    expect(hints.length > 0 && hints.every((hint) => hint === "weur")).toBe(true);
   });
 
   it("a create without an id whose index row D1 wrote before failing answers 503 and lists only a session that exists", async () => {
