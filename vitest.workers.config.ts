@@ -1,6 +1,6 @@
 // The workers suite's Vitest config (`npm run test:workers`): Durable Object behaviour inside the Workers runtime
 // (miniflare, through @cloudflare/vitest-plugin), with the worker's own wrangler.toml and test values for its
-// variables. The mock model server runs in the Node side (globalSetup) and is reached over loopback.
+// variables. The mock model server and an MCP server run in the Node side (globalSetup) and are reached over loopback.
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";

@@ -1,6 +1,7 @@
 /**
- * The client side of one MCP server: `McpConnection` wraps an SDK `Client` over Streamable HTTP with redirects
- * to other hosts refused and an eval-free output-schema validator (workerd refuses Ajv's generated code). It lists tools
+ * The client side of one MCP server: `McpConnection` wraps an SDK `Client` over Streamable HTTP with our fetch
+ * (`transportFetch`: redirects to other hosts refused, every request's answer capped and ending with an answer for it)
+ * and an eval-free output-schema validator (workerd refuses Ajv's generated code). It lists tools
  * (bounded in pages and count) and calls them, reading results leniently and checking them against the tool's
  * output schema itself; a call is re-sent only when the server dropped the MCP session.
  */
@@ -15,9 +16,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { type CompileResult, compileLenient, issueLines } from "../json-schema/index";
-import { ANSWER_TOO_LARGE, LinkClosed, lenientResult } from "./convert";
-import { IDLE_CLOSE_MS, MAX_LIST_PAGES, MAX_MCP_RESPONSE_BYTES, MAX_TOOLS_PER_SERVER } from "./limits";
+import { LinkClosed, lenientResult } from "./convert";
+import { IDLE_CLOSE_MS, MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER } from "./limits";
 import { withTimeout } from "./timeout";
+import { transportFetch } from "./transport-fetch";
 
 interface ServerTarget {
   name: string;
@@ -64,84 +66,6 @@ const validator: jsonSchemaValidator = {
     };
   },
 };
-
-/** The JSON-RPC error an answer over the byte cap becomes, for the request it answers (convert.ts reads it). */
-function tooLarge(id: unknown): string {
-  return JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    error: {
-      code: ANSWER_TOO_LARGE,
-      message: `the answer is over ${MAX_MCP_RESPONSE_BYTES} bytes; it was not read further`,
-    },
-  });
-}
-
-/**
- * A POST's answer read up to `max` bytes. Past it the rest is not read, and the answer becomes a JSON-RPC error for
- * the request's own id, so the SDK fails that one call at once (not at its timeout), and no other call on the link.
- */
-function capped(res: Response, id: unknown, max: number): Response {
-  const sse = (res.headers.get("content-type") ?? "").includes("text/event-stream");
-  const encoder = new TextEncoder();
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  let seen = 0;
-  const over = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    await reader.cancel().catch(() => {});
-    // SSE: the event that was cut is ended here, then one event with the error. JSON: the error alone.
-    controller.enqueue(encoder.encode(sse ? `\n\nevent: message\ndata: ${tooLarge(id)}\n\n` : tooLarge(id)));
-    controller.close();
-  };
-  const body = sse
-    ? new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          const r = await reader.read();
-          if (r.done) return controller.close();
-          seen += r.value.byteLength;
-          if (seen > max) return over(controller);
-          controller.enqueue(r.value);
-        },
-        cancel: (reason) => reader.cancel(reason),
-      })
-    : new ReadableStream<Uint8Array>({
-        // The SDK reads a JSON answer whole: it is buffered up to the cap and sent on whole, or replaced.
-        async start(controller) {
-          const chunks: Uint8Array[] = [];
-          for (let r = await reader.read(); !r.done; r = await reader.read()) {
-            seen += r.value.byteLength;
-            if (seen > max) return over(controller);
-            chunks.push(r.value);
-          }
-          for (const chunk of chunks) controller.enqueue(chunk);
-          controller.close();
-        },
-        cancel: (reason) => reader.cancel(reason),
-      });
-  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
-}
-
-/** The JSON-RPC id of a request body (a single message; batches are not sent by this client). */
-function requestId(body: unknown): unknown {
-  if (typeof body !== "string") return null;
-  try {
-    return (JSON.parse(body) as { id?: unknown }).id ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The transport's fetch. It follows no redirect itself: one to another host could lead past the outbound URL
- * policy. The SDK wraps it and follows a redirect within the server's origin only (same host and port, or its
- * https form; `fetchWithinOrigin`), where the policy's verdict cannot differ. An
- * answer to a request (POST: tools/list, tools/call) is read up to MAX_MCP_RESPONSE_BYTES (`capped`), so a faulty
- * or hostile server cannot fill the object's memory; the notification stream (GET) is long-lived and not capped.
- */
-async function outbound(url: string | URL, init?: RequestInit): Promise<Response> {
-  const res = await fetch(url, { ...init, redirect: "manual" });
-  if (init?.method !== "POST" || !res.body) return res;
-  return capped(res, requestId(init.body), MAX_MCP_RESPONSE_BYTES);
-}
 
 /**
  * One SDK client, connecting or connected, and the requests waiting for it or running on it. A retired link takes no
@@ -190,7 +114,7 @@ export class McpConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#onListChanged());
     const transport = new StreamableHTTPClientTransport(new URL(this.target.url), {
       requestInit: { headers: this.target.headers },
-      fetch: outbound,
+      fetch: transportFetch,
       reconnectionOptions: {
         maxRetries: 0,
         initialReconnectionDelay: 1000,
@@ -262,11 +186,13 @@ export class McpConnection {
       try {
         return await this.#on(link, fn, signal);
       } catch (e) {
-        // An error the server answered with (unknown tool, bad params, an answer over the cap), an HTTP error
-        // status for this one request, or this request's own cancel or timeout leaves the link healthy: other
-        // calls on it go on. A cancelled request must keep it open: the SDK sends `notifications/cancelled` on
-        // it after failing the call, and closing the link would abort that POST, leaving the tool running. A
-        // request cancelled while it waited for the link to connect leaves it to the requests still waiting.
+        // An error the server answered with (unknown tool, bad params), or our fetch for it (an answer over the
+        // cap, or one the server dropped: not re-sent, the tool may have run; the catalog has the server probed
+        // again), an HTTP error status for this one request, or this request's own cancel or timeout leaves the link
+        // healthy: other calls on it go on. A cancelled request must keep it open: the SDK sends
+        // `notifications/cancelled` on it after failing the call, and closing the link would abort that POST, leaving
+        // the tool running. A request cancelled while it waited for the link to connect leaves it to the requests
+        // still waiting.
         if (signal?.aborted || isServerAnswer(e) || isRequestStatus(e) || isCancelled(e)) throw e;
         // The failed link is retired, not closed: the other calls on it end on their own. After a 404 each of
         // them gets its own 404 (same dead session) and is re-sent here too, rather than failed by our close.
@@ -389,7 +315,7 @@ function isCancelled(e: unknown): boolean {
   return e instanceof McpError && e.code === ErrorCode.RequestTimeout;
 }
 
-/** A JSON-RPC error answer (a closed link's failure is LinkClosed, not an McpError). */
+/** A JSON-RPC error answer, the server's or `transportFetch`'s (a closed link's failure is LinkClosed, not an McpError). */
 function isServerAnswer(e: unknown): boolean {
   return e instanceof McpError && e.code !== ErrorCode.RequestTimeout;
 }

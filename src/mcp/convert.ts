@@ -203,8 +203,14 @@ export function resultContent(
 
 type CallFailure = "timeout" | "refused" | "unreachable" | "too_large" | "http_status";
 
-/** The JSON-RPC error code of an answer over MAX_MCP_RESPONSE_BYTES (connection.ts answers the call with it). */
+/** The JSON-RPC error code of an answer over MAX_MCP_RESPONSE_BYTES (transport-fetch.ts answers the call with it). */
 export const ANSWER_TOO_LARGE = -32099;
+
+/**
+ * The JSON-RPC error code of an SSE answer the server ended, or that broke off, before it answered the call (a crash,
+ * a redeploy, a proxy's idle cut; transport-fetch.ts answers the call with it). The tool may have run.
+ */
+export const ANSWER_DROPPED = -32098;
 
 /**
  * A request failed because its link closed under it (connection.ts). The SDK fails such a request with
@@ -219,6 +225,8 @@ export class LinkClosed extends Error {
 export function failureKind(e: unknown, timedOut: boolean): CallFailure {
   const code = (e as { code?: unknown } | null)?.code;
   if (code === ANSWER_TOO_LARGE) return "too_large";
+  // The link to the server failed under the call, as when the request could not be sent: it is probed again.
+  if (code === ANSWER_DROPPED) return "unreachable";
   if (timedOut) return "timeout";
   if (code === ErrorCode.RequestTimeout) return "timeout";
   // An HTTP error status (the transport's StreamableHTTPError carries it as `code`): the server answered, but

@@ -1,5 +1,5 @@
-// Tool sets for the MCP fixture server: a small hand-written one that exercises every result shape, and a
-// generated catalog of realistic tools (the 150-tool figures and tests).
+// Tool sets for the MCP fixture server: a small hand-written one that exercises every result shape, one whose
+// answers the server drops, and a generated catalog of realistic tools (the 150-tool figures and tests).
 import type { McpToolSpec } from "./mcp-server.ts";
 
 const str = (description: string) => ({ type: "string", description });
@@ -50,6 +50,29 @@ export function basicTools(): McpToolSpec[] {
       meta: { "anthropic/alwaysLoad": true },
       behaviour: { kind: "whoami" },
     },
+  ];
+}
+
+/**
+ * Two tools whose server drops the SSE stream of their tools/call answer (`answer_ends`: it ends, `answer_cut`: it
+ * breaks off) before answering, and `echo`, answered as usual, to call beside them.
+ */
+export function droppingTools(): McpToolSpec[] {
+  const none = obj({}, []);
+  return [
+    {
+      name: "answer_ends",
+      description: "A tool whose answer stream ends before it answers.",
+      inputSchema: none,
+      behaviour: { kind: "sse_drop", how: "end" },
+    },
+    {
+      name: "answer_cut",
+      description: "A tool whose answer stream breaks off before it answers.",
+      inputSchema: none,
+      behaviour: { kind: "sse_drop", how: "cut" },
+    },
+    basicTools()[0] as McpToolSpec,
   ];
 }
 

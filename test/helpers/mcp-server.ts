@@ -3,7 +3,7 @@
 // reaches every connected client over its GET stream). Tools come from plain specs (JSON Schema inputs),
 // so the same specs can be handed to a child process. `/_fixture/*` is a small control API.
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -25,7 +25,10 @@ export type McpBehaviour =
   /** Answers tools/call with this JSON-RPC error (any code, as a faulty or foreign server may use). */
   | { kind: "rpc_error"; code: number; message: string }
   /** Answers tools/call with this HTTP error status instead of a JSON-RPC answer. */
-  | { kind: "status"; status: number };
+  | { kind: "status"; status: number }
+  /** Answers tools/call with an SSE stream that ends with no answer in it (`end`), or that breaks off: the
+   * connection closes with the stream unfinished (`cut`: a crash, a redeploy, a proxy's idle cut). */
+  | { kind: "sse_drop"; how: "end" | "cut" };
 
 export interface McpToolSpec {
   name: string;
@@ -83,22 +86,42 @@ function run(spec: McpToolSpec, args: Json, headers: Json): CallToolResult | Pro
     case "raw":
     case "rpc_error":
     case "status":
-      throw new Error(`${b.kind} tools are answered before the MCP server (directAnswer)`);
+    case "sse_drop":
+      throw new Error(`${b.kind} tools are answered before the MCP server (directAnswer, droppedAnswer)`);
   }
+}
+
+/** The behaviour of the tool a POST body calls (tools/call), or undefined for any other body. */
+function calledBehaviour(tools: McpToolSpec[], body: unknown): McpBehaviour | undefined {
+  const msg = body as { method?: unknown; params?: { name?: unknown } } | undefined;
+  if (msg?.method !== "tools/call") return undefined;
+  return tools.find((t) => t.name === msg.params?.name)?.behaviour;
 }
 
 /** The HTTP answer to a tools/call of a `raw`, `rpc_error` or `status` tool, which the SDK server would not send. */
 function directAnswer(tools: McpToolSpec[], body: unknown): { status: number; body: string } | null {
-  const msg = body as { method?: unknown; id?: unknown; params?: { name?: unknown } } | undefined;
-  if (msg?.method !== "tools/call") return null;
-  const b = tools.find((t) => t.name === msg.params?.name)?.behaviour;
-  if (b?.kind === "raw") return { status: 200, body: JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: b.result }) };
+  const b = calledBehaviour(tools, body);
+  const id = (body as { id?: unknown } | undefined)?.id;
+  if (b?.kind === "raw") return { status: 200, body: JSON.stringify({ jsonrpc: "2.0", id, result: b.result }) };
   if (b?.kind === "rpc_error") {
     const error = { code: b.code, message: b.message };
-    return { status: 200, body: JSON.stringify({ jsonrpc: "2.0", id: msg.id, error }) };
+    return { status: 200, body: JSON.stringify({ jsonrpc: "2.0", id, error }) };
   }
   if (b?.kind === "status") return { status: b.status, body: `{"error":"fixture status ${b.status}"}` };
   return null;
+}
+
+/**
+ * Answers a tools/call of an `sse_drop` tool: an SSE stream that begins (its headers and a comment reach the client)
+ * and then ends or breaks off with no answer in it. False for any other request.
+ */
+function droppedAnswer(tools: McpToolSpec[], body: unknown, res: ServerResponse): boolean {
+  const b = calledBehaviour(tools, body);
+  if (b?.kind !== "sse_drop") return false;
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  // Cut: the socket closes with the chunked body unfinished, which the client reads as a stream that broke off.
+  res.write(": started\n\n", () => (b.how === "end" ? res.end() : res.destroy()));
+  return true;
 }
 
 function register(server: McpServer, spec: McpToolSpec): RegisteredTool {
@@ -194,6 +217,7 @@ export async function startMcpServer(opts: {
         res.writeHead(direct.status, { "content-type": "application/json" }).end(direct.body);
         return;
       }
+      if (known && droppedAnswer(tools, body, res)) return;
       if (known) return known.transport.handleRequest(req, res, body);
       if (typeof sid === "string") {
         // A session this process never issued (e.g. after a restart): 404 tells the client to initialize again.
