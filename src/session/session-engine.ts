@@ -339,7 +339,11 @@ export class SessionEngine implements EngineMembers {
     return compactOnDemand(this, () => this.#conversation, agent);
   }
 
-  /** The newest turn's stream from `after` (or its start while it runs) and that turn's id; null when none. */
+  /**
+   * The stream of the frames after `after`, of the turn they belong to, and that turn's id; null when none. Without
+   * `after`, the newest turn from its start while it runs. An older turn the log still holds ends at its last frame;
+   * the newest follows live while it runs.
+   */
   openStream(after: number | null): { turn_id: string; stream: ReadableStream<Uint8Array> } | null {
     const latest = this.turns.latest();
     if (!latest) return null;
@@ -349,8 +353,24 @@ export class SessionEngine implements EngineMembers {
     if (after === null) {
       return live ? { turn_id: latest.id, stream: this.#openLog(latest.id, latest.log_start, true) } : null;
     }
+    const older = this.#olderTurnAt(after, latest.id);
+    if (older) return { turn_id: older, stream: this.#openLog(older, after, false) };
     if (!live && !this.streamLog.has(latest.id, after)) return null;
     return { turn_id: latest.id, stream: this.#openLog(latest.id, after, live) };
+  }
+
+  /**
+   * The turn older than the newest whose frames follow `after`, when the log holds them from `after` on: a client
+   * that dropped mid turn, a newer turn started before it came back (a webhook run, another tab). Null when the
+   * frames after `after` are the newest turn's, or were swept (the client then gets the newest turn, as a client
+   * with no position in the log).
+   */
+  #olderTurnAt(after: number, latestId: string): string | null {
+    const turnId = this.streamLog.turnAfter(after);
+    if (turnId === null || turnId === latestId) return null;
+    const turn = this.turns.get(turnId);
+    // The turn's first frame is above `after`: what came between (the end of an older turn) was swept.
+    return turn && turn.log_start <= after ? turnId : null;
   }
 
   /**

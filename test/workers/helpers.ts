@@ -314,6 +314,28 @@ export async function sseFrames(res: Response): Promise<Array<{ id: number | nul
   return text.split("\n\n").flatMap((block) => sseEvent(block) ?? []);
 }
 
+/** Reads SSE frames from a live response until `count` frames arrived, then hangs up. */
+export async function readFrames(res: Response, count: number): Promise<Array<{ id: number | null; data: string }>> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const frames: Array<{ id: number | null; data: string }> = [];
+  while (frames.length < count) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    let cut = text.indexOf("\n\n");
+    while (cut >= 0 && frames.length < count) {
+      const event = sseEvent(text.slice(0, cut));
+      text = text.slice(cut + 2);
+      if (event) frames.push(event);
+      cut = text.indexOf("\n\n");
+    }
+  }
+  await reader.cancel();
+  return frames;
+}
+
 /** A UI message stream answer's chunks (the frames' JSON, `[DONE]` left out). */
 export async function uiChunks<T extends { type: string } = { type: string } & Record<string, unknown>>(
   res: Response,

@@ -7,36 +7,13 @@ import {
   clientTool,
   history,
   type Msg,
+  readFrames,
   type Setup,
   script,
   send,
   setup,
-  sseEvent,
   sseFrames,
 } from "./helpers";
-
-const decoder = new TextDecoder();
-
-/** Reads SSE frames from a live response until `count` frames arrived, then hangs up. */
-async function readFrames(res: Response, count: number): Promise<Array<{ id: number | null; data: string }>> {
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  let text = "";
-  const frames: Array<{ id: number | null; data: string }> = [];
-  while (frames.length < count) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-    let cut = text.indexOf("\n\n");
-    while (cut >= 0 && frames.length < count) {
-      const event = sseEvent(text.slice(0, cut));
-      text = text.slice(cut + 2);
-      if (event) frames.push(event);
-      cut = text.indexOf("\n\n");
-    }
-  }
-  await reader.cancel();
-  return frames;
-}
 
 /** Sends a message whose turn pauses for a client tool's result (answered as JSON). */
 async function pauseForClient(s: Setup): Promise<void> {

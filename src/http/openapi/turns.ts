@@ -90,9 +90,18 @@ export const chat = op(
 );
 export const openStream = op(
   "openStream",
-  "Resume the newest turn's stream (from Last-Event-ID, else from its start while it runs)",
+  "Resume a turn's stream: the frames after Last-Event-ID, else the running turn from its start",
   { "200": streamResponse("The stream"), "204": { description: "No turn streaming and nothing missed" } },
-  { parameters: [SESSION, ...LAST_EVENT_ID] },
+  {
+    description:
+      "With `Last-Event-ID` (or `after`), the frames after it of the turn they belong to, then that turn live while " +
+      "it runs. When that turn is older than the newest (the client dropped mid turn and a newer turn started " +
+      "before it came back), the stream is the rest of that turn and ends with `[DONE]` at its last frame's id; a " +
+      "reconnect with that id gets the next turn from its start. When the frames after the id were swept (the log " +
+      "keeps the newest three turns), the newest turn's frames after it. Without either, the running turn from its " +
+      "start.",
+    parameters: [SESSION, ...LAST_EVENT_ID],
+  },
 );
 export const resumeChatStream = op(
   "resumeChatStream",

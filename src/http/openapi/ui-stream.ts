@@ -15,7 +15,8 @@ const UI_STREAM = {
     "session's stream log) and `data: <UIMessageChunk JSON>` (start, start-step, text-*, reasoning-*, " +
     "tool-input-*, tool-output-*, tool-approval-request, tool-approval-response, data-*, finish-step, finish, " +
     "error, abort; the `UIMessageChunk` schema); the last frame is `data: [DONE]`. Reconnect with `Last-Event-ID` " +
-    "to get exactly the frames after it. A stream that has sent nothing for a while (15 s by default) gets a " +
+    "to get exactly the frames after it, one turn per stream: a resume inside a turn older than the newest ends " +
+    "with `[DONE]` at that turn's last frame, and a reconnect with that id gets the next turn. A stream that has sent nothing for a while (15 s by default) gets a " +
     "keep-alive comment, `: ping`, which has no id and which SSE parsers skip.",
 };
 /**

@@ -215,6 +215,14 @@ export class StreamLog {
     }
   }
 
+  /** The turn of the first stored frame after `after` (reads one row at most); null when no row holds one. */
+  turnAfter(after: number): string | null {
+    return (
+      one<{ turn_id: string }>(this.#sql, "SELECT turn_id FROM stream_log WHERE id > ? ORDER BY id LIMIT 1", after)
+        ?.turn_id ?? null
+    );
+  }
+
   /** Whether `turnId` has a frame after `after` (reads one row at most). */
   has(turnId: string, after: number): boolean {
     return this.page(turnId, after, 1).frames.length > 0;
