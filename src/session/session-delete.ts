@@ -54,10 +54,18 @@ export class SessionDelete {
     } catch {
       // meta itself is unreadable: the worker's index still names the session, so it is cleared all the same.
     }
+    // The same session goes on: its frame ids too, above any a client may hold as its Last-Event-ID.
+    let head = 0;
+    try {
+      head = engine.streamLog.head();
+    } catch {
+      // The log itself is unreadable: nothing tells how far its ids went, and they start again from 1.
+    }
     await this.#wipe();
     record.ensureSchema();
     // The same session, the same incarnation: its tokens still open it.
     if (info) record.record(info);
+    engine.streamLog.continueAbove(head);
     engine.eventLog.record("session_cleared", null, { at: nowIso(), rebuilt: true });
     return { ok: true, cleared: true };
   }

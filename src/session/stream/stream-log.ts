@@ -2,8 +2,8 @@
  * A session's resumable SSE output (`StreamLog`): UI chunks become numbered frames, handed to the open client
  * streams (`Subscribers`) from memory and written to the `stream_log` table in batches; a stream opened after a
  * Last-Event-ID replays the log from there, a page of rows at a time, and then follows live. Frame ids never
- * repeat, across crashes and clears too. The sweep keeps the logs of the newest turns. `fitRow` fits one chunk to
- * the row budget.
+ * repeat, across crashes, clears and the rebuild of a broken object too. The sweep keeps the logs of the newest
+ * turns. `fitRow` fits one chunk to the row budget.
  */
 import { cutText, fitJson, jsonBytes, splitText, utf8Bytes } from "../../storage/fit";
 import { STREAM_ROW_BUDGET_BYTES } from "../../storage/limits";
@@ -25,7 +25,7 @@ const PERSIST_BYTES = 512 * 1024;
  * used ids above the stored head: new ids start this far above it.
  */
 const CRASH_GAP = 1 << 20;
-/** meta key: the highest frame id handed out before the last `clear` (ids never repeat). */
+/** meta key: the highest frame id handed out before the last `clear` or rebuild (ids never repeat). */
 const FLOOR_KEY = "stream_log_floor";
 
 /**
@@ -285,8 +285,17 @@ export class StreamLog {
 
   clear(): void {
     this.persist();
-    // Ids never repeat: the head survives the rows as a floor (the only write of it).
-    setMeta(this.#sql, FLOOR_KEY, String(this.head()));
+    // Ids never repeat: the head survives the rows as a floor.
+    this.continueAbove(this.head());
     write(this.#sql, "DELETE FROM stream_log");
+  }
+
+  /**
+   * New frames get ids above `head` (the floor): after `clear`, and after a rebuild wiped the storage of a session
+   * that goes on (its clients may hold a Last-Event-ID from before it), with `head` read before the wipe.
+   */
+  continueAbove(head: number): void {
+    setMeta(this.#sql, FLOOR_KEY, String(head));
+    this.#next = null;
   }
 }

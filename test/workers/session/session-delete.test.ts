@@ -1,9 +1,11 @@
 // The end of a session's storage (src/session/session-delete.ts) and the client streams open at that moment: a
 // replay of a turn that is still paging when the session is deleted, or expires idle, ends there (the client sees
-// its stream end, and a resume gets 404), where it stayed open forever, sent keep-alives and never its end.
+// its stream end, and a resume gets 404), where it stayed open forever, sent keep-alives and never its end. The
+// rebuild of a broken object (its POST /clear) keeps the session, and its frame ids go on above those it handed out.
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, apiJson, type Setup, script, send, setup } from "../helpers";
+import { api, apiJson, type Setup, script, send, sessionStub, setup, sseFrames } from "../helpers";
 import { ageEverything, sweep } from "../retention-helpers";
 
 const PING_MS = Number(env.SWITCHBOARD_STREAM_PING_MS);
@@ -69,5 +71,30 @@ describe("a replay open when its session expires idle", () => {
     await ageEverything(s);
     await sweep(s);
     expect(await restOf(reader)).toBe("errored");
+  });
+});
+
+/** A text turn's streamed answer: the ids of its frames. */
+async function streamedIds(s: Setup, text: string): Promise<number[]> {
+  await script(s.model, [{ reply: { text } }]);
+  const res = await api(`/v1/sessions/${s.session}/messages`, { method: "POST", key: s.key, json: { content: "go" } });
+  expect(res.status).toBe(200);
+  return (await sseFrames(res)).map((f) => f.id as number);
+}
+
+describe("the rebuild of a broken session (POST /clear)", () => {
+  it("numbers the next turn's frames above the ids handed out before it", async () => {
+    const s = await setup();
+    const before = await streamedIds(s, "first answer");
+    // A schema its start cannot bring up (migration 1 again over its tables): the object wakes up broken.
+    await runInDurableObject(await sessionStub(s), (_i, state) => {
+      state.storage.sql.exec("UPDATE meta SET value = '0' WHERE key = 'schema_version'");
+    });
+    await abortAllDurableObjects();
+    expect((await send(s, { content: "hello?" })).status).toBe(500);
+    expect((await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key })).status).toBe(200);
+
+    const after = await streamedIds(s, "second answer");
+    expect(after[0]).toBeGreaterThan(Math.max(...before));
   });
 });
