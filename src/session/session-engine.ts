@@ -353,7 +353,8 @@ export class SessionEngine implements EngineMembers {
     if (after === null) {
       return live ? { turn_id: latest.id, stream: this.#openLog(latest.id, latest.log_start, true) } : null;
     }
-    const older = this.#olderTurnAt(after, latest.id);
+    // `after` 0 names no frame (ids start at 1): a client asking for the newest turn from its start.
+    const older = after > 0 ? this.#olderTurnAt(after, latest.id) : null;
     if (older) return { turn_id: older, stream: this.#openLog(older, after, false) };
     if (!live && !this.streamLog.has(latest.id, after)) return null;
     return { turn_id: latest.id, stream: this.#openLog(latest.id, after, live) };

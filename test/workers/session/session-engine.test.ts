@@ -122,6 +122,16 @@ describe("a resume from inside a turn that is no longer the newest", () => {
     expect(typeOf(frames.at(-2))).toBe("finish");
   });
 
+  it("from 0, which names no frame, gets the newest turn from its start", async () => {
+    const s = await setup();
+    await textTurn(s, "first answer");
+    const second = await textTurn(s, "second answer");
+
+    const resumed = await resume(s, 0);
+    expect(resumed.turn).toBe(second);
+    expect(typeOf(resumed.frames[0])).toBe("start");
+  });
+
   it("gets the newest turn from its start when the rest of its own turn was swept", async () => {
     const s = await setup();
     const first = await droppedTurn(s);
