@@ -28,6 +28,7 @@ import type { SuppliedResult } from "./history/close-open-calls";
 import { HistoryStore } from "./history/history-store";
 import { endStuckTurn } from "./recovery";
 import { resumeIfReady } from "./resume-if-ready";
+import { olderTurnAt } from "./resume-turn";
 import { retryTurn } from "./retry-turn";
 import type { AnswerMode, Mode, PendingCall, SendInput, TurnAnswer, TurnResult } from "./rpc-types";
 import { sendMessage } from "./send-message";
@@ -354,24 +355,10 @@ export class SessionEngine implements EngineMembers {
       return live ? { turn_id: latest.id, stream: this.#openLog(latest.id, latest.log_start, true) } : null;
     }
     // `after` 0 names no frame (ids start at 1): a client asking for the newest turn from its start.
-    const older = after > 0 ? this.#olderTurnAt(after, latest.id) : null;
+    const older = after > 0 ? olderTurnAt(this.streamLog, this.turns, after, latest.id) : null;
     if (older) return { turn_id: older, stream: this.#openLog(older, after, false) };
     if (!live && !this.streamLog.has(latest.id, after)) return null;
     return { turn_id: latest.id, stream: this.#openLog(latest.id, after, live) };
-  }
-
-  /**
-   * The turn older than the newest whose frames follow `after`, when the log holds them from `after` on: a client
-   * that dropped mid turn, a newer turn started before it came back (a webhook run, another tab). Null when the
-   * frames after `after` are the newest turn's, or were swept (the client then gets the newest turn, as a client
-   * with no position in the log).
-   */
-  #olderTurnAt(after: number, latestId: string): string | null {
-    const turnId = this.streamLog.turnAfter(after);
-    if (turnId === null || turnId === latestId) return null;
-    const turn = this.turns.get(turnId);
-    // The turn's first frame is above `after`: what came between (the end of an older turn) was swept.
-    return turn && turn.log_start <= after ? turnId : null;
   }
 
   /**
