@@ -10,6 +10,7 @@ import { sqlList } from "../storage/sql-list";
 import { transaction } from "../storage/transaction";
 import { OPEN_RUN, SWEEPABLE_RUN } from "./runs/run-store";
 import type { Scheduler } from "./scheduler";
+import { yieldTurn } from "./yield-turn";
 
 /** Rows one DELETE removes at most. The rows are chosen by a subquery, so no statement binds more than two parameters. */
 export const SWEEP_BATCH = 500;
@@ -46,9 +47,6 @@ interface SweepReport {
   /** The session has been idle past `sessionIdleMs` with nothing open: the caller deletes it. */
   expired: boolean;
 }
-
-/** Yields to the event loop between batches, so requests that arrived meanwhile are served. */
-const yieldTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 const ms = (iso: string | null | undefined): number | null => {
   if (!iso) return null;

@@ -17,6 +17,7 @@ import { replayFirst } from "./send-message";
 import type { SessionEngine } from "./session-engine";
 import { missing, type SessionRecord } from "./session-record";
 import { answerResponse, readCall } from "./turn-wire";
+import { yieldTurn } from "./yield-turn";
 
 /**
  * What the turn calls need of the object: what it holds, the engine, the runs (a run's turn), the agent config for
@@ -67,28 +68,38 @@ export class TurnCalls {
     return answer;
   }
 
-  /** The worker's turn calls (turn-wire.ts): the same methods as below, a streamed answer as the response body. */
+  /**
+   * The worker's turn calls (turn-wire.ts): the same methods as below, a streamed answer as the response body.
+   * A streamed answer leaves on the runtime's next timer (`yieldTurn`): by then the admission has committed and
+   * the provider request it was held for has been written, so the worker's handling of the answer no longer goes
+   * before that request on a shared thread (first text delta −0.5 ms at concurrency 1 in `bench/ab.mjs`, README
+   * "The turn path"). Its frames wait in the stream meanwhile.
+   */
   async fetch(request: Request): Promise<Response> {
     const c = await readCall<TurnCall>(request);
     // The methods below check the rest (`existing`); a stale token is refused before anything is read for it.
     if (this.#deps.record.foreign(c.stamp)) return answerResponse(missing());
+    const answer = await this.#call(c);
+    if (answer.ok && answer.stream) await yieldTurn();
+    return answerResponse(answer);
+  }
+
+  #call(c: TurnCall): Promise<TurnReply> {
     switch (c.call) {
       case "sendMessage":
-        return answerResponse(await this.sendMessage(c.agent, c.input, c.mode));
+        return this.sendMessage(c.agent, c.input, c.mode);
       case "submitToolResults":
-        return answerResponse(await this.submitToolResults(c.agent, c.results, c.mode, c.onlyPending));
+        return this.submitToolResults(c.agent, c.results, c.mode, c.onlyPending);
       case "answerApprovals":
-        return answerResponse(
-          await this.answerApprovals(c.agent, c.answers, c.mode, {
-            by: c.by,
-            fromChat: c.fromChat,
-            run: c.run,
-            outputs: c.outputs,
-            mayDecide: c.mayDecide,
-          }),
-        );
+        return this.answerApprovals(c.agent, c.answers, c.mode, {
+          by: c.by,
+          fromChat: c.fromChat,
+          run: c.run,
+          outputs: c.outputs,
+          mayDecide: c.mayDecide,
+        });
       case "retry":
-        return answerResponse(await this.retry(c.agent, c.mode));
+        return this.retry(c.agent, c.mode);
       default:
         throw new Error(`unknown turn call: ${JSON.stringify((c as { call?: unknown }).call)}`);
     }
