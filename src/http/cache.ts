@@ -33,6 +33,11 @@
  * is given up: it counts as failed when its waiters gave up on it (`waitMs`
  * after its start), so the next request starts a fresh load at once, and what
  * it ends with, if it ever does, changes nothing.
+ *
+ * At most `maxLoads` loads are under way at once: a store that hangs while requests name ever new keys (a flood of
+ * made-up keys) would otherwise keep one pending load per key, for good. A load past its life is dropped when the
+ * next load starts, whatever its key, and a load that would be one too many is not started: its key is served its
+ * entry within grace, and with none `get` throws `TooManyLoads`.
  */
 
 interface CacheTimes {
@@ -60,6 +65,14 @@ class LoadTooSlow extends Error {
   constructor(key: string) {
     super(`the load of ${key} has not answered yet`);
     this.name = "LoadTooSlow";
+  }
+}
+
+/** What `get` throws for a key with no entry to serve while `maxLoads` loads are under way (none is started). */
+class TooManyLoads extends Error {
+  constructor(key: string) {
+    super(`too many loads under way to load ${key}`);
+    this.name = "TooManyLoads";
   }
 }
 
@@ -92,11 +105,13 @@ export class RefreshCache<V> {
   readonly #max: number;
   readonly #times: CacheTimes;
   readonly #maxMisses: number;
+  readonly #maxLoads: number;
 
-  constructor(max: number, times: CacheTimes, maxMisses = max) {
+  constructor(max: number, times: CacheTimes, maxMisses = max, maxLoads = 1_000) {
     this.#max = max;
     this.#times = times;
     this.#maxMisses = maxMisses;
+    this.#maxLoads = maxLoads;
   }
 
   async get(
@@ -110,7 +125,8 @@ export class RefreshCache<V> {
       const bound = e.value === null ? this.#times.negativeMs : this.#times.hardMs;
       if (age < bound) {
         this.#touch(key, e);
-        if (e.value !== null && age >= this.#times.softMs && background && !this.#running(key) && this.#mayLoad(key)) {
+        const due = e.value !== null && age >= this.#times.softMs;
+        if (due && background && !this.#running(key) && this.#mayLoad(key) && this.#mayStart()) {
           background(this.#start(key, () => load(true)).promise.catch(() => {}));
         }
         return e.value;
@@ -173,6 +189,15 @@ export class RefreshCache<V> {
   }
 
   /**
+   * Whether another load may start: fewer than `maxLoads` under way, once those past their life are dropped (the
+   * oldest first: the map holds loads in the order they started).
+   */
+  #mayStart(): boolean {
+    for (const key of this.#loading.keys()) if (this.#running(key) !== undefined) break;
+    return this.#loading.size < this.#maxLoads;
+  }
+
+  /**
    * The load of `key` (the one under way, or started now), waited for until it has run `waitMs`; past that
    * LoadTooSlow is thrown, and a load this call started is handed to `background` to go on.
    */
@@ -182,6 +207,7 @@ export class RefreshCache<V> {
     background?: (work: Promise<unknown>) => void,
   ): Promise<V | null> {
     const running = this.#running(key);
+    if (!running && !this.#mayStart()) throw new TooManyLoads(key);
     const { promise: p, at: started } = running ?? this.#start(key, load);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const slow = new Promise<typeof SLOW>((resolve) => {

@@ -229,6 +229,37 @@ describe("RefreshCache", () => {
     expect([load.mock.calls.length, background.length]).toEqual([1, 1]);
   });
 
+  it("starts no load past maxLoads under way: a key with no entry is refused without loading (a flood of made-up keys on a hung store)", async () => {
+    const cache = new RefreshCache<string>(10, TIMES, 10, 3);
+    const gets = ["a", "b", "c"].map((k) => cache.get(k, hanging()).catch((e: Error) => e.name));
+    const extra = vi.fn(async () => "d");
+    await expect(cache.get("d", extra)).rejects.toThrow("too many loads");
+    expect(extra).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(await Promise.all(gets)).toEqual(["LoadTooSlow", "LoadTooSlow", "LoadTooSlow"]);
+  });
+
+  it("drops loads past their life when another starts, whatever their keys, so a hung store's loads do not pile up for good", async () => {
+    const cache = new RefreshCache<string>(10, TIMES, 10, 3);
+    const gets = ["a", "b", "c"].map((k) => cache.get(k, hanging()).catch(() => undefined));
+    await vi.advanceTimersByTimeAsync(3_000);
+    await Promise.all(gets);
+    vi.advanceTimersByTime(5_000);
+    expect(await cache.get("d", loader(["d"]))).toBe("d");
+  });
+
+  it("serves an entry within grace when maxLoads loads are under way (its reload is not started)", async () => {
+    const cache = new RefreshCache<string>(10, TIMES, 10, 1);
+    await cache.get("k", loader(["live"]));
+    vi.advanceTimersByTime(60_000);
+    const other = cache.get("other", hanging()).catch(() => undefined);
+    const reload = vi.fn(async () => "new");
+    expect(await cache.get("k", reload)).toBe("live");
+    expect(reload).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(3_000);
+    await other;
+  });
+
   it("a load given up on and answering after a newer load stores nothing over the newer value", async () => {
     const cache = new RefreshCache<string>(10, TIMES);
     let release: (v: string) => void = () => {};
