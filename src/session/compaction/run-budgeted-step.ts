@@ -1,8 +1,10 @@
 /**
  * Where compaction meets the turn loop: `runBudgetedStep` wraps each provider step with the compaction it
  * needs (before sending, once more when what it leaves is still over the limit, and again after a "too long"
- * answer) and announces each compaction to the client.
+ * answer) and announces each compaction to the client; and the failure of a step still "too long" after that (or,
+ * compaction off, at once).
  */
+import type { ErrorInfo } from "../../model/errors";
 import type { StepRequest } from "../../providers/types";
 import type { TurnContext } from "../turn/context";
 import { runStep, type StepResult } from "../turn/step";
@@ -23,7 +25,9 @@ import { nativePlan } from "./native-plan";
  * what no cut summarises (that request itself, or the latest step, whose
  * results the model is about to read) can make the step fail, with
  * `context_overflow` (retryable: the next message's turn summarises this
- * turn, request included). What every request carries (`fixedPart`: the
+ * turn, request included). With compaction off (`compaction.enabled: false`)
+ * nothing is compacted, and a "too long" answer fails the turn at once, not
+ * retryable (`overflowFailure`). What every request carries (`fixedPart`: the
  * system prompt and the tools declared with each) no compaction shrinks: when
  * it leaves less of the most input a request can carry than the user's newest
  * request and a summary need (over it on its own, or beside the request),
@@ -74,16 +78,36 @@ export async function runBudgetedStep(ctx: TurnContext, step: number, build: () 
   // A usage report after a native compaction (recorded or dropped) describes the compacted context, not this request.
   if (result.kind === "done" && compactor.natives === natives) budget.observe(agent.model, size, result.usage);
   if (result.kind === "failed" && result.error.code === "context_overflow") {
-    return {
-      kind: "failed",
-      error: {
-        code: "context_overflow",
-        message: `the conversation no longer fits the model's context window, even compacted inside this turn with the user's request and the latest step kept verbatim (${result.error.message}); send the next message, whose turn can summarise this turn, its request included; /retry keeps the request verbatim again`,
-        retryable: true,
-      },
-    };
+    return { kind: "failed", error: overflowFailure(enabled, result.error.message) };
   }
   return result;
+}
+
+/**
+ * The turn's failure when the provider still finds its request too long (`cause`: its refusal, quoted). With
+ * compaction on, the request was compacted inside this turn first: retryable, as the next message's turn summarises
+ * this one, request included. With it off (`enabled` false) nothing was compacted and nothing will be: every
+ * message, and a /retry, sends the same history and fails alike, so it is not retryable, and names the ways out
+ * (README "Long sessions": `POST /compact` runs with compaction off too).
+ */
+function overflowFailure(enabled: boolean, cause: string): ErrorInfo {
+  if (!enabled) {
+    return {
+      code: "context_overflow",
+      message:
+        `the conversation no longer fits the model's context window (${cause}) and compaction is off for this agent ` +
+        `(compaction.enabled: false), so nothing was compacted and every message, /retry included, fails alike ` +
+        `until the conversation is shortened: POST /v1/sessions/{id}/compact summarises it once, ` +
+        `POST /v1/sessions/{id}/clear empties it; or turn compaction on for the agent, or use a model with a larger ` +
+        `context window (model.context_window)`,
+      retryable: false,
+    };
+  }
+  return {
+    code: "context_overflow",
+    message: `the conversation no longer fits the model's context window, even compacted inside this turn with the user's request and the latest step kept verbatim (${cause}); send the next message, whose turn can summarise this turn, its request included; /retry keeps the request verbatim again`,
+    retryable: true,
+  };
 }
 
 /**

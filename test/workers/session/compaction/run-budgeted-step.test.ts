@@ -4,7 +4,7 @@
 // at most two compactions before its request is sent (compactToFit), where a compaction whose rebuilt request was
 // still above the limit was followed by one cutting a step later, and another, as long as it stayed above; and a
 // cancel while the compaction forced by a provider's "too long" runs ends the turn cancelled, not failed as an
-// overflow.
+// overflow; and, compaction off, a "too long" turn fails not retryable, naming POST /compact, which unsticks it.
 import { describe, expect, it } from "vitest";
 import { MAX_VIEW_BYTES } from "../../../../src/storage/limits";
 import { city, longSession, requestText, summariesBeforeEachStep, turns } from "../../compaction-helpers";
@@ -22,6 +22,7 @@ import {
   setup,
   summaryScript,
   uiChunks,
+  uid,
 } from "../../helpers";
 
 /** 20,000 characters (the seeding route's most) that name turn i. */
@@ -114,5 +115,41 @@ describe("a turn of 60 small steps beside a system prompt of two fifths of the l
     expect((await mockStats(s.model)).overflow).toBe(0);
     const perStep = await summariesBeforeEachStep(s.model);
     expect(Math.max(...perStep)).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('a "too long" turn of an agent with compaction off', () => {
+  it("fails not retryable, naming POST /compact, and after POST /compact the next message completes", async () => {
+    const s = await setup({}, "openai");
+    const put = await apiJson(`/v1/agents/${s.agent}`, {
+      method: "PUT",
+      key: ADMIN,
+      json: { model: { provider: "openai", name: s.model, context_window: 4000 }, compaction: { enabled: false } },
+    });
+    expect(put.status).toBe(200);
+    await mockWindow(s.model, 4000);
+    // ~800 tokens a message, echoed back by the mock: the third turn's request is past the window.
+    const message = (i: number) => `${uid(`msg-${i}`)}: ${"lorem ipsum dolor sit amet ".repeat(118)}`;
+    type Turn = { status: string; error?: { code: string; message: string; retryable?: boolean } };
+    const sent: Turn[] = [];
+    for (let i = 1; i <= 6; i++) {
+      const res = await apiJson<Turn>(`/v1/sessions/${s.session}/messages`, {
+        method: "POST",
+        key: s.key,
+        json: { content: message(i) },
+      });
+      sent.push(res.body);
+    }
+    expect(sent[0]?.status).toBe("completed");
+    const last = sent.at(-1);
+    expect(last?.status).toBe("failed");
+    expect(last?.error?.code).toBe("context_overflow");
+    expect(last?.error?.retryable).toBe(false);
+    expect(last?.error?.message).toContain("POST /v1/sessions/{id}/compact");
+    expect(last?.error?.message).not.toContain("even compacted");
+    const compacted = await apiJson(`/v1/sessions/${s.session}/compact`, { method: "POST", key: s.key });
+    expect(compacted.status).toBe(200);
+    const next = await send(s, { content: message(7) });
+    expect(next.body.status).toBe("completed");
   });
 });
