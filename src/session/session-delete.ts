@@ -12,14 +12,18 @@ import { log } from "../observability/log";
 import { nowIso } from "../storage/sql";
 import type { AgentCache } from "./agent-cache";
 import type { Reply, SessionInfo } from "./rpc-types";
+import type { RunRow } from "./runs/run-store";
+import type { SessionRuns } from "./runs/session-runs";
 import type { Scheduler } from "./scheduler";
+import type { SessionAlarm } from "./session-alarm";
 import type { SessionEngine } from "./session-engine";
 import { missing, type SessionRecord } from "./session-record";
 import type { Sweeper } from "./sweeper";
 
 /**
  * What deleting needs of the object: its state (blockConcurrencyWhile, the raw storage), D1 (counted in debug mode),
- * what it holds, and its count of a call's storage work for the DELETE's answer (Session's `#counted`).
+ * what it holds, and its count of a call's storage work for the DELETE's answer (Session's `#counted`); for the
+ * rebuild also its runs and the alarm's sweep (`scheduleSweep`).
  */
 interface DeleteDeps {
   ctx: DurableObjectState;
@@ -30,6 +34,8 @@ interface DeleteDeps {
   scheduler: Scheduler;
   sweeper: Sweeper;
   agents: AgentCache;
+  runs: SessionRuns;
+  alarm: SessionAlarm;
 }
 
 export class SessionDelete {
@@ -42,11 +48,13 @@ export class SessionDelete {
   }
 
   /**
-   * `clear` of an object whose schema could not be brought up: everything is
-   * wiped and the schema rebuilt, keeping only the session's identity.
+   * `clear` of an object whose schema could not be brought up: everything is wiped and the schema rebuilt, keeping
+   * the session's identity (`meta.session`) and where its stream frame ids got to. The runs still open are read
+   * before the wipe and failed after it, with their callbacks (`SessionRuns.failRebuilt`); and the session's sweep is
+   * scheduled and its alarm armed, as at its creation, so it still expires when idle.
    */
   async rebuild(): Promise<Result<{ cleared: true }>> {
-    const { record, engine } = this.#deps;
+    const { record, engine, runs, alarm, scheduler } = this.#deps;
     let info: SessionInfo | null = null;
     try {
       info = record.stored();
@@ -61,12 +69,24 @@ export class SessionDelete {
     } catch {
       // The log itself is unreadable: nothing tells how far its ids went, and they start again from 1.
     }
+    // Every column the run store reads has been there since the runs table was made (schema v4): an object broken
+    // at a later step reads them; one broken before has no table, and no run.
+    let open: RunRow[] = [];
+    try {
+      open = runs.store.open();
+    } catch (e) {
+      log("error", "session_rebuild_runs_unread", { error: String(e) });
+    }
     await this.#wipe();
     record.ensureSchema();
     // The same session, the same incarnation: its tokens still open it.
     if (info) record.record(info);
     engine.streamLog.continueAbove(head);
     engine.eventLog.record("session_cleared", null, { at: nowIso(), rebuilt: true });
+    runs.failRebuilt(open);
+    // A session that is never used again still expires (when idle expiry is configured), as after `init`.
+    alarm.scheduleSweep();
+    scheduler.arm();
     return { ok: true, cleared: true };
   }
 

@@ -138,6 +138,14 @@ export class Session extends DurableObject<Env> {
       () => this.#env.DB,
       () => turnMark(this.#engine.turns.latest()),
     );
+    this.#alarm = new SessionAlarm({
+      record: this.#record,
+      engine: this.#engine,
+      scheduler: this.#scheduler,
+      jobs: this.#jobs,
+      sweeper: this.#sweeper,
+      expire: () => this.#delete.expire(),
+    });
     this.#delete = new SessionDelete({
       ctx,
       db: () => this.#env.DB,
@@ -147,14 +155,8 @@ export class Session extends DurableObject<Env> {
       scheduler: this.#scheduler,
       sweeper: this.#sweeper,
       agents: this.#agents,
-    });
-    this.#alarm = new SessionAlarm({
-      record: this.#record,
-      engine: this.#engine,
-      scheduler: this.#scheduler,
-      jobs: this.#jobs,
-      sweeper: this.#sweeper,
-      expire: () => this.#delete.expire(),
+      runs: this.#runs,
+      alarm: this.#alarm,
     });
     this.#create = new SessionCreate({
       ctx,
@@ -382,7 +384,10 @@ export class Session extends DurableObject<Env> {
     return this.#runs.store.stillOpen(ids);
   }
 
-  /** The D1 retention cron's poke when the idle-expiry setting is new (session-alarm.ts `ensureSweep`). */
+  /**
+   * The D1 retention cron's poke when the idle-expiry setting is new (session-alarm.ts `ensureSweep`); an object whose
+   * state did not load throws, for the cron to ask it again.
+   */
   async ensureSweep(): Promise<void> {
     this.#alarm.ensureSweep();
   }

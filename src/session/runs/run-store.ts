@@ -113,6 +113,34 @@ export class RunStore {
     );
   }
 
+  /**
+   * Writes back a run `open` read before the session's storage was wiped (the rebuild of a broken session), as it
+   * was but for its input and schema, which are not kept (`[]`): it is failed in the same transaction and never
+   * starts (`SessionRuns.failRebuilt`).
+   */
+  restore(row: RunRow): void {
+    this.#none = false;
+    write(
+      this.#sql,
+      `INSERT INTO runs (id, agent, status, input, callback_url, webhook_id, turn_id, resumes, result, error,
+         callback_status, created_at, started_at, ended_at)
+       VALUES (?, ?, ?, '[]', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      row.id,
+      row.agent,
+      row.status,
+      row.callback_url,
+      row.webhook_id,
+      row.turn_id,
+      row.resumes,
+      row.result,
+      row.error,
+      row.callback_status,
+      row.created_at,
+      row.started_at,
+      row.ended_at,
+    );
+  }
+
   /** Every run not yet ended (each alarm reads them first): without their inputs. */
   open(): RunRow[] {
     return all<RunRow>(this.#sql, `SELECT ${ROW} FROM runs WHERE status IN (${OPEN_RUN}) ORDER BY created_at`);

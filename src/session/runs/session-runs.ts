@@ -299,8 +299,16 @@ export class SessionRuns {
     this.#finish(row, "failed", null, { code: error.code, message: error.message });
   }
 
-  #finish(row: RunRow, status: "completed" | "failed", output: RunOutput | null, error: ErrorInfo | null): void {
+  /** Ends the run and queues its callback, in one transaction with `first` (a rebuild's write of its row). */
+  #finish(
+    row: RunRow,
+    status: "completed" | "failed",
+    output: RunOutput | null,
+    error: ErrorInfo | null,
+    first?: () => void,
+  ): void {
     this.#engine.tx(() => {
+      first?.();
       this.store.finish(row.id, status, output, error);
       this.#scheduler.remove("run", row.id);
       if (row.callback_url) this.#scheduler.add("callback", row.id, Date.now());
@@ -330,6 +338,20 @@ export class SessionRuns {
       approval_ids: this.#approvalsOf({ ...row, turn_id: turn.id }).map((a) => a.approval_id),
     });
     this.#scheduler.arm();
+  }
+
+  /**
+   * The rebuild of a broken session (session-delete.ts `rebuild`) wiped its storage: the runs that were still open
+   * (`RunStore.open`, read before the wipe) are written back and failed with `session_rebuilt`, each in one
+   * transaction, their callbacks queued, as a clear fails the run of the paused turn it ends; `GET /v1/runs/{id}`
+   * then shows the failed run, where it would answer 404.
+   */
+  failRebuilt(rows: RunRow[]): void {
+    const error = {
+      code: "session_rebuilt",
+      message: "the session's storage could not be loaded and was rebuilt (POST /clear) before the run ended",
+    };
+    for (const row of rows) this.#finish(row, "failed", null, error, () => this.store.restore(row));
   }
 
   /**

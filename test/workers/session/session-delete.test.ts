@@ -1,12 +1,15 @@
 // The end of a session's storage (src/session/session-delete.ts) and the client streams open at that moment: a
 // replay of a turn that is still paging when the session is deleted, or expires idle, ends there (the client sees
 // its stream end, and a resume gets 404), where it stayed open forever, sent keep-alives and never its end. The
-// rebuild of a broken object (its POST /clear) keeps the session, and its frame ids go on above those it handed out.
-import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
+// rebuild of a broken object (its POST /clear) keeps the session, and its frame ids go on above those it handed out;
+// it schedules the session's sweep (a rebuilt session left idle still expires), and fails the runs it wiped with
+// their callbacks.
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, apiJson, type Setup, script, send, sessionStub, setup, sseFrames } from "../helpers";
-import { ageEverything, sweep } from "../retention-helpers";
+import { api, apiJson, type Setup, script, send, sessionStub, setup, sseFrames, uid } from "../helpers";
+import { ageEverything, sql, sweep } from "../retention-helpers";
+import { deliveries, runSetup, runStub, sessionWithQueuedRuns, waitRun } from "../runs-helpers";
 
 const PING_MS = Number(env.SWITCHBOARD_STREAM_PING_MS);
 
@@ -82,19 +85,93 @@ async function streamedIds(s: Setup, text: string): Promise<number[]> {
   return (await sseFrames(res)).map((f) => f.id as number);
 }
 
+/**
+ * A schema its start cannot bring up (migration 1 again over its tables): the object wakes up broken. Every stub is
+ * aborted with the objects: ask for a new one after.
+ */
+async function breakObject(stub: DurableObjectStub): Promise<void> {
+  await runInDurableObject(stub, (_i, state) => {
+    state.storage.sql.exec("UPDATE meta SET value = '0' WHERE key = 'schema_version'");
+  });
+  await abortAllDurableObjects();
+}
+
+const clear = (s: { session: string; key: string }) =>
+  apiJson<{ error: { code: string; message: string } }>(`/v1/sessions/${s.session}/clear`, {
+    method: "POST",
+    key: s.key,
+  });
+
+/** The session's index row in D1, or null. */
+async function indexRow(s: Setup): Promise<Record<string, unknown> | null> {
+  return env.DB.prepare("SELECT * FROM sessions WHERE id = ?").bind(s.session).first();
+}
+
 describe("the rebuild of a broken session (POST /clear)", () => {
   it("numbers the next turn's frames above the ids handed out before it", async () => {
     const s = await setup();
     const before = await streamedIds(s, "first answer");
-    // A schema its start cannot bring up (migration 1 again over its tables): the object wakes up broken.
-    await runInDurableObject(await sessionStub(s), (_i, state) => {
-      state.storage.sql.exec("UPDATE meta SET value = '0' WHERE key = 'schema_version'");
-    });
-    await abortAllDurableObjects();
+    await breakObject(await sessionStub(s));
     expect((await send(s, { content: "hello?" })).status).toBe(500);
     expect((await apiJson(`/v1/sessions/${s.session}/clear`, { method: "POST", key: s.key })).status).toBe(200);
 
     const after = await streamedIds(s, "second answer");
     expect(after[0]).toBeGreaterThan(Math.max(...before));
+  });
+});
+
+describe("a rebuilt session's retention (POST /clear of a broken session)", () => {
+  it("has its sweep job and its alarm, as a created session has", async () => {
+    const s = await setup();
+    await breakObject(await sessionStub(s));
+    expect((await clear(s)).status).toBe(200);
+    expect(await sql(s, "SELECT id FROM jobs WHERE id = 'sweep:retention'")).toEqual([{ id: "sweep:retention" }]);
+    expect(await runInDurableObject(await sessionStub(s), (_i, state) => state.storage.getAlarm())).not.toBeNull();
+  });
+
+  it("expires once idle past the retention: its alarm deletes it and its index row", async () => {
+    const s = await setup();
+    await breakObject(await sessionStub(s));
+    expect((await clear(s)).status).toBe(200);
+    const stub = await sessionStub(s);
+    await ageEverything(s);
+    // The clock reaching the job the rebuild scheduled (moved, never inserted here), then its alarm.
+    await sql(s, "UPDATE jobs SET due_at = 0 WHERE id = 'sweep:retention'");
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await apiJson(`/v1/sessions/${s.session}`, { key: s.key })).status).toBe(404);
+    expect(await indexRow(s)).toBeNull();
+  });
+});
+
+describe("a run open in a broken session when POST /clear rebuilds it", () => {
+  it("fails with session_rebuilt and sends its callback, where it vanished and GET answered 404", async () => {
+    const s = await runSetup();
+    const run = uid("run");
+    const hook = uid("cb-rebuilt");
+    const session = await sessionWithQueuedRuns(s, [run]);
+    await runInDurableObject(runStub(s, session), (_i, state) => {
+      state.storage.sql.exec(
+        "UPDATE runs SET callback_url = ?, callback_status = 'pending' WHERE id = ?",
+        `${env.MOCK_URL}/_callback/${hook}`,
+        run,
+      );
+    });
+    // Its D1 record, as an accepted run's: GET /v1/runs/{id} reads it, then asks the session.
+    const now = new Date().toISOString();
+    await env.DB.prepare(
+      `INSERT INTO runs (id, tenant, agent, session_id, body_hash, auth, request, created_at, accepted_at)
+       VALUES (?, ?, ?, ?, 'h', 'key', '{"input":[]}', ?, ?)`,
+    )
+      .bind(run, s.tenant, s.agent, session, now, now)
+      .run();
+    await breakObject(runStub(s, session));
+    expect((await clear({ session, key: s.key })).status).toBe(200);
+
+    const failed = await waitRun(s, run, (r) => r.callback?.status === "delivered");
+    expect([failed.status, failed.error?.code]).toEqual(["failed", "session_rebuilt"]);
+    const sent = await deliveries(hook);
+    expect(sent.map((d) => JSON.parse(d.body) as { type: string; data: { run_id: string } })).toMatchObject([
+      { type: "run.failed", data: { run_id: run, error: { code: "session_rebuilt" } } },
+    ]);
   });
 });
