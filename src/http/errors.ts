@@ -56,6 +56,7 @@ const STATUS: Readonly<Record<string, ContentfulStatusCode>> = {
   nothing_to_retry: 409,
   turn_in_progress: 409,
   run_queue_full: 429,
+  session_unreadable: 500,
   database_unavailable: 503,
 };
 

@@ -7,7 +7,7 @@
  */
 import { deleteSessionIndex } from "../d1/sessions";
 import { unlessUnavailable } from "../d1/unavailable";
-import type { Result } from "../model/errors";
+import { failure, type Result } from "../model/errors";
 import { log } from "../observability/log";
 import { nowIso } from "../storage/sql";
 import type { AgentCache } from "./agent-cache";
@@ -49,19 +49,25 @@ export class SessionDelete {
 
   /**
    * `clear` of an object whose schema could not be brought up: everything is wiped and the schema rebuilt, keeping
-   * the session's identity (`meta.session`) and where its stream frame ids got to. The runs still open are read
-   * before the wipe and failed after it, with their callbacks (`SessionRuns.failRebuilt`); and the session's sweep is
+   * the session's identity (`meta.session`) and where its stream frame ids got to. A session whose record cannot be
+   * read is refused (`session_unreadable`), nothing changed: a rebuild without it would leave tables and no session,
+   * every later call 404 while the index still lists the id; DELETE removes it. The runs still open are read before
+   * the wipe and failed after it, with their callbacks (`SessionRuns.failRebuilt`); and the session's sweep is
    * scheduled and its alarm armed, as at its creation, so it still expires when idle.
    */
   async rebuild(): Promise<Result<{ cleared: true }>> {
     const { record, engine, runs, alarm, scheduler } = this.#deps;
-    let info: SessionInfo | null = null;
+    let info: SessionInfo | null;
     try {
       info = record.stored();
-      if (!info) return missing();
-    } catch {
-      // meta itself is unreadable: the worker's index still names the session, so it is cleared all the same.
+    } catch (e) {
+      log("error", "session_rebuild_refused", { error: String(e) });
+      return failure(
+        "session_unreadable",
+        "the session's own record cannot be read, so it cannot be rebuilt; DELETE the session to remove it",
+      );
     }
+    if (!info) return missing();
     // The same session goes on: its frame ids too, above any a client may hold as its Last-Event-ID.
     let head = 0;
     try {
@@ -80,7 +86,7 @@ export class SessionDelete {
     await this.#wipe();
     record.ensureSchema();
     // The same session, the same incarnation: its tokens still open it.
-    if (info) record.record(info);
+    record.record(info);
     engine.streamLog.continueAbove(head);
     engine.eventLog.record("session_cleared", null, { at: nowIso(), rebuilt: true });
     runs.failRebuilt(open);

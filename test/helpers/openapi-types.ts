@@ -2382,6 +2382,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            /** @description `session_unreadable`: the session's storage could not be loaded, which a clear rebuilds, and its own record cannot be read either, so it cannot be kept; nothing is changed, and DELETE removes the session. Otherwise `internal_error` */
             500: components["responses"]["Error"];
             503: components["responses"]["Unavailable"];
         };
@@ -2617,6 +2618,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             429: components["responses"]["RateLimited"];
+            /** @description `session_unreadable`: the session's storage could not be loaded, which a clear rebuilds, and its own record cannot be read either, so it cannot be kept; nothing is changed, and DELETE removes the session. Otherwise `internal_error` */
             500: components["responses"]["Error"];
             503: components["responses"]["Unavailable"];
         };

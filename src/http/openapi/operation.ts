@@ -31,8 +31,8 @@ export function op(operationId: string, summary: string, responses: Json, extra:
       "403": errorResponse,
       "404": errorResponse,
       "429": rateLimitedResponse,
-      // internal_error: an unexpected failure.
-      "500": errorResponse,
+      // internal_error: an unexpected failure. An operation may describe its own 500 (a code it adds).
+      "500": responses["500"] ?? errorResponse,
       // database_unavailable: D1 fails a call the route makes (d1/unavailable.ts); directory_unavailable: a
       // credential, origin or webhook secret D1 cannot be read for (directory.ts).
       "503": unavailableResponse,

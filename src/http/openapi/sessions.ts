@@ -56,10 +56,21 @@ export const compactSession = op(
   { "200": jsonOf(ref("Compaction"), "Compacted"), "409": errorResponse },
   { parameters: [SESSION] },
 );
+/**
+ * A clear's 500 (this route's and the admin's): besides `internal_error`, `session_unreadable`, the rebuild of a
+ * session whose storage could not be loaded refused because its own record cannot be read either.
+ */
+export const clearFailed = {
+  ...errorResponse,
+  description:
+    "`session_unreadable`: the session's storage could not be loaded, which a clear rebuilds, and its own record " +
+    "cannot be read either, so it cannot be kept; nothing is changed, and DELETE removes the session. Otherwise " +
+    "`internal_error`",
+};
 export const clearSession = op(
   "clearSession",
   "Empty the history and the loaded tools",
-  { "200": jsonOf(ref("Cleared"), "Cleared"), "409": errorResponse },
+  { "200": jsonOf(ref("Cleared"), "Cleared"), "409": errorResponse, "500": clearFailed },
   { parameters: [SESSION] },
 );
 export const listEvents = op(

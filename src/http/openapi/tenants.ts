@@ -7,6 +7,7 @@ import { body, jsonOf, ref } from "./content";
 import { errorResponse, op } from "./operation";
 import { SESSIONS_PAGE } from "./paging";
 import { pathParam, SESSION } from "./parameters";
+import { clearFailed } from "./sessions";
 
 /** The tenant of the admin's session routes: an API key's, or `webhook:<agent>` (routes/tenants.ts). */
 const SESSIONS_TENANT = {
@@ -53,7 +54,7 @@ export const deleteTenantSession = op(
 export const clearTenantSession = op(
   "clearTenantSession",
   "Clear any tenant's session, as its own clear does (admin)",
-  { "200": jsonOf(ref("Cleared"), "Cleared"), "409": errorResponse },
+  { "200": jsonOf(ref("Cleared"), "Cleared"), "409": errorResponse, "500": clearFailed },
   {
     parameters: [SESSIONS_TENANT, SESSION],
   },

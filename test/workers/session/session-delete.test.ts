@@ -2,8 +2,8 @@
 // replay of a turn that is still paging when the session is deleted, or expires idle, ends there (the client sees
 // its stream end, and a resume gets 404), where it stayed open forever, sent keep-alives and never its end. The
 // rebuild of a broken object (its POST /clear) keeps the session, and its frame ids go on above those it handed out;
-// it schedules the session's sweep (a rebuilt session left idle still expires), and fails the runs it wiped with
-// their callbacks.
+// it schedules the session's sweep (a rebuilt session left idle still expires), fails the runs it wiped with their
+// callbacks, and refuses a session whose own record cannot be read, changing nothing.
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -86,12 +86,13 @@ async function streamedIds(s: Setup, text: string): Promise<number[]> {
 }
 
 /**
- * A schema its start cannot bring up (migration 1 again over its tables): the object wakes up broken. Every stub is
- * aborted with the objects: ask for a new one after.
+ * A schema its start cannot bring up (migration 1 again over its tables): the object wakes up broken. `session`, when
+ * given, is written as its `meta.session` first. Every stub is aborted with the objects: ask for a new one after.
  */
-async function breakObject(stub: DurableObjectStub): Promise<void> {
+async function breakObject(stub: DurableObjectStub, session?: string): Promise<void> {
   await runInDurableObject(stub, (_i, state) => {
     state.storage.sql.exec("UPDATE meta SET value = '0' WHERE key = 'schema_version'");
+    if (session !== undefined) state.storage.sql.exec("UPDATE meta SET value = ? WHERE key = 'session'", session);
   });
   await abortAllDurableObjects();
 }
@@ -105,6 +106,20 @@ const clear = (s: { session: string; key: string }) =>
 /** The session's index row in D1, or null. */
 async function indexRow(s: Setup): Promise<Record<string, unknown> | null> {
   return env.DB.prepare("SELECT * FROM sessions WHERE id = ?").bind(s.session).first();
+}
+
+/** Everything the object holds: each table's rows, its key-value entries and its alarm. */
+async function contents(stub: DurableObjectStub): Promise<Record<string, unknown>> {
+  return runInDurableObject(stub, async (_i, state) => {
+    const tables = state.storage.sql
+      .exec<{ name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name",
+      )
+      .toArray()
+      .map((t) => t.name);
+    const rows = Object.fromEntries(tables.map((t) => [t, state.storage.sql.exec(`SELECT * FROM "${t}"`).toArray()]));
+    return { rows, kv: Object.fromEntries(await state.storage.list()), alarm: await state.storage.getAlarm() };
+  });
 }
 
 describe("the rebuild of a broken session (POST /clear)", () => {
@@ -173,5 +188,35 @@ describe("a run open in a broken session when POST /clear rebuilds it", () => {
     expect(sent.map((d) => JSON.parse(d.body) as { type: string; data: { run_id: string } })).toMatchObject([
       { type: "run.failed", data: { run_id: run, error: { code: "session_rebuilt" } } },
     ]);
+  });
+});
+
+describe("the rebuild of a broken session whose own record cannot be read", () => {
+  it("is refused with session_unreadable, the object and its index row unchanged, a second time alike", async () => {
+    const s = await setup();
+    await breakObject(await sessionStub(s), "{not json");
+    const stub = await sessionStub(s);
+    const row = await indexRow(s);
+    const held = await contents(stub);
+    for (const attempt of [1, 2]) {
+      const refused = await clear(s);
+      expect([attempt, refused.status, refused.body.error.code]).toEqual([attempt, 500, "session_unreadable"]);
+      expect(refused.body.error.message).toContain("DELETE");
+      expect(await contents(stub)).toEqual(held);
+      expect(await indexRow(s)).toEqual(row);
+    }
+  });
+
+  it("leaves DELETE to remove it, index row and all", async () => {
+    const s = await setup();
+    await breakObject(await sessionStub(s), "{not json");
+    const stub = await sessionStub(s);
+    expect((await clear(s)).status).toBe(500);
+    expect((await apiJson(`/v1/sessions/${s.session}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    expect(await indexRow(s)).toBeNull();
+    const tables = await runInDurableObject(stub, (_i, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray(),
+    );
+    expect(tables).toEqual([]);
   });
 });
