@@ -120,10 +120,7 @@ export async function sweepD1(env: WorkerEnv, now: number, budgetMs = D1_TICK_MS
 interface IdleWalkReport {
   /** Sessions this tick asked to schedule their sweep. */
   sessions_checked: number;
-  /**
-   * Of those, the ones that could not be asked: unreachable, or whose state did not load (the pass is walked again
-   * once it ends).
-   */
+  /** Of those, the ones that could not be asked (the pass is walked again once it ends). */
   sessions_missed: number;
   /** The time budget ran out; the next tick continues after the last index row this one read. */
   sessions_more: boolean;
@@ -161,11 +158,10 @@ async function ensureSweeps(env: WorkerEnv, keys: SessionKey[]): Promise<number>
  * reaches the end with every session asked records the setting it was for,
  * and no tick walks again until the setting changes. A pass under way for
  * another setting starts again from the start; one that missed a session
- * (unreachable, or broken until a `clear` rebuilds it or a DELETE removes
- * it: its `ensureSweep` throws) is walked again. With the setting off
- * nothing is walked, and the record is cleared, since sessions idle
- * meanwhile drop their jobs: the setting turned on again walks again.
- * Sessions created (or rebuilt) after a pass schedule their own sweep.
+ * (unreachable) is walked again. With the setting off nothing is walked, and
+ * the record is cleared, since sessions idle meanwhile drop their jobs: the
+ * setting turned on again walks again. Sessions created after a pass schedule
+ * their own sweep.
  */
 export async function walkIdleSessions(env: WorkerEnv, budgetMs = D1_TICK_MS): Promise<IdleWalkReport> {
   const report: IdleWalkReport = { sessions_checked: 0, sessions_missed: 0, sessions_more: false };

@@ -73,15 +73,13 @@ export class SessionAlarm {
    * The D1 retention cron's poke when the idle-expiry setting is new (retention/cron.ts `walkIdleSessions`): the
    * sweep job is scheduled for whatever expires next under this object's retention, idle expiry included (an
    * existing job only moves earlier), and the alarm armed for it. A session dormant since before the setting
-   * was on has no job left, and nothing else would wake it. An object with no session (never created, or deleted
-   * with its tombstone) is left as it is: no tables are created. An object whose state did not load throws its
-   * startup error (`ready`): it could not be asked, so the cron counts a miss and a later pass asks it again (once a
-   * `clear` has rebuilt it, or a DELETE removed it), where an answer would have recorded the pass as complete.
+   * was on has no job left, and nothing else would wake it. An object with no session (never created, deleted
+   * with its tombstone, or whose state did not load: its rebuild by `clear` schedules the sweep) is left as it is:
+   * no tables are created.
    */
   ensureSweep(): void {
     const { record, sweeper, scheduler } = this.#deps;
-    record.ready();
-    if (!record.info()) return;
+    if (record.broken || !record.info()) return;
     sweeper.schedule();
     scheduler.arm();
   }

@@ -386,7 +386,7 @@ export class Session extends DurableObject<Env> {
 
   /**
    * The D1 retention cron's poke when the idle-expiry setting is new (session-alarm.ts `ensureSweep`); an object whose
-   * state did not load throws, for the cron to ask it again.
+   * state did not load is left as it is (its rebuild by `clear` schedules the sweep).
    */
   async ensureSweep(): Promise<void> {
     this.#alarm.ensureSweep();
