@@ -103,8 +103,7 @@ export class Session extends DurableObject<Env> {
       () => this.#runs.recheckDue(),
     );
     const sessionId = () => this.#record.info()?.id ?? "?";
-    // The alarm's work stops once the session was deleted while it awaited (Jobs.gone).
-    const gone = () => this.#jobs.gone;
+    const gone = () => this.#jobs.gone; // the alarm's work stops once the session was deleted while it awaited
     this.#runs = new SessionRuns(
       this.#engine,
       this.#scheduler,
@@ -384,10 +383,7 @@ export class Session extends DurableObject<Env> {
     return this.#runs.store.stillOpen(ids);
   }
 
-  /**
-   * The D1 retention cron's poke when the idle-expiry setting is new (session-alarm.ts `ensureSweep`); an object whose
-   * state did not load is left as it is (its rebuild by `clear` schedules the sweep).
-   */
+  /** The D1 retention cron's poke when the idle-expiry setting is new (session-alarm.ts `ensureSweep`). */
   async ensureSweep(): Promise<void> {
     this.#alarm.ensureSweep();
   }
