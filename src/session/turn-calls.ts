@@ -72,7 +72,7 @@ export class TurnCalls {
    * The worker's turn calls (turn-wire.ts): the same methods as below, a streamed answer as the response body.
    * A streamed answer leaves on the runtime's next timer (`yieldTurn`): by then the admission has committed and
    * the provider request it was held for has been written, so the worker's handling of the answer no longer goes
-   * before that request on a shared thread (first text delta −0.5 ms at concurrency 1 in `bench/ab.mjs`, README
+   * before that request on a shared thread (first text delta −0.24 ms at concurrency 1 in `bench/ab.mjs`, README
    * "The turn path"). Its frames wait in the stream meanwhile.
    */
   async fetch(request: Request): Promise<Response> {
