@@ -120,24 +120,11 @@ export class RunStore {
    */
   restore(row: RunRow): void {
     this.#none = false;
+    const columns = ROW.split(",").map((c) => c.trim());
     write(
       this.#sql,
-      `INSERT INTO runs (id, agent, status, input, callback_url, webhook_id, turn_id, resumes, result, error,
-         callback_status, created_at, started_at, ended_at)
-       VALUES (?, ?, ?, '[]', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-      row.id,
-      row.agent,
-      row.status,
-      row.callback_url,
-      row.webhook_id,
-      row.turn_id,
-      row.resumes,
-      row.result,
-      row.error,
-      row.callback_status,
-      row.created_at,
-      row.started_at,
-      row.ended_at,
+      `INSERT INTO runs (input, ${ROW}) VALUES ('[]'${", ?".repeat(columns.length)}) ON CONFLICT (id) DO NOTHING`,
+      ...columns.map((c) => row[c] ?? null),
     );
   }
 
